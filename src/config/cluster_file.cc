@@ -1,0 +1,1 @@
+// Cluster and queue files (YAML) -> model and scheduler inputs.

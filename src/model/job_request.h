@@ -1,0 +1,66 @@
+// JobRequest: what a job asks for, in Slurm's shapes (sbatch/srun options), plus Muster's
+// fractional-GPU and MIG requests. Plain value type; ParseJobRequest turns command-line options
+// into one. The scheduler resolves it into per-node requirements (sched/request_shape.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/limits.h"
+
+namespace muster {
+
+inline constexpr int kMilliPerGpu = 1000;
+
+struct JobRequest {
+  std::string name;                 // -J
+  std::string partition;            // -p; "" = the default partition
+  int min_nodes = 0;                // -N min[-max]; 0 = not given
+  int max_nodes = 0;                // 0 = not given (same as min when only min given)
+  int ntasks = 0;                   // -n; 0 = not given
+  int ntasks_per_node = 0;          // --ntasks-per-node; 0 = not given
+  int cpus_per_task = 1;            // -c
+  int64_t mem_per_node_mb = 0;      // --mem; 0 = not given
+  int64_t mem_per_cpu_mb = 0;       // --mem-per-cpu
+  int64_t mem_per_gpu_mb = 0;       // --mem-per-gpu
+
+  std::string gpu_type;             // "" = any; a model ("a100") or a MIG profile ("1g.18gb")
+  int gpus_per_node = 0;            // --gres=gpu[:type]:N or --gpus-per-node=[type:]N
+  int gpus_total = 0;               // --gpus / -G =[type:]N (per job)
+  int gpus_per_task = 0;            // --gpus-per-task=[type:]N
+  int cpus_per_gpu = 0;             // --cpus-per-gpu
+
+  // Fractional GPU (Muster extension, one shared GPU per task/node): by fraction of the GPU
+  // (--gpu-fraction=0.25 -> 250 milli) or by GPU memory (--gpu-memory=20G). At most one is set.
+  int gpu_milli = 0;
+  int64_t gpu_memory_mb = 0;
+
+  std::string constraint;           // --constraint / -C: features joined by '&' (and) or '|' (or)
+  bool exclusive = false;           // --exclusive: whole nodes
+  int64_t time_limit_s = 0;         // --time; 0 = not given (partition default applies)
+  std::vector<std::string> nodelist;     // -w, expanded
+  std::vector<std::string> exclude;      // -x, expanded
+
+  bool wants_gpus() const { return gpus_per_node > 0 || gpus_total > 0 || gpus_per_task > 0; }
+  bool wants_fraction() const { return gpu_milli > 0 || gpu_memory_mb > 0; }
+
+  friend bool operator==(const JobRequest&, const JobRequest&) = default;
+};
+
+// Parses sbatch/srun-style options ("-N", "2", "--gres=gpu:a100:4", "-c4", "--time=1-00:00:00").
+// Options not about resources (-o, -e, --wrap, ...) are not accepted here; the CLI strips them.
+// Errors name the option and what was expected, e.g. "--time: invalid time specification 'abc'
+// (expected minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)".
+StatusOr<JobRequest> ParseJobRequest(const std::vector<std::string>& args);
+
+// Slurm time specifications ("60", "1:30:00", "2-12", "UNLIMITED") -> seconds; kUnlimited (-1)
+// for UNLIMITED/INFINITE.
+StatusOr<int64_t> ParseTimeSpec(const std::string& spec);
+// Formats seconds the way Slurm prints time limits: "1-02:03:04", "02:03:04", "UNLIMITED".
+std::string FormatTimeSpec(int64_t seconds);
+// Slurm memory sizes ("500", "500M", "16G", "1T", "1024K") -> MiB (no suffix = MiB).
+StatusOr<int64_t> ParseMemoryMb(const std::string& spec);
+
+}  // namespace muster

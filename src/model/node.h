@@ -1,0 +1,40 @@
+// Node: a compute node as the scheduler sees it (capacity, not usage). Plain value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/gpu.h"
+#include "model/gpu_links.h"
+
+namespace muster {
+
+// Slurm's base node states (flags such as DRAIN are kept separately).
+enum class NodeState { kIdle, kMixed, kAllocated, kCompleting, kDown, kFuture, kUnknown };
+
+const char* NodeStateName(NodeState s);  // "idle", "mix", "alloc", ... as sinfo prints them
+
+struct Node {
+  std::string name;
+  int cpus = 1;
+  int sockets = 1;
+  int cores_per_socket = 1;
+  int threads_per_core = 1;
+  int numa_nodes = 1;            // CPUs split evenly across NUMA nodes in index order
+  int64_t memory_mb = 0;         // schedulable real memory
+  std::vector<std::string> features;  // for --constraint
+  NodeState state = NodeState::kIdle;
+  bool drain = false;            // DRAIN flag: no new work
+  std::string reason;            // why down/drained
+  std::vector<Gpu> gpus;
+  GpuLinkMatrix links;           // size() == gpus.size() (or 0: treated as PCIe only)
+
+  // True when new work may be placed on the node.
+  bool schedulable() const {
+    return !drain && state != NodeState::kDown && state != NodeState::kFuture && state != NodeState::kUnknown;
+  }
+  bool has_feature(const std::string& f) const;
+};
+
+}  // namespace muster

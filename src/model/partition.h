@@ -1,0 +1,25 @@
+// Partition: a named set of nodes with limits, as in Slurm's PartitionName= lines. Plain value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/limits.h"
+
+namespace muster {
+
+
+struct Partition {
+  std::string name;
+  std::vector<std::string> nodes;   // expanded node names
+  bool is_default = false;
+  bool up = true;                   // State=UP; DOWN/INACTIVE partitions start nothing
+  int min_nodes = 1;
+  int64_t max_nodes = kUnlimited;   // per job
+  int64_t max_time_s = kUnlimited;  // per job; over it the job stays pending (PartitionTimeLimit)
+  int64_t default_time_s = kUnlimited;
+  int priority_tier = 1;
+};
+
+}  // namespace muster

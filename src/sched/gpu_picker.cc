@@ -1,0 +1,1 @@
+#include "sched/gpu_picker.h"
