@@ -20,6 +20,7 @@ struct Partition {
   int64_t max_time_s = kUnlimited;  // per job; over it the job stays pending (PartitionTimeLimit)
   int64_t default_time_s = kUnlimited;
   int priority_tier = 1;
+  int64_t def_mem_per_cpu_mb = 0;  // DefMemPerCPU: memory for jobs that ask none (0 = none)
 };
 
 }  // namespace muster

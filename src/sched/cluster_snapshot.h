@@ -1,0 +1,66 @@
+// ClusterSnapshot: everything one scheduling cycle may look at, as plain values: nodes with their
+// capacity and current usage, partitions, the switch tree, and the cycle's time (injected).
+// The scheduler never reads anything else. Node order in `nodes` does not matter: the scheduler
+// orders nodes canonically (by switch tree position, then by name, numbers compared numerically).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/job_request.h"
+#include "model/node.h"
+#include "model/partition.h"
+#include "model/topology.h"
+
+namespace muster {
+
+struct GpuUsage {
+  int milli = 0;  // 0..1000 of the GPU in use (1000 = whole GPU)
+  friend bool operator==(const GpuUsage&, const GpuUsage&) = default;
+};
+
+// What running jobs already hold on a node.
+struct NodeUsage {
+  int64_t cpu_milli = 0;
+  int64_t memory_mb = 0;
+  std::vector<GpuUsage> gpus;  // empty = all GPUs free; else one entry per GPU
+  int jobs = 0;                // number of jobs on the node (an --exclusive job needs 0)
+  bool exclusive = false;      // held whole by an --exclusive job
+  friend bool operator==(const NodeUsage&, const NodeUsage&) = default;
+};
+
+struct ClusterSnapshot {
+  std::vector<Node> nodes;
+  std::vector<NodeUsage> usage;  // empty, or one per node (same order as `nodes`)
+  std::vector<Partition> partitions;
+  Topology topology;
+  int64_t now = 0;  // seconds since the epoch of the cycle; the scheduler never reads a clock
+
+  // Checks internal consistency (unique names, usage within capacity, partitions naming known
+  // nodes, link matrices sized to the GPUs). Errors name the node or partition.
+  Status Validate() const;
+};
+
+// A job waiting to be scheduled.
+struct PendingJob {
+  int64_t id = 0;
+  JobRequest request;
+  int64_t priority = 0;     // higher runs first
+  int64_t submit_time = 0;  // ties broken by earlier submission, then lower id
+  std::string user;
+  std::string account;
+};
+
+}  // namespace muster
+
+namespace muster {
+
+struct NodeAllocation;
+
+// Adds a started job's allocation to the snapshot's usage (creating usage entries if empty).
+// CHECK-fails on unknown nodes: callers pass allocations the scheduler made for this snapshot.
+void ApplyAllocation(ClusterSnapshot& snapshot, const std::vector<NodeAllocation>& allocation);
+
+}  // namespace muster

@@ -1,0 +1,45 @@
+// The scheduler's output: for every pending job, start it (with its allocation), keep it pending
+// (with a reason), or reject it (it can never run as asked; with a message for the user).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sched/pending_reason.h"
+
+namespace muster {
+
+struct GpuShare {
+  int index = 0;      // device index on the node
+  int milli = 1000;   // 1000 = whole GPU
+  friend bool operator==(const GpuShare&, const GpuShare&) = default;
+};
+
+struct NodeAllocation {
+  std::string node;
+  int64_t cpu_milli = 0;
+  int64_t memory_mb = 0;
+  int tasks = 0;
+  std::vector<GpuShare> gpus;  // ascending index
+  bool exclusive = false;
+  friend bool operator==(const NodeAllocation&, const NodeAllocation&) = default;
+};
+
+enum class DecisionKind { kStart, kPending, kReject };
+
+struct Decision {
+  int64_t job_id = 0;
+  DecisionKind kind = DecisionKind::kPending;
+  PendingReason reason = PendingReason::kNone;  // for kPending
+  std::string message;                          // for kReject (and detail for some reasons)
+  std::vector<NodeAllocation> nodes;            // for kStart, in canonical node order
+
+  // One line, stable, for golden tests and logs:
+  //   "7 START gpu[01-02] gpu01{cpu=4 mem=16384 tasks=1 gpus=0,1,2,3} gpu02{...}"
+  //   "8 PENDING Resources", "9 REJECT Requested node configuration is not available"
+  std::string ToString() const;
+  friend bool operator==(const Decision&, const Decision&) = default;
+};
+
+}  // namespace muster

@@ -1,0 +1,309 @@
+#include "sched/placer.h"
+
+#include <algorithm>
+#include <bit>
+#include <tuple>
+
+namespace muster {
+
+namespace {
+
+int MilliFor(const Gpu& gpu, const RequestShape& shape) {
+  if (shape.gpu_milli > 0) return shape.gpu_milli;
+  if (gpu.memory_mb <= 0) return kMilliPerGpu + 1;  // unknown memory: cannot size a memory slice
+  int64_t m = (shape.gpu_memory_mb * kMilliPerGpu + gpu.memory_mb - 1) / gpu.memory_mb;
+  return m > kMilliPerGpu ? kMilliPerGpu + 1 : static_cast<int>(std::max<int64_t>(m, 1));
+}
+
+int64_t Div(int64_t have, int64_t per) { return per > 0 ? have / per : INT64_MAX; }
+
+}  // namespace
+
+std::tuple<int, int64_t, int> Placer::FitKey(int i, const RequestShape& shape) const {
+  const bool gpu_job = shape.per_node.gpus + shape.unit.gpus > 0 || shape.fractional();
+  return {plan_.free_whole(i), gpu_job ? 0 : plan_.free(i).cpu_milli, i};
+}
+
+std::pair<int, int> Placer::Slice(int i, const RequestShape& shape) const {
+  const NodeFree& f = plan_.free(i);
+  const IndexedNode& in = index_.node(i);
+  const uint64_t type_mask = in.TypeMask(shape.gpu_type);
+  // Best fit among partly used GPUs: the least room left that still holds the slice.
+  int best = -1, best_room = kMilliPerGpu + 1, best_milli = 0;
+  for (uint64_t m = f.partial_mask & type_mask; m; m &= m - 1) {
+    int g = std::countr_zero(m);
+    int need = MilliFor(in.node->gpus[g], shape);
+    int room = plan_.gpu_free_milli(i, g);
+    if (need <= room && room < best_room) {
+      best = g;
+      best_room = room;
+      best_milli = need;
+    }
+  }
+  if (best >= 0) return {best, best_milli};
+  // Otherwise open the free GPU whose loss hurts the remaining NVLink sets least.
+  uint64_t pick = index_.picker().Pick(in.layout, f.free_mask & type_mask, 1);
+  if (pick == 0) return {-1, 0};
+  int g = std::countr_zero(pick);
+  int need = MilliFor(in.node->gpus[g], shape);
+  if (need > kMilliPerGpu) return {-1, 0};
+  return {g, need};
+}
+
+int Placer::Capacity(int i, const RequestShape& shape) const {
+  if (!plan_.usable().test(i)) return 0;
+  const NodeFree& f = plan_.free(i);
+  if (f.exclusive || (shape.exclusive && f.jobs > 0)) return 0;
+  const IndexedNode& in = index_.node(i);
+  int64_t cpu = f.cpu_milli - shape.per_node.cpu_milli;
+  int64_t mem = f.memory_mb - shape.per_node.memory_mb;
+  int64_t gpus = std::popcount(f.free_mask & in.TypeMask(shape.gpu_type)) - shape.per_node.gpus;
+  if (cpu < 0 || mem < 0 || gpus < 0) return 0;
+  if (shape.fractional() && Slice(i, shape).first < 0) return 0;
+  int64_t c = shape.units;
+  c = std::min({c, Div(cpu, shape.unit.cpu_milli), Div(mem, shape.unit.memory_mb), Div(gpus, shape.unit.gpus)});
+  if (shape.max_units_per_node > 0) c = std::min<int64_t>(c, shape.max_units_per_node);
+  return static_cast<int>(c);
+}
+
+std::optional<NodeAllocation> Placer::Build(int i, int units, const RequestShape& shape) const {
+  const IndexedNode& in = index_.node(i);
+  const NodeFree& f = plan_.free(i);
+  NodeAllocation a;
+  a.node = in.node->name;
+  a.tasks = shape.tasks_per_node_fixed + units * shape.tasks_per_unit;
+  a.exclusive = shape.exclusive;
+  uint64_t mask = 0;
+  if (shape.exclusive) {
+    a.cpu_milli = f.cpu_milli;
+    a.memory_mb = f.memory_mb;
+    mask = f.free_mask & in.whole_mask;
+  } else {
+    a.cpu_milli = shape.per_node.cpu_milli + int64_t{units} * shape.unit.cpu_milli;
+    a.memory_mb = shape.per_node.memory_mb + int64_t{units} * shape.unit.memory_mb;
+    const int count = shape.per_node.gpus + units * shape.unit.gpus;
+    if (count > 0) {
+      mask = index_.picker().Pick(in.layout, f.free_mask & in.TypeMask(shape.gpu_type), count);
+      if (mask == 0) return std::nullopt;
+    }
+  }
+  for (uint64_t m = mask; m; m &= m - 1) a.gpus.push_back(GpuShare{std::countr_zero(m), kMilliPerGpu});
+  if (shape.fractional()) {
+    auto [g, milli] = Slice(i, shape);
+    if (g < 0) return std::nullopt;
+    a.gpus.push_back(GpuShare{g, milli});
+    std::sort(a.gpus.begin(), a.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
+  }
+  return a;
+}
+
+std::optional<Placer::Pick> Placer::FractionalSingle(const RequestShape& shape,
+                                                     const DynamicBitset& candidates) const {
+  // The partly used GPU with the least room that still fits, over all candidate nodes.
+  int best_node = -1, best_room = kMilliPerGpu + 1;
+  plan_.with_partial().ForEachAnd(candidates, [&](int i) {
+    auto [g, milli] = Slice(i, shape);
+    if (g < 0 || !(plan_.free(i).partial_mask >> g & 1)) return true;
+    int room = plan_.gpu_free_milli(i, g) - milli;
+    if (room < best_room && Capacity(i, shape) >= shape.units) {
+      best_room = room;
+      best_node = i;
+    }
+    return true;
+  });
+  if (best_node < 0) return std::nullopt;
+  return Pick{{best_node, shape.units}};
+}
+
+std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const {
+  if (shape.fractional()) {
+    if (auto p = FractionalSingle(shape, candidates)) return p;
+  }
+  const int need = shape.per_node.gpus + shape.units * shape.unit.gpus + (shape.fractional() ? 1 : 0);
+  int found = -1;
+  if (shape.gpu_type.empty() && !shape.exclusive) {
+    // Buckets by free whole GPUs, ascending: the first node that holds the job is the best fit
+    // up to the CPU tie-break, which is resolved inside the bucket.
+    for (int k = need; k <= index_.max_gpus_per_node() && found < 0; ++k) {
+      std::tuple<int, int64_t, int> best{INT32_MAX, 0, 0};
+      plan_.by_free_whole(k).ForEachAnd(candidates, [&](int i) {
+        if (Capacity(i, shape) < shape.units) return true;
+        auto key = FitKey(i, shape);
+        if (key < best) best = key, found = i;
+        return need == 0;  // GPU jobs: lowest index in the bucket wins; CPU jobs compare free CPU
+      });
+    }
+  } else {
+    std::tuple<int, int64_t, int> best{INT32_MAX, 0, 0};
+    plan_.usable().ForEachAnd(candidates, [&](int i) {
+      if (Capacity(i, shape) >= shape.units) {
+        auto key = FitKey(i, shape);
+        if (key < best) best = key, found = i;
+      }
+      return true;
+    });
+  }
+  if (found < 0) return std::nullopt;
+  return Pick{{found, shape.units}};
+}
+
+bool Placer::SelectIn(int t, int need, const RequestShape& shape, const std::vector<std::pair<int, int>>& elig,
+                      Pick& out) const {
+  const TreeNode& tn = index_.tree()[t];
+  auto lo = std::lower_bound(elig.begin(), elig.end(), std::make_pair(tn.begin, 0));
+  auto hi = std::lower_bound(elig.begin(), elig.end(), std::make_pair(tn.end, 0));
+  if (tn.children.empty()) {
+    // Nodes: largest capacity first; the node that completes the job is the best fit among the rest.
+    std::vector<std::pair<int, int>> nodes(lo, hi);
+    std::sort(nodes.begin(), nodes.end(), [&](const auto& a, const auto& b) {
+      if (a.second != b.second) return a.second > b.second;
+      return FitKey(a.first, shape) < FitKey(b.first, shape);
+    });
+    int rem = need;
+    for (size_t k = 0; k < nodes.size() && rem > 0; ++k) {
+      if (nodes[k].second >= rem) {
+        size_t best = k;
+        for (size_t j = k + 1; j < nodes.size(); ++j) {
+          if (nodes[j].second < rem) continue;
+          if (std::make_tuple(nodes[j].second, FitKey(nodes[j].first, shape)) <
+              std::make_tuple(nodes[best].second, FitKey(nodes[best].first, shape))) {
+            best = j;
+          }
+        }
+        out.emplace_back(nodes[best].first, rem);
+        rem = 0;
+      } else {
+        out.emplace_back(nodes[k].first, nodes[k].second);
+        rem -= nodes[k].second;
+      }
+    }
+    return rem == 0;
+  }
+  // Children: the fewest of them, largest first; the one that completes the job is the best fit.
+  std::vector<std::pair<int, int>> kids;  // (capacity for the job, tree index)
+  for (int c : tn.children) {
+    const TreeNode& cn = index_.tree()[c];
+    int64_t sum = 0;
+    for (auto it = std::lower_bound(lo, hi, std::make_pair(cn.begin, 0));
+         it != hi && it->first < cn.end && sum < need; ++it) {
+      sum += it->second;
+    }
+    if (sum > 0) kids.emplace_back(static_cast<int>(std::min<int64_t>(sum, need)), c);
+  }
+  std::sort(kids.begin(), kids.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  int rem = need;
+  for (size_t k = 0; k < kids.size() && rem > 0; ++k) {
+    if (kids[k].first >= rem) {
+      size_t best = k;
+      for (size_t j = k + 1; j < kids.size(); ++j) {
+        if (kids[j].first >= rem && kids[j] < kids[best]) best = j;
+      }
+      if (!SelectIn(kids[best].second, rem, shape, elig, out)) return false;
+      rem = 0;
+    } else {
+      if (!SelectIn(kids[k].second, kids[k].first, shape, elig, out)) return false;
+      rem -= kids[k].first;
+    }
+  }
+  return rem == 0;
+}
+
+bool Placer::Spread(int t, const RequestShape& shape, const std::vector<std::pair<int, int>>& elig,
+                    Pick& pick) const {
+  // Fewer nodes than -N asks: add eligible nodes of the same subtree (leaves already used first)
+  // and move single units onto them from the most loaded node.
+  const TreeNode& tn = index_.tree()[t];
+  std::vector<int> used_leaves;
+  for (auto& [n, u] : pick) used_leaves.push_back(index_.node(n).leaf);
+  std::vector<int> extra;
+  for (const auto& [n, c] : elig) {
+    if (n < tn.begin || n >= tn.end) continue;
+    if (std::any_of(pick.begin(), pick.end(), [&](const auto& p) { return p.first == n; })) continue;
+    extra.push_back(n);
+  }
+  std::stable_sort(extra.begin(), extra.end(), [&](int a, int b) {
+    auto in_used = [&](int n) {
+      return std::find(used_leaves.begin(), used_leaves.end(), index_.node(n).leaf) != used_leaves.end();
+    };
+    return in_used(a) > in_used(b);
+  });
+  size_t next = 0;
+  while (static_cast<int>(pick.size()) < shape.min_nodes) {
+    if (next == extra.size()) return false;
+    auto most = std::max_element(pick.begin(), pick.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (most->second <= 1) return false;
+    most->second -= 1;
+    pick.emplace_back(extra[next++], 1);
+  }
+  return true;
+}
+
+std::optional<Placer::Pick> Placer::MultiNode(const RequestShape& shape, const DynamicBitset& candidates) const {
+  std::vector<std::pair<int, int>> elig;  // (node, capacity), ascending node
+  const int min_gpus = shape.exclusive ? 0 : shape.per_node.gpus + shape.unit.gpus;
+  if (shape.gpu_type.empty() && min_gpus > 0) {
+    for (int k = min_gpus; k <= index_.max_gpus_per_node(); ++k) {
+      plan_.by_free_whole(k).ForEachAnd(candidates, [&](int i) {
+        if (int c = Capacity(i, shape); c > 0) elig.emplace_back(i, c);
+        return true;
+      });
+    }
+    std::sort(elig.begin(), elig.end());
+  } else {
+    plan_.usable().ForEachAnd(candidates, [&](int i) {
+      if (int c = Capacity(i, shape); c > 0) elig.emplace_back(i, c);
+      return true;
+    });
+  }
+  // Prefix sums over the canonical order: a switch's capacity is a range sum.
+  std::vector<int64_t> prefix(elig.size() + 1, 0);
+  for (size_t k = 0; k < elig.size(); ++k) prefix[k + 1] = prefix[k] + elig[k].second;
+  auto range = [&](const TreeNode& tn) {
+    size_t a = std::lower_bound(elig.begin(), elig.end(), std::make_pair(tn.begin, 0)) - elig.begin();
+    size_t b = std::lower_bound(elig.begin(), elig.end(), std::make_pair(tn.end, 0)) - elig.begin();
+    return std::make_pair(prefix[b] - prefix[a], static_cast<int64_t>(b - a));
+  };
+  for (int level = 0; level <= index_.max_level(); ++level) {
+    std::vector<std::tuple<int64_t, int>> fits;  // (capacity, tree index): best fit first
+    for (int t : index_.level(level)) {
+      auto [sum, count] = range(index_.tree()[t]);
+      if (sum >= shape.units && count >= shape.min_nodes) fits.emplace_back(sum, t);
+    }
+    std::sort(fits.begin(), fits.end());
+    for (const auto& [sum, t] : fits) {
+      Pick pick;
+      if (!SelectIn(t, shape.units, shape, elig, pick)) continue;
+      if (static_cast<int>(pick.size()) < shape.min_nodes && !Spread(t, shape, elig, pick)) continue;
+      if (shape.max_nodes > 0 && static_cast<int>(pick.size()) > shape.max_nodes) continue;
+      return pick;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<NodeAllocation>> Placer::Place(const RequestShape& shape,
+                                                         const DynamicBitset& candidates) {
+  std::optional<Pick> pick;
+  if (shape.min_nodes <= 1) pick = SingleNode(shape, candidates);
+  if (!pick && (shape.max_nodes == 0 || shape.max_nodes > 1)) pick = MultiNode(shape, candidates);
+  if (!pick) return std::nullopt;
+  std::sort(pick->begin(), pick->end());
+  // Gang: take node by node under one checkpoint; any failure undoes all of it.
+  const int mark = plan_.Mark();
+  std::vector<NodeAllocation> out;
+  for (const auto& [node, units] : *pick) {
+    std::optional<NodeAllocation> a = Build(node, units, shape);
+    if (!a) {
+      plan_.Rollback(mark);
+      return std::nullopt;
+    }
+    plan_.Take(node, *a);
+    out.push_back(std::move(*a));
+  }
+  return out;
+}
+
+}  // namespace muster

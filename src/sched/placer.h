@@ -1,0 +1,57 @@
+// Placer: finds where one job goes and takes it in the Plan, whole or not at all.
+//
+// Rules (docs/placement.md explains them with examples):
+//  - A job that fits on one node gets one node: the best-fit node (fewest free whole GPUs, then
+//    for CPU-only jobs least free CPU, then lowest canonical index).
+//  - A fractional request goes to the partly used GPU with the least room that still fits it,
+//    anywhere in its candidate nodes; only if none fits does it open a free GPU, on the best-fit node.
+//  - A multi-node job goes under the lowest switch whose subtree can hold it; among switches of that
+//    level the best fit (least capacity for the job that still holds it); inside, the fewest
+//    children (largest first, the last one best-fit), down to nodes chosen the same way.
+//  - Inside a node, GPUs are chosen link-aware (sched/gpu_picker.h).
+// Deterministic: depends only on the index, the plan and the arguments.
+#pragma once
+
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "base/bitset.h"
+#include "sched/cluster_index.h"
+#include "sched/plan.h"
+#include "sched/request_shape.h"
+
+namespace muster {
+
+class Placer {
+ public:
+  Placer(const ClusterIndex& index, Plan& plan) : index_(index), plan_(plan) {}
+
+  // Places `shape` on nodes from `candidates` (static filter: partition, features, -w/-x). On
+  // success the allocation is taken in the plan and returned in canonical node order.
+  std::optional<std::vector<NodeAllocation>> Place(const RequestShape& shape, const DynamicBitset& candidates);
+
+  // Units of `shape` node `i` can hold now (0 = not eligible), capped at shape.units.
+  int Capacity(int i, const RequestShape& shape) const;
+
+ private:
+  using Pick = std::vector<std::pair<int, int>>;  // (node, units)
+
+  std::optional<Pick> SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const;
+  std::optional<Pick> FractionalSingle(const RequestShape& shape, const DynamicBitset& candidates) const;
+  std::optional<Pick> MultiNode(const RequestShape& shape, const DynamicBitset& candidates) const;
+  bool SelectIn(int t, int need, const RequestShape& shape, const std::vector<std::pair<int, int>>& elig,
+                Pick& out) const;
+  bool Spread(int t, const RequestShape& shape, const std::vector<std::pair<int, int>>& elig, Pick& pick) const;
+  // GPU slice for a fractional request on node i: (gpu index, milli) or (-1, 0).
+  std::pair<int, int> Slice(int i, const RequestShape& shape) const;
+  std::optional<NodeAllocation> Build(int i, int units, const RequestShape& shape) const;
+  // Best-fit order key among nodes that can take what is asked (smaller is better).
+  std::tuple<int, int64_t, int> FitKey(int i, const RequestShape& shape) const;
+
+  const ClusterIndex& index_;
+  Plan& plan_;
+};
+
+}  // namespace muster

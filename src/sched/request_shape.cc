@@ -1,0 +1,109 @@
+#include "sched/request_shape.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace muster {
+
+std::string RequestShape::Key() const {
+  std::ostringstream o;
+  o << per_node.cpu_milli << '/' << per_node.memory_mb << '/' << per_node.gpus << '|' << unit.cpu_milli << '/'
+    << unit.memory_mb << '/' << unit.gpus << '|' << units << '/' << max_units_per_node << '|' << min_nodes << '-'
+    << max_nodes << '|' << gpu_milli << '/' << gpu_memory_mb << '|' << gpu_type << '|' << exclusive;
+  return o.str();
+}
+
+StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& partition) {
+  RequestShape s;
+  s.gpu_type = req.gpu_type;
+  s.exclusive = req.exclusive;
+  s.gpu_milli = req.gpu_milli;
+  s.gpu_memory_mb = req.gpu_memory_mb;
+  const int cpt = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+  const bool nodes_given = req.min_nodes > 0;
+  s.min_nodes = nodes_given ? req.min_nodes : 1;
+  s.max_nodes = req.max_nodes > 0 ? req.max_nodes : (nodes_given ? req.min_nodes : 0);
+  if (s.max_nodes > 0 && s.max_nodes < s.min_nodes) {
+    return InvalidArgument("node count range " + std::to_string(s.min_nodes) + "-" + std::to_string(s.max_nodes) +
+                           " is empty");
+  }
+  if (req.gpus_total > 0 && (req.gpus_per_node > 0 || req.gpus_per_task > 0)) {
+    return InvalidArgument("--gpus cannot be combined with --gpus-per-node/--gres=gpu or --gpus-per-task");
+  }
+  s.per_node.gpus = req.gpus_per_node;
+
+  if (req.gpus_total > 0) {
+    // Units are GPUs, spread over as few nodes as possible; every node also runs its tasks.
+    s.units = req.gpus_total;
+    s.tasks_per_unit = 0;
+    s.unit.gpus = 1;
+    s.unit.cpu_milli = int64_t{req.cpus_per_gpu} * 1000;
+    int tasks_per_node = req.ntasks_per_node > 0 ? req.ntasks_per_node : 1;
+    if (req.ntasks > 0) tasks_per_node = std::max(tasks_per_node, (req.ntasks + s.min_nodes - 1) / s.min_nodes);
+    s.tasks_per_node_fixed = tasks_per_node;
+    if (req.cpus_per_gpu == 0) s.per_node.cpu_milli = int64_t{tasks_per_node} * cpt * 1000;
+    if (s.units < s.min_nodes) {
+      return InvalidArgument("--gpus=" + std::to_string(req.gpus_total) + " is less than the node count " +
+                             std::to_string(s.min_nodes));
+    }
+  } else if (req.ntasks > 0) {
+    // Units are tasks.
+    s.units = req.ntasks;
+    s.unit.cpu_milli = int64_t{cpt} * 1000;
+    s.unit.gpus = req.gpus_per_task;
+    if (req.cpus_per_gpu > 0 && req.gpus_per_task > 0) {
+      s.unit.cpu_milli = std::max<int64_t>(s.unit.cpu_milli, int64_t{req.gpus_per_task} * req.cpus_per_gpu * 1000);
+    }
+    s.max_units_per_node = req.ntasks_per_node;
+    if (s.max_units_per_node > 0 && !nodes_given) {
+      s.min_nodes = (s.units + s.max_units_per_node - 1) / s.max_units_per_node;
+    }
+    if (s.units < s.min_nodes) {
+      return InvalidArgument("-n " + std::to_string(req.ntasks) + " tasks cannot run on " +
+                             std::to_string(s.min_nodes) + " nodes (at least one task per node)");
+    }
+    if (s.max_units_per_node > 0 && s.max_nodes > 0 &&
+        int64_t{s.max_units_per_node} * s.max_nodes < s.units) {
+      return InvalidArgument("-n " + std::to_string(req.ntasks) + " tasks do not fit " +
+                             std::to_string(s.max_nodes) + " nodes at --ntasks-per-node=" +
+                             std::to_string(s.max_units_per_node));
+    }
+  } else {
+    // One unit per node: the node's tasks (one unless --ntasks-per-node) and their GPUs.
+    const int k = req.ntasks_per_node > 0 ? req.ntasks_per_node : 1;
+    s.units = s.min_nodes;
+    s.max_units_per_node = 1;
+    s.tasks_per_unit = k;
+    s.unit.cpu_milli = int64_t{k} * cpt * 1000;
+    s.unit.gpus = req.gpus_per_task * k;
+    s.max_nodes = s.min_nodes;
+  }
+  if (req.cpus_per_gpu > 0 && s.per_node.gpus > 0) {
+    s.per_node.cpu_milli += int64_t{s.per_node.gpus} * req.cpus_per_gpu * 1000;
+  }
+
+  // Memory: per node, or per CPU (explicit or the partition's DefMemPerCPU), or per GPU.
+  auto cpus = [](const ResourceVector& r) { return r.cpu_milli / 1000; };
+  if (req.mem_per_node_mb > 0) {
+    s.per_node.memory_mb = req.mem_per_node_mb;
+  } else if (req.mem_per_gpu_mb > 0) {
+    s.per_node.memory_mb = int64_t{s.per_node.gpus} * req.mem_per_gpu_mb;
+    s.unit.memory_mb = int64_t{s.unit.gpus} * req.mem_per_gpu_mb;
+  } else {
+    const int64_t per_cpu = req.mem_per_cpu_mb > 0 ? req.mem_per_cpu_mb : partition.def_mem_per_cpu_mb;
+    s.per_node.memory_mb = cpus(s.per_node) * per_cpu;
+    s.unit.memory_mb = cpus(s.unit) * per_cpu;
+  }
+
+  if (s.fractional()) {
+    if (s.per_node.gpus > 0 || s.unit.gpus > 0) {
+      return InvalidArgument("a fractional GPU request cannot also ask for whole GPUs");
+    }
+    if (req.gpu_milli < 0 || req.gpu_milli >= kMilliPerGpu) {
+      return InvalidArgument("--gpu-fraction must be above 0 and below 1");
+    }
+  }
+  return s;
+}
+
+}  // namespace muster

@@ -1,0 +1,170 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+
+#include "sched/placer.h"
+#include "sched/request_shape.h"
+
+namespace muster {
+
+namespace {
+
+Decision Pending(int64_t id, PendingReason r, std::string msg = "") {
+  Decision d;
+  d.job_id = id;
+  d.kind = DecisionKind::kPending;
+  d.reason = r;
+  d.message = std::move(msg);
+  return d;
+}
+
+Decision Reject(int64_t id, std::string msg) {
+  Decision d;
+  d.job_id = id;
+  d.kind = DecisionKind::kReject;
+  d.message = std::move(msg);
+  return d;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + ",";
+  return s;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options)
+    : snapshot_(snapshot),
+      options_(options),
+      index_(snapshot),
+      plan_(index_, snapshot),
+      capacity_up_(index_, snapshot, Plan::View::kEmptyUp),
+      capacity_all_(index_, snapshot, Plan::View::kEmptyAll) {}
+
+const Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
+  std::string key = partition + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude);
+  auto it = filters_.find(key);
+  if (it != filters_.end()) return it->second;
+  Filter f;
+  f.nodes = index_.PartitionNodes(partition);
+  StatusOr<DynamicBitset> feat = index_.MatchConstraint(req.constraint);
+  if (!feat.ok()) {
+    f.status = feat.status();
+  } else {
+    f.nodes &= *feat;
+    if (!req.nodelist.empty()) {
+      DynamicBitset only(index_.size());
+      for (const std::string& n : req.nodelist) {
+        int i = index_.Find(n);
+        if (i < 0) {
+          f.status = InvalidArgument("Invalid node name specified: " + n);
+          break;
+        }
+        only.set(i);
+      }
+      f.nodes &= only;
+    }
+    for (const std::string& n : req.exclude) {
+      int i = index_.Find(n);
+      if (i >= 0) f.nodes.reset(i);
+    }
+  }
+  return filters_.emplace(std::move(key), std::move(f)).first->second;
+}
+
+Decision Scheduler::Decide(const PendingJob& job) {
+  const JobRequest& req = job.request;
+  const std::string& pname = req.partition.empty() ? index_.default_partition() : req.partition;
+  const Partition* part = index_.FindPartition(pname);
+  if (part == nullptr) return Reject(job.id, "Invalid partition name specified: " + pname);
+  StatusOr<RequestShape> shape_or = ResolveShape(req, *part);
+  if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
+  const RequestShape& shape = *shape_or;
+  const Filter& filter = Candidates(pname, req);
+  if (!filter.status.ok()) return Reject(job.id, filter.status.message());
+
+  // Never fits as asked (more than the partition has): reject now rather than wait forever.
+  const std::string key = pname + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude) +
+                          "\n" + shape.Key();
+  auto fit = fit_cache_.find(key);
+  if (fit == fit_cache_.end()) {
+    int v = 0;
+    Placer all(index_, capacity_all_);
+    int mark = capacity_all_.Mark();
+    if (all.Place(shape, filter.nodes)) {
+      capacity_all_.Rollback(mark);
+      v = 1;
+      Placer up(index_, capacity_up_);
+      mark = capacity_up_.Mark();
+      if (up.Place(shape, filter.nodes)) {
+        capacity_up_.Rollback(mark);
+        v = 2;
+      }
+    }
+    fit = fit_cache_.emplace(key, v).first;
+  }
+  if (fit->second == 0) {
+    if (!filter.nodes.any() && !req.constraint.empty()) return Reject(job.id, "Invalid feature specification");
+    return Reject(job.id, "Requested node configuration is not available");
+  }
+
+  // Partition state and limits: the job waits with the partition's reason.
+  if (!part->up) return Pending(job.id, PendingReason::kPartitionDown);
+  if (part->max_time_s != kUnlimited && (req.time_limit_s == kUnlimited || req.time_limit_s > part->max_time_s)) {
+    return Pending(job.id, PendingReason::kPartitionConfig);
+  }
+  if ((part->max_nodes != kUnlimited && shape.min_nodes > part->max_nodes) ||
+      (shape.max_nodes > 0 && shape.max_nodes < part->min_nodes)) {
+    return Pending(job.id, PendingReason::kPartitionNodeLimit);
+  }
+  if (fit->second == 1) {
+    return Pending(job.id, req.constraint.empty() ? PendingReason::kReqNodeNotAvail : PendingReason::kBadConstraints);
+  }
+  if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
+  if (failed_.count(key)) {
+    blocked_[pname] = true;
+    return Pending(job.id, PendingReason::kResources);
+  }
+
+  Placer placer(index_, plan_);
+  std::optional<std::vector<NodeAllocation>> alloc = placer.Place(shape, filter.nodes);
+  if (!alloc) {
+    failed_[key] = true;
+    blocked_[pname] = true;
+    return Pending(job.id, PendingReason::kResources);
+  }
+  Decision d;
+  d.job_id = job.id;
+  d.kind = DecisionKind::kStart;
+  d.nodes = std::move(*alloc);
+  return d;
+}
+
+std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) {
+  std::vector<const PendingJob*> order;
+  order.reserve(queue.size());
+  for (const PendingJob& j : queue) order.push_back(&j);
+  std::sort(order.begin(), order.end(), [](const PendingJob* a, const PendingJob* b) {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    if (a->submit_time != b->submit_time) return a->submit_time < b->submit_time;
+    return a->id < b->id;
+  });
+  filters_.clear();
+  failed_.clear();
+  blocked_.clear();
+  const int mark = plan_.Mark();
+  std::vector<Decision> out;
+  out.reserve(queue.size());
+  for (const PendingJob* j : order) out.push_back(Decide(*j));
+  plan_.Rollback(mark);
+  return out;
+}
+
+std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vector<PendingJob>& queue,
+                               const SchedulerOptions& options) {
+  Scheduler s(snapshot, options);
+  return s.RunCycle(queue);
+}
+
+}  // namespace muster

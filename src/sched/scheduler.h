@@ -1,0 +1,69 @@
+// The scheduler core: RunCycle(snapshot, pending jobs) -> one decision per job.
+// Pure and deterministic: no clock, no I/O, no threads, no globals; equal inputs (in any node or
+// queue order) give identical decisions.
+//
+// Passes, in order, per job (highest priority first; ties: earlier submit, then lower id):
+//   1. admit: partition known and UP, request valid, within partition limits (else a reason, or a
+//      rejection when the job can never run as asked);
+//   2. capacity: would the job fit the partition if every node were free? If not even with DOWN
+//      and drained nodes back, it is rejected; if only with them, it waits (ReqNodeNotAvail);
+//   3. order: with strict priority, once a job of a partition waits for resources, lower jobs of
+//      that partition wait too (Priority) — backfill (a later pass) is what lets them through;
+//   4. allocate: gang, topology- and link-aware placement (sched/placer.h), all or nothing.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/cluster_index.h"
+#include "sched/cluster_snapshot.h"
+#include "sched/decision.h"
+#include "sched/plan.h"
+
+namespace muster {
+
+struct SchedulerOptions {
+  // Slurm's main scheduler: a waiting job blocks the lower-priority jobs of its partition.
+  // false: every job is tried in order (first fit through the queue; may starve large jobs).
+  bool strict_priority = true;
+};
+
+class Scheduler {
+ public:
+  // `snapshot` must outlive the Scheduler. Builds the index (O(nodes)).
+  explicit Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options = {});
+
+  // Decides for every job in `queue`; decisions come in scheduling order. Leaves the Scheduler as
+  // constructed (the cycle's allocations are undone afterwards), so it can be called again.
+  std::vector<Decision> RunCycle(const std::vector<PendingJob>& queue);
+
+  const ClusterIndex& index() const { return index_; }
+
+ private:
+  struct Filter {
+    Status status;
+    DynamicBitset nodes;
+  };
+  const Filter& Candidates(const std::string& partition, const JobRequest& req);
+  Decision Decide(const PendingJob& job);
+
+  const ClusterSnapshot& snapshot_;
+  SchedulerOptions options_;
+  ClusterIndex index_;
+  Plan plan_;            // the real free resources
+  Plan capacity_up_;     // every schedulable node free
+  Plan capacity_all_;    // every node free, whatever its state
+  // Per cycle:
+  std::unordered_map<std::string, Filter> filters_;
+  std::unordered_map<std::string, int> fit_cache_;  // 0 never, 1 only with unavailable nodes, 2 fits
+  std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
+  std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
+};
+
+// Convenience: one cycle on a fresh Scheduler.
+std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vector<PendingJob>& queue,
+                               const SchedulerOptions& options = {});
+
+}  // namespace muster
