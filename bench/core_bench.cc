@@ -58,10 +58,7 @@ void BM_PlaceOne(benchmark::State& state) {
 
 BENCHMARK(BM_Cycle)
     ->ArgNames({"nodes", "jobs", "strict"})
-    ->Args({1000, 10000, 1})
-    ->Args({1000, 10000, 0})
-    ->Args({10000, 100000, 1})
-    ->Args({10000, 100000, 0})
+    ->ArgsProduct({{1000, 10000}, {10000, 100000}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);
 BENCHMARK(BM_PlaceOne)->ArgNames({"nodes"})->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
+#include <cstdio>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
@@ -59,6 +59,23 @@ std::string Percent(int64_t part, int64_t whole) {
   return buf;
 }
 
+// A time limit as sinfo prints it: "infinite", "30:00", "1:00:00", "2-00:00:00".
+std::string SinfoTime(int64_t s) {
+  if (s == kUnlimited) return "infinite";
+  char buf[48];
+  const int64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60, sec = s % 60;
+  if (d > 0) {
+    std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:%02lld", static_cast<long long>(d), static_cast<long long>(h),
+                  static_cast<long long>(m), static_cast<long long>(sec));
+  } else if (h > 0) {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(h), static_cast<long long>(m),
+                  static_cast<long long>(sec));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(m), static_cast<long long>(sec));
+  }
+  return buf;
+}
+
 std::string FormatCpuMilli(int64_t milli) {
   std::string s = std::to_string(milli / 1000);
   if (milli % 1000 != 0) s += FormatGpuMilli(milli % 1000).substr(1);  // ".5"
@@ -98,12 +115,30 @@ std::string GpuKinds(const ClusterSnapshot& c) {
   return s;
 }
 
-const Node* FindNode(const ClusterSnapshot& c, const std::string& name) {
-  for (const Node& n : c.nodes) {
-    if (n.name == name) return &n;
-  }
-  return nullptr;
+using NodeMap = std::unordered_map<std::string, const Node*>;
+
+NodeMap NodesByName(const ClusterSnapshot& c) {
+  NodeMap m;
+  for (const Node& n : c.nodes) m.emplace(n.name, &n);
+  return m;
 }
+
+const Node* FindNode(const NodeMap& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+using JobMap = std::unordered_map<int64_t, const PendingJob*>;
+
+// The job a decision is about (an empty one for an id not in the queue: only for hand-made input).
+const PendingJob* FindJob(const JobMap& m, int64_t id) {
+  static const PendingJob kUnknown;
+  auto it = m.find(id);
+  return it == m.end() ? &kUnknown : it->second;
+}
+
+// "1 node", "2 nodes".
+std::string Count(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 std::string LeafName(const ClusterSnapshot& c, const std::string& node) {
   int leaf = c.topology.LeafOf(node);
@@ -140,23 +175,24 @@ std::string Header(const PlaceResult& r) {
   }
   const int64_t total = TotalGpus(c);
   const int64_t used = UsedGpuMilli(c);
-  o << "Cluster " << (r.cluster_name.empty() ? "(unnamed)" : r.cluster_name) << ": " << c.nodes.size()
-    << " nodes (" << drained << " drained, " << down << " down), " << total << " GPU devices";
+  o << "Cluster " << (r.cluster_name.empty() ? "(unnamed)" : r.cluster_name) << ": " << Count(c.nodes.size(), "node")
+    << " (" << drained << " drained, " << down << " down), " << Count(total, "GPU device");
   if (total > 0) o << " (" << GpuKinds(c) << ")";
-  o << ", " << c.partitions.size() << " partitions\n";
+  o << ", " << Count(c.partitions.size(), "partition") << "\n";
   o << "GPUs already in use: " << FormatGpuMilli(used) << " of " << total << " (" << Percent(used, total * 1000)
-    << "), work running on " << busy << " nodes\n";
+    << "), work running on " << Count(busy, "node") << "\n";
   for (const std::string& u : unavailable) o << "Unavailable: " << u << "\n";
   o << "\n";
   Table t({"PARTITION", "AVAIL", "TIMELIMIT", "MAXNODES", "NODES", "GPUS", "NODELIST"},
           {false, false, false, true, true, true, false});
   const std::string def = DefaultPartition(c);
+  const NodeMap by_name = NodesByName(c);
   for (const Partition& p : c.partitions) {
     int64_t gpus = 0;
     for (const std::string& n : p.nodes) {
-      if (const Node* node = FindNode(c, n)) gpus += static_cast<int64_t>(node->gpus.size());
+      if (const Node* node = FindNode(by_name, n)) gpus += static_cast<int64_t>(node->gpus.size());
     }
-    t.Add({p.name + (p.name == def ? "*" : ""), p.up ? "up" : "down", FormatTimeSpec(p.max_time_s),
+    t.Add({p.name + (p.name == def ? "*" : ""), p.up ? "up" : "down", SinfoTime(p.max_time_s),
            p.max_nodes == kUnlimited ? "UNLIMITED" : std::to_string(p.max_nodes), std::to_string(p.nodes.size()),
            std::to_string(gpus), CompressHostlist(p.nodes)});
   }
@@ -207,11 +243,12 @@ std::string GpuText(const Node* node, const NodeAllocation& a) {
 }
 
 std::string Allocations(const PlaceResult& r, const std::vector<const Decision*>& started,
-                        const std::unordered_map<int64_t, const PendingJob*>& jobs) {
+                        const JobMap& jobs) {
   std::ostringstream o;
   o << "Allocations (GPU indexes as CUDA_VISIBLE_DEVICES sees them; (f) = fraction of a GPU):\n";
+  const NodeMap by_name = NodesByName(r.before);
   for (const Decision* d : started) {
-    const PendingJob* j = jobs.at(d->job_id);
+    const PendingJob* j = FindJob(jobs, d->job_id);
     std::vector<std::string> names, leaves;
     for (const NodeAllocation& a : d->nodes) {
       names.push_back(a.node);
@@ -231,7 +268,7 @@ std::string Allocations(const PlaceResult& r, const std::vector<const Decision*>
     o << "\n";
     Table t({"", "", "", "", ""});
     for (const NodeAllocation& a : d->nodes) {
-      const Node* node = FindNode(r.before, a.node);
+      const Node* node = FindNode(by_name, a.node);
       t.Add({a.node, "cpus=" + FormatCpuMilli(a.cpu_milli), "mem=" + FormatMemoryMb(a.memory_mb),
              a.gpus.empty() ? "gpus=none" : GpuText(node, a), a.exclusive ? "exclusive" : ""});
     }
@@ -289,7 +326,7 @@ std::string FormatPlace(const PlaceResult& r) {
   std::ostringstream o;
   o << Header(r) << "\n";
 
-  std::unordered_map<int64_t, const PendingJob*> jobs;
+  JobMap jobs;
   for (const PendingJob& j : r.queue) jobs[j.id] = &j;
   // Each job's final decision (a start in any cycle, else its last decision) and the order in
   // which cycle 1 considered the jobs.
@@ -319,7 +356,7 @@ std::string FormatPlace(const PlaceResult& r) {
           {true, false, false, false, false, true, false});
   for (const Decision* d : order) {
     if (d->kind == DecisionKind::kReject) continue;
-    const PendingJob* j = jobs.at(d->job_id);
+    const PendingJob* j = FindJob(jobs, d->job_id);
     std::string where;
     int nodes = 0;
     if (d->kind == DecisionKind::kStart) {
@@ -338,7 +375,7 @@ std::string FormatPlace(const PlaceResult& r) {
   if (!rejected.empty()) {
     o << "\nRejected (sbatch refuses these at submission):\n";
     for (const Decision* d : rejected) {
-      const PendingJob* j = jobs.at(d->job_id);
+      const PendingJob* j = FindJob(jobs, d->job_id);
       o << "  job " << d->job_id << " " << OrDash(j->request.name) << " (" << OrDash(j->user)
         << "): sbatch: error: Batch job submission failed: " << d->message << "\n";
     }

@@ -1,16 +1,12 @@
-// Cluster and queue files (YAML) -> model and scheduler inputs. See docs/cluster-file.md.
+// Cluster files (YAML) -> scheduler inputs. See docs/cluster-file.md.
 #include "config/cluster_file.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <exception>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include "config/yaml_reader.h"
@@ -25,6 +21,7 @@ namespace {
 
 using config_internal::Describe;
 using config_internal::ErrorAt;
+using config_internal::Index;
 using config_internal::MapReader;
 using config_internal::Quote;
 
@@ -47,17 +44,6 @@ std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
     s += x;
   }
   return s;
-}
-
-std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-// A list field: its items with their paths. Errors when the value is not a list.
-Status ListItems(const MapReader& r, std::string_view key, std::vector<YAML::Node>* out, bool required) {
-  const YAML::Node* v = r.Find(key);
-  if (v == nullptr) return required ? r.Missing(key) : Status::Ok();
-  if (!v->IsSequence()) return r.Error(key, "expected a list, got " + Describe(*v));
-  for (auto it = v->begin(); it != v->end(); ++it) out->push_back(*it);
-  return Status::Ok();
 }
 
 // The memory of a MIG slice from its profile name: "3g.40gb" -> 40 GiB; 0 if the name has none.
@@ -176,6 +162,7 @@ class ClusterReader {
 
   StatusOr<ClusterConfig> Read() {
     ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text_, source_));
+    if (doc.IsNull()) return InvalidArgument(source_ + ": the cluster file is empty (see docs/cluster-file.md)");
     ASSIGN_OR_RETURN(MapReader root, MapReader::Make(source_, doc, "",
                                                      {"cluster", "node_types", "nodes", "topology", "partitions",
                                                       "usage"}));
@@ -196,10 +183,11 @@ class ClusterReader {
   Status ReadTypes(const MapReader& root) {
     const YAML::Node* v = root.Find("node_types");
     if (v == nullptr) return root.Missing("node_types");
-    if (!v->IsMap() || v->size() == 0) {
+    if (!v->IsMap()) {
       return root.Error("node_types", "expected a map of node types (name: {cpus: ..., memory: ...}), got " +
                                           Describe(*v));
     }
+    if (v->size() == 0) return root.Error("node_types", "lists no node types");
     for (auto it = v->begin(); it != v->end(); ++it) {
       if (!it->first.IsScalar()) {
         return ErrorAt(source_, it->first, "node_types", "a type name must be a plain name, got " +
@@ -217,7 +205,7 @@ class ClusterReader {
 
   Status ReadNodes(const MapReader& root) {
     std::vector<YAML::Node> items;
-    RETURN_IF_ERROR(ListItems(root, "nodes", &items, /*required=*/true));
+    RETURN_IF_ERROR(root.List("nodes", &items, /*required=*/true));
     if (items.empty()) return root.Error("nodes", "lists no nodes");
     for (size_t i = 0; i < items.size(); ++i) {
       ASSIGN_OR_RETURN(MapReader r, MapReader::Make(source_, items[i], Index("nodes", i),
@@ -302,7 +290,7 @@ class ClusterReader {
 
   Status ReadPartitions(const MapReader& root) {
     std::vector<YAML::Node> items;
-    RETURN_IF_ERROR(ListItems(root, "partitions", &items, /*required=*/true));
+    RETURN_IF_ERROR(root.List("partitions", &items, /*required=*/true));
     if (items.empty()) return root.Error("partitions", "lists no partitions");
     std::string default_name;
     for (size_t i = 0; i < items.size(); ++i) {
@@ -363,7 +351,7 @@ class ClusterReader {
   // One entry per running job: what it holds on one node.
   Status ReadUsage(const MapReader& root) {
     std::vector<YAML::Node> items;
-    RETURN_IF_ERROR(ListItems(root, "usage", &items, /*required=*/false));
+    RETURN_IF_ERROR(root.List("usage", &items, /*required=*/false));
     if (items.empty()) return Status::Ok();
     snap().usage.resize(snap().nodes.size());
     for (size_t i = 0; i < items.size(); ++i) {
@@ -457,100 +445,7 @@ class ClusterReader {
   std::unordered_map<std::string, size_t> node_pos_;
 };
 
-// ---- the queue document ---------------------------------------------------------------------------
-
-StatusOr<std::vector<PendingJob>> ReadQueue(const std::string& text, const std::string& source) {
-  ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, source));
-  ASSIGN_OR_RETURN(MapReader root, MapReader::Make(source, doc, "", {"jobs"}));
-  std::vector<YAML::Node> items;
-  RETURN_IF_ERROR(ListItems(root, "jobs", &items, /*required=*/true));
-  std::vector<PendingJob> jobs;
-  std::unordered_map<int64_t, size_t> by_id;
-  for (size_t i = 0; i < items.size(); ++i) {
-    ASSIGN_OR_RETURN(MapReader r, MapReader::Make(source, items[i], Index("jobs", i),
-                                                  {"id", "name", "user", "account", "priority", "submit_time",
-                                                   "options"}));
-    PendingJob j;
-    RETURN_IF_ERROR(r.Int("id", &j.id, 1, std::numeric_limits<int64_t>::max(), /*required=*/true));
-    if (auto [at, inserted] = by_id.emplace(j.id, i); !inserted) {
-      return r.Error("id", "job id " + std::to_string(j.id) + " is already used by jobs[" +
-                               std::to_string(at->second) + "]");
-    }
-    std::string name;
-    RETURN_IF_ERROR(r.String("name", &name));
-    RETURN_IF_ERROR(r.String("user", &j.user));
-    RETURN_IF_ERROR(r.String("account", &j.account));
-    RETURN_IF_ERROR(r.Int("priority", &j.priority, std::numeric_limits<int64_t>::min(),
-                          std::numeric_limits<int64_t>::max()));
-    RETURN_IF_ERROR(r.Int("submit_time", &j.submit_time, 0, std::numeric_limits<int64_t>::max()));
-    std::vector<std::string> args;
-    if (const YAML::Node* o = r.Find("options"); o != nullptr && !o->IsNull()) {
-      if (o->IsScalar()) {
-        StatusOr<std::vector<std::string>> words = SplitShellWords(o->Scalar());
-        if (!words.ok()) return r.Error("options", words.status().message());
-        args = std::move(*words);
-      } else {
-        RETURN_IF_ERROR(r.StringList("options", &args));
-      }
-    }
-    StatusOr<JobRequest> req = ParseJobRequest(args);
-    if (!req.ok()) return r.Error("options", req.status().message());
-    j.request = std::move(*req);
-    if (!name.empty()) {
-      if (!j.request.name.empty() && j.request.name != name) {
-        return r.Error("name", Quote(name) + " differs from the -J/--job-name option " + Quote(j.request.name));
-      }
-      j.request.name = name;
-    }
-    jobs.push_back(std::move(j));
-  }
-  return jobs;
-}
-
 }  // namespace
-
-StatusOr<std::vector<std::string>> SplitShellWords(const std::string& text) {
-  std::vector<std::string> words;
-  std::string cur;
-  bool in_word = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (in_word) words.push_back(std::move(cur));
-      cur.clear();
-      in_word = false;
-    } else if (c == '\'') {
-      size_t end = text.find('\'', i + 1);
-      if (end == std::string::npos) return InvalidArgument("unterminated ' quote at column " + std::to_string(i + 1));
-      cur.append(text, i + 1, end - i - 1);
-      i = end;
-      in_word = true;
-    } else if (c == '"') {
-      size_t k = i + 1;
-      for (; k < text.size() && text[k] != '"'; ++k) {
-        if (text[k] == '\\' && k + 1 < text.size() && (text[k + 1] == '"' || text[k + 1] == '\\')) ++k;
-        cur += text[k];
-      }
-      if (k >= text.size()) return InvalidArgument("unterminated \" quote at column " + std::to_string(i + 1));
-      i = k;
-      in_word = true;
-    } else {
-      cur += c;
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(std::move(cur));
-  return words;
-}
-
-StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return Status(StatusCode::kUnavailable, "cannot read " + path);
-  return s.str();
-}
 
 StatusOr<ClusterConfig> LoadClusterConfigYaml(const std::string& text, const std::string& source) {
   try {
@@ -561,7 +456,7 @@ StatusOr<ClusterConfig> LoadClusterConfigYaml(const std::string& text, const std
 }
 
 StatusOr<ClusterConfig> LoadClusterConfigFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   return LoadClusterConfigYaml(text, path);
 }
 
@@ -573,19 +468,6 @@ StatusOr<ClusterSnapshot> LoadClusterYaml(const std::string& text, const std::st
 StatusOr<ClusterSnapshot> LoadClusterFile(const std::string& path) {
   ASSIGN_OR_RETURN(ClusterConfig c, LoadClusterConfigFile(path));
   return std::move(c.snapshot);
-}
-
-StatusOr<std::vector<PendingJob>> LoadQueueYaml(const std::string& text, const std::string& source) {
-  try {
-    return ReadQueue(text, source);
-  } catch (const std::exception& e) {
-    return InvalidArgument(source + ": " + e.what());
-  }
-}
-
-StatusOr<std::vector<PendingJob>> LoadQueueFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
-  return LoadQueueYaml(text, path);
 }
 
 }  // namespace muster

@@ -1,5 +1,6 @@
-// Cluster and queue files (YAML) -> scheduler inputs. The formats are documented, with examples,
-// in docs/cluster-file.md; examples/cluster.yaml and examples/queue.yaml are complete files.
+// Cluster files (YAML) -> scheduler inputs; the queue loaders (config/queue_file.h) come with this
+// header. The formats are documented, with examples, in docs/cluster-file.md; examples/cluster.yaml
+// and examples/queue.yaml are complete files.
 //
 // Errors are InvalidArgument statuses that name the file, the line and the field, e.g.
 //   "cluster.yaml:12: nodes[1].type: unknown node type 'h200' (known: h100, v100)".
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "config/queue_file.h"  // the queue loaders, declared beside the cluster loaders
 #include "sched/cluster_snapshot.h"
 
 namespace muster {
@@ -27,17 +29,5 @@ StatusOr<ClusterConfig> LoadClusterConfigFile(const std::string& path);
 
 StatusOr<ClusterSnapshot> LoadClusterYaml(const std::string& text, const std::string& source = "<input>");
 StatusOr<ClusterSnapshot> LoadClusterFile(const std::string& path);
-
-// Jobs in file order (the scheduler orders them by priority itself).
-StatusOr<std::vector<PendingJob>> LoadQueueYaml(const std::string& text, const std::string& source = "<input>");
-StatusOr<std::vector<PendingJob>> LoadQueueFile(const std::string& path);
-
-// Splits an option string the way a shell would for simple cases: on blanks, with '...' (literal)
-// and "..." (where \" and \\ are escapes) quoting, quotes joining with adjacent text
-// (--constraint="a|b" -> --constraint=a|b). Errors on an unterminated quote.
-StatusOr<std::vector<std::string>> SplitShellWords(const std::string& text);
-
-// Reads a whole file; errors name the path and the system's reason.
-StatusOr<std::string> ReadTextFile(const std::string& path);
 
 }  // namespace muster

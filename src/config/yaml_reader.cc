@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <limits>
 
@@ -219,6 +222,14 @@ Status MapReader::StringList(std::string_view key, std::vector<std::string>* out
   return Status::Ok();
 }
 
+Status MapReader::List(std::string_view key, std::vector<YAML::Node>* out, bool required) const {
+  const YAML::Node* v = Find(key);
+  if (v == nullptr) return required ? Missing(key) : Status::Ok();
+  if (!v->IsSequence()) return Error(key, "expected a list, got " + Describe(*v));
+  for (auto it = v->begin(); it != v->end(); ++it) out->push_back(*it);
+  return Status::Ok();
+}
+
 Status MapReader::Choice(std::string_view key, std::initializer_list<std::string_view> choices,
                          std::string* out) const {
   const YAML::Node* v = Find(key);
@@ -232,6 +243,19 @@ Status MapReader::Choice(std::string_view key, std::initializer_list<std::string
     }
   }
   return Error(key, "expected one of " + JoinChoices(choices) + ", got " + Describe(*v));
+}
+
+StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return NotFound("cannot open " + path + ": " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err != 0) return Status(StatusCode::kUnavailable, "cannot read " + path + ": " + std::strerror(err));
+  return text;
 }
 
 }  // namespace muster::config_internal

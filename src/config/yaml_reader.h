@@ -21,6 +21,12 @@ namespace muster::config_internal {
 // Quotes user text for a message, shortened so that a megabyte of junk stays readable.
 std::string Quote(std::string_view s);
 
+// "<path>[<i>]": the path of a list item.
+inline std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// Reads a whole file; errors name the path and the system's reason.
+StatusOr<std::string> ReadTextFile(const std::string& path);
+
 // Parses a YAML document. Syntax errors name the line and column yaml-cpp reports.
 StatusOr<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
 
@@ -73,6 +79,8 @@ class MapReader {
   Status TimeS(std::string_view key, int64_t* out) const;
   // A list of strings (a YAML list; a single string is taken as a one-element list).
   Status StringList(std::string_view key, std::vector<std::string>* out) const;
+  // The items of a list (appended to *out).
+  Status List(std::string_view key, std::vector<YAML::Node>* out, bool required = false) const;
   // One of `choices` (case-insensitive; *out gets the choice as spelled in `choices`).
   Status Choice(std::string_view key, std::initializer_list<std::string_view> choices, std::string* out) const;
 

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Muster needs to build and test (run as root, or via sudo).
+set -euo pipefail
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+PKGS=(cmake ninja-build g++ python3 pkg-config
+      libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+      libyaml-cpp-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
