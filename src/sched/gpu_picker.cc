@@ -234,7 +234,7 @@ int GpuPickCache::Intern(const GpuLinkMatrix& links, const std::vector<int>& num
   for (size_t i = 0; i < layouts_.size(); ++i) {
     if (layouts_[i].links == links && layouts_[i].numa == numa) return static_cast<int>(i);
   }
-  layouts_.push_back(Layout{links, std::move(numa), {}});
+  layouts_.push_back(Layout{links, std::move(numa), {}, std::vector<int>(links.size() + 1, -1)});
   return static_cast<int>(layouts_.size()) - 1;
 }
 
@@ -251,6 +251,20 @@ uint64_t GpuPickCache::Pick(int layout_id, uint64_t free_mask, int count) {
   uint64_t chosen = PickGpus(layout.links, layout.numa, free_mask, count);
   layout.memo.emplace(key, chosen);
   return chosen;
+}
+
+int GpuPickCache::LinkSum(int layout_id, uint64_t mask) const {
+  MUSTER_CHECK(layout_id >= 0 && layout_id < static_cast<int>(layouts_.size())) << "unknown layout " << layout_id;
+  return layouts_[layout_id].links.LinkSum(mask);
+}
+
+int GpuPickCache::BestLinkSum(int layout_id, int count) {
+  MUSTER_CHECK(layout_id >= 0 && layout_id < static_cast<int>(layouts_.size())) << "unknown layout " << layout_id;
+  Layout& layout = layouts_[layout_id];
+  if (count <= 0 || count > layout.links.size()) return 0;
+  int& best = layout.best_link_sum[count];
+  if (best < 0) best = layout.links.LinkSum(Pick(layout_id, ValidMask(layout.links.size()), count));
+  return best;
 }
 
 }  // namespace muster

@@ -27,12 +27,17 @@ class GpuPickCache {
   // Returns the id of this layout (equal layouts share an id).
   int Intern(const GpuLinkMatrix& links, const std::vector<int>& numa_of_gpu);
   uint64_t Pick(int layout_id, uint64_t free_mask, int count);
+  // Sum of NVLink link counts over the pairs of `mask` on this layout.
+  int LinkSum(int layout_id, uint64_t mask) const;
+  // The link sum of the best `count` GPUs of an idle node of this layout: the most it can offer.
+  int BestLinkSum(int layout_id, int count);
 
  private:
   struct Layout {
     GpuLinkMatrix links;
     std::vector<int> numa;
     std::unordered_map<uint64_t, uint64_t> memo;  // key: free_mask * 128 + count
+    std::vector<int> best_link_sum;               // by count; -1 = not computed yet
   };
   std::vector<Layout> layouts_;
 };

@@ -20,7 +20,13 @@ int64_t Div(int64_t have, int64_t per) { return per > 0 ? have / per : INT64_MAX
 }  // namespace
 
 std::tuple<int, int64_t, int> Placer::FitKey(int i, const RequestShape& shape) const {
-  const bool gpu_job = shape.per_node.gpus + shape.unit.gpus > 0 || shape.fractional();
+  if (shape.fractional()) {
+    // Nodes where the slice joins a partly used GPU come first: they open no new GPU.
+    auto [g, milli] = Slice(i, shape);
+    const bool joins = g >= 0 && (plan_.free(i).partial_mask >> g & 1);
+    return {joins ? -1 : plan_.free_whole(i), 0, i};
+  }
+  const bool gpu_job = shape.per_node.gpus + shape.unit.gpus > 0;
   return {plan_.free_whole(i), gpu_job ? 0 : plan_.free(i).cpu_milli, i};
 }
 
@@ -115,33 +121,54 @@ std::optional<Placer::Pick> Placer::FractionalSingle(const RequestShape& shape,
   return Pick{{best_node, shape.units}};
 }
 
+Placer::Quality Placer::LinkQuality(int i, int units, const RequestShape& shape) const {
+  const int count = shape.exclusive ? 0 : shape.per_node.gpus + units * shape.unit.gpus;
+  if (count < 2) return {1, 1};
+  const IndexedNode& in = index_.node(i);
+  GpuPickCache& picker = index_.picker();
+  const int best = picker.BestLinkSum(in.layout, count);
+  if (best == 0) return {1, 1};
+  const uint64_t pick = picker.Pick(in.layout, plan_.free(i).free_mask & in.TypeMask(shape.gpu_type), count);
+  return {picker.LinkSum(in.layout, pick), best};
+}
+
 std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const {
   if (shape.fractional()) {
     if (auto p = FractionalSingle(shape, candidates)) return p;
   }
+  // The node whose GPU set has the best NVLink connectivity relative to what its hardware can
+  // offer (a 4-GPU job should get a DGX-1's fully connected quad on a free node rather than a
+  // weaker set on a busy one); among equals, the best fit.
   const int need = shape.per_node.gpus + shape.units * shape.unit.gpus + (shape.fractional() ? 1 : 0);
   int found = -1;
+  Quality best_q{0, 1};
+  std::tuple<int, int64_t, int> best_key{INT32_MAX, 0, 0};
+  bool done = false;
+  auto consider = [&](int i) {
+    if (Capacity(i, shape) < shape.units) return true;
+    const Quality q = LinkQuality(i, shape.units, shape);
+    const auto key = FitKey(i, shape);
+    const int64_t lhs = int64_t{q.links} * best_q.best, rhs = int64_t{best_q.links} * q.best;
+    if (found < 0 || lhs > rhs || (lhs == rhs && key < best_key)) {
+      found = i;
+      best_q = q;
+      best_key = key;
+    }
+    return true;
+  };
   if (shape.gpu_type.empty() && !shape.exclusive) {
-    // Buckets by free whole GPUs, ascending: the first node that holds the job is the best fit
-    // up to the CPU tie-break, which is resolved inside the bucket.
-    for (int k = need; k <= index_.max_gpus_per_node() && found < 0; ++k) {
-      std::tuple<int, int64_t, int> best{INT32_MAX, 0, 0};
+    // Buckets by free whole GPUs, ascending, nodes in index order: for GPU jobs the first node of
+    // full link quality is the answer; CPU-only jobs compare free CPU inside the lowest bucket.
+    for (int k = need; k <= index_.max_gpus_per_node() && !done; ++k) {
       plan_.by_free_whole(k).ForEachAnd(candidates, [&](int i) {
-        if (Capacity(i, shape) < shape.units) return true;
-        auto key = FitKey(i, shape);
-        if (key < best) best = key, found = i;
-        return need == 0;  // GPU jobs: lowest index in the bucket wins; CPU jobs compare free CPU
+        consider(i);
+        done = found >= 0 && need > 0 && best_q.links == best_q.best;
+        return !done;
       });
+      if (found >= 0 && need == 0) done = true;
     }
   } else {
-    std::tuple<int, int64_t, int> best{INT32_MAX, 0, 0};
-    plan_.usable().ForEachAnd(candidates, [&](int i) {
-      if (Capacity(i, shape) >= shape.units) {
-        auto key = FitKey(i, shape);
-        if (key < best) best = key, found = i;
-      }
-      return true;
-    });
+    plan_.usable().ForEachAnd(candidates, consider);
   }
   if (found < 0) return std::nullopt;
   return Pick{{found, shape.units}};

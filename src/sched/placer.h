@@ -1,8 +1,9 @@
 // Placer: finds where one job goes and takes it in the Plan, whole or not at all.
 //
 // Rules (docs/placement.md explains them with examples):
-//  - A job that fits on one node gets one node: the best-fit node (fewest free whole GPUs, then
-//    for CPU-only jobs least free CPU, then lowest canonical index).
+//  - A job that fits on one node gets one node: the node whose GPU set has the best NVLink
+//    connectivity relative to what its layout can offer, then the best fit (fewest free whole
+//    GPUs, then for CPU-only jobs least free CPU), then the lowest canonical index.
 //  - A fractional request goes to the partly used GPU with the least room that still fits it,
 //    anywhere in its candidate nodes; only if none fits does it open a free GPU, on the best-fit node.
 //  - A multi-node job goes under the lowest switch whose subtree can hold it; among switches of that
@@ -37,6 +38,11 @@ class Placer {
 
  private:
   using Pick = std::vector<std::pair<int, int>>;  // (node, units)
+  struct Quality {
+    int links;  // NVLink link sum of the GPUs the node would give
+    int best;   // the most its layout can give for that many GPUs (> 0)
+  };
+  Quality LinkQuality(int i, int units, const RequestShape& shape) const;
 
   std::optional<Pick> SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const;
   std::optional<Pick> FractionalSingle(const RequestShape& shape, const DynamicBitset& candidates) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/hostlist.h"
 #include "sched/placer.h"
 #include "sched/request_shape.h"
 
@@ -119,7 +120,14 @@ Decision Scheduler::Decide(const PendingJob& job) {
     return Pending(job.id, PendingReason::kPartitionNodeLimit);
   }
   if (fit->second == 1) {
-    return Pending(job.id, req.constraint.empty() ? PendingReason::kReqNodeNotAvail : PendingReason::kBadConstraints);
+    if (!req.constraint.empty()) return Pending(job.id, PendingReason::kBadConstraints);
+    // As Slurm: "ReqNodeNotAvail, UnavailableNodes:gpu[03-04]".
+    std::vector<std::string> down;
+    filter.nodes.ForEach([&](int i) {
+      if (!index_.schedulable().test(i)) down.push_back(index_.node(i).node->name);
+      return true;
+    });
+    return Pending(job.id, PendingReason::kReqNodeNotAvail, "UnavailableNodes:" + CompressHostlist(down));
   }
   if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
   if (failed_.count(key)) {

@@ -65,6 +65,19 @@ std::vector<Scenario> Scenarios() {
                {MakeJob(1, "--gres=gpu:4"), MakeJob(2, "--gres=gpu:2")},
                // GPU 0 is busy: the only fully connected four are 4-7; then 1-2 of island A.
                {"1 START n1{cpu=1 mem=0 tasks=1 gpus=4,5,6,7}", "2 START n1{cpu=1 mem=0 tasks=1 gpus=1,2}"}});
+  s.push_back({"link_quality_before_best_fit_on_dgx1",
+               [] {
+                 return ClusterBuilder()
+                     .Nodes("n[1-2]", Dgx("dgx1"))
+                     .Partition("p", "n[1-2]", true)
+                     .Use("n1", 1, 0, {1000, 0, 0, 0, 0, 1000})
+                     .Build();
+               },
+               {MakeJob(1, "--gres=gpu:4", 2), MakeJob(2, "--gres=gpu:2", 1)},
+               // n1 (GPUs 0 and 5 busy) can only offer 4 GPUs with 6 links; the free n2 offers the
+               // quad 0-3 with 9, so job 1 goes there. A pair with 2 links (the most any pair
+               // has) exists on both; n2 is then the better fit (4 free < 6): {4,7} (NV2).
+               {"1 START n2{cpu=1 mem=0 tasks=1 gpus=0,1,2,3}", "2 START n2{cpu=1 mem=0 tasks=1 gpus=4,7}"}});
   s.push_back({"gang_stays_in_one_leaf",
                [] {
                  ClusterBuilder b = TwoSpines();
@@ -250,7 +263,7 @@ std::vector<Scenario> Scenarios() {
                 "2 REJECT Requested node configuration is not available",
                 "3 REJECT Requested node configuration is not available", "4 REJECT Invalid feature specification",
                 "5 PENDING PartitionConfig", "6 PENDING PartitionNodeLimit", "7 PENDING PartitionDown",
-                "8 PENDING ReqNodeNotAvail", "9 REJECT Requested node configuration is not available",
+                "8 PENDING ReqNodeNotAvail (UnavailableNodes:d1)", "9 REJECT Requested node configuration is not available",
                 "10 START n1{cpu=1 mem=0 tasks=1 gpus=0,1}"}});
   s.push_back({"bad_constraints_when_feature_nodes_down",
                [] {
