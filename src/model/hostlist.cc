@@ -7,6 +7,8 @@
 // by hostlist_ranged_string; see BuildRanges for the one place it differs.
 #include "model/hostlist.h"
 
+#include "model/name_order.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -210,32 +212,6 @@ StatusOr<std::vector<std::string_view>> SplitPieces(std::string_view expr) {
 // Compression
 // ---------------------------------------------------------------------------------------------
 
-// Natural order like Slurm's strnatcmp: digit runs compare by value ("rack2" < "rack10"), runs with
-// a leading zero compare digit by digit. Ties fall back to bytes so the order is total. (Not
-// model/name_order.h: that one orders "n1" before "n01", strnatcmp the other way round.)
-int SlurmNaturalCompare(std::string_view a, std::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (IsDigit(a[i]) && IsDigit(b[j])) {
-      size_t ei = i, ej = j;
-      while (ei < a.size() && IsDigit(a[ei])) ++ei;
-      while (ej < b.size() && IsDigit(b[ej])) ++ej;
-      std::string_view ra = a.substr(i, ei - i), rb = b.substr(j, ej - j);
-      if (a[i] != '0' && b[j] != '0' && ra.size() != rb.size()) return ra.size() < rb.size() ? -1 : 1;
-      if (int c = ra.compare(rb); c != 0) return c < 0 ? -1 : 1;
-      i = ei;
-      j = ej;
-      continue;
-    }
-    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]) ? -1 : 1;
-    ++i;
-    ++j;
-  }
-  if (i < a.size() || j < b.size()) return i < a.size() ? 1 : -1;
-  int c = a.compare(b);
-  return c < 0 ? -1 : (c > 0 ? 1 : 0);
-}
-
 // A run of numbers printed at one width; `lo` is what Slurm sorts and what sets the width on expansion.
 struct OutRange {
   uint64_t lo = 0;
@@ -330,7 +306,7 @@ std::string CompressHostlist(const std::vector<std::string>& hosts) {
   // Key: (prefix, has a numeric suffix). Names without one are printed alone, before the ranges of
   // the same prefix, as Slurm's hostrange_prefix_cmp orders "singlehost" ranges first.
   auto key_less = [](const std::pair<std::string, bool>& a, const std::pair<std::string, bool>& b) {
-    if (int c = SlurmNaturalCompare(a.first, b.first); c != 0) return c < 0;
+    if (int c = NaturalCompare(a.first, b.first); c != 0) return c < 0;
     return a.second < b.second;
   };
   std::map<std::pair<std::string, bool>, PrefixGroup, decltype(key_less)> groups(key_less);

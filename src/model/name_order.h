@@ -1,5 +1,6 @@
-// Natural order of names: digit runs compare as numbers ("gpu2" < "gpu10"), the rest byte-wise;
-// names equal as numbers but differing in zero padding are ordered by length ("n1" < "n01").
+// Natural order of names, as Slurm's strnatcmp sorts host names: digit runs compare by value
+// ("gpu2" < "gpu10"); runs with a leading zero compare digit by digit ("n01" < "n1"); remaining ties
+// fall back to bytes, so the order is total.
 #pragma once
 
 #include <string_view>
