@@ -35,6 +35,8 @@ struct Node {
     return !drain && state != NodeState::kDown && state != NodeState::kFuture && state != NodeState::kUnknown;
   }
   bool has_feature(const std::string& f) const;
+
+  friend bool operator==(const Node&, const Node&) = default;
 };
 
 }  // namespace muster

@@ -1,0 +1,50 @@
+// Per-job resource isolation through cgroups: CPU set / CPU quota, memory limit (with OOM
+// detection), device access and process tracking, behind one interface with a v2 implementation
+// (unified hierarchy with controllers enabled) and a v1 one (separate cpu, cpuset, memory,
+// devices, pids hierarchies — what this machine and CI have). Detect() picks what the system has.
+// Thread-compatible (one per agent, used under its lock).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace muster {
+
+struct CgroupLimits {
+  std::vector<int> cpus;          // CPU ids for cpuset ("" = all); also sets the CPU quota
+  int64_t memory_bytes = 0;       // 0 = no limit
+  std::vector<int> allowed_gpu_minors;  // /dev/nvidiaN devices allowed (when the devices controller exists)
+  bool restrict_devices = false;
+};
+
+class Cgroup {
+ public:
+  virtual ~Cgroup() = default;
+  // "v1" or "v2".
+  virtual std::string version() const = 0;
+  // Creates the job's cgroup under muster/<name> with the limits. Idempotent.
+  virtual Status Create(const std::string& name, const CgroupLimits& limits) = 0;
+  // The file a child writes its pid to before exec so it starts inside (for LaunchSpec); for v1
+  // several files (one per hierarchy) joined by ':'.
+  virtual std::string ProcsFile(const std::string& name) const = 0;
+  virtual Status AddProcess(const std::string& name, pid_t pid) = 0;
+  virtual std::vector<pid_t> Pids(const std::string& name) const = 0;
+  // True when the memory controller recorded an OOM kill in this cgroup.
+  virtual bool OomKilled(const std::string& name) const = 0;
+  // Kills every process of the cgroup (SIGKILL, repeated until empty or timeout) and removes it.
+  virtual Status Destroy(const std::string& name) = 0;
+};
+
+// Picks v2 when /sys/fs/cgroup is cgroup2 with the cpu and memory controllers available, else v1
+// when its memory and cpu hierarchies are mounted and writable (needs root), else an error saying
+// why (the agent then runs jobs without cgroups and says so in its log and node record).
+StatusOr<std::unique_ptr<Cgroup>> DetectCgroup(const std::string& root = "/sys/fs/cgroup",
+                                               const std::string& base = "muster");
+
+}  // namespace muster

@@ -1,0 +1,39 @@
+// The environment of a job's processes, as Slurm sets it, so that torchrun, Lightning and submitit
+// find what they read. Pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/job_record.h"
+
+namespace muster {
+
+struct TaskPlacement {
+  int node_index = 0;   // SLURM_NODEID: position of this node in the allocation
+  int procid = -1;      // SLURM_PROCID (tasks of steps); -1 for the batch script
+  int localid = -1;     // SLURM_LOCALID
+  int step_id = -1;     // SLURM_STEP_ID; -1 for the batch script
+  int step_ntasks = 0;
+  std::vector<std::string> step_nodes;
+};
+
+// Full environment: the job's exported submit environment (sbatch --export=ALL), then Slurm's
+// variables (SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_JOB_NODELIST/SLURM_NODELIST, SLURM_JOB_NUM_NODES/
+// SLURM_NNODES, SLURM_NTASKS/SLURM_NPROCS, SLURM_CPUS_ON_NODE, SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS,
+// SLURM_SUBMIT_DIR, SLURM_SUBMIT_HOST, SLURM_JOB_PARTITION, SLURM_NODEID, SLURMD_NODENAME,
+// SLURM_JOB_USER, SLURM_JOB_UID, SLURM_JOB_GID, SLURM_JOB_ACCOUNT, SLURM_TASKS_PER_NODE,
+// SLURM_JOB_CPUS_PER_NODE, SLURM_MEM_PER_NODE, SLURM_CLUSTER_NAME, SLURM_RESTART_COUNT, and for
+// steps SLURM_STEP_ID, SLURM_PROCID, SLURM_LOCALID, SLURM_STEP_NODELIST, SLURM_STEP_NUM_TASKS ...)
+// and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node.
+std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
+                                             const TaskPlacement& where, const std::string& cluster_name,
+                                             const std::string& submit_host);
+
+// Slurm's filename patterns for -o/-e: %j job id, %x job name, %u user, %N first node (short
+// name), %n node index, %t task id, %A array master id, %a array index, %s step, %% percent;
+// a number between % and the letter zero-pads ("%4j"). Relative results are relative to workdir.
+std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job, const std::string& node_name,
+                                const TaskPlacement& where);
+
+}  // namespace muster

@@ -1,0 +1,52 @@
+// Starting and stopping job processes on a node: fork/exec as the job's user (uid, gid and
+// supplementary groups), in its working directory, with exactly the environment given, stdout and
+// stderr to files opened as that user, in a new session (so the whole tree can be signalled), and
+// optionally inside a cgroup. Used by musterd for batch scripts and step tasks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace muster {
+
+struct LaunchSpec {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user;                 // for initgroups(); "" = only gid
+  std::string workdir;              // chdir here (as the user); error if impossible
+  std::vector<std::string> argv;    // argv[0] is the program (absolute, or searched in PATH of env)
+  std::vector<std::string> env;     // KEY=VALUE, the whole environment
+  std::string stdin_path = "/dev/null";
+  std::string stdout_path;          // opened O_APPEND|O_CREAT as the user, mode 0644 (umask applies)
+  std::string stderr_path;          // "" = same file as stdout
+  std::string cgroup_procs_file;    // "" = none; else the child writes its pid here before exec
+  mode_t umask = 022;
+  bool allow_root = false;          // refuse uid 0 unless set
+};
+
+// Forks and execs; returns the child's pid (also its process group and session id). Failures in
+// the child after fork (chdir, open, exec) are reported back through a pipe and returned here as
+// an error naming what failed ("cannot open output file '/x/slurm-7.out': Permission denied").
+StatusOr<pid_t> Launch(const LaunchSpec& spec);
+
+struct ExitInfo {
+  bool exited = false;    // true: exit_code valid; false: killed by signal
+  int exit_code = 0;
+  int signal = 0;
+  bool core_dumped = false;
+};
+
+// Non-blocking reap: std::nullopt-like false if `pid` is still running.
+bool TryReap(pid_t pid, ExitInfo* out);
+// Blocking reap.
+ExitInfo Reap(pid_t pid);
+
+// Sends `sig` to the process group `pgid` (the job's session). Missing group is not an error.
+Status SignalGroup(pid_t pgid, int sig);
+
+}  // namespace muster

@@ -1,0 +1,111 @@
+// Records the controller keeps and stores: jobs, nodes, steps. Plain value types; JSON codec in
+// model/record_json.h (the persisted and the wire form share it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/job_request.h"
+#include "model/node.h"
+
+namespace muster {
+
+// Slurm's job states.
+enum class JobState {
+  kPending,
+  kRunning,
+  kSuspended,
+  kCompleting,
+  kCompleted,
+  kCancelled,
+  kFailed,
+  kTimeout,
+  kNodeFail,
+  kPreempted,
+  kOutOfMemory,
+  kBootFail,
+  kDeadline,
+};
+const char* JobStateName(JobState s);     // "PENDING", "RUNNING", ... as squeue -l / scontrol print
+const char* JobStateCompact(JobState s);  // "PD", "R", "S", "CG", "CD", "CA", "F", "TO", "NF", "PR", "OOM", "BF", "DL"
+StatusOr<JobState> ParseJobState(const std::string& name);  // either form, case-insensitive
+bool IsFinished(JobState s);  // COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OOM, BOOT_FAIL, DEADLINE
+
+// Where a running job's resources are on one node (same as the scheduler's NodeAllocation).
+struct JobNodeAllocation {
+  std::string node;
+  int64_t cpu_milli = 0;
+  int64_t memory_mb = 0;
+  int tasks = 0;
+  std::vector<int> gpus;          // whole GPUs, device indexes on the node
+  int shared_gpu = -1;            // fractional: the shared GPU's index, else -1
+  int shared_milli = 0;           // fractional: thousandths of it
+  bool exclusive = false;
+  friend bool operator==(const JobNodeAllocation&, const JobNodeAllocation&) = default;
+};
+
+struct JobRecord {
+  int64_t id = 0;
+  std::string name;
+  // Who: from the authenticated caller, never from the request body.
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user;
+  std::string group;
+  std::string account;
+  std::string partition;            // resolved (the default partition filled in)
+  JobRequest request;
+  std::vector<std::string> submit_args;  // the resource options as given (for scontrol/sacct)
+  std::string script;               // batch script text ("" for an interactive allocation)
+  std::vector<std::string> script_args;
+  std::string workdir;              // submit directory; the batch script runs here
+  std::vector<std::string> environment;  // KEY=VALUE exported to the job (sbatch --export=ALL)
+  std::string stdout_pattern;       // "" = slurm-%j.out in workdir
+  std::string stderr_pattern;       // "" = same as stdout
+  std::string stdin_path;           // "" = /dev/null
+  int64_t priority = 0;
+  int64_t time_limit_s = kUnlimited;  // resolved: request, else partition default
+  bool requeue = true;
+  bool held = false;
+
+  JobState state = JobState::kPending;
+  std::string reason;               // pending reason ("Resources", "JobHeldUser", ...) or "None"
+  std::string reason_detail;        // e.g. "UnavailableNodes:n[3-4]"
+  int64_t submit_time = 0;          // seconds since the epoch
+  int64_t eligible_time = 0;
+  int64_t start_time = 0;           // 0 = not started
+  int64_t end_time = 0;             // 0 = not ended
+  int exit_code = 0;                // of the batch script
+  int exit_signal = 0;
+  int restart_count = 0;
+  std::vector<JobNodeAllocation> allocation;  // while running (kept after the end for accounting)
+  std::string batch_host;           // first node of the allocation
+
+  friend bool operator==(const JobRecord&, const JobRecord&) = default;
+};
+
+// Slurm's base node states plus the DRAIN flag, as the controller tracks them.
+struct NodeRecord {
+  Node node;                        // capacity (name, CPUs, memory, GPUs, links, features) and state
+  std::string agent_address;        // where its musterd listens ("127.0.0.1:7001" or "unix:/path")
+  int64_t last_heartbeat = 0;       // seconds since the epoch; 0 = never registered
+  int64_t boot_time = 0;
+  std::string version;
+  friend bool operator==(const NodeRecord&, const NodeRecord&) = default;
+};
+
+struct StepRecord {
+  int64_t job_id = 0;
+  int step_id = 0;                  // 0, 1, ...; batch = -5 ("batch"), extern = -4 in Slurm's numbering
+  std::string name;
+  std::vector<std::string> nodes;
+  int ntasks = 0;
+  JobState state = JobState::kRunning;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  int exit_code = 0;
+  friend bool operator==(const StepRecord&, const StepRecord&) = default;
+};
+
+}  // namespace muster

@@ -1,0 +1,99 @@
+// HTTP/1.1 server and client over TCP and Unix sockets (Boost.Beast), for the controller's API,
+// the node agents and the commands. Bodies are JSON text by convention; this layer does not parse
+// them.
+//
+// Who is calling: on a Unix socket the kernel tells (SO_PEERCRED); on TCP the request carries a
+// signed credential ("Authorization: Muster <token>", net/token.h) that the server verifies with
+// its TokenAuthority. Handlers see the result in HttpRequest::caller and decide (401/403).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+
+namespace muster {
+
+class TokenAuthority;
+
+struct Caller {
+  bool authenticated = false;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string via;     // "unix" (peer credentials) or "token" (TCP with a valid token) or "none"
+  std::string error;   // why not authenticated (bad signature, expired, ...), for the 401 body
+};
+
+struct HttpRequest {
+  std::string method;                          // "GET", "POST", ...
+  std::string path;                            // "/v1/jobs/7" (no query)
+  std::map<std::string, std::string> query;    // decoded ?a=b&c=d
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  Caller caller;
+  std::map<std::string, std::string> params;   // filled by Router from "{name}" path segments
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  static HttpResponse Json(int status, std::string body) { return HttpResponse{status, "application/json", std::move(body)}; }
+  // {"error": message} with the given status.
+  static HttpResponse Error(int status, const std::string& message);
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// Routes by method and path pattern ("/v1/jobs/{id}"); 404 for unknown paths, 405 for a known
+// path with another method. Thread-safe once built.
+class Router {
+ public:
+  void Add(const std::string& method, const std::string& pattern, HttpHandler handler);
+  HttpResponse Handle(HttpRequest request) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> parts;
+    HttpHandler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+class HttpServer {
+ public:
+  struct Options {
+    std::string tcp_host = "127.0.0.1";
+    int tcp_port = 0;            // 0 = any free port (see tcp_port()); -1 = no TCP listener
+    std::string unix_path;       // "" = no Unix listener; created with mode unix_mode
+    int unix_mode = 0666;        // who may connect; identity still comes from peer credentials
+    int threads = 2;             // handler threads
+    const TokenAuthority* tokens = nullptr;  // verifies TCP callers; nullptr = TCP callers unauthenticated
+  };
+  // Binds and starts serving on background threads; returns once listening.
+  static StatusOr<std::unique_ptr<HttpServer>> Start(const Options& options, HttpHandler handler);
+  virtual ~HttpServer() = default;
+  virtual int tcp_port() const = 0;   // the bound port, or -1
+  virtual void Stop() = 0;            // stops listening and joins its threads; idempotent
+};
+
+// A blocking client with one kept-alive connection; reconnects once if the server closed it.
+// Not thread-safe (one per thread).
+class HttpClient {
+ public:
+  // `address`: "host:port" or "unix:/path/to/socket". `token` (optional) is sent as
+  // "Authorization: Muster <token>" on every request.
+  static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, const std::string& token = "",
+                                                       int timeout_ms = 30000);
+  virtual ~HttpClient() = default;
+  // Errors only for transport failures (connection refused, timeout: Unavailable with the
+  // address in the message); HTTP error statuses come back as responses.
+  virtual StatusOr<HttpResponse> Request(const std::string& method, const std::string& target,
+                                         const std::string& body = "") = 0;
+};
+
+}  // namespace muster

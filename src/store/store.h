@@ -1,0 +1,49 @@
+// Store: the controller's durable state (jobs, nodes, steps, counters). One interface, with a
+// SQLite implementation (embedded default, one file, WAL) and later PostgreSQL; one contract test
+// suite runs against every implementation.
+//
+// Durability: a Save* call returns OK only after its data is committed durably. Thread-safe:
+// concurrent callers are batched into one transaction (group commit), so durability does not cost
+// throughput.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/job_record.h"
+
+namespace muster {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Inserts or replaces jobs by id.
+  virtual Status SaveJobs(const std::vector<JobRecord>& jobs) = 0;
+  virtual Status SaveJob(const JobRecord& job) { return SaveJobs({job}); }
+  // Every stored job, ascending id.
+  virtual StatusOr<std::vector<JobRecord>> LoadJobs() = 0;
+
+  virtual Status SaveNode(const NodeRecord& node) = 0;
+  virtual StatusOr<std::vector<NodeRecord>> LoadNodes() = 0;
+
+  virtual Status SaveStep(const StepRecord& step) = 0;
+  virtual StatusOr<std::vector<StepRecord>> LoadSteps() = 0;
+
+  // Reserves `count` consecutive job ids durably and returns the first. Ids are never reused,
+  // even after a crash.
+  virtual StatusOr<int64_t> AllocateJobIds(int count) = 0;
+
+  // Small key/value settings (cluster name, schema version, ...).
+  virtual Status SetMeta(const std::string& key, const std::string& value) = 0;
+  virtual StatusOr<std::string> GetMeta(const std::string& key) = 0;  // NotFound if absent
+};
+
+// Opens (creating if needed) a SQLite store at `path`. `first_job_id` seeds the id counter of a
+// new database.
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int64_t first_job_id = 1);
+
+}  // namespace muster
