@@ -15,6 +15,9 @@ struct GpuInventory {
   std::vector<Gpu> gpus;
   GpuLinkMatrix links;
   std::string source;  // "nvml" or "fake"
+  // The /dev/nvidia<minor> device of each entry of `gpus` (for a MIG slice, its parent GPU's),
+  // for the device cgroup; same size as `gpus`. The minor need not equal the index.
+  std::vector<int> minors;
 };
 
 // NVML: devices (and MIG instances where MIG is enabled), memory, UUIDs, NUMA nodes, NVLink

@@ -1,12 +1,48 @@
-// muster: the command-line tool. Dispatches to one command; each lives in its own file.
+// muster: the command-line tool, one multi-call binary. `muster <command> ...`, or a Slurm command
+// name through a symlink (sbatch, squeue, sinfo, scancel, scontrol -> muster).
+#include <unistd.h>
+
+#include <climits>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
+#include "cli/local_cluster.h"
 #include "cli/place_command.h"
 
+namespace {
+
+std::string SelfExe(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, n);
+  return argv0;
+}
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args, const std::string& self) {
+  if (command == "sbatch") return muster::SbatchMain(args, std::cout, std::cerr);
+  if (command == "squeue") return muster::SqueueMain(args, std::cout, std::cerr);
+  if (command == "sinfo") return muster::SinfoMain(args, std::cout, std::cerr);
+  if (command == "scancel") return muster::ScancelMain(args, std::cout, std::cerr);
+  if (command == "scontrol") return muster::ScontrolMain(args, std::cout, std::cerr);
+  if (command == "up") return muster::UpMain(args, self, std::cout, std::cerr);
+  if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
+  if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);
+  return -1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::string name = argv[0];
+  if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  const std::string self = SelfExe(argv[0]);
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (name != "muster") {
+    int rc = Dispatch(name, args, self);
+    if (rc >= 0) return rc;
+  }
   if (args.empty()) {
     std::cerr << muster::MusterUsage();
     return 2;
@@ -17,7 +53,8 @@ int main(int argc, char** argv) {
     std::cout << muster::MusterUsage();
     return 0;
   }
-  if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);
+  int rc = Dispatch(command, args, self);
+  if (rc >= 0) return rc;
   std::cerr << "muster: unknown command '" << command << "'\n\n" << muster::MusterUsage();
   return 2;
 }

@@ -418,9 +418,16 @@ std::string MusterUsage() {
   return "usage: muster <command> [options]\n"
          "\n"
          "Commands:\n"
-         "  place   load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
+         "  up        start a local cluster (controller + node agents with fake GPUs) in the background\n"
+         "  down      stop the local cluster started by 'muster up'\n"
+         "  sbatch    submit a batch script (Slurm's options; also as the 'sbatch' symlink)\n"
+         "  squeue    list jobs (also 'squeue')\n"
+         "  sinfo     list partitions and nodes (also 'sinfo')\n"
+         "  scancel   cancel or signal jobs (also 'scancel')\n"
+         "  scontrol  show job|node|partition, update nodes, hold/release jobs (also 'scontrol')\n"
+         "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
          "\n"
-         "Run 'muster place --help' for the options of a command.\n";
+         "Run 'muster <command> --help' for the options of a command.\n";
 }
 
 std::string PlaceUsage() {

@@ -179,7 +179,8 @@ json ToJson(const Node& n) {
               {"drain", n.drain},
               {"reason", n.reason},
               {"gpus", gpus},
-              {"links", links}};
+              {"links", links},
+              {"nvswitch", n.links.nvswitch()}};
 }
 
 StatusOr<Node> NodeFromJson(const json& j) {
@@ -222,6 +223,12 @@ StatusOr<Node> NodeFromJson(const json& j) {
   if (const json* links = in.Sub("links"); links != nullptr && links->is_array() && !links->empty()) {
     const int size = static_cast<int>(links->size());
     if (size != static_cast<int>(n.gpus.size())) return InvalidArgument("node.links: size differs from the GPU count");
+    bool nvswitch = false;
+    in.Get("nvswitch", nvswitch);
+    if (nvswitch && size > 1 && (*links)[0].is_array() && (*links)[0].size() > 1 && (*links)[0][1].is_number_integer()) {
+      n.links = GpuLinkMatrix::NvSwitch(size, (*links)[0][1].get<int>());
+      return n;
+    }
     GpuLinkMatrix m(size);
     for (int a = 0; a < size; ++a) {
       const json& row = (*links)[a];

@@ -61,6 +61,11 @@ TEST(RecordJsonTest, NodeAndStepAndPartitionRoundTrip) {
   ASSERT_TRUE(nb.ok()) << nb.status().ToString();
   EXPECT_EQ(*nb, n);
 
+  n.node.links = GpuLinkMatrix::NvSwitch(4, 12);
+  StatusOr<NodeRecord> nvs = NodeRecordFromJson(ToJson(n));
+  ASSERT_TRUE(nvs.ok());
+  EXPECT_EQ(*nvs, n);
+
   StepRecord s{42, 1, "torchrun", {"gpu01", "gpu02"}, 16, JobState::kCompleted, 10, 20, 0};
   StatusOr<StepRecord> sb = StepRecordFromJson(ToJson(s));
   ASSERT_TRUE(sb.ok());

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -29,12 +30,13 @@ struct Caller {
 
 struct HttpRequest {
   std::string method;                          // "GET", "POST", ...
-  std::string path;                            // "/v1/jobs/7" (no query)
+  std::string path;                            // "/v1/jobs/7" (no query; still percent-encoded)
   std::map<std::string, std::string> query;    // decoded ?a=b&c=d
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
   Caller caller;
-  std::map<std::string, std::string> params;   // filled by Router from "{name}" path segments
+  std::string peer;                            // the other end, for logs: "127.0.0.1:41234" or "unix pid 812"
+  std::map<std::string, std::string> params;   // filled by Router from "{name}" path segments (decoded)
 };
 
 struct HttpResponse {
@@ -73,12 +75,18 @@ class HttpServer {
     int unix_mode = 0666;        // who may connect; identity still comes from peer credentials
     int threads = 2;             // handler threads
     const TokenAuthority* tokens = nullptr;  // verifies TCP callers; nullptr = TCP callers unauthenticated
+    int64_t max_body_bytes = 64 << 20;       // larger request bodies get 413
+    int idle_timeout_ms = 60000;             // an idle kept-alive connection (or a slow request) is closed after this
   };
-  // Binds and starts serving on background threads; returns once listening.
+  // Binds and starts serving on background threads; returns once listening. `handler` runs on
+  // those threads (concurrently, up to `threads` at a time) and must be thread-safe; it must not
+  // call Stop() or destroy the server. `options.tokens` must outlive the server.
   static StatusOr<std::unique_ptr<HttpServer>> Start(const Options& options, HttpHandler handler);
   virtual ~HttpServer() = default;
   virtual int tcp_port() const = 0;   // the bound port, or -1
-  virtual void Stop() = 0;            // stops listening and joins its threads; idempotent
+  // Stops listening, closes idle connections, lets requests in flight finish (a few seconds at
+  // most), joins its threads and removes the Unix socket file. Idempotent; the destructor calls it.
+  virtual void Stop() = 0;
 };
 
 // A blocking client with one kept-alive connection; reconnects once if the server closed it.
@@ -86,12 +94,15 @@ class HttpServer {
 class HttpClient {
  public:
   // `address`: "host:port" or "unix:/path/to/socket". `token` (optional) is sent as
-  // "Authorization: Muster <token>" on every request.
+  // "Authorization: Muster <token>" on every request. Connects at once (Unavailable if nobody
+  // listens); `timeout_ms` bounds each connect, request write and response read.
   static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, const std::string& token = "",
                                                        int timeout_ms = 30000);
   virtual ~HttpClient() = default;
   // Errors only for transport failures (connection refused, timeout: Unavailable with the
-  // address in the message); HTTP error statuses come back as responses.
+  // address in the message); HTTP error statuses come back as responses. A request that finds
+  // its kept-alive connection closed by the server (EOF or reset before any response byte) is
+  // sent once more on a new connection; after a transport error the next call reconnects.
   virtual StatusOr<HttpResponse> Request(const std::string& method, const std::string& target,
                                          const std::string& body = "") = 0;
 };

@@ -1,0 +1,367 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "agent/job_env.h"
+#include "agent/launcher.h"
+#include "model/record_json.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+void Log(const std::string& node, const std::string& msg) {
+  std::fprintf(stderr, "musterd[%s]: %s\n", node.c_str(), msg.c_str());
+}
+
+HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200, j.dump()); }
+
+}  // namespace
+
+Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)), clock_(clock) {}
+
+Agent::~Agent() { Stop(); }
+
+Status Agent::Start() {
+  std::error_code ec;
+  std::filesystem::create_directories(opt_.spool_dir, ec);
+  if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
+  chmod(opt_.spool_dir.c_str(), 0755);
+  HttpServer::Options so;
+  so.tcp_port = -1;
+  so.unix_path = opt_.socket_path;
+  so.unix_mode = 0666;  // users fetch tokens here; identity comes from peer credentials
+  so.threads = 2;
+  StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
+  if (!s.ok()) return s.status();
+  server_ = std::move(*s);
+  if (!opt_.cgroup) Log(opt_.node.name, "running jobs without cgroups (no usable cgroup hierarchy)");
+  reaper_ = std::thread([this] { ReaperLoop(); });
+  controller_thread_ = std::thread([this] { ControllerLoop(); });
+  return Status::Ok();
+}
+
+void Agent::Stop() {
+  if (stop_.exchange(true)) return;
+  cv_.notify_all();
+  if (opt_.end_jobs_on_stop) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, run] : jobs_) {
+      if (run.pid > 0) (void)SignalGroup(run.pid, SIGKILL);
+      if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+      if (run.pid > 0) (void)Reap(run.pid);
+    }
+    jobs_.clear();
+  }
+  if (server_) server_->Stop();
+  if (reaper_.joinable()) reaper_.join();
+  if (controller_thread_.joinable()) controller_thread_.join();
+}
+
+bool Agent::Trusted(const Caller& c) const {
+  if (!c.authenticated) return false;
+  if (c.uid == 0 || c.uid == geteuid()) return true;
+  for (uint32_t u : opt_.trusted_uids) {
+    if (u == c.uid) return true;
+  }
+  return false;
+}
+
+HttpResponse Agent::Handle(const HttpRequest& r) {
+  if (r.method == "POST" && r.path == "/v1/launch") return Launch(r);
+  if (r.method == "POST" && r.path == "/v1/signal") return Signal(r);
+  if (r.method == "GET" && r.path == "/v1/token") return Token(r);
+  if (r.method == "GET" && r.path == "/v1/ping") {
+    return Ok(json{{"node", opt_.node.name}, {"running", RunningJobs()}});
+  }
+  return HttpResponse::Error(404, "no such path: " + r.path);
+}
+
+std::vector<int64_t> Agent::RunningJobs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<int64_t> ids;
+  for (const auto& [id, r] : jobs_) ids.push_back(id);
+  return ids;
+}
+
+HttpResponse Agent::Token(const HttpRequest& r) {
+  if (opt_.tokens == nullptr) return HttpResponse::Error(404, "this agent does not mint tokens");
+  if (r.caller.via != "unix" || !r.caller.authenticated) {
+    return HttpResponse::Error(403, "tokens are only given over the local Unix socket");
+  }
+  const int64_t now = clock_->NowSeconds();
+  return Ok(json{{"token", opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300)}, {"expires", now + 300}});
+}
+
+HttpResponse Agent::Launch(const HttpRequest& r) {
+  if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may launch jobs");
+  json body = json::parse(r.body, nullptr, false);
+  if (!body.is_object() || !body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
+  StatusOr<JobRecord> job = JobRecordFromJson(body["job"]);
+  if (!job.ok()) return HttpResponse::Error(400, job.status().message());
+  if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto old = jobs_.find(job->id); old != jobs_.end()) {
+    if (old->second.job.restart_count == job->restart_count) return Ok();  // a retried launch
+    // A requeued job comes back while its earlier run is still here: end that run first.
+    if (old->second.pid > 0) {
+      (void)SignalGroup(old->second.pid, SIGKILL);
+      (void)Reap(old->second.pid);
+    }
+    if (!old->second.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(old->second.cgroup);
+    ReleaseCpus(job->id);
+    jobs_.erase(old);
+  }
+  Running run;
+  run.job = *job;
+  if (job->batch_host == opt_.node.name) {
+    Status st = StartBatch(run);
+    if (!st.ok()) {
+      Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed: " + st.message());
+      return HttpResponse::Error(409, st.message());
+    }
+  }
+  jobs_[job->id] = std::move(run);
+  return Ok();
+}
+
+Status Agent::StartBatch(Running& run) {
+  const JobRecord& job = run.job;
+  const std::string dir = opt_.spool_dir + "/job" + std::to_string(job.id);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Internal("cannot create '" + dir + "': " + ec.message());
+  const std::string script = dir + "/slurm_script";
+  {
+    std::ofstream out(script, std::ios::trunc);
+    out << job.script;
+    if (!out) return Internal("cannot write '" + script + "'");
+  }
+  // The user must be able to read and run the script, nobody else to change it.
+  if (geteuid() == 0) {
+    if (chown(dir.c_str(), job.uid, job.gid) != 0 || chown(script.c_str(), job.uid, job.gid) != 0) {
+      return Internal("cannot chown '" + script + "'");
+    }
+  }
+  chmod(dir.c_str(), 0700);
+  chmod(script.c_str(), 0500);
+
+  TaskPlacement where;
+  where.node_index = 0;
+  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, "");
+  LaunchSpec spec;
+  spec.uid = job.uid;
+  spec.gid = job.gid;
+  spec.user = job.user;
+  spec.workdir = job.workdir;
+  spec.argv = {script};
+  spec.argv.insert(spec.argv.end(), job.script_args.begin(), job.script_args.end());
+  spec.env = std::move(env);
+  spec.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
+  auto resolve = [&](const std::string& pattern) {
+    std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
+    return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
+  };
+  spec.stdout_path = resolve(job.stdout_pattern.empty() ? "slurm-%j.out" : job.stdout_pattern);
+  spec.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
+  spec.allow_root = opt_.allow_root_jobs;
+  if (opt_.cgroup) {
+    CgroupLimits limits;
+    for (const JobNodeAllocation& a : job.allocation) {
+      if (a.node != opt_.node.name) continue;
+      limits.memory_bytes = a.memory_mb * 1024 * 1024;
+      limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
+    }
+    run.cgroup = "job_" + std::to_string(job.id);
+    Status st = opt_.cgroup->Create(run.cgroup, limits);
+    if (!st.ok()) return st.WithPrefix("cgroup");
+    spec.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
+  }
+  StatusOr<pid_t> pid = ::muster::Launch(spec);
+  if (!pid.ok()) {
+    ReleaseCpus(job.id);
+    if (opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+    return pid.status();
+  }
+  run.pid = *pid;
+  Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(*pid) + " (uid " +
+                          std::to_string(job.uid) + ")");
+  return Status::Ok();
+}
+
+std::vector<int> Agent::AssignCpus(int64_t job_id, int count) {
+  // Pin to real CPUs only when the node's configured CPUs exist here; a node of a local cluster
+  // with fake hardware (more CPUs than this machine has) runs without a CPU set.
+  const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  if (opt_.node.cpus > online || count <= 0) return {};
+  if (cpu_owner_.size() != static_cast<size_t>(opt_.node.cpus)) cpu_owner_.assign(opt_.node.cpus, 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < opt_.node.cpus && static_cast<int>(cpus.size()) < count; ++c) {
+    if (cpu_owner_[c] == 0) cpus.push_back(c);
+  }
+  if (static_cast<int>(cpus.size()) < count) return {};  // the controller over-allocated: do not pin
+  for (int c : cpus) cpu_owner_[c] = job_id;
+  return cpus;
+}
+
+void Agent::ReleaseCpus(int64_t job_id) {
+  for (int64_t& owner : cpu_owner_) {
+    if (owner == job_id) owner = 0;
+  }
+}
+
+HttpResponse Agent::Signal(const HttpRequest& r) {
+  if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
+  json body = json::parse(r.body, nullptr, false);
+  if (!body.is_object()) return HttpResponse::Error(400, "request body is not a JSON object");
+  const int64_t id = body.value("job_id", int64_t{0});
+  const int sig = body.value("signal", 0);
+  const int64_t kill_after = body.value("kill_after", int64_t{0});
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
+  Running& run = it->second;
+  if (run.pid > 0 && sig > 0) (void)SignalGroup(run.pid, sig);
+  if (run.pid <= 0 && (sig == SIGKILL || kill_after >= 0) && body.value("why", std::string()) != "signal") {
+    // Nothing of the job runs here: the allocation on this node simply ends.
+    if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+    ReleaseCpus(id);
+    jobs_.erase(it);
+    return Ok();
+  }
+  if (kill_after > 0) {
+    const int64_t at = clock_->NowMillis() + kill_after * 1000;
+    if (run.kill_at_ms == 0 || at < run.kill_at_ms) run.kill_at_ms = at;
+  }
+  return Ok();
+}
+
+void Agent::ReaperLoop() {
+  while (!stop_) {
+    std::vector<std::string> reports;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const int64_t now = clock_->NowMillis();
+      for (auto it = jobs_.begin(); it != jobs_.end();) {
+        Running& run = it->second;
+        if (run.pid <= 0) {
+          ++it;
+          continue;
+        }
+        if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
+          (void)SignalGroup(run.pid, SIGKILL);
+          run.kill_at_ms = 0;
+        }
+        ExitInfo info;
+        if (!TryReap(run.pid, &info)) {
+          ++it;
+          continue;
+        }
+        bool oom = false;
+        if (!run.cgroup.empty() && opt_.cgroup) {
+          oom = opt_.cgroup->OomKilled(run.cgroup);
+          (void)opt_.cgroup->Destroy(run.cgroup);  // every process of the job ends with it
+        } else {
+          (void)SignalGroup(run.pid, SIGKILL);
+        }
+        json rep{{"job_id", run.job.id},
+                 {"node", opt_.node.name},
+                 {"exit_code", info.exited ? info.exit_code : 0},
+                 {"signal", info.exited ? 0 : info.signal},
+                 {"oom", oom},
+                 {"restart_count", run.job.restart_count}};
+        Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + rep.dump());
+        reports.push_back(rep.dump());
+        ReleaseCpus(run.job.id);
+        it = jobs_.erase(it);
+      }
+      for (auto& r : reports) outbox_.push_back(std::move(r));
+    }
+    if (!reports.empty()) cv_.notify_all();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+Status Agent::CallController(const std::string& target, const std::string& body) {
+  if (!ctld_) {
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, opt_.ctld_token, 10000);
+    if (!c.ok()) return c.status();
+    ctld_ = std::move(*c);
+  }
+  StatusOr<HttpResponse> resp = ctld_->Request("POST", target, body);
+  if (!resp.ok()) {
+    ctld_.reset();
+    return resp.status();
+  }
+  if (resp->status == 200) return Status::Ok();
+  json j = json::parse(resp->body, nullptr, false);
+  std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
+                                                                                   : resp->body;
+  return Status(resp->status == 404 ? StatusCode::kNotFound
+                                    : (resp->status == 409 ? StatusCode::kFailedPrecondition : StatusCode::kInternal),
+                msg);
+}
+
+Status Agent::Register() {
+  NodeRecord rec;
+  rec.node = opt_.node;
+  rec.agent_address = "unix:" + opt_.socket_path;
+  rec.boot_time = clock_->NowSeconds();
+  rec.version = "0.1";
+  return CallController("/v1/agent/register", json{{"node", ToJson(rec)}, {"running", RunningJobs()}}.dump());
+}
+
+void Agent::ControllerLoop() {
+  int64_t last_beat = 0;
+  while (!stop_) {
+    if (!registered_) {
+      Status st = Register();
+      if (st.ok()) {
+        registered_ = true;
+        last_beat = clock_->NowMillis();
+        Log(opt_.node.name, "registered with the controller");
+      } else {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+        continue;
+      }
+    }
+    // Exit reports first: they free resources for the next jobs.
+    while (!stop_) {
+      std::string rep;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (outbox_.empty()) break;
+        rep = outbox_.front();
+      }
+      Status st = CallController("/v1/agent/exit", rep);
+      if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
+        registered_ = st.code() != StatusCode::kUnavailable && registered_;
+        break;  // retried after the pause below
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      outbox_.pop_front();
+    }
+    const int64_t now = clock_->NowMillis();
+    if (now - last_beat >= opt_.heartbeat_interval_s * 1000) {
+      last_beat = now;
+      Status st = CallController("/v1/agent/heartbeat", json{{"node", opt_.node.name}, {"running", RunningJobs()}}.dump());
+      // A controller that restarted without us, or lost us: register again.
+      if (!st.ok()) registered_ = false;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stop_.load() || !outbox_.empty(); });
+  }
+}
+
+}  // namespace muster

@@ -1,0 +1,90 @@
+// Agent: the node agent's logic (musterd). Registers its node with the controller and heartbeats;
+// launches batch scripts as the submitting user inside a cgroup with only the allocated GPUs
+// visible; delivers signals (cancel, time limit: SIGTERM then SIGKILL after the wait); reports
+// exits (retried until the controller acknowledges them, so none is lost while it restarts); mints
+// tokens for local users. Serves its own HTTP API on a Unix socket. Thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/cgroup.h"
+#include "base/clock.h"
+#include "model/job_record.h"
+#include "net/http.h"
+#include "net/token.h"
+
+namespace muster {
+
+struct AgentOptions {
+  Node node;                       // this node: name, CPUs, memory, features, GPUs and links
+  std::string cluster_name;
+  std::string ctld_address;        // "unix:/path/ctld.sock" or "host:port"
+  std::string ctld_token;          // for a TCP controller address
+  std::string socket_path;         // where this agent listens
+  std::string spool_dir;           // per-job scratch (scripts)
+  int64_t heartbeat_interval_s = 5;
+  bool allow_root_jobs = false;
+  const TokenAuthority* tokens = nullptr;  // to mint tokens for local users (nullptr: no /v1/token)
+  std::unique_ptr<Cgroup> cgroup;  // nullptr: no cgroups (said in the log)
+  std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
+  bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
+};
+
+class Agent {
+ public:
+  Agent(AgentOptions options, const Clock* clock);
+  ~Agent();
+
+  // Starts the HTTP server and the background threads; registration is retried until it works.
+  Status Start();
+  void Stop();
+
+  HttpResponse Handle(const HttpRequest& request);
+  std::vector<int64_t> RunningJobs() const;
+
+ private:
+  struct Running {
+    JobRecord job;
+    pid_t pid = -1;                // batch script (its process group); -1 on non-batch nodes
+    std::string cgroup;            // "" = none
+    int64_t kill_at_ms = 0;        // SIGKILL escalation deadline
+  };
+  HttpResponse Launch(const HttpRequest& request);
+  HttpResponse Signal(const HttpRequest& request);
+  HttpResponse Token(const HttpRequest& request);
+  Status StartBatch(Running& r);
+  bool Trusted(const Caller& caller) const;
+  std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
+  void ReleaseCpus(int64_t job_id);                        // under mu_
+  void ReaperLoop();
+  void ControllerLoop();
+  Status CallController(const std::string& target, const std::string& body);
+  Status Register();
+
+  AgentOptions opt_;
+  const Clock* clock_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpClient> ctld_;   // used by the controller thread only
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<int64_t, Running> jobs_;
+  std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
+  std::deque<std::string> outbox_;     // exit reports (JSON) not yet acknowledged
+  bool registered_ = false;
+  std::atomic<bool> stop_{false};
+  std::thread reaper_;
+  std::thread controller_thread_;
+};
+
+}  // namespace muster

@@ -1,0 +1,346 @@
+// The cgroup implementations against the real kernel. They need root and a cgroup filesystem:
+// each test skips (saying why) where those are missing. Every test uses its own base directory
+// ("muster-test-<pid>-<n>") and removes it, and its job cgroup, even when an assertion fails.
+#include "agent/cgroup.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/cgroup_internal.h"
+#include "agent/launcher.h"
+
+namespace muster {
+namespace {
+
+using cgroup_internal::OpenCgroupV1;
+using cgroup_internal::OpenCgroupV2;
+
+constexpr char kHelperVar[] = "MUSTER_AGENT_TEST_HELPER";
+
+// The test binary doubles as the memory hog: re-executed with MUSTER_AGENT_TEST_HELPER=hog it
+// touches 256 MiB and exits, before gtest's main runs.
+int RunHelperIfAsked() {
+  const char* mode = getenv(kHelperVar);
+  if (mode == nullptr) return 0;
+  if (std::strcmp(mode, "hog") == 0) {
+    const size_t total = size_t{256} << 20;
+    volatile char* p = static_cast<volatile char*>(malloc(total));
+    if (p == nullptr) _exit(3);
+    for (size_t i = 0; i < total; i += 4096) p[i] = 1;
+    _exit(0);
+  }
+  _exit(2);
+}
+[[maybe_unused]] const int kHelper = RunHelperIfAsked();
+
+std::string SelfExe() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, n) : "/proc/self/exe";
+}
+
+std::string UniqueSuffix() {
+  static std::atomic<int> counter{0};
+  return std::to_string(getpid()) + "-" + std::to_string(counter++);
+}
+
+std::string Slurp(const std::string& path) {
+  StatusOr<std::string> s = cgroup_internal::ReadFile(path);
+  return s.ok() ? *s : "";
+}
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/muster-cgroup-test-XXXXXX";
+    path = mkdtemp(tmpl) != nullptr ? tmpl : "/tmp";
+  }
+  ~TempDir() {
+    std::string cmd = "rm -rf '" + path + "'";
+    if (path != "/tmp") (void)!system(cmd.c_str());
+  }
+};
+
+// Which implementation a test runs against.
+enum class Flavor { kV1, kV2 };
+
+std::string FlavorName(const testing::TestParamInfo<Flavor>& info) {
+  return info.param == Flavor::kV1 ? "V1" : "V2";
+}
+
+// A v2 mount to test on: /sys/fs/cgroup itself (full v2), else a hybrid host's unified mount,
+// which has no cpu or memory controller (only process tracking, kill and device programs).
+std::string V2Mount(bool* full) {
+  *full = cgroup_internal::IsFsType("/sys/fs/cgroup", 0x63677270);
+  if (*full) return "/sys/fs/cgroup";
+  if (cgroup_internal::IsFsType("/sys/fs/cgroup/unified", 0x63677270)) return "/sys/fs/cgroup/unified";
+  return "";
+}
+
+class CgroupTest : public testing::TestWithParam<Flavor> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups";
+    base_ = "muster-test-" + UniqueSuffix();
+    name_ = "job-" + UniqueSuffix();
+    StatusOr<std::unique_ptr<Cgroup>> cg = Status(StatusCode::kNotFound, "unset");
+    if (GetParam() == Flavor::kV1) {
+      if (cgroup_internal::IsFsType("/sys/fs/cgroup", 0x63677270)) GTEST_SKIP() << "the host has cgroup v2 only";
+      cg = OpenCgroupV1("/sys/fs/cgroup", base_, dev_.path);
+      full_ = true;
+    } else {
+      std::string mount = V2Mount(&full_);
+      if (mount.empty()) GTEST_SKIP() << "no cgroup2 mount on this host";
+      cg = OpenCgroupV2(mount, base_, /*require_cpu_memory=*/full_, dev_.path);
+    }
+    if (!cg.ok()) GTEST_SKIP() << "cgroups unusable here: " << cg.status().ToString();
+    cg_ = std::move(cg).value();
+  }
+
+  void TearDown() override {
+    if (cg_ == nullptr) return;
+    // Base directories: the grandparents of the procs files.
+    std::string files = cg_->ProcsFile(name_);
+    EXPECT_TRUE(cg_->Destroy(name_).ok());
+    for (pid_t pid : launched_) Reap(pid);
+    size_t start = 0;
+    while (start <= files.size()) {
+      size_t colon = files.find(':', start);
+      std::string file = files.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      std::string dir = file.substr(0, file.rfind('/'));
+      std::string base_dir = dir.substr(0, dir.rfind('/'));
+      rmdir(dir.c_str());
+      EXPECT_EQ(rmdir(base_dir.c_str()), 0) << base_dir << ": " << std::strerror(errno);
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+  }
+
+  // Launches argv as root inside the job cgroup; output to <dev_.path>/out.
+  pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+    LaunchSpec spec;
+    spec.uid = 0;
+    spec.gid = 0;
+    spec.allow_root = true;
+    spec.workdir = "/";
+    spec.argv = argv;
+    spec.env = env;
+    spec.env.push_back("PATH=/usr/bin:/bin");
+    spec.stdout_path = dev_.path + "/out";
+    spec.cgroup_procs_file = cg_->ProcsFile(name_);
+    StatusOr<pid_t> pid = Launch(spec);
+    EXPECT_TRUE(pid.ok()) << pid.status().ToString();
+    if (!pid.ok()) return -1;
+    launched_.push_back(*pid);
+    return *pid;
+  }
+
+  ExitInfo Wait(pid_t pid) {
+    ExitInfo info = Reap(pid);
+    launched_.erase(std::remove(launched_.begin(), launched_.end(), pid), launched_.end());
+    return info;
+  }
+
+  TempDir dev_;
+  std::string base_;
+  std::string name_;
+  bool full_ = false;
+  std::unique_ptr<Cgroup> cg_;
+  std::vector<pid_t> launched_;
+};
+
+TEST_P(CgroupTest, MemoryHogIsOomKilled) {
+  if (!full_) GTEST_SKIP() << "the v2 mount here has no memory controller";
+  CgroupLimits limits;
+  limits.memory_bytes = int64_t{64} << 20;
+  ASSERT_TRUE(cg_->Create(name_, limits).ok());
+  EXPECT_FALSE(cg_->OomKilled(name_));
+  pid_t pid = Start({SelfExe()}, {std::string(kHelperVar) + "=hog"});
+  ASSERT_GT(pid, 0);
+  ExitInfo info = Wait(pid);
+  EXPECT_FALSE(info.exited) << "exit code " << info.exit_code;
+  EXPECT_EQ(info.signal, SIGKILL);
+  EXPECT_TRUE(cg_->OomKilled(name_));
+}
+
+TEST_P(CgroupTest, PidsListsChildAndGrandchildAndDestroyRemovesAll) {
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
+  // The shell prints the grandchild's pid once it has forked; a FIFO makes the wait exact.
+  std::string fifo = dev_.path + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  LaunchSpec spec;
+  spec.allow_root = true;
+  spec.workdir = "/";
+  spec.argv = {"/bin/sh", "-c", "sleep 1000 & echo $!; wait"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.stdout_path = fifo;
+  spec.cgroup_procs_file = cg_->ProcsFile(name_);
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  launched_.push_back(*pid);
+  fcntl(reader, F_SETFL, 0);  // blocking from here on
+  std::string line;
+  char c;
+  while (read(reader, &c, 1) == 1 && c != '\n') line += c;
+  close(reader);
+  pid_t grandchild = std::atoi(line.c_str());
+  ASSERT_GT(grandchild, 0) << "shell printed '" << line << "'";
+
+  std::vector<pid_t> pids = cg_->Pids(name_);
+  EXPECT_EQ(pids, (std::vector<pid_t>{std::min(*pid, grandchild), std::max(*pid, grandchild)}));
+
+  ASSERT_TRUE(cg_->Destroy(name_).ok());
+  EXPECT_TRUE(cg_->Pids(name_).empty());
+  for (const std::string& file : {cg_->ProcsFile(name_)}) {
+    std::string first = file.substr(0, file.find(':'));
+    EXPECT_FALSE(cgroup_internal::Exists(first.substr(0, first.rfind('/')))) << "directory left behind";
+  }
+  ExitInfo info = Wait(*pid);
+  EXPECT_EQ(info.signal, SIGKILL);
+  // The grandchild is gone, or a zombie waiting for init to reap it.
+  std::string stat = Slurp("/proc/" + std::to_string(grandchild) + "/stat");
+  size_t paren = stat.rfind(')');
+  if (!stat.empty() && paren != std::string::npos && paren + 2 < stat.size()) {
+    EXPECT_EQ(stat[paren + 2], 'Z') << stat;
+  }
+  EXPECT_TRUE(cg_->Destroy(name_).ok()) << "Destroy of a removed cgroup is a no-op";
+}
+
+TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
+  // Fake /dev/nvidia0 and /dev/nvidia1 (no driver behind them): opening an allowed one fails
+  // with ENXIO, a denied one with EPERM from the device controller.
+  for (int minor : {0, 1}) {
+    std::string node = dev_.path + "/nvidia" + std::to_string(minor);
+    if (mknod(node.c_str(), S_IFCHR | 0666, makedev(cgroup_internal::kNvidiaMajor, minor)) != 0) {
+      GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+    }
+  }
+  if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
+    GTEST_SKIP() << "no v1 devices hierarchy";
+  }
+  CgroupLimits limits;
+  limits.restrict_devices = true;
+  limits.allowed_gpu_minors = {0};
+  Status created = cg_->Create(name_, limits);
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  EXPECT_TRUE(cg_->Create(name_, limits).ok()) << "Create is idempotent";
+  // `true` rather than `:`: a redirection error on a special builtin would end the shell.
+  std::string script = "true < " + dev_.path + "/nvidia0; true < " + dev_.path + "/nvidia1";
+  pid_t pid = Start({"/bin/sh", "-c", script});
+  ASSERT_GT(pid, 0);
+  Wait(pid);
+  std::string out = Slurp(dev_.path + "/out");
+  size_t first = out.find("nvidia0");
+  size_t second = out.find("nvidia1");
+  ASSERT_NE(first, std::string::npos) << out;
+  ASSERT_NE(second, std::string::npos) << out;
+  std::string first_line = out.substr(first, out.find('\n', first) - first);
+  std::string second_line = out.substr(second, out.find('\n', second) - second);
+  EXPECT_NE(first_line.find(std::strerror(ENXIO)), std::string::npos) << out;
+  EXPECT_NE(second_line.find(std::strerror(EPERM)), std::string::npos) << out;
+}
+
+TEST_P(CgroupTest, WritesCpuAndMemoryLimits) {
+  if (!full_) GTEST_SKIP() << "the v2 mount here has no cpu or memory controller";
+  CgroupLimits limits;
+  limits.cpus = {0};
+  limits.memory_bytes = int64_t{96} << 20;
+  ASSERT_TRUE(cg_->Create(name_, limits).ok());
+  std::string files = cg_->ProcsFile(name_);
+  auto dir_of = [&](const std::string& controller) -> std::string {
+    size_t start = 0;
+    while (start <= files.size()) {
+      size_t colon = files.find(':', start);
+      std::string f = files.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      std::string dir = f.substr(0, f.rfind('/'));
+      if (GetParam() == Flavor::kV2 || dir.find("/" + controller + "/") != std::string::npos) return dir;
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    return "";
+  };
+  if (GetParam() == Flavor::kV1) {
+    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(Slurp(dir_of("cpu") + "/cpu.cfs_quota_us")), "100000");
+    if (!dir_of("cpuset").empty()) {
+      EXPECT_EQ(Trimmed(Slurp(dir_of("cpuset") + "/cpuset.cpus")), "0");
+    }
+    // Raising the limit afterwards works too (memsw must move first).
+    limits.memory_bytes = int64_t{128} << 20;
+    ASSERT_TRUE(cg_->Create(name_, limits).ok());
+    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(128 << 20));
+    limits.memory_bytes = 0;
+    ASSERT_TRUE(cg_->Create(name_, limits).ok());
+  } else {
+    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/memory.max")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/cpu.max")), "100000 100000");
+  }
+}
+
+TEST_P(CgroupTest, RejectsBadNames) {
+  EXPECT_EQ(cg_->Create("../escape", CgroupLimits()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(cg_->Create("", CgroupLimits()).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(cg_->Pids("a/b").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, CgroupTest, testing::Values(Flavor::kV1, Flavor::kV2), FlavorName);
+
+TEST(DetectCgroupTest, PicksWhatTheHostHas) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  std::string base = "muster-test-" + UniqueSuffix();
+  StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/sys/fs/cgroup", base);
+  if (!cg.ok()) GTEST_SKIP() << cg.status().ToString();
+  bool v2 = cgroup_internal::IsFsType("/sys/fs/cgroup", 0x63677270);
+  EXPECT_EQ((*cg)->version(), v2 ? "v2" : "v1");
+  // Remove the base directories Detect created.
+  std::string files = (*cg)->ProcsFile("x");
+  size_t start = 0;
+  while (start <= files.size()) {
+    size_t colon = files.find(':', start);
+    std::string f = files.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string base_dir = f.substr(0, f.rfind('/'));
+    base_dir = base_dir.substr(0, base_dir.rfind('/'));
+    EXPECT_EQ(rmdir(base_dir.c_str()), 0) << base_dir;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+}
+
+TEST(DetectCgroupTest, MissingRootIsAnError) {
+  StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/nonexistent-cgroup-root", "muster");
+  ASSERT_FALSE(cg.ok());
+  EXPECT_NE(cg.status().message().find("/nonexistent-cgroup-root"), std::string::npos) << cg.status().ToString();
+}
+
+TEST(CgroupHelpersTest, FormatCpuList) {
+  EXPECT_EQ(cgroup_internal::FormatCpuList({3, 0, 1, 2, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(cgroup_internal::FormatCpuList({5}), "5");
+  EXPECT_EQ(cgroup_internal::FormatCpuList({}), "");
+}
+
+TEST(CgroupHelpersTest, KeyedValue) {
+  EXPECT_EQ(cgroup_internal::KeyedValue("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "oom_kill"), 2);
+  EXPECT_EQ(cgroup_internal::KeyedValue("low 0\nhigh 0\n", "oom_kill"), -1);
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,280 @@
+// cgroup v1: one directory per hierarchy (memory, cpu, cpuset, devices, pids, freezer), each job
+// cgroup created in every one of them and a launched process written into all of them.
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "agent/cgroup_internal.h"
+
+namespace muster::cgroup_internal {
+namespace {
+
+constexpr int64_t kCgroupV1Magic = 0x27e0eb;  // CGROUP_SUPER_MAGIC
+
+struct Hierarchy {
+  std::string base_dir;                 // <mount>/<base> or <mount>/<own cgroup>/<base>
+  std::set<std::string> controllers;    // the roles this hierarchy serves
+  bool has(const std::string& c) const { return controllers.count(c) > 0; }
+};
+
+int64_t ParseInt64(const std::string& text, int64_t fallback) {
+  try {
+    return std::stoll(text);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// A cpuset cgroup starts with empty cpus and mems (unless clone_children is set) and refuses
+// tasks until both are written: copy them from the parent when empty.
+Status InheritCpuset(const std::string& dir) {
+  std::string parent = dir.substr(0, dir.rfind('/'));
+  for (const char* file : {"cpuset.cpus", "cpuset.mems"}) {
+    StatusOr<std::string> mine = ReadFile(dir + "/" + file);
+    if (!mine.ok()) return mine.status();
+    if (mine->find_first_not_of(" \n") != std::string::npos) continue;
+    ASSIGN_OR_RETURN(std::string value, ReadFile(parent + "/" + file));
+    if (value.find_first_not_of(" \n") == std::string::npos) continue;  // nothing to copy
+    RETURN_IF_ERROR(WriteFile(dir + "/" + file, value));
+  }
+  return Status::Ok();
+}
+
+class CgroupV1 : public Cgroup {
+ public:
+  CgroupV1(std::vector<Hierarchy> hierarchies, std::string dev_dir)
+      : hierarchies_(std::move(hierarchies)), dev_dir_(std::move(dev_dir)) {}
+
+  std::string version() const override { return "v1"; }
+
+  Status Create(const std::string& name, const CgroupLimits& limits) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    for (const Hierarchy& h : hierarchies_) {
+      std::string dir = h.base_dir + "/" + name;
+      RETURN_IF_ERROR(MakeDir(dir));
+      if (h.has("cpuset")) RETURN_IF_ERROR(SetCpuset(h, dir, limits));
+      if (h.has("cpu")) RETURN_IF_ERROR(SetCpuQuota(dir, limits));
+      if (h.has("memory")) RETURN_IF_ERROR(SetMemory(dir, limits.memory_bytes));
+      if (h.has("devices") && limits.restrict_devices) RETURN_IF_ERROR(SetDevices(dir, limits));
+    }
+    return Status::Ok();
+  }
+
+  std::string ProcsFile(const std::string& name) const override {
+    std::string out;
+    for (const Hierarchy& h : hierarchies_) {
+      if (!out.empty()) out += ':';
+      out += h.base_dir + "/" + name + "/cgroup.procs";
+    }
+    return out;
+  }
+
+  Status AddProcess(const std::string& name, pid_t pid) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    for (const Hierarchy& h : hierarchies_) {
+      RETURN_IF_ERROR(WriteFile(h.base_dir + "/" + name + "/cgroup.procs", std::to_string(pid)));
+    }
+    return Status::Ok();
+  }
+
+  std::vector<pid_t> Pids(const std::string& name) const override {
+    if (!ValidateName(name).ok()) return {};
+    std::vector<pid_t> all;
+    for (const Hierarchy& h : hierarchies_) {
+      std::vector<pid_t> some = ReadPids(h.base_dir + "/" + name + "/cgroup.procs");
+      all.insert(all.end(), some.begin(), some.end());
+    }
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+  }
+
+  bool OomKilled(const std::string& name) const override {
+    if (!ValidateName(name).ok()) return false;
+    const Hierarchy* mem = Find("memory");
+    if (mem == nullptr) return false;
+    std::string dir = mem->base_dir + "/" + name;
+    StatusOr<std::string> oom = ReadFile(dir + "/memory.oom_control");
+    if (!oom.ok()) return false;
+    int64_t kills = KeyedValue(*oom, "oom_kill");  // kernels >= 4.13
+    if (kills >= 0) return kills > 0;
+    // Older kernels: the limit was hit and the group is (or was) under OOM.
+    StatusOr<std::string> failcnt = ReadFile(dir + "/memory.failcnt");
+    return failcnt.ok() && ParseInt64(*failcnt, 0) > 0;
+  }
+
+  Status Destroy(const std::string& name) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    const Hierarchy* freezer = Find("freezer");
+    std::string freezer_dir = freezer != nullptr ? freezer->base_dir + "/" + name : "";
+    bool can_freeze = freezer != nullptr && Exists(freezer_dir + "/freezer.state");
+    int64_t deadline = MonotonicMillis() + kDestroyTimeoutMs;
+    int pause_ms = 1;
+    while (true) {
+      std::vector<pid_t> pids = Pids(name);
+      if (pids.empty()) break;
+      if (MonotonicMillis() > deadline) {
+        return Internal("cgroup '" + name + "' still has " + std::to_string(pids.size()) +
+                        " processes after SIGKILL (first: " + std::to_string(pids[0]) + ")");
+      }
+      // Frozen tasks cannot fork or exit, so the list read after freezing is complete and no
+      // pid in it can be reused before the kill.
+      if (can_freeze) {
+        Freeze(freezer_dir);
+        pids = Pids(name);
+      }
+      for (pid_t pid : pids) {
+        if (pid > 1) kill(pid, SIGKILL);
+      }
+      if (can_freeze) (void)WriteFile(freezer_dir + "/freezer.state", "THAWED");
+      SleepMillis(pause_ms);
+      pause_ms = std::min(pause_ms * 2, 50);
+    }
+    for (const Hierarchy& h : hierarchies_) {
+      std::string dir = h.base_dir + "/" + name;
+      while (rmdir(dir.c_str()) != 0) {
+        if (errno == ENOENT) break;
+        if (errno != EBUSY || MonotonicMillis() > deadline) {
+          return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
+        }
+        SleepMillis(5);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const Hierarchy* Find(const std::string& controller) const {
+    for (const Hierarchy& h : hierarchies_) {
+      if (h.has(controller)) return &h;
+    }
+    return nullptr;
+  }
+
+  static void Freeze(const std::string& dir) {
+    if (!WriteFile(dir + "/freezer.state", "FROZEN").ok()) return;
+    int64_t until = MonotonicMillis() + 1000;
+    while (MonotonicMillis() < until) {
+      StatusOr<std::string> state = ReadFile(dir + "/freezer.state");
+      if (!state.ok() || state->rfind("FROZEN", 0) == 0) return;
+      SleepMillis(1);
+    }
+  }
+
+  Status SetCpuset(const Hierarchy& h, const std::string& dir, const CgroupLimits& limits) {
+    RETURN_IF_ERROR(InheritCpuset(h.base_dir));
+    // mems always from the parent; cpus from the limits, else from the parent.
+    ASSIGN_OR_RETURN(std::string mems, ReadFile(h.base_dir + "/cpuset.mems"));
+    RETURN_IF_ERROR(WriteFile(dir + "/cpuset.mems", mems));
+    std::string cpus;
+    if (limits.cpus.empty()) {
+      ASSIGN_OR_RETURN(cpus, ReadFile(h.base_dir + "/cpuset.cpus"));
+    } else {
+      cpus = FormatCpuList(limits.cpus);
+    }
+    return WriteFile(dir + "/cpuset.cpus", cpus);
+  }
+
+  static Status SetCpuQuota(const std::string& dir, const CgroupLimits& limits) {
+    if (!Exists(dir + "/cpu.cfs_quota_us")) return Status::Ok();  // kernel without CFS bandwidth control
+    if (limits.cpus.empty()) return WriteFile(dir + "/cpu.cfs_quota_us", "-1");
+    std::set<int> distinct(limits.cpus.begin(), limits.cpus.end());
+    RETURN_IF_ERROR(WriteFile(dir + "/cpu.cfs_period_us", std::to_string(kCpuPeriodUs)));
+    return WriteFile(dir + "/cpu.cfs_quota_us", std::to_string(kCpuPeriodUs * static_cast<int64_t>(distinct.size())));
+  }
+
+  // memory.memsw.limit_in_bytes (memory + swap) must stay >= memory.limit_in_bytes at every
+  // moment, so the order of the two writes depends on the direction of the change. Setting both
+  // to the same value means the job cannot swap.
+  static Status SetMemory(const std::string& dir, int64_t bytes) {
+    std::string limit = dir + "/memory.limit_in_bytes";
+    std::string memsw = dir + "/memory.memsw.limit_in_bytes";
+    std::string value = bytes > 0 ? std::to_string(bytes) : "-1";
+    if (!Exists(memsw)) return WriteFile(limit, value);
+    StatusOr<std::string> current = ReadFile(memsw);
+    int64_t current_memsw = current.ok() ? ParseInt64(*current, INT64_MAX) : INT64_MAX;
+    int64_t wanted = bytes > 0 ? bytes : INT64_MAX;
+    if (wanted > current_memsw) {
+      RETURN_IF_ERROR(WriteFile(memsw, value));
+      return WriteFile(limit, value);
+    }
+    RETURN_IF_ERROR(WriteFile(limit, value));
+    return WriteFile(memsw, value);
+  }
+
+  // The hierarchy stays allow-all (other devices such as /dev/infiniband keep working); the
+  // GPUs of the node that the job did not get become exceptions. Writing "allow" for an
+  // allowed GPU removes a deny left by an earlier Create of the same name.
+  Status SetDevices(const std::string& dir, const CgroupLimits& limits) {
+    std::set<int> allowed(limits.allowed_gpu_minors.begin(), limits.allowed_gpu_minors.end());
+    for (int minor : NvidiaGpuMinors(dev_dir_)) {
+      std::string rule = "c " + std::to_string(kNvidiaMajor) + ":" + std::to_string(minor) + " rwm";
+      RETURN_IF_ERROR(WriteFile(dir + (allowed.count(minor) ? "/devices.allow" : "/devices.deny"), rule));
+    }
+    return Status::Ok();
+  }
+
+  std::vector<Hierarchy> hierarchies_;
+  std::string dev_dir_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const std::string& root, const std::string& base,
+                                               const std::string& dev_dir) {
+  RETURN_IF_ERROR(ValidateName(base));
+  struct Role {
+    const char* name;
+    bool required;
+  };
+  const Role roles[] = {{"memory", true}, {"cpu", true},      {"cpuset", false},
+                        {"devices", false}, {"pids", false}, {"freezer", false}};
+  std::vector<Hierarchy> hierarchies;
+  std::vector<std::string> mounts;  // real path of each hierarchy, to merge co-mounted ones
+  for (const Role& role : roles) {
+    std::string mount = root + "/" + role.name;
+    if (!IsFsType(mount, kCgroupV1Magic)) {
+      if (role.required) {
+        return FailedPrecondition("cgroup v1 controller '" + std::string(role.name) + "' is not mounted at '" +
+                                  mount + "'");
+      }
+      continue;
+    }
+    char real[PATH_MAX];
+    std::string real_mount = realpath(mount.c_str(), real) != nullptr ? real : mount;
+    auto seen = std::find(mounts.begin(), mounts.end(), real_mount);
+    if (seen != mounts.end()) {
+      hierarchies[seen - mounts.begin()].controllers.insert(role.name);
+      continue;
+    }
+    // The hierarchy's root, else (a read-only or delegated mount) below our own cgroup there.
+    std::string dir = mount + "/" + base;
+    Status made = MakeDir(dir);
+    if (!made.ok() && made.code() == StatusCode::kPermissionDenied) {
+      std::string self = SelfCgroupPath(role.name);
+      if (!self.empty()) {
+        dir = mount + self + "/" + base;
+        made = MakeDir(dir);
+      }
+    }
+    if (!made.ok()) {
+      if (role.required) return made;
+      continue;  // an optional controller we cannot use
+    }
+    if (std::string(role.name) == "cpuset") RETURN_IF_ERROR(InheritCpuset(dir));
+    Hierarchy h;
+    h.base_dir = dir;
+    h.controllers.insert(role.name);
+    hierarchies.push_back(std::move(h));
+    mounts.push_back(real_mount);
+  }
+  return std::unique_ptr<Cgroup>(new CgroupV1(std::move(hierarchies), dev_dir));
+}
+
+}  // namespace muster::cgroup_internal

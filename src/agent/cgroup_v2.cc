@@ -1,0 +1,277 @@
+// cgroup v2: one unified tree. Controllers are enabled top-down through cgroup.subtree_control;
+// the job cgroup is a leaf under <base>. Device access has no interface file in v2: it is an
+// eBPF program of type BPF_PROG_TYPE_CGROUP_DEVICE attached to the job cgroup.
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "agent/cgroup_internal.h"
+
+namespace muster::cgroup_internal {
+namespace {
+
+constexpr int64_t kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
+
+std::set<std::string> Words(const std::string& path) {
+  std::set<std::string> out;
+  StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return out;
+  std::istringstream in(*text);
+  std::string w;
+  while (in >> w) out.insert(w);
+  return out;
+}
+
+std::string Parent(const std::string& dir) { return dir.substr(0, dir.rfind('/')); }
+
+// ---- The device program ------------------------------------------------------------------------
+
+bpf_insn Insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
+  bpf_insn i;
+  std::memset(&i, 0, sizeof(i));
+  i.code = code;
+  i.dst_reg = dst;
+  i.src_reg = src;
+  i.off = off;
+  i.imm = imm;
+  return i;
+}
+
+// Allows every device except the character devices 195:<minor> for the given minors: the job's
+// other devices (InfiniBand, fuse, ...) keep working, as with the v1 exceptions.
+std::vector<bpf_insn> DenyGpuProgram(const std::vector<int>& denied) {
+  std::vector<bpf_insn> p;
+  const int n = static_cast<int>(denied.size());
+  // Instruction indexes: 0-5 prologue, 6..6+n-1 the minor tests, then allow (2), deny (2).
+  const int allow = 6 + n;
+  const int deny = allow + 2;
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 2, 1, offsetof(bpf_cgroup_dev_ctx, access_type), 0));
+  p.push_back(Insn(BPF_ALU | BPF_AND | BPF_K, 2, 0, 0, 0xFFFF));  // the device type
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 3, 1, offsetof(bpf_cgroup_dev_ctx, major), 0));
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 4, 1, offsetof(bpf_cgroup_dev_ctx, minor), 0));
+  p.push_back(Insn(BPF_JMP | BPF_JNE | BPF_K, 2, 0, static_cast<int16_t>(allow - 5), BPF_DEVCG_DEV_CHAR));
+  p.push_back(Insn(BPF_JMP | BPF_JNE | BPF_K, 3, 0, static_cast<int16_t>(allow - 6), kNvidiaMajor));
+  for (int i = 0; i < n; ++i) {
+    int pc = 6 + i;
+    p.push_back(Insn(BPF_JMP | BPF_JEQ | BPF_K, 4, 0, static_cast<int16_t>(deny - (pc + 1)), denied[i]));
+  }
+  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1));
+  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0));
+  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+  return p;
+}
+
+// Loads the program and attaches it in the exclusive mode (flags 0): a second attach replaces
+// the first, so Create stays idempotent. The attachment keeps the program alive.
+Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denied) {
+  std::vector<bpf_insn> insns = DenyGpuProgram(denied);
+  static const char kLicense[] = "GPL";
+  char log[2048] = {0};
+  union bpf_attr load;
+  std::memset(&load, 0, sizeof(load));
+  load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+  load.insns = reinterpret_cast<uint64_t>(insns.data());
+  load.insn_cnt = static_cast<uint32_t>(insns.size());
+  load.license = reinterpret_cast<uint64_t>(kLicense);
+  load.log_buf = reinterpret_cast<uint64_t>(log);
+  load.log_size = sizeof(log);
+  load.log_level = 1;
+  int prog = static_cast<int>(syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof(load)));
+  if (prog < 0) {
+    return Internal("cannot load the device filter for '" + dir + "': " + std::strerror(errno) +
+                    (log[0] != '\0' ? std::string(" (") + log + ")" : std::string()));
+  }
+  int cg = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cg < 0) {
+    int err = errno;
+    close(prog);
+    return Internal("cannot open cgroup '" + dir + "': " + std::strerror(err));
+  }
+  union bpf_attr attach;
+  std::memset(&attach, 0, sizeof(attach));
+  attach.target_fd = static_cast<uint32_t>(cg);
+  attach.attach_bpf_fd = static_cast<uint32_t>(prog);
+  attach.attach_type = BPF_CGROUP_DEVICE;
+  int rc = static_cast<int>(syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof(attach)));
+  int err = errno;
+  close(cg);
+  close(prog);
+  if (rc != 0) return Internal("cannot attach the device filter to '" + dir + "': " + std::strerror(err));
+  return Status::Ok();
+}
+
+// ---- The implementation ------------------------------------------------------------------------
+
+class CgroupV2 : public Cgroup {
+ public:
+  CgroupV2(std::string base_dir, std::string dev_dir) : base_(std::move(base_dir)), dev_dir_(std::move(dev_dir)) {}
+
+  std::string version() const override { return "v2"; }
+
+  Status Create(const std::string& name, const CgroupLimits& limits) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    std::string dir = Dir(name);
+    RETURN_IF_ERROR(MakeDir(dir));
+    if (!limits.cpus.empty()) {
+      bool has_cpuset = Exists(dir + "/cpuset.cpus");
+      bool has_cpu = Exists(dir + "/cpu.max");
+      if (!has_cpuset && !has_cpu) {
+        return FailedPrecondition("cgroup '" + dir + "' has neither the cpuset nor the cpu controller");
+      }
+      if (has_cpuset) RETURN_IF_ERROR(WriteFile(dir + "/cpuset.cpus", FormatCpuList(limits.cpus)));
+      std::set<int> distinct(limits.cpus.begin(), limits.cpus.end());
+      if (has_cpu) {
+        RETURN_IF_ERROR(WriteFile(dir + "/cpu.max", std::to_string(kCpuPeriodUs * static_cast<int64_t>(distinct.size())) +
+                                                        " " + std::to_string(kCpuPeriodUs)));
+      }
+    } else if (Exists(dir + "/cpu.max")) {
+      RETURN_IF_ERROR(WriteFile(dir + "/cpu.max", "max " + std::to_string(kCpuPeriodUs)));
+    }
+    if (limits.memory_bytes > 0) {
+      if (!Exists(dir + "/memory.max")) {
+        return FailedPrecondition("cgroup '" + dir + "' has no memory controller: cannot limit memory");
+      }
+      RETURN_IF_ERROR(WriteFile(dir + "/memory.max", std::to_string(limits.memory_bytes)));
+      // No swap, as in v1 (memsw = limit): the limit is what the job gets.
+      if (Exists(dir + "/memory.swap.max")) RETURN_IF_ERROR(WriteFile(dir + "/memory.swap.max", "0"));
+    } else if (Exists(dir + "/memory.max")) {
+      RETURN_IF_ERROR(WriteFile(dir + "/memory.max", "max"));
+      if (Exists(dir + "/memory.swap.max")) RETURN_IF_ERROR(WriteFile(dir + "/memory.swap.max", "max"));
+    }
+    if (limits.restrict_devices) {
+      std::set<int> allowed(limits.allowed_gpu_minors.begin(), limits.allowed_gpu_minors.end());
+      std::vector<int> denied;
+      for (int minor : NvidiaGpuMinors(dev_dir_)) {
+        if (!allowed.count(minor)) denied.push_back(minor);
+      }
+      RETURN_IF_ERROR(AttachDeviceProgram(dir, denied));
+    }
+    return Status::Ok();
+  }
+
+  std::string ProcsFile(const std::string& name) const override { return Dir(name) + "/cgroup.procs"; }
+
+  Status AddProcess(const std::string& name, pid_t pid) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    return WriteFile(ProcsFile(name), std::to_string(pid));
+  }
+
+  std::vector<pid_t> Pids(const std::string& name) const override {
+    if (!ValidateName(name).ok()) return {};
+    return ReadPids(ProcsFile(name));
+  }
+
+  bool OomKilled(const std::string& name) const override {
+    if (!ValidateName(name).ok()) return false;
+    StatusOr<std::string> events = ReadFile(Dir(name) + "/memory.events");
+    return events.ok() && KeyedValue(*events, "oom_kill") > 0;
+  }
+
+  Status Destroy(const std::string& name) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    std::string dir = Dir(name);
+    if (!Exists(dir)) return Status::Ok();
+    bool can_kill = Exists(dir + "/cgroup.kill");      // Linux 5.14
+    bool can_freeze = Exists(dir + "/cgroup.freeze");  // Linux 5.2
+    int64_t deadline = MonotonicMillis() + kDestroyTimeoutMs;
+    int pause_ms = 1;
+    while (true) {
+      std::vector<pid_t> pids = Pids(name);
+      if (pids.empty()) break;
+      if (MonotonicMillis() > deadline) {
+        return Internal("cgroup '" + dir + "' still has " + std::to_string(pids.size()) +
+                        " processes after SIGKILL (first: " + std::to_string(pids[0]) + ")");
+      }
+      if (can_kill) {
+        // The kernel kills the whole subtree at once, racing no fork.
+        RETURN_IF_ERROR(WriteFile(dir + "/cgroup.kill", "1"));
+      } else {
+        if (can_freeze) (void)WriteFile(dir + "/cgroup.freeze", "1");
+        for (pid_t pid : Pids(name)) {
+          if (pid > 1) kill(pid, SIGKILL);
+        }
+        if (can_freeze) (void)WriteFile(dir + "/cgroup.freeze", "0");
+      }
+      SleepMillis(pause_ms);
+      pause_ms = std::min(pause_ms * 2, 50);
+    }
+    while (rmdir(dir.c_str()) != 0) {
+      if (errno == ENOENT) break;
+      if (errno != EBUSY || MonotonicMillis() > deadline) {
+        return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
+      }
+      SleepMillis(5);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string Dir(const std::string& name) const { return base_ + "/" + name; }
+
+  std::string base_;
+  std::string dev_dir_;
+};
+
+// Enables `wanted` controllers for the children of `dir` (those that `dir` itself has).
+// Returns the controllers that could not be enabled.
+std::set<std::string> EnableControllers(const std::string& dir, const std::vector<std::string>& wanted) {
+  std::set<std::string> have = Words(dir + "/cgroup.controllers");
+  std::set<std::string> on = Words(dir + "/cgroup.subtree_control");
+  std::set<std::string> missing;
+  for (const std::string& c : wanted) {
+    if (on.count(c)) continue;
+    if (!have.count(c) || !WriteFile(dir + "/cgroup.subtree_control", "+" + c).ok()) missing.insert(c);
+  }
+  return missing;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const std::string& mount, const std::string& base,
+                                               bool require_cpu_memory, const std::string& dev_dir) {
+  RETURN_IF_ERROR(ValidateName(base));
+  if (!IsFsType(mount, kCgroup2Magic)) return FailedPrecondition("'" + mount + "' is not a cgroup2 mount");
+  std::set<std::string> available = Words(mount + "/cgroup.controllers");
+  if (require_cpu_memory) {
+    for (const char* c : {"cpu", "memory"}) {
+      if (!available.count(c)) {
+        return FailedPrecondition("cgroup v2 at '" + mount + "' does not offer the " + std::string(c) + " controller");
+      }
+    }
+  }
+  std::string dir = mount + "/" + base;
+  Status made = MakeDir(dir);
+  if (!made.ok() && made.code() == StatusCode::kPermissionDenied) {
+    std::string self = SelfCgroupPath("");
+    if (!self.empty()) {
+      dir = mount + self + "/" + base;
+      made = MakeDir(dir);
+    }
+  }
+  RETURN_IF_ERROR(made);
+  const std::vector<std::string> wanted = {"cpuset", "cpu", "memory", "pids"};
+  std::set<std::string> missing = EnableControllers(Parent(dir), wanted);
+  std::set<std::string> missing_below = EnableControllers(dir, wanted);
+  missing.insert(missing_below.begin(), missing_below.end());
+  if (require_cpu_memory) {
+    for (const char* c : {"cpu", "memory"}) {
+      if (missing.count(c)) {
+        // Typically the parent holds processes itself (v2's "no internal processes" rule).
+        return FailedPrecondition("cannot enable the " + std::string(c) + " controller for '" + dir +
+                                  "' (is the agent inside the cgroup it delegates from?)");
+      }
+    }
+  }
+  return std::unique_ptr<Cgroup>(new CgroupV2(dir, dev_dir));
+}
+
+}  // namespace muster::cgroup_internal

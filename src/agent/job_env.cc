@@ -1,0 +1,320 @@
+// Slurm's job environment, checked against captures from a real Slurm (see job_env_test.cc).
+// Per-node lists (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE) follow the node order of the
+// compressed node list, as Slurm's follow its node bitmap, and compress runs as "2(x3),1".
+//
+// CUDA_VISIBLE_DEVICES holds device indexes. For a MIG slice CUDA expects the slice's "MIG-..."
+// UUID instead; the job record only has indexes, so the agent (which holds its GpuInventory)
+// replaces the value for MIG devices after this function.
+#include "agent/job_env.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/hostlist.h"
+
+namespace muster {
+namespace {
+
+// An environment that keeps the submit order and replaces a variable in place.
+class Env {
+ public:
+  explicit Env(const std::vector<std::string>& initial) {
+    for (const std::string& kv : initial) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      Set(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  }
+  void Set(const std::string& key, const std::string& value) {
+    auto it = index_.find(key);
+    if (it != index_.end()) {
+      vars_[it->second].second = value;
+      return;
+    }
+    index_[key] = vars_.size();
+    vars_.emplace_back(key, value);
+  }
+  void Set(const std::string& key, int64_t value) { Set(key, std::to_string(value)); }
+  template <typename Pred>
+  void UnsetIf(Pred pred) {
+    std::vector<std::pair<std::string, std::string>> kept;
+    for (auto& kv : vars_) {
+      if (!pred(kv.first)) kept.push_back(std::move(kv));
+    }
+    vars_ = std::move(kept);
+    index_.clear();
+    for (size_t i = 0; i < vars_.size(); ++i) index_[vars_[i].first] = i;
+  }
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> out;
+    out.reserve(vars_.size());
+    for (const auto& [k, v] : vars_) out.push_back(k + "=" + v);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> vars_;
+  std::map<std::string, size_t> index_;
+};
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Variables that describe a job, step or task: inherited ones (a job submitted from inside
+// another) would be stale. srun's input variables (SLURM_CPU_BIND, SLURM_OVERLAP, ...) stay.
+bool IsOutputVariable(const std::string& key) {
+  static const char* const kPrefixes[] = {"SLURM_JOB_", "SLURM_STEP_", "SLURM_MEM_PER_", "SLURM_SUBMIT_",
+                                          "SLURM_TOPOLOGY_", "SLURM_ARRAY_", "SLURM_GPUS"};
+  for (const char* p : kPrefixes) {
+    if (StartsWith(key, p)) return true;
+  }
+  static const char* const kNames[] = {
+      "SLURM_JOBID",       "SLURM_STEPID",        "SLURM_PROCID",         "SLURM_LOCALID",
+      "SLURM_NODEID",      "SLURM_GTIDS",         "SLURM_NNODES",         "SLURM_NODELIST",
+      "SLURM_NTASKS",      "SLURM_NPROCS",        "SLURM_TASKS_PER_NODE", "SLURM_CPUS_ON_NODE",
+      "SLURM_CLUSTER_NAME", "SLURMD_NODENAME",    "SLURM_TASK_PID",       "SLURM_RESTART_COUNT",
+      "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK", "SLURM_PRIO_PROCESS", "SLURM_NODE_ALIASES",
+      "SLURM_WORKING_CLUSTER", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+  };
+  for (const char* n : kNames) {
+    if (key == n) return true;
+  }
+  return false;
+}
+
+// "2(x3),1" for {2,2,2,1}.
+std::string CompressCounts(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(values[i]);
+    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  return out;
+}
+
+std::string JoinInts(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(x);
+  }
+  return out;
+}
+
+// Node names in Slurm's order: the order of the compressed list once expanded.
+std::vector<std::string> OrderedNodes(const std::vector<std::string>& names) {
+  StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
+  return ordered.ok() ? *ordered : names;
+}
+
+int64_t CpusOf(const JobNodeAllocation& a) { return (a.cpu_milli + 999) / 1000; }
+
+// Tasks of a step spread over its nodes in blocks, the first nodes taking the remainder.
+std::vector<int64_t> BlockDistribution(int64_t tasks, size_t nodes) {
+  std::vector<int64_t> out(nodes, 0);
+  if (nodes == 0) return out;
+  for (size_t i = 0; i < nodes; ++i) {
+    out[i] = tasks / static_cast<int64_t>(nodes) + (static_cast<int64_t>(i) < tasks % static_cast<int64_t>(nodes));
+  }
+  return out;
+}
+
+std::string GtidRange(int64_t first, int64_t count) {
+  std::string out;
+  for (int64_t t = first; t < first + count; ++t) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
+                                             const TaskPlacement& where, const std::string& cluster_name,
+                                             const std::string& submit_host) {
+  Env env(job.environment);
+  env.UnsetIf(IsOutputVariable);
+  const bool step = where.step_id >= 0;
+
+  // The job's nodes, in order, with their allocations.
+  std::map<std::string, const JobNodeAllocation*> alloc_of;
+  std::vector<std::string> names;
+  for (const JobNodeAllocation& a : job.allocation) {
+    if (!alloc_of.count(a.node)) names.push_back(a.node);
+    alloc_of[a.node] = &a;
+  }
+  if (names.empty()) names.push_back(node_name);
+  std::vector<std::string> job_nodes = OrderedNodes(names);
+  std::vector<int64_t> job_tasks, job_cpus;
+  int64_t total_tasks = 0;
+  for (const std::string& n : job_nodes) {
+    auto it = alloc_of.find(n);
+    // A node always runs at least one task of the job (the batch script, or a task of a step).
+    int64_t tasks = it != alloc_of.end() ? std::max(1, it->second->tasks) : 1;
+    job_tasks.push_back(tasks);
+    job_cpus.push_back(it != alloc_of.end() ? CpusOf(*it->second) : 0);
+    total_tasks += tasks;
+  }
+  const JobNodeAllocation* here = alloc_of.count(node_name) ? alloc_of[node_name] : nullptr;
+
+  env.Set("SLURM_CLUSTER_NAME", cluster_name);
+  env.Set("SLURM_JOB_ID", job.id);
+  env.Set("SLURM_JOBID", job.id);
+  env.Set("SLURM_JOB_NAME", job.name);
+  env.Set("SLURM_JOB_USER", job.user);
+  env.Set("SLURM_JOB_UID", static_cast<int64_t>(job.uid));
+  env.Set("SLURM_JOB_GID", static_cast<int64_t>(job.gid));
+  if (!job.account.empty()) env.Set("SLURM_JOB_ACCOUNT", job.account);
+  if (!job.partition.empty()) env.Set("SLURM_JOB_PARTITION", job.partition);
+  env.Set("SLURM_JOB_QOS", "normal");  // Muster has no QOS objects; Slurm's default QOS name
+  env.Set("SLURM_JOB_NODELIST", CompressHostlist(job_nodes));
+  env.Set("SLURM_JOB_NUM_NODES", static_cast<int64_t>(job_nodes.size()));
+  env.Set("SLURM_JOB_CPUS_PER_NODE", CompressCounts(job_cpus));
+  env.Set("SLURM_SUBMIT_DIR", job.workdir);
+  env.Set("SLURM_SUBMIT_HOST", submit_host);
+  env.Set("SLURMD_NODENAME", node_name);
+  env.Set("SLURM_TOPOLOGY_ADDR", node_name);
+  env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+  env.Set("SLURM_PRIO_PROCESS", "0");
+  if (job.restart_count > 0) env.Set("SLURM_RESTART_COUNT", job.restart_count);
+  env.Set("SLURM_CPUS_ON_NODE", here != nullptr ? CpusOf(*here) : 0);
+
+  const JobRequest& req = job.request;
+  if (req.cpus_per_task > 1) env.Set("SLURM_CPUS_PER_TASK", req.cpus_per_task);
+  if (req.ntasks_per_node > 0) env.Set("SLURM_NTASKS_PER_NODE", req.ntasks_per_node);
+  if (req.mem_per_cpu_mb > 0) {
+    env.Set("SLURM_MEM_PER_CPU", req.mem_per_cpu_mb);
+  } else if (req.mem_per_gpu_mb > 0) {
+    env.Set("SLURM_MEM_PER_GPU", req.mem_per_gpu_mb);
+  } else if (req.mem_per_node_mb > 0) {
+    env.Set("SLURM_MEM_PER_NODE", req.mem_per_node_mb);
+  } else if (!step && here != nullptr && here->memory_mb > 0) {
+    // The batch script always learns its memory (Slurm fills in the default); a step only
+    // repeats what was asked for explicitly, as srun does.
+    env.Set("SLURM_MEM_PER_NODE", here->memory_mb);
+  }
+
+  // Which nodes and tasks the processes here belong to: the step's, else the job's.
+  std::vector<std::string> nodes = job_nodes;
+  std::vector<int64_t> tasks = job_tasks;
+  int64_t ntasks = total_tasks;
+  if (step) {
+    if (!where.step_nodes.empty()) nodes = OrderedNodes(where.step_nodes);
+    ntasks = where.step_ntasks > 0 ? where.step_ntasks : static_cast<int64_t>(nodes.size());
+    tasks = BlockDistribution(ntasks, nodes.size());
+  }
+  int node_id = where.node_index;
+  auto pos = std::find(nodes.begin(), nodes.end(), node_name);
+  if (pos != nodes.end()) node_id = static_cast<int>(pos - nodes.begin());
+  int64_t first_task = 0;
+  for (int i = 0; i < node_id && i < static_cast<int>(tasks.size()); ++i) first_task += tasks[i];
+  int64_t tasks_here = node_id >= 0 && node_id < static_cast<int>(tasks.size()) ? tasks[node_id] : 1;
+
+  env.Set("SLURM_NODELIST", CompressHostlist(nodes));
+  env.Set("SLURM_NNODES", static_cast<int64_t>(nodes.size()));
+  env.Set("SLURM_NTASKS", ntasks);
+  env.Set("SLURM_NPROCS", ntasks);
+  env.Set("SLURM_TASKS_PER_NODE", CompressCounts(tasks));
+  env.Set("SLURM_NODEID", node_id);
+  if (step) {
+    env.Set("SLURM_STEP_ID", where.step_id);
+    env.Set("SLURM_STEPID", where.step_id);
+    env.Set("SLURM_STEP_NODELIST", CompressHostlist(nodes));
+    env.Set("SLURM_STEP_NUM_NODES", static_cast<int64_t>(nodes.size()));
+    env.Set("SLURM_STEP_NUM_TASKS", ntasks);
+    env.Set("SLURM_STEP_TASKS_PER_NODE", CompressCounts(tasks));
+    env.Set("SLURM_PROCID", std::max(where.procid, 0));
+    env.Set("SLURM_LOCALID", std::max(where.localid, 0));
+    env.Set("SLURM_GTIDS", GtidRange(first_task, tasks_here));
+  } else {
+    // The batch script is task 0 of the batch step.
+    env.Set("SLURM_PROCID", "0");
+    env.Set("SLURM_LOCALID", "0");
+    env.Set("SLURM_GTIDS", "0");
+  }
+
+  // GPUs of this node: the whole ones, plus the shared one of a fractional job.
+  std::vector<int> gpus;
+  if (here != nullptr) {
+    gpus = here->gpus;
+    if (here->shared_gpu >= 0) gpus.push_back(here->shared_gpu);
+  }
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  if (!gpus.empty()) {
+    std::string list = JoinInts(gpus);
+    env.Set("SLURM_GPUS_ON_NODE", static_cast<int64_t>(gpus.size()));
+    env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", list);
+    env.Set("CUDA_VISIBLE_DEVICES", list);
+    env.Set("GPU_DEVICE_ORDINAL", list);
+  }
+  return env.Lines();
+}
+
+std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job, const std::string& node_name,
+                                const TaskPlacement& where) {
+  // Slurm: a backslash anywhere turns expansion off (and the backslashes are dropped).
+  if (pattern.find('\\') != std::string::npos) {
+    std::string out;
+    for (char c : pattern) {
+      if (c != '\\') out += c;
+    }
+    return out;
+  }
+  std::string node = node_name;
+  if (node.empty()) node = !job.batch_host.empty() ? job.batch_host
+                           : !job.allocation.empty() ? job.allocation[0].node : "";
+  node = node.substr(0, node.find('.'));
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c != '%' || i + 1 >= pattern.size()) {
+      out += c;
+      continue;
+    }
+    size_t j = i + 1;
+    int width = 0;
+    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])) && j - i <= 2) {
+      width = width * 10 + (pattern[j] - '0');
+      ++j;
+    }
+    if (j >= pattern.size()) {
+      out += pattern.substr(i);
+      break;
+    }
+    auto number = [&](int64_t v) {
+      std::string s = std::to_string(v);
+      if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), '0');
+      out += s;
+    };
+    switch (pattern[j]) {
+      case '%': out += '%'; break;
+      case 'j': number(job.id); break;
+      case 'A': number(job.id); break;           // no job arrays yet: the job is its own master
+      case 'a': number(4294967294LL); break;     // what Slurm prints for a job that is not an array
+      case 'x': out += job.name; break;
+      case 'u': out += job.user; break;
+      case 'N': out += node; break;
+      case 'n': number(where.node_index); break;
+      case 't': number(std::max(where.procid, 0)); break;
+      case 's':
+        if (where.step_id >= 0) number(where.step_id);
+        else out += "batch";
+        break;
+      default:
+        out += pattern.substr(i, j - i + 1);  // unknown: kept as written
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace muster

@@ -1,0 +1,333 @@
+#include "agent/job_env.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace muster {
+namespace {
+
+using EnvMap = std::map<std::string, std::string>;
+
+EnvMap ToMap(const std::vector<std::string>& env) {
+  EnvMap m;
+  for (const std::string& kv : env) {
+    size_t eq = kv.find('=');
+    EXPECT_NE(eq, std::string::npos) << kv;
+    EXPECT_EQ(m.count(kv.substr(0, eq)), 0u) << "duplicate " << kv;
+    m[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return m;
+}
+
+// The SLURM_*/CUDA_* lines of a capture from the peer Slurm (shared/peers/slurm/captures).
+EnvMap ParseCapture(const std::string& text) {
+  EnvMap m;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("SLURM", 0) != 0 && line.rfind("CUDA", 0) != 0) continue;
+    size_t eq = line.find('=');
+    m[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return m;
+}
+
+// Compares the Slurm and CUDA variables of `got` with a capture, except the masked ones.
+void ExpectMatchesCapture(const EnvMap& got, const EnvMap& capture, const std::set<std::string>& masked) {
+  for (const auto& [key, value] : capture) {
+    if (masked.count(key)) continue;
+    auto it = got.find(key);
+    if (it == got.end()) {
+      ADD_FAILURE() << "missing " << key << "=" << value;
+    } else {
+      EXPECT_EQ(it->second, value) << key;
+    }
+  }
+  for (const auto& [key, value] : got) {
+    bool ours = key.rfind("SLURM", 0) == 0 || key.rfind("CUDA", 0) == 0;
+    if (ours && !capture.count(key) && !masked.count(key)) ADD_FAILURE() << "extra " << key << "=" << value;
+  }
+}
+
+// `sbatch -J gpujob -w n1 --gres=gpu:8 -n4 -t 10` on the peer Slurm: batch_env.txt.
+constexpr char kBatchCapture[] = R"(
+SLURMD_NODENAME=n1
+SLURM_CLUSTER_NAME=peer
+SLURM_CONF=$PEER/etc/slurm.conf
+SLURM_CPUS_ON_NODE=4
+SLURM_GPUS_ON_NODE=8
+SLURM_GTIDS=0
+SLURM_JOBID=9148
+SLURM_JOB_ACCOUNT=root
+SLURM_JOB_CPUS_PER_NODE=4
+SLURM_JOB_GID=0
+SLURM_JOB_GPUS=0,1,2,3,4,5,6,7
+SLURM_JOB_ID=9148
+SLURM_JOB_NAME=gpujob
+SLURM_JOB_NODELIST=n1
+SLURM_JOB_NUM_NODES=1
+SLURM_JOB_PARTITION=gpu
+SLURM_JOB_QOS=normal
+SLURM_JOB_UID=0
+SLURM_JOB_USER=root
+SLURM_LOCALID=0
+SLURM_MEM_PER_CPU=500
+SLURM_NNODES=1
+SLURM_NODEID=0
+SLURM_NODELIST=n1
+SLURM_NODE_ALIASES=(null)
+SLURM_NPROCS=4
+SLURM_NTASKS=4
+SLURM_PRIO_PROCESS=0
+SLURM_PROCID=0
+SLURM_SUBMIT_DIR=$PEER/results/20261130-025118/work
+SLURM_SUBMIT_HOST=vm
+SLURM_TASKS_PER_NODE=4
+SLURM_TASK_PID=29817
+SLURM_TOPOLOGY_ADDR=n1
+SLURM_TOPOLOGY_ADDR_PATTERN=node
+SLURM_WORKING_CLUSTER=peer:127.0.0.1:16817:9728:109
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
+)";
+
+// `srun -N1 -n1 --gres=gpu:2 bash -c 'env ...'` on the peer Slurm: srun_env.txt.
+constexpr char kSrunCapture[] = R"(
+CUDA_HOME=/usr/local/cuda
+CUDA_VISIBLE_DEVICES=0,1
+SLURMD_NODENAME=n1
+SLURM_CLUSTER_NAME=peer
+SLURM_CONF=$PEER/etc/slurm.conf
+SLURM_CPUS_ON_NODE=1
+SLURM_GPUS_ON_NODE=2
+SLURM_GTIDS=0
+SLURM_JOBID=9160
+SLURM_JOB_ACCOUNT=root
+SLURM_JOB_CPUS_PER_NODE=1
+SLURM_JOB_GID=0
+SLURM_JOB_ID=9160
+SLURM_JOB_NAME=bash
+SLURM_JOB_NODELIST=n1
+SLURM_JOB_NUM_NODES=1
+SLURM_JOB_PARTITION=gpu
+SLURM_JOB_QOS=normal
+SLURM_JOB_UID=0
+SLURM_JOB_USER=root
+SLURM_LAUNCH_NODE_IPADDR=127.0.0.1
+SLURM_LOCALID=0
+SLURM_NNODES=1
+SLURM_NODEID=0
+SLURM_NODELIST=n1
+SLURM_NPROCS=1
+SLURM_NTASKS=1
+SLURM_PRIO_PROCESS=0
+SLURM_PROCID=0
+SLURM_SRUN_COMM_HOST=127.0.0.1
+SLURM_SRUN_COMM_PORT=35421
+SLURM_STEPID=0
+SLURM_STEP_GPUS=0,1
+SLURM_STEP_ID=0
+SLURM_STEP_LAUNCHER_PORT=35421
+SLURM_STEP_NODELIST=n1
+SLURM_STEP_NUM_NODES=1
+SLURM_STEP_NUM_TASKS=1
+SLURM_STEP_TASKS_PER_NODE=1
+SLURM_SUBMIT_DIR=$PEER/results/20261130-025118/work
+SLURM_SUBMIT_HOST=vm
+SLURM_TASKS_PER_NODE=1
+SLURM_TASK_PID=30012
+SLURM_TOPOLOGY_ADDR=n1
+SLURM_TOPOLOGY_ADDR_PATTERN=node
+SLURM_UMASK=0022
+SLURM_WORKING_CLUSTER=peer:127.0.0.1:16817:9728:109
+)";
+
+// Not this function's to set: the config path (Muster has no slurm.conf), the deprecated alias
+// list, the task's pid (known only after fork), the controller address, and srun's own I/O
+// ports, address and umask (the launching command sets those), CUDA_HOME (the user's).
+const std::set<std::string> kMasked = {
+    "SLURM_CONF",           "SLURM_NODE_ALIASES",   "SLURM_TASK_PID",       "SLURM_WORKING_CLUSTER",
+    "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_HOST", "SLURM_SRUN_COMM_PORT", "SLURM_STEP_LAUNCHER_PORT",
+    "SLURM_UMASK",          "CUDA_HOME",
+};
+
+JobRecord PeerJob(int64_t id, const std::string& name) {
+  JobRecord job;
+  job.id = id;
+  job.name = name;
+  job.uid = 0;
+  job.gid = 0;
+  job.user = "root";
+  job.group = "root";
+  job.account = "root";
+  job.partition = "gpu";
+  job.workdir = "$PEER/results/20261130-025118/work";
+  job.environment = {"PATH=/usr/bin:/bin", "HOME=/root"};
+  job.batch_host = "n1";
+  return job;
+}
+
+TEST(JobEnvTest, BatchScriptMatchesSlurmCapture) {
+  JobRecord job = PeerJob(9148, "gpujob");
+  job.request.ntasks = 4;
+  job.request.gpus_per_node = 8;
+  job.request.mem_per_cpu_mb = 500;  // the peer's DefMemPerCPU, which Slurm resolves into the request
+  JobNodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 4000;
+  a.memory_mb = 2000;
+  a.tasks = 4;
+  a.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  job.allocation = {a};
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "peer", "vm"));
+  ExpectMatchesCapture(got, ParseCapture(kBatchCapture), kMasked);
+  EXPECT_EQ(got["GPU_DEVICE_ORDINAL"], "0,1,2,3,4,5,6,7");
+  EXPECT_EQ(got["PATH"], "/usr/bin:/bin");
+}
+
+TEST(JobEnvTest, SrunStepMatchesSlurmCapture) {
+  JobRecord job = PeerJob(9160, "bash");
+  job.request.ntasks = 1;
+  job.request.gpus_per_node = 2;
+  JobNodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 1000;
+  a.memory_mb = 500;
+  a.tasks = 1;
+  a.gpus = {0, 1};
+  job.allocation = {a};
+  TaskPlacement where;
+  where.procid = 0;
+  where.localid = 0;
+  where.step_id = 0;
+  where.step_ntasks = 1;
+  where.step_nodes = {"n1"};
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", where, "peer", "vm"));
+  ExpectMatchesCapture(got, ParseCapture(kSrunCapture), kMasked);
+}
+
+JobRecord FourNodeJob() {
+  JobRecord job = PeerJob(77, "train");
+  job.request.ntasks = 7;
+  job.request.cpus_per_task = 2;
+  job.request.mem_per_node_mb = 16384;
+  // Listed out of order: the per-node lists follow the sorted node list.
+  for (const char* n : {"gpu03", "gpu01", "gpu04", "gpu02"}) {
+    JobNodeAllocation a;
+    a.node = n;
+    bool last = std::string(n) == "gpu04";
+    a.tasks = last ? 1 : 2;
+    a.cpu_milli = last ? 2000 : 4000;
+    a.memory_mb = 16384;
+    a.gpus = {0, 1};
+    job.allocation.push_back(a);
+  }
+  return job;
+}
+
+TEST(JobEnvTest, MultiNodeListsAreCompressedInNodeOrder) {
+  JobRecord job = FourNodeJob();
+  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu01", TaskPlacement{}, "c", "login1"));
+  EXPECT_EQ(got["SLURM_JOB_NODELIST"], "gpu[01-04]");
+  EXPECT_EQ(got["SLURM_NODELIST"], "gpu[01-04]");
+  EXPECT_EQ(got["SLURM_JOB_NUM_NODES"], "4");
+  EXPECT_EQ(got["SLURM_TASKS_PER_NODE"], "2(x3),1");
+  EXPECT_EQ(got["SLURM_JOB_CPUS_PER_NODE"], "4(x3),2");
+  EXPECT_EQ(got["SLURM_NTASKS"], "7");
+  EXPECT_EQ(got["SLURM_CPUS_PER_TASK"], "2");
+  EXPECT_EQ(got["SLURM_MEM_PER_NODE"], "16384");
+  EXPECT_EQ(got.count("SLURM_MEM_PER_CPU"), 0u);
+  EXPECT_EQ(got["SLURM_NODEID"], "0");
+  EXPECT_EQ(got["SLURM_JOB_GPUS"], "0,1");
+}
+
+TEST(JobEnvTest, StepTasksAreSpreadInBlocks) {
+  JobRecord job = FourNodeJob();
+  TaskPlacement where;
+  where.node_index = 1;
+  where.step_id = 3;
+  where.procid = 4;
+  where.localid = 1;
+  where.step_ntasks = 5;
+  where.step_nodes = {"gpu02", "gpu01"};
+  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu02", where, "c", "login1"));
+  EXPECT_EQ(got["SLURM_STEP_NODELIST"], "gpu[01-02]");
+  EXPECT_EQ(got["SLURM_NODELIST"], "gpu[01-02]");
+  EXPECT_EQ(got["SLURM_JOB_NODELIST"], "gpu[01-04]");
+  EXPECT_EQ(got["SLURM_STEP_TASKS_PER_NODE"], "3,2");
+  EXPECT_EQ(got["SLURM_TASKS_PER_NODE"], "3,2");
+  EXPECT_EQ(got["SLURM_STEP_NUM_TASKS"], "5");
+  EXPECT_EQ(got["SLURM_NTASKS"], "5");
+  EXPECT_EQ(got["SLURM_NNODES"], "2");
+  EXPECT_EQ(got["SLURM_NODEID"], "1");
+  EXPECT_EQ(got["SLURM_GTIDS"], "3,4");
+  EXPECT_EQ(got["SLURM_PROCID"], "4");
+  EXPECT_EQ(got["SLURM_LOCALID"], "1");
+  EXPECT_EQ(got["SLURM_STEP_ID"], "3");
+  EXPECT_EQ(got["SLURM_STEP_GPUS"], "0,1");
+  EXPECT_EQ(got.count("SLURM_JOB_GPUS"), 0u);
+  EXPECT_EQ(got["SLURM_MEM_PER_NODE"], "16384") << "asked for explicitly";
+}
+
+TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
+  JobRecord job = PeerJob(5, "frac");
+  job.environment = {"SLURM_JOB_ID=1",        "SLURM_STEP_ID=9",   "SLURM_CPU_BIND=cores",
+                     "CUDA_VISIBLE_DEVICES=7", "MY_VAR=a=b",        "SLURM_PROCID=3"};
+  JobNodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 500;
+  a.tasks = 1;
+  a.shared_gpu = 3;
+  a.shared_milli = 250;
+  job.allocation = {a};
+  job.restart_count = 2;
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c", "login1"));
+  EXPECT_EQ(got["SLURM_JOB_ID"], "5");
+  EXPECT_EQ(got.count("SLURM_STEP_ID"), 0u) << "a stale step id is dropped";
+  EXPECT_EQ(got["SLURM_PROCID"], "0");
+  EXPECT_EQ(got["SLURM_CPU_BIND"], "cores") << "srun input variables are the user's";
+  EXPECT_EQ(got["MY_VAR"], "a=b");
+  EXPECT_EQ(got["CUDA_VISIBLE_DEVICES"], "3");
+  EXPECT_EQ(got["SLURM_GPUS_ON_NODE"], "1");
+  EXPECT_EQ(got["SLURM_CPUS_ON_NODE"], "1");
+  EXPECT_EQ(got["SLURM_RESTART_COUNT"], "2");
+
+  job.allocation[0].shared_gpu = -1;
+  got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c", "login1"));
+  EXPECT_EQ(got.count("CUDA_VISIBLE_DEVICES"), 0u) << "no GPUs: the login node's value does not leak in";
+  EXPECT_EQ(got.count("SLURM_GPUS_ON_NODE"), 0u);
+}
+
+TEST(JobEnvTest, OutputPatterns) {
+  JobRecord job = PeerJob(9148, "gpujob");
+  TaskPlacement batch;
+  TaskPlacement task;
+  task.node_index = 1;
+  task.procid = 3;
+  task.step_id = 0;
+  struct Case {
+    const char* pattern;
+    const TaskPlacement* where;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"slurm-%j.out", &batch, "slurm-9148.out"},
+      {"%x-%8j.out", &batch, "gpujob-00009148.out"},
+      {"%u/%A_%a.log", &batch, "root/9148_4294967294.log"},
+      {"%s-%t-%n", &batch, "batch-0-0"},
+      {"%s-%t-%n-%3t", &task, "0-3-1-003"},
+      {"/abs/%N.out", &batch, "/abs/n1.out"},
+      {"100%%", &batch, "100%"},
+      {"a\\%j", &batch, "a%j"},
+      {"%q%", &batch, "%q%"},
+      {"", &batch, ""},
+  };
+  for (const Case& c : cases) EXPECT_EQ(ExpandOutputPattern(c.pattern, job, "n1.cluster.org", *c.where), c.want) << c.pattern;
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,433 @@
+// Launch() prepares every string, array and group list in the parent, because between fork and
+// exec the child may only make async-signal-safe calls (the agent is multi-threaded: another
+// thread may hold the malloc or NSS locks at the moment of fork). The child reports the first
+// failure as {step, index, errno} on a CLOEXEC pipe; EOF on that pipe means exec succeeded.
+#include "agent/launcher.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace muster {
+namespace {
+
+enum class Step : int {
+  kNone = 0,
+  kSignals,
+  kSetsid,
+  kCloseFds,
+  kCgroup,
+  kSetgroups,
+  kSetgid,
+  kSetuid,
+  kRegain,
+  kChdir,
+  kStdin,
+  kStdout,
+  kStderr,
+  kExec,
+};
+
+struct ChildReport {
+  int step = 0;
+  int index = 0;  // which cgroup file, for kCgroup
+  int err = 0;
+};
+
+// Everything the child needs, built before fork: no allocation happens after it.
+struct Prepared {
+  std::vector<std::string> argv_storage;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::vector<std::string> exec_candidates;   // argv[0] resolved against PATH, in search order
+  std::vector<char*> sh_argv;                 // {"/bin/sh", <script>, argv[1..]} for ENOEXEC
+  std::vector<std::string> procs_files;
+  std::vector<gid_t> groups;
+  bool change_identity = true;
+};
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+StatusCode CodeForErrno(int err) {
+  switch (err) {
+    case EACCES:
+    case EPERM:
+      return StatusCode::kPermissionDenied;
+    case ENOENT:
+    case ENOTDIR:
+      return StatusCode::kNotFound;
+    default:
+      return StatusCode::kFailedPrecondition;
+  }
+}
+
+std::string EnvValue(const std::vector<std::string>& env, const std::string& key) {
+  for (const std::string& kv : env) {
+    if (kv.size() > key.size() && kv.compare(0, key.size(), key) == 0 && kv[key.size()] == '=') {
+      return kv.substr(key.size() + 1);
+    }
+  }
+  return "";
+}
+
+// execvp's search, done in the parent over the job's PATH (glibc's execvpe would search the
+// agent's own PATH). Empty PATH entries mean the current directory, as in execvp.
+std::vector<std::string> ExecCandidates(const std::string& program, const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::string path = EnvValue(env, "PATH");
+  if (path.empty()) path = "/bin:/usr/bin";
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t colon = path.find(':', start);
+    std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    out.push_back(dir.empty() ? program : dir + "/" + program);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return out;
+}
+
+StatusOr<std::vector<gid_t>> SupplementaryGroups(const std::string& user, gid_t gid) {
+  if (user.empty()) return std::vector<gid_t>{gid};
+  int n = 64;
+  std::vector<gid_t> groups;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    groups.resize(n);
+    int count = n;
+    if (getgrouplist(user.c_str(), gid, groups.data(), &count) >= 0) {
+      groups.resize(count);
+      return groups;
+    }
+    n = count > n ? count : n * 2;
+  }
+  return Internal("cannot list the groups of user '" + user + "'");
+}
+
+// ---- Child side: async-signal-safe only. ------------------------------------------------------
+
+[[noreturn]] void Fail(int report_fd, Step step, int index, int err) {
+  ChildReport r;
+  r.step = static_cast<int>(step);
+  r.index = index;
+  r.err = err;
+  ssize_t ignored = write(report_fd, &r, sizeof(r));
+  (void)ignored;
+  _exit(127);
+}
+
+bool WriteAll(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Formats a non-negative number into buf (no snprintf: not async-signal-safe). Returns length.
+size_t FormatUnsigned(unsigned long value, char* buf, size_t cap) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0 && n < sizeof(tmp));
+  size_t len = n < cap ? n : cap;
+  for (size_t i = 0; i < len; ++i) buf[i] = tmp[n - 1 - i];
+  return len;
+}
+
+// Closes every descriptor from `low` up except `keep`. close_range where the kernel has it,
+// else /proc/self/fd read with the raw getdents64 syscall (opendir allocates).
+bool CloseFrom(int low, int keep) {
+  bool ok = true;
+  if (keep > low && syscall(SYS_close_range, low, keep - 1, 0) != 0) ok = false;
+  if (ok && syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) return true;
+  if (errno != ENOSYS && errno != EINVAL) return false;
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
+  alignas(8) char buf[4096];
+  while (true) {
+    long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      unsigned short reclen;
+      std::memcpy(&reclen, buf + off + 16, sizeof(reclen));
+      const char* name = buf + off + 19;
+      int fd = 0;
+      bool numeric = name[0] != '\0';
+      for (const char* p = name; *p != '\0'; ++p) {
+        if (*p < '0' || *p > '9') numeric = false;
+        else fd = fd * 10 + (*p - '0');
+      }
+      if (numeric && fd >= low && fd != keep && fd != dir) close(fd);
+      off += reclen;
+    }
+  }
+  close(dir);
+  return true;
+}
+
+// Opens `path` and moves it onto `target` (0, 1 or 2). The first move goes above 2 so that a
+// descriptor the kernel hands back as 0-2 never clobbers a standard stream set earlier.
+bool OpenOnto(const char* path, int flags, int target) {
+  int fd = open(path, flags, 0644);
+  if (fd < 0) return false;
+  int high = fcntl(fd, F_DUPFD, 3);
+  int saved = errno;
+  close(fd);
+  if (high < 0) {
+    errno = saved;
+    return false;
+  }
+  if (dup2(high, target) < 0) return false;
+  close(high);
+  return true;
+}
+
+[[noreturn]] void RunChild(const LaunchSpec& spec, const Prepared& p, int report_fd) {
+  // The agent may block or ignore signals (SIGPIPE, SIGCHLD); the job starts from defaults.
+  sigset_t none;
+  sigemptyset(&none);
+  if (sigprocmask(SIG_SETMASK, &none, nullptr) != 0) Fail(report_fd, Step::kSignals, 0, errno);
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);  // EINVAL for reserved ones
+  }
+  if (setsid() < 0) Fail(report_fd, Step::kSetsid, 0, errno);
+  // Before the privilege drop: afterwards /proc/self/fd may be unreadable (not dumpable).
+  if (!CloseFrom(3, report_fd)) Fail(report_fd, Step::kCloseFds, 0, errno);
+
+  char pid_text[24];
+  size_t pid_len = FormatUnsigned(static_cast<unsigned long>(getpid()), pid_text, sizeof(pid_text));
+  for (size_t i = 0; i < p.procs_files.size(); ++i) {
+    int fd = open(p.procs_files[i].c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) Fail(report_fd, Step::kCgroup, static_cast<int>(i), errno);
+    if (!WriteAll(fd, pid_text, pid_len)) Fail(report_fd, Step::kCgroup, static_cast<int>(i), errno);
+    close(fd);
+  }
+
+  umask(spec.umask);
+  if (p.change_identity) {
+    if (setgroups(p.groups.size(), p.groups.data()) != 0) Fail(report_fd, Step::kSetgroups, 0, errno);
+    if (setgid(spec.gid) != 0) Fail(report_fd, Step::kSetgid, 0, errno);
+    if (setuid(spec.uid) != 0) Fail(report_fd, Step::kSetuid, 0, errno);
+    if (getuid() != spec.uid || geteuid() != spec.uid || getgid() != spec.gid || getegid() != spec.gid) {
+      Fail(report_fd, Step::kRegain, 0, 0);
+    }
+    if (spec.uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) Fail(report_fd, Step::kRegain, 0, 0);
+    if (spec.gid != 0 && spec.uid != 0 && (setgid(0) == 0 || setegid(0) == 0)) {
+      Fail(report_fd, Step::kRegain, 0, 0);
+    }
+  }
+
+  if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) Fail(report_fd, Step::kChdir, 0, errno);
+  if (!OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
+  const int out_flags = O_WRONLY | O_CREAT | O_APPEND;
+  if (!OpenOnto(spec.stdout_path.c_str(), out_flags, 1)) Fail(report_fd, Step::kStdout, 0, errno);
+  if (spec.stderr_path.empty()) {
+    if (dup2(1, 2) < 0) Fail(report_fd, Step::kStderr, 0, errno);
+  } else if (!OpenOnto(spec.stderr_path.c_str(), out_flags, 2)) {
+    Fail(report_fd, Step::kStderr, 0, errno);
+  }
+
+  // execvp's rules: skip entries that do not exist or may not be searched; remember EACCES;
+  // a file without a known format runs under /bin/sh.
+  int err = ENOENT;
+  bool saw_eacces = false;
+  for (const std::string& candidate : p.exec_candidates) {
+    execve(candidate.c_str(), p.argv.data(), p.envp.data());
+    err = errno;
+    if (err == ENOEXEC) {
+      char** sh_argv = const_cast<char**>(p.sh_argv.data());
+      sh_argv[1] = const_cast<char*>(candidate.c_str());
+      execve("/bin/sh", sh_argv, p.envp.data());
+      err = errno;
+      break;
+    }
+    if (err == EACCES) saw_eacces = true;
+    if (err != ENOENT && err != ENOTDIR && err != EACCES) break;
+  }
+  if (err != ENOEXEC && saw_eacces && (err == ENOENT || err == ENOTDIR)) err = EACCES;
+  Fail(report_fd, Step::kExec, 0, err);
+}
+
+// ---- Parent side. ------------------------------------------------------------------------------
+
+Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepared& p) {
+  std::string what;
+  switch (static_cast<Step>(r.step)) {
+    case Step::kSignals: what = "cannot reset the signal mask"; break;
+    case Step::kSetsid: what = "cannot start a new session"; break;
+    case Step::kCloseFds: what = "cannot close inherited file descriptors"; break;
+    case Step::kCgroup: {
+      std::string file = r.index >= 0 && r.index < static_cast<int>(p.procs_files.size())
+                             ? p.procs_files[r.index] : "?";
+      return Internal("cannot add the job process to cgroup '" + file + "': " + ErrnoText(r.err));
+    }
+    case Step::kSetgroups:
+      what = "cannot set the supplementary groups" + (spec.user.empty() ? "" : " of user '" + spec.user + "'");
+      break;
+    case Step::kSetgid: what = "cannot set group id " + std::to_string(spec.gid); break;
+    case Step::kSetuid: what = "cannot set user id " + std::to_string(spec.uid); break;
+    case Step::kRegain:
+      return Internal("privileges were not fully dropped to uid " + std::to_string(spec.uid) + " gid " +
+                      std::to_string(spec.gid));
+    case Step::kChdir: what = "cannot change directory to '" + spec.workdir + "'"; break;
+    case Step::kStdin: what = "cannot open input file '" + spec.stdin_path + "'"; break;
+    case Step::kStdout: what = "cannot open output file '" + spec.stdout_path + "'"; break;
+    case Step::kStderr: what = "cannot open error file '" + spec.stderr_path + "'"; break;
+    case Step::kExec: what = "cannot execute '" + spec.argv[0] + "'"; break;
+    case Step::kNone: return Internal("job process failed before exec (unknown step)");
+  }
+  return Status(CodeForErrno(r.err), what + ": " + ErrnoText(r.err));
+}
+
+StatusOr<Prepared> Prepare(const LaunchSpec& spec) {
+  Prepared p;
+  if (spec.argv.empty() || spec.argv[0].empty()) return InvalidArgument("launch: argv is empty");
+  if (spec.stdout_path.empty()) return InvalidArgument("launch: no output file given");
+  if (spec.uid == 0 && !spec.allow_root) {
+    return Status(StatusCode::kPermissionDenied, "refusing to launch a job as root (uid 0)");
+  }
+  if (geteuid() != 0) {
+    // Without root the identity cannot change: only launching as ourselves is possible.
+    if (spec.uid != geteuid() || spec.gid != getegid()) {
+      return Status(StatusCode::kPermissionDenied, "launching as uid " + std::to_string(spec.uid) +
+                                                       " needs root (the agent runs as uid " +
+                                                       std::to_string(geteuid()) + ")");
+    }
+    p.change_identity = false;
+  } else {
+    ASSIGN_OR_RETURN(p.groups, SupplementaryGroups(spec.user, spec.gid));
+  }
+  p.argv_storage = spec.argv;
+  for (std::string& a : p.argv_storage) p.argv.push_back(a.data());
+  p.argv.push_back(nullptr);
+  for (const std::string& kv : spec.env) p.envp.push_back(const_cast<char*>(kv.c_str()));
+  p.envp.push_back(nullptr);
+  p.exec_candidates = ExecCandidates(spec.argv[0], spec.env);
+  p.sh_argv.push_back(const_cast<char*>("/bin/sh"));
+  p.sh_argv.push_back(nullptr);  // the script path, set in the child
+  for (size_t i = 1; i < p.argv_storage.size(); ++i) p.sh_argv.push_back(p.argv_storage[i].data());
+  p.sh_argv.push_back(nullptr);
+  size_t start = 0;
+  const std::string& files = spec.cgroup_procs_file;
+  while (start < files.size()) {
+    size_t colon = files.find(':', start);
+    size_t end = colon == std::string::npos ? files.size() : colon;
+    if (end > start) p.procs_files.push_back(files.substr(start, end - start));
+    start = end + 1;
+  }
+  return p;
+}
+
+void DecodeStatus(int status, ExitInfo* out) {
+  *out = ExitInfo();
+  if (WIFEXITED(status)) {
+    out->exited = true;
+    out->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    out->signal = WTERMSIG(status);
+    out->core_dumped = WCOREDUMP(status);
+  }
+}
+
+}  // namespace
+
+StatusOr<pid_t> Launch(const LaunchSpec& spec) {
+  ASSIGN_OR_RETURN(Prepared p, Prepare(spec));
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Internal("launch: pipe: " + ErrnoText(errno));
+  // Keep the report descriptor above 2 so that setting up the child's stdio cannot clobber it.
+  int report_fd = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+  int saved = errno;
+  close(fds[1]);
+  if (report_fd < 0) {
+    close(fds[0]);
+    return Internal("launch: dup: " + ErrnoText(saved));
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    saved = errno;
+    close(fds[0]);
+    close(report_fd);
+    return Internal("launch: fork: " + ErrnoText(saved));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    RunChild(spec, p, report_fd);
+  }
+  close(report_fd);
+  ChildReport report;
+  size_t got = 0;
+  char* buf = reinterpret_cast<char*>(&report);
+  while (got < sizeof(report)) {
+    ssize_t n = read(fds[0], buf + got, sizeof(report) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fds[0]);
+  if (got == 0) return pid;  // EOF: the exec closed the pipe
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got < sizeof(report)) return Internal("launch: truncated report from the job process");
+  return ReportToStatus(report, spec, p);
+}
+
+bool TryReap(pid_t pid, ExitInfo* out) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(pid, &status, WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == 0) return false;
+  if (r < 0) {
+    // Not our child (or already reaped): nothing will ever come, so report it as gone.
+    *out = ExitInfo();
+    return true;
+  }
+  DecodeStatus(status, out);
+  return true;
+}
+
+ExitInfo Reap(pid_t pid) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  ExitInfo info;
+  if (r == pid) DecodeStatus(status, &info);
+  return info;
+}
+
+Status SignalGroup(pid_t pgid, int sig) {
+  // kill(0|-1, ...) would hit the agent's own group or every process: never a job's group.
+  if (pgid <= 1) return InvalidArgument("refusing to signal process group " + std::to_string(pgid));
+  if (kill(-pgid, sig) == 0 || errno == ESRCH) return Status::Ok();
+  return Status(CodeForErrno(errno),
+                "cannot send signal " + std::to_string(sig) + " to process group " + std::to_string(pgid) + ": " +
+                    ErrnoText(errno));
+}
+
+}  // namespace muster

@@ -1,0 +1,203 @@
+#include "agent/launcher.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace muster {
+namespace {
+
+constexpr uint32_t kNobody = 65534;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class LauncherTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/muster-launch-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    root_ = geteuid() == 0;
+    if (root_) {
+      // The job user must be able to write its output here.
+      ASSERT_EQ(chown(dir_.c_str(), kNobody, kNobody), 0);
+    }
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    (void)!system(cmd.c_str());
+  }
+
+  // A spec for the job user: nobody when we are root, else ourselves.
+  LaunchSpec Spec(std::vector<std::string> argv) const {
+    LaunchSpec spec;
+    spec.uid = root_ ? kNobody : geteuid();
+    spec.gid = root_ ? kNobody : getegid();
+    spec.user = root_ ? "nobody" : "";
+    spec.allow_root = !root_ && geteuid() == 0;
+    spec.workdir = dir_;
+    spec.argv = std::move(argv);
+    spec.env = {"PATH=/usr/bin:/bin", "HOME=/nonexistent"};
+    spec.stdout_path = dir_ + "/out";
+    return spec;
+  }
+
+  ExitInfo Run(const LaunchSpec& spec) {
+    StatusOr<pid_t> pid = Launch(spec);
+    EXPECT_TRUE(pid.ok()) << pid.status().ToString();
+    if (!pid.ok()) return ExitInfo{};
+    return Reap(*pid);
+  }
+
+  std::string dir_;
+  bool root_ = false;
+};
+
+TEST_F(LauncherTest, RunsWithExactEnvironmentIdentityAndOutputs) {
+  LaunchSpec spec = Spec({"sh", "-c", "env | sort; id -u; id -g; id -G; umask; pwd; echo oops >&2; exit 3"});
+  spec.env.push_back("ONLY_THIS=1");
+  spec.umask = 027;
+  spec.stderr_path = dir_ + "/err";
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(info.exit_code, 3);
+  std::string uid = std::to_string(spec.uid), gid = std::to_string(spec.gid);
+  // sh adds PWD (and dash nothing else) to what it was given.
+  std::string want = "HOME=/nonexistent\nONLY_THIS=1\nPATH=/usr/bin:/bin\nPWD=" + dir_ + "\n" + uid + "\n" + gid +
+                     "\n";
+  std::string out = ReadAll(dir_ + "/out");
+  EXPECT_EQ(out.substr(0, want.size()), want) << out;
+  EXPECT_NE(out.find("0027\n" + dir_ + "\n"), std::string::npos) << out;
+  EXPECT_EQ(ReadAll(dir_ + "/err"), "oops\n");
+  struct stat st;
+  ASSERT_EQ(stat((dir_ + "/out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, spec.uid) << "output created as the job user";
+  EXPECT_EQ(st.st_mode & 0777, 0640u) << "0644 under umask 027";
+}
+
+TEST_F(LauncherTest, StderrDefaultsToStdoutAndStdinIsRead) {
+  std::ofstream(dir_ + "/in") << "from stdin\n";
+  chmod((dir_ + "/in").c_str(), 0644);
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "cat; echo to-err >&2"});
+  spec.stdin_path = dir_ + "/in";
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "from stdin\nto-err\n");
+}
+
+TEST_F(LauncherTest, RefusesRootUnlessAllowed) {
+  LaunchSpec spec = Spec({"/bin/true"});
+  spec.uid = 0;
+  spec.gid = 0;
+  spec.allow_root = false;
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(pid.status().message().find("root"), std::string::npos);
+}
+
+TEST_F(LauncherTest, OutputFileIsOpenedWithTheUsersPermissions) {
+  if (!root_) GTEST_SKIP() << "needs root to launch as another user";
+  std::string closed = dir_ + "/closed";
+  ASSERT_EQ(mkdir(closed.c_str(), 0700), 0);  // owned by root: nobody may not create files here
+  LaunchSpec spec = Spec({"/bin/true"});
+  spec.stdout_path = closed + "/slurm-7.out";
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(pid.status().message(), "cannot open output file '" + closed + "/slurm-7.out': Permission denied");
+  EXPECT_NE(access(spec.stdout_path.c_str(), F_OK), 0) << "nothing created as root";
+}
+
+TEST_F(LauncherTest, ReportsExecAndChdirFailures) {
+  LaunchSpec spec = Spec({"/nope"});
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(pid.status().message(), "cannot execute '/nope': No such file or directory");
+
+  spec = Spec({"/bin/true"});
+  spec.workdir = dir_ + "/missing";
+  pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.status().message(), "cannot change directory to '" + dir_ + "/missing': No such file or directory");
+}
+
+TEST_F(LauncherTest, SearchesTheJobsPathNotTheAgents) {
+  LaunchSpec spec = Spec({"true"});
+  spec.env = {"PATH=/nonexistent-dir"};
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.status().message(), "cannot execute 'true': No such file or directory");
+
+  // A script without "#!" runs under /bin/sh, as with execvp.
+  std::string script = dir_ + "/script";
+  std::ofstream(script) << "echo from-script \"$1\"\n";
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  spec = Spec({"script", "arg1"});
+  spec.env = {"PATH=/nonexistent-dir:" + dir_};
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(info.exit_code, 0);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "from-script arg1\n");
+}
+
+TEST_F(LauncherTest, ClosesInheritedDescriptorsAndResetsSignals) {
+  int leaked = open("/dev/null", O_RDONLY);  // no O_CLOEXEC on purpose
+  ASSERT_GE(leaked, 3);
+  struct sigaction ignore, old;
+  std::memset(&ignore, 0, sizeof(ignore));
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGTERM, &ignore, &old);
+  ExitInfo checked = Run(Spec({"/bin/sh", "-c",
+                               "if [ -e /proc/$$/fd/" + std::to_string(leaked) + " ]; then echo leaked; else echo closed; fi"}));
+  StatusOr<pid_t> pid = Launch(Spec({"/bin/sleep", "1000"}));
+  sigaction(SIGTERM, &old, nullptr);
+  close(leaked);
+  EXPECT_TRUE(checked.exited);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "closed\n");
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  EXPECT_EQ(getpgid(*pid), *pid) << "own process group";
+  EXPECT_EQ(getsid(*pid), *pid) << "own session";
+  ExitInfo info;
+  EXPECT_FALSE(TryReap(*pid, &info));
+  // SIGTERM was ignored in the agent; the job must still die of it.
+  EXPECT_TRUE(SignalGroup(*pid, SIGTERM).ok());
+  info = Reap(*pid);
+  EXPECT_FALSE(info.exited);
+  EXPECT_EQ(info.signal, SIGTERM);
+}
+
+TEST_F(LauncherTest, TryReapReportsExitAndSignalGroupGuardsItsArgument) {
+  StatusOr<pid_t> pid = Launch(Spec({"/bin/sh", "-c", "exit 7"}));
+  ASSERT_TRUE(pid.ok());
+  ExitInfo info = Reap(*pid);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(info.exit_code, 7);
+  EXPECT_TRUE(TryReap(*pid, &info)) << "an already reaped pid does not hang callers";
+  EXPECT_EQ(SignalGroup(0, SIGTERM).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(SignalGroup(1, SIGTERM).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(SignalGroup(*pid, SIGTERM).ok()) << "a group that is gone is not an error";
+}
+
+TEST_F(LauncherTest, RejectsEmptyArgv) {
+  LaunchSpec spec = Spec({});
+  EXPECT_EQ(Launch(spec).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace muster

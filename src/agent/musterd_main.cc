@@ -1,0 +1,120 @@
+// musterd: the node agent. Registers its node (GPUs from NVML, or the cluster file's fake GPUs),
+// heartbeats, launches and signals jobs, and mints tokens for local users.
+//   musterd --node NAME [--conf PATH]
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "agent/agent.h"
+#include "agent/cgroup.h"
+#include "agent/gpu_inventory.h"
+#include "base/clock.h"
+#include "config/muster_config.h"
+#include "net/token.h"
+
+namespace muster {
+namespace {
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "musterd: error: %s\n", msg.c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  std::string conf_path = DefaultConfigPath();
+  std::string node_name;
+  bool end_jobs_on_stop = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--conf" || a == "--node") && i + 1 < argc) {
+      (a == "--conf" ? conf_path : node_name) = argv[++i];
+    } else if (a.rfind("--conf=", 0) == 0) {
+      conf_path = a.substr(7);
+    } else if (a.rfind("--node=", 0) == 0) {
+      node_name = a.substr(7);
+    } else if (a == "--end-jobs-on-stop") {
+      end_jobs_on_stop = true;
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: musterd --node NAME [--conf PATH] [--end-jobs-on-stop]\n");
+      return 0;
+    } else {
+      return Fail("unknown argument '" + a + "' (see --help)");
+    }
+  }
+  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  if (!conf.ok()) return Fail(conf.status().message());
+  if (node_name.empty()) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    node_name = host;
+  }
+  const Node* configured = nullptr;
+  for (const Node& n : conf->cluster.snapshot.nodes) {
+    if (n.name == node_name) configured = &n;
+  }
+  if (configured == nullptr) return Fail("node '" + node_name + "' is not in " + conf->cluster_file);
+
+  AgentOptions opt;
+  opt.node = *configured;
+  opt.node.state = NodeState::kIdle;
+  opt.node.drain = false;
+  opt.node.reason.clear();
+  if (conf->gpus != "fake") {
+    StatusOr<GpuInventory> nvml = DiscoverNvmlGpus();
+    if (nvml.ok()) {
+      opt.node.gpus = nvml->gpus;
+      opt.node.links = nvml->links;
+    } else if (conf->gpus == "nvml" || nvml.status().code() != StatusCode::kNotFound) {
+      return Fail("NVML: " + nvml.status().message());
+    }
+  }
+  opt.cluster_name = conf->cluster_name;
+  opt.ctld_address = "unix:" + conf->ctld_socket;
+  opt.socket_path = conf->AgentSocket(node_name);
+  opt.spool_dir = conf->spool_dir + "/" + node_name;
+  opt.heartbeat_interval_s = conf->heartbeat_interval_s;
+  opt.allow_root_jobs = conf->allow_root_jobs;
+  opt.trusted_uids = conf->admin_uids;
+  opt.end_jobs_on_stop = end_jobs_on_stop;
+  StatusOr<std::string> key = TokenAuthority::LoadKey(conf->key_file, /*create=*/false);
+  std::unique_ptr<TokenAuthority> tokens;
+  if (key.ok()) {
+    tokens = std::make_unique<TokenAuthority>(*key);
+    opt.tokens = tokens.get();
+  } else {
+    std::fprintf(stderr, "musterd[%s]: no cluster key (%s): not minting tokens\n", node_name.c_str(),
+                 key.status().message().c_str());
+  }
+  if (conf->cgroups != "off") {
+    StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/sys/fs/cgroup", "muster/" + node_name);
+    if (cg.ok()) {
+      opt.cgroup = std::move(*cg);
+    } else {
+      std::fprintf(stderr, "musterd[%s]: cgroups unavailable: %s\n", node_name.c_str(), cg.status().message().c_str());
+    }
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  SystemClock clock;
+  Agent agent(std::move(opt), &clock);
+  if (Status st = agent.Start(); !st.ok()) return Fail(st.message());
+  std::fprintf(stderr, "musterd[%s]: serving on %s (pid %d)\n", node_name.c_str(),
+               conf->AgentSocket(node_name).c_str(), getpid());
+  int sig = 0;
+  sigwait(&set, &sig);
+  // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a
+  // node shutdown ends them with the machine).
+  agent.Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace muster
+
+int main(int argc, char** argv) { return muster::Main(argc, argv); }

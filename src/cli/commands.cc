@@ -1,0 +1,503 @@
+#include "cli/commands.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "base/clock.h"
+#include "cli/ctld_client.h"
+#include "cli/sbatch_args.h"
+#include "cli/scontrol_format.h"
+#include "cli/sinfo_format.h"
+#include "cli/slurm_format.h"
+#include "cli/squeue_format.h"
+#include "model/hostlist.h"
+#include "model/record_json.h"
+
+extern char** environ;
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+int64_t Now() { return SystemClock().NowSeconds(); }
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) {
+    if (!cur.empty()) out.push_back(cur);
+  }
+  return out;
+}
+
+// "--opt=value" or "--opt value" / "-o value" / "-ovalue"; advances i.
+bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
+               std::string* value) {
+  const std::string& s = a[i];
+  if (!lng.empty() && s.rfind(lng + "=", 0) == 0) {
+    *value = s.substr(lng.size() + 1);
+    return true;
+  }
+  if ((s == shrt || s == lng) && !s.empty()) {
+    if (i + 1 >= a.size()) return false;
+    *value = a[++i];
+    return true;
+  }
+  if (!shrt.empty() && shrt.size() == 2 && s.size() > 2 && s.rfind(shrt, 0) == 0 && s[1] != '-') {
+    *value = s.substr(2);
+    return true;
+  }
+  return false;
+}
+
+std::string Me() {
+  struct passwd pw, *res = nullptr;
+  char buf[4096];
+  if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_name;
+  return std::to_string(getuid());
+}
+
+std::string Hostname() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+int Emit(const SlurmOutput& o, std::ostream& out, std::ostream& err) {
+  out << o.out;
+  err << o.err;
+  return o.exit_code;
+}
+
+// Connection errors, as the commands print them.
+int ConnectError(const char* cmd, const Status& st, std::ostream& err) {
+  err << cmd << ": error: " << st.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  char cwd[4096] = {0};
+  if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
+  auto reader = [](const std::string& path) -> StatusOr<std::string> {
+    std::ifstream in(path.empty() ? "/dev/stdin" : path, std::ios::binary);
+    if (!in) return NotFound("Unable to open file " + path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  StatusOr<SbatchRequest> req = ParseSbatchArgs(args, cwd, reader);
+  if (!req.ok()) {
+    CommandError e = SbatchError(req.status());
+    err << e.stderr_text;
+    return e.exit_code;
+  }
+  if (req->help) return out << SbatchHelp(), 0;
+  if (req->usage) return out << SbatchUsage(), 0;
+  if (req->version) return out << "muster 0.1.0 (sbatch)\n", 0;
+  json env = json::array();
+  if (req->export_mode != "NONE") {
+    for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  }
+  json body{{"resource_args", req->resource_args},
+            {"name", req->name},
+            {"script", req->script},
+            {"script_args", req->script_args},
+            {"workdir", req->workdir},
+            {"environment", env},
+            {"stdout", req->output},
+            {"stderr", req->error},
+            {"stdin", req->input},
+            {"account", req->account},
+            {"hold", req->hold},
+            {"requeue", req->requeue},
+            {"submit_host", Hostname()}};
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) {
+    err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
+    return 1;
+  }
+  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  if (!r.ok()) {
+    if (r.status().message() == "Invalid partition name specified") {
+      err << "sbatch: error: invalid partition specified: " << req->request.partition << "\n";
+    }
+    err << "sbatch: error: Batch job submission failed: " << r.status().message() << "\n";
+    return 1;
+  }
+  const int64_t id = (*r)["job_id"].get<int64_t>();
+  if (req->parsable) {
+    out << id << "\n";
+  } else {
+    out << "Submitted batch job " << id << "\n";
+  }
+  return 0;
+}
+
+int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  SqueueOptions opt;
+  std::set<std::string> users, parts, states;
+  std::set<int64_t> ids;
+  bool json_out = false, long_fmt = false;
+  std::string format;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    if (a == "-l" || a == "--long") {
+      long_fmt = true;
+    } else if (a == "-h" || a == "--noheader") {
+      opt.no_header = true;
+    } else if (a == "--me") {
+      users.insert(Me());
+    } else if (a == "--json") {
+      json_out = true;
+    } else if (a == "--help") {
+      out << "Usage: squeue [-l] [-h] [-u users] [-j jobs] [-t states] [-p partitions] [--me] [-o format] [--json]\n";
+      return 0;
+    } else if (TakeValue(args, i, "-u", "--user", &v)) {
+      for (auto& u : Split(v, ',')) {
+        struct passwd pw, *res = nullptr;
+        char buf[4096];
+        if (getpwnam_r(u.c_str(), &pw, buf, sizeof buf, &res) != 0 || res == nullptr) {
+          if (u.find_first_not_of("0123456789") != std::string::npos) {
+            err << "squeue: error: Invalid user: " << u << "\n";
+            return 1;
+          }
+        }
+        users.insert(u);
+      }
+    } else if (TakeValue(args, i, "-j", "--jobs", &v)) {
+      for (auto& s : Split(v, ',')) {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+          err << "squeue: error: Invalid job id: " << s << "\n";
+          return 1;
+        }
+        ids.insert(std::stoll(s));
+      }
+    } else if (TakeValue(args, i, "-t", "--states", &v)) {
+      for (auto& s : Split(v, ',')) {
+        std::string up = s;
+        for (char& ch : up) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        if (up == "ALL") {
+          states.insert("ALL");
+          continue;
+        }
+        StatusOr<JobState> st = ParseJobState(up);
+        if (!st.ok()) {
+          err << "squeue: error: Invalid job state specified: " << s << "\n";
+          return 1;
+        }
+        states.insert(JobStateName(*st));
+      }
+    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
+      for (auto& s : Split(v, ',')) parts.insert(s);
+    } else if (TakeValue(args, i, "-o", "--format", &v)) {
+      format = v;
+    } else {
+      err << "squeue: unrecognized option '" << a << "'\nTry \"squeue --help\" for more information\n";
+      return 1;
+    }
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("squeue", c.status(), err);
+  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+  if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
+  std::vector<JobRecord> shown;
+  for (const JobRecord& j : *jobs) {
+    if (!ids.empty() && !ids.count(j.id)) continue;
+    if (!users.empty() && !users.count(j.user) && !users.count(std::to_string(j.uid))) continue;
+    if (!parts.empty() && !parts.count(j.partition)) continue;
+    if (states.empty()) {
+      // Slurm's default: jobs not finished (and, with -j, the named ones whatever their state).
+      if (IsFinished(j.state) && ids.empty()) continue;
+    } else if (!states.count("ALL") && !states.count(JobStateName(j.state))) {
+      continue;
+    }
+    shown.push_back(j);
+  }
+  if (!ids.empty() && shown.empty() && states.empty()) return Emit(InvalidJobIdError(), out, err);
+  if (json_out) {
+    json arr = json::array();
+    for (const JobRecord& j : shown) arr.push_back(ToJson(j));
+    out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  if (long_fmt) {
+    SqueueOptions l = SqueueLongOptions();
+    l.no_header = opt.no_header;
+    opt = l;
+  }
+  if (!format.empty()) opt.format = format;
+  StatusOr<std::string> text = FormatSqueue(shown, opt, Now());
+  if (!text.ok()) {
+    err << "squeue: error: " << text.status().message() << "\n";
+    return 1;
+  }
+  out << *text;
+  return 0;
+}
+
+int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  SinfoOptions opt;
+  std::set<std::string> parts;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    if (a == "-N" || a == "--Node") {
+      opt.node_oriented = true;
+    } else if (a == "-l" || a == "--long") {
+      opt.long_output = true;
+    } else if (a == "-Nl" || a == "-lN") {
+      opt.node_oriented = opt.long_output = true;
+    } else if (a == "-h" || a == "--noheader") {
+      opt.no_header = true;
+    } else if (a == "--help") {
+      out << "Usage: sinfo [-N] [-l] [-h] [-p partitions] [-o format]\n";
+      return 0;
+    } else if (TakeValue(args, i, "-o", "--format", &v)) {
+      opt.format = v;
+    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
+      for (auto& s : Split(v, ',')) parts.insert(s);
+    } else {
+      err << "sinfo: unrecognized option '" << a << "'\nTry \"sinfo --help\" for more information\n";
+      return 1;
+    }
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("sinfo", c.status(), err);
+  StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
+  if (!ps.ok()) return ConnectError("sinfo", ps.status(), err);
+  StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+  if (!nodes.ok()) return ConnectError("sinfo", nodes.status(), err);
+  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+  if (!jobs.ok()) return ConnectError("sinfo", jobs.status(), err);
+  std::vector<Partition> shown;
+  for (const Partition& p : *ps) {
+    if (parts.empty() || parts.count(p.name)) shown.push_back(p);
+  }
+  StatusOr<std::string> text = FormatSinfo(shown, *nodes, UsageFromJobs(*jobs), opt, Now());
+  if (!text.ok()) {
+    err << "sinfo: error: " << text.status().message() << "\n";
+    return 1;
+  }
+  out << *text;
+  return 0;
+}
+
+int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::vector<int64_t> ids;
+  std::string user, name, signal_name;
+  bool verbose = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    if (a == "-v" || a == "--verbose") {
+      verbose = true;
+    } else if (a == "--help") {
+      out << "Usage: scancel [-u user] [-n name] [-s signal] [job_id[,job_id...]]\n";
+      return 0;
+    } else if (TakeValue(args, i, "-u", "--user", &v)) {
+      user = v;
+    } else if (TakeValue(args, i, "-n", "--name", &v) || TakeValue(args, i, "", "--jobname", &v)) {
+      name = v;
+    } else if (TakeValue(args, i, "-s", "--signal", &v)) {
+      signal_name = v;
+    } else if (!a.empty() && a[0] != '-') {
+      for (auto& s : Split(a, ',')) {
+        if (s.find_first_not_of("0123456789") != std::string::npos) {
+          err << "scancel: error: Invalid job id " << s << "\n";
+          return 1;
+        }
+        ids.push_back(std::stoll(s));
+      }
+    } else {
+      err << "scancel: unrecognized option '" << a << "'\nTry \"scancel --help\" for more information\n";
+      return 1;
+    }
+  }
+  int sig = 0;
+  if (!signal_name.empty()) {
+    std::string s = signal_name;
+    if (s.rfind("SIG", 0) == 0) s = s.substr(3);
+    if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
+      sig = std::stoi(s);
+    } else {
+      for (int k = 1; k < NSIG; ++k) {
+        const char* abbrev = sigabbrev_np(k);
+        if (abbrev != nullptr && s == abbrev) sig = k;
+      }
+    }
+    if (sig <= 0 || sig >= NSIG) {
+      err << "scancel: error: Invalid job signal: " << signal_name << "\n";
+      return 1;
+    }
+  }
+  if (ids.empty() && user.empty() && name.empty()) {
+    err << "scancel: error: No job identification provided\n";
+    return 1;
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("scancel", c.status(), err);
+  if (!user.empty() || !name.empty()) {
+    StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+    if (!jobs.ok()) return ConnectError("scancel", jobs.status(), err);
+    for (const JobRecord& j : *jobs) {
+      if (IsFinished(j.state)) continue;
+      if (!user.empty() && j.user != user && std::to_string(j.uid) != user) continue;
+      if (!name.empty() && j.name != name) continue;
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), j.id) == ids.end()) continue;
+      ids.push_back(j.id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  }
+  int rc = 0;
+  for (int64_t id : ids) {
+    StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + (sig ? "?signal=" + std::to_string(sig) : ""));
+    if (r.ok()) continue;
+    if (r.status().code() == StatusCode::kNotFound) {
+      rc = std::max(rc, Emit(ScancelInvalidJob(id, verbose), out, err));
+    } else {
+      err << "scancel: error: Kill job error on job id " << id << ": " << r.status().message() << "\n";
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  bool one_liner = false;
+  std::vector<std::string> a;
+  for (const std::string& s : args) {
+    if (s == "-o" || s == "--oneliner") {
+      one_liner = true;
+    } else {
+      a.push_back(s);
+    }
+  }
+  if (a.empty() || a[0] == "--help" || a[0] == "help") {
+    out << "Usage: scontrol [-o] show job|node|partition [ID] | update NodeName=N State=DRAIN|RESUME|DOWN Reason=R"
+           " | hold ID | release ID | ping\n";
+    return a.empty() ? 1 : 0;
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("scontrol", c.status(), err);
+  const std::string verb = a[0];
+  if (verb == "ping") {
+    StatusOr<json> r = (*c)->Call("GET", "/v1/ping");
+    out << "Slurmctld(primary) at " << Hostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
+    return r.ok() ? 0 : 1;
+  }
+  if (verb == "show" && a.size() >= 2) {
+    const std::string what = a[1];
+    const std::string id = a.size() >= 3 ? a[2] : "";
+    if (what == "job" || what == "jobs") {
+      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+      if (!jobs.ok()) return ConnectError("scontrol", jobs.status(), err);
+      bool any = false;
+      for (const JobRecord& j : *jobs) {
+        if (!id.empty() && std::to_string(j.id) != id) continue;
+        out << FormatScontrolJob(j, Now(), one_liner);
+        any = true;
+      }
+      if (!any && !id.empty()) return Emit(InvalidJobIdError(), out, err);
+      if (!any) out << "No jobs in the system\n";
+      return 0;
+    }
+    if (what == "node" || what == "nodes") {
+      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
+      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+      if (!nodes.ok() || !ps.ok() || !jobs.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
+      NodeUsageMap usage = UsageFromJobs(*jobs);
+      bool any = false;
+      for (const NodeRecord& n : *nodes) {
+        if (!id.empty() && n.node.name != id) continue;
+        out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
+        any = true;
+      }
+      if (!any && !id.empty()) return Emit(NodeNotFoundError(id), out, err);
+      return 0;
+    }
+    if (what == "partition" || what == "partitions") {
+      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
+      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read partitions"), err);
+      bool any = false;
+      for (const Partition& p : *ps) {
+        if (!id.empty() && p.name != id) continue;
+        out << FormatScontrolPartition(p, *nodes, one_liner);
+        any = true;
+      }
+      if (!any && !id.empty()) return Emit(PartitionNotFoundError(id), out, err);
+      return 0;
+    }
+    err << "scontrol: error: invalid entity: " << what << " for keyword:show\n";
+    return 1;
+  }
+  if ((verb == "hold" || verb == "release") && a.size() >= 2) {
+    int rc = 0;
+    for (const std::string& s : Split(a[1], ',')) {
+      StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + s + "/" + verb);
+      if (!r.ok()) {
+        err << "Job " << s << ": " << r.status().message() << "\n";
+        rc = 1;
+      }
+    }
+    return rc;
+  }
+  if (verb == "update") {
+    std::string node, state, reason;
+    for (size_t i = 1; i < a.size(); ++i) {
+      auto eq = a[i].find('=');
+      if (eq == std::string::npos) {
+        err << "scontrol: error: Invalid input: " << a[i] << "\n";
+        return 1;
+      }
+      std::string k = a[i].substr(0, eq), v = a[i].substr(eq + 1);
+      std::string lk = k;
+      for (char& ch : lk) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (lk == "nodename" || lk == "node") {
+        node = v;
+      } else if (lk == "state") {
+        state = v;
+      } else if (lk == "reason") {
+        reason = v;
+      } else {
+        err << "scontrol: error: Update of this parameter is not supported: " << a[i] << "\n";
+        return 1;
+      }
+    }
+    if (node.empty() || state.empty()) {
+      err << "scontrol: error: update needs NodeName= and State=\n";
+      return 1;
+    }
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(node);
+    if (!names.ok()) {
+      err << "scontrol: error: " << names.status().message() << "\n";
+      return 1;
+    }
+    for (const std::string& n : *names) {
+      StatusOr<json> r = (*c)->Call("POST", "/v1/nodes/" + n, json{{"state", state}, {"reason", reason}});
+      if (!r.ok()) {
+        err << "slurm_update error: " << r.status().message() << "\n";
+        return 1;
+      }
+    }
+    return 0;
+  }
+  err << "scontrol: error: Invalid keyword: " << verb << "\n";
+  return 1;
+}
+
+}  // namespace muster

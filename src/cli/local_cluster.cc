@@ -1,0 +1,283 @@
+#include "cli/local_cluster.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "net/http.h"
+
+namespace muster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string DefaultDir() {
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && *home ? home : "/tmp") + "/.muster";
+}
+
+std::string CurrentUser() {
+  struct passwd pw, *res = nullptr;
+  char buf[4096];
+  if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_name;
+  return std::to_string(getuid());
+}
+
+bool Alive(pid_t pid, const std::string& name) {
+  if (pid <= 0 || kill(pid, 0) != 0) return false;
+  // Guard against a recycled pid: the process must still be ours.
+  std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string s((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+  return s.find(name) != std::string::npos;
+}
+
+pid_t ReadPid(const std::string& path) {
+  std::ifstream in(path);
+  pid_t p = 0;
+  in >> p;
+  return in ? p : 0;
+}
+
+// Starts `argv` detached (own session), output appended to `log`; returns its pid.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, std::string* error) {
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "cannot open log '" + log + "'";
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    setsid();
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  close(fd);
+  if (pid < 0) *error = "fork failed";
+  return pid;
+}
+
+struct UpArgs {
+  int nodes = 2;
+  int gpus = 4;
+  int cpus = 16;
+  std::string memory = "64G";
+  std::string dir;
+  std::string model = "h100";
+  std::string links = "nvswitch";
+};
+
+bool ParseInt(const std::string& v, int lo, int hi, int* out) {
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+  *out = std::stoi(v);
+  return *out >= lo && *out <= hi;
+}
+
+const char* kUpUsage =
+    "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
+    "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR]\n"
+    "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
+    "(default $HOME/.muster) and returns once every node has registered.\n";
+
+}  // namespace
+
+int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
+  UpArgs a;
+  a.dir = DefaultDir();
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string k = args[i], v;
+    if (k == "-h" || k == "--help") {
+      out << kUpUsage;
+      return 0;
+    }
+    if (auto eq = k.find('='); eq != std::string::npos) {
+      v = k.substr(eq + 1);
+      k = k.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      v = args[++i];
+    } else {
+      err << "muster up: option '" << k << "' requires an argument\n" << kUpUsage;
+      return 2;
+    }
+    bool ok = true;
+    if (k == "--nodes") ok = ParseInt(v, 1, 256, &a.nodes);
+    else if (k == "--gpus-per-node") ok = ParseInt(v, 0, 64, &a.gpus);
+    else if (k == "--cpus-per-node") ok = ParseInt(v, 1, 4096, &a.cpus);
+    else if (k == "--mem-per-node") a.memory = v;
+    else if (k == "--gpu-model") a.model = v;
+    else if (k == "--gpu-links") a.links = v;
+    else if (k == "--dir") a.dir = v;
+    else {
+      err << "muster up: unrecognized option '" << k << "'\n" << kUpUsage;
+      return 2;
+    }
+    if (!ok) {
+      err << "muster up: invalid value '" << v << "' for " << k << "\n";
+      return 2;
+    }
+  }
+  std::error_code ec;
+  a.dir = fs::absolute(a.dir, ec).lexically_normal().string();
+  if (Alive(ReadPid(a.dir + "/musterctld.pid"), "musterctld")) {
+    err << "muster up: a cluster is already running in " << a.dir << " (run 'muster down' first)\n";
+    return 1;
+  }
+  fs::create_directories(a.dir + "/log", ec);
+  fs::create_directories(a.dir + "/run", ec);
+  if (ec) {
+    err << "muster up: cannot create " << a.dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  const std::string nodes = a.nodes == 1 ? "node1" : "node[1-" + std::to_string(a.nodes) + "]";
+  {
+    std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
+    c << "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n"
+      << "cluster: local\n"
+      << "node_types:\n"
+      << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
+      << ", gpu_model: " << a.model << ", gpu_memory: 80G, links: " << (a.gpus > 1 ? a.links : "pcie") << "}\n"
+      << "nodes:\n"
+      << "  - {names: \"" << nodes << "\", type: local}\n"
+      << "topology: |\n"
+      << "  SwitchName=leaf1 Nodes=" << nodes << "\n"
+      << "partitions:\n"
+      << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
+  }
+  const bool root = geteuid() == 0;
+  {
+    std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
+    m << "# Written by 'muster up'.\n"
+      << "cluster: local\n"
+      << "cluster_file: cluster.yaml\n"
+      << "controller:\n"
+      << "  socket: run/ctld.sock\n"
+      << "  state: state.db\n"
+      << "  key_file: cluster.key\n"
+      << "  heartbeat_timeout: 6\n"
+      << "  kill_wait: 5\n"
+      << "  admins: [" << CurrentUser() << "]\n"
+      << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
+      << "agent:\n"
+      << "  socket_dir: run\n"
+      << "  spool_dir: spool\n"
+      << "  heartbeat_interval: 2\n"
+      << "  gpus: fake\n"
+      << "  cgroups: " << (root ? "auto" : "off") << "\n";
+  }
+  const std::string bin = fs::path(self_exe).parent_path().string();
+  const std::string conf = a.dir + "/muster.yaml";
+  std::string error;
+  pid_t ctld = Spawn({bin + "/musterctld", "--conf", conf}, a.dir + "/log/musterctld.log", &error);
+  if (ctld < 0) {
+    err << "muster up: cannot start musterctld: " << error << "\n";
+    return 1;
+  }
+  std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
+  for (int i = 1; i <= a.nodes; ++i) {
+    const std::string node = "node" + std::to_string(i);
+    pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
+                    a.dir + "/log/musterd-" + node + ".log", &error);
+    if (p < 0) {
+      err << "muster up: cannot start musterd for " << node << ": " << error << "\n";
+      return 1;
+    }
+    std::ofstream(a.dir + "/musterd-" + node + ".pid") << p << "\n";
+  }
+  // Ready when the controller answers and every node has registered.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int registered = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(ctld, &status, WNOHANG) == ctld) {  // our child: exited (not merely starting)
+      err << "muster up: musterctld exited; see " << a.dir << "/log/musterctld.log\n";
+      return 1;
+    }
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect("unix:" + a.dir + "/run/ctld.sock", "", 2000);
+    if (c.ok()) {
+      StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/nodes");
+      if (r.ok() && r->status == 200) {
+        nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+        registered = 0;
+        if (j.is_object() && j.contains("nodes")) {
+          for (const auto& n : j["nodes"]) registered += n.value("last_heartbeat", int64_t{0}) > 0;
+        }
+        if (registered == a.nodes) break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (registered != a.nodes) {
+    err << "muster up: only " << registered << " of " << a.nodes << " nodes registered within 30 s; see "
+        << a.dir << "/log/\n";
+    return 1;
+  }
+  out << "Muster cluster 'local' is up: " << a.nodes << " node" << (a.nodes > 1 ? "s" : "") << " (" << nodes
+      << ") x " << a.gpus << " fake " << a.model << " GPUs, partition 'gpu'.\n"
+      << "  state, logs and sockets: " << a.dir << "\n";
+  if (a.dir != DefaultDir()) out << "  export MUSTER_CONF=" << conf << "\n";
+  out << "  try: muster sbatch --gres=gpu:1 --wrap 'nvidia-smi -L || env | grep CUDA'; muster squeue; muster sinfo\n"
+      << "  stop: muster down" << (a.dir != DefaultDir() ? " --dir " + a.dir : "") << "\n";
+  return 0;
+}
+
+int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::string dir = DefaultDir();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--dir" && i + 1 < args.size()) {
+      dir = args[++i];
+    } else if (args[i].rfind("--dir=", 0) == 0) {
+      dir = args[i].substr(6);
+    } else if (args[i] == "-h" || args[i] == "--help") {
+      out << "usage: muster down [--dir DIR]\nStops the local cluster started by 'muster up' in DIR.\n";
+      return 0;
+    } else {
+      err << "muster down: unrecognized option '" << args[i] << "'\n";
+      return 2;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> pidfiles;  // (file, program)
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("musterd-", 0) == 0 && e.path().extension() == ".pid") pidfiles.emplace_back(e.path().string(), "musterd");
+  }
+  // Agents first (they end their jobs), then the controller.
+  pidfiles.emplace_back(dir + "/musterctld.pid", "musterctld");
+  int stopped = 0;
+  for (const auto& [file, prog] : pidfiles) {
+    pid_t pid = ReadPid(file);
+    if (Alive(pid, prog)) {
+      kill(pid, SIGTERM);
+      for (int t = 0; t < 200 && Alive(pid, prog); ++t) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (Alive(pid, prog)) kill(pid, SIGKILL);
+      ++stopped;
+    }
+    fs::remove(file, ec);
+  }
+  if (stopped == 0) {
+    out << "muster down: no cluster was running in " << dir << "\n";
+    return 0;
+  }
+  out << "muster down: stopped " << stopped << " daemon" << (stopped > 1 ? "s" : "") << " in " << dir << "\n";
+  return 0;
+}
+
+}  // namespace muster

@@ -1,0 +1,607 @@
+// ParseSbatchArgs: sbatch's argv + batch script -> SbatchRequest.
+//
+// Follows Slurm 22.05's sbatch (src/sbatch/sbatch.c, opt.c, src/common/slurm_opt.c, as read from
+// its source) and the captures in shared/peers/slurm/captures/sbatch_*.txt:
+//   - getopt_long with "+" (options stop at the first non-option: the script path, then its
+//     arguments; "--" also ends them), unique prefixes of long names, short-option clusters
+//     ("-HJname"), optional arguments only as "--opt=value". getopt's own messages, then
+//     'Try "sbatch --help" for more information', exit 255.
+//   - The script is checked before its directives are read: empty, only whitespace, no "#!", a NUL
+//     byte, DOS line breaks (exit 1, Slurm's wording). --wrap makes "#!/bin/sh\n# This script was
+//     created by sbatch --wrap.\n\n<cmd>\n", as Slurm's script_wrap does, and cannot take script
+//     arguments.
+//   - #SBATCH directives: lines starting with "#SBATCH", up to the first line that is neither blank
+//     nor a comment; words split like Slurm's _get_argument (quotes group, a backslash escapes, an
+//     unquoted '#' starts a comment). A word that is not an option stops them: "Invalid directive
+//     found in batch script: <word>", exit 255. Command-line options are applied after directives, so
+//     they win; a memory option (--mem, --mem-per-cpu, --mem-per-gpu) on the command line also
+//     replaces any of the three from directives, as slurm_opt.c does.
+//   - Value errors use Slurm's messages where Slurm has one for that value ("Invalid --time
+//     specification" exit 255, "Invalid generic resource (gres) specification" exit 1, "Invalid
+//     --mem specification", 'Invalid numeric value "x" for --ntasks.'); values Slurm takes but Muster
+//     does not (e.g. --mem=0, --time=-5) get Muster's message after "sbatch: error: ".
+// Differences, on purpose: Slurm options Muster does not implement (--array, --dependency, ...) are
+// rejected ("sbatch: error: --array is not supported by Muster", exit 1) instead of being silently
+// half-honoured; a few harmless ones (-v, -Q, --mail-type, --open-mode, ...) are accepted and listed
+// in ignored_args. Unknown options in directives fail like unknown options on the command line
+// (Slurm 22.05 prints getopt's complaint and carries on). SBATCH_* environment variables are not
+// read (pure parser; the caller may turn them into arguments). The script path is not searched in
+// $PATH.
+#include "cli/sbatch_args.h"
+
+#include <cctype>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace muster {
+namespace {
+
+enum class Arg { kNone, kRequired, kOptional };
+
+// What Muster does with an option.
+enum class Kind {
+  kResource,     // handed to ParseJobRequest
+  kOwn,          // handled here
+  kMeta,         // --help, --usage, --version
+  kIgnored,      // accepted, no effect
+  kUnsupported,  // a Slurm option Muster does not implement
+};
+
+struct OptionSpec {
+  const char* long_name;
+  char short_name;  // 0 = none
+  Arg arg;
+  Kind kind;
+  const char* canonical;  // the long name used for aliases ("tasks" -> "ntasks"); nullptr = itself
+};
+
+// Slurm 22.05 sbatch's options (slurm_opt.c entries that apply to sbatch), plus Muster's
+// --gpu-fraction and --gpu-memory. Order matters only for the "ambiguous" message.
+constexpr OptionSpec kOptions[] = {
+    {"account", 'A', Arg::kRequired, Kind::kOwn, nullptr},
+    {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"array", 'a', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"batch", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"bb", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"bbf", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"begin", 'b', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"chdir", 'D', Arg::kRequired, Kind::kOwn, nullptr},
+    {"cluster", 'M', Arg::kRequired, Kind::kUnsupported, "clusters"},
+    {"cluster-constraint", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"clusters", 'M', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"comment", 0, Arg::kRequired, Kind::kOwn, nullptr},
+    {"constraint", 'C', Arg::kRequired, Kind::kResource, nullptr},
+    {"container", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"contiguous", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"core-spec", 'S', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"cores-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"cpu-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"cpus-per-gpu", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"cpus-per-task", 'c', Arg::kRequired, Kind::kResource, nullptr},
+    {"deadline", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"delay-boot", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"dependency", 'd', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"distribution", 'm', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"error", 'e', Arg::kRequired, Kind::kOwn, nullptr},
+    {"exclude", 'x', Arg::kRequired, Kind::kResource, nullptr},
+    {"exclusive", 0, Arg::kOptional, Kind::kResource, nullptr},
+    {"export", 0, Arg::kRequired, Kind::kOwn, nullptr},
+    {"export-file", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"extra-node-info", 'B', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"get-user-env", 0, Arg::kOptional, Kind::kIgnored, nullptr},
+    {"gid", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"gpu-bind", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"gpu-fraction", 0, Arg::kRequired, Kind::kResource, nullptr},  // Muster
+    {"gpu-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"gpu-memory", 0, Arg::kRequired, Kind::kResource, nullptr},  // Muster
+    {"gpus", 'G', Arg::kRequired, Kind::kResource, nullptr},
+    {"gpus-per-node", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"gpus-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"gpus-per-task", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"gres", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"gres-flags", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"help", 'h', Arg::kNone, Kind::kMeta, nullptr},
+    {"hint", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"hold", 'H', Arg::kNone, Kind::kOwn, nullptr},
+    {"ignore-pbs", 0, Arg::kNone, Kind::kIgnored, nullptr},
+    {"input", 'i', Arg::kRequired, Kind::kOwn, nullptr},
+    {"job-name", 'J', Arg::kRequired, Kind::kOwn, nullptr},
+    {"kill-on-invalid-dep", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"licenses", 'L', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"mail-type", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"mail-user", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"mem", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"mem-per-cpu", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"mem-per-gpu", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"network", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"nice", 0, Arg::kOptional, Kind::kUnsupported, nullptr},
+    {"no-kill", 'k', Arg::kOptional, Kind::kIgnored, nullptr},
+    {"no-requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
+    {"nodefile", 'F', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"nodelist", 'w', Arg::kRequired, Kind::kResource, nullptr},
+    {"nodes", 'N', Arg::kRequired, Kind::kResource, nullptr},
+    {"ntasks", 'n', Arg::kRequired, Kind::kResource, nullptr},
+    {"ntasks-per-core", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"ntasks-per-gpu", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"ntasks-per-node", 0, Arg::kRequired, Kind::kResource, nullptr},
+    {"ntasks-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"open-mode", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"output", 'o', Arg::kRequired, Kind::kOwn, nullptr},
+    {"overcommit", 'O', Arg::kNone, Kind::kUnsupported, nullptr},
+    {"oversubscribe", 's', Arg::kNone, Kind::kUnsupported, nullptr},
+    {"parsable", 0, Arg::kOptional, Kind::kOwn, nullptr},
+    {"partition", 'p', Arg::kRequired, Kind::kResource, nullptr},
+    {"power", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"priority", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"profile", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"propagate", 0, Arg::kOptional, Kind::kIgnored, nullptr},
+    {"qos", 'q', Arg::kRequired, Kind::kOwn, nullptr},
+    {"quiet", 'Q', Arg::kNone, Kind::kIgnored, nullptr},
+    {"reboot", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
+    {"reservation", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"signal", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"sockets-per-node", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"spread-job", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"switches", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"test-only", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"thread-spec", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"threads-per-core", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"time", 't', Arg::kRequired, Kind::kResource, nullptr},
+    {"time-min", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"tmp", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"uid", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"usage", 'u', Arg::kNone, Kind::kMeta, nullptr},
+    {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"verbose", 'v', Arg::kNone, Kind::kIgnored, nullptr},
+    {"version", 'V', Arg::kNone, Kind::kMeta, nullptr},
+    {"wait", 'W', Arg::kNone, Kind::kUnsupported, nullptr},
+    {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"wckey", 0, Arg::kRequired, Kind::kIgnored, nullptr},
+    {"wrap", 0, Arg::kRequired, Kind::kOwn, nullptr},
+};
+
+std::string Canonical(const OptionSpec& o) { return o.canonical ? o.canonical : o.long_name; }
+
+// One option occurrence, as getopt returned it.
+struct ParsedOption {
+  const OptionSpec* spec;
+  std::optional<std::string> value;
+};
+
+// Status codes carry the exit status through Status (see SbatchError).
+Status OptionError(const std::string& text) {  // exit 255
+  return Status(StatusCode::kInvalidArgument, text);
+}
+Status FatalError(const std::string& text) {  // exit 1
+  return Status(StatusCode::kFailedPrecondition, text);
+}
+Status GetoptError(const std::string& line) {
+  return OptionError("sbatch: " + line + "\nTry \"sbatch --help\" for more information");
+}
+
+const OptionSpec* FindShort(char c) {
+  for (const OptionSpec& o : kOptions) {
+    if (o.short_name == c) return &o;
+  }
+  return nullptr;
+}
+
+// getopt_long's lookup: an exact name, else a prefix shared by options that all mean the same.
+StatusOr<const OptionSpec*> FindLong(std::string_view name, const std::string& arg) {
+  std::vector<const OptionSpec*> matches;
+  for (const OptionSpec& o : kOptions) {
+    const std::string_view full(o.long_name);
+    if (full == name) return &o;
+    if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
+  }
+  if (matches.empty()) return GetoptError("unrecognized option '" + arg + "'");
+  for (const OptionSpec* m : matches) {
+    if (Canonical(*m) != Canonical(*matches[0]) || m->arg != matches[0]->arg) {
+      std::string list;
+      for (const OptionSpec* c : matches) list += " '--" + std::string(c->long_name) + "'";
+      return GetoptError("option '--" + std::string(name) + "' is ambiguous; possibilities:" + list);
+    }
+  }
+  return matches[0];
+}
+
+// getopt_long in "+" mode over `args`: the options, and the index of the first non-option.
+Status Getopt(const std::vector<std::string>& args, std::vector<ParsedOption>* out, size_t* first_operand) {
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a.size() < 2 || a[0] != '-') break;
+    if (a[1] == '-') {
+      const size_t eq = a.find('=');
+      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      ASSIGN_OR_RETURN(const OptionSpec* spec, FindLong(name, a));
+      ParsedOption p{spec, std::nullopt};
+      const std::string shown = "--" + std::string(spec->long_name);
+      if (eq != std::string::npos) {
+        if (spec->arg == Arg::kNone) return GetoptError("option '" + shown + "' doesn't allow an argument");
+        p.value = a.substr(eq + 1);
+      } else if (spec->arg == Arg::kRequired) {
+        if (i + 1 >= args.size()) return GetoptError("option '" + shown + "' requires an argument");
+        p.value = args[++i];
+      }
+      out->push_back(std::move(p));
+      continue;
+    }
+    for (size_t k = 1; k < a.size(); ++k) {  // a cluster of short options
+      const OptionSpec* spec = FindShort(a[k]);
+      if (spec == nullptr) return GetoptError("invalid option -- '" + std::string(1, a[k]) + "'");
+      ParsedOption p{spec, std::nullopt};
+      if (spec->arg != Arg::kNone) {
+        if (k + 1 < a.size()) {
+          p.value = a.substr(k + 1);
+        } else if (spec->arg == Arg::kRequired) {
+          if (i + 1 >= args.size()) {
+            return GetoptError("option requires an argument -- '" + std::string(1, a[k]) + "'");
+          }
+          p.value = args[++i];
+        }
+        out->push_back(std::move(p));
+        break;
+      }
+      out->push_back(std::move(p));
+    }
+  }
+  *first_operand = i;
+  return Status::Ok();
+}
+
+// Slurm's _get_argument: the next word of a directive line, or nullopt at its end.
+StatusOr<std::optional<std::string>> NextWord(const std::string& line, size_t* pos, const std::string& file,
+                                              int lineno) {
+  size_t p = *pos;
+  while (p < line.size() && std::isspace(static_cast<unsigned char>(line[p]))) ++p;
+  if (p >= line.size()) return std::optional<std::string>();
+  std::string word;
+  bool have = false, escape = false, quoted = false;
+  char q = 0;
+  while (p < line.size() && (quoted || !std::isspace(static_cast<unsigned char>(line[p])))) {
+    const char c = line[p];
+    if (escape) {
+      escape = false;
+    } else if (c == '\\') {
+      escape = true;
+      ++p;
+      continue;
+    } else if (quoted) {
+      if (c == q) {
+        quoted = false;
+        ++p;
+        continue;
+      }
+    } else if (c == '"' || c == '\'') {
+      quoted = true;
+      q = c;
+      ++p;
+      continue;
+    } else if (c == '#') {
+      break;  // an unescaped '#' starts a comment
+    }
+    word += c;
+    have = true;
+    ++p;
+  }
+  if (quoted) {
+    return FatalError("sbatch: fatal: " + file + ": line " + std::to_string(lineno) + ": Unmatched `" +
+                      std::string(1, q) + "` in [" + line + "]");
+  }
+  *pos = p;
+  if (!have) {
+    // Only a comment was left ("#SBATCH -N1 # two nodes"): nothing more on this line.
+    *pos = line.size();
+    return std::optional<std::string>();
+  }
+  return std::optional<std::string>(std::move(word));
+}
+
+// The words of the #SBATCH lines, up to the first line that is neither blank nor a comment.
+StatusOr<std::vector<std::string>> DirectiveWords(const std::string& script, const std::string& file) {
+  std::vector<std::string> words;
+  size_t start = 0;
+  int lineno = 0;
+  while (start < script.size()) {
+    size_t end = script.find('\n', start);
+    if (end == std::string::npos) end = script.size();
+    const std::string line = script.substr(start, end - start);
+    start = end + 1;
+    ++lineno;
+    if (line.compare(0, 7, "#SBATCH") != 0) {
+      bool is_command = false;
+      for (char c : line) {
+        if (std::isspace(static_cast<unsigned char>(c))) continue;
+        is_command = c != '#';
+        break;
+      }
+      if (is_command) break;
+      continue;
+    }
+    size_t pos = 7;
+    while (true) {
+      ASSIGN_OR_RETURN(std::optional<std::string> word, NextWord(line, &pos, file, lineno));
+      if (!word) break;
+      words.push_back(std::move(*word));
+    }
+  }
+  return words;
+}
+
+// Slurm's checks on a batch script (_get_script_buffer).
+Status CheckScript(const std::string& s) {
+  if (s.empty()) return FatalError("sbatch: error: Batch script is empty!");
+  bool blank = true;
+  for (char c : s) blank = blank && std::isspace(static_cast<unsigned char>(c));
+  if (blank) return FatalError("sbatch: error: Batch script contains only whitespace!");
+  if (s.size() < 2 || s[0] != '#' || s[1] != '!') {
+    return FatalError(
+        "sbatch: error: This does not look like a batch script.  The first\n"
+        "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+        "sbatch: error: For instance: #!/bin/sh");
+  }
+  if (s.find('\0') != std::string::npos) {
+    return FatalError(
+        "sbatch: error: The Slurm controller does not allow scripts that\n"
+        "sbatch: error: contain a NULL character '\\0'.");
+  }
+  if (s.find("\r\n") != std::string::npos) {
+    return FatalError(
+        "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+        "sbatch: error: instead of expected UNIX line breaks (\\n).");
+  }
+  return Status::Ok();
+}
+
+bool IsMemoryOption(const std::string& name) {
+  return name == "mem" || name == "mem-per-cpu" || name == "mem-per-gpu";
+}
+
+std::string ResourceArg(const ParsedOption& p) {
+  std::string s = "--" + Canonical(*p.spec);
+  if (p.value) s += "=" + *p.value;
+  return s;
+}
+
+// Slurm's message for a bad value of one resource option; Muster's own for values Slurm accepts.
+Status ResourceValueError(const std::string& option, const std::string& value, const Status& muster) {
+  std::string detail = muster.message();
+  const std::string prefix = "--" + option + ": ";
+  if (detail.compare(0, prefix.size(), prefix) == 0) detail = detail.substr(prefix.size());
+  if (option == "time") {
+    if (!ParseTimeSpec(value).ok()) return OptionError("sbatch: error: Invalid --time specification");
+  } else if (option == "gres" || option == "gpus" || option == "gpus-per-node" || option == "gpus-per-task") {
+    return FatalError("sbatch: error: Invalid generic resource (gres) specification");
+  } else if (IsMemoryOption(option)) {
+    if (!ParseMemoryMb(value).ok()) return OptionError("sbatch: error: Invalid --" + option + " specification");
+  } else if (option == "ntasks" || option == "cpus-per-task" || option == "ntasks-per-node" ||
+             option == "cpus-per-gpu") {
+    return FatalError("sbatch: error: Invalid numeric value \"" + value + "\" for --" + option + ".");
+  }
+  return OptionError("sbatch: error: --" + option + ": " + detail);
+}
+
+std::string Absolute(const std::string& path, const std::string& cwd) {
+  if (!path.empty() && path[0] == '/') return path;
+  if (cwd.empty()) return path;
+  return cwd.back() == '/' ? cwd + path : cwd + "/" + path;
+}
+
+std::string BaseName(const std::string& path) {
+  size_t end = path.size();
+  while (end > 1 && path[end - 1] == '/') --end;
+  const size_t slash = path.rfind('/', end - 1);
+  return slash == std::string::npos ? path.substr(0, end) : path.substr(slash + 1, end - slash - 1);
+}
+
+// Applies the non-resource options of one pass (directives or command line) to `r`.
+Status ApplyOwn(const std::vector<ParsedOption>& opts, const std::string& cwd, SbatchRequest* r) {
+  for (const ParsedOption& p : opts) {
+    const std::string name = Canonical(*p.spec);
+    const std::string v = p.value.value_or("");
+    switch (p.spec->kind) {
+      case Kind::kResource:
+      case Kind::kMeta:
+        break;
+      case Kind::kIgnored:
+        r->ignored_args.push_back(ResourceArg(p));
+        break;
+      case Kind::kUnsupported:
+        return FatalError("sbatch: error: --" + name + " is not supported by Muster");
+      case Kind::kOwn:
+        if (name == "job-name") {
+          r->name = v;
+        } else if (name == "output") {
+          r->output = v;
+        } else if (name == "error") {
+          r->error = v;
+        } else if (name == "input") {
+          r->input = v;
+        } else if (name == "chdir") {
+          r->workdir = Absolute(v, cwd);
+        } else if (name == "account") {
+          r->account = v;
+        } else if (name == "export") {
+          r->export_mode = v;
+        } else if (name == "comment") {
+          r->comment = v;
+        } else if (name == "qos") {
+          r->qos = v;
+        } else if (name == "parsable") {
+          r->parsable = true;
+        } else if (name == "hold") {
+          r->hold = true;
+        } else if (name == "requeue") {
+          r->requeue = true;
+        } else if (name == "no-requeue") {
+          r->requeue = false;
+        }
+        // --wrap is taken in the first pass (and ignored in directives, as in Slurm).
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string WrapScript(const std::string& command) {
+  return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + command + "\n";
+}
+
+StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, const std::string& cwd,
+                                        const ScriptReader& read_script) {
+  SbatchRequest r;
+  r.export_mode = "ALL";
+  r.workdir = cwd;
+
+  // First pass: the command line's shape, --help/--usage/--version, --wrap, the script operand.
+  std::vector<ParsedOption> cli;
+  size_t first_operand = 0;
+  RETURN_IF_ERROR(Getopt(args, &cli, &first_operand));
+  std::optional<std::string> wrap;
+  for (const ParsedOption& p : cli) {
+    const std::string name = Canonical(*p.spec);
+    if (name == "help") r.help = true;
+    if (name == "usage") r.usage = true;
+    if (name == "version") r.version = true;
+    if (name == "wrap") wrap = p.value;
+    if (r.help || r.usage || r.version) return r;  // Slurm prints and exits at the first of them
+  }
+  if (wrap && first_operand < args.size()) {
+    return FatalError("sbatch: error: Script arguments not permitted with --wrap option");
+  }
+
+  // The script.
+  std::vector<std::string> directive_words;
+  if (wrap) {
+    r.script = WrapScript(*wrap);
+    r.name = "wrap";
+  } else {
+    if (first_operand < args.size()) {
+      r.script_path = args[first_operand];
+      r.script_args.assign(args.begin() + static_cast<std::ptrdiff_t>(first_operand) + 1, args.end());
+    }
+    StatusOr<std::string> text = read_script(r.script_path);
+    if (!text.ok()) return FatalError("sbatch: error: Unable to open file " + r.script_path);
+    r.script = std::move(text).value();
+    RETURN_IF_ERROR(CheckScript(r.script));
+    r.name = r.script_path.empty() ? "sbatch" : BaseName(r.script_path);
+    ASSIGN_OR_RETURN(directive_words,
+                     DirectiveWords(r.script, r.script_path.empty() ? "(null)" : r.script_path));
+  }
+
+  // Second pass: directives, then the command line.
+  std::vector<ParsedOption> directives;
+  size_t stop = 0;
+  RETURN_IF_ERROR(Getopt(directive_words, &directives, &stop));
+  if (stop < directive_words.size()) {
+    return OptionError("sbatch: error: Invalid directive found in batch script: " + directive_words[stop]);
+  }
+  RETURN_IF_ERROR(ApplyOwn(directives, cwd, &r));
+  RETURN_IF_ERROR(ApplyOwn(cli, cwd, &r));
+
+  bool cli_sets_memory = false;
+  for (const ParsedOption& p : cli) {
+    cli_sets_memory = cli_sets_memory || IsMemoryOption(Canonical(*p.spec));
+  }
+  std::vector<const ParsedOption*> resources;
+  for (const ParsedOption& p : directives) {
+    if (p.spec->kind != Kind::kResource) continue;
+    if (cli_sets_memory && IsMemoryOption(Canonical(*p.spec))) continue;
+    resources.push_back(&p);
+  }
+  for (const ParsedOption& p : cli) {
+    if (p.spec->kind == Kind::kResource) resources.push_back(&p);
+  }
+  // Each value alone first, so that its error names it as Slurm would; then all of them together.
+  for (const ParsedOption* p : resources) {
+    const std::string arg = ResourceArg(*p);
+    StatusOr<JobRequest> one = ParseJobRequest({arg});
+    const std::string option = Canonical(*p->spec);
+    if (!one.ok() && one.status().message().compare(0, option.size() + 3, "--" + option + ":") == 0) {
+      return ResourceValueError(option, p->value.value_or(""), one.status());
+    }
+    r.resource_args.push_back(arg);
+  }
+  StatusOr<JobRequest> request = ParseJobRequest(r.resource_args);
+  if (!request.ok()) return FatalError("sbatch: error: " + request.status().message());
+  r.request = std::move(request).value();
+  r.request.name = r.name;
+  return r;
+}
+
+CommandError SbatchError(const Status& status) {
+  CommandError e;
+  e.exit_code = status.code() == StatusCode::kInvalidArgument ? 255 : 1;
+  e.stderr_text = status.message();
+  if (e.stderr_text.empty() || e.stderr_text.back() != '\n') e.stderr_text += '\n';
+  return e;
+}
+
+std::string SbatchUsage() {
+  return "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n";
+}
+
+std::string SbatchHelp() {
+  return SbatchUsage() +
+         "\n"
+         "Parallel run options:\n"
+         "  -A, --account=name          charge job to specified account\n"
+         "      --comment=name          arbitrary comment\n"
+         "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+         "  -D, --chdir=directory       set working directory for batch script\n"
+         "  -e, --error=err             file for batch script's standard error\n"
+         "      --export[=names]        specify environment variables to export\n"
+         "  -H, --hold                  submit job in held state\n"
+         "  -i, --input=in              file for batch script's standard input\n"
+         "  -J, --job-name=jobname      name of job\n"
+         "  -n, --ntasks=ntasks         number of tasks to run\n"
+         "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+         "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+         "  -o, --output=out            file for batch script's standard output\n"
+         "  -p, --partition=partition   partition requested\n"
+         "      --parsable              outputs only the jobid and cluster name (if present)\n"
+         "  -q, --qos=qos               quality of service\n"
+         "      --requeue               if set, permit the job to be requeued\n"
+         "      --no-requeue            if set, do not permit the job to be requeued\n"
+         "  -t, --time=minutes          time limit\n"
+         "      --wrap[=command string] wrap command string in a sh script and submit\n"
+         "\n"
+         "Constraint options:\n"
+         "  -C, --constraint=list       specify a list of constraints\n"
+         "      --mem=MB                minimum amount of real memory\n"
+         "      --mem-per-cpu=MB        maximum amount of real memory per allocated cpu\n"
+         "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+         "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+         "      --exclusive             allocate nodes in exclusive mode\n"
+         "\n"
+         "GPU scheduling options:\n"
+         "      --cpus-per-gpu=n        number of CPUs required per allocated GPU\n"
+         "  -G, --gpus=n                count of GPUs required for the job\n"
+         "      --gpus-per-node=n       number of GPUs required per allocated node\n"
+         "      --gpus-per-task=n       number of GPUs required per spawned task\n"
+         "      --gres=list             required generic resources\n"
+         "      --mem-per-gpu=n         real memory required per allocated GPU\n"
+         "      --gpu-fraction=F        a fraction of one shared GPU (Muster)\n"
+         "      --gpu-memory=SIZE       GPU memory on one shared GPU (Muster)\n"
+         "\n"
+         "Help options:\n"
+         "  -h, --help                  show this help message\n"
+         "      --usage                 display brief usage message\n";
+}
+
+}  // namespace muster

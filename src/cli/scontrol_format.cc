@@ -1,0 +1,219 @@
+// scontrol's show blocks, after Slurm 22.05's src/api/job_info.c (slurm_sprint_job_info),
+// node_info.c (slurm_sprint_node_table) and partition_info.c (slurm_sprint_partition_info), line for
+// line as in the captures scontrol_show_job_running.txt, scontrol_show_job_pending.txt,
+// scontrol_show_node_n1.txt and scontrol_show_partition.txt. Values Muster does not have print as
+// Slurm prints them unset; slurm_format.cc lists them.
+#include "cli/scontrol_format.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/hostlist.h"
+
+namespace muster {
+namespace {
+
+std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
+
+// Slurm's _fname_format: %A (array master = the job), %a (no array: 4294967294), %j, %u, %x;
+// a relative path is under the working directory.
+std::string ExpandStdPath(const std::string& pattern, const JobRecord& job) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 >= pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    const char c = pattern[i + 1];
+    if (c == 'A' || c == 'j') {
+      out += std::to_string(job.id);
+    } else if (c == 'a') {
+      out += "4294967294";
+    } else if (c == 'u') {
+      out += job.user;
+    } else if (c == 'x') {
+      out += job.name;
+    } else {
+      out += pattern[i];
+      continue;
+    }
+    ++i;
+  }
+  if (!out.empty() && out[0] == '/') return out;
+  return job.workdir + "/" + out;
+}
+
+std::string NodeAddress(const NodeRecord& n) {
+  const std::string& a = n.agent_address;
+  if (a.empty() || a.compare(0, 5, "unix:") == 0) return n.node.name;
+  if (a[0] == '[') {
+    const size_t close = a.find(']');
+    return close == std::string::npos ? a : a.substr(1, close - 1);
+  }
+  const size_t colon = a.rfind(':');
+  if (colon != std::string::npos && a.find(':') == colon) return a.substr(0, colon);
+  return a;
+}
+
+}  // namespace
+
+std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner) {
+  const std::string eol = one_liner ? " " : "\n   ";
+  const JobRequest& r = job.request;
+  const bool pending = job.state == JobState::kPending;
+  std::string o;
+  o += "JobId=" + std::to_string(job.id) + " JobName=" + job.name + eol;
+  o += "UserId=" + job.user + "(" + std::to_string(job.uid) + ") GroupId=" + job.group + "(" +
+       std::to_string(job.gid) + ") MCS_label=N/A" + eol;
+  o += "Priority=" + std::to_string(job.priority) + " Nice=0 Account=" + OrNull(job.account) + " QOS=" +
+       kDefaultQos + eol;
+  // Slurm puts underscores for the blanks of a reason, for easier parsing.
+  std::string reason = JobHoldsResources(job) ? "None" : JobReason(job);
+  for (char& c : reason) {
+    if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+  }
+  o += std::string("JobState=") + JobStateName(job.state) + " Reason=" + reason + " Dependency=(null)" + eol;
+  o += "Requeue=" + std::to_string(job.requeue ? 1 : 0) + " Restarts=" + std::to_string(job.restart_count) +
+       " BatchFlag=" + (job.script.empty() ? "0" : "1") + " Reboot=0 ExitCode=" + std::to_string(job.exit_code) +
+       ":" + std::to_string(job.exit_signal) + eol;
+  o += "RunTime=" + FormatTimeSpec(JobElapsed(job, now)) + " TimeLimit=" + FormatTimeSpec(job.time_limit_s) +
+       " TimeMin=N/A" + eol;
+  o += "SubmitTime=" + FormatSlurmTime(job.submit_time) + " EligibleTime=" + FormatSlurmTime(job.eligible_time) +
+       eol;
+  o += "AccrueTime=Unknown" + eol;
+  o += "StartTime=" + FormatSlurmTime(pending ? 0 : job.start_time) +
+       " EndTime=" + FormatSlurmTime(JobExpectedEnd(job)) + " Deadline=N/A" + eol;
+  o += "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main" + eol;
+  o += "Partition=" + job.partition + " AllocNode:Sid=(null):0" + eol;
+  o += "ReqNodeList=" + OrNull(CompressHostlist(r.nodelist)) + " ExcNodeList=" + OrNull(CompressHostlist(r.exclude)) +
+       eol;
+  o += "NodeList=" + JobNodeList(job) + eol;
+  std::string batch_host = job.batch_host;
+  if (batch_host.empty() && !pending && !job.allocation.empty()) batch_host = job.allocation.front().node;
+  if (!batch_host.empty()) o += "BatchHost=" + batch_host + eol;
+  std::string num_nodes = std::to_string(JobNodeCount(job));
+  if (job.allocation.empty() && r.max_nodes > r.min_nodes && r.min_nodes > 0) {
+    num_nodes = std::to_string(r.min_nodes) + "-" + std::to_string(r.max_nodes);
+  }
+  const int cpus_per_task = std::max(1, r.cpus_per_task);
+  o += "NumNodes=" + num_nodes + " NumCPUs=" + std::to_string(JobCpuCount(job)) + " NumTasks=" +
+       std::to_string(JobTaskCount(job)) + " CPUs/Task=" + std::to_string(cpus_per_task) + " ReqB:S:C:T=0:0:*:*" +
+       eol;
+  o += "TRES=" + JobTres(job) + eol;
+  o += "Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(r.ntasks_per_node) + ":0:*:* CoreSpec=*" + eol;
+  std::string min_memory = "MinMemoryNode=0";
+  if (r.mem_per_cpu_mb > 0) {
+    min_memory = "MinMemoryCPU=" + FormatMemoryExact(r.mem_per_cpu_mb);
+  } else if (r.mem_per_node_mb > 0) {
+    min_memory = "MinMemoryNode=" + FormatMemoryExact(r.mem_per_node_mb);
+  }
+  o += "MinCPUsNode=" + std::to_string(cpus_per_task * std::max(1, r.ntasks_per_node)) + " " + min_memory +
+       " MinTmpDiskNode=0" + eol;
+  o += "Features=" + OrNull(r.constraint) + " DelayBoot=00:00:00" + eol;
+  o += std::string("OverSubscribe=") + (r.exclusive ? "NO" : "OK") +
+       " Contiguous=0 Licenses=(null) Network=(null)" + eol;
+  o += "Command=(null)" + eol;
+  o += "WorkDir=" + job.workdir + eol;
+  if (!job.script.empty()) {
+    const std::string out = ExpandStdPath(job.stdout_pattern.empty() ? "slurm-%j.out" : job.stdout_pattern, job);
+    const std::string err = job.stderr_pattern.empty() ? out : ExpandStdPath(job.stderr_pattern, job);
+    o += "StdErr=" + err + eol;
+    o += "StdIn=" + (job.stdin_path.empty() ? std::string("/dev/null") : ExpandStdPath(job.stdin_path, job)) + eol;
+    o += "StdOut=" + out + eol;
+  }
+  o += "Power=" + eol;
+  if (r.cpus_per_gpu > 0) o += "CpusPerTres=gres:gpu:" + std::to_string(r.cpus_per_gpu) + eol;
+  if (r.mem_per_gpu_mb > 0) o += "MemPerTres=gres:gpu:" + std::to_string(r.mem_per_gpu_mb) + eol;
+  if (!JobTresPerJob(job).empty()) o += "TresPerJob=" + JobTresPerJob(job) + eol;
+  if (!JobTresPerNode(job).empty()) o += "TresPerNode=" + JobTresPerNode(job) + eol;
+  if (!JobTresPerTask(job).empty()) o += "TresPerTask=" + JobTresPerTask(job) + eol;
+  o += one_liner ? "\n" : "\n\n";
+  return o;
+}
+
+std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Partition>& partitions,
+                               const NodeUsage& usage, int64_t now, bool one_liner, int64_t slurmd_timeout_s) {
+  const std::string eol = one_liner ? " " : "\n   ";
+  const Node& n = record.node;
+  const SlurmNodeState state = NodeStateOf(record, usage, NodeResponding(record, now, slurmd_timeout_s));
+  std::string o;
+  o += "NodeName=" + n.name + " CoresPerSocket=" + std::to_string(n.cores_per_socket) + " " + eol;
+  char load[32] = "N/A";
+  if (usage.cpu_load >= 0) std::snprintf(load, sizeof load, "%.2f", usage.cpu_load);
+  o += "CPUAlloc=" + std::to_string(usage.cpus) + " CPUEfctv=" + std::to_string(n.cpus) +
+       " CPUTot=" + std::to_string(n.cpus) + " CPULoad=" + load + eol;
+  std::string features;
+  for (const std::string& f : n.features) features += (features.empty() ? "" : ",") + f;
+  o += "AvailableFeatures=" + OrNull(features) + eol;
+  o += "ActiveFeatures=" + OrNull(features) + eol;
+  o += "Gres=" + NodeGres(n) + eol;
+  o += "NodeAddr=" + NodeAddress(record) + " NodeHostName=" + n.name + " Version=" + OrNull(record.version) + eol;
+  o += "RealMemory=" + std::to_string(n.memory_mb) + " AllocMem=" + std::to_string(usage.memory_mb) +
+       " FreeMem=" + (usage.free_memory_mb < 0 ? std::string("N/A") : std::to_string(usage.free_memory_mb)) +
+       " Sockets=" + std::to_string(n.sockets) + " Boards=1" + eol;
+  o += "State=" + state.complete + " ThreadsPerCore=" + std::to_string(n.threads_per_core) +
+       " TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A" + eol;
+  std::string parts;
+  for (const Partition& p : partitions) {
+    if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {
+      parts += (parts.empty() ? "" : ",") + p.name;
+    }
+  }
+  if (!parts.empty()) o += "Partitions=" + parts + " " + eol;
+  o += "BootTime=" + FormatSlurmTime(record.boot_time, "None") + " SlurmdStartTime=None" + eol;
+  o += "LastBusyTime=" + FormatSlurmTime(usage.last_busy) + eol;
+  int64_t gpus = static_cast<int64_t>(n.gpus.size());
+  o += "CfgTRES=cpu=" + std::to_string(n.cpus) + ",mem=" + FormatMemoryRounded(n.memory_mb) +
+       ",billing=" + std::to_string(n.cpus) + (gpus > 0 ? ",gres/gpu=" + std::to_string(gpus) : "") + eol;
+  std::string alloc;
+  if (usage.cpus > 0) alloc += "cpu=" + std::to_string(usage.cpus);
+  if (usage.memory_mb > 0) alloc += std::string(alloc.empty() ? "" : ",") + "mem=" + FormatMemoryExact(usage.memory_mb);
+  if (usage.gpus > 0) alloc += std::string(alloc.empty() ? "" : ",") + "gres/gpu=" + std::to_string(usage.gpus);
+  o += "AllocTRES=" + alloc + eol;
+  o += "CapWatts=n/a" + eol;
+  o += "CurrentWatts=0 AveWatts=0" + eol;
+  o += "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s";
+  if (!n.reason.empty()) o += eol + "Reason=" + n.reason;
+  o += one_liner ? "\n" : "\n\n";
+  return o;
+}
+
+std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRecord>& nodes, bool one_liner) {
+  const std::string eol = one_liner ? " " : "\n   ";
+  int64_t cpus = 0, mem = 0, gpus = 0;
+  for (const NodeRecord& r : nodes) {
+    if (std::find(p.nodes.begin(), p.nodes.end(), r.node.name) == p.nodes.end()) continue;
+    cpus += r.node.cpus;
+    mem += r.node.memory_mb;
+    gpus += static_cast<int64_t>(r.node.gpus.size());
+  }
+  const std::string total_nodes = std::to_string(p.nodes.size());
+  std::string o;
+  o += "PartitionName=" + p.name + eol;
+  o += "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" + eol;
+  o += std::string("AllocNodes=ALL Default=") + (p.is_default ? "YES" : "NO") + " QoS=N/A" + eol;
+  o += "DefaultTime=" + (p.default_time_s == kUnlimited ? std::string("NONE") : FormatTimeSpec(p.default_time_s)) +
+       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO" + eol;
+  o += "MaxNodes=" + (p.max_nodes == kUnlimited ? std::string("UNLIMITED") : std::to_string(p.max_nodes)) +
+       " MaxTime=" + FormatTimeSpec(p.max_time_s) + " MinNodes=" + std::to_string(p.min_nodes) +
+       " LLN=NO MaxCPUsPerNode=UNLIMITED" + eol;
+  o += "Nodes=" + OrNull(CompressHostlist(p.nodes)) + eol;
+  o += "PriorityJobFactor=1 PriorityTier=" + std::to_string(p.priority_tier) +
+       " RootOnly=NO ReqResv=NO OverSubscribe=NO" + eol;
+  o += "OverTimeLimit=NONE PreemptMode=OFF" + eol;
+  o += std::string("State=") + (p.up ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
+       " TotalNodes=" + total_nodes + " SelectTypeParameters=NONE" + eol;
+  o += "JobDefaults=(null)" + eol;
+  o += (p.def_mem_per_cpu_mb > 0 ? "DefMemPerCPU=" + std::to_string(p.def_mem_per_cpu_mb)
+                                 : std::string("DefMemPerNode=UNLIMITED")) +
+       " MaxMemPerNode=UNLIMITED" + eol;
+  o += "TRES=cpu=" + std::to_string(cpus) + ",mem=" + FormatMemoryRounded(mem) + ",node=" + total_nodes +
+       ",billing=" + std::to_string(cpus) + (gpus > 0 ? ",gres/gpu=" + std::to_string(gpus) : "");
+  o += one_liner ? "\n" : "\n\n";
+  return o;
+}
+
+}  // namespace muster

@@ -1,0 +1,27 @@
+// `scontrol show job|node|partition`: Slurm's Key=Value blocks. Pure; see slurm_format.h for the
+// shared conventions. Each block ends with a blank line ("\n\n"), or, one-liner (-o), with "\n".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/slurm_format.h"
+#include "model/job_record.h"
+#include "model/partition.h"
+
+namespace muster {
+
+// One job. `now` gives RunTime of a running job.
+std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner = false);
+
+// One node; `partitions` names the ones that hold it (Partitions=), `usage` what is allocated.
+std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partition>& partitions,
+                               const NodeUsage& usage, int64_t now, bool one_liner = false,
+                               int64_t slurmd_timeout_s = kDefaultSlurmdTimeoutSeconds);
+
+// One partition; `nodes` gives its totals (TotalCPUs=, TRES=).
+std::string FormatScontrolPartition(const Partition& partition, const std::vector<NodeRecord>& nodes,
+                                    bool one_liner = false);
+
+}  // namespace muster

@@ -1,0 +1,265 @@
+// sinfo, after Slurm 22.05's src/sinfo (print.c for headers and values, sinfo.c for grouping
+// nodes into lines, opts.c for the layouts) and the captures sinfo.txt and sinfo_Nl.txt. Two
+// details read from the captures rather than the manual: -N -l prints the partition right-justified
+// and the CPUS column left-justified.
+#include "cli/sinfo_format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/hostlist.h"
+#include "model/name_order.h"
+
+namespace muster {
+namespace {
+
+constexpr int kMinComputedWidth = 9;  // "%#P" / "%#N" are never narrower than this
+
+const char* Header(char type) {
+  switch (type) {
+    case 'P': return "PARTITION";
+    case 'a': return "AVAIL";
+    case 'l': return "TIMELIMIT";
+    case 'D': return "NODES";
+    case 't': return "STATE";
+    case 'T': return "STATE";
+    case 'N': return "NODELIST";
+    case 'c': return "CPUS";
+    case 'z': return "S:C:T";
+    case 'm': return "MEMORY";
+    case 'd': return "TMP_DISK";
+    case 'w': return "WEIGHT";
+    case 'f': return "AVAIL_FEATURES";
+    case 'E': return "REASON";
+    case 'G': return "GRES";
+    case 's': return "JOB_SIZE";
+    case 'r': return "ROOT";
+    case 'h': return "OVERSUBSCRIBE";
+    case 'g': return "GROUPS";
+    case 'O': return "CPU_LOAD";
+    case 'e': return "FREE_MEM";
+    case 'C': return "CPUS(A/I/O/T)";
+    case 'F': return "NODES(A/I/O/T)";
+    default: return nullptr;
+  }
+}
+
+bool IsAggregate(char type) { return type == 'D' || type == 'N' || type == 'C' || type == 'F'; }
+bool IsPartitionLevel(char type) {
+  return type == 'P' || type == 'a' || type == 'l' || type == 's' || type == 'r' || type == 'h' || type == 'g';
+}
+
+// One node as sinfo sees it.
+struct NodeView {
+  const NodeRecord* record;
+  NodeUsage usage;
+  SlurmNodeState state;
+};
+
+std::string NodeValue(char type, const NodeView& v) {
+  const Node& n = v.record->node;
+  switch (type) {
+    case 't': return v.state.compact;
+    case 'T': return v.state.long_name;
+    case 'c': return std::to_string(n.cpus);
+    case 'z':
+      return std::to_string(n.sockets) + ":" + std::to_string(n.cores_per_socket) + ":" +
+             std::to_string(n.threads_per_core);
+    case 'm': return std::to_string(n.memory_mb);
+    case 'd': return "0";
+    case 'w': return "1";
+    case 'f': {
+      std::string s;
+      for (const std::string& f : n.features) s += (s.empty() ? "" : ",") + f;
+      return s.empty() ? "(null)" : s;
+    }
+    case 'E': return n.reason.empty() ? "none" : n.reason;
+    case 'G': return NodeGres(n);
+    case 'O': {
+      if (v.usage.cpu_load < 0) return "N/A";
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", v.usage.cpu_load);
+      return buf;
+    }
+    case 'e': return v.usage.free_memory_mb < 0 ? "N/A" : std::to_string(v.usage.free_memory_mb);
+    default: return "";
+  }
+}
+
+std::string PartitionValue(char type, const Partition& p) {
+  switch (type) {
+    case 'P': return p.name + (p.is_default ? "*" : "");
+    case 'a': return p.up ? "up" : "down";
+    case 'l': return p.max_time_s == kUnlimited ? "infinite" : FormatElapsed(p.max_time_s);
+    case 's': {
+      const std::string max = p.max_nodes == kUnlimited ? "infinite" : std::to_string(p.max_nodes);
+      return std::to_string(p.min_nodes) + "-" + max;
+    }
+    case 'r': return "no";
+    case 'h': return "NO";
+    case 'g': return "all";
+    default: return "";
+  }
+}
+
+// One output line: a partition and the nodes it groups.
+struct Line {
+  const Partition* partition;
+  size_t partition_index;
+  std::vector<const NodeView*> nodes;
+  std::string key;  // the grouped per-node values
+};
+
+bool Unavailable(const NodeView& v) {
+  return v.record->node.drain || v.record->node.state == NodeState::kDown ||
+         v.record->node.state == NodeState::kFuture || v.record->node.state == NodeState::kUnknown ||
+         v.state.compact.back() == '*';
+}
+
+std::string AggregateValue(char type, const Line& line) {
+  switch (type) {
+    case 'D': return std::to_string(line.nodes.size());
+    case 'N': {
+      std::vector<std::string> names;
+      for (const NodeView* v : line.nodes) names.push_back(v->record->node.name);
+      return CompressHostlist(names);
+    }
+    case 'C': {
+      int64_t alloc = 0, other = 0, total = 0;
+      for (const NodeView* v : line.nodes) {
+        const int cpus = v->record->node.cpus;
+        total += cpus;
+        if (Unavailable(*v)) {
+          other += cpus;
+        } else {
+          alloc += std::min(cpus, v->usage.cpus);
+        }
+      }
+      return std::to_string(alloc) + "/" + std::to_string(total - alloc - other) + "/" + std::to_string(other) +
+             "/" + std::to_string(total);
+    }
+    case 'F': {
+      int64_t alloc = 0, idle = 0, other = 0;
+      for (const NodeView* v : line.nodes) {
+        if (Unavailable(*v)) {
+          ++other;
+        } else if (v->state.sort_rank == 2) {
+          ++idle;
+        } else {
+          ++alloc;
+        }
+      }
+      return std::to_string(alloc) + "/" + std::to_string(idle) + "/" + std::to_string(other) + "/" +
+             std::to_string(line.nodes.size());
+    }
+    default: return "";
+  }
+}
+
+std::string LineValue(char type, const Line& line) {
+  if (IsPartitionLevel(type)) return PartitionValue(type, *line.partition);
+  if (IsAggregate(type)) {
+    if (line.nodes.empty()) return type == 'D' ? "0" : (type == 'N' ? "" : "0/0/0/0");
+    return AggregateValue(type, line);
+  }
+  if (line.nodes.empty()) return "n/a";  // a partition without nodes
+  return NodeValue(type, *line.nodes.front());
+}
+
+}  // namespace
+
+StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
+                                  const NodeUsageMap& usage, const SinfoOptions& options, int64_t now) {
+  std::string format = options.format;
+  if (format.empty()) {
+    if (options.node_oriented) {
+      format = options.long_output ? kSinfoNodeLongFormat : kSinfoNodeFormat;
+    } else {
+      format = options.long_output ? kSinfoLongFormat : kSinfoDefaultFormat;
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<FormatField> fields, ParseFormat(format, "node"));
+  for (const FormatField& f : fields) {
+    if (Header(f.type) == nullptr) {
+      return InvalidArgument(std::string("Invalid node format specification: ") + f.type);
+    }
+  }
+
+  std::map<std::string, NodeView> views;
+  for (const NodeRecord& r : nodes) {
+    auto it = usage.find(r.node.name);
+    const NodeUsage u = it == usage.end() ? NodeUsage() : it->second;
+    const bool responding = NodeResponding(r, now, options.slurmd_timeout_s);
+    views.emplace(r.node.name, NodeView{&r, u, NodeStateOf(r, u, responding)});
+  }
+
+  // Lines: one per partition and node (-N), or per partition and group of equal nodes.
+  std::vector<Line> lines;
+  bool state_printed = false;
+  for (const FormatField& f : fields) state_printed = state_printed || f.type == 't' || f.type == 'T';
+  for (size_t pi = 0; pi < partitions.size(); ++pi) {
+    const Partition& p = partitions[pi];
+    const size_t first_line = lines.size();
+    for (const std::string& name : p.nodes) {
+      auto it = views.find(name);
+      if (it == views.end()) continue;
+      const NodeView* v = &it->second;
+      std::string key;
+      for (const FormatField& f : fields) {
+        if (!IsAggregate(f.type) && !IsPartitionLevel(f.type)) key += NodeValue(f.type, *v) + '\x1f';
+      }
+      Line* line = nullptr;
+      if (!options.node_oriented) {
+        for (size_t i = first_line; i < lines.size(); ++i) {
+          if (lines[i].key == key) line = &lines[i];
+        }
+      }
+      if (line == nullptr) {
+        lines.push_back(Line{&p, pi, {}, key});
+        line = &lines.back();
+      }
+      line->nodes.push_back(v);
+    }
+    if (lines.size() == first_line && !options.node_oriented) lines.push_back(Line{&p, pi, {}, ""});
+  }
+  if (options.node_oriented) {
+    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+      const int c = NaturalCompare(a.nodes.front()->record->node.name, b.nodes.front()->record->node.name);
+      if (c != 0) return c < 0;
+      return a.partition_index < b.partition_index;
+    });
+  } else if (state_printed) {
+    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+      if (a.partition_index != b.partition_index) return a.partition_index < b.partition_index;
+      const int ra = a.nodes.empty() ? -1 : a.nodes.front()->state.sort_rank;
+      const int rb = b.nodes.empty() ? -1 : b.nodes.front()->state.sort_rank;
+      return ra > rb;
+    });
+  }
+
+  // Widths of "%#" fields: the longest value printed, at least kMinComputedWidth.
+  std::vector<FormatField> sized = fields;
+  for (FormatField& f : sized) {
+    if (!f.computed) continue;
+    size_t w = kMinComputedWidth;
+    for (const Line& line : lines) w = std::max(w, LineValue(f.type, line).size());
+    f.width = static_cast<int>(w);
+  }
+
+  std::string out;
+  if (options.long_output) out += FormatDateLine(now) + "\n";
+  if (!options.no_header) {
+    for (const FormatField& f : sized) out += PrintField(Header(f.type), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  for (const Line& line : lines) {
+    for (const FormatField& f : sized) out += PrintField(LineValue(f.type, line), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace muster

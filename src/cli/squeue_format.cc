@@ -1,0 +1,203 @@
+// squeue's format engine, after Slurm 22.05's src/squeue/print.c (the field headers and the
+// values) and opts.c (the format syntax, the default sort "P,t,-p"). Fields with no Muster value
+// print what Slurm prints when the field is unset; they are listed in slurm_format.cc.
+#include "cli/squeue_format.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "model/hostlist.h"
+
+namespace muster {
+namespace {
+
+// Slurm's numeric job states, for the sort by state (COMPLETING sorts with the ended states).
+int SlurmStateNumber(JobState s) {
+  switch (s) {
+    case JobState::kPending: return 0;
+    case JobState::kRunning: return 1;
+    case JobState::kSuspended: return 2;
+    case JobState::kCompleting: return 3;
+    case JobState::kCompleted: return 3;
+    case JobState::kCancelled: return 4;
+    case JobState::kFailed: return 5;
+    case JobState::kTimeout: return 6;
+    case JobState::kNodeFail: return 7;
+    case JobState::kPreempted: return 8;
+    case JobState::kBootFail: return 9;
+    case JobState::kDeadline: return 10;
+    case JobState::kOutOfMemory: return 11;
+  }
+  return 0;
+}
+
+// squeue shows "(reason)" instead of the nodes for these states (_print_job_reason_list).
+bool ShowsReason(const JobRecord& job) {
+  switch (job.state) {
+    case JobState::kPending:
+    case JobState::kTimeout:
+    case JobState::kOutOfMemory:
+    case JobState::kDeadline:
+    case JobState::kFailed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
+
+std::string MinMemory(const JobRecord& job) {
+  const JobRequest& r = job.request;
+  if (r.mem_per_cpu_mb > 0) return FormatMemoryExact(r.mem_per_cpu_mb);
+  if (r.mem_per_node_mb > 0) return FormatMemoryExact(r.mem_per_node_mb);
+  return "0";
+}
+
+std::string TimeLimit(const JobRecord& job) {
+  return job.time_limit_s == kUnlimited ? "UNLIMITED" : FormatElapsed(job.time_limit_s);
+}
+
+std::string TimeLeft(const JobRecord& job, int64_t now) {
+  if (job.time_limit_s == kUnlimited) return "UNLIMITED";
+  return FormatElapsed(job.time_limit_s - JobElapsed(job, now));
+}
+
+// The header of a field type; nullptr for a type squeue does not know.
+const char* Header(char type) {
+  switch (type) {
+    case 'i': return "JOBID";
+    case 'j': return "NAME";
+    case 'u': return "USER";
+    case 't': return "ST";
+    case 'T': return "STATE";
+    case 'M': return "TIME";
+    case 'l': return "TIME_LIMIT";
+    case 'D': return "NODES";
+    case 'R': return "NODELIST(REASON)";
+    case 'P': return "PARTITION";
+    case 'N': return "NODELIST";
+    case 'r': return "REASON";
+    case 'C': return "CPUS";
+    case 'b': return "TRES_PER_NODE";
+    case 'm': return "MIN_MEMORY";
+    case 'S': return "START_TIME";
+    case 'V': return "SUBMIT_TIME";
+    case 'e': return "END_TIME";
+    case 'L': return "TIME_LEFT";
+    case 'a': return "ACCOUNT";
+    case 'g': return "GROUP";
+    case 'q': return "QOS";
+    case 'Q': return "PRIORITY";
+    case 'Z': return "WORK_DIR";
+    case 'o': return "COMMAND";
+    case 'k': return "COMMENT";
+    case 'U': return "UID";
+    case 'G': return "GID";
+    case 'x': return "EXC_NODES";
+    case 'n': return "REQ_NODES";
+    case 'f': return "FEATURES";
+    case 'c': return "MIN_CPUS";
+    case 'd': return "MIN_TMP_DISK";
+    case 'E': return "DEPENDENCY";
+    case 'h': return "OVER_SUBSCRIBE";
+    case 'B': return "EXEC_HOST";
+    case 'y': return "NICE";
+    case 'v': return "RESERVATION";
+    case 'A': return "JOBID";  // the array job id; a job that is no array shows its own id
+    default: return nullptr;
+  }
+}
+
+std::string Value(char type, const JobRecord& job, int64_t now) {
+  const JobRequest& r = job.request;
+  switch (type) {
+    case 'i':
+    case 'A': return std::to_string(job.id);
+    case 'j': return job.name;
+    case 'u': return job.user;
+    case 't': return JobStateCompact(job.state);
+    case 'T': return JobStateName(job.state);
+    case 'M': return FormatElapsed(JobElapsed(job, now));
+    case 'l': return TimeLimit(job);
+    case 'D': return std::to_string(JobNodeCount(job));
+    case 'R': return ShowsReason(job) ? "(" + JobReason(job) + ")" : JobNodeList(job);
+    case 'P': return job.partition;
+    case 'N': return JobNodeList(job);
+    case 'r': return JobHoldsResources(job) ? "None" : JobReason(job);
+    case 'C': return std::to_string(JobCpuCount(job));
+    case 'b': {
+      const std::string t = JobTresPerNode(job);
+      return t.empty() ? "N/A" : t;
+    }
+    case 'm': return MinMemory(job);
+    case 'S': return FormatSlurmTime(job.state == JobState::kPending ? 0 : job.start_time, "N/A");
+    case 'V': return FormatSlurmTime(job.submit_time, "N/A");
+    case 'e': return FormatSlurmTime(JobExpectedEnd(job), "N/A");
+    case 'L': return TimeLeft(job, now);
+    case 'a': return OrNull(job.account);
+    case 'g': return job.group;
+    case 'q': return kDefaultQos;
+    case 'Q': return std::to_string(job.priority);
+    case 'Z': return job.workdir;
+    case 'o': return "(null)";
+    case 'k': return "(null)";
+    case 'U': return std::to_string(job.uid);
+    case 'G': return std::to_string(job.gid);
+    case 'x': return CompressHostlist(r.exclude);
+    case 'n': return CompressHostlist(r.nodelist);
+    case 'f': return OrNull(r.constraint);
+    case 'c': return std::to_string(std::max(1, r.cpus_per_task) * std::max(1, r.ntasks_per_node));
+    case 'd': return "0";
+    case 'E': return "(null)";
+    case 'h': return r.exclusive ? "NO" : "OK";
+    case 'B': return job.batch_host.empty() ? "n/a" : job.batch_host;
+    case 'y': return "0";
+    case 'v': return "(null)";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+SqueueOptions SqueueLongOptions() {
+  SqueueOptions o;
+  o.format = kSqueueLongFormat;
+  o.date_line = true;
+  return o;
+}
+
+StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const SqueueOptions& options,
+                                   int64_t now) {
+  ASSIGN_OR_RETURN(std::vector<FormatField> fields, ParseFormat(options.format, "job"));
+  for (const FormatField& f : fields) {
+    if (Header(f.type) == nullptr) {
+      return InvalidArgument(std::string("Invalid job format specification: ") + f.type);
+    }
+  }
+  std::vector<const JobRecord*> order;
+  for (const JobRecord& j : jobs) order.push_back(&j);
+  if (options.sort) {
+    std::stable_sort(order.begin(), order.end(), [](const JobRecord* a, const JobRecord* b) {
+      if (a->partition != b->partition) return a->partition < b->partition;
+      const int sa = SlurmStateNumber(a->state), sb = SlurmStateNumber(b->state);
+      if (sa != sb) return sa < sb;
+      if (a->priority != b->priority) return a->priority > b->priority;
+      return a->id < b->id;
+    });
+  }
+  std::string out;
+  if (options.date_line) out += FormatDateLine(now) + "\n";
+  if (!options.no_header) {
+    for (const FormatField& f : fields) out += PrintField(Header(f.type), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  for (const JobRecord* j : order) {
+    for (const FormatField& f : fields) out += PrintField(Value(f.type, *j, now), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace muster

@@ -1,0 +1,119 @@
+#include "config/muster_config.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "config/yaml_reader.h"
+
+namespace muster {
+
+using config_internal::MapReader;
+
+namespace {
+
+std::string Absolute(const std::string& base_dir, const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+// A user name or a numeric uid.
+StatusOr<uint32_t> ResolveUser(const std::string& who) {
+  if (!who.empty() && who.find_first_not_of("0123456789") == std::string::npos && who.size() < 10) {
+    return static_cast<uint32_t>(std::stoul(who));
+  }
+  struct passwd pw, *res = nullptr;
+  char buf[4096];
+  if (getpwnam_r(who.c_str(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_uid;
+  return InvalidArgument("unknown user '" + who + "'");
+}
+
+}  // namespace
+
+std::string DefaultConfigPath() {
+  if (const char* e = std::getenv("MUSTER_CONF"); e != nullptr && *e) return e;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    std::string p = std::string(home) + "/.muster/muster.yaml";
+    if (access(p.c_str(), R_OK) == 0) return p;
+  }
+  return "/etc/muster/muster.yaml";
+}
+
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
+  MusterConfig c;
+  std::error_code ec;
+  c.path = std::filesystem::absolute(path, ec).lexically_normal().string();
+  const std::string dir = std::filesystem::path(c.path).parent_path().string();
+  ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
+  ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, path));
+  ASSIGN_OR_RETURN(MapReader root,
+                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent"}));
+  RETURN_IF_ERROR(root.String("cluster", &c.cluster_name));
+  std::string cluster_file;
+  RETURN_IF_ERROR(root.String("cluster_file", &cluster_file, /*required=*/true));
+  c.cluster_file = Absolute(dir, cluster_file);
+
+  c.state_path = Absolute(dir, "state.db");
+  c.key_file = Absolute(dir, "cluster.key");
+  c.ctld_socket = Absolute(dir, "ctld.sock");
+  c.agent_socket_dir = dir;
+  c.spool_dir = Absolute(dir, "spool");
+  std::vector<std::string> admins = {"root"};
+  if (const YAML::Node* ctl = root.Find("controller")) {
+    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
+                                                  {"socket", "listen", "state", "key_file", "heartbeat_timeout",
+                                                   "kill_wait", "admins", "allow_root_jobs"}));
+    std::string v;
+    if (m.Has("socket")) {
+      RETURN_IF_ERROR(m.String("socket", &v));
+      c.ctld_socket = Absolute(dir, v);
+    }
+    RETURN_IF_ERROR(m.String("listen", &c.ctld_listen));
+    if (m.Has("state")) {
+      RETURN_IF_ERROR(m.String("state", &v));
+      c.state_path = Absolute(dir, v);
+    }
+    if (m.Has("key_file")) {
+      RETURN_IF_ERROR(m.String("key_file", &v));
+      c.key_file = Absolute(dir, v);
+    }
+    RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
+    RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));
+    RETURN_IF_ERROR(m.StringList("admins", &admins));
+    RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
+  }
+  for (const std::string& a : admins) {
+    StatusOr<uint32_t> uid = ResolveUser(a);
+    if (!uid.ok()) return InvalidArgument(path + ": controller.admins: " + uid.status().message());
+    c.admin_uids.push_back(*uid);
+  }
+  if (const YAML::Node* ag = root.Find("agent")) {
+    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
+                                                  {"socket_dir", "spool_dir", "heartbeat_interval", "gpus",
+                                                   "cgroups"}));
+    std::string v;
+    if (m.Has("socket_dir")) {
+      RETURN_IF_ERROR(m.String("socket_dir", &v));
+      c.agent_socket_dir = Absolute(dir, v);
+    }
+    if (m.Has("spool_dir")) {
+      RETURN_IF_ERROR(m.String("spool_dir", &v));
+      c.spool_dir = Absolute(dir, v);
+    }
+    RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
+    RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));
+    RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c.cgroups));
+  }
+  if (c.heartbeat_interval_s * 2 > c.heartbeat_timeout_s) {
+    return InvalidArgument(path + ": agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +
+                           ") must be at most half of controller.heartbeat_timeout (" +
+                           std::to_string(c.heartbeat_timeout_s) + ")");
+  }
+  ASSIGN_OR_RETURN(c.cluster, LoadClusterConfigFile(c.cluster_file));
+  if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
+  return c;
+}
+
+}  // namespace muster

@@ -1,0 +1,64 @@
+// muster.yaml: the one configuration file of a cluster, read by musterctld, musterd and the
+// commands. It names the cluster file (nodes, partitions, topology; docs/cluster-file.md) and
+// holds the settings of the controller, the agents and the clients (docs/configuration.md).
+//
+//   cluster: local
+//   cluster_file: cluster.yaml          # relative paths are relative to this file
+//   controller:
+//     socket: /run/muster/ctld.sock     # Unix socket: callers identified by peer credentials
+//     listen: 127.0.0.1:6817            # TCP: callers present a token minted by their node's agent
+//     state: /var/lib/muster/state.db   # SQLite file (WAL)
+//     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
+//     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
+//     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
+//     admins: [root]                    # users (or uids) allowed admin verbs
+//     allow_root_jobs: false
+//   agent:
+//     socket_dir: /run/muster           # musterd listens on <socket_dir>/musterd-<node>.sock
+//     spool_dir: /var/spool/muster      # per-node spool under <spool_dir>/<node>
+//     heartbeat_interval: 5
+//     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
+//     cgroups: auto                     # auto | off
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "config/cluster_file.h"
+
+namespace muster {
+
+struct MusterConfig {
+  std::string path;                 // the file read (absolute)
+  std::string cluster_name;
+  ClusterConfig cluster;            // from cluster_file
+  std::string cluster_file;         // absolute
+  // controller
+  std::string ctld_socket;
+  std::string ctld_listen;          // "" = no TCP
+  std::string state_path;
+  std::string key_file;
+  int64_t heartbeat_timeout_s = 30;
+  int64_t kill_wait_s = 30;
+  std::vector<uint32_t> admin_uids;
+  bool allow_root_jobs = false;
+  // agent
+  std::string agent_socket_dir;
+  std::string spool_dir;
+  int64_t heartbeat_interval_s = 5;
+  std::string gpus = "auto";
+  std::string cgroups = "auto";
+
+  std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
+};
+
+// Reads and validates; errors name the file, line and field.
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path);
+
+// Where the commands look for the configuration: $MUSTER_CONF, else $HOME/.muster/muster.yaml if
+// it exists, else /etc/muster/muster.yaml.
+std::string DefaultConfigPath();
+
+}  // namespace muster

@@ -1,0 +1,223 @@
+#include "ctld/api_routes.h"
+
+#include <nlohmann/json.hpp>
+
+#include "model/record_json.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+int HttpStatusFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return 200;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kOutOfRange: return 400;
+    case StatusCode::kUnauthenticated: return 401;
+    case StatusCode::kPermissionDenied: return 403;
+    case StatusCode::kNotFound: return 404;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition: return 409;
+    case StatusCode::kUnavailable: return 503;
+    case StatusCode::kInternal: return 500;
+  }
+  return 500;
+}
+
+// Strings that are not valid UTF-8 (a job's environment may hold any bytes) are replaced, not thrown on.
+HttpResponse Ok(const json& body) {
+  return HttpResponse::Json(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+StatusOr<json> ParseBody(const HttpRequest& req) {
+  json j = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidArgument("request body is not a JSON object");
+  return j;
+}
+
+StatusOr<int64_t> ParseId(const std::string& s) {
+  int64_t v = 0;
+  if (s.empty() || s.size() > 18) return InvalidArgument("Invalid job id specified");
+  for (char c : s) {
+    if (c < '0' || c > '9') return InvalidArgument("Invalid job id specified");
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+template <typename T>
+bool Get(const json& j, const char* key, T& out, Status& err) {
+  if (!j.contains(key) || j[key].is_null()) return true;
+  try {
+    out = j[key].get<T>();
+    return true;
+  } catch (const json::exception&) {
+    err = InvalidArgument(std::string("field '") + key + "' has the wrong type");
+    return false;
+  }
+}
+
+// Another user's job: hide what may hold secrets (the script, its arguments and environment).
+json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
+  json out = ToJson(j);
+  if (j.uid != caller.uid && !c.IsAdmin(caller)) {
+    out["script"] = "";
+    out["script_args"] = json::array();
+    out["environment"] = json::array();
+  }
+  return out;
+}
+
+std::vector<int64_t> Ids(const json& j, const char* key) {
+  std::vector<int64_t> ids;
+  if (j.contains(key) && j[key].is_array()) {
+    for (const json& v : j[key]) {
+      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
+HttpResponse ErrorResponse(const Status& status) { return HttpResponse::Error(HttpStatusFor(status.code()), status.message()); }
+
+void AddControllerRoutes(Controller& c, Router& r) {
+  r.Add("GET", "/v1/ping", [&c](const HttpRequest& req) {
+    return Ok(json{{"cluster", c.cluster_name()}, {"authenticated", req.caller.authenticated}, {"uid", req.caller.uid}});
+  });
+
+  r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    SubmitRequest s;
+    Status err;
+    const json& b = *body;
+    if (!Get(b, "resource_args", s.resource_args, err) || !Get(b, "name", s.name, err) ||
+        !Get(b, "script", s.script, err) || !Get(b, "script_args", s.script_args, err) ||
+        !Get(b, "workdir", s.workdir, err) || !Get(b, "environment", s.environment, err) ||
+        !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
+        !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
+        !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err)) {
+      return ErrorResponse(err);
+    }
+    StatusOr<int64_t> id = c.Submit(s, req.caller);
+    if (!id.ok()) return ErrorResponse(id.status());
+    return Ok(json{{"job_id", *id}});
+  });
+
+  r.Add("GET", "/v1/jobs", [&c](const HttpRequest& req) {
+    json jobs = json::array();
+    for (const JobRecord& j : c.ListJobs()) jobs.push_back(VisibleJob(j, req.caller, c));
+    return Ok(json{{"jobs", jobs}});
+  });
+
+  r.Add("GET", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<JobRecord> j = c.GetJob(*id);
+    if (!j.ok()) return ErrorResponse(j.status());
+    return Ok(json{{"job", VisibleJob(*j, req.caller, c)}});
+  });
+
+  r.Add("DELETE", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    int signal = 0;
+    if (auto it = req.query.find("signal"); it != req.query.end()) {
+      try {
+        signal = std::stoi(it->second);
+      } catch (...) {
+        return ErrorResponse(InvalidArgument("Invalid signal"));
+      }
+      if (signal < 0 || signal > 64) return ErrorResponse(InvalidArgument("Invalid signal"));
+    }
+    Status st = c.Cancel(*id, signal, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  for (const char* verb : {"hold", "release"}) {
+    const bool hold = std::string(verb) == "hold";
+    r.Add("POST", std::string("/v1/jobs/{id}/") + verb, [&c, hold](const HttpRequest& req) {
+      StatusOr<int64_t> id = ParseId(req.params.at("id"));
+      if (!id.ok()) return ErrorResponse(id.status());
+      Status st = c.Hold(*id, hold, req.caller);
+      if (!st.ok()) return ErrorResponse(st);
+      return Ok(json::object());
+    });
+  }
+
+  r.Add("GET", "/v1/nodes", [&c](const HttpRequest&) {
+    json nodes = json::array();
+    for (const NodeRecord& n : c.ListNodes()) nodes.push_back(ToJson(n));
+    return Ok(json{{"nodes", nodes}});
+  });
+
+  r.Add("POST", "/v1/nodes/{name}", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    std::string state, reason;
+    Status err;
+    if (!Get(*body, "state", state, err) || !Get(*body, "reason", reason, err)) return ErrorResponse(err);
+    Status st = c.UpdateNode(req.params.at("name"), state, reason, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("GET", "/v1/partitions", [&c](const HttpRequest&) {
+    json parts = json::array();
+    for (const Partition& p : c.ListPartitions()) parts.push_back(ToJson(p));
+    return Ok(json{{"partitions", parts}});
+  });
+
+  r.Add("GET", "/v1/steps", [&c](const HttpRequest&) {
+    json steps = json::array();
+    for (const StepRecord& s : c.ListSteps()) steps.push_back(ToJson(s));
+    return Ok(json{{"steps", steps}});
+  });
+
+  r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
+    StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
+    if (!node.ok()) return ErrorResponse(node.status());
+    Status st = c.RegisterNode(*node, Ids(*body, "running"), req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json{{"cluster", c.cluster_name()}});
+  });
+
+  r.Add("POST", "/v1/agent/heartbeat", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    std::string node;
+    Status err;
+    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
+    Status st = c.Heartbeat(node, Ids(*body, "running"), req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("POST", "/v1/agent/exit", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    int64_t job_id = 0;
+    std::string node;
+    ExitReport rep;
+    Status err;
+    if (!Get(*body, "job_id", job_id, err) || !Get(*body, "node", node, err) ||
+        !Get(*body, "exit_code", rep.exit_code, err) || !Get(*body, "signal", rep.signal, err) ||
+        !Get(*body, "oom", rep.oom, err) || !Get(*body, "note", rep.note, err) ||
+        !Get(*body, "restart_count", rep.restart_count, err)) {
+      return ErrorResponse(err);
+    }
+    Status st = c.JobExited(job_id, node, rep, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+}
+
+}  // namespace muster

@@ -1,0 +1,17 @@
+// The controller's HTTP/JSON API (docs/api.md): routes that decode requests, call the Controller
+// with the authenticated caller, and encode the answers. Status codes: 400 bad request (with
+// Slurm's message), 401 unauthenticated, 403 not allowed, 404 unknown id/name, 409 wrong state.
+#pragma once
+
+#include "ctld/controller.h"
+#include "net/http.h"
+
+namespace muster {
+
+// Adds every /v1 route of the controller to `router`.
+void AddControllerRoutes(Controller& controller, Router& router);
+
+// Maps a Status to an HTTP error response ({"error": message}).
+HttpResponse ErrorResponse(const Status& status);
+
+}  // namespace muster

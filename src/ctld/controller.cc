@@ -1,0 +1,703 @@
+#include "ctld/controller.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <algorithm>
+#include <csignal>
+
+#include "model/hostlist.h"
+#include "model/job_request.h"
+
+namespace muster {
+
+namespace {
+
+constexpr int kIdBlock = 1000;
+
+std::string UserName(uint32_t uid) {
+  struct passwd pw, *res = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_name;
+  return std::to_string(uid);
+}
+
+std::string GroupName(uint32_t gid) {
+  struct group gr, *res = nullptr;
+  char buf[4096];
+  if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res != nullptr) return gr.gr_name;
+  return std::to_string(gid);
+}
+
+JobNodeAllocation FromDecision(const NodeAllocation& a) {
+  JobNodeAllocation j;
+  j.node = a.node;
+  j.cpu_milli = a.cpu_milli;
+  j.memory_mb = a.memory_mb;
+  j.tasks = a.tasks;
+  j.exclusive = a.exclusive;
+  for (const GpuShare& g : a.gpus) {
+    if (g.milli >= kMilliPerGpu) {
+      j.gpus.push_back(g.index);
+    } else {
+      j.shared_gpu = g.index;
+      j.shared_milli = g.milli;
+    }
+  }
+  return j;
+}
+
+bool Holds(const JobRecord& j) { return j.state == JobState::kRunning || j.state == JobState::kCompleting; }
+
+}  // namespace
+
+Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
+    : config_(std::move(config)), store_(store), agents_(agents), clock_(clock) {
+  for (const Node& n : config_.cluster.nodes) {
+    NodeRecord r;
+    r.node = n;
+    r.node.state = NodeState::kUnknown;
+    nodes_.emplace(n.name, std::move(r));
+  }
+}
+
+Controller::~Controller() { Stop(); }
+
+Status Controller::Recover() {
+  StatusOr<std::vector<NodeRecord>> nodes = store_->LoadNodes();
+  if (!nodes.ok()) return nodes.status().WithPrefix("loading nodes");
+  StatusOr<std::vector<JobRecord>> jobs = store_->LoadJobs();
+  if (!jobs.ok()) return jobs.status().WithPrefix("loading jobs");
+  StatusOr<std::vector<StepRecord>> steps = store_->LoadSteps();
+  if (!steps.ok()) return steps.status().WithPrefix("loading steps");
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = clock_->NowSeconds();
+  for (NodeRecord& n : *nodes) {
+    auto it = nodes_.find(n.node.name);
+    if (it == nodes_.end()) continue;  // no longer configured
+    // Agents get a full heartbeat period to re-register before their nodes are declared DOWN.
+    if (n.last_heartbeat > 0) n.last_heartbeat = now;
+    it->second = std::move(n);
+  }
+  for (JobRecord& j : *jobs) {
+    next_id_ = std::max(next_id_, j.id + 1);
+    jobs_[j.id] = std::move(j);
+  }
+  steps_ = std::move(*steps);
+  RefreshNodeStatesLocked();
+  return Status::Ok();
+}
+
+bool Controller::IsAdmin(const Caller& caller) const {
+  return caller.authenticated &&
+         std::find(config_.admin_uids.begin(), config_.admin_uids.end(), caller.uid) != config_.admin_uids.end();
+}
+
+StatusOr<int64_t> Controller::NextJobId() {
+  std::lock_guard<std::mutex> lock(id_mu_);
+  if (next_id_ >= id_limit_) {
+    // Reserve ids in blocks: durable before use, so a crash never hands out an id twice.
+    StatusOr<int64_t> first = store_->AllocateJobIds(kIdBlock);
+    if (!first.ok()) return first.status();
+    next_id_ = std::max(next_id_, *first);
+    id_limit_ = *first + kIdBlock;
+    if (next_id_ >= id_limit_) return Internal("job id counter is behind the stored jobs");
+  }
+  return next_id_++;
+}
+
+StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
+  if (caller.uid == 0 && !config_.allow_root_jobs) {
+    return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
+  }
+  StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
+  if (!req.ok()) return req.status();
+  if (!request.name.empty()) req->name = request.name;
+  if (request.script.empty()) return InvalidArgument("Batch script is empty!");
+
+  JobRecord job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Partition* part = nullptr;
+    std::string pname = req->partition;
+    for (const Partition& p : config_.cluster.partitions) {
+      if ((pname.empty() && p.is_default) || p.name == pname) part = &p;
+    }
+    if (pname.empty() && part == nullptr && !config_.cluster.partitions.empty()) {
+      part = &config_.cluster.partitions[0];
+    }
+    if (part == nullptr) return InvalidArgument("Invalid partition name specified");
+    // Can it ever run? The scheduler decides against an idle cluster with every node up.
+    ClusterSnapshot idle = SnapshotLocked();
+    idle.usage.clear();
+    for (Node& n : idle.nodes) {
+      n.state = NodeState::kIdle;
+      n.drain = false;
+    }
+    PendingJob probe;
+    probe.id = 0;
+    probe.request = *req;
+    probe.request.partition = part->name;
+    std::vector<Decision> d = RunCycle(idle, {probe}, config_.scheduler);
+    if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
+
+    job.name = req->name.empty() ? "sbatch" : req->name;
+    job.uid = caller.uid;
+    job.gid = caller.gid;
+    job.user = UserName(caller.uid);
+    job.group = GroupName(caller.gid);
+    job.account = request.account;
+    job.partition = part->name;
+    job.request = *req;
+    job.request.partition = part->name;
+    job.submit_args = request.resource_args;
+    job.script = request.script;
+    job.script_args = request.script_args;
+    job.workdir = request.workdir.empty() ? "/" : request.workdir;
+    job.environment = request.environment;
+    job.stdout_pattern = request.stdout_pattern;
+    job.stderr_pattern = request.stderr_pattern;
+    job.stdin_path = request.stdin_path;
+    job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
+    job.requeue = request.requeue;
+    job.held = request.hold;
+    job.state = JobState::kPending;
+    job.reason = request.hold ? "JobHeldUser" : "None";
+    job.submit_time = clock_->NowSeconds();
+    job.eligible_time = job.submit_time;
+  }
+  StatusOr<int64_t> id = NextJobId();
+  if (!id.ok()) return id.status();
+  job.id = *id;
+  // Durable before acknowledged; concurrent submissions share one commit (group commit).
+  RETURN_IF_ERROR(store_->SaveJob(job));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_[job.id] = job;
+  }
+  Wake();
+  return job.id;
+}
+
+Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
+  JobRecord copy;
+  bool running = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    JobRecord& job = it->second;
+    if (job.uid != caller.uid && !IsAdmin(caller)) {
+      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    }
+    if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+    if (job.state == JobState::kPending) {
+      if (signal != 0) return FailedPrecondition("Job is pending execution");
+      FinishJobLocked(job, JobState::kCancelled, 0, 0);
+      copy = job;
+    } else {
+      running = true;
+      if (signal == 0) {
+        extra_[job_id].ending = "cancel";
+        job.state = JobState::kCompleting;
+      }
+      copy = job;
+    }
+  }
+  if (!running) {
+    RETURN_IF_ERROR(Persist({copy}));
+    Wake();
+    return Status::Ok();
+  }
+  if (signal == 0) {
+    RETURN_IF_ERROR(Persist({copy}));
+    SignalAll(copy, SIGTERM, config_.kill_wait_s, "cancel");
+  } else {
+    SignalAll(copy, signal, 0, "signal");
+  }
+  return Status::Ok();
+}
+
+Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    JobRecord& job = it->second;
+    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
+    job.held = hold;
+    job.reason = hold ? (IsAdmin(caller) && job.uid != caller.uid ? "JobHeldAdmin" : "JobHeldUser") : "None";
+    copy = job;
+  }
+  RETURN_IF_ERROR(Persist({copy}));
+  Wake();
+  return Status::Ok();
+}
+
+StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFound("Invalid job id specified");
+  return it->second;
+}
+
+std::vector<JobRecord> Controller::ListJobs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JobRecord> out;
+  out.reserve(jobs_.size());
+  for (const auto& [id, j] : jobs_) out.push_back(j);
+  return out;
+}
+
+std::vector<NodeRecord> Controller::ListNodes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<NodeRecord> out;
+  for (const auto& [name, n] : nodes_) out.push_back(n);
+  return out;
+}
+
+std::vector<Partition> Controller::ListPartitions() const { return config_.cluster.partitions; }
+
+std::vector<StepRecord> Controller::ListSteps() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steps_;
+}
+
+NodeRecord* Controller::FindNodeLocked(const std::string& name) {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+ClusterSnapshot Controller::SnapshotLocked() const {
+  ClusterSnapshot s;
+  s.partitions = config_.cluster.partitions;
+  s.topology = config_.cluster.topology;
+  s.now = clock_->NowSeconds();
+  std::map<std::string, int> pos;
+  for (const auto& [name, n] : nodes_) {
+    pos[name] = static_cast<int>(s.nodes.size());
+    s.nodes.push_back(n.node);
+  }
+  s.usage.resize(s.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) s.usage[i].gpus.resize(s.nodes[i].gpus.size());
+  for (const auto& [id, j] : jobs_) {
+    if (!Holds(j)) continue;
+    for (const JobNodeAllocation& a : j.allocation) {
+      auto p = pos.find(a.node);
+      if (p == pos.end()) continue;
+      NodeUsage& u = s.usage[p->second];
+      u.cpu_milli += a.cpu_milli;
+      u.memory_mb += a.memory_mb;
+      u.jobs += 1;
+      u.exclusive = u.exclusive || a.exclusive;
+      for (int g : a.gpus) {
+        if (g >= 0 && g < static_cast<int>(u.gpus.size())) u.gpus[g].milli += kMilliPerGpu;
+      }
+      if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) u.gpus[a.shared_gpu].milli += a.shared_milli;
+    }
+  }
+  return s;
+}
+
+void Controller::RefreshNodeStatesLocked() {
+  ClusterSnapshot s = SnapshotLocked();
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    NodeRecord& r = nodes_[s.nodes[i].name];
+    if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown) continue;
+    const NodeUsage& u = s.usage[i];
+    bool any_gpu_free = false;
+    for (const GpuUsage& g : u.gpus) any_gpu_free = any_gpu_free || g.milli < kMilliPerGpu;
+    const bool full = u.exclusive || u.cpu_milli >= int64_t{r.node.cpus} * 1000 ||
+                      (!u.gpus.empty() && !any_gpu_free);
+    r.node.state = u.jobs == 0 ? NodeState::kIdle : (full ? NodeState::kAllocated : NodeState::kMixed);
+  }
+}
+
+void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
+  job.state = state;
+  job.exit_code = exit_code;
+  job.exit_signal = signal;
+  job.end_time = clock_->NowSeconds();
+  job.reason = "None";
+  extra_.erase(job.id);
+  RefreshNodeStatesLocked();
+}
+
+void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
+  if (kill != nullptr) kill->push_back(job);
+  job.state = JobState::kPending;
+  job.restart_count += 1;
+  job.allocation.clear();
+  job.batch_host.clear();
+  job.start_time = 0;
+  job.end_time = 0;
+  job.reason = "None";
+  job.reason_detail = why;
+  job.eligible_time = clock_->NowSeconds();
+  extra_.erase(job.id);
+  RefreshNodeStatesLocked();
+}
+
+Status Controller::Persist(const std::vector<JobRecord>& jobs) {
+  if (jobs.empty()) return Status::Ok();
+  return store_->SaveJobs(jobs);
+}
+
+void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why) {
+  std::vector<NodeRecord> targets;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const JobNodeAllocation& a : job.allocation) {
+      if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
+    }
+  }
+  for (const NodeRecord& n : targets) {
+    Status st = agents_->SignalJob(n, job.id, signal, kill_after, why);
+    (void)st;  // a lost node is handled by the heartbeat timeout
+  }
+}
+
+Status Controller::UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
+                              const Caller& caller) {
+  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+  std::vector<JobRecord> changed, kill;
+  NodeRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    NodeRecord* n = FindNodeLocked(name);
+    if (n == nullptr) return NotFound("Invalid node name specified: " + name);
+    std::string up;
+    for (char c : state) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (up == "DRAIN") {
+      if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
+      n->node.drain = true;
+      n->node.reason = reason;
+    } else if (up == "RESUME" || up == "IDLE") {
+      n->node.drain = false;
+      n->node.reason.clear();
+      if (n->node.state == NodeState::kDown && n->last_heartbeat > 0) n->node.state = NodeState::kIdle;
+    } else if (up == "DOWN") {
+      if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
+      n->node.state = NodeState::kDown;
+      n->node.reason = reason;
+      for (auto& [id, j] : jobs_) {
+        if (!Holds(j)) continue;
+        bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
+        if (!on) continue;
+        if (j.requeue) {
+          RequeueLocked(j, "node " + name + " set DOWN", &kill);
+        } else {
+          FinishJobLocked(j, JobState::kNodeFail, 0, 0);
+        }
+        changed.push_back(j);
+      }
+    } else {
+      return InvalidArgument("Invalid node state specified");
+    }
+    RefreshNodeStatesLocked();
+    copy = *n;
+  }
+  RETURN_IF_ERROR(store_->SaveNode(copy));
+  RETURN_IF_ERROR(Persist(changed));
+  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  Wake();
+  return Status::Ok();
+}
+
+Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_t>& running_jobs,
+                                const Caller& caller) {
+  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
+  std::vector<JobRecord> changed, kill;
+  std::vector<std::pair<NodeRecord, int64_t>> orphans;
+  NodeRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    NodeRecord* n = FindNodeLocked(node.node.name);
+    if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
+    const bool drain = n->node.drain;
+    const std::string reason = n->node.reason;
+    const bool was_down = n->node.state == NodeState::kDown;
+    n->node = node.node;
+    n->node.drain = drain;
+    n->node.reason = was_down && reason == "Not responding" ? "" : reason;
+    n->node.state = NodeState::kIdle;
+    n->agent_address = node.agent_address;
+    n->version = node.version;
+    n->boot_time = node.boot_time;
+    n->last_heartbeat = clock_->NowSeconds();
+    std::set<int64_t> reported(running_jobs.begin(), running_jobs.end());
+    // Jobs this node should be running but its agent does not have: they were lost with it.
+    for (auto& [id, j] : jobs_) {
+      if (!Holds(j) || j.batch_host != node.node.name || reported.count(id)) continue;
+      if (j.requeue && extra_[id].ending.empty()) {
+        RequeueLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
+      } else {
+        FinishJobLocked(j, extra_[id].ending == "cancel" ? JobState::kCancelled : JobState::kNodeFail, 0, 0);
+      }
+      changed.push_back(j);
+    }
+    // Jobs the agent runs that are over here: clean them up.
+    for (int64_t id : running_jobs) {
+      auto it = jobs_.find(id);
+      if (it == jobs_.end() || !Holds(it->second)) orphans.emplace_back(*n, id);
+    }
+    RefreshNodeStatesLocked();
+    copy = *n;
+  }
+  for (auto& [n, id] : orphans) (void)agents_->SignalJob(n, id, SIGKILL, 0, "cleanup");
+  RETURN_IF_ERROR(store_->SaveNode(copy));
+  RETURN_IF_ERROR(Persist(changed));
+  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  Wake();
+  return Status::Ok();
+}
+
+Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>& running_jobs, const Caller& caller) {
+  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
+  bool changed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    NodeRecord* n = FindNodeLocked(node);
+    if (n == nullptr) return NotFound("node '" + node + "' is not configured");
+    if (n->last_heartbeat == 0) return FailedPrecondition("node '" + node + "' must register first");
+    n->last_heartbeat = clock_->NowSeconds();
+    if (n->node.state == NodeState::kDown && n->node.reason == "Not responding") {
+      n->node.state = NodeState::kIdle;
+      n->node.reason.clear();
+      RefreshNodeStatesLocked();
+      changed = true;
+    }
+  }
+  if (changed) Wake();
+  return Status::Ok();
+}
+
+Status Controller::JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller) {
+  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    JobRecord& job = it->second;
+    if (!Holds(job)) return Status::Ok();  // already settled (duplicate report after a retry)
+    if (job.batch_host != node) return Status::Ok();  // only the batch script decides the job's end
+    if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
+    const std::string ending = extra_[job_id].ending;
+    JobState state;
+    if (ending == "cancel") {
+      state = JobState::kCancelled;
+    } else if (ending == "timeout") {
+      state = JobState::kTimeout;
+    } else if (report.oom) {
+      state = JobState::kOutOfMemory;
+    } else if (report.exit_code == 0 && report.signal == 0) {
+      state = JobState::kCompleted;
+    } else {
+      state = JobState::kFailed;
+    }
+    FinishJobLocked(job, state, report.exit_code, report.signal);
+    copy = job;
+  }
+  RETURN_IF_ERROR(Persist({copy}));
+  // Other nodes of the allocation may still run step tasks: end them.
+  if (copy.allocation.size() > 1) SignalAll(copy, SIGKILL, 0, "cleanup");
+  Wake();
+  return Status::Ok();
+}
+
+int Controller::ScheduleOnce() {
+  ClusterSnapshot snapshot;
+  std::vector<PendingJob> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    snapshot = SnapshotLocked();
+    for (const auto& [id, j] : jobs_) {
+      if (j.state != JobState::kPending || j.held) continue;
+      PendingJob p;
+      p.id = id;
+      p.request = j.request;
+      p.priority = j.priority;
+      p.submit_time = j.eligible_time;
+      p.user = j.user;
+      p.account = j.account;
+      pending.push_back(std::move(p));
+    }
+  }
+  if (pending.empty()) return 0;
+  std::vector<Decision> decisions = RunCycle(snapshot, pending, config_.scheduler);
+
+  std::vector<JobRecord> started;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
+    // while the cycle ran without the lock.
+    ClusterSnapshot now = SnapshotLocked();
+    std::map<std::string, int> pos;
+    for (size_t i = 0; i < now.nodes.size(); ++i) pos[now.nodes[i].name] = static_cast<int>(i);
+    for (const Decision& d : decisions) {
+      auto it = jobs_.find(d.job_id);
+      if (it == jobs_.end()) continue;
+      JobRecord& job = it->second;
+      if (job.state != JobState::kPending || job.held) continue;
+      if (d.kind != DecisionKind::kStart) {
+        job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
+        job.reason_detail = d.message;
+        continue;
+      }
+      bool ok = true;
+      for (const NodeAllocation& a : d.nodes) {
+        auto p = pos.find(a.node);
+        if (p == pos.end() || !now.nodes[p->second].schedulable()) {
+          ok = false;
+          break;
+        }
+        const Node& n = now.nodes[p->second];
+        const NodeUsage& u = now.usage[p->second];
+        ok = ok && !u.exclusive && (!a.exclusive || u.jobs == 0) &&
+             u.cpu_milli + a.cpu_milli <= int64_t{n.cpus} * 1000 && u.memory_mb + a.memory_mb <= n.memory_mb;
+        for (const GpuShare& g : a.gpus) {
+          ok = ok && g.index < static_cast<int>(u.gpus.size()) && u.gpus[g.index].milli + g.milli <= kMilliPerGpu;
+        }
+      }
+      if (!ok) continue;  // retried next cycle
+      ApplyAllocation(now, d.nodes);
+      job.state = JobState::kRunning;
+      job.reason = "None";
+      job.reason_detail.clear();
+      job.start_time = clock_->NowSeconds();
+      job.allocation.clear();
+      for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
+      job.batch_host = job.allocation.front().node;
+      started.push_back(job);
+    }
+    RefreshNodeStatesLocked();
+  }
+  if (started.empty()) return 0;
+  // Durable first: a restart must know these jobs run (their agents will report them).
+  Status st = Persist(started);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const JobRecord& j : started) {
+      RequeueLocked(jobs_[j.id], "could not persist the start: " + st.message(), nullptr);
+    }
+    return 0;
+  }
+  int launched = 0;
+  for (const JobRecord& j : started) {
+    // Every node of the allocation learns of the job (steps run there); the batch host, told
+    // first, starts the script.
+    std::vector<NodeRecord> hosts;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const JobNodeAllocation& a : j.allocation) hosts.push_back(nodes_[a.node]);
+    }
+    Status ls = Status::Ok();
+    for (const NodeRecord& h : hosts) {
+      Status s1 = agents_->LaunchJob(h, j);
+      if (!s1.ok() && h.node.name == j.batch_host) ls = s1;
+    }
+    if (ls.ok()) {
+      ++launched;
+      continue;
+    }
+    // The node could not take it: drain the node (so the job does not bounce there again) and
+    // requeue the job.
+    JobRecord copy;
+    NodeRecord node_copy;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      NodeRecord* n = FindNodeLocked(j.batch_host);
+      n->node.drain = true;
+      n->node.reason = "launch failed: " + ls.message();
+      node_copy = *n;
+      RequeueLocked(jobs_[j.id], "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
+      copy = jobs_[j.id];
+    }
+    (void)store_->SaveNode(node_copy);
+    (void)Persist({copy});
+  }
+  return launched;
+}
+
+void Controller::Tick() {
+  const int64_t now = clock_->NowSeconds();
+  std::vector<JobRecord> changed, kill;
+  std::vector<JobRecord> to_timeout;
+  std::vector<NodeRecord> down_nodes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [name, n] : nodes_) {
+      if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown) continue;
+      if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;
+      n.node.state = NodeState::kDown;
+      n.node.reason = "Not responding";
+      down_nodes.push_back(n);
+      for (auto& [id, j] : jobs_) {
+        if (!Holds(j)) continue;
+        bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
+        if (!on) continue;
+        if (j.requeue && extra_[id].ending.empty()) {
+          RequeueLocked(j, "node " + name + " not responding", &kill);
+        } else {
+          FinishJobLocked(j, extra_[id].ending == "cancel" ? JobState::kCancelled : JobState::kNodeFail, 0, 0);
+        }
+        changed.push_back(j);
+      }
+    }
+    for (auto& [id, j] : jobs_) {
+      if (j.state != JobState::kRunning || j.time_limit_s <= 0 || j.start_time == 0) continue;
+      if (now - j.start_time < j.time_limit_s || !extra_[id].ending.empty()) continue;
+      extra_[id].ending = "timeout";
+      j.state = JobState::kCompleting;
+      changed.push_back(j);
+      to_timeout.push_back(j);
+    }
+    if (!down_nodes.empty()) RefreshNodeStatesLocked();
+  }
+  for (const NodeRecord& n : down_nodes) (void)store_->SaveNode(n);
+  (void)Persist(changed);
+  for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
+  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  if (!down_nodes.empty() || !changed.empty()) Wake();
+}
+
+void Controller::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Controller::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Controller::RunLoop(int period_ms) {
+  int64_t last_tick = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(period_ms), [&] { return wake_ || stop_; });
+      if (stop_) return;
+      wake_ = false;
+    }
+    ScheduleOnce();
+    const int64_t now_ms = clock_->NowMillis();
+    if (now_ms - last_tick >= 1000) {
+      last_tick = now_ms;
+      Tick();
+    }
+  }
+}
+
+}  // namespace muster

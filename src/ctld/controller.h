@@ -1,0 +1,162 @@
+// Controller: the cluster's state (jobs, nodes, steps) and its state machines, the scheduling
+// loop's apply step, and the operations behind the API. Persists every change through the Store
+// before it is acknowledged; talks to node agents only through AgentClient; reads time only from
+// the injected Clock. Thread-safe: one mutex guards the state; store writes and agent calls happen
+// outside it.
+//
+// Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
+//   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
+//    | TIMEOUT (time limit) | OUT_OF_MEMORY (cgroup OOM kill) | NODE_FAIL (node lost, not requeued)
+//   -> PENDING again when its node is lost and the job may be requeued (restart_count + 1).
+// Node states: UNKNOWN until its agent registers; IDLE/MIXED/ALLOCATED from the running jobs;
+//   DOWN after heartbeat_timeout_s of silence (its requeue-able jobs are requeued); DRAIN flag by
+//   an admin (no new work; running jobs finish).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "model/job_record.h"
+#include "net/http.h"
+#include "sched/cluster_snapshot.h"
+#include "sched/scheduler.h"
+#include "store/store.h"
+
+namespace muster {
+
+struct ControllerConfig {
+  std::string cluster_name = "muster";
+  ClusterSnapshot cluster;          // configured nodes, partitions and topology (usage ignored)
+  int64_t heartbeat_timeout_s = 30;
+  int64_t kill_wait_s = 30;         // SIGTERM, then SIGKILL after this many seconds
+  std::vector<uint32_t> admin_uids = {0};
+  bool allow_root_jobs = false;     // uid 0 may submit jobs
+  SchedulerOptions scheduler;
+};
+
+// What a client submits. Who submits comes from the authenticated Caller, never from here.
+struct SubmitRequest {
+  std::vector<std::string> resource_args;  // sbatch resource options, parsed here (ParseJobRequest)
+  std::string name;
+  std::string script;
+  std::vector<std::string> script_args;
+  std::string workdir;
+  std::vector<std::string> environment;
+  std::string stdout_pattern;
+  std::string stderr_pattern;
+  std::string stdin_path;
+  std::string account;
+  bool hold = false;
+  bool requeue = true;
+  std::string submit_host;
+};
+
+// What an agent reports when a job's batch script (or a job's processes on a node) ended.
+struct ExitReport {
+  int exit_code = 0;
+  int signal = 0;
+  bool oom = false;       // the cgroup recorded an OOM kill
+  std::string note;       // free text for the log
+  int restart_count = 0;  // which run of the job this was (a requeued job runs again)
+};
+
+// How the controller reaches node agents (HTTP in production, a fake in tests).
+class AgentClient {
+ public:
+  virtual ~AgentClient() = default;
+  // Tells the node to run its part of `job` (the batch script on job.batch_host).
+  virtual Status LaunchJob(const NodeRecord& node, const JobRecord& job) = 0;
+  // Signals the job's processes on the node; with kill_after_s > 0, SIGKILL follows after that
+  // many seconds if anything is still running. `why`: "cancel", "timeout", "requeue", "cleanup".
+  virtual Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+                           const std::string& why) = 0;
+};
+
+class Controller {
+ public:
+  Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock);
+  ~Controller();
+
+  // Loads jobs, nodes and steps from the store (after a restart, including kill -9).
+  Status Recover();
+
+  // --- users ---
+  // Errors carry Slurm's messages ("Invalid partition name specified", "Requested node
+  // configuration is not available", ...): InvalidArgument for bad requests, PermissionDenied.
+  StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller);
+  // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
+  Status Cancel(int64_t job_id, int signal, const Caller& caller);
+  Status Hold(int64_t job_id, bool hold, const Caller& caller);
+  StatusOr<JobRecord> GetJob(int64_t job_id) const;
+  std::vector<JobRecord> ListJobs() const;
+  std::vector<NodeRecord> ListNodes() const;
+  std::vector<Partition> ListPartitions() const;
+  std::vector<StepRecord> ListSteps() const;
+  const std::string& cluster_name() const { return config_.cluster_name; }
+
+  // --- admins ---
+  Status UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
+                    const Caller& caller);  // state: DRAIN, RESUME, DOWN
+
+  // --- agents (caller must be an admin uid: agents run as root or as the cluster's owner) ---
+  Status RegisterNode(const NodeRecord& node, const std::vector<int64_t>& running_jobs, const Caller& caller);
+  Status Heartbeat(const std::string& node, const std::vector<int64_t>& running_jobs, const Caller& caller);
+  Status JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller);
+
+  // --- loop ---
+  // One scheduling cycle: snapshot under the lock, RunCycle without it, then re-check every start
+  // against the current state, persist, and launch. Returns the number of jobs started.
+  int ScheduleOnce();
+  // Periodic work: silent nodes -> DOWN (+ requeue), time limits, kill escalation.
+  void Tick();
+  // Runs the scheduler until Stop(): on Wake() (submit, job end, node change) and every `period_ms`.
+  void RunLoop(int period_ms);
+  void Wake();
+  void Stop();
+
+  bool IsAdmin(const Caller& caller) const;
+
+ private:
+  struct JobExtra {
+    std::string ending;          // "cancel", "timeout", "" (why we signalled it)
+    int64_t kill_deadline = 0;   // when to escalate to SIGKILL (seconds)
+  };
+  ClusterSnapshot SnapshotLocked() const;
+  NodeRecord* FindNodeLocked(const std::string& name);
+  void RefreshNodeStatesLocked();
+  void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
+  // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
+  // end what still runs of it on nodes that are up.
+  void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  Status Persist(const std::vector<JobRecord>& jobs);
+  StatusOr<int64_t> NextJobId();
+  void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
+
+  ControllerConfig config_;
+  Store* store_;
+  AgentClient* agents_;
+  const Clock* clock_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool wake_ = false;
+  bool stop_ = false;
+  std::map<int64_t, JobRecord> jobs_;
+  std::map<int64_t, JobExtra> extra_;
+  std::map<std::string, NodeRecord> nodes_;
+  std::vector<StepRecord> steps_;
+
+  std::mutex id_mu_;        // job ids, reserved from the store in blocks
+  int64_t next_id_ = 1;
+  int64_t id_limit_ = 0;
+};
+
+}  // namespace muster

@@ -1,0 +1,297 @@
+// Controller state machines with a fake agent fleet, a manual clock and a real SQLite store.
+#include "ctld/controller.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "sched/cluster_builder.h"
+
+namespace muster {
+namespace {
+
+class FakeAgents : public AgentClient {
+ public:
+  Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (fail_launch) return Status(StatusCode::kUnavailable, "agent down");
+    launched.push_back({node.node.name, job.id});
+    return Status::Ok();
+  }
+  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+                   const std::string& why) override {
+    std::lock_guard<std::mutex> l(mu);
+    signals.push_back({node.node.name, job_id, signal, why});
+    return Status::Ok();
+  }
+  struct Sig {
+    std::string node;
+    int64_t job;
+    int signal;
+    std::string why;
+  };
+  std::mutex mu;
+  bool fail_launch = false;
+  std::vector<std::pair<std::string, int64_t>> launched;
+  std::vector<Sig> signals;
+};
+
+Caller User(uint32_t uid) { return Caller{true, uid, uid, "unix", ""}; }
+const Caller kAdmin{true, 0, 0, "unix", ""};
+const Caller kAlice = User(1000);
+const Caller kBob = User(1001);
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("ctld_test_" + std::to_string(getpid()) + "_" +
+                                                     std::to_string(counter_++));
+    std::filesystem::create_directories(dir_);
+    config_.cluster_name = "test";
+    NodeTemplate t;
+    t.cpus = 16;
+    t.memory_mb = 65536;
+    t.gpus = 4;
+    config_.cluster = ClusterBuilder()
+                          .Nodes("n[1-2]", t)
+                          .Leaf("leaf1", "n[1-2]")
+                          .Partition("gpu", "n[1-2]", true)
+                          .Partition("debug", "n1")
+                          .SetPartition("debug", [](Partition& p) { p.max_time_s = 600; })
+                          .Build();
+    config_.heartbeat_timeout_s = 30;
+    config_.kill_wait_s = 10;
+    Open();
+  }
+  void TearDown() override {
+    ctld_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Open() {
+    ctld_.reset();
+    store_.reset();
+    store_ = OpenSqliteStore((dir_ / "state.db").string()).value();
+    ctld_ = std::make_unique<Controller>(config_, store_.get(), &agents_, &clock_);
+    ASSERT_TRUE(ctld_->Recover().ok());
+  }
+  void RegisterAll() {
+    for (const Node& n : config_.cluster.nodes) {
+      NodeRecord r;
+      r.node = n;
+      r.agent_address = "unix:/nowhere/" + n.name;
+      ASSERT_TRUE(ctld_->RegisterNode(r, {}, kAdmin).ok());
+    }
+  }
+  int64_t Submit(const std::vector<std::string>& args, const Caller& who = kAlice) {
+    SubmitRequest s;
+    s.resource_args = args;
+    s.script = "#!/bin/sh\ntrue\n";
+    s.workdir = "/tmp";
+    StatusOr<int64_t> id = ctld_->Submit(s, who);
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : -1;
+  }
+  JobRecord Job(int64_t id) { return *ctld_->GetJob(id); }
+
+  static inline int counter_ = 0;
+  std::filesystem::path dir_;
+  ControllerConfig config_;
+  ManualClock clock_;
+  FakeAgents agents_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Controller> ctld_;
+};
+
+TEST_F(ControllerTest, SubmitRunComplete) {
+  RegisterAll();
+  const int64_t id = Submit({"--gres=gpu:2"});
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  JobRecord j = Job(id);
+  EXPECT_EQ(j.state, JobState::kRunning);
+  EXPECT_EQ(j.batch_host, "n1");
+  EXPECT_EQ(j.allocation.at(0).gpus, (std::vector<int>{0, 1}));
+  ASSERT_EQ(agents_.launched.size(), 1u);
+  EXPECT_EQ(agents_.launched[0], std::make_pair(std::string("n1"), id));
+  // A gang: every node hears of it (steps run there), the batch host first.
+  const int64_t gang = Submit({"-N", "2", "--gres=gpu:1"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(agents_.launched.size(), 3u);
+  EXPECT_EQ(agents_.launched[1], std::make_pair(std::string("n1"), gang));
+  EXPECT_EQ(agents_.launched[2], std::make_pair(std::string("n2"), gang));
+  ASSERT_TRUE(ctld_->JobExited(gang, "n1", ExitReport{}, kAdmin).ok());
+  clock_.AdvanceSeconds(5);
+  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{0, 0, false, ""}, kAdmin).ok());
+  j = Job(id);
+  EXPECT_EQ(j.state, JobState::kCompleted);
+  EXPECT_EQ(j.end_time - j.start_time, 5);
+  // Non-zero exit -> FAILED with the code kept.
+  const int64_t id2 = Submit({"-n", "1"});
+  ctld_->ScheduleOnce();
+  ASSERT_TRUE(ctld_->JobExited(id2, Job(id2).batch_host, ExitReport{3, 0, false, ""}, kAdmin).ok());
+  EXPECT_EQ(Job(id2).state, JobState::kFailed);
+  EXPECT_EQ(Job(id2).exit_code, 3);
+}
+
+TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
+  SubmitRequest s;
+  s.script = "#!/bin/sh\ntrue\n";
+  s.resource_args = {"--gres=gpu:9"};
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available");
+  s.resource_args = {"-p", "nosuch"};
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid partition name specified");
+  s.resource_args = {"--mem=999999"};
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available");
+  s.resource_args = {};
+  EXPECT_EQ(ctld_->Submit(s, kAdmin).status().code(), StatusCode::kPermissionDenied);  // root
+  EXPECT_EQ(ctld_->Submit(s, Caller{}).status().code(), StatusCode::kUnauthenticated);
+  s.script = "";
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Batch script is empty!");
+  EXPECT_TRUE(ctld_->ListJobs().empty());  // nothing half-accepted
+}
+
+TEST_F(ControllerTest, WaitsWithReasonsUntilNodesRegister) {
+  const int64_t id = Submit({"--gres=gpu:1"});  // accepted: fits the configured nodes
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(id).reason, "ReqNodeNotAvail");
+  RegisterAll();
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+}
+
+TEST_F(ControllerTest, CancelPendingAndRunningAndPermissions) {
+  RegisterAll();
+  const int64_t big = Submit({"-N", "2", "--gres=gpu:4"});
+  const int64_t waiting = Submit({"-N", "2", "--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(big).state, JobState::kRunning);
+  EXPECT_EQ(Job(waiting).reason, "Resources");
+  // Bob may not cancel Alice's jobs; an admin may.
+  EXPECT_EQ(ctld_->Cancel(waiting, 0, kBob).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(Job(waiting).state, JobState::kPending);
+  EXPECT_TRUE(ctld_->Cancel(waiting, 0, kAlice).ok());
+  EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
+  // Running: SIGTERM to every node of the gang, with SIGKILL after kill_wait; CANCELLED on exit.
+  EXPECT_TRUE(ctld_->Cancel(big, 0, kAdmin).ok());
+  EXPECT_EQ(Job(big).state, JobState::kCompleting);
+  ASSERT_EQ(agents_.signals.size(), 2u);
+  EXPECT_EQ(agents_.signals[0].signal, SIGTERM);
+  EXPECT_EQ(agents_.signals[0].why, "cancel");
+  ASSERT_TRUE(ctld_->JobExited(big, "n1", ExitReport{0, SIGTERM, false, ""}, kAdmin).ok());
+  EXPECT_EQ(Job(big).state, JobState::kCancelled);
+  EXPECT_EQ(ctld_->Cancel(12345, 0, kAlice).code(), StatusCode::kNotFound);
+  // Only agents (admins) report exits and register nodes.
+  EXPECT_EQ(ctld_->JobExited(big, "n1", ExitReport{}, kAlice).code(), StatusCode::kPermissionDenied);
+}
+
+TEST_F(ControllerTest, TimeLimitEndsInTimeout) {
+  RegisterAll();
+  const int64_t id = Submit({"-p", "debug", "-t", "5"});
+  ctld_->ScheduleOnce();
+  for (int s = 0; s < 299; s += 10) {
+    clock_.AdvanceSeconds(std::min(10, 299 - s));
+    ASSERT_TRUE(ctld_->Heartbeat("n1", {id}, kAdmin).ok());
+    ctld_->Tick();
+  }
+  EXPECT_TRUE(agents_.signals.empty());
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+  clock_.AdvanceSeconds(1);
+  ctld_->Tick();
+  ASSERT_EQ(agents_.signals.size(), 1u);
+  EXPECT_EQ(agents_.signals[0].why, "timeout");
+  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{0, SIGTERM, false, ""}, kAdmin).ok());
+  EXPECT_EQ(Job(id).state, JobState::kTimeout);
+}
+
+TEST_F(ControllerTest, OomReported) {
+  RegisterAll();
+  const int64_t id = Submit({"--mem=1G"});
+  ctld_->ScheduleOnce();
+  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{0, SIGKILL, true, ""}, kAdmin).ok());
+  EXPECT_EQ(Job(id).state, JobState::kOutOfMemory);
+}
+
+TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobIsRequeued) {
+  RegisterAll();
+  const int64_t id = Submit({"--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(id).batch_host, "n1");
+  clock_.AdvanceSeconds(20);
+  ASSERT_TRUE(ctld_->Heartbeat("n2", {}, kAdmin).ok());
+  clock_.AdvanceSeconds(11);
+  ctld_->Tick();
+  std::vector<NodeRecord> nodes = ctld_->ListNodes();
+  EXPECT_EQ(nodes[0].node.state, NodeState::kDown);
+  EXPECT_EQ(nodes[0].node.reason, "Not responding");
+  EXPECT_NE(nodes[1].node.state, NodeState::kDown);
+  JobRecord j = Job(id);
+  EXPECT_EQ(j.state, JobState::kPending);
+  EXPECT_EQ(j.restart_count, 1);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(id).batch_host, "n2");
+}
+
+TEST_F(ControllerTest, DrainStopsNewWorkAndNeedsAdmin) {
+  RegisterAll();
+  EXPECT_EQ(ctld_->UpdateNode("n1", "DRAIN", "maintenance", kAlice).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ctld_->UpdateNode("n1", "DRAIN", "", kAdmin).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(ctld_->UpdateNode("n1", "DRAIN", "maintenance", kAdmin).ok());
+  const int64_t a = Submit({"--gres=gpu:4"});
+  const int64_t b = Submit({"--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(a).batch_host, "n2");
+  EXPECT_EQ(Job(b).state, JobState::kPending);
+  ASSERT_TRUE(ctld_->UpdateNode("n1", "RESUME", "", kAdmin).ok());
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(b).batch_host, "n1");
+}
+
+TEST_F(ControllerTest, RestartRecoversEverything) {
+  RegisterAll();
+  const int64_t run = Submit({"--gres=gpu:4"});
+  const int64_t run2 = Submit({"--gres=gpu:4"});
+  const int64_t wait = Submit({"--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  Open();  // a new controller on the same store, as after kill -9
+  EXPECT_EQ(Job(run).state, JobState::kRunning);
+  EXPECT_EQ(Job(run2).state, JobState::kRunning);
+  EXPECT_EQ(Job(wait).state, JobState::kPending);
+  // Agents re-register with their running jobs: nothing changes; n2 lost its job: requeued.
+  NodeRecord n1;
+  n1.node = config_.cluster.nodes[0];
+  ASSERT_TRUE(ctld_->RegisterNode(n1, {run}, kAdmin).ok());
+  NodeRecord n2;
+  n2.node = config_.cluster.nodes[1];
+  ASSERT_TRUE(ctld_->RegisterNode(n2, {}, kAdmin).ok());
+  EXPECT_EQ(Job(run).state, JobState::kRunning);
+  EXPECT_EQ(Job(run2).state, JobState::kPending);
+  // New ids never reuse old ones.
+  EXPECT_GT(Submit({}), wait);
+}
+
+TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {
+  RegisterAll();
+  agents_.fail_launch = true;
+  const int64_t id = Submit({"--gres=gpu:1"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_TRUE(ctld_->ListNodes()[0].node.drain);
+}
+
+TEST_F(ControllerTest, HoldAndRelease) {
+  RegisterAll();
+  SubmitRequest s;
+  s.script = "#!/bin/sh\n";
+  s.hold = true;
+  const int64_t id = *ctld_->Submit(s, kAlice);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(id).reason, "JobHeldUser");
+  EXPECT_EQ(ctld_->Hold(id, false, kBob).code(), StatusCode::kPermissionDenied);
+  ASSERT_TRUE(ctld_->Hold(id, false, kAlice).ok());
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,48 @@
+#include "ctld/http_agent_client.h"
+
+#include <nlohmann/json.hpp>
+
+#include "model/record_json.h"
+
+namespace muster {
+
+Status HttpAgentClient::Post(const std::string& address, const std::string& target, const std::string& body) {
+  if (address.empty()) return Status(StatusCode::kUnavailable, "node has no agent address (never registered)");
+  std::shared_ptr<Conn> conn;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& c = conns_[address];
+    if (!c) c = std::make_shared<Conn>();
+    conn = c;
+  }
+  std::lock_guard<std::mutex> lock(conn->mu);
+  if (!conn->client) {
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(address, token_, timeout_ms_);
+    if (!c.ok()) return c.status();
+    conn->client = std::move(*c);
+  }
+  StatusOr<HttpResponse> resp = conn->client->Request("POST", target, body);
+  if (!resp.ok()) {
+    conn->client.reset();  // reconnect next time
+    return resp.status();
+  }
+  if (resp->status != 200) {
+    nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
+    std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
+                                                                                     : resp->body;
+    return Status(StatusCode::kFailedPrecondition, msg);
+  }
+  return Status::Ok();
+}
+
+Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) {
+  return Post(node.agent_address, "/v1/launch", nlohmann::json{{"job", ToJson(job)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+Status HttpAgentClient::SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+                                  const std::string& why) {
+  return Post(node.agent_address, "/v1/signal",
+              nlohmann::json{{"job_id", job_id}, {"signal", signal}, {"kill_after", kill_after_s}, {"why", why}}.dump());
+}
+
+}  // namespace muster

@@ -1,0 +1,107 @@
+// musterctld: the controller daemon. Owns the cluster state (SQLite), runs the scheduler loop and
+// serves the HTTP/JSON API on a Unix socket (peer credentials) and optionally TCP (tokens).
+//   musterctld [--conf PATH]
+// Stops cleanly on SIGTERM/SIGINT; after kill -9 a restart recovers everything from the store.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "base/clock.h"
+#include "config/muster_config.h"
+#include "ctld/api_routes.h"
+#include "ctld/controller.h"
+#include "ctld/http_agent_client.h"
+#include "net/http.h"
+#include "net/token.h"
+#include "store/store.h"
+
+namespace muster {
+namespace {
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "musterctld: error: %s\n", msg.c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  std::string conf_path = DefaultConfigPath();
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--conf" && i + 1 < argc) {
+      conf_path = argv[++i];
+    } else if (a.rfind("--conf=", 0) == 0) {
+      conf_path = a.substr(7);
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: musterctld [--conf PATH]\n  PATH defaults to $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml\n");
+      return 0;
+    } else {
+      return Fail("unknown argument '" + a + "' (see --help)");
+    }
+  }
+  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  if (!conf.ok()) return Fail(conf.status().message());
+  StatusOr<std::string> key = TokenAuthority::LoadKey(conf->key_file, /*create=*/true);
+  if (!key.ok()) return Fail(key.status().message());
+  TokenAuthority tokens(*key);
+  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(conf->state_path);
+  if (!store.ok()) return Fail(store.status().message());
+
+  ControllerConfig cc;
+  cc.cluster_name = conf->cluster_name;
+  cc.cluster = conf->cluster.snapshot;
+  cc.cluster.usage.clear();
+  cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
+  cc.kill_wait_s = conf->kill_wait_s;
+  cc.admin_uids = conf->admin_uids;
+  cc.allow_root_jobs = conf->allow_root_jobs;
+  SystemClock clock;
+  HttpAgentClient agents;
+  Controller controller(cc, store->get(), &agents, &clock);
+  if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
+
+  Router router;
+  AddControllerRoutes(controller, router);
+  HttpServer::Options opt;
+  opt.unix_path = conf->ctld_socket;
+  opt.unix_mode = 0666;
+  opt.tcp_port = -1;
+  if (!conf->ctld_listen.empty()) {
+    auto colon = conf->ctld_listen.rfind(':');
+    if (colon == std::string::npos) return Fail("controller.listen must be host:port, got '" + conf->ctld_listen + "'");
+    opt.tcp_host = conf->ctld_listen.substr(0, colon);
+    opt.tcp_port = std::atoi(conf->ctld_listen.c_str() + colon + 1);
+  }
+  opt.tokens = &tokens;
+  opt.threads = 4;
+  // Signals are taken by a thread with sigwait; block them before any thread starts.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  StatusOr<std::unique_ptr<HttpServer>> server =
+      HttpServer::Start(opt, [&router](const HttpRequest& r) { return router.Handle(r); });
+  if (!server.ok()) return Fail(server.status().message());
+  std::fprintf(stderr, "musterctld: cluster '%s' serving on %s%s (pid %d)\n", conf->cluster_name.c_str(),
+               conf->ctld_socket.c_str(),
+               opt.tcp_port >= 0 ? (" and tcp port " + std::to_string((*server)->tcp_port())).c_str() : "", getpid());
+  std::thread loop([&controller] { controller.RunLoop(200); });
+  int sig = 0;
+  sigwait(&set, &sig);
+  std::fprintf(stderr, "musterctld: signal %d, stopping\n", sig);
+  (*server)->Stop();
+  controller.Stop();
+  loop.join();
+  return 0;
+}
+
+}  // namespace
+}  // namespace muster
+
+int main(int argc, char** argv) { return muster::Main(argc, argv); }

@@ -1,0 +1,535 @@
+// HttpServer over Boost.Beast. The only translation unit that instantiates Beast's server side.
+//
+// Threading: `threads` threads run one io_context. Every connection has its own strand, and the
+// handler runs inline on it, so a slow handler holds one thread and one connection; the other
+// threads keep serving everyone else. Stop() marks the server as stopping, closes the acceptors and
+// every idle connection, lets requests in flight finish (kStopGrace at most), then stops the
+// io_context, joins, and aborts whatever is left.
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "net/http.h"
+#include "net/token.h"
+#include "net/url.h"
+
+namespace muster {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using unix_stream = asio::local::stream_protocol;
+
+constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr auto kWriteTimeout = std::chrono::seconds(30);
+constexpr auto kLingerTimeout = std::chrono::seconds(1);   // draining an unread body after a 413
+constexpr size_t kLingerMaxBytes = 16 << 20;
+constexpr auto kStopGrace = std::chrono::seconds(3);
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);  // after EMFILE and friends
+
+Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
+
+int64_t WallClockSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class SessionBase : public std::enable_shared_from_this<SessionBase> {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void RequestStop() = 0;  // any thread
+  virtual void CloseNow() = 0;     // only once the io threads are joined
+};
+
+// What sessions share with the server: the handler, the limits and the registry Stop() walks.
+struct ServerCore {
+  HttpHandler handler;
+  const TokenAuthority* tokens = nullptr;
+  uint64_t max_body = 0;
+  std::chrono::milliseconds idle_timeout{0};
+  std::atomic<bool> hard_stop{false};  // the io threads are gone: no more handler calls
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;                                            // guarded by mu
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
+
+  bool Register(SessionBase* s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopping) return false;
+    live.emplace(s, s->weak_from_this());
+    return true;
+  }
+  void Unregister(SessionBase* s) {
+    std::lock_guard<std::mutex> lock(mu);
+    live.erase(s);
+    cv.notify_all();
+  }
+
+  Caller FromToken(const std::map<std::string, std::string>& headers) const {
+    Caller caller;
+    caller.via = "none";
+    auto it = headers.find("authorization");
+    if (it == headers.end()) {
+      caller.error = "no credentials: send 'Authorization: Muster <token>' or use the Unix socket";
+      return caller;
+    }
+    std::string_view value = it->second;
+    constexpr std::string_view kScheme = "Muster ";
+    if (value.size() < kScheme.size() || !beast::iequals(value.substr(0, kScheme.size()), kScheme)) {
+      caller.error = "unsupported authorization scheme (expected 'Muster <token>')";
+      return caller;
+    }
+    value.remove_prefix(kScheme.size());
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (tokens == nullptr) {
+      caller.error = "this server does not accept tokens";
+      return caller;
+    }
+    StatusOr<Caller> verified = tokens->Verify(std::string(value), WallClockSeconds());
+    if (!verified.ok()) {
+      caller.error = verified.status().message();
+      return caller;
+    }
+    return *verified;
+  }
+};
+
+HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
+  try {
+    return handler(request);
+  } catch (const std::exception& e) {
+    return HttpResponse::Error(500, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return HttpResponse::Error(500, "internal error");
+  }
+}
+
+// One connection. All its methods except RequestStop run on its strand.
+template <class Protocol>
+class Session : public SessionBase {
+ public:
+  Session(ServerCore* core, typename Protocol::socket socket, std::optional<Caller> unix_caller, std::string peer_name)
+      : core_(core),
+        stream_(std::move(socket)),
+        unix_caller_(std::move(unix_caller)),
+        peer_name_(std::move(peer_name)) {}
+  ~Session() override {
+    if (registered_) core_->Unregister(this);
+  }
+
+  void Start() {
+    registered_ = core_->Register(this);
+    if (!registered_) return;  // stopping: the socket closes with us
+    asio::dispatch(stream_.get_executor(), [self = Self()] { self->ReadHeader(); });
+  }
+
+  void RequestStop() override {
+    asio::post(stream_.get_executor(), [self = Self()] {
+      self->stop_requested_ = true;
+      // Idle or mid-request: close now. Writing: OnWrite closes after the response is out.
+      if (!self->writing_) self->Close();
+    });
+  }
+
+  void CloseNow() override { Close(); }
+
+ private:
+  std::shared_ptr<Session> Self() { return std::static_pointer_cast<Session>(shared_from_this()); }
+
+  void ReadHeader() {
+    if (stop_requested_) return Close();
+    parser_.emplace();
+    parser_->header_limit(kHeaderLimit);
+    parser_->body_limit(core_->max_body);
+    stream_.expires_after(core_->idle_timeout);
+    http::async_read_header(stream_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
+      if (ec || self->parser_->is_done()) return self->OnRead(ec);
+      const auto& req = self->parser_->get();
+      if (!beast::iequals(req[http::field::expect], "100-continue")) return self->ReadBody();
+      // curl and friends wait for this before sending a large body.
+      static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+      self->stream_.expires_after(kWriteTimeout);
+      asio::async_write(self->stream_, asio::buffer(kContinue, sizeof(kContinue) - 1),
+                        [self](beast::error_code ec, size_t) { ec ? self->Close() : self->ReadBody(); });
+    });
+  }
+
+  void ReadBody() {
+    stream_.expires_after(core_->idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = Self()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (core_->hard_stop || stop_requested_) return Close();
+    if (ec == http::error::body_limit) {
+      return Reply(HttpResponse::Error(413, "request body is larger than " + std::to_string(core_->max_body) +
+                                                " bytes"),
+                   /*keep_alive=*/false, /*linger=*/true);
+    }
+    if (ec == http::error::header_limit) {
+      return Reply(HttpResponse::Error(431, "request header is too large"), false, true);
+    }
+    if (ec) {
+      bool parse_error = ec.category() == http::make_error_code(http::error::bad_method).category() &&
+                         ec != http::error::end_of_stream && ec != http::error::partial_message;
+      if (!parse_error) return Close();  // the peer went away, timed out, or we closed it
+      return Reply(HttpResponse::Error(400, "malformed HTTP request: " + ec.message()), false, true);
+    }
+
+    http::request<http::string_body>& req = parser_->get();
+    HttpRequest request;
+    request.method = std::string(req.method_string());
+    std::string_view target = req.target();
+    size_t q = target.find('?');
+    request.path = std::string(target.substr(0, q));
+    if (q != std::string_view::npos) request.query = ParseQuery(target.substr(q + 1));
+    for (const auto& field : req) {
+      std::string name(field.name_string());
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+      auto [it, inserted] = request.headers.emplace(std::move(name), std::string(field.value()));
+      if (!inserted) it->second += ", " + std::string(field.value());  // RFC 9110 field combination
+    }
+    request.body = std::move(req.body());
+    request.caller = unix_caller_ ? *unix_caller_ : core_->FromToken(request.headers);
+    request.peer = peer_name_;
+    HttpResponse response = request.path.empty() || request.path[0] != '/'
+                                ? HttpResponse::Error(400, "request target must be an absolute path")
+                                : CallHandler(core_->handler, request);
+    Reply(std::move(response), req.keep_alive(), false);
+  }
+
+  void Reply(HttpResponse response, bool keep_alive, bool linger) {
+    unsigned status = response.status >= 100 && response.status <= 999 ? unsigned(response.status) : 500u;
+    res_.emplace();
+    res_->version(11);
+    res_->result(status);
+    res_->set(http::field::server, "muster");
+    res_->set(http::field::content_type, response.content_type);
+    res_->keep_alive(keep_alive && !stop_requested_);
+    res_->body() = std::move(response.body);
+    res_->prepare_payload();
+    writing_ = true;
+    stream_.expires_after(kWriteTimeout);
+    http::async_write(stream_, *res_, [self = Self(), linger](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      bool keep = self->res_->keep_alive();
+      self->res_.reset();
+      if (ec) return self->Close();
+      if (linger) return self->Linger();
+      if (!keep || self->stop_requested_) return self->Close();
+      self->ReadHeader();
+    });
+  }
+
+  // After an error reply the client may still be sending its body. Closing with unread data would
+  // make the kernel reset the connection, and the client might never see our reply, so read and
+  // drop what comes for a moment first.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(Protocol::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    drain_.resize(64 * 1024);
+    DrainSome();
+  }
+  void DrainSome() {
+    stream_.async_read_some(asio::buffer(drain_), [self = Self()](beast::error_code ec, size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > kLingerMaxBytes || self->stop_requested_) return self->Close();
+      self->DrainSome();
+    });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(Protocol::socket::shutdown_both, ignored);
+    stream_.close();
+  }
+
+  ServerCore* core_;
+  beast::basic_stream<Protocol> stream_;
+  std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
+  std::string peer_name_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> res_;
+  std::string drain_;
+  size_t drained_ = 0;
+  bool writing_ = false;
+  bool stop_requested_ = false;
+  bool registered_ = false;
+};
+
+Caller PeerCredentials(int fd, int* pid) {
+  Caller caller;
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    caller.via = "none";
+    caller.error = std::string("cannot read peer credentials: ") + std::strerror(errno);
+    return caller;
+  }
+  *pid = cred.pid;
+  caller.authenticated = true;
+  caller.uid = cred.uid;
+  caller.gid = cred.gid;
+  caller.via = "unix";
+  return caller;
+}
+
+// A listening socket with its accept loop; both live on one strand.
+template <class Protocol>
+struct Listener {
+  explicit Listener(asio::io_context& ioc) : strand(asio::make_strand(ioc)), acceptor(strand), backoff(strand) {}
+  asio::strand<asio::io_context::executor_type> strand;
+  typename Protocol::acceptor acceptor;
+  asio::steady_timer backoff;
+};
+
+class ServerImpl : public HttpServer {
+ public:
+  ServerImpl(const Options& options, HttpHandler handler) : options_(options) {
+    core_.handler = std::move(handler);
+    core_.tokens = options.tokens;
+    core_.max_body = static_cast<uint64_t>(std::max<int64_t>(options.max_body_bytes, 0));
+    core_.idle_timeout = std::chrono::milliseconds(std::max(options.idle_timeout_ms, 1));
+  }
+  ~ServerImpl() override { Stop(); }
+
+  Status Listen() {
+    if (options_.tcp_port < 0 && options_.unix_path.empty()) return InvalidArgument("no TCP port and no Unix path");
+    if (options_.tcp_port >= 0) RETURN_IF_ERROR(ListenTcp());
+    if (!options_.unix_path.empty()) RETURN_IF_ERROR(ListenUnix());
+    return Status::Ok();
+  }
+
+  void Run() {
+    work_.emplace(ioc_.get_executor());
+    if (tcp_) Accept(*tcp_);
+    if (unix_) Accept(*unix_);
+    int n = std::max(options_.threads, 1);
+    for (int i = 0; i < n; ++i) {
+      threads_.emplace_back([this] {
+        for (;;) {
+          try {
+            ioc_.run();
+            return;
+          } catch (const std::exception& e) {  // a bug or bad_alloc in a completion; keep serving
+            std::cerr << "muster http server: " << e.what() << "\n";
+          }
+        }
+      });
+    }
+  }
+
+  int tcp_port() const override { return tcp_port_; }
+
+  void Stop() override {
+    {
+      std::lock_guard<std::mutex> lock(stop_mu_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    for (const std::thread& t : threads_) {
+      MUSTER_CHECK(t.get_id() != std::this_thread::get_id()) << "HttpServer::Stop called from a handler";
+    }
+    std::vector<std::shared_ptr<SessionBase>> sessions;
+    {
+      std::lock_guard<std::mutex> lock(core_.mu);
+      core_.stopping = true;
+      for (auto& [ptr, weak] : core_.live) {
+        if (auto s = weak.lock()) sessions.push_back(std::move(s));
+      }
+    }
+    if (tcp_) asio::post(tcp_->strand, [this] { CloseListener(*tcp_); });
+    if (unix_) asio::post(unix_->strand, [this] { CloseListener(*unix_); });
+    for (auto& s : sessions) s->RequestStop();
+    sessions.clear();  // our references must not keep the count up
+    {
+      std::unique_lock<std::mutex> lock(core_.mu);
+      core_.cv.wait_for(lock, kStopGrace, [this] { return core_.live.empty(); });
+    }
+    core_.hard_stop = true;
+    work_.reset();
+    ioc_.stop();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    // Only this thread is left: close what did not finish in time and let the aborted operations
+    // release their sessions.
+    if (tcp_) CloseListener(*tcp_);
+    if (unix_) CloseListener(*unix_);
+    {
+      std::lock_guard<std::mutex> lock(core_.mu);
+      for (auto& [ptr, weak] : core_.live) {
+        if (auto s = weak.lock()) sessions.push_back(std::move(s));
+      }
+    }
+    for (auto& s : sessions) s->CloseNow();
+    sessions.clear();
+    ioc_.restart();
+    ioc_.poll();
+    RemoveSocketFile();
+  }
+
+ private:
+  Status ListenTcp() {
+    beast::error_code ec;
+    tcp::resolver resolver(ioc_);
+    auto results = resolver.resolve(options_.tcp_host, std::to_string(options_.tcp_port),
+                                    tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+    std::string where = options_.tcp_host + ":" + std::to_string(options_.tcp_port);
+    if (ec || results.empty()) return Unavailable("cannot resolve listen address " + where + ": " + ec.message());
+    tcp::endpoint endpoint = results.begin()->endpoint();
+    tcp_.emplace(ioc_);
+    auto& acc = tcp_->acceptor;
+    if (acc.open(endpoint.protocol(), ec) || acc.set_option(tcp::acceptor::reuse_address(true), ec) ||
+        acc.bind(endpoint, ec) || acc.listen(asio::socket_base::max_listen_connections, ec)) {
+      return Unavailable("cannot listen on " + where + ": " + ec.message());
+    }
+    tcp_port_ = acc.local_endpoint(ec).port();
+    return Status::Ok();
+  }
+
+  Status ListenUnix() {
+    const std::string& path = options_.unix_path;
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) return InvalidArgument("Unix socket path is too long: " + path);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0) {
+      if (!S_ISSOCK(st.st_mode)) return FailedPrecondition("'" + path + "' exists and is not a socket");
+      if (SomeoneListens(path)) {
+        return Status(StatusCode::kAlreadyExists, "another server is listening on unix:" + path);
+      }
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return Unavailable("cannot remove stale socket '" + path + "': " + std::strerror(errno));
+      }
+    }
+    beast::error_code ec;
+    unix_.emplace(ioc_);
+    auto& acc = unix_->acceptor;
+    unix_stream::endpoint endpoint(path);
+    if (acc.open(endpoint.protocol(), ec) || acc.bind(endpoint, ec)) {
+      return Unavailable("cannot listen on unix:" + path + ": " + ec.message());
+    }
+    if (::chmod(path.c_str(), static_cast<mode_t>(options_.unix_mode)) != 0 || ::lstat(path.c_str(), &st) != 0) {
+      return Unavailable("cannot set the mode of unix:" + path + ": " + std::strerror(errno));
+    }
+    socket_inode_ = {st.st_dev, st.st_ino};
+    if (acc.listen(asio::socket_base::max_listen_connections, ec)) {
+      return Unavailable("cannot listen on unix:" + path + ": " + ec.message());
+    }
+    return Status::Ok();
+  }
+
+  static bool SomeoneListens(const std::string& path) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    ::close(fd);
+    return ok;
+  }
+
+  // Removes the socket file if it is still the one we bound (a successor may have replaced it).
+  void RemoveSocketFile() {
+    if (!socket_inode_) return;
+    struct stat st;
+    if (::lstat(options_.unix_path.c_str(), &st) == 0 && st.st_dev == socket_inode_->first &&
+        st.st_ino == socket_inode_->second) {
+      ::unlink(options_.unix_path.c_str());
+    }
+    socket_inode_.reset();
+  }
+
+  template <class Protocol>
+  static void CloseListener(Listener<Protocol>& l) {
+    beast::error_code ignored;
+    l.acceptor.close(ignored);
+    l.backoff.cancel();
+  }
+
+  template <class Protocol>
+  void Accept(Listener<Protocol>& l) {
+    l.acceptor.async_accept(asio::make_strand(ioc_), [this, &l](beast::error_code ec, typename Protocol::socket s) {
+      if (!l.acceptor.is_open() || ec == asio::error::operation_aborted) return;
+      if (ec) {
+        // Out of descriptors or memory: retrying at once would spin, so wait a little.
+        l.backoff.expires_after(kAcceptBackoff);
+        l.backoff.async_wait([this, &l](beast::error_code ec) {
+          if (!ec && l.acceptor.is_open()) Accept(l);
+        });
+        return;
+      }
+      std::optional<Caller> unix_caller;
+      std::string peer_name;
+      if constexpr (std::is_same_v<Protocol, unix_stream>) {
+        int pid = 0;
+        unix_caller = PeerCredentials(s.native_handle(), &pid);
+        peer_name = "unix pid " + std::to_string(pid);
+      } else {
+        beast::error_code ignored;
+        s.set_option(tcp::no_delay(true), ignored);
+        tcp::endpoint remote = s.remote_endpoint(ignored);
+        std::string ip = remote.address().to_string();
+        peer_name = (remote.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(remote.port());
+      }
+      std::make_shared<Session<Protocol>>(&core_, std::move(s), std::move(unix_caller), std::move(peer_name))
+          ->Start();
+      Accept(l);
+    });
+  }
+
+  const Options options_;
+  ServerCore core_;  // before ioc_: sessions destroyed with the io_context still reach it
+  asio::io_context ioc_;
+  // Keeps the threads in run() until Stop() is done draining, even at moments with no I/O pending
+  // (otherwise they could leave while Stop() still posts work for them).
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::optional<Listener<tcp>> tcp_;  // after ioc_: destroyed before it
+  std::optional<Listener<unix_stream>> unix_;
+  std::vector<std::thread> threads_;
+  int tcp_port_ = -1;
+  std::optional<std::pair<dev_t, ino_t>> socket_inode_;
+  std::mutex stop_mu_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const Options& options, HttpHandler handler) {
+  auto server = std::make_unique<ServerImpl>(options, std::move(handler));
+  Status status = server->Listen();
+  if (!status.ok()) return status;
+  server->Run();
+  return std::unique_ptr<HttpServer>(std::move(server));
+}
+
+}  // namespace muster

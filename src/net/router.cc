@@ -1,0 +1,79 @@
+// Router and the small, Beast-free parts of http.h.
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string_view>
+
+#include "net/http.h"
+#include "net/url.h"
+
+namespace muster {
+namespace {
+
+// "/v1/jobs/7/" -> {"v1", "jobs", "7"}; empty segments are dropped, so a trailing slash is ignored.
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view part = path.substr(0, slash);
+    if (!part.empty()) parts.emplace_back(part);
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return parts;
+}
+
+bool IsParam(const std::string& part) { return part.size() >= 2 && part.front() == '{' && part.back() == '}'; }
+
+}  // namespace
+
+HttpResponse HttpResponse::Error(int status, const std::string& message) {
+  // `replace` keeps invalid UTF-8 in the message (e.g. from a path) from throwing.
+  nlohmann::json j = {{"error", message}};
+  return Json(status, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Router::Add(const std::string& method, const std::string& pattern, HttpHandler handler) {
+  routes_.push_back(Route{method, SplitPath(pattern), std::move(handler)});
+}
+
+HttpResponse Router::Handle(HttpRequest request) const {
+  std::vector<std::string> parts = SplitPath(request.path);
+  const Route* best = nullptr;
+  int best_literals = -1;
+  std::set<std::string> allowed;
+  for (const Route& route : routes_) {
+    if (route.parts.size() != parts.size()) continue;
+    int literals = 0;
+    bool match = true;
+    for (size_t i = 0; i < parts.size() && match; ++i) {
+      if (IsParam(route.parts[i])) continue;
+      match = route.parts[i] == parts[i];
+      ++literals;
+    }
+    if (!match) continue;
+    if (route.method != request.method) {
+      allowed.insert(route.method);
+      continue;
+    }
+    // The most specific pattern wins: "/v1/jobs/stats" over "/v1/jobs/{id}"; ties go to the first added.
+    if (literals > best_literals) {
+      best = &route;
+      best_literals = literals;
+    }
+  }
+  if (best == nullptr) {
+    if (allowed.empty()) return HttpResponse::Error(404, "no such path: " + request.path);
+    std::string list;
+    for (const std::string& m : allowed) list += list.empty() ? m : ", " + m;
+    return HttpResponse::Error(405, "method " + request.method + " is not allowed on " + request.path +
+                                        " (allowed: " + list + ")");
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = best->parts[i];
+    if (IsParam(part)) request.params[part.substr(1, part.size() - 2)] = PercentDecode(parts[i]);
+  }
+  return best->handler(request);
+}
+
+}  // namespace muster

@@ -1,0 +1,117 @@
+#include <nlohmann/json.hpp>
+
+#include "gtest/gtest.h"
+#include "net/http.h"
+#include "net/url.h"
+
+namespace muster {
+namespace {
+
+HttpRequest Req(const std::string& method, const std::string& path) {
+  HttpRequest r;
+  r.method = method;
+  r.path = path;
+  return r;
+}
+
+std::string ErrorOf(const HttpResponse& r) { return nlohmann::json::parse(r.body).at("error").get<std::string>(); }
+
+// A handler that answers with its name and the params it saw.
+HttpHandler Named(const std::string& name) {
+  return [name](const HttpRequest& r) {
+    nlohmann::json j = {{"route", name}, {"params", r.params}};
+    return HttpResponse::Json(200, j.dump());
+  };
+}
+
+class RouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    router_.Add("GET", "/v1/jobs", Named("list"));
+    router_.Add("POST", "/v1/jobs", Named("submit"));
+    router_.Add("GET", "/v1/jobs/{id}", Named("get"));
+    router_.Add("DELETE", "/v1/jobs/{id}", Named("cancel"));
+    router_.Add("GET", "/v1/jobs/stats", Named("stats"));
+    router_.Add("GET", "/v1/nodes/{node}/gpus/{index}", Named("gpu"));
+  }
+  nlohmann::json Call(const std::string& method, const std::string& path) {
+    HttpResponse r = router_.Handle(Req(method, path));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return nlohmann::json::parse(r.body);
+  }
+  Router router_;
+};
+
+TEST_F(RouterTest, MatchesLiteralsAndParams) {
+  EXPECT_EQ(Call("GET", "/v1/jobs")["route"], "list");
+  EXPECT_EQ(Call("POST", "/v1/jobs")["route"], "submit");
+  nlohmann::json j = Call("GET", "/v1/jobs/42");
+  EXPECT_EQ(j["route"], "get");
+  EXPECT_EQ(j["params"]["id"], "42");
+  EXPECT_EQ(Call("DELETE", "/v1/jobs/42")["route"], "cancel");
+  j = Call("GET", "/v1/nodes/gpu-017/gpus/3");
+  EXPECT_EQ(j["params"]["node"], "gpu-017");
+  EXPECT_EQ(j["params"]["index"], "3");
+}
+
+TEST_F(RouterTest, LiteralSegmentBeatsParamRegardlessOfOrder) {
+  EXPECT_EQ(Call("GET", "/v1/jobs/stats")["route"], "stats");
+}
+
+TEST_F(RouterTest, ParamsArePercentDecodedAndTrailingSlashIgnored) {
+  nlohmann::json j = Call("GET", "/v1/nodes/a%2Fb%20c/gpus/0/");
+  EXPECT_EQ(j["params"]["node"], "a/b c");
+}
+
+TEST_F(RouterTest, UnknownPathIs404) {
+  for (const char* path : {"/", "/v1", "/v1/jobs/1/extra", "/v2/jobs", "/v1/nodes/x/gpus"}) {
+    HttpResponse r = router_.Handle(Req("GET", path));
+    EXPECT_EQ(r.status, 404) << path;
+    EXPECT_EQ(r.content_type, "application/json");
+    EXPECT_EQ(ErrorOf(r), std::string("no such path: ") + path);
+  }
+}
+
+TEST_F(RouterTest, KnownPathWithOtherMethodIs405NamingTheAllowedOnes) {
+  HttpResponse r = router_.Handle(Req("PUT", "/v1/jobs/7"));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(ErrorOf(r), "method PUT is not allowed on /v1/jobs/7 (allowed: DELETE, GET)");
+  r = router_.Handle(Req("DELETE", "/v1/jobs"));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_NE(ErrorOf(r).find("GET, POST"), std::string::npos);
+}
+
+TEST(HttpResponseTest, ErrorIsEscapedJson) {
+  std::string nasty = "bad \"name\"\\ with\nnewline and \x01 control, \xff invalid utf-8";
+  HttpResponse r = HttpResponse::Error(400, nasty);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.content_type, "application/json");
+  nlohmann::json j = nlohmann::json::parse(r.body);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.size(), 1u);
+  EXPECT_EQ(j["error"].get<std::string>().substr(0, 35), nasty.substr(0, 35));
+}
+
+TEST(UrlTest, PercentDecode) {
+  EXPECT_EQ(PercentDecode("a%20b%2fc"), "a b/c");
+  EXPECT_EQ(PercentDecode("a+b"), "a+b");
+  EXPECT_EQ(PercentDecode("a+b", true), "a b");
+  EXPECT_EQ(PercentDecode("100%"), "100%");
+  EXPECT_EQ(PercentDecode("%zz%4"), "%zz%4");
+  EXPECT_EQ(PercentDecode("%E2%9C%93"), "\xE2\x9C\x93");
+}
+
+TEST(UrlTest, ParseQuery) {
+  auto q = ParseQuery("state=PENDING&user=al%69ce&name=a+b%26c&flag&&x=1&x=2&=empty");
+  EXPECT_EQ(q.size(), 6u);
+  EXPECT_EQ(q["state"], "PENDING");
+  EXPECT_EQ(q["user"], "alice");
+  EXPECT_EQ(q["name"], "a b&c");
+  EXPECT_EQ(q["flag"], "");
+  EXPECT_EQ(q["x"], "2");
+  EXPECT_EQ(q[""], "empty");
+  EXPECT_TRUE(ParseQuery("").empty());
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,222 @@
+#include "net/token.h"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace muster {
+namespace {
+
+constexpr size_t kKeyBytes = 32;
+constexpr size_t kMinKeyBytes = 16;
+constexpr size_t kMaxKeyBytes = 4096;
+constexpr size_t kMaxTokenChars = 4096;
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+Status Unauthenticated(std::string msg) { return Status(StatusCode::kUnauthenticated, std::move(msg)); }
+Status PermissionDenied(std::string msg) { return Status(StatusCode::kPermissionDenied, std::move(msg)); }
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+std::string Base64UrlEncode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() * 4 + 2) / 3);
+  size_t i = 0;
+  for (; i + 3 <= in.size(); i += 3) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kAlphabet[(v >> shift) & 63]);
+  }
+  size_t rest = in.size() - i;
+  if (rest == 1) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+  } else if (rest == 2) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(kAlphabet[(v >> 6) & 63]);
+  }
+  return out;
+}
+
+// Strict: no padding, no other characters, and the unused low bits of the last character must be
+// zero, so that every byte string has exactly one encoding (an edited character is never ignored).
+bool Base64UrlDecode(std::string_view in, std::string* out) {
+  if (in.size() % 4 == 1) return false;
+  out->clear();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const char* p = c == '\0' ? nullptr : std::strchr(kAlphabet, c);
+    if (p == nullptr) return false;
+    acc = (acc << 6) | uint32_t(p - kAlphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return (acc & ((1u << bits) - 1)) == 0;
+}
+
+std::string Hmac(const std::string& key, std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  MUSTER_CHECK(HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+                    reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len) != nullptr)
+      << "HMAC-SHA256 failed";
+  return std::string(reinterpret_cast<char*>(md), len);
+}
+
+std::string RandomBytes(size_t n) {
+  std::string out(n, '\0');
+  MUSTER_CHECK(RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) == 1)
+      << "RAND_bytes failed";
+  return out;
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Creates `path` holding a fresh key without ever exposing a partial or world-readable file:
+// write a 0600 temp file beside it, then link it into place (link, unlike rename, fails if a
+// concurrent creator won, and then both use the winner's key).
+Status CreateKey(const std::string& path) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return Internal("cannot create a temporary key file beside '" + path + "': " + ErrnoText());
+  std::string key = RandomBytes(kKeyBytes);
+  bool ok = ::fchmod(fd, 0600) == 0 && WriteAll(fd, key) && ::fsync(fd) == 0;
+  std::string err = ErrnoText();
+  ok = (::close(fd) == 0) && ok;
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return Internal("cannot write key file '" + tmp + "': " + err);
+  }
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int link_errno = rc == 0 ? 0 : errno;
+  if (rc != 0 && link_errno != EEXIST) {
+    rc = ::rename(tmp.c_str(), path.c_str());  // filesystems without hard links
+    link_errno = rc == 0 ? 0 : errno;
+  }
+  ::unlink(tmp.c_str());
+  if (link_errno != 0 && link_errno != EEXIST) {
+    return Internal("cannot create key file '" + path + "': " + std::strerror(link_errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::string> TokenAuthority::LoadKey(const std::string& path, bool create) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Internal("cannot stat key file '" + path + "': " + ErrnoText());
+    if (!create) return NotFound("key file '" + path + "' does not exist");
+    RETURN_IF_ERROR(CreateKey(path));
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ELOOP) return PermissionDenied("key file '" + path + "' is a symbolic link");
+    return Internal("cannot open key file '" + path + "': " + ErrnoText());
+  }
+  std::string key;
+  Status status;
+  if (::fstat(fd, &st) != 0) {
+    status = Internal("cannot stat key file '" + path + "': " + ErrnoText());
+  } else if (!S_ISREG(st.st_mode)) {
+    status = PermissionDenied("key file '" + path + "' is not a regular file");
+  } else if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
+    status = PermissionDenied("key file '" + path + "' is accessible by group or others (mode " + mode +
+                              "); it must be mode 0600");
+  } else {
+    char buf[kMaxKeyBytes + 1];
+    size_t len = 0;
+    while (len < sizeof(buf)) {
+      ssize_t n = ::read(fd, buf + len, sizeof(buf) - len);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        status = Internal("cannot read key file '" + path + "': " + ErrnoText());
+        break;
+      }
+      if (n == 0) break;
+      len += static_cast<size_t>(n);
+    }
+    if (status.ok() && (len < kMinKeyBytes || len > kMaxKeyBytes)) {
+      status = InvalidArgument("key file '" + path + "' holds " + std::to_string(len) + " bytes; expected " +
+                               std::to_string(kMinKeyBytes) + " to " + std::to_string(kMaxKeyBytes));
+    }
+    key.assign(buf, len);
+    OPENSSL_cleanse(buf, sizeof(buf));
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return key;
+}
+
+std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const {
+  MUSTER_CHECK(!key_.empty()) << "TokenAuthority without a key";
+  nlohmann::json payload = {
+      {"uid", uid}, {"gid", gid}, {"exp", now + ttl_s}, {"nonce", Base64UrlEncode(RandomBytes(12))}};
+  std::string text = payload.dump();
+  return Base64UrlEncode(text) + "." + Base64UrlEncode(Hmac(key_, text));
+}
+
+StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) const {
+  if (key_.empty()) return Unauthenticated("server has no token key");
+  if (token.size() > kMaxTokenChars) return Unauthenticated("malformed token (too long)");
+  size_t dot = token.find('.');
+  if (dot == std::string::npos || token.find('.', dot + 1) != std::string::npos) {
+    return Unauthenticated("malformed token (expected <payload>.<signature>)");
+  }
+  std::string payload, signature;
+  if (!Base64UrlDecode(std::string_view(token).substr(0, dot), &payload) ||
+      !Base64UrlDecode(std::string_view(token).substr(dot + 1), &signature)) {
+    return Unauthenticated("malformed token (bad base64url)");
+  }
+  std::string expected = Hmac(key_, payload);
+  if (signature.size() != expected.size() || CRYPTO_memcmp(signature.data(), expected.data(), expected.size()) != 0) {
+    return Unauthenticated("bad token signature (wrong cluster key or tampered token)");
+  }
+  // Signed by us, so the payload is trusted from here on; still check its shape.
+  nlohmann::json j = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  constexpr uint64_t kMaxId = std::numeric_limits<uint32_t>::max();
+  if (!j.is_object() || !j.contains("uid") || !j["uid"].is_number_unsigned() || j["uid"].get<uint64_t>() > kMaxId ||
+      !j.contains("gid") || !j["gid"].is_number_unsigned() || j["gid"].get<uint64_t>() > kMaxId ||
+      !j.contains("exp") || !j["exp"].is_number_integer()) {
+    return Unauthenticated("malformed token payload");
+  }
+  int64_t exp = j["exp"].get<int64_t>();
+  if (exp <= now) {
+    return Unauthenticated("token expired " + std::to_string(now - exp) + " s ago");
+  }
+  Caller caller;
+  caller.authenticated = true;
+  caller.uid = static_cast<uint32_t>(j["uid"].get<uint64_t>());
+  caller.gid = static_cast<uint32_t>(j["gid"].get<uint64_t>());
+  caller.via = "token";
+  return caller;
+}
+
+}  // namespace muster

@@ -1,0 +1,175 @@
+#include "net/token.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace muster {
+namespace {
+
+const std::string kKey(32, 'k');
+constexpr int64_t kNow = 1'700'000'000;
+
+// Flips one character of the token's part (0 = payload, 1 = signature) to another alphabet
+// character.
+std::string Tamper(const std::string& token, int part, size_t offset_from_end = 1) {
+  std::string t = token;
+  size_t dot = t.find('.');
+  size_t pos = part == 0 ? dot - offset_from_end : t.size() - offset_from_end;
+  t[pos] = t[pos] == 'A' ? 'B' : 'A';
+  return t;
+}
+
+TEST(TokenTest, MintThenVerify) {
+  TokenAuthority ta(kKey);
+  std::string token = ta.Mint(1234, 5678, kNow, 60);
+  EXPECT_EQ(token.find('='), std::string::npos);
+  EXPECT_EQ(token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."),
+            std::string::npos);
+  StatusOr<Caller> caller = ta.Verify(token, kNow + 59);
+  ASSERT_TRUE(caller.ok()) << caller.status().ToString();
+  EXPECT_TRUE(caller->authenticated);
+  EXPECT_EQ(caller->uid, 1234u);
+  EXPECT_EQ(caller->gid, 5678u);
+  EXPECT_EQ(caller->via, "token");
+  EXPECT_TRUE(caller->error.empty());
+}
+
+TEST(TokenTest, TwoMintsDifferByNonce) {
+  TokenAuthority ta(kKey);
+  EXPECT_NE(ta.Mint(1, 1, kNow, 60), ta.Mint(1, 1, kNow, 60));
+}
+
+TEST(TokenTest, LargestIds) {
+  TokenAuthority ta(kKey);
+  StatusOr<Caller> caller = ta.Verify(ta.Mint(4294967295u, 4294967294u, kNow, 60), kNow);
+  ASSERT_TRUE(caller.ok());
+  EXPECT_EQ(caller->uid, 4294967295u);
+  EXPECT_EQ(caller->gid, 4294967294u);
+}
+
+TEST(TokenTest, Expired) {
+  TokenAuthority ta(kKey);
+  std::string token = ta.Mint(1, 1, kNow, 60);
+  StatusOr<Caller> caller = ta.Verify(token, kNow + 60);
+  ASSERT_FALSE(caller.ok());
+  EXPECT_EQ(caller.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_NE(caller.status().message().find("expired"), std::string::npos) << caller.status().message();
+}
+
+TEST(TokenTest, TamperedPayloadIsRejected) {
+  TokenAuthority ta(kKey);
+  std::string token = ta.Mint(1000, 1000, kNow, 60);
+  for (size_t off = 1; off <= 3; ++off) {
+    StatusOr<Caller> caller = ta.Verify(Tamper(token, 0, off), kNow);
+    ASSERT_FALSE(caller.ok()) << "offset " << off;
+    EXPECT_EQ(caller.status().code(), StatusCode::kUnauthenticated);
+  }
+  // A payload re-encoded by hand with another uid, keeping the old signature.
+  size_t dot = token.find('.');
+  std::string forged = ta.Mint(0, 0, kNow, 60);
+  forged = forged.substr(0, forged.find('.')) + token.substr(dot);
+  StatusOr<Caller> caller = ta.Verify(forged, kNow);
+  ASSERT_FALSE(caller.ok());
+  EXPECT_NE(caller.status().message().find("signature"), std::string::npos) << caller.status().message();
+}
+
+TEST(TokenTest, TamperedSignatureIsRejected) {
+  TokenAuthority ta(kKey);
+  std::string token = ta.Mint(1000, 1000, kNow, 60);
+  // The last character carries unused bits: a strict decoder must still reject an edit there.
+  for (size_t off = 1; off <= 3; ++off) {
+    StatusOr<Caller> caller = ta.Verify(Tamper(token, 1, off), kNow);
+    ASSERT_FALSE(caller.ok()) << "offset " << off;
+    EXPECT_EQ(caller.status().code(), StatusCode::kUnauthenticated);
+  }
+  EXPECT_FALSE(ta.Verify(token.substr(0, token.size() - 1), kNow).ok());  // truncated
+  EXPECT_FALSE(ta.Verify(token + "A", kNow).ok());
+}
+
+TEST(TokenTest, WrongKeyIsRejected) {
+  TokenAuthority minter(kKey);
+  TokenAuthority verifier(std::string(32, 'x'));
+  StatusOr<Caller> caller = verifier.Verify(minter.Mint(1, 1, kNow, 60), kNow);
+  ASSERT_FALSE(caller.ok());
+  EXPECT_EQ(caller.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_NE(caller.status().message().find("signature"), std::string::npos);
+  EXPECT_FALSE(TokenAuthority("").Verify(minter.Mint(1, 1, kNow, 60), kNow).ok());
+}
+
+TEST(TokenTest, GarbageIsRejected) {
+  TokenAuthority ta(kKey);
+  const std::string good = ta.Mint(1, 1, kNow, 60);
+  for (const std::string& garbage :
+       {std::string(""), std::string("."), std::string(".."), std::string("abc"), std::string("abc.def"),
+        std::string("a.b.c"), std::string("!!!.???"), std::string("eyJ1aWQiOjF9.") , good + "." + "x",
+        std::string(10000, 'A') + "." + std::string(43, 'A'), std::string("A\0B.C", 5)}) {
+    StatusOr<Caller> caller = ta.Verify(garbage, kNow);
+    ASSERT_FALSE(caller.ok()) << garbage;
+    EXPECT_EQ(caller.status().code(), StatusCode::kUnauthenticated) << garbage;
+  }
+}
+
+class KeyFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/muster-key-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string dir_;
+};
+
+TEST_F(KeyFileTest, CreatesA0600KeyOnceAndReadsItBack) {
+  std::string path = dir_ + "/cluster.key";
+  EXPECT_EQ(TokenAuthority::LoadKey(path, false).status().code(), StatusCode::kNotFound);
+  StatusOr<std::string> key = TokenAuthority::LoadKey(path, true);
+  ASSERT_TRUE(key.ok()) << key.status().ToString();
+  EXPECT_EQ(key->size(), 32u);
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  StatusOr<std::string> again = TokenAuthority::LoadKey(path, true);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *key);
+  // No temporary files left beside it.
+  EXPECT_EQ(std::system(("test $(ls -A '" + dir_ + "' | wc -l) -eq 1").c_str()), 0);
+  // Tokens from one authority verify with another built from the same file.
+  EXPECT_TRUE(TokenAuthority(*again).Verify(TokenAuthority(*key).Mint(7, 7, kNow, 10), kNow).ok());
+}
+
+TEST_F(KeyFileTest, RefusesKeyReadableByOthers) {
+  std::string path = dir_ + "/open.key";
+  ASSERT_TRUE(TokenAuthority::LoadKey(path, true).ok());
+  for (mode_t mode : {0640, 0604, 0660}) {
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    StatusOr<std::string> key = TokenAuthority::LoadKey(path, true);
+    ASSERT_FALSE(key.ok()) << mode;
+    EXPECT_EQ(key.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_NE(key.status().message().find(path), std::string::npos);
+  }
+}
+
+TEST_F(KeyFileTest, RefusesNonRegularFilesAndShortKeys) {
+  EXPECT_EQ(TokenAuthority::LoadKey(dir_, true).status().code(), StatusCode::kPermissionDenied);  // a directory
+  std::string target = dir_ + "/real.key", link = dir_ + "/link.key";
+  ASSERT_TRUE(TokenAuthority::LoadKey(target, true).ok());
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  EXPECT_EQ(TokenAuthority::LoadKey(link, true).status().code(), StatusCode::kPermissionDenied);
+  std::string fifo = dir_ + "/fifo.key";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(TokenAuthority::LoadKey(fifo, true).status().code(), StatusCode::kPermissionDenied);
+  std::string shortkey = dir_ + "/short.key";
+  { std::ofstream(shortkey) << "tiny"; }
+  ASSERT_EQ(::chmod(shortkey.c_str(), 0600), 0);
+  EXPECT_EQ(TokenAuthority::LoadKey(shortkey, true).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,599 @@
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <future>
+#include <limits>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "model/name_order.h"
+#include "model/record_json.h"
+
+namespace muster {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr char kSchemaVersionKey[] = "schema_version";
+constexpr char kNextJobIdCounter[] = "next_job_id";
+// A writer from another process (a second controller by mistake, the sqlite3 shell) holds the lock
+// for at most this long before our operations fail with Unavailable.
+constexpr int kBusyTimeoutMs = 10000;
+// Bounds the latency of the last caller in a batch and the size of one transaction.
+constexpr size_t kMaxBatch = 1024;
+
+constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+CREATE TABLE jobs(id INTEGER PRIMARY KEY, state TEXT NOT NULL, user TEXT NOT NULL,
+                  submit_time INTEGER NOT NULL, end_time INTEGER NOT NULL, record TEXT NOT NULL);
+CREATE INDEX jobs_by_state ON jobs(state);
+CREATE INDEX jobs_by_user ON jobs(user, submit_time);
+CREATE INDEX jobs_by_end_time ON jobs(end_time);
+CREATE TABLE nodes(name TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL);
+CREATE TABLE steps(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL, record TEXT NOT NULL,
+                   PRIMARY KEY(job_id, step_id));
+)sql";
+
+StatusCode CodeFor(int rc) {
+  switch (rc & 0xff) {  // the primary code of an extended one
+    case SQLITE_BUSY: case SQLITE_LOCKED: case SQLITE_IOERR: case SQLITE_FULL: case SQLITE_CANTOPEN:
+    case SQLITE_READONLY: return StatusCode::kUnavailable;
+    case SQLITE_NOTADB: return StatusCode::kFailedPrecondition;
+    case SQLITE_PERM: case SQLITE_AUTH: return StatusCode::kPermissionDenied;
+    default: return StatusCode::kInternal;
+  }
+}
+
+Status SqlError(sqlite3* db, int rc, const std::string& what) {
+  return Status(CodeFor(rc), what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+}
+
+// Owns one prepared statement.
+class Stmt {
+ public:
+  Stmt() = default;
+  explicit Stmt(sqlite3_stmt* s) : s_(s) {}
+  Stmt(Stmt&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stmt& operator=(Stmt&& o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  sqlite3_stmt* get() const { return s_; }
+
+  // Binds a string that must outlive the next Run().
+  void Bind(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+
+  // Steps to the end (statements here return no rows, or rows nobody reads), then resets.
+  Status Run(sqlite3* db, const std::string& what) {
+    int rc;
+    while ((rc = sqlite3_step(s_)) == SQLITE_ROW) {
+    }
+    Status st = rc == SQLITE_DONE ? Status::Ok() : SqlError(db, rc, what);
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    return st;
+  }
+
+  // The first column of the one row a query returns (0 when it is NULL), then resets.
+  StatusOr<int64_t> QueryInt(sqlite3* db, const std::string& what) {
+    int rc = sqlite3_step(s_);
+    int64_t v = rc == SQLITE_ROW ? sqlite3_column_int64(s_, 0) : 0;
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    if (rc == SQLITE_ROW) return v;
+    if (rc == SQLITE_DONE) return Internal(what + ": no row");
+    return SqlError(db, rc, what);
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+StatusOr<Stmt> Prepare(sqlite3* db, const char* sql) {
+  sqlite3_stmt* s = nullptr;
+  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+  if (rc != SQLITE_OK) return SqlError(db, rc, std::string("prepare '") + sql + "'");
+  return Stmt(s);
+}
+
+Status Exec(sqlite3* db, const char* sql) {
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : SqlError(db, rc, sql);
+}
+
+// First column of the first row as text; nullopt when there is no row.
+StatusOr<std::optional<std::string>> QueryText(sqlite3* db, const char* sql, std::string_view arg = {}) {
+  ASSIGN_OR_RETURN(Stmt s, Prepare(db, sql));
+  if (!arg.empty()) s.Bind(1, arg);
+  int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return SqlError(db, rc, sql);
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 0));
+  return std::optional<std::string>(text != nullptr ? text : "");
+}
+
+std::string_view ColumnText(sqlite3_stmt* s, int i) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+  return p == nullptr ? std::string_view() : std::string_view(p, sqlite3_column_bytes(s, i));
+}
+
+// Encodes a record; strings that are not UTF-8 (JSON cannot hold them) are the caller's error.
+template <typename T>
+StatusOr<std::string> Encode(const T& record, const std::string& what) {
+  try {
+    return ToJson(record).dump();
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(what + ": cannot be stored: " + e.what());
+  }
+}
+
+// Decodes one stored row; errors name the table and the key (a damaged row never aborts).
+template <typename T>
+StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const nlohmann::json&),
+                      const std::string& where) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return Internal(where + ": record is not valid JSON: " + e.what());
+  }
+  StatusOr<T> r = from_json(j);
+  if (!r.ok()) return Internal(where + ": record does not decode: " + r.status().message());
+  return r;
+}
+
+}  // namespace
+
+struct SqliteStore::Impl {
+  // One queued write: runs on the writer thread inside a SAVEPOINT of the batch's transaction.
+  struct WriteOp {
+    std::function<Status(Impl&)> run;
+    std::promise<Status> done;
+  };
+
+  std::string path;
+  sqlite3* wdb = nullptr;  // writer thread only (and Open before the thread starts)
+  sqlite3* rdb = nullptr;  // guarded by read_mu
+  std::mutex read_mu;
+
+  // Write statements (writer thread only).
+  Stmt begin, commit, rollback, savepoint, release, rollback_to;
+  Stmt upsert_job, upsert_node, upsert_step, upsert_meta, get_counter, set_counter, max_job_id;
+  FaultHook active_hook;  // the hook of the batch being written (writer thread only)
+
+  std::mutex mu;               // guards everything below
+  std::condition_variable cv;  // queue changed, pause changed, stopping
+  std::deque<WriteOp*> queue;
+  bool paused = false;
+  bool stopping = false;
+  FaultHook fault_hook;
+  SqliteStoreStats stats;
+  std::thread writer;
+
+  // close_v2: wdb closes for good once the statements above are finalized, right after this body.
+  ~Impl() {
+    sqlite3_close_v2(rdb);
+    sqlite3_close_v2(wdb);
+  }
+
+  std::string Where() const { return "SQLite store '" + path + "'"; }
+
+  Status OpenConnection(sqlite3** db, bool create) {
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path.c_str(), db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+      int sys = *db != nullptr ? sqlite3_system_errno(*db) : 0;
+      std::string msg = "cannot open " + Where() + ": " + (*db != nullptr ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+      if (sys != 0) msg += std::string(" (") + std::strerror(sys) + ")";
+      StatusCode code = sys == ENOENT   ? StatusCode::kNotFound
+                        : sys == EACCES ? StatusCode::kPermissionDenied
+                        : sys == EISDIR ? StatusCode::kFailedPrecondition
+                                        : CodeFor(rc);
+      sqlite3_close_v2(*db);
+      *db = nullptr;
+      return Status(code, msg);
+    }
+    sqlite3_extended_result_codes(*db, 1);
+    sqlite3_busy_timeout(*db, kBusyTimeoutMs);
+    return Status::Ok();
+  }
+
+  // Switches to WAL (the first read of the file: a non-SQLite file fails here) and creates or
+  // checks the schema in one transaction, so a crash while creating leaves nothing half made.
+  Status InitSchema(int64_t first_job_id) {
+    StatusOr<std::optional<std::string>> mode = QueryText(wdb, "PRAGMA journal_mode=WAL");
+    if (!mode.ok()) {
+      if (mode.status().code() == StatusCode::kFailedPrecondition) {
+        return FailedPrecondition(Where() + " is not a SQLite database (" + sqlite3_errmsg(wdb) + ")");
+      }
+      return mode.status().WithPrefix("open " + Where());
+    }
+    if (!mode->has_value() || **mode != "wal") {
+      return FailedPrecondition(Where() + ": cannot use WAL journaling (journal mode is '" + mode->value_or("") + "')");
+    }
+    RETURN_IF_ERROR(Exec(wdb, "PRAGMA synchronous=FULL"));
+    RETURN_IF_ERROR(Exec(wdb, "BEGIN IMMEDIATE").WithPrefix("open " + Where()));
+    Status st = CreateOrCheckSchema(first_job_id);
+    if (st.ok()) st = Exec(wdb, "COMMIT").WithPrefix("open " + Where());
+    if (!st.ok() && !sqlite3_get_autocommit(wdb)) (void)Exec(wdb, "ROLLBACK");
+    return st;
+  }
+
+  Status CreateOrCheckSchema(int64_t first_job_id) {
+    ASSIGN_OR_RETURN(std::optional<std::string> has_meta,
+                     QueryText(wdb, "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'"));
+    if (has_meta) {
+      ASSIGN_OR_RETURN(std::optional<std::string> version,
+                       QueryText(wdb, "SELECT value FROM meta WHERE key=?1", kSchemaVersionKey));
+      if (!version) return FailedPrecondition(Where() + " is not a Muster store (meta has no schema_version)");
+      int v = std::atoi(version->c_str());
+      if (v < 1 || std::to_string(v) != *version) {
+        return FailedPrecondition(Where() + ": invalid schema_version '" + *version + "'");
+      }
+      if (v > kSchemaVersion) {
+        return FailedPrecondition(Where() + " has schema version " + *version + ", newer than this Muster supports (" +
+                                  std::to_string(kSchemaVersion) + ")");
+      }
+      return Status::Ok();  // v == kSchemaVersion; later versions migrate from older ones here
+    }
+    ASSIGN_OR_RETURN(std::optional<std::string> other,
+                     QueryText(wdb, "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"));
+    if (other) {
+      return FailedPrecondition(Where() + " is not a Muster store (it has table '" + *other + "' but no meta)");
+    }
+    RETURN_IF_ERROR(Exec(wdb, kCreateSchema));
+    ASSIGN_OR_RETURN(Stmt meta, Prepare(wdb, "INSERT INTO meta(key, value) VALUES(?1, ?2)"));
+    std::string version = std::to_string(kSchemaVersion);
+    meta.Bind(1, kSchemaVersionKey);
+    meta.Bind(2, version);
+    RETURN_IF_ERROR(meta.Run(wdb, "write schema_version"));
+    ASSIGN_OR_RETURN(Stmt counter, Prepare(wdb, "INSERT INTO counters(name, value) VALUES(?1, ?2)"));
+    counter.Bind(1, kNextJobIdCounter);
+    counter.Bind(2, first_job_id);
+    return counter.Run(wdb, "seed job id counter");
+  }
+
+  Status PrepareWriteStatements() {
+    struct { Stmt* stmt; const char* sql; } all[] = {  // NOLINT: a table, not a type
+        {&begin, "BEGIN IMMEDIATE"},
+        {&commit, "COMMIT"},
+        {&rollback, "ROLLBACK"},
+        {&savepoint, "SAVEPOINT op"},
+        {&release, "RELEASE op"},
+        {&rollback_to, "ROLLBACK TO op"},
+        {&upsert_job,
+         "INSERT INTO jobs(id, state, user, submit_time, end_time, record) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+         "ON CONFLICT(id) DO UPDATE SET state=excluded.state, user=excluded.user, submit_time=excluded.submit_time, "
+         "end_time=excluded.end_time, record=excluded.record"},
+        {&upsert_node,
+         "INSERT INTO nodes(name, record) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET record=excluded.record"},
+        {&upsert_step,
+         "INSERT INTO steps(job_id, step_id, record) VALUES(?1, ?2, ?3) "
+         "ON CONFLICT(job_id, step_id) DO UPDATE SET record=excluded.record"},
+        {&upsert_meta,
+         "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value=excluded.value"},
+        {&get_counter, "SELECT value FROM counters WHERE name=?1"},
+        {&set_counter, "UPDATE counters SET value=?2 WHERE name=?1"},
+        {&max_job_id, "SELECT MAX(id) FROM jobs"},
+    };
+    for (auto& [stmt, sql] : all) {
+      ASSIGN_OR_RETURN(*stmt, Prepare(wdb, sql));
+    }
+    return Status::Ok();
+  }
+
+  // Enqueues one write and blocks until the writer has committed (or failed) it.
+  Status Submit(std::function<Status(Impl&)> run) {
+    WriteOp op{std::move(run), {}};
+    std::future<Status> done = op.done.get_future();
+    {
+      // Notify under the lock: once it is released this call touches nothing of the store, so a
+      // destructor already waiting to drain the queue may free it.
+      std::lock_guard<std::mutex> l(mu);
+      if (stopping) return FailedPrecondition(Where() + " is closing");
+      queue.push_back(&op);
+      cv.notify_all();
+    }
+    return done.get();
+  }
+
+  void WriterLoop() {
+    std::vector<WriteOp*> batch;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> l(mu);
+        cv.wait(l, [&] { return stopping || (!paused && !queue.empty()); });
+        if (queue.empty()) return;  // stopping, and everything answered
+        size_t n = std::min(queue.size(), kMaxBatch);
+        batch.assign(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+        queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+        active_hook = fault_hook;
+      }
+      bool committed = false;
+      std::vector<Status> results = RunBatch(batch, committed);
+      {
+        std::lock_guard<std::mutex> l(mu);
+        stats.operations += static_cast<int64_t>(batch.size());
+        if (committed) {
+          ++stats.commits;
+          stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
+        } else {
+          ++stats.failed_batches;
+        }
+      }
+      for (size_t i = 0; i < batch.size(); ++i) batch[i]->done.set_value(std::move(results[i]));
+    }
+  }
+
+  // One transaction for the whole batch. Each op runs in its own savepoint: its failure undoes
+  // only its own rows. If the transaction itself is lost (BEGIN or COMMIT fails, or SQLite rolls
+  // it back after an I/O error), every op that had succeeded gets that error instead.
+  std::vector<Status> RunBatch(const std::vector<WriteOp*>& batch, bool& committed) {
+    std::vector<Status> results(batch.size());
+    auto fail_all = [&](const Status& why) {
+      for (Status& r : results) {
+        if (r.ok()) r = why;
+      }
+    };
+    Status st = begin.Run(wdb, "begin transaction");
+    if (!st.ok()) {
+      fail_all(st.WithPrefix(Where()));
+      return results;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      st = savepoint.Run(wdb, "savepoint");
+      Status op = st.ok() ? batch[i]->run(*this) : st;
+      if (op.ok()) {
+        op = release.Run(wdb, "release savepoint");
+      } else if (!sqlite3_get_autocommit(wdb)) {
+        Status undo = rollback_to.Run(wdb, "rollback to savepoint");
+        if (undo.ok()) undo = release.Run(wdb, "release savepoint");
+        if (!undo.ok()) (void)rollback.Run(wdb, "rollback");
+      }
+      results[i] = op;
+      if (sqlite3_get_autocommit(wdb)) {  // the transaction is gone: nothing of this batch stands
+        fail_all(Status(StatusCode::kUnavailable, Where() + ": transaction rolled back: " + op.message()));
+        return results;
+      }
+    }
+    st = commit.Run(wdb, "commit");
+    if (!st.ok()) {
+      if (!sqlite3_get_autocommit(wdb)) (void)rollback.Run(wdb, "rollback");
+      fail_all(st.WithPrefix(Where()));
+      return results;
+    }
+    committed = true;
+    return results;
+  }
+
+  Status Fault(const char* table, const std::string& key) {
+    return active_hook ? active_hook(table, key) : Status::Ok();
+  }
+
+  // Runs `sql` on the read connection and calls `row` for each result row.
+  Status ReadRows(const char* sql, const std::function<Status(sqlite3_stmt*)>& row) {
+    std::lock_guard<std::mutex> l(read_mu);
+    ASSIGN_OR_RETURN(Stmt s, Prepare(rdb, sql));
+    int rc;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+      RETURN_IF_ERROR(row(s.get()));
+    }
+    if (rc != SQLITE_DONE) return SqlError(rdb, rc, Where() + ": " + sql);
+    return Status::Ok();
+  }
+};
+
+SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+  impl_->writer = std::thread([this] { impl_->WriterLoop(); });
+}
+
+SqliteStore::~SqliteStore() {
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    impl_->stopping = true;
+    impl_->cv.notify_all();
+  }
+  impl_->writer.join();
+}
+
+StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path, int64_t first_job_id) {
+  if (path.empty()) return InvalidArgument("SQLite store path is empty");
+  if (first_job_id < 1) return InvalidArgument("first job id must be at least 1, got " + std::to_string(first_job_id));
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  RETURN_IF_ERROR(impl->OpenConnection(&impl->wdb, /*create=*/true));
+  RETURN_IF_ERROR(impl->InitSchema(first_job_id));
+  RETURN_IF_ERROR(impl->PrepareWriteStatements().WithPrefix("open " + impl->Where()));
+  RETURN_IF_ERROR(impl->OpenConnection(&impl->rdb, /*create=*/false));
+  RETURN_IF_ERROR(Exec(impl->rdb, "PRAGMA query_only=1").WithPrefix("open " + impl->Where()));
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(impl)));
+}
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int64_t first_job_id) {
+  StatusOr<std::unique_ptr<SqliteStore>> s = SqliteStore::Open(path, first_job_id);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<Store>(std::move(s).value());
+}
+
+Status SqliteStore::SaveJobs(const std::vector<JobRecord>& jobs) {
+  struct Row {
+    const JobRecord* job;
+    std::string key;
+    std::string record;
+  };
+  // Validate and encode on the caller's thread: the writer only writes.
+  std::vector<Row> rows;
+  rows.reserve(jobs.size());
+  for (const JobRecord& job : jobs) {
+    std::string key = std::to_string(job.id);
+    if (job.id < 1) return InvalidArgument("job id must be positive, got " + key);
+    ASSIGN_OR_RETURN(std::string record, Encode(job, "job " + key));
+    rows.push_back({&job, std::move(key), std::move(record)});
+  }
+  if (rows.empty()) return Status::Ok();
+  return impl_->Submit([&rows](Impl& s) -> Status {
+    for (const Row& row : rows) {
+      RETURN_IF_ERROR(s.Fault("jobs", row.key));
+      Stmt& st = s.upsert_job;
+      st.Bind(1, row.job->id);
+      st.Bind(2, std::string_view(JobStateName(row.job->state)));
+      st.Bind(3, row.job->user);
+      st.Bind(4, row.job->submit_time);
+      st.Bind(5, row.job->end_time);
+      st.Bind(6, row.record);
+      RETURN_IF_ERROR(st.Run(s.wdb, s.Where() + ": save job " + row.key));
+    }
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::SaveNode(const NodeRecord& node) {
+  const std::string& name = node.node.name;
+  if (name.empty()) return InvalidArgument("node name is empty");
+  ASSIGN_OR_RETURN(std::string record, Encode(node, "node '" + name + "'"));
+  return impl_->Submit([&](Impl& s) -> Status {
+    RETURN_IF_ERROR(s.Fault("nodes", name));
+    s.upsert_node.Bind(1, name);
+    s.upsert_node.Bind(2, record);
+    return s.upsert_node.Run(s.wdb, s.Where() + ": save node '" + name + "'");
+  });
+}
+
+Status SqliteStore::SaveStep(const StepRecord& step) {
+  std::string key = std::to_string(step.job_id) + "." + std::to_string(step.step_id);
+  if (step.job_id < 1) return InvalidArgument("step " + key + ": job id must be positive");
+  ASSIGN_OR_RETURN(std::string record, Encode(step, "step " + key));
+  return impl_->Submit([&](Impl& s) -> Status {
+    RETURN_IF_ERROR(s.Fault("steps", key));
+    s.upsert_step.Bind(1, step.job_id);
+    s.upsert_step.Bind(2, static_cast<int64_t>(step.step_id));
+    s.upsert_step.Bind(3, record);
+    return s.upsert_step.Run(s.wdb, s.Where() + ": save step " + key);
+  });
+}
+
+StatusOr<int64_t> SqliteStore::AllocateJobIds(int count) {
+  if (count < 1) return InvalidArgument("job id count must be at least 1, got " + std::to_string(count));
+  int64_t first = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    s.get_counter.Bind(1, std::string_view(kNextJobIdCounter));
+    ASSIGN_OR_RETURN(int64_t next, s.get_counter.QueryInt(s.wdb, s.Where() + ": read counter 'next_job_id'"));
+    // Ids saved without being allocated here (imports) must not be handed out again either.
+    ASSIGN_OR_RETURN(int64_t max_id, s.max_job_id.QueryInt(s.wdb, s.Where() + ": read the largest job id"));
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (max_id == kMax) return OutOfRange(s.Where() + ": job ids exhausted");
+    next = std::max(next, max_id + 1);
+    if (next > kMax - count) {
+      return OutOfRange(s.Where() + ": job ids exhausted (next is " + std::to_string(next) + ")");
+    }
+    RETURN_IF_ERROR(s.Fault("counters", kNextJobIdCounter));
+    s.set_counter.Bind(1, std::string_view(kNextJobIdCounter));
+    s.set_counter.Bind(2, next + count);
+    RETURN_IF_ERROR(s.set_counter.Run(s.wdb, s.Where() + ": update counter 'next_job_id'"));
+    first = next;
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return first;
+}
+
+Status SqliteStore::SetMeta(const std::string& key, const std::string& value) {
+  if (key.empty()) return InvalidArgument("meta key is empty");
+  if (key == kSchemaVersionKey) return InvalidArgument("meta key 'schema_version' is reserved");
+  return impl_->Submit([&](Impl& s) -> Status {
+    RETURN_IF_ERROR(s.Fault("meta", key));
+    s.upsert_meta.Bind(1, key);
+    s.upsert_meta.Bind(2, value);
+    return s.upsert_meta.Run(s.wdb, s.Where() + ": set meta '" + key + "'");
+  });
+}
+
+StatusOr<std::string> SqliteStore::GetMeta(const std::string& key) {
+  std::optional<std::string> value;
+  {
+    std::lock_guard<std::mutex> l(impl_->read_mu);
+    ASSIGN_OR_RETURN(value, QueryText(impl_->rdb, "SELECT value FROM meta WHERE key=?1", key));
+  }
+  if (!value) return NotFound("meta key '" + key + "' is not set");
+  return *value;
+}
+
+StatusOr<std::vector<JobRecord>> SqliteStore::LoadJobs() {
+  std::vector<JobRecord> jobs;
+  RETURN_IF_ERROR(impl_->ReadRows("SELECT id, record FROM jobs ORDER BY id", [&](sqlite3_stmt* row) -> Status {
+    int64_t id = sqlite3_column_int64(row, 0);
+    std::string where = impl_->Where() + ": table jobs, id " + std::to_string(id);
+    ASSIGN_OR_RETURN(JobRecord job, DecodeRow(ColumnText(row, 1), &JobRecordFromJson, where));
+    if (job.id != id) return Internal(where + ": record has id " + std::to_string(job.id));
+    jobs.push_back(std::move(job));
+    return Status::Ok();
+  }));
+  return jobs;
+}
+
+StatusOr<std::vector<NodeRecord>> SqliteStore::LoadNodes() {
+  std::vector<NodeRecord> nodes;
+  RETURN_IF_ERROR(impl_->ReadRows("SELECT name, record FROM nodes", [&](sqlite3_stmt* row) -> Status {
+    std::string name(ColumnText(row, 0));
+    std::string where = impl_->Where() + ": table nodes, name '" + name + "'";
+    ASSIGN_OR_RETURN(NodeRecord node, DecodeRow(ColumnText(row, 1), &NodeRecordFromJson, where));
+    if (node.node.name != name) return Internal(where + ": record has name '" + node.node.name + "'");
+    nodes.push_back(std::move(node));
+    return Status::Ok();
+  }));
+  std::sort(nodes.begin(), nodes.end(),
+            [](const NodeRecord& a, const NodeRecord& b) { return NaturalLess(a.node.name, b.node.name); });
+  return nodes;
+}
+
+StatusOr<std::vector<StepRecord>> SqliteStore::LoadSteps() {
+  std::vector<StepRecord> steps;
+  RETURN_IF_ERROR(impl_->ReadRows(
+      "SELECT job_id, step_id, record FROM steps ORDER BY job_id, step_id", [&](sqlite3_stmt* row) -> Status {
+        int64_t job_id = sqlite3_column_int64(row, 0);
+        int64_t step_id = sqlite3_column_int64(row, 1);
+        std::string where =
+            impl_->Where() + ": table steps, key " + std::to_string(job_id) + "." + std::to_string(step_id);
+        ASSIGN_OR_RETURN(StepRecord step, DecodeRow(ColumnText(row, 2), &StepRecordFromJson, where));
+        if (step.job_id != job_id || step.step_id != step_id) return Internal(where + ": record has another key");
+        steps.push_back(std::move(step));
+        return Status::Ok();
+      }));
+  return steps;
+}
+
+SqliteStoreStats SqliteStore::stats() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->stats;
+}
+
+void SqliteStore::SetWriterPausedForTest(bool paused) {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  impl_->paused = paused;
+  impl_->cv.notify_all();
+}
+
+void SqliteStore::WaitForQueuedForTest(size_t n) {
+  std::unique_lock<std::mutex> l(impl_->mu);
+  impl_->cv.wait(l, [&] { return impl_->queue.size() >= n; });
+}
+
+void SqliteStore::SetFaultHookForTest(FaultHook hook) {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  impl_->fault_hook = std::move(hook);
+}
+
+}  // namespace muster

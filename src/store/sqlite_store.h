@@ -1,0 +1,76 @@
+// SqliteStore: the Store on one SQLite file (WAL, synchronous=FULL: a commit is durable when it
+// returns).
+//
+// Writes use group commit: every Save*/AllocateJobIds/SetMeta call enqueues one operation and
+// blocks; a single writer thread owns the write connection, takes everything queued, runs it in ONE
+// transaction (each operation inside its own SAVEPOINT, so one failing operation rolls back only its
+// own changes) and then answers every caller. Loads run on a separate read connection (WAL lets it
+// read while the writer writes), one at a time. All public methods are thread-safe. The destructor
+// answers every operation queued before it began; a call made after that is a bug.
+//
+// Schema (version in meta 'schema_version'): jobs(id, state, user, submit_time, end_time, record),
+// nodes(name, record), steps(job_id, step_id, record), meta(key, value), counters(name, value).
+// `record` is the JSON of model/record_json.h; the other columns are copies for queries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace muster {
+
+// Counters of the writer, for tests and metrics. A snapshot; safe to read from any thread.
+struct SqliteStoreStats {
+  int64_t operations = 0;    // write operations answered (OK or not)
+  int64_t commits = 0;       // transactions committed
+  int64_t failed_batches = 0;  // transactions that could not begin or commit (every op in them failed)
+  int64_t largest_batch = 0;   // most operations answered by one transaction
+};
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating if needed) the store at `path`. Errors name the path: a missing directory is
+  // NotFound, a file that is not SQLite or not a Muster store is FailedPrecondition, a schema newer
+  // than this build is FailedPrecondition.
+  static StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path, int64_t first_job_id = 1);
+
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  Status SaveJobs(const std::vector<JobRecord>& jobs) override;
+  StatusOr<std::vector<JobRecord>> LoadJobs() override;
+  Status SaveNode(const NodeRecord& node) override;
+  StatusOr<std::vector<NodeRecord>> LoadNodes() override;  // natural order of names
+  Status SaveStep(const StepRecord& step) override;
+  StatusOr<std::vector<StepRecord>> LoadSteps() override;  // by (job_id, step_id)
+  // The first id returned is also above every stored job id (ids saved without allocation).
+  StatusOr<int64_t> AllocateJobIds(int count) override;
+  // 'schema_version' is reserved (readable, not writable).
+  Status SetMeta(const std::string& key, const std::string& value) override;
+  StatusOr<std::string> GetMeta(const std::string& key) override;
+
+  SqliteStoreStats stats() const;
+
+  // Test hooks. While paused the writer leaves the queue alone (closing drains it anyway);
+  // WaitForQueuedForTest blocks until at least `n` operations are queued. The fault hook is called
+  // by the writer before each row it writes (table, key); a non-OK result fails that operation
+  // there, after its earlier rows.
+  void SetWriterPausedForTest(bool paused);
+  void WaitForQueuedForTest(size_t n);
+  using FaultHook = std::function<Status(const std::string& table, const std::string& key)>;
+  void SetFaultHookForTest(FaultHook hook);
+
+ private:
+  struct Impl;
+  explicit SqliteStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace muster
