@@ -1,0 +1,268 @@
+// Integration tests: a real local cluster (musterctld + musterd processes talking over Unix
+// sockets, a SQLite file, real child processes and cgroups) driven through the real commands,
+// with assertions on what a user sees. Label "integration" in CTest.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+// Runs a shell command line, stdout and stderr together.
+Result Sh(const std::string& cmd) {
+  Result r;
+  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  size_t b = s.find_first_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b);
+}
+
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+std::string ReadFile(const std::string& p);
+
+// Gone, or a zombie waiting for a parent that does not reap (pid 1 of a container may not).
+bool Dead(pid_t pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return true;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+std::string ReadFile(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class LocalCluster : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("muster_it_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    work_ = dir_ / "work";
+    fs::create_directories(work_);
+    fs::permissions(dir_, fs::perms::all);
+    fs::permissions(work_, fs::perms::all);  // other users submit from here too
+    env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
+    Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes " + std::to_string(nodes_) +
+                   " --gpus-per-node 4");
+    ASSERT_EQ(up.rc, 0) << up.out;
+    ASSERT_NE(up.out.find("is up: " + std::to_string(nodes_) + " node"), std::string::npos) << up.out;
+  }
+  void TearDown() override {
+    Result down = Sh(env_ + "muster down --dir " + (dir_ / "c").string());
+    EXPECT_EQ(down.rc, 0) << down.out;
+    // Nothing of ours may be left running.
+    for (const auto& e : fs::directory_iterator(dir_ / "c")) EXPECT_NE(e.path().extension(), ".pid") << e.path();
+    fs::remove_all(dir_);
+  }
+  // A command run by the cluster's owner (root here) from the work dir.
+  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " && " + env_ + cmd); }
+  // The same as another user.
+  Result RunAs(const std::string& user, const std::string& cmd) {
+    return Sh("cd " + work_.string() + " && su -s /bin/sh " + user + " -c '" + env_ + cmd + "'");
+  }
+  int64_t Submit(const std::string& args) {
+    Result r = Run("sbatch --parsable " + args);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return std::atoll(r.out.c_str());
+  }
+  std::string State(int64_t id) { return Trim(Run("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
+  bool WaitState(int64_t id, const std::string& state, std::chrono::milliseconds limit = 15s) {
+    return WaitFor([&] { return State(id) == state; }, limit);
+  }
+  std::string Pid(const std::string& daemon) { return Trim(ReadFile((dir_ / "c" / (daemon + ".pid")).string())); }
+
+  static inline int counter_ = 0;
+  int nodes_ = 2;
+  fs::path dir_, work_;
+  std::string env_;
+};
+
+TEST_F(LocalCluster, BatchJobRunsToCompletionWithSlurmEnvironmentAndOutputFile) {
+  const int64_t id = Submit("-J envjob --gres=gpu:2 -o out-%j.txt --wrap 'env; echo done'");
+  ASSERT_TRUE(WaitState(id, "COMPLETED")) << State(id);
+  const std::string out = ReadFile((work_ / ("out-" + std::to_string(id) + ".txt")).string());
+  const std::string sid = std::to_string(id);
+  for (const std::string& line :
+       {"SLURM_JOB_ID=" + sid, std::string("SLURM_JOB_NAME=envjob"), std::string("SLURM_JOB_NUM_NODES=1"),
+        std::string("SLURM_NNODES=1"), std::string("SLURM_JOB_PARTITION=gpu"), std::string("CUDA_VISIBLE_DEVICES=0,1"),
+        std::string("SLURM_GPUS_ON_NODE=2"), "SLURM_SUBMIT_DIR=" + work_.string(), std::string("SLURMD_NODENAME=node1"),
+        std::string("SLURM_JOB_NODELIST=node1"), std::string("done")}) {
+    EXPECT_NE(out.find(line + "\n"), std::string::npos) << "missing '" << line << "' in:\n" << out;
+  }
+  // The default output name, and a failing job's exit code.
+  const int64_t bad = Submit("--wrap 'echo oops; exit 3'");
+  ASSERT_TRUE(WaitState(bad, "FAILED")) << State(bad);
+  EXPECT_EQ(ReadFile((work_ / ("slurm-" + std::to_string(bad) + ".out")).string()), "oops\n");
+  EXPECT_NE(Run("scontrol show job " + std::to_string(bad)).out.find("ExitCode=3:0"), std::string::npos);
+}
+
+TEST_F(LocalCluster, JobsRunAsTheSubmittingUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  Result r = RunAs("nobody", "sbatch --parsable --wrap id");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t id = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitState(id, "COMPLETED")) << State(id);
+  const std::string out = ReadFile((work_ / ("slurm-" + std::to_string(id) + ".out")).string());
+  EXPECT_NE(out.find("uid=65534(nobody)"), std::string::npos) << out;
+  EXPECT_NE(Run("squeue -h -t all -o '%i %u'").out.find(std::to_string(id) + " nobody"), std::string::npos);
+}
+
+TEST_F(LocalCluster, SqueueAndSinfoShowWhatRunsAndWhy) {
+  const int64_t a = Submit("-N 2 --gres=gpu:4 --wrap 'sleep 30'");
+  ASSERT_TRUE(WaitState(a, "RUNNING"));
+  const int64_t b = Submit("--gres=gpu:1 --wrap true");
+  ASSERT_TRUE(WaitFor([&] { return Run("squeue -h -j " + std::to_string(b) + " -o %R").out == "(Resources)\n"; }, 5s));
+  Result q = Run("squeue");
+  EXPECT_NE(q.out.find("             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
+            std::string::npos)
+      << q.out;
+  EXPECT_NE(q.out.find("R       0:0"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("node[1-2]"), std::string::npos) << q.out;
+  Result s = Run("sinfo");
+  EXPECT_NE(s.out.find("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("gpu*         up   infinite      2"), std::string::npos) << s.out;
+  Result bad = Run("squeue -j 999999");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.out, "slurm_load_jobs error: Invalid job id specified\n");
+  EXPECT_EQ(Run("scancel " + std::to_string(a)).rc, 0);
+  ASSERT_TRUE(WaitState(b, "COMPLETED"));
+}
+
+TEST_F(LocalCluster, SubmissionErrorsAreSlurms) {
+  Result r = Run("sbatch --gres=gpu:9 --wrap true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  r = Run("sbatch -p nosuch --wrap true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("Invalid partition name specified"), std::string::npos) << r.out;
+  r = Run("sbatch --bogus --wrap true");
+  EXPECT_EQ(r.rc, 255);
+  EXPECT_EQ(r.out, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
+  EXPECT_EQ(Trim(Run("squeue -h -t all | wc -l").out), "0");  // nothing half-accepted
+}
+
+TEST_F(LocalCluster, CancelEndsEveryProcessOfTheJob) {
+  const int64_t id = Submit("--wrap 'sleep 300 & echo $! > child.pid; sleep 300'");
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "child.pid"); }, 5s));
+  const pid_t child = std::atoi(ReadFile((work_ / "child.pid").string()).c_str());
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(kill(child, 0), 0);
+  Result r = Run("scancel " + std::to_string(id));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  ASSERT_TRUE(WaitState(id, "CANCELLED")) << State(id);
+  // The background child of the script is gone too (cgroup / process group cleanup).
+  EXPECT_TRUE(WaitFor([&] { return Dead(child); }, 5s));
+}
+
+TEST_F(LocalCluster, AnotherUserCannotCancelOrDrain) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  const int64_t id = Submit("--wrap 'sleep 60'");
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  Result r = RunAs("nobody", "scancel " + std::to_string(id));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "scancel: error: Kill job error on job id " + std::to_string(id) + ": Access/permission denied\n");
+  EXPECT_EQ(State(id), "RUNNING");
+  r = RunAs("nobody", "scontrol update NodeName=node1 State=DRAIN Reason=x");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "slurm_update error: Access/permission denied\n");
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
+TEST_F(LocalCluster, DrainedNodeGetsNoNewWork) {
+  ASSERT_EQ(Run("scontrol update NodeName=node1 State=DRAIN Reason=maintenance").rc, 0);
+  EXPECT_NE(Run("sinfo -N -l").out.find("drained"), std::string::npos);
+  const int64_t a = Submit("--gres=gpu:4 --wrap 'sleep 30'");
+  ASSERT_TRUE(WaitState(a, "RUNNING"));
+  EXPECT_EQ(Trim(Run("squeue -h -j " + std::to_string(a) + " -o %N").out), "node2");
+  const int64_t b = Submit("--gres=gpu:4 --wrap true");
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(State(b), "PENDING");
+  ASSERT_EQ(Run("scontrol update NodeName=node1 State=RESUME").rc, 0);
+  ASSERT_TRUE(WaitState(b, "COMPLETED"));
+  EXPECT_EQ(Run("scancel " + std::to_string(a)).rc, 0);
+}
+
+TEST_F(LocalCluster, TimeLimitEndsInTimeout) {
+  const int64_t id = Submit("-t 1 --wrap 'trap \"\" TERM; sleep 300'");  // ignores SIGTERM: SIGKILL follows
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  ASSERT_TRUE(WaitState(id, "TIMEOUT", 80s)) << State(id);
+  Result j = Run("scontrol show job " + std::to_string(id));
+  EXPECT_NE(j.out.find("JobState=TIMEOUT"), std::string::npos) << j.out;
+}
+
+TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
+  const int64_t run = Submit("--gres=gpu:4 -N 2 --wrap 'sleep 3; echo finished'");
+  ASSERT_TRUE(WaitState(run, "RUNNING"));
+  const int64_t wait = Submit("--gres=gpu:4 --wrap 'echo second'");
+  ASSERT_EQ(kill(std::atoi(Pid("musterctld").c_str()), SIGKILL), 0);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_NE(Run("squeue").rc, 0);  // it is really gone
+  Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
+                      " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
+                      (dir_ / "c/musterctld.pid").string());
+  ASSERT_EQ(restart.rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return Run("squeue").rc == 0; }, 5s));
+  EXPECT_EQ(State(run), "RUNNING");
+  ASSERT_TRUE(WaitState(run, "COMPLETED", 20s)) << State(run);
+  EXPECT_EQ(ReadFile((work_ / ("slurm-" + std::to_string(run) + ".out")).string()), "finished\n");
+  ASSERT_TRUE(WaitState(wait, "COMPLETED", 20s)) << State(wait);
+}
+
+TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
+  const int64_t id = Submit("-w node2 --wrap 'sleep 300'");
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  ASSERT_EQ(kill(std::atoi(Pid("musterd-node2").c_str()), SIGKILL), 0);
+  ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -N -o '%N %t'").out.find("node2 down") != std::string::npos; }, 20s))
+      << Run("sinfo -N").out;
+  ASSERT_TRUE(WaitState(id, "PENDING")) << State(id);
+  EXPECT_NE(Run("squeue -h -j " + std::to_string(id) + " -o %R").out.find("ReqNodeNotAvail"), std::string::npos);
+  // The agent comes back: the job runs again, counted as a restart.
+  Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
+                      " --node node2 --end-jobs-on-stop >> " + (dir_ / "c/log/musterd-node2.log").string() +
+                      " 2>&1 & echo $! > " + (dir_ / "c/musterd-node2.pid").string());
+  ASSERT_EQ(restart.rc, 0);
+  ASSERT_TRUE(WaitState(id, "RUNNING", 20s)) << State(id);
+  EXPECT_NE(Run("scontrol show job " + std::to_string(id)).out.find("Restarts=1"), std::string::npos);
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
+}  // namespace
