@@ -193,6 +193,12 @@ TEST_F(LocalCluster, CancelEndsEveryProcessOfTheJob) {
   EXPECT_TRUE(WaitFor([&] { return Dead(child); }, 5s));
 }
 
+TEST_F(LocalCluster, MemoryLimitKillIsOutOfMemory) {
+  if (geteuid() != 0) GTEST_SKIP() << "cgroups need root";
+  const int64_t id = Submit("--mem=64M --wrap 'python3 -c \"a = bytearray(300 * 1024 * 1024)\"'");
+  ASSERT_TRUE(WaitState(id, "OUT_OF_MEMORY", 20s)) << State(id);
+}
+
 TEST_F(LocalCluster, AnotherUserCannotCancelOrDrain) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
   const int64_t id = Submit("--wrap 'sleep 60'");
@@ -248,8 +254,10 @@ TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
 }
 
 TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
-  const int64_t id = Submit("-w node2 --wrap 'sleep 300'");
+  const int64_t id = Submit("-w node2 --wrap 'echo $$ > run${SLURM_RESTART_COUNT:-0}.pid; sleep 300'");
   ASSERT_TRUE(WaitState(id, "RUNNING"));
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile((work_ / "run0.pid").string()).empty(); }, 10s));  // really started
+  const pid_t first_run = std::atoi(ReadFile((work_ / "run0.pid").string()).c_str());
   ASSERT_EQ(kill(std::atoi(Pid("musterd-node2").c_str()), SIGKILL), 0);
   ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -N -o '%N %t'").out.find("node2 down") != std::string::npos; }, 20s))
       << Run("sinfo -N").out;
@@ -262,6 +270,8 @@ TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   ASSERT_EQ(restart.rc, 0);
   ASSERT_TRUE(WaitState(id, "RUNNING", 20s)) << State(id);
   EXPECT_NE(Run("scontrol show job " + std::to_string(id)).out.find("Restarts=1"), std::string::npos);
+  // The first run, orphaned when its agent died, was ended when the agent came back.
+  EXPECT_TRUE(WaitFor([&] { return Dead(first_run); }, 5s)) << "pid " << first_run;
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/job_env.h"
+#include "agent/stray_processes.h"
 #include "agent/launcher.h"
 #include "model/record_json.h"
 
@@ -37,6 +38,11 @@ Status Agent::Start() {
   std::filesystem::create_directories(opt_.spool_dir, ec);
   if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
   chmod(opt_.spool_dir.c_str(), 0755);
+  // Processes of jobs an earlier incarnation of this agent started (it was killed, the jobs were
+  // requeued elsewhere): end them before taking new work.
+  if (int n = KillStrayProcesses(opt_.spool_dir); n > 0) {
+    Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
+  }
   HttpServer::Options so;
   so.tcp_port = -1;
   so.unix_path = opt_.socket_path;
@@ -54,6 +60,7 @@ Status Agent::Start() {
 void Agent::Stop() {
   if (stop_.exchange(true)) return;
   cv_.notify_all();
+  steps_.Shutdown();  // their output streams end with the agent
   if (opt_.end_jobs_on_stop) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, run] : jobs_) {
@@ -81,6 +88,8 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "POST" && r.path == "/v1/launch") return Launch(r);
   if (r.method == "POST" && r.path == "/v1/signal") return Signal(r);
   if (r.method == "GET" && r.path == "/v1/token") return Token(r);
+  if (r.method == "POST" && r.path == "/v1/step") return Step(r);
+  if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
     return Ok(json{{"node", opt_.node.name}, {"running", RunningJobs()}});
   }
@@ -114,6 +123,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   if (auto old = jobs_.find(job->id); old != jobs_.end()) {
     if (old->second.job.restart_count == job->restart_count) return Ok();  // a retried launch
     // A requeued job comes back while its earlier run is still here: end that run first.
+    steps_.Signal(job->id, -1, SIGKILL);
     if (old->second.pid > 0) {
       (void)SignalGroup(old->second.pid, SIGKILL);
       (void)Reap(old->second.pid);
@@ -175,18 +185,9 @@ Status Agent::StartBatch(Running& run) {
   spec.stdout_path = resolve(job.stdout_pattern.empty() ? "slurm-%j.out" : job.stdout_pattern);
   spec.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
   spec.allow_root = opt_.allow_root_jobs;
-  if (opt_.cgroup) {
-    CgroupLimits limits;
-    for (const JobNodeAllocation& a : job.allocation) {
-      if (a.node != opt_.node.name) continue;
-      limits.memory_bytes = a.memory_mb * 1024 * 1024;
-      limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
-    }
-    run.cgroup = "job_" + std::to_string(job.id);
-    Status st = opt_.cgroup->Create(run.cgroup, limits);
-    if (!st.ok()) return st.WithPrefix("cgroup");
-    spec.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
-  }
+  spec.env.push_back(kSpoolMarker + opt_.spool_dir);
+  RETURN_IF_ERROR(EnsureCgroup(run));
+  if (!run.cgroup.empty()) spec.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
   StatusOr<pid_t> pid = ::muster::Launch(spec);
   if (!pid.ok()) {
     ReleaseCpus(job.id);
@@ -196,6 +197,25 @@ Status Agent::StartBatch(Running& run) {
   run.pid = *pid;
   Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(*pid) + " (uid " +
                           std::to_string(job.uid) + ")");
+  return Status::Ok();
+}
+
+Status Agent::EnsureCgroup(Running& run) {
+  if (!opt_.cgroup || !run.cgroup.empty()) return Status::Ok();
+  const JobRecord& job = run.job;
+  CgroupLimits limits;
+  for (const JobNodeAllocation& a : job.allocation) {
+    if (a.node != opt_.node.name) continue;
+    limits.memory_bytes = a.memory_mb * 1024 * 1024;
+    limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
+  }
+  const std::string name = "job_" + std::to_string(job.id);
+  Status st = opt_.cgroup->Create(name, limits);
+  if (!st.ok()) {
+    ReleaseCpus(job.id);
+    return st.WithPrefix("cgroup");
+  }
+  run.cgroup = name;
   return Status::Ok();
 }
 
@@ -220,6 +240,59 @@ void Agent::ReleaseCpus(int64_t job_id) {
   }
 }
 
+HttpResponse Agent::Step(const HttpRequest& r) {
+  StatusOr<StepLaunch> step = StepLaunchFromJson(r.body);
+  if (!step.ok()) return HttpResponse::Error(400, step.status().message());
+  const std::string name = std::to_string(step->job_id) + "." + std::to_string(step->step_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(step->job_id);
+    if (it == jobs_.end() || it->second.job.restart_count != step->restart_count) {
+      return HttpResponse::Error(404, "job " + std::to_string(step->job_id) + " does not run on " + opt_.node.name);
+    }
+    Running& run = it->second;
+    if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != run.job.uid)) {
+      return HttpResponse::Error(403, "Access/permission denied");
+    }
+    if (run.kill_at_ms > 0) return HttpResponse::Error(409, "Job/step already completing or completed");
+    Status st = EnsureCgroup(run);
+    if (!st.ok()) return HttpResponse::Error(409, st.message());
+    step->job = run.job;
+    step->cgroup_procs_file = run.cgroup.empty() ? "" : opt_.cgroup->ProcsFile(run.cgroup);
+  }
+  step->node_name = opt_.node.name;
+  step->cluster_name = opt_.cluster_name;
+  step->allow_root = opt_.allow_root_jobs;
+  step->spool_marker = kSpoolMarker + opt_.spool_dir;
+  if (step->job.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
+  Status st = steps_.Start(*step);
+  if (!st.ok()) {
+    Log(opt_.node.name, "step " + name + ": " + st.message());
+    return HttpResponse::Error(st.code() == StatusCode::kUnavailable ? 503 : 409, st.message());
+  }
+  Log(opt_.node.name, "step " + name + ": started " + std::to_string(step->tasks.size()) + " task(s)");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!jobs_.count(step->job_id)) steps_.Signal(step->job_id, step->step_id, SIGKILL);  // the job ended meanwhile
+  return Ok();
+}
+
+HttpResponse Agent::SignalStep(const HttpRequest& r) {
+  json body = json::parse(r.body, nullptr, false);
+  if (!body.is_object()) return HttpResponse::Error(400, "request body is not a JSON object");
+  const int64_t id = body.value("job_id", int64_t{0});
+  const int step = body.value("step_id", -1);
+  const int sig = body.value("signal", 0);
+  if (step < 0 || sig <= 0 || sig >= NSIG) return HttpResponse::Error(400, "bad step or signal");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
+  if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != it->second.job.uid)) {
+    return HttpResponse::Error(403, "Access/permission denied");
+  }
+  steps_.Signal(id, step, sig);
+  return Ok();
+}
+
 HttpResponse Agent::Signal(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
   json body = json::parse(r.body, nullptr, false);
@@ -232,8 +305,13 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
   Running& run = it->second;
   if (run.pid > 0 && sig > 0) (void)SignalGroup(run.pid, sig);
-  if (run.pid <= 0 && (sig == SIGKILL || kill_after >= 0) && body.value("why", std::string()) != "signal") {
+  if (sig > 0) steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
+  // Step tasks here get the signal and kill_after to end, like a batch script.
+  const bool graceful = sig != SIGKILL && kill_after > 0 && steps_.Running(id) > 0;
+  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) &&
+      body.value("why", std::string()) != "signal") {
     // Nothing of the job runs here: the allocation on this node simply ends.
+    steps_.Signal(id, -1, SIGKILL);
     if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
     ReleaseCpus(id);
     jobs_.erase(it);
@@ -255,11 +333,20 @@ void Agent::ReaperLoop() {
       for (auto it = jobs_.begin(); it != jobs_.end();) {
         Running& run = it->second;
         if (run.pid <= 0) {
+          if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
+            // A node without the batch script, whose step tasks outlived the grace period.
+            steps_.Signal(run.job.id, -1, SIGKILL);
+            if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+            ReleaseCpus(run.job.id);
+            it = jobs_.erase(it);
+            continue;
+          }
           ++it;
           continue;
         }
         if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
           (void)SignalGroup(run.pid, SIGKILL);
+          steps_.Signal(run.job.id, -1, SIGKILL);
           run.kill_at_ms = 0;
         }
         ExitInfo info;
@@ -274,6 +361,7 @@ void Agent::ReaperLoop() {
         } else {
           (void)SignalGroup(run.pid, SIGKILL);
         }
+        steps_.Signal(run.job.id, -1, SIGKILL);  // the job's steps end with it
         json rep{{"job_id", run.job.id},
                  {"node", opt_.node.name},
                  {"exit_code", info.exited ? info.exit_code : 0},

@@ -1,6 +1,6 @@
 // Agent: the node agent's logic (musterd). Registers its node with the controller and heartbeats;
-// launches batch scripts as the submitting user inside a cgroup with only the allocated GPUs
-// visible; delivers signals (cancel, time limit: SIGTERM then SIGKILL after the wait); reports
+// launches batch scripts, and the tasks of srun's steps (step_runner.h), as the submitting user
+// inside a cgroup with only the allocated GPUs visible; delivers signals (cancel, time limit: SIGTERM then SIGKILL after the wait); reports
 // exits (retried until the controller acknowledges them, so none is lost while it restarts); mints
 // tokens for local users. Serves its own HTTP API on a Unix socket. Thread-safe.
 #pragma once
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "agent/cgroup.h"
+#include "agent/step_runner.h"
 #include "base/clock.h"
 #include "model/job_record.h"
 #include "net/http.h"
@@ -63,7 +64,10 @@ class Agent {
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
   HttpResponse Token(const HttpRequest& request);
+  HttpResponse Step(const HttpRequest& request);        // srun: run a step's tasks here
+  HttpResponse SignalStep(const HttpRequest& request);  // srun: signal them
   Status StartBatch(Running& r);
+  Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
   bool Trusted(const Caller& caller) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
   void ReleaseCpus(int64_t job_id);                        // under mu_
@@ -85,6 +89,7 @@ class Agent {
   std::atomic<bool> stop_{false};
   std::thread reaper_;
   std::thread controller_thread_;
+  StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
 };
 
 }  // namespace muster

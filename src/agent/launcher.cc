@@ -212,6 +212,14 @@ bool OpenOnto(const char* path, int flags, int target) {
     if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);  // EINVAL for reserved ones
   }
   if (setsid() < 0) Fail(report_fd, Step::kSetsid, 0, errno);
+  // Given descriptors go onto 1 and 2 before the others are closed (first above 2, so that one
+  // landing on the other's target cannot clobber it).
+  if (spec.stdout_fd >= 0 || spec.stderr_fd >= 0) {
+    int out = spec.stdout_fd >= 0 ? fcntl(spec.stdout_fd, F_DUPFD, 3) : -1;
+    int err = spec.stderr_fd >= 0 ? fcntl(spec.stderr_fd, F_DUPFD, 3) : -1;
+    if (spec.stdout_fd >= 0 && (out < 0 || dup2(out, 1) < 0)) Fail(report_fd, Step::kStdout, 0, errno);
+    if (spec.stderr_fd >= 0 && (err < 0 || dup2(err, 2) < 0)) Fail(report_fd, Step::kStderr, 0, errno);
+  }
   // Before the privilege drop: afterwards /proc/self/fd may be unreadable (not dumpable).
   if (!CloseFrom(3, report_fd)) Fail(report_fd, Step::kCloseFds, 0, errno);
 
@@ -241,8 +249,10 @@ bool OpenOnto(const char* path, int flags, int target) {
   if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) Fail(report_fd, Step::kChdir, 0, errno);
   if (!OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
   const int out_flags = O_WRONLY | O_CREAT | O_APPEND;
-  if (!OpenOnto(spec.stdout_path.c_str(), out_flags, 1)) Fail(report_fd, Step::kStdout, 0, errno);
-  if (spec.stderr_path.empty()) {
+  if (spec.stdout_fd < 0 && !OpenOnto(spec.stdout_path.c_str(), out_flags, 1)) Fail(report_fd, Step::kStdout, 0, errno);
+  if (spec.stderr_fd >= 0) {
+    // already on 2
+  } else if (spec.stderr_path.empty()) {
     if (dup2(1, 2) < 0) Fail(report_fd, Step::kStderr, 0, errno);
   } else if (!OpenOnto(spec.stderr_path.c_str(), out_flags, 2)) {
     Fail(report_fd, Step::kStderr, 0, errno);
@@ -292,8 +302,12 @@ Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepar
                       std::to_string(spec.gid));
     case Step::kChdir: what = "cannot change directory to '" + spec.workdir + "'"; break;
     case Step::kStdin: what = "cannot open input file '" + spec.stdin_path + "'"; break;
-    case Step::kStdout: what = "cannot open output file '" + spec.stdout_path + "'"; break;
-    case Step::kStderr: what = "cannot open error file '" + spec.stderr_path + "'"; break;
+    case Step::kStdout:
+      what = spec.stdout_fd >= 0 ? "cannot set up stdout" : "cannot open output file '" + spec.stdout_path + "'";
+      break;
+    case Step::kStderr:
+      what = spec.stderr_fd >= 0 ? "cannot set up stderr" : "cannot open error file '" + spec.stderr_path + "'";
+      break;
     case Step::kExec: what = "cannot execute '" + spec.argv[0] + "'"; break;
     case Step::kNone: return Internal("job process failed before exec (unknown step)");
   }
@@ -303,7 +317,7 @@ Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepar
 StatusOr<Prepared> Prepare(const LaunchSpec& spec) {
   Prepared p;
   if (spec.argv.empty() || spec.argv[0].empty()) return InvalidArgument("launch: argv is empty");
-  if (spec.stdout_path.empty()) return InvalidArgument("launch: no output file given");
+  if (spec.stdout_path.empty() && spec.stdout_fd < 0) return InvalidArgument("launch: no output file given");
   if (spec.uid == 0 && !spec.allow_root) {
     return Status(StatusCode::kPermissionDenied, "refusing to launch a job as root (uid 0)");
   }

@@ -199,5 +199,31 @@ TEST_F(LauncherTest, RejectsEmptyArgv) {
   EXPECT_EQ(Launch(spec).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST_F(LauncherTest, OutputToGivenDescriptors) {
+  int out[2], err[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(err, O_CLOEXEC), 0);
+  LaunchSpec spec = Spec({"sh", "-c", "echo to-out; echo to-err >&2; exit 4"});
+  spec.stdout_path.clear();
+  spec.stdout_fd = out[1];
+  spec.stderr_fd = err[1];
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_TRUE(pid.ok()) << pid.status().ToString();
+  close(out[1]);
+  close(err[1]);
+  auto drain = [](int fd) {
+    std::string s;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, n);
+    close(fd);
+    return s;
+  };
+  EXPECT_EQ(drain(out[0]), "to-out\n");  // EOF once the child exits: nothing else holds the pipes
+  EXPECT_EQ(drain(err[0]), "to-err\n");
+  ExitInfo info = Reap(*pid);
+  EXPECT_EQ(info.exit_code, 4);
+}
+
 }  // namespace
 }  // namespace muster

@@ -88,7 +88,7 @@ int Main(int argc, char** argv) {
                  key.status().message().c_str());
   }
   if (conf->cgroups != "off") {
-    StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/sys/fs/cgroup", "muster/" + node_name);
+    StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/sys/fs/cgroup", "muster-" + node_name);
     if (cg.ok()) {
       opt.cgroup = std::move(*cg);
     } else {

@@ -210,7 +210,13 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("squeue", c.status(), err);
-  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+  std::string query;
+  if (!ids.empty()) {
+    for (int64_t id : ids) query += (query.empty() ? "ids=" : ",") + std::to_string(id);
+  } else if (states.empty()) {
+    query = "active=1";
+  }
+  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(query);
   if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
   std::vector<JobRecord> shown;
   for (const JobRecord& j : *jobs) {
@@ -279,7 +285,7 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!ps.ok()) return ConnectError("sinfo", ps.status(), err);
   StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
   if (!nodes.ok()) return ConnectError("sinfo", nodes.status(), err);
-  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");
   if (!jobs.ok()) return ConnectError("sinfo", jobs.status(), err);
   std::vector<Partition> shown;
   for (const Partition& p : *ps) {
@@ -417,7 +423,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     if (what == "node" || what == "nodes") {
       StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
       StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
-      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");
       if (!nodes.ok() || !ps.ok() || !jobs.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
       NodeUsageMap usage = UsageFromJobs(*jobs);
       bool any = false;

@@ -83,8 +83,8 @@ StatusOr<json> CtldClient::Call(const std::string& method, const std::string& ta
   return j;
 }
 
-StatusOr<std::vector<JobRecord>> CtldClient::Jobs() {
-  ASSIGN_OR_RETURN(json j, Call("GET", "/v1/jobs"));
+StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
+  ASSIGN_OR_RETURN(json j, Call("GET", query.empty() ? "/v1/jobs" : "/v1/jobs?" + query));
   std::vector<JobRecord> out;
   if (!j.contains("jobs") || !j["jobs"].is_array()) return Internal("malformed job list");
   for (const json& x : j["jobs"]) {

@@ -27,7 +27,8 @@ class CtldClient {
   StatusOr<nlohmann::json> Call(const std::string& method, const std::string& target,
                                 const nlohmann::json& body = nullptr);
 
-  StatusOr<std::vector<JobRecord>> Jobs();
+  // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
+  StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");
   StatusOr<std::vector<NodeRecord>> Nodes();
   StatusOr<std::vector<Partition>> Partitions();
   const std::string& cluster_name() const { return cluster_name_; }

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/stray_processes.h"
 #include "net/http.h"
 
 namespace muster {
@@ -272,6 +273,10 @@ int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     fs::remove(file, ec);
   }
+  // Jobs of agents that were killed (not stopped) are found by their spool marker.
+  int strays = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/spool", ec)) strays += KillStrayProcesses(e.path().string());
+  if (strays > 0) out << "muster down: killed " << strays << " job processes left by killed agents\n";
   if (stopped == 0) {
     out << "muster down: no cluster was running in " << dir << "\n";
     return 0;

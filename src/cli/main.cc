@@ -1,5 +1,5 @@
 // muster: the command-line tool, one multi-call binary. `muster <command> ...`, or a Slurm command
-// name through a symlink (sbatch, squeue, sinfo, scancel, scontrol -> muster).
+// name through a symlink (sbatch, srun, squeue, sinfo, scancel, scontrol -> muster).
 #include <unistd.h>
 
 #include <climits>
@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/local_cluster.h"
 #include "cli/place_command.h"
+#include "cli/srun.h"
 
 namespace {
 
@@ -26,6 +27,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "sinfo") return muster::SinfoMain(args, std::cout, std::cerr);
   if (command == "scancel") return muster::ScancelMain(args, std::cout, std::cerr);
   if (command == "scontrol") return muster::ScontrolMain(args, std::cout, std::cerr);
+  if (command == "srun") return muster::SrunMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, self, std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);

@@ -421,6 +421,7 @@ std::string MusterUsage() {
          "  up        start a local cluster (controller + node agents with fake GPUs) in the background\n"
          "  down      stop the local cluster started by 'muster up'\n"
          "  sbatch    submit a batch script (Slurm's options; also as the 'sbatch' symlink)\n"
+         "  srun      run a parallel step on the nodes of the current allocation (also 'srun')\n"
          "  squeue    list jobs (also 'squeue')\n"
          "  sinfo     list partitions and nodes (also 'sinfo')\n"
          "  scancel   cancel or signal jobs (also 'scancel')\n"

@@ -1,6 +1,8 @@
 #include "ctld/api_routes.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "model/record_json.h"
 
@@ -108,9 +110,24 @@ void AddControllerRoutes(Controller& c, Router& r) {
     return Ok(json{{"job_id", *id}});
   });
 
+  // ?active=1: only jobs not finished (what squeue shows by default); ?ids=1,2,3: only these.
   r.Add("GET", "/v1/jobs", [&c](const HttpRequest& req) {
+    const bool active = req.query.count("active") && req.query.at("active") == "1";
+    std::set<int64_t> ids;
+    if (auto it = req.query.find("ids"); it != req.query.end()) {
+      std::stringstream in(it->second);
+      for (std::string s; std::getline(in, s, ',');) {
+        StatusOr<int64_t> id = ParseId(s);
+        if (!id.ok()) return ErrorResponse(id.status());
+        ids.insert(*id);
+      }
+    }
     json jobs = json::array();
-    for (const JobRecord& j : c.ListJobs()) jobs.push_back(VisibleJob(j, req.caller, c));
+    for (const JobRecord& j : c.ListJobs()) {
+      if (active && IsFinished(j.state)) continue;
+      if (!ids.empty() && !ids.count(j.id)) continue;
+      jobs.push_back(VisibleJob(j, req.caller, c));
+    }
     return Ok(json{{"jobs", jobs}});
   });
 
@@ -149,6 +166,51 @@ void AddControllerRoutes(Controller& c, Router& r) {
       return Ok(json::object());
     });
   }
+
+  // srun: a step of a running job, with where its tasks go (docs/api.md).
+  r.Add("POST", "/v1/jobs/{id}/steps", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StepRequest s;
+    Status err;
+    if (!Get(*body, "name", s.name, err) || !Get(*body, "ntasks", s.shape.ntasks, err) ||
+        !Get(*body, "nnodes", s.shape.nnodes, err) || !Get(*body, "ntasks_per_node", s.shape.ntasks_per_node, err)) {
+      return ErrorResponse(err);
+    }
+    StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);
+    if (!step.ok()) return ErrorResponse(step.status());
+    json nodes = json::array();
+    for (size_t i = 0; i < step->nodes.size(); ++i) {
+      json tasks = json::array();
+      const int first = step->layout.first_task(i);
+      for (int t = 0; t < step->layout.tasks[i]; ++t) tasks.push_back(first + t);
+      nodes.push_back(json{{"name", step->nodes[i].node.name},
+                           {"agent_address", step->nodes[i].agent_address},
+                           {"tasks", tasks}});
+    }
+    return Ok(json{{"step_id", step->step.step_id},
+                   {"ntasks", step->layout.ntasks},
+                   {"warning", step->layout.warning},
+                   {"job", VisibleJob(step->job, req.caller, c)},
+                   {"nodes", nodes}});
+  });
+
+  r.Add("POST", "/v1/jobs/{id}/steps/{step}/done", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<int64_t> step = ParseId(req.params.at("step"));
+    if (!step.ok() || *step > 1 << 30) return ErrorResponse(InvalidArgument("Invalid step id specified"));
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    int exit_code = 0;
+    Status err;
+    if (!Get(*body, "exit_code", exit_code, err)) return ErrorResponse(err);
+    Status st = c.FinishStep(*id, static_cast<int>(*step), exit_code, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
 
   r.Add("GET", "/v1/nodes", [&c](const HttpRequest&) {
     json nodes = json::array();

@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "model/job_record.h"
+#include "model/step_layout.h"
 #include "net/http.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/scheduler.h"
@@ -68,6 +69,22 @@ struct ExitReport {
   int restart_count = 0;  // which run of the job this was (a requeued job runs again)
 };
 
+// srun's request for a job step inside a running allocation (POST /v1/jobs/{id}/steps).
+struct StepRequest {
+  std::string name;          // "" = "step"
+  StepShapeRequest shape;    // -n, -N, --ntasks-per-node (0 = not given)
+};
+
+// The step as created: its record, the job (for the agents' environment), where its tasks go
+// (layout.nodes[i] runs tasks layout.first_task(i) ... + layout.tasks[i] - 1) and how to reach
+// those nodes' agents (same order as layout.nodes).
+struct StepCreated {
+  StepRecord step;
+  JobRecord job;
+  StepLayout layout;
+  std::vector<NodeRecord> nodes;
+};
+
 // How the controller reaches node agents (HTTP in production, a fake in tests).
 class AgentClient {
  public:
@@ -96,6 +113,12 @@ class Controller {
   Status Cancel(int64_t job_id, int signal, const Caller& caller);
   Status Hold(int64_t job_id, bool hold, const Caller& caller);
   StatusOr<JobRecord> GetJob(int64_t job_id) const;
+  // A new step of a RUNNING job (the caller must own it or be an admin): the next step id of
+  // the job (0, 1, ...), its layout on the allocation, saved (state RUNNING) before the answer.
+  StatusOr<StepCreated> CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller);
+  // The step ended (srun reports the highest task exit code): COMPLETED for 0, else FAILED.
+  // Repeating it changes nothing.
+  Status FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller);
   std::vector<JobRecord> ListJobs() const;
   std::vector<NodeRecord> ListNodes() const;
   std::vector<Partition> ListPartitions() const;

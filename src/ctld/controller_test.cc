@@ -293,5 +293,68 @@ TEST_F(ControllerTest, HoldAndRelease) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
 }
 
+TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
+  RegisterAll();
+  const int64_t id = Submit({"-N", "2", "--gres=gpu:4"});
+  // Not running yet: no steps.
+  StepRequest req;
+  req.name = "train";
+  EXPECT_EQ(ctld_->CreateStep(id, req, kAlice).status().message(), "Job is pending execution");
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  // Only the owner (or an admin) creates steps.
+  EXPECT_EQ(ctld_->CreateStep(id, req, kBob).status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ctld_->CreateStep(999, req, kAlice).status().code(), StatusCode::kNotFound);
+  StatusOr<StepCreated> s0 = ctld_->CreateStep(id, req, kAlice);
+  ASSERT_TRUE(s0.ok()) << s0.status().ToString();
+  EXPECT_EQ(s0->step.step_id, 0);
+  EXPECT_EQ(s0->step.name, "train");
+  EXPECT_EQ(s0->step.state, JobState::kRunning);
+  EXPECT_EQ(s0->step.nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(s0->step.ntasks, 2);  // the job's tasks: one per node
+  EXPECT_EQ(s0->layout.tasks, (std::vector<int>{1, 1}));
+  ASSERT_EQ(s0->nodes.size(), 2u);
+  EXPECT_EQ(s0->nodes[1].agent_address, "unix:/nowhere/n2");
+  EXPECT_EQ(s0->job.id, id);
+  // Explicit shapes; ids count up per job.
+  req.shape = {.ntasks = 5};
+  StatusOr<StepCreated> s1 = ctld_->CreateStep(id, req, kAdmin);
+  ASSERT_TRUE(s1.ok());
+  EXPECT_EQ(s1->step.step_id, 1);
+  EXPECT_EQ(s1->layout.tasks, (std::vector<int>{3, 2}));
+  req.shape = {.nnodes = 3};
+  EXPECT_EQ(ctld_->CreateStep(id, req, kAlice).status().message(), "Only allocated 2 nodes asked for 3");
+  req.shape = {.nnodes = 1, .ntasks_per_node = 4};
+  StatusOr<StepCreated> s2 = ctld_->CreateStep(id, req, kAlice);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_EQ(s2->step.step_id, 2);
+  EXPECT_EQ(s2->step.nodes, (std::vector<std::string>{"n1"}));
+  EXPECT_EQ(s2->step.ntasks, 4);
+  // Ends: 0 -> COMPLETED, else FAILED; only the owner or an admin; repeats change nothing.
+  clock_.AdvanceSeconds(7);
+  EXPECT_EQ(ctld_->FinishStep(id, 0, 0, kBob).code(), StatusCode::kPermissionDenied);
+  ASSERT_TRUE(ctld_->FinishStep(id, 0, 0, kAlice).ok());
+  ASSERT_TRUE(ctld_->FinishStep(id, 1, 3, kAlice).ok());
+  ASSERT_TRUE(ctld_->FinishStep(id, 1, 0, kAlice).ok());
+  EXPECT_EQ(ctld_->FinishStep(id, 9, 0, kAlice).code(), StatusCode::kNotFound);
+  std::vector<StepRecord> steps = ctld_->ListSteps();
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].state, JobState::kCompleted);
+  EXPECT_EQ(steps[0].end_time - steps[0].start_time, 7);
+  EXPECT_EQ(steps[1].state, JobState::kFailed);
+  EXPECT_EQ(steps[1].exit_code, 3);
+  EXPECT_EQ(steps[2].state, JobState::kRunning);
+  // Durable: a restarted controller has them, and continues the numbering.
+  Open();
+  EXPECT_EQ(ctld_->ListSteps(), steps);
+  req.shape = {};
+  StatusOr<StepCreated> s3 = ctld_->CreateStep(id, req, kAlice);
+  ASSERT_TRUE(s3.ok());
+  EXPECT_EQ(s3->step.step_id, 3);
+  // A finished job takes no more steps.
+  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{}, kAdmin).ok());
+  EXPECT_EQ(ctld_->CreateStep(id, req, kAlice).status().code(), StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace muster

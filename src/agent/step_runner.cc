@@ -1,0 +1,327 @@
+// A step's pump thread owns its tasks' pipe ends and its I/O connection; StepRunner::mu_ guards
+// the step table and the task pids (Signal reads them from other threads). A reaped task's
+// process group is still signalled until its step ends: what the task left running in the
+// background is part of the step (Slurm ends it with the step).
+#include "agent/step_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "agent/job_env.h"
+#include "agent/launcher.h"
+#include "net/step_io.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+// How long a task that exited may keep its pipes open (a background child holding them) before
+// its exit is reported anyway.
+constexpr int64_t kOutputGraceMs = 2000;
+constexpr int kConnectTimeoutMs = 5000;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool KeyOk(const std::string& key) {
+  if (key.empty() || key.size() > 128) return false;
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// Slurm's tasks exit with errno when exec fails.
+int LaunchFailureCode(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kNotFound: return 2;           // ENOENT
+    case StatusCode::kPermissionDenied: return 13;  // EACCES
+    default: return 1;
+  }
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return InvalidArgument("request body is not a JSON object");
+  StepLaunch s;
+  try {
+    s.job_id = j.at("job_id").get<int64_t>();
+    s.step_id = j.at("step_id").get<int>();
+    s.restart_count = j.value("restart_count", 0);
+    for (const json& t : j.at("tasks"))
+      s.tasks.push_back(StepTask{t.at("procid").get<int>(), t.at("localid").get<int>()});
+    s.ntasks = j.at("ntasks").get<int>();
+    s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
+    s.argv = j.at("argv").get<std::vector<std::string>>();
+    s.env = j.value("env", std::vector<std::string>{});
+    s.cwd = j.value("cwd", std::string());
+    s.io_address = j.at("io").get<std::string>();
+    s.io_key = j.at("io_key").get<std::string>();
+  } catch (const json::exception& e) {
+    return InvalidArgument(std::string("bad step request: ") + e.what());
+  }
+  if (s.step_id < 0) return InvalidArgument("bad step id " + std::to_string(s.step_id));
+  if (s.argv.empty() || s.argv[0].empty()) return InvalidArgument("no command given");
+  if (s.tasks.empty()) return InvalidArgument("no tasks for this node");
+  for (const StepTask& t : s.tasks) {
+    if (t.procid < 0 || t.procid >= s.ntasks || t.localid < 0) {
+      return InvalidArgument("task " + std::to_string(t.procid) + " is outside the step's " + std::to_string(s.ntasks) +
+                             " tasks");
+    }
+  }
+  if (s.io_address.empty()) return InvalidArgument("no I/O address");
+  if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
+  return s;
+}
+
+StepRunner::~StepRunner() { Shutdown(); }
+
+Status StepRunner::Start(const StepLaunch& l) {
+  JoinFinished();
+  const auto key = std::make_pair(l.job_id, l.step_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutdown_) return Status(StatusCode::kUnavailable, "the agent is stopping");
+    if (steps_.count(key)) {
+      return FailedPrecondition("step " + std::to_string(l.job_id) + "." + std::to_string(l.step_id) +
+                                " already runs on " + l.node_name);
+    }
+  }
+  StatusOr<int> io = ConnectStream(l.io_address, kConnectTimeoutMs);
+  if (!io.ok()) return Status(StatusCode::kUnavailable, "cannot reach srun: " + io.status().message());
+  auto step = std::make_unique<Step>();
+  step->job_id = l.job_id;
+  step->step_id = l.step_id;
+  step->io = *io;
+  bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
+
+  JobRecord job = l.job;
+  job.environment = l.env;  // srun's environment, as sbatch's is the batch script's
+  for (const StepTask& t : l.tasks) {
+    Task task;
+    task.id = t;
+    TaskPlacement where;
+    where.procid = t.procid;
+    where.localid = t.localid;
+    where.step_id = l.step_id;
+    where.step_ntasks = l.ntasks;
+    where.step_nodes = l.step_nodes;
+    LaunchSpec spec;
+    spec.uid = job.uid;
+    spec.gid = job.gid;
+    spec.user = job.user;
+    spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
+    spec.argv = l.argv;
+    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, "");
+    spec.cgroup_procs_file = l.cgroup_procs_file;
+    spec.allow_root = l.allow_root;
+    if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    Status st = Status::Ok();
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+      st = Internal(std::string("pipe: ") + std::strerror(errno));
+    } else {
+      spec.stdout_fd = out[1];
+      spec.stderr_fd = err[1];
+      StatusOr<pid_t> pid = Launch(spec);
+      if (pid.ok()) {
+        task.pid = *pid;
+      } else {
+        st = pid.status();
+      }
+    }
+    CloseFd(out[1]);
+    CloseFd(err[1]);
+    if (st.ok()) {
+      task.out = out[0];
+      task.err = err[0];
+      fcntl(task.out, F_SETFL, O_NONBLOCK);
+      fcntl(task.err, F_SETFL, O_NONBLOCK);
+    } else {
+      CloseFd(out[0]);
+      CloseFd(err[0]);
+      std::fprintf(stderr, "musterd[%s]: step %lld.%d task %d: %s\n", l.node_name.c_str(),
+                   static_cast<long long>(l.job_id), l.step_id, t.procid, st.message().c_str());
+      const std::string msg =
+          "musterd: error: " + l.node_name + ": task " + std::to_string(t.procid) + ": " + st.message() + "\n";
+      io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(OutputFrame(StepIoKind::kErr, t.procid, msg)));
+      io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(ExitFrame(t.procid, LaunchFailureCode(st), 0, false)));
+      task.reaped = task.reported = true;
+    }
+    step->tasks.push_back(task);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  Step* raw = step.get();
+  if (shutdown_ || !io_ok) {
+    // Nobody to report to (srun is gone) or nobody to pump: end what was started.
+    for (Task& t : raw->tasks) {
+      if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+    }
+  }
+  raw->thread = std::thread([this, raw] { Pump(raw); });
+  steps_[key] = std::move(step);
+  return Status::Ok();
+}
+
+void StepRunner::Pump(Step* s) {
+  std::vector<char> buf(64 * 1024);
+  bool io_ok = true;
+  bool killed = false;
+  while (true) {
+    std::vector<pollfd> fds;
+    std::vector<std::pair<size_t, bool>> which;  // task index, stderr?
+    for (size_t i = 0; i < s->tasks.size(); ++i) {
+      if (s->tasks[i].out >= 0) {
+        fds.push_back(pollfd{s->tasks[i].out, POLLIN, 0});
+        which.emplace_back(i, false);
+      }
+      if (s->tasks[i].err >= 0) {
+        fds.push_back(pollfd{s->tasks[i].err, POLLIN, 0});
+        which.emplace_back(i, true);
+      }
+    }
+    // srun never writes: the stream becoming readable means it closed (srun is gone).
+    const size_t io_index = fds.size();
+    if (io_ok) fds.push_back(pollfd{s->io, POLLRDHUP, 0});
+    if (!fds.empty()) {
+      poll(fds.data(), fds.size(), 20);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (io_ok && fds[io_index].revents != 0) io_ok = false;
+    fds.resize(io_index);
+    for (size_t k = 0; k < fds.size(); ++k) {
+      if (fds[k].revents == 0) continue;
+      Task& t = s->tasks[which[k].first];
+      int& fd = which[k].second ? t.err : t.out;
+      ssize_t n = read(fd, buf.data(), buf.size());
+      if (n > 0) {
+        if (io_ok) {
+          io_ok = WriteFully(s->io, EncodeStepIoFrame(OutputFrame(which[k].second ? StepIoKind::kErr : StepIoKind::kOut,
+                                                                  t.id.procid, std::string(buf.data(), n))));
+        }
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        CloseFd(fd);
+      }
+    }
+    const int64_t now = NowMs();
+    bool all_reported = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (Task& t : s->tasks) {
+        if (t.reaped) continue;
+        ExitInfo info;
+        if (!TryReap(t.pid, &info)) continue;
+        t.reaped = true;
+        t.reaped_ms = now;
+        t.exit_code = info.exited ? info.exit_code : 0;
+        t.signal = info.exited ? 0 : info.signal;
+        t.core = info.core_dumped;
+      }
+      if (!io_ok && !killed) {
+        // srun is gone: nobody would see the output or the exits (Slurm ends the step too).
+        for (Task& t : s->tasks) {
+          if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+        }
+        killed = true;
+      }
+    }
+    for (Task& t : s->tasks) {
+      if (t.reaped && !t.reported) {
+        if ((t.out >= 0 || t.err >= 0) && now - t.reaped_ms < kOutputGraceMs) {
+          all_reported = false;
+          continue;
+        }
+        CloseFd(t.out);
+        CloseFd(t.err);
+        if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(ExitFrame(t.id.procid, t.exit_code, t.signal, t.core)));
+        t.reported = true;
+      }
+      all_reported = all_reported && t.reported;
+    }
+    if (all_reported) break;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Task& t : s->tasks) {
+      if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);  // what the tasks left behind
+    }
+    CloseFd(s->io);  // under the lock: Shutdown may be using it
+    s->done = true;
+  }
+}
+
+void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, step] : steps_) {
+    if (key.first != job_id || (step_id >= 0 && key.second != step_id) || step->done) continue;
+    for (const Task& t : step->tasks) {
+      if (t.pid > 0) (void)SignalGroup(t.pid, sig);
+    }
+  }
+}
+
+int StepRunner::Running(int64_t job_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& [key, step] : steps_) n += key.first == job_id && !step->done;
+  return n;
+}
+
+void StepRunner::JoinFinished() {
+  std::vector<std::unique_ptr<Step>> finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = steps_.begin(); it != steps_.end();) {
+      if (it->second->done) {
+        finished.push_back(std::move(it->second));
+        it = steps_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& s : finished) s->thread.join();
+}
+
+void StepRunner::Shutdown() {
+  std::vector<std::unique_ptr<Step>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shutdown_ = true;
+    for (auto& [key, step] : steps_) {
+      for (const Task& t : step->tasks) {
+        if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+      }
+      if (step->io >= 0) shutdown(step->io, SHUT_RDWR);  // unblocks a write to a stalled srun
+    }
+    for (auto& [key, step] : steps_) all.push_back(std::move(step));
+    steps_.clear();
+  }
+  for (auto& s : all) {
+    if (s->thread.joinable()) s->thread.join();
+  }
+}
+
+}  // namespace muster

@@ -1,0 +1,103 @@
+// The tasks of job steps on one node (srun's steps, POST /v1/step on the agent): launches each
+// task as the job's user, inside the job's cgroup when there is one, with its stdout and stderr
+// on pipes; streams that output to srun's I/O address and reports every task's exit there
+// (net/step_io.h); reaps the tasks; ends what a task left behind when the step ends. One pump
+// thread per running step. Thread-safe; the agent calls it under its own lock (the runner never
+// calls back into the agent).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "model/job_record.h"
+
+namespace muster {
+
+struct StepTask {
+  int procid = 0;   // SLURM_PROCID
+  int localid = 0;  // SLURM_LOCALID
+};
+
+// What srun sends to each node of the step, plus what the agent fills in.
+struct StepLaunch {
+  // From srun.
+  int64_t job_id = 0;
+  int step_id = 0;
+  int restart_count = 0;                // which run of the job srun belongs to
+  std::vector<StepTask> tasks;          // the tasks this node runs
+  int ntasks = 0;                       // of the whole step
+  std::vector<std::string> step_nodes;  // every node of the step
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // srun's environment (--export=ALL); Slurm's variables replace its own
+  std::string cwd;               // "" = the job's working directory
+  std::string io_address;        // "unix:/path", "/path" or "host:port"
+  std::string io_key;            // sent back in the HELLO frame (letters and digits)
+  // From the agent.
+  JobRecord job;  // the agent's record of the job (never srun's word)
+  std::string node_name;
+  std::string cluster_name;
+  std::string cgroup_procs_file;  // "" = no cgroup
+  bool allow_root = false;
+  std::string spool_marker;       // "MUSTER_SPOOL=<dir>" added to every task's environment
+};
+
+// Parses and checks the body of POST /v1/step (the "from srun" fields).
+StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body);
+
+class StepRunner {
+ public:
+  StepRunner() = default;
+  ~StepRunner();
+  StepRunner(const StepRunner&) = delete;
+  StepRunner& operator=(const StepRunner&) = delete;
+
+  // Connects to srun's I/O address, launches the tasks and starts the step's pump thread. A task
+  // that cannot be launched is reported to srun (an ERR line, then EXIT with code 2 for a
+  // missing program, 13 for a permission error, else 1); the call fails only when srun cannot be
+  // reached or the step already runs here.
+  Status Start(const StepLaunch& launch);
+  // Sends `sig` to every task (process group) of the step; step_id < 0: of every step of the job.
+  void Signal(int64_t job_id, int step_id, int sig);
+  // How many steps of the job still run here.
+  int Running(int64_t job_id) const;
+  // Kills every task, waits for the pump threads. Start fails afterwards.
+  void Shutdown();
+
+ private:
+  struct Task {
+    StepTask id;
+    pid_t pid = -1;          // -1: never started
+    int out = -1, err = -1;  // read ends of its pipes, -1 once closed
+    bool reaped = false;
+    int64_t reaped_ms = 0;
+    bool reported = false;  // EXIT sent
+    int exit_code = 0, signal = 0;
+    bool core = false;
+  };
+  struct Step {
+    int64_t job_id = 0;
+    int step_id = 0;
+    int io = -1;
+    std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  void Pump(Step* step);
+  void JoinFinished();  // joins and forgets the steps whose pump ended
+
+  mutable std::mutex mu_;
+  std::map<std::pair<int64_t, int>, std::unique_ptr<Step>> steps_;
+  bool shutdown_ = false;
+};
+
+}  // namespace muster

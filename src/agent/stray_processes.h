@@ -1,0 +1,18 @@
+// Finding the processes of jobs whose agent is gone. Every process musterd starts carries
+// MUSTER_SPOOL=<its spool dir> in its environment; a restarted agent (and `muster down`) kill the
+// processes that still carry it, so a killed agent leaves nothing behind once it, or the local
+// cluster, is back. Cgroups are the primary mechanism where they exist; this is the fallback that
+// also works without them. (A job that execs children with a scrubbed environment escapes it.)
+#pragma once
+
+#include <string>
+
+namespace muster {
+
+inline constexpr char kSpoolMarker[] = "MUSTER_SPOOL=";
+
+// SIGKILLs every process (other than this one) whose environment holds MUSTER_SPOOL=<spool_dir>.
+// Returns how many were killed.
+int KillStrayProcesses(const std::string& spool_dir);
+
+}  // namespace muster

@@ -1,0 +1,484 @@
+// srun's session: one StepSession per run. Signals reach the event loop through a self-pipe
+// (the handler only writes the signal number); everything else happens on the one thread.
+#include "cli/srun.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/ctld_client.h"
+#include "cli/srun_args.h"
+#include "net/http.h"
+#include "net/step_io.h"
+
+extern char** environ;
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+int g_signal_pipe = -1;
+
+void OnSignal(int sig) {
+  const int saved = errno;
+  unsigned char b = static_cast<unsigned char>(sig);
+  if (g_signal_pipe >= 0) (void)!write(g_signal_pipe, &b, 1);
+  errno = saved;
+}
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+std::string RandomKey() {
+  unsigned char raw[16] = {0};
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!read(fd, raw, sizeof raw);
+    close(fd);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (unsigned char c : raw) {
+    key += kHex[c >> 4];
+    key += kHex[c & 15];
+  }
+  return key;
+}
+
+std::string ErrorText(const HttpResponse& r) {
+  json j = json::parse(r.body, nullptr, false);
+  if (j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
+  return "HTTP " + std::to_string(r.status);
+}
+
+struct NodeTasks {
+  std::string name;
+  std::string agent;
+  std::vector<int> procids;
+  std::unique_ptr<HttpClient> client;  // kept for signals once launched
+  bool launched = false;
+};
+
+struct Task {
+  size_t node = 0;
+  bool ended = false;
+  int code = 0, signal = 0;
+  LineLabeler out, err;
+};
+
+struct Conn {
+  int fd = -1;
+  StepIoDecoder decoder;
+  bool hello = false;
+  size_t node = 0;
+};
+
+class StepSession {
+ public:
+  StepSession(const SrunOptions& opt, std::ostream& out, std::ostream& err) : opt_(opt), out_(out), err_(err) {}
+  ~StepSession() {
+    for (Conn& c : conns_) close(c.fd);
+    if (listener_ >= 0) close(listener_);
+    if (!io_dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(io_dir_, ec);
+    }
+  }
+  int Run(int64_t job_id);
+
+ private:
+  Status Listen(bool tcp);
+  void LaunchAll(const json& job);
+  void Loop();
+  void HandleFrame(Conn& c, const StepIoFrame& f);
+  void HandleSignal(int sig);
+  void Forward(int sig);
+  void TaskEnded(int procid, int code, int signal, bool core);
+  void Emit(std::ostream& s, const std::string& bytes) {
+    s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    s.flush();
+  }
+  std::string StepId() const { return "StepId=" + std::to_string(job_id_) + "." + std::to_string(step_id_); }
+  int Remaining() const {
+    return static_cast<int>(std::count_if(tasks_.begin(), tasks_.end(), [](const Task& t) { return !t.ended; }));
+  }
+
+  const SrunOptions& opt_;
+  std::ostream& out_;
+  std::ostream& err_;
+  int64_t job_id_ = 0;
+  int step_id_ = 0;
+  std::vector<NodeTasks> nodes_;
+  std::vector<Task> tasks_;
+  std::string key_ = RandomKey();
+  std::string io_address_;
+  std::string io_dir_;
+  int listener_ = -1;
+  std::vector<Conn> conns_;
+  int sig_read_ = -1;
+  int64_t last_interrupt_ms_ = -100000;
+  bool user_signalled_ = false;
+  bool terminating_ = false;
+  int exit_status_ = 0;  // highest exit code (or 1 for tasks that never ran or were lost)
+  int max_signal_ = 0;   // highest signal that killed a task
+  int ExitStatus() const { return max_signal_ > 0 ? TaskExitStatus(0, max_signal_) : exit_status_; }
+};
+
+Status StepSession::Listen(bool tcp) {
+  if (tcp) {
+    const bool local =
+        std::all_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return n.agent.rfind("unix:", 0) == 0; });
+    int port = 0;
+    ASSIGN_OR_RETURN(listener_, ListenTcp(local ? "127.0.0.1" : "0.0.0.0", 0, &port));
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    io_address_ = (local ? std::string("127.0.0.1") : std::string(host)) + ":" + std::to_string(port);
+    return Status::Ok();
+  }
+  // A private directory (0700): nobody else may reach the socket; the agents run as root or as
+  // the cluster's owner, who is the user of a local cluster.
+  for (std::string base : {Env("TMPDIR"), std::string("/tmp")}) {
+    if (base.empty() || base.size() > 60) continue;
+    std::string tmpl = base + "/srun.XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) continue;
+    io_dir_ = tmpl;
+    io_address_ = "unix:" + tmpl + "/io.sock";
+    ASSIGN_OR_RETURN(listener_, ListenUnix(tmpl + "/io.sock"));
+    return Status::Ok();
+  }
+  return Internal(std::string("cannot create a directory for the I/O socket: ") + std::strerror(errno));
+}
+
+void StepSession::LaunchAll(const json& job) {
+  char cwd[PATH_MAX] = {0};
+  if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  std::vector<std::string> step_nodes;
+  for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
+  for (NodeTasks& n : nodes_) {
+    json tasks = json::array();
+    for (size_t i = 0; i < n.procids.size(); ++i) tasks.push_back(json{{"procid", n.procids[i]}, {"localid", i}});
+    json body{{"job_id", job_id_},
+              {"step_id", step_id_},
+              {"restart_count", job.value("restart_count", 0)},
+              {"tasks", tasks},
+              {"ntasks", static_cast<int>(tasks_.size())},
+              {"step_nodes", step_nodes},
+              {"argv", opt_.command},
+              {"env", env},
+              {"cwd", cwd},
+              {"io", io_address_},
+              {"io_key", key_}};
+    std::string error;
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, "", 10000);
+    if (!c.ok()) {
+      error = c.status().message();
+    } else {
+      StatusOr<HttpResponse> r =
+          (*c)->Request("POST", "/v1/step", body.dump(-1, ' ', false, json::error_handler_t::replace));
+      if (!r.ok()) {
+        error = r.status().message();
+      } else if (r->status != 200) {
+        error = ErrorText(*r);
+      } else {
+        n.client = std::move(*c);
+      }
+    }
+    if (error.empty()) {
+      n.launched = true;
+      continue;
+    }
+    Emit(err_, "srun: error: Task launch for " + StepId() + " failed on node " + n.name + ": " + error + "\n");
+    Emit(err_, "srun: error: Application launch failed: " + error + "\n");
+    // The tasks of the other nodes end too; the ones here never ran.
+    for (NodeTasks& m : nodes_) {
+      if (m.launched || &m == &n) continue;
+      for (int p : m.procids) tasks_[p].ended = true;
+    }
+    for (int p : n.procids) tasks_[p].ended = true;
+    exit_status_ = std::max(exit_status_, 1);
+    terminating_ = true;
+    Forward(SIGKILL);
+    return;
+  }
+}
+
+void StepSession::Forward(int sig) {
+  json body{{"job_id", job_id_}, {"step_id", step_id_}, {"signal", sig}};
+  for (NodeTasks& n : nodes_) {
+    if (!n.launched || !n.client) continue;
+    StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body.dump());
+    if (!r.ok() || r->status != 200) {
+      Emit(err_, "srun: error: cannot signal the tasks on " + n.name + ": " +
+                     (r.ok() ? ErrorText(*r) : r.status().message()) + "\n");
+    }
+  }
+}
+
+void StepSession::HandleSignal(int sig) {
+  if (sig != SIGINT) {
+    user_signalled_ = true;
+    Forward(sig);
+    return;
+  }
+  const int64_t now = NowMs();
+  if (now - last_interrupt_ms_ < 1000) {
+    Emit(err_, "srun: sending Ctrl-C to " + StepId() + "\n");
+    user_signalled_ = true;
+    Forward(SIGINT);
+    return;
+  }
+  last_interrupt_ms_ = now;
+  Emit(err_, "srun: interrupt (one more within 1 sec to abort)\n");
+  std::vector<int> running, exited;
+  for (size_t i = 0; i < tasks_.size(); ++i) (tasks_[i].ended ? exited : running).push_back(static_cast<int>(i));
+  if (!running.empty()) Emit(err_, "srun: " + StepId() + " " + TaskRanges(running) + ": running\n");
+  if (!exited.empty()) Emit(err_, "srun: " + StepId() + " " + TaskRanges(exited) + ": exited\n");
+}
+
+void StepSession::TaskEnded(int procid, int code, int signal, bool core) {
+  Task& t = tasks_[procid];
+  if (t.ended) return;
+  t.ended = true;
+  Emit(out_, t.out.Finish());
+  Emit(err_, t.err.Finish());
+  // Slurm's rule: a task killed by a signal outweighs any exit code (the highest signal wins),
+  // else the highest exit code.
+  if (signal > 0) {
+    max_signal_ = std::max(max_signal_, signal);
+  } else {
+    exit_status_ = std::max(exit_status_, code);
+  }
+  const std::string msg = TaskExitMessage(nodes_[t.node].name, procid, code, signal, core);
+  // Slurm keeps quiet about deaths by a signal the user sent.
+  if (!msg.empty() && !(signal > 0 && user_signalled_)) Emit(err_, "srun: error: " + msg + "\n");
+  if (!msg.empty() && opt_.kill_on_bad_exit && !terminating_ && Remaining() > 0) {
+    terminating_ = true;
+    Emit(err_, "srun: Terminating " + StepId() + "\n");
+    user_signalled_ = true;
+    Forward(SIGKILL);
+  }
+}
+
+void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
+  if (f.kind == StepIoKind::kHello) return;
+  if (f.procid < 0 || f.procid >= static_cast<int>(tasks_.size()) || tasks_[f.procid].node != c.node) return;
+  Task& t = tasks_[f.procid];
+  switch (f.kind) {
+    case StepIoKind::kOut: Emit(out_, opt_.label ? t.out.Add(f.data) : f.data); break;
+    case StepIoKind::kErr: Emit(err_, opt_.label ? t.err.Add(f.data) : f.data); break;
+    case StepIoKind::kExit: TaskEnded(f.procid, f.exit_code, f.signal, f.core_dumped); break;
+    case StepIoKind::kHello: break;
+  }
+}
+
+void StepSession::Loop() {
+  std::vector<char> buf(64 * 1024);
+  while (Remaining() > 0) {
+    std::vector<pollfd> fds = {{sig_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
+    for (const Conn& c : conns_) fds.push_back(pollfd{c.fd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) break;
+    if (fds[0].revents != 0) {
+      unsigned char sigs[16];
+      ssize_t n = read(sig_read_, sigs, sizeof sigs);
+      for (ssize_t i = 0; i < n; ++i) HandleSignal(sigs[i]);
+    }
+    if (fds[1].revents != 0) {
+      int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) conns_.push_back(Conn{fd, {}, false, 0});
+    }
+    std::vector<size_t> closed;
+    for (size_t k = 2; k < fds.size(); ++k) {
+      if (fds[k].revents == 0) continue;
+      Conn& c = conns_[k - 2];
+      ssize_t n = read(c.fd, buf.data(), buf.size());
+      bool drop = n <= 0 && !(n < 0 && errno == EINTR);
+      if (n > 0) c.decoder.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+      while (n > 0) {
+        StatusOr<std::optional<StepIoFrame>> f = c.decoder.Next();
+        if (!f.ok()) {
+          drop = true;
+          break;
+        }
+        if (!f->has_value()) break;
+        const StepIoFrame& frame = **f;
+        if (!c.hello) {
+          // The first frame must carry our key: anything else did not come from our step's agents.
+          auto node =
+              std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeTasks& x) { return x.name == frame.node; });
+          if (frame.kind != StepIoKind::kHello || frame.data != key_ || node == nodes_.end()) {
+            drop = true;
+            break;
+          }
+          c.hello = true;
+          c.node = static_cast<size_t>(node - nodes_.begin());
+          continue;
+        }
+        HandleFrame(c, frame);
+      }
+      if (drop) closed.push_back(k - 2);
+    }
+    for (auto it = closed.rbegin(); it != closed.rend(); ++it) {
+      Conn& c = conns_[*it];
+      if (c.hello) {
+        // The agent closes after the last exit; tasks still open now were lost with it.
+        std::vector<int> lost;
+        for (int p : nodes_[c.node].procids) {
+          if (!tasks_[p].ended) lost.push_back(p);
+        }
+        for (int p : lost) {
+          tasks_[p].ended = true;
+          exit_status_ = std::max(exit_status_, 1);
+        }
+        if (!lost.empty()) {
+          Emit(err_, "srun: error: " + nodes_[c.node].name + ": " + TaskRanges(lost) +
+                         ": lost contact with musterd (no exit status)\n");
+        }
+      }
+      close(c.fd);
+      conns_.erase(conns_.begin() + static_cast<std::ptrdiff_t>(*it));
+    }
+  }
+}
+
+int StepSession::Run(int64_t job_id) {
+  job_id_ = job_id;
+  StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
+  if (!ctld.ok()) {
+    Emit(err_, "srun: error: " + ctld.status().message() + "\n");
+    return 1;
+  }
+  std::string name = opt_.job_name;
+  if (name.empty()) name = std::filesystem::path(opt_.command[0]).filename().string();
+  json req{{"name", name}, {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node}};
+  StatusOr<json> created = (*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps", req);
+  if (!created.ok()) {
+    Emit(err_, "srun: error: Unable to create step for job " + std::to_string(job_id) + ": " +
+                   created.status().message() + "\n");
+    return 1;
+  }
+  const json& c = *created;
+  try {
+    step_id_ = c.at("step_id").get<int>();
+    tasks_.resize(c.at("ntasks").get<size_t>());
+    for (const json& n : c.at("nodes")) {
+      NodeTasks nt;
+      nt.name = n.at("name").get<std::string>();
+      nt.agent = n.at("agent_address").get<std::string>();
+      nt.procids = n.at("tasks").get<std::vector<int>>();
+      for (int p : nt.procids) {
+        if (p < 0 || p >= static_cast<int>(tasks_.size())) throw std::out_of_range("task id");
+        tasks_[p].node = nodes_.size();
+        if (opt_.label) {
+          tasks_[p].out = LineLabeler(TaskLabel(p, static_cast<int>(tasks_.size())));
+          tasks_[p].err = LineLabeler(TaskLabel(p, static_cast<int>(tasks_.size())));
+        }
+      }
+      nodes_.push_back(std::move(nt));
+    }
+  } catch (const std::exception& e) {
+    Emit(err_, std::string("srun: error: malformed step from the controller: ") + e.what() + "\n");
+    return 1;
+  }
+  if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
+
+  const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) {
+                     return n.agent.rfind("unix:", 0) != 0;
+                   });
+  if (Status st = Listen(tcp); !st.ok()) {
+    Emit(err_, "srun: error: " + st.message() + "\n");
+    (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                        json{{"exit_code", 1}});
+    return 1;
+  }
+  int sp[2] = {-1, -1};
+  if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
+    sig_read_ = sp[0];
+    g_signal_pipe = sp[1];
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int s : kForwarded) sigaction(s, &sa, nullptr);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (int s : kForwarded) sigaddset(&unblock, s);
+    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  LaunchAll(c.value("job", json::object()));
+  // Every agent that took its tasks has connected (it does so before answering): the socket's
+  // name is no longer needed, and nothing is left behind if srun is killed.
+  if (!io_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(io_dir_, ec);
+    io_dir_.clear();
+  }
+  Loop();
+  (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                      json{{"exit_code", ExitStatus()}});
+  for (int s : kForwarded) signal(s, SIG_DFL);
+  g_signal_pipe = -1;
+  for (int fd : sp) {
+    if (fd >= 0) close(fd);
+  }
+  return ExitStatus();
+}
+
+}  // namespace
+
+int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  StatusOr<SrunOptions> opt = ParseSrunArgs(args);
+  if (!opt.ok()) {
+    err << opt.status().message();
+    return 1;
+  }
+  if (opt->help) return out << SrunHelp(), 0;
+  if (opt->usage) return out << SrunUsage(), 0;
+  if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
+  std::string job = Env("SLURM_JOB_ID");
+  if (job.empty()) job = Env("SLURM_JOBID");
+  if (job.empty()) {
+    err << "srun: error: running srun outside an allocation is not supported yet; use sbatch\n";
+    return 1;
+  }
+  if (job.size() > 18 || job.find_first_not_of("0123456789") != std::string::npos) {
+    err << "srun: error: Invalid job id specified: SLURM_JOB_ID=" << job << "\n";
+    return 1;
+  }
+  const std::string nodes = Env("SLURM_JOB_NUM_NODES");
+  if (opt->nnodes > 0 && !nodes.empty() && nodes.size() < 9 &&
+      nodes.find_first_not_of("0123456789") == std::string::npos && opt->nnodes > std::stoi(nodes)) {
+    err << "srun: error: Only allocated " << nodes << " nodes asked for " << opt->nnodes << "\n";
+    return 1;
+  }
+  StepSession session(*opt, out, err);
+  return session.Run(std::stoll(job));
+}
+
+}  // namespace muster

@@ -1,0 +1,239 @@
+#include "cli/srun_args.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace muster {
+
+namespace {
+
+enum class Opt {
+  kNtasks,
+  kNodes,
+  kNtasksPerNode,
+  kLabel,
+  kJobName,
+  kKillOnBadExit,
+  kUnbuffered,
+  kHelp,
+  kUsage,
+  kVersion
+};
+enum class Arg { kNone, kRequired, kOptional };
+
+struct OptionSpec {
+  const char* long_name;
+  char short_name;
+  Arg arg;
+  Opt opt;
+};
+
+constexpr OptionSpec kOptions[] = {
+    {"help", 'h', Arg::kNone, Opt::kHelp},
+    {"job-name", 'J', Arg::kRequired, Opt::kJobName},
+    {"kill-on-bad-exit", 'K', Arg::kOptional, Opt::kKillOnBadExit},
+    {"label", 'l', Arg::kNone, Opt::kLabel},
+    {"nodes", 'N', Arg::kRequired, Opt::kNodes},
+    {"ntasks", 'n', Arg::kRequired, Opt::kNtasks},
+    {"ntasks-per-node", 0, Arg::kRequired, Opt::kNtasksPerNode},
+    {"unbuffered", 'u', Arg::kNone, Opt::kUnbuffered},  // output is never buffered here anyway
+    {"usage", 0, Arg::kNone, Opt::kUsage},
+    {"version", 'V', Arg::kNone, Opt::kVersion},
+};
+
+Status Error(const std::string& text) { return InvalidArgument(text); }
+Status GetoptError(const std::string& line) {
+  return Error("srun: " + line + "\nTry \"srun --help\" for more information\n");
+}
+
+StatusOr<const OptionSpec*> FindLong(std::string_view name, const std::string& arg) {
+  std::vector<const OptionSpec*> matches;
+  for (const OptionSpec& o : kOptions) {
+    const std::string_view full(o.long_name);
+    if (full == name) return &o;
+    if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
+  }
+  if (matches.empty()) return GetoptError("unrecognized option '" + arg + "'");
+  if (matches.size() > 1) {
+    std::string list;
+    for (const OptionSpec* c : matches) list += " '--" + std::string(c->long_name) + "'";
+    return GetoptError("option '--" + std::string(name) + "' is ambiguous; possibilities:" + list);
+  }
+  return matches[0];
+}
+
+StatusOr<int> Count(const std::string& value, const char* what, int min) {
+  int v = 0;
+  bool ok = !value.empty() && value.size() <= 9 && value.find_first_not_of("0123456789") == std::string::npos;
+  if (ok) v = std::stoi(value);
+  if (!ok || v < min) return Error("srun: error: Invalid numeric value \"" + value + "\" for " + what + ".\n");
+  return v;
+}
+
+Status Apply(const OptionSpec& o, const std::string& value, bool has_value, SrunOptions* out) {
+  switch (o.opt) {
+    case Opt::kNtasks: {
+      ASSIGN_OR_RETURN(out->ntasks, Count(value, "number of tasks", 1));
+      break;
+    }
+    case Opt::kNodes: {
+      // "min[-max]": inside an allocation the step takes the minimum.
+      const std::string min = value.substr(0, value.find('-'));
+      StatusOr<int> n = Count(min, "number of nodes", 1);
+      if (!n.ok()) return Error("srun: error: invalid node count `" + value + "'\n");
+      out->nnodes = *n;
+      break;
+    }
+    case Opt::kNtasksPerNode: {
+      ASSIGN_OR_RETURN(out->ntasks_per_node, Count(value, "--ntasks-per-node", 1));
+      break;
+    }
+    case Opt::kLabel: out->label = true; break;
+    case Opt::kJobName: out->job_name = value; break;
+    case Opt::kKillOnBadExit: out->kill_on_bad_exit = !has_value || value != "0"; break;
+    case Opt::kUnbuffered: break;
+    case Opt::kHelp: out->help = true; break;
+    case Opt::kUsage: out->usage = true; break;
+    case Opt::kVersion: out->version = true; break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
+  SrunOptions out;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a.size() < 2 || a[0] != '-') break;
+    if (a[1] == '-') {
+      const size_t eq = a.find('=');
+      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      ASSIGN_OR_RETURN(const OptionSpec* o, FindLong(name, a));
+      const std::string shown = "--" + std::string(o->long_name);
+      std::string value;
+      bool has_value = false;
+      if (eq != std::string::npos) {
+        if (o->arg == Arg::kNone) return GetoptError("option '" + shown + "' doesn't allow an argument");
+        value = a.substr(eq + 1);
+        has_value = true;
+      } else if (o->arg == Arg::kRequired) {
+        if (i + 1 >= args.size()) return GetoptError("option '" + shown + "' requires an argument");
+        value = args[++i];
+        has_value = true;
+      }
+      RETURN_IF_ERROR(Apply(*o, value, has_value, &out));
+      continue;
+    }
+    // Short options, possibly grouped ("-lK"), with an attached or separate value ("-n4", "-n 4").
+    for (size_t k = 1; k < a.size(); ++k) {
+      const OptionSpec* o = nullptr;
+      for (const OptionSpec& s : kOptions) {
+        if (s.short_name == a[k]) o = &s;
+      }
+      if (o == nullptr) return GetoptError(std::string("invalid option -- '") + a[k] + "'");
+      if (o->arg == Arg::kNone || (o->arg == Arg::kOptional && k + 1 == a.size())) {
+        RETURN_IF_ERROR(Apply(*o, "", false, &out));
+        continue;
+      }
+      std::string value = a.substr(k + 1);
+      if (value.empty()) {
+        if (i + 1 >= args.size()) return GetoptError(std::string("option requires an argument -- '") + a[k] + "'");
+        value = args[++i];
+      }
+      RETURN_IF_ERROR(Apply(*o, value, true, &out));
+      break;
+    }
+  }
+  out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (out.command.empty() && !out.help && !out.usage && !out.version) {
+    return Error("srun: fatal: No command given to execute.\n");
+  }
+  return out;
+}
+
+std::string SrunUsage() {
+  return "Usage: srun [-N nnodes] [-n ntasks] [--ntasks-per-node=n] [-J jobname] [-l] [-K[0|1]]\n"
+         "            [-u] executable [args...]\n";
+}
+
+std::string SrunHelp() {
+  return "Usage: srun [OPTIONS...] executable [args...]\n"
+         "\n"
+         "Runs a job step inside the current allocation (a batch job): one set of tasks spread over\n"
+         "the job's nodes, their output forwarded here, srun's exit code the highest of theirs.\n"
+         "\n"
+         "Parallel run options:\n"
+         "  -J, --job-name=jobname      name of the step\n"
+         "  -K, --kill-on-bad-exit      kill the step if any task exits with a non-zero code\n"
+         "  -l, --label                 prepend the task number to lines of output\n"
+         "  -N, --nodes=N               number of nodes on which to run (at most the job's)\n"
+         "  -n, --ntasks=ntasks         number of tasks to run\n"
+         "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+         "  -u, --unbuffered            accepted (output is never buffered)\n"
+         "\n"
+         "Help options:\n"
+         "  -h, --help                  show this help message\n"
+         "      --usage                 display brief usage message\n"
+         "\n"
+         "Other options:\n"
+         "  -V, --version               output version information and exit\n";
+}
+
+std::string TaskLabel(int procid, int ntasks) {
+  const size_t width = std::to_string(ntasks > 1 ? ntasks - 1 : 0).size();
+  std::string id = std::to_string(procid);
+  if (id.size() < width) id.insert(0, width - id.size(), ' ');
+  return id + ": ";
+}
+
+std::string LineLabeler::Add(const std::string& bytes) {
+  partial_ += bytes;
+  std::string out;
+  size_t start = 0;
+  for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
+    out += label_;
+    out.append(partial_, start, nl + 1 - start);
+  }
+  partial_.erase(0, start);
+  return out;
+}
+
+std::string LineLabeler::Finish() {
+  if (partial_.empty()) return "";
+  std::string out = label_ + partial_;
+  partial_.clear();
+  return out;
+}
+
+std::string TaskExitMessage(const std::string& node, int procid, int exit_code, int signal, bool core_dumped) {
+  const std::string who = node + ": task " + std::to_string(procid) + ": ";
+  if (signal > 0) {
+    const char* name = strsignal(signal);
+    return who + (name != nullptr ? name : "Signal " + std::to_string(signal)) + (core_dumped ? " (core dumped)" : "");
+  }
+  if (exit_code != 0) return who + "Exited with exit code " + std::to_string(exit_code);
+  return "";
+}
+
+int TaskExitStatus(int exit_code, int signal) { return signal > 0 ? 128 + signal : exit_code; }
+
+std::string TaskRanges(const std::vector<int>& procids) {
+  std::string out;
+  for (size_t i = 0; i < procids.size();) {
+    size_t j = i;
+    while (j + 1 < procids.size() && procids[j + 1] == procids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(procids[i]);
+    if (j > i) out += "-" + std::to_string(procids[j]);
+    i = j + 1;
+  }
+  return (procids.size() == 1 ? "task " : "tasks ") + out;
+}
+
+}  // namespace muster

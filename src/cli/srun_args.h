@@ -1,0 +1,58 @@
+// srun's pure parts: option parsing (getopt_long "+" rules: options stop at the command),
+// task labels (-l), and Slurm's messages for task exits and interrupts. No I/O.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace muster {
+
+struct SrunOptions {
+  int ntasks = 0;                    // -n/--ntasks; 0 = not given
+  int nnodes = 0;                    // -N/--nodes; 0 = not given
+  int ntasks_per_node = 0;           // --ntasks-per-node; 0 = not given
+  bool label = false;                // -l/--label: "<task id>: " before every line
+  std::string job_name;              // -J/--job-name: the step's name ("" = the command's base name)
+  bool kill_on_bad_exit = false;     // -K/--kill-on-bad-exit[=0|1]: a task exiting non-zero ends the step
+  bool help = false;                 // -h/--help
+  bool usage = false;                // --usage
+  bool version = false;              // -V/--version
+  std::vector<std::string> command;  // the program and its arguments
+};
+
+// Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.
+StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
+
+std::string SrunUsage();
+std::string SrunHelp();
+
+// "0: " for a step of up to 10 tasks, " 0: " up to 100, ...: as wide as the largest task id.
+std::string TaskLabel(int procid, int ntasks);
+
+// Splits one task's stream into lines and puts its label before each (srun -l). Bytes of an
+// unfinished line wait for the rest; Finish() returns them labelled (no newline added).
+class LineLabeler {
+ public:
+  LineLabeler() = default;
+  explicit LineLabeler(std::string label) : label_(std::move(label)) {}
+  std::string Add(const std::string& bytes);
+  std::string Finish();
+
+ private:
+  std::string label_;
+  std::string partial_;
+};
+
+// "node2: task 1: Exited with exit code 3", "node1: task 0: Killed", "... Segmentation fault
+// (core dumped)"; "" for a task that exited 0.
+std::string TaskExitMessage(const std::string& node, int procid, int exit_code, int signal, bool core_dumped);
+// What srun exits with for a task: its exit code, or 128 + the signal that killed it.
+int TaskExitStatus(int exit_code, int signal);
+
+// Task ids as Slurm groups them: "task 3", "tasks 0-2,5".
+std::string TaskRanges(const std::vector<int>& procids);
+
+}  // namespace muster

@@ -1,0 +1,93 @@
+#include "cli/srun_args.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace muster {
+namespace {
+
+using Args = std::vector<std::string>;
+
+SrunOptions Parse(const Args& a) {
+  StatusOr<SrunOptions> o = ParseSrunArgs(a);
+  EXPECT_TRUE(o.ok()) << o.status().message();
+  return o.ok() ? *o : SrunOptions{};
+}
+
+std::string ErrorOf(const Args& a) {
+  StatusOr<SrunOptions> o = ParseSrunArgs(a);
+  EXPECT_FALSE(o.ok());
+  return o.ok() ? "" : o.status().message();
+}
+
+TEST(ParseSrunArgs, OptionsStopAtTheCommand) {
+  SrunOptions o =
+      Parse({"-N", "2", "-n4", "--ntasks-per-node=2", "-l", "-J", "train", "torchrun", "--nnodes=2", "-n", "x"});
+  EXPECT_EQ(o.nnodes, 2);
+  EXPECT_EQ(o.ntasks, 4);
+  EXPECT_EQ(o.ntasks_per_node, 2);
+  EXPECT_TRUE(o.label);
+  EXPECT_EQ(o.job_name, "train");
+  EXPECT_EQ(o.command, (Args{"torchrun", "--nnodes=2", "-n", "x"}));
+  o = Parse({"--nodes=1", "--ntasks", "3", "--label", "--job-name=x", "--", "-weird-program"});
+  EXPECT_EQ(o.nnodes, 1);
+  EXPECT_EQ(o.ntasks, 3);
+  EXPECT_EQ(o.command, (Args{"-weird-program"}));
+  o = Parse({"-lu", "-K", "hostname"});  // grouped flags; -K without a value
+  EXPECT_TRUE(o.label);
+  EXPECT_TRUE(o.kill_on_bad_exit);
+  EXPECT_EQ(o.command, (Args{"hostname"}));
+  EXPECT_FALSE(Parse({"--kill-on-bad-exit=0", "true"}).kill_on_bad_exit);
+  EXPECT_TRUE(Parse({"--kill-on-bad=1", "true"}).kill_on_bad_exit);  // unique prefix
+  EXPECT_EQ(Parse({"-N", "2-4", "true"}).nnodes, 2);
+  EXPECT_TRUE(Parse({"--help"}).help);
+  EXPECT_TRUE(Parse({"-V"}).version);
+}
+
+TEST(ParseSrunArgs, ErrorsInSlurmsWords) {
+  EXPECT_EQ(ErrorOf({"--bogus", "true"}),
+            "srun: unrecognized option '--bogus'\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(ErrorOf({"-Z", "true"}), "srun: invalid option -- 'Z'\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(ErrorOf({"-n"}), "srun: option requires an argument -- 'n'\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(ErrorOf({"--ntasks"}),
+            "srun: option '--ntasks' requires an argument\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(ErrorOf({"-n", "x", "true"}), "srun: error: Invalid numeric value \"x\" for number of tasks.\n");
+  EXPECT_EQ(ErrorOf({"-n", "0", "true"}), "srun: error: Invalid numeric value \"0\" for number of tasks.\n");
+  EXPECT_EQ(ErrorOf({"-N", "two", "true"}), "srun: error: invalid node count `two'\n");
+  EXPECT_EQ(ErrorOf({"-l"}), "srun: fatal: No command given to execute.\n");
+  EXPECT_NE(ErrorOf({"--n", "1", "true"}).find("is ambiguous"), std::string::npos);
+}
+
+TEST(TaskLabel, AsWideAsTheLargestTaskId) {
+  EXPECT_EQ(TaskLabel(0, 1), "0: ");
+  EXPECT_EQ(TaskLabel(3, 10), "3: ");
+  EXPECT_EQ(TaskLabel(3, 11), " 3: ");
+  EXPECT_EQ(TaskLabel(10, 11), "10: ");
+}
+
+TEST(LineLabeler, LabelsWholeLinesAndKeepsPartialOnes) {
+  LineLabeler l("1: ");
+  EXPECT_EQ(l.Add("a\nb"), "1: a\n");
+  EXPECT_EQ(l.Add("c\n\nd"), "1: bc\n1: \n");
+  EXPECT_EQ(l.Finish(), "1: d");
+  EXPECT_EQ(l.Finish(), "");
+  LineLabeler none;
+  EXPECT_EQ(none.Add("x\n"), "x\n");
+}
+
+TEST(TaskExitMessage, SlurmsWording) {
+  EXPECT_EQ(TaskExitMessage("node2", 1, 3, 0, false), "node2: task 1: Exited with exit code 3");
+  EXPECT_EQ(TaskExitMessage("node1", 0, 0, SIGKILL, false), "node1: task 0: Killed");
+  EXPECT_EQ(TaskExitMessage("n1", 4, 0, SIGSEGV, true), "n1: task 4: Segmentation fault (core dumped)");
+  EXPECT_EQ(TaskExitMessage("n1", 0, 0, 0, false), "");
+  EXPECT_EQ(TaskExitStatus(3, 0), 3);
+  EXPECT_EQ(TaskExitStatus(0, SIGTERM), 128 + SIGTERM);
+}
+
+TEST(TaskRanges, GroupsRuns) {
+  EXPECT_EQ(TaskRanges({3}), "task 3");
+  EXPECT_EQ(TaskRanges({0, 1, 2, 5, 7, 8}), "tasks 0-2,5,7-8");
+}
+
+}  // namespace
+}  // namespace muster

@@ -1,0 +1,68 @@
+#include "model/step_layout.h"
+
+#include <algorithm>
+#include <map>
+
+#include "model/hostlist.h"
+
+namespace muster {
+
+int StepLayout::first_task(size_t node_index) const {
+  int first = 0;
+  for (size_t i = 0; i < node_index && i < tasks.size(); ++i) first += tasks[i];
+  return first;
+}
+
+std::vector<int> BlockTaskCounts(int ntasks, int nnodes) {
+  if (nnodes <= 0) return {};
+  std::vector<int> out(nnodes, ntasks / nnodes);
+  for (int i = 0; i < ntasks % nnodes; ++i) out[i] += 1;
+  return out;
+}
+
+StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request) {
+  if (request.ntasks < 0) return InvalidArgument("Invalid number of tasks (-n " + std::to_string(request.ntasks) + ")");
+  if (request.nnodes < 0) return InvalidArgument("invalid number of nodes (-N " + std::to_string(request.nnodes) + ")");
+  if (request.ntasks_per_node < 0) return InvalidArgument("Invalid --ntasks-per-node");
+  std::map<std::string, int> tasks_on;
+  std::vector<std::string> names;
+  for (const JobNodeAllocation& a : allocation) {
+    if (!tasks_on.count(a.node)) names.push_back(a.node);
+    tasks_on[a.node] = std::max(1, a.tasks);
+  }
+  if (names.empty()) return FailedPrecondition("the job has no allocated nodes");
+  // Slurm's node order (that of the compressed node list), as SLURM_NODEID counts them.
+  StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
+  if (ordered.ok()) names = *ordered;
+  const int allocated = static_cast<int>(names.size());
+  if (request.nnodes > allocated) {
+    return InvalidArgument("Only allocated " + std::to_string(allocated) + " nodes asked for " +
+                           std::to_string(request.nnodes));
+  }
+  StepLayout layout;
+  int nnodes = request.nnodes > 0 ? request.nnodes : allocated;
+  int ntasks = request.ntasks;
+  if (ntasks == 0) {
+    if (request.ntasks_per_node > 0) {
+      ntasks = nnodes * request.ntasks_per_node;
+    } else {
+      for (int i = 0; i < nnodes; ++i) ntasks += tasks_on[names[i]];
+    }
+  }
+  if (ntasks < nnodes) {
+    if (request.nnodes > 0) {
+      layout.warning = "can't run " + std::to_string(ntasks) + " processes on " + std::to_string(nnodes) +
+                       " nodes, setting nnodes to " + std::to_string(ntasks);
+    }
+    nnodes = ntasks;
+  }
+  if (request.ntasks_per_node > 0 && ntasks > nnodes * request.ntasks_per_node) {
+    return InvalidArgument("Requested node configuration is not available");
+  }
+  layout.nodes.assign(names.begin(), names.begin() + nnodes);
+  layout.tasks = BlockTaskCounts(ntasks, nnodes);
+  layout.ntasks = ntasks;
+  return layout;
+}
+
+}  // namespace muster

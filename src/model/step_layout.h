@@ -1,0 +1,41 @@
+// Where the tasks of a job step go: which of the job's nodes run the step and how many tasks
+// each runs (Slurm's block distribution: the tasks split as evenly as possible, the first nodes
+// taking one more when they do not divide). Pure functions; the controller answers srun with
+// the result and the agents' SLURM_* variables (agent/job_env.h) follow the same rule.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/job_record.h"
+
+namespace muster {
+
+// What srun asks for; 0 = not given.
+struct StepShapeRequest {
+  int ntasks = 0;           // -n
+  int nnodes = 0;           // -N
+  int ntasks_per_node = 0;  // --ntasks-per-node
+};
+
+struct StepLayout {
+  std::vector<std::string> nodes;  // the step's nodes, in Slurm's node order
+  std::vector<int> tasks;          // tasks per node (same order); task ids run in blocks
+  int ntasks = 0;
+  std::string warning;  // e.g. "can't run 1 processes on 2 nodes, setting nnodes to 1"
+
+  int first_task(size_t node_index) const;  // the global task id (SLURM_PROCID) of its first task
+};
+
+// tasks / nodes each, the first (tasks % nodes) nodes one more. Empty for nodes <= 0.
+std::vector<int> BlockTaskCounts(int ntasks, int nnodes);
+
+// The step's layout on a running job's allocation. Defaults follow srun inside an allocation:
+// no -N: every node of the job; no -n: --ntasks-per-node times the nodes when given, else the
+// job's tasks on those nodes (at least one per node). More nodes than tasks: fewer nodes (with a
+// warning when -N was given). Errors (InvalidArgument, Slurm's words) for a -N beyond the
+// allocation or -n beyond what --ntasks-per-node allows.
+StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request);
+
+}  // namespace muster

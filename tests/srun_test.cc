@@ -1,0 +1,205 @@
+// srun inside batch jobs on a real local cluster (musterctld + two musterd, fake GPUs): task
+// placement and environment, live output, exit codes and Slurm's messages, signals, and that no
+// task outlives its step or job. Label "integration" in CTest.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+struct Result {
+  int rc = -1;
+  std::string out;
+};
+
+Result Sh(const std::string& cmd) {
+  Result r;
+  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+// Gone, or a zombie nobody reaps.
+bool Dead(const std::string& pid) {
+  std::string stat = ReadFile("/proc/" + pid + "/stat");
+  if (stat.empty()) return true;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
+class Srun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("muster_srun_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    work_ = dir_ / "work";
+    fs::create_directories(work_);
+    fs::permissions(dir_, fs::perms::all);
+    fs::permissions(work_, fs::perms::all);
+    env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
+    Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes 2 --gpus-per-node 4");
+    ASSERT_EQ(up.rc, 0) << up.out;
+  }
+  void TearDown() override {
+    Result down = Sh(env_ + "muster down --dir " + (dir_ / "c").string());
+    EXPECT_EQ(down.rc, 0) << down.out;
+    fs::remove_all(dir_);
+  }
+  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " && " + env_ + cmd); }
+  // Writes `body` as a batch script and submits it with `args`; returns the job id.
+  int64_t SubmitScript(const std::string& args, const std::string& body, const std::string& user = "") {
+    const fs::path script = work_ / ("job" + std::to_string(scripts_++) + ".sh");
+    std::ofstream(script) << "#!/bin/bash\n" << body;
+    fs::permissions(script, fs::perms::all);
+    const std::string cmd = "sbatch --parsable " + args + " " + script.string();
+    Result r =
+        user.empty() ? Run(cmd) : Sh("cd " + work_.string() + " && su -s /bin/sh " + user + " -c '" + env_ + cmd + "'");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    return std::atoll(r.out.c_str());
+  }
+  std::string State(int64_t id) { return Trim(Run("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
+  bool WaitEnded(int64_t id, const std::string& state) {
+    return WaitFor([&] { return State(id) == state; }, 20s);
+  }
+  std::string Output(int64_t id) { return ReadFile(work_ / ("slurm-" + std::to_string(id) + ".out")); }
+
+  static inline int counter_ = 0;
+  int scripts_ = 0;
+  fs::path dir_, work_;
+  std::string env_;
+};
+
+TEST_F(Srun, GangStepRunsATaskOnEveryNodeWithItsGpusAndSlurmsEnvironment) {
+  const int64_t id = SubmitScript("-N 2 --gres=gpu:4",
+                                  "srun -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES "
+                                  "$SLURM_STEP_ID $SLURM_NNODES $SLURM_NTASKS $SLURM_NODEID $SLURM_LOCALID'\n"
+                                  "srun -n 4 -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_LOCALID "
+                                  "$SLURM_STEP_ID $SLURM_TASKS_PER_NODE'\n"
+                                  "srun --nodes=1 hostname >/dev/null && echo one-node-ok\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id);
+  for (const char* line :
+       {"0: 0 node1 0,1,2,3 0 2 2 0 0\n", "1: 1 node2 0,1,2,3 0 2 2 1 0\n", "0: 0 node1 0 1 2(x2)\n",
+        "1: 1 node1 1 1 2(x2)\n", "2: 2 node2 0 1 2(x2)\n", "3: 3 node2 1 1 2(x2)\n", "one-node-ok\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
+  }
+}
+
+TEST_F(Srun, ExitCodesAndSlurmsMessages) {
+  const int64_t id = SubmitScript("-N 2",
+                                  "srun -l bash -c 'echo out-$SLURM_PROCID; echo err-$SLURM_PROCID >&2; "
+                                  "exit $((SLURM_PROCID * 3))'\n"
+                                  "echo rc=$?\n"
+                                  "srun -n 1 bash -c 'kill -9 $$'\n"
+                                  "echo rc=$?\n"
+                                  "srun no-such-program-xyz\n"
+                                  "echo rc=$?\n"
+                                  "srun -N 3 true\n"
+                                  "echo rc=$?\n"
+                                  "srun -n 1 -N 2 true\n"
+                                  "echo rc=$?\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
+  const std::string out = Output(id);
+  for (const char* line :
+       {"0: out-0\n", "1: err-1\n", "srun: error: node2: task 1: Exited with exit code 3\nrc=3\n",
+        "srun: error: node1: task 0: Killed\nrc=137\n", "srun: error: node2: task 1: Exited with exit code 2\n",
+        "srun: error: Only allocated 2 nodes asked for 3\nrc=1\n",
+        "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nrc=0\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
+  }
+  EXPECT_NE(out.find("cannot execute 'no-such-program-xyz'"), std::string::npos) << out;
+  EXPECT_EQ(out.find("task 0: Exited with exit code 0"), std::string::npos) << out;
+}
+
+TEST_F(Srun, CancelEndsTheStepsTasksOnEveryNode) {
+  const int64_t id = SubmitScript(
+      "-N 2", "srun bash -c 'sleep 300 & echo $! > bg-$SLURM_PROCID.pid; echo $$ > task-$SLURM_PROCID.pid; wait'\n");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "task-1.pid") && fs::exists(work_ / "bg-1.pid"); }, 15s));
+  std::this_thread::sleep_for(200ms);
+  ASSERT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  ASSERT_TRUE(WaitEnded(id, "CANCELLED")) << State(id);
+  for (const char* f : {"task-0.pid", "task-1.pid", "bg-0.pid", "bg-1.pid"}) {
+    const std::string pid = Trim(ReadFile(work_ / f));
+    ASSERT_FALSE(pid.empty()) << f;
+    EXPECT_TRUE(WaitFor([&] { return Dead(pid); }, 5s)) << f << " (pid " << pid << ") still runs";
+  }
+}
+
+TEST_F(Srun, TasksEndWhenSrunDiesAndSignalsAreForwarded) {
+  const int64_t id = SubmitScript("-N 2",
+                                  "srun bash -c 'echo $$ > task-$SLURM_PROCID.pid; sleep 300' &\n"
+                                  "while [ ! -s task-1.pid ] || [ ! -s task-0.pid ]; do sleep 0.1; done\n"
+                                  "kill -9 $!; wait $!\n"
+                                  "srun -l bash -c 'trap \"echo got-term; exit 0\" TERM; sleep 300 & wait' &\n"
+                                  "sleep 1; kill -TERM $!; wait $!; echo rc=$?\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  for (const char* f : {"task-0.pid", "task-1.pid"}) {
+    const std::string pid = Trim(ReadFile(work_ / f));
+    EXPECT_TRUE(WaitFor([&] { return Dead(pid); }, 5s)) << f << " (pid " << pid << ") outlived srun";
+  }
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("0: got-term\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: got-term\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+}
+
+TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  const int64_t id = SubmitScript("-N 2", "srun -l id -un\n", "nobody");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
+  EXPECT_EQ(Output(id), "0: nobody\n1: nobody\n");
+  // Another user cannot add a step to the job.
+  const int64_t mine = SubmitScript("", "sleep 30\n");
+  ASSERT_TRUE(WaitFor([&] { return State(mine) == "RUNNING"; }, 15s));
+  Result r = Sh("cd " + work_.string() + " && su -s /bin/sh nobody -c '" + env_ +
+                "SLURM_JOB_ID=" + std::to_string(mine) + " srun true'");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out,
+            "srun: error: Unable to create step for job " + std::to_string(mine) + ": Access/permission denied\n");
+  EXPECT_EQ(Run("scancel " + std::to_string(mine)).rc, 0);
+}
+
+TEST_F(Srun, OutsideAnAllocationIsRefusedForNow) {
+  Result r = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun hostname");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "srun: error: running srun outside an allocation is not supported yet; use sbatch\n");
+}
+
+}  // namespace
