@@ -1,119 +1,15 @@
 // Integration tests: a real local cluster (musterctld + musterd processes talking over Unix
 // sockets, a SQLite file, real child processes and cgroups) driven through the real commands,
 // with assertions on what a user sees. Label "integration" in CTest.
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
-#include <string>
-#include <thread>
+#include "local_cluster_test_util.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using namespace muster_test;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
-struct Result {
-  int rc = -1;
-  std::string out;
-};
-
-// Runs a shell command line, stdout and stderr together.
-Result Sh(const std::string& cmd) {
-  Result r;
-  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  size_t b = s.find_first_not_of(' ');
-  return b == std::string::npos ? "" : s.substr(b);
-}
-
-bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
-
-std::string ReadFile(const std::string& p);
-
-// Gone, or a zombie waiting for a parent that does not reap (pid 1 of a container may not).
-bool Dead(pid_t pid) {
-  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  if (stat.empty()) return true;
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-}
-
-std::string ReadFile(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class LocalCluster : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("muster_it_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(dir_);
-    work_ = dir_ / "work";
-    fs::create_directories(work_);
-    fs::permissions(dir_, fs::perms::all);
-    fs::permissions(work_, fs::perms::all);  // other users submit from here too
-    env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
-    Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes " + std::to_string(nodes_) +
-                   " --gpus-per-node 4");
-    ASSERT_EQ(up.rc, 0) << up.out;
-    ASSERT_NE(up.out.find("is up: " + std::to_string(nodes_) + " node"), std::string::npos) << up.out;
-  }
-  void TearDown() override {
-    Result down = Sh(env_ + "muster down --dir " + (dir_ / "c").string());
-    EXPECT_EQ(down.rc, 0) << down.out;
-    // Nothing of ours may be left running.
-    for (const auto& e : fs::directory_iterator(dir_ / "c")) EXPECT_NE(e.path().extension(), ".pid") << e.path();
-    fs::remove_all(dir_);
-  }
-  // A command run by the cluster's owner (root here) from the work dir.
-  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " && " + env_ + cmd); }
-  // The same as another user.
-  Result RunAs(const std::string& user, const std::string& cmd) {
-    return Sh("cd " + work_.string() + " && su -s /bin/sh " + user + " -c '" + env_ + cmd + "'");
-  }
-  int64_t Submit(const std::string& args) {
-    Result r = Run("sbatch --parsable " + args);
-    EXPECT_EQ(r.rc, 0) << r.out;
-    return std::atoll(r.out.c_str());
-  }
-  std::string State(int64_t id) { return Trim(Run("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
-  bool WaitState(int64_t id, const std::string& state, std::chrono::milliseconds limit = 15s) {
-    return WaitFor([&] { return State(id) == state; }, limit);
-  }
-  std::string Pid(const std::string& daemon) { return Trim(ReadFile((dir_ / "c" / (daemon + ".pid")).string())); }
-
-  static inline int counter_ = 0;
-  int nodes_ = 2;
-  fs::path dir_, work_;
-  std::string env_;
-};
+using LocalCluster = LocalClusterTest;
 
 TEST_F(LocalCluster, BatchJobRunsToCompletionWithSlurmEnvironmentAndOutputFile) {
   const int64_t id = Submit("-J envjob --gres=gpu:2 -o out-%j.txt --wrap 'env; echo done'");

@@ -1,109 +1,31 @@
 // srun inside batch jobs on a real local cluster (musterctld + two musterd, fake GPUs): task
 // placement and environment, live output, exit codes and Slurm's messages, signals, and that no
 // task outlives its step or job. Label "integration" in CTest.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
-#include <string>
-#include <thread>
+#include "local_cluster_test_util.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using namespace muster_test;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
-struct Result {
-  int rc = -1;
-  std::string out;
-};
-
-Result Sh(const std::string& cmd) {
-  Result r;
-  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
-
-// Gone, or a zombie nobody reaps.
-bool Dead(const std::string& pid) {
-  std::string stat = ReadFile("/proc/" + pid + "/stat");
-  if (stat.empty()) return true;
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-}
-
-class Srun : public ::testing::Test {
+class Srun : public LocalClusterTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("muster_srun_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(dir_);
-    work_ = dir_ / "work";
-    fs::create_directories(work_);
-    fs::permissions(dir_, fs::perms::all);
-    fs::permissions(work_, fs::perms::all);
-    env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
-    Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes 2 --gpus-per-node 4");
-    ASSERT_EQ(up.rc, 0) << up.out;
-  }
-  void TearDown() override {
-    Result down = Sh(env_ + "muster down --dir " + (dir_ / "c").string());
-    EXPECT_EQ(down.rc, 0) << down.out;
-    fs::remove_all(dir_);
-  }
-  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " && " + env_ + cmd); }
   // Writes `body` as a batch script and submits it with `args`; returns the job id.
   int64_t SubmitScript(const std::string& args, const std::string& body, const std::string& user = "") {
     const fs::path script = work_ / ("job" + std::to_string(scripts_++) + ".sh");
     std::ofstream(script) << "#!/bin/bash\n" << body;
     fs::permissions(script, fs::perms::all);
     const std::string cmd = "sbatch --parsable " + args + " " + script.string();
-    Result r =
-        user.empty() ? Run(cmd) : Sh("cd " + work_.string() + " && su -s /bin/sh " + user + " -c '" + env_ + cmd + "'");
+    Result r = user.empty() ? Run(cmd) : RunAs(user, cmd);
     EXPECT_EQ(r.rc, 0) << r.out;
     return std::atoll(r.out.c_str());
   }
-  std::string State(int64_t id) { return Trim(Run("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
-  bool WaitEnded(int64_t id, const std::string& state) {
-    return WaitFor([&] { return State(id) == state; }, 20s);
-  }
-  std::string Output(int64_t id) { return ReadFile(work_ / ("slurm-" + std::to_string(id) + ".out")); }
+  bool WaitEnded(int64_t id, const std::string& state) { return WaitState(id, state, 20s); }
+  std::string Output(int64_t id) { return ReadFile((work_ / ("slurm-" + std::to_string(id) + ".out")).string()); }
+  bool Dead(const std::string& pid) { return muster_test::Dead(std::atoi(pid.c_str())); }
 
-  static inline int counter_ = 0;
   int scripts_ = 0;
-  fs::path dir_, work_;
-  std::string env_;
 };
 
 TEST_F(Srun, GangStepRunsATaskOnEveryNodeWithItsGpusAndSlurmsEnvironment) {
