@@ -123,11 +123,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
       }
     }
     json jobs = json::array();
-    for (const JobRecord& j : c.ListJobs()) {
-      if (active && IsFinished(j.state)) continue;
-      if (!ids.empty() && !ids.count(j.id)) continue;
-      jobs.push_back(VisibleJob(j, req.caller, c));
-    }
+    auto keep = [&](const JobRecord& j) { return !(active && IsFinished(j.state)) && (ids.empty() || ids.count(j.id)); };
+    for (const JobRecord& j : c.ListJobs(keep)) jobs.push_back(VisibleJob(j, req.caller, c));
     return Ok(json{{"jobs", jobs}});
   });
 

@@ -245,11 +245,12 @@ StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   return it->second;
 }
 
-std::vector<JobRecord> Controller::ListJobs() const {
+std::vector<JobRecord> Controller::ListJobs(const std::function<bool(const JobRecord&)>& keep) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobRecord> out;
-  out.reserve(jobs_.size());
-  for (const auto& [id, j] : jobs_) out.push_back(j);
+  for (const auto& [id, j] : jobs_) {
+    if (!keep || keep(j)) out.push_back(j);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -119,7 +120,8 @@ class Controller {
   // The step ended (srun reports the highest task exit code): COMPLETED for 0, else FAILED.
   // Repeating it changes nothing.
   Status FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller);
-  std::vector<JobRecord> ListJobs() const;
+  // Every job, or those `keep` accepts (evaluated under the lock: keep it cheap).
+  std::vector<JobRecord> ListJobs(const std::function<bool(const JobRecord&)>& keep = nullptr) const;
   std::vector<NodeRecord> ListNodes() const;
   std::vector<Partition> ListPartitions() const;
   std::vector<StepRecord> ListSteps() const;
