@@ -124,7 +124,15 @@ void AddControllerRoutes(Controller& c, Router& r) {
     }
     json jobs = json::array();
     auto keep = [&](const JobRecord& j) { return !(active && IsFinished(j.state)) && (ids.empty() || ids.count(j.id)); };
-    for (const JobRecord& j : c.ListJobs(keep)) jobs.push_back(VisibleJob(j, req.caller, c));
+    // Lists leave out what only the job's own processes need (script, arguments, environment):
+    // a thousand pending jobs' environments would make every squeue slow. GET /v1/jobs/{id} has them.
+    for (const JobRecord& j : c.ListJobs(keep)) {
+      json v = ToJson(j);
+      v["script"] = "";
+      v["script_args"] = json::array();
+      v["environment"] = json::array();
+      jobs.push_back(std::move(v));
+    }
     return Ok(json{{"jobs", jobs}});
   });
 

@@ -81,6 +81,7 @@ Status Controller::Recover() {
   }
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
+    if (!IsFinished(j.state)) active_.insert(j.id);
     jobs_[j.id] = std::move(j);
   }
   steps_ = std::move(*steps);
@@ -175,6 +176,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_[job.id] = job;
+    active_.insert(job.id);
   }
   Wake();
   return job.id;
@@ -350,7 +352,8 @@ ClusterSnapshot Controller::SnapshotLocked() const {
   }
   s.usage.resize(s.nodes.size());
   for (size_t i = 0; i < s.nodes.size(); ++i) s.usage[i].gpus.resize(s.nodes[i].gpus.size());
-  for (const auto& [id, j] : jobs_) {
+  for (int64_t id : active_) {
+    const JobRecord& j = jobs_.at(id);
     if (!Holds(j)) continue;
     for (const JobNodeAllocation& a : j.allocation) {
       auto p = pos.find(a.node);
@@ -383,7 +386,10 @@ void Controller::RefreshNodeStatesLocked() {
   }
 }
 
+std::vector<int64_t> Controller::ActiveIdsLocked() const { return {active_.begin(), active_.end()}; }
+
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
+  active_.erase(job.id);
   job.state = state;
   job.exit_code = exit_code;
   job.exit_signal = signal;
@@ -450,7 +456,8 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
       if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
       n->node.state = NodeState::kDown;
       n->node.reason = reason;
-      for (auto& [id, j] : jobs_) {
+      for (int64_t id : ActiveIdsLocked()) {
+        JobRecord& j = jobs_.at(id);
         if (!Holds(j)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
         if (!on) continue;
@@ -497,7 +504,8 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     n->last_heartbeat = clock_->NowSeconds();
     std::set<int64_t> reported(running_jobs.begin(), running_jobs.end());
     // Jobs this node should be running but its agent does not have: they were lost with it.
-    for (auto& [id, j] : jobs_) {
+    for (int64_t id : ActiveIdsLocked()) {
+      JobRecord& j = jobs_.at(id);
       if (!Holds(j) || j.batch_host != node.node.name || reported.count(id)) continue;
       if (j.requeue && extra_[id].ending.empty()) {
         RequeueLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
@@ -582,7 +590,8 @@ int Controller::ScheduleOnce() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     snapshot = SnapshotLocked();
-    for (const auto& [id, j] : jobs_) {
+    for (int64_t id : active_) {
+      const JobRecord& j = jobs_.at(id);
       if (j.state != JobState::kPending || j.held) continue;
       PendingJob p;
       p.id = id;
@@ -703,7 +712,8 @@ void Controller::Tick() {
       n.node.state = NodeState::kDown;
       n.node.reason = "Not responding";
       down_nodes.push_back(n);
-      for (auto& [id, j] : jobs_) {
+      for (int64_t id : ActiveIdsLocked()) {
+        JobRecord& j = jobs_.at(id);
         if (!Holds(j)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
         if (!on) continue;
@@ -715,7 +725,8 @@ void Controller::Tick() {
         changed.push_back(j);
       }
     }
-    for (auto& [id, j] : jobs_) {
+    for (int64_t id : active_) {
+      JobRecord& j = jobs_.at(id);
       if (j.state != JobState::kRunning || j.time_limit_s <= 0 || j.start_time == 0) continue;
       if (now - j.start_time < j.time_limit_s || !extra_[id].ending.empty()) continue;
       extra_[id].ending = "timeout";

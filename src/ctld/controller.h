@@ -175,6 +175,8 @@ class Controller {
   bool wake_ = false;
   bool stop_ = false;
   std::map<int64_t, JobRecord> jobs_;
+  std::set<int64_t> active_;           // ids of jobs not finished: what every cycle looks at
+  std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   std::map<int64_t, JobExtra> extra_;
   std::map<std::string, NodeRecord> nodes_;
   std::vector<StepRecord> steps_;
