@@ -10,12 +10,12 @@
 #       next pending 4-GPU job's first line;
 #   and this machine's process-creation cost (/bin/true, bash -c true), which bounds (a).
 # Prints a summary and writes bench/results/e2e.json. Knobs: NJOBS (1000) RUNS (3) PAR (8) LAT_REPS (5).
-#   bench/e2e.sh [BUILD_DIR]   (default build/release; built if missing)
+#   bench/e2e.sh [BUILD_DIR]   (default build/release, rebuilt incrementally first)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/release}
 NJOBS=${NJOBS:-1000}; RUNS=${RUNS:-3}; PAR=${PAR:-8}; LAT_REPS=${LAT_REPS:-5}
-if [[ ! -x $build/muster ]]; then
+if [[ $build == "$root/build/release" ]]; then  # (re)build what changed
   (cd "$root" && cmake --preset release -DMUSTER_BUILD_TESTS=OFF >/dev/null && cmake --build --preset release) >&2
 fi
 command -v hyperfine >/dev/null || { echo "bench/e2e.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
