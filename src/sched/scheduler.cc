@@ -48,6 +48,7 @@ const Scheduler::Filter& Scheduler::Candidates(const std::string& partition, con
   auto it = filters_.find(key);
   if (it != filters_.end()) return it->second;
   Filter f;
+  f.key = key;
   f.nodes = index_.PartitionNodes(partition);
   StatusOr<DynamicBitset> feat = index_.MatchConstraint(req.constraint);
   if (!feat.ok()) {
@@ -86,8 +87,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (!filter.status.ok()) return Reject(job.id, filter.status.message());
 
   // Never fits as asked (more than the partition has): reject now rather than wait forever.
-  const std::string key = pname + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude) +
-                          "\n" + shape.Key();
+  const std::string key = filter.key + "\n" + shape.Key();
   auto fit = fit_cache_.find(key);
   if (fit == fit_cache_.end()) {
     int v = 0;

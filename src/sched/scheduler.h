@@ -43,6 +43,7 @@ class Scheduler {
 
  private:
   struct Filter {
+    std::string key;  // partition, constraint, -w and -x: what the node set depends on
     Status status;
     DynamicBitset nodes;
   };
