@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "config/slurm_conf.h"
 #include "model/hostlist.h"
 #include "model/job_request.h"
 
@@ -101,7 +102,9 @@ std::string GpuKinds(const ClusterSnapshot& c) {
   std::vector<std::pair<std::string, int>> kinds;
   for (const Node& n : c.nodes) {
     for (const Gpu& g : n.gpus) {
-      std::string k = g.is_mig() ? g.model + " MIG slices" : g.model;
+      // A slurm.conf cluster may leave the model unknown (untyped gres, MIG profiles as types).
+      std::string k = g.is_mig() ? (g.model.empty() ? "" : g.model + " ") + "MIG slices"
+                                 : (g.model.empty() ? "untyped GPUs" : g.model);
       auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& p) { return p.first == k; });
       if (it == kinds.end()) {
         kinds.emplace_back(k, 1);
@@ -224,7 +227,7 @@ std::string GpuText(const Node* node, const NodeAllocation& a) {
   if (node == nullptr || node->gpus.empty() || a.gpus.empty()) return s;
   const int first = a.gpus[0].index;
   if (first < 0 || first >= static_cast<int>(node->gpus.size())) return s;
-  std::string what = node->gpus[first].model;
+  std::string what = node->gpus[first].model.empty() ? "gpu" : node->gpus[first].model;
   if (mig) {
     what += " MIG";
   } else if (!whole) {
@@ -439,7 +442,8 @@ std::string PlaceUsage() {
          "the partitions, an squeue-like table with pending reasons, sbatch errors for jobs that can\n"
          "never run, the nodes and GPUs of every started job, and a summary.\n"
          "\n"
-         "  --cluster FILE  the cluster file (e.g. examples/cluster.yaml)\n"
+         "  --cluster FILE  the cluster file (e.g. examples/cluster.yaml), or a Slurm site's slurm.conf\n"
+         "                  (any *.conf; topology.conf and gres.conf beside it are read as Slurm does)\n"
          "  --queue FILE    the queue file (e.g. examples/queue.yaml)\n"
          "  --strict        strict priority (the default): a job waiting for resources holds back the\n"
          "                  lower-priority jobs of its partition, as Slurm's main scheduler does\n"
@@ -509,7 +513,7 @@ int PlaceMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << PlaceUsage();
     return 0;
   }
-  StatusOr<ClusterConfig> cluster = LoadClusterConfigFile(a->cluster_path);
+  StatusOr<ClusterConfig> cluster = LoadAnyClusterFile(a->cluster_path);
   if (!cluster.ok()) {
     err << "muster place: " << cluster.status().message() << "\n";
     return 1;

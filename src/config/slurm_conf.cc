@@ -1,0 +1,1125 @@
+// slurm.conf (+ topology.conf, gres.conf) -> scheduler inputs. See docs/cluster-file.md, "From
+// Slurm's slurm.conf", for the keys read; the tokenizer follows Slurm's parse_config.c (its
+// key=value regex, comment and continuation handling) as read from its source.
+#include "config/slurm_conf.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <filesystem>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "config/yaml_reader.h"  // ReadTextFile
+#include "model/gpu_links.h"
+#include "model/hostlist.h"
+#include "model/job_request.h"
+#include "model/limits.h"
+
+namespace muster {
+
+namespace {
+
+constexpr int kMaxDevicesPerNode = 64;  // ClusterSnapshot::Validate's limit
+constexpr size_t kMaxNodes = 100'000;   // keeps a typo like gpu[1-9999999] from eating memory
+constexpr int64_t kMaxCpus = 1'000'000;
+constexpr int kMaxLinks = 255;          // GpuLinkMatrix stores counts as uint8_t
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// User text in a message, shortened so that a megabyte of junk stays readable.
+std::string Short(std::string_view s) {
+  constexpr size_t kMax = 80;
+  if (s.size() <= kMax) return std::string(s);
+  return std::string(s.substr(0, kMax)) + "...";
+}
+std::string Quote(std::string_view s) { return "'" + Short(s) + "'"; }
+
+// Names used in gres and constraint syntax: no blanks, ':', ',', '&', '|', brackets (as in
+// cluster_file.cc, so both loaders accept the same names).
+bool IsPlainName(const std::string& s) {
+  if (s.empty() || s.size() > 128) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+  });
+}
+
+// A whole run of decimal digits, at most 12 of them; false for anything else.
+bool ParseDigits(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 12) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (!IsDigit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> SplitOn(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t at = s.find(sep, start);
+    out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
+  }
+}
+
+// ---- Slurm's config syntax ------------------------------------------------------------------------
+
+// One logical line: physical lines joined at trailing backslashes, comments removed.
+struct LogicalLine {
+  std::string text;
+  std::vector<std::pair<size_t, int>> starts;  // (offset in text, physical line number), ascending
+
+  int LineAt(size_t offset) const {
+    // The last start at or before `offset` (starts[0] is at 0).
+    auto it = std::upper_bound(starts.begin(), starts.end(), offset,
+                               [](size_t off, const std::pair<size_t, int>& s) { return off < s.first; });
+    return std::prev(it)->second;
+  }
+};
+
+// As Slurm's _get_next_line: '#' starts a comment unless escaped as "\#" (then a literal '#'); a
+// line ending in '\' (after its comment and trailing blanks) continues on the next.
+std::vector<LogicalLine> LogicalLines(const std::string& text) {
+  std::vector<LogicalLine> lines;
+  LogicalLine pending;
+  bool continuing = false;
+  int number = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    ++number;
+    std::string line;
+    for (size_t k = start; k < end; ++k) {
+      if (text[k] == '#') {
+        if (!line.empty() && line.back() == '\\') {
+          line.back() = '#';
+          continue;
+        }
+        break;
+      }
+      line += text[k];
+    }
+    while (!line.empty() && IsBlank(line.back())) line.pop_back();
+    if (!continuing) pending = LogicalLine{};
+    continuing = !line.empty() && line.back() == '\\';
+    if (continuing) line.pop_back();
+    pending.starts.emplace_back(pending.text.size(), number);
+    pending.text += line;
+    if (!continuing) lines.push_back(std::move(pending));
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  if (continuing) lines.push_back(std::move(pending));  // a trailing '\' at the end of the file
+  return lines;
+}
+
+struct Pair {
+  std::string key;    // as written
+  std::string lower;  // lower case, for comparisons
+  std::string value;  // quotes removed
+  int line = 0;       // physical line of the key
+};
+
+std::string Where(const std::string& source, int line) { return source + ":" + std::to_string(line); }
+
+// "<source>:<line>: <Key>=<value>: <message>".
+Status PairError(const std::string& source, const Pair& p, const std::string& msg) {
+  return InvalidArgument(Where(source, p.line) + ": " + p.key + "=" + Short(p.value) + ": " + msg);
+}
+
+// Slurm's key=value pattern: a key of letters, digits, '_' and '.', blanks allowed around '=', and
+// a value that is "quoted" (may hold blanks) or runs to the next blank.
+StatusOr<std::vector<Pair>> Tokenize(const LogicalLine& logical, const std::string& source) {
+  const std::string& t = logical.text;
+  std::vector<Pair> out;
+  size_t i = 0;
+  while (true) {
+    while (i < t.size() && IsBlank(t[i])) ++i;
+    if (i == t.size()) return out;
+    const size_t key_start = i;
+    const int line = logical.LineAt(key_start);
+    while (i < t.size() && IsKeyChar(t[i])) ++i;
+    size_t eq = i;
+    while (eq < t.size() && IsBlank(t[eq])) ++eq;
+    if (i == key_start || eq == t.size() || t[eq] != '=') {
+      size_t end = key_start;
+      while (end < t.size() && !IsBlank(t[end])) ++end;
+      return InvalidArgument(Where(source, line) + ": expected Key=Value, got " +
+                             Quote(std::string_view(t).substr(key_start, std::max(end, key_start + 1) - key_start)));
+    }
+    Pair p;
+    p.key = t.substr(key_start, i - key_start);
+    p.lower = Lower(p.key);
+    p.line = line;
+    i = eq + 1;
+    while (i < t.size() && IsBlank(t[i])) ++i;
+    if (i < t.size() && t[i] == '"') {
+      const size_t close = t.find('"', i + 1);
+      if (close == std::string::npos) {
+        return InvalidArgument(Where(source, line) + ": unterminated '\"' in the value of " + p.key + "=");
+      }
+      p.value = t.substr(i + 1, close - i - 1);
+      i = close + 1;
+      if (i < t.size() && !IsBlank(t[i])) {
+        return InvalidArgument(Where(source, line) + ": text after the closing '\"' of " + p.key + "=");
+      }
+    } else {
+      const size_t value_start = i;
+      while (i < t.size() && !IsBlank(t[i])) ++i;
+      p.value = t.substr(value_start, i - value_start);
+    }
+    out.push_back(std::move(p));
+  }
+}
+
+// Slurm's `Include FILE` (no '='), recognised so that it gets its own message.
+bool IsInclude(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && IsBlank(text[i])) ++i;
+  if (text.size() - i < 7 || Lower(std::string_view(text).substr(i, 7)) != "include") return false;
+  return i + 7 == text.size() || IsBlank(text[i + 7]);
+}
+
+// The options of one NodeName=/PartitionName=/... line: the line's pairs over the DEFAULT line's.
+// Aliases (Feature/Features, Procs/CPUs) share one canonical key.
+class Options {
+ public:
+  Options(const std::string& source, std::string kind) : source_(source), kind_(std::move(kind)) {}
+
+  // Adds the pairs of one line (the first one, the line's own name, included). An option not in
+  // `known` or given twice on the line is an error.
+  Status AddLine(const std::vector<Pair>& pairs, const std::map<std::string, std::string>& known) {
+    std::set<std::string> seen;
+    for (const Pair& p : pairs) {
+      auto k = known.find(p.lower);
+      if (k == known.end()) return PairError(source_, p, "not a " + kind_ + " option");
+      if (!seen.insert(k->second).second) return PairError(source_, p, "given twice on this line");
+      pairs_[k->second] = p;
+    }
+    return Status::Ok();
+  }
+  void Merge(const Options& over) {
+    for (const auto& [k, p] : over.pairs_) pairs_[k] = p;
+  }
+
+  const Pair* Find(const std::string& key) const {
+    auto it = pairs_.find(key);
+    return it == pairs_.end() ? nullptr : &it->second;
+  }
+  Status Error(const Pair& p, const std::string& msg) const { return PairError(source_, p, msg); }
+
+  // The readers leave *out unchanged when the key is absent.
+  Status Int(const std::string& key, int64_t* out, int64_t min, int64_t max) const {
+    const Pair* p = Find(key);
+    if (p == nullptr) return Status::Ok();
+    int64_t v = 0;
+    if (!ParseDigits(p->value, &v) || v < min || v > max) {
+      return Error(*p, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    }
+    *out = v;
+    return Status::Ok();
+  }
+  Status Memory(const std::string& key, int64_t* out) const {
+    const Pair* p = Find(key);
+    if (p == nullptr) return Status::Ok();
+    StatusOr<int64_t> mb = ParseMemoryMb(p->value);
+    if (!mb.ok()) return Error(*p, mb.status().message());
+    *out = *mb;
+    return Status::Ok();
+  }
+  Status Time(const std::string& key, int64_t* out) const {
+    const Pair* p = Find(key);
+    if (p == nullptr) return Status::Ok();
+    StatusOr<int64_t> s = ParseTimeSpec(p->value);
+    if (!s.ok()) return Error(*p, s.status().message());
+    *out = *s;
+    return Status::Ok();
+  }
+  // Slurm's booleans: YES/NO (also TRUE/FALSE, Y/N, 1/0, UP/DOWN as its s_p_boolean reads them).
+  Status Bool(const std::string& key, bool* out) const {
+    const Pair* p = Find(key);
+    if (p == nullptr) return Status::Ok();
+    const std::string v = Lower(p->value);
+    if (v == "yes" || v == "y" || v == "true" || v == "1" || v == "up") {
+      *out = true;
+    } else if (v == "no" || v == "n" || v == "false" || v == "0" || v == "down") {
+      *out = false;
+    } else {
+      return Error(*p, "expected YES or NO");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string source_;
+  std::string kind_;
+  std::map<std::string, Pair> pairs_;  // canonical key -> pair
+};
+
+// Known options, lower case -> canonical key. Slurm's lists (read_config.c), through 24.11: an
+// option Slurm knows is accepted here even when Muster does not use it.
+const std::map<std::string, std::string>& NodeOptions() {
+  static const std::map<std::string, std::string> known = [] {
+    std::map<std::string, std::string> m;
+    for (const char* k : {"nodename", "bcastaddr", "boards", "corespeccount", "corespersocket", "cpubind", "cpus",
+                          "cpuspeclist", "gres", "memspeclimit", "nodeaddr", "nodehostname", "parameters", "port",
+                          "realmemory", "reason", "restrictedcorespergpu", "sockets", "socketsperboard", "state",
+                          "threadspercore", "tmpdisk", "topology", "tresweights", "weight", "extra"}) {
+      m[k] = k;
+    }
+    m["feature"] = "features";
+    m["features"] = "features";
+    m["procs"] = "cpus";
+    return m;
+  }();
+  return known;
+}
+
+const std::map<std::string, std::string>& PartitionOptions() {
+  static const std::map<std::string, std::string> known = [] {
+    std::map<std::string, std::string> m;
+    for (const char* k :
+         {"partitionname", "allocnodes", "allowaccounts", "allowgroups", "allowqos", "alternate", "cpubind",
+          "default", "defaulttime", "defcpupergpu", "defmempercpu", "defmempergpu", "defmempernode", "denyaccounts",
+          "denyqos", "disablerootjobs", "exclusivetopo", "exclusiveuser", "gracetime", "hidden", "lln",
+          "maxcpuspernode", "maxcpuspersocket", "maxmempercpu", "maxmempernode", "maxnodes", "maxtime", "minnodes",
+          "nodes", "oversubscribe", "overtimelimit", "powerdownonidle", "preemptmode", "priority",
+          "priorityjobfactor", "prioritytier", "qos", "reqresv", "resumetimeout", "rootonly",
+          "selecttypeparameters", "shared", "state", "suspendtime", "suspendtimeout", "topology",
+          "tresbillingweights"}) {
+      m[k] = k;
+    }
+    return m;
+  }();
+  return known;
+}
+
+const std::map<std::string, std::string>& DownNodesOptions() {
+  static const std::map<std::string, std::string> m = {{"downnodes", "downnodes"}, {"reason", "reason"},
+                                                       {"state", "state"}};
+  return m;
+}
+
+const std::map<std::string, std::string>& NodeSetOptions() {
+  static const std::map<std::string, std::string> m = {
+      {"nodeset", "nodeset"}, {"nodes", "nodes"}, {"feature", "feature"}, {"features", "feature"}};
+  return m;
+}
+
+const std::map<std::string, std::string>& GresOptions() {
+  static const std::map<std::string, std::string> known = [] {
+    std::map<std::string, std::string> m;
+    for (const char* k : {"nodename", "name", "type", "file", "count", "cores", "cpus", "links", "flags",
+                          "autodetect", "multiplefiles"}) {
+      m[k] = k;
+    }
+    return m;
+  }();
+  return known;
+}
+
+// A node's State= (or a DownNodes line's): how it maps onto Node. Slurm reads these names in
+// state_str2int; CLOUD nodes (powered down until needed) and UNKNOWN nodes (state learnt when
+// their daemon registers) start out available.
+struct NodeStateValue {
+  NodeState state = NodeState::kIdle;
+  bool drain = false;
+};
+StatusOr<NodeStateValue> ParseNodeState(const std::string& v) {
+  const std::string s = Lower(v);
+  if (s == "unknown" || s == "idle" || s == "cloud") return NodeStateValue{NodeState::kIdle, false};
+  if (s == "down" || s == "fail") return NodeStateValue{NodeState::kDown, false};
+  if (s == "drain" || s == "failing") return NodeStateValue{NodeState::kIdle, true};
+  if (s == "future") return NodeStateValue{NodeState::kFuture, false};
+  return InvalidArgument("unknown node state (expected UNKNOWN, IDLE, CLOUD, DOWN, DRAIN, FAIL, FAILING or FUTURE)");
+}
+
+// One gpu entry of a node's Gres=: gpu[:type][:no_consume][:count][(S:...)].
+struct GresSpec {
+  std::string type;
+  int count = 0;
+};
+
+// Parses Gres=; non-gpu gres (mps, shard, nic, ...) are skipped.
+StatusOr<std::vector<GresSpec>> ParseGres(const std::string& value) {
+  std::vector<GresSpec> out;
+  // Split on ',' outside parentheses: "gpu:a100:2(S:0,1),gpu:v100:1".
+  std::vector<std::string> items;
+  std::string cur;
+  int depth = 0;
+  for (char c : value) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (depth != 0) return InvalidArgument("unbalanced parentheses");
+  items.push_back(cur);
+  int64_t total = 0;
+  for (const std::string& item : items) {
+    std::string spec = item;
+    if (size_t paren = spec.find('('); paren != std::string::npos) {
+      if (spec.back() != ')') return InvalidArgument("text after the ')' of " + Quote(item));
+      spec.erase(paren);
+    }
+    if (spec.empty()) return InvalidArgument("an empty gres in the list");
+    std::vector<std::string> parts = SplitOn(spec, ':');
+    if (Lower(parts[0]) != "gpu") continue;
+    parts.erase(parts.begin());
+    auto no_consume = [](const std::string& p) { return Lower(p) == "no_consume"; };
+    parts.erase(std::remove_if(parts.begin(), parts.end(), no_consume), parts.end());
+    GresSpec g;
+    int64_t count = 1;
+    if (!parts.empty() && ParseDigits(parts.back(), &count)) parts.pop_back();
+    if (parts.size() > 1) return InvalidArgument("expected gpu[:type]:count, got " + Quote(item));
+    if (parts.size() == 1) {
+      if (!IsPlainName(parts[0])) return InvalidArgument("invalid GPU type " + Quote(parts[0]));
+      g.type = parts[0];
+    }
+    total += count;
+    if (total > kMaxDevicesPerNode) {
+      return InvalidArgument("more than " + std::to_string(kMaxDevicesPerNode) + " GPUs on a node");
+    }
+    g.count = static_cast<int>(count);
+    if (g.count > 0) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// A gres type that is a MIG profile ("1g.10gb", "3g.40gb", or one after a model and '_', as in
+// "a100_3g.40gb"): such devices are MIG slices, as Slurm's own MIG examples name them. Returns the
+// slice's memory in MiB, or 0 if the type is not a profile.
+int64_t MigProfileMemoryMb(const std::string& full_type) {
+  const size_t underscore = full_type.rfind('_');
+  const std::string type = underscore == std::string::npos ? full_type : full_type.substr(underscore + 1);
+  size_t i = 0;
+  while (i < type.size() && i < 3 && IsDigit(type[i])) ++i;
+  if (i == 0 || type.compare(i, 2, "g.") != 0) return 0;
+  size_t j = i + 2, k = j;
+  while (k < type.size() && k - j < 6 && IsDigit(type[k])) ++k;
+  if (k == j || type.compare(k, std::string::npos, "gb") != 0) return 0;
+  int64_t gb = 0;
+  if (!ParseDigits(std::string_view(type).substr(j, k - j), &gb) || gb == 0) return 0;
+  return gb * 1024;
+}
+
+// "gpu:a100:4,gpu:2" for messages.
+std::string FormatGres(const std::vector<std::pair<std::string, int>>& by_type) {
+  std::string out;
+  for (const auto& [type, count] : by_type) {
+    if (!out.empty()) out += ",";
+    out += "gpu:" + (type.empty() ? "" : type + ":") + std::to_string(count);
+  }
+  return out.empty() ? "no GPUs" : out;
+}
+
+// ---- the reader -----------------------------------------------------------------------------------
+
+class SlurmConfReader {
+ public:
+  explicit SlurmConfReader(std::string source) : source_(std::move(source)) {}
+
+  const std::string& source() const { return source_; }
+  const std::string& topology_plugin() const { return topology_plugin_; }
+  int topology_plugin_line() const { return topology_plugin_line_; }
+
+  Status ReadSlurmConf(const std::string& text) {
+    for (const LogicalLine& logical : LogicalLines(text)) {
+      if (IsInclude(logical.text)) {
+        return InvalidArgument(Where(source_, logical.starts.front().second) +
+                               ": Include is not supported (put the included lines into this file)");
+      }
+      ASSIGN_OR_RETURN(std::vector<Pair> pairs, Tokenize(logical, source_));
+      // As in Slurm, NodeName=, PartitionName=, ... take the rest of their line as their options;
+      // other keys stand alone, several to a line if need be.
+      for (size_t k = 0; k < pairs.size(); ++k) {
+        const std::string& key = pairs[k].lower;
+        if (key == "nodename" || key == "partitionname" || key == "downnodes" || key == "nodeset" ||
+            key == "frontendname") {
+          std::vector<Pair> rest(pairs.begin() + static_cast<std::ptrdiff_t>(k), pairs.end());
+          if (key == "nodename") RETURN_IF_ERROR(ReadNodeLine(rest));
+          if (key == "partitionname") RETURN_IF_ERROR(ReadPartitionLine(rest));
+          if (key == "downnodes") RETURN_IF_ERROR(ReadDownNodesLine(rest));
+          if (key == "nodeset") RETURN_IF_ERROR(ReadNodeSetLine(rest));
+          break;  // frontendname: nothing Muster uses
+        }
+        RETURN_IF_ERROR(ReadGlobal(pairs[k]));
+      }
+    }
+    if (nodes().empty()) return InvalidArgument(source_ + ": defines no nodes (no NodeName= lines)");
+    return Status::Ok();
+  }
+
+  // gres.conf: NodeName=<hostlist> Name=gpu [Type=..] File=/dev/nvidia[0-7] [Links=..], AutoDetect=.
+  Status ReadGresConf(const std::string& text, const std::string& gsrc) {
+    gres_source_ = gsrc;
+    for (const LogicalLine& logical : LogicalLines(text)) {
+      if (IsInclude(logical.text)) {
+        return InvalidArgument(Where(gsrc, logical.starts.front().second) +
+                               ": Include is not supported (put the included lines into this file)");
+      }
+      ASSIGN_OR_RETURN(std::vector<Pair> pairs, Tokenize(logical, gsrc));
+      if (pairs.empty()) continue;
+      Options o(gsrc, "gres.conf");
+      RETURN_IF_ERROR(o.AddLine(pairs, GresOptions()));
+      // The nodes the line is about: those named (names not in slurm.conf are skipped, as slurmd
+      // skips lines for other hosts), or all of them.
+      std::vector<size_t> targets;
+      const Pair* node_names = o.Find("nodename");
+      if (node_names != nullptr) {
+        StatusOr<std::vector<std::string>> hosts = ExpandHostlist(node_names->value);
+        if (!hosts.ok()) return o.Error(*node_names, hosts.status().message());
+        for (const std::string& h : *hosts) {
+          if (auto it = node_pos_.find(h); it != node_pos_.end()) targets.push_back(it->second);
+        }
+      }
+      if (const Pair* a = o.Find("autodetect")) {
+        const std::string v = Lower(a->value);
+        if (v != "off" && v != "nvml" && v != "rsmi" && v != "oneapi" && v != "nrt" && v != "nvidia") {
+          return o.Error(*a, "expected off, nvml, nvidia, rsmi, oneapi or nrt");
+        }
+        if (node_names == nullptr) {
+          global_autodetect_ = v != "off";
+        } else {
+          for (size_t i : targets) node_autodetect_[i] = v != "off";
+        }
+      }
+      const Pair* name = o.Find("name");
+      if (name == nullptr) {
+        if (o.Find("autodetect") != nullptr) continue;
+        return InvalidArgument(Where(gsrc, pairs[0].line) + ": missing Name= (the gres name, e.g. Name=gpu)");
+      }
+      if (Lower(name->value) != "gpu") continue;  // mps, shard, nic, ...: nothing Muster models
+      int64_t count = 1;
+      if (const Pair* f = o.Find("file")) {
+        StatusOr<std::vector<std::string>> files = ExpandHostlist(f->value);
+        if (!files.ok()) return o.Error(*f, files.status().message());
+        if (files->empty()) return o.Error(*f, "names no device files");
+        if (files->size() > static_cast<size_t>(kMaxDevicesPerNode)) {
+          return o.Error(*f, "names more than " + std::to_string(kMaxDevicesPerNode) + " devices");
+        }
+        count = static_cast<int64_t>(files->size());
+      } else if (o.Find("multiplefiles") != nullptr) {
+        count = 1;  // one device (e.g. a MIG-sharded GPU) behind several files
+      }
+      if (const Pair* c = o.Find("count")) {
+        int64_t n = 0;
+        if (!ParseDigits(c->value, &n) || n < 1 || n > kMaxDevicesPerNode) {
+          return o.Error(*c, "expected an integer in [1, " + std::to_string(kMaxDevicesPerNode) + "]");
+        }
+        if (o.Find("file") != nullptr && n != count) {
+          return o.Error(*c, "File= names " + std::to_string(count) + " devices");
+        }
+        count = n;
+      }
+      std::string type;
+      if (const Pair* t = o.Find("type")) {
+        if (!IsPlainName(t->value)) return o.Error(*t, "invalid GPU type " + Quote(t->value));
+        type = t->value;
+      }
+      std::vector<int64_t> links;
+      const Pair* links_pair = o.Find("links");
+      if (links_pair != nullptr) {
+        if (count != 1) {
+          return o.Error(*links_pair, "applies to a line of one device, and this line has " +
+                                          std::to_string(count));
+        }
+        for (const std::string& cell : SplitOn(links_pair->value, ',')) {
+          int64_t v = 0;
+          const bool negative = !cell.empty() && cell[0] == '-';
+          if (!ParseDigits(negative ? std::string_view(cell).substr(1) : std::string_view(cell), &v)) {
+            return o.Error(*links_pair, "expected a comma-separated list of link counts (-1 for the GPU itself)");
+          }
+          links.push_back(negative ? -v : v);
+          if (links.size() > static_cast<size_t>(kMaxDevicesPerNode)) {
+            return o.Error(*links_pair, "lists more than " + std::to_string(kMaxDevicesPerNode) + " GPUs");
+          }
+        }
+      }
+      if (node_names == nullptr) {
+        // A line for every node: it applies to the nodes with GPUs in slurm.conf (a shared gres.conf
+        // says nothing about the CPU-only ones).
+        for (size_t i = 0; i < nodes().size(); ++i) {
+          if (!specs_[i].empty()) targets.push_back(i);
+        }
+      }
+      for (size_t i : targets) {
+        for (int64_t d = 0; d < count; ++d) {
+          devices_[i].push_back(GresDevice{type, links, links_pair != nullptr, links_pair ? *links_pair : Pair{}});
+        }
+        if (first_gres_line_.count(i) == 0) first_gres_line_[i] = pairs[0].line;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ReadTopologyConf(const std::string& text, const std::string& tsrc) {
+    StatusOr<Topology> t = Topology::ParseTopologyConf(text);
+    if (!t.ok()) {
+      // "line N: ..." -> "<tsrc>:N: ...".
+      const std::string& msg = t.status().message();
+      size_t k = 5;
+      while (k < msg.size() && k < 15 && IsDigit(msg[k])) ++k;
+      if (msg.rfind("line ", 0) == 0 && k > 5 && msg.compare(k, 2, ": ") == 0) {
+        return InvalidArgument(tsrc + ":" + msg.substr(5, k - 5) + ": " + msg.substr(k + 2));
+      }
+      return InvalidArgument(tsrc + ": " + msg);
+    }
+    for (const Switch& sw : t->switches()) {
+      for (const std::string& n : sw.nodes) {
+        if (!node_pos_.count(n)) {
+          return InvalidArgument(Where(tsrc, SwitchLine(text, sw.name)) + ": switch '" + sw.name +
+                                 "' lists node '" + n + "', which " + source_ + " does not define");
+        }
+      }
+    }
+    snap().topology = std::move(*t);
+    return Status::Ok();
+  }
+
+  StatusOr<ClusterConfig> Finish() {
+    RETURN_IF_ERROR(ApplyDownNodes());
+    for (size_t i = 0; i < nodes().size(); ++i) RETURN_IF_ERROR(BuildGpus(i));
+    RETURN_IF_ERROR(BuildPartitions());
+    // Everything above checks with file locations; this is the last line of defence.
+    RETURN_IF_ERROR(snap().Validate().WithPrefix(source_));
+    return std::move(out_);
+  }
+
+ private:
+  struct GresDevice {
+    std::string type;
+    std::vector<int64_t> links;
+    bool has_links = false;
+    Pair links_pair;  // the Links= it came from
+  };
+  struct PendingLine {
+    Options options;
+    int line = 0;
+  };
+
+  ClusterSnapshot& snap() { return out_.snapshot; }
+  std::vector<Node>& nodes() { return out_.snapshot.nodes; }
+
+  Status ReadGlobal(const Pair& p) {
+    if (p.lower == "clustername") {
+      // Slurm maps the name to lower case ("because of limitations in some databases").
+      if (!IsPlainName(p.value)) return PairError(source_, p, "invalid cluster name");
+      out_.name = Lower(p.value);
+    } else if (p.lower == "topologyplugin") {
+      topology_plugin_ = Lower(p.value);
+      topology_plugin_line_ = p.line;
+    } else if (p.lower == "defmempercpu") {
+      StatusOr<int64_t> mb = ParseMemoryMb(p.value);
+      if (!mb.ok()) return PairError(source_, p, mb.status().message());
+      def_mem_per_cpu_mb_ = *mb;
+    }
+    // Every other key configures something Muster does not model (or does its own way).
+    return Status::Ok();
+  }
+
+  // Boards, Sockets/SocketsPerBoard, CoresPerSocket, ThreadsPerCore and CPUs, completed as Slurm's
+  // read_config.c does: a missing Sockets is inferred from CPUs, a missing CPUs is the product.
+  // Slurm resets a CPUs= that matches no product (with an error in its log); here it is an error.
+  Status ReadCpus(const Options& o, Node* n) {
+    int64_t boards = 1, per_board = 1, sockets = 1, cores = 1, threads = 1, cpus = 0;
+    RETURN_IF_ERROR(o.Int("boards", &boards, 1, 1024));
+    RETURN_IF_ERROR(o.Int("socketsperboard", &per_board, 1, 1024));
+    RETURN_IF_ERROR(o.Int("sockets", &sockets, 1, 65535));
+    RETURN_IF_ERROR(o.Int("corespersocket", &cores, 1, 65535));
+    RETURN_IF_ERROR(o.Int("threadspercore", &threads, 1, 64));
+    RETURN_IF_ERROR(o.Int("cpus", &cpus, 1, kMaxCpus));
+    const Pair* cpus_pair = o.Find("cpus");
+    if (o.Find("sockets") != nullptr && o.Find("socketsperboard") != nullptr) {
+      return o.Error(*o.Find("socketsperboard"), "give Sockets= or SocketsPerBoard=, not both");
+    }
+    if (o.Find("socketsperboard") != nullptr) {
+      sockets = boards * per_board;
+    } else if (o.Find("sockets") == nullptr) {
+      sockets = boards;
+      if (cpus_pair != nullptr) {
+        if (cpus % (cores * threads) == 0 && cpus / (cores * threads) > 0) {
+          sockets = cpus / (cores * threads);
+        } else if (cpus % cores == 0 && cpus / cores > 0) {
+          sockets = cpus / cores;  // CPUs= counts cores
+        } else {
+          return o.Error(*cpus_pair, "does not divide into sockets of CoresPerSocket=" + std::to_string(cores) +
+                                         " x ThreadsPerCore=" + std::to_string(threads));
+        }
+      }
+    }
+    const int64_t total = sockets * cores * threads;
+    if (total > kMaxCpus) {
+      const Pair* at = o.Find("corespersocket") ? o.Find("corespersocket") : o.Find("nodename");
+      return o.Error(*at, "more than " + std::to_string(kMaxCpus) + " CPUs on a node");
+    }
+    if (cpus_pair == nullptr) {
+      cpus = total;
+    } else if (cpus != total && cpus != sockets * cores && cpus != sockets) {
+      return o.Error(*cpus_pair, "matches none of Sockets (" + std::to_string(sockets) +
+                                     "), Sockets x CoresPerSocket (" + std::to_string(sockets * cores) +
+                                     ") or Sockets x CoresPerSocket x ThreadsPerCore (" + std::to_string(total) + ")");
+    }
+    n->cpus = static_cast<int>(cpus);
+    n->sockets = static_cast<int>(sockets);
+    n->cores_per_socket = static_cast<int>(cores);
+    n->threads_per_core = static_cast<int>(threads);
+    n->numa_nodes = static_cast<int>(std::min(sockets, cpus));
+    return Status::Ok();
+  }
+
+  Status ReadNodeLine(const std::vector<Pair>& pairs) {
+    Options line(source_, "NodeName");
+    RETURN_IF_ERROR(line.AddLine(pairs, NodeOptions()));
+    if (Lower(pairs[0].value) == "default") {
+      node_defaults_.Merge(line);
+      return Status::Ok();
+    }
+    Options o = node_defaults_;
+    o.Merge(line);
+    const Pair& names = pairs[0];
+
+    Node proto;
+    RETURN_IF_ERROR(ReadCpus(o, &proto));
+    proto.memory_mb = 1;  // Slurm's default RealMemory
+    RETURN_IF_ERROR(o.Memory("realmemory", &proto.memory_mb));
+    if (const Pair* f = o.Find("features"); f != nullptr && !f->value.empty()) {
+      for (const std::string& feature : SplitOn(f->value, ',')) {
+        if (!IsPlainName(feature)) return o.Error(*f, "invalid feature name " + Quote(feature));
+        if (!proto.has_feature(feature)) proto.features.push_back(feature);
+      }
+    }
+    if (const Pair* s = o.Find("state")) {
+      StatusOr<NodeStateValue> st = ParseNodeState(s->value);
+      if (!st.ok()) return o.Error(*s, st.status().message());
+      proto.state = st->state;
+      proto.drain = st->drain;
+      if (const Pair* r = o.Find("reason"); r != nullptr && (proto.drain || proto.state == NodeState::kDown)) {
+        proto.reason = r->value;
+      }
+    }
+    std::vector<GresSpec> specs;
+    if (const Pair* g = o.Find("gres")) {
+      if (!g->value.empty() && Lower(g->value) != "(null)" && Lower(g->value) != "none") {
+        StatusOr<std::vector<GresSpec>> parsed = ParseGres(g->value);
+        if (!parsed.ok()) return o.Error(*g, parsed.status().message());
+        specs = std::move(*parsed);
+      }
+    }
+
+    StatusOr<std::vector<std::string>> hosts = ExpandHostlist(names.value);
+    if (!hosts.ok()) return PairError(source_, names, hosts.status().message());
+    if (hosts->empty()) return PairError(source_, names, "names no nodes");
+    if (nodes().size() + hosts->size() > kMaxNodes) {
+      return PairError(source_, names, "more than " + std::to_string(kMaxNodes) + " nodes in the cluster");
+    }
+    for (const std::string& h : *hosts) {
+      if (!IsPlainName(h)) return PairError(source_, names, "invalid node name " + Quote(h));
+      if (auto [at, inserted] = node_pos_.emplace(h, nodes().size()); !inserted) {
+        return PairError(source_, names,
+                         "node " + Quote(h) + " is already defined on line " + std::to_string(node_line_[at->second]));
+      }
+      Node n = proto;
+      n.name = h;
+      nodes().push_back(std::move(n));
+      specs_.push_back(specs);
+      node_line_.push_back(names.line);
+      gres_pair_.push_back(o.Find("gres") ? *o.Find("gres") : Pair{});
+    }
+    devices_.resize(nodes().size());
+    return Status::Ok();
+  }
+
+  Status ReadPartitionLine(const std::vector<Pair>& pairs) {
+    Options line(source_, "PartitionName");
+    RETURN_IF_ERROR(line.AddLine(pairs, PartitionOptions()));
+    if (Lower(pairs[0].value) == "default") {
+      partition_defaults_.Merge(line);
+      return Status::Ok();
+    }
+    if (!IsPlainName(pairs[0].value)) return PairError(source_, pairs[0], "invalid partition name");
+    for (const PendingLine& p : partitions_) {
+      if (p.options.Find("partitionname")->value == pairs[0].value) {
+        return PairError(source_, pairs[0], "partition " + Quote(pairs[0].value) + " is already defined on line " +
+                                                std::to_string(p.line));
+      }
+    }
+    Options o = partition_defaults_;
+    o.Merge(line);
+    partitions_.push_back(PendingLine{std::move(o), pairs[0].line});
+    return Status::Ok();
+  }
+
+  Status ReadDownNodesLine(const std::vector<Pair>& pairs) {
+    Options o(source_, "DownNodes");
+    RETURN_IF_ERROR(o.AddLine(pairs, DownNodesOptions()));
+    down_nodes_.push_back(PendingLine{std::move(o), pairs[0].line});
+    return Status::Ok();
+  }
+
+  Status ReadNodeSetLine(const std::vector<Pair>& pairs) {
+    Options o(source_, "NodeSet");
+    RETURN_IF_ERROR(o.AddLine(pairs, NodeSetOptions()));
+    if (!IsPlainName(pairs[0].value)) return PairError(source_, pairs[0], "invalid node set name");
+    node_sets_.push_back(PendingLine{std::move(o), pairs[0].line});
+    return Status::Ok();
+  }
+
+  // Node names of a Nodes= value: a host list whose names may also be node sets, or ALL.
+  StatusOr<std::vector<std::string>> NodesOf(const Options& o, const Pair& p, bool allow_sets) {
+    std::vector<std::string> out;
+    if (Lower(p.value) == "all") {
+      for (const Node& n : nodes()) out.push_back(n.name);
+      return out;
+    }
+    StatusOr<std::vector<std::string>> hosts = ExpandHostlist(p.value);
+    if (!hosts.ok()) return o.Error(p, hosts.status().message());
+    std::unordered_set<std::string> seen;
+    for (const std::string& h : *hosts) {
+      if (allow_sets) {
+        if (auto set = node_set_nodes_.find(h); set != node_set_nodes_.end()) {
+          for (const std::string& n : set->second) {
+            if (seen.insert(n).second) out.push_back(n);
+          }
+          continue;
+        }
+      }
+      if (!node_pos_.count(h)) return o.Error(p, "unknown node " + Quote(h));
+      if (seen.insert(h).second) out.push_back(h);
+    }
+    return out;
+  }
+
+  Status ApplyDownNodes() {
+    for (const PendingLine& d : down_nodes_) {
+      const Options& o = d.options;
+      const Pair& names = *o.Find("downnodes");
+      NodeStateValue st{NodeState::kDown, false};
+      if (const Pair* s = o.Find("state")) {
+        StatusOr<NodeStateValue> v = ParseNodeState(s->value);
+        if (!v.ok()) return o.Error(*s, v.status().message());
+        st = *v;
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> hosts, NodesOf(o, names, /*allow_sets=*/false));
+      for (const std::string& h : hosts) {
+        Node& n = nodes()[node_pos_.at(h)];
+        n.state = st.state;
+        n.drain = st.drain;
+        n.reason.clear();
+        if (const Pair* r = o.Find("reason"); r != nullptr && (st.drain || st.state == NodeState::kDown)) {
+          n.reason = r->value;
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The node's GPU devices: from gres.conf when it lists them (types, order, NVLinks), else from
+  // Gres= alone (typed as given, no NVLink). Model = the gres type; memory unknown (0).
+  Status BuildGpus(size_t i) {
+    Node& n = nodes()[i];
+    const std::vector<GresSpec>& specs = specs_[i];
+    std::vector<GresDevice> devices;
+    const bool autodetect = node_autodetect_.count(i) ? node_autodetect_.at(i) : global_autodetect_;
+    if (autodetect || devices_[i].empty()) {
+      for (const GresSpec& s : specs) {
+        for (int k = 0; k < s.count; ++k) devices.push_back(GresDevice{s.type, {}, false, Pair{}});
+      }
+    } else {
+      devices = devices_[i];
+      RETURN_IF_ERROR(MatchGres(i, &devices));
+    }
+    const int count = static_cast<int>(devices.size());
+    n.gpus.clear();
+    for (int g = 0; g < count; ++g) {
+      Gpu gpu;
+      gpu.index = g;
+      gpu.model = devices[g].type;
+      gpu.memory_mb = 0;
+      gpu.numa_node = g * n.numa_nodes / count;
+      gpu.uuid = "GPU-" + n.name + "-" + std::to_string(g);
+      if (const int64_t slice_mb = MigProfileMemoryMb(gpu.model); slice_mb > 0) {
+        // The physical GPU behind a slice (its index; its model unless the type starts with it, as
+        // "a100_3g.40gb") is not in Slurm's files. The whole type stays what requests name
+        // (--gres=gpu:<type>:N).
+        gpu.mig_profile = gpu.model;
+        const size_t underscore = gpu.mig_profile.rfind('_');
+        gpu.model = underscore == std::string::npos ? "" : gpu.mig_profile.substr(0, underscore);
+        gpu.memory_mb = slice_mb;
+        gpu.uuid = "MIG-" + n.name + "-" + std::to_string(g);
+      }
+      n.gpus.push_back(std::move(gpu));
+    }
+    n.links = GpuLinkMatrix::PcieOnly(count);
+    const bool any_links = std::any_of(devices.begin(), devices.end(), [](const GresDevice& d) { return d.has_links; });
+    if (any_links) RETURN_IF_ERROR(BuildLinks(i, devices));
+    return Status::Ok();
+  }
+
+  // gres.conf's devices of node i against its Gres=: the same count of each type. A device without
+  // Type= takes the node's gres type when Gres= names exactly one.
+  Status MatchGres(size_t i, std::vector<GresDevice>* devices) {
+    const std::vector<GresSpec>& specs = specs_[i];
+    std::set<std::string> typed;
+    for (const GresSpec& s : specs) {
+      if (!s.type.empty()) typed.insert(s.type);
+    }
+    if (typed.size() == 1) {
+      for (GresDevice& d : *devices) {
+        if (d.type.empty()) d.type = *typed.begin();
+      }
+    }
+    std::vector<std::pair<std::string, int>> want, have;
+    auto add = [](std::vector<std::pair<std::string, int>>& v, const std::string& type, int count) {
+      auto it = std::find_if(v.begin(), v.end(), [&](const auto& e) { return e.first == type; });
+      if (it == v.end()) {
+        v.emplace_back(type, count);
+      } else {
+        it->second += count;
+      }
+    };
+    for (const GresSpec& s : specs) add(want, s.type, s.count);
+    for (const GresDevice& d : *devices) add(have, d.type, 1);
+    // Typed entries must match exactly; untyped ones take whatever devices are left.
+    int untyped_want = 0, left = static_cast<int>(devices->size());
+    bool ok = true;
+    for (const auto& w : want) {
+      if (w.first.empty()) {
+        untyped_want += w.second;
+        continue;
+      }
+      auto it = std::find_if(have.begin(), have.end(), [&](const auto& e) { return e.first == w.first; });
+      const int got = it == have.end() ? 0 : it->second;
+      ok = ok && got == w.second;
+      left -= got;
+    }
+    ok = ok && left == untyped_want;
+    if (ok) return Status::Ok();
+    const Node& n = nodes()[i];
+    const std::string slurm_side = specs.empty() ? "no GPUs"
+                                                 : "Gres=" + Short(gres_pair_[i].value);
+    return InvalidArgument(Where(gres_source_, first_gres_line_.at(i)) + ": node " + Quote(n.name) + " has " +
+                           FormatGres(have) + " here but " + slurm_side + " in " +
+                           Where(source_, specs.empty() ? node_line_[i] : gres_pair_[i].line));
+  }
+
+  // gres.conf Links=: per GPU, its NVLink count to every GPU of the node in order (-1 for itself).
+  Status BuildLinks(size_t i, const std::vector<GresDevice>& devices) {
+    const std::string node = Quote(nodes()[i].name);
+    const int count = static_cast<int>(devices.size());
+    auto error = [&](int g, const std::string& msg) { return PairError(gres_source_, devices[g].links_pair, msg); };
+    auto gpu = [&](int g) { return "GPU " + std::to_string(g) + " of node " + node; };
+    for (int g = 0; g < count; ++g) {
+      const GresDevice& d = devices[g];
+      if (!d.has_links) {
+        int with = 0;
+        while (!devices[with].has_links) ++with;
+        return error(with, "given for some GPUs of node " + node + " but not for GPU " + std::to_string(g));
+      }
+      if (static_cast<int>(d.links.size()) != count) {
+        return error(g, "lists " + std::to_string(d.links.size()) + " GPUs, node " + node + " has " +
+                            std::to_string(count));
+      }
+      for (int h = 0; h < count; ++h) {
+        const int64_t v = d.links[h];
+        if (h == g && v != -1 && v != 0) {
+          return error(g, gpu(g) + " must list itself as -1, got " + std::to_string(v));
+        }
+        if (h != g && (v < 0 || v > kMaxLinks)) {
+          return error(g, gpu(g) + " has " + std::to_string(v) + " links to GPU " + std::to_string(h) +
+                              " (expected 0 to " + std::to_string(kMaxLinks) + ")");
+        }
+      }
+    }
+    GpuLinkMatrix m(count);
+    for (int g = 0; g < count; ++g) {
+      for (int h = g + 1; h < count; ++h) {
+        if (devices[g].links[h] != devices[h].links[g]) {
+          return error(h, gpu(h) + " has " + std::to_string(devices[h].links[g]) + " links to GPU " +
+                              std::to_string(g) + ", but GPU " + std::to_string(g) + " has " +
+                              std::to_string(devices[g].links[h]) + " to it");
+        }
+        m.set_links(g, h, static_cast<int>(devices[g].links[h]));
+      }
+    }
+    nodes()[i].links = std::move(m);
+    return Status::Ok();
+  }
+
+  Status BuildPartitions() {
+    for (const PendingLine& ns : node_sets_) {
+      const Options& o = ns.options;
+      std::vector<std::string> members;
+      if (const Pair* p = o.Find("nodes")) {
+        ASSIGN_OR_RETURN(members, NodesOf(o, *p, /*allow_sets=*/false));
+      } else if (const Pair* f = o.Find("feature")) {
+        for (const Node& n : nodes()) {
+          if (n.has_feature(f->value)) members.push_back(n.name);
+        }
+      }
+      node_set_nodes_[o.Find("nodeset")->value] = std::move(members);
+    }
+    int default_index = -1;
+    for (const PendingLine& pl : partitions_) {
+      const Options& o = pl.options;
+      Partition p;
+      p.name = o.Find("partitionname")->value;
+      if (const Pair* v = o.Find("nodes")) {
+        ASSIGN_OR_RETURN(p.nodes, NodesOf(o, *v, /*allow_sets=*/true));
+      }
+      RETURN_IF_ERROR(o.Bool("default", &p.is_default));
+      // Several Default=YES: the last one wins, as in Slurm.
+      if (p.is_default) {
+        if (default_index >= 0) snap().partitions[default_index].is_default = false;
+        default_index = static_cast<int>(snap().partitions.size());
+      }
+      if (const Pair* s = o.Find("state")) {
+        const std::string v = Lower(s->value);
+        if (v != "up" && v != "down" && v != "drain" && v != "inactive") {
+          return o.Error(*s, "expected UP, DOWN, DRAIN or INACTIVE");
+        }
+        // DRAIN takes no new submissions but still starts queued jobs: for the scheduler it is UP.
+        p.up = v == "up" || v == "drain";
+      }
+      RETURN_IF_ERROR(o.Time("maxtime", &p.max_time_s));
+      RETURN_IF_ERROR(o.Time("defaulttime", &p.default_time_s));
+      if (p.max_time_s != kUnlimited && p.default_time_s != kUnlimited && p.default_time_s > p.max_time_s) {
+        return o.Error(*o.Find("defaulttime"), "is longer than MaxTime=" + FormatTimeSpec(p.max_time_s));
+      }
+      int64_t min_nodes = 1;
+      RETURN_IF_ERROR(o.Int("minnodes", &min_nodes, 0, std::numeric_limits<int>::max()));
+      p.min_nodes = static_cast<int>(std::max<int64_t>(min_nodes, 1));  // Slurm's 0 = no minimum
+      if (const Pair* m = o.Find("maxnodes"); m != nullptr && Lower(m->value) != "unlimited" &&
+                                               Lower(m->value) != "infinite") {
+        RETURN_IF_ERROR(o.Int("maxnodes", &p.max_nodes, 1, std::numeric_limits<int>::max()));
+        if (p.max_nodes < p.min_nodes) return o.Error(*m, "is less than MinNodes=" + std::to_string(p.min_nodes));
+      }
+      int64_t tier = p.priority_tier;
+      RETURN_IF_ERROR(o.Int(o.Find("prioritytier") ? "prioritytier" : "priority", &tier, 0, 65533));
+      p.priority_tier = static_cast<int>(tier);
+      p.def_mem_per_cpu_mb = def_mem_per_cpu_mb_;
+      RETURN_IF_ERROR(o.Memory("defmempercpu", &p.def_mem_per_cpu_mb));
+      snap().partitions.push_back(std::move(p));
+    }
+    return Status::Ok();
+  }
+
+  // The line of "SwitchName=<name>" in topology.conf text (1 if not found).
+  int SwitchLine(const std::string& text, const std::string& name) const {
+    for (const LogicalLine& l : LogicalLines(text)) {
+      StatusOr<std::vector<Pair>> pairs = Tokenize(l, "");
+      if (pairs.ok() && !pairs->empty() && (*pairs)[0].lower == "switchname" && (*pairs)[0].value == name) {
+        return (*pairs)[0].line;
+      }
+    }
+    return 1;
+  }
+
+  std::string source_;
+  std::string gres_source_ = "gres.conf";
+  ClusterConfig out_;
+  std::string topology_plugin_;
+  int topology_plugin_line_ = 0;
+  int64_t def_mem_per_cpu_mb_ = 0;
+  Options node_defaults_{source_, "NodeName"};
+  Options partition_defaults_{source_, "PartitionName"};
+  std::unordered_map<std::string, size_t> node_pos_;
+  // Per node (same order as nodes()): Gres= as parsed and as written, its NodeName= line,
+  // gres.conf's devices for it and the first gres.conf line naming it.
+  std::vector<std::vector<GresSpec>> specs_;
+  std::vector<Pair> gres_pair_;
+  std::vector<int> node_line_;
+  std::vector<std::vector<GresDevice>> devices_;
+  std::map<size_t, int> first_gres_line_;
+  bool global_autodetect_ = false;
+  std::map<size_t, bool> node_autodetect_;
+  std::vector<PendingLine> partitions_, down_nodes_, node_sets_;
+  std::map<std::string, std::vector<std::string>> node_set_nodes_;
+};
+
+StatusOr<ClusterConfig> Load(const std::string& text, const std::string& source, const SlurmConfExtras& extras,
+                             const std::string& dir) {
+  SlurmConfReader r(source);
+  RETURN_IF_ERROR(r.ReadSlurmConf(text));
+  SlurmConfExtras files = extras;
+  if (!dir.empty()) {
+    // Slurm reads topology.conf only for the tree plugin, and then it must be there.
+    const std::string topology = (std::filesystem::path(dir) / "topology.conf").string();
+    if (r.topology_plugin() == "topology/tree") {
+      StatusOr<std::string> t = config_internal::ReadTextFile(topology);
+      if (!t.ok()) {
+        return t.status().WithPrefix(Where(source, r.topology_plugin_line()) + ": TopologyPlugin=topology/tree");
+      }
+      files.topology_conf = std::move(*t);
+      files.topology_source = topology;
+    }
+    const std::string gres = (std::filesystem::path(dir) / "gres.conf").string();
+    std::error_code ec;
+    if (std::filesystem::exists(gres, ec)) {
+      ASSIGN_OR_RETURN(std::string g, config_internal::ReadTextFile(gres));
+      files.gres_conf = std::move(g);
+      files.gres_source = gres;
+    }
+  }
+  if (files.gres_conf) RETURN_IF_ERROR(r.ReadGresConf(*files.gres_conf, files.gres_source));
+  if (files.topology_conf) RETURN_IF_ERROR(r.ReadTopologyConf(*files.topology_conf, files.topology_source));
+  return r.Finish();
+}
+
+}  // namespace
+
+StatusOr<ClusterConfig> LoadSlurmConf(const std::string& slurm_conf_text, const std::string& source,
+                                      const SlurmConfExtras& extras) {
+  try {
+    return Load(slurm_conf_text, source, extras, "");
+  } catch (const std::exception& e) {  // nothing here throws but std::bad_alloc; be safe anyway
+    return InvalidArgument(source + ": " + e.what());
+  }
+}
+
+StatusOr<ClusterConfig> LoadSlurmConfFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  try {
+    return Load(text, path, SlurmConfExtras{}, dir);
+  } catch (const std::exception& e) {
+    return InvalidArgument(path + ": " + e.what());
+  }
+}
+
+bool IsSlurmConfPath(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".conf") == 0;
+}
+
+StatusOr<ClusterConfig> LoadAnyClusterFile(const std::string& path) {
+  return IsSlurmConfPath(path) ? LoadSlurmConfFile(path) : LoadClusterConfigFile(path);
+}
+
+}  // namespace muster
