@@ -85,7 +85,7 @@ class LocalClusterTest : public ::testing::Test {
     fs::permissions(work_, fs::perms::all);  // other users submit from here too
     env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
     Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes " + std::to_string(nodes_) +
-                   " --gpus-per-node 4");
+                   " --gpus-per-node 4" + up_args_);
     ASSERT_EQ(up.rc, 0) << up.out;
     ASSERT_NE(up.out.find("is up: " + std::to_string(nodes_) + " node"), std::string::npos) << up.out;
   }
@@ -115,6 +115,7 @@ class LocalClusterTest : public ::testing::Test {
 
   static inline int counter_ = 0;
   int nodes_ = 2;
+  std::string up_args_;  // more options for `muster up` (" --tcp"), set before SetUp()
   fs::path dir_, work_;
   std::string env_;
 };

@@ -43,11 +43,19 @@ Status Agent::Start() {
   if (int n = KillStrayProcesses(opt_.spool_dir); n > 0) {
     Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
   }
+  if (opt_.listen_port >= 0 && opt_.tokens == nullptr) {
+    return FailedPrecondition("listening on TCP needs the cluster key (to verify callers' tokens)");
+  }
   HttpServer::Options so;
-  so.tcp_port = -1;
+  so.tcp_host = opt_.listen_host;
+  so.tcp_port = opt_.listen_port;
   so.unix_path = opt_.socket_path;
   so.unix_mode = 0666;  // users fetch tokens here; identity comes from peer credentials
   so.threads = 2;
+  so.tokens = opt_.tokens;  // TCP callers: the controller and srun present tokens
+  if (opt_.tokens != nullptr && !opt_.ctld_address.starts_with("unix:")) {
+    own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid());
+  }
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
   if (!s.ok()) return s.status();
   server_ = std::move(*s);
@@ -75,6 +83,12 @@ void Agent::Stop() {
   if (controller_thread_.joinable()) controller_thread_.join();
 }
 
+std::string Agent::Address() const {
+  if (opt_.listen_port < 0 || !server_) return "unix:" + opt_.socket_path;
+  const std::string& h = opt_.advertise_host.empty() ? opt_.listen_host : opt_.advertise_host;
+  return (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + std::to_string(server_->tcp_port());
+}
+
 bool Agent::Trusted(const Caller& c) const {
   if (!c.authenticated) return false;
   if (c.uid == 0 || c.uid == geteuid()) return true;
@@ -85,6 +99,11 @@ bool Agent::Trusted(const Caller& c) const {
 }
 
 HttpResponse Agent::Handle(const HttpRequest& r) {
+  // Who is calling must be known for everything that acts on jobs: over TCP a request without a
+  // valid token (none, forged, expired) is refused here. /v1/token says why it refuses itself.
+  if (r.method == "POST" && !r.caller.authenticated) {
+    return HttpResponse::Error(401, "authentication required: " + r.caller.error);
+  }
   if (r.method == "POST" && r.path == "/v1/launch") return Launch(r);
   if (r.method == "POST" && r.path == "/v1/signal") return Signal(r);
   if (r.method == "GET" && r.path == "/v1/token") return Token(r);
@@ -381,10 +400,13 @@ void Agent::ReaperLoop() {
 }
 
 Status Agent::CallController(const std::string& target, const std::string& body) {
+  const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
+  if (ctld_ && token != ctld_sent_token_) ctld_.reset();  // renewed: send the new one
   if (!ctld_) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, opt_.ctld_token, 10000);
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, token, 10000);
     if (!c.ok()) return c.status();
     ctld_ = std::move(*c);
+    ctld_sent_token_ = token;
   }
   StatusOr<HttpResponse> resp = ctld_->Request("POST", target, body);
   if (!resp.ok()) {
@@ -403,7 +425,7 @@ Status Agent::CallController(const std::string& target, const std::string& body)
 Status Agent::Register() {
   NodeRecord rec;
   rec.node = opt_.node;
-  rec.agent_address = "unix:" + opt_.socket_path;
+  rec.agent_address = Address();
   rec.boot_time = clock_->NowSeconds();
   rec.version = "0.1";
   return CallController("/v1/agent/register", json{{"node", ToJson(rec)}, {"running", RunningJobs()}}.dump());

@@ -2,7 +2,10 @@
 // launches batch scripts, and the tasks of srun's steps (step_runner.h), as the submitting user
 // inside a cgroup with only the allocated GPUs visible; delivers signals (cancel, time limit: SIGTERM then SIGKILL after the wait); reports
 // exits (retried until the controller acknowledges them, so none is lost while it restarts); mints
-// tokens for local users. Serves its own HTTP API on a Unix socket. Thread-safe.
+// tokens for local users. Serves its own HTTP API on a Unix socket and, with a listen port, on TCP,
+// where callers (the controller, srun) present tokens verified with the cluster key: launch,
+// signal and step requests without a valid token get 401, those of a caller without the right
+// 403. Thread-safe.
 #pragma once
 
 #include <sys/types.h>
@@ -31,12 +34,17 @@ struct AgentOptions {
   Node node;                       // this node: name, CPUs, memory, features, GPUs and links
   std::string cluster_name;
   std::string ctld_address;        // "unix:/path/ctld.sock" or "host:port"
-  std::string ctld_token;          // for a TCP controller address
+  std::string ctld_token;          // for a TCP controller address when `tokens` is nullptr
+                                   // (with `tokens`, the agent mints its own, renewed in time)
   std::string socket_path;         // where this agent listens
+  std::string listen_host = "127.0.0.1";  // TCP listener (agent.listen), with listen_port >= 0
+  int listen_port = -1;            // -1: Unix socket only; 0: any free port
+  std::string advertise_host;      // registered as <advertise_host>:<bound port> when on TCP
   std::string spool_dir;           // per-job scratch (scripts)
   int64_t heartbeat_interval_s = 5;
   bool allow_root_jobs = false;
-  const TokenAuthority* tokens = nullptr;  // to mint tokens for local users (nullptr: no /v1/token)
+  const TokenAuthority* tokens = nullptr;  // mints tokens for local users (nullptr: no /v1/token) and
+                                           // verifies TCP callers' (required with a listen port)
   std::unique_ptr<Cgroup> cgroup;  // nullptr: no cgroups (said in the log)
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
@@ -53,6 +61,8 @@ class Agent {
 
   HttpResponse Handle(const HttpRequest& request);
   std::vector<int64_t> RunningJobs() const;
+  // "unix:<socket_path>", or "<advertise_host>:<port>" when listening on TCP (after Start()).
+  std::string Address() const;
 
  private:
   struct Running {
@@ -80,6 +90,8 @@ class Agent {
   const Clock* clock_;
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<HttpClient> ctld_;   // used by the controller thread only
+  std::string ctld_sent_token_;        // the token ctld_ sends (controller thread only)
+  std::unique_ptr<OwnToken> own_token_;  // our credential for a TCP controller
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, Running> jobs_;

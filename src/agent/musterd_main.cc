@@ -1,5 +1,7 @@
 // musterd: the node agent. Registers its node (GPUs from NVML, or the cluster file's fake GPUs),
-// heartbeats, launches and signals jobs, and mints tokens for local users.
+// heartbeats, launches and signals jobs, and mints tokens for local users. Listens on its Unix
+// socket and, with agent.listen, on TCP (tokens required); with agent.listen and
+// controller.listen both set it also talks to the controller over TCP, with a token of its own.
 //   musterd --node NAME [--conf PATH]
 #include <signal.h>
 #include <unistd.h>
@@ -72,6 +74,16 @@ int Main(int argc, char** argv) {
   }
   opt.cluster_name = conf->cluster_name;
   opt.ctld_address = "unix:" + conf->ctld_socket;
+  if (!conf->agent_listen.empty()) {
+    StatusOr<HostPort> listen = ParseHostPort(conf->agent_listen, "agent.listen");
+    if (!listen.ok()) return Fail(listen.status().message());
+    opt.listen_host = listen->host;
+    opt.listen_port = listen->port;
+    // What the controller is told: the listen host, or this node's name for a wildcard.
+    opt.advertise_host = AgentAdvertisedHost(*listen, node_name);
+    // A node that is reached over TCP reaches the controller over TCP too (it may be on another host).
+    if (!conf->ctld_listen.empty()) opt.ctld_address = conf->ctld_listen;
+  }
   opt.socket_path = conf->AgentSocket(node_name);
   opt.spool_dir = conf->spool_dir + "/" + node_name;
   opt.heartbeat_interval_s = conf->heartbeat_interval_s;
@@ -83,6 +95,9 @@ int Main(int argc, char** argv) {
   if (key.ok()) {
     tokens = std::make_unique<TokenAuthority>(*key);
     opt.tokens = tokens.get();
+  } else if (opt.listen_port >= 0) {
+    return Fail("agent.listen is set but the cluster key cannot be read (" + key.status().message() +
+                "): a TCP listener needs it to verify callers' tokens");
   } else {
     std::fprintf(stderr, "musterd[%s]: no cluster key (%s): not minting tokens\n", node_name.c_str(),
                  key.status().message().c_str());
@@ -102,10 +117,12 @@ int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   SystemClock clock;
+  const std::string opt_ctld = opt.ctld_address;
   Agent agent(std::move(opt), &clock);
   if (Status st = agent.Start(); !st.ok()) return Fail(st.message());
-  std::fprintf(stderr, "musterd[%s]: serving on %s (pid %d)\n", node_name.c_str(),
-               conf->AgentSocket(node_name).c_str(), getpid());
+  std::fprintf(stderr, "musterd[%s]: serving on %s%s, controller at %s (pid %d)\n", node_name.c_str(),
+               conf->AgentSocket(node_name).c_str(),
+               conf->agent_listen.empty() ? "" : (" and " + agent.Address()).c_str(), opt_ctld.c_str(), getpid());
   int sig = 0;
   sigwait(&set, &sig);
   // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a

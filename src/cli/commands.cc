@@ -14,10 +14,10 @@
 #include "base/clock.h"
 #include "cli/ctld_client.h"
 #include "cli/sbatch_args.h"
-#include "cli/scontrol_format.h"
-#include "cli/sinfo_format.h"
-#include "cli/slurm_format.h"
-#include "cli/squeue_format.h"
+#include "report/scontrol_format.h"
+#include "report/sinfo_format.h"
+#include "report/slurm_format.h"
+#include "report/squeue_format.h"
 #include "model/hostlist.h"
 #include "model/record_json.h"
 
@@ -208,8 +208,27 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       return 1;
     }
   }
+  SqueueSelection selection{ids, users, parts, states};
+  if (long_fmt) {
+    SqueueOptions l = SqueueLongOptions();
+    l.no_header = opt.no_header;
+    opt = l;
+  }
+  if (!format.empty()) opt.format = format;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("squeue", c.status(), err);
+  if (!json_out) {
+    // The controller selects and renders the table (report/squeue_format.h).
+    StatusOr<std::string> text = (*c)->CallRaw("GET", "/v1/jobs?" + SqueueQuery(selection, opt));
+    if (!text.ok() && text.status().code() == StatusCode::kNotFound) return Emit(InvalidJobIdError(), out, err);
+    if (!text.ok() && text.status().code() == StatusCode::kInvalidArgument) {
+      err << "squeue: error: " << text.status().message() << "\n";
+      return 1;
+    }
+    if (!text.ok()) return ConnectError("squeue", text.status(), err);
+    out << *text;
+    return 0;
+  }
   std::string query;
   if (!ids.empty()) {
     for (int64_t id : ids) query += (query.empty() ? "ids=" : ",") + std::to_string(id);
@@ -218,38 +237,11 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(query);
   if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
-  std::vector<JobRecord> shown;
-  for (const JobRecord& j : *jobs) {
-    if (!ids.empty() && !ids.count(j.id)) continue;
-    if (!users.empty() && !users.count(j.user) && !users.count(std::to_string(j.uid))) continue;
-    if (!parts.empty() && !parts.count(j.partition)) continue;
-    if (states.empty()) {
-      // Slurm's default: jobs not finished (and, with -j, the named ones whatever their state).
-      if (IsFinished(j.state) && ids.empty()) continue;
-    } else if (!states.count("ALL") && !states.count(JobStateName(j.state))) {
-      continue;
-    }
-    shown.push_back(j);
-  }
-  if (!ids.empty() && shown.empty() && states.empty()) return Emit(InvalidJobIdError(), out, err);
-  if (json_out) {
-    json arr = json::array();
-    for (const JobRecord& j : shown) arr.push_back(ToJson(j));
-    out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    return 0;
-  }
-  if (long_fmt) {
-    SqueueOptions l = SqueueLongOptions();
-    l.no_header = opt.no_header;
-    opt = l;
-  }
-  if (!format.empty()) opt.format = format;
-  StatusOr<std::string> text = FormatSqueue(shown, opt, Now());
-  if (!text.ok()) {
-    err << "squeue: error: " << text.status().message() << "\n";
-    return 1;
-  }
-  out << *text;
+  std::erase_if(*jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
+  if (!ids.empty() && jobs->empty() && states.empty()) return Emit(InvalidJobIdError(), out, err);
+  json arr = json::array();
+  for (const JobRecord& j : *jobs) arr.push_back(ToJson(j));
+  out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return 0;
 }
 
@@ -283,15 +275,14 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!c.ok()) return ConnectError("sinfo", c.status(), err);
   StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
   if (!ps.ok()) return ConnectError("sinfo", ps.status(), err);
-  StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+  std::map<std::string, NodeAllocated> allocated;
+  StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes(&allocated);
   if (!nodes.ok()) return ConnectError("sinfo", nodes.status(), err);
-  StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");
-  if (!jobs.ok()) return ConnectError("sinfo", jobs.status(), err);
   std::vector<Partition> shown;
   for (const Partition& p : *ps) {
     if (parts.empty() || parts.count(p.name)) shown.push_back(p);
   }
-  StatusOr<std::string> text = FormatSinfo(shown, *nodes, UsageFromJobs(*jobs), opt, Now());
+  StatusOr<std::string> text = FormatSinfo(shown, *nodes, UsageFromAllocated(allocated), opt, Now());
   if (!text.ok()) {
     err << "sinfo: error: " << text.status().message() << "\n";
     return 1;
@@ -355,7 +346,7 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scancel", c.status(), err);
   if (!user.empty() || !name.empty()) {
-    StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+    StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");  // finished jobs cannot be cancelled
     if (!jobs.ok()) return ConnectError("scancel", jobs.status(), err);
     for (const JobRecord& j : *jobs) {
       if (IsFinished(j.state)) continue;
@@ -408,7 +399,8 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string what = a[1];
     const std::string id = a.size() >= 3 ? a[2] : "";
     if (what == "job" || what == "jobs") {
-      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs();
+      const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
+      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(numeric ? "ids=" + id : "");
       if (!jobs.ok()) return ConnectError("scontrol", jobs.status(), err);
       bool any = false;
       for (const JobRecord& j : *jobs) {
@@ -421,11 +413,11 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       return 0;
     }
     if (what == "node" || what == "nodes") {
-      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+      std::map<std::string, NodeAllocated> allocated;
+      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes(&allocated);
       StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
-      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");
-      if (!nodes.ok() || !ps.ok() || !jobs.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
-      NodeUsageMap usage = UsageFromJobs(*jobs);
+      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
+      NodeActivityMap usage = UsageFromAllocated(allocated);
       bool any = false;
       for (const NodeRecord& n : *nodes) {
         if (!id.empty() && n.node.name != id) continue;

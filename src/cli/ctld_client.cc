@@ -1,10 +1,14 @@
 #include "cli/ctld_client.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "config/muster_config.h"
+#include "model/job_list_json.h"
 #include "model/record_json.h"
 
 namespace muster {
@@ -25,7 +29,88 @@ StatusCode CodeFor(int http) {
   }
 }
 
+std::string Hostname() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+bool IsSocket(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// One agent's token, or why not.
+StatusOr<std::string> TokenFrom(const std::string& socket) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> agent, HttpClient::Connect("unix:" + socket, "", 5000));
+  ASSIGN_OR_RETURN(HttpResponse r, agent->Request("GET", "/v1/token"));
+  json j = json::parse(r.body, nullptr, false);
+  if (r.status != 200) {
+    const std::string msg = j.is_object() && j.contains("error") && j["error"].is_string()
+                                ? j["error"].get<std::string>()
+                                : "HTTP " + std::to_string(r.status);
+    return Status(CodeFor(r.status), msg);
+  }
+  if (!j.is_object() || !j.contains("token") || !j["token"].is_string() || j["token"].get<std::string>().empty()) {
+    return Internal("malformed answer to GET /v1/token");
+  }
+  return j["token"].get<std::string>();
+}
+
 }  // namespace
+
+std::vector<std::string> LocalAgentSockets(const std::string& socket_dir, const std::string& hostname,
+                                           const std::string& job_node) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& path) {
+    if (IsSocket(path) && std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  };
+  auto node_socket = [&](const std::string& node) { return socket_dir + "/musterd-" + node + ".sock"; };
+  if (!hostname.empty()) {
+    add(node_socket(hostname));
+    add(node_socket(hostname.substr(0, hostname.find('.'))));
+  }
+  if (!job_node.empty()) add(node_socket(job_node));
+  std::vector<std::string> others;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(socket_dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.size() > 13 && f.starts_with("musterd-") && f.ends_with(".sock")) others.push_back(e.path().string());
+  }
+  std::sort(others.begin(), others.end());
+  for (const std::string& p : others) add(p);
+  return out;
+}
+
+StatusOr<std::string> LocalToken(const MusterConfig& conf) {
+  const std::string host = Hostname();
+  const char* job_node = std::getenv("SLURMD_NODENAME");
+  const std::vector<std::string> sockets =
+      LocalAgentSockets(conf.agent_socket_dir, host, job_node != nullptr ? job_node : "");
+  auto fail = [](const std::string& socket, const Status& why) {
+    return Status(why.code() == StatusCode::kOk ? StatusCode::kUnavailable : why.code(),
+                  "cannot get a credential from the local musterd at " + socket + ": " + why.message());
+  };
+  if (sockets.empty()) {
+    return fail(conf.AgentSocket(host),
+                Status(StatusCode::kUnavailable, "no musterd socket in " + conf.agent_socket_dir +
+                                                     " (is musterd running on this host?)"));
+  }
+  Status first;
+  for (const std::string& socket : sockets) {
+    StatusOr<std::string> t = TokenFrom(socket);
+    if (t.ok()) return t;
+    if (first.ok()) first = fail(socket, t.status());  // the best candidate's reason
+  }
+  return first;
+}
+
+StatusOr<std::string> LocalToken() {
+  const std::string path = DefaultConfigPath();
+  StatusOr<MusterConfig> conf = LoadMusterConfig(path, ClusterFile::kSkip);
+  if (!conf.ok()) return conf.status();
+  return LocalToken(*conf);
+}
 
 StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   auto c = std::make_unique<CtldClient>();
@@ -34,7 +119,7 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   if (const char* s = std::getenv("MUSTER_SERVER"); s != nullptr && *s) address = s;
   if (address.empty() || address.rfind("unix:", 0) != 0) {
     const std::string path = DefaultConfigPath();
-    StatusOr<MusterConfig> conf = LoadMusterConfig(path);
+    StatusOr<MusterConfig> conf = LoadMusterConfig(path, ClusterFile::kSkip);
     if (!conf.ok()) {
       if (access(path.c_str(), F_OK) != 0) {
         return Status(StatusCode::kUnavailable, "no cluster configuration at " + path +
@@ -51,17 +136,10 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       }
     }
     if (address.rfind("unix:", 0) != 0) {
-      // TCP: ask this node's agent (over its Unix socket) for a token bound to our uid.
-      char host[256] = {0};
-      gethostname(host, sizeof host - 1);
-      StatusOr<std::unique_ptr<HttpClient>> agent = HttpClient::Connect("unix:" + conf->AgentSocket(host), "", 5000);
-      if (agent.ok()) {
-        StatusOr<HttpResponse> r = (*agent)->Request("GET", "/v1/token");
-        if (r.ok() && r->status == 200) {
-          json j = json::parse(r->body, nullptr, false);
-          if (j.is_object() && j.contains("token")) token = j["token"].get<std::string>();
-        }
-      }
+      // TCP: ask a local agent (over its Unix socket) for a token bound to our uid.
+      StatusOr<std::string> t = LocalToken(*conf);
+      if (!t.ok()) return t.status();
+      token = std::move(*t);
     }
   }
   StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, token, 30000);
@@ -70,36 +148,45 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   return c;
 }
 
-StatusOr<json> CtldClient::Call(const std::string& method, const std::string& target, const json& body) {
+StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::string& target, const json& body) {
   StatusOr<HttpResponse> r = http_->Request(method, target, body.is_null() ? "" : body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!r.ok()) return r.status();
-  json j = json::parse(r->body, nullptr, false);
   if (r->status != 200) {
+    json j = json::parse(r->body, nullptr, false);
     std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
                                                                                      : r->body;
     return Status(CodeFor(r->status), msg);
   }
+  return std::move(r->body);
+}
+
+StatusOr<json> CtldClient::Call(const std::string& method, const std::string& target, const json& body) {
+  ASSIGN_OR_RETURN(std::string text, CallRaw(method, target, body));
+  json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) return Internal("the controller sent a malformed answer");
   return j;
 }
 
 StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
-  ASSIGN_OR_RETURN(json j, Call("GET", query.empty() ? "/v1/jobs" : "/v1/jobs?" + query));
-  std::vector<JobRecord> out;
-  if (!j.contains("jobs") || !j["jobs"].is_array()) return Internal("malformed job list");
-  for (const json& x : j["jobs"]) {
-    ASSIGN_OR_RETURN(JobRecord r, JobRecordFromJson(x));
-    out.push_back(std::move(r));
-  }
-  return out;
+  ASSIGN_OR_RETURN(std::string body, CallRaw("GET", query.empty() ? "/v1/jobs" : "/v1/jobs?" + query));
+  StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(body);
+  if (!jobs.ok()) return Internal("the controller sent a malformed job list: " + jobs.status().message());
+  return jobs;
 }
 
-StatusOr<std::vector<NodeRecord>> CtldClient::Nodes() {
+StatusOr<std::vector<NodeRecord>> CtldClient::Nodes(std::map<std::string, NodeAllocated>* allocated) {
   ASSIGN_OR_RETURN(json j, Call("GET", "/v1/nodes"));
   std::vector<NodeRecord> out;
   if (!j.contains("nodes") || !j["nodes"].is_array()) return Internal("malformed node list");
   for (const json& x : j["nodes"]) {
     ASSIGN_OR_RETURN(NodeRecord r, NodeRecordFromJson(x));
+    if (allocated != nullptr && x.contains("allocated") && x["allocated"].is_object()) {
+      const json& a = x["allocated"];
+      NodeAllocated& n = (*allocated)[r.node.name];
+      n.cpus = a.value("cpus", 0);
+      n.gpus = a.value("gpus", 0);
+      n.memory_mb = a.value("memory_mb", int64_t{0});
+    }
     out.push_back(std::move(r));
   }
   return out;

@@ -2,8 +2,10 @@
 // controller's Unix socket (the kernel tells it who we are); when the socket is not reachable
 // from here and the controller listens on TCP, fetch a token from this node's agent and use TCP.
 // $MUSTER_SERVER ("unix:/path" or "host:port") overrides the address.
+// The same token (LocalToken) lets srun reach node agents that listen on TCP.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,8 @@
 
 namespace muster {
 
+struct MusterConfig;
+
 class CtldClient {
  public:
   static StatusOr<std::unique_ptr<CtldClient>> Connect();
@@ -26,10 +30,14 @@ class CtldClient {
   // FailedPrecondition) and whose message is the server's.
   StatusOr<nlohmann::json> Call(const std::string& method, const std::string& target,
                                 const nlohmann::json& body = nullptr);
+  // The same, returning the body of a 200 answer as it came.
+  StatusOr<std::string> CallRaw(const std::string& method, const std::string& target,
+                                const nlohmann::json& body = nullptr);
 
   // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
   StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");
-  StatusOr<std::vector<NodeRecord>> Nodes();
+  // `allocated`, when given, receives what running jobs hold on each node (sinfo's CPUAlloc...).
+  StatusOr<std::vector<NodeRecord>> Nodes(std::map<std::string, NodeAllocated>* allocated = nullptr);
   StatusOr<std::vector<Partition>> Partitions();
   const std::string& cluster_name() const { return cluster_name_; }
 
@@ -37,5 +45,19 @@ class CtldClient {
   std::unique_ptr<HttpClient> http_;
   std::string cluster_name_;
 };
+
+// The agent sockets to ask for a token, best first, each a socket that exists: the node named like
+// this host (`hostname`, then its first label), the node of the job we run in (`job_node`,
+// $SLURMD_NODENAME), then every other musterd-*.sock in `socket_dir` in name order. Every agent
+// socket there is on this host by construction; on a local cluster (`muster up`) the agents are
+// node1..N, none named like the host.
+std::vector<std::string> LocalAgentSockets(const std::string& socket_dir, const std::string& hostname,
+                                           const std::string& job_node);
+
+// A token bound to the caller's uid, from a musterd on this host (over its Unix socket, which
+// identifies us by peer credentials). Errors read "cannot get a credential from the local musterd
+// at <socket>: <why>". The second form reads muster.yaml (DefaultConfigPath()).
+StatusOr<std::string> LocalToken(const MusterConfig& conf);
+StatusOr<std::string> LocalToken();
 
 }  // namespace muster

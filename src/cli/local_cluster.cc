@@ -1,8 +1,11 @@
 #include "cli/local_cluster.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +20,7 @@
 
 #include "agent/stray_processes.h"
 #include "net/http.h"
+#include "net/token.h"
 
 namespace muster {
 
@@ -84,7 +88,26 @@ struct UpArgs {
   std::string dir;
   std::string model = "h100";
   std::string links = "nvswitch";
+  bool tcp = false;
 };
+
+// A TCP port on 127.0.0.1 that is free now (the kernel's pick), or 0.
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
 
 bool ParseInt(const std::string& v, int lo, int hi, int* out) {
   if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -94,9 +117,12 @@ bool ParseInt(const std::string& v, int lo, int hi, int* out) {
 
 const char* kUpUsage =
     "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
-    "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR]\n"
+    "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
-    "(default $HOME/.muster) and returns once every node has registered.\n";
+    "(default $HOME/.muster) and returns once every node has registered.\n"
+    "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
+    "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
+    "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
 
 }  // namespace
 
@@ -108,6 +134,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     if (k == "-h" || k == "--help") {
       out << kUpUsage;
       return 0;
+    }
+    if (k == "--tcp") {
+      a.tcp = true;
+      continue;
     }
     if (auto eq = k.find('='); eq != std::string::npos) {
       v = k.substr(eq + 1);
@@ -163,6 +193,18 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
   }
   const bool root = geteuid() == 0;
+  // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
+  // from their first moment (musterctld would create it too, but races the agents).
+  if (StatusOr<std::string> key = TokenAuthority::LoadKey(a.dir + "/cluster.key", /*create=*/true); !key.ok()) {
+    err << "muster up: " << key.status().message() << "\n";
+    return 1;
+  }
+  const int ctld_port = a.tcp ? FreeLoopbackPort() : 0;
+  if (a.tcp && ctld_port == 0) {
+    err << "muster up: cannot find a free TCP port on 127.0.0.1 for the controller\n";
+    return 1;
+  }
+  const std::string ctld_tcp = "127.0.0.1:" + std::to_string(ctld_port);
   {
     std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
     m << "# Written by 'muster up'.\n"
@@ -170,6 +212,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "cluster_file: cluster.yaml\n"
       << "controller:\n"
       << "  socket: run/ctld.sock\n"
+      << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
       << "  state: state.db\n"
       << "  key_file: cluster.key\n"
       << "  heartbeat_timeout: 6\n"
@@ -178,6 +221,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
       << "agent:\n"
       << "  socket_dir: run\n"
+      << (a.tcp ? "  listen: 127.0.0.1:0\n" : "")
       << "  spool_dir: spool\n"
       << "  heartbeat_interval: 2\n"
       << "  gpus: fake\n"
@@ -233,6 +277,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   out << "Muster cluster 'local' is up: " << a.nodes << " node" << (a.nodes > 1 ? "s" : "") << " (" << nodes
       << ") x " << a.gpus << " fake " << a.model << " GPUs, partition 'gpu'.\n"
       << "  state, logs and sockets: " << a.dir << "\n";
+  if (a.tcp) {
+    out << "  controller and agents on TCP (127.0.0.1); the commands use it with:\n"
+        << "  export MUSTER_SERVER=" << ctld_tcp << "\n";
+  }
   if (a.dir != DefaultDir()) out << "  export MUSTER_CONF=" << conf << "\n";
   out << "  try: muster sbatch --gres=gpu:1 --wrap 'nvidia-smi -L || env | grep CUDA'; muster squeue; muster sinfo\n"
       << "  stop: muster down" << (a.dir != DefaultDir() ? " --dir " + a.dir : "") << "\n";

@@ -83,6 +83,15 @@ struct NodeTasks {
   bool launched = false;
 };
 
+bool IsUnix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
+
+// An agent address on this host: a Unix socket, or TCP on a loopback address (a local cluster).
+bool IsLocal(const std::string& address) {
+  if (IsUnix(address)) return true;
+  const std::string host = address.substr(0, address.rfind(':'));
+  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]";
+}
+
 struct Task {
   size_t node = 0;
   bool ended = false;
@@ -135,6 +144,7 @@ class StepSession {
   std::vector<NodeTasks> nodes_;
   std::vector<Task> tasks_;
   std::string key_ = RandomKey();
+  std::string token_;  // our credential for agents on TCP (from the local musterd)
   std::string io_address_;
   std::string io_dir_;
   int listener_ = -1;
@@ -150,8 +160,7 @@ class StepSession {
 
 Status StepSession::Listen(bool tcp) {
   if (tcp) {
-    const bool local =
-        std::all_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return n.agent.rfind("unix:", 0) == 0; });
+    const bool local = std::all_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return IsLocal(n.agent); });
     int port = 0;
     ASSIGN_OR_RETURN(listener_, ListenTcp(local ? "127.0.0.1" : "0.0.0.0", 0, &port));
     char host[256] = {0};
@@ -195,7 +204,7 @@ void StepSession::LaunchAll(const json& job) {
               {"io", io_address_},
               {"io_key", key_}};
     std::string error;
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, "", 10000);
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, IsUnix(n.agent) ? "" : token_, 10000);
     if (!c.ok()) {
       error = c.status().message();
     } else {
@@ -233,6 +242,19 @@ void StepSession::Forward(int sig) {
   for (NodeTasks& n : nodes_) {
     if (!n.launched || !n.client) continue;
     StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body.dump());
+    if (r.ok() && r->status == 401 && !IsUnix(n.agent)) {
+      // Our token expired during a long step: get a fresh one and ask again.
+      StatusOr<std::string> t = LocalToken();
+      StatusOr<std::unique_ptr<HttpClient>> c =
+          t.ok() ? HttpClient::Connect(n.agent, *t, 10000) : StatusOr<std::unique_ptr<HttpClient>>(t.status());
+      if (c.ok()) {
+        token_ = *t;
+        n.client = std::move(*c);
+        r = n.client->Request("POST", "/v1/signal-step", body.dump());
+      } else {
+        r = c.status();
+      }
+    }
     if (!r.ok() || r->status != 200) {
       Emit(err_, "srun: error: cannot signal the tasks on " + n.name + ": " +
                      (r.ok() ? ErrorText(*r) : r.status().message()) + "\n");
@@ -407,9 +429,20 @@ int StepSession::Run(int64_t job_id) {
   }
   if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
 
-  const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) {
-                     return n.agent.rfind("unix:", 0) != 0;
-                   });
+  const bool agents_on_tcp =
+      std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
+  if (agents_on_tcp) {
+    // Agents on TCP want a token bound to us; they check that we own the job.
+    StatusOr<std::string> t = LocalToken();
+    if (!t.ok()) {
+      Emit(err_, "srun: error: " + t.status().message() + "\n");
+      (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                          json{{"exit_code", 1}});
+      return 1;
+    }
+    token_ = std::move(*t);
+  }
+  const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || agents_on_tcp;
   if (Status st = Listen(tcp); !st.ok()) {
     Emit(err_, "srun: error: " + st.message() + "\n");
     (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
 
 namespace muster {
@@ -30,7 +31,41 @@ StatusOr<uint32_t> ResolveUser(const std::string& who) {
   return InvalidArgument("unknown user '" + who + "'");
 }
 
+bool IsWildcardHost(const std::string& host) { return host.empty() || host == "0.0.0.0" || host == "::"; }
+
 }  // namespace
+
+StatusOr<HostPort> ParseHostPort(const std::string& text, const std::string& what) {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument(what + " must be host:port, got '" + text + "' (" + why + ")");
+  };
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return bad("no port");
+  HostPort hp;
+  hp.host = text.substr(0, colon);
+  const std::string port = text.substr(colon + 1);
+  if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']') {
+    hp.host = hp.host.substr(1, hp.host.size() - 2);
+  } else if (hp.host.find(':') != std::string::npos) {
+    return bad("write an IPv6 address in brackets: [::1]:6818");
+  }
+  if (hp.host.empty() || hp.host.find_first_of(" \t[]/") != std::string::npos) return bad("bad host");
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port) > 65535) {
+    return bad("the port must be a number from 0 to 65535");
+  }
+  hp.port = std::stoi(port);
+  return hp;
+}
+
+std::string JoinHostPort(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node) {
+  return IsWildcardHost(listen.host) ? node : listen.host;
+}
 
 std::string DefaultConfigPath() {
   if (const char* e = std::getenv("MUSTER_CONF"); e != nullptr && *e) return e;
@@ -41,7 +76,7 @@ std::string DefaultConfigPath() {
   return "/etc/muster/muster.yaml";
 }
 
-StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile cluster_file_mode) {
   MusterConfig c;
   std::error_code ec;
   c.path = std::filesystem::absolute(path, ec).lexically_normal().string();
@@ -64,13 +99,17 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
   if (const YAML::Node* ctl = root.Find("controller")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
-                                                   "kill_wait", "admins", "allow_root_jobs"}));
+                                                   "kill_wait", "min_job_age", "admins", "allow_root_jobs"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
       c.ctld_socket = Absolute(dir, v);
     }
     RETURN_IF_ERROR(m.String("listen", &c.ctld_listen));
+    if (!c.ctld_listen.empty()) {
+      StatusOr<HostPort> hp = ParseHostPort(c.ctld_listen, "controller.listen");
+      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+    }
     if (m.Has("state")) {
       RETURN_IF_ERROR(m.String("state", &v));
       c.state_path = Absolute(dir, v);
@@ -81,6 +120,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
     }
     RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
     RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));
+    RETURN_IF_ERROR(m.Int("min_job_age", &c.min_job_age_s, 0, 365 * 86400));
     RETURN_IF_ERROR(m.StringList("admins", &admins));
     RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
   }
@@ -91,12 +131,17 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
   }
   if (const YAML::Node* ag = root.Find("agent")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
-                                                  {"socket_dir", "spool_dir", "heartbeat_interval", "gpus",
-                                                   "cgroups"}));
+                                                  {"socket_dir", "listen", "spool_dir", "heartbeat_interval",
+                                                   "gpus", "cgroups"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
       c.agent_socket_dir = Absolute(dir, v);
+    }
+    RETURN_IF_ERROR(m.String("listen", &c.agent_listen));
+    if (!c.agent_listen.empty()) {
+      StatusOr<HostPort> hp = ParseHostPort(c.agent_listen, "agent.listen");
+      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
     }
     if (m.Has("spool_dir")) {
       RETURN_IF_ERROR(m.String("spool_dir", &v));
@@ -111,7 +156,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path) {
                            ") must be at most half of controller.heartbeat_timeout (" +
                            std::to_string(c.heartbeat_timeout_s) + ")");
   }
-  ASSIGN_OR_RETURN(c.cluster, LoadClusterConfigFile(c.cluster_file));
+  if (cluster_file_mode == ClusterFile::kSkip) return c;
+  ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;
 }

@@ -3,7 +3,8 @@
 // holds the settings of the controller, the agents and the clients (docs/configuration.md).
 //
 //   cluster: local
-//   cluster_file: cluster.yaml          # relative paths are relative to this file
+//   cluster_file: cluster.yaml          # or a Slurm site's slurm.conf (any *.conf; config/slurm_conf.h);
+//                                       # relative paths are relative to this file
 //   controller:
 //     socket: /run/muster/ctld.sock     # Unix socket: callers identified by peer credentials
 //     listen: 127.0.0.1:6817            # TCP: callers present a token minted by their node's agent
@@ -11,10 +12,12 @@
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
 //     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
+//     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
 //     admins: [root]                    # users (or uids) allowed admin verbs
 //     allow_root_jobs: false
 //   agent:
 //     socket_dir: /run/muster           # musterd listens on <socket_dir>/musterd-<node>.sock
+//     listen: 0.0.0.0:6818              # optional TCP listener (the controller then presents tokens)
 //     spool_dir: /var/spool/muster      # per-node spool under <spool_dir>/<node>
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
@@ -42,10 +45,12 @@ struct MusterConfig {
   std::string key_file;
   int64_t heartbeat_timeout_s = 30;
   int64_t kill_wait_s = 30;
+  int64_t min_job_age_s = 300;
   std::vector<uint32_t> admin_uids;
   bool allow_root_jobs = false;
   // agent
   std::string agent_socket_dir;
+  std::string agent_listen;         // "" = Unix socket only; else "host:port" (port 0: any free port)
   std::string spool_dir;
   int64_t heartbeat_interval_s = 5;
   std::string gpus = "auto";
@@ -54,8 +59,28 @@ struct MusterConfig {
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };
 
-// Reads and validates; errors name the file, line and field.
-StatusOr<MusterConfig> LoadMusterConfig(const std::string& path);
+struct HostPort {
+  std::string host;  // without brackets ("::1", "127.0.0.1", "0.0.0.0", "gpu01")
+  int port = 0;
+};
+
+// "host:port" or "[v6 address]:port", port 0..65535 (0: any free port, for a listener). `what`
+// names the setting in the error.
+StatusOr<HostPort> ParseHostPort(const std::string& text, const std::string& what);
+
+// "host:port", with brackets around an IPv6 address.
+std::string JoinHostPort(const std::string& host, int port);
+
+// The host an agent listening on `listen` (agent.listen) registers with the controller (with the
+// port it bound): the listen host, or the node's name when the host is a wildcard ("0.0.0.0",
+// "::"), as node names are host names on a multi-host cluster.
+std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node);
+
+// Reads and validates; errors name the file, line and field. The commands, which only need to
+// know how to reach the controller, skip the cluster file (`cluster` stays empty, and
+// `cluster_name` is only what muster.yaml says): every command starts faster for it.
+enum class ClusterFile { kLoad, kSkip };
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile cluster_file = ClusterFile::kLoad);
 
 // Where the commands look for the configuration: $MUSTER_CONF, else $HOME/.muster/muster.yaml if
 // it exists, else /etc/muster/muster.yaml.

@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "model/job_list_json.h"
+#include "report/squeue_format.h"
 #include "model/record_json.h"
 
 namespace muster {
@@ -86,6 +88,28 @@ std::vector<int64_t> Ids(const json& j, const char* key) {
 
 HttpResponse ErrorResponse(const Status& status) { return HttpResponse::Error(HttpStatusFor(status.code()), status.message()); }
 
+namespace {
+
+// squeue's table, rendered here (report/squeue_format.h): the command prints it as it comes.
+HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::string>& query) {
+  StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(query);
+  if (!parsed.ok()) return ErrorResponse(parsed.status());
+  const auto& [selection, options] = *parsed;
+  JobQuery q;
+  q.ids = selection.ids;
+  q.active_only = selection.ids.empty() && selection.states.empty();
+  std::vector<JobRecord> jobs = c.ListJobs(q);
+  std::erase_if(jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
+  if (!selection.ids.empty() && selection.states.empty() && jobs.empty()) {
+    return ErrorResponse(NotFound("Invalid job id specified"));
+  }
+  StatusOr<std::string> text = FormatSqueue(jobs, options, c.NowSeconds());
+  if (!text.ok()) return ErrorResponse(text.status());
+  return HttpResponse{200, "text/plain; charset=utf-8", std::move(*text)};
+}
+
+}  // namespace
+
 void AddControllerRoutes(Controller& c, Router& r) {
   r.Add("GET", "/v1/ping", [&c](const HttpRequest& req) {
     return Ok(json{{"cluster", c.cluster_name()}, {"authenticated", req.caller.authenticated}, {"uid", req.caller.uid}});
@@ -112,28 +136,23 @@ void AddControllerRoutes(Controller& c, Router& r) {
 
   // ?active=1: only jobs not finished (what squeue shows by default); ?ids=1,2,3: only these.
   r.Add("GET", "/v1/jobs", [&c](const HttpRequest& req) {
-    const bool active = req.query.count("active") && req.query.at("active") == "1";
-    std::set<int64_t> ids;
+    if (auto it = req.query.find("render"); it != req.query.end()) {
+      if (it->second != "squeue") return ErrorResponse(InvalidArgument("render: unknown table '" + it->second + "' (known: squeue)"));
+      return RenderSqueue(c, req.query);
+    }
+    JobQuery q;
+    q.active_only = req.query.count("active") && req.query.at("active") == "1";
     if (auto it = req.query.find("ids"); it != req.query.end()) {
       std::stringstream in(it->second);
       for (std::string s; std::getline(in, s, ',');) {
         StatusOr<int64_t> id = ParseId(s);
         if (!id.ok()) return ErrorResponse(id.status());
-        ids.insert(*id);
+        q.ids.insert(*id);
       }
     }
-    json jobs = json::array();
-    auto keep = [&](const JobRecord& j) { return !(active && IsFinished(j.state)) && (ids.empty() || ids.count(j.id)); };
-    // Lists leave out what only the job's own processes need (script, arguments, environment):
-    // a thousand pending jobs' environments would make every squeue slow. GET /v1/jobs/{id} has them.
-    for (const JobRecord& j : c.ListJobs(keep)) {
-      json v = ToJson(j);
-      v["script"] = "";
-      v["script_args"] = json::array();
-      v["environment"] = json::array();
-      jobs.push_back(std::move(v));
-    }
-    return Ok(json{{"jobs", jobs}});
+    // The list's compact form (model/job_list_json.h) leaves out what only the job's own processes
+    // need (script, arguments, environment; GET /v1/jobs/{id} has them) and default values.
+    return HttpResponse::Json(200, JobListJson(c.ListJobs(q)));
   });
 
   r.Add("GET", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
@@ -217,9 +236,17 @@ void AddControllerRoutes(Controller& c, Router& r) {
     return Ok(json::object());
   });
 
+  // Each node record with "allocated": {"cpus", "gpus", "memory_mb"} held by its running jobs.
   r.Add("GET", "/v1/nodes", [&c](const HttpRequest&) {
+    const std::map<std::string, NodeAllocated> allocated = c.AllocatedByNode();
     json nodes = json::array();
-    for (const NodeRecord& n : c.ListNodes()) nodes.push_back(ToJson(n));
+    for (const NodeRecord& n : c.ListNodes()) {
+      json v = ToJson(n);
+      auto it = allocated.find(n.node.name);
+      const NodeAllocated a = it == allocated.end() ? NodeAllocated{} : it->second;
+      v["allocated"] = json{{"cpus", a.cpus}, {"gpus", a.gpus}, {"memory_mb", a.memory_mb}};
+      nodes.push_back(std::move(v));
+    }
     return Ok(json{{"nodes", nodes}});
   });
 
@@ -286,5 +313,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
     return Ok(json::object());
   });
 }
+
+
 
 }  // namespace muster

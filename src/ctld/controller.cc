@@ -1,5 +1,7 @@
 #include "ctld/controller.h"
 
+#include "model/job_list_json.h"
+
 #include <grp.h>
 #include <pwd.h>
 
@@ -81,12 +83,34 @@ Status Controller::Recover() {
   }
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
+    if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     if (!IsFinished(j.state)) active_.insert(j.id);
     jobs_[j.id] = std::move(j);
   }
   steps_ = std::move(*steps);
+  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  for (const auto& [id, j] : jobs_) {
+    if (IsFinished(j.state)) EndStepsLocked(j);
+  }
   RefreshNodeStatesLocked();
   return Status::Ok();
+}
+
+bool Controller::Expired(const JobRecord& job, int64_t now) const {
+  return config_.min_job_age_s > 0 && IsFinished(job.state) && job.end_time > 0 &&
+         now - job.end_time >= config_.min_job_age_s;
+}
+
+void Controller::PurgeExpiredLocked(int64_t now) {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (Expired(it->second, now)) {
+      extra_.erase(it->first);
+      it = jobs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {
@@ -247,12 +271,31 @@ StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   return it->second;
 }
 
-std::vector<JobRecord> Controller::ListJobs(const std::function<bool(const JobRecord&)>& keep) const {
+std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobRecord> out;
-  for (const auto& [id, j] : jobs_) {
-    if (!keep || keep(j)) out.push_back(j);
+  auto add = [&](const JobRecord& j) {
+    if (query.active_only && IsFinished(j.state)) return;
+    out.push_back(ListedJob(j));
+  };
+  if (!query.ids.empty()) {
+    for (int64_t id : query.ids) {
+      if (auto it = jobs_.find(id); it != jobs_.end()) add(it->second);
+    }
+  } else if (query.active_only) {
+    out.reserve(active_.size());
+    for (int64_t id : active_) add(jobs_.at(id));
+  } else {
+    out.reserve(jobs_.size());
+    for (const auto& [id, j] : jobs_) add(j);
   }
+  return out;
+}
+
+std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, NodeAllocated> out;
+  for (int64_t id : active_) SumAllocation(jobs_.at(id), out);
   return out;
 }
 
@@ -396,7 +439,19 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.end_time = clock_->NowSeconds();
   job.reason = "None";
   extra_.erase(job.id);
+  EndStepsLocked(job);
   RefreshNodeStatesLocked();
+}
+
+// Steps still RUNNING when their job ends (srun killed with the job, or gone without reporting)
+// end with it, as CANCELLED at the job's end. The store is corrected at the next Recover(), which
+// applies the same rule: the step records only ever lag, never disagree.
+void Controller::EndStepsLocked(const JobRecord& job) {
+  for (StepRecord& st : steps_) {
+    if (st.job_id != job.id || st.state != JobState::kRunning) continue;
+    st.state = JobState::kCancelled;
+    st.end_time = job.end_time;
+  }
 }
 
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
@@ -706,6 +761,11 @@ void Controller::Tick() {
   std::vector<NodeRecord> down_nodes;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
+    if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
+      last_purge_ = now;
+      PurgeExpiredLocked(now);
+    }
     for (auto& [name, n] : nodes_) {
       if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown) continue;
       if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;

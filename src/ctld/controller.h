@@ -41,6 +41,9 @@ struct ControllerConfig {
   int64_t kill_wait_s = 30;         // SIGTERM, then SIGKILL after this many seconds
   std::vector<uint32_t> admin_uids = {0};
   bool allow_root_jobs = false;     // uid 0 may submit jobs
+  // Slurm's MinJobAge: a finished job stays in the controller's memory (squeue, scontrol show
+  // job) this many seconds after it ended, then only in the store; 0 = keep every job.
+  int64_t min_job_age_s = 300;
   SchedulerOptions scheduler;
 };
 
@@ -98,6 +101,12 @@ class AgentClient {
                            const std::string& why) = 0;
 };
 
+// Which jobs Controller::ListJobs returns.
+struct JobQuery {
+  bool active_only = false;
+  std::set<int64_t> ids;  // empty = any
+};
+
 class Controller {
  public:
   Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock);
@@ -120,12 +129,16 @@ class Controller {
   // The step ended (srun reports the highest task exit code): COMPLETED for 0, else FAILED.
   // Repeating it changes nothing.
   Status FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller);
-  // Every job, or those `keep` accepts (evaluated under the lock: keep it cheap).
-  std::vector<JobRecord> ListJobs(const std::function<bool(const JobRecord&)>& keep = nullptr) const;
+  // Jobs in id order: every job, or only those not finished (`active_only`), or only `ids`. Lists
+  // leave out the script, its arguments and the environment (GetJob has them).
+  std::vector<JobRecord> ListJobs(const JobQuery& query = JobQuery()) const;
   std::vector<NodeRecord> ListNodes() const;
+  // What the jobs holding resources have allocated, per node name (nodes with nothing: absent).
+  std::map<std::string, NodeAllocated> AllocatedByNode() const;
   std::vector<Partition> ListPartitions() const;
   std::vector<StepRecord> ListSteps() const;
   const std::string& cluster_name() const { return config_.cluster_name; }
+  int64_t NowSeconds() const { return clock_->NowSeconds(); }
 
   // --- admins ---
   Status UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
@@ -178,6 +191,10 @@ class Controller {
   std::set<int64_t> active_;           // ids of jobs not finished: what every cycle looks at
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   std::map<int64_t, JobExtra> extra_;
+  int64_t last_purge_ = 0;
+  bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
+  void PurgeExpiredLocked(int64_t now);
+  void EndStepsLocked(const JobRecord& job);
   std::map<std::string, NodeRecord> nodes_;
   std::vector<StepRecord> steps_;
 

@@ -352,8 +352,44 @@ TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   ASSERT_TRUE(s3.ok());
   EXPECT_EQ(s3->step.step_id, 3);
   // A finished job takes no more steps.
+  clock_.AdvanceSeconds(4);
   ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{}, kAdmin).ok());
   EXPECT_EQ(ctld_->CreateStep(id, req, kAlice).status().code(), StatusCode::kFailedPrecondition);
+  // Steps still running when the job ended (srun never reported) end with it, also after a restart.
+  for (int round = 0; round < 2; ++round) {
+    steps = ctld_->ListSteps();
+    ASSERT_EQ(steps.size(), 4u);
+    EXPECT_EQ(steps[0].state, JobState::kCompleted);
+    for (int k : {2, 3}) {
+      EXPECT_EQ(steps[k].state, JobState::kCancelled) << "step " << k << " round " << round;
+      EXPECT_EQ(steps[k].end_time, Job(id).end_time);
+    }
+    Open();
+  }
+}
+
+TEST_F(ControllerTest, FinishedJobsLeaveMemoryAfterMinJobAgeButStayStored) {
+  RegisterAll();
+  const int64_t done = Submit({"-n", "1"});
+  ctld_->ScheduleOnce();
+  const int64_t waiting = Submit({"-n", "1"});  // no cycle runs after it: stays PENDING
+  ASSERT_TRUE(ctld_->JobExited(done, Job(done).batch_host, ExitReport{}, kAdmin).ok());
+  clock_.AdvanceSeconds(299);
+  ctld_->Tick();
+  EXPECT_TRUE(ctld_->GetJob(done).ok());  // younger than MinJobAge (300 s)
+  clock_.AdvanceSeconds(10);  // the purge pass runs at most every 10 s
+  ctld_->Tick();
+  EXPECT_EQ(ctld_->GetJob(done).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(ctld_->GetJob(waiting).ok());  // pending jobs never age out
+  EXPECT_EQ(ctld_->ListJobs().size(), 1u);
+  StatusOr<std::vector<JobRecord>> stored = store_->LoadJobs();
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->size(), 2u);  // accounting keeps it
+  // A restart does not bring it back, and its id is never handed out again.
+  Open();
+  EXPECT_EQ(ctld_->GetJob(done).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(ctld_->GetJob(waiting).ok());
+  EXPECT_GT(Submit({"-n", "1"}), waiting);
 }
 
 }  // namespace

@@ -1,10 +1,17 @@
 #include "ctld/http_agent_client.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "model/record_json.h"
 
 namespace muster {
+
+HttpAgentClient::HttpAgentClient(const TokenAuthority* tokens, int timeout_ms) : timeout_ms_(timeout_ms) {
+  if (tokens != nullptr) own_token_ = std::make_unique<OwnToken>(tokens, geteuid(), getegid());
+}
 
 Status HttpAgentClient::Post(const std::string& address, const std::string& target, const std::string& body) {
   if (address.empty()) return Status(StatusCode::kUnavailable, "node has no agent address (never registered)");
@@ -16,10 +23,18 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
     conn = c;
   }
   std::lock_guard<std::mutex> lock(conn->mu);
+  std::string token;
+  if (own_token_ && !address.starts_with("unix:")) {
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    token = own_token_->Get(now);
+  }
+  if (conn->client && conn->token != token) conn->client.reset();  // renewed: send the new one
   if (!conn->client) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(address, token_, timeout_ms_);
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(address, token, timeout_ms_);
     if (!c.ok()) return c.status();
     conn->client = std::move(*c);
+    conn->token = token;
   }
   StatusOr<HttpResponse> resp = conn->client->Request("POST", target, body);
   if (!resp.ok()) {

@@ -1,5 +1,7 @@
 // AgentClient over HTTP: one kept-alive connection per node agent (its address from registration).
-// Thread-safe.
+// Agents on Unix sockets know the controller by its peer credentials; agents on TCP
+// ("host:port") get a token for the controller's own uid, minted with the cluster key (the same
+// key the agents verify with). Thread-safe.
 #pragma once
 
 #include <map>
@@ -9,15 +11,14 @@
 
 #include "ctld/controller.h"
 #include "net/http.h"
+#include "net/token.h"
 
 namespace muster {
 
 class HttpAgentClient : public AgentClient {
  public:
-  // `token`: credential sent to agents listening on TCP ("" for Unix sockets, where peer
-  // credentials identify the controller).
-  explicit HttpAgentClient(std::string token = "", int timeout_ms = 10000)
-      : token_(std::move(token)), timeout_ms_(timeout_ms) {}
+  // `tokens` (may be nullptr: TCP agents then refuse us with 401) must outlive this client.
+  explicit HttpAgentClient(const TokenAuthority* tokens = nullptr, int timeout_ms = 10000);
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override;
   Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
                    const std::string& why) override;
@@ -27,8 +28,9 @@ class HttpAgentClient : public AgentClient {
   struct Conn {
     std::mutex mu;
     std::unique_ptr<HttpClient> client;
+    std::string token;  // the one `client` sends
   };
-  std::string token_;
+  std::unique_ptr<OwnToken> own_token_;  // nullptr without a key
   int timeout_ms_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Conn>> conns_;

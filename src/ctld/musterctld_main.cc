@@ -56,10 +56,11 @@ int Main(int argc, char** argv) {
   cc.cluster.usage.clear();
   cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
   cc.kill_wait_s = conf->kill_wait_s;
+  cc.min_job_age_s = conf->min_job_age_s;
   cc.admin_uids = conf->admin_uids;
   cc.allow_root_jobs = conf->allow_root_jobs;
   SystemClock clock;
-  HttpAgentClient agents;
+  HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
 
@@ -70,10 +71,10 @@ int Main(int argc, char** argv) {
   opt.unix_mode = 0666;
   opt.tcp_port = -1;
   if (!conf->ctld_listen.empty()) {
-    auto colon = conf->ctld_listen.rfind(':');
-    if (colon == std::string::npos) return Fail("controller.listen must be host:port, got '" + conf->ctld_listen + "'");
-    opt.tcp_host = conf->ctld_listen.substr(0, colon);
-    opt.tcp_port = std::atoi(conf->ctld_listen.c_str() + colon + 1);
+    StatusOr<HostPort> listen = ParseHostPort(conf->ctld_listen, "controller.listen");
+    if (!listen.ok()) return Fail(listen.status().message());
+    opt.tcp_host = listen->host;
+    opt.tcp_port = listen->port;
   }
   opt.tokens = &tokens;
   opt.threads = 4;
@@ -85,8 +86,14 @@ int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  StatusOr<std::unique_ptr<HttpServer>> server =
-      HttpServer::Start(opt, [&router](const HttpRequest& r) { return router.Handle(r); });
+  // Every route but the ping needs a caller the server could identify: a request over TCP without
+  // a token, or with a forged or expired one, is answered 401 before any handler sees it.
+  StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&router](const HttpRequest& r) {
+    if (!r.caller.authenticated && !(r.method == "GET" && r.path == "/v1/ping")) {
+      return HttpResponse::Error(401, "authentication required: " + r.caller.error);
+    }
+    return router.Handle(r);
+  });
   if (!server.ok()) return Fail(server.status().message());
   std::fprintf(stderr, "musterctld: cluster '%s' serving on %s%s (pid %d)\n", conf->cluster_name.c_str(),
                conf->ctld_socket.c_str(),

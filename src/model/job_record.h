@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ struct JobNodeAllocation {
   friend bool operator==(const JobNodeAllocation&, const JobNodeAllocation&) = default;
 };
 
+// What the jobs holding resources (running, suspended, completing) have allocated on one node:
+// Slurm's CPUAlloc, AllocMem and allocated GPUs (a shared GPU counts once).
+struct NodeAllocated {
+  int cpus = 0;
+  int gpus = 0;
+  int64_t memory_mb = 0;
+  friend bool operator==(const NodeAllocated&, const NodeAllocated&) = default;
+};
+
 struct JobRecord {
   int64_t id = 0;
   std::string name;
@@ -84,6 +94,10 @@ struct JobRecord {
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
+
+bool HoldsResources(JobState s);  // RUNNING, SUSPENDED, COMPLETING
+// Adds `job`'s allocation to `by_node` when it holds resources.
+void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node);
 
 // Slurm's base node states plus the DRAIN flag, as the controller tracks them.
 struct NodeRecord {

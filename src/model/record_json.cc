@@ -1,5 +1,7 @@
 #include "model/record_json.h"
 
+#include "model/job_record_fields.h"
+
 namespace muster {
 
 using nlohmann::json;
@@ -31,6 +33,75 @@ class Reader {
   const json& j_;
   std::string what_;
   Status status_;
+};
+
+// Writes every field (the stored and wire form keep defaults, so a reader of any age sees them).
+struct JsonWriter {
+  json out = json::object();
+  template <typename T>
+  void Field(const char* key, const T& value, const T&) {
+    out[key] = value;
+  }
+  void Field(const char* key, const JobState& value, const JobState&) { out[key] = JobStateName(value); }
+  template <typename T, typename Fn>
+  void Object(const char* key, const T& value, const T& def, Fn fields) {
+    JsonWriter sub;
+    fields(sub, value, def);
+    out[key] = std::move(sub.out);
+  }
+  template <typename T, typename Fn>
+  void Objects(const char* key, const std::vector<T>& values, const std::vector<T>&, Fn fields) {
+    json arr = json::array();
+    for (const T& v : values) {
+      JsonWriter sub;
+      fields(sub, v, T{});
+      arr.push_back(std::move(sub.out));
+    }
+    out[key] = std::move(arr);
+  }
+};
+
+// Reads the fields present (missing ones keep their defaults); the first error wins.
+class JsonReader {
+ public:
+  JsonReader(const json& j, std::string what) : in_(j, what), what_(std::move(what)) {}
+  template <typename T>
+  void Field(const char* key, T& value, const T&) {
+    in_.Get(key, value);
+  }
+  void Field(const char* key, JobState& value, const JobState&) {
+    std::string name;
+    in_.Get(key, name);
+    if (name.empty() || !in_.status().ok()) return;
+    StatusOr<JobState> st = ParseJobState(name);
+    if (!st.ok()) return in_.Fail(st.status().WithPrefix(what_ + "." + key));
+    value = *st;
+  }
+  template <typename T, typename Fn>
+  void Object(const char* key, T& value, const T& def, Fn fields) {
+    const json* sub = in_.Sub(key);
+    if (!in_.status().ok() || sub == nullptr || sub->is_null()) return;
+    JsonReader r(*sub, key);
+    fields(r, value, def);
+    if (!r.status().ok()) in_.Fail(r.status().WithPrefix(what_));
+  }
+  template <typename T, typename Fn>
+  void Objects(const char* key, std::vector<T>& values, const std::vector<T>&, Fn fields) {
+    const json* sub = in_.Sub(key);
+    if (!in_.status().ok() || sub == nullptr || !sub->is_array()) return;
+    for (const json& e : *sub) {
+      T v{};
+      JsonReader r(e, what_ + "." + key + "[]");
+      fields(r, v, T{});
+      if (!r.status().ok()) return in_.Fail(r.status());
+      values.push_back(std::move(v));
+    }
+  }
+  const Status& status() const { return in_.status(); }
+
+ private:
+  Reader in_;
+  std::string what_;
 };
 
 }  // namespace
@@ -84,6 +155,20 @@ StatusOr<JobState> ParseJobState(const std::string& name) {
   return InvalidArgument("invalid job state '" + name + "'");
 }
 
+bool HoldsResources(JobState s) {
+  return s == JobState::kRunning || s == JobState::kSuspended || s == JobState::kCompleting;
+}
+
+void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node) {
+  if (!HoldsResources(job.state)) return;
+  for (const JobNodeAllocation& a : job.allocation) {
+    NodeAllocated& u = by_node[a.node];
+    u.cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
+    u.gpus += static_cast<int>(a.gpus.size()) + (a.shared_gpu >= 0 ? 1 : 0);
+    u.memory_mb += a.memory_mb;
+  }
+}
+
 bool IsFinished(JobState s) {
   switch (s) {
     case JobState::kPending:
@@ -97,55 +182,15 @@ bool IsFinished(JobState s) {
 }
 
 json ToJson(const JobRequest& r) {
-  return json{{"name", r.name},
-              {"partition", r.partition},
-              {"min_nodes", r.min_nodes},
-              {"max_nodes", r.max_nodes},
-              {"ntasks", r.ntasks},
-              {"ntasks_per_node", r.ntasks_per_node},
-              {"cpus_per_task", r.cpus_per_task},
-              {"mem_per_node_mb", r.mem_per_node_mb},
-              {"mem_per_cpu_mb", r.mem_per_cpu_mb},
-              {"mem_per_gpu_mb", r.mem_per_gpu_mb},
-              {"gpu_type", r.gpu_type},
-              {"gpus_per_node", r.gpus_per_node},
-              {"gpus_total", r.gpus_total},
-              {"gpus_per_task", r.gpus_per_task},
-              {"cpus_per_gpu", r.cpus_per_gpu},
-              {"gpu_milli", r.gpu_milli},
-              {"gpu_memory_mb", r.gpu_memory_mb},
-              {"constraint", r.constraint},
-              {"exclusive", r.exclusive},
-              {"time_limit_s", r.time_limit_s},
-              {"nodelist", r.nodelist},
-              {"exclude", r.exclude}};
+  JsonWriter w;
+  record_fields::JobRequestFields(w, r, JobRequest{});
+  return std::move(w.out);
 }
 
 StatusOr<JobRequest> JobRequestFromJson(const json& j) {
   JobRequest r;
-  Reader in(j, "request");
-  in.Get("name", r.name);
-  in.Get("partition", r.partition);
-  in.Get("min_nodes", r.min_nodes);
-  in.Get("max_nodes", r.max_nodes);
-  in.Get("ntasks", r.ntasks);
-  in.Get("ntasks_per_node", r.ntasks_per_node);
-  in.Get("cpus_per_task", r.cpus_per_task);
-  in.Get("mem_per_node_mb", r.mem_per_node_mb);
-  in.Get("mem_per_cpu_mb", r.mem_per_cpu_mb);
-  in.Get("mem_per_gpu_mb", r.mem_per_gpu_mb);
-  in.Get("gpu_type", r.gpu_type);
-  in.Get("gpus_per_node", r.gpus_per_node);
-  in.Get("gpus_total", r.gpus_total);
-  in.Get("gpus_per_task", r.gpus_per_task);
-  in.Get("cpus_per_gpu", r.cpus_per_gpu);
-  in.Get("gpu_milli", r.gpu_milli);
-  in.Get("gpu_memory_mb", r.gpu_memory_mb);
-  in.Get("constraint", r.constraint);
-  in.Get("exclusive", r.exclusive);
-  in.Get("time_limit_s", r.time_limit_s);
-  in.Get("nodelist", r.nodelist);
-  in.Get("exclude", r.exclude);
+  JsonReader in(j, "request");
+  record_fields::JobRequestFields(in, r, JobRequest{});
   if (!in.status().ok()) return in.status();
   return r;
 }
@@ -246,112 +291,16 @@ StatusOr<Node> NodeFromJson(const json& j) {
 }
 
 json ToJson(const JobRecord& j) {
-  json alloc = json::array();
-  for (const JobNodeAllocation& a : j.allocation) {
-    alloc.push_back({{"node", a.node},
-                     {"cpu_milli", a.cpu_milli},
-                     {"memory_mb", a.memory_mb},
-                     {"tasks", a.tasks},
-                     {"gpus", a.gpus},
-                     {"shared_gpu", a.shared_gpu},
-                     {"shared_milli", a.shared_milli},
-                     {"exclusive", a.exclusive}});
-  }
-  return json{{"id", j.id},
-              {"name", j.name},
-              {"uid", j.uid},
-              {"gid", j.gid},
-              {"user", j.user},
-              {"group", j.group},
-              {"account", j.account},
-              {"partition", j.partition},
-              {"request", ToJson(j.request)},
-              {"submit_args", j.submit_args},
-              {"script", j.script},
-              {"script_args", j.script_args},
-              {"workdir", j.workdir},
-              {"environment", j.environment},
-              {"stdout", j.stdout_pattern},
-              {"stderr", j.stderr_pattern},
-              {"stdin", j.stdin_path},
-              {"priority", j.priority},
-              {"time_limit_s", j.time_limit_s},
-              {"requeue", j.requeue},
-              {"held", j.held},
-              {"state", JobStateName(j.state)},
-              {"reason", j.reason},
-              {"reason_detail", j.reason_detail},
-              {"submit_time", j.submit_time},
-              {"eligible_time", j.eligible_time},
-              {"start_time", j.start_time},
-              {"end_time", j.end_time},
-              {"exit_code", j.exit_code},
-              {"exit_signal", j.exit_signal},
-              {"restart_count", j.restart_count},
-              {"allocation", alloc},
-              {"batch_host", j.batch_host}};
+  JsonWriter w;
+  record_fields::JobRecordFields(w, j, JobRecord{});
+  return std::move(w.out);
 }
 
 StatusOr<JobRecord> JobRecordFromJson(const json& j) {
   JobRecord r;
-  Reader in(j, "job");
-  in.Get("id", r.id);
-  in.Get("name", r.name);
-  in.Get("uid", r.uid);
-  in.Get("gid", r.gid);
-  in.Get("user", r.user);
-  in.Get("group", r.group);
-  in.Get("account", r.account);
-  in.Get("partition", r.partition);
-  in.Get("submit_args", r.submit_args);
-  in.Get("script", r.script);
-  in.Get("script_args", r.script_args);
-  in.Get("workdir", r.workdir);
-  in.Get("environment", r.environment);
-  in.Get("stdout", r.stdout_pattern);
-  in.Get("stderr", r.stderr_pattern);
-  in.Get("stdin", r.stdin_path);
-  in.Get("priority", r.priority);
-  in.Get("time_limit_s", r.time_limit_s);
-  in.Get("requeue", r.requeue);
-  in.Get("held", r.held);
-  in.Get("reason", r.reason);
-  in.Get("reason_detail", r.reason_detail);
-  in.Get("submit_time", r.submit_time);
-  in.Get("eligible_time", r.eligible_time);
-  in.Get("start_time", r.start_time);
-  in.Get("end_time", r.end_time);
-  in.Get("exit_code", r.exit_code);
-  in.Get("exit_signal", r.exit_signal);
-  in.Get("restart_count", r.restart_count);
-  in.Get("batch_host", r.batch_host);
-  std::string state = "PENDING";
-  in.Get("state", state);
+  JsonReader in(j, "job");
+  record_fields::JobRecordFields(in, r, JobRecord{});
   if (!in.status().ok()) return in.status();
-  StatusOr<JobState> st = ParseJobState(state);
-  if (!st.ok()) return st.status().WithPrefix("job.state");
-  r.state = *st;
-  if (const json* req = in.Sub("request"); req != nullptr) {
-    StatusOr<JobRequest> q = JobRequestFromJson(*req);
-    if (!q.ok()) return q.status().WithPrefix("job");
-    r.request = *q;
-  }
-  if (const json* alloc = in.Sub("allocation"); alloc != nullptr && alloc->is_array()) {
-    for (const json& a : *alloc) {
-      JobNodeAllocation na;
-      Reader ar(a, "job.allocation[]");
-      ar.Get("node", na.node);
-      ar.Get("cpu_milli", na.cpu_milli);
-      ar.Get("memory_mb", na.memory_mb);
-      ar.Get("tasks", na.tasks);
-      ar.Get("gpus", na.gpus);
-      ar.Get("shared_gpu", na.shared_gpu);
-      ar.Get("shared_milli", na.shared_milli);
-      ar.Get("exclusive", na.exclusive);
-      if (!ar.status().ok()) return ar.status();
-      r.allocation.push_back(std::move(na));
-    }
-  }
   return r;
 }
 

@@ -40,7 +40,11 @@ class ClientImpl : public HttpClient {
         host_(std::move(host)),
         port_(std::move(port)),
         token_(std::move(token)),
-        timeout_(std::max(timeout_ms, 1)) {}
+        timeout_(std::max(timeout_ms, 1)) {
+    // Beast reads at most the buffer's free capacity (512 bytes when empty): a 300 KB answer
+    // would take 600 reads, each re-arming the timeout timer.
+    buffer_.reserve(64 * 1024);
+  }
 
   Status Open() {
     stream_.emplace(ioc_);

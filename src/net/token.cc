@@ -219,4 +219,14 @@ StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) c
   return caller;
 }
 
+std::string OwnToken::Get(int64_t now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Also after the clock went back: a token minted "in the future" may live longer than ttl.
+  if (token_.empty() || now - minted_at_ >= ttl_s_ / 2 || now < minted_at_) {
+    token_ = authority_->Mint(uid_, gid_, now, ttl_s_);
+    minted_at_ = now;
+  }
+  return token_;
+}
+
 }  // namespace muster

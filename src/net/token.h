@@ -5,12 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "base/status.h"
 #include "net/http.h"
 
 namespace muster {
+
+// How long a minted token is valid, in seconds.
+inline constexpr int64_t kTokenTtlSeconds = 300;
 
 class TokenAuthority {
  public:
@@ -29,6 +33,26 @@ class TokenAuthority {
 
  private:
   std::string key_;
+};
+
+// The credential a daemon presents for itself to TCP peers that verify tokens with the same
+// cluster key (the controller calling agents, an agent calling the controller): a token for
+// `uid`/`gid`, re-minted once half of its lifetime has passed, so that one sent now is valid for
+// at least ttl/2 more. Callers holding a kept-alive connection reconnect when Get() returns a
+// new token. Thread-safe.
+class OwnToken {
+ public:
+  OwnToken(const TokenAuthority* authority, uint32_t uid, uint32_t gid, int64_t ttl_s = kTokenTtlSeconds)
+      : authority_(authority), uid_(uid), gid_(gid), ttl_s_(ttl_s) {}
+  std::string Get(int64_t now);
+
+ private:
+  const TokenAuthority* authority_;
+  const uint32_t uid_, gid_;
+  const int64_t ttl_s_;
+  std::mutex mu_;
+  std::string token_;     // guarded by mu_
+  int64_t minted_at_ = 0;  // guarded by mu_
 };
 
 }  // namespace muster

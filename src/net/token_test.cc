@@ -171,5 +171,36 @@ TEST_F(KeyFileTest, RefusesNonRegularFilesAndShortKeys) {
   EXPECT_EQ(TokenAuthority::LoadKey(shortkey, true).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(OwnTokenTest, ReusedForHalfItsLifeThenRenewedAndAlwaysValid) {
+  TokenAuthority ta(kKey);
+  OwnToken own(&ta, 0, 0, 300);
+  const std::string first = own.Get(kNow);
+  EXPECT_EQ(own.Get(kNow + 149), first);  // kept-alive connections need not reconnect
+  const std::string second = own.Get(kNow + 150);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(own.Get(kNow + 299), second);
+  // Whatever Get returned is valid for at least half the lifetime after the call.
+  for (int64_t t : {kNow, kNow + 149, kNow + 150, kNow + 299, kNow + 1000}) {
+    StatusOr<Caller> c = ta.Verify(own.Get(t), t + 149);
+    ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
+    EXPECT_EQ(c->uid, 0u);
+  }
+  // A clock that went back mints afresh rather than keeping a token from the "future".
+  const std::string later = own.Get(kNow + 1000);
+  EXPECT_NE(own.Get(kNow), later);
+}
+
+TEST(OwnTokenTest, CarriesItsUidAndGid) {
+  TokenAuthority ta(kKey);
+  OwnToken own(&ta, 1234, 99);
+  StatusOr<Caller> c = ta.Verify(own.Get(kNow), kNow + 1);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->uid, 1234u);
+  EXPECT_EQ(c->gid, 99u);
+  // Another cluster's key does not accept it.
+  EXPECT_EQ(TokenAuthority(std::string(32, 'x')).Verify(own.Get(kNow), kNow + 1).status().code(),
+            StatusCode::kUnauthenticated);
+}
+
 }  // namespace
 }  // namespace muster

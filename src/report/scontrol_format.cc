@@ -3,7 +3,7 @@
 // line as in the captures scontrol_show_job_running.txt, scontrol_show_job_pending.txt,
 // scontrol_show_node_n1.txt and scontrol_show_partition.txt. Values Muster does not have print as
 // Slurm prints them unset; slurm_format.cc lists them.
-#include "cli/scontrol_format.h"
+#include "report/scontrol_format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -135,7 +135,7 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
 }
 
 std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Partition>& partitions,
-                               const NodeUsage& usage, int64_t now, bool one_liner, int64_t slurmd_timeout_s) {
+                               const NodeActivity& usage, int64_t now, bool one_liner, int64_t slurmd_timeout_s) {
   const std::string eol = one_liner ? " " : "\n   ";
   const Node& n = record.node;
   const SlurmNodeState state = NodeStateOf(record, usage, NodeResponding(record, now, slurmd_timeout_s));

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/slurm_format.h"
+#include "report/slurm_format.h"
 #include "model/job_record.h"
 #include "model/partition.h"
 
@@ -17,7 +17,7 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner 
 
 // One node; `partitions` names the ones that hold it (Partitions=), `usage` what is allocated.
 std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partition>& partitions,
-                               const NodeUsage& usage, int64_t now, bool one_liner = false,
+                               const NodeActivity& usage, int64_t now, bool one_liner = false,
                                int64_t slurmd_timeout_s = kDefaultSlurmdTimeoutSeconds);
 
 // One partition; `nodes` gives its totals (TotalCPUs=, TRES=).

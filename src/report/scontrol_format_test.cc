@@ -2,14 +2,14 @@
 // scontrol_show_job_pending.txt, scontrol_show_node_n1.txt and scontrol_show_partition.txt. Values
 // Muster does not keep are substituted with what Slurm prints when they are unset; each
 // substitution is named next to the golden text.
-#include "cli/scontrol_format.h"
+#include "report/scontrol_format.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/slurm_format_testdata.h"
+#include "report/slurm_format_testdata.h"
 
 namespace muster {
 namespace {
@@ -126,7 +126,7 @@ TEST_F(ScontrolFormatTest, NodeMatchesCapture) {
   n1.agent_address = "127.0.0.1:16821";
   n1.version = "22.05.8";
   n1.boot_time = 1796005566;  // 2026-11-30T02:26:06
-  NodeUsage usage;
+  NodeActivity usage;
   usage.cpus = 5;
   usage.memory_mb = 2500;
   usage.gpus = 8;
@@ -159,7 +159,7 @@ TEST_F(ScontrolFormatTest, NodeUnsetValuesAndReason) {
   n.node.reason = "ECC errors";
   n.node.features = {"h100", "nvlink"};
   for (Gpu& g : n.node.gpus) g.model = "h100";
-  const std::string out = FormatScontrolNode(n, {}, NodeUsage(), kT0);
+  const std::string out = FormatScontrolNode(n, {}, NodeActivity(), kT0);
   EXPECT_EQ(out,
             "NodeName=gpu-017 CoresPerSocket=8 \n"
             "   CPUAlloc=0 CPUEfctv=16 CPUTot=16 CPULoad=N/A\n"

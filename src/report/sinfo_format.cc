@@ -2,7 +2,7 @@
 // nodes into lines, opts.c for the layouts) and the captures sinfo.txt and sinfo_Nl.txt. Two
 // details read from the captures rather than the manual: -N -l prints the partition right-justified
 // and the CPUS column left-justified.
-#include "cli/sinfo_format.h"
+#include "report/sinfo_format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -55,7 +55,7 @@ bool IsPartitionLevel(char type) {
 // One node as sinfo sees it.
 struct NodeView {
   const NodeRecord* record;
-  NodeUsage usage;
+  NodeActivity usage;
   SlurmNodeState state;
 };
 
@@ -172,7 +172,7 @@ std::string LineValue(char type, const Line& line) {
 }  // namespace
 
 StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
-                                  const NodeUsageMap& usage, const SinfoOptions& options, int64_t now) {
+                                  const NodeActivityMap& usage, const SinfoOptions& options, int64_t now) {
   std::string format = options.format;
   if (format.empty()) {
     if (options.node_oriented) {
@@ -191,7 +191,7 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
   std::map<std::string, NodeView> views;
   for (const NodeRecord& r : nodes) {
     auto it = usage.find(r.node.name);
-    const NodeUsage u = it == usage.end() ? NodeUsage() : it->second;
+    const NodeActivity u = it == usage.end() ? NodeActivity() : it->second;
     const bool responding = NodeResponding(r, now, options.slurmd_timeout_s);
     views.emplace(r.node.name, NodeView{&r, u, NodeStateOf(r, u, responding)});
   }

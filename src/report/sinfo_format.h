@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "cli/slurm_format.h"
+#include "report/slurm_format.h"
 #include "model/job_record.h"
 #include "model/partition.h"
 
@@ -33,6 +33,6 @@ struct SinfoOptions {
 // as Slurm's "#P,-t" sort. Node-oriented lines are ordered by node name, then partition. Nodes in
 // no partition are not shown. `usage` gives what is allocated (missing entries: nothing).
 StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
-                                  const NodeUsageMap& usage, const SinfoOptions& options, int64_t now);
+                                  const NodeActivityMap& usage, const SinfoOptions& options, int64_t now);
 
 }  // namespace muster

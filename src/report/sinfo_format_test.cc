@@ -1,13 +1,13 @@
 // sinfo against the captures sinfo.txt and sinfo_Nl.txt, then node states (mix/alloc/drain/drng/
 // down, '*' for a silent node) and their grouping.
-#include "cli/sinfo_format.h"
+#include "report/sinfo_format.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/slurm_format_testdata.h"
+#include "report/slurm_format_testdata.h"
 
 namespace muster {
 namespace {
@@ -18,7 +18,7 @@ class SinfoFormatTest : public ::testing::Test {
  protected:
   void SetUp() override { testdata::UseUtc(); }
 
-  std::string Sinfo(const std::vector<NodeRecord>& nodes, const NodeUsageMap& usage, const SinfoOptions& o,
+  std::string Sinfo(const std::vector<NodeRecord>& nodes, const NodeActivityMap& usage, const SinfoOptions& o,
                     const std::vector<Partition>& parts = testdata::CapturedPartitions()) {
     StatusOr<std::string> out = FormatSinfo(parts, nodes, usage, o, kT0);
     EXPECT_TRUE(out.ok()) << out.status().message();
@@ -62,7 +62,7 @@ TEST_F(SinfoFormatTest, StatesFromUsageAndFlags) {
   nodes[3].node.state = NodeState::kDown;         // n4: down and silent for an hour
   nodes[3].last_heartbeat = kT0 - 3600;
   nodes[4].node.drain = true;                     // n5: draining (still has work)
-  NodeUsageMap usage = UsageFromJobs(testdata::CapturedJobs());  // n1: 5 CPUs, n2: 1 CPU
+  NodeActivityMap usage = UsageFromJobs(testdata::CapturedJobs());  // n1: 5 CPUs, n2: 1 CPU
   usage["n5"].cpus = 2;
   usage["n6"].cpus = 16;                          // n6: every CPU
   std::vector<Partition> parts = testdata::CapturedPartitions();
@@ -94,14 +94,14 @@ TEST_F(SinfoFormatTest, StatesFromUsageAndFlags) {
 TEST_F(SinfoFormatTest, SortRankOrdersDrainedBeforeBusyBeforeIdle) {
   // Slurm sorts "-t" by its numeric state, flags included (sinfo/sort.c _sort_by_state).
   const NodeRecord n = testdata::CapturedNode("x", kT0);
-  NodeUsage busy;
+  NodeActivity busy;
   busy.cpus = 1;
-  EXPECT_GT(NodeStateOf(n, busy, true).sort_rank, NodeStateOf(n, NodeUsage(), true).sort_rank);
+  EXPECT_GT(NodeStateOf(n, busy, true).sort_rank, NodeStateOf(n, NodeActivity(), true).sort_rank);
   NodeRecord drained = n;
   drained.node.drain = true;
-  EXPECT_GT(NodeStateOf(drained, NodeUsage(), true).sort_rank, NodeStateOf(n, busy, true).sort_rank);
+  EXPECT_GT(NodeStateOf(drained, NodeActivity(), true).sort_rank, NodeStateOf(n, busy, true).sort_rank);
   EXPECT_EQ(NodeStateOf(drained, busy, false).complete, "MIXED+DRAIN+NOT_RESPONDING");
-  NodeUsage gpus_only;
+  NodeActivity gpus_only;
   gpus_only.gpus = 1;
   EXPECT_EQ(NodeStateOf(n, gpus_only, true).compact, "mix");  // as Slurm's _set_node_mixed_op
 }
@@ -129,7 +129,7 @@ TEST_F(SinfoFormatTest, CustomFormatAggregatesAndGres) {
   nodes[0].node.features = {"h100", "ib"};
   SinfoOptions o;
   o.format = "%P %D %C %F %G %f %N";
-  const NodeUsageMap usage = UsageFromJobs(testdata::CapturedJobs());
+  const NodeActivityMap usage = UsageFromJobs(testdata::CapturedJobs());
   EXPECT_EQ(Sinfo(nodes, usage, o),
             "PARTITION NODES CPUS(A/I/O/T) NODES(A/I/O/T) GRES AVAIL_FEATURES NODELIST\n"
             "gpu* 1 5/11/0/16 1/0/0/1 gpu:h100:8 h100,ib n1\n"

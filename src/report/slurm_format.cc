@@ -8,7 +8,7 @@
 //             %q QOS "normal" (kDefaultQos: Slurm's default QOS; Muster has no QOS);
 //             %E DEPENDENCY "(null)"; %v RESERVATION "(null)"; %y NICE "0"; %d MIN_TMP_DISK "0".
 //   sinfo:    TMP_DISK 0, WEIGHT 1, ROOT "no", OVERSUBSCRIBE "NO", GROUPS "all" (Slurm's defaults);
-//             CPU_LOAD / FREE_MEM "N/A" unless the caller's NodeUsage has them.
+//             CPU_LOAD / FREE_MEM "N/A" unless the caller's NodeActivity has them.
 //   scontrol show job: MCS_label=N/A, Nice=0, QOS=normal, Dependency=(null), Reboot=0,
 //             TimeMin=N/A, AccrueTime=Unknown, Deadline=N/A, SuspendTime=None, SecsPreSuspend=0,
 //             LastSchedEval=Unknown, Scheduler=Main, AllocNode:Sid=(null):0, ReqB:S:C:T=0:0:*:*,
@@ -25,7 +25,7 @@
 //             MaxCPUsPerNode=UNLIMITED, PriorityJobFactor=1, RootOnly=NO, ReqResv=NO,
 //             OverSubscribe=NO, OverTimeLimit=NONE, PreemptMode=OFF, SelectTypeParameters=NONE,
 //             JobDefaults=(null), MaxMemPerNode=UNLIMITED.
-#include "cli/slurm_format.h"
+#include "report/slurm_format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -152,21 +152,21 @@ std::string FormatMemoryRounded(int64_t mb) { return ConvertMb(mb, false); }
 
 // ---- Nodes ----
 
-bool JobHoldsResources(const JobRecord& job) {
-  return job.state == JobState::kRunning || job.state == JobState::kSuspended ||
-         job.state == JobState::kCompleting;
+bool JobHoldsResources(const JobRecord& job) { return HoldsResources(job.state); }
+
+NodeActivityMap UsageFromJobs(const std::vector<JobRecord>& jobs) {
+  std::map<std::string, NodeAllocated> by_node;
+  for (const JobRecord& j : jobs) SumAllocation(j, by_node);
+  return UsageFromAllocated(by_node);
 }
 
-NodeUsageMap UsageFromJobs(const std::vector<JobRecord>& jobs) {
-  NodeUsageMap usage;
-  for (const JobRecord& j : jobs) {
-    if (!JobHoldsResources(j)) continue;
-    for (const JobNodeAllocation& a : j.allocation) {
-      NodeUsage& u = usage[a.node];
-      u.cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
-      u.gpus += static_cast<int>(a.gpus.size()) + (a.shared_gpu >= 0 ? 1 : 0);
-      u.memory_mb += a.memory_mb;
-    }
+NodeActivityMap UsageFromAllocated(const std::map<std::string, NodeAllocated>& by_node) {
+  NodeActivityMap usage;
+  for (const auto& [node, a] : by_node) {
+    NodeActivity& u = usage[node];
+    u.cpus = a.cpus;
+    u.gpus = a.gpus;
+    u.memory_mb = a.memory_mb;
   }
   return usage;
 }
@@ -175,7 +175,7 @@ bool NodeResponding(const NodeRecord& node, int64_t now, int64_t timeout_s) {
   return node.last_heartbeat > 0 && now - node.last_heartbeat <= timeout_s;
 }
 
-SlurmNodeState NodeStateOf(const NodeRecord& record, const NodeUsage& usage, bool responding) {
+SlurmNodeState NodeStateOf(const NodeRecord& record, const NodeActivity& usage, bool responding) {
   const Node& n = record.node;
   // Slurm's numbers: UNKNOWN 0, DOWN 1, IDLE 2, ALLOCATED 3, MIXED 5, FUTURE 6; DRAIN 0x200,
   // COMPLETING 0x400, NO_RESPOND 0x800.

@@ -67,7 +67,7 @@ StatusOr<std::vector<FormatField>> ParseFormat(std::string_view format, const ch
 
 // What is allocated on a node right now, and what its agent last reported; the controller supplies
 // it (UsageFromJobs gives the allocated part from the running jobs).
-struct NodeUsage {
+struct NodeActivity {
   int cpus = 0;                  // allocated CPUs (Slurm's CPUAlloc)
   int gpus = 0;                  // allocated GPUs (a shared GPU counts once)
   int64_t memory_mb = 0;         // allocated memory (AllocMem)
@@ -75,10 +75,12 @@ struct NodeUsage {
   int64_t free_memory_mb = -1;   // < 0 = not reported
   int64_t last_busy = 0;         // when it last had work; 0 = unknown
 };
-using NodeUsageMap = std::map<std::string, NodeUsage>;
+using NodeActivityMap = std::map<std::string, NodeActivity>;
 
 // Sums the allocations of the jobs that hold resources (running, suspended, completing).
-NodeUsageMap UsageFromJobs(const std::vector<JobRecord>& jobs);
+NodeActivityMap UsageFromJobs(const std::vector<JobRecord>& jobs);
+// The same from the controller's per-node sums (GET /v1/nodes "allocated").
+NodeActivityMap UsageFromAllocated(const std::map<std::string, NodeAllocated>& by_node);
 
 // Slurm's SlurmdTimeout default: a node silent for longer is "not responding" ('*').
 inline constexpr int64_t kDefaultSlurmdTimeoutSeconds = 300;
@@ -93,7 +95,7 @@ struct SlurmNodeState {
   std::string complete;  // scontrol State=: "IDLE", "MIXED+DRAIN", "DOWN+NOT_RESPONDING", ...
   int sort_rank = 0;     // Slurm's numeric state (base | flags), for sinfo's "-t" order
 };
-SlurmNodeState NodeStateOf(const NodeRecord& node, const NodeUsage& usage, bool responding);
+SlurmNodeState NodeStateOf(const NodeRecord& node, const NodeActivity& usage, bool responding);
 
 // "gpu:h100:8", "gpu:8" (no model), "gpu:a100:4,gpu:1g.10gb:2"; "(null)" without GPUs.
 std::string NodeGres(const Node& node);

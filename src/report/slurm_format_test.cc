@@ -1,14 +1,14 @@
 // The shared Slurm formatting pieces and squeue, against the captures squeue.txt, squeue_l.txt and
 // squeue_bad_job.txt (ids, hosts and times as captured; the records are in slurm_format_testdata.h).
-#include "cli/slurm_format.h"
+#include "report/slurm_format.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/slurm_format_testdata.h"
-#include "cli/squeue_format.h"
+#include "report/slurm_format_testdata.h"
+#include "report/squeue_format.h"
 
 namespace muster {
 namespace {

@@ -1,9 +1,10 @@
 // squeue's format engine, after Slurm 22.05's src/squeue/print.c (the field headers and the
 // values) and opts.c (the format syntax, the default sort "P,t,-p"). Fields with no Muster value
 // print what Slurm prints when the field is unset; they are listed in slurm_format.cc.
-#include "cli/squeue_format.h"
+#include "report/squeue_format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,98 @@ StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const Squ
     out += "\n";
   }
   return out;
+}
+
+bool SqueueSelection::Matches(const JobRecord& j) const {
+  if (!ids.empty() && !ids.count(j.id)) return false;
+  if (!users.empty() && !users.count(j.user) && !users.count(std::to_string(j.uid))) return false;
+  if (!partitions.empty() && !partitions.count(j.partition)) return false;
+  if (states.empty()) return !IsFinished(j.state) || !ids.empty();
+  return states.count("ALL") || states.count(JobStateName(j.state));
+}
+
+namespace {
+
+std::string Join(const std::set<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::set<std::string> SplitSet(const std::string& s) {
+  std::set<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.insert(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Query values are percent-encoded except for unreserved characters (RFC 3986).
+std::string Encode(const std::string& s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ',') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SqueueQuery(const SqueueSelection& sel, const SqueueOptions& opt) {
+  std::string q = "render=squeue&format=" + Encode(opt.format);
+  if (opt.no_header) q += "&header=0";
+  if (opt.date_line) q += "&date_line=1";
+  if (!opt.sort) q += "&sort=0";
+  std::set<std::string> ids;
+  for (int64_t id : sel.ids) ids.insert(std::to_string(id));
+  if (!ids.empty()) q += "&ids=" + Join(ids);
+  if (!sel.users.empty()) q += "&users=" + Encode(Join(sel.users));
+  if (!sel.partitions.empty()) q += "&partitions=" + Encode(Join(sel.partitions));
+  if (!sel.states.empty()) q += "&states=" + Encode(Join(sel.states));
+  if (sel.ids.empty() && sel.states.empty()) q += "&active=1";
+  return q;
+}
+
+StatusOr<std::pair<SqueueSelection, SqueueOptions>> ParseSqueueQuery(const std::map<std::string, std::string>& q) {
+  SqueueSelection sel;
+  SqueueOptions opt;
+  auto get = [&](const char* key) -> std::string {
+    auto it = q.find(key);
+    return it == q.end() ? "" : it->second;
+  };
+  if (q.count("format")) opt.format = get("format");
+  opt.no_header = get("header") == "0";
+  opt.date_line = get("date_line") == "1";
+  opt.sort = get("sort") != "0";
+  for (const std::string& s : SplitSet(get("ids"))) {
+    if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) {
+      return InvalidArgument("ids: invalid job id '" + s + "'");
+    }
+    sel.ids.insert(std::stoll(s));
+  }
+  sel.users = SplitSet(get("users"));
+  sel.partitions = SplitSet(get("partitions"));
+  for (const std::string& s : SplitSet(get("states"))) {
+    if (s == "ALL") {
+      sel.states.insert(s);
+      continue;
+    }
+    StatusOr<JobState> st = ParseJobState(s);
+    if (!st.ok()) return InvalidArgument("states: " + st.status().message());
+    sel.states.insert(JobStateName(*st));
+  }
+  return std::make_pair(std::move(sel), std::move(opt));
 }
 
 }  // namespace muster

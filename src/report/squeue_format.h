@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
-#include "cli/slurm_format.h"
+#include "report/slurm_format.h"
 #include "model/job_record.h"
 
 namespace muster {
@@ -29,5 +31,22 @@ SqueueOptions SqueueLongOptions();
 // The table. Errors: an unknown field type ("Invalid job format specification: z").
 StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const SqueueOptions& options,
                                    int64_t now);
+
+// Which jobs squeue shows (-j, -u/--me, -p, -t). The controller applies it when it renders the
+// table itself (GET /v1/jobs?render=squeue: a thousand pending jobs then cost squeue one small
+// text answer instead of decoding a thousand records), and squeue --json applies it locally.
+struct SqueueSelection {
+  std::set<int64_t> ids;
+  std::set<std::string> users;       // names or numeric uids
+  std::set<std::string> partitions;
+  std::set<std::string> states;      // full state names, or "ALL"; empty: jobs not finished,
+                                     // plus -j's jobs whatever their state (Slurm's default)
+  bool Matches(const JobRecord& job) const;
+};
+
+// A whole squeue request as query parameters ("render=squeue&format=...&users=a,b") and back.
+// The parsing side names the bad parameter ("ids: invalid job id 'x'").
+std::string SqueueQuery(const SqueueSelection& selection, const SqueueOptions& options);
+StatusOr<std::pair<SqueueSelection, SqueueOptions>> ParseSqueueQuery(const std::map<std::string, std::string>& query);
 
 }  // namespace muster

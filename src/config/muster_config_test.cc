@@ -1,0 +1,97 @@
+// muster.yaml: listen addresses (controller.listen, agent.listen) and the address an agent
+// listening on TCP registers with the controller.
+#include "config/muster_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace muster {
+namespace {
+
+TEST(ParseHostPort, AcceptsHostsAddressesAndPortZero) {
+  StatusOr<HostPort> a = ParseHostPort("127.0.0.1:6817", "controller.listen");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 6817);
+  StatusOr<HostPort> b = ParseHostPort("0.0.0.0:0", "agent.listen");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->host, "0.0.0.0");
+  EXPECT_EQ(b->port, 0);
+  StatusOr<HostPort> c = ParseHostPort("[::1]:65535", "agent.listen");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->host, "::1");
+  EXPECT_EQ(c->port, 65535);
+  StatusOr<HostPort> d = ParseHostPort("gpu01:6818", "agent.listen");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->host, "gpu01");
+}
+
+TEST(ParseHostPort, RefusesWhatIsNotHostColonPort) {
+  for (const char* bad : {"6818", "host:", ":6818", "host:65536", "host:-1", "host:12a", "::1:6818", "[]:1",
+                          "host:123456", "a b:1"}) {
+    StatusOr<HostPort> r = ParseHostPort(bad, "agent.listen");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(r.status().message().find("agent.listen must be host:port, got '" + std::string(bad) + "'"),
+              std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(AgentAdvertisedHost, ListenHostOrTheNodeNameForAWildcard) {
+  EXPECT_EQ(AgentAdvertisedHost({"127.0.0.1", 0}, "node1"), "127.0.0.1");
+  EXPECT_EQ(AgentAdvertisedHost({"10.0.0.7", 6818}, "gpu07"), "10.0.0.7");
+  EXPECT_EQ(AgentAdvertisedHost({"0.0.0.0", 6818}, "gpu07"), "gpu07");
+  EXPECT_EQ(AgentAdvertisedHost({"::", 6818}, "gpu07"), "gpu07");
+  EXPECT_EQ(AgentAdvertisedHost({"::1", 0}, "gpu07"), "::1");
+  EXPECT_EQ(JoinHostPort("127.0.0.1", 41234), "127.0.0.1:41234");
+  EXPECT_EQ(JoinHostPort("fe80::1", 7), "[fe80::1]:7");
+  EXPECT_EQ(JoinHostPort("gpu07", 6818), "gpu07:6818");
+}
+
+class MusterConfigFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("muster_config_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "cluster.yaml") << "cluster: t\n"
+                                            "node_types:\n"
+                                            "  n: {cpus: 4, memory: 8G, gpus: 1, gpu_model: h100, gpu_memory: 80G}\n"
+                                            "nodes:\n"
+                                            "  - {names: \"node[1-2]\", type: n}\n"
+                                            "partitions:\n"
+                                            "  - {name: gpu, nodes: \"node[1-2]\", default: true}\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  StatusOr<MusterConfig> Load(const std::string& body) {
+    const std::string p = (dir_ / "muster.yaml").string();
+    std::ofstream(p, std::ios::trunc) << "cluster_file: cluster.yaml\n" << body;
+    return LoadMusterConfig(p);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->agent_listen, "");
+  EXPECT_EQ(none->ctld_listen, "");
+  StatusOr<MusterConfig> c = Load("controller:\n  listen: 127.0.0.1:6817\nagent:\n  listen: 127.0.0.1:0\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->ctld_listen, "127.0.0.1:6817");
+  EXPECT_EQ(c->agent_listen, "127.0.0.1:0");
+  StatusOr<MusterConfig> bad = Load("agent:\n  listen: 6818\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("agent.listen must be host:port, got '6818'"), std::string::npos)
+      << bad.status().message();
+  StatusOr<MusterConfig> bad_ctld = Load("controller:\n  listen: host:99999\n");
+  ASSERT_FALSE(bad_ctld.ok());
+  EXPECT_NE(bad_ctld.status().message().find("controller.listen must be host:port"), std::string::npos)
+      << bad_ctld.status().message();
+}
+
+}  // namespace
+}  // namespace muster

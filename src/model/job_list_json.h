@@ -1,0 +1,28 @@
+// The job list's wire form (GET /v1/jobs): {"jobs": [job, ...]} where each job has the keys of the
+// full record (model/record_json.h) except what only the job's own processes need (script,
+// script_args, environment: GET /v1/jobs/{id} has them), and leaves out every field still at its
+// default value (a missing key reads back as that default).
+//
+// Written and read with Boost.JSON rather than through nlohmann documents: squeue with a thousand
+// pending jobs spends about a millisecond here, on either side, instead of tens (bench/e2e.sh).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/job_record.h"
+
+namespace muster {
+
+// The job as lists carry it: without script, script_args and environment (copied field by field,
+// so a long environment is never copied just to be dropped).
+JobRecord ListedJob(const JobRecord& job);
+
+std::string JobListJson(const std::vector<JobRecord>& jobs);
+
+// Errors name the job's index and the field ("jobs[3].uid: wrong type"); unknown keys are ignored.
+StatusOr<std::vector<JobRecord>> ParseJobListJson(std::string_view text);
+
+}  // namespace muster

@@ -1,0 +1,303 @@
+// The TCP + token path end to end, on a real local cluster started with `muster up --tcp`: the
+// controller and the agents listen on loopback TCP and reach each other there with tokens signed
+// by the cluster key; the commands run with MUSTER_SERVER=127.0.0.1:<port> and get their token
+// from a local musterd. Checks what users see (exit codes, messages, squeue) and that requests
+// without a valid token, or without the right, change nothing. Label "integration" in CTest.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "local_cluster_test_util.h"
+#include "net/http.h"
+#include "net/token.h"
+
+namespace {
+
+using namespace muster_test;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr uint32_t kNobody = 65534;
+constexpr uint32_t kDaemonUid = 1;  // another ordinary user, not an admin
+
+int64_t Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class TcpAuth : public LocalClusterTest {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+    up_args_ = " --tcp";
+    LocalClusterTest::SetUp();
+    if (HasFatalFailure()) return;
+    // The controller's TCP address: controller.listen in the muster.yaml `muster up --tcp` wrote.
+    const std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
+    const size_t ctl = conf.find("controller:");
+    const size_t at = conf.find("  listen: ", ctl);
+    ASSERT_TRUE(ctl != std::string::npos && at != std::string::npos) << conf;
+    ctld_ = conf.substr(at + 10, conf.find('\n', at) - at - 10);
+    ASSERT_EQ(ctld_.rfind("127.0.0.1:", 0), 0u) << conf;
+    StatusOr<std::string> key = muster::TokenAuthority::LoadKey((dir_ / "c" / "cluster.key").string(), false);
+    ASSERT_TRUE(key.ok()) << key.status().message();
+    key_ = std::make_unique<muster::TokenAuthority>(*key);
+  }
+  void TearDown() override {
+    if (IsSkipped()) return;  // no cluster was started
+    LocalClusterTest::TearDown();
+  }
+  template <class T>
+  using StatusOr = muster::StatusOr<T>;
+
+  // A command over TCP, as the cluster's owner (root) or as `user`.
+  Result Tcp(const std::string& cmd) { return Run("MUSTER_SERVER=" + ctld_ + " " + cmd); }
+  Result TcpAs(const std::string& user, const std::string& cmd) {
+    return RunAs(user, "MUSTER_SERVER=" + ctld_ + " " + cmd);
+  }
+  std::string TcpState(int64_t id) { return Trim(Tcp("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
+
+  std::string Mint(uint32_t uid, int64_t issued = Now()) { return key_->Mint(uid, uid, issued, 300); }
+
+  // One request straight to `address` with `token` ("" = none); status -1 when nothing answered.
+  muster::HttpResponse Call(const std::string& address, const std::string& method, const std::string& target,
+                            const std::string& token, const std::string& body = "") {
+    StatusOr<std::unique_ptr<muster::HttpClient>> c = muster::HttpClient::Connect(address, token, 10000);
+    if (!c.ok()) return muster::HttpResponse{-1, "", c.status().message()};
+    StatusOr<muster::HttpResponse> r = (*c)->Request(method, target, body);
+    if (!r.ok()) return muster::HttpResponse{-1, "", r.status().message()};
+    return *r;
+  }
+
+  // Node name -> the address its agent registered, as an admin sees it over TCP.
+  std::map<std::string, std::string> AgentAddresses() {
+    std::map<std::string, std::string> out;
+    muster::HttpResponse r = Call(ctld_, "GET", "/v1/nodes", Mint(0));
+    EXPECT_EQ(r.status, 200) << r.body;
+    json j = json::parse(r.body, nullptr, false);
+    if (!j.is_object() || !j.contains("nodes")) return out;
+    for (const json& n : j["nodes"]) {
+      std::string name = n.contains("node") && n["node"].is_object() ? n["node"].value("name", "")
+                                                                       : n.value("name", "");
+      out[name] = n.value("agent_address", "");
+    }
+    return out;
+  }
+
+  bool NodeDrained(const std::string& node) {
+    return Run("sinfo -h -N -o '%N %t'").out.find(node + " drain") != std::string::npos;
+  }
+
+  std::string ctld_;
+  std::unique_ptr<muster::TokenAuthority> key_;
+};
+
+bool Listening(const std::string& address) {
+  return muster::HttpClient::Connect(address, "", 2000).ok();
+}
+
+TEST_F(TcpAuth, CommandsWorkOverTcpForRootAndAnotherUserAndJobsRunThroughAgentsOnTcp) {
+  // The controller reaches its agents over TCP, and the agents the controller.
+  std::map<std::string, std::string> agents = AgentAddresses();
+  ASSERT_EQ(agents.size(), 2u);
+  for (const auto& [node, address] : agents) {
+    EXPECT_EQ(address.rfind("127.0.0.1:", 0), 0u) << node << " registered " << address;
+    EXPECT_TRUE(Listening(address)) << node << " at " << address;
+  }
+  EXPECT_NE(ReadFile((dir_ / "c/log/musterd-node1.log").string()).find("controller at " + ctld_),
+            std::string::npos);
+
+  // Root submits, lists and sees its job running over TCP.
+  Result r = Tcp("sbatch --parsable --wrap 'sleep 300'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t root_job = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitFor([&] { return TcpState(root_job) == "RUNNING"; }, 15s)) << TcpState(root_job);
+
+  // nobody submits over TCP a job whose srun runs a task on each node: srun reaches both agents
+  // over TCP with nobody's token (from the local musterd of node1..2, none named like the host).
+  const fs::path script = work_ / "steps.sh";
+  std::ofstream(script) << "#!/bin/bash\nsrun -N 2 -l id -un\necho srun-rc=$?\n";
+  fs::permissions(script, fs::perms::all);
+  r = TcpAs("nobody", "sbatch --parsable -N 2 " + script.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t steps = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitFor([&] { return TcpState(steps) == "COMPLETED"; }, 30s)) << TcpState(steps);
+  const std::string out = ReadFile((work_ / ("slurm-" + std::to_string(steps) + ".out")).string());
+  EXPECT_NE(out.find("0: nobody\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: nobody\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun-rc=0\n"), std::string::npos) << out;
+
+  // nobody's squeue over TCP sees both jobs.
+  r = TcpAs("nobody", "squeue -h -t all -o \"%i %u %T\"");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(root_job) + " root RUNNING"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(steps) + " nobody COMPLETED"), std::string::npos) << r.out;
+
+  // nobody may neither cancel root's job nor drain a node; both stay as they were.
+  r = TcpAs("nobody", "scancel " + std::to_string(root_job));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "scancel: error: Kill job error on job id " + std::to_string(root_job) +
+                       ": Access/permission denied\n");
+  r = TcpAs("nobody", "scontrol update NodeName=node1 State=DRAIN Reason=x");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "slurm_update error: Access/permission denied\n");
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(State(root_job), "RUNNING");
+  EXPECT_FALSE(NodeDrained("node1")) << Run("sinfo -N").out;
+
+  // nobody cancels their own job over TCP; root cancels theirs.
+  r = TcpAs("nobody", "sbatch --parsable --wrap \"sleep 300\"");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t own = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitState(own, "RUNNING")) << State(own);
+  r = TcpAs("nobody", "scancel " + std::to_string(own));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(WaitState(own, "CANCELLED")) << State(own);
+  r = Tcp("scancel " + std::to_string(root_job));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(WaitState(root_job, "CANCELLED")) << State(root_job);
+  // An admin drains and resumes over TCP.
+  EXPECT_EQ(Tcp("scontrol update NodeName=node2 State=DRAIN Reason=maint").rc, 0);
+  EXPECT_TRUE(NodeDrained("node2")) << Run("sinfo -N").out;
+  EXPECT_EQ(Tcp("scontrol update NodeName=node2 State=RESUME").rc, 0);
+}
+
+TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
+  // nobody's job, running on node1; its script's pid tells whether it still runs.
+  Result r = TcpAs("nobody", "sbatch --parsable -w node1 --wrap \"echo \\$\\$ > job.pid; sleep 300\"");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t id = std::atoll(r.out.c_str());
+  const std::string sid = std::to_string(id);
+  ASSERT_TRUE(WaitState(id, "RUNNING")) << State(id);
+  ASSERT_TRUE(WaitFor([&] { return !Trim(ReadFile((work_ / "job.pid").string())).empty(); }, 10s));
+  const pid_t pid = std::atoi(ReadFile((work_ / "job.pid").string()).c_str());
+  ASSERT_GT(pid, 0);
+  const std::string agent = AgentAddresses()["node1"];
+  ASSERT_EQ(agent.rfind("127.0.0.1:", 0), 0u) << agent;
+  const std::string jobs_before = Run("squeue -h -t all -o '%i %T'").out;
+
+  const std::string submit = json{{"resource_args", json::array()},
+                                  {"script", "#!/bin/sh\ntrue\n"},
+                                  {"workdir", work_.string()}}
+                                 .dump();
+  const std::string signal = json{{"job_id", id}, {"signal", 9}, {"kill_after", 0}, {"why", "cancel"}}.dump();
+  const std::string step = json{{"job_id", id},
+                                {"step_id", 7},
+                                {"restart_count", 0},
+                                {"tasks", json::array({json{{"procid", 0}, {"localid", 0}}})},
+                                {"ntasks", 1},
+                                {"step_nodes", json::array({"node1"})},
+                                {"argv", json::array({"/bin/true"})},
+                                {"env", json::array()},
+                                {"cwd", "/"},
+                                {"io", "127.0.0.1:1"},
+                                {"io_key", "k"}}
+                             .dump();
+  const std::string signal_step = json{{"job_id", id}, {"step_id", 0}, {"signal", 9}}.dump();
+  const std::string launch = json{{"job", json::object()}}.dump();
+
+  // Real token halves: a root payload under the signature of nobody's token.
+  const std::string root_token = Mint(0), nobody_token = Mint(kNobody);
+  const std::string tampered =
+      root_token.substr(0, root_token.find('.')) + nobody_token.substr(nobody_token.find('.'));
+  const struct {
+    const char* what;
+    std::string token;
+    const char* says;
+  } bad[] = {
+      {"no token", "", "no credentials"},
+      {"garbage", "not-a-token", "malformed token"},
+      {"wrong key", muster::TokenAuthority(std::string(32, 'w')).Mint(0, 0, Now(), 300), "bad token signature"},
+      {"tampered uid", tampered, "bad token signature"},
+      {"expired", Mint(0, Now() - 1000), "expired"},
+  };
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.what);
+    const std::vector<std::tuple<std::string, std::string, std::string, std::string>> requests = {
+        {ctld_, "POST", "/v1/jobs", submit},
+        {ctld_, "DELETE", "/v1/jobs/" + sid, ""},
+        {ctld_, "POST", "/v1/jobs/" + sid + "/hold", ""},
+        {ctld_, "POST", "/v1/nodes/node1", json{{"state", "DRAIN"}, {"reason", "x"}}.dump()},
+        {ctld_, "GET", "/v1/jobs", ""},
+        {agent, "POST", "/v1/signal", signal},
+        {agent, "POST", "/v1/launch", launch},
+        {agent, "POST", "/v1/step", step},
+        {agent, "POST", "/v1/signal-step", signal_step},
+    };
+    for (const auto& [address, method, target, body] : requests) {
+      muster::HttpResponse resp = Call(address, method, target, b.token, body);
+      EXPECT_EQ(resp.status, 401) << method << " " << target << " on " << address << ": " << resp.body;
+      EXPECT_NE(resp.body.find(b.says), std::string::npos) << method << " " << target << ": " << resp.body;
+    }
+  }
+  // The commands, too, stop when they cannot get a token, and say where they looked.
+  fs::create_directories(dir_ / "c" / "empty");
+  std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
+  conf.replace(conf.find("socket_dir: run"), 15, "socket_dir: empty");
+  std::ofstream((dir_ / "c" / "nosock.yaml").string()) << conf;
+  r = TcpAs("nobody", "MUSTER_CONF=" + (dir_ / "c" / "nosock.yaml").string() + " scancel " + sid);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out.rfind("scancel: error: cannot get a credential from the local musterd at " +
+                            (dir_ / "c" / "empty").string() + "/musterd-",
+                        0),
+            0u)
+      << r.out;
+  r = TcpAs("nobody", "MUSTER_CONF=" + (dir_ / "c" / "nosock.yaml").string() + " sbatch --wrap true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("cannot get a credential from the local musterd at "), std::string::npos) << r.out;
+
+  // A valid token of another, non-admin user: 403, and still nothing changes.
+  const std::string other = Mint(kDaemonUid);
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> forbidden = {
+      {ctld_, "DELETE", "/v1/jobs/" + sid, ""},
+      {ctld_, "POST", "/v1/jobs/" + sid + "/hold", ""},
+      {ctld_, "POST", "/v1/nodes/node1", json{{"state", "DRAIN"}, {"reason", "x"}}.dump()},
+      {ctld_, "POST", "/v1/jobs/" + sid + "/steps", json{{"ntasks", 1}}.dump()},
+      {agent, "POST", "/v1/signal", signal},
+      {agent, "POST", "/v1/launch", launch},
+      {agent, "POST", "/v1/step", step},
+      {agent, "POST", "/v1/signal-step", signal_step},
+  };
+  for (const auto& [address, method, target, body] : forbidden) {
+    muster::HttpResponse resp = Call(address, method, target, other, body);
+    EXPECT_EQ(resp.status, 403) << method << " " << target << " on " << address << ": " << resp.body;
+  }
+  // The job's own user may not signal through the agent either (that is the controller's), nor
+  // fetch tokens over TCP.
+  EXPECT_EQ(Call(agent, "POST", "/v1/signal", nobody_token, signal).status, 403);
+  EXPECT_EQ(Call(agent, "GET", "/v1/token", nobody_token).status, 403);
+
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(State(id), "RUNNING");
+  EXPECT_EQ(kill(pid, 0), 0) << "the job's script is gone";
+  EXPECT_EQ(Run("squeue -h -t all -o '%i %T'").out, jobs_before);
+  EXPECT_FALSE(NodeDrained("node1")) << Run("sinfo -N").out;
+  EXPECT_EQ(Trim(Run("squeue -h -j " + sid + " -o %R").out), "node1");  // not held
+
+  // The owner's own valid token does cancel.
+  muster::HttpResponse resp = Call(ctld_, "DELETE", "/v1/jobs/" + sid, nobody_token);
+  EXPECT_EQ(resp.status, 200) << resp.body;
+  EXPECT_TRUE(WaitState(id, "CANCELLED")) << State(id);
+  EXPECT_TRUE(WaitFor([&] { return Dead(pid); }, 10s));
+}
+
+TEST_F(TcpAuth, DownStopsEveryDaemonAndClosesTheirPorts) {
+  std::map<std::string, std::string> agents = AgentAddresses();
+  ASSERT_EQ(agents.size(), 2u);
+  const std::vector<std::string> pids = {Pid("musterctld"), Pid("musterd-node1"), Pid("musterd-node2")};
+  Result down = Run("muster down --dir " + (dir_ / "c").string());
+  EXPECT_EQ(down.rc, 0) << down.out;
+  EXPECT_NE(down.out.find("stopped 3 daemons"), std::string::npos) << down.out;
+  for (const std::string& p : pids) EXPECT_TRUE(WaitFor([&] { return Dead(std::atoi(p.c_str())); }, 5s)) << p;
+  EXPECT_FALSE(Listening(ctld_)) << ctld_;
+  for (const auto& [node, address] : agents) EXPECT_FALSE(Listening(address)) << node << " at " << address;
+  Result r = Tcp("squeue");
+  EXPECT_EQ(r.rc, 1) << r.out;
+}
+
+}  // namespace
