@@ -78,6 +78,10 @@ void Agent::Stop() {
     }
     jobs_.clear();
   }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (jobs_.empty() && opt_.cgroup) opt_.cgroup->RemoveBaseIfEmpty();
+  }
   if (server_) server_->Stop();
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();

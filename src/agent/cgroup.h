@@ -39,6 +39,9 @@ class Cgroup {
   virtual bool OomKilled(const std::string& name) const = 0;
   // Kills every process of the cgroup (SIGKILL, repeated until empty or timeout) and removes it.
   virtual Status Destroy(const std::string& name) = 0;
+  // Removes the agent's own base cgroup (muster-<node>) when no job cgroup is left in it, so that
+  // a stopped agent leaves nothing behind; a base that still holds jobs stays. Best effort.
+  virtual void RemoveBaseIfEmpty() {}
 };
 
 // Picks v2 when /sys/fs/cgroup is cgroup2 with the cpu and memory controllers available, else v1

@@ -180,6 +180,28 @@ TEST_P(CgroupTest, MemoryHogIsOomKilled) {
   EXPECT_TRUE(cg_->OomKilled(name_));
 }
 
+TEST_P(CgroupTest, BaseIsRemovedOnlyWhenNoJobIsLeft) {
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
+  std::vector<std::string> bases;
+  const std::string files = cg_->ProcsFile(name_);
+  for (size_t start = 0; start <= files.size();) {
+    size_t colon = files.find(':', start);
+    std::string file = files.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string dir = file.substr(0, file.rfind('/'));
+    bases.push_back(dir.substr(0, dir.rfind('/')));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  ASSERT_FALSE(bases.empty());
+  cg_->RemoveBaseIfEmpty();
+  for (const std::string& b : bases) EXPECT_TRUE(cgroup_internal::Exists(b)) << b << " removed under a job";
+  ASSERT_TRUE(cg_->Destroy(name_).ok());
+  cg_->RemoveBaseIfEmpty();
+  for (const std::string& b : bases) EXPECT_FALSE(cgroup_internal::Exists(b)) << b << " left behind";
+  // TearDown removes a base directory itself: open a fresh one for it.
+  SetUp();
+}
+
 TEST_P(CgroupTest, PidsListsChildAndGrandchildAndDestroyRemovesAll) {
   ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
   // The shell prints the grandchild's pid once it has forked; a FIFO makes the wait exact.

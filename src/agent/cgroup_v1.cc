@@ -220,6 +220,10 @@ class CgroupV1 : public Cgroup {
     return Status::Ok();
   }
 
+  void RemoveBaseIfEmpty() override {
+    for (const Hierarchy& h : hierarchies_) rmdir(h.base_dir.c_str());  // EBUSY while jobs remain
+  }
+
   std::vector<Hierarchy> hierarchies_;
   std::string dev_dir_;
 };

@@ -215,6 +215,8 @@ class CgroupV2 : public Cgroup {
   }
 
  private:
+  void RemoveBaseIfEmpty() override { rmdir(base_.c_str()); }  // EBUSY while jobs remain
+
   std::string Dir(const std::string& name) const { return base_ + "/" + name; }
 
   std::string base_;

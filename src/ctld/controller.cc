@@ -271,12 +271,12 @@ StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   return it->second;
 }
 
-std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
+void Controller::VisitJobs(const JobQuery& query,
+                           const std::function<void(const std::vector<const JobRecord*>&)>& fn) const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<JobRecord> out;
+  std::vector<const JobRecord*> out;
   auto add = [&](const JobRecord& j) {
-    if (query.active_only && IsFinished(j.state)) return;
-    out.push_back(ListedJob(j));
+    if (!(query.active_only && IsFinished(j.state))) out.push_back(&j);
   };
   if (!query.ids.empty()) {
     for (int64_t id : query.ids) {
@@ -289,6 +289,15 @@ std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
     out.reserve(jobs_.size());
     for (const auto& [id, j] : jobs_) add(j);
   }
+  fn(out);
+}
+
+std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
+  std::vector<JobRecord> out;
+  VisitJobs(query, [&](const std::vector<const JobRecord*>& jobs) {
+    out.reserve(jobs.size());
+    for (const JobRecord* j : jobs) out.push_back(ListedJob(*j));
+  });
   return out;
 }
 

@@ -132,6 +132,9 @@ class Controller {
   // Jobs in id order: every job, or only those not finished (`active_only`), or only `ids`. Lists
   // leave out the script, its arguments and the environment (GetJob has them).
   std::vector<JobRecord> ListJobs(const JobQuery& query = JobQuery()) const;
+  // Calls `fn` with the jobs ListJobs would return, in id order, under the controller's lock,
+  // without copying them: for work as short as rendering a table (keep it short).
+  void VisitJobs(const JobQuery& query, const std::function<void(const std::vector<const JobRecord*>&)>& fn) const;
   std::vector<NodeRecord> ListNodes() const;
   // What the jobs holding resources have allocated, per node name (nodes with nothing: absent).
   std::map<std::string, NodeAllocated> AllocatedByNode() const;

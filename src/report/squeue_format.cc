@@ -171,14 +171,19 @@ SqueueOptions SqueueLongOptions() {
 
 StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const SqueueOptions& options,
                                    int64_t now) {
+  std::vector<const JobRecord*> order;
+  order.reserve(jobs.size());
+  for (const JobRecord& j : jobs) order.push_back(&j);
+  return FormatSqueueJobs(std::move(order), options, now);
+}
+
+StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> order, const SqueueOptions& options, int64_t now) {
   ASSIGN_OR_RETURN(std::vector<FormatField> fields, ParseFormat(options.format, "job"));
   for (const FormatField& f : fields) {
     if (Header(f.type) == nullptr) {
       return InvalidArgument(std::string("Invalid job format specification: ") + f.type);
     }
   }
-  std::vector<const JobRecord*> order;
-  for (const JobRecord& j : jobs) order.push_back(&j);
   if (options.sort) {
     std::stable_sort(order.begin(), order.end(), [](const JobRecord* a, const JobRecord* b) {
       if (a->partition != b->partition) return a->partition < b->partition;

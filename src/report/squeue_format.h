@@ -31,6 +31,7 @@ SqueueOptions SqueueLongOptions();
 // The table. Errors: an unknown field type ("Invalid job format specification: z").
 StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const SqueueOptions& options,
                                    int64_t now);
+StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> jobs, const SqueueOptions& options, int64_t now);
 
 // Which jobs squeue shows (-j, -u/--me, -p, -t). The controller applies it when it renders the
 // table itself (GET /v1/jobs?render=squeue: a thousand pending jobs then cost squeue one small
