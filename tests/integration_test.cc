@@ -27,7 +27,17 @@ TEST_F(LocalCluster, BatchJobRunsToCompletionWithSlurmEnvironmentAndOutputFile) 
   const int64_t bad = Submit("--wrap 'echo oops; exit 3'");
   ASSERT_TRUE(WaitState(bad, "FAILED")) << State(bad);
   EXPECT_EQ(ReadFile((work_ / ("slurm-" + std::to_string(bad) + ".out")).string()), "oops\n");
-  EXPECT_NE(Run("scontrol show job " + std::to_string(bad)).out.find("ExitCode=3:0"), std::string::npos);
+  const std::string shown = Run("scontrol show job " + std::to_string(bad)).out;
+  EXPECT_NE(shown.find("ExitCode=3:0"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" BatchFlag=1 "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("   StdOut=" + (work_ / ("slurm-" + std::to_string(bad) + ".out")).string() + "\n"),
+            std::string::npos) << shown;
+  // -o: one line per job; an unknown id is Slurm's error.
+  const std::string both = Run("scontrol -o show job").out;
+  EXPECT_EQ(std::count(both.begin(), both.end(), '\n'), 2) << both;
+  Result missing = Run("scontrol show job 999999");
+  EXPECT_NE(missing.rc, 0);
+  EXPECT_NE(missing.out.find("Invalid job id specified"), std::string::npos) << missing.out;
 }
 
 TEST_F(LocalCluster, JobsRunAsTheSubmittingUser) {

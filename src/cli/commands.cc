@@ -400,16 +400,13 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string id = a.size() >= 3 ? a[2] : "";
     if (what == "job" || what == "jobs") {
       const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
-      StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(numeric ? "ids=" + id : "");
-      if (!jobs.ok()) return ConnectError("scontrol", jobs.status(), err);
-      bool any = false;
-      for (const JobRecord& j : *jobs) {
-        if (!id.empty() && std::to_string(j.id) != id) continue;
-        out << FormatScontrolJob(j, Now(), one_liner);
-        any = true;
-      }
-      if (!any && !id.empty()) return Emit(InvalidJobIdError(), out, err);
-      if (!any) out << "No jobs in the system\n";
+      if (!id.empty() && !numeric) return Emit(InvalidJobIdError(), out, err);
+      // The controller renders the records (report/scontrol_format.h) from what it holds.
+      StatusOr<std::string> text = (*c)->CallRaw(
+          "GET", "/v1/jobs?render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
+      if (!text.ok() && text.status().code() == StatusCode::kNotFound) return Emit(InvalidJobIdError(), out, err);
+      if (!text.ok()) return ConnectError("scontrol", text.status(), err);
+      out << (text->empty() ? "No jobs in the system\n" : *text);
       return 0;
     }
     if (what == "node" || what == "nodes") {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/job_list_json.h"
+#include "report/scontrol_format.h"
 #include "report/squeue_format.h"
 #include "model/record_json.h"
 
@@ -119,6 +120,30 @@ HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::
   return HttpResponse{200, "text/plain; charset=utf-8", std::move(*text)};
 }
 
+// `scontrol show job [id]`: every job the controller holds (or `ids`), Slurm's Key=Value blocks
+// rendered from the full records (BatchFlag, StdOut... need the script), `oneliner=1` for -o.
+HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string, std::string>& query) {
+  JobQuery q;
+  if (auto it = query.find("ids"); it != query.end()) {
+    std::stringstream in(it->second);
+    for (std::string s; std::getline(in, s, ',');) {
+      StatusOr<int64_t> id = ParseId(s);
+      if (!id.ok()) return ErrorResponse(id.status());
+      q.ids.insert(*id);
+    }
+  }
+  const bool one_liner = query.count("oneliner") && query.at("oneliner") == "1";
+  const int64_t now = c.NowSeconds();
+  std::string text;
+  bool none = true;
+  c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
+    none = jobs.empty();
+    for (const JobRecord* j : jobs) text += FormatScontrolJob(*j, now, one_liner);
+  });
+  if (!q.ids.empty() && none) return ErrorResponse(NotFound("Invalid job id specified"));
+  return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};
+}
+
 }  // namespace
 
 void AddControllerRoutes(Controller& c, Router& r) {
@@ -148,8 +173,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
   // ?active=1: only jobs not finished (what squeue shows by default); ?ids=1,2,3: only these.
   r.Add("GET", "/v1/jobs", [&c](const HttpRequest& req) {
     if (auto it = req.query.find("render"); it != req.query.end()) {
-      if (it->second != "squeue") return ErrorResponse(InvalidArgument("render: unknown table '" + it->second + "' (known: squeue)"));
-      return RenderSqueue(c, req.query);
+      if (it->second == "squeue") return RenderSqueue(c, req.query);
+      if (it->second == "scontrol") return RenderScontrolJobs(c, req.query);
+      return ErrorResponse(InvalidArgument("render: unknown view '" + it->second + "' (known: squeue, scontrol)"));
     }
     JobQuery q;
     q.active_only = req.query.count("active") && req.query.at("active") == "1";
