@@ -52,6 +52,19 @@ StatusOr<int64_t> ParseId(const std::string& s) {
   return v;
 }
 
+// The query's "ids=1,2,3" (empty set when absent); the first bad id is the error.
+StatusOr<std::set<int64_t>> ParseIds(const std::map<std::string, std::string>& query) {
+  std::set<int64_t> ids;
+  auto it = query.find("ids");
+  if (it == query.end()) return ids;
+  std::stringstream in(it->second);
+  for (std::string s; std::getline(in, s, ',');) {
+    ASSIGN_OR_RETURN(int64_t id, ParseId(s));
+    ids.insert(id);
+  }
+  return ids;
+}
+
 template <typename T>
 bool Get(const json& j, const char* key, T& out, Status& err) {
   if (!j.contains(key) || j[key].is_null()) return true;
@@ -124,14 +137,9 @@ HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::
 // rendered from the full records (BatchFlag, StdOut... need the script), `oneliner=1` for -o.
 HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string, std::string>& query) {
   JobQuery q;
-  if (auto it = query.find("ids"); it != query.end()) {
-    std::stringstream in(it->second);
-    for (std::string s; std::getline(in, s, ',');) {
-      StatusOr<int64_t> id = ParseId(s);
-      if (!id.ok()) return ErrorResponse(id.status());
-      q.ids.insert(*id);
-    }
-  }
+  StatusOr<std::set<int64_t>> ids = ParseIds(query);
+  if (!ids.ok()) return ErrorResponse(ids.status());
+  q.ids = std::move(*ids);
   const bool one_liner = query.count("oneliner") && query.at("oneliner") == "1";
   const int64_t now = c.NowSeconds();
   std::string text;
@@ -179,14 +187,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     }
     JobQuery q;
     q.active_only = req.query.count("active") && req.query.at("active") == "1";
-    if (auto it = req.query.find("ids"); it != req.query.end()) {
-      std::stringstream in(it->second);
-      for (std::string s; std::getline(in, s, ',');) {
-        StatusOr<int64_t> id = ParseId(s);
-        if (!id.ok()) return ErrorResponse(id.status());
-        q.ids.insert(*id);
-      }
-    }
+    StatusOr<std::set<int64_t>> ids = ParseIds(req.query);
+    if (!ids.ok()) return ErrorResponse(ids.status());
+    q.ids = std::move(*ids);
     // The list's compact form (model/job_list_json.h) leaves out what only the job's own processes
     // need (script, arguments, environment; GET /v1/jobs/{id} has them) and default values.
     return HttpResponse::Json(200, JobListJson(c.ListJobs(q)));

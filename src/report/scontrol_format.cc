@@ -71,7 +71,7 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   o += "Priority=" + std::to_string(job.priority) + " Nice=0 Account=" + OrNull(job.account) + " QOS=" +
        kDefaultQos + eol;
   // Slurm puts underscores for the blanks of a reason, for easier parsing.
-  std::string reason = JobHoldsResources(job) ? "None" : JobReason(job);
+  std::string reason = HoldsResources(job.state) ? "None" : JobReason(job);
   for (char& c : reason) {
     if (std::isspace(static_cast<unsigned char>(c))) c = '_';
   }

@@ -152,8 +152,6 @@ std::string FormatMemoryRounded(int64_t mb) { return ConvertMb(mb, false); }
 
 // ---- Nodes ----
 
-bool JobHoldsResources(const JobRecord& job) { return HoldsResources(job.state); }
-
 NodeActivityMap UsageFromJobs(const std::vector<JobRecord>& jobs) {
   std::map<std::string, NodeAllocated> by_node;
   for (const JobRecord& j : jobs) SumAllocation(j, by_node);

@@ -102,7 +102,6 @@ std::string NodeGres(const Node& node);
 
 // ---- Jobs -----------------------------------------------------------------------------------
 
-bool JobHoldsResources(const JobRecord& job);  // running, suspended or completing
 // Seconds the job has run: now - start while it runs, end - start once ended, 0 before.
 int64_t JobElapsed(const JobRecord& job, int64_t now);
 // The end time Slurm shows: the real one once ended; start + limit while running (a year for

@@ -126,7 +126,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'R': return ShowsReason(job) ? "(" + JobReason(job) + ")" : JobNodeList(job);
     case 'P': return job.partition;
     case 'N': return JobNodeList(job);
-    case 'r': return JobHoldsResources(job) ? "None" : JobReason(job);
+    case 'r': return HoldsResources(job.state) ? "None" : JobReason(job);
     case 'C': return std::to_string(JobCpuCount(job));
     case 'b': {
       const std::string t = JobTresPerNode(job);
