@@ -58,7 +58,9 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
-    r.node.state = NodeState::kUnknown;
+    // A node configured DOWN (with its reason) or FUTURE keeps that state through its agent's
+    // registration, until an admin resumes it; every other node is UNKNOWN until it registers.
+    if (n.state != NodeState::kDown && n.state != NodeState::kFuture) r.node.state = NodeState::kUnknown;
     nodes_.emplace(n.name, std::move(r));
   }
 }
@@ -428,7 +430,9 @@ void Controller::RefreshNodeStatesLocked() {
   ClusterSnapshot s = SnapshotLocked();
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     NodeRecord& r = nodes_[s.nodes[i].name];
-    if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown) continue;
+    if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
+      continue;
+    }
     const NodeUsage& u = s.usage[i];
     bool any_gpu_free = false;
     for (const GpuUsage& g : u.gpus) any_gpu_free = any_gpu_free || g.milli < kMilliPerGpu;
@@ -515,7 +519,9 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
     } else if (up == "RESUME" || up == "IDLE") {
       n->node.drain = false;
       n->node.reason.clear();
-      if (n->node.state == NodeState::kDown && n->last_heartbeat > 0) n->node.state = NodeState::kIdle;
+      if (n->node.state == NodeState::kDown || n->node.state == NodeState::kFuture) {
+        n->node.state = n->last_heartbeat > 0 ? NodeState::kIdle : NodeState::kUnknown;
+      }
     } else if (up == "DOWN") {
       if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
       n->node.state = NodeState::kDown;
@@ -557,11 +563,15 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
-    const bool was_down = n->node.state == NodeState::kDown;
+    const NodeState before = n->node.state;
+    const bool was_down = before == NodeState::kDown;
     n->node = node.node;
     n->node.drain = drain;
     n->node.reason = was_down && reason == "Not responding" ? "" : reason;
-    n->node.state = NodeState::kIdle;
+    // Registration brings back a node that stopped answering, not one an admin (or the
+    // configuration) set DOWN with a reason, nor a FUTURE node: those wait for State=RESUME.
+    const bool stays = before == NodeState::kFuture || (was_down && !reason.empty() && reason != "Not responding");
+    n->node.state = stays ? before : NodeState::kIdle;
     n->agent_address = node.agent_address;
     n->version = node.version;
     n->boot_time = node.boot_time;
@@ -776,7 +786,7 @@ void Controller::Tick() {
       PurgeExpiredLocked(now);
     }
     for (auto& [name, n] : nodes_) {
-      if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown) continue;
+      if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown || n.node.state == NodeState::kFuture) continue;
       if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;
       n.node.state = NodeState::kDown;
       n.node.reason = "Not responding";

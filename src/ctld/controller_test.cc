@@ -248,6 +248,39 @@ TEST_F(ControllerTest, DrainStopsNewWorkAndNeedsAdmin) {
   EXPECT_EQ(Job(b).batch_host, "n1");
 }
 
+TEST_F(ControllerTest, ConfiguredDownAndFutureNodesStayOutUntilResumed) {
+  // slurm.conf's State=DOWN Reason=... and State=FUTURE survive the agents' registration (an
+  // agent coming back only revives a node that had stopped answering).
+  config_.cluster.nodes[0].state = NodeState::kDown;
+  config_.cluster.nodes[0].reason = "bad fan";
+  config_.cluster.nodes[1].state = NodeState::kFuture;
+  Open();
+  RegisterAll();
+  auto state_of = [&](const std::string& name) {
+    for (const NodeRecord& n : ctld_->ListNodes()) {
+      if (n.node.name == name) return n.node;
+    }
+    return Node{};
+  };
+  EXPECT_EQ(state_of("n1").state, NodeState::kDown);
+  EXPECT_EQ(state_of("n1").reason, "bad fan");
+  EXPECT_EQ(state_of("n2").state, NodeState::kFuture);
+  const int64_t a = Submit({"--gres=gpu:1"});
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(a).state, JobState::kPending);
+  // A FUTURE node that never heartbeats again is not declared "Not responding".
+  clock_.AdvanceSeconds(config_.heartbeat_timeout_s + 1);
+  ctld_->Tick();
+  EXPECT_EQ(state_of("n2").state, NodeState::kFuture);
+  ASSERT_TRUE(ctld_->UpdateNode("n2", "RESUME", "", kAdmin).ok());
+  EXPECT_EQ(state_of("n2").state, NodeState::kIdle);
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(a).batch_host, "n2");
+  ASSERT_TRUE(ctld_->UpdateNode("n1", "RESUME", "", kAdmin).ok());
+  EXPECT_EQ(state_of("n1").state, NodeState::kIdle);
+  EXPECT_EQ(state_of("n1").reason, "");
+}
+
 TEST_F(ControllerTest, RestartRecoversEverything) {
   RegisterAll();
   const int64_t run = Submit({"--gres=gpu:4"});
