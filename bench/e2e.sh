@@ -29,8 +29,12 @@ now() { date +%s.%N; }
 RAW=$dir/raw.tsv; : > "$RAW"
 rec() { printf '%s\t%s\n' "$1" "$2" >> "$RAW"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.4f", a-b}'; }
-qcount() { squeue -h -o %i | wc -l; }
-wait_empty() { while [ "$(qcount)" -gt 0 ]; do sleep 0.1; done; }
+# The queue is polled exactly as the Slurm peer's bench.sh polls it (every 0.25 s, with a timeout):
+# the poller's own processes compete with the jobs for this machine's two cores, so a faster poll
+# here would be a different measurement.
+qcount() { squeue -h -o %i 2>/dev/null | wc -l; }
+wait_empty() { local t=${1:-900} s; s=$(date +%s); while [ "$(qcount)" -gt 0 ]; do
+  [ $(( $(date +%s) - s )) -gt $t ] && { log "wait_empty timeout"; return 1; }; sleep 0.25; done; }
 
 muster up --dir "$dir/c" --nodes 4 --gpus-per-node 8 --cpus-per-node 16 --mem-per-node 64000 >&2
 mkdir -p "$dir/w" && cd "$dir/w"

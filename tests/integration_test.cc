@@ -49,6 +49,18 @@ TEST_F(LocalCluster, JobsRunAsTheSubmittingUser) {
   const std::string out = ReadFile((work_ / ("slurm-" + std::to_string(id) + ".out")).string());
   EXPECT_NE(out.find("uid=65534(nobody)"), std::string::npos) << out;
   EXPECT_NE(Run("squeue -h -t all -o '%i %u'").out.find(std::to_string(id) + " nobody"), std::string::npos);
+  // The commands make no user-database lookups: --me is the caller's uid, and -u names are
+  // checked by the controller.
+  const std::string line = std::to_string(id) + "\n";
+  EXPECT_EQ(RunAs("nobody", "squeue -h -t all --me -o %i").out, line);
+  EXPECT_EQ(Run("squeue -h -t all -u nobody -o %i").out, line);
+  EXPECT_EQ(Run("squeue -h -t all --me -o %i").out, "");
+  EXPECT_NE(Run("squeue --json -t all -u nobody").out.find("\"id\": " + std::to_string(id) + ","), std::string::npos);
+  for (const char* cmd : {"squeue -u nosuchuser", "squeue --json -u nosuchuser"}) {
+    Result bad = Run(cmd);
+    EXPECT_EQ(bad.rc, 1) << cmd;
+    EXPECT_EQ(bad.out, "squeue: error: Invalid user: nosuchuser\n") << cmd;
+  }
 }
 
 TEST_F(LocalCluster, SqueueAndSinfoShowWhatRunsAndWhy) {

@@ -107,7 +107,7 @@ StatusOr<std::string> LocalToken(const MusterConfig& conf) {
 
 StatusOr<std::string> LocalToken() {
   const std::string path = DefaultConfigPath();
-  StatusOr<MusterConfig> conf = LoadMusterConfig(path, ClusterFile::kSkip);
+  StatusOr<MusterConfig> conf = LoadMusterConfig(path, ConfigReader::kCommand);
   if (!conf.ok()) return conf.status();
   return LocalToken(*conf);
 }
@@ -119,7 +119,7 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   if (const char* s = std::getenv("MUSTER_SERVER"); s != nullptr && *s) address = s;
   if (address.empty() || address.rfind("unix:", 0) != 0) {
     const std::string path = DefaultConfigPath();
-    StatusOr<MusterConfig> conf = LoadMusterConfig(path, ClusterFile::kSkip);
+    StatusOr<MusterConfig> conf = LoadMusterConfig(path, ConfigReader::kCommand);
     if (!conf.ok()) {
       if (access(path.c_str(), F_OK) != 0) {
         return Status(StatusCode::kUnavailable, "no cluster configuration at " + path +

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,12 +32,6 @@ std::string DefaultDir() {
   return std::string(home != nullptr && *home ? home : "/tmp") + "/.muster";
 }
 
-std::string CurrentUser() {
-  struct passwd pw, *res = nullptr;
-  char buf[4096];
-  if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_name;
-  return std::to_string(getuid());
-}
 
 bool Alive(pid_t pid, const std::string& name) {
   if (pid <= 0 || kill(pid, 0) != 0) return false;
@@ -217,7 +210,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  key_file: cluster.key\n"
       << "  heartbeat_timeout: 6\n"
       << "  kill_wait: 5\n"
-      << "  admins: [" << CurrentUser() << "]\n"
+      << "  admins: [" << getuid() << "]  # the uid that ran 'muster up' (its agents act as it)\n"
       << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
       << "agent:\n"
       << "  socket_dir: run\n"

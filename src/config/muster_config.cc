@@ -21,8 +21,12 @@ std::string Absolute(const std::string& base_dir, const std::string& p) {
 }
 
 // A user name or a numeric uid.
+bool IsNumericUid(const std::string& who) {
+  return !who.empty() && who.find_first_not_of("0123456789") == std::string::npos && who.size() < 10;
+}
+
 StatusOr<uint32_t> ResolveUser(const std::string& who) {
-  if (!who.empty() && who.find_first_not_of("0123456789") == std::string::npos && who.size() < 10) {
+  if (IsNumericUid(who)) {
     return static_cast<uint32_t>(std::stoul(who));
   }
   struct passwd pw, *res = nullptr;
@@ -76,7 +80,7 @@ std::string DefaultConfigPath() {
   return "/etc/muster/muster.yaml";
 }
 
-StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile cluster_file_mode) {
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader reader) {
   MusterConfig c;
   std::error_code ec;
   c.path = std::filesystem::absolute(path, ec).lexically_normal().string();
@@ -125,6 +129,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile clu
     RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
   }
   for (const std::string& a : admins) {
+    if (reader == ConfigReader::kCommand && !IsNumericUid(a)) continue;
     StatusOr<uint32_t> uid = ResolveUser(a);
     if (!uid.ok()) return InvalidArgument(path + ": controller.admins: " + uid.status().message());
     c.admin_uids.push_back(*uid);
@@ -156,7 +161,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile clu
                            ") must be at most half of controller.heartbeat_timeout (" +
                            std::to_string(c.heartbeat_timeout_s) + ")");
   }
-  if (cluster_file_mode == ClusterFile::kSkip) return c;
+  if (reader == ConfigReader::kCommand) return c;
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;

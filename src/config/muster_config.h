@@ -77,10 +77,12 @@ std::string JoinHostPort(const std::string& host, int port);
 std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node);
 
 // Reads and validates; errors name the file, line and field. The commands, which only need to
-// know how to reach the controller, skip the cluster file (`cluster` stays empty, and
-// `cluster_name` is only what muster.yaml says): every command starts faster for it.
-enum class ClusterFile { kLoad, kSkip };
-StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ClusterFile cluster_file = ClusterFile::kLoad);
+// know how to reach the controller, read it as kCommand: the cluster file is skipped (`cluster`
+// stays empty, and `cluster_name` is only what muster.yaml says) and admin names are not looked
+// up (`admin_uids` holds only the admins written as numeric uids). Every command starts faster
+// for it, and the command binary makes no user-database (NSS) lookups of its own.
+enum class ConfigReader { kDaemon, kCommand };
+StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader reader = ConfigReader::kDaemon);
 
 // Where the commands look for the configuration: $MUSTER_CONF, else $HOME/.muster/muster.yaml if
 // it exists, else /etc/muster/muster.yaml.

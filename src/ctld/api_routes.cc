@@ -1,5 +1,7 @@
 #include "ctld/api_routes.h"
 
+#include <pwd.h>
+
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -104,11 +106,26 @@ HttpResponse ErrorResponse(const Status& status) { return HttpResponse::Error(Ht
 
 namespace {
 
+// squeue -u names are checked here, against the controller's user database (the commands make
+// no user-database lookups of their own): Slurm's "Invalid user: x" for a name it does not know.
+Status CheckUserNames(const std::set<std::string>& users) {
+  for (const std::string& u : users) {
+    if (!u.empty() && u.find_first_not_of("0123456789") == std::string::npos) continue;  // a uid
+    struct passwd pw, *res = nullptr;
+    char buf[4096];
+    if (getpwnam_r(u.c_str(), &pw, buf, sizeof buf, &res) != 0 || res == nullptr) {
+      return InvalidArgument("Invalid user: " + u);
+    }
+  }
+  return Status::Ok();
+}
+
 // squeue's table, rendered here (report/squeue_format.h): the command prints it as it comes.
 HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::string>& query) {
   StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(query);
   if (!parsed.ok()) return ErrorResponse(parsed.status());
   const auto& [selection, options] = *parsed;
+  if (Status st = CheckUserNames(selection.users); !st.ok()) return ErrorResponse(st);
   JobQuery q;
   q.ids = selection.ids;
   q.active_only = selection.ids.empty() && selection.states.empty();
@@ -190,9 +207,18 @@ void AddControllerRoutes(Controller& c, Router& r) {
     StatusOr<std::set<int64_t>> ids = ParseIds(req.query);
     if (!ids.ok()) return ErrorResponse(ids.status());
     q.ids = std::move(*ids);
+    std::vector<JobRecord> jobs = c.ListJobs(q);
+    // users=, partitions=, states=: squeue's selection (squeue --json), applied as squeue does.
+    if (req.query.count("users") || req.query.count("partitions") || req.query.count("states")) {
+      StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(req.query);
+      if (!parsed.ok()) return ErrorResponse(parsed.status());
+      const SqueueSelection& selection = parsed->first;
+      if (Status st = CheckUserNames(selection.users); !st.ok()) return ErrorResponse(st);
+      std::erase_if(jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
+    }
     // The list's compact form (model/job_list_json.h) leaves out what only the job's own processes
     // need (script, arguments, environment; GET /v1/jobs/{id} has them) and default values.
-    return HttpResponse::Json(200, JobListJson(c.ListJobs(q)));
+    return HttpResponse::Json(200, JobListJson(jobs));
   });
 
   r.Add("GET", "/v1/jobs/{id}", [&c](const HttpRequest& req) {

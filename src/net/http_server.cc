@@ -47,6 +47,7 @@ using tcp = asio::ip::tcp;
 using unix_stream = asio::local::stream_protocol;
 
 constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr size_t kInitialReadBuffer = 16 * 1024;
 constexpr auto kWriteTimeout = std::chrono::seconds(30);
 constexpr auto kLingerTimeout = std::chrono::seconds(1);   // draining an unread body after a 413
 constexpr size_t kLingerMaxBytes = 16 << 20;
@@ -139,7 +140,12 @@ class Session : public SessionBase {
       : core_(core),
         stream_(std::move(socket)),
         unix_caller_(std::move(unix_caller)),
-        peer_name_(std::move(peer_name)) {}
+        peer_name_(std::move(peer_name)) {
+    // Beast reads into the spare capacity of the buffer, at least 512 bytes at a time: an empty
+    // buffer takes a typical request (a job submission carries its environment, ~2-4 KB) in
+    // several reads, each a trip through the io_context, often on another thread.
+    buffer_.reserve(kInitialReadBuffer);
+  }
   ~Session() override {
     if (registered_) core_->Unregister(this);
   }

@@ -123,7 +123,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'M': return FormatElapsed(JobElapsed(job, now));
     case 'l': return TimeLimit(job);
     case 'D': return std::to_string(JobNodeCount(job));
-    case 'R': return ShowsReason(job) ? "(" + JobReason(job) + ")" : JobNodeList(job);
+    case 'R': return ShowsReason(job) ? std::string("(").append(JobReason(job)).append(")") : JobNodeList(job);
     case 'P': return job.partition;
     case 'N': return JobNodeList(job);
     case 'r': return HoldsResources(job.state) ? "None" : JobReason(job);
@@ -257,13 +257,22 @@ std::string SqueueQuery(const SqueueSelection& sel, const SqueueOptions& opt) {
   if (opt.no_header) q += "&header=0";
   if (opt.date_line) q += "&date_line=1";
   if (!opt.sort) q += "&sort=0";
+  return q + "&" + SqueueSelectionQuery(sel);
+}
+
+std::string SqueueSelectionQuery(const SqueueSelection& sel) {
+  std::string q;
+  auto add = [&](const char* key, const std::string& value) {
+    if (!q.empty()) q += '&';
+    q.append(key).append("=").append(value);
+  };
   std::set<std::string> ids;
   for (int64_t id : sel.ids) ids.insert(std::to_string(id));
-  if (!ids.empty()) q += "&ids=" + Join(ids);
-  if (!sel.users.empty()) q += "&users=" + Encode(Join(sel.users));
-  if (!sel.partitions.empty()) q += "&partitions=" + Encode(Join(sel.partitions));
-  if (!sel.states.empty()) q += "&states=" + Encode(Join(sel.states));
-  if (sel.ids.empty() && sel.states.empty()) q += "&active=1";
+  if (!ids.empty()) add("ids", Join(ids));
+  if (!sel.users.empty()) add("users", Encode(Join(sel.users)));
+  if (!sel.partitions.empty()) add("partitions", Encode(Join(sel.partitions)));
+  if (!sel.states.empty()) add("states", Encode(Join(sel.states)));
+  if (sel.ids.empty() && sel.states.empty()) add("active", "1");
   return q;
 }
 

@@ -33,9 +33,9 @@ StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const Squ
                                    int64_t now);
 StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> jobs, const SqueueOptions& options, int64_t now);
 
-// Which jobs squeue shows (-j, -u/--me, -p, -t). The controller applies it when it renders the
-// table itself (GET /v1/jobs?render=squeue: a thousand pending jobs then cost squeue one small
-// text answer instead of decoding a thousand records), and squeue --json applies it locally.
+// Which jobs squeue shows (-j, -u/--me, -p, -t). The controller applies it, both when it renders
+// the table itself (GET /v1/jobs?render=squeue: a thousand pending jobs then cost squeue one small
+// text answer instead of decoding a thousand records) and for squeue --json's job list.
 struct SqueueSelection {
   std::set<int64_t> ids;
   std::set<std::string> users;       // names or numeric uids
@@ -48,6 +48,8 @@ struct SqueueSelection {
 // A whole squeue request as query parameters ("render=squeue&format=...&users=a,b") and back.
 // The parsing side names the bad parameter ("ids: invalid job id 'x'").
 std::string SqueueQuery(const SqueueSelection& selection, const SqueueOptions& options);
+// Only the selection's parameters ("ids=...&users=...&active=1"), for GET /v1/jobs as JSON.
+std::string SqueueSelectionQuery(const SqueueSelection& selection);
 StatusOr<std::pair<SqueueSelection, SqueueOptions>> ParseSqueueQuery(const std::map<std::string, std::string>& query);
 
 }  // namespace muster
