@@ -14,6 +14,7 @@
 #include "agent/gpu_inventory.h"
 #include "base/clock.h"
 #include "config/muster_config.h"
+#include "net/key_file.h"
 #include "net/token.h"
 
 namespace muster {
@@ -90,7 +91,7 @@ int Main(int argc, char** argv) {
   opt.allow_root_jobs = conf->allow_root_jobs;
   opt.trusted_uids = conf->admin_uids;
   opt.end_jobs_on_stop = end_jobs_on_stop;
-  StatusOr<std::string> key = TokenAuthority::LoadKey(conf->key_file, /*create=*/false);
+  StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/false);
   std::unique_ptr<TokenAuthority> tokens;
   if (key.ok()) {
     tokens = std::make_unique<TokenAuthority>(*key);

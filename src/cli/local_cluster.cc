@@ -19,7 +19,7 @@
 
 #include "agent/stray_processes.h"
 #include "net/http.h"
-#include "net/token.h"
+#include "net/key_file.h"
 
 namespace muster {
 
@@ -188,7 +188,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   const bool root = geteuid() == 0;
   // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
   // from their first moment (musterctld would create it too, but races the agents).
-  if (StatusOr<std::string> key = TokenAuthority::LoadKey(a.dir + "/cluster.key", /*create=*/true); !key.ok()) {
+  if (StatusOr<std::string> key = LoadClusterKey(a.dir + "/cluster.key", /*create=*/true); !key.ok()) {
     err << "muster up: " << key.status().message() << "\n";
     return 1;
   }

@@ -16,6 +16,7 @@
 #include "ctld/controller.h"
 #include "ctld/http_agent_client.h"
 #include "net/http.h"
+#include "net/key_file.h"
 #include "net/token.h"
 #include "store/store.h"
 
@@ -44,7 +45,7 @@ int Main(int argc, char** argv) {
   }
   StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
-  StatusOr<std::string> key = TokenAuthority::LoadKey(conf->key_file, /*create=*/true);
+  StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key);
   StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(conf->state_path);

@@ -18,13 +18,8 @@ inline constexpr int64_t kTokenTtlSeconds = 300;
 
 class TokenAuthority {
  public:
+  // `key`: the cluster key (LoadClusterKey in net/key_file.h).
   explicit TokenAuthority(std::string key) : key_(std::move(key)) {}
-
-  // Reads the cluster key from `path`; creates it (32 random bytes, mode 0600, never visible
-  // half-written) if missing and `create` is set. Refuses (PermissionDenied) a key file
-  // accessible by group or others, a symbolic link or anything but a regular file, and
-  // (InvalidArgument) a key shorter than 16 or longer than 4096 bytes.
-  static StatusOr<std::string> LoadKey(const std::string& path, bool create);
 
   std::string Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const;
   // Returns the caller (via = "token") or Unauthenticated with the reason (malformed, bad

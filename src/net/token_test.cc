@@ -1,3 +1,4 @@
+#include "net/key_file.h"
 #include "net/token.h"
 
 #include <sys/stat.h>
@@ -128,14 +129,14 @@ class KeyFileTest : public ::testing::Test {
 
 TEST_F(KeyFileTest, CreatesA0600KeyOnceAndReadsItBack) {
   std::string path = dir_ + "/cluster.key";
-  EXPECT_EQ(TokenAuthority::LoadKey(path, false).status().code(), StatusCode::kNotFound);
-  StatusOr<std::string> key = TokenAuthority::LoadKey(path, true);
+  EXPECT_EQ(LoadClusterKey(path, false).status().code(), StatusCode::kNotFound);
+  StatusOr<std::string> key = LoadClusterKey(path, true);
   ASSERT_TRUE(key.ok()) << key.status().ToString();
   EXPECT_EQ(key->size(), 32u);
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  StatusOr<std::string> again = TokenAuthority::LoadKey(path, true);
+  StatusOr<std::string> again = LoadClusterKey(path, true);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, *key);
   // No temporary files left beside it.
@@ -146,10 +147,10 @@ TEST_F(KeyFileTest, CreatesA0600KeyOnceAndReadsItBack) {
 
 TEST_F(KeyFileTest, RefusesKeyReadableByOthers) {
   std::string path = dir_ + "/open.key";
-  ASSERT_TRUE(TokenAuthority::LoadKey(path, true).ok());
+  ASSERT_TRUE(LoadClusterKey(path, true).ok());
   for (mode_t mode : {0640, 0604, 0660}) {
     ASSERT_EQ(::chmod(path.c_str(), mode), 0);
-    StatusOr<std::string> key = TokenAuthority::LoadKey(path, true);
+    StatusOr<std::string> key = LoadClusterKey(path, true);
     ASSERT_FALSE(key.ok()) << mode;
     EXPECT_EQ(key.status().code(), StatusCode::kPermissionDenied);
     EXPECT_NE(key.status().message().find(path), std::string::npos);
@@ -157,18 +158,18 @@ TEST_F(KeyFileTest, RefusesKeyReadableByOthers) {
 }
 
 TEST_F(KeyFileTest, RefusesNonRegularFilesAndShortKeys) {
-  EXPECT_EQ(TokenAuthority::LoadKey(dir_, true).status().code(), StatusCode::kPermissionDenied);  // a directory
+  EXPECT_EQ(LoadClusterKey(dir_, true).status().code(), StatusCode::kPermissionDenied);  // a directory
   std::string target = dir_ + "/real.key", link = dir_ + "/link.key";
-  ASSERT_TRUE(TokenAuthority::LoadKey(target, true).ok());
+  ASSERT_TRUE(LoadClusterKey(target, true).ok());
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
-  EXPECT_EQ(TokenAuthority::LoadKey(link, true).status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(LoadClusterKey(link, true).status().code(), StatusCode::kPermissionDenied);
   std::string fifo = dir_ + "/fifo.key";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(TokenAuthority::LoadKey(fifo, true).status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(LoadClusterKey(fifo, true).status().code(), StatusCode::kPermissionDenied);
   std::string shortkey = dir_ + "/short.key";
   { std::ofstream(shortkey) << "tiny"; }
   ASSERT_EQ(::chmod(shortkey.c_str(), 0600), 0);
-  EXPECT_EQ(TokenAuthority::LoadKey(shortkey, true).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadClusterKey(shortkey, true).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(OwnTokenTest, ReusedForHalfItsLifeThenRenewedAndAlwaysValid) {
