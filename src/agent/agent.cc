@@ -231,7 +231,9 @@ Status Agent::EnsureCgroup(Running& run) {
     if (a.node != opt_.node.name) continue;
     limits.memory_bytes = a.memory_mb * 1024 * 1024;
     limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
+    limits.allowed_gpu_minors = AllowedGpuMinors(opt_.gpu_minors, a);
   }
+  limits.restrict_devices = !opt_.gpu_minors.empty();
   const std::string name = "job_" + std::to_string(job.id);
   Status st = opt_.cgroup->Create(name, limits);
   if (!st.ok()) {

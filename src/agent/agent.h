@@ -46,6 +46,9 @@ struct AgentOptions {
   const TokenAuthority* tokens = nullptr;  // mints tokens for local users (nullptr: no /v1/token) and
                                            // verifies TCP callers' (required with a listen port)
   std::unique_ptr<Cgroup> cgroup;  // nullptr: no cgroups (said in the log)
+  // The /dev/nvidia<minor> of each GPU index of `node` (NVML's): a job's cgroup then denies it
+  // every GPU device of the node but its own. Empty (fake GPUs): device access is left alone.
+  std::vector<int> gpu_minors;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
 };

@@ -196,4 +196,16 @@ StatusOr<std::unique_ptr<Cgroup>> DetectCgroup(const std::string& root, const st
   return v1;
 }
 
+std::vector<int> AllowedGpuMinors(const std::vector<int>& gpu_minors, const JobNodeAllocation& allocation) {
+  std::vector<int> out;
+  auto add = [&](int gpu) {
+    if (gpu >= 0 && gpu < static_cast<int>(gpu_minors.size())) out.push_back(gpu_minors[gpu]);
+  };
+  for (int g : allocation.gpus) add(g);
+  add(allocation.shared_gpu);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace muster

@@ -1,7 +1,7 @@
 // Per-job resource isolation through cgroups: CPU set / CPU quota, memory limit (with OOM
 // detection), device access and process tracking, behind one interface with a v2 implementation
 // (unified hierarchy with controllers enabled) and a v1 one (separate cpu, cpuset, memory,
-// devices, pids hierarchies — what this machine and CI have). Detect() picks what the system has.
+// devices, freezer hierarchies — what this machine and CI have). Detect() picks what the system has.
 // Thread-compatible (one per agent, used under its lock).
 #pragma once
 
@@ -13,15 +13,22 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/job_record.h"
 
 namespace muster {
 
 struct CgroupLimits {
   std::vector<int> cpus;          // CPU ids for cpuset ("" = all); also sets the CPU quota
   int64_t memory_bytes = 0;       // 0 = no limit
-  std::vector<int> allowed_gpu_minors;  // /dev/nvidiaN devices allowed (when the devices controller exists)
+  // With restrict_devices, every /dev/nvidia<minor> GPU of the node but these is denied (where a
+  // devices controller exists); without it the job's device access is left alone.
+  std::vector<int> allowed_gpu_minors;
   bool restrict_devices = false;
 };
+
+// The GPU devices a job may open on this node: the minors (`gpu_minors[i]` for GPU index i) of
+// its whole GPUs and of its shared (fractional) GPU.
+std::vector<int> AllowedGpuMinors(const std::vector<int>& gpu_minors, const JobNodeAllocation& allocation);
 
 class Cgroup {
  public:

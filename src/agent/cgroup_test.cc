@@ -120,16 +120,22 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     std::string files = cg_->ProcsFile(name_);
     EXPECT_TRUE(cg_->Destroy(name_).ok());
     for (pid_t pid : launched_) Reap(pid);
+    // Also the hierarchies this job did not join (v1 devices without restrictions) go.
+    cg_->RemoveBaseIfEmpty();
     size_t start = 0;
     while (start <= files.size()) {
       size_t colon = files.find(':', start);
       std::string file = files.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
       std::string dir = file.substr(0, file.rfind('/'));
       std::string base_dir = dir.substr(0, dir.rfind('/'));
-      rmdir(dir.c_str());
-      EXPECT_EQ(rmdir(base_dir.c_str()), 0) << base_dir << ": " << std::strerror(errno);
+      struct stat st;
+      EXPECT_NE(stat(base_dir.c_str(), &st), 0) << base_dir << " is left behind";
       if (colon == std::string::npos) break;
       start = colon + 1;
+    }
+    if (GetParam() == Flavor::kV1) {
+      struct stat st;
+      EXPECT_NE(stat(("/sys/fs/cgroup/devices/" + base_).c_str(), &st), 0) << "devices base left behind";
     }
   }
 
@@ -279,6 +285,32 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   std::string second_line = out.substr(second, out.find('\n', second) - second);
   EXPECT_NE(first_line.find(std::strerror(ENXIO)), std::string::npos) << out;
   EXPECT_NE(second_line.find(std::strerror(EPERM)), std::string::npos) << out;
+}
+
+TEST_P(CgroupTest, JoinsTheDevicesHierarchyOnlyToRestrictDevices) {
+  if (GetParam() != Flavor::kV1) GTEST_SKIP() << "v2 restricts devices with a program, not a hierarchy";
+  if (!cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) GTEST_SKIP() << "no v1 devices hierarchy";
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits{}).ok());
+  EXPECT_EQ(cg_->ProcsFile(name_).find("/devices/"), std::string::npos) << cg_->ProcsFile(name_);
+  EXPECT_EQ(cg_->ProcsFile(name_).find("/pids/"), std::string::npos) << "Muster sets no pids limit";
+  EXPECT_NE(cg_->ProcsFile(name_).find("/memory/"), std::string::npos) << cg_->ProcsFile(name_);
+  const std::string other = name_ + "-gpu";
+  CgroupLimits fenced;
+  fenced.restrict_devices = true;
+  ASSERT_TRUE(cg_->Create(other, fenced).ok());
+  EXPECT_NE(cg_->ProcsFile(other).find("/devices/"), std::string::npos) << cg_->ProcsFile(other);
+  EXPECT_TRUE(cg_->Destroy(other).ok());
+}
+
+TEST(AllowedGpuMinors, WholeAndSharedGpusThroughTheMinorTable) {
+  JobNodeAllocation a;
+  a.gpus = {0, 2};
+  a.shared_gpu = 3;
+  EXPECT_EQ(AllowedGpuMinors({4, 5, 6, 7}, a), (std::vector<int>{4, 6, 7}));
+  a.gpus = {0, 9};  // an index the table does not have is ignored
+  a.shared_gpu = -1;
+  EXPECT_EQ(AllowedGpuMinors({4, 5}, a), (std::vector<int>{4}));
+  EXPECT_EQ(AllowedGpuMinors({}, a), (std::vector<int>{}));
 }
 
 TEST_P(CgroupTest, WritesCpuAndMemoryLimits) {

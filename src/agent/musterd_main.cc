@@ -69,6 +69,7 @@ int Main(int argc, char** argv) {
     if (nvml.ok()) {
       opt.node.gpus = nvml->gpus;
       opt.node.links = nvml->links;
+      opt.gpu_minors = nvml->minors;
     } else if (conf->gpus == "nvml" || nvml.status().code() != StatusCode::kNotFound) {
       return Fail("NVML: " + nvml.status().message());
     }

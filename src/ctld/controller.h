@@ -191,7 +191,9 @@ class Controller {
   bool wake_ = false;
   bool stop_ = false;
   std::map<int64_t, JobRecord> jobs_;
-  std::set<int64_t> active_;           // ids of jobs not finished: what every cycle looks at
+  // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
+  // at, without a lookup per job.
+  std::map<int64_t, JobRecord*> active_;
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   std::map<int64_t, JobExtra> extra_;
   int64_t last_purge_ = 0;

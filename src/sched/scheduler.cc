@@ -122,12 +122,15 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (fit->second == 1) {
     if (!req.constraint.empty()) return Pending(job.id, PendingReason::kBadConstraints);
     // As Slurm: "ReqNodeNotAvail, UnavailableNodes:gpu[03-04]".
-    std::vector<std::string> down;
-    filter.nodes.ForEach([&](int i) {
-      if (!index_.schedulable().test(i)) down.push_back(index_.node(i).node->name);
-      return true;
-    });
-    return Pending(job.id, PendingReason::kReqNodeNotAvail, "UnavailableNodes:" + CompressHostlist(down));
+    if (!filter.unavailable) {
+      std::vector<std::string> down;
+      filter.nodes.ForEach([&](int i) {
+        if (!index_.schedulable().test(i)) down.push_back(index_.node(i).node->name);
+        return true;
+      });
+      filter.unavailable = "UnavailableNodes:" + CompressHostlist(down);
+    }
+    return Pending(job.id, PendingReason::kReqNodeNotAvail, *filter.unavailable);
   }
   if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
   if (failed_.count(key)) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,6 +47,9 @@ class Scheduler {
     std::string key;  // partition, constraint, -w and -x: what the node set depends on
     Status status;
     DynamicBitset nodes;
+    // "UnavailableNodes:n[3-4]" for the jobs that would fit but for nodes down or drained: the
+    // same for every job with this filter during a pass, so built once.
+    mutable std::optional<std::string> unavailable;
   };
   const Filter& Candidates(const std::string& partition, const JobRequest& req);
   Decision Decide(const PendingJob& job);
