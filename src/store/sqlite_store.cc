@@ -7,12 +7,10 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <future>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "model/name_order.h"
@@ -158,30 +156,32 @@ StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const nloh
 }  // namespace
 
 struct SqliteStore::Impl {
-  // One queued write: runs on the writer thread inside a SAVEPOINT of the batch's transaction.
+  // One queued write: run by the batch's leader inside a SAVEPOINT of the batch's transaction.
   struct WriteOp {
     std::function<Status(Impl&)> run;
-    std::promise<Status> done;
+    Status result;
+    bool done = false;  // guarded by mu
   };
 
   std::string path;
-  sqlite3* wdb = nullptr;  // writer thread only (and Open before the thread starts)
+  sqlite3* wdb = nullptr;  // the current leader only (one at a time: `writing`), and Open
   sqlite3* rdb = nullptr;  // guarded by read_mu
   std::mutex read_mu;
 
-  // Write statements (writer thread only).
+  // Write statements (the current leader only).
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
   Stmt upsert_job, upsert_node, upsert_step, upsert_meta, get_counter, set_counter, max_job_id;
-  FaultHook active_hook;  // the hook of the batch being written (writer thread only)
+  FaultHook active_hook;  // the hook of the batch being written (the current leader only)
 
   std::mutex mu;               // guards everything below
-  std::condition_variable cv;  // queue changed, pause changed, stopping
+  std::condition_variable cv;  // queue changed, a batch ended, pause changed, stopping, callers left
   std::deque<WriteOp*> queue;
+  bool writing = false;        // a leader is writing a batch
+  int callers = 0;             // callers inside Submit (the destructor waits until none is)
   bool paused = false;
   bool stopping = false;
   FaultHook fault_hook;
   SqliteStoreStats stats;
-  std::thread writer;
 
   // close_v2: wdb closes for good once the statements above are finalized, right after this body.
   ~Impl() {
@@ -295,47 +295,47 @@ struct SqliteStore::Impl {
     return Status::Ok();
   }
 
-  // Enqueues one write and blocks until the writer has committed (or failed) it.
+  // Enqueues one write and blocks until it is committed (or failed): as the leader of the next
+  // batch when no batch is being written, else as a follower that a leader answers.
   Status Submit(std::function<Status(Impl&)> run) {
-    WriteOp op{std::move(run), {}};
-    std::future<Status> done = op.done.get_future();
-    {
-      // Notify under the lock: once it is released this call touches nothing of the store, so a
-      // destructor already waiting to drain the queue may free it.
-      std::lock_guard<std::mutex> l(mu);
-      if (stopping) return FailedPrecondition(Where() + " is closing");
-      queue.push_back(&op);
-      cv.notify_all();
-    }
-    return done.get();
-  }
-
-  void WriterLoop() {
-    std::vector<WriteOp*> batch;
-    while (true) {
-      {
-        std::unique_lock<std::mutex> l(mu);
-        cv.wait(l, [&] { return stopping || (!paused && !queue.empty()); });
-        if (queue.empty()) return;  // stopping, and everything answered
-        size_t n = std::min(queue.size(), kMaxBatch);
-        batch.assign(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-        queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-        active_hook = fault_hook;
+    WriteOp op{std::move(run), Status::Ok(), false};
+    std::unique_lock<std::mutex> l(mu);
+    if (stopping) return FailedPrecondition(Where() + " is closing");
+    queue.push_back(&op);
+    ++callers;
+    cv.notify_all();  // WaitForQueuedForTest
+    while (!op.done) {
+      if (writing || (paused && !stopping)) {
+        cv.wait(l);
+        continue;
       }
+      writing = true;
+      const size_t n = std::min(queue.size(), kMaxBatch);
+      std::vector<WriteOp*> batch(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+      queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+      active_hook = fault_hook;
+      l.unlock();
       bool committed = false;
       std::vector<Status> results = RunBatch(batch, committed);
-      {
-        std::lock_guard<std::mutex> l(mu);
-        stats.operations += static_cast<int64_t>(batch.size());
-        if (committed) {
-          ++stats.commits;
-          stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
-        } else {
-          ++stats.failed_batches;
-        }
+      l.lock();
+      stats.operations += static_cast<int64_t>(batch.size());
+      if (committed) {
+        ++stats.commits;
+        stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
+      } else {
+        ++stats.failed_batches;
       }
-      for (size_t i = 0; i < batch.size(); ++i) batch[i]->done.set_value(std::move(results[i]));
+      for (size_t i = 0; i < batch.size(); ++i) {
+        batch[i]->result = std::move(results[i]);
+        batch[i]->done = true;
+      }
+      writing = false;
+      cv.notify_all();  // the batch's callers, and whoever leads the next one
     }
+    // Notify under the lock: once it is released this call touches nothing of the store, so a
+    // destructor waiting for the last caller may free it.
+    if (--callers == 0) cv.notify_all();
+    return std::move(op.result);
   }
 
   // One transaction for the whole batch. Each op runs in its own savepoint: its failure undoes
@@ -396,17 +396,14 @@ struct SqliteStore::Impl {
   }
 };
 
-SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
-  impl_->writer = std::thread([this] { impl_->WriterLoop(); });
-}
+SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 SqliteStore::~SqliteStore() {
-  {
-    std::lock_guard<std::mutex> l(impl_->mu);
-    impl_->stopping = true;
-    impl_->cv.notify_all();
-  }
-  impl_->writer.join();
+  // Callers still queued (a paused store) lead their batches now; wait until every one has left.
+  std::unique_lock<std::mutex> l(impl_->mu);
+  impl_->stopping = true;
+  impl_->cv.notify_all();
+  impl_->cv.wait(l, [&] { return impl_->callers == 0; });
 }
 
 StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path, int64_t first_job_id) {
