@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -122,19 +123,34 @@ const char* kUpUsage =
 int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
   UpArgs a;
   a.dir = DefaultDir();
+  static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
+                                                "--gpu-model", "--gpu-links",     "--dir"};
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string k = args[i], v;
-    if (k == "-h" || k == "--help") {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
       out << kUpUsage;
       return 0;
     }
+    const size_t eq = arg.find('=');
+    std::string k = arg.substr(0, eq), v;
     if (k == "--tcp") {
+      if (eq != std::string::npos) {
+        err << "muster up: option '--tcp' doesn't allow an argument\n" << kUpUsage;
+        return 2;
+      }
       a.tcp = true;
       continue;
     }
-    if (auto eq = k.find('='); eq != std::string::npos) {
-      v = k.substr(eq + 1);
-      k = k.substr(0, eq);
+    if (arg.empty() || arg[0] != '-') {
+      err << "muster up: unexpected argument '" << arg << "'\n" << kUpUsage;
+      return 2;
+    }
+    if (!kValued.count(k)) {
+      err << "muster up: unrecognized option '" << arg << "'\n" << kUpUsage;
+      return 2;
+    }
+    if (eq != std::string::npos) {
+      v = arg.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       v = args[++i];
     } else {
@@ -148,11 +164,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--mem-per-node") a.memory = v;
     else if (k == "--gpu-model") a.model = v;
     else if (k == "--gpu-links") a.links = v;
-    else if (k == "--dir") a.dir = v;
-    else {
-      err << "muster up: unrecognized option '" << k << "'\n" << kUpUsage;
-      return 2;
-    }
+    else a.dir = v;  // --dir
     if (!ok) {
       err << "muster up: invalid value '" << v << "' for " << k << "\n";
       return 2;
