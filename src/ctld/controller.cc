@@ -49,8 +49,6 @@ JobNodeAllocation FromDecision(const NodeAllocation& a) {
   return j;
 }
 
-bool Holds(const JobRecord& j) { return j.state == JobState::kRunning || j.state == JobState::kCompleting; }
-
 }  // namespace
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
@@ -389,11 +387,6 @@ Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const 
   return store_->SaveStep(copy);
 }
 
-NodeRecord* Controller::FindNodeLocked(const std::string& name) {
-  auto it = nodes_.find(name);
-  return it == nodes_.end() ? nullptr : &it->second;
-}
-
 ClusterSnapshot Controller::SnapshotLocked() const {
   ClusterSnapshot s;
   s.partitions = config_.cluster.partitions;
@@ -408,7 +401,7 @@ ClusterSnapshot Controller::SnapshotLocked() const {
   for (size_t i = 0; i < s.nodes.size(); ++i) s.usage[i].gpus.resize(s.nodes[i].gpus.size());
   for (const auto& [id, job] : active_) {
     const JobRecord& j = *job;
-    if (!Holds(j)) continue;
+    if (!HoldsResources(j.state)) continue;
     for (const JobNodeAllocation& a : j.allocation) {
       auto p = pos.find(a.node);
       if (p == pos.end()) continue;
@@ -424,22 +417,6 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     }
   }
   return s;
-}
-
-void Controller::RefreshNodeStatesLocked() {
-  ClusterSnapshot s = SnapshotLocked();
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
-    NodeRecord& r = nodes_[s.nodes[i].name];
-    if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
-      continue;
-    }
-    const NodeUsage& u = s.usage[i];
-    bool any_gpu_free = false;
-    for (const GpuUsage& g : u.gpus) any_gpu_free = any_gpu_free || g.milli < kMilliPerGpu;
-    const bool full = u.exclusive || u.cpu_milli >= int64_t{r.node.cpus} * 1000 ||
-                      (!u.gpus.empty() && !any_gpu_free);
-    r.node.state = u.jobs == 0 ? NodeState::kIdle : (full ? NodeState::kAllocated : NodeState::kMixed);
-  }
 }
 
 std::vector<int64_t> Controller::ActiveIdsLocked() const {
@@ -506,129 +483,6 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
   }
 }
 
-Status Controller::UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
-                              const Caller& caller) {
-  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-  std::vector<JobRecord> changed, kill;
-  NodeRecord copy;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    NodeRecord* n = FindNodeLocked(name);
-    if (n == nullptr) return NotFound("Invalid node name specified: " + name);
-    std::string up;
-    for (char c : state) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (up == "DRAIN") {
-      if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
-      n->node.drain = true;
-      n->node.reason = reason;
-    } else if (up == "RESUME" || up == "IDLE") {
-      n->node.drain = false;
-      n->node.reason.clear();
-      if (n->node.state == NodeState::kDown || n->node.state == NodeState::kFuture) {
-        n->node.state = n->last_heartbeat > 0 ? NodeState::kIdle : NodeState::kUnknown;
-      }
-    } else if (up == "DOWN") {
-      if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
-      n->node.state = NodeState::kDown;
-      n->node.reason = reason;
-      for (int64_t id : ActiveIdsLocked()) {
-        JobRecord& j = jobs_.at(id);
-        if (!Holds(j)) continue;
-        bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
-        if (!on) continue;
-        if (j.requeue) {
-          RequeueLocked(j, "node " + name + " set DOWN", &kill);
-        } else {
-          FinishJobLocked(j, JobState::kNodeFail, 0, 0);
-        }
-        changed.push_back(j);
-      }
-    } else {
-      return InvalidArgument("Invalid node state specified");
-    }
-    RefreshNodeStatesLocked();
-    copy = *n;
-  }
-  RETURN_IF_ERROR(store_->SaveNode(copy));
-  RETURN_IF_ERROR(Persist(changed));
-  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
-  Wake();
-  return Status::Ok();
-}
-
-Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_t>& running_jobs,
-                                const Caller& caller) {
-  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
-  std::vector<JobRecord> changed, kill;
-  std::vector<std::pair<NodeRecord, int64_t>> orphans;
-  NodeRecord copy;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    NodeRecord* n = FindNodeLocked(node.node.name);
-    if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
-    const bool drain = n->node.drain;
-    const std::string reason = n->node.reason;
-    const NodeState before = n->node.state;
-    const bool was_down = before == NodeState::kDown;
-    n->node = node.node;
-    n->node.drain = drain;
-    n->node.reason = was_down && reason == "Not responding" ? "" : reason;
-    // Registration brings back a node that stopped answering, not one an admin (or the
-    // configuration) set DOWN with a reason, nor a FUTURE node: those wait for State=RESUME.
-    const bool stays = before == NodeState::kFuture || (was_down && !reason.empty() && reason != "Not responding");
-    n->node.state = stays ? before : NodeState::kIdle;
-    n->agent_address = node.agent_address;
-    n->version = node.version;
-    n->boot_time = node.boot_time;
-    n->last_heartbeat = clock_->NowSeconds();
-    std::set<int64_t> reported(running_jobs.begin(), running_jobs.end());
-    // Jobs this node should be running but its agent does not have: they were lost with it.
-    for (int64_t id : ActiveIdsLocked()) {
-      JobRecord& j = jobs_.at(id);
-      if (!Holds(j) || j.batch_host != node.node.name || reported.count(id)) continue;
-      if (j.requeue && extra_[id].ending.empty()) {
-        RequeueLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
-      } else {
-        FinishJobLocked(j, extra_[id].ending == "cancel" ? JobState::kCancelled : JobState::kNodeFail, 0, 0);
-      }
-      changed.push_back(j);
-    }
-    // Jobs the agent runs that are over here: clean them up.
-    for (int64_t id : running_jobs) {
-      auto it = jobs_.find(id);
-      if (it == jobs_.end() || !Holds(it->second)) orphans.emplace_back(*n, id);
-    }
-    RefreshNodeStatesLocked();
-    copy = *n;
-  }
-  for (auto& [n, id] : orphans) (void)agents_->SignalJob(n, id, SIGKILL, 0, "cleanup");
-  RETURN_IF_ERROR(store_->SaveNode(copy));
-  RETURN_IF_ERROR(Persist(changed));
-  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
-  Wake();
-  return Status::Ok();
-}
-
-Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>& running_jobs, const Caller& caller) {
-  if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
-  bool changed = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    NodeRecord* n = FindNodeLocked(node);
-    if (n == nullptr) return NotFound("node '" + node + "' is not configured");
-    if (n->last_heartbeat == 0) return FailedPrecondition("node '" + node + "' must register first");
-    n->last_heartbeat = clock_->NowSeconds();
-    if (n->node.state == NodeState::kDown && n->node.reason == "Not responding") {
-      n->node.state = NodeState::kIdle;
-      n->node.reason.clear();
-      RefreshNodeStatesLocked();
-      changed = true;
-    }
-  }
-  if (changed) Wake();
-  return Status::Ok();
-}
-
 Status Controller::JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
   JobRecord copy;
@@ -637,7 +491,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return NotFound("Invalid job id specified");
     JobRecord& job = it->second;
-    if (!Holds(job)) return Status::Ok();  // already settled (duplicate report after a retry)
+    if (!HoldsResources(job.state)) return Status::Ok();  // already settled (duplicate report after a retry)
     if (job.batch_host != node) return Status::Ok();  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
     const std::string ending = extra_[job_id].ending;
@@ -804,7 +658,7 @@ void Controller::Tick() {
       down_nodes.push_back(n);
       for (int64_t id : ActiveIdsLocked()) {
         JobRecord& j = jobs_.at(id);
-        if (!Holds(j)) continue;
+        if (!HoldsResources(j.state)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
         if (!on) continue;
         if (j.requeue && extra_[id].ending.empty()) {
