@@ -1,9 +1,8 @@
 // cgroup v1: one directory per hierarchy (memory, cpu, cpuset, freezer, and devices for jobs whose
 // GPU devices are restricted), each job cgroup created in every one of them and a launched
 // process written into all of them. Every hierarchy costs each job a mkdir, a move of its first
-// process (the first move after a quiet moment costs ~0.6 ms of CPU here: the kernel waits out an
-// RCU grace period, expedited on this machine) and an rmdir, so none is joined for nothing: no
-// pids hierarchy (Muster sets no pids.max), and no devices cgroup for a job with nothing to deny.
+// process (~20-50 us of CPU each here) and an rmdir, so none is joined for nothing: no pids
+// hierarchy (Muster sets no pids.max), and no devices cgroup for a job with nothing to deny.
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -73,17 +72,17 @@ class CgroupV1 : public Cgroup {
 
   std::string ProcsFile(const std::string& name) const override {
     std::string out;
-    for (const Hierarchy& h : Joined(name)) {
+    for (const Hierarchy* h : Joined(name)) {
       if (!out.empty()) out += ':';
-      out += h.base_dir + "/" + name + "/cgroup.procs";
+      out += h->base_dir + "/" + name + "/cgroup.procs";
     }
     return out;
   }
 
   Status AddProcess(const std::string& name, pid_t pid) override {
     RETURN_IF_ERROR(ValidateName(name));
-    for (const Hierarchy& h : Joined(name)) {
-      RETURN_IF_ERROR(WriteFile(h.base_dir + "/" + name + "/cgroup.procs", std::to_string(pid)));
+    for (const Hierarchy* h : Joined(name)) {
+      RETURN_IF_ERROR(WriteFile(h->base_dir + "/" + name + "/cgroup.procs", std::to_string(pid)));
     }
     return Status::Ok();
   }
@@ -168,11 +167,11 @@ class CgroupV1 : public Cgroup {
 
   // The hierarchies job cgroup `name` was created in: all of them, but the devices hierarchy only
   // where Create made the job a devices cgroup.
-  std::vector<Hierarchy> Joined(const std::string& name) const {
-    std::vector<Hierarchy> out;
+  std::vector<const Hierarchy*> Joined(const std::string& name) const {
+    std::vector<const Hierarchy*> out;
     for (const Hierarchy& h : hierarchies_) {
       if (DevicesOnly(h) && !Exists(h.base_dir + "/" + name)) continue;
-      out.push_back(h);
+      out.push_back(&h);
     }
     return out;
   }

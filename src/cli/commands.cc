@@ -60,7 +60,6 @@ bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& 
   return false;
 }
 
-
 std::string Hostname() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);

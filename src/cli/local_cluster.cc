@@ -33,7 +33,6 @@ std::string DefaultDir() {
   return std::string(home != nullptr && *home ? home : "/tmp") + "/.muster";
 }
 
-
 bool Alive(pid_t pid, const std::string& name) {
   if (pid <= 0 || kill(pid, 0) != 0) return false;
   // Guard against a recycled pid: the process must still be ours.

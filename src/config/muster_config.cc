@@ -20,10 +20,13 @@ std::string Absolute(const std::string& base_dir, const std::string& p) {
   return (std::filesystem::path(base_dir) / p).lexically_normal().string();
 }
 
-// A user name or a numeric uid.
 bool IsNumericUid(const std::string& who) {
   return !who.empty() && who.find_first_not_of("0123456789") == std::string::npos && who.size() < 10;
 }
+
+bool IsWildcardHost(const std::string& host) { return host.empty() || host == "0.0.0.0" || host == "::"; }
+
+}  // namespace
 
 StatusOr<uint32_t> ResolveUser(const std::string& who) {
   if (IsNumericUid(who)) {
@@ -34,10 +37,6 @@ StatusOr<uint32_t> ResolveUser(const std::string& who) {
   if (getpwnam_r(who.c_str(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr) return pw.pw_uid;
   return InvalidArgument("unknown user '" + who + "'");
 }
-
-bool IsWildcardHost(const std::string& host) { return host.empty() || host == "0.0.0.0" || host == "::"; }
-
-}  // namespace
 
 StatusOr<HostPort> ParseHostPort(const std::string& text, const std::string& what) {
   auto bad = [&](const std::string& why) {

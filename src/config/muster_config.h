@@ -76,6 +76,10 @@ std::string JoinHostPort(const std::string& host, int port);
 // "::"), as node names are host names on a multi-host cluster.
 std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node);
 
+// A user name (through the system's user database) or a numeric uid, as the uid. Daemons only:
+// the command binary is static and makes no user-database lookups (see CMakeLists.txt).
+StatusOr<uint32_t> ResolveUser(const std::string& who);
+
 // Reads and validates; errors name the file, line and field. The commands, which only need to
 // know how to reach the controller, read it as kCommand: the cluster file is skipped (`cluster`
 // stays empty, and `cluster_name` is only what muster.yaml says) and admin names are not looked

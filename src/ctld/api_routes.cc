@@ -1,11 +1,10 @@
 #include "ctld/api_routes.h"
 
-#include <pwd.h>
-
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
@@ -110,12 +109,7 @@ namespace {
 // no user-database lookups of their own): Slurm's "Invalid user: x" for a name it does not know.
 Status CheckUserNames(const std::set<std::string>& users) {
   for (const std::string& u : users) {
-    if (!u.empty() && u.find_first_not_of("0123456789") == std::string::npos) continue;  // a uid
-    struct passwd pw, *res = nullptr;
-    char buf[4096];
-    if (getpwnam_r(u.c_str(), &pw, buf, sizeof buf, &res) != 0 || res == nullptr) {
-      return InvalidArgument("Invalid user: " + u);
-    }
+    if (!ResolveUser(u).ok()) return InvalidArgument("Invalid user: " + u);
   }
   return Status::Ok();
 }

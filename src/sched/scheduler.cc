@@ -43,7 +43,7 @@ Scheduler::Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options)
       capacity_up_(index_, snapshot, Plan::View::kEmptyUp),
       capacity_all_(index_, snapshot, Plan::View::kEmptyAll) {}
 
-const Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
+Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
   std::string key = partition + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude);
   auto it = filters_.find(key);
   if (it != filters_.end()) return it->second;
@@ -83,7 +83,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   StatusOr<RequestShape> shape_or = ResolveShape(req, *part);
   if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
   const RequestShape& shape = *shape_or;
-  const Filter& filter = Candidates(pname, req);
+  Filter& filter = Candidates(pname, req);
   if (!filter.status.ok()) return Reject(job.id, filter.status.message());
 
   // Never fits as asked (more than the partition has): reject now rather than wait forever.

@@ -49,9 +49,9 @@ class Scheduler {
     DynamicBitset nodes;
     // "UnavailableNodes:n[3-4]" for the jobs that would fit but for nodes down or drained: the
     // same for every job with this filter during a pass, so built once.
-    mutable std::optional<std::string> unavailable;
+    std::optional<std::string> unavailable;
   };
-  const Filter& Candidates(const std::string& partition, const JobRequest& req);
+  Filter& Candidates(const std::string& partition, const JobRequest& req);
   Decision Decide(const PendingJob& job);
 
   const ClusterSnapshot& snapshot_;

@@ -174,7 +174,10 @@ struct SqliteStore::Impl {
   FaultHook active_hook;  // the hook of the batch being written (the current leader only)
 
   std::mutex mu;               // guards everything below
-  std::condition_variable cv;  // queue changed, a batch ended, pause changed, stopping, callers left
+  std::condition_variable cv;  // a batch ended, pause changed, stopping, callers left
+  std::condition_variable queued_cv;  // the queue grew (WaitForQueuedForTest only: waking the
+                                      // callers waiting for a batch at every enqueue would cost
+                                      // each of them a context switch for nothing)
   std::deque<WriteOp*> queue;
   bool writing = false;        // a leader is writing a batch
   int callers = 0;             // callers inside Submit (the destructor waits until none is)
@@ -303,7 +306,7 @@ struct SqliteStore::Impl {
     if (stopping) return FailedPrecondition(Where() + " is closing");
     queue.push_back(&op);
     ++callers;
-    cv.notify_all();  // WaitForQueuedForTest
+    queued_cv.notify_all();
     while (!op.done) {
       if (writing || (paused && !stopping)) {
         cv.wait(l);
@@ -585,7 +588,7 @@ void SqliteStore::SetWriterPausedForTest(bool paused) {
 
 void SqliteStore::WaitForQueuedForTest(size_t n) {
   std::unique_lock<std::mutex> l(impl_->mu);
-  impl_->cv.wait(l, [&] { return impl_->queue.size() >= n; });
+  impl_->queued_cv.wait(l, [&] { return impl_->queue.size() >= n; });
 }
 
 void SqliteStore::SetFaultHookForTest(FaultHook hook) {
