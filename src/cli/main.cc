@@ -1,5 +1,6 @@
 // muster: the command-line tool, one multi-call binary. `muster <command> ...`, or a Slurm command
 // name through a symlink (sbatch, srun, squeue, sinfo, scancel, scontrol -> muster).
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <climits>
@@ -12,7 +13,26 @@
 #include "cli/place_command.h"
 #include "cli/srun.h"
 
+// Linker-defined bounds of this (static) executable's code.
+extern "C" char __executable_start;
+extern "C" char etext;
+
 namespace {
+
+// A command runs for a few milliseconds and touches code all over its 5 MB of text: about 35 page
+// faults, each a trap that costs this VM ~50 us, 1.7 of sbatch's 5 ms of CPU. One madvise maps the
+// whole text at once (MADV_POPULATE_READ, Linux 5.14; older kernels say EINVAL and nothing
+// changes), before the other constructors run. Writable data and the heap are left to fault:
+// populating them cost more than it saved.
+__attribute__((constructor(101))) void MapCodeAtOnce() {
+  constexpr uintptr_t kPage = 4096;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(&__executable_start) & ~(kPage - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(&etext) + kPage - 1) & ~(kPage - 1);
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
+}
 
 std::string SelfExe(const char* argv0) {
   char buf[PATH_MAX];

@@ -183,12 +183,15 @@ TEST(HttpClientTest, ManyClientsWhileOneHandlerSleeps) {
 
 // Stronger: a handler that does not return until the other clients are all done. If the server
 // could not serve other connections meanwhile, this would time out instead.
+// A connection stays on the worker that accepted it; new connections go to workers not running a
+// handler, so a handler that blocks holds its own worker only.
 TEST(HttpClientTest, BlockedHandlerDoesNotStallOtherConnections) {
   HttpServer::Options o;
   o.threads = 2;
-  net_test::Gate others_done;
+  net_test::Gate blocked, others_done;
   auto server = MustStart(o, [&](const HttpRequest& r) {
     if (r.path == "/block") {
+      blocked.Open();
       bool released = others_done.WaitFor(std::chrono::seconds(30));
       return HttpResponse::Json(200, released ? R"({"released":true})" : R"({"released":false})");
     }
@@ -201,6 +204,7 @@ TEST(HttpClientTest, BlockedHandlerDoesNotStallOtherConnections) {
     StatusOr<HttpResponse> r = MustConnect(address, 60000)->Request("GET", "/block");
     EXPECT_TRUE(r.ok() && r->body == R"({"released":true})") << (r.ok() ? r->body : r.status().ToString());
   });
+  ASSERT_TRUE(blocked.WaitFor(std::chrono::seconds(30)));
   std::vector<std::thread> clients;
   for (int t = 0; t < 8; ++t) {
     clients.emplace_back([&] {

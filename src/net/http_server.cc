@@ -1,10 +1,14 @@
 // HttpServer over Boost.Beast. The only translation unit that instantiates Beast's server side.
 //
-// Threading: `threads` threads run one io_context. Every connection has its own strand, and the
-// handler runs inline on it, so a slow handler holds one thread and one connection; the other
-// threads keep serving everyone else. Stop() marks the server as stopping, closes the acceptors and
-// every idle connection, lets requests in flight finish (kStopGrace at most), then stops the
-// io_context, joins, and aborts whatever is left.
+// Threading: one thread accepts connections on its own io_context and hands each to one of
+// `threads` workers, each an io_context run by one thread; a connection stays on its worker, so
+// reading a request, running the handler inline and writing the reply involve no other thread.
+// (One io_context run by several threads woke idle threads for every completion: a dozen futex
+// hand-offs per request, each a context switch and, on a busy machine, a wait for a CPU.) A new
+// connection goes to the first worker not running a handler, so a slow handler holds one worker
+// and the connections it already has; the other workers keep serving everyone else. Stop() marks
+// the server as stopping, closes the acceptors and every idle connection, lets requests in flight
+// finish (kStopGrace at most), then stops the io_contexts, joins, and aborts whatever is left.
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -55,6 +59,11 @@ constexpr auto kStopGrace = std::chrono::seconds(3);
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);  // after EMFILE and friends
 
 Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
+
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 int64_t WallClockSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -132,12 +141,22 @@ HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request)
   }
 }
 
-// One connection. All its methods except RequestStop run on its strand.
+// A worker: one io_context, run by one thread, with the connections handed to it.
+struct Worker {
+  asio::io_context ioc{1};         // concurrency hint: one thread runs it (others may still post)
+  std::atomic<int64_t> busy_since{0};  // steady-clock ns when its running handler began; 0 = none runs
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::thread thread;
+};
+
+// One connection. All its methods except RequestStop run on its worker's thread.
 template <class Protocol>
 class Session : public SessionBase {
  public:
-  Session(ServerCore* core, typename Protocol::socket socket, std::optional<Caller> unix_caller, std::string peer_name)
+  Session(ServerCore* core, Worker* worker, typename Protocol::socket socket, std::optional<Caller> unix_caller,
+          std::string peer_name)
       : core_(core),
+        worker_(worker),
         stream_(std::move(socket)),
         unix_caller_(std::move(unix_caller)),
         peer_name_(std::move(peer_name)) {
@@ -226,9 +245,11 @@ class Session : public SessionBase {
     request.body = std::move(req.body());
     request.caller = unix_caller_ ? *unix_caller_ : core_->FromToken(request.headers);
     request.peer = peer_name_;
+    worker_->busy_since.store(std::max<int64_t>(SteadyNanos(), 1), std::memory_order_relaxed);
     HttpResponse response = request.path.empty() || request.path[0] != '/'
                                 ? HttpResponse::Error(400, "request target must be an absolute path")
                                 : CallHandler(core_->handler, request);
+    worker_->busy_since.store(0, std::memory_order_relaxed);
     Reply(std::move(response), req.keep_alive(), false);
   }
 
@@ -280,6 +301,7 @@ class Session : public SessionBase {
   }
 
   ServerCore* core_;
+  Worker* worker_;
   beast::basic_stream<Protocol> stream_;
   std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
   std::string peer_name_;
@@ -310,11 +332,10 @@ Caller PeerCredentials(int fd, int* pid) {
   return caller;
 }
 
-// A listening socket with its accept loop; both live on one strand.
+// A listening socket with its accept loop, on the accepting thread's io_context.
 template <class Protocol>
 struct Listener {
-  explicit Listener(asio::io_context& ioc) : strand(asio::make_strand(ioc)), acceptor(strand), backoff(strand) {}
-  asio::strand<asio::io_context::executor_type> strand;
+  explicit Listener(asio::io_context& ioc) : acceptor(ioc), backoff(ioc) {}
   typename Protocol::acceptor acceptor;
   asio::steady_timer backoff;
 };
@@ -326,6 +347,7 @@ class ServerImpl : public HttpServer {
     core_.tokens = options.tokens;
     core_.max_body = static_cast<uint64_t>(std::max<int64_t>(options.max_body_bytes, 0));
     core_.idle_timeout = std::chrono::milliseconds(std::max(options.idle_timeout_ms, 1));
+    for (int i = 0; i < std::max(options.threads, 1); ++i) workers_.push_back(std::make_unique<Worker>());
   }
   ~ServerImpl() override { Stop(); }
 
@@ -340,19 +362,35 @@ class ServerImpl : public HttpServer {
     work_.emplace(ioc_.get_executor());
     if (tcp_) Accept(*tcp_);
     if (unix_) Accept(*unix_);
-    int n = std::max(options_.threads, 1);
-    for (int i = 0; i < n; ++i) {
-      threads_.emplace_back([this] {
-        for (;;) {
-          try {
-            ioc_.run();
-            return;
-          } catch (const std::exception& e) {  // a bug or bad_alloc in a completion; keep serving
-            std::cerr << "muster http server: " << e.what() << "\n";
-          }
-        }
-      });
+    for (auto& w : workers_) {
+      w->work.emplace(w->ioc.get_executor());
+      w->thread = std::thread([ioc = &w->ioc] { RunContext(*ioc); });
     }
+    accept_thread_ = std::thread([this] { RunContext(ioc_); });
+  }
+
+  static void RunContext(asio::io_context& ioc) {
+    for (;;) {
+      try {
+        ioc.run();
+        return;
+      } catch (const std::exception& e) {  // a bug or bad_alloc in a completion; keep serving
+        std::cerr << "muster http server: " << e.what() << "\n";
+      }
+    }
+  }
+
+  // The first worker not running a handler; if all are, the one whose handler began last (one
+  // that has run for long may be blocked for longer still).
+  Worker& PickWorker() {
+    Worker* best = nullptr;
+    int64_t best_since = 0;
+    for (auto& w : workers_) {
+      int64_t since = w->busy_since.load(std::memory_order_relaxed);
+      if (since == 0) return *w;
+      if (best == nullptr || since > best_since) best = w.get(), best_since = since;
+    }
+    return *best;
   }
 
   int tcp_port() const override { return tcp_port_; }
@@ -363,8 +401,8 @@ class ServerImpl : public HttpServer {
       if (stopped_) return;
       stopped_ = true;
     }
-    for (const std::thread& t : threads_) {
-      MUSTER_CHECK(t.get_id() != std::this_thread::get_id()) << "HttpServer::Stop called from a handler";
+    for (const auto& w : workers_) {
+      MUSTER_CHECK(w->thread.get_id() != std::this_thread::get_id()) << "HttpServer::Stop called from a handler";
     }
     std::vector<std::shared_ptr<SessionBase>> sessions;
     {
@@ -374,8 +412,8 @@ class ServerImpl : public HttpServer {
         if (auto s = weak.lock()) sessions.push_back(std::move(s));
       }
     }
-    if (tcp_) asio::post(tcp_->strand, [this] { CloseListener(*tcp_); });
-    if (unix_) asio::post(unix_->strand, [this] { CloseListener(*unix_); });
+    if (tcp_) asio::post(ioc_, [this] { CloseListener(*tcp_); });
+    if (unix_) asio::post(ioc_, [this] { CloseListener(*unix_); });
     for (auto& s : sessions) s->RequestStop();
     sessions.clear();  // our references must not keep the count up
     {
@@ -385,8 +423,12 @@ class ServerImpl : public HttpServer {
     core_.hard_stop = true;
     work_.reset();
     ioc_.stop();
-    for (std::thread& t : threads_) t.join();
-    threads_.clear();
+    if (accept_thread_.joinable()) accept_thread_.join();
+    for (auto& w : workers_) {
+      w->work.reset();
+      w->ioc.stop();
+      if (w->thread.joinable()) w->thread.join();
+    }
     // Only this thread is left: close what did not finish in time and let the aborted operations
     // release their sessions.
     if (tcp_) CloseListener(*tcp_);
@@ -401,6 +443,10 @@ class ServerImpl : public HttpServer {
     sessions.clear();
     ioc_.restart();
     ioc_.poll();
+    for (auto& w : workers_) {
+      w->ioc.restart();
+      w->ioc.poll();
+    }
     RemoveSocketFile();
   }
 
@@ -484,7 +530,7 @@ class ServerImpl : public HttpServer {
 
   template <class Protocol>
   void Accept(Listener<Protocol>& l) {
-    l.acceptor.async_accept(asio::make_strand(ioc_), [this, &l](beast::error_code ec, typename Protocol::socket s) {
+    l.acceptor.async_accept([this, &l](beast::error_code ec, typename Protocol::socket s) {
       if (!l.acceptor.is_open() || ec == asio::error::operation_aborted) return;
       if (ec) {
         // Out of descriptors or memory: retrying at once would spin, so wait a little.
@@ -507,21 +553,36 @@ class ServerImpl : public HttpServer {
         std::string ip = remote.address().to_string();
         peer_name = (remote.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(remote.port());
       }
-      std::make_shared<Session<Protocol>>(&core_, std::move(s), std::move(unix_caller), std::move(peer_name))
+      // The worker is chosen now, not when the accept was started: the socket moves to its
+      // io_context (a different epoll set) by handing over the descriptor.
+      Worker& worker = PickWorker();
+      beast::error_code move_ec;
+      auto protocol = s.local_endpoint(move_ec).protocol();
+      int fd = move_ec ? -1 : s.release(move_ec);
+      if (move_ec || fd < 0) return Accept(l);  // the socket closes with `s`
+      typename Protocol::socket moved(worker.ioc);
+      moved.assign(protocol, fd, move_ec);
+      if (move_ec) {
+        ::close(fd);
+        return Accept(l);
+      }
+      std::make_shared<Session<Protocol>>(&core_, &worker, std::move(moved), std::move(unix_caller),
+                                          std::move(peer_name))
           ->Start();
       Accept(l);
     });
   }
 
   const Options options_;
-  ServerCore core_;  // before ioc_: sessions destroyed with the io_context still reach it
-  asio::io_context ioc_;
+  ServerCore core_;  // before the io_contexts: sessions destroyed with them still reach it
+  std::vector<std::unique_ptr<Worker>> workers_;  // before ioc_: its sockets may belong to them
+  asio::io_context ioc_{1};                       // the accepting thread's
   // Keeps the threads in run() until Stop() is done draining, even at moments with no I/O pending
   // (otherwise they could leave while Stop() still posts work for them).
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::optional<Listener<tcp>> tcp_;  // after ioc_: destroyed before it
   std::optional<Listener<unix_stream>> unix_;
-  std::vector<std::thread> threads_;
+  std::thread accept_thread_;
   int tcp_port_ = -1;
   std::optional<std::pair<dev_t, ino_t>> socket_inode_;
   std::mutex stop_mu_;
