@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "agent/cgroup.h"
@@ -68,9 +69,25 @@ class Agent {
   std::string Address() const;
 
  private:
+  // A pidfd (Linux 5.3): readable once the process has exited. Closed with its holder.
+  class PidFd {
+   public:
+    PidFd() = default;
+    explicit PidFd(int fd) : fd_(fd) {}
+    PidFd(PidFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    PidFd& operator=(PidFd&& o) noexcept;
+    PidFd(const PidFd&) = delete;
+    PidFd& operator=(const PidFd&) = delete;
+    ~PidFd();
+    int get() const { return fd_; }
+
+   private:
+    int fd_ = -1;
+  };
   struct Running {
     JobRecord job;
     pid_t pid = -1;                // batch script (its process group); -1 on non-batch nodes
+    PidFd exited;                  // the script's pidfd, which the reaper waits on (-1: poll it)
     std::string cgroup;            // "" = none
     int64_t kill_at_ms = 0;        // SIGKILL escalation deadline
   };
@@ -85,6 +102,7 @@ class Agent {
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
   void ReleaseCpus(int64_t job_id);                        // under mu_
   void ReaperLoop();
+  void WakeReaper();                                       // a job to watch, or a deadline, changed
   void ControllerLoop();
   Status CallController(const std::string& target, const std::string& body);
   Status Register();
@@ -102,6 +120,7 @@ class Agent {
   std::deque<std::string> outbox_;     // exit reports (JSON) not yet acknowledged
   bool registered_ = false;
   std::atomic<bool> stop_{false};
+  int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()
   std::thread reaper_;
   std::thread controller_thread_;
   StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
