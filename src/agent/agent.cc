@@ -74,6 +74,12 @@ Status Agent::Start() {
   if (int n = KillStrayProcesses(opt_.spool_dir); n > 0) {
     Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
   }
+  if (ScriptDir() != opt_.spool_dir) {
+    std::filesystem::create_directories(ScriptDir(), ec);
+    if (ec) return InvalidArgument("cannot create script dir '" + ScriptDir() + "': " + ec.message());
+    chmod(ScriptDir().c_str(), 0755);
+  }
+  RemoveLeftJobDirs();
   if (opt_.listen_port >= 0 && opt_.tokens == nullptr) {
     return FailedPrecondition("listening on TCP needs the cluster key (to verify callers' tokens)");
   }
@@ -109,6 +115,7 @@ void Agent::Stop() {
       if (run.pid > 0) (void)SignalGroup(run.pid, SIGKILL);
       if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
       if (run.pid > 0) (void)Reap(run.pid);
+      RemoveJobDir(id);
     }
     jobs_.clear();
   }
@@ -187,6 +194,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
     }
     if (!old->second.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(old->second.cgroup);
     ReleaseCpus(job->id);
+    RemoveJobDir(job->id);
     jobs_.erase(old);
   }
   Running run;
@@ -204,24 +212,40 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
 
 Status Agent::StartBatch(Running& run) {
   const JobRecord& job = run.job;
-  const std::string dir = opt_.spool_dir + "/job" + std::to_string(job.id);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Internal("cannot create '" + dir + "': " + ec.message());
+  // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
+  // nothing); the script is the user's, readable and runnable by them alone. So the job's end
+  // removes exactly one file and one directory, with nothing of the user's in them to follow.
+  const std::string dir = ScriptDir() + "/job" + std::to_string(job.id);
   const std::string script = dir + "/slurm_script";
-  {
-    std::ofstream out(script, std::ios::trunc);
-    out << job.script;
-    if (!out) return Internal("cannot write '" + script + "'");
+  if (mkdir(dir.c_str(), 0711) != 0) {
+    struct stat st;
+    if (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Internal("cannot create '" + dir + "': " + std::strerror(errno));
+    }
+    // Left by an earlier start of this job here (requeued): take it back.
+    if (st.st_uid != geteuid() && chown(dir.c_str(), geteuid(), getegid()) != 0) {
+      return Internal("cannot take over '" + dir + "': " + std::strerror(errno));
+    }
+    chmod(dir.c_str(), 0711);
+    unlink(script.c_str());
   }
-  // The user must be able to read and run the script, nobody else to change it.
-  if (geteuid() == 0) {
-    if (chown(dir.c_str(), job.uid, job.gid) != 0 || chown(script.c_str(), job.uid, job.gid) != 0) {
-      return Internal("cannot chown '" + script + "'");
+  {
+    int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+    if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
+    size_t done = 0;
+    while (done < job.script.size()) {
+      ssize_t n = write(fd, job.script.data() + done, job.script.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
+    close(fd);
+    if (done < job.script.size() || !chowned) {
+      RemoveJobDir(job.id);
+      return Internal("cannot write '" + script + "'");
     }
   }
-  chmod(dir.c_str(), 0700);
-  chmod(script.c_str(), 0500);
 
   TaskPlacement where;
   where.node_index = 0;
@@ -249,6 +273,7 @@ Status Agent::StartBatch(Running& run) {
   if (!pid.ok()) {
     ReleaseCpus(job.id);
     if (opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+    RemoveJobDir(job.id);
     return pid.status();
   }
   run.pid = *pid;
@@ -258,6 +283,24 @@ Status Agent::StartBatch(Running& run) {
   Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(*pid) + " (uid " +
                           std::to_string(job.uid) + ")");
   return Status::Ok();
+}
+
+void Agent::RemoveJobDir(int64_t job_id) const {
+  const std::string dir = ScriptDir() + "/job" + std::to_string(job_id);
+  unlink((dir + "/slurm_script").c_str());
+  rmdir(dir.c_str());
+}
+
+void Agent::RemoveLeftJobDirs() const {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(ScriptDir(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 4 || name.rfind("job", 0) != 0 ||
+        name.find_first_not_of("0123456789", 3) != std::string::npos) {
+      continue;
+    }
+    RemoveJobDir(std::stoll(name.substr(3)));
+  }
 }
 
 Status Agent::EnsureCgroup(Running& run) {
@@ -431,6 +474,7 @@ void Agent::ReaperLoop() {
           (void)SignalGroup(run.pid, SIGKILL);
         }
         steps_.Signal(run.job.id, -1, SIGKILL);  // the job's steps end with it
+        RemoveJobDir(run.job.id);
         json rep{{"job_id", run.job.id},
                  {"node", opt_.node.name},
                  {"exit_code", info.exited ? info.exit_code : 0},

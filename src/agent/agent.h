@@ -41,7 +41,8 @@ struct AgentOptions {
   std::string listen_host = "127.0.0.1";  // TCP listener (agent.listen), with listen_port >= 0
   int listen_port = -1;            // -1: Unix socket only; 0: any free port
   std::string advertise_host;      // registered as <advertise_host>:<bound port> when on TCP
-  std::string spool_dir;           // per-job scratch (scripts)
+  std::string spool_dir;           // marks the jobs' processes (MUSTER_SPOOL), finds strays
+  std::string script_dir;          // batch scripts of running jobs, in job<id>/ ("" = spool_dir)
   int64_t heartbeat_interval_s = 5;
   bool allow_root_jobs = false;
   const TokenAuthority* tokens = nullptr;  // mints tokens for local users (nullptr: no /v1/token) and
@@ -97,6 +98,9 @@ class Agent {
   HttpResponse Step(const HttpRequest& request);        // srun: run a step's tasks here
   HttpResponse SignalStep(const HttpRequest& request);  // srun: signal them
   Status StartBatch(Running& r);
+  std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
+  void RemoveJobDir(int64_t job_id) const;  // the batch script's job<id>/, once the job is over
+  void RemoveLeftJobDirs() const;           // at start: those of jobs an earlier run left behind
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
   bool Trusted(const Caller& caller) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "agent/stray_processes.h"
+#include "config/muster_config.h"
 #include "net/http.h"
 #include "net/key_file.h"
 
@@ -31,6 +33,44 @@ namespace {
 std::string DefaultDir() {
   const char* home = std::getenv("HOME");
   return std::string(home != nullptr && *home ? home : "/tmp") + "/.muster";
+}
+
+// The agents write each running job's batch script into a directory of its own and remove both
+// when the job ends. On a disk that is an inode allocated and freed per job (on ext4 without a
+// journal, as here, each allocation also steps over every inode freed in the last minutes), so a
+// local cluster keeps them in memory: a private directory on /dev/shm (tmpfs), made by mkdtemp
+// (nobody can create it first), removed by 'muster down'. "" when there is no such tmpfs.
+constexpr long kTmpfsMagic = 0x01021994;
+constexpr char kScriptDirPrefix[] = "/dev/shm/muster-";
+
+std::string MakeScriptDir() {
+  struct statfs fs_info;
+  if (statfs("/dev/shm", &fs_info) != 0 || fs_info.f_type != kTmpfsMagic) return "";
+  std::string templ = std::string(kScriptDirPrefix) + "XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) return "";
+  chmod(templ.c_str(), 0755);  // jobs of other users reach their scripts (job dirs are 0711)
+  return templ;
+}
+
+// Removes a script dir made by MakeScriptDir: <node>/job<id>/slurm_script, what agents that were
+// killed left; theirs when stopped they removed themselves. Nothing is followed (unlink, rmdir).
+void RemoveScriptDir(const std::string& dir) {
+  struct stat st;
+  if (dir.rfind(kScriptDirPrefix, 0) != 0 || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != geteuid()) {
+    return;
+  }
+  std::error_code ec;
+  for (const auto& node : fs::directory_iterator(dir, ec)) {
+    if (!node.is_directory(ec) || node.is_symlink(ec)) continue;
+    for (const auto& job : fs::directory_iterator(node.path(), ec)) {
+      if (!job.is_directory(ec) || job.is_symlink(ec)) continue;
+      unlink((job.path() / "slurm_script").c_str());
+      rmdir(job.path().c_str());
+    }
+    rmdir(node.path().c_str());
+  }
+  rmdir(dir.c_str());
 }
 
 bool Alive(pid_t pid, const std::string& name) {
@@ -209,6 +249,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     return 1;
   }
   const std::string ctld_tcp = "127.0.0.1:" + std::to_string(ctld_port);
+  const std::string script_dir = MakeScriptDir();
   {
     std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
     m << "# Written by 'muster up'.\n"
@@ -227,6 +268,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  socket_dir: run\n"
       << (a.tcp ? "  listen: 127.0.0.1:0\n" : "")
       << "  spool_dir: spool\n"
+      << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
       << "  heartbeat_interval: 2\n"
       << "  gpus: fake\n"
       << "  cgroups: " << (root ? "auto" : "off") << "\n";
@@ -329,6 +371,9 @@ int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   int strays = 0;
   for (const auto& e : fs::directory_iterator(dir + "/spool", ec)) strays += KillStrayProcesses(e.path().string());
   if (strays > 0) out << "muster down: killed " << strays << " job processes left by killed agents\n";
+  if (StatusOr<MusterConfig> conf = LoadMusterConfig(dir + "/muster.yaml", ConfigReader::kCommand); conf.ok()) {
+    RemoveScriptDir(conf->script_dir);
+  }
   if (stopped == 0) {
     out << "muster down: no cluster was running in " << dir << "\n";
     return 0;

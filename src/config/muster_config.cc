@@ -135,8 +135,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   if (const YAML::Node* ag = root.Find("agent")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
-                                                  {"socket_dir", "listen", "spool_dir", "heartbeat_interval",
-                                                   "gpus", "cgroups"}));
+                                                  {"socket_dir", "listen", "spool_dir", "script_dir",
+                                                   "heartbeat_interval", "gpus", "cgroups"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -150,6 +150,10 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     if (m.Has("spool_dir")) {
       RETURN_IF_ERROR(m.String("spool_dir", &v));
       c.spool_dir = Absolute(dir, v);
+    }
+    if (m.Has("script_dir")) {
+      RETURN_IF_ERROR(m.String("script_dir", &v));
+      if (!v.empty()) c.script_dir = Absolute(dir, v);
     }
     RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
     RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));

@@ -19,6 +19,9 @@
 //     socket_dir: /run/muster           # musterd listens on <socket_dir>/musterd-<node>.sock
 //     listen: 0.0.0.0:6818              # optional TCP listener (the controller then presents tokens)
 //     spool_dir: /var/spool/muster      # per-node spool under <spool_dir>/<node>
+//     script_dir: /dev/shm/muster       # optional: batch scripts of running jobs under
+//                                       # <script_dir>/<node>/job<id> (default: the spool); a tmpfs
+//                                       # spares the disk an inode a job
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     cgroups: auto                     # auto | off
@@ -52,6 +55,7 @@ struct MusterConfig {
   std::string agent_socket_dir;
   std::string agent_listen;         // "" = Unix socket only; else "host:port" (port 0: any free port)
   std::string spool_dir;
+  std::string script_dir;           // "" = spool_dir
   int64_t heartbeat_interval_s = 5;
   std::string gpus = "auto";
   std::string cgroups = "auto";
