@@ -302,6 +302,27 @@ TEST_P(CgroupTest, JoinsTheDevicesHierarchyOnlyToRestrictDevices) {
   EXPECT_TRUE(cg_->Destroy(other).ok());
 }
 
+TEST_P(CgroupTest, JoinsTheCpusetHierarchyOnlyToPin) {
+  if (GetParam() != Flavor::kV1) GTEST_SKIP() << "v2 has one hierarchy";
+  if (!cgroup_internal::IsFsType("/sys/fs/cgroup/cpuset", 0x27e0eb)) GTEST_SKIP() << "no v1 cpuset hierarchy";
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits{}).ok());
+  EXPECT_EQ(cg_->ProcsFile(name_).find("/cpuset/"), std::string::npos) << cg_->ProcsFile(name_);
+  EXPECT_NE(cg_->ProcsFile(name_).find("/freezer/"), std::string::npos) << cg_->ProcsFile(name_);
+  const std::string other = name_ + "-pinned";
+  CgroupLimits pinned;
+  pinned.cpus = {0};
+  ASSERT_TRUE(cg_->Create(other, pinned).ok());
+  const std::string files = cg_->ProcsFile(other);
+  const size_t at = files.find("/cpuset/");
+  ASSERT_NE(at, std::string::npos) << files;
+  const size_t begin = files.rfind(':', at) == std::string::npos ? 0 : files.rfind(':', at) + 1;
+  const std::string dir = files.substr(begin, files.find("/cgroup.procs", at) - begin);
+  struct stat st;
+  EXPECT_EQ(stat(dir.c_str(), &st), 0) << dir;
+  EXPECT_TRUE(cg_->Destroy(other).ok());
+  EXPECT_NE(stat(dir.c_str(), &st), 0) << dir << " is left behind";
+}
+
 TEST(AllowedGpuMinors, WholeAndSharedGpusThroughTheMinorTable) {
   JobNodeAllocation a;
   a.gpus = {0, 2};

@@ -1,8 +1,9 @@
-// cgroup v1: one directory per hierarchy (memory, cpu, cpuset, freezer, and devices for jobs whose
-// GPU devices are restricted), each job cgroup created in every one of them and a launched
-// process written into all of them. Every hierarchy costs each job a mkdir, a move of its first
-// process (~20-50 us of CPU each here) and an rmdir, so none is joined for nothing: no pids
-// hierarchy (Muster sets no pids.max), and no devices cgroup for a job with nothing to deny.
+// cgroup v1: one directory per hierarchy (memory, cpu, freezer; cpuset for jobs pinned to CPUs,
+// devices for jobs whose GPU devices are restricted), each job cgroup created in every one of them
+// and a launched process written into all of them. Every hierarchy costs each job a mkdir, a move
+// of its first process (~20-50 us of CPU each here) and an rmdir, so none is joined for nothing:
+// no pids hierarchy (Muster sets no pids.max), no cpuset cgroup for a job not pinned (a node whose
+// configured CPUs this machine does not have), no devices cgroup for a job with nothing to deny.
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ class CgroupV1 : public Cgroup {
     RETURN_IF_ERROR(ValidateName(name));
     for (const Hierarchy& h : hierarchies_) {
       if (DevicesOnly(h) && !limits.restrict_devices) continue;
+      if (CpusetOnly(h) && limits.cpus.empty()) continue;
       std::string dir = h.base_dir + "/" + name;
       RETURN_IF_ERROR(MakeDir(dir));
       if (h.has("cpuset")) RETURN_IF_ERROR(SetCpuset(h, dir, limits));
@@ -122,8 +124,10 @@ class CgroupV1 : public Cgroup {
     // Every process of the job is in every hierarchy (the child joins them all before exec, and
     // children inherit), so one hierarchy's list tells whether any is left: the common case, a
     // job whose processes are all gone, costs one read instead of one per hierarchy.
-    const std::string probe = (freezer != nullptr ? freezer_dir : hierarchies_.front().base_dir + "/" + name) +
-                              "/cgroup.procs";
+    const std::vector<const Hierarchy*> joined = Joined(name);
+    if (freezer == nullptr && joined.empty()) return Status::Ok();  // never created
+    const std::string probe =
+        (freezer != nullptr ? freezer_dir : joined.front()->base_dir + "/" + name) + "/cgroup.procs";
     bool can_freeze = false, checked_freezer = false;
     while (true) {
       if (ReadPids(probe).empty()) break;
@@ -164,13 +168,14 @@ class CgroupV1 : public Cgroup {
 
  private:
   static bool DevicesOnly(const Hierarchy& h) { return h.controllers.size() == 1 && h.has("devices"); }
+  static bool CpusetOnly(const Hierarchy& h) { return h.controllers.size() == 1 && h.has("cpuset"); }
 
-  // The hierarchies job cgroup `name` was created in: all of them, but the devices hierarchy only
-  // where Create made the job a devices cgroup.
+  // The hierarchies job cgroup `name` was created in: all of them, but the devices and cpuset
+  // hierarchies only where Create made the job a cgroup there.
   std::vector<const Hierarchy*> Joined(const std::string& name) const {
     std::vector<const Hierarchy*> out;
     for (const Hierarchy& h : hierarchies_) {
-      if (DevicesOnly(h) && !Exists(h.base_dir + "/" + name)) continue;
+      if ((DevicesOnly(h) || CpusetOnly(h)) && !Exists(h.base_dir + "/" + name)) continue;
       out.push_back(&h);
     }
     return out;
