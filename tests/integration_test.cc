@@ -16,11 +16,13 @@ TEST_F(LocalCluster, BatchJobRunsToCompletionWithSlurmEnvironmentAndOutputFile) 
   ASSERT_TRUE(WaitState(id, "COMPLETED")) << State(id);
   const std::string out = ReadFile((work_ / ("out-" + std::to_string(id) + ".txt")).string());
   const std::string sid = std::to_string(id);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
   for (const std::string& line :
        {"SLURM_JOB_ID=" + sid, std::string("SLURM_JOB_NAME=envjob"), std::string("SLURM_JOB_NUM_NODES=1"),
         std::string("SLURM_NNODES=1"), std::string("SLURM_JOB_PARTITION=gpu"), std::string("CUDA_VISIBLE_DEVICES=0,1"),
         std::string("SLURM_GPUS_ON_NODE=2"), "SLURM_SUBMIT_DIR=" + work_.string(), std::string("SLURMD_NODENAME=node1"),
-        std::string("SLURM_JOB_NODELIST=node1"), std::string("done")}) {
+        std::string("SLURM_JOB_NODELIST=node1"), "SLURM_SUBMIT_HOST=" + std::string(host), std::string("done")}) {
     EXPECT_NE(out.find(line + "\n"), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
   // The default output name, and a failing job's exit code.

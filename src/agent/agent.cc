@@ -249,7 +249,7 @@ Status Agent::StartBatch(Running& run) {
 
   TaskPlacement where;
   where.node_index = 0;
-  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, "");
+  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, job.submit_host);
   LaunchSpec spec;
   spec.uid = job.uid;
   spec.gid = job.gid;

@@ -181,6 +181,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.script = request.script;
     job.script_args = request.script_args;
     job.workdir = request.workdir.empty() ? "/" : request.workdir;
+    job.submit_host = request.submit_host;
     job.environment = request.environment;
     job.stdout_pattern = request.stdout_pattern;
     job.stderr_pattern = request.stderr_pattern;

@@ -70,6 +70,7 @@ struct JobRecord {
   std::string script;               // batch script text ("" for an interactive allocation)
   std::vector<std::string> script_args;
   std::string workdir;              // submit directory; the batch script runs here
+  std::string submit_host;          // where sbatch/salloc ran (SLURM_SUBMIT_HOST)
   std::vector<std::string> environment;  // KEY=VALUE exported to the job (sbatch --export=ALL)
   std::string stdout_pattern;       // "" = slurm-%j.out in workdir
   std::string stderr_pattern;       // "" = same as stdout

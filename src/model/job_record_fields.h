@@ -70,6 +70,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("script", j.script, d.script);
   v.Field("script_args", j.script_args, d.script_args);
   v.Field("workdir", j.workdir, d.workdir);
+  v.Field("submit_host", j.submit_host, d.submit_host);
   v.Field("environment", j.environment, d.environment);
   v.Field("stdout", j.stdout_pattern, d.stdout_pattern);
   v.Field("stderr", j.stderr_pattern, d.stderr_pattern);

@@ -23,6 +23,7 @@ JobRecord RichJob() {
   j.submit_args = {"-N", "2", "--gres=gpu:h100:8"};
   j.script = "#!/bin/bash\nsrun hostname\n";
   j.workdir = "/home/alice";
+  j.submit_host = "login1";
   j.environment = {"PATH=/usr/bin", "X=a=b"};
   j.stdout_pattern = "out-%j.txt";
   j.priority = 7;
