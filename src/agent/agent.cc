@@ -19,6 +19,7 @@
 #include "agent/stray_processes.h"
 #include "agent/launcher.h"
 #include "model/record_json.h"
+#include "net/step_io.h"
 
 namespace muster {
 
@@ -79,7 +80,7 @@ Status Agent::Start() {
     if (ec) return InvalidArgument("cannot create script dir '" + ScriptDir() + "': " + ec.message());
     chmod(ScriptDir().c_str(), 0755);
   }
-  RemoveLeftJobDirs();
+  RemoveJobScriptDirs(ScriptDir());  // of jobs an earlier run of this agent left
   if (opt_.listen_port >= 0 && opt_.tokens == nullptr) {
     return FailedPrecondition("listening on TCP needs the cluster key (to verify callers' tokens)");
   }
@@ -115,7 +116,7 @@ void Agent::Stop() {
       if (run.pid > 0) (void)SignalGroup(run.pid, SIGKILL);
       if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
       if (run.pid > 0) (void)Reap(run.pid);
-      RemoveJobDir(id);
+      RemoveJobScriptDir(ScriptDir(), id);
     }
     jobs_.clear();
   }
@@ -194,7 +195,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
     }
     if (!old->second.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(old->second.cgroup);
     ReleaseCpus(job->id);
-    RemoveJobDir(job->id);
+    RemoveJobScriptDir(ScriptDir(), job->id);
     jobs_.erase(old);
   }
   Running run;
@@ -215,7 +216,7 @@ Status Agent::StartBatch(Running& run) {
   // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
   // nothing); the script is the user's, readable and runnable by them alone. So the job's end
   // removes exactly one file and one directory, with nothing of the user's in them to follow.
-  const std::string dir = ScriptDir() + "/job" + std::to_string(job.id);
+  const std::string dir = JobScriptDir(ScriptDir(), job.id);
   const std::string script = dir + "/slurm_script";
   if (mkdir(dir.c_str(), 0711) != 0) {
     struct stat st;
@@ -232,24 +233,18 @@ Status Agent::StartBatch(Running& run) {
   {
     int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
     if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
-    size_t done = 0;
-    while (done < job.script.size()) {
-      ssize_t n = write(fd, job.script.data() + done, job.script.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
+    const bool written = WriteFully(fd, job.script);
     const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
     close(fd);
-    if (done < job.script.size() || !chowned) {
-      RemoveJobDir(job.id);
+    if (!written || !chowned) {
+      RemoveJobScriptDir(ScriptDir(), job.id);
       return Internal("cannot write '" + script + "'");
     }
   }
 
   TaskPlacement where;
   where.node_index = 0;
-  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, job.submit_host);
+  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name);
   LaunchSpec spec;
   spec.uid = job.uid;
   spec.gid = job.gid;
@@ -273,7 +268,7 @@ Status Agent::StartBatch(Running& run) {
   if (!pid.ok()) {
     ReleaseCpus(job.id);
     if (opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
-    RemoveJobDir(job.id);
+    RemoveJobScriptDir(ScriptDir(), job.id);
     return pid.status();
   }
   run.pid = *pid;
@@ -283,24 +278,6 @@ Status Agent::StartBatch(Running& run) {
   Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(*pid) + " (uid " +
                           std::to_string(job.uid) + ")");
   return Status::Ok();
-}
-
-void Agent::RemoveJobDir(int64_t job_id) const {
-  const std::string dir = ScriptDir() + "/job" + std::to_string(job_id);
-  unlink((dir + "/slurm_script").c_str());
-  rmdir(dir.c_str());
-}
-
-void Agent::RemoveLeftJobDirs() const {
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(ScriptDir(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() < 4 || name.rfind("job", 0) != 0 ||
-        name.find_first_not_of("0123456789", 3) != std::string::npos) {
-      continue;
-    }
-    RemoveJobDir(std::stoll(name.substr(3)));
-  }
 }
 
 Status Agent::EnsureCgroup(Running& run) {
@@ -474,7 +451,7 @@ void Agent::ReaperLoop() {
           (void)SignalGroup(run.pid, SIGKILL);
         }
         steps_.Signal(run.job.id, -1, SIGKILL);  // the job's steps end with it
-        RemoveJobDir(run.job.id);
+        RemoveJobScriptDir(ScriptDir(), run.job.id);
         json rep{{"job_id", run.job.id},
                  {"node", opt_.node.name},
                  {"exit_code", info.exited ? info.exit_code : 0},

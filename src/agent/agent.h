@@ -99,8 +99,6 @@ class Agent {
   HttpResponse SignalStep(const HttpRequest& request);  // srun: signal them
   Status StartBatch(Running& r);
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
-  void RemoveJobDir(int64_t job_id) const;  // the batch script's job<id>/, once the job is over
-  void RemoveLeftJobDirs() const;           // at start: those of jobs an earlier run left behind
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
   bool Trusted(const Caller& caller) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_

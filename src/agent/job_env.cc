@@ -138,8 +138,7 @@ std::string GtidRange(int64_t first, int64_t count) {
 }  // namespace
 
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
-                                             const TaskPlacement& where, const std::string& cluster_name,
-                                             const std::string& submit_host) {
+                                             const TaskPlacement& where, const std::string& cluster_name) {
   Env env(job.environment);
   env.UnsetIf(IsOutputVariable);
   const bool step = where.step_id >= 0;
@@ -179,7 +178,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_JOB_NUM_NODES", static_cast<int64_t>(job_nodes.size()));
   env.Set("SLURM_JOB_CPUS_PER_NODE", CompressCounts(job_cpus));
   env.Set("SLURM_SUBMIT_DIR", job.workdir);
-  env.Set("SLURM_SUBMIT_HOST", submit_host);
+  env.Set("SLURM_SUBMIT_HOST", job.submit_host);
   env.Set("SLURMD_NODENAME", node_name);
   env.Set("SLURM_TOPOLOGY_ADDR", node_name);
   env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");

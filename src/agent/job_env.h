@@ -27,8 +27,7 @@ struct TaskPlacement {
 // steps SLURM_STEP_ID, SLURM_PROCID, SLURM_LOCALID, SLURM_STEP_NODELIST, SLURM_STEP_NUM_TASKS ...)
 // and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node.
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
-                                             const TaskPlacement& where, const std::string& cluster_name,
-                                             const std::string& submit_host);
+                                             const TaskPlacement& where, const std::string& cluster_name);
 
 // Slurm's filename patterns for -o/-e: %j job id, %x job name, %u user, %N first node (short
 // name), %n node index, %t task id, %A array master id, %a array index, %s step, %% percent;

@@ -183,7 +183,8 @@ TEST(JobEnvTest, BatchScriptMatchesSlurmCapture) {
   a.tasks = 4;
   a.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
   job.allocation = {a};
-  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "peer", "vm"));
+  job.submit_host = "vm";
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "peer"));
   ExpectMatchesCapture(got, ParseCapture(kBatchCapture), kMasked);
   EXPECT_EQ(got["GPU_DEVICE_ORDINAL"], "0,1,2,3,4,5,6,7");
   EXPECT_EQ(got["PATH"], "/usr/bin:/bin");
@@ -206,7 +207,8 @@ TEST(JobEnvTest, SrunStepMatchesSlurmCapture) {
   where.step_id = 0;
   where.step_ntasks = 1;
   where.step_nodes = {"n1"};
-  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", where, "peer", "vm"));
+  job.submit_host = "vm";
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", where, "peer"));
   ExpectMatchesCapture(got, ParseCapture(kSrunCapture), kMasked);
 }
 
@@ -231,7 +233,8 @@ JobRecord FourNodeJob() {
 
 TEST(JobEnvTest, MultiNodeListsAreCompressedInNodeOrder) {
   JobRecord job = FourNodeJob();
-  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu01", TaskPlacement{}, "c", "login1"));
+  job.submit_host = "login1";
+  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu01", TaskPlacement{}, "c"));
   EXPECT_EQ(got["SLURM_JOB_NODELIST"], "gpu[01-04]");
   EXPECT_EQ(got["SLURM_NODELIST"], "gpu[01-04]");
   EXPECT_EQ(got["SLURM_JOB_NUM_NODES"], "4");
@@ -254,7 +257,8 @@ TEST(JobEnvTest, StepTasksAreSpreadInBlocks) {
   where.localid = 1;
   where.step_ntasks = 5;
   where.step_nodes = {"gpu02", "gpu01"};
-  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu02", where, "c", "login1"));
+  job.submit_host = "login1";
+  EnvMap got = ToMap(BuildJobEnvironment(job, "gpu02", where, "c"));
   EXPECT_EQ(got["SLURM_STEP_NODELIST"], "gpu[01-02]");
   EXPECT_EQ(got["SLURM_NODELIST"], "gpu[01-02]");
   EXPECT_EQ(got["SLURM_JOB_NODELIST"], "gpu[01-04]");
@@ -285,7 +289,8 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
   a.shared_milli = 250;
   job.allocation = {a};
   job.restart_count = 2;
-  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c", "login1"));
+  job.submit_host = "login1";
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
   EXPECT_EQ(got["SLURM_JOB_ID"], "5");
   EXPECT_EQ(got.count("SLURM_STEP_ID"), 0u) << "a stale step id is dropped";
   EXPECT_EQ(got["SLURM_PROCID"], "0");
@@ -297,7 +302,8 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
   EXPECT_EQ(got["SLURM_RESTART_COUNT"], "2");
 
   job.allocation[0].shared_gpu = -1;
-  got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c", "login1"));
+  job.submit_host = "login1";
+  got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
   EXPECT_EQ(got.count("CUDA_VISIBLE_DEVICES"), 0u) << "no GPUs: the login node's value does not leak in";
   EXPECT_EQ(got.count("SLURM_GPUS_ON_NODE"), 0u);
 }

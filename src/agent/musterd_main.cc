@@ -88,7 +88,7 @@ int Main(int argc, char** argv) {
   }
   opt.socket_path = conf->AgentSocket(node_name);
   opt.spool_dir = conf->spool_dir + "/" + node_name;
-  opt.script_dir = (conf->script_dir.empty() ? conf->spool_dir : conf->script_dir) + "/" + node_name;
+  if (!conf->script_dir.empty()) opt.script_dir = conf->script_dir + "/" + node_name;
   opt.heartbeat_interval_s = conf->heartbeat_interval_s;
   opt.allow_root_jobs = conf->allow_root_jobs;
   opt.trusted_uids = conf->admin_uids;

@@ -133,7 +133,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     spec.user = job.user;
     spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
     spec.argv = l.argv;
-    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, job.submit_host);
+    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name);
     spec.cgroup_procs_file = l.cgroup_procs_file;
     spec.allow_root = l.allow_root;
     if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);

@@ -40,4 +40,26 @@ int KillStrayProcesses(const std::string& spool_dir) {
   return killed;
 }
 
+std::string JobScriptDir(const std::string& script_dir, int64_t job_id) {
+  return script_dir + "/job" + std::to_string(job_id);
+}
+
+void RemoveJobScriptDir(const std::string& script_dir, int64_t job_id) {
+  const std::string dir = JobScriptDir(script_dir, job_id);
+  unlink((dir + "/slurm_script").c_str());
+  rmdir(dir.c_str());
+}
+
+void RemoveJobScriptDirs(const std::string& script_dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(script_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 4 || name.rfind("job", 0) != 0 ||
+        name.find_first_not_of("0123456789", 3) != std::string::npos) {
+      continue;
+    }
+    RemoveJobScriptDir(script_dir, std::stoll(name.substr(3)));
+  }
+}
+
 }  // namespace muster

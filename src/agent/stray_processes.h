@@ -5,6 +5,7 @@
 // also works without them. (A job that execs children with a scrubbed environment escapes it.)
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace muster {
@@ -14,5 +15,13 @@ inline constexpr char kSpoolMarker[] = "MUSTER_SPOOL=";
 // SIGKILLs every process (other than this one) whose environment holds MUSTER_SPOOL=<spool_dir>.
 // Returns how many were killed.
 int KillStrayProcesses(const std::string& spool_dir);
+
+// A batch script's directory: <script_dir>/job<id>/slurm_script (the agent's directory, the user's
+// script; nothing else can be in it).
+std::string JobScriptDir(const std::string& script_dir, int64_t job_id);
+// Removes one (the script, then the directory; nothing is followed), or, for the second, every
+// job<id>/ in `script_dir`: what the jobs of a killed agent left.
+void RemoveJobScriptDir(const std::string& script_dir, int64_t job_id);
+void RemoveJobScriptDirs(const std::string& script_dir);
 
 }  // namespace muster

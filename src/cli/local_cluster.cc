@@ -52,8 +52,8 @@ std::string MakeScriptDir() {
   return templ;
 }
 
-// Removes a script dir made by MakeScriptDir: <node>/job<id>/slurm_script, what agents that were
-// killed left; theirs when stopped they removed themselves. Nothing is followed (unlink, rmdir).
+// Removes a script dir made by MakeScriptDir, with what agents that were killed left in it
+// (<node>/job<id>/; stopped agents removed theirs).
 void RemoveScriptDir(const std::string& dir) {
   struct stat st;
   if (dir.rfind(kScriptDirPrefix, 0) != 0 || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -63,11 +63,7 @@ void RemoveScriptDir(const std::string& dir) {
   std::error_code ec;
   for (const auto& node : fs::directory_iterator(dir, ec)) {
     if (!node.is_directory(ec) || node.is_symlink(ec)) continue;
-    for (const auto& job : fs::directory_iterator(node.path(), ec)) {
-      if (!job.is_directory(ec) || job.is_symlink(ec)) continue;
-      unlink((job.path() / "slurm_script").c_str());
-      rmdir(job.path().c_str());
-    }
+    RemoveJobScriptDirs(node.path().string());
     rmdir(node.path().c_str());
   }
   rmdir(dir.c_str());
