@@ -3,6 +3,9 @@
 // with assertions on what a user sees. Label "integration" in CTest.
 #include "local_cluster_test_util.h"
 
+#include <map>
+#include <sstream>
+
 namespace {
 
 using namespace muster_test;
@@ -193,6 +196,59 @@ TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   // The first run, orphaned when its agent died, was ended when the agent came back.
   EXPECT_TRUE(WaitFor([&] { return Dead(first_run); }, 5s)) << "pid " << first_run;
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace muster_test;
+using namespace std::chrono_literals;
+using LocalCluster = LocalClusterTest;
+
+TEST_F(LocalCluster, FairShareRanksTheUserWhoUsedLessFirst) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to submit as another user";
+  const int64_t busy = Submit("-N 2 --gres=gpu:4 --wrap 'sleep 3'");
+  ASSERT_TRUE(WaitState(busy, "RUNNING"));
+  // Root queues first, nobody second. Root's running job is charged every second, so root's fair
+  // share (and the priority of its queued job) drops below nobody's.
+  auto priority = [&](int64_t id) {  // as squeue shows it (%Q); -1 when not listed
+    std::string out = Run("squeue -h -t all -o %Q -j " + std::to_string(id)).out;
+    return out.empty() ? int64_t{-1} : int64_t{std::atoll(out.c_str())};
+  };
+  const int64_t mine = Submit("-N 2 --gres=gpu:4 --wrap 'sleep 1'");
+  Result r = RunAs("nobody", "sbatch --parsable -N 2 --gres=gpu:4 --wrap \"sleep 1\"");  // RunAs quotes with ''
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t theirs = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitFor([&] { return priority(theirs) > priority(mine); }, 5s))
+      << Run("sprio -l").out << Run("sshare -a -l").out;
+  Result sprio = Run("sprio -u nobody");
+  EXPECT_NE(sprio.out.find("JOBID PARTITION     USER   PRIORITY       SITE        AGE  FAIRSHARE"), std::string::npos)
+      << sprio.out;
+  EXPECT_NE(sprio.out.find(std::to_string(theirs) + " gpu         nobody"), std::string::npos) << sprio.out;
+  EXPECT_EQ(sprio.out.find(" root "), std::string::npos) << sprio.out;
+  // When the GPUs free up, nobody's job starts first although it was submitted later.
+  ASSERT_TRUE(WaitFor([&] { return State(theirs) != "PENDING"; }, 10s));
+  EXPECT_EQ(State(mine), "PENDING") << Run("scontrol show job " + std::to_string(theirs)).out;
+  ASSERT_TRUE(WaitState(mine, "COMPLETED"));
+  // sshare: root used 8 GPUs for ~3 s (and then 1 s more), nobody 8 GPUs for ~1 s.
+  Result share = Run("sshare -a -P -n");
+  ASSERT_EQ(share.rc, 0) << share.out;
+  std::map<std::string, double> usage;
+  std::istringstream lines(share.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, '|');) f.push_back(x);
+    if (f.size() >= 5 && !f[1].empty()) usage[f[1]] = std::atof(f[4].c_str());
+  }
+  EXPECT_GE(usage["root"], 24) << share.out;
+  EXPECT_GE(usage["nobody"], 4) << share.out;
+  EXPECT_LT(usage["nobody"], usage["root"]) << share.out;
+  // Without -a, a user sees its own associations only.
+  Result own = RunAs("nobody", "sshare -n -P");
+  EXPECT_NE(own.out.find("|nobody|"), std::string::npos) << own.out;
+  EXPECT_EQ(own.out.find("|root|"), std::string::npos) << own.out;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/clock.h"
+#include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/sbatch_args.h"
 #include "report/scontrol_format.h"
@@ -30,36 +31,6 @@ namespace {
 
 int64_t Now() { return SystemClock().NowSeconds(); }
 
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) {
-    if (!cur.empty()) out.push_back(cur);
-  }
-  return out;
-}
-
-// "--opt=value" or "--opt value" / "-o value" / "-ovalue"; advances i.
-bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
-               std::string* value) {
-  const std::string& s = a[i];
-  if (!lng.empty() && s.rfind(lng + "=", 0) == 0) {
-    *value = s.substr(lng.size() + 1);
-    return true;
-  }
-  if ((s == shrt || s == lng) && !s.empty()) {
-    if (i + 1 >= a.size()) return false;
-    *value = a[++i];
-    return true;
-  }
-  if (!shrt.empty() && shrt.size() == 2 && s.size() > 2 && s.rfind(shrt, 0) == 0 && s[1] != '-') {
-    *value = s.substr(2);
-    return true;
-  }
-  return false;
-}
-
 std::string Hostname() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -70,12 +41,6 @@ int Emit(const SlurmOutput& o, std::ostream& out, std::ostream& err) {
   out << o.out;
   err << o.err;
   return o.exit_code;
-}
-
-// Connection errors, as the commands print them.
-int ConnectError(const char* cmd, const Status& st, std::ostream& err) {
-  err << cmd << ": error: " << st.message() << "\n";
-  return 1;
 }
 
 }  // namespace

@@ -429,6 +429,8 @@ std::string MusterUsage() {
          "  sinfo     list partitions and nodes (also 'sinfo')\n"
          "  scancel   cancel or signal jobs (also 'scancel')\n"
          "  scontrol  show job|node|partition, update nodes, hold/release jobs (also 'scontrol')\n"
+         "  sprio     the priority factors of pending jobs (also 'sprio')\n"
+         "  sshare    the fair-share tree: shares, usage and each user's factor (also 'sshare')\n"
          "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
          "\n"
          "Run 'muster <command> --help' for the options of a command.\n";

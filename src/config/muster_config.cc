@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/priority_config.h"
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
 
@@ -87,7 +88,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, path));
   ASSIGN_OR_RETURN(MapReader root,
-                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent"}));
+                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "priority", "accounts"}));
   RETURN_IF_ERROR(root.String("cluster", &c.cluster_name));
   std::string cluster_file;
   RETURN_IF_ERROR(root.String("cluster_file", &cluster_file, /*required=*/true));
@@ -165,6 +166,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
                            std::to_string(c.heartbeat_timeout_s) + ")");
   }
   if (reader == ConfigReader::kCommand) return c;
+  RETURN_IF_ERROR(config_internal::ReadPriority(root, &c.priority));
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;

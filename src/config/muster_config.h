@@ -25,6 +25,8 @@
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     cgroups: auto                     # auto | off
+//   priority: {...}                     # multifactor priority and fair share (config/priority_config.h)
+//   accounts: [...]                     # the account tree fair share divides the cluster along
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@
 
 #include "base/status.h"
 #include "config/cluster_file.h"
+#include "sched/priority_policy.h"
 
 namespace muster {
 
@@ -59,6 +62,8 @@ struct MusterConfig {
   int64_t heartbeat_interval_s = 5;
   std::string gpus = "auto";
   std::string cgroups = "auto";
+  // priority, accounts (config/priority_config.h); the daemons' reader only
+  PrioritySettings priority;
 
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };

@@ -93,5 +93,59 @@ TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
       << bad_ctld.status().message();
 }
 
+TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->priority.weights.fairshare, 10000);  // the defaults
+  EXPECT_EQ(none->priority.half_life_s, 7 * 86400);
+  EXPECT_TRUE(none->priority.accounts.accounts.empty());
+  StatusOr<MusterConfig> c = Load(
+      "priority:\n"
+      "  weights: {age: 5, fairshare: 6, job_size: 7, partition: 8, qos: 9}\n"
+      "  max_age: 1-00:00:00\n"
+      "  favor_small: true\n"
+      "  decay_half_life: 0\n"
+      "  billing: {gpu: 2.5, cpu: 0.125, mem_gb: 0}\n"
+      "accounts:\n"
+      "  - name: research\n"
+      "    shares: 10\n"
+      "    users: [alice, {name: bob, shares: 2}]\n"
+      "  - {name: vision, parent: research, shares: 4, users: [carol]}\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const PrioritySettings& p = c->priority;
+  EXPECT_EQ(p.weights.age, 5);
+  EXPECT_EQ(p.weights.qos, 9);
+  EXPECT_EQ(p.weights.max_age_s, 86400);
+  EXPECT_TRUE(p.weights.favor_small);
+  EXPECT_EQ(p.half_life_s, 0);
+  EXPECT_DOUBLE_EQ(p.billing.gpu, 2.5);
+  EXPECT_DOUBLE_EQ(p.billing.cpu, 0.125);
+  ASSERT_EQ(p.accounts.accounts.size(), 2u);
+  EXPECT_EQ(p.accounts.accounts[1].parent, "research");
+  ASSERT_EQ(p.accounts.users.size(), 3u);
+  EXPECT_EQ(p.accounts.users[1].user, "bob");
+  EXPECT_EQ(p.accounts.users[1].shares, 2);
+  EXPECT_EQ(p.accounts.users[2].account, "vision");
+}
+
+TEST_F(MusterConfigFile, PriorityErrorsNameTheField) {
+  struct {
+    const char* body;
+    const char* error;
+  } rows[] = {
+      {"priority:\n  weights: {age: -1}\n", "priority.weights.age: '-1' is out of range"},
+      {"priority:\n  weigths: {}\n", "weigths"},
+      {"priority:\n  billing: {gpu: lots}\n", "priority.billing.gpu: expected a number, got 'lots'"},
+      {"accounts:\n  - {name: a, parent: b}\n", "accounts: account 'a': parent account 'b' is not defined"},
+      {"accounts:\n  - {name: a, users: [{name: u, shares: x}]}\n", "accounts[0].users[0].shares"},
+      {"accounts:\n  - {name: a, users: [u, u]}\n", "user 'u' is in account 'a' twice"},
+  };
+  for (const auto& r : rows) {
+    StatusOr<MusterConfig> c = Load(r.body);
+    ASSERT_FALSE(c.ok()) << r.body;
+    EXPECT_NE(c.status().message().find(r.error), std::string::npos) << c.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace muster

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -179,6 +180,32 @@ Status MapReader::Bool(std::string_view key, bool* out) const {
     }
   }
   return Error(key, "expected true or false, got " + Describe(*v));
+}
+
+namespace {
+std::string FormatNumber(double d) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(d);
+}
+}  // namespace
+
+Status MapReader::Double(std::string_view key, double* out, double min, double max) const {
+  const YAML::Node* v = Find(key);
+  if (v == nullptr) return Status::Ok();
+  if (!v->IsScalar()) return Error(key, "expected a number, got " + Describe(*v));
+  const std::string& s = v->Scalar();
+  double d = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(d)) {
+    return Error(key, "expected a number, got " + Quote(s));
+  }
+  if (d < min || d > max) {
+    return Error(key, Quote(s) + " is out of range (expected a number in [" + FormatNumber(min) + ", " +
+                          FormatNumber(max) + "])");
+  }
+  *out = d;
+  return Status::Ok();
 }
 
 Status MapReader::MemoryMb(std::string_view key, int64_t* out, bool required) const {

@@ -73,6 +73,8 @@ class MapReader {
   Status Int(std::string_view key, int64_t* out, int64_t min, int64_t max, bool required = false) const;
   Status Int(std::string_view key, int* out, int min, int max, bool required = false) const;
   Status Bool(std::string_view key, bool* out) const;
+  // A finite decimal number in [min, max].
+  Status Double(std::string_view key, double* out, double min, double max) const;
   // Slurm memory sizes ("512G", "2T", "4096" = MiB).
   Status MemoryMb(std::string_view key, int64_t* out, bool required = false) const;
   // Slurm time specifications ("2-00:00:00", "60", "UNLIMITED" = kUnlimited).

@@ -1,6 +1,7 @@
 #include "ctld/api_routes.h"
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -331,6 +332,48 @@ void AddControllerRoutes(Controller& c, Router& r) {
     json steps = json::array();
     for (const StepRecord& s : c.ListSteps()) steps.push_back(ToJson(s));
     return Ok(json{{"steps", steps}});
+  });
+
+  // sprio: the pending jobs' weighted priority factors, and the weights.
+  r.Add("GET", "/v1/priority", [&c](const HttpRequest&) {
+    const PriorityWeights& w = c.priority_weights();
+    json jobs = json::array();
+    for (const Controller::JobPriority& p : c.PendingPriorities()) {
+      jobs.push_back({{"job_id", p.job_id},
+                      {"partition", p.partition},
+                      {"user", p.user},
+                      {"account", p.account},
+                      {"priority", p.priority},
+                      {"factors",
+                       {{"age", p.factors.age},
+                        {"fairshare", p.factors.fairshare},
+                        {"job_size", p.factors.job_size},
+                        {"partition", p.factors.partition},
+                        {"qos", p.factors.qos}}}});
+    }
+    json weights{{"age", w.age}, {"fairshare", w.fairshare}, {"job_size", w.job_size},
+                 {"partition", w.partition}, {"qos", w.qos}};
+    return Ok(json{{"weights", weights}, {"jobs", jobs}});
+  });
+
+  // sshare: the fair-share tree (Level FS is null where it is infinite: no usage).
+  r.Add("GET", "/v1/shares", [&c](const HttpRequest& req) {
+    json rows = json::array();
+    for (const FairShareRow& f : c.Shares()) {
+      json level = std::isinf(f.level_fs) ? json(nullptr) : json(f.level_fs);
+      rows.push_back({{"account", f.account},
+                      {"user", f.user},
+                      {"depth", f.depth},
+                      {"raw_shares", f.raw_shares},
+                      {"norm_shares", f.norm_shares},
+                      {"raw_usage", f.raw_usage},
+                      {"norm_usage", f.norm_usage},
+                      {"level_fs", level},
+                      {"fairshare", f.fairshare}});
+    }
+    // The caller's name, for sshare's default view (its own associations).
+    std::string me = req.caller.authenticated ? Controller::UserNameOf(req.caller.uid) : "";
+    return Ok(json{{"caller", me}, {"shares", rows}});
   });
 
   r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {

@@ -14,6 +14,11 @@
 namespace muster {
 
 namespace {
+constexpr char kUsageKey[] = "priority_usage";  // store meta: PriorityPolicy::Save()
+constexpr int64_t kUsageSaveS = 30;             // at most this much usage is lost to a crash
+}  // namespace
+
+namespace {
 
 constexpr int kIdBlock = 1000;
 
@@ -52,7 +57,7 @@ JobNodeAllocation FromDecision(const NodeAllocation& a) {
 }  // namespace
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
-    : config_(std::move(config)), store_(store), agents_(agents), clock_(clock) {
+    : config_(std::move(config)), store_(store), agents_(agents), clock_(clock), priority_(config_.priority) {
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
@@ -72,8 +77,11 @@ Status Controller::Recover() {
   if (!jobs.ok()) return jobs.status().WithPrefix("loading jobs");
   StatusOr<std::vector<StepRecord>> steps = store_->LoadSteps();
   if (!steps.ok()) return steps.status().WithPrefix("loading steps");
+  StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
+  if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t now = clock_->NowSeconds();
+  if (usage.ok()) RETURN_IF_ERROR(priority_.Restore(*usage).WithPrefix("loading usage"));
   for (NodeRecord& n : *nodes) {
     auto it = nodes_.find(n.node.name);
     if (it == nodes_.end()) continue;  // no longer configured
@@ -94,6 +102,7 @@ Status Controller::Recover() {
     if (IsFinished(j.state)) EndStepsLocked(j);
   }
   RefreshNodeStatesLocked();
+  RefreshPriorityLocked(now);
   return Status::Ok();
 }
 
@@ -174,6 +183,11 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.user = UserName(caller.uid);
     job.group = GroupName(caller.gid);
     job.account = request.account;
+    if (job.account.empty()) {
+      job.account = priority_.DefaultAccount(job.user);
+    } else if (!priority_.MayUse(job.user, job.account)) {
+      return InvalidArgument("Invalid account or account/partition combination specified");
+    }
     job.partition = part->name;
     job.request = *req;
     job.request.partition = part->name;
@@ -433,6 +447,9 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.exit_code = exit_code;
   job.exit_signal = signal;
   job.end_time = clock_->NowSeconds();
+  if (job.start_time > 0) ChargeLocked(job, job.end_time);
+  priority_.Forget(job.id);
+  factors_.erase(job.id);
   job.reason = "None";
   extra_.erase(job.id);
   EndStepsLocked(job);
@@ -452,6 +469,8 @@ void Controller::EndStepsLocked(const JobRecord& job) {
 
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
   if (kill != nullptr) kill->push_back(job);
+  if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
+  priority_.Forget(job.id);
   job.state = JobState::kPending;
   job.restart_count += 1;
   job.allocation.clear();
@@ -463,6 +482,43 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   extra_.erase(job.id);
   RefreshNodeStatesLocked();
+}
+
+void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
+  double gpus = 0, cpus = 0, memory_mb = 0;
+  for (const JobNodeAllocation& a : job.allocation) {
+    gpus += static_cast<double>(a.gpus.size()) + a.shared_milli / static_cast<double>(kMilliPerGpu);
+    cpus += a.cpu_milli / 1000.0;
+    memory_mb += static_cast<double>(a.memory_mb);
+  }
+  const double rate = BillingRate(config_.priority.billing, gpus, cpus, memory_mb);
+  priority_.Charge(job.id, job.account, job.user, rate, job.start_time, now);
+  if (rate > 0) usage_dirty_ = true;
+}
+
+void Controller::RefreshPriorityLocked(int64_t now) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);
+  priority_.Refresh(now, seen);
+}
+
+std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
+
+std::vector<FairShareRow> Controller::Shares() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return priority_.shares();
+}
+
+std::vector<Controller::JobPriority> Controller::PendingPriorities() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JobPriority> out;
+  for (const auto& [id, f] : factors_) {
+    auto it = active_.find(id);
+    if (it == active_.end() || it->second->state != JobState::kPending) continue;
+    const JobRecord& j = *it->second;
+    out.push_back({id, j.partition, j.user, j.account, j.priority, f});
+  }
+  return out;
 }
 
 Status Controller::Persist(const std::vector<JobRecord>& jobs) {
@@ -530,9 +586,27 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     snapshot = SnapshotLocked();
     pending.reserve(active_.size());
+    const int64_t now = clock_->NowSeconds();
+    double cluster_gpus = 0, cluster_cpus = 0;
+    for (const Node& n : snapshot.nodes) {
+      cluster_gpus += static_cast<double>(n.gpus.size());
+      cluster_cpus += n.cpus;
+    }
+    int max_tier = 0;
+    std::map<std::string, int> tier;
+    for (const Partition& p : config_.cluster.partitions) {
+      tier[p.name] = p.priority_tier;
+      max_tier = std::max(max_tier, p.priority_tier);
+    }
+    factors_.clear();
     for (const auto& [id, job] : active_) {
-      const JobRecord& j = *job;
+      JobRecord& j = *job;
       if (j.state != JobState::kPending || j.held) continue;
+      const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request),
+                           tier[j.partition]};
+      const PriorityFactors f = priority_.Factors(pj, max_tier, cluster_gpus, cluster_cpus, now);
+      j.priority = priority_.Priority(f);
+      factors_[id] = f;
       PendingJob p;
       p.id = id;
       p.request = j.request;
@@ -644,8 +718,18 @@ void Controller::Tick() {
   std::vector<JobRecord> changed, kill;
   std::vector<JobRecord> to_timeout;
   std::vector<NodeRecord> down_nodes;
+  std::string usage;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, job] : active_) {
+      if (HoldsResources(job->state) && job->start_time > 0) ChargeLocked(*job, now);
+    }
+    RefreshPriorityLocked(now);
+    if (usage_dirty_ && now - usage_saved_at_ >= kUsageSaveS) {
+      usage = priority_.Save();
+      usage_saved_at_ = now;
+      usage_dirty_ = false;
+    }
     // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
     if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
       last_purge_ = now;
@@ -683,6 +767,13 @@ void Controller::Tick() {
   }
   for (const NodeRecord& n : down_nodes) (void)store_->SaveNode(n);
   (void)Persist(changed);
+  if (!usage.empty()) {
+    if (Status st = store_->SetMeta(kUsageKey, usage); !st.ok()) {
+      std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
+      std::lock_guard<std::mutex> lock(mu_);
+      usage_dirty_ = true;  // again at the next Tick
+    }
+  }
   for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
   if (!down_nodes.empty() || !changed.empty()) Wake();

@@ -29,6 +29,7 @@
 #include "model/step_layout.h"
 #include "net/http.h"
 #include "sched/cluster_snapshot.h"
+#include "sched/priority_policy.h"
 #include "sched/scheduler.h"
 #include "store/store.h"
 
@@ -45,6 +46,7 @@ struct ControllerConfig {
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
   SchedulerOptions scheduler;
+  PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
 };
 
 // What a client submits. Who submits comes from the authenticated Caller, never from here.
@@ -165,6 +167,21 @@ class Controller {
 
   bool IsAdmin(const Caller& caller) const;
 
+  // --- priority ---
+  // `sshare`: the fair-share rows as of the last refresh (every Tick).
+  std::vector<FairShareRow> Shares() const;
+  // `sprio`: the pending jobs' priority factors as the last cycle computed them, by job id.
+  struct JobPriority {
+    int64_t job_id = 0;
+    std::string partition, user, account;
+    int64_t priority = 0;
+    PriorityFactors factors;
+  };
+  std::vector<JobPriority> PendingPriorities() const;
+  const PriorityWeights& priority_weights() const { return config_.priority.weights; }
+  // The user name of `uid` (the system's user database), or the uid as text.
+  static std::string UserNameOf(uint32_t uid);
+
  private:
   struct JobExtra {
     std::string ending;          // "cancel", "timeout", "" (why we signalled it)
@@ -202,6 +219,16 @@ class Controller {
   void EndStepsLocked(const JobRecord& job);
   std::map<std::string, NodeRecord> nodes_;
   std::vector<StepRecord> steps_;
+
+  // Priority: usage charged by Tick and at each job's end, fair share refreshed by Tick, factors
+  // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
+  // kUsageSaveS seconds (and restored by Recover).
+  void ChargeLocked(const JobRecord& job, int64_t now);
+  void RefreshPriorityLocked(int64_t now);
+  PriorityPolicy priority_;
+  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, last cycle
+  int64_t usage_saved_at_ = 0;
+  bool usage_dirty_ = false;
 
   std::mutex id_mu_;        // job ids, reserved from the store in blocks
   int64_t next_id_ = 1;

@@ -427,3 +427,89 @@ TEST_F(ControllerTest, FinishedJobsLeaveMemoryAfterMinJobAgeButStayStored) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+// Users no system has, so that their names are their uids everywhere ("4242").
+const Caller kHeavy = User(4242);
+const Caller kLight = User(4243);
+
+class FairShareTest : public ControllerTest {
+ protected:
+  // Time passes with the agents heartbeating (else the nodes go DOWN and their jobs requeue).
+  void Pass(int64_t seconds) {
+    clock_.AdvanceSeconds(seconds);
+    for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {}, kAdmin).ok());
+  }
+};
+
+TEST_F(FairShareTest, LetsTheLighterUserGoFirstAndUsageSurvivesARestart) {
+  RegisterAll();  // 2 nodes x 4 GPUs
+  const int64_t big = Submit({"-N", "2", "--gres=gpu:4"}, kHeavy);
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  Pass(3600);
+  // While it runs, the heavy user queues first, the light one 10 s later.
+  const int64_t heavy2 = Submit({"-N", "2", "--gres=gpu:4"}, kHeavy);
+  Pass(10);
+  const int64_t light = Submit({"-N", "2", "--gres=gpu:4"}, kLight);
+  ctld_->Tick();  // charges the running hour, refreshes fair share, saves the usage
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);  // nothing fits yet; priorities computed
+  std::map<int64_t, Controller::JobPriority> prio;
+  for (const Controller::JobPriority& p : ctld_->PendingPriorities()) prio[p.job_id] = p;
+  ASSERT_EQ(prio.size(), 2u);
+  EXPECT_DOUBLE_EQ(prio[light].factors.fairshare, 1.0);
+  EXPECT_DOUBLE_EQ(prio[heavy2].factors.fairshare, 0.5);
+  EXPECT_GT(prio[light].priority, prio[heavy2].priority);
+  EXPECT_EQ(Job(light).priority, prio[light].priority);  // squeue and scontrol show it
+  ASSERT_TRUE(ctld_->JobExited(big, Job(big).batch_host, ExitReport{}, kAdmin).ok());
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(light).state, JobState::kRunning);  // though submitted later
+  EXPECT_EQ(Job(heavy2).state, JobState::kPending);
+  auto usage_of = [&](const std::string& user) {
+    for (const FairShareRow& r : ctld_->Shares()) {
+      if (r.user == user) return r.raw_usage;
+    }
+    return -1.0;
+  };
+  ctld_->Tick();
+  EXPECT_DOUBLE_EQ(usage_of("4242"), 8.0 * 3610);  // 8 GPUs for 3610 s, charged once
+  EXPECT_DOUBLE_EQ(usage_of("4243"), 0);
+  // A restart (the last save was at the first Tick, with the same usage) keeps it, and charges
+  // the light user's job, still running, from its start: it had not been charged when saved.
+  clock_.AdvanceSeconds(100);
+  Open();
+  ctld_->Tick();
+  EXPECT_EQ(Job(light).state, JobState::kRunning);
+  EXPECT_NEAR(usage_of("4242"), 8.0 * 3610, 8.0 * 3610 * 1e-3);  // decayed by 100 s of a week
+  EXPECT_NEAR(usage_of("4243"), 8.0 * 100, 1e-6);
+}
+
+TEST_F(FairShareTest, JobsAreChargedToConfiguredAccounts) {
+  config_.priority.accounts.accounts = {{"vision", "", 1}, {"nlp", "", 1}};
+  config_.priority.accounts.users = {{"4242", "vision", 1}, {"4242", "nlp", 1}};
+  Open();
+  RegisterAll();
+  EXPECT_EQ(Job(Submit({"-n", "1"}, kHeavy)).account, "vision");  // the first association
+  SubmitRequest s;
+  s.resource_args = {"-n", "1"};
+  s.script = "#!/bin/sh\ntrue\n";
+  s.account = "nlp";
+  StatusOr<int64_t> ok = ctld_->Submit(s, kHeavy);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(Job(*ok).account, "nlp");
+  s.account = "physics";
+  StatusOr<int64_t> bad = ctld_->Submit(s, kHeavy);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "Invalid account or account/partition combination specified");
+  // A user without associations may name any account: it joins the tree implicitly.
+  StatusOr<int64_t> other = ctld_->Submit(s, kLight);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  ctld_->Tick();
+  bool listed = false;
+  for (const FairShareRow& r : ctld_->Shares()) listed |= r.account == "physics" && r.user == "4243";
+  EXPECT_TRUE(listed);
+}
+
+}  // namespace
+}  // namespace muster

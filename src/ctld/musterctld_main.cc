@@ -60,6 +60,7 @@ int Main(int argc, char** argv) {
   cc.min_job_age_s = conf->min_job_age_s;
   cc.admin_uids = conf->admin_uids;
   cc.allow_root_jobs = conf->allow_root_jobs;
+  cc.priority = conf->priority;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);

@@ -1,0 +1,41 @@
+#include "cli/command_args.h"
+
+#include <sstream>
+
+namespace muster {
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) {
+    if (!cur.empty()) out.push_back(cur);
+  }
+  return out;
+}
+
+bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
+               std::string* value) {
+  const std::string& s = a[i];
+  if (!lng.empty() && s.rfind(lng + "=", 0) == 0) {
+    *value = s.substr(lng.size() + 1);
+    return true;
+  }
+  if ((s == shrt || s == lng) && !s.empty()) {
+    if (i + 1 >= a.size()) return false;
+    *value = a[++i];
+    return true;
+  }
+  if (!shrt.empty() && shrt.size() == 2 && s.size() > 2 && s.rfind(shrt, 0) == 0 && s[1] != '-') {
+    *value = s.substr(2);
+    return true;
+  }
+  return false;
+}
+
+int ConnectError(const char* cmd, const Status& st, std::ostream& err) {
+  err << cmd << ": error: " << st.message() << "\n";
+  return 1;
+}
+
+}  // namespace muster

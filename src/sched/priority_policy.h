@@ -1,0 +1,110 @@
+// PriorityPolicy: who goes first. Holds the priority settings (weights, billing weights, the
+// usage half-life, the account tree), the decayed usage per (account, user) and the Fair Tree
+// factors computed from them, and turns a pending job into its multifactor priority
+// (sched/multifactor_priority.h). The controller charges running jobs as time passes, refreshes
+// the fair share every second and asks for priorities each cycle; the simulator does the same in
+// virtual time. Pure and deterministic: no clock, no I/O. Not thread-safe (one owner).
+//
+// Users met in jobs but absent from the configured tree take part with one share: under their
+// account (which joins the root with one share when it is not configured either), or directly
+// under the root when the job names no account. A cluster without an account tree thus shares
+// fairly between users out of the box.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "model/account.h"
+#include "model/job_request.h"
+#include "sched/fair_tree.h"
+#include "sched/multifactor_priority.h"
+#include "sched/usage_ledger.h"
+
+namespace muster {
+
+struct PrioritySettings {
+  PriorityWeights weights = DefaultWeights();
+  UsageWeights billing;
+  int64_t half_life_s = 7 * 24 * 3600;  // PriorityDecayHalfLife; 0 = no decay
+  AccountTree accounts;
+
+  // Fair share dominates, age breaks ties between equals over hours, partition tiers count.
+  static PriorityWeights DefaultWeights() {
+    PriorityWeights w;
+    w.age = 1000;
+    w.fairshare = 10000;
+    w.partition = 1000;
+    return w;
+  }
+};
+
+// One pending job, as priority sees it.
+struct PriorityJob {
+  int64_t eligible_time = 0;
+  std::string account;
+  std::string user;
+  double gpus = 0;  // requested (RequestedGpus)
+  double cpus = 0;  // requested (RequestedCpus)
+  int partition_tier = 0;
+};
+
+// What a request asks for in total, for the job-size factor: --gpus, else GPUs per node times
+// nodes, else GPUs per task times tasks (a fraction of a GPU counts its fraction); CPUs are tasks
+// times CPUs per task (at least one task, and one per node when only nodes are given).
+double RequestedGpus(const JobRequest& r);
+double RequestedCpus(const JobRequest& r);
+
+class PriorityPolicy {
+ public:
+  explicit PriorityPolicy(PrioritySettings settings = {});
+
+  const PrioritySettings& settings() const { return settings_; }
+
+  // The account a job of `user` is charged to when it names none: the user's first configured
+  // association's, else "" (the root).
+  std::string DefaultAccount(const std::string& user) const;
+  // Whether `user` may charge `account`: a user with configured associations only to those; any
+  // other user to any account.
+  bool MayUse(const std::string& user, const std::string& account) const;
+
+  // Charges a running job at `rate` billing units a second, from where it was last charged (or
+  // `start`) to `now`. A job's last charge is remembered until Forget (call it after the final
+  // charge at the job's end).
+  void Charge(int64_t job_id, const std::string& account, const std::string& user, double rate, int64_t start,
+              int64_t now);
+  void Forget(int64_t job_id);
+  const UsageLedger& usage() const { return usage_; }
+
+  // Recomputes the fair-share factors at `now` for the configured tree plus every (account, user)
+  // charged so far or named in `seen` (implicit associations, see above).
+  void Refresh(int64_t now, const std::set<std::pair<std::string, std::string>>& seen = {});
+  // The factor of the last Refresh; 1 for a pair it did not see.
+  double FairShare(const std::string& account, const std::string& user) const;
+  // `sshare`'s rows as of the last Refresh.
+  const std::vector<FairShareRow>& shares() const { return rows_; }
+
+  // The factors and the priority of a pending job. `max_partition_tier` is the highest tier of any
+  // partition; `cluster_gpus`/`cluster_cpus` the whole cluster's.
+  PriorityFactors Factors(const PriorityJob& job, int max_partition_tier, double cluster_gpus, double cluster_cpus,
+                          int64_t now) const;
+  int64_t Priority(const PriorityFactors& f) const;
+
+  // The usage and the jobs' last charges as JSON, for the store; Restore takes it back (an error
+  // names what is malformed and changes nothing).
+  std::string Save() const;
+  Status Restore(const std::string& json);
+
+ private:
+  PrioritySettings settings_;
+  UsageLedger usage_;
+  std::map<int64_t, int64_t> charged_through_;
+  std::vector<FairShareRow> rows_;
+  std::map<std::pair<std::string, std::string>, double> factor_;
+};
+
+}  // namespace muster
