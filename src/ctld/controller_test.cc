@@ -513,3 +513,58 @@ TEST_F(FairShareTest, JobsAreChargedToConfiguredAccounts) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+// Proof (issue 4): two accounts with equal shares, both always wanting more than the cluster, get
+// GPU time within 5% of half each over a simulated day, although one asks for 2-GPU jobs of 30
+// minutes and the other for 1-GPU jobs of 45 minutes. Virtual time: a cycle a minute.
+TEST_F(FairShareTest, TwoSaturatingAccountsConvergeToTheirShares) {
+  config_.priority.accounts.accounts = {{"a", "", 1}, {"b", "", 1}};
+  config_.priority.accounts.users = {{"4242", "a", 1}, {"4243", "b", 1}};
+  config_.min_job_age_s = 0;  // keep every job listed, for the tally
+  Open();
+  RegisterAll();  // 8 GPUs
+  struct Kind {
+    Caller who;
+    std::vector<std::string> args;
+    int gpus;
+    int64_t duration;
+  } kinds[] = {{kHeavy, {"--gres=gpu:2", "-n", "1"}, 2, 1800}, {kLight, {"--gres=gpu:1", "-n", "1"}, 1, 2700}};
+  std::map<int64_t, int> kind_of;  // job -> index into kinds
+  const int64_t t0 = clock_.NowSeconds();
+  const int64_t day = 24 * 3600;
+  for (int64_t t = 0; t < day; t += 60) {
+    // Both keep 6 jobs waiting.
+    for (int k = 0; k < 2; ++k) {
+      int waiting = 0;
+      for (const auto& [id, kk] : kind_of) waiting += kk == k && Job(id).state == JobState::kPending;
+      for (; waiting < 6; ++waiting) kind_of[Submit(kinds[k].args, kinds[k].who)] = k;
+    }
+    ctld_->Tick();
+    ctld_->ScheduleOnce();
+    Pass(60);
+    for (const auto& [id, k] : kind_of) {
+      JobRecord j = Job(id);
+      if (j.state == JobState::kRunning && clock_.NowSeconds() - j.start_time >= kinds[k].duration) {
+        ASSERT_TRUE(ctld_->JobExited(id, j.batch_host, ExitReport{}, kAdmin).ok());
+      }
+    }
+  }
+  // GPU-seconds each account got within the day.
+  double got[2] = {0, 0};
+  const int64_t end = t0 + day;
+  for (const auto& [id, k] : kind_of) {
+    JobRecord j = Job(id);
+    if (j.start_time == 0) continue;
+    const int64_t stop = j.end_time > 0 ? std::min(j.end_time, end) : end;
+    got[k] += static_cast<double>(kinds[k].gpus) * static_cast<double>(std::max<int64_t>(0, stop - j.start_time));
+  }
+  const double share_a = got[0] / (got[0] + got[1]);
+  EXPECT_NEAR(share_a, 0.5, 0.05) << "a: " << got[0] << " GPU-s, b: " << got[1] << " GPU-s";
+  EXPECT_GT(got[0] + got[1], 0.9 * 8 * day);  // and the GPUs were kept busy
+}
+
+}  // namespace
+}  // namespace muster
