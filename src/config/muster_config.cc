@@ -88,7 +88,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, path));
   ASSIGN_OR_RETURN(MapReader root,
-                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "priority", "accounts"}));
+                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts"}));
   RETURN_IF_ERROR(root.String("cluster", &c.cluster_name));
   std::string cluster_file;
   RETURN_IF_ERROR(root.String("cluster_file", &cluster_file, /*required=*/true));
@@ -167,6 +167,16 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   if (reader == ConfigReader::kCommand) return c;
   RETURN_IF_ERROR(config_internal::ReadPriority(root, &c.priority));
+  if (const YAML::Node* sc = root.Find("scheduler")) {
+    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
+                                                  {"backfill", "backfill_depth", "backfill_horizon"}));
+    RETURN_IF_ERROR(m.Bool("backfill", &c.scheduler.backfill));
+    RETURN_IF_ERROR(m.Int("backfill_depth", &c.scheduler.backfill_depth, 1, 100000));
+    if (m.Has("backfill_horizon")) {
+      RETURN_IF_ERROR(m.TimeS("backfill_horizon", &c.scheduler.backfill_horizon_s));
+      if (c.scheduler.backfill_horizon_s <= 0) return m.Error("backfill_horizon", "must be a positive time");
+    }
+  }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;

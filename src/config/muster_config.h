@@ -25,6 +25,10 @@
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     cgroups: auto                     # auto | off
+//   scheduler:
+//     backfill: true                    # reservations for waiting jobs, lower jobs fill the holes
+//     backfill_depth: 64                # jobs tested (and reserved for) a cycle
+//     backfill_horizon: 7-00:00:00      # how far ahead reservations are planned
 //   priority: {...}                     # multifactor priority and fair share (config/priority_config.h)
 //   accounts: [...]                     # the account tree fair share divides the cluster along
 #pragma once
@@ -36,6 +40,7 @@
 #include "base/status.h"
 #include "config/cluster_file.h"
 #include "sched/priority_policy.h"
+#include "sched/scheduler.h"
 
 namespace muster {
 
@@ -64,6 +69,13 @@ struct MusterConfig {
   std::string cgroups = "auto";
   // priority, accounts (config/priority_config.h); the daemons' reader only
   PrioritySettings priority;
+  // scheduler: backfill (on unless turned off), its depth and horizon
+  SchedulerOptions scheduler = DefaultSchedulerOptions();
+  static SchedulerOptions DefaultSchedulerOptions() {
+    SchedulerOptions o;
+    o.backfill = true;
+    return o;
+  }
 
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };

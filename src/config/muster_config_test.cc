@@ -99,6 +99,16 @@ TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
   EXPECT_EQ(none->priority.weights.fairshare, 10000);  // the defaults
   EXPECT_EQ(none->priority.half_life_s, 7 * 86400);
   EXPECT_TRUE(none->priority.accounts.accounts.empty());
+  EXPECT_TRUE(none->scheduler.backfill);
+  EXPECT_EQ(none->scheduler.backfill_depth, 64);
+  StatusOr<MusterConfig> off = Load("scheduler:\n  backfill: false\n  backfill_depth: 8\n  backfill_horizon: 1-00:00:00\n");
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_FALSE(off->scheduler.backfill);
+  EXPECT_EQ(off->scheduler.backfill_depth, 8);
+  EXPECT_EQ(off->scheduler.backfill_horizon_s, 86400);
+  StatusOr<MusterConfig> bad = Load("scheduler:\n  backfill_depth: 0\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("scheduler.backfill_depth"), std::string::npos) << bad.status().message();
   StatusOr<MusterConfig> c = Load(
       "priority:\n"
       "  weights: {age: 5, fairshare: 6, job_size: 7, partition: 8, qos: 9}\n"

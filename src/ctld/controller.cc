@@ -166,6 +166,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
     ClusterSnapshot idle = SnapshotLocked();
     idle.usage.clear();
+    idle.running.clear();
     for (Node& n : idle.nodes) {
       n.state = NodeState::kIdle;
       n.drain = false;
@@ -430,6 +431,23 @@ ClusterSnapshot Controller::SnapshotLocked() const {
       }
       if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) u.gpus[a.shared_gpu].milli += a.shared_milli;
     }
+    // Backfill plans with when it ends at the latest: its start plus its time limit.
+    RunningJob r;
+    r.id = j.id;
+    r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s : kUnlimited;
+    for (const JobNodeAllocation& a : j.allocation) {
+      NodeAllocation n;
+      n.node = a.node;
+      n.cpu_milli = a.cpu_milli;
+      n.memory_mb = a.memory_mb;
+      n.tasks = a.tasks;
+      n.exclusive = a.exclusive;
+      for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
+      if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
+      std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
+      r.allocation.push_back(std::move(n));
+    }
+    s.running.push_back(std::move(r));
   }
   return s;
 }

@@ -568,3 +568,34 @@ TEST_F(FairShareTest, TwoSaturatingAccountsConvergeToTheirShares) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
+  config_.scheduler.backfill = true;
+  Open();
+  RegisterAll();  // n1, n2: 4 GPUs each
+  const int64_t hour = Submit({"--gres=gpu:4", "-t", "60", "-w", "n1"});
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  const int64_t gang = Submit({"-N", "2", "--gres=gpu:4", "-t", "60"});
+  const int64_t endless = Submit({"--gres=gpu:1"});          // no limit: would outlast the hour
+  const int64_t quick = Submit({"--gres=gpu:1", "-t", "10"});  // done long before
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(quick).state, JobState::kRunning);
+  EXPECT_EQ(Job(quick).batch_host, "n2");
+  EXPECT_EQ(Job(gang).state, JobState::kPending);
+  EXPECT_EQ(Job(gang).reason, "Resources");
+  EXPECT_EQ(Job(endless).state, JobState::kPending);
+  EXPECT_EQ(Job(endless).reason, "Priority");
+  // The hour ends (the quick job too): the gang takes both nodes before the endless job.
+  clock_.AdvanceSeconds(600);
+  ASSERT_TRUE(ctld_->JobExited(quick, "n2", ExitReport{}, kAdmin).ok());
+  ASSERT_TRUE(ctld_->JobExited(hour, "n1", ExitReport{}, kAdmin).ok());
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(gang).state, JobState::kRunning);
+  EXPECT_EQ(Job(endless).state, JobState::kPending);
+}
+
+}  // namespace
+}  // namespace muster

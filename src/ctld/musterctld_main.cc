@@ -61,6 +61,7 @@ int Main(int argc, char** argv) {
   cc.admin_uids = conf->admin_uids;
   cc.allow_root_jobs = conf->allow_root_jobs;
   cc.priority = conf->priority;
+  cc.scheduler = conf->scheduler;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);

@@ -13,6 +13,7 @@
 #include "model/node.h"
 #include "model/partition.h"
 #include "model/topology.h"
+#include "sched/decision.h"
 
 namespace muster {
 
@@ -31,9 +32,19 @@ struct NodeUsage {
   friend bool operator==(const NodeUsage&, const NodeUsage&) = default;
 };
 
+// A running job as backfill sees it: what it holds and until when at the latest.
+struct RunningJob {
+  int64_t id = 0;
+  int64_t end_time = 0;  // start + time limit; kUnlimited (-1): no limit, held for good
+  std::vector<NodeAllocation> allocation;
+};
+
 struct ClusterSnapshot {
   std::vector<Node> nodes;
   std::vector<NodeUsage> usage;  // empty, or one per node (same order as `nodes`)
+  // Optional, for backfill: the running jobs behind `usage`, with their ends. Usage no running job
+  // accounts for is taken as held for good.
+  std::vector<RunningJob> running;
   std::vector<Partition> partitions;
   Topology topology;
   int64_t now = 0;  // seconds since the epoch of the cycle; the scheduler never reads a clock

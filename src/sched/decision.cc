@@ -29,6 +29,7 @@ std::string Decision::ToString() const {
     case DecisionKind::kPending:
       o << "PENDING " << PendingReasonName(reason);
       if (!message.empty()) o << " (" << message << ')';
+      if (start_time > 0) o << " start=" << start_time;
       break;
     case DecisionKind::kReject:
       o << "REJECT " << message;

@@ -34,6 +34,7 @@ struct Decision {
   PendingReason reason = PendingReason::kNone;  // for kPending
   std::string message;                          // for kReject (and detail for some reasons)
   std::vector<NodeAllocation> nodes;            // for kStart, in canonical node order
+  int64_t start_time = 0;                       // kPending with a backfill reservation: when
 
   // One line, stable, for golden tests and logs:
   //   "7 START gpu[01-02] gpu01{cpu=4 mem=16384 tasks=1 gpus=0,1,2,3} gpu02{...}"

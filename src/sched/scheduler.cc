@@ -27,6 +27,9 @@ Decision Reject(int64_t id, std::string msg) {
   return d;
 }
 
+// When a job started at `start` with time limit `limit` (kUnlimited: none) ends at the latest.
+int64_t End(int64_t start, int64_t limit) { return limit == kUnlimited || limit <= 0 ? kForever : start + limit; }
+
 std::string Join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += x + ",";
@@ -132,10 +135,14 @@ Decision Scheduler::Decide(const PendingJob& job) {
     }
     return Pending(job.id, PendingReason::kReqNodeNotAvail, *filter.unavailable);
   }
+  const int64_t limit = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
+  if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
+    return Backfill(job, shape, filter.nodes, limit, key);
+  }
   if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
   if (failed_.count(key)) {
     blocked_[pname] = true;
-    return Pending(job.id, PendingReason::kResources);
+    return Reserve(Pending(job.id, PendingReason::kResources), shape, filter.nodes, limit);
   }
 
   Placer placer(index_, plan_);
@@ -143,8 +150,63 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (!alloc) {
     failed_[key] = true;
     blocked_[pname] = true;
-    return Pending(job.id, PendingReason::kResources);
+    return Reserve(Pending(job.id, PendingReason::kResources), shape, filter.nodes, limit);
   }
+  if (timeline_) timeline_->Add(*alloc, snapshot_.now, End(snapshot_.now, limit));
+  Decision d;
+  d.job_id = job.id;
+  d.kind = DecisionKind::kStart;
+  d.nodes = std::move(*alloc);
+  return d;
+}
+
+std::optional<std::vector<NodeAllocation>> Scheduler::PlaceDuring(const RequestShape& shape,
+                                                                  const DynamicBitset& nodes, int64_t start,
+                                                                  int64_t limit) {
+  ClusterSnapshot window;  // a Plan reads only the usage
+  window.usage = timeline_->PeakUsage(start, End(start, limit));
+  Plan free_then(index_, window);
+  Placer placer(index_, free_then);
+  return placer.Place(shape, nodes);
+}
+
+Decision Scheduler::Reserve(Decision pending, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit) {
+  if (!timeline_ || reservations_ >= options_.backfill_depth) return pending;
+  const int64_t now = snapshot_.now;
+  for (int64_t t : timeline_->StartTimes(now, now + options_.backfill_horizon_s)) {
+    if (t == now) continue;  // it does not fit now: that is why it waits
+    std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, t, limit);
+    if (!alloc) continue;
+    timeline_->Add(*alloc, t, End(t, limit));
+    ++reservations_;
+    pending.start_time = t;
+    break;
+  }
+  return pending;
+}
+
+Decision Scheduler::Backfill(const PendingJob& job, const RequestShape& shape, const DynamicBitset& nodes,
+                             int64_t limit, const std::string& key) {
+  if (backfill_tested_ >= options_.backfill_depth) return Pending(job.id, PendingReason::kPriority);
+  ++backfill_tested_;
+  // What does not fit now fits in no window from now (a window holds at least what is held now):
+  // the cheap test first, and once per shape.
+  bool fits_now = false;
+  if (!failed_.count(key)) {
+    const int mark = plan_.Mark();
+    Placer placer(index_, plan_);
+    fits_now = placer.Place(shape, nodes).has_value();
+    plan_.Rollback(mark);
+    if (!fits_now) failed_[key] = true;
+  }
+  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), shape, nodes, limit);
+  const int64_t now = snapshot_.now;
+  std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
+  // Only a reservation is in its way: Priority, as Slurm says.
+  if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), shape, nodes, limit);
+  // What is free throughout the window is free now: the plan takes it as well.
+  for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
+  timeline_->Add(*alloc, now, End(now, limit));
   Decision d;
   d.job_id = job.id;
   d.kind = DecisionKind::kStart;
@@ -164,6 +226,10 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   filters_.clear();
   failed_.clear();
   blocked_.clear();
+  timeline_.reset();
+  if (options_.backfill && options_.strict_priority) timeline_.emplace(index_, snapshot_);
+  reservations_ = 0;
+  backfill_tested_ = 0;
   const int mark = plan_.Mark();
   std::vector<Decision> out;
   out.reserve(queue.size());

@@ -9,7 +9,11 @@
 //      and drained nodes back, it is rejected; if only with them, it waits (ReqNodeNotAvail);
 //   3. order: with strict priority, once a job of a partition waits for resources, lower jobs of
 //      that partition wait too (Priority) — backfill (a later pass) is what lets them through;
-//   4. allocate: gang, topology- and link-aware placement (sched/placer.h), all or nothing.
+//   4. allocate: gang, topology- and link-aware placement (sched/placer.h), all or nothing;
+//   5. backfill (optional): a job that cannot start gets a reservation at the earliest time its
+//      whole gang fits, planned per GPU over the running jobs' ends (start + time limit) and the
+//      reservations before it (sched/timeline.h); a lower job starts now only where it fits
+//      around every reservation for its whole time limit, so it delays none.
 #pragma once
 
 #include <memory>
@@ -22,6 +26,8 @@
 #include "sched/cluster_snapshot.h"
 #include "sched/decision.h"
 #include "sched/plan.h"
+#include "sched/request_shape.h"
+#include "sched/timeline.h"
 
 namespace muster {
 
@@ -29,6 +35,11 @@ struct SchedulerOptions {
   // Slurm's main scheduler: a waiting job blocks the lower-priority jobs of its partition.
   // false: every job is tried in order (first fit through the queue; may starve large jobs).
   bool strict_priority = true;
+  // Backfill (with strict priority): reservations for up to `backfill_depth` waiting jobs a
+  // cycle, within `backfill_horizon_s` of now; jobs past the depth wait (Priority).
+  bool backfill = false;
+  int backfill_depth = 64;
+  int64_t backfill_horizon_s = 7 * 24 * 3600;
 };
 
 class Scheduler {
@@ -53,6 +64,14 @@ class Scheduler {
   };
   Filter& Candidates(const std::string& partition, const JobRequest& req);
   Decision Decide(const PendingJob& job);
+  // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
+  Decision Backfill(const PendingJob& job, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit,
+                    const std::string& key);
+  // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits.
+  Decision Reserve(Decision pending, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit);
+  // Places `shape` on what is free throughout [start, start + limit), or nothing.
+  std::optional<std::vector<NodeAllocation>> PlaceDuring(const RequestShape& shape, const DynamicBitset& nodes,
+                                                         int64_t start, int64_t limit);
 
   const ClusterSnapshot& snapshot_;
   SchedulerOptions options_;
@@ -65,6 +84,9 @@ class Scheduler {
   std::unordered_map<std::string, int> fit_cache_;  // 0 never, 1 only with unavailable nodes, 2 fits
   std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
   std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
+  std::optional<Timeline> timeline_;                 // backfill only
+  int reservations_ = 0;
+  int backfill_tested_ = 0;
 };
 
 // Convenience: one cycle on a fresh Scheduler.

@@ -1,0 +1,48 @@
+// Timeline: what is held when, for backfill. Intervals of resources: the running jobs until their
+// expected ends (start + time limit), the reservations of waiting jobs, and the jobs started this
+// cycle; usage no running job accounts for is held for good. Answers "what is free throughout
+// [a, b)" as per-node usage (the peak of what the intervals hold over the window) that a Plan is
+// built on, so a placement found there fits at every moment of the window. Pure; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sched/cluster_index.h"
+#include "sched/cluster_snapshot.h"
+#include "sched/decision.h"
+
+namespace muster {
+
+// A time no job reaches: the end of an interval without a limit.
+inline constexpr int64_t kForever = INT64_MAX / 4;
+
+class Timeline {
+ public:
+  // From the snapshot's usage and running jobs (an end of kUnlimited = kForever).
+  Timeline(const ClusterIndex& index, const ClusterSnapshot& snapshot);
+
+  // Holds `allocation` during [start, end).
+  void Add(const std::vector<NodeAllocation>& allocation, int64_t start, int64_t end);
+
+  // Per snapshot node (ClusterSnapshot::usage order): the most held at any moment of [a, b).
+  std::vector<NodeUsage> PeakUsage(int64_t a, int64_t b) const;
+
+  // When things free up: `from` and every interval end after it, up to `until`, ascending.
+  std::vector<int64_t> StartTimes(int64_t from, int64_t until) const;
+
+ private:
+  struct Held {
+    int pos;  // snapshot node position
+    NodeAllocation a;
+  };
+  struct Interval {
+    int64_t start, end;
+    std::vector<Held> held;
+  };
+  const ClusterIndex& index_;
+  std::vector<NodeUsage> residual_;  // held for good
+  std::vector<Interval> intervals_;
+};
+
+}  // namespace muster
