@@ -105,7 +105,7 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   SqueueOptions opt;
   std::set<std::string> users, parts, states;
   std::set<int64_t> ids;
-  bool json_out = false, long_fmt = false;
+  bool json_out = false, long_fmt = false, start = false;
   std::string format;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -118,8 +118,11 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       users.insert(std::to_string(getuid()));  // the selection takes names and numeric uids alike
     } else if (a == "--json") {
       json_out = true;
+    } else if (a == "--start") {
+      start = true;
     } else if (a == "--help") {
-      out << "Usage: squeue [-l] [-h] [-u users] [-j jobs] [-t states] [-p partitions] [--me] [-o format] [--json]\n";
+      out << "Usage: squeue [-l] [-h] [-u users] [-j jobs] [-t states] [-p partitions] [--me] [-o format] [--start] "
+             "[--json]\n";
       return 0;
     } else if (TakeValue(args, i, "-u", "--user", &v)) {
       // The controller checks the names against its user database ("Invalid user: x").
@@ -156,7 +159,10 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       return 1;
     }
   }
+  // --start: pending jobs with their expected start (backfill's reservation), as Slurm lists them.
+  if (start && states.empty()) states.insert(JobStateName(JobState::kPending));
   SqueueSelection selection{ids, users, parts, states};
+  if (start) opt.format = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
   if (long_fmt) {
     SqueueOptions l = SqueueLongOptions();
     l.no_header = opt.no_header;

@@ -654,6 +654,7 @@ int Controller::ScheduleOnce() {
       if (d.kind != DecisionKind::kStart) {
         job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
         job.reason_detail = d.message;
+        job.expected_start = d.start_time;  // squeue --start
         continue;
       }
       bool ok = true;
@@ -677,6 +678,7 @@ int Controller::ScheduleOnce() {
       job.reason = "None";
       job.reason_detail.clear();
       job.start_time = clock_->NowSeconds();
+      job.expected_start = 0;
       job.allocation.clear();
       for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
       job.batch_host = job.allocation.front().node;

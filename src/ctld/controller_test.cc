@@ -588,6 +588,9 @@ TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
   EXPECT_EQ(Job(gang).reason, "Resources");
   EXPECT_EQ(Job(endless).state, JobState::kPending);
   EXPECT_EQ(Job(endless).reason, "Priority");
+  // squeue --start: the gang when the hour is up; the endless job after the gang's hour.
+  EXPECT_EQ(Job(gang).expected_start, Job(hour).start_time + 3600);
+  EXPECT_EQ(Job(endless).expected_start, Job(hour).start_time + 7200);
   // The hour ends (the quick job too): the gang takes both nodes before the endless job.
   clock_.AdvanceSeconds(600);
   ASSERT_TRUE(ctld_->JobExited(quick, "n2", ExitReport{}, kAdmin).ok());

@@ -86,6 +86,7 @@ struct JobRecord {
   int64_t submit_time = 0;          // seconds since the epoch
   int64_t eligible_time = 0;
   int64_t start_time = 0;           // 0 = not started
+  int64_t expected_start = 0;       // pending: when backfill's reservation starts it (0 = unknown)
   int64_t end_time = 0;             // 0 = not ended
   int exit_code = 0;                // of the batch script
   int exit_signal = 0;

@@ -85,6 +85,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("submit_time", j.submit_time, d.submit_time);
   v.Field("eligible_time", j.eligible_time, d.eligible_time);
   v.Field("start_time", j.start_time, d.start_time);
+  v.Field("expected_start", j.expected_start, d.expected_start);
   v.Field("end_time", j.end_time, d.end_time);
   v.Field("exit_code", j.exit_code, d.exit_code);
   v.Field("exit_signal", j.exit_signal, d.exit_signal);

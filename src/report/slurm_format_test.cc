@@ -178,6 +178,21 @@ TEST_F(SlurmFormatTest, SqueueTimesWidthsAndTruncation) {
   EXPECT_NE(hour->find("   1:02:03"), std::string::npos);
 }
 
+TEST_F(SlurmFormatTest, SqueueStartShowsThePendingJobsExpectedStart) {
+  JobRecord j = testdata::Job9150();  // pending
+  SqueueOptions o;
+  o.format = "%.18i %.2t %.19S %20Y %R";
+  StatusOr<std::string> out = FormatSqueue({j}, o, kT0);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(*out,
+            "             JOBID ST          START_TIME SCHEDNODES           NODELIST(REASON)\n"
+            "              9150 PD                 N/A (null)               (Resources)\n");
+  j.expected_start = kT0 + 3600;  // backfill's reservation
+  out = FormatSqueue({j}, o, kT0);
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE(out->find(" PD 2026-11-30T04:12:59 (null)"), std::string::npos) << *out;
+}
+
 TEST_F(SlurmFormatTest, SqueueMoreFields) {
   std::vector<JobRecord> jobs = {testdata::Job9148(), testdata::Job9150()};
   jobs[0].uid = 1000;

@@ -107,6 +107,7 @@ const char* Header(char type) {
     case 'y': return "NICE";
     case 'v': return "RESERVATION";
     case 'A': return "JOBID";  // the array job id; a job that is no array shows its own id
+    case 'Y': return "SCHEDNODES";
     default: return nullptr;
   }
 }
@@ -133,7 +134,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
       return t.empty() ? "N/A" : t;
     }
     case 'm': return MinMemory(job);
-    case 'S': return FormatSlurmTime(job.state == JobState::kPending ? 0 : job.start_time, "N/A");
+    case 'S': return FormatSlurmTime(job.state == JobState::kPending ? job.expected_start : job.start_time, "N/A");
     case 'V': return FormatSlurmTime(job.submit_time, "N/A");
     case 'e': return FormatSlurmTime(JobExpectedEnd(job), "N/A");
     case 'L': return TimeLeft(job, now);
@@ -156,6 +157,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'B': return job.batch_host.empty() ? "n/a" : job.batch_host;
     case 'y': return "0";
     case 'v': return "(null)";
+    case 'Y': return "(null)";
     default: return "";
   }
 }

@@ -109,6 +109,7 @@ JobRecord RichJob(int64_t id) {
   j.submit_time = 1700000000 + id;
   j.eligible_time = 1700000001 + id;
   j.start_time = 1700000002 + id;
+  j.expected_start = 1700000001 + id;
   j.end_time = 1700000003 + id;
   j.exit_code = 3;
   j.exit_signal = 9;
