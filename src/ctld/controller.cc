@@ -216,7 +216,9 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   RETURN_IF_ERROR(store_->SaveJob(job));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    active_[job.id] = &(jobs_[job.id] = job);
+    JobRecord& stored = jobs_[job.id] = job;
+    active_[job.id] = &stored;
+    PrioritizeLocked(stored, clock_->NowSeconds());
   }
   Wake();
   return job.id;
@@ -518,6 +520,30 @@ void Controller::RefreshPriorityLocked(int64_t now) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);
   priority_.Refresh(now, seen);
+  // Priorities move with age and fair share: recomputed here, every second (Slurm's
+  // PriorityCalcPeriod), and for each new job at submission, not in every scheduling pass.
+  factors_.clear();
+  for (const auto& [id, job] : active_) {
+    if (job->state == JobState::kPending) PrioritizeLocked(*job, now);
+  }
+}
+
+void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
+  if (cluster_cpus_ == 0) {  // the configured cluster's totals, once
+    for (const Node& n : config_.cluster.nodes) {
+      cluster_gpus_ += static_cast<double>(n.gpus.size());
+      cluster_cpus_ += n.cpus;
+    }
+    for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
+  }
+  int tier = 0;
+  for (const Partition& p : config_.cluster.partitions) {
+    if (p.name == j.partition) tier = p.priority_tier;
+  }
+  const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request), tier};
+  const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
+  j.priority = priority_.Priority(f);
+  factors_[j.id] = f;
 }
 
 std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
@@ -604,27 +630,9 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     snapshot = SnapshotLocked();
     pending.reserve(active_.size());
-    const int64_t now = clock_->NowSeconds();
-    double cluster_gpus = 0, cluster_cpus = 0;
-    for (const Node& n : snapshot.nodes) {
-      cluster_gpus += static_cast<double>(n.gpus.size());
-      cluster_cpus += n.cpus;
-    }
-    int max_tier = 0;
-    std::map<std::string, int> tier;
-    for (const Partition& p : config_.cluster.partitions) {
-      tier[p.name] = p.priority_tier;
-      max_tier = std::max(max_tier, p.priority_tier);
-    }
-    factors_.clear();
     for (const auto& [id, job] : active_) {
       JobRecord& j = *job;
       if (j.state != JobState::kPending || j.held) continue;
-      const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request),
-                           tier[j.partition]};
-      const PriorityFactors f = priority_.Factors(pj, max_tier, cluster_gpus, cluster_cpus, now);
-      j.priority = priority_.Priority(f);
-      factors_[id] = f;
       PendingJob p;
       p.id = id;
       p.request = j.request;

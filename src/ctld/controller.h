@@ -170,7 +170,7 @@ class Controller {
   // --- priority ---
   // `sshare`: the fair-share rows as of the last refresh (every Tick).
   std::vector<FairShareRow> Shares() const;
-  // `sprio`: the pending jobs' priority factors as the last cycle computed them, by job id.
+  // `sprio`: the pending jobs' priority factors as last computed (every second, and at submit).
   struct JobPriority {
     int64_t job_id = 0;
     std::string partition, user, account;
@@ -224,9 +224,12 @@ class Controller {
   // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
   // kUsageSaveS seconds (and restored by Recover).
   void ChargeLocked(const JobRecord& job, int64_t now);
-  void RefreshPriorityLocked(int64_t now);
+  void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
+  void PrioritizeLocked(JobRecord& job, int64_t now);
+  double cluster_gpus_ = 0, cluster_cpus_ = 0;
+  int max_tier_ = 0;
   PriorityPolicy priority_;
-  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, last cycle
+  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
   int64_t usage_saved_at_ = 0;
   bool usage_dirty_ = false;
 
