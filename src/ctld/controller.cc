@@ -54,6 +54,20 @@ JobNodeAllocation FromDecision(const NodeAllocation& a) {
   return j;
 }
 
+// The inverse, for the scheduler's view of running jobs.
+NodeAllocation ToDecision(const JobNodeAllocation& a) {
+  NodeAllocation n;
+  n.node = a.node;
+  n.cpu_milli = a.cpu_milli;
+  n.memory_mb = a.memory_mb;
+  n.tasks = a.tasks;
+  n.exclusive = a.exclusive;
+  for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
+  if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
+  std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
+  return n;
+}
+
 }  // namespace
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
@@ -437,18 +451,7 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     RunningJob r;
     r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s : kUnlimited;
-    for (const JobNodeAllocation& a : j.allocation) {
-      NodeAllocation n;
-      n.node = a.node;
-      n.cpu_milli = a.cpu_milli;
-      n.memory_mb = a.memory_mb;
-      n.tasks = a.tasks;
-      n.exclusive = a.exclusive;
-      for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
-      if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
-      std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
-      r.allocation.push_back(std::move(n));
-    }
+    for (const JobNodeAllocation& a : j.allocation) r.allocation.push_back(ToDecision(a));
     s.running.push_back(std::move(r));
   }
   return s;
