@@ -137,12 +137,12 @@ Decision Scheduler::Decide(const PendingJob& job) {
   }
   const int64_t limit = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
   if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
-    return Backfill(job, shape, filter.nodes, limit, key);
+    return Backfill(job, pname, shape, filter.nodes, limit, key);
   }
   if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
   if (failed_.count(key)) {
     blocked_[pname] = true;
-    return Reserve(Pending(job.id, PendingReason::kResources), shape, filter.nodes, limit);
+    return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
   }
 
   Placer placer(index_, plan_);
@@ -150,7 +150,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (!alloc) {
     failed_[key] = true;
     blocked_[pname] = true;
-    return Reserve(Pending(job.id, PendingReason::kResources), shape, filter.nodes, limit);
+    return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
   }
   if (timeline_) timeline_->Add(*alloc, snapshot_.now, End(snapshot_.now, limit));
   Decision d;
@@ -170,25 +170,35 @@ std::optional<std::vector<NodeAllocation>> Scheduler::PlaceDuring(const RequestS
   return placer.Place(shape, nodes);
 }
 
-Decision Scheduler::Reserve(Decision pending, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit) {
-  if (!timeline_ || reservations_ >= options_.backfill_depth) return pending;
+Decision Scheduler::Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
+                            const DynamicBitset& nodes, int64_t limit) {
+  if (!timeline_) return pending;
   const int64_t now = snapshot_.now;
   for (int64_t t : timeline_->StartTimes(now, now + options_.backfill_horizon_s)) {
+    if (reservations_ >= options_.backfill_depth) break;
     if (t == now) continue;  // it does not fit now: that is why it waits
     std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, t, limit);
     if (!alloc) continue;
     timeline_->Add(*alloc, t, End(t, limit));
     ++reservations_;
     pending.start_time = t;
-    break;
+    return pending;
   }
+  // No room within the horizon (running jobs without time limits, say), or no reservation left:
+  // later jobs of its partition may start only if they end within the horizon. One without a
+  // limit could hold the resources for good and starve this job, as Slurm's backfill lets it.
+  unreserved_[partition] = true;
   return pending;
 }
 
-Decision Scheduler::Backfill(const PendingJob& job, const RequestShape& shape, const DynamicBitset& nodes,
-                             int64_t limit, const std::string& key) {
+Decision Scheduler::Backfill(const PendingJob& job, const std::string& partition, const RequestShape& shape,
+                             const DynamicBitset& nodes, int64_t limit, const std::string& key) {
   if (backfill_tested_ >= options_.backfill_depth) return Pending(job.id, PendingReason::kPriority);
   ++backfill_tested_;
+  const int64_t now = snapshot_.now;
+  if (unreserved_.count(partition) && End(now, limit) > now + options_.backfill_horizon_s) {
+    return Pending(job.id, PendingReason::kPriority);
+  }
   // What does not fit now fits in no window from now (a window holds at least what is held now):
   // the cheap test first, and once per shape.
   bool fits_now = false;
@@ -199,11 +209,10 @@ Decision Scheduler::Backfill(const PendingJob& job, const RequestShape& shape, c
     plan_.Rollback(mark);
     if (!fits_now) failed_[key] = true;
   }
-  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), shape, nodes, limit);
-  const int64_t now = snapshot_.now;
+  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
   std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
   // Only a reservation is in its way: Priority, as Slurm says.
-  if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), shape, nodes, limit);
+  if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), partition, shape, nodes, limit);
   // What is free throughout the window is free now: the plan takes it as well.
   for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
   timeline_->Add(*alloc, now, End(now, limit));
@@ -230,6 +239,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   if (options_.backfill && options_.strict_priority) timeline_.emplace(index_, snapshot_);
   reservations_ = 0;
   backfill_tested_ = 0;
+  unreserved_.clear();
   const int mark = plan_.Mark();
   std::vector<Decision> out;
   out.reserve(queue.size());

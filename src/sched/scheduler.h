@@ -65,10 +65,12 @@ class Scheduler {
   Filter& Candidates(const std::string& partition, const JobRequest& req);
   Decision Decide(const PendingJob& job);
   // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
-  Decision Backfill(const PendingJob& job, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit,
-                    const std::string& key);
-  // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits.
-  Decision Reserve(Decision pending, const RequestShape& shape, const DynamicBitset& nodes, int64_t limit);
+  Decision Backfill(const PendingJob& job, const std::string& partition, const RequestShape& shape,
+                    const DynamicBitset& nodes, int64_t limit, const std::string& key);
+  // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits
+  // within the horizon; else marks its partition: later jobs there must end within the horizon.
+  Decision Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
+                   const DynamicBitset& nodes, int64_t limit);
   // Places `shape` on what is free throughout [start, start + limit), or nothing.
   std::optional<std::vector<NodeAllocation>> PlaceDuring(const RequestShape& shape, const DynamicBitset& nodes,
                                                          int64_t start, int64_t limit);
@@ -87,6 +89,7 @@ class Scheduler {
   std::optional<Timeline> timeline_;                 // backfill only
   int reservations_ = 0;
   int backfill_tested_ = 0;
+  std::unordered_map<std::string, bool> unreserved_;  // partitions with a job left without reservation
 };
 
 // Convenience: one cycle on a fresh Scheduler.
