@@ -5,6 +5,8 @@
 #include <random>
 
 #include "sched/cluster_builder.h"
+#include "sched/cluster_index.h"
+#include "sched/plan.h"
 #include "sched/scenario_harness.h"
 #include "sched/scheduler.h"
 
@@ -98,6 +100,39 @@ TEST(BackfillTest, JobsWithoutATimeLimitHoldForGood) {
                                      o)),
             (std::vector<std::string>{"1 PENDING Resources", "2 PENDING Resources start=1000600",
                                       "3 PENDING Priority", "4 START n1{cpu=1 mem=0 tasks=1 gpus=6,7}"}));
+}
+
+TEST(BackfillTest, AJobPastItsTimeLimitStillHoldsItsGpus) {
+  SchedulerOptions o;
+  o.backfill = true;
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  c.now = kNow;
+  AddRunning(c, 101, kNow - 30, {OnNode("n1", 8, {0, 1, 2, 3, 4, 5})});  // overdue, being killed
+  // Its GPUs are not free: the gang of 8 is reserved for a second ahead, and the others after the
+  // gang's hour, since 6 and 7, free now, are the gang's from then.
+  EXPECT_EQ(DecisionStrings(RunCycle(c, {MakeJob(1, "--gres=gpu:8 -t 60", 100), MakeJob(2, "--gres=gpu:4 -t 10", 50),
+                                         MakeJob(3, "--gres=gpu:2 -t 10", 40)},
+                                     o)),
+            (std::vector<std::string>{"1 PENDING Resources start=1000001", "2 PENDING Resources start=1003601",
+                                      "3 PENDING Priority start=1003601"}));
+}
+
+TEST(BackfillTest, PlanFitsSaysWhatTakeWouldAccept) {
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  AddRunning(c, 101, kNow + 60, {OnNode("n1", 60, {0, 1})});
+  ClusterIndex index(c);
+  Plan plan(index, c);
+  const int n1 = index.Find("n1");
+  EXPECT_TRUE(plan.Fits(n1, OnNode("n1", 4, {2, 3})));
+  EXPECT_FALSE(plan.Fits(n1, OnNode("n1", 1, {1})));       // GPU 1 is in use
+  EXPECT_FALSE(plan.Fits(n1, OnNode("n1", 5, {})));        // 4 CPUs left
+  EXPECT_FALSE(plan.Fits(n1, OnNode("n1", 1, {8})));       // no GPU 8
+  EXPECT_FALSE(plan.Fits(-1, OnNode("n1", 1, {})));
+  NodeAllocation whole = OnNode("n1", 1, {});
+  whole.exclusive = true;
+  EXPECT_FALSE(plan.Fits(n1, whole));  // a job is there
+  plan.Take(n1, OnNode("n1", 4, {2, 3}));
+  EXPECT_FALSE(plan.Fits(n1, OnNode("n1", 1, {3})));
 }
 
 // Starvation freedom: a 32-GPU gang behind a full cluster and a continuous stream of 1-GPU jobs

@@ -61,6 +61,21 @@ void Plan::Reindex(int node, const NodeFree& before) {
   partial_nodes_.assign(node, nodes_[node].partial_mask != 0);
 }
 
+bool Plan::Fits(int node, const NodeAllocation& a) const {
+  if (node < 0 || node >= static_cast<int>(nodes_.size()) || !usable_.test(node)) return false;
+  const NodeFree& f = nodes_[node];
+  if (a.cpu_milli > f.cpu_milli || a.memory_mb > f.memory_mb || f.exclusive || (a.exclusive && f.jobs > 0)) {
+    return false;
+  }
+  const int gpus = offset_[node + 1] - offset_[node];
+  for (const GpuShare& s : a.gpus) {
+    if (s.index < 0 || s.index >= gpus || s.milli <= 0 || gpu_used_[offset_[node] + s.index] + s.milli > kMilliPerGpu) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void Plan::Take(int node, const NodeAllocation& a) {
   NodeFree& f = nodes_[node];
   const NodeFree before = f;

@@ -43,6 +43,8 @@ class Plan {
 
   int Mark() const { return static_cast<int>(undo_.size()); }
   void Rollback(int mark);
+  // Whether `a` fits on canonical node `node` as things stand.
+  bool Fits(int node, const NodeAllocation& a) const;
   // Takes `a` on canonical node `node`; CHECK-fails if it does not fit (the placer checks first).
   void Take(int node, const NodeAllocation& a);
 

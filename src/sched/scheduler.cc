@@ -213,7 +213,12 @@ Decision Scheduler::Backfill(const PendingJob& job, const std::string& partition
   std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
   // Only a reservation is in its way: Priority, as Slurm says.
   if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), partition, shape, nodes, limit);
-  // What is free throughout the window is free now: the plan takes it as well.
+  // What is free throughout the window is free now (the timeline holds at least what the plan
+  // does): the plan takes it as well. Checked all the same: a snapshot the two read differently
+  // must cost a start, never the controller.
+  for (const NodeAllocation& a : *alloc) {
+    if (!plan_.Fits(index_.Find(a.node), a)) return Pending(job.id, PendingReason::kPriority);
+  }
   for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
   timeline_->Add(*alloc, now, End(now, limit));
   Decision d;

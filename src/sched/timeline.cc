@@ -33,7 +33,9 @@ Timeline::Timeline(const ClusterIndex& index, const ClusterSnapshot& snapshot) :
     residual_[i].gpus.resize(snapshot.nodes[i].gpus.size());
   }
   for (const RunningJob& r : snapshot.running) {
-    const int64_t end = r.end_time == kUnlimited ? kForever : r.end_time;
+    // A job past its time limit still holds what it has until it is gone (SIGTERM, then SIGKILL):
+    // it counts as held for this second at least, never as free.
+    const int64_t end = r.end_time == kUnlimited ? kForever : std::max(r.end_time, snapshot.now + 1);
     Add(r.allocation, snapshot.now, end);
     // What the running job holds is in `usage` already: it leaves the residual.
     for (const Held& h : intervals_.back().held) Apply(residual_[h.pos], h.a, -1);
