@@ -14,11 +14,9 @@
 namespace muster {
 
 namespace {
+
 constexpr char kUsageKey[] = "priority_usage";  // store meta: PriorityPolicy::Save()
 constexpr int64_t kUsageSaveS = 30;             // at most this much usage is lost to a crash
-}  // namespace
-
-namespace {
 
 constexpr int kIdBlock = 1000;
 
@@ -72,6 +70,12 @@ NodeAllocation ToDecision(const JobNodeAllocation& a) {
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
     : config_(std::move(config)), store_(store), agents_(agents), clock_(clock), priority_(config_.priority) {
+  // The configured cluster's totals, for the job-size and partition factors.
+  for (const Node& n : config_.cluster.nodes) {
+    cluster_gpus_ += static_cast<double>(n.gpus.size());
+    cluster_cpus_ += n.cpus;
+  }
+  for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
@@ -457,6 +461,8 @@ ClusterSnapshot Controller::SnapshotLocked() const {
   return s;
 }
 
+std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
+
 std::vector<int64_t> Controller::ActiveIdsLocked() const {
   std::vector<int64_t> ids;
   ids.reserve(active_.size());
@@ -505,67 +511,6 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   extra_.erase(job.id);
   RefreshNodeStatesLocked();
-}
-
-void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
-  double gpus = 0, cpus = 0, memory_mb = 0;
-  for (const JobNodeAllocation& a : job.allocation) {
-    gpus += static_cast<double>(a.gpus.size()) + a.shared_milli / static_cast<double>(kMilliPerGpu);
-    cpus += a.cpu_milli / 1000.0;
-    memory_mb += static_cast<double>(a.memory_mb);
-  }
-  const double rate = BillingRate(config_.priority.billing, gpus, cpus, memory_mb);
-  priority_.Charge(job.id, job.account, job.user, rate, job.start_time, now);
-  if (rate > 0) usage_dirty_ = true;
-}
-
-void Controller::RefreshPriorityLocked(int64_t now) {
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);
-  priority_.Refresh(now, seen);
-  // Priorities move with age and fair share: recomputed here, every second (Slurm's
-  // PriorityCalcPeriod), and for each new job at submission, not in every scheduling pass.
-  factors_.clear();
-  for (const auto& [id, job] : active_) {
-    if (job->state == JobState::kPending) PrioritizeLocked(*job, now);
-  }
-}
-
-void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
-  if (cluster_cpus_ == 0) {  // the configured cluster's totals, once
-    for (const Node& n : config_.cluster.nodes) {
-      cluster_gpus_ += static_cast<double>(n.gpus.size());
-      cluster_cpus_ += n.cpus;
-    }
-    for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
-  }
-  int tier = 0;
-  for (const Partition& p : config_.cluster.partitions) {
-    if (p.name == j.partition) tier = p.priority_tier;
-  }
-  const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request), tier};
-  const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
-  j.priority = priority_.Priority(f);
-  factors_[j.id] = f;
-}
-
-std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
-
-std::vector<FairShareRow> Controller::Shares() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return priority_.shares();
-}
-
-std::vector<Controller::JobPriority> Controller::PendingPriorities() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<JobPriority> out;
-  for (const auto& [id, f] : factors_) {
-    auto it = active_.find(id);
-    if (it == active_.end() || it->second->state != JobState::kPending) continue;
-    const JobRecord& j = *it->second;
-    out.push_back({id, j.partition, j.user, j.account, j.priority, f});
-  }
-  return out;
 }
 
 Status Controller::Persist(const std::vector<JobRecord>& jobs) {
@@ -634,7 +579,7 @@ int Controller::ScheduleOnce() {
     snapshot = SnapshotLocked();
     pending.reserve(active_.size());
     for (const auto& [id, job] : active_) {
-      JobRecord& j = *job;
+      const JobRecord& j = *job;
       if (j.state != JobState::kPending || j.held) continue;
       PendingJob p;
       p.id = id;

@@ -226,7 +226,7 @@ class Controller {
   void ChargeLocked(const JobRecord& job, int64_t now);
   void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
   void PrioritizeLocked(JobRecord& job, int64_t now);
-  double cluster_gpus_ = 0, cluster_cpus_ = 0;
+  double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor
   int max_tier_ = 0;
   PriorityPolicy priority_;
   std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized

@@ -1,0 +1,61 @@
+// Controller: usage charging, fair share and job priorities (sched/priority_policy.h).
+#include <set>
+#include <utility>
+
+#include "ctld/controller.h"
+
+namespace muster {
+
+void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
+  double gpus = 0, cpus = 0, memory_mb = 0;
+  for (const JobNodeAllocation& a : job.allocation) {
+    gpus += static_cast<double>(a.gpus.size()) + a.shared_milli / static_cast<double>(kMilliPerGpu);
+    cpus += a.cpu_milli / 1000.0;
+    memory_mb += static_cast<double>(a.memory_mb);
+  }
+  const double rate = BillingRate(config_.priority.billing, gpus, cpus, memory_mb);
+  priority_.Charge(job.id, job.account, job.user, rate, job.start_time, now);
+  if (rate > 0) usage_dirty_ = true;
+}
+
+void Controller::RefreshPriorityLocked(int64_t now) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);
+  priority_.Refresh(now, seen);
+  // Priorities move with age and fair share: recomputed here, every second (Slurm's
+  // PriorityCalcPeriod), and for each new job at submission, not in every scheduling pass.
+  factors_.clear();
+  for (const auto& [id, job] : active_) {
+    if (job->state == JobState::kPending) PrioritizeLocked(*job, now);
+  }
+}
+
+void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
+  int tier = 0;
+  for (const Partition& p : config_.cluster.partitions) {
+    if (p.name == j.partition) tier = p.priority_tier;
+  }
+  const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request), tier};
+  const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
+  j.priority = priority_.Priority(f);
+  factors_[j.id] = f;
+}
+
+std::vector<FairShareRow> Controller::Shares() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return priority_.shares();
+}
+
+std::vector<Controller::JobPriority> Controller::PendingPriorities() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JobPriority> out;
+  for (const auto& [id, f] : factors_) {
+    auto it = active_.find(id);
+    if (it == active_.end() || it->second->state != JobState::kPending) continue;
+    const JobRecord& j = *it->second;
+    out.push_back({id, j.partition, j.user, j.account, j.priority, f});
+  }
+  return out;
+}
+
+}  // namespace muster
