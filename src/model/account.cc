@@ -12,6 +12,16 @@ Status AccountTree::Validate() const {
     if (a.name.empty()) return InvalidArgument("an account has an empty name");
     if (a.shares < 0) return InvalidArgument("account '" + a.name + "': shares must be 0 or more");
     if (!parent.emplace(a.name, a.parent).second) return InvalidArgument("account '" + a.name + "' is defined twice");
+    if (!(a.over_quota_weight >= 0)) return InvalidArgument("account '" + a.name + "': over_quota_weight must be 0 or more");
+    const std::pair<const char*, std::pair<int64_t, int64_t>> res[] = {
+        {"gpu", {a.quota.gpus, a.limit.gpus}}, {"cpu", {a.quota.cpus, a.limit.cpus}}, {"memory", {a.quota.memory_mb, a.limit.memory_mb}}};
+    for (const auto& [what, ql] : res) {
+      if (ql.first < kUnlimited || ql.second < kUnlimited) return InvalidArgument("account '" + a.name + "': negative " + what + " quota or limit");
+      if (ql.first != kUnlimited && ql.second != kUnlimited && ql.first > ql.second) {
+        return InvalidArgument("account '" + a.name + "': " + what + " quota " + std::to_string(ql.first) +
+                               " is over its limit " + std::to_string(ql.second));
+      }
+    }
   }
   for (const Account& a : accounts) {
     if (!a.parent.empty() && !parent.count(a.parent)) {
@@ -41,6 +51,21 @@ Status AccountTree::Validate() const {
     }
   }
   return Status::Ok();
+}
+
+const Account* AccountTree::Find(const std::string& name) const {
+  for (const Account& a : accounts) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+std::vector<const Account*> AccountTree::Path(const std::string& account) const {
+  std::vector<const Account*> path;
+  for (const Account* a = Find(account); a != nullptr && path.size() <= accounts.size(); a = Find(a->parent)) {
+    path.push_back(a);
+  }
+  return path;
 }
 
 }  // namespace muster

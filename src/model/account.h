@@ -8,13 +8,33 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/limits.h"
 
 namespace muster {
 
+// An amount per resource, for team quotas and limits; kUnlimited (-1) where not set.
+struct TresAmounts {
+  int64_t gpus = kUnlimited;       // whole GPUs
+  int64_t cpus = kUnlimited;
+  int64_t memory_mb = kUnlimited;
+  bool any() const { return gpus != kUnlimited || cpus != kUnlimited || memory_mb != kUnlimited; }
+  friend bool operator==(const TresAmounts&, const TresAmounts&) = default;
+};
+
+// An account is also a queue, as KAI's and Run:ai's queues define one: a quota it is guaranteed
+// (its jobs may reclaim it from queues borrowing it), a weight for dividing what quotas leave idle,
+// and a limit it never exceeds; plus Slurm's association limits. Each applies to the account's
+// whole subtree.
 struct Account {
   std::string name;
   std::string parent;  // "" = a child of the root
   int64_t shares = 1;  // Fairshare=: weight among its siblings (0 = only what others leave)
+  TresAmounts quota;               // guaranteed (deserved); unset = nothing guaranteed
+  double over_quota_weight = 1;    // share of the idle capacity beyond quotas among siblings
+  TresAmounts limit;               // hard cap (Slurm's GrpTRES): AssocGrpGRES, AssocGrpCpuLimit, ...
+  int64_t max_jobs = kUnlimited;           // running jobs (MaxJobs): AssocMaxJobsLimit
+  int64_t max_wall_s = kUnlimited;         // per job (MaxWall): AssocMaxWallDurationPerJobLimit
+  int64_t max_gpus_per_user = kUnlimited;  // GPUs of one user's running jobs in the subtree
 };
 
 struct UserAssociation {
@@ -28,8 +48,13 @@ struct AccountTree {
   std::vector<UserAssociation> users;
 
   // Unique, non-empty account names; parents and users' accounts known ("" = the root); no
-  // cycle; shares >= 0; each (user, account) once. Errors name the account or user.
+  // cycle; shares >= 0; each (user, account) once; quotas within limits, and a parent's limit
+  // no less than a child's quota. Errors name the account or user.
   Status Validate() const;
+
+  const Account* Find(const std::string& name) const;
+  // `account` and its ancestors, nearest first ("" or unknown: empty).
+  std::vector<const Account*> Path(const std::string& account) const;
 };
 
 }  // namespace muster

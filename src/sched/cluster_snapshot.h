@@ -37,13 +37,20 @@ struct RunningJob {
   int64_t id = 0;
   int64_t end_time = 0;  // start + time limit; kUnlimited (-1): no limit, held for good
   std::vector<NodeAllocation> allocation;
+  // For limits and preemption:
+  int64_t start_time = 0;
+  std::string user;
+  std::string account;
+  std::string qos;
+  std::string partition;
+  bool terminating = false;  // being stopped (cancelled, timed out, preempted): soon free
 };
 
 struct ClusterSnapshot {
   std::vector<Node> nodes;
   std::vector<NodeUsage> usage;  // empty, or one per node (same order as `nodes`)
-  // Optional, for backfill: the running jobs behind `usage`, with their ends. Usage no running job
-  // accounts for is taken as held for good.
+  // Optional, for backfill, limits and preemption: the running jobs behind `usage`, with their
+  // ends. Usage no running job accounts for is taken as held for good (and never preempted).
   std::vector<RunningJob> running;
   std::vector<Partition> partitions;
   Topology topology;
@@ -62,6 +69,7 @@ struct PendingJob {
   int64_t submit_time = 0;  // ties broken by earlier submission, then lower id
   std::string user;
   std::string account;
+  std::string qos;  // "" = "normal"
 };
 
 }  // namespace muster

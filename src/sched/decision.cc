@@ -30,6 +30,7 @@ std::string Decision::ToString() const {
       o << "PENDING " << PendingReasonName(reason);
       if (!message.empty()) o << " (" << message << ')';
       if (start_time > 0) o << " start=" << start_time;
+      for (size_t k = 0; k < preempt.size(); ++k) o << (k ? "," : " preempt=") << preempt[k].victim;
       break;
     case DecisionKind::kReject:
       o << "REJECT " << message;

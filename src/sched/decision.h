@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/qos.h"
 #include "sched/pending_reason.h"
 
 namespace muster {
@@ -28,6 +29,15 @@ struct NodeAllocation {
 
 enum class DecisionKind { kStart, kPending, kReject };
 
+// A running job to stop so that a waiting one can start (sched/preemption.h).
+struct Preemption {
+  int64_t victim = 0;
+  PreemptMode mode = PreemptMode::kRequeue;
+  int64_t grace_s = 0;  // SIGTERM, then SIGKILL this much later
+  std::string why;      // the rule that allowed it ("QOS high preempts QOS normal", ...)
+  friend bool operator==(const Preemption&, const Preemption&) = default;
+};
+
 struct Decision {
   int64_t job_id = 0;
   DecisionKind kind = DecisionKind::kPending;
@@ -35,10 +45,12 @@ struct Decision {
   std::string message;                          // for kReject (and detail for some reasons)
   std::vector<NodeAllocation> nodes;            // for kStart, in canonical node order
   int64_t start_time = 0;                       // kPending with a backfill reservation: when
+  // kPending: running jobs to stop first; the job starts in a later cycle, once they are gone.
+  std::vector<Preemption> preempt;
 
   // One line, stable, for golden tests and logs:
   //   "7 START gpu[01-02] gpu01{cpu=4 mem=16384 tasks=1 gpus=0,1,2,3} gpu02{...}"
-  //   "8 PENDING Resources", "9 REJECT Requested node configuration is not available"
+  //   "8 PENDING Resources", "8 PENDING Resources preempt=3,5", "9 REJECT Requested node configuration is not available"
   std::string ToString() const;
   friend bool operator==(const Decision&, const Decision&) = default;
 };

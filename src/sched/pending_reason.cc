@@ -12,6 +12,16 @@ const char* PendingReasonName(PendingReason r) {
     case PendingReason::kPartitionDown: return "PartitionDown";
     case PendingReason::kReqNodeNotAvail: return "ReqNodeNotAvail";
     case PendingReason::kBadConstraints: return "BadConstraints";
+    case PendingReason::kAssocGrpGRES: return "AssocGrpGRES";
+    case PendingReason::kAssocGrpCpuLimit: return "AssocGrpCpuLimit";
+    case PendingReason::kAssocGrpMemLimit: return "AssocGrpMemLimit";
+    case PendingReason::kAssocMaxJobsLimit: return "AssocMaxJobsLimit";
+    case PendingReason::kAssocMaxWallDurationPerJobLimit: return "AssocMaxWallDurationPerJobLimit";
+    case PendingReason::kQOSMaxGRESPerUser: return "QOSMaxGRESPerUser";
+    case PendingReason::kQOSMaxGRESPerJob: return "QOSMaxGRESPerJob";
+    case PendingReason::kQOSMaxJobsPerUserLimit: return "QOSMaxJobsPerUserLimit";
+    case PendingReason::kQOSMaxWallDurationPerJobLimit: return "QOSMaxWallDurationPerJobLimit";
+    case PendingReason::kQOSGrpGRES: return "QOSGrpGRES";
   }
   return "None";
 }

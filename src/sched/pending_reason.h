@@ -12,6 +12,17 @@ enum class PendingReason {
   kPartitionDown,       // the partition is not UP
   kReqNodeNotAvail,     // the nodes it could use are DOWN or DRAINED
   kBadConstraints,      // the nodes with the requested features are all unavailable
+  // Limits (sched/limit_gate.h): the job would take its account or QOS over a limit.
+  kAssocGrpGRES,                     // account (or the user in it) GPU limit
+  kAssocGrpCpuLimit,                 // account CPU limit
+  kAssocGrpMemLimit,                 // account memory limit
+  kAssocMaxJobsLimit,                // account running-jobs limit
+  kAssocMaxWallDurationPerJobLimit,  // time limit over the account's MaxWall
+  kQOSMaxGRESPerUser,                // the user's GPUs in the QOS
+  kQOSMaxGRESPerJob,                 // the job's GPUs over the QOS's per-job limit
+  kQOSMaxJobsPerUserLimit,           // the user's running jobs in the QOS
+  kQOSMaxWallDurationPerJobLimit,    // time limit over the QOS's MaxWall
+  kQOSGrpGRES,                       // the QOS's GPUs
 };
 
 // The name squeue prints ("Resources", "Priority", ...).

@@ -104,6 +104,34 @@ void Plan::Take(int node, const NodeAllocation& a) {
   Reindex(node, before);
 }
 
+void Plan::Release(int node, const NodeAllocation& a) {
+  NodeFree& f = nodes_[node];
+  const NodeFree before = f;
+  const Node& n = *index_.node(node).node;
+  MUSTER_CHECK(f.cpu_milli + a.cpu_milli <= int64_t{n.cpus} * 1000 && f.memory_mb + a.memory_mb <= n.memory_mb &&
+               f.jobs > 0)
+      << "release of more than is in use on node " << n.name;
+  undo_.push_back(Undo{node, before, -1, 0});
+  f.cpu_milli += a.cpu_milli;
+  f.memory_mb += a.memory_mb;
+  f.jobs -= 1;
+  if (a.exclusive) f.exclusive = false;
+  for (const GpuShare& s : a.gpus) {
+    int16_t& used = gpu_used_[offset_[node] + s.index];
+    MUSTER_CHECK(s.milli > 0 && used >= s.milli) << "GPU " << s.index << " of " << n.name << " released twice";
+    undo_.push_back(Undo{node, before, s.index, used});
+    used = static_cast<int16_t>(used - s.milli);
+    const uint64_t bit = uint64_t{1} << s.index;
+    if (used == 0) {
+      f.free_mask |= bit;
+      f.partial_mask &= ~bit;
+    } else {
+      f.partial_mask |= bit;
+    }
+  }
+  Reindex(node, before);
+}
+
 void Plan::Rollback(int mark) {
   MUSTER_CHECK(mark >= 0 && mark <= static_cast<int>(undo_.size())) << "bad checkpoint " << mark;
   while (static_cast<int>(undo_.size()) > mark) {

@@ -47,6 +47,9 @@ class Plan {
   bool Fits(int node, const NodeAllocation& a) const;
   // Takes `a` on canonical node `node`; CHECK-fails if it does not fit (the placer checks first).
   void Take(int node, const NodeAllocation& a);
+  // Gives back what a running job holds on canonical node `node` (a preemption victim), undone by
+  // Rollback like a Take. CHECK-fails if `a` holds more than is in use.
+  void Release(int node, const NodeAllocation& a);
 
  private:
   struct Undo {

@@ -4,6 +4,7 @@
 
 #include "model/hostlist.h"
 #include "sched/placer.h"
+#include "sched/priority_policy.h"
 #include "sched/request_shape.h"
 
 namespace muster {
@@ -36,7 +37,37 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
+// What a pending job would hold, before it is placed: its GPUs and CPUs as asked, and the memory
+// its shape gives every node and unit.
+JobUse EstimateUse(const PendingJob& job, const RequestShape& shape) {
+  JobUse u;
+  u.account = job.account;
+  u.user = job.user;
+  u.qos = job.qos;
+  u.gpu_milli = static_cast<int64_t>(RequestedGpus(job.request) * kMilliPerGpu + 0.5);
+  u.cpu_milli = static_cast<int64_t>(RequestedCpus(job.request) * 1000);
+  u.memory_mb = shape.per_node.memory_mb * shape.min_nodes + shape.unit.memory_mb * shape.units;
+  return u;
+}
+
+JobUse WithOwner(JobUse u, const std::string& account, const std::string& user, const std::string& qos) {
+  u.account = account;
+  u.user = user;
+  u.qos = qos;
+  return u;
+}
+
 }  // namespace
+
+JobUse UseOf(const std::vector<NodeAllocation>& allocation) {
+  JobUse u;
+  for (const NodeAllocation& a : allocation) {
+    u.cpu_milli += a.cpu_milli;
+    u.memory_mb += a.memory_mb;
+    for (const GpuShare& g : a.gpus) u.gpu_milli += g.milli;
+  }
+  return u;
+}
 
 Scheduler::Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options)
     : snapshot_(snapshot),
@@ -136,27 +167,167 @@ Decision Scheduler::Decide(const PendingJob& job) {
     return Pending(job.id, PendingReason::kReqNodeNotAvail, *filter.unavailable);
   }
   const int64_t limit = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
+  // Limits: a job over one waits with its reason and holds back nobody (as Slurm).
+  JobUse use;
+  if (gate_) {
+    use = EstimateUse(job, shape);
+    if (PendingReason r = gate_->Check(use, limit); r != PendingReason::kNone) return Pending(job.id, r);
+  }
   if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
-    return Backfill(job, pname, shape, filter.nodes, limit, key);
+    return Backfill(job, *part, shape, filter.nodes, limit, key, use);
   }
   if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
-  if (failed_.count(key)) {
-    blocked_[pname] = true;
-    return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
+  std::optional<std::vector<NodeAllocation>> alloc;
+  const int place_mark = plan_.Mark();
+  if (!failed_.count(key)) {
+    Placer placer(index_, plan_);
+    alloc = placer.Place(shape, filter.nodes);
   }
-
-  Placer placer(index_, plan_);
-  std::optional<std::vector<NodeAllocation>> alloc = placer.Place(shape, filter.nodes);
   if (!alloc) {
     failed_[key] = true;
     blocked_[pname] = true;
+    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use)) return *p;
     return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
   }
-  if (timeline_) timeline_->Add(*alloc, snapshot_.now, End(snapshot_.now, limit));
+  // The estimate passed; what the placement really holds (memory, CPUs per GPU) is checked too.
+  if (gate_) {
+    const JobUse held = WithOwner(UseOf(*alloc), job.account, job.user, job.qos);
+    if (PendingReason r = gate_->Check(held, limit); r != PendingReason::kNone) {
+      plan_.Rollback(place_mark);
+      return Pending(job.id, r);
+    }
+  }
+  return Start(job, std::move(*alloc), limit);
+}
+
+Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit) {
+  if (gate_) gate_->Add(WithOwner(UseOf(alloc), job.account, job.user, job.qos));
+  if (timeline_) timeline_->Add(alloc, snapshot_.now, End(snapshot_.now, limit));
   Decision d;
   d.job_id = job.id;
   d.kind = DecisionKind::kStart;
-  d.nodes = std::move(*alloc);
+  d.nodes = std::move(alloc);
+  return d;
+}
+
+std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
+                                           const DynamicBitset& nodes, const JobUse& use) {
+  if (!preemption_ || !preemption_->enabled()) return std::nullopt;
+  const int64_t now = snapshot_.now;
+  struct Candidate {
+    const RunningJob* job;
+    JobUse use;
+    PreemptParty party;
+    bool free;  // being stopped already: costs nothing
+  };
+  std::vector<Candidate> cands;
+  bool any_new = false;
+  for (const RunningJob& r : snapshot_.running) {
+    bool helps = false;
+    for (const NodeAllocation& a : r.allocation) {
+      const int i = index_.Find(a.node);
+      helps = helps || (i >= 0 && nodes.test(i));
+    }
+    if (!helps || r.allocation.empty()) continue;
+    Candidate c{&r, WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), {}, r.terminating || doomed_.count(r.id) > 0};
+    const Partition* vp = index_.FindPartition(r.partition);
+    c.party = PreemptParty{c.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
+    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
+    if (!c.free && preemption_->ModeOf(r.qos) == PreemptMode::kSuspend) continue;
+    any_new = any_new || !c.free;
+    cands.push_back(std::move(c));
+  }
+  if (!any_new) return std::nullopt;
+  // Free ones first; then the fewest GPUs, the youngest, the highest id.
+  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.free != b.free) return a.free;
+    if (a.use.gpu_milli != b.use.gpu_milli) return a.use.gpu_milli < b.use.gpu_milli;
+    if (a.job->start_time != b.job->start_time) return a.job->start_time > b.job->start_time;
+    return a.job->id > b.job->id;
+  });
+  const PreemptParty me{use, part.priority_tier, 0};
+  auto release = [&](const RunningJob& r) {
+    for (const NodeAllocation& a : r.allocation) {
+      if (const int i = index_.Find(a.node); i >= 0) plan_.Release(i, a);
+    }
+  };
+  auto fits = [&]() {
+    const int m = plan_.Mark();
+    Placer placer(index_, plan_);
+    const bool ok = placer.Place(shape, nodes).has_value();
+    plan_.Rollback(m);
+    return ok;
+  };
+  // Greedy: add victims in that order until the job fits (each checked against the usage left
+  // by the ones before it, so a queue is never reclaimed below its quota)...
+  LimitGate left = *gate_;
+  const int mark = plan_.Mark();
+  std::vector<std::pair<const Candidate*, std::string>> chosen;
+  bool ok = false;
+  for (const Candidate& c : cands) {
+    std::string why;
+    if (!c.free) {
+      why = preemption_->Why(me, c.party, left, now);
+      if (why.empty()) continue;
+    }
+    release(*c.job);
+    left.Add(c.use, -1);
+    chosen.emplace_back(&c, std::move(why));
+    if ((ok = fits())) break;
+  }
+  plan_.Rollback(mark);
+  if (!ok) return std::nullopt;
+  // ...then spare every victim the job does not need, the last added (the largest) first.
+  std::vector<bool> keep(chosen.size(), true);
+  for (size_t k = chosen.size(); k-- > 0;) {
+    if (chosen[k].first->free) continue;
+    keep[k] = false;
+    for (size_t j = 0; j < chosen.size(); ++j) {
+      if (keep[j]) release(*chosen[j].first->job);
+    }
+    if (!fits()) keep[k] = true;
+    plan_.Rollback(mark);
+  }
+  // Greedy can pick two small jobs where one job of the same size would do: a single victim that
+  // frees no more GPUs is preferred (fewest GPUs, then fewest jobs).
+  int64_t best_gpus = 0, best_jobs = 0;
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    if (keep[k] && !chosen[k].first->free) {
+      best_gpus += chosen[k].first->use.gpu_milli;
+      best_jobs += 1;
+    }
+  }
+  const Candidate* single = nullptr;
+  std::string single_why;
+  if (best_jobs > 1) {
+    for (const Candidate& c : cands) {
+      if (c.free || c.use.gpu_milli > best_gpus || (single != nullptr && c.use.gpu_milli >= single->use.gpu_milli)) continue;
+      std::string why = preemption_->Why(me, c.party, *gate_, now);
+      if (why.empty()) continue;
+      for (const Candidate& f : cands) {
+        if (f.free) release(*f.job);
+      }
+      release(*c.job);
+      if (fits()) {
+        single = &c;
+        single_why = std::move(why);
+      }
+      plan_.Rollback(mark);
+    }
+  }
+  Decision d = Pending(job.id, PendingReason::kResources);
+  auto add = [&](const Candidate& c, const std::string& why) {
+    doomed_[c.job->id] = true;
+    d.preempt.push_back(Preemption{c.job->id, preemption_->ModeOf(c.job->qos), preemption_->GraceOf(c.job->qos), why});
+  };
+  if (single != nullptr) {
+    add(*single, single_why);
+  } else {
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      if (keep[k] && !chosen[k].first->free) add(*chosen[k].first, chosen[k].second);
+    }
+  }
+  blocked_[part.name] = true;
   return d;
 }
 
@@ -191,8 +362,9 @@ Decision Scheduler::Reserve(Decision pending, const std::string& partition, cons
   return pending;
 }
 
-Decision Scheduler::Backfill(const PendingJob& job, const std::string& partition, const RequestShape& shape,
-                             const DynamicBitset& nodes, int64_t limit, const std::string& key) {
+Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
+                             const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use) {
+  const std::string& partition = part.name;
   if (backfill_tested_ >= options_.backfill_depth) return Pending(job.id, PendingReason::kPriority);
   ++backfill_tested_;
   const int64_t now = snapshot_.now;
@@ -209,7 +381,14 @@ Decision Scheduler::Backfill(const PendingJob& job, const std::string& partition
     plan_.Rollback(mark);
     if (!fits_now) failed_[key] = true;
   }
-  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
+  if (!fits_now) {
+    // The first job of its partition that does not fit may preempt (a later one would only free
+    // resources for those before it).
+    if (!blocked_.count(partition)) {
+      if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use)) return *p;
+    }
+    return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
+  }
   std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
   // Only a reservation is in its way: Priority, as Slurm says.
   if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), partition, shape, nodes, limit);
@@ -219,13 +398,12 @@ Decision Scheduler::Backfill(const PendingJob& job, const std::string& partition
   for (const NodeAllocation& a : *alloc) {
     if (!plan_.Fits(index_.Find(a.node), a)) return Pending(job.id, PendingReason::kPriority);
   }
+  if (gate_) {
+    const JobUse held = WithOwner(UseOf(*alloc), job.account, job.user, job.qos);
+    if (PendingReason r = gate_->Check(held, limit); r != PendingReason::kNone) return Pending(job.id, r);
+  }
   for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
-  timeline_->Add(*alloc, now, End(now, limit));
-  Decision d;
-  d.job_id = job.id;
-  d.kind = DecisionKind::kStart;
-  d.nodes = std::move(*alloc);
-  return d;
+  return Start(job, std::move(*alloc), limit);
 }
 
 std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) {
@@ -245,6 +423,16 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   reservations_ = 0;
   backfill_tested_ = 0;
   unreserved_.clear();
+  doomed_.clear();
+  gate_.reset();
+  preemption_.reset();
+  if (options_.policy) {
+    gate_.emplace(options_.policy->accounts, options_.policy->qos);
+    for (const RunningJob& r : snapshot_.running) {
+      gate_->Add(WithOwner(UseOf(r.allocation), r.account, r.user, r.qos));
+    }
+    preemption_.emplace(*options_.policy);
+  }
   const int mark = plan_.Mark();
   std::vector<Decision> out;
   out.reserve(queue.size());

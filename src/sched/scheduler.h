@@ -14,6 +14,13 @@
 //      whole gang fits, planned per GPU over the running jobs' ends (start + time limit) and the
 //      reservations before it (sched/timeline.h); a lower job starts now only where it fits
 //      around every reservation for its whole time limit, so it delays none.
+// With a SchedPolicy (limits, QOS, quotas, preemption):
+//   - limits: between 2 and 4, a job that would break an account or QOS limit waits with Slurm's
+//     reason (sched/limit_gate.h) and blocks nobody;
+//   - preemption: a job that does not fit may name running jobs to stop (Decision::preempt), the
+//     fewest GPUs and then jobs that let it fit, youngest first on ties, each gang whole, among
+//     those the rules allow (sched/preemption.h); jobs already being stopped count first and
+//     for free. It starts in a later cycle, once they are gone.
 #pragma once
 
 #include <memory>
@@ -25,7 +32,9 @@
 #include "sched/cluster_index.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/decision.h"
+#include "sched/limit_gate.h"
 #include "sched/plan.h"
+#include "sched/preemption.h"
 #include "sched/request_shape.h"
 #include "sched/timeline.h"
 
@@ -40,7 +49,12 @@ struct SchedulerOptions {
   bool backfill = false;
   int backfill_depth = 64;
   int64_t backfill_horizon_s = 7 * 24 * 3600;
+  // Limits, quotas, QOS and preemption; none when null.
+  std::shared_ptr<const SchedPolicy> policy;
 };
+
+// What a job's allocation holds, for limits and quotas.
+JobUse UseOf(const std::vector<NodeAllocation>& allocation);
 
 class Scheduler {
  public:
@@ -65,12 +79,17 @@ class Scheduler {
   Filter& Candidates(const std::string& partition, const JobRequest& req);
   Decision Decide(const PendingJob& job);
   // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
-  Decision Backfill(const PendingJob& job, const std::string& partition, const RequestShape& shape,
-                    const DynamicBitset& nodes, int64_t limit, const std::string& key);
+  Decision Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
+                    const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use);
   // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits
   // within the horizon; else marks its partition: later jobs there must end within the horizon.
   Decision Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
                    const DynamicBitset& nodes, int64_t limit);
+  // With the policy: the running jobs to stop so that `job` fits now, or nothing.
+  std::optional<Decision> Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
+                                  const DynamicBitset& nodes, const JobUse& use);
+  // Takes `alloc` for `job` (the plan, the timeline, the limits) and returns the start.
+  Decision Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit);
   // Places `shape` on what is free throughout [start, start + limit), or nothing.
   std::optional<std::vector<NodeAllocation>> PlaceDuring(const RequestShape& shape, const DynamicBitset& nodes,
                                                          int64_t start, int64_t limit);
@@ -90,6 +109,9 @@ class Scheduler {
   int reservations_ = 0;
   int backfill_tested_ = 0;
   std::unordered_map<std::string, bool> unreserved_;  // partitions with a job left without reservation
+  std::optional<PreemptionPolicy> preemption_;
+  std::optional<LimitGate> gate_;                     // with a policy: what runs, plus this cycle's starts
+  std::unordered_map<int64_t, bool> doomed_;          // victims named this cycle
 };
 
 // Convenience: one cycle on a fresh Scheduler.

@@ -1,0 +1,73 @@
+#include "sched/limit_gate.h"
+
+namespace muster {
+
+namespace {
+
+bool Over(int64_t used, int64_t add, int64_t limit) { return limit != kUnlimited && used + add > limit; }
+bool OverGpus(int64_t used_milli, int64_t add_milli, int64_t limit_gpus) {
+  return limit_gpus != kUnlimited && used_milli + add_milli > limit_gpus * 1000;
+}
+bool OverTime(int64_t time_limit_s, int64_t max_s) {
+  return max_s != kUnlimited && (time_limit_s == kUnlimited || time_limit_s <= 0 || time_limit_s > max_s);
+}
+
+}  // namespace
+
+LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos) : accounts_(accounts), qos_(qos) {}
+
+void LimitGate::Add(const JobUse& use, int sign) {
+  auto add = [&](UseTotals& t) {
+    t.gpu_milli += sign * use.gpu_milli;
+    t.cpu_milli += sign * use.cpu_milli;
+    t.memory_mb += sign * use.memory_mb;
+    t.jobs += sign;
+  };
+  add(account_[""]);
+  for (const Account* a : accounts_.Path(use.account)) {
+    add(account_[a->name]);
+    user_gpus_[{a->name, use.user}] += sign * use.gpu_milli;
+  }
+  const std::string q = use.qos.empty() ? kDefaultQosName : use.qos;
+  add(qos_use_[q]);
+  add(qos_user_[{q, use.user}]);
+}
+
+UseTotals LimitGate::AccountUse(const std::string& account) const {
+  auto it = account_.find(account);
+  return it == account_.end() ? UseTotals{} : it->second;
+}
+
+PendingReason LimitGate::Check(const JobUse& job, int64_t time_limit_s) const {
+  for (const Account* a : accounts_.Path(job.account)) {
+    const UseTotals u = AccountUse(a->name);
+    if (OverTime(time_limit_s, a->max_wall_s)) return PendingReason::kAssocMaxWallDurationPerJobLimit;
+    if (Over(u.jobs, 1, a->max_jobs)) return PendingReason::kAssocMaxJobsLimit;
+    if (OverGpus(u.gpu_milli, job.gpu_milli, a->limit.gpus)) return PendingReason::kAssocGrpGRES;
+    if (a->max_gpus_per_user != kUnlimited) {
+      auto it = user_gpus_.find({a->name, job.user});
+      if (OverGpus(it == user_gpus_.end() ? 0 : it->second, job.gpu_milli, a->max_gpus_per_user)) {
+        return PendingReason::kAssocGrpGRES;
+      }
+    }
+    if (a->limit.cpus != kUnlimited && u.cpu_milli + job.cpu_milli > a->limit.cpus * 1000) {
+      return PendingReason::kAssocGrpCpuLimit;
+    }
+    if (Over(u.memory_mb, job.memory_mb, a->limit.memory_mb)) return PendingReason::kAssocGrpMemLimit;
+  }
+  const Qos* q = FindQos(qos_, job.qos);
+  if (q == nullptr) return PendingReason::kNone;
+  if (OverTime(time_limit_s, q->max_wall_s)) return PendingReason::kQOSMaxWallDurationPerJobLimit;
+  if (OverGpus(0, job.gpu_milli, q->max_gpus_per_job)) return PendingReason::kQOSMaxGRESPerJob;
+  auto qu = qos_user_.find({q->name, job.user});
+  const UseTotals mine = qu == qos_user_.end() ? UseTotals{} : qu->second;
+  if (Over(mine.jobs, 1, q->max_jobs_per_user)) return PendingReason::kQOSMaxJobsPerUserLimit;
+  if (OverGpus(mine.gpu_milli, job.gpu_milli, q->max_gpus_per_user)) return PendingReason::kQOSMaxGRESPerUser;
+  auto qa = qos_use_.find(q->name);
+  if (OverGpus(qa == qos_use_.end() ? 0 : qa->second.gpu_milli, job.gpu_milli, q->grp_gpus)) {
+    return PendingReason::kQOSGrpGRES;
+  }
+  return PendingReason::kNone;
+}
+
+}  // namespace muster

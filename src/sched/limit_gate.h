@@ -1,0 +1,73 @@
+// LimitGate: the team quotas' hard caps and Slurm's association and QOS limits, checked before a
+// job starts. Built once a cycle from what runs (Add per running job), then asked per pending job
+// (Check) and told of every start (Add), so the limits hold within a cycle too. Usage counts for
+// an account and every ancestor (a limit caps the whole subtree). Pure; not thread-safe.
+//
+// Limits and the reasons a job waits with (Slurm's names):
+//   account  limit.gpus / .cpus / .memory   AssocGrpGRES / AssocGrpCpuLimit / AssocGrpMemLimit
+//            max_gpus_per_user              AssocGrpGRES (the user's association's GrpTRES)
+//            max_jobs (running)             AssocMaxJobsLimit
+//            max_wall (time limit)          AssocMaxWallDurationPerJobLimit
+//   QOS      max_gpus_per_user              QOSMaxGRESPerUser
+//            max_gpus_per_job               QOSMaxGRESPerJob
+//            max_jobs_per_user (running)    QOSMaxJobsPerUserLimit
+//            max_wall                       QOSMaxWallDurationPerJobLimit
+//            grp_gpus                       QOSGrpGRES
+// The job's own account is checked from itself up to the root, then its QOS.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/account.h"
+#include "model/qos.h"
+#include "sched/pending_reason.h"
+
+namespace muster {
+
+// What a job holds (running) or would hold (pending).
+struct JobUse {
+  std::string account;  // "" = the root
+  std::string user;
+  std::string qos;      // "" = "normal"
+  int64_t gpu_milli = 0;
+  int64_t cpu_milli = 0;
+  int64_t memory_mb = 0;
+};
+
+struct UseTotals {
+  int64_t gpu_milli = 0;
+  int64_t cpu_milli = 0;
+  int64_t memory_mb = 0;
+  int64_t jobs = 0;
+  friend bool operator==(const UseTotals&, const UseTotals&) = default;
+};
+
+class LimitGate {
+ public:
+  // Both must outlive the gate.
+  LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos);
+
+  // Adds (sign +1) or removes (-1) a job's use.
+  void Add(const JobUse& use, int sign = 1);
+  // kNone when `job` (with `time_limit_s`, kUnlimited = none) may start as things stand; else
+  // the first limit it would break.
+  PendingReason Check(const JobUse& job, int64_t time_limit_s) const;
+
+  // The running totals of `account`'s subtree ("" = the whole cluster).
+  UseTotals AccountUse(const std::string& account) const;
+  const AccountTree& accounts() const { return accounts_; }
+
+ private:
+  const AccountTree& accounts_;
+  const std::vector<Qos>& qos_;
+  std::map<std::string, UseTotals> account_;                          // subtree totals
+  std::map<std::pair<std::string, std::string>, int64_t> user_gpus_;  // (account subtree, user)
+  std::map<std::string, UseTotals> qos_use_;
+  std::map<std::pair<std::string, std::string>, UseTotals> qos_user_;
+};
+
+}  // namespace muster

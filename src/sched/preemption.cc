@@ -1,0 +1,108 @@
+#include "sched/preemption.h"
+
+#include <algorithm>
+
+namespace muster {
+
+namespace {
+
+std::string QosName(const std::string& q) { return q.empty() ? kDefaultQosName : q; }
+std::string AccountName(const std::string& a) { return a.empty() ? "root" : a; }
+
+// Whether adding `add` to `used` keeps every resource `quota` sets within it (quota in whole
+// units, usage in milli for GPUs and CPUs).
+bool WithinQuota(const UseTotals& used, const JobUse& add, const TresAmounts& quota) {
+  if (quota.gpus != kUnlimited && used.gpu_milli + add.gpu_milli > quota.gpus * 1000) return false;
+  if (quota.cpus != kUnlimited && used.cpu_milli + add.cpu_milli > quota.cpus * 1000) return false;
+  if (quota.memory_mb != kUnlimited && used.memory_mb + add.memory_mb > quota.memory_mb) return false;
+  return true;
+}
+
+// Whether taking `victim` away leaves `used` at or above `quota` on every resource the victim
+// holds that has a quota, and `used` is over the quota on at least one of them (it borrows).
+bool BorrowsBeyond(const UseTotals& used, const JobUse& victim, const TresAmounts& quota) {
+  bool borrows = false;
+  auto check = [&](int64_t q, int64_t u, int64_t v) {
+    if (q == kUnlimited || v <= 0) return true;
+    if (u - v < q) return false;
+    borrows = true;
+    return true;
+  };
+  return check(quota.gpus == kUnlimited ? kUnlimited : quota.gpus * 1000, used.gpu_milli, victim.gpu_milli) &&
+         check(quota.cpus == kUnlimited ? kUnlimited : quota.cpus * 1000, used.cpu_milli, victim.cpu_milli) &&
+         check(quota.memory_mb, used.memory_mb, victim.memory_mb) && borrows;
+}
+
+}  // namespace
+
+PreemptionPolicy::PreemptionPolicy(const SchedPolicy& policy) : policy_(policy) {
+  for (const Account& a : policy.accounts.accounts) any_quota_ = any_quota_ || a.quota.any();
+  bool qos_rules = false;
+  for (const Qos& q : policy.qos) qos_rules = qos_rules || !q.preempt.empty();
+  const PreemptionSettings& s = policy.preemption;
+  enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_);
+}
+
+PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos) const {
+  const Qos* q = FindQos(policy_.qos, victim_qos);
+  return q != nullptr && q->has_preempt_mode ? q->preempt_mode : policy_.preemption.mode;
+}
+
+int64_t PreemptionPolicy::GraceOf(const std::string& victim_qos) const {
+  const Qos* q = FindQos(policy_.qos, victim_qos);
+  return q != nullptr && q->grace_time_s != kUnlimited ? q->grace_time_s : policy_.preemption.grace_time_s;
+}
+
+int64_t PreemptionPolicy::ExemptOf(const std::string& victim_qos) const {
+  const Qos* q = FindQos(policy_.qos, victim_qos);
+  return q != nullptr && q->preempt_exempt_time_s != kUnlimited ? q->preempt_exempt_time_s
+                                                                : policy_.preemption.exempt_time_s;
+}
+
+std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
+                                  int64_t now) const {
+  if (!enabled_) return "";
+  if (ModeOf(v.use.qos) == PreemptMode::kOff) return "";
+  if (now - v.start_time < ExemptOf(v.use.qos)) return "";
+  const PreemptionSettings& s = policy_.preemption;
+  if (s.by_qos) {
+    const Qos* pq = FindQos(policy_.qos, p.use.qos);
+    const std::string vq = QosName(v.use.qos);
+    if (pq != nullptr && std::find(pq->preempt.begin(), pq->preempt.end(), vq) != pq->preempt.end()) {
+      return "QOS " + pq->name + " preempts QOS " + vq;
+    }
+  }
+  if (s.by_partition_tier && p.partition_tier > v.partition_tier) {
+    return "partition tier " + std::to_string(p.partition_tier) + " preempts tier " +
+           std::to_string(v.partition_tier);
+  }
+  if (s.reclaim_quota && any_quota_) return ReclaimWhy(p.use, v.use, usage);
+  return "";
+}
+
+std::string PreemptionPolicy::ReclaimWhy(const JobUse& p, const JobUse& v, const LimitGate& usage) const {
+  const AccountTree& tree = policy_.accounts;
+  const std::vector<const Account*> p_path = tree.Path(p.account);
+  const std::vector<const Account*> v_path = tree.Path(v.account);
+  // Paths run nearest first, so the common ancestors are a suffix of both. Below them each side
+  // has its own branch; the tops of the two branches are siblings, and it is between them that
+  // quota is lent and reclaimed.
+  auto branch_of = [](std::vector<const Account*> path, const std::vector<const Account*>& other) {
+    while (!path.empty() && std::find(other.begin(), other.end(), path.back()) != other.end()) path.pop_back();
+    return path;
+  };
+  const std::vector<const Account*> mine = branch_of(p_path, v_path);
+  const std::vector<const Account*> branch = branch_of(v_path, p_path);
+  if (mine.empty() || branch.empty()) return "";
+  const Account* my_top = mine.back();
+  const Account* their_top = branch.back();
+  if (!my_top->quota.any() || !their_top->quota.any()) return "";
+  for (const Account* a : mine) {
+    if (a->quota.any() && !WithinQuota(usage.AccountUse(a->name), p, a->quota)) return "";
+  }
+  if (!BorrowsBeyond(usage.AccountUse(their_top->name), v, their_top->quota)) return "";
+  return "quota reclaim: account " + AccountName(my_top->name) + " is within its quota, account " +
+         AccountName(their_top->name) + " is over its quota";
+}
+
+}  // namespace muster

@@ -1,0 +1,68 @@
+// Preemption: who may preempt whom, and how a victim is stopped. Three rules, each optional:
+//   QOS             a job whose QOS lists the victim's QOS in Preempt= (Slurm's preempt/qos);
+//   partition tier  a job in a partition of a higher PriorityTier (Slurm's preempt/partition_prio);
+//   quota reclaim   a job whose queue (account) stays within its quota with it, against a job of
+//                   a sibling branch that is over its quota and stays at or above it without the
+//                   victim (KAI's and Run:ai's reclaim: lent capacity comes back).
+// No victim is taken before its minimum runtime (PreemptExemptTime) or when its mode is OFF. The
+// scheduler (sched/scheduler.h) chooses among the allowed victims; the controller stops them.
+// Pure; the cycle's time comes in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/account.h"
+#include "model/qos.h"
+#include "sched/limit_gate.h"
+
+namespace muster {
+
+struct PreemptionSettings {
+  bool by_qos = true;              // effective only with QOS that list others in `preempt`
+  bool by_partition_tier = false;  // as Slurm, off unless asked for
+  bool reclaim_quota = true;       // effective only with accounts that have quotas
+  PreemptMode mode = PreemptMode::kRequeue;  // PreemptMode (a QOS may set its own); OFF: none
+  int64_t grace_time_s = 30;       // GraceTime: SIGTERM, then SIGKILL this much later
+  int64_t exempt_time_s = 0;       // PreemptExemptTime: a job runs this long before it may be preempted
+  friend bool operator==(const PreemptionSettings&, const PreemptionSettings&) = default;
+};
+
+// The scheduling policy beyond placement and priority: limits, quotas, QOS and preemption.
+struct SchedPolicy {
+  AccountTree accounts;
+  std::vector<Qos> qos;
+  PreemptionSettings preemption;
+};
+
+// One side of a preemption, as the rules see it.
+struct PreemptParty {
+  JobUse use;
+  int partition_tier = 0;
+  int64_t start_time = 0;  // victims: when the job started
+};
+
+class PreemptionPolicy {
+ public:
+  explicit PreemptionPolicy(const SchedPolicy& policy);
+
+  // Whether any rule can ever apply (saves the scheduler the search otherwise).
+  bool enabled() const { return enabled_; }
+  // Why `preemptor` may preempt `victim` at `now` (for the record: "QOS high preempts QOS normal"),
+  // or "" when it may not. `usage` holds what runs (for quota reclaim).
+  std::string Why(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
+                  int64_t now) const;
+  PreemptMode ModeOf(const std::string& victim_qos) const;
+  int64_t GraceOf(const std::string& victim_qos) const;
+  int64_t ExemptOf(const std::string& victim_qos) const;
+
+ private:
+  std::string ReclaimWhy(const JobUse& preemptor, const JobUse& victim, const LimitGate& usage) const;
+
+  const SchedPolicy& policy_;
+  bool enabled_ = false;
+  bool any_quota_ = false;
+};
+
+}  // namespace muster

@@ -1,0 +1,260 @@
+// Preemption: the rules (who may preempt whom) as a table, and the scheduler's choice of victims:
+// the fewest GPUs and then jobs that let the job fit, youngest first on ties, gangs whole, never
+// before the minimum runtime, never a queue below its quota.
+#include "sched/preemption.h"
+
+#include <gtest/gtest.h>
+
+#include "sched/cluster_builder.h"
+#include "sched/scenario_harness.h"
+#include "sched/scheduler.h"
+
+namespace muster {
+namespace {
+
+constexpr int64_t kNow = 1'000'000;
+
+JobUse Use(const std::string& account, int gpus, const std::string& qos = "") {
+  JobUse u;
+  u.account = account;
+  u.user = "u-" + account;
+  u.qos = qos;
+  u.gpu_milli = gpus * 1000;
+  return u;
+}
+
+SchedPolicy Policy() {
+  SchedPolicy p;
+  Qos high{.name = "high", .priority = 100, .preempt = {"normal", "scavenger"}};
+  Qos normal{.name = "normal", .priority = 10, .preempt = {"scavenger"}};
+  Qos scavenger{.name = "scavenger"};
+  Qos pinned{.name = "pinned"};
+  pinned.has_preempt_mode = true;
+  pinned.preempt_mode = PreemptMode::kOff;
+  Qos patient{.name = "patient"};
+  patient.preempt_exempt_time_s = 3600;
+  patient.grace_time_s = 120;
+  high.preempt.push_back("pinned");
+  high.preempt.push_back("patient");
+  p.qos = {high, normal, scavenger, pinned, patient};
+  Account a{.name = "a"}, b{.name = "b"}, ops{.name = "ops"}, a1{.name = "a1", .parent = "a"};
+  a.quota.gpus = 4;
+  b.quota.gpus = 4;
+  p.accounts.accounts = {a, b, ops, a1};
+  p.preemption.exempt_time_s = 60;
+  return p;
+}
+
+struct Row {
+  const char* name;
+  PreemptParty preemptor;
+  PreemptParty victim;
+  std::vector<JobUse> running;  // besides the victim
+  std::string want;             // "" = may not
+};
+
+TEST(PreemptionPolicyTest, WhoMayPreemptWhom) {
+  const SchedPolicy policy = Policy();
+  const PreemptionPolicy rules(policy);
+  ASSERT_TRUE(rules.enabled());
+  const int64_t old = kNow - 7200;
+  const Row rows[] = {
+      {"QOS list", {Use("ops", 1, "high")}, {Use("ops", 1, "normal"), 0, old}, {}, "QOS high preempts QOS normal"},
+      {"no QOS means normal", {Use("ops", 1, "high")}, {Use("ops", 1, ""), 0, old}, {}, "QOS high preempts QOS normal"},
+      {"not listed", {Use("ops", 1, "scavenger")}, {Use("ops", 1, "normal"), 0, old}, {}, ""},
+      {"not the other way", {Use("ops", 1, "normal")}, {Use("ops", 1, "high"), 0, old}, {}, ""},
+      {"mode OFF", {Use("ops", 1, "high")}, {Use("ops", 1, "pinned"), 0, old}, {}, ""},
+      {"before the cluster's exempt time", {Use("ops", 1, "high")}, {Use("ops", 1, "normal"), 0, kNow - 30}, {}, ""},
+      {"after it", {Use("ops", 1, "high")}, {Use("ops", 1, "normal"), 0, kNow - 60}, {}, "QOS high preempts QOS normal"},
+      {"the QOS's own exempt time", {Use("ops", 1, "high")}, {Use("ops", 1, "patient"), 0, kNow - 1800}, {}, ""},
+      {"partition tier is off by default", {Use("ops", 1), 2}, {Use("ops", 1), 1, old}, {}, ""},
+      {"reclaim: a within quota, b borrows", {Use("a", 2)}, {Use("b", 1), 0, old}, {Use("b", 5)},
+       "quota reclaim: account a is within its quota, account b is over its quota"},
+      {"reclaim from a child of a", {Use("a1", 2)}, {Use("b", 1), 0, old}, {Use("b", 5)},
+       "quota reclaim: account a is within its quota, account b is over its quota"},
+      {"not below b's quota", {Use("a", 2)}, {Use("b", 1), 0, old}, {Use("b", 3)}, ""},
+      {"a would pass its quota", {Use("a", 2)}, {Use("b", 1), 0, old}, {Use("b", 5), Use("a", 3)}, ""},
+      {"a job larger than the quota", {Use("a", 6)}, {Use("b", 1), 0, old}, {Use("b", 7)}, ""},
+      {"no quota, no reclaim", {Use("ops", 1)}, {Use("b", 1), 0, old}, {Use("b", 7)}, ""},
+      {"not within one branch", {Use("a1", 1)}, {Use("a", 1), 0, old}, {Use("a", 7)}, ""},
+  };
+  for (const Row& r : rows) {
+    LimitGate usage(policy.accounts, policy.qos);
+    usage.Add(r.victim.use);
+    for (const JobUse& u : r.running) usage.Add(u);
+    EXPECT_EQ(rules.Why(r.preemptor, r.victim, usage, kNow), r.want) << r.name;
+  }
+  EXPECT_EQ(rules.ModeOf("pinned"), PreemptMode::kOff);
+  EXPECT_EQ(rules.ModeOf("normal"), PreemptMode::kRequeue);
+  EXPECT_EQ(rules.GraceOf("patient"), 120);
+  EXPECT_EQ(rules.GraceOf(""), 30);
+}
+
+TEST(PreemptionPolicyTest, PartitionTiersWhenAskedFor) {
+  SchedPolicy policy = Policy();
+  policy.preemption.by_partition_tier = true;
+  const PreemptionPolicy rules(policy);
+  LimitGate usage(policy.accounts, policy.qos);
+  EXPECT_EQ(rules.Why({Use("ops", 1), 2}, {Use("ops", 1), 1, kNow - 7200}, usage, kNow),
+            "partition tier 2 preempts tier 1");
+  EXPECT_EQ(rules.Why({Use("ops", 1), 1}, {Use("ops", 1), 1, kNow - 7200}, usage, kNow), "");
+  policy.preemption.mode = PreemptMode::kOff;
+  EXPECT_EQ(PreemptionPolicy(policy).Why({Use("ops", 1), 2}, {Use("ops", 1), 1, kNow - 7200}, usage, kNow), "");
+}
+
+TEST(PreemptionPolicyTest, NothingConfiguredNothingEnabled) {
+  SchedPolicy p;
+  EXPECT_FALSE(PreemptionPolicy(p).enabled());
+}
+
+// --- The scheduler's choice. ---
+
+NodeAllocation OnNode(const std::string& node, std::vector<int> gpus) {
+  NodeAllocation a;
+  a.node = node;
+  a.cpu_milli = 1000;
+  a.tasks = 1;
+  for (int g : gpus) a.gpus.push_back({g, 1000});
+  return a;
+}
+
+struct Cluster {
+  ClusterSnapshot snap;
+  void Run(int64_t id, std::vector<NodeAllocation> alloc, const std::string& qos, int64_t started,
+           const std::string& account = "ops", bool terminating = false) {
+    ApplyAllocation(snap, alloc);
+    RunningJob r;
+    r.id = id;
+    r.end_time = kUnlimited;
+    r.allocation = std::move(alloc);
+    r.start_time = started;
+    r.user = "u-" + account;
+    r.account = account;
+    r.qos = qos;
+    r.partition = "p";
+    r.terminating = terminating;
+    snap.running.push_back(std::move(r));
+  }
+};
+
+Cluster Nodes(int n) {
+  Cluster c;
+  c.snap = ClusterBuilder().Nodes("n[1-" + std::to_string(n) + "]", NodeTemplate{}).Partition("p", "n[1-" + std::to_string(n) + "]", true).Build();
+  c.snap.now = kNow;
+  return c;
+}
+
+PendingJob Job(int64_t id, const std::string& opts, const std::string& qos, int64_t prio = 100,
+               const std::string& account = "ops") {
+  PendingJob j = MakeJob(id, opts, prio);
+  j.qos = qos;
+  j.account = account;
+  j.user = "u-" + account;
+  return j;
+}
+
+std::vector<std::string> Decide(const Cluster& c, const std::vector<PendingJob>& q, SchedPolicy policy = Policy(),
+                                bool backfill = false) {
+  SchedulerOptions o;
+  o.policy = std::make_shared<SchedPolicy>(std::move(policy));
+  o.backfill = backfill;
+  std::vector<std::string> out;
+  for (const Decision& d : RunCycle(c.snap, q, o)) {
+    std::string s = d.ToString();
+    for (const Preemption& p : d.preempt) s += " [" + std::to_string(p.victim) + " " + PreemptModeName(p.mode) + " " + std::to_string(p.grace_s) + "]";
+    out.push_back(s);
+  }
+  return out;
+}
+
+constexpr int64_t kOld = kNow - 7200;
+
+TEST(PreemptionSchedulerTest, FewestGpusThenFewestJobsYoungestFirst) {
+  Cluster c = Nodes(1);
+  c.Run(11, {OnNode("n1", {0})}, "normal", kOld);
+  c.Run(12, {OnNode("n1", {1, 2, 3, 4})}, "normal", kOld + 100);
+  c.Run(13, {OnNode("n1", {5, 6})}, "normal", kOld + 200);
+  c.Run(14, {OnNode("n1", {7})}, "normal", kOld + 300);
+  // One GPU: the youngest 1-GPU job.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "high")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=14 [14 REQUEUE 30]"}));
+  // Two GPUs: job 13 alone (2 GPUs, 1 job), not 14 and 11 (2 GPUs, 2 jobs).
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:2", "high")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=13 [13 REQUEUE 30]"}));
+  // Three: 13 and 14 (3 GPUs), not 12 (4 GPUs).
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:3", "high")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=14,13 [14 REQUEUE 30] [13 REQUEUE 30]"}));
+  // A normal job may not preempt normal ones; a scavenger nobody.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "normal")}), (std::vector<std::string>{"1 PENDING Resources"}));
+}
+
+TEST(PreemptionSchedulerTest, AVictimGangGoesWholeAndNobodyTakesWhatItFrees) {
+  Cluster c = Nodes(2);
+  c.Run(21, {OnNode("n1", {0, 1, 2, 3}), OnNode("n2", {0, 1, 2, 3})}, "scavenger", kOld);  // a 2-node gang
+  c.Run(22, {OnNode("n1", {4, 5, 6, 7})}, "normal", kOld);
+  c.Run(23, {OnNode("n2", {4, 5, 6, 7})}, "normal", kOld);
+  // An 8-GPU job of QOS normal may preempt the scavenger gang only: it frees 4 GPUs on each node,
+  // never 8 on one, so nothing is preempted in vain.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:8", "normal")}), (std::vector<std::string>{"1 PENDING Resources"}));
+  // Two 4-GPU tasks on two nodes fit once the gang is gone: the whole gang goes, and the lower job
+  // after it does not start on what the gang frees (it is still held until the gang ends).
+  EXPECT_EQ(Decide(c, {Job(1, "-N 2 --gres=gpu:4", "normal"), Job(2, "--gres=gpu:1", "normal", 50)}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=21 [21 REQUEUE 30]", "2 PENDING Priority"}));
+}
+
+TEST(PreemptionSchedulerTest, MinimumRuntimeModeOffAndJobsBeingStopped) {
+  Cluster c = Nodes(1);
+  c.Run(31, {OnNode("n1", {0, 1, 2, 3})}, "normal", kNow - 30);  // younger than the exempt time (60 s)
+  c.Run(32, {OnNode("n1", {4, 5})}, "pinned", kOld);
+  c.Run(33, {OnNode("n1", {6, 7})}, "normal", kOld, "ops", /*terminating=*/true);
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:4", "high")}), (std::vector<std::string>{"1 PENDING Resources"}));
+  // Two GPUs: job 33, already being stopped, suffices; nobody new is preempted.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:2", "high")}), (std::vector<std::string>{"1 PENDING Resources"}));
+  // Once 31 is old enough: 31 with the free 33 (2 + 4 GPUs on one node), or, for 4 GPUs, 31 alone.
+  c.snap.now = kNow + 60;
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:6", "high")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=31 [31 REQUEUE 30]"}));
+}
+
+TEST(PreemptionSchedulerTest, TwoPreemptorsInACycleDoNotShareVictims) {
+  Cluster c = Nodes(1);
+  for (int g = 0; g < 8; ++g) c.Run(40 + g, {OnNode("n1", {g})}, "scavenger", kOld + g);
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:2", "normal", 100), Job(2, "--gres=gpu:2", "high", 90)}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=47,46 [47 REQUEUE 30] [46 REQUEUE 30]",
+                                      // Job 2 is behind job 1 in the partition: it waits its turn.
+                                      "2 PENDING Priority"}));
+}
+
+TEST(PreemptionSchedulerTest, QuotaReclaimStopsAtTheLendersQuota) {
+  Cluster c = Nodes(1);
+  // b borrows: 8 GPUs of its quota of 4.
+  for (int g = 0; g < 8; ++g) c.Run(50 + g, {OnNode("n1", {g})}, "normal", kOld + g, "b");
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:3", "normal", 100, "a")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=57,56,55 [57 REQUEUE 30] [56 REQUEUE 30] [55 REQUEUE 30]"}));
+  // More than a's quota: no reclaim.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:5", "normal", 100, "a")}), (std::vector<std::string>{"1 PENDING Resources"}));
+  // b at its quota of 4 (4 GPUs idle... taken by ops): a reclaims nothing from b.
+  Cluster d = Nodes(1);
+  for (int g = 0; g < 4; ++g) d.Run(60 + g, {OnNode("n1", {g})}, "normal", kOld, "b");
+  for (int g = 4; g < 8; ++g) d.Run(60 + g, {OnNode("n1", {g})}, "normal", kOld, "ops");
+  EXPECT_EQ(Decide(d, {Job(1, "--gres=gpu:1", "normal", 100, "a")}), (std::vector<std::string>{"1 PENDING Resources"}));
+}
+
+TEST(PreemptionSchedulerTest, WithBackfillTheFirstJobOfAPartitionStillPreempts) {
+  Cluster c;
+  c.snap = ClusterBuilder().Nodes("n[1-2]", NodeTemplate{}).Partition("p", "n1", true).Partition("q", "n2").Build();
+  c.snap.now = kNow;
+  c.Run(72, {OnNode("n1", {0, 1, 2, 3, 4, 5, 6, 7})}, "scavenger", kOld);
+  c.Run(73, {OnNode("n2", {0, 1, 2, 3, 4, 5, 6, 7})}, "normal", kOld);
+  c.snap.running.back().end_time = kNow + 600;
+  // Job 0 (partition q) gets a reservation; job 1 then goes through backfill, and, first of its
+  // partition, still preempts; job 2 behind it in p does not.
+  PendingJob j0 = Job(10, "-p q --gres=gpu:8 -t 60", "normal", 200);
+  EXPECT_EQ(Decide(c, {j0, Job(1, "--gres=gpu:8 -t 60", "normal", 100), Job(2, "--gres=gpu:8 -t 60", "normal", 90)},
+                   Policy(), /*backfill=*/true),
+            (std::vector<std::string>{"10 PENDING Resources start=1000600",
+                                      "1 PENDING Resources preempt=72 [72 REQUEUE 30]", "2 PENDING Resources"}));
+}
+
+}  // namespace
+}  // namespace muster
