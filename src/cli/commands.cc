@@ -76,6 +76,8 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"stderr", req->error},
             {"stdin", req->input},
             {"account", req->account},
+            {"qos", req->qos},
+            {"nice", req->nice},
             {"hold", req->hold},
             {"requeue", req->requeue},
             {"submit_host", Hostname()}};

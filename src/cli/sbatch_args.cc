@@ -30,6 +30,8 @@
 #include "cli/sbatch_args.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -121,7 +123,7 @@ constexpr OptionSpec kOptions[] = {
     {"mem-per-gpu", 0, Arg::kRequired, Kind::kResource, nullptr},
     {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"network", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"nice", 0, Arg::kOptional, Kind::kUnsupported, nullptr},
+    {"nice", 0, Arg::kOptional, Kind::kOwn, nullptr},
     {"no-kill", 'k', Arg::kOptional, Kind::kIgnored, nullptr},
     {"no-requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
     {"nodefile", 'F', Arg::kRequired, Kind::kUnsupported, nullptr},
@@ -440,6 +442,19 @@ Status ApplyOwn(const std::vector<ParsedOption>& opts, const std::string& cwd, S
           r->comment = v;
         } else if (name == "qos") {
           r->qos = v;
+        } else if (name == "nice") {
+          // --nice alone is +100, as Slurm; --nice=N adds N (-2147483645..2147483645).
+          if (!p.value) {
+            r->nice = 100;
+          } else {
+            char* end = nullptr;
+            errno = 0;
+            const long long n = std::strtoll(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || errno != 0 || n > 2147483645LL || n < -2147483645LL) {
+              return InvalidArgument("Invalid --nice value: " + v);
+            }
+            r->nice = n;
+          }
         } else if (name == "parsable") {
           r->parsable = true;
         } else if (name == "hold") {

@@ -27,7 +27,8 @@ struct SbatchRequest {
   std::string account;      // -A
   std::string export_mode;  // --export as given: "ALL" (default), "NONE", or a list "ALL,X=1" / "A,B"
   std::string comment;      // --comment
-  std::string qos;          // -q (stored; Muster has no QOS yet)
+  std::string qos;          // -q
+  int64_t nice = 0;         // --nice[=adjustment] (100 without a value)
   std::string script;       // the batch script text (the generated one with --wrap)
   std::vector<std::string> script_args;  // arguments after the script path
   bool parsable = false;    // --parsable: print only the job id

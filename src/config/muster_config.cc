@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/policy_config.h"
 #include "config/priority_config.h"
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
@@ -88,7 +89,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, path));
   ASSIGN_OR_RETURN(MapReader root,
-                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts"}));
+                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts",
+                                       "queues", "qos", "preemption"}));
   RETURN_IF_ERROR(root.String("cluster", &c.cluster_name));
   std::string cluster_file;
   RETURN_IF_ERROR(root.String("cluster_file", &cluster_file, /*required=*/true));
@@ -167,6 +169,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   if (reader == ConfigReader::kCommand) return c;
   RETURN_IF_ERROR(config_internal::ReadPriority(root, &c.priority));
+  RETURN_IF_ERROR(config_internal::ReadPolicy(root, dir, &c.qos, &c.preemption, &c.priority.accounts));
+  if (Status st = c.priority.accounts.Validate(); !st.ok()) return InvalidArgument(path + ": queues: " + st.message());
   if (const YAML::Node* sc = root.Find("scheduler")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
                                                   {"backfill", "backfill_depth", "backfill_horizon"}));
@@ -179,6 +183,11 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
+  auto policy = std::make_shared<SchedPolicy>();
+  policy->accounts = c.priority.accounts;
+  policy->qos = c.qos;
+  policy->preemption = c.preemption;
+  c.scheduler.policy = std::move(policy);
   return c;
 }
 

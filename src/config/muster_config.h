@@ -69,7 +69,11 @@ struct MusterConfig {
   std::string cgroups = "auto";
   // priority, accounts (config/priority_config.h); the daemons' reader only
   PrioritySettings priority;
-  // scheduler: backfill (on unless turned off), its depth and horizon
+  // qos, preemption (config/policy_config.h); queues are merged into priority.accounts
+  std::vector<Qos> qos;
+  PreemptionSettings preemption;
+  // scheduler: backfill (on unless turned off), its depth and horizon; `policy` is built from
+  // the accounts, QOS and preemption above
   SchedulerOptions scheduler = DefaultSchedulerOptions();
   static SchedulerOptions DefaultSchedulerOptions() {
     SchedulerOptions o;

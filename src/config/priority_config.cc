@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "config/policy_config.h"
+
 namespace muster::config_internal {
 namespace {
 
@@ -62,11 +64,14 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
   AccountTree tree;
   for (size_t i = 0; i < accounts.size(); ++i) {
     const std::string path = Index("accounts", i);
-    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, accounts[i], path, {"name", "parent", "shares", "users"}));
+    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, accounts[i], path,
+                                                  {"name", "parent", "shares", "users", "quota", "over_quota_weight",
+                                                   "limit", "max_jobs", "max_wall", "max_gpus_per_user"}));
     Account a;
     RETURN_IF_ERROR(m.String("name", &a.name, /*required=*/true));
     RETURN_IF_ERROR(m.String("parent", &a.parent));
     RETURN_IF_ERROR(m.Int("shares", &a.shares, 0, kMaxWeight));
+    RETURN_IF_ERROR(ReadAccountQueue(m, &a));
     std::vector<YAML::Node> users;
     RETURN_IF_ERROR(m.List("users", &users));
     for (size_t k = 0; k < users.size(); ++k) {

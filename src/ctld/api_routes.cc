@@ -182,6 +182,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(b, "workdir", s.workdir, err) || !Get(b, "environment", s.environment, err) ||
         !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
         !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
+        !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) ||
         !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err)) {
       return ErrorResponse(err);
     }

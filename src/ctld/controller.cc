@@ -193,7 +193,9 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     probe.id = 0;
     probe.request = *req;
     probe.request.partition = part->name;
-    std::vector<Decision> d = RunCycle(idle, {probe}, config_.scheduler);
+    SchedulerOptions probe_options = config_.scheduler;
+    probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
+    std::vector<Decision> d = RunCycle(idle, {probe}, probe_options);
     if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
 
     job.name = req->name.empty() ? "sbatch" : req->name;
@@ -207,6 +209,15 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     } else if (!priority_.MayUse(job.user, job.account)) {
       return InvalidArgument("Invalid account or account/partition combination specified");
     }
+    if (!request.qos.empty() && request.qos != kDefaultQosName &&
+        (config_.scheduler.policy == nullptr || FindQos(config_.scheduler.policy->qos, request.qos) == nullptr)) {
+      return InvalidArgument("Invalid qos specification");
+    }
+    if (request.nice < 0 && !IsAdmin(caller)) {
+      return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
+    }
+    job.qos = request.qos;
+    job.nice = request.nice;
     job.partition = part->name;
     job.request = *req;
     job.request.partition = part->name;
@@ -455,6 +466,12 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     RunningJob r;
     r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s : kUnlimited;
+    r.start_time = j.start_time;
+    r.user = j.user;
+    r.account = j.account;
+    r.qos = j.qos;
+    r.partition = j.partition;
+    r.terminating = j.state == JobState::kCompleting;
     for (const JobNodeAllocation& a : j.allocation) r.allocation.push_back(ToDecision(a));
     s.running.push_back(std::move(r));
   }
@@ -496,6 +513,21 @@ void Controller::EndStepsLocked(const JobRecord& job) {
   }
 }
 
+void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<std::pair<JobRecord, int64_t>>* out) {
+  auto it = jobs_.find(p.victim);
+  if (it == jobs_.end()) return;
+  JobRecord& v = it->second;
+  // Re-checked: it may have ended, or be stopping already, since the cycle looked.
+  if (v.state != JobState::kRunning) return;
+  const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
+  extra_[v.id].ending = requeue ? "preempt-requeue" : "preempt";
+  v.state = JobState::kCompleting;
+  v.preempted_by = by.id;
+  v.preempt_time = clock_->NowSeconds();
+  v.preempt_reason = p.why;
+  out->emplace_back(v, p.grace_s);
+}
+
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
   if (kill != nullptr) kill->push_back(job);
   if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
@@ -535,6 +567,7 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
 Status Controller::JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
   JobRecord copy;
+  std::vector<JobNodeAllocation> held;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = jobs_.find(job_id);
@@ -544,24 +577,37 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
     if (job.batch_host != node) return Status::Ok();  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
     const std::string ending = extra_[job_id].ending;
-    JobState state;
-    if (ending == "cancel") {
-      state = JobState::kCancelled;
-    } else if (ending == "timeout") {
-      state = JobState::kTimeout;
-    } else if (report.oom) {
-      state = JobState::kOutOfMemory;
-    } else if (report.exit_code == 0 && report.signal == 0) {
-      state = JobState::kCompleted;
+    held = job.allocation;
+    if (ending == "preempt-requeue") {
+      // Preempted with REQUEUE: pending again, to run from the start when resources allow.
+      RequeueLocked(job, "Preempted by job " + std::to_string(job.preempted_by), nullptr);
+      copy = job;
     } else {
-      state = JobState::kFailed;
+      JobState state;
+      if (ending == "preempt") {
+        state = JobState::kPreempted;
+      } else if (ending == "cancel") {
+        state = JobState::kCancelled;
+      } else if (ending == "timeout") {
+        state = JobState::kTimeout;
+      } else if (report.oom) {
+        state = JobState::kOutOfMemory;
+      } else if (report.exit_code == 0 && report.signal == 0) {
+        state = JobState::kCompleted;
+      } else {
+        state = JobState::kFailed;
+      }
+      FinishJobLocked(job, state, report.exit_code, report.signal);
+      copy = job;
     }
-    FinishJobLocked(job, state, report.exit_code, report.signal);
-    copy = job;
   }
   RETURN_IF_ERROR(Persist({copy}));
   // Other nodes of the allocation may still run step tasks: end them.
-  if (copy.allocation.size() > 1) SignalAll(copy, SIGKILL, 0, "cleanup");
+  if (held.size() > 1) {
+    JobRecord cleanup = copy;
+    cleanup.allocation = held;
+    SignalAll(cleanup, SIGKILL, 0, "cleanup");
+  }
   Wake();
   return Status::Ok();
 }
@@ -588,6 +634,7 @@ int Controller::ScheduleOnce() {
       p.submit_time = j.eligible_time;
       p.user = j.user;
       p.account = j.account;
+      p.qos = j.qos;
       pending.push_back(std::move(p));
     }
   }
@@ -595,6 +642,7 @@ int Controller::ScheduleOnce() {
   std::vector<Decision> decisions = RunCycle(snapshot, pending, config_.scheduler);
 
   std::vector<JobRecord> started;
+  std::vector<std::pair<JobRecord, int64_t>> preempted;  // victims, with their grace
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
@@ -611,6 +659,7 @@ int Controller::ScheduleOnce() {
         job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
         job.reason_detail = d.message;
         job.expected_start = d.start_time;  // squeue --start
+        for (const Preemption& p : d.preempt) PreemptLocked(job, p, &preempted);
         continue;
       }
       bool ok = true;
@@ -641,6 +690,12 @@ int Controller::ScheduleOnce() {
       started.push_back(job);
     }
     RefreshNodeStatesLocked();
+  }
+  if (!preempted.empty()) {
+    std::vector<JobRecord> records;
+    for (const auto& [j, grace] : preempted) records.push_back(j);
+    (void)Persist(records);  // a lost record re-runs the preemption after a restart, no worse
+    for (const auto& [j, grace] : preempted) SignalAll(j, SIGTERM, std::max<int64_t>(grace, 1), "preempt");
   }
   if (started.empty()) return 0;
   // Durable first: a restart must know these jobs run (their agents will report them).

@@ -61,6 +61,8 @@ struct SubmitRequest {
   std::string stderr_pattern;
   std::string stdin_path;
   std::string account;
+  std::string qos;     // "" = "normal"
+  int64_t nice = 0;    // negative: admins only
   bool hold = false;
   bool requeue = true;
   std::string submit_host;
@@ -194,6 +196,9 @@ class Controller {
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
   // end what still runs of it on nodes that are up.
   void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  // Starts stopping a victim the scheduler named for `by` (REQUEUE or CANCEL, SIGTERM now and
+  // SIGKILL after the grace, sent by the caller outside the lock), and records who and why.
+  void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<std::pair<JobRecord, int64_t>>* out);
   Status Persist(const std::vector<JobRecord>& jobs);
   StatusOr<int64_t> NextJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);

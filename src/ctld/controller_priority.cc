@@ -1,4 +1,5 @@
 // Controller: usage charging, fair share and job priorities (sched/priority_policy.h).
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -35,9 +36,16 @@ void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
   for (const Partition& p : config_.cluster.partitions) {
     if (p.name == j.partition) tier = p.priority_tier;
   }
-  const PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request), tier};
+  PriorityJob pj{j.eligible_time, j.account, j.user, RequestedGpus(j.request), RequestedCpus(j.request), tier};
+  if (config_.scheduler.policy != nullptr) {
+    for (const Qos& q : config_.scheduler.policy->qos) {
+      pj.max_qos_priority = std::max<int>(pj.max_qos_priority, static_cast<int>(q.priority));
+    }
+    if (const Qos* q = FindQos(config_.scheduler.policy->qos, j.qos)) pj.qos_priority = static_cast<int>(q->priority);
+  }
+  pj.nice = j.nice;
   const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
-  j.priority = priority_.Priority(f);
+  j.priority = priority_.Priority(f, j.nice);
   factors_[j.id] = f;
 }
 

@@ -23,7 +23,7 @@ class FakeAgents : public AgentClient {
   Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
                    const std::string& why) override {
     std::lock_guard<std::mutex> l(mu);
-    signals.push_back({node.node.name, job_id, signal, why});
+    signals.push_back({node.node.name, job_id, signal, why, kill_after_s});
     return Status::Ok();
   }
   struct Sig {
@@ -31,6 +31,7 @@ class FakeAgents : public AgentClient {
     int64_t job;
     int signal;
     std::string why;
+    int64_t kill_after = 0;
   };
   std::mutex mu;
   bool fail_launch = false;
@@ -598,6 +599,178 @@ TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
   EXPECT_EQ(Job(gang).state, JobState::kRunning);
   EXPECT_EQ(Job(endless).state, JobState::kPending);
+}
+
+}  // namespace
+}  // namespace muster
+
+namespace muster {
+namespace {
+
+// Preemption and limits through the controller (issue 4, sections 2 and 4), in virtual time.
+class PolicyTest : public FairShareTest {
+ protected:
+  void UsePolicy(const SchedPolicy& p) {
+    config_.scheduler.policy = std::make_shared<SchedPolicy>(p);
+    config_.priority.accounts = p.accounts;
+    Open();
+    RegisterAll();  // 2 nodes x 4 GPUs
+  }
+  static SchedPolicy QosPolicy() {
+    SchedPolicy p;
+    p.qos = {Qos{.name = "high", .priority = 100, .preempt = {"normal"}}, Qos{.name = "normal", .priority = 10}};
+    p.preemption.grace_time_s = 20;
+    return p;
+  }
+  int64_t SubmitAs(const Caller& who, const std::vector<std::string>& args, const std::string& qos = "",
+                   const std::string& account = "", bool requeue = true) {
+    SubmitRequest s;
+    s.resource_args = args;
+    s.script = "#!/bin/sh\ntrue\n";
+    s.qos = qos;
+    s.account = account;
+    s.requeue = requeue;
+    StatusOr<int64_t> id = ctld_->Submit(s, who);
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : -1;
+  }
+  std::vector<FakeAgents::Sig> SignalsFor(int64_t job) {
+    std::vector<FakeAgents::Sig> out;
+    for (const FakeAgents::Sig& s : agents_.signals) {
+      if (s.job == job) out.push_back(s);
+    }
+    return out;
+  }
+};
+
+TEST_F(PolicyTest, HighQosRequeuesTheYoungestNormalJobAfterItsGrace) {
+  UsePolicy(QosPolicy());
+  const int64_t first = SubmitAs(kAlice, {"--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  Pass(60);
+  const int64_t second = SubmitAs(kAlice, {"--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  Pass(60);
+  ASSERT_EQ(Job(second).state, JobState::kRunning);
+  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:4"}, "high");
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  // The youngest victim that frees what is needed: `second`, SIGTERM on its node, SIGKILL after 20 s.
+  JobRecord v = Job(second);
+  EXPECT_EQ(v.state, JobState::kCompleting);
+  EXPECT_EQ(v.preempted_by, urgent);
+  EXPECT_EQ(v.preempt_reason, "QOS high preempts QOS normal");
+  EXPECT_EQ(v.preempt_time, clock_.NowSeconds());
+  ASSERT_EQ(SignalsFor(second).size(), 1u);
+  EXPECT_EQ(SignalsFor(second)[0].signal, SIGTERM);
+  EXPECT_EQ(SignalsFor(second)[0].kill_after, 20);
+  EXPECT_EQ(SignalsFor(second)[0].why, "preempt");
+  EXPECT_TRUE(SignalsFor(first).empty());
+  EXPECT_EQ(Job(first).state, JobState::kRunning);
+  // While it stops, the next passes preempt nobody else.
+  Pass(5);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(first).state, JobState::kRunning);
+  EXPECT_EQ(SignalsFor(first).size(), 0u);
+  // It exits (SIGTERM honoured): pending again, requeued, and the urgent job starts.
+  ASSERT_TRUE(ctld_->JobExited(second, v.batch_host, ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
+  v = Job(second);
+  EXPECT_EQ(v.state, JobState::kPending);
+  EXPECT_EQ(v.restart_count, 1);
+  EXPECT_EQ(v.reason_detail, "Preempted by job " + std::to_string(urgent));
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
+  EXPECT_EQ(Job(second).state, JobState::kPending);
+  // The record survives a restart.
+  Open();
+  EXPECT_EQ(Job(second).preempted_by, urgent);
+  EXPECT_EQ(Job(second).preempt_reason, "QOS high preempts QOS normal");
+}
+
+TEST_F(PolicyTest, CancelModeAndJobsThatMayNotRequeueEndPreempted) {
+  SchedPolicy p = QosPolicy();
+  UsePolicy(p);
+  const int64_t fixed = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"}, "", "", /*requeue=*/false);
+  ctld_->ScheduleOnce();
+  Pass(60);
+  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:2"}, "high");
+  ctld_->ScheduleOnce();
+  // A gang goes whole: both nodes are told.
+  EXPECT_EQ(SignalsFor(fixed).size(), 2u);
+  ASSERT_TRUE(ctld_->JobExited(fixed, Job(fixed).batch_host, ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
+  EXPECT_EQ(Job(fixed).state, JobState::kPreempted);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
+}
+
+TEST_F(PolicyTest, LimitsLeaveJobsPendingWithSlurmsReasons) {
+  SchedPolicy p = QosPolicy();
+  p.qos[1].max_gpus_per_user = 4;
+  Account team{.name = "team"};
+  team.max_jobs = 1;
+  p.accounts.accounts = {team};
+  config_.allow_root_jobs = true;  // the admin's own job below
+  UsePolicy(p);
+  const int64_t a1 = SubmitAs(kAlice, {"--gres=gpu:3"});
+  const int64_t a2 = SubmitAs(kAlice, {"--gres=gpu:2"});
+  const int64_t b1 = SubmitAs(kBob, {"--gres=gpu:2"}, "", "team");
+  const int64_t b2 = SubmitAs(kBob, {"--gres=gpu:1"}, "", "team");
+  EXPECT_EQ(ctld_->ScheduleOnce(), 2);
+  EXPECT_EQ(Job(a1).state, JobState::kRunning);
+  EXPECT_EQ(Job(a2).reason, "QOSMaxGRESPerUser");
+  EXPECT_EQ(Job(b1).state, JobState::kRunning);
+  EXPECT_EQ(Job(b2).reason, "AssocMaxJobsLimit");
+  // Bad QOS names and negative nice from a user are refused with Slurm's words.
+  SubmitRequest s;
+  s.resource_args = {"-n", "1"};
+  s.script = "#!/bin/sh\ntrue\n";
+  s.qos = "gold";
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid qos specification");
+  s.qos = "";
+  s.nice = -5;
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().code(), StatusCode::kPermissionDenied);
+  EXPECT_TRUE(ctld_->Submit(s, kAdmin).ok());
+}
+
+// Proof (issue 4, section 5): a team that lent its idle quota gets it back within one cycle plus
+// the grace time once it submits, and the borrower keeps its own quota.
+TEST_F(PolicyTest, QuotaReclaimReturnsTheQuotaWithinOneCyclePlusTheGrace) {
+  SchedPolicy p;
+  Account a{.name = "a"}, b{.name = "b"};
+  a.quota.gpus = 4;
+  b.quota.gpus = 4;
+  p.accounts.accounts = {a, b};
+  p.preemption.grace_time_s = 30;
+  UsePolicy(p);
+  std::vector<int64_t> borrowed;
+  for (int i = 0; i < 8; ++i) borrowed.push_back(SubmitAs(kBob, {"--gres=gpu:1"}, "", "b"));
+  EXPECT_EQ(ctld_->ScheduleOnce(), 8);  // a is idle: b borrows a's 4 GPUs
+  Pass(600);
+  const int64_t t_submit = clock_.NowSeconds();
+  std::vector<int64_t> mine;
+  for (int i = 0; i < 4; ++i) mine.push_back(SubmitAs(kAlice, {"--gres=gpu:1"}, "", "a"));
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);  // one cycle: four victims named
+  int stopping = 0;
+  for (int64_t id : borrowed) stopping += Job(id).state == JobState::kCompleting;
+  EXPECT_EQ(stopping, 4);
+  // The agents kill what ignores SIGTERM when the grace ends; then one cycle starts a's jobs.
+  Pass(30);
+  for (int64_t id : borrowed) {
+    JobRecord j = Job(id);
+    if (j.state != JobState::kCompleting) continue;
+    EXPECT_EQ(j.preempt_reason, "quota reclaim: account a is within its quota, account b is over its quota");
+    ASSERT_TRUE(ctld_->JobExited(id, j.batch_host, ExitReport{0, SIGKILL, false, "", 0}, kAdmin).ok());
+  }
+  EXPECT_EQ(ctld_->ScheduleOnce(), 4);
+  for (int64_t id : mine) EXPECT_EQ(Job(id).state, JobState::kRunning);
+  EXPECT_LE(clock_.NowSeconds() - t_submit, 30);  // the grace; the cycles take no virtual time
+  int b_running = 0;
+  for (int64_t id : borrowed) b_running += Job(id).state == JobState::kRunning;
+  EXPECT_EQ(b_running, 4);  // b keeps its quota
+  // More from a beyond its quota reclaims nothing: it waits for b's jobs to end.
+  const int64_t extra = SubmitAs(kAlice, {"--gres=gpu:1"}, "", "a");
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  for (int64_t id : borrowed) EXPECT_NE(Job(id).state, JobState::kCompleting);
+  EXPECT_EQ(Job(extra).state, JobState::kPending);
 }
 
 }  // namespace

@@ -64,6 +64,8 @@ struct JobRecord {
   std::string user;
   std::string group;
   std::string account;
+  std::string qos;                  // -q; "" = "normal"
+  int64_t nice = 0;                 // --nice: subtracted from the priority
   std::string partition;            // resolved (the default partition filled in)
   JobRequest request;
   std::vector<std::string> submit_args;  // the resource options as given (for scontrol/sacct)
@@ -93,6 +95,10 @@ struct JobRecord {
   int restart_count = 0;
   std::vector<JobNodeAllocation> allocation;  // while running (kept after the end for accounting)
   std::string batch_host;           // first node of the allocation
+  // The last preemption of this job: by which job, when, and the rule that allowed it.
+  int64_t preempted_by = 0;
+  int64_t preempt_time = 0;
+  std::string preempt_reason;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };

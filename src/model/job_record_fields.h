@@ -64,6 +64,8 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("user", j.user, d.user);
   v.Field("group", j.group, d.group);
   v.Field("account", j.account, d.account);
+  v.Field("qos", j.qos, d.qos);
+  v.Field("nice", j.nice, d.nice);
   v.Field("partition", j.partition, d.partition);
   v.Object("request", j.request, d.request, [](auto& sub, auto& r, const JobRequest& rd) { JobRequestFields(sub, r, rd); });
   v.Field("submit_args", j.submit_args, d.submit_args);
@@ -93,6 +95,9 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Objects("allocation", j.allocation, d.allocation,
             [](auto& sub, auto& a, const JobNodeAllocation& ad) { AllocationFields(sub, a, ad); });
   v.Field("batch_host", j.batch_host, d.batch_host);
+  v.Field("preempted_by", j.preempted_by, d.preempted_by);
+  v.Field("preempt_time", j.preempt_time, d.preempt_time);
+  v.Field("preempt_reason", j.preempt_reason, d.preempt_reason);
 }
 
 }  // namespace muster::record_fields

@@ -221,8 +221,16 @@ TEST(PreemptionSchedulerTest, TwoPreemptorsInACycleDoNotShareVictims) {
   for (int g = 0; g < 8; ++g) c.Run(40 + g, {OnNode("n1", {g})}, "scavenger", kOld + g);
   EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:2", "normal", 100), Job(2, "--gres=gpu:2", "high", 90)}),
             (std::vector<std::string>{"1 PENDING Resources preempt=47,46 [47 REQUEUE 30] [46 REQUEUE 30]",
-                                      // Job 2 is behind job 1 in the partition: it waits its turn.
-                                      "2 PENDING Priority"}));
+                                      // Job 1 claimed what 47 and 46 free: job 2 names its own.
+                                      "2 PENDING Resources preempt=45,44 [45 REQUEUE 30] [44 REQUEUE 30]"}));
+  // Next cycle, the four being stopped: both wait for them, nobody new is named, and a job that
+  // would fit on what is free now... there is none; a third preemptor names two more.
+  Cluster next = Nodes(1);
+  for (int g = 0; g < 8; ++g) next.Run(40 + g, {OnNode("n1", {g})}, "scavenger", kOld + g, "ops", /*terminating=*/g >= 4);
+  EXPECT_EQ(Decide(next, {Job(1, "--gres=gpu:2", "normal", 100), Job(2, "--gres=gpu:2", "high", 90),
+                          Job(3, "--gres=gpu:2", "high", 80)}),
+            (std::vector<std::string>{"1 PENDING Resources", "2 PENDING Resources",
+                                      "3 PENDING Resources preempt=43,42 [43 REQUEUE 30] [42 REQUEUE 30]"}));
 }
 
 TEST(PreemptionSchedulerTest, QuotaReclaimStopsAtTheLendersQuota) {

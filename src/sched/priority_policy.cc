@@ -91,11 +91,15 @@ PriorityFactors PriorityPolicy::Factors(const PriorityJob& job, int max_partitio
   in.cluster_cpus = cluster_cpus;
   in.partition_tier = job.partition_tier;
   in.max_partition_tier = max_partition_tier;
+  in.qos_priority = job.qos_priority;
+  in.max_qos_priority = job.max_qos_priority;
   return ComputeFactors(in, settings_.weights, now);
 }
 
-int64_t PriorityPolicy::Priority(const PriorityFactors& f) const {
-  return CombinePriority(f, settings_.weights, PriorityInputs{});
+int64_t PriorityPolicy::Priority(const PriorityFactors& f, int64_t nice) const {
+  PriorityInputs in;
+  in.nice = nice;
+  return CombinePriority(f, settings_.weights, in);
 }
 
 std::string PriorityPolicy::Save() const {

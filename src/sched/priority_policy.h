@@ -51,6 +51,9 @@ struct PriorityJob {
   double gpus = 0;  // requested (RequestedGpus)
   double cpus = 0;  // requested (RequestedCpus)
   int partition_tier = 0;
+  int qos_priority = 0;      // the job's QOS's priority
+  int max_qos_priority = 0;  // the highest of any QOS
+  int64_t nice = 0;          // sbatch --nice
 };
 
 // What a request asks for in total, for the job-size factor: --gpus, else GPUs per node times
@@ -92,7 +95,7 @@ class PriorityPolicy {
   // partition; `cluster_gpus`/`cluster_cpus` the whole cluster's.
   PriorityFactors Factors(const PriorityJob& job, int max_partition_tier, double cluster_gpus, double cluster_cpus,
                           int64_t now) const;
-  int64_t Priority(const PriorityFactors& f) const;
+  int64_t Priority(const PriorityFactors& f, int64_t nice = 0) const;
 
   // The usage and the jobs' last charges as JSON, for the store; Restore takes it back (an error
   // names what is malformed and changes nothing).

@@ -176,7 +176,12 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
     return Backfill(job, *part, shape, filter.nodes, limit, key, use);
   }
-  if (options_.strict_priority && blocked_.count(pname)) return Pending(job.id, PendingReason::kPriority);
+  if (options_.strict_priority && blocked_.count(pname)) {
+    // Behind a waiting job, a job may still preempt for itself (what its victims free is claimed
+    // for it, so the jobs before it are no worse off).
+    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use)) return *p;
+    return Pending(job.id, PendingReason::kPriority);
+  }
   std::optional<std::vector<NodeAllocation>> alloc;
   const int place_mark = plan_.Mark();
   if (!failed_.count(key)) {
@@ -197,6 +202,11 @@ Decision Scheduler::Decide(const PendingJob& job) {
       return Pending(job.id, r);
     }
   }
+  // Free now, but claimed by a preemptor waiting for its victims: not for this job.
+  if (!Claimable(*alloc)) {
+    plan_.Rollback(place_mark);
+    return Pending(job.id, PendingReason::kPriority);
+  }
   return Start(job, std::move(*alloc), limit);
 }
 
@@ -210,123 +220,138 @@ Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> all
   return d;
 }
 
+void Scheduler::Release(Plan& plan, const RunningJob& r) {
+  for (const NodeAllocation& a : r.allocation) {
+    if (const int i = index_.Find(a.node); i >= 0) plan.Release(i, a);
+  }
+}
+
+bool Scheduler::Claimable(const std::vector<NodeAllocation>& alloc) {
+  if (!claims_) return true;
+  for (const NodeAllocation& a : alloc) {
+    if (!claims_->Fits(index_.Find(a.node), a)) return false;
+  }
+  for (const NodeAllocation& a : alloc) claims_->Take(index_.Find(a.node), a);
+  return true;
+}
+
 std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
                                            const DynamicBitset& nodes, const JobUse& use) {
   if (!preemption_ || !preemption_->enabled()) return std::nullopt;
   const int64_t now = snapshot_.now;
+  if (!claims_) {
+    // The cycle's first preemptor: from here on, what jobs being stopped will free, less what
+    // preemptors have claimed, is tracked apart from what is free now.
+    claims_.emplace(plan_);
+    for (const RunningJob& r : snapshot_.running) {
+      if (r.terminating) Release(*claims_, r);
+    }
+  }
+  Plan& plan = *claims_;
+  auto place = [&]() {
+    const int m = plan.Mark();
+    Placer placer(index_, plan);
+    std::optional<std::vector<NodeAllocation>> a = placer.Place(shape, nodes);
+    plan.Rollback(m);
+    return a;
+  };
+  auto claim = [&](const std::vector<NodeAllocation>& alloc) {
+    for (const NodeAllocation& a : alloc) plan.Take(index_.Find(a.node), a);
+    gate_->Add(use);  // it will run: later jobs count it against quotas and limits
+  };
+  // What jobs being stopped free (and nobody before it claimed) suffices: it waits for them.
+  if (std::optional<std::vector<NodeAllocation>> a = place()) {
+    claim(*a);
+    blocked_[part.name] = true;
+    return Pending(job.id, PendingReason::kResources);
+  }
   struct Candidate {
     const RunningJob* job;
     JobUse use;
     PreemptParty party;
-    bool free;  // being stopped already: costs nothing
   };
   std::vector<Candidate> cands;
-  bool any_new = false;
   for (const RunningJob& r : snapshot_.running) {
+    if (r.terminating || doomed_.count(r.id) || r.allocation.empty()) continue;
+    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
+    if (preemption_->ModeOf(r.qos) == PreemptMode::kSuspend) continue;
     bool helps = false;
     for (const NodeAllocation& a : r.allocation) {
       const int i = index_.Find(a.node);
       helps = helps || (i >= 0 && nodes.test(i));
     }
-    if (!helps || r.allocation.empty()) continue;
-    Candidate c{&r, WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), {}, r.terminating || doomed_.count(r.id) > 0};
+    if (!helps) continue;
+    Candidate c{&r, WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), {}};
     const Partition* vp = index_.FindPartition(r.partition);
     c.party = PreemptParty{c.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
-    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
-    if (!c.free && preemption_->ModeOf(r.qos) == PreemptMode::kSuspend) continue;
-    any_new = any_new || !c.free;
     cands.push_back(std::move(c));
   }
-  if (!any_new) return std::nullopt;
-  // Free ones first; then the fewest GPUs, the youngest, the highest id.
+  if (cands.empty()) return std::nullopt;
+  // The fewest GPUs first, then the youngest, then the highest id.
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.free != b.free) return a.free;
     if (a.use.gpu_milli != b.use.gpu_milli) return a.use.gpu_milli < b.use.gpu_milli;
     if (a.job->start_time != b.job->start_time) return a.job->start_time > b.job->start_time;
     return a.job->id > b.job->id;
   });
   const PreemptParty me{use, part.priority_tier, 0};
-  auto release = [&](const RunningJob& r) {
-    for (const NodeAllocation& a : r.allocation) {
-      if (const int i = index_.Find(a.node); i >= 0) plan_.Release(i, a);
-    }
-  };
-  auto fits = [&]() {
-    const int m = plan_.Mark();
-    Placer placer(index_, plan_);
-    const bool ok = placer.Place(shape, nodes).has_value();
-    plan_.Rollback(m);
-    return ok;
-  };
-  // Greedy: add victims in that order until the job fits (each checked against the usage left
-  // by the ones before it, so a queue is never reclaimed below its quota)...
+  // Greedy: add victims in that order until the job fits, each checked against the usage left by
+  // the ones before it (so a queue is never reclaimed below its quota)...
   LimitGate left = *gate_;
-  const int mark = plan_.Mark();
+  const int mark = plan.Mark();
   std::vector<std::pair<const Candidate*, std::string>> chosen;
   bool ok = false;
   for (const Candidate& c : cands) {
-    std::string why;
-    if (!c.free) {
-      why = preemption_->Why(me, c.party, left, now);
-      if (why.empty()) continue;
-    }
-    release(*c.job);
+    std::string why = preemption_->Why(me, c.party, left, now);
+    if (why.empty()) continue;
+    Release(plan, *c.job);
     left.Add(c.use, -1);
     chosen.emplace_back(&c, std::move(why));
-    if ((ok = fits())) break;
+    if ((ok = place().has_value())) break;
   }
-  plan_.Rollback(mark);
+  plan.Rollback(mark);
   if (!ok) return std::nullopt;
   // ...then spare every victim the job does not need, the last added (the largest) first.
   std::vector<bool> keep(chosen.size(), true);
   for (size_t k = chosen.size(); k-- > 0;) {
-    if (chosen[k].first->free) continue;
     keep[k] = false;
     for (size_t j = 0; j < chosen.size(); ++j) {
-      if (keep[j]) release(*chosen[j].first->job);
+      if (keep[j]) Release(plan, *chosen[j].first->job);
     }
-    if (!fits()) keep[k] = true;
-    plan_.Rollback(mark);
+    if (!place()) keep[k] = true;
+    plan.Rollback(mark);
   }
-  // Greedy can pick two small jobs where one job of the same size would do: a single victim that
-  // frees no more GPUs is preferred (fewest GPUs, then fewest jobs).
-  int64_t best_gpus = 0, best_jobs = 0;
+  std::vector<std::pair<const Candidate*, std::string>> victims;
+  int64_t gpus = 0;
   for (size_t k = 0; k < chosen.size(); ++k) {
-    if (keep[k] && !chosen[k].first->free) {
-      best_gpus += chosen[k].first->use.gpu_milli;
-      best_jobs += 1;
+    if (keep[k]) {
+      victims.push_back(chosen[k]);
+      gpus += chosen[k].first->use.gpu_milli;
     }
   }
-  const Candidate* single = nullptr;
-  std::string single_why;
-  if (best_jobs > 1) {
+  // Greedy can pick two small jobs where one job of no more GPUs would do: fewest GPUs, then jobs.
+  if (victims.size() > 1) {
     for (const Candidate& c : cands) {
-      if (c.free || c.use.gpu_milli > best_gpus || (single != nullptr && c.use.gpu_milli >= single->use.gpu_milli)) continue;
+      if (c.use.gpu_milli > gpus || (victims.size() == 1 && c.use.gpu_milli >= victims[0].first->use.gpu_milli)) {
+        continue;
+      }
       std::string why = preemption_->Why(me, c.party, *gate_, now);
       if (why.empty()) continue;
-      for (const Candidate& f : cands) {
-        if (f.free) release(*f.job);
-      }
-      release(*c.job);
-      if (fits()) {
-        single = &c;
-        single_why = std::move(why);
-      }
-      plan_.Rollback(mark);
+      Release(plan, *c.job);
+      const bool fits = place().has_value();
+      plan.Rollback(mark);
+      if (fits) victims = {{&c, std::move(why)}};
     }
   }
   Decision d = Pending(job.id, PendingReason::kResources);
-  auto add = [&](const Candidate& c, const std::string& why) {
-    doomed_[c.job->id] = true;
-    d.preempt.push_back(Preemption{c.job->id, preemption_->ModeOf(c.job->qos), preemption_->GraceOf(c.job->qos), why});
-  };
-  if (single != nullptr) {
-    add(*single, single_why);
-  } else {
-    for (size_t k = 0; k < chosen.size(); ++k) {
-      if (keep[k] && !chosen[k].first->free) add(*chosen[k].first, chosen[k].second);
-    }
+  for (const auto& [c, why] : victims) {
+    Release(plan, *c->job);
+    gate_->Add(c->use, -1);
+    doomed_[c->job->id] = true;
+    d.preempt.push_back(Preemption{c->job->id, preemption_->ModeOf(c->job->qos), preemption_->GraceOf(c->job->qos), why});
   }
+  std::optional<std::vector<NodeAllocation>> alloc = place();
+  MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
+  claim(*alloc);
   blocked_[part.name] = true;
   return d;
 }
@@ -382,11 +407,7 @@ Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const
     if (!fits_now) failed_[key] = true;
   }
   if (!fits_now) {
-    // The first job of its partition that does not fit may preempt (a later one would only free
-    // resources for those before it).
-    if (!blocked_.count(partition)) {
-      if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use)) return *p;
-    }
+    if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use)) return *p;
     return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
   }
   std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
@@ -402,6 +423,7 @@ Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const
     const JobUse held = WithOwner(UseOf(*alloc), job.account, job.user, job.qos);
     if (PendingReason r = gate_->Check(held, limit); r != PendingReason::kNone) return Pending(job.id, r);
   }
+  if (!Claimable(*alloc)) return Pending(job.id, PendingReason::kPriority);
   for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
   return Start(job, std::move(*alloc), limit);
 }
@@ -424,6 +446,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   backfill_tested_ = 0;
   unreserved_.clear();
   doomed_.clear();
+  claims_.reset();
   gate_.reset();
   preemption_.reset();
   if (options_.policy) {

@@ -19,8 +19,9 @@
 //     reason (sched/limit_gate.h) and blocks nobody;
 //   - preemption: a job that does not fit may name running jobs to stop (Decision::preempt), the
 //     fewest GPUs and then jobs that let it fit, youngest first on ties, each gang whole, among
-//     those the rules allow (sched/preemption.h); jobs already being stopped count first and
-//     for free. It starts in a later cycle, once they are gone.
+//     those the rules allow (sched/preemption.h); what jobs already being stopped free counts
+//     first. What it will take is claimed for it: no later job in the cycle starts on it or
+//     counts on it. It starts in a later cycle, once its victims are gone.
 #pragma once
 
 #include <memory>
@@ -88,6 +89,10 @@ class Scheduler {
   // With the policy: the running jobs to stop so that `job` fits now, or nothing.
   std::optional<Decision> Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
                                   const DynamicBitset& nodes, const JobUse& use);
+  void Release(Plan& plan, const RunningJob& r);
+  // With claims: takes `alloc` from them too and says true, or says false (a preemptor has
+  // claimed part of it).
+  bool Claimable(const std::vector<NodeAllocation>& alloc);
   // Takes `alloc` for `job` (the plan, the timeline, the limits) and returns the start.
   Decision Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit);
   // Places `shape` on what is free throughout [start, start + limit), or nothing.
@@ -112,6 +117,9 @@ class Scheduler {
   std::optional<PreemptionPolicy> preemption_;
   std::optional<LimitGate> gate_;                     // with a policy: what runs, plus this cycle's starts
   std::unordered_map<int64_t, bool> doomed_;          // victims named this cycle
+  // From the cycle's first preemption on: the plan with what jobs being stopped and victims will
+  // free given back, and what preemptors will take taken.
+  std::optional<Plan> claims_;
 };
 
 // Convenience: one cycle on a fresh Scheduler.

@@ -66,6 +66,8 @@ JobRecord RichJob(int64_t id) {
   j.user = "alice";
   j.group = "ml";
   j.account = "vision";
+  j.qos = "high";
+  j.nice = 50;
   j.partition = "gpu";
   JobRequest& r = j.request;
   r.name = j.name;
@@ -119,6 +121,9 @@ JobRecord RichJob(int64_t id) {
       {"gpu002", 32000, 256000, 8, {0, 1, 2, 3}, 5, 250, true},
   };
   j.batch_host = "gpu001";
+  j.preempted_by = 41;
+  j.preempt_time = 1700000500;
+  j.preempt_reason = "QOS high preempts QOS normal";
   return j;
 }
 
