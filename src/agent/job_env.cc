@@ -173,7 +173,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_JOB_GID", static_cast<int64_t>(job.gid));
   if (!job.account.empty()) env.Set("SLURM_JOB_ACCOUNT", job.account);
   if (!job.partition.empty()) env.Set("SLURM_JOB_PARTITION", job.partition);
-  env.Set("SLURM_JOB_QOS", "normal");  // Muster has no QOS objects; Slurm's default QOS name
+  env.Set("SLURM_JOB_QOS", job.qos.empty() ? std::string("normal") : job.qos);  // Slurm's default QOS name
   env.Set("SLURM_JOB_NODELIST", CompressHostlist(job_nodes));
   env.Set("SLURM_JOB_NUM_NODES", static_cast<int64_t>(job_nodes.size()));
   env.Set("SLURM_JOB_CPUS_PER_NODE", CompressCounts(job_cpus));

@@ -288,6 +288,16 @@ TEST(SbatchArgsTest, AbsoluteChdirAndLongForms) {
   EXPECT_TRUE(r->hold);
 }
 
+TEST(SbatchArgsTest, NiceTakesAnOptionalAdjustment) {
+  EXPECT_EQ(Parse({"--wrap", "true"})->nice, 0);
+  EXPECT_EQ(Parse({"--nice", "--wrap", "true"})->nice, 100);  // the bare option: +100, as Slurm
+  EXPECT_EQ(Parse({"--nice=-20", "--wrap", "true"})->nice, -20);
+  EXPECT_EQ(Parse({"--nice=50", "--wrap", "true"})->nice, 50);
+  StatusOr<SbatchRequest> bad = Parse({"--nice=lots", "--wrap", "true"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Invalid --nice value: lots"), std::string::npos) << bad.status().message();
+}
+
 TEST(SbatchArgsTest, ShortOptionClustersAndPrefixes) {
   StatusOr<SbatchRequest> r = Parse({"-HJname", "-c4", "--part=gpu", "--nodes", "3", "--wrap", "true"});
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -157,5 +157,92 @@ TEST_F(MusterConfigFile, PriorityErrorsNameTheField) {
   }
 }
 
+TEST_F(MusterConfigFile, QueuesQosAndPreemptionAreRead) {
+  std::ofstream(dir_ / "queues.yaml") << "apiVersion: scheduling.run.ai/v2\n"
+                                         "kind: Queue\n"
+                                         "metadata: {name: dept}\n"
+                                         "spec:\n"
+                                         "  resources:\n"
+                                         "    gpu: {quota: 8, overQuotaWeight: 2, limit: 16}\n"
+                                         "---\n"
+                                         "apiVersion: scheduling.run.ai/v2\n"
+                                         "kind: Queue\n"
+                                         "metadata: {name: team-a}\n"
+                                         "spec:\n"
+                                         "  parentQueue: dept\n"
+                                         "  resources:\n"
+                                         "    gpu: {quota: 4, limit: -1}\n"
+                                         "    cpu: {quota: 64}\n"
+                                         "    memory: {quota: 262144, limit: 524288}\n";
+  StatusOr<MusterConfig> c = Load(
+      "accounts:\n"
+      "  - {name: ops, quota: {gpu: 2, memory: 1T}, limit: {gpu: 4}, over_quota_weight: 0.5, max_jobs: 10,\n"
+      "     max_wall: 1-00:00:00, max_gpus_per_user: 2, users: [alice]}\n"
+      "queues: queues.yaml\n"
+      "qos:\n"
+      "  - {name: high, priority: 100, preempt: [normal], max_gpus_per_user: 8}\n"
+      "  - {name: scavenger, preempt_mode: cancel, grace_time: 5, preempt_exempt_time: 10, max_wall: 60}\n"
+      "preemption: {by_partition_tier: true, mode: requeue, grace_time: 45, exempt_time: '5:00'}\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const AccountTree& t = c->priority.accounts;
+  ASSERT_EQ(t.accounts.size(), 3u);
+  const Account* ops = t.Find("ops");
+  EXPECT_EQ(ops->quota, (TresAmounts{2, kUnlimited, 1024 * 1024}));
+  EXPECT_EQ(ops->limit.gpus, 4);
+  EXPECT_DOUBLE_EQ(ops->over_quota_weight, 0.5);
+  EXPECT_EQ(ops->max_jobs, 10);
+  EXPECT_EQ(ops->max_wall_s, 86400);
+  EXPECT_EQ(ops->max_gpus_per_user, 2);
+  const Account* team = t.Find("team-a");
+  EXPECT_EQ(team->parent, "dept");
+  EXPECT_EQ(team->quota, (TresAmounts{4, 64, 262144}));
+  EXPECT_EQ(team->limit, (TresAmounts{kUnlimited, kUnlimited, 524288}));
+  EXPECT_DOUBLE_EQ(t.Find("dept")->over_quota_weight, 2);
+  EXPECT_EQ(t.Find("dept")->limit.gpus, 16);
+  // "normal" is added: jobs without -q have it.
+  ASSERT_EQ(c->qos.size(), 3u);
+  EXPECT_EQ(c->qos[0].preempt, (std::vector<std::string>{"normal"}));
+  EXPECT_EQ(c->qos[1].preempt_mode, PreemptMode::kCancel);
+  EXPECT_TRUE(c->qos[1].has_preempt_mode);
+  EXPECT_EQ(c->qos[1].grace_time_s, 5);
+  EXPECT_EQ(c->qos[1].preempt_exempt_time_s, 600);  // Slurm time: minutes
+  EXPECT_EQ(c->qos[1].max_wall_s, 3600);
+  EXPECT_EQ(c->qos[2].name, "normal");
+  EXPECT_TRUE(c->preemption.by_partition_tier);
+  EXPECT_EQ(c->preemption.grace_time_s, 45);
+  EXPECT_EQ(c->preemption.exempt_time_s, 300);
+  // The scheduler gets all of it.
+  ASSERT_NE(c->scheduler.policy, nullptr);
+  EXPECT_EQ(c->scheduler.policy->accounts.accounts.size(), 3u);
+  EXPECT_EQ(c->scheduler.policy->qos.size(), 3u);
+}
+
+TEST_F(MusterConfigFile, PolicyErrorsNameTheField) {
+  struct {
+    const char* body;
+    const char* error;
+  } rows[] = {
+      {"qos:\n  - {name: high, preempt: [gold]}\n", "qos: QOS 'high': preempt names unknown QOS 'gold'"},
+      {"qos:\n  - {name: high, preempt_mode: sometimes}\n",
+       "qos[0].preempt_mode: invalid preempt mode 'sometimes' (expected OFF, CANCEL, REQUEUE or SUSPEND)"},
+      {"qos:\n  - {name: a}\n  - {name: a}\n", "QOS 'a' is defined twice"},
+      {"qos:\n  - {name: a, max_gpus_per_user: -2}\n", "qos[0].max_gpus_per_user"},
+      {"preemption: {mode: never}\n", "preemption.mode: invalid preempt mode 'never'"},
+      {"preemption: {grace: 5}\n", "grace"},
+      {"accounts:\n  - {name: a, quota: {gpu: 8}, limit: {gpu: 4}}\n", "account 'a': gpu quota 8 is over its limit 4"},
+      {"accounts:\n  - {name: a, quota: {gpus: 8}}\n", "gpus"},
+      {"queues:\n  - {kind: Job, metadata: {name: x}}\n", "queues[0].kind: expected Queue, not 'Job'"},
+      {"queues:\n  - {kind: Queue, spec: {}}\n", "metadata"},
+      {"queues:\n  - {kind: Queue, metadata: {name: x}, spec: {parentQueue: nowhere}}\n",
+       "queues: account 'x': parent account 'nowhere' is not defined"},
+      {"queues: missing.yaml\n", "cannot read"},
+  };
+  for (const auto& r : rows) {
+    StatusOr<MusterConfig> c = Load(r.body);
+    ASSERT_FALSE(c.ok()) << r.body;
+    EXPECT_NE(c.status().message().find(r.error), std::string::npos) << r.body << " -> " << c.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace muster

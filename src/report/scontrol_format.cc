@@ -68,8 +68,8 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   o += "JobId=" + std::to_string(job.id) + " JobName=" + job.name + eol;
   o += "UserId=" + job.user + "(" + std::to_string(job.uid) + ") GroupId=" + job.group + "(" +
        std::to_string(job.gid) + ") MCS_label=N/A" + eol;
-  o += "Priority=" + std::to_string(job.priority) + " Nice=0 Account=" + OrNull(job.account) + " QOS=" +
-       kDefaultQos + eol;
+  o += "Priority=" + std::to_string(job.priority) + " Nice=" + std::to_string(job.nice) +
+       " Account=" + OrNull(job.account) + " QOS=" + (job.qos.empty() ? std::string(kDefaultQos) : job.qos) + eol;
   // Slurm puts underscores for the blanks of a reason, for easier parsing.
   std::string reason = HoldsResources(job.state) ? "None" : JobReason(job);
   for (char& c : reason) {
@@ -86,6 +86,11 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   o += "AccrueTime=Unknown" + eol;
   o += "StartTime=" + FormatSlurmTime(pending ? 0 : job.start_time) +
        " EndTime=" + FormatSlurmTime(JobExpectedEnd(job)) + " Deadline=N/A" + eol;
+  // Slurm prints this line where preemption is configured; Muster for a job that was preempted.
+  if (job.preempt_time > 0) {
+    o += "PreemptEligibleTime=" + FormatSlurmTime(job.preempt_time) + " PreemptTime=" +
+         FormatSlurmTime(job.preempt_time) + eol;
+  }
   o += "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main" + eol;
   o += "Partition=" + job.partition + " AllocNode:Sid=(null):0" + eol;
   o += "ReqNodeList=" + OrNull(CompressHostlist(r.nodelist)) + " ExcNodeList=" + OrNull(CompressHostlist(r.exclude)) +

@@ -5,7 +5,7 @@
 // Slurm fields with no Muster equivalent yet, and what is printed for them (Slurm's unset value,
 // never an invented one), across squeue_format.cc, sinfo_format.cc and scontrol_format.cc:
 //   squeue:   %o COMMAND "(null)" (the script path is not kept); %k COMMENT "(null)";
-//             %q QOS "normal" (kDefaultQos: Slurm's default QOS; Muster has no QOS);
+//             %q QOS ("normal" when the job names none);
 //             %E DEPENDENCY "(null)"; %v RESERVATION "(null)"; %y NICE "0"; %d MIN_TMP_DISK "0".
 //   sinfo:    TMP_DISK 0, WEIGHT 1, ROOT "no", OVERSUBSCRIBE "NO", GROUPS "all" (Slurm's defaults);
 //             CPU_LOAD / FREE_MEM "N/A" unless the caller's NodeActivity has them.

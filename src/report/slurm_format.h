@@ -123,7 +123,7 @@ std::string JobTresPerTask(const JobRecord& job);
 // "cpu=4,mem=2000M,node=1,billing=4,gres/gpu=8" (scontrol TRES=).
 std::string JobTres(const JobRecord& job);
 // The QOS every Muster job shows (Muster has no QOS yet; Slurm's default QOS is "normal").
-inline constexpr char kDefaultQos[] = "normal";
+inline constexpr char kDefaultQos[] = "normal";  // a job's QOS when it names none
 
 // ---- Errors, as Slurm prints them ----------------------------------------------------------
 

@@ -140,7 +140,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'L': return TimeLeft(job, now);
     case 'a': return OrNull(job.account);
     case 'g': return job.group;
-    case 'q': return kDefaultQos;
+    case 'q': return job.qos.empty() ? std::string(kDefaultQos) : job.qos;
     case 'Q': return std::to_string(job.priority);
     case 'Z': return job.workdir;
     case 'o': return "(null)";
@@ -155,7 +155,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'E': return "(null)";
     case 'h': return r.exclusive ? "NO" : "OK";
     case 'B': return job.batch_host.empty() ? "n/a" : job.batch_host;
-    case 'y': return "0";
+    case 'y': return std::to_string(job.nice);
     case 'v': return "(null)";
     case 'Y': return "(null)";
     default: return "";
