@@ -176,6 +176,44 @@ TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
   ASSERT_TRUE(WaitState(wait, "COMPLETED", 20s)) << State(wait);
 }
 
+// Preemption with real processes: a high-QOS job has a running normal job stopped (SIGTERM,
+// which the job sees), requeued and run again after it.
+TEST_F(LocalCluster, HighQosPreemptsAndTheVictimIsRequeued) {
+  // The controller restarts with QOS configured (what runs and waits is kept).
+  ASSERT_EQ(kill(std::atoi(Pid("musterctld").c_str()), SIGTERM), 0);
+  ASSERT_TRUE(WaitFor([&] { return Run("squeue").rc != 0; }, 5s));
+  {
+    std::ofstream conf((dir_ / "c/muster.yaml").string(), std::ios::app);
+    conf << "qos:\n  - {name: high, priority: 100, preempt: [normal]}\n"
+            "preemption: {grace_time: 5}\n";
+  }
+  Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
+                      " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
+                      (dir_ / "c/musterctld.pid").string());
+  ASSERT_EQ(restart.rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -o %t").out.find("idle") != std::string::npos; }, 10s))
+      << Run("sinfo").out;
+  const int64_t victim = Submit(
+      "-N 2 --gres=gpu:4 -o victim.out --wrap 'trap \"echo term $SLURM_RESTART_COUNT; exit 1\" TERM; "
+      "echo run ${SLURM_RESTART_COUNT:-0}; [ -n \"$SLURM_RESTART_COUNT\" ] && exit 0; sleep 300 & wait'");
+  ASSERT_TRUE(WaitState(victim, "RUNNING"));
+  ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "victim.out").string()).find("run 0") != std::string::npos; }, 10s));
+  EXPECT_NE(Run("sbatch -q gold --wrap true").out.find("Invalid qos specification"), std::string::npos);
+  const int64_t urgent = Submit("-q high --gres=gpu:2 -o urgent.out --wrap 'echo urgent $SLURM_JOB_QOS'");
+  ASSERT_TRUE(WaitState(urgent, "COMPLETED", 20s)) << State(urgent) << Run("squeue").out;
+  EXPECT_EQ(ReadFile((work_ / "urgent.out").string()), "urgent high\n");
+  // The victim saw SIGTERM, went back to the queue, and ran again (and ended) after the urgent job.
+  ASSERT_TRUE(WaitState(victim, "COMPLETED", 20s)) << State(victim);
+  const std::string out = ReadFile((work_ / "victim.out").string());
+  EXPECT_NE(out.find("term"), std::string::npos) << out;
+  EXPECT_NE(out.find("run 1"), std::string::npos) << out;
+  const std::string show = Run("scontrol show job " + std::to_string(victim)).out;
+  EXPECT_NE(show.find("Restarts=1"), std::string::npos) << show;
+  EXPECT_NE(show.find("PreemptTime="), std::string::npos) << show;
+  EXPECT_NE(Run("squeue -h -t all -o '%i %q' -j " + std::to_string(urgent)).out.find(std::to_string(urgent) + " high"),
+            std::string::npos);
+}
+
 TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   const int64_t id = Submit("-w node2 --wrap 'echo $$ > run${SLURM_RESTART_COUNT:-0}.pid; sleep 300'");
   ASSERT_TRUE(WaitState(id, "RUNNING"));
