@@ -44,6 +44,48 @@ void BM_Cycle(benchmark::State& state) {
   state.counters["started"] = started;
 }
 
+// The strict cycle again (mode 0), with backfill (1), and with backfill under team quotas (four
+// teams, a quarter of the GPUs each: the queue order by fair share) plus QOS preemption (every
+// tenth job "high", which preempts "normal") (2). bench/core.sh reports 1 and 2 as ratios of 0.
+void BM_CyclePolicy(benchmark::State& state) {
+  const ClusterSnapshot& c = LoadedCluster(static_cast<int>(state.range(0)));
+  static std::map<int, std::vector<PendingJob>> cache;
+  std::vector<PendingJob>& q = cache[static_cast<int>(state.range(1))];
+  if (q.empty()) {
+    q = Queue(static_cast<int>(state.range(1)));
+    for (PendingJob& j : q) {
+      j.account = "team" + std::to_string(j.id % 4);
+      j.user = "user" + std::to_string(j.id % 64);
+      j.qos = j.id % 10 == 0 ? "high" : "";
+    }
+  }
+  SchedulerOptions opt;
+  opt.backfill = state.range(2) >= 1;
+  if (state.range(2) == 2) {
+    auto policy = std::make_shared<SchedPolicy>();
+    const int64_t quarter = static_cast<int64_t>(state.range(0)) * 8 / 4;
+    for (int t = 0; t < 4; ++t) {
+      Account a{.name = "team" + std::to_string(t)};
+      a.quota.gpus = quarter;
+      policy->accounts.accounts.push_back(a);
+    }
+    policy->qos = {Qos{.name = "high", .priority = 100, .preempt = {"normal"}}, Qos{.name = "normal"}};
+    opt.policy = policy;
+  }
+  int started = 0, preempted = 0;
+  for (auto _ : state) {
+    std::vector<Decision> ds = RunCycle(c, q, opt);
+    started = preempted = 0;
+    for (const Decision& d : ds) {
+      started += d.kind == DecisionKind::kStart;
+      preempted += static_cast<int>(d.preempt.size());
+    }
+    benchmark::DoNotOptimize(ds);
+  }
+  state.counters["started"] = started;
+  state.counters["preempted"] = preempted;
+}
+
 // One newly arrived job on a standing Scheduler (the event-driven path).
 void BM_PlaceOne(benchmark::State& state) {
   const ClusterSnapshot& c = LoadedCluster(static_cast<int>(state.range(0)));
@@ -59,6 +101,11 @@ void BM_PlaceOne(benchmark::State& state) {
 BENCHMARK(BM_Cycle)
     ->ArgNames({"nodes", "jobs", "strict"})
     ->ArgsProduct({{1000, 10000}, {10000, 100000}, {1, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1.0);
+BENCHMARK(BM_CyclePolicy)
+    ->ArgNames({"nodes", "jobs", "mode"})
+    ->ArgsProduct({{1000, 10000}, {10000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);
 BENCHMARK(BM_PlaceOne)->ArgNames({"nodes"})->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);

@@ -90,10 +90,22 @@ void Preload(ClusterSnapshot& cluster, double fraction, uint64_t seed) {
   std::vector<PendingJob> q = SyntheticQueue(static_cast<int>(total * fraction / 2.0) + 1, seed, 1000000000);
   std::vector<Decision> ds = RunCycle(cluster, q, SchedulerOptions{.strict_priority = false});
   double used = 0;
+  std::mt19937_64 rng(seed + 1);
+  std::uniform_int_distribution<int64_t> hours(1, 24);
   for (const Decision& d : ds) {
     if (d.kind != DecisionKind::kStart) continue;
     if (used >= total * fraction) break;
     ApplyAllocation(cluster, d.nodes);
+    // As running jobs too (for backfill, limits and preemption): ends within a day, four teams.
+    RunningJob r;
+    r.id = d.job_id;
+    r.start_time = cluster.now - 3600;
+    r.end_time = cluster.now + hours(rng) * 3600;
+    r.allocation = d.nodes;
+    r.account = "team" + std::to_string(d.job_id % 4);
+    r.user = "user" + std::to_string(d.job_id % 64);
+    r.partition = cluster.partitions.empty() ? "" : cluster.partitions[0].name;
+    cluster.running.push_back(std::move(r));
     for (const NodeAllocation& a : d.nodes) {
       for (const GpuShare& g : a.gpus) used += g.milli / 1000.0;
     }

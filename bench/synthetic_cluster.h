@@ -17,7 +17,7 @@ ClusterSnapshot SyntheticCluster(int nodes, int nodes_per_leaf = 32);
 std::vector<PendingJob> SyntheticQueue(int count, uint64_t seed, int64_t first_id = 1);
 
 // Fills the cluster to about `fraction` of its GPUs by scheduling a synthetic queue and keeping
-// the started jobs as running usage.
+// the started jobs as running usage and running jobs (ending within a day; accounts team0-3).
 void Preload(ClusterSnapshot& cluster, double fraction, uint64_t seed);
 
 }  // namespace muster::bench

@@ -214,6 +214,34 @@ TEST_F(LocalCluster, HighQosPreemptsAndTheVictimIsRequeued) {
             std::string::npos);
 }
 
+TEST_F(LocalCluster, SacctmgrAddsAccountsAndQosAndShowsThem) {
+  Result add = Run("sacctmgr -i add account vision Quota=gres/gpu=4 OverQuotaWeight=2 GrpTRES=gres/gpu=6 MaxJobs=1");
+  ASSERT_EQ(add.rc, 0) << add.out;
+  EXPECT_NE(add.out.find(" Adding Account(s)\n  vision\n"), std::string::npos) << add.out;
+  ASSERT_EQ(Run("sacctmgr -i add qos high Priority=100 Preempt=normal MaxTRESPerUser=gres/gpu=8").rc, 0);
+  ASSERT_EQ(Run("sacctmgr modify account where name=vision set MaxWall=1:00:00").rc, 0);
+  Result show = Run("sacctmgr show account -P -n");
+  EXPECT_EQ(show.out, "vision|root|1|gres/gpu=4|2|gres/gpu=6|1|01:00:00|\n") << show.out;
+  Result qos = Run("sacctmgr show qos -P");
+  EXPECT_NE(qos.out.find("high|100||normal||cluster||||gres/gpu=8|\n"), std::string::npos) << qos.out;
+  EXPECT_NE(qos.out.find("normal|0|"), std::string::npos) << qos.out;
+  // Only an admin changes them; a user may look.
+  Result denied = RunAs("nobody", "sacctmgr add account mine");
+  EXPECT_NE(denied.rc, 0);
+  EXPECT_NE(denied.out.find("sacctmgr: error: Access/permission denied"), std::string::npos) << denied.out;
+  EXPECT_EQ(RunAs("nobody", "sacctmgr show qos -n -P").rc, 0);
+  // In force: the account's MaxJobs=1 holds its second job.
+  const int64_t first = Submit("-A vision --wrap 'sleep 2'");
+  const int64_t second = Submit("-A vision --wrap true");
+  ASSERT_TRUE(WaitState(first, "RUNNING"));
+  EXPECT_TRUE(WaitFor([&] {
+    return Run("squeue -h -o %r -j " + std::to_string(second)).out.find("AssocMaxJobsLimit") != std::string::npos;
+  }, 5s)) << Run("squeue").out;
+  EXPECT_EQ(Run("sacctmgr add qos bad Preempt=gold").out.find("sacctmgr: error: QOS 'bad': preempt names unknown QOS 'gold'"),
+            0u);
+  ASSERT_TRUE(WaitState(second, "COMPLETED", 20s));
+}
+
 TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   const int64_t id = Submit("-w node2 --wrap 'echo $$ > run${SLURM_RESTART_COUNT:-0}.pid; sleep 300'");
   ASSERT_TRUE(WaitState(id, "RUNNING"));

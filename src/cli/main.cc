@@ -12,6 +12,7 @@
 #include "cli/local_cluster.h"
 #include "cli/place_command.h"
 #include "cli/priority_commands.h"
+#include "cli/sacctmgr_command.h"
 #include "cli/srun.h"
 
 // Linker-defined bounds of this (static) executable's code.
@@ -52,6 +53,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "srun") return muster::SrunMain(args, std::cout, std::cerr);
   if (command == "sprio") return muster::SprioMain(args, std::cout, std::cerr);
   if (command == "sshare") return muster::SshareMain(args, std::cout, std::cerr);
+  if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, self, std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);

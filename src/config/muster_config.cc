@@ -10,6 +10,7 @@
 #include "config/priority_config.h"
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
+#include "model/policy_ops.h"
 
 namespace muster {
 
@@ -171,6 +172,9 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   RETURN_IF_ERROR(config_internal::ReadPriority(root, &c.priority));
   RETURN_IF_ERROR(config_internal::ReadPolicy(root, dir, &c.qos, &c.preemption, &c.priority.accounts));
   if (Status st = c.priority.accounts.Validate(); !st.ok()) return InvalidArgument(path + ": queues: " + st.message());
+  if (Status st = ValidateQosAccess(c.priority.accounts, c.qos); !st.ok()) {
+    return InvalidArgument(path + ": accounts: " + st.message());
+  }
   if (const YAML::Node* sc = root.Find("scheduler")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
                                                   {"backfill", "backfill_depth", "backfill_horizon"}));

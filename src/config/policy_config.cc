@@ -108,8 +108,10 @@ Status ReadAccountQueue(const MapReader& m, Account* a) {
   RETURN_IF_ERROR(ReadAmounts(m, "limit", &a->limit));
   RETURN_IF_ERROR(m.Double("over_quota_weight", &a->over_quota_weight, 0, 1e9));
   RETURN_IF_ERROR(m.Int("max_jobs", &a->max_jobs, 0, kMaxAmount));
+  RETURN_IF_ERROR(m.Int("grp_jobs", &a->grp_jobs, 0, kMaxAmount));
   RETURN_IF_ERROR(m.TimeS("max_wall", &a->max_wall_s));
   RETURN_IF_ERROR(m.Int("max_gpus_per_user", &a->max_gpus_per_user, 0, kMaxAmount));
+  RETURN_IF_ERROR(m.StringList("qos", &a->qos));
   return Status::Ok();
 }
 

@@ -5,7 +5,9 @@
 //       quota: {gpu: 16, cpu: 256, memory: 2T}   # guaranteed; reclaimed from borrowers
 //       over_quota_weight: 2                      # share of what quotas leave idle
 //       limit: {gpu: 32}                          # hard cap (GrpTRES)
-//       max_jobs: 100                             # running jobs (MaxJobs)
+//       max_jobs: 10                              # running jobs per user (MaxJobs)
+//       grp_jobs: 100                             # running jobs of the subtree (GrpJobs)
+//       qos: [normal, high]                       # QOS its users may use (none: not enforced)
 //       max_wall: 3-00:00:00                      # per job (MaxWall)
 //       max_gpus_per_user: 8
 //   queues: queues.yaml              # or a list: KAI-shaped Queue objects (below), merged in as accounts
@@ -42,8 +44,8 @@
 
 namespace muster::config_internal {
 
-// The queue fields of an `accounts:` item: quota, over_quota_weight, limit, max_jobs, max_wall,
-// max_gpus_per_user.
+// The queue fields of an `accounts:` item: quota, over_quota_weight, limit, max_jobs, grp_jobs,
+// max_wall, max_gpus_per_user, qos.
 Status ReadAccountQueue(const MapReader& m, Account* out);
 
 // `qos:`, `preemption:` and `queues:` (queues append to `accounts`; `dir` resolves a file name).

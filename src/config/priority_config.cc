@@ -66,7 +66,7 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
     const std::string path = Index("accounts", i);
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, accounts[i], path,
                                                   {"name", "parent", "shares", "users", "quota", "over_quota_weight",
-                                                   "limit", "max_jobs", "max_wall", "max_gpus_per_user"}));
+                                                   "limit", "max_jobs", "grp_jobs", "max_wall", "max_gpus_per_user", "qos"}));
     Account a;
     RETURN_IF_ERROR(m.String("name", &a.name, /*required=*/true));
     RETURN_IF_ERROR(m.String("parent", &a.parent));

@@ -377,6 +377,58 @@ void AddControllerRoutes(Controller& c, Router& r) {
     return Ok(json{{"caller", me}, {"shares", rows}});
   });
 
+  // sacctmgr: accounts (queues), user associations, QOS. Amounts: -1 = not set.
+  r.Add("GET", "/v1/policy", [&c](const HttpRequest&) {
+    const SchedPolicy p = c.Policy();
+    json accounts = json::array(), users = json::array(), qos = json::array();
+    auto tres = [](const TresAmounts& t) { return json{{"gpu", t.gpus}, {"cpu", t.cpus}, {"mem_mb", t.memory_mb}}; };
+    for (const Account& a : p.accounts.accounts) {
+      accounts.push_back({{"name", a.name}, {"parent", a.parent}, {"shares", a.shares}, {"quota", tres(a.quota)},
+                          {"over_quota_weight", a.over_quota_weight}, {"limit", tres(a.limit)},
+                          {"max_jobs", a.max_jobs}, {"max_wall_s", a.max_wall_s},
+                          {"max_gpus_per_user", a.max_gpus_per_user}});
+    }
+    for (const UserAssociation& u : p.accounts.users) {
+      users.push_back({{"user", u.user}, {"account", u.account}, {"shares", u.shares}});
+    }
+    for (const Qos& q : p.qos) {
+      qos.push_back({{"name", q.name}, {"priority", q.priority}, {"preempt", q.preempt},
+                     {"preempt_mode", q.has_preempt_mode ? PreemptModeName(q.preempt_mode) : ""},
+                     {"grace_time_s", q.grace_time_s}, {"preempt_exempt_time_s", q.preempt_exempt_time_s},
+                     {"max_gpus_per_user", q.max_gpus_per_user}, {"max_gpus_per_job", q.max_gpus_per_job},
+                     {"max_jobs_per_user", q.max_jobs_per_user}, {"max_wall_s", q.max_wall_s},
+                     {"grp_gpus", q.grp_gpus}});
+    }
+    const PreemptionSettings& s = p.preemption;
+    json pre{{"by_qos", s.by_qos}, {"by_partition_tier", s.by_partition_tier}, {"reclaim_quota", s.reclaim_quota},
+             {"mode", PreemptModeName(s.mode)}, {"grace_time_s", s.grace_time_s}, {"exempt_time_s", s.exempt_time_s}};
+    return Ok(json{{"accounts", accounts}, {"users", users}, {"qos", qos}, {"preemption", pre},
+                   {"warnings", c.policy_warnings()}});
+  });
+
+  r.Add("POST", "/v1/policy", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    PolicyOp op;
+    Status err;
+    const json& b = *body;
+    if (!Get(b, "verb", op.verb, err) || !Get(b, "entity", op.entity, err) || !Get(b, "name", op.name, err)) {
+      return ErrorResponse(err);
+    }
+    if (b.contains("fields")) {
+      if (!b["fields"].is_array()) return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...]"));
+      for (const json& f : b["fields"]) {
+        if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
+          return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...], got " + f.dump()));
+        }
+        op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
+      }
+    }
+    Status st = c.ChangePolicy(op, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
   r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());

@@ -16,6 +16,8 @@ namespace muster {
 namespace {
 
 constexpr char kUsageKey[] = "priority_usage";  // store meta: PriorityPolicy::Save()
+constexpr int64_t kResignalS = 10;  // SIGKILL again this long after it was due
+constexpr int64_t kMaxNice = 2147483645;  // Slurm's bound on --nice
 constexpr int64_t kUsageSaveS = 30;             // at most this much usage is lost to a crash
 
 constexpr int kIdBlock = 1000;
@@ -76,6 +78,8 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
     cluster_cpus_ += n.cpus;
   }
   for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
+  base_accounts_ = config_.priority.accounts;
+  if (config_.scheduler.policy != nullptr) base_qos_ = config_.scheduler.policy->qos;
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
@@ -97,8 +101,13 @@ Status Controller::Recover() {
   if (!steps.ok()) return steps.status().WithPrefix("loading steps");
   StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
   if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
+  StatusOr<std::string> policy = store_->GetMeta("policy_ops");
+  if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
+    return policy.status().WithPrefix("loading account and QOS changes");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t now = clock_->NowSeconds();
+  if (policy.ok()) RETURN_IF_ERROR(ReplayPolicyLocked(*policy).WithPrefix("loading account and QOS changes"));
   if (usage.ok()) RETURN_IF_ERROR(priority_.Restore(*usage).WithPrefix("loading usage"));
   for (NodeRecord& n : *nodes) {
     auto it = nodes_.find(n.node.name);
@@ -132,7 +141,6 @@ bool Controller::Expired(const JobRecord& job, int64_t now) const {
 void Controller::PurgeExpiredLocked(int64_t now) {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (Expired(it->second, now)) {
-      extra_.erase(it->first);
       it = jobs_.erase(it);
     } else {
       ++it;
@@ -213,6 +221,13 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
         (config_.scheduler.policy == nullptr || FindQos(config_.scheduler.policy->qos, request.qos) == nullptr)) {
       return InvalidArgument("Invalid qos specification");
     }
+    if (!request.qos.empty() && !IsAdmin(caller) && !MayUseQos(config_.priority.accounts, job.account, request.qos)) {
+      return InvalidArgument("Invalid qos specification");
+    }
+    if (request.nice < -kMaxNice || request.nice > kMaxNice) {
+      return InvalidArgument("Invalid nice value: must be between -" + std::to_string(kMaxNice) + " and " +
+                             std::to_string(kMaxNice));
+    }
     if (request.nice < 0 && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
     }
@@ -231,6 +246,22 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.stderr_pattern = request.stderr_pattern;
     job.stdin_path = request.stdin_path;
     job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
+    // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
+    // does (else such a job would wait for ever under a MaxWall).
+    if (job.time_limit_s == kUnlimited || job.time_limit_s <= 0) {
+      int64_t wall = kUnlimited;
+      auto lower = [&](int64_t w) {
+        if (w != kUnlimited && (wall == kUnlimited || w < wall)) wall = w;
+      };
+      for (const Account* a : config_.priority.accounts.Path(job.account)) lower(a->max_wall_s);
+      if (config_.scheduler.policy != nullptr) {
+        if (const Qos* q = FindQos(config_.scheduler.policy->qos, job.qos)) lower(q->max_wall_s);
+      }
+      if (wall != kUnlimited) {
+        job.time_limit_s = wall;
+        job.request.time_limit_s = wall;
+      }
+    }
     job.requeue = request.requeue;
     job.held = request.hold;
     job.state = JobState::kPending;
@@ -272,10 +303,7 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
       copy = job;
     } else {
       running = true;
-      if (signal == 0) {
-        extra_[job_id].ending = "cancel";
-        job.state = JobState::kCompleting;
-      }
+      if (signal == 0 && job.ending.empty()) EndingLocked(job, "cancel", config_.kill_wait_s);
       copy = job;
     }
   }
@@ -472,6 +500,7 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     r.qos = j.qos;
     r.partition = j.partition;
     r.terminating = j.state == JobState::kCompleting;
+    r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
     for (const JobNodeAllocation& a : j.allocation) r.allocation.push_back(ToDecision(a));
     s.running.push_back(std::move(r));
   }
@@ -497,7 +526,8 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   priority_.Forget(job.id);
   factors_.erase(job.id);
   job.reason = "None";
-  extra_.erase(job.id);
+  job.ending.clear();
+  job.kill_at = 0;
   EndStepsLocked(job);
   RefreshNodeStatesLocked();
 }
@@ -520,12 +550,28 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   // Re-checked: it may have ended, or be stopping already, since the cycle looked.
   if (v.state != JobState::kRunning) return;
   const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
-  extra_[v.id].ending = requeue ? "preempt-requeue" : "preempt";
-  v.state = JobState::kCompleting;
+  EndingLocked(v, requeue ? "preempt-requeue" : "preempt", std::max<int64_t>(p.grace_s, 1));
   v.preempted_by = by.id;
   v.preempt_time = clock_->NowSeconds();
   v.preempt_reason = p.why;
   out->emplace_back(v, p.grace_s);
+}
+
+void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
+  job.state = JobState::kCompleting;
+  job.ending = ending;
+  job.kill_at = clock_->NowSeconds() + grace_s;
+}
+
+void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
+  if (job.requeue && (job.ending.empty() || job.ending == "preempt-requeue")) {
+    RequeueLocked(job, why, kill);
+    return;
+  }
+  const JobState state = job.ending == "cancel"    ? JobState::kCancelled
+                         : job.ending == "preempt" ? JobState::kPreempted
+                                                   : JobState::kNodeFail;
+  FinishJobLocked(job, state, 0, 0);
 }
 
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
@@ -541,7 +587,8 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.reason = "None";
   job.reason_detail = why;
   job.eligible_time = clock_->NowSeconds();
-  extra_.erase(job.id);
+  job.ending.clear();
+  job.kill_at = 0;
   RefreshNodeStatesLocked();
 }
 
@@ -576,7 +623,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
     if (!HoldsResources(job.state)) return Status::Ok();  // already settled (duplicate report after a retry)
     if (job.batch_host != node) return Status::Ok();  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
-    const std::string ending = extra_[job_id].ending;
+    const std::string ending = job.ending;
     held = job.allocation;
     if (ending == "preempt-requeue") {
       // Preempted with REQUEUE: pending again, to run from the start when resources allow.
@@ -620,8 +667,10 @@ int Controller::ScheduleOnce() {
   // with a thousand jobs pending (bench/ctld_bench.cc).
   thread_local std::vector<PendingJob> pending;
   pending.clear();
+  SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
   {
     std::lock_guard<std::mutex> lock(mu_);
+    options = config_.scheduler;
     snapshot = SnapshotLocked();
     pending.reserve(active_.size());
     for (const auto& [id, job] : active_) {
@@ -639,7 +688,7 @@ int Controller::ScheduleOnce() {
     }
   }
   if (pending.empty()) return 0;
-  std::vector<Decision> decisions = RunCycle(snapshot, pending, config_.scheduler);
+  std::vector<Decision> decisions = RunCycle(snapshot, pending, options);
 
   std::vector<JobRecord> started;
   std::vector<std::pair<JobRecord, int64_t>> preempted;  // victims, with their grace
@@ -659,6 +708,12 @@ int Controller::ScheduleOnce() {
         job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
         job.reason_detail = d.message;
         job.expected_start = d.start_time;  // squeue --start
+        job.sched_nodes.clear();
+        if (d.start_time > 0) {
+          std::vector<std::string> names;
+          for (const NodeAllocation& a : d.nodes) names.push_back(a.node);
+          job.sched_nodes = CompressHostlist(names);
+        }
         for (const Preemption& p : d.preempt) PreemptLocked(job, p, &preempted);
         continue;
       }
@@ -684,6 +739,7 @@ int Controller::ScheduleOnce() {
       job.reason_detail.clear();
       job.start_time = clock_->NowSeconds();
       job.expected_start = 0;
+      job.sched_nodes.clear();
       job.allocation.clear();
       for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
       job.batch_host = job.allocation.front().node;
@@ -747,7 +803,7 @@ int Controller::ScheduleOnce() {
 void Controller::Tick() {
   const int64_t now = clock_->NowSeconds();
   std::vector<JobRecord> changed, kill;
-  std::vector<JobRecord> to_timeout;
+  std::vector<JobRecord> to_timeout, resignal;
   std::vector<NodeRecord> down_nodes;
   std::string usage;
   {
@@ -777,22 +833,26 @@ void Controller::Tick() {
         if (!HoldsResources(j.state)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
         if (!on) continue;
-        if (j.requeue && extra_[id].ending.empty()) {
-          RequeueLocked(j, "node " + name + " not responding", &kill);
-        } else {
-          FinishJobLocked(j, extra_[id].ending == "cancel" ? JobState::kCancelled : JobState::kNodeFail, 0, 0);
-        }
+        LoseJobLocked(j, "node " + name + " not responding", &kill);
         changed.push_back(j);
       }
     }
     for (const auto& [id, job] : active_) {
       JobRecord& j = *job;
       if (j.state != JobState::kRunning || j.time_limit_s <= 0 || j.start_time == 0) continue;
-      if (now - j.start_time < j.time_limit_s || !extra_[id].ending.empty()) continue;
-      extra_[id].ending = "timeout";
-      j.state = JobState::kCompleting;
+      if (now - j.start_time < j.time_limit_s || !j.ending.empty()) continue;
+      EndingLocked(j, "timeout", config_.kill_wait_s);
       changed.push_back(j);
       to_timeout.push_back(j);
+    }
+    // A job being stopped that is still there well after its SIGKILL was due (the signal was
+    // lost, or the controller restarted before sending it): SIGKILL again, every 10 s.
+    for (const auto& [id, job] : active_) {
+      JobRecord& j = *job;
+      if (j.state != JobState::kCompleting || j.kill_at == 0 || now < j.kill_at + kResignalS) continue;
+      j.kill_at = now;
+      changed.push_back(j);
+      resignal.push_back(j);
     }
     if (!down_nodes.empty()) RefreshNodeStatesLocked();
   }
@@ -806,8 +866,24 @@ void Controller::Tick() {
     }
   }
   for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
+  for (const JobRecord& j : resignal) SignalAll(j, SIGKILL, 0, j.ending);
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
   if (!down_nodes.empty() || !changed.empty()) Wake();
+}
+
+Status Controller::SaveUsage() {
+  std::string usage;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = clock_->NowSeconds();
+    for (const auto& [id, job] : active_) {
+      if (HoldsResources(job->state) && job->start_time > 0) ChargeLocked(*job, now);
+    }
+    usage = priority_.Save();
+    usage_saved_at_ = now;
+    usage_dirty_ = false;
+  }
+  return store_->SetMeta(kUsageKey, usage);
 }
 
 void Controller::Wake() {

@@ -28,6 +28,7 @@
 #include "model/job_record.h"
 #include "model/step_layout.h"
 #include "net/http.h"
+#include "model/policy_ops.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/priority_policy.h"
 #include "sched/scheduler.h"
@@ -181,14 +182,22 @@ class Controller {
   };
   std::vector<JobPriority> PendingPriorities() const;
   const PriorityWeights& priority_weights() const { return config_.priority.weights; }
+  // Charges the running jobs up to now and saves the usage (Tick saves at most every 30 s; a
+  // controller stopping calls this so that no usage is lost).
+  Status SaveUsage();
+
+  // --- accounts, queues and QOS (sacctmgr) ---
+  // Applies a change (admins only) on top of what muster.yaml defines, stores it, and applies it
+  // from the next scheduling pass on. Stored changes are replayed by Recover(); one that no
+  // longer applies (the file changed under it) is dropped and reported in `policy_warnings()`.
+  Status ChangePolicy(const PolicyOp& op, const Caller& caller);
+  // What is in force now.
+  SchedPolicy Policy() const;
+  std::vector<std::string> policy_warnings() const;
   // The user name of `uid` (the system's user database), or the uid as text.
   static std::string UserNameOf(uint32_t uid);
 
  private:
-  struct JobExtra {
-    std::string ending;          // "cancel", "timeout", "" (why we signalled it)
-    int64_t kill_deadline = 0;   // when to escalate to SIGKILL (seconds)
-  };
   ClusterSnapshot SnapshotLocked() const;
   NodeRecord* FindNodeLocked(const std::string& name);
   void RefreshNodeStatesLocked();
@@ -196,6 +205,11 @@ class Controller {
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
   // end what still runs of it on nodes that are up.
   void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  // A job lost with a node: requeued when it may be (unless it was being ended, other than by a
+  // preemption that requeues it), else ended as it was being ended (or NODE_FAIL).
+  void LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  // Starts stopping a running job: COMPLETING, with why and when SIGKILL is due.
+  void EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s);
   // Starts stopping a victim the scheduler named for `by` (REQUEUE or CANCEL, SIGTERM now and
   // SIGKILL after the grace, sent by the caller outside the lock), and records who and why.
   void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<std::pair<JobRecord, int64_t>>* out);
@@ -217,7 +231,6 @@ class Controller {
   // at, without a lookup per job.
   std::map<int64_t, JobRecord*> active_;
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
-  std::map<int64_t, JobExtra> extra_;
   int64_t last_purge_ = 0;
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
@@ -235,6 +248,15 @@ class Controller {
   int max_tier_ = 0;
   PriorityPolicy priority_;
   std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
+
+  // The accounts and QOS of muster.yaml, the sacctmgr changes applied on top (in order), and
+  // installing the result (config_.priority.accounts, priority_, config_.scheduler.policy).
+  AccountTree base_accounts_;
+  std::vector<Qos> base_qos_;
+  std::vector<PolicyOp> policy_ops_;
+  std::vector<std::string> policy_warnings_;
+  void InstallPolicyLocked(const AccountTree& tree, const std::vector<Qos>& qos);
+  Status ReplayPolicyLocked(const std::string& stored);
   int64_t usage_saved_at_ = 0;
   bool usage_dirty_ = false;
 

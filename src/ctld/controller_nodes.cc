@@ -60,11 +60,7 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
         if (!HoldsResources(j.state)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
         if (!on) continue;
-        if (j.requeue) {
-          RequeueLocked(j, "node " + name + " set DOWN", &kill);
-        } else {
-          FinishJobLocked(j, JobState::kNodeFail, 0, 0);
-        }
+        LoseJobLocked(j, "node " + name + " set DOWN", &kill);
         changed.push_back(j);
       }
     } else {
@@ -110,11 +106,7 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     for (int64_t id : ActiveIdsLocked()) {
       JobRecord& j = jobs_.at(id);
       if (!HoldsResources(j.state) || j.batch_host != node.node.name || reported.count(id)) continue;
-      if (j.requeue && extra_[id].ending.empty()) {
-        RequeueLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
-      } else {
-        FinishJobLocked(j, extra_[id].ending == "cancel" ? JobState::kCancelled : JobState::kNodeFail, 0, 0);
-      }
+      LoseJobLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
       changed.push_back(j);
     }
     // Jobs the agent runs that are over here: clean them up.

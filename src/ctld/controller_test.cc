@@ -592,6 +592,7 @@ TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
   // squeue --start: the gang when the hour is up; the endless job after the gang's hour.
   EXPECT_EQ(Job(gang).expected_start, Job(hour).start_time + 3600);
   EXPECT_EQ(Job(endless).expected_start, Job(hour).start_time + 7200);
+  EXPECT_EQ(Job(gang).sched_nodes, "n[1-2]");  // SCHEDNODES
   // The hour ends (the quick job too): the gang takes both nodes before the endless job.
   clock_.AdvanceSeconds(600);
   ASSERT_TRUE(ctld_->JobExited(quick, "n2", ExitReport{}, kAdmin).ok());
@@ -771,6 +772,118 @@ TEST_F(PolicyTest, QuotaReclaimReturnsTheQuotaWithinOneCyclePlusTheGrace) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 0);
   for (int64_t id : borrowed) EXPECT_NE(Job(id).state, JobState::kCompleting);
   EXPECT_EQ(Job(extra).state, JobState::kPending);
+}
+
+TEST_F(PolicyTest, SacctmgrChangesApplyAtOnceAndSurviveARestart) {
+  UsePolicy(QosPolicy());
+  const PolicyOp add_account{"add", "account", "team", {{"MaxJobs", "1"}}};
+  EXPECT_EQ(ctld_->ChangePolicy(add_account, kAlice).code(), StatusCode::kPermissionDenied);
+  ASSERT_TRUE(ctld_->ChangePolicy(add_account, kAdmin).ok());
+  ASSERT_TRUE(ctld_->ChangePolicy(PolicyOp{"add", "user", "1001", {{"Account", "team"}}}, kAdmin).ok());
+  ASSERT_TRUE(ctld_->ChangePolicy(PolicyOp{"add", "qos", "gold", {{"Priority", "50"}}}, kAdmin).ok());
+  EXPECT_EQ(ctld_->ChangePolicy(PolicyOp{"add", "qos", "gold", {}}, kAdmin).message(), "QOS 'gold' already exists");
+  // In force at once: the account limit, the new QOS, the user's association.
+  const int64_t b1 = SubmitAs(kBob, {"--gres=gpu:1"}, "gold");
+  const int64_t b2 = SubmitAs(kBob, {"--gres=gpu:1"});
+  EXPECT_EQ(Job(b1).account, "team");
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(b1).state, JobState::kRunning);
+  EXPECT_EQ(Job(b2).reason, "AssocMaxJobsLimit");
+  // A restart replays the stored changes over the configuration.
+  Open();
+  const SchedPolicy p = ctld_->Policy();
+  ASSERT_NE(p.accounts.Find("team"), nullptr);
+  EXPECT_EQ(p.accounts.Find("team")->max_jobs, 1);
+  EXPECT_NE(FindQos(p.qos, "gold"), nullptr);
+  EXPECT_TRUE(ctld_->policy_warnings().empty());
+  // A change the configuration no longer allows is dropped, with a warning, and the rest kept.
+  SchedPolicy changed = QosPolicy();
+  changed.qos.push_back(Qos{.name = "gold"});
+  config_.scheduler.policy = std::make_shared<SchedPolicy>(changed);
+  Open();
+  ASSERT_EQ(ctld_->policy_warnings().size(), 1u);
+  EXPECT_EQ(ctld_->policy_warnings()[0],
+            "stored change 'add qos gold' no longer applies to muster.yaml: QOS 'gold' already exists; dropped");
+  EXPECT_NE(ctld_->Policy().accounts.Find("team"), nullptr);
+}
+
+TEST_F(FairShareTest, AStoppingControllerSavesTheUsageToTheSecond) {
+  RegisterAll();
+  const int64_t id = Submit({"--gres=gpu:2"}, kHeavy);
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  ctld_->Tick();  // saves (nothing charged yet)
+  Pass(7);        // under the 30 s between saves: a Tick would not save
+  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{}, kAdmin).ok());  // charged 2 GPUs x 7 s
+  ctld_->Tick();
+  auto usage_after_restart = [&] {
+    Open();
+    ctld_->Tick();
+    for (const FairShareRow& r : ctld_->Shares()) {
+      if (r.user == "4242") return r.raw_usage;
+    }
+    return 0.0;  // no usage and no job: not listed
+  };
+  // Without a save at the stop, the last seconds of usage would be lost...
+  EXPECT_NEAR(usage_after_restart(), 0, 1e-6);
+  // ...with it, they are kept. (The same run again, this time saved before the restart.)
+  const int64_t again = Submit({"--gres=gpu:2"}, kHeavy);
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  ctld_->Tick();
+  Pass(7);
+  ASSERT_TRUE(ctld_->JobExited(again, "n1", ExitReport{}, kAdmin).ok());
+  ASSERT_TRUE(ctld_->SaveUsage().ok());
+  EXPECT_NEAR(usage_after_restart(), 2.0 * 7, 1e-3);
+}
+
+TEST_F(PolicyTest, APreemptionInProgressSurvivesAControllerRestart) {
+  UsePolicy(QosPolicy());
+  const int64_t victim = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  Pass(60);
+  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:4"}, "high");
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(victim).state, JobState::kCompleting);
+  // The controller restarts before the victim ends; its agents keep reporting it.
+  Open();
+  for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {victim}, kAdmin).ok());
+  // Its SIGKILL was due 20 s after the SIGTERM: 10 s after that, it is sent again.
+  agents_.signals.clear();
+  Pass(31);
+  ctld_->Tick();
+  std::vector<FakeAgents::Sig> sent = SignalsFor(victim);
+  ASSERT_EQ(sent.size(), 2u);  // both nodes of the gang
+  EXPECT_EQ(sent[0].signal, SIGKILL);
+  // It ends: requeued, as the preemption decided before the restart, and the urgent job runs.
+  ASSERT_TRUE(ctld_->JobExited(victim, "n1", ExitReport{0, SIGKILL, false, "", 0}, kAdmin).ok());
+  EXPECT_EQ(Job(victim).state, JobState::kPending);
+  EXPECT_EQ(Job(victim).restart_count, 1);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
+}
+
+TEST_F(PolicyTest, QosAccessMaxWallAsTheDefaultLimitAndNiceBounds) {
+  SchedPolicy p = QosPolicy();
+  p.qos[1].max_wall_s = 3600;  // normal
+  Account team{.name = "team"};
+  team.qos = {"normal"};       // its users may not name "high"
+  p.accounts.accounts = {team};
+  p.accounts.users = {{"1001", "team", 1}};
+  UsePolicy(p);
+  SubmitRequest s;
+  s.resource_args = {"-n", "1"};
+  s.script = "#!/bin/sh\ntrue\n";
+  s.qos = "high";
+  EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid qos specification");
+  EXPECT_TRUE(ctld_->Submit(s, kAlice).ok());  // no association restricts alice
+  // No time limit given: normal's MaxWall becomes it (a job without one would wait for ever).
+  s.qos = "";
+  StatusOr<int64_t> id = ctld_->Submit(s, kBob);
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(Job(*id).time_limit_s, 3600);
+  ctld_->ScheduleOnce();
+  EXPECT_EQ(Job(*id).state, JobState::kRunning);
+  s.nice = int64_t{1} << 40;
+  EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid nice value: must be between -2147483645 and 2147483645");
 }
 
 }  // namespace

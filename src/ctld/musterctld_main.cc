@@ -108,6 +108,9 @@ int Main(int argc, char** argv) {
   (*server)->Stop();
   controller.Stop();
   loop.join();
+  if (Status st = controller.SaveUsage(); !st.ok()) {
+    std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
+  }
   return 0;
 }
 

@@ -32,9 +32,12 @@ struct Account {
   TresAmounts quota;               // guaranteed (deserved); unset = nothing guaranteed
   double over_quota_weight = 1;    // share of the idle capacity beyond quotas among siblings
   TresAmounts limit;               // hard cap (Slurm's GrpTRES): AssocGrpGRES, AssocGrpCpuLimit, ...
-  int64_t max_jobs = kUnlimited;           // running jobs (MaxJobs): AssocMaxJobsLimit
+  int64_t max_jobs = kUnlimited;           // running jobs of each user (MaxJobs): AssocMaxJobsLimit
+  int64_t grp_jobs = kUnlimited;           // running jobs of the subtree (GrpJobs): AssocGrpJobsLimit
   int64_t max_wall_s = kUnlimited;         // per job (MaxWall): AssocMaxWallDurationPerJobLimit
   int64_t max_gpus_per_user = kUnlimited;  // GPUs of one user's running jobs in the subtree
+  // The QOS its jobs may name (-q); empty: as its parent (none on the way up: any QOS).
+  std::vector<std::string> qos;
 };
 
 struct UserAssociation {

@@ -89,12 +89,17 @@ struct JobRecord {
   int64_t eligible_time = 0;
   int64_t start_time = 0;           // 0 = not started
   int64_t expected_start = 0;       // pending: when backfill's reservation starts it (0 = unknown)
+  std::string sched_nodes;          // pending: the nodes of that reservation (hostlist)
   int64_t end_time = 0;             // 0 = not ended
   int exit_code = 0;                // of the batch script
   int exit_signal = 0;
   int restart_count = 0;
   std::vector<JobNodeAllocation> allocation;  // while running (kept after the end for accounting)
   std::string batch_host;           // first node of the allocation
+  // While the controller stops it (COMPLETING): why ("cancel", "timeout", "preempt" or
+  // "preempt-requeue"; it decides the final state) and when SIGKILL is due (seconds; 0 = none).
+  std::string ending;
+  int64_t kill_at = 0;
   // The last preemption of this job: by which job, when, and the rule that allowed it.
   int64_t preempted_by = 0;
   int64_t preempt_time = 0;

@@ -88,6 +88,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("eligible_time", j.eligible_time, d.eligible_time);
   v.Field("start_time", j.start_time, d.start_time);
   v.Field("expected_start", j.expected_start, d.expected_start);
+  v.Field("sched_nodes", j.sched_nodes, d.sched_nodes);
   v.Field("end_time", j.end_time, d.end_time);
   v.Field("exit_code", j.exit_code, d.exit_code);
   v.Field("exit_signal", j.exit_signal, d.exit_signal);
@@ -95,6 +96,8 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Objects("allocation", j.allocation, d.allocation,
             [](auto& sub, auto& a, const JobNodeAllocation& ad) { AllocationFields(sub, a, ad); });
   v.Field("batch_host", j.batch_host, d.batch_host);
+  v.Field("ending", j.ending, d.ending);
+  v.Field("kill_at", j.kill_at, d.kill_at);
   v.Field("preempted_by", j.preempted_by, d.preempted_by);
   v.Field("preempt_time", j.preempt_time, d.preempt_time);
   v.Field("preempt_reason", j.preempt_reason, d.preempt_reason);

@@ -188,9 +188,10 @@ TEST_F(SlurmFormatTest, SqueueStartShowsThePendingJobsExpectedStart) {
             "             JOBID ST          START_TIME SCHEDNODES           NODELIST(REASON)\n"
             "              9150 PD                 N/A (null)               (Resources)\n");
   j.expected_start = kT0 + 3600;  // backfill's reservation
+  j.sched_nodes = "gpu[01-02]";
   out = FormatSqueue({j}, o, kT0);
   ASSERT_TRUE(out.ok());
-  EXPECT_NE(out->find(" PD 2026-11-30T04:12:59 (null)"), std::string::npos) << *out;
+  EXPECT_NE(out->find(" PD 2026-11-30T04:12:59 gpu[01-02]"), std::string::npos) << *out;
 }
 
 TEST_F(SlurmFormatTest, SqueueMoreFields) {

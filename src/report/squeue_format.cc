@@ -157,7 +157,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'B': return job.batch_host.empty() ? "n/a" : job.batch_host;
     case 'y': return std::to_string(job.nice);
     case 'v': return "(null)";
-    case 'Y': return "(null)";
+    case 'Y': return job.sched_nodes.empty() ? std::string("(null)") : job.sched_nodes;
     default: return "";
   }
 }

@@ -44,6 +44,7 @@ struct RunningJob {
   std::string qos;
   std::string partition;
   bool terminating = false;  // being stopped (cancelled, timed out, preempted): soon free
+  int64_t preempted_by = 0;  // being stopped for this waiting job: what it frees is that job's
 };
 
 struct ClusterSnapshot {

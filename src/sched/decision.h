@@ -43,7 +43,7 @@ struct Decision {
   DecisionKind kind = DecisionKind::kPending;
   PendingReason reason = PendingReason::kNone;  // for kPending
   std::string message;                          // for kReject (and detail for some reasons)
-  std::vector<NodeAllocation> nodes;            // for kStart, in canonical node order
+  std::vector<NodeAllocation> nodes;            // kStart; kPending with a reservation: where
   int64_t start_time = 0;                       // kPending with a backfill reservation: when
   // kPending: running jobs to stop first; the job starts in a later cycle, once they are gone.
   std::vector<Preemption> preempt;

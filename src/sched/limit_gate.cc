@@ -26,7 +26,7 @@ void LimitGate::Add(const JobUse& use, int sign) {
   add(account_[""]);
   for (const Account* a : accounts_.Path(use.account)) {
     add(account_[a->name]);
-    user_gpus_[{a->name, use.user}] += sign * use.gpu_milli;
+    add(user_use_[{a->name, use.user}]);
   }
   const std::string q = use.qos.empty() ? kDefaultQosName : use.qos;
   add(qos_use_[q]);
@@ -41,15 +41,13 @@ UseTotals LimitGate::AccountUse(const std::string& account) const {
 PendingReason LimitGate::Check(const JobUse& job, int64_t time_limit_s) const {
   for (const Account* a : accounts_.Path(job.account)) {
     const UseTotals u = AccountUse(a->name);
+    auto it = user_use_.find({a->name, job.user});
+    const UseTotals mine = it == user_use_.end() ? UseTotals{} : it->second;
     if (OverTime(time_limit_s, a->max_wall_s)) return PendingReason::kAssocMaxWallDurationPerJobLimit;
-    if (Over(u.jobs, 1, a->max_jobs)) return PendingReason::kAssocMaxJobsLimit;
+    if (Over(mine.jobs, 1, a->max_jobs)) return PendingReason::kAssocMaxJobsLimit;
+    if (Over(u.jobs, 1, a->grp_jobs)) return PendingReason::kAssocGrpJobsLimit;
     if (OverGpus(u.gpu_milli, job.gpu_milli, a->limit.gpus)) return PendingReason::kAssocGrpGRES;
-    if (a->max_gpus_per_user != kUnlimited) {
-      auto it = user_gpus_.find({a->name, job.user});
-      if (OverGpus(it == user_gpus_.end() ? 0 : it->second, job.gpu_milli, a->max_gpus_per_user)) {
-        return PendingReason::kAssocGrpGRES;
-      }
-    }
+    if (OverGpus(mine.gpu_milli, job.gpu_milli, a->max_gpus_per_user)) return PendingReason::kAssocGrpGRES;
     if (a->limit.cpus != kUnlimited && u.cpu_milli + job.cpu_milli > a->limit.cpus * 1000) {
       return PendingReason::kAssocGrpCpuLimit;
     }

@@ -6,7 +6,8 @@
 // Limits and the reasons a job waits with (Slurm's names):
 //   account  limit.gpus / .cpus / .memory   AssocGrpGRES / AssocGrpCpuLimit / AssocGrpMemLimit
 //            max_gpus_per_user              AssocGrpGRES (the user's association's GrpTRES)
-//            max_jobs (running)             AssocMaxJobsLimit
+//            max_jobs (running, per user)   AssocMaxJobsLimit
+//            grp_jobs (running, all)        AssocGrpJobsLimit
 //            max_wall (time limit)          AssocMaxWallDurationPerJobLimit
 //   QOS      max_gpus_per_user              QOSMaxGRESPerUser
 //            max_gpus_per_job               QOSMaxGRESPerJob
@@ -65,7 +66,7 @@ class LimitGate {
   const AccountTree& accounts_;
   const std::vector<Qos>& qos_;
   std::map<std::string, UseTotals> account_;                          // subtree totals
-  std::map<std::pair<std::string, std::string>, int64_t> user_gpus_;  // (account subtree, user)
+  std::map<std::pair<std::string, std::string>, UseTotals> user_use_;  // (account subtree, user)
   std::map<std::string, UseTotals> qos_use_;
   std::map<std::pair<std::string, std::string>, UseTotals> qos_user_;
 };

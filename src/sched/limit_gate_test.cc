@@ -36,7 +36,8 @@ AccountTree Tree() {
   Account research{.name = "research"};
   research.limit.gpus = 8;
   Account vision{.name = "vision", .parent = "research"};
-  vision.max_jobs = 3;
+  vision.max_jobs = 2;
+  vision.grp_jobs = 3;
   vision.max_wall_s = 3600;
   vision.max_gpus_per_user = 4;
   vision.limit.cpus = 40;
@@ -77,8 +78,12 @@ TEST(LimitGateTest, EveryLimitGivesSlurmsReason) {
        PendingReason::kAssocGrpGRES},
       {"another user's GPUs do not count per user", {Use("vision", "bob", 3)}, Use("vision", "alice", 2), 600,
        PendingReason::kNone},
-      {"running jobs", {Use("vision", "a", 0), Use("vision", "b", 0), Use("vision", "c", 0)},
-       Use("vision", "d", 0), 600, PendingReason::kAssocMaxJobsLimit},
+      {"running jobs of the account", {Use("vision", "a", 0), Use("vision", "b", 0), Use("vision", "c", 0)},
+       Use("vision", "d", 0), 600, PendingReason::kAssocGrpJobsLimit},
+      {"running jobs of the user", {Use("vision", "a", 0), Use("vision", "a", 0)}, Use("vision", "a", 0), 600,
+       PendingReason::kAssocMaxJobsLimit},
+      {"another user's jobs", {Use("vision", "a", 0), Use("vision", "a", 0)}, Use("vision", "b", 0), 600,
+       PendingReason::kNone},
       {"wall time over MaxWall", {}, Use("vision", "alice", 1), 7200, PendingReason::kAssocMaxWallDurationPerJobLimit},
       {"no time limit under a MaxWall", {}, Use("vision", "alice", 1), kUnlimited,
        PendingReason::kAssocMaxWallDurationPerJobLimit},

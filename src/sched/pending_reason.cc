@@ -16,6 +16,7 @@ const char* PendingReasonName(PendingReason r) {
     case PendingReason::kAssocGrpCpuLimit: return "AssocGrpCpuLimit";
     case PendingReason::kAssocGrpMemLimit: return "AssocGrpMemLimit";
     case PendingReason::kAssocMaxJobsLimit: return "AssocMaxJobsLimit";
+    case PendingReason::kAssocGrpJobsLimit: return "AssocGrpJobsLimit";
     case PendingReason::kAssocMaxWallDurationPerJobLimit: return "AssocMaxWallDurationPerJobLimit";
     case PendingReason::kQOSMaxGRESPerUser: return "QOSMaxGRESPerUser";
     case PendingReason::kQOSMaxGRESPerJob: return "QOSMaxGRESPerJob";

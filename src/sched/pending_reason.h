@@ -16,7 +16,8 @@ enum class PendingReason {
   kAssocGrpGRES,                     // account (or the user in it) GPU limit
   kAssocGrpCpuLimit,                 // account CPU limit
   kAssocGrpMemLimit,                 // account memory limit
-  kAssocMaxJobsLimit,                // account running-jobs limit
+  kAssocMaxJobsLimit,                // running jobs of the user in the account
+  kAssocGrpJobsLimit,                // running jobs of the account
   kAssocMaxWallDurationPerJobLimit,  // time limit over the account's MaxWall
   kQOSMaxGRESPerUser,                // the user's GPUs in the QOS
   kQOSMaxGRESPerJob,                 // the job's GPUs over the QOS's per-job limit

@@ -9,6 +9,19 @@ namespace {
 std::string QosName(const std::string& q) { return q.empty() ? kDefaultQosName : q; }
 std::string AccountName(const std::string& a) { return a.empty() ? "root" : a; }
 
+// Quotas are compared on GPUs for a job that asks for GPUs (as the queue order divides them),
+// on CPUs and memory for one that does not: a queue file with `cpu: {quota: 0}` beside its GPU
+// quota must not stop its GPU jobs from reclaiming.
+TresAmounts Dimensions(const TresAmounts& quota, bool gpus) {
+  TresAmounts q = quota;
+  if (gpus) {
+    q.cpus = q.memory_mb = kUnlimited;
+  } else {
+    q.gpus = kUnlimited;
+  }
+  return q;
+}
+
 // Whether adding `add` to `used` keeps every resource `quota` sets within it (quota in whole
 // units, usage in milli for GPUs and CPUs).
 bool WithinQuota(const UseTotals& used, const JobUse& add, const TresAmounts& quota) {
@@ -96,11 +109,14 @@ std::string PreemptionPolicy::ReclaimWhy(const JobUse& p, const JobUse& v, const
   if (mine.empty() || branch.empty()) return "";
   const Account* my_top = mine.back();
   const Account* their_top = branch.back();
-  if (!my_top->quota.any() || !their_top->quota.any()) return "";
+  const bool gpus = p.gpu_milli > 0;
+  const TresAmounts my_quota = Dimensions(my_top->quota, gpus), their_quota = Dimensions(their_top->quota, gpus);
+  if (!my_quota.any() || !their_quota.any()) return "";
   for (const Account* a : mine) {
-    if (a->quota.any() && !WithinQuota(usage.AccountUse(a->name), p, a->quota)) return "";
+    const TresAmounts q = Dimensions(a->quota, gpus);
+    if (q.any() && !WithinQuota(usage.AccountUse(a->name), p, q)) return "";
   }
-  if (!BorrowsBeyond(usage.AccountUse(their_top->name), v, their_top->quota)) return "";
+  if (!BorrowsBeyond(usage.AccountUse(their_top->name), v, their_quota)) return "";
   return "quota reclaim: account " + AccountName(my_top->name) + " is within its quota, account " +
          AccountName(their_top->name) + " is over its quota";
 }

@@ -264,5 +264,67 @@ TEST(PreemptionSchedulerTest, WithBackfillTheFirstJobOfAPartitionStillPreempts) 
                                       "1 PENDING Resources preempt=72 [72 REQUEUE 30]", "2 PENDING Resources"}));
 }
 
+TEST(PreemptionCyclesTest, JobsBeingStoppedNoLongerCountAsALendersUsage) {
+  // 2 nodes x 8 GPUs; a and b have quotas of 8; b holds 12 (three 4-GPU jobs), ops 4.
+  Cluster c = Nodes(2);
+  c.Run(81, {OnNode("n1", {0, 1, 2, 3})}, "normal", kOld, "b");
+  c.Run(82, {OnNode("n1", {4, 5, 6, 7})}, "normal", kOld + 1, "b");
+  c.Run(83, {OnNode("n2", {0, 1, 2, 3})}, "normal", kOld + 2, "b");
+  c.Run(84, {OnNode("n2", {4, 5, 6, 7})}, "normal", kOld, "ops");
+  SchedPolicy p = Policy();
+  p.accounts.accounts[0].quota.gpus = 8;
+  p.accounts.accounts[1].quota.gpus = 8;
+  const PendingJob p1 = Job(1, "--gres=gpu:4", "normal", 100, "a");
+  const PendingJob p2 = Job(2, "--gres=gpu:4", "normal", 90, "a");
+  // Cycle 1: a reclaims one of b's 4 borrowed GPUs' jobs (the youngest); b keeps its quota of 8.
+  EXPECT_EQ(Decide(c, {p1}, p), (std::vector<std::string>{"1 PENDING Resources preempt=83 [83 REQUEUE 30]"}));
+  // Cycle 2, 83 still stopping (for job 1): b is at its quota; job 2 reclaims nothing more (and
+  // waits behind job 1).
+  c.snap.running[2].terminating = true;
+  c.snap.running[2].preempted_by = 1;
+  EXPECT_EQ(Decide(c, {p1, p2}, p), (std::vector<std::string>{"1 PENDING Resources", "2 PENDING Priority"}));
+}
+
+TEST(PreemptionCyclesTest, WhatAVictimFreesIsItsPreemptorsOnly) {
+  Cluster c = Nodes(1);
+  c.Run(91, {OnNode("n1", {0, 1, 2, 3})}, "normal", kOld);
+  c.Run(92, {OnNode("n1", {4, 5, 6, 7})}, "normal", kOld, "ops", /*terminating=*/true);
+  c.snap.running[1].preempted_by = 2;  // stopped for job 2
+  // Job 1 ranks first but may preempt nobody: it does not get what 92 frees; job 2 does.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:4", "scavenger", 200), Job(2, "--gres=gpu:4", "high", 100)}),
+            (std::vector<std::string>{"1 PENDING Resources", "2 PENDING Resources"}));
+  // Were job 2 gone (cancelled), what 92 frees is anyone's: job 1 waits for it.
+  SchedulerOptions o;
+  o.policy = std::make_shared<SchedPolicy>(Policy());
+  Scheduler s(c.snap, o);
+  std::vector<Decision> d = s.RunCycle({Job(1, "--gres=gpu:4", "scavenger", 200), Job(3, "--gres=gpu:4", "high", 100)});
+  // Job 1 claims 92's GPUs; job 3 (high) must name its own victim: 91.
+  EXPECT_EQ(d[0].ToString(), "1 PENDING Resources");
+  EXPECT_EQ(d[1].ToString(), "3 PENDING Resources preempt=91");
+}
+
+TEST(PreemptionCyclesTest, ASubAccountWithinItsQuotaReclaimsUnderTheParentsLimit) {
+  // 3 nodes x 8 GPUs; dept (limit 16) holds a and b (quotas 8); b holds all 16; 8 GPUs are free.
+  Cluster c = Nodes(3);
+  for (int k = 0; k < 4; ++k) {
+    c.Run(100 + k, {OnNode(k < 2 ? "n1" : "n2", k % 2 == 0 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{4, 5, 6, 7})},
+          "normal", kOld + k, "b");
+  }
+  SchedPolicy p;
+  Account dept{.name = "dept"}, a{.name = "a", .parent = "dept"}, b{.name = "b", .parent = "dept"};
+  dept.limit.gpus = 16;
+  a.quota.gpus = 8;
+  b.quota.gpus = 8;
+  p.accounts.accounts = {dept, a, b};
+  // a's job fits the free node but dept is at its limit: b's youngest job makes room for it.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:4", "normal", 100, "a")}, p),
+            (std::vector<std::string>{"1 PENDING Resources preempt=103 [103 REQUEUE 30]"}));
+  // Without quotas to reclaim, the limit holds it.
+  p.accounts.accounts[1].quota = TresAmounts{};
+  p.accounts.accounts[2].quota = TresAmounts{};
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:4", "normal", 100, "a")}, p),
+            (std::vector<std::string>{"1 PENDING AssocGrpGRES"}));
+}
+
 }  // namespace
 }  // namespace muster

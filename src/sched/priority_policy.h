@@ -67,6 +67,8 @@ class PriorityPolicy {
   explicit PriorityPolicy(PrioritySettings settings = {});
 
   const PrioritySettings& settings() const { return settings_; }
+  // Replaces the account tree (sacctmgr changed it); usage is kept.
+  void SetAccounts(AccountTree tree) { settings_.accounts = std::move(tree); }
 
   // The account a job of `user` is charged to when it names none: the user's first configured
   // association's, else "" (the root).

@@ -5,6 +5,7 @@
 #include "model/hostlist.h"
 #include "sched/placer.h"
 #include "sched/priority_policy.h"
+#include "sched/queue_order.h"
 #include "sched/request_shape.h"
 
 namespace muster {
@@ -171,15 +172,25 @@ Decision Scheduler::Decide(const PendingJob& job) {
   JobUse use;
   if (gate_) {
     use = EstimateUse(job, shape);
-    if (PendingReason r = gate_->Check(use, limit); r != PendingReason::kNone) return Pending(job.id, r);
+    if (PendingReason r = gate_->Check(use, limit); r != PendingReason::kNone) {
+      // An account's GPU limit counts its whole subtree: a sub-account within its quota may
+      // reclaim from a sibling over its own, which makes room under the limit too.
+      if (r == PendingReason::kAssocGrpGRES) {
+        if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit, true)) return *p;
+      }
+      return Pending(job.id, r);
+    }
   }
   if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
     return Backfill(job, *part, shape, filter.nodes, limit, key, use);
   }
   if (options_.strict_priority && blocked_.count(pname)) {
-    // Behind a waiting job, a job may still preempt for itself (what its victims free is claimed
-    // for it, so the jobs before it are no worse off).
-    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use)) return *p;
+    // Behind a waiting job, a job that does not fit what is free may still preempt for itself
+    // (what its victims free is claimed for it, so the jobs before it are no worse off). One that
+    // fits simply waits its turn.
+    if (preemption_ && preemption_->enabled() && !FitsNow(shape, filter.nodes, key)) {
+      if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit)) return *p;
+    }
     return Pending(job.id, PendingReason::kPriority);
   }
   std::optional<std::vector<NodeAllocation>> alloc;
@@ -191,7 +202,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (!alloc) {
     failed_[key] = true;
     blocked_[pname] = true;
-    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use)) return *p;
+    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit)) return *p;
     return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
   }
   // The estimate passed; what the placement really holds (memory, CPUs per GPU) is checked too.
@@ -211,6 +222,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
 }
 
 Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit) {
+  preempt_failed_.clear();  // what runs changed
   if (gate_) gate_->Add(WithOwner(UseOf(alloc), job.account, job.user, job.qos));
   if (timeline_) timeline_->Add(alloc, snapshot_.now, End(snapshot_.now, limit));
   Decision d;
@@ -218,6 +230,16 @@ Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> all
   d.kind = DecisionKind::kStart;
   d.nodes = std::move(alloc);
   return d;
+}
+
+bool Scheduler::FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key) {
+  if (failed_.count(key)) return false;
+  const int mark = plan_.Mark();
+  Placer placer(index_, plan_);
+  const bool fits = placer.Place(shape, nodes).has_value();
+  plan_.Rollback(mark);
+  if (!fits) failed_[key] = true;
+  return fits;
 }
 
 void Scheduler::Release(Plan& plan, const RunningJob& r) {
@@ -236,18 +258,41 @@ bool Scheduler::Claimable(const std::vector<NodeAllocation>& alloc) {
 }
 
 std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
-                                           const DynamicBitset& nodes, const JobUse& use) {
+                                           const DynamicBitset& nodes, const JobUse& use, const std::string& key,
+                                           int64_t limit, bool need_limits) {
   if (!preemption_ || !preemption_->enabled()) return std::nullopt;
+  // A deep queue holds many jobs alike: once one found nothing to preempt, the next finds the same
+  // until something changes (a start, a claim).
+  const std::string memo = key + "\n" + job.qos + "\n" + job.account + (need_limits ? "\n" + job.user : "");
+  if (preempt_failed_.count(memo)) return std::nullopt;
+  std::optional<Decision> d = PreemptSearch(job, part, shape, nodes, use, limit, need_limits);
+  if (d) {
+    preempt_failed_.clear();
+  } else {
+    preempt_failed_.insert(memo);
+  }
+  return d;
+}
+
+std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Partition& part,
+                                                 const RequestShape& shape, const DynamicBitset& nodes,
+                                                 const JobUse& use, int64_t limit, bool need_limits) {
   const int64_t now = snapshot_.now;
   if (!claims_) {
     // The cycle's first preemptor: from here on, what jobs being stopped will free, less what
-    // preemptors have claimed, is tracked apart from what is free now.
+    // preemptors have claimed, is tracked apart from what is free now. What victims of a job
+    // still waiting will free is that job's alone (given back when it comes, below); what
+    // other jobs being stopped will free is for whoever comes first.
     claims_.emplace(plan_);
     for (const RunningJob& r : snapshot_.running) {
-      if (r.terminating) Release(*claims_, r);
+      if (r.terminating && !queued_.count(r.preempted_by)) Release(*claims_, r);
     }
   }
   Plan& plan = *claims_;
+  const int base = plan.Mark();
+  for (const RunningJob& r : snapshot_.running) {
+    if (r.terminating && r.preempted_by == job.id) Release(plan, r);
+  }
   auto place = [&]() {
     const int m = plan.Mark();
     Placer placer(index_, plan);
@@ -259,11 +304,19 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
     for (const NodeAllocation& a : alloc) plan.Take(index_.Find(a.node), a);
     gate_->Add(use);  // it will run: later jobs count it against quotas and limits
   };
+  // The usage queues keep: jobs being stopped no longer count.
+  LimitGate staying = *gate_;
+  for (const RunningJob& r : snapshot_.running) {
+    if (r.terminating) staying.Add(WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), -1);
+  }
+  auto within_limits = [&](const LimitGate& g) { return !need_limits || g.Check(use, limit) == PendingReason::kNone; };
   // What jobs being stopped free (and nobody before it claimed) suffices: it waits for them.
-  if (std::optional<std::vector<NodeAllocation>> a = place()) {
-    claim(*a);
-    blocked_[part.name] = true;
-    return Pending(job.id, PendingReason::kResources);
+  if (within_limits(staying)) {
+    if (std::optional<std::vector<NodeAllocation>> a = place()) {
+      claim(*a);
+      blocked_[part.name] = true;
+      return Pending(job.id, PendingReason::kResources);
+    }
   }
   struct Candidate {
     const RunningJob* job;
@@ -286,7 +339,10 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
     c.party = PreemptParty{c.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
     cands.push_back(std::move(c));
   }
-  if (cands.empty()) return std::nullopt;
+  if (cands.empty()) {
+    plan.Rollback(base);
+    return std::nullopt;
+  }
   // The fewest GPUs first, then the youngest, then the highest id.
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
     if (a.use.gpu_milli != b.use.gpu_milli) return a.use.gpu_milli < b.use.gpu_milli;
@@ -294,9 +350,10 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
     return a.job->id > b.job->id;
   });
   const PreemptParty me{use, part.priority_tier, 0};
-  // Greedy: add victims in that order until the job fits, each checked against the usage left by
-  // the ones before it (so a queue is never reclaimed below its quota)...
-  LimitGate left = *gate_;
+  // Greedy: add victims in that order until the job fits (and, when a limit held it, is within
+  // it), each checked against the usage left by the ones before it (so a queue is never
+  // reclaimed below its quota)...
+  LimitGate left = staying;
   const int mark = plan.Mark();
   std::vector<std::pair<const Candidate*, std::string>> chosen;
   bool ok = false;
@@ -306,18 +363,24 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
     Release(plan, *c.job);
     left.Add(c.use, -1);
     chosen.emplace_back(&c, std::move(why));
-    if ((ok = place().has_value())) break;
+    if ((ok = within_limits(left) && place().has_value())) break;
   }
   plan.Rollback(mark);
-  if (!ok) return std::nullopt;
+  if (!ok) {
+    plan.Rollback(base);
+    return std::nullopt;
+  }
   // ...then spare every victim the job does not need, the last added (the largest) first.
   std::vector<bool> keep(chosen.size(), true);
   for (size_t k = chosen.size(); k-- > 0;) {
     keep[k] = false;
+    LimitGate without = staying;
     for (size_t j = 0; j < chosen.size(); ++j) {
-      if (keep[j]) Release(plan, *chosen[j].first->job);
+      if (!keep[j]) continue;
+      Release(plan, *chosen[j].first->job);
+      without.Add(chosen[j].first->use, -1);
     }
-    if (!place()) keep[k] = true;
+    if (!within_limits(without) || !place()) keep[k] = true;
     plan.Rollback(mark);
   }
   std::vector<std::pair<const Candidate*, std::string>> victims;
@@ -329,12 +392,12 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
     }
   }
   // Greedy can pick two small jobs where one job of no more GPUs would do: fewest GPUs, then jobs.
-  if (victims.size() > 1) {
+  if (victims.size() > 1 && !need_limits) {
     for (const Candidate& c : cands) {
       if (c.use.gpu_milli > gpus || (victims.size() == 1 && c.use.gpu_milli >= victims[0].first->use.gpu_milli)) {
         continue;
       }
-      std::string why = preemption_->Why(me, c.party, *gate_, now);
+      std::string why = preemption_->Why(me, c.party, staying, now);
       if (why.empty()) continue;
       Release(plan, *c.job);
       const bool fits = place().has_value();
@@ -378,6 +441,7 @@ Decision Scheduler::Reserve(Decision pending, const std::string& partition, cons
     timeline_->Add(*alloc, t, End(t, limit));
     ++reservations_;
     pending.start_time = t;
+    pending.nodes = std::move(*alloc);  // where (squeue --start's SCHEDNODES)
     return pending;
   }
   // No room within the horizon (running jobs without time limits, say), or no reservation left:
@@ -390,26 +454,25 @@ Decision Scheduler::Reserve(Decision pending, const std::string& partition, cons
 Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
                              const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use) {
   const std::string& partition = part.name;
+  const int64_t now = snapshot_.now;
+  // Preemption does not depend on backfill's depth: a job that does not fit what is free may
+  // preempt as it would without backfill. (What does not fit now fits in no window from now: a
+  // window holds at least what is held now. The cheap test first, and once per shape.)
+  const bool preemptive = preemption_ && preemption_->enabled();
+  bool fits_now = true;
+  if (preemptive) {
+    fits_now = FitsNow(shape, nodes, key);
+    if (!fits_now) {
+      if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use, key, limit)) return *p;
+    }
+  }
   if (backfill_tested_ >= options_.backfill_depth) return Pending(job.id, PendingReason::kPriority);
   ++backfill_tested_;
-  const int64_t now = snapshot_.now;
   if (unreserved_.count(partition) && End(now, limit) > now + options_.backfill_horizon_s) {
     return Pending(job.id, PendingReason::kPriority);
   }
-  // What does not fit now fits in no window from now (a window holds at least what is held now):
-  // the cheap test first, and once per shape.
-  bool fits_now = false;
-  if (!failed_.count(key)) {
-    const int mark = plan_.Mark();
-    Placer placer(index_, plan_);
-    fits_now = placer.Place(shape, nodes).has_value();
-    plan_.Rollback(mark);
-    if (!fits_now) failed_[key] = true;
-  }
-  if (!fits_now) {
-    if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use)) return *p;
-    return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
-  }
+  if (!preemptive) fits_now = FitsNow(shape, nodes, key);
+  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
   std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
   // Only a reservation is in its way: Priority, as Slurm says.
   if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), partition, shape, nodes, limit);
@@ -437,6 +500,19 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     if (a->submit_time != b->submit_time) return a->submit_time < b->submit_time;
     return a->id < b->id;
   });
+  // With team quotas: across queues by fair share, within a queue by priority.
+  if (options_.policy) {
+    QueueOrder queues(options_.policy->accounts);
+    if (queues.active()) {
+      int64_t gpus = 0, cpus = 0;
+      for (const Node& n : snapshot_.nodes) {
+        if (!n.schedulable()) continue;
+        gpus += static_cast<int64_t>(n.gpus.size()) * kMilliPerGpu;
+        cpus += int64_t{n.cpus} * 1000;
+      }
+      order = queues.Order(order, snapshot_.running, gpus > 0 ? gpus : cpus, gpus > 0);
+    }
+  }
   filters_.clear();
   failed_.clear();
   blocked_.clear();
@@ -447,6 +523,9 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   unreserved_.clear();
   doomed_.clear();
   claims_.reset();
+  queued_.clear();
+  for (const PendingJob& j : queue) queued_.insert(j.id);
+  preempt_failed_.clear();
   gate_.reset();
   preemption_.reset();
   if (options_.policy) {

@@ -15,6 +15,8 @@
 //      reservations before it (sched/timeline.h); a lower job starts now only where it fits
 //      around every reservation for its whole time limit, so it delays none.
 // With a SchedPolicy (limits, QOS, quotas, preemption):
+//   - queues: with team quotas, jobs are taken across accounts by fair share (quota, then the
+//     idle rest by over-quota weight; sched/queue_order.h), by priority within an account;
 //   - limits: between 2 and 4, a job that would break an account or QOS limit waits with Slurm's
 //     reason (sched/limit_gate.h) and blocks nobody;
 //   - preemption: a job that does not fit may name running jobs to stop (Decision::preempt), the
@@ -28,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sched/cluster_index.h"
@@ -87,9 +90,18 @@ class Scheduler {
   Decision Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
                    const DynamicBitset& nodes, int64_t limit);
   // With the policy: the running jobs to stop so that `job` fits now, or nothing.
+  // `key` names the job's node filter and shape (for the per-cycle memo of fruitless searches).
+  // `need_limits`: a limit holds the job; the victims must bring it within (the time limit
+  // `limit` is the job's).
   std::optional<Decision> Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
-                                  const DynamicBitset& nodes, const JobUse& use);
+                                  const DynamicBitset& nodes, const JobUse& use, const std::string& key,
+                                  int64_t limit, bool need_limits = false);
+  std::optional<Decision> PreemptSearch(const PendingJob& job, const Partition& part, const RequestShape& shape,
+                                        const DynamicBitset& nodes, const JobUse& use, int64_t limit,
+                                        bool need_limits);
   void Release(Plan& plan, const RunningJob& r);
+  // Whether `shape` fits what is free now (remembered per key for the cycle when it does not).
+  bool FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key);
   // With claims: takes `alloc` from them too and says true, or says false (a preemptor has
   // claimed part of it).
   bool Claimable(const std::vector<NodeAllocation>& alloc);
@@ -120,6 +132,8 @@ class Scheduler {
   // From the cycle's first preemption on: the plan with what jobs being stopped and victims will
   // free given back, and what preemptors will take taken.
   std::optional<Plan> claims_;
+  std::unordered_set<std::string> preempt_failed_;  // Preempt memo, cleared by starts and claims
+  std::unordered_set<int64_t> queued_;               // the cycle's pending jobs
 };
 
 // Convenience: one cycle on a fresh Scheduler.

@@ -67,6 +67,7 @@ JobRecord RichJob(int64_t id) {
   j.group = "ml";
   j.account = "vision";
   j.qos = "high";
+  j.sched_nodes = "gpu[001-002]";
   j.nice = 50;
   j.partition = "gpu";
   JobRequest& r = j.request;
@@ -121,6 +122,8 @@ JobRecord RichJob(int64_t id) {
       {"gpu002", 32000, 256000, 8, {0, 1, 2, 3}, 5, 250, true},
   };
   j.batch_host = "gpu001";
+  j.ending = "preempt-requeue";
+  j.kill_at = 1700000530;
   j.preempted_by = 41;
   j.preempt_time = 1700000500;
   j.preempt_reason = "QOS high preempts QOS normal";
