@@ -31,7 +31,7 @@ for b in data["benchmarks"]:
     args = dict(kv.split(":") for kv in b["name"].split("/")[1:] if ":" in kv)
     to_ms = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
     ms = b["real_time"] * to_ms
-    if b["name"].startswith("BM_Cycle"):
+    if b["name"].startswith("BM_Cycle/"):
         key = (int(args["nodes"]), int(args["jobs"]))
         c = cycles.setdefault(key, {})
         if args["strict"] == "1":

@@ -72,6 +72,36 @@ int64_t PreemptionPolicy::ExemptOf(const std::string& victim_qos) const {
                                                                 : policy_.preemption.exempt_time_s;
 }
 
+bool PreemptionPolicy::MayPreemptAny(const PreemptParty& p, const LimitGate& usage, int min_tier) const {
+  if (!enabled_) return false;
+  const PreemptionSettings& s = policy_.preemption;
+  if (s.by_qos) {
+    const Qos* q = FindQos(policy_.qos, p.use.qos);
+    if (q != nullptr && !q->preempt.empty()) return true;
+  }
+  if (s.by_partition_tier && p.partition_tier > min_tier) return true;
+  if (!s.reclaim_quota || !any_quota_) return false;
+  // Reclaim needs some queue over its quota, and the job's own branch within its quota.
+  const bool gpus = p.use.gpu_milli > 0;
+  bool someone_borrows = false;
+  for (const Account& a : policy_.accounts.accounts) {
+    const TresAmounts q = Dimensions(a.quota, gpus);
+    if (!q.any()) continue;
+    const UseTotals u = usage.AccountUse(a.name);
+    if ((q.gpus != kUnlimited && u.gpu_milli > q.gpus * 1000) || (q.cpus != kUnlimited && u.cpu_milli > q.cpus * 1000) ||
+        (q.memory_mb != kUnlimited && u.memory_mb > q.memory_mb)) {
+      someone_borrows = true;
+      break;
+    }
+  }
+  if (!someone_borrows) return false;
+  for (const Account* a : policy_.accounts.Path(p.use.account)) {
+    const TresAmounts q = Dimensions(a->quota, gpus);
+    if (q.any() && !WithinQuota(usage.AccountUse(a->name), p.use, q)) return false;
+  }
+  return true;
+}
+
 std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
                                   int64_t now) const {
   if (!enabled_) return "";

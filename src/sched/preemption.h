@@ -53,6 +53,10 @@ class PreemptionPolicy {
   // or "" when it may not. `usage` holds what runs (for quota reclaim).
   std::string Why(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
                   int64_t now) const;
+  // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
+  // lowest partition tier of a running job): a cheap test before searching victims. False
+  // means Why is "" for every running job.
+  bool MayPreemptAny(const PreemptParty& preemptor, const LimitGate& usage, int min_tier) const;
   PreemptMode ModeOf(const std::string& victim_qos) const;
   int64_t GraceOf(const std::string& victim_qos) const;
   int64_t ExemptOf(const std::string& victim_qos) const;

@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "model/hostlist.h"
 #include "sched/placer.h"
@@ -223,7 +224,11 @@ Decision Scheduler::Decide(const PendingJob& job) {
 
 Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit) {
   preempt_failed_.clear();  // what runs changed
-  if (gate_) gate_->Add(WithOwner(UseOf(alloc), job.account, job.user, job.qos));
+  if (gate_) {
+    const JobUse held = WithOwner(UseOf(alloc), job.account, job.user, job.qos);
+    gate_->Add(held);
+    if (staying_) staying_->Add(held);
+  }
   if (timeline_) timeline_->Add(alloc, snapshot_.now, End(snapshot_.now, limit));
   Decision d;
   d.job_id = job.id;
@@ -240,12 +245,6 @@ bool Scheduler::FitsNow(const RequestShape& shape, const DynamicBitset& nodes, c
   plan_.Rollback(mark);
   if (!fits) failed_[key] = true;
   return fits;
-}
-
-void Scheduler::Release(Plan& plan, const RunningJob& r) {
-  for (const NodeAllocation& a : r.allocation) {
-    if (const int i = index_.Find(a.node); i >= 0) plan.Release(i, a);
-  }
 }
 
 bool Scheduler::Claimable(const std::vector<NodeAllocation>& alloc) {
@@ -274,24 +273,48 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
   return d;
 }
 
+void Scheduler::PrepareClaims() {
+  if (claims_) return;
+  // The cycle's first preemptor: from here on, what jobs being stopped will free, less what
+  // preemptors have claimed, is tracked apart from what is free now. What victims of a job still
+  // waiting will free is that job's alone (given back when it comes); what other jobs being
+  // stopped will free is for whoever comes first.
+  claims_.emplace(plan_);
+  staying_.emplace(*gate_);  // the usage queues keep: jobs being stopped no longer count
+  victims_.clear();
+  victims_.reserve(snapshot_.running.size());
+  for (const RunningJob& r : snapshot_.running) {
+    VictimInfo v;
+    v.job = &r;
+    v.use = WithOwner(UseOf(r.allocation), r.account, r.user, r.qos);
+    const Partition* vp = index_.FindPartition(r.partition);
+    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
+    v.mode = preemption_->ModeOf(r.qos);
+    for (const NodeAllocation& a : r.allocation) v.nodes.push_back(index_.Find(a.node));
+    if (r.terminating) {
+      staying_->Add(v.use, -1);
+      if (!queued_.count(r.preempted_by)) ReleaseVictim(*claims_, v);
+    }
+    victims_.push_back(std::move(v));
+  }
+}
+
+void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
+  for (size_t k = 0; k < v.nodes.size(); ++k) {
+    if (v.nodes[k] >= 0) plan.Release(v.nodes[k], v.job->allocation[k]);
+  }
+}
+
 std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Partition& part,
                                                  const RequestShape& shape, const DynamicBitset& nodes,
                                                  const JobUse& use, int64_t limit, bool need_limits) {
   const int64_t now = snapshot_.now;
-  if (!claims_) {
-    // The cycle's first preemptor: from here on, what jobs being stopped will free, less what
-    // preemptors have claimed, is tracked apart from what is free now. What victims of a job
-    // still waiting will free is that job's alone (given back when it comes, below); what
-    // other jobs being stopped will free is for whoever comes first.
-    claims_.emplace(plan_);
-    for (const RunningJob& r : snapshot_.running) {
-      if (r.terminating && !queued_.count(r.preempted_by)) Release(*claims_, r);
-    }
-  }
+  PrepareClaims();
   Plan& plan = *claims_;
+  LimitGate& usage = *staying_;
   const int base = plan.Mark();
-  for (const RunningJob& r : snapshot_.running) {
-    if (r.terminating && r.preempted_by == job.id) Release(plan, r);
+  for (const VictimInfo& v : victims_) {
+    if (v.job->terminating && v.job->preempted_by == job.id) ReleaseVictim(plan, v);
   }
   auto place = [&]() {
     const int m = plan.Mark();
@@ -303,114 +326,134 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   auto claim = [&](const std::vector<NodeAllocation>& alloc) {
     for (const NodeAllocation& a : alloc) plan.Take(index_.Find(a.node), a);
     gate_->Add(use);  // it will run: later jobs count it against quotas and limits
+    usage.Add(use);
   };
-  // The usage queues keep: jobs being stopped no longer count.
-  LimitGate staying = *gate_;
-  for (const RunningJob& r : snapshot_.running) {
-    if (r.terminating) staying.Add(WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), -1);
-  }
-  auto within_limits = [&](const LimitGate& g) { return !need_limits || g.Check(use, limit) == PendingReason::kNone; };
+  auto within_limits = [&]() { return !need_limits || usage.Check(use, limit) == PendingReason::kNone; };
   // What jobs being stopped free (and nobody before it claimed) suffices: it waits for them.
-  if (within_limits(staying)) {
+  if (within_limits()) {
     if (std::optional<std::vector<NodeAllocation>> a = place()) {
       claim(*a);
       blocked_[part.name] = true;
       return Pending(job.id, PendingReason::kResources);
     }
   }
-  struct Candidate {
-    const RunningJob* job;
-    JobUse use;
-    PreemptParty party;
-  };
-  std::vector<Candidate> cands;
-  for (const RunningJob& r : snapshot_.running) {
-    if (r.terminating || doomed_.count(r.id) || r.allocation.empty()) continue;
-    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
-    if (preemption_->ModeOf(r.qos) == PreemptMode::kSuspend) continue;
-    bool helps = false;
-    for (const NodeAllocation& a : r.allocation) {
-      const int i = index_.Find(a.node);
-      helps = helps || (i >= 0 && nodes.test(i));
-    }
-    if (!helps) continue;
-    Candidate c{&r, WithOwner(UseOf(r.allocation), r.account, r.user, r.qos), {}};
-    const Partition* vp = index_.FindPartition(r.partition);
-    c.party = PreemptParty{c.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
-    cands.push_back(std::move(c));
-  }
-  if (cands.empty()) {
+  const PreemptParty me{use, part.priority_tier, 0};
+  // Nobody it could preempt at all (the usual case for most jobs): no search.
+  if (!preemption_->MayPreemptAny(me, usage, min_running_tier_)) {
     plan.Rollback(base);
     return std::nullopt;
+  }
+  std::vector<const VictimInfo*> cands;
+  for (const VictimInfo& v : victims_) {
+    if (v.job->terminating || doomed_.count(v.job->id) || v.nodes.empty()) continue;
+    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
+    if (v.mode == PreemptMode::kSuspend) continue;
+    bool helps = false;
+    for (int i : v.nodes) helps = helps || (i >= 0 && nodes.test(i));
+    if (helps) cands.push_back(&v);
   }
   // The fewest GPUs first, then the youngest, then the highest id.
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.use.gpu_milli != b.use.gpu_milli) return a.use.gpu_milli < b.use.gpu_milli;
-    if (a.job->start_time != b.job->start_time) return a.job->start_time > b.job->start_time;
-    return a.job->id > b.job->id;
+  std::sort(cands.begin(), cands.end(), [](const VictimInfo* a, const VictimInfo* b) {
+    if (a->use.gpu_milli != b->use.gpu_milli) return a->use.gpu_milli < b->use.gpu_milli;
+    if (a->job->start_time != b->job->start_time) return a->job->start_time > b->job->start_time;
+    return a->job->id > b->job->id;
   });
-  const PreemptParty me{use, part.priority_tier, 0};
-  // Greedy: add victims in that order until the job fits (and, when a limit held it, is within
-  // it), each checked against the usage left by the ones before it (so a queue is never
-  // reclaimed below its quota)...
-  LimitGate left = staying;
   const int mark = plan.Mark();
-  std::vector<std::pair<const Candidate*, std::string>> chosen;
-  bool ok = false;
-  for (const Candidate& c : cands) {
-    std::string why = preemption_->Why(me, c.party, left, now);
+  std::vector<std::pair<const VictimInfo*, std::string>> victims;
+  // 1. One victim alone, in that order: the first that lets the job fit (placed on the victim's
+  //    own nodes, which is cheap) frees the fewest GPUs a single victim can.
+  const VictimInfo* single = nullptr;
+  for (const VictimInfo* c : cands) {
+    std::string why = preemption_->Why(me, c->party, usage, now);
     if (why.empty()) continue;
-    Release(plan, *c.job);
-    left.Add(c.use, -1);
-    chosen.emplace_back(&c, std::move(why));
-    if ((ok = within_limits(left) && place().has_value())) break;
+    usage.Add(c->use, -1);
+    const bool within = within_limits();
+    usage.Add(c->use, 1);
+    if (!within) continue;
+    ReleaseVictim(plan, *c);
+    DynamicBitset where(index_.size());
+    for (int i : c->nodes) {
+      if (i >= 0 && nodes.test(i)) where.set(i);
+    }
+    Placer placer(index_, plan);
+    const bool fits = placer.Place(shape, where).has_value();
+    plan.Rollback(mark);
+    if (fits) {
+      single = c;
+      victims = {{c, std::move(why)}};
+      break;
+    }
   }
+  // 2. Several victims, each smaller than the single one: greedy in that order until the job fits
+  //    (and, when a limit held it, is within it), each checked against the usage left by the
+  //    ones before it (so a queue is never reclaimed below its quota)... A job on one node is
+  //    placed only on the nodes victims were taken from (it fits nowhere else).
+  const bool one_node = shape.max_nodes == 1;
+  const int64_t bound = single != nullptr ? single->use.gpu_milli : std::numeric_limits<int64_t>::max();
+  auto place_on = [&](const DynamicBitset& touched) {
+    const int m = plan.Mark();
+    Placer placer(index_, plan);
+    const bool fits = placer.Place(shape, one_node ? touched : nodes).has_value();
+    plan.Rollback(m);
+    return fits;
+  };
+  DynamicBitset touched(index_.size());
+  std::vector<std::pair<const VictimInfo*, std::string>> chosen;
+  bool ok = false;
+  int64_t taken = 0;
+  for (const VictimInfo* c : cands) {
+    if (c->use.gpu_milli >= bound) break;  // sorted: no smaller ones left
+    if (single != nullptr && taken >= 3 * bound) break;
+    std::string why = preemption_->Why(me, c->party, usage, now);
+    if (why.empty()) continue;
+    ReleaseVictim(plan, *c);
+    for (int i : c->nodes) {
+      if (i >= 0 && nodes.test(i)) touched.set(i);
+    }
+    usage.Add(c->use, -1);
+    taken += c->use.gpu_milli;
+    chosen.emplace_back(c, std::move(why));
+    if ((ok = within_limits() && place_on(touched))) break;
+  }
+  for (const auto& [c, why] : chosen) usage.Add(c->use, 1);
   plan.Rollback(mark);
-  if (!ok) {
+  if (ok) {
+    // ...then spare every victim the job does not need, the last added (the largest) first...
+    std::vector<bool> keep(chosen.size(), true);
+    for (size_t k = chosen.size(); k-- > 0;) {
+      keep[k] = false;
+      std::vector<const VictimInfo*> released;
+      for (size_t j = 0; j < chosen.size(); ++j) {
+        if (!keep[j]) continue;
+        ReleaseVictim(plan, *chosen[j].first);
+        usage.Add(chosen[j].first->use, -1);
+        released.push_back(chosen[j].first);
+      }
+      if (!within_limits() || !place_on(touched)) keep[k] = true;
+      for (const VictimInfo* v : released) usage.Add(v->use, 1);
+      plan.Rollback(mark);
+    }
+    // ...and keep them only if they free fewer GPUs than the single victim.
+    int64_t total = 0;
+    std::vector<std::pair<const VictimInfo*, std::string>> several;
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      if (!keep[k]) continue;
+      several.push_back(chosen[k]);
+      total += chosen[k].first->use.gpu_milli;
+    }
+    if (total < bound) victims = std::move(several);
+  }
+  if (victims.empty()) {
     plan.Rollback(base);
     return std::nullopt;
-  }
-  // ...then spare every victim the job does not need, the last added (the largest) first.
-  std::vector<bool> keep(chosen.size(), true);
-  for (size_t k = chosen.size(); k-- > 0;) {
-    keep[k] = false;
-    LimitGate without = staying;
-    for (size_t j = 0; j < chosen.size(); ++j) {
-      if (!keep[j]) continue;
-      Release(plan, *chosen[j].first->job);
-      without.Add(chosen[j].first->use, -1);
-    }
-    if (!within_limits(without) || !place()) keep[k] = true;
-    plan.Rollback(mark);
-  }
-  std::vector<std::pair<const Candidate*, std::string>> victims;
-  int64_t gpus = 0;
-  for (size_t k = 0; k < chosen.size(); ++k) {
-    if (keep[k]) {
-      victims.push_back(chosen[k]);
-      gpus += chosen[k].first->use.gpu_milli;
-    }
-  }
-  // Greedy can pick two small jobs where one job of no more GPUs would do: fewest GPUs, then jobs.
-  if (victims.size() > 1 && !need_limits) {
-    for (const Candidate& c : cands) {
-      if (c.use.gpu_milli > gpus || (victims.size() == 1 && c.use.gpu_milli >= victims[0].first->use.gpu_milli)) {
-        continue;
-      }
-      std::string why = preemption_->Why(me, c.party, staying, now);
-      if (why.empty()) continue;
-      Release(plan, *c.job);
-      const bool fits = place().has_value();
-      plan.Rollback(mark);
-      if (fits) victims = {{&c, std::move(why)}};
-    }
   }
   Decision d = Pending(job.id, PendingReason::kResources);
   for (const auto& [c, why] : victims) {
-    Release(plan, *c->job);
+    ReleaseVictim(plan, *c);
     gate_->Add(c->use, -1);
+    usage.Add(c->use, -1);
     doomed_[c->job->id] = true;
-    d.preempt.push_back(Preemption{c->job->id, preemption_->ModeOf(c->job->qos), preemption_->GraceOf(c->job->qos), why});
+    d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos), why});
   }
   std::optional<std::vector<NodeAllocation>> alloc = place();
   MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
@@ -523,6 +566,8 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   unreserved_.clear();
   doomed_.clear();
   claims_.reset();
+  staying_.reset();
+  victims_.clear();
   queued_.clear();
   for (const PendingJob& j : queue) queued_.insert(j.id);
   preempt_failed_.clear();
@@ -534,6 +579,11 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
       gate_->Add(WithOwner(UseOf(r.allocation), r.account, r.user, r.qos));
     }
     preemption_.emplace(*options_.policy);
+    min_running_tier_ = std::numeric_limits<int>::max();
+    for (const RunningJob& r : snapshot_.running) {
+      const Partition* p = index_.FindPartition(r.partition);
+      min_running_tier_ = std::min(min_running_tier_, p != nullptr ? p->priority_tier : 0);
+    }
   }
   const int mark = plan_.Mark();
   std::vector<Decision> out;

@@ -99,7 +99,17 @@ class Scheduler {
   std::optional<Decision> PreemptSearch(const PendingJob& job, const Partition& part, const RequestShape& shape,
                                         const DynamicBitset& nodes, const JobUse& use, int64_t limit,
                                         bool need_limits);
-  void Release(Plan& plan, const RunningJob& r);
+  // A running job as a possible victim: what it holds, on which canonical nodes, how it would
+  // be stopped. Built once a cycle, at the first preemption search.
+  struct VictimInfo {
+    const RunningJob* job = nullptr;
+    JobUse use;
+    PreemptParty party;
+    PreemptMode mode = PreemptMode::kRequeue;
+    std::vector<int> nodes;  // canonical index of each allocation entry (-1: unknown node)
+  };
+  void PrepareClaims();
+  void ReleaseVictim(Plan& plan, const VictimInfo& v);
   // Whether `shape` fits what is free now (remembered per key for the cycle when it does not).
   bool FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key);
   // With claims: takes `alloc` from them too and says true, or says false (a preemptor has
@@ -132,8 +142,11 @@ class Scheduler {
   // From the cycle's first preemption on: the plan with what jobs being stopped and victims will
   // free given back, and what preemptors will take taken.
   std::optional<Plan> claims_;
+  std::optional<LimitGate> staying_;  // gate_ without the jobs being stopped (for quota reclaim)
+  std::vector<VictimInfo> victims_;
   std::unordered_set<std::string> preempt_failed_;  // Preempt memo, cleared by starts and claims
   std::unordered_set<int64_t> queued_;               // the cycle's pending jobs
+  int min_running_tier_ = 0;                         // the lowest partition tier of a running job
 };
 
 // Convenience: one cycle on a fresh Scheduler.
