@@ -1,6 +1,9 @@
 // srun inside batch jobs on a real local cluster (musterctld + two musterd, fake GPUs): task
 // placement and environment, live output, exit codes and Slurm's messages, signals, and that no
 // task outlives its step or job. Label "integration" in CTest.
+#include <algorithm>
+#include <sstream>
+
 #include "local_cluster_test_util.h"
 
 namespace {
@@ -106,7 +109,12 @@ TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
   const int64_t id = SubmitScript("-N 2", "srun -l id -un\n", "nobody");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
-  EXPECT_EQ(Output(id), "0: nobody\n1: nobody\n");
+  // One line per task; the two nodes' output comes in either order.
+  std::vector<std::string> lines;
+  std::istringstream out(Output(id));
+  for (std::string l; std::getline(out, l);) lines.push_back(l);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: nobody", "1: nobody"})) << Output(id);
   // Another user cannot add a step to the job.
   const int64_t mine = SubmitScript("", "sleep 30\n");
   ASSERT_TRUE(WaitFor([&] { return State(mine) == "RUNNING"; }, 15s));

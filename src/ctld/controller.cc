@@ -554,6 +554,7 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   v.preempted_by = by.id;
   v.preempt_time = clock_->NowSeconds();
   v.preempt_reason = p.why;
+  v.preemptions.push_back(PreemptionEvent{by.id, v.preempt_time, requeue ? "REQUEUE" : "CANCEL", p.why});
   out->emplace_back(v, p.grace_s);
 }
 

@@ -685,6 +685,9 @@ TEST_F(PolicyTest, HighQosRequeuesTheYoungestNormalJobAfterItsGrace) {
   Open();
   EXPECT_EQ(Job(second).preempted_by, urgent);
   EXPECT_EQ(Job(second).preempt_reason, "QOS high preempts QOS normal");
+  ASSERT_EQ(Job(second).preemptions.size(), 1u);
+  EXPECT_EQ(Job(second).preemptions[0],
+            (PreemptionEvent{urgent, Job(second).preempt_time, "REQUEUE", "QOS high preempts QOS normal"}));
 }
 
 TEST_F(PolicyTest, CancelModeAndJobsThatMayNotRequeueEndPreempted) {

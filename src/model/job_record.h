@@ -46,6 +46,15 @@ struct JobNodeAllocation {
   friend bool operator==(const JobNodeAllocation&, const JobNodeAllocation&) = default;
 };
 
+// One preemption of a job: by which job, when, how (REQUEUE or CANCEL) and the rule that allowed it.
+struct PreemptionEvent {
+  int64_t by = 0;
+  int64_t time = 0;
+  std::string mode;
+  std::string reason;
+  friend bool operator==(const PreemptionEvent&, const PreemptionEvent&) = default;
+};
+
 // What the jobs holding resources (running, suspended, completing) have allocated on one node:
 // Slurm's CPUAlloc, AllocMem and allocated GPUs (a shared GPU counts once).
 struct NodeAllocated {
@@ -104,6 +113,7 @@ struct JobRecord {
   int64_t preempted_by = 0;
   int64_t preempt_time = 0;
   std::string preempt_reason;
+  std::vector<PreemptionEvent> preemptions;  // every preemption of the job, oldest first
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };

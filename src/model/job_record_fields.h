@@ -55,6 +55,14 @@ void AllocationFields(V& v, A& a, const JobNodeAllocation& d) {
   v.Field("exclusive", a.exclusive, d.exclusive);
 }
 
+template <class V, class P>
+void PreemptionFields(V& v, P& p, const PreemptionEvent& d) {
+  v.Field("by", p.by, d.by);
+  v.Field("time", p.time, d.time);
+  v.Field("mode", p.mode, d.mode);
+  v.Field("reason", p.reason, d.reason);
+}
+
 template <class V, class J>
 void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("id", j.id, d.id);
@@ -101,6 +109,8 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("preempted_by", j.preempted_by, d.preempted_by);
   v.Field("preempt_time", j.preempt_time, d.preempt_time);
   v.Field("preempt_reason", j.preempt_reason, d.preempt_reason);
+  v.Objects("preemptions", j.preemptions, d.preemptions,
+            [](auto& sub, auto& p, const PreemptionEvent& pd) { PreemptionFields(sub, p, pd); });
 }
 
 }  // namespace muster::record_fields

@@ -127,6 +127,8 @@ JobRecord RichJob(int64_t id) {
   j.preempted_by = 41;
   j.preempt_time = 1700000500;
   j.preempt_reason = "QOS high preempts QOS normal";
+  j.preemptions = {PreemptionEvent{40, 1700000400, "REQUEUE", "quota reclaim"},
+                   PreemptionEvent{41, 1700000500, "CANCEL", "QOS high preempts QOS normal"}};
   return j;
 }
 
