@@ -677,6 +677,16 @@ int Controller::ScheduleOnce() {
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       if (j.state != JobState::kPending || j.held) continue;
+      // A job preempted for another waits until that one has started: else, tied with it (equal
+      // priority, the same second), it could take back what it was stopped to free, and be
+      // preempted again, round after round.
+      if (j.preempted_by != 0 && j.restart_count > 0) {
+        auto by = active_.find(j.preempted_by);
+        if (by != active_.end() && by->second->state == JobState::kPending) {
+          job->reason = "Priority";
+          continue;
+        }
+      }
       PendingJob p;
       p.id = id;
       p.request = j.request;

@@ -889,5 +889,22 @@ TEST_F(PolicyTest, QosAccessMaxWallAsTheDefaultLimitAndNiceBounds) {
   EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid nice value: must be between -2147483645 and 2147483645");
 }
 
+TEST_F(PolicyTest, AVictimDoesNotStartBeforeItsPreemptor) {
+  // Equal priorities (no QOS weight), and everything within one second: the victim, requeued,
+  // ties with its preemptor and has the lower id. It must not take its GPUs back.
+  UsePolicy(QosPolicy());
+  const int64_t victim = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  const int64_t urgent = SubmitAs(kAlice, {"--gres=gpu:2"}, "high");
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(victim).state, JobState::kCompleting);
+  ASSERT_TRUE(ctld_->JobExited(victim, "n1", ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
+  ASSERT_EQ(Job(victim).priority, Job(urgent).priority);
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
+  EXPECT_EQ(Job(victim).state, JobState::kPending);
+  EXPECT_EQ(Job(victim).preemptions.size(), 1u);  // preempted once, not round after round
+}
+
 }  // namespace
 }  // namespace muster
