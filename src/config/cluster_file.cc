@@ -297,7 +297,7 @@ class ClusterReader {
       ASSIGN_OR_RETURN(MapReader r, MapReader::Make(source_, items[i], Index("partitions", i),
                                                     {"name", "nodes", "default", "state", "max_time",
                                                      "default_time", "min_nodes", "max_nodes", "priority_tier",
-                                                     "def_mem_per_cpu"}));
+                                                     "def_mem_per_cpu", "preempt_mode", "grace_time"}));
       Partition p;
       RETURN_IF_ERROR(r.String("name", &p.name, /*required=*/true));
       if (!IsPlainName(p.name)) return r.Error("name", "invalid partition name " + Quote(p.name));
@@ -343,6 +343,15 @@ class ClusterReader {
       }
       RETURN_IF_ERROR(r.Int("priority_tier", &p.priority_tier, 0, 65533));
       RETURN_IF_ERROR(r.MemoryMb("def_mem_per_cpu", &p.def_mem_per_cpu_mb));
+      if (r.Has("preempt_mode")) {
+        std::string mode;
+        RETURN_IF_ERROR(r.String("preempt_mode", &mode));
+        StatusOr<PreemptMode> m = ParsePreemptMode(mode);
+        if (!m.ok()) return r.Error("preempt_mode", m.status().message());
+        p.preempt_mode = *m;
+        p.has_preempt_mode = true;
+      }
+      RETURN_IF_ERROR(r.Int("grace_time", &p.grace_time_s, 0, std::numeric_limits<int>::max()));
       snap().partitions.push_back(std::move(p));
     }
     return Status::Ok();

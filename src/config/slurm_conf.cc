@@ -1024,6 +1024,14 @@ class SlurmConfReader {
       p.priority_tier = static_cast<int>(tier);
       p.def_mem_per_cpu_mb = def_mem_per_cpu_mb_;
       RETURN_IF_ERROR(o.Memory("defmempercpu", &p.def_mem_per_cpu_mb));
+      if (const Pair* m = o.Find("preemptmode")) {
+        // "REQUEUE", or with GANG ("SUSPEND,GANG"): the mode is the first word.
+        StatusOr<PreemptMode> mode = ParsePreemptMode(m->value.substr(0, m->value.find(',')));
+        if (!mode.ok()) return o.Error(*m, mode.status().message());
+        p.preempt_mode = *mode;
+        p.has_preempt_mode = true;
+      }
+      if (o.Find("gracetime")) RETURN_IF_ERROR(o.Int("gracetime", &p.grace_time_s, 0, std::numeric_limits<int>::max()));
       snap().partitions.push_back(std::move(p));
     }
     return Status::Ok();

@@ -283,6 +283,29 @@ struct BadCase {
   const char* error;  // the whole message
 };
 
+TEST(SlurmConf, PartitionPreemptModeAndGraceTime) {
+  StatusOr<ClusterConfig> c = LoadSlurmConf(
+      "NodeName=n1 CPUs=4 RealMemory=1000\n"
+      "PartitionName=low Nodes=n1 PreemptMode=SUSPEND,GANG GraceTime=120\n"
+      "PartitionName=high Nodes=n1 PreemptMode=off\n"
+      "PartitionName=plain Nodes=n1\n",
+      "s.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const std::vector<Partition>& p = c->snapshot.partitions;
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_TRUE(p[0].has_preempt_mode);
+  EXPECT_EQ(p[0].preempt_mode, PreemptMode::kSuspend);
+  EXPECT_EQ(p[0].grace_time_s, 120);
+  EXPECT_EQ(p[1].preempt_mode, PreemptMode::kOff);
+  EXPECT_FALSE(p[2].has_preempt_mode);
+  EXPECT_EQ(p[2].grace_time_s, kUnlimited);
+  StatusOr<ClusterConfig> bad =
+      LoadSlurmConf("NodeName=n1 CPUs=4 RealMemory=1000\nPartitionName=p Nodes=n1 PreemptMode=sometimes\n", "s.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "s.conf:2: PreemptMode=sometimes: invalid preempt mode 'sometimes' (expected OFF, CANCEL, REQUEUE or SUSPEND)");
+}
+
 TEST(SlurmConf, ErrorsNameTheLineAndKey) {
   const char* kUnits = " (expected a number of MiB with an optional K, M, G or T suffix)";
   const std::string mem_error = std::string("s.conf:1: RealMemory=lots: invalid memory size 'lots'") + kUnits;

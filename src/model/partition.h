@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/limits.h"
+#include "model/qos.h"
 
 namespace muster {
 
@@ -21,6 +22,11 @@ struct Partition {
   int64_t default_time_s = kUnlimited;
   int priority_tier = 1;
   int64_t def_mem_per_cpu_mb = 0;  // DefMemPerCPU: memory for jobs that ask none (0 = none)
+  // How its jobs are preempted (PreemptMode=, GraceTime=): over the cluster's settings, under a
+  // QOS's own.
+  bool has_preempt_mode = false;
+  PreemptMode preempt_mode = PreemptMode::kRequeue;
+  int64_t grace_time_s = kUnlimited;
 };
 
 }  // namespace muster

@@ -201,14 +201,16 @@ std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRe
   o += "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" + eol;
   o += std::string("AllocNodes=ALL Default=") + (p.is_default ? "YES" : "NO") + " QoS=N/A" + eol;
   o += "DefaultTime=" + (p.default_time_s == kUnlimited ? std::string("NONE") : FormatTimeSpec(p.default_time_s)) +
-       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO" + eol;
+       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=" +
+       std::to_string(p.grace_time_s == kUnlimited ? 0 : p.grace_time_s) + " Hidden=NO" + eol;
   o += "MaxNodes=" + (p.max_nodes == kUnlimited ? std::string("UNLIMITED") : std::to_string(p.max_nodes)) +
        " MaxTime=" + FormatTimeSpec(p.max_time_s) + " MinNodes=" + std::to_string(p.min_nodes) +
        " LLN=NO MaxCPUsPerNode=UNLIMITED" + eol;
   o += "Nodes=" + OrNull(CompressHostlist(p.nodes)) + eol;
   o += "PriorityJobFactor=1 PriorityTier=" + std::to_string(p.priority_tier) +
        " RootOnly=NO ReqResv=NO OverSubscribe=NO" + eol;
-  o += "OverTimeLimit=NONE PreemptMode=OFF" + eol;
+  o += std::string("OverTimeLimit=NONE PreemptMode=") + (p.has_preempt_mode ? PreemptModeName(p.preempt_mode) : "OFF") +
+       eol;
   o += std::string("State=") + (p.up ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
        " TotalNodes=" + total_nodes + " SelectTypeParameters=NONE" + eol;
   o += "JobDefaults=(null)" + eol;

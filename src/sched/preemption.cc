@@ -56,14 +56,18 @@ PreemptionPolicy::PreemptionPolicy(const SchedPolicy& policy) : policy_(policy) 
   enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_);
 }
 
-PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos) const {
+PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos, const Partition* partition) const {
   const Qos* q = FindQos(policy_.qos, victim_qos);
-  return q != nullptr && q->has_preempt_mode ? q->preempt_mode : policy_.preemption.mode;
+  if (q != nullptr && q->has_preempt_mode) return q->preempt_mode;
+  if (partition != nullptr && partition->has_preempt_mode) return partition->preempt_mode;
+  return policy_.preemption.mode;
 }
 
-int64_t PreemptionPolicy::GraceOf(const std::string& victim_qos) const {
+int64_t PreemptionPolicy::GraceOf(const std::string& victim_qos, const Partition* partition) const {
   const Qos* q = FindQos(policy_.qos, victim_qos);
-  return q != nullptr && q->grace_time_s != kUnlimited ? q->grace_time_s : policy_.preemption.grace_time_s;
+  if (q != nullptr && q->grace_time_s != kUnlimited) return q->grace_time_s;
+  if (partition != nullptr && partition->grace_time_s != kUnlimited) return partition->grace_time_s;
+  return policy_.preemption.grace_time_s;
 }
 
 int64_t PreemptionPolicy::ExemptOf(const std::string& victim_qos) const {
@@ -105,7 +109,7 @@ bool PreemptionPolicy::MayPreemptAny(const PreemptParty& p, const LimitGate& usa
 std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
                                   int64_t now) const {
   if (!enabled_) return "";
-  if (ModeOf(v.use.qos) == PreemptMode::kOff) return "";
+  if (ModeOf(v.use.qos, v.partition) == PreemptMode::kOff) return "";
   if (now - v.start_time < ExemptOf(v.use.qos)) return "";
   const PreemptionSettings& s = policy_.preemption;
   if (s.by_qos) {

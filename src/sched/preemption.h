@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/account.h"
+#include "model/partition.h"
 #include "model/qos.h"
 #include "sched/limit_gate.h"
 
@@ -40,7 +41,8 @@ struct SchedPolicy {
 struct PreemptParty {
   JobUse use;
   int partition_tier = 0;
-  int64_t start_time = 0;  // victims: when the job started
+  int64_t start_time = 0;                // victims: when the job started
+  const Partition* partition = nullptr;  // victims: theirs (its PreemptMode), if known
 };
 
 class PreemptionPolicy {
@@ -57,8 +59,10 @@ class PreemptionPolicy {
   // lowest partition tier of a running job): a cheap test before searching victims. False
   // means Why is "" for every running job.
   bool MayPreemptAny(const PreemptParty& preemptor, const LimitGate& usage, int min_tier) const;
-  PreemptMode ModeOf(const std::string& victim_qos) const;
-  int64_t GraceOf(const std::string& victim_qos) const;
+  // How a victim is stopped: its QOS's mode (or grace) if set, else its partition's (`partition`
+  // may be null), else the cluster's.
+  PreemptMode ModeOf(const std::string& victim_qos, const Partition* partition = nullptr) const;
+  int64_t GraceOf(const std::string& victim_qos, const Partition* partition = nullptr) const;
   int64_t ExemptOf(const std::string& victim_qos) const;
 
  private:

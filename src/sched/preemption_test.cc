@@ -102,6 +102,27 @@ TEST(PreemptionPolicyTest, PartitionTiersWhenAskedFor) {
   EXPECT_EQ(PreemptionPolicy(policy).Why({Use("ops", 1), 2}, {Use("ops", 1), 1, kNow - 7200}, usage, kNow), "");
 }
 
+TEST(PreemptionPolicyTest, PartitionModeAndGraceUnderTheQosOwn) {
+  const SchedPolicy policy = Policy();
+  const PreemptionPolicy rules(policy);
+  Partition off;
+  off.has_preempt_mode = true;
+  off.preempt_mode = PreemptMode::kOff;
+  Partition cancel;
+  cancel.has_preempt_mode = true;
+  cancel.preempt_mode = PreemptMode::kCancel;
+  cancel.grace_time_s = 90;
+  EXPECT_EQ(rules.ModeOf("normal", &cancel), PreemptMode::kCancel);
+  EXPECT_EQ(rules.GraceOf("normal", &cancel), 90);
+  EXPECT_EQ(rules.GraceOf("patient", &cancel), 120);             // the QOS's own grace first
+  EXPECT_EQ(rules.ModeOf("pinned", &cancel), PreemptMode::kOff);  // the QOS's own mode first
+  LimitGate usage(policy.accounts, policy.qos);
+  PreemptParty victim{Use("ops", 1, "normal"), 0, kNow - 7200, &off};
+  EXPECT_EQ(rules.Why({Use("ops", 1, "high")}, victim, usage, kNow), "");  // its partition: OFF
+  victim.partition = &cancel;
+  EXPECT_EQ(rules.Why({Use("ops", 1, "high")}, victim, usage, kNow), "QOS high preempts QOS normal");
+}
+
 TEST(PreemptionPolicyTest, NothingConfiguredNothingEnabled) {
   SchedPolicy p;
   EXPECT_FALSE(PreemptionPolicy(p).enabled());

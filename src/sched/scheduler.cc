@@ -288,8 +288,8 @@ void Scheduler::PrepareClaims() {
     v.job = &r;
     v.use = WithOwner(UseOf(r.allocation), r.account, r.user, r.qos);
     const Partition* vp = index_.FindPartition(r.partition);
-    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time};
-    v.mode = preemption_->ModeOf(r.qos);
+    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp};
+    v.mode = preemption_->ModeOf(r.qos, vp);
     for (const NodeAllocation& a : r.allocation) v.nodes.push_back(index_.Find(a.node));
     if (r.terminating) {
       staying_->Add(v.use, -1);
@@ -453,7 +453,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     gate_->Add(c->use, -1);
     usage.Add(c->use, -1);
     doomed_[c->job->id] = true;
-    d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos), why});
+    d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
   }
   std::optional<std::vector<NodeAllocation>> alloc = place();
   MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
