@@ -7,17 +7,14 @@
 #include <sstream>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace muster::nvml {
 namespace {
 
 template <typename Fn>
 void Bind(void* handle, const char* symbol, Fn* out) {
   *out = reinterpret_cast<Fn>(dlsym(handle, symbol));
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string Trim(const std::string& s) {

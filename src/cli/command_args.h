@@ -7,11 +7,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/strings.h"  // Split
 
 namespace muster {
 
-// Splits on `sep`, dropping empty pieces.
-std::vector<std::string> Split(const std::string& s, char sep);
 
 // "--opt=value" or "--opt value" / "-o value" / "-ovalue"; advances i past a separate value.
 bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,

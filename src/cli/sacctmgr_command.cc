@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "model/job_request.h"
@@ -13,11 +14,6 @@ namespace muster {
 using nlohmann::json;
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 constexpr char kUsage[] =
     "Usage: sacctmgr [-i] [-n] [-P|-p] add|modify|delete account|user|qos NAME [where ...] [set] Key=Value ...\n"

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.h"
 #include "config/yaml_reader.h"  // ReadTextFile
 #include "model/gpu_links.h"
 #include "model/hostlist.h"
@@ -35,12 +36,6 @@ constexpr int kMaxLinks = 255;          // GpuLinkMatrix stores counts as uint8_
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // User text in a message, shortened so that a megabyte of junk stays readable.
 std::string Short(std::string_view s) {

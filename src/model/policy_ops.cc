@@ -7,30 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "model/job_request.h"
 
 namespace muster {
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// "a,b,c" -> {a, b, c} (empty items dropped; "" -> none).
-std::vector<std::string> SplitList(const std::string& v) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < v.size()) {
-    const size_t comma = v.find(',', start);
-    const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 StatusOr<int64_t> Int(const std::string& key, const std::string& v, int64_t min) {
   char* end = nullptr;
@@ -81,7 +63,7 @@ Status SetAccountField(const std::string& key, const std::string& v, Account* a,
   } else if (k == "grpjobs") {
     ASSIGN_OR_RETURN(a->grp_jobs, Int(key, v, -1));
   } else if (k == "qos") {
-    a->qos = SplitList(v);
+    a->qos = Split(v, ',');
   } else if (k == "maxwall") {
     ASSIGN_OR_RETURN(a->max_wall_s, Time(key, v));
   } else if (k == "maxtresperuser") {
@@ -106,7 +88,7 @@ Status SetQosField(const std::string& key, const std::string& v, Qos* q) {
     ASSIGN_OR_RETURN(q->priority, Int(key, v, 0));
     if (q->priority > 1000000000) return InvalidArgument(key + ": at most 1000000000");
   } else if (k == "preempt") {
-    q->preempt = SplitList(v);
+    q->preempt = Split(v, ',');
   } else if (k == "preemptmode") {
     StatusOr<PreemptMode> m = ParsePreemptMode(v);
     if (!m.ok()) return InvalidArgument(key + ": " + m.status().message());
@@ -158,12 +140,7 @@ Status ValidateQosAccess(const AccountTree& tree, const std::vector<Qos>& qos) {
 
 StatusOr<TresAmounts> ParseTres(const std::string& text) {
   TresAmounts t;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? text.size() : comma + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : Split(text, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) return InvalidArgument("invalid TRES '" + item + "' (expected e.g. gres/gpu=8)");
     const std::string name = Lower(item.substr(0, eq));

@@ -6,18 +6,13 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/strings.h"
 #include "model/hostlist.h"
 
 namespace muster {
 namespace {
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string LineTag(int line) { return "line " + std::to_string(line); }
 
