@@ -15,9 +15,7 @@ namespace muster {
 
 namespace {
 
-constexpr char kUsageKey[] = "priority_usage";  // store meta: PriorityPolicy::Save()
 constexpr int64_t kResignalS = 10;  // SIGKILL again this long after it was due
-constexpr int64_t kMaxNice = 2147483645;  // Slurm's bound on --nice
 constexpr int64_t kUsageSaveS = 30;             // at most this much usage is lost to a crash
 
 constexpr int kIdBlock = 1000;
@@ -101,7 +99,7 @@ Status Controller::Recover() {
   if (!steps.ok()) return steps.status().WithPrefix("loading steps");
   StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
   if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
-  StatusOr<std::string> policy = store_->GetMeta("policy_ops");
+  StatusOr<std::string> policy = store_->GetMeta(kPolicyKey);
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");
   }
@@ -217,22 +215,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     } else if (!priority_.MayUse(job.user, job.account)) {
       return InvalidArgument("Invalid account or account/partition combination specified");
     }
-    if (!request.qos.empty() && request.qos != kDefaultQosName &&
-        (config_.scheduler.policy == nullptr || FindQos(config_.scheduler.policy->qos, request.qos) == nullptr)) {
-      return InvalidArgument("Invalid qos specification");
-    }
-    if (!request.qos.empty() && !IsAdmin(caller) && !MayUseQos(config_.priority.accounts, job.account, request.qos)) {
-      return InvalidArgument("Invalid qos specification");
-    }
-    if (request.nice < -kMaxNice || request.nice > kMaxNice) {
-      return InvalidArgument("Invalid nice value: must be between -" + std::to_string(kMaxNice) + " and " +
-                             std::to_string(kMaxNice));
-    }
-    if (request.nice < 0 && !IsAdmin(caller)) {
-      return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
-    }
-    job.qos = request.qos;
-    job.nice = request.nice;
+    RETURN_IF_ERROR(QosAndNiceLocked(request, caller, &job));
     job.partition = part->name;
     job.request = *req;
     job.request.partition = part->name;
@@ -249,15 +232,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
     // does (else such a job would wait for ever under a MaxWall).
     if (job.time_limit_s == kUnlimited || job.time_limit_s <= 0) {
-      int64_t wall = kUnlimited;
-      auto lower = [&](int64_t w) {
-        if (w != kUnlimited && (wall == kUnlimited || w < wall)) wall = w;
-      };
-      for (const Account* a : config_.priority.accounts.Path(job.account)) lower(a->max_wall_s);
-      if (config_.scheduler.policy != nullptr) {
-        if (const Qos* q = FindQos(config_.scheduler.policy->qos, job.qos)) lower(q->max_wall_s);
-      }
-      if (wall != kUnlimited) {
+      if (const int64_t wall = MaxWallLocked(job.account, job.qos); wall != kUnlimited) {
         job.time_limit_s = wall;
         job.request.time_limit_s = wall;
       }
@@ -392,76 +367,6 @@ std::vector<NodeRecord> Controller::ListNodes() const {
 
 std::vector<Partition> Controller::ListPartitions() const { return config_.cluster.partitions; }
 
-std::vector<StepRecord> Controller::ListSteps() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return steps_;
-}
-
-StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller) {
-  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
-  StepCreated out;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    const JobRecord& job = it->second;
-    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-    if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
-    if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
-    StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
-    if (!layout.ok()) return layout.status();
-    int next = 0;
-    for (const StepRecord& s : steps_) {
-      if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
-    }
-    out.step.job_id = job_id;
-    out.step.step_id = next;
-    out.step.name = request.name.empty() ? "step" : request.name;
-    out.step.nodes = layout->nodes;
-    out.step.ntasks = layout->ntasks;
-    out.step.state = JobState::kRunning;
-    out.step.start_time = clock_->NowSeconds();
-    for (const std::string& n : layout->nodes) {
-      const NodeRecord* node = FindNodeLocked(n);
-      if (node == nullptr) return Internal("node '" + n + "' of job " + std::to_string(job_id) + " is not configured");
-      out.nodes.push_back(*node);
-    }
-    out.job = job;
-    out.layout = std::move(*layout);
-    // Taken now, under the lock, so that concurrent steps of the job get distinct ids.
-    steps_.push_back(out.step);
-  }
-  Status st = store_->SaveStep(out.step);
-  if (!st.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::erase_if(steps_, [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == out.step.step_id; });
-    return st;
-  }
-  return out;
-}
-
-Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller) {
-  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
-  StepRecord copy;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto job = jobs_.find(job_id);
-    if (job == jobs_.end()) return NotFound("Invalid job id specified");
-    if (job->second.uid != caller.uid && !IsAdmin(caller)) {
-      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-    }
-    auto it = std::find_if(steps_.begin(), steps_.end(),
-                           [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == step_id; });
-    if (it == steps_.end()) return NotFound("Invalid job id specified");
-    if (it->state != JobState::kRunning) return Status::Ok();  // already recorded
-    it->state = exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
-    it->exit_code = exit_code;
-    it->end_time = clock_->NowSeconds();
-    copy = *it;
-  }
-  return store_->SaveStep(copy);
-}
-
 ClusterSnapshot Controller::SnapshotLocked() const {
   ClusterSnapshot s;
   s.partitions = config_.cluster.partitions;
@@ -530,32 +435,6 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.kill_at = 0;
   EndStepsLocked(job);
   RefreshNodeStatesLocked();
-}
-
-// Steps still RUNNING when their job ends (srun killed with the job, or gone without reporting)
-// end with it, as CANCELLED at the job's end. The store is corrected at the next Recover(), which
-// applies the same rule: the step records only ever lag, never disagree.
-void Controller::EndStepsLocked(const JobRecord& job) {
-  for (StepRecord& st : steps_) {
-    if (st.job_id != job.id || st.state != JobState::kRunning) continue;
-    st.state = JobState::kCancelled;
-    st.end_time = job.end_time;
-  }
-}
-
-void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<std::pair<JobRecord, int64_t>>* out) {
-  auto it = jobs_.find(p.victim);
-  if (it == jobs_.end()) return;
-  JobRecord& v = it->second;
-  // Re-checked: it may have ended, or be stopping already, since the cycle looked.
-  if (v.state != JobState::kRunning) return;
-  const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
-  EndingLocked(v, requeue ? "preempt-requeue" : "preempt", std::max<int64_t>(p.grace_s, 1));
-  v.preempted_by = by.id;
-  v.preempt_time = clock_->NowSeconds();
-  v.preempt_reason = p.why;
-  v.preemptions.push_back(PreemptionEvent{by.id, v.preempt_time, requeue ? "REQUEUE" : "CANCEL", p.why});
-  out->emplace_back(v, p.grace_s);
 }
 
 void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
@@ -702,7 +581,7 @@ int Controller::ScheduleOnce() {
   std::vector<Decision> decisions = RunCycle(snapshot, pending, options);
 
   std::vector<JobRecord> started;
-  std::vector<std::pair<JobRecord, int64_t>> preempted;  // victims, with their grace
+  std::vector<JobRecord> preempted;  // victims, being stopped
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
@@ -759,10 +638,9 @@ int Controller::ScheduleOnce() {
     RefreshNodeStatesLocked();
   }
   if (!preempted.empty()) {
-    std::vector<JobRecord> records;
-    for (const auto& [j, grace] : preempted) records.push_back(j);
-    (void)Persist(records);  // a lost record re-runs the preemption after a restart, no worse
-    for (const auto& [j, grace] : preempted) SignalAll(j, SIGTERM, std::max<int64_t>(grace, 1), "preempt");
+    (void)Persist(preempted);  // a lost record re-runs the preemption after a restart, no worse
+    // SIGKILL when the grace is over: at kill_at, set from the grace when stopping began.
+    for (const JobRecord& j : preempted) SignalAll(j, SIGTERM, j.kill_at - j.preempt_time, "preempt");
   }
   if (started.empty()) return 0;
   // Durable first: a restart must know these jobs run (their agents will report them).
@@ -819,9 +697,7 @@ void Controller::Tick() {
   std::string usage;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [id, job] : active_) {
-      if (HoldsResources(job->state) && job->start_time > 0) ChargeLocked(*job, now);
-    }
+    ChargeRunningLocked(now);
     RefreshPriorityLocked(now);
     if (usage_dirty_ && now - usage_saved_at_ >= kUsageSaveS) {
       usage = priority_.Save();
@@ -880,21 +756,6 @@ void Controller::Tick() {
   for (const JobRecord& j : resignal) SignalAll(j, SIGKILL, 0, j.ending);
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
   if (!down_nodes.empty() || !changed.empty()) Wake();
-}
-
-Status Controller::SaveUsage() {
-  std::string usage;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const int64_t now = clock_->NowSeconds();
-    for (const auto& [id, job] : active_) {
-      if (HoldsResources(job->state) && job->start_time > 0) ChargeLocked(*job, now);
-    }
-    usage = priority_.Save();
-    usage_saved_at_ = now;
-    usage_dirty_ = false;
-  }
-  return store_->SetMeta(kUsageKey, usage);
 }
 
 void Controller::Wake() {

@@ -212,7 +212,12 @@ class Controller {
   void EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s);
   // Starts stopping a victim the scheduler named for `by` (REQUEUE or CANCEL, SIGTERM now and
   // SIGKILL after the grace, sent by the caller outside the lock), and records who and why.
-  void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<std::pair<JobRecord, int64_t>>* out);
+  void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out);
+  // Submission: checks -q (known, and allowed for the job's account) and --nice (bounded;
+  // negative for admins), and sets them on `job`.
+  Status QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const;
+  // The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
+  int64_t MaxWallLocked(const std::string& account, const std::string& qos) const;
   Status Persist(const std::vector<JobRecord>& jobs);
   StatusOr<int64_t> NextJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
@@ -238,10 +243,16 @@ class Controller {
   std::map<std::string, NodeRecord> nodes_;
   std::vector<StepRecord> steps_;
 
+  // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
+  // (PolicyOpsToJson).
+  static constexpr char kUsageKey[] = "priority_usage";
+  static constexpr char kPolicyKey[] = "policy_ops";
+
   // Priority: usage charged by Tick and at each job's end, fair share refreshed by Tick, factors
   // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
   // kUsageSaveS seconds (and restored by Recover).
   void ChargeLocked(const JobRecord& job, int64_t now);
+  void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
   void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
   void PrioritizeLocked(JobRecord& job, int64_t now);
   double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor

@@ -19,6 +19,25 @@ void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
   if (rate > 0) usage_dirty_ = true;
 }
 
+void Controller::ChargeRunningLocked(int64_t now) {
+  for (const auto& [id, job] : active_) {
+    if (HoldsResources(job->state) && job->start_time > 0) ChargeLocked(*job, now);
+  }
+}
+
+Status Controller::SaveUsage() {
+  std::string usage;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = clock_->NowSeconds();
+    ChargeRunningLocked(now);
+    usage = priority_.Save();
+    usage_saved_at_ = now;
+    usage_dirty_ = false;
+  }
+  return store_->SetMeta(kUsageKey, usage);
+}
+
 void Controller::RefreshPriorityLocked(int64_t now) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);

@@ -1,0 +1,90 @@
+// The controller's job steps (srun inside an allocation): creating them on the job's nodes,
+// recording their ends, and ending those left running with their job. Split from controller.cc.
+#include <algorithm>
+
+#include "ctld/controller.h"
+
+namespace muster {
+
+std::vector<StepRecord> Controller::ListSteps() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steps_;
+}
+
+StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
+  StepCreated out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    const JobRecord& job = it->second;
+    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
+    if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
+    StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
+    if (!layout.ok()) return layout.status();
+    int next = 0;
+    for (const StepRecord& s : steps_) {
+      if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
+    }
+    out.step.job_id = job_id;
+    out.step.step_id = next;
+    out.step.name = request.name.empty() ? "step" : request.name;
+    out.step.nodes = layout->nodes;
+    out.step.ntasks = layout->ntasks;
+    out.step.state = JobState::kRunning;
+    out.step.start_time = clock_->NowSeconds();
+    for (const std::string& n : layout->nodes) {
+      const NodeRecord* node = FindNodeLocked(n);
+      if (node == nullptr) return Internal("node '" + n + "' of job " + std::to_string(job_id) + " is not configured");
+      out.nodes.push_back(*node);
+    }
+    out.job = job;
+    out.layout = std::move(*layout);
+    // Taken now, under the lock, so that concurrent steps of the job get distinct ids.
+    steps_.push_back(out.step);
+  }
+  Status st = store_->SaveStep(out.step);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(steps_, [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == out.step.step_id; });
+    return st;
+  }
+  return out;
+}
+
+Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
+  StepRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = jobs_.find(job_id);
+    if (job == jobs_.end()) return NotFound("Invalid job id specified");
+    if (job->second.uid != caller.uid && !IsAdmin(caller)) {
+      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    }
+    auto it = std::find_if(steps_.begin(), steps_.end(),
+                           [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == step_id; });
+    if (it == steps_.end()) return NotFound("Invalid job id specified");
+    if (it->state != JobState::kRunning) return Status::Ok();  // already recorded
+    it->state = exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
+    it->exit_code = exit_code;
+    it->end_time = clock_->NowSeconds();
+    copy = *it;
+  }
+  return store_->SaveStep(copy);
+}
+
+// Steps still RUNNING when their job ends (srun killed with the job, or gone without reporting)
+// end with it, as CANCELLED at the job's end. The store is corrected at the next Recover(), which
+// applies the same rule: the step records only ever lag, never disagree.
+void Controller::EndStepsLocked(const JobRecord& job) {
+  for (StepRecord& st : steps_) {
+    if (st.job_id != job.id || st.state != JobState::kRunning) continue;
+    st.state = JobState::kCancelled;
+    st.end_time = job.end_time;
+  }
+}
+
+}  // namespace muster
