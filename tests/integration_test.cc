@@ -180,18 +180,8 @@ TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
 // which the job sees), requeued and run again after it.
 TEST_F(LocalCluster, HighQosPreemptsAndTheVictimIsRequeued) {
   // The controller restarts with QOS configured (what runs and waits is kept).
-  ASSERT_EQ(kill(std::atoi(Pid("musterctld").c_str()), SIGTERM), 0);
-  ASSERT_TRUE(WaitFor([&] { return Run("squeue").rc != 0; }, 5s));
-  {
-    std::ofstream conf((dir_ / "c/muster.yaml").string(), std::ios::app);
-    conf << "qos:\n  - {name: high, priority: 100, preempt: [normal]}\n"
-            "preemption: {grace_time: 5}\n";
-  }
-  Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
-                      " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
-                      (dir_ / "c/musterctld.pid").string());
-  ASSERT_EQ(restart.rc, 0);
-  ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -o %t").out.find("idle") != std::string::npos; }, 10s))
+  ASSERT_TRUE(RestartControllerWith("qos:\n  - {name: high, priority: 100, preempt: [normal]}\n"
+                                    "preemption: {grace_time: 5}\n"))
       << Run("sinfo").out;
   const int64_t victim = Submit(
       "-N 2 --gres=gpu:4 -o victim.out --wrap 'trap \"echo term $SLURM_RESTART_COUNT; exit 1\" TERM; "
@@ -212,6 +202,41 @@ TEST_F(LocalCluster, HighQosPreemptsAndTheVictimIsRequeued) {
   EXPECT_NE(show.find("PreemptTime="), std::string::npos) << show;
   EXPECT_NE(Run("squeue -h -t all -o '%i %q' -j " + std::to_string(urgent)).out.find(std::to_string(urgent) + " high"),
             std::string::npos);
+}
+
+// SUSPEND: the victim's processes stop (the cgroup freezer) while its preemptor runs on its CPUs,
+// then go on where they stood; squeue shows S meanwhile.
+TEST_F(LocalCluster, SuspendModeStopsTheVictimUntilItsPreemptorIsDone) {
+  ASSERT_TRUE(RestartControllerWith("qos:\n  - {name: high, priority: 100, preempt: [normal]}\n"
+                                    "  - {name: normal, preempt_mode: suspend}\n"))
+      << Run("sinfo").out;
+  const std::string node = Run("scontrol show node node1").out;
+  const size_t at_cpus = node.find("CPUTot=");
+  ASSERT_NE(at_cpus, std::string::npos) << node;
+  const std::string cpus = std::to_string(std::atoi(node.c_str() + at_cpus + 7));
+  ASSERT_GT(std::atoi(cpus.c_str()), 0) << node;
+  // Every CPU of node1, ticking 40 times, 0.1 s apart.
+  const int64_t victim = Submit("-w node1 -c " + cpus + " -o victim.out --wrap "
+                                "'for i in $(seq 1 40); do echo $i > ticks; sleep 0.1; done; echo done'");
+  ASSERT_TRUE(WaitState(victim, "RUNNING"));
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile((work_ / "ticks").string()).empty(); }, 10s));
+  const int64_t urgent = Submit("-q high -w node1 -o urgent.out --wrap 'sleep 2; echo urgent'");
+  ASSERT_TRUE(WaitState(victim, "SUSPENDED")) << State(victim) << Run("squeue").out;
+  EXPECT_EQ(Trim(Run("squeue -h -j " + std::to_string(victim) + " -o %t").out), "S");
+  ASSERT_TRUE(WaitState(urgent, "RUNNING")) << State(urgent);
+  // Stopped: no tick for a second while the urgent job runs.
+  const std::string at = ReadFile((work_ / "ticks").string());
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(ReadFile((work_ / "ticks").string()), at);
+  EXPECT_EQ(State(victim), "SUSPENDED");
+  // The urgent job ends; the victim goes on from where it stood and finishes.
+  ASSERT_TRUE(WaitState(urgent, "COMPLETED", 20s)) << State(urgent);
+  ASSERT_TRUE(WaitState(victim, "COMPLETED", 20s)) << State(victim);
+  EXPECT_EQ(ReadFile((work_ / "victim.out").string()), "done\n");
+  EXPECT_EQ(ReadFile((work_ / "ticks").string()), "40\n");
+  const std::string show = Run("scontrol show job " + std::to_string(victim)).out;
+  EXPECT_NE(show.find("PreemptTime="), std::string::npos) << show;
+  EXPECT_NE(show.find("Restarts=0"), std::string::npos) << show;
 }
 
 TEST_F(LocalCluster, SacctmgrAddsAccountsAndQosAndShowsThem) {

@@ -112,6 +112,21 @@ class LocalClusterTest : public ::testing::Test {
     return WaitFor([&] { return State(id) == state; }, limit);
   }
   std::string Pid(const std::string& daemon) { return Trim(ReadFile((dir_ / "c" / (daemon + ".pid")).string())); }
+  // Stops the controller (SIGTERM), appends `yaml` to muster.yaml and starts it again (what
+  // runs and waits is kept); true once the nodes are idle again.
+  bool RestartControllerWith(const std::string& yaml) {
+    if (kill(std::atoi(Pid("musterctld").c_str()), SIGTERM) != 0) return false;
+    if (!WaitFor([&] { return Run("squeue").rc != 0; }, 5s)) return false;
+    {
+      std::ofstream conf((dir_ / "c/muster.yaml").string(), std::ios::app);
+      conf << yaml;
+    }
+    Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " +
+                        (dir_ / "c/muster.yaml").string() + " >> " + (dir_ / "c/log/musterctld.log").string() +
+                        " 2>&1 & echo $! > " + (dir_ / "c/musterctld.pid").string());
+    if (restart.rc != 0) return false;
+    return WaitFor([&] { return Run("sinfo -h -o %t").out.find("idle") != std::string::npos; }, 10s);
+  }
 
   static inline int counter_ = 0;
   int nodes_ = 2;

@@ -301,6 +301,35 @@ Status Agent::EnsureCgroup(Running& run) {
   return Status::Ok();
 }
 
+void Agent::SuspendLocked(Running& run, bool stop) {
+  if (run.suspended == stop) return;
+  const int64_t id = run.job.id;
+  Status frozen = !run.cgroup.empty() && opt_.cgroup ? opt_.cgroup->Freeze(run.cgroup, stop)
+                                                     : FailedPrecondition("no cgroup");
+  if (!frozen.ok()) {
+    if (frozen.code() != StatusCode::kFailedPrecondition) {
+      Log(opt_.node.name, "job " + std::to_string(id) + ": " + frozen.message() + "; signalling instead");
+    }
+    const int sig = stop ? SIGSTOP : SIGCONT;
+    if (run.pid > 0) (void)SignalGroup(run.pid, sig);
+    steps_.Signal(id, -1, sig);
+  }
+  run.suspended = stop;
+  const bool pinned = std::find(cpu_owner_.begin(), cpu_owner_.end(), id) != cpu_owner_.end();
+  if (stop) {
+    ReleaseCpus(id);  // for the job that preempted it
+  } else if (!run.cgroup.empty() && opt_.cgroup) {
+    // Pinned before: pinned again, to whichever CPUs are free now.
+    for (const JobNodeAllocation& a : run.job.allocation) {
+      if (a.node != opt_.node.name || !run.pinned) continue;
+      std::vector<int> cpus = AssignCpus(id, static_cast<int>((a.cpu_milli + 999) / 1000));
+      if (!cpus.empty()) (void)opt_.cgroup->SetCpus(run.cgroup, cpus);
+    }
+  }
+  if (stop) run.pinned = pinned;
+  Log(opt_.node.name, std::string("job ") + std::to_string(id) + (stop ? " suspended" : " resumed"));
+}
+
 std::vector<int> Agent::AssignCpus(int64_t job_id, int count) {
   // Pin to real CPUs only when the node's configured CPUs exist here; a node of a local cluster
   // with fake hardware (more CPUs than this machine has) runs without a CPU set.
@@ -382,16 +411,23 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   const int64_t id = body.value("job_id", int64_t{0});
   const int sig = body.value("signal", 0);
   const int64_t kill_after = body.value("kill_after", int64_t{0});
+  const std::string why = body.value("why", std::string());
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
   Running& run = it->second;
+  if (why == "suspend" || why == "resume") {
+    SuspendLocked(run, why == "suspend");
+    return Ok();
+  }
+  // A suspended job being ended runs again first: a stopped (or frozen) process would neither
+  // act on SIGTERM nor, frozen in a v1 cgroup, die of SIGKILL. (As Slurm's scancel does.)
+  if (run.suspended && why != "signal") SuspendLocked(run, false);
   if (run.pid > 0 && sig > 0) (void)SignalGroup(run.pid, sig);
   if (sig > 0) steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
   // Step tasks here get the signal and kill_after to end, like a batch script.
   const bool graceful = sig != SIGKILL && kill_after > 0 && steps_.Running(id) > 0;
-  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) &&
-      body.value("why", std::string()) != "signal") {
+  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) && why != "signal") {
     // Nothing of the job runs here: the allocation on this node simply ends.
     steps_.Signal(id, -1, SIGKILL);
     if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);

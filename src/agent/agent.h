@@ -91,6 +91,8 @@ class Agent {
     PidFd exited;                  // the script's pidfd, which the reaper waits on (-1: poll it)
     std::string cgroup;            // "" = none
     int64_t kill_at_ms = 0;        // SIGKILL escalation deadline
+    bool suspended = false;        // preempted with SUSPEND: stopped, its CPUs given back
+    bool pinned = false;           // (while suspended) it was pinned to CPUs before
   };
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
@@ -100,6 +102,9 @@ class Agent {
   Status StartBatch(Running& r);
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
+  // Under mu_: stops (`stop`) or continues every process of the job here (freezer, else
+  // SIGSTOP/SIGCONT), giving back its CPUs while stopped and taking some again after.
+  void SuspendLocked(Running& r, bool stop);
   bool Trusted(const Caller& caller) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
   void ReleaseCpus(int64_t job_id);                        // under mu_

@@ -46,6 +46,13 @@ class Cgroup {
   virtual bool OomKilled(const std::string& name) const = 0;
   // Kills every process of the cgroup (SIGKILL, repeated until empty or timeout) and removes it.
   virtual Status Destroy(const std::string& name) = 0;
+  // Stops (`frozen`) or lets run again every process of the job, forks in flight included, with
+  // the freezer (v1 freezer.state, v2 cgroup.freeze); returns once the kernel says it is done.
+  // FailedPrecondition where the job has no freezer (the caller signals the processes instead).
+  virtual Status Freeze(const std::string& name, bool frozen) = 0;
+  // Moves a job pinned at Create to `cpus` (a suspended job that resumes on other CPUs). A job
+  // that was not pinned stays as it is.
+  virtual Status SetCpus(const std::string& name, const std::vector<int>& cpus) = 0;
   // Removes the agent's own base cgroup (muster-<node>) when no job cgroup is left in it, so that
   // a stopped agent leaves nothing behind; a base that still holds jobs stays. Best effort.
   virtual void RemoveBaseIfEmpty() {}

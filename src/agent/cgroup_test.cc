@@ -323,6 +323,31 @@ TEST_P(CgroupTest, JoinsTheCpusetHierarchyOnlyToPin) {
   EXPECT_NE(stat(dir.c_str(), &st), 0) << dir << " is left behind";
 }
 
+// SUSPEND preemption: the freezer stops every process of the job (a shell forking a child every
+// 10 ms) and the thaw lets it go on; a job left frozen is still destroyed (TearDown).
+TEST_P(CgroupTest, FreezeStopsTheJobAndThawLetsItGoOn) {
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
+  const std::string ticks = dev_.path + "/ticks";
+  ASSERT_GT(Start({"/bin/sh", "-c", "while :; do echo . >> " + ticks + "; sleep 0.01; done"}), 0);
+  auto size = [&]() -> off_t {
+    struct stat st;
+    return stat(ticks.c_str(), &st) == 0 ? st.st_size : 0;
+  };
+  for (int i = 0; i < 1000 && size() == 0; ++i) usleep(2000);
+  ASSERT_GT(size(), 0) << "the job never ticked";
+  Status st = cg_->Freeze(name_, true);
+  if (st.code() == StatusCode::kFailedPrecondition) GTEST_SKIP() << st.ToString();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const off_t frozen = size();
+  usleep(200 * 1000);
+  EXPECT_EQ(size(), frozen) << "the job ran on while frozen";
+  ASSERT_TRUE(cg_->Freeze(name_, false).ok());
+  for (int i = 0; i < 1000 && size() == frozen; ++i) usleep(2000);
+  EXPECT_GT(size(), frozen) << "the job did not go on after the thaw";
+  ASSERT_TRUE(cg_->Freeze(name_, true).ok());
+  EXPECT_TRUE(cg_->SetCpus(name_, {0}).ok());  // not pinned at Create: stays as it is
+}
+
 TEST(AllowedGpuMinors, WholeAndSharedGpusThroughTheMinorTable) {
   JobNodeAllocation a;
   a.gpus = {0, 2};

@@ -143,7 +143,7 @@ class CgroupV1 : public Cgroup {
       // Frozen tasks cannot fork or exit, so the list read after freezing is complete and no
       // pid in it can be reused before the kill.
       if (can_freeze) {
-        Freeze(freezer_dir);
+        (void)FreezeDir(freezer_dir);
         pids = Pids(name);
       }
       for (pid_t pid : pids) {
@@ -163,6 +163,30 @@ class CgroupV1 : public Cgroup {
         SleepMillis(5);
       }
     }
+    return Status::Ok();
+  }
+
+  Status Freeze(const std::string& name, bool frozen) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    const Hierarchy* freezer = Find("freezer");
+    const std::string dir = freezer != nullptr ? freezer->base_dir + "/" + name : "";
+    if (dir.empty() || !Exists(dir + "/freezer.state")) {
+      return FailedPrecondition("job cgroup '" + name + "' has no freezer");
+    }
+    if (!frozen) return WriteFile(dir + "/freezer.state", "THAWED");
+    return FreezeDir(dir) ? Status::Ok() : Internal("cgroup '" + dir + "' did not freeze within a second");
+  }
+
+  Status SetCpus(const std::string& name, const std::vector<int>& cpus) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    if (cpus.empty()) return Status::Ok();
+    const Hierarchy* cpuset = Find("cpuset");
+    if (cpuset == nullptr || !Exists(cpuset->base_dir + "/" + name)) return Status::Ok();  // not pinned
+    RETURN_IF_ERROR(WriteFile(cpuset->base_dir + "/" + name + "/cpuset.cpus", FormatCpuList(cpus)));
+    CgroupLimits limits;
+    limits.cpus = cpus;
+    const Hierarchy* cpu = Find("cpu");
+    if (cpu != nullptr && Exists(cpu->base_dir + "/" + name)) RETURN_IF_ERROR(SetCpuQuota(cpu->base_dir + "/" + name, limits));
     return Status::Ok();
   }
 
@@ -188,14 +212,17 @@ class CgroupV1 : public Cgroup {
     return nullptr;
   }
 
-  static void Freeze(const std::string& dir) {
-    if (!WriteFile(dir + "/freezer.state", "FROZEN").ok()) return;
+  // True once the kernel says FROZEN (within a second).
+  static bool FreezeDir(const std::string& dir) {
+    if (!WriteFile(dir + "/freezer.state", "FROZEN").ok()) return false;
     int64_t until = MonotonicMillis() + 1000;
     while (MonotonicMillis() < until) {
       StatusOr<std::string> state = ReadFile(dir + "/freezer.state");
-      if (!state.ok() || state->rfind("FROZEN", 0) == 0) return;
+      if (!state.ok()) return false;
+      if (state->rfind("FROZEN", 0) == 0) return true;
       SleepMillis(1);
     }
+    return false;
   }
 
   Status SetCpuset(const Hierarchy& h, const std::string& dir, const CgroupLimits& limits) {

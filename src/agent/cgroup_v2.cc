@@ -176,6 +176,34 @@ class CgroupV2 : public Cgroup {
     return events.ok() && KeyedValue(*events, "oom_kill") > 0;
   }
 
+  Status Freeze(const std::string& name, bool frozen) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    const std::string dir = Dir(name);
+    if (!Exists(dir + "/cgroup.freeze")) return FailedPrecondition("job cgroup '" + name + "' has no cgroup.freeze");
+    RETURN_IF_ERROR(WriteFile(dir + "/cgroup.freeze", frozen ? "1" : "0"));
+    if (!frozen) return Status::Ok();
+    const int64_t until = MonotonicMillis() + 1000;
+    while (MonotonicMillis() < until) {
+      ASSIGN_OR_RETURN(std::string events, ReadFile(dir + "/cgroup.events"));
+      if (KeyedValue(events, "frozen") == 1) return Status::Ok();
+      SleepMillis(1);
+    }
+    return Internal("cgroup '" + dir + "' did not freeze within a second");
+  }
+
+  Status SetCpus(const std::string& name, const std::vector<int>& cpus) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    const std::string dir = Dir(name);
+    if (cpus.empty() || !Exists(dir + "/cpuset.cpus")) return Status::Ok();
+    StatusOr<std::string> now = ReadFile(dir + "/cpuset.cpus");
+    if (!now.ok() || now->find_first_not_of(" \n") == std::string::npos) return Status::Ok();  // not pinned
+    RETURN_IF_ERROR(WriteFile(dir + "/cpuset.cpus", FormatCpuList(cpus)));
+    std::set<int> distinct(cpus.begin(), cpus.end());
+    if (!Exists(dir + "/cpu.max")) return Status::Ok();
+    return WriteFile(dir + "/cpu.max", std::to_string(kCpuPeriodUs * static_cast<int64_t>(distinct.size())) + " " +
+                                           std::to_string(kCpuPeriodUs));
+  }
+
   Status Destroy(const std::string& name) override {
     RETURN_IF_ERROR(ValidateName(name));
     std::string dir = Dir(name);

@@ -382,11 +382,12 @@ ClusterSnapshot Controller::SnapshotLocked() const {
   for (const auto& [id, job] : active_) {
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
+    const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
     for (const JobNodeAllocation& a : j.allocation) {
       auto p = pos.find(a.node);
       if (p == pos.end()) continue;
       NodeUsage& u = s.usage[p->second];
-      u.cpu_milli += a.cpu_milli;
+      if (cpus) u.cpu_milli += a.cpu_milli;
       u.memory_mb += a.memory_mb;
       u.jobs += 1;
       u.exclusive = u.exclusive || a.exclusive;
@@ -398,7 +399,7 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     // Backfill plans with when it ends at the latest: its start plus its time limit.
     RunningJob r;
     r.id = j.id;
-    r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s : kUnlimited;
+    r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
     r.user = j.user;
     r.account = j.account;
@@ -406,7 +407,16 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     r.partition = j.partition;
     r.terminating = j.state == JobState::kCompleting;
     r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
-    for (const JobNodeAllocation& a : j.allocation) r.allocation.push_back(ToDecision(a));
+    for (const JobNodeAllocation& a : j.allocation) {
+      r.allocation.push_back(ToDecision(a));
+      if (!cpus) r.allocation.back().cpu_milli = 0;
+    }
+    if (j.state == JobState::kSuspended) {
+      r.suspended = true;
+      r.preempted_by = j.preempted_by;
+      r.end_time = kUnlimited;  // its clock stands still
+      for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
+    }
     s.running.push_back(std::move(r));
   }
   return s;
@@ -428,6 +438,10 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.exit_signal = signal;
   job.end_time = clock_->NowSeconds();
   if (job.start_time > 0) ChargeLocked(job, job.end_time);
+  if (job.suspend_time > 0) {
+    job.suspended_s = SuspendedSeconds(job, job.end_time);
+    job.suspend_time = 0;
+  }
   priority_.Forget(job.id);
   factors_.erase(job.id);
   job.reason = "None";
@@ -464,6 +478,8 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.batch_host.clear();
   job.start_time = 0;
   job.end_time = 0;
+  job.suspend_time = 0;
+  job.suspended_s = 0;
   job.reason = "None";
   job.reason_detail = why;
   job.eligible_time = clock_->NowSeconds();
@@ -548,6 +564,7 @@ int Controller::ScheduleOnce() {
   thread_local std::vector<PendingJob> pending;
   pending.clear();
   SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
+  bool suspended = false;    // a suspended job may resume
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
@@ -555,6 +572,7 @@ int Controller::ScheduleOnce() {
     pending.reserve(active_.size());
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
+      suspended = suspended || j.state == JobState::kSuspended;
       if (j.state != JobState::kPending || j.held) continue;
       // A job preempted for another waits until that one has started: else, tied with it (equal
       // priority, the same second), it could take back what it was stopped to free, and be
@@ -577,11 +595,12 @@ int Controller::ScheduleOnce() {
       pending.push_back(std::move(p));
     }
   }
-  if (pending.empty()) return 0;
+  if (pending.empty() && !suspended) return 0;
   std::vector<Decision> decisions = RunCycle(snapshot, pending, options);
 
   std::vector<JobRecord> started;
-  std::vector<JobRecord> preempted;  // victims, being stopped
+  std::vector<JobRecord> preempted;  // victims, being stopped or suspended
+  std::vector<JobRecord> resumed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
@@ -593,6 +612,10 @@ int Controller::ScheduleOnce() {
       auto it = jobs_.find(d.job_id);
       if (it == jobs_.end()) continue;
       JobRecord& job = it->second;
+      if (d.kind == DecisionKind::kResume) {
+        if (job.state == JobState::kSuspended && ResumeLocked(job, now, pos, d.nodes)) resumed.push_back(job);
+        continue;
+      }
       if (job.state != JobState::kPending || job.held) continue;
       if (d.kind != DecisionKind::kStart) {
         job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
@@ -640,7 +663,17 @@ int Controller::ScheduleOnce() {
   if (!preempted.empty()) {
     (void)Persist(preempted);  // a lost record re-runs the preemption after a restart, no worse
     // SIGKILL when the grace is over: at kill_at, set from the grace when stopping began.
-    for (const JobRecord& j : preempted) SignalAll(j, SIGTERM, j.kill_at - j.preempt_time, "preempt");
+    for (const JobRecord& j : preempted) {
+      if (j.state == JobState::kSuspended) {
+        SignalAll(j, SIGSTOP, 0, "suspend");
+      } else {
+        SignalAll(j, SIGTERM, j.kill_at - j.preempt_time, "preempt");
+      }
+    }
+  }
+  if (!resumed.empty()) {
+    (void)Persist(resumed);  // a lost record resumes it again after a restart
+    for (const JobRecord& j : resumed) SignalAll(j, SIGCONT, 0, "resume");
   }
   if (started.empty()) return 0;
   // Durable first: a restart must know these jobs run (their agents will report them).
@@ -727,7 +760,7 @@ void Controller::Tick() {
     for (const auto& [id, job] : active_) {
       JobRecord& j = *job;
       if (j.state != JobState::kRunning || j.time_limit_s <= 0 || j.start_time == 0) continue;
-      if (now - j.start_time < j.time_limit_s || !j.ending.empty()) continue;
+      if (now - j.start_time - j.suspended_s < j.time_limit_s || !j.ending.empty()) continue;
       EndingLocked(j, "timeout", config_.kill_wait_s);
       changed.push_back(j);
       to_timeout.push_back(j);

@@ -211,8 +211,13 @@ class Controller {
   // Starts stopping a running job: COMPLETING, with why and when SIGKILL is due.
   void EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s);
   // Starts stopping a victim the scheduler named for `by` (REQUEUE or CANCEL, SIGTERM now and
-  // SIGKILL after the grace, sent by the caller outside the lock), and records who and why.
+  // SIGKILL after the grace; SUSPEND: SUSPENDED now, SIGSTOP; the signals are sent by the caller
+  // outside the lock), and records who and why.
   void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out);
+  // A suspended job takes its CPUs (`cpus`, from the scheduler's kResume) back if they are still
+  // free in `now` (the state at apply time, `pos` its node positions; updated), and runs again.
+  bool ResumeLocked(JobRecord& job, ClusterSnapshot& now, const std::map<std::string, int>& pos,
+                    const std::vector<NodeAllocation>& cpus);
   // Submission: checks -q (known, and allowed for the job's account) and --nice (bounded;
   // negative for admins), and sets them on `job`.
   Status QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const;

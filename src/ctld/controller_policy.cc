@@ -94,14 +94,44 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   if (it == jobs_.end()) return;
   JobRecord& v = it->second;
   // Re-checked: it may have ended, or be stopping already, since the cycle looked.
-  if (v.state != JobState::kRunning) return;
-  const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
-  EndingLocked(v, requeue ? "preempt-requeue" : "preempt", std::max<int64_t>(p.grace_s, 1));
+  if (v.state != JobState::kRunning || !v.ending.empty()) return;
+  const int64_t now = clock_->NowSeconds();
+  std::string mode;
+  if (p.mode == PreemptMode::kSuspend) {
+    // Stopped where it stands, at once (no grace: nothing ends): its CPUs are free now, its
+    // memory and GPUs stay held. It resumes once `by` is gone (the scheduler's kResume).
+    ChargeLocked(v, now);  // the run so far, CPUs included
+    v.state = JobState::kSuspended;
+    v.suspend_time = now;
+    mode = "SUSPEND";
+  } else {
+    const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
+    EndingLocked(v, requeue ? "preempt-requeue" : "preempt", std::max<int64_t>(p.grace_s, 1));
+    mode = requeue ? "REQUEUE" : "CANCEL";
+  }
   v.preempted_by = by.id;
-  v.preempt_time = clock_->NowSeconds();
+  v.preempt_time = now;
   v.preempt_reason = p.why;
-  v.preemptions.push_back(PreemptionEvent{by.id, v.preempt_time, requeue ? "REQUEUE" : "CANCEL", p.why});
+  v.preemptions.push_back(PreemptionEvent{by.id, now, mode, p.why});
   out->push_back(v);
+}
+
+bool Controller::ResumeLocked(JobRecord& job, ClusterSnapshot& now, const std::map<std::string, int>& pos,
+                              const std::vector<NodeAllocation>& cpus) {
+  // Re-checked: its CPUs may have been taken since the cycle looked.
+  for (const NodeAllocation& a : cpus) {
+    auto p = pos.find(a.node);
+    if (p == pos.end()) return false;
+    if (now.usage[p->second].cpu_milli + a.cpu_milli > int64_t{now.nodes[p->second].cpus} * 1000) return false;
+  }
+  ApplyAllocation(now, cpus);
+  const int64_t t = clock_->NowSeconds();
+  ChargeLocked(job, t);  // the suspension, without CPUs
+  job.suspended_s = SuspendedSeconds(job, t);
+  job.suspend_time = 0;
+  job.state = JobState::kRunning;
+  job.reason = "None";
+  return true;
 }
 
 SchedPolicy Controller::Policy() const {

@@ -11,7 +11,7 @@ void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
   double gpus = 0, cpus = 0, memory_mb = 0;
   for (const JobNodeAllocation& a : job.allocation) {
     gpus += static_cast<double>(a.gpus.size()) + a.shared_milli / static_cast<double>(kMilliPerGpu);
-    cpus += a.cpu_milli / 1000.0;
+    if (job.suspend_time == 0) cpus += a.cpu_milli / 1000.0;  // a suspended job gave its CPUs back
     memory_mb += static_cast<double>(a.memory_mb);
   }
   const double rate = BillingRate(config_.priority.billing, gpus, cpus, memory_mb);

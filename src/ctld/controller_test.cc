@@ -1,4 +1,5 @@
-// Controller state machines with a fake agent fleet, a manual clock and a real SQLite store.
+// Controller state machines with a fake agent fleet, a manual clock and a real SQLite store
+// (fixtures in controller_test_fixture.h).
 #include "ctld/controller.h"
 
 #include <gtest/gtest.h>
@@ -7,104 +8,13 @@
 
 #include <filesystem>
 
+#include "ctld/controller_test_fixture.h"
 #include "sched/cluster_builder.h"
 
 namespace muster {
 namespace {
 
-class FakeAgents : public AgentClient {
- public:
-  Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
-    std::lock_guard<std::mutex> l(mu);
-    if (fail_launch) return Status(StatusCode::kUnavailable, "agent down");
-    launched.push_back({node.node.name, job.id});
-    return Status::Ok();
-  }
-  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
-                   const std::string& why) override {
-    std::lock_guard<std::mutex> l(mu);
-    signals.push_back({node.node.name, job_id, signal, why, kill_after_s});
-    return Status::Ok();
-  }
-  struct Sig {
-    std::string node;
-    int64_t job;
-    int signal;
-    std::string why;
-    int64_t kill_after = 0;
-  };
-  std::mutex mu;
-  bool fail_launch = false;
-  std::vector<std::pair<std::string, int64_t>> launched;
-  std::vector<Sig> signals;
-};
-
-Caller User(uint32_t uid) { return Caller{true, uid, uid, "unix", ""}; }
-const Caller kAdmin{true, 0, 0, "unix", ""};
-const Caller kAlice = User(1000);
-const Caller kBob = User(1001);
-
-class ControllerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("ctld_test_" + std::to_string(getpid()) + "_" +
-                                                     std::to_string(counter_++));
-    std::filesystem::create_directories(dir_);
-    config_.cluster_name = "test";
-    NodeTemplate t;
-    t.cpus = 16;
-    t.memory_mb = 65536;
-    t.gpus = 4;
-    config_.cluster = ClusterBuilder()
-                          .Nodes("n[1-2]", t)
-                          .Leaf("leaf1", "n[1-2]")
-                          .Partition("gpu", "n[1-2]", true)
-                          .Partition("debug", "n1")
-                          .SetPartition("debug", [](Partition& p) { p.max_time_s = 600; })
-                          .Build();
-    config_.heartbeat_timeout_s = 30;
-    config_.kill_wait_s = 10;
-    Open();
-  }
-  void TearDown() override {
-    ctld_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  void Open() {
-    ctld_.reset();
-    store_.reset();
-    store_ = OpenSqliteStore((dir_ / "state.db").string()).value();
-    ctld_ = std::make_unique<Controller>(config_, store_.get(), &agents_, &clock_);
-    ASSERT_TRUE(ctld_->Recover().ok());
-  }
-  void RegisterAll() {
-    for (const Node& n : config_.cluster.nodes) {
-      NodeRecord r;
-      r.node = n;
-      r.agent_address = "unix:/nowhere/" + n.name;
-      ASSERT_TRUE(ctld_->RegisterNode(r, {}, kAdmin).ok());
-    }
-  }
-  int64_t Submit(const std::vector<std::string>& args, const Caller& who = kAlice) {
-    SubmitRequest s;
-    s.resource_args = args;
-    s.script = "#!/bin/sh\ntrue\n";
-    s.workdir = "/tmp";
-    StatusOr<int64_t> id = ctld_->Submit(s, who);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : -1;
-  }
-  JobRecord Job(int64_t id) { return *ctld_->GetJob(id); }
-
-  static inline int counter_ = 0;
-  std::filesystem::path dir_;
-  ControllerConfig config_;
-  ManualClock clock_;
-  FakeAgents agents_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<Controller> ctld_;
-};
+using namespace ctld_test;  // NOLINT(build/namespaces)
 
 TEST_F(ControllerTest, SubmitRunComplete) {
   RegisterAll();
@@ -426,25 +336,6 @@ TEST_F(ControllerTest, FinishedJobsLeaveMemoryAfterMinJobAgeButStayStored) {
   EXPECT_GT(Submit({"-n", "1"}), waiting);
 }
 
-}  // namespace
-}  // namespace muster
-
-namespace muster {
-namespace {
-
-// Users no system has, so that their names are their uids everywhere ("4242").
-const Caller kHeavy = User(4242);
-const Caller kLight = User(4243);
-
-class FairShareTest : public ControllerTest {
- protected:
-  // Time passes with the agents heartbeating (else the nodes go DOWN and their jobs requeue).
-  void Pass(int64_t seconds) {
-    clock_.AdvanceSeconds(seconds);
-    for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {}, kAdmin).ok());
-  }
-};
-
 TEST_F(FairShareTest, LetsTheLighterUserGoFirstAndUsageSurvivesARestart) {
   RegisterAll();  // 2 nodes x 4 GPUs
   const int64_t big = Submit({"-N", "2", "--gres=gpu:4"}, kHeavy);
@@ -512,12 +403,6 @@ TEST_F(FairShareTest, JobsAreChargedToConfiguredAccounts) {
   EXPECT_TRUE(listed);
 }
 
-}  // namespace
-}  // namespace muster
-
-namespace muster {
-namespace {
-
 // Proof (issue 4): two accounts with equal shares, both always wanting more than the cluster, get
 // GPU time within 5% of half each over a simulated day, although one asks for 2-GPU jobs of 30
 // minutes and the other for 1-GPU jobs of 45 minutes. Virtual time: a cycle a minute.
@@ -567,12 +452,6 @@ TEST_F(FairShareTest, TwoSaturatingAccountsConvergeToTheirShares) {
   EXPECT_GT(got[0] + got[1], 0.9 * 8 * day);  // and the GPUs were kept busy
 }
 
-}  // namespace
-}  // namespace muster
-
-namespace muster {
-namespace {
-
 TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
   config_.scheduler.backfill = true;
   Open();
@@ -600,310 +479,6 @@ TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
   EXPECT_EQ(Job(gang).state, JobState::kRunning);
   EXPECT_EQ(Job(endless).state, JobState::kPending);
-}
-
-}  // namespace
-}  // namespace muster
-
-namespace muster {
-namespace {
-
-// Preemption and limits through the controller (issue 4, sections 2 and 4), in virtual time.
-class PolicyTest : public FairShareTest {
- protected:
-  void UsePolicy(const SchedPolicy& p) {
-    config_.scheduler.policy = std::make_shared<SchedPolicy>(p);
-    config_.priority.accounts = p.accounts;
-    Open();
-    RegisterAll();  // 2 nodes x 4 GPUs
-  }
-  static SchedPolicy QosPolicy() {
-    SchedPolicy p;
-    p.qos = {Qos{.name = "high", .priority = 100, .preempt = {"normal"}}, Qos{.name = "normal", .priority = 10}};
-    p.preemption.grace_time_s = 20;
-    return p;
-  }
-  int64_t SubmitAs(const Caller& who, const std::vector<std::string>& args, const std::string& qos = "",
-                   const std::string& account = "", bool requeue = true) {
-    SubmitRequest s;
-    s.resource_args = args;
-    s.script = "#!/bin/sh\ntrue\n";
-    s.qos = qos;
-    s.account = account;
-    s.requeue = requeue;
-    StatusOr<int64_t> id = ctld_->Submit(s, who);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : -1;
-  }
-  std::vector<FakeAgents::Sig> SignalsFor(int64_t job) {
-    std::vector<FakeAgents::Sig> out;
-    for (const FakeAgents::Sig& s : agents_.signals) {
-      if (s.job == job) out.push_back(s);
-    }
-    return out;
-  }
-};
-
-TEST_F(PolicyTest, HighQosRequeuesTheYoungestNormalJobAfterItsGrace) {
-  UsePolicy(QosPolicy());
-  const int64_t first = SubmitAs(kAlice, {"--gres=gpu:4"});
-  ctld_->ScheduleOnce();
-  Pass(60);
-  const int64_t second = SubmitAs(kAlice, {"--gres=gpu:4"});
-  ctld_->ScheduleOnce();
-  Pass(60);
-  ASSERT_EQ(Job(second).state, JobState::kRunning);
-  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:4"}, "high");
-  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
-  // The youngest victim that frees what is needed: `second`, SIGTERM on its node, SIGKILL after 20 s.
-  JobRecord v = Job(second);
-  EXPECT_EQ(v.state, JobState::kCompleting);
-  EXPECT_EQ(v.preempted_by, urgent);
-  EXPECT_EQ(v.preempt_reason, "QOS high preempts QOS normal");
-  EXPECT_EQ(v.preempt_time, clock_.NowSeconds());
-  ASSERT_EQ(SignalsFor(second).size(), 1u);
-  EXPECT_EQ(SignalsFor(second)[0].signal, SIGTERM);
-  EXPECT_EQ(SignalsFor(second)[0].kill_after, 20);
-  EXPECT_EQ(SignalsFor(second)[0].why, "preempt");
-  EXPECT_TRUE(SignalsFor(first).empty());
-  EXPECT_EQ(Job(first).state, JobState::kRunning);
-  // While it stops, the next passes preempt nobody else.
-  Pass(5);
-  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
-  EXPECT_EQ(Job(first).state, JobState::kRunning);
-  EXPECT_EQ(SignalsFor(first).size(), 0u);
-  // It exits (SIGTERM honoured): pending again, requeued, and the urgent job starts.
-  ASSERT_TRUE(ctld_->JobExited(second, v.batch_host, ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
-  v = Job(second);
-  EXPECT_EQ(v.state, JobState::kPending);
-  EXPECT_EQ(v.restart_count, 1);
-  EXPECT_EQ(v.reason_detail, "Preempted by job " + std::to_string(urgent));
-  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
-  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
-  EXPECT_EQ(Job(second).state, JobState::kPending);
-  // The record survives a restart.
-  Open();
-  EXPECT_EQ(Job(second).preempted_by, urgent);
-  EXPECT_EQ(Job(second).preempt_reason, "QOS high preempts QOS normal");
-  ASSERT_EQ(Job(second).preemptions.size(), 1u);
-  EXPECT_EQ(Job(second).preemptions[0],
-            (PreemptionEvent{urgent, Job(second).preempt_time, "REQUEUE", "QOS high preempts QOS normal"}));
-}
-
-TEST_F(PolicyTest, CancelModeAndJobsThatMayNotRequeueEndPreempted) {
-  SchedPolicy p = QosPolicy();
-  UsePolicy(p);
-  const int64_t fixed = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"}, "", "", /*requeue=*/false);
-  ctld_->ScheduleOnce();
-  Pass(60);
-  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:2"}, "high");
-  ctld_->ScheduleOnce();
-  // A gang goes whole: both nodes are told.
-  EXPECT_EQ(SignalsFor(fixed).size(), 2u);
-  ASSERT_TRUE(ctld_->JobExited(fixed, Job(fixed).batch_host, ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
-  EXPECT_EQ(Job(fixed).state, JobState::kPreempted);
-  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
-  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
-}
-
-TEST_F(PolicyTest, LimitsLeaveJobsPendingWithSlurmsReasons) {
-  SchedPolicy p = QosPolicy();
-  p.qos[1].max_gpus_per_user = 4;
-  Account team{.name = "team"};
-  team.max_jobs = 1;
-  p.accounts.accounts = {team};
-  config_.allow_root_jobs = true;  // the admin's own job below
-  UsePolicy(p);
-  const int64_t a1 = SubmitAs(kAlice, {"--gres=gpu:3"});
-  const int64_t a2 = SubmitAs(kAlice, {"--gres=gpu:2"});
-  const int64_t b1 = SubmitAs(kBob, {"--gres=gpu:2"}, "", "team");
-  const int64_t b2 = SubmitAs(kBob, {"--gres=gpu:1"}, "", "team");
-  EXPECT_EQ(ctld_->ScheduleOnce(), 2);
-  EXPECT_EQ(Job(a1).state, JobState::kRunning);
-  EXPECT_EQ(Job(a2).reason, "QOSMaxGRESPerUser");
-  EXPECT_EQ(Job(b1).state, JobState::kRunning);
-  EXPECT_EQ(Job(b2).reason, "AssocMaxJobsLimit");
-  // Bad QOS names and negative nice from a user are refused with Slurm's words.
-  SubmitRequest s;
-  s.resource_args = {"-n", "1"};
-  s.script = "#!/bin/sh\ntrue\n";
-  s.qos = "gold";
-  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid qos specification");
-  s.qos = "";
-  s.nice = -5;
-  EXPECT_EQ(ctld_->Submit(s, kAlice).status().code(), StatusCode::kPermissionDenied);
-  EXPECT_TRUE(ctld_->Submit(s, kAdmin).ok());
-}
-
-// Proof (issue 4, section 5): a team that lent its idle quota gets it back within one cycle plus
-// the grace time once it submits, and the borrower keeps its own quota.
-TEST_F(PolicyTest, QuotaReclaimReturnsTheQuotaWithinOneCyclePlusTheGrace) {
-  SchedPolicy p;
-  Account a{.name = "a"}, b{.name = "b"};
-  a.quota.gpus = 4;
-  b.quota.gpus = 4;
-  p.accounts.accounts = {a, b};
-  p.preemption.grace_time_s = 30;
-  UsePolicy(p);
-  std::vector<int64_t> borrowed;
-  for (int i = 0; i < 8; ++i) borrowed.push_back(SubmitAs(kBob, {"--gres=gpu:1"}, "", "b"));
-  EXPECT_EQ(ctld_->ScheduleOnce(), 8);  // a is idle: b borrows a's 4 GPUs
-  Pass(600);
-  const int64_t t_submit = clock_.NowSeconds();
-  std::vector<int64_t> mine;
-  for (int i = 0; i < 4; ++i) mine.push_back(SubmitAs(kAlice, {"--gres=gpu:1"}, "", "a"));
-  EXPECT_EQ(ctld_->ScheduleOnce(), 0);  // one cycle: four victims named
-  int stopping = 0;
-  for (int64_t id : borrowed) stopping += Job(id).state == JobState::kCompleting;
-  EXPECT_EQ(stopping, 4);
-  // The agents kill what ignores SIGTERM when the grace ends; then one cycle starts a's jobs.
-  Pass(30);
-  for (int64_t id : borrowed) {
-    JobRecord j = Job(id);
-    if (j.state != JobState::kCompleting) continue;
-    EXPECT_EQ(j.preempt_reason, "quota reclaim: account a is within its quota, account b is over its quota");
-    ASSERT_TRUE(ctld_->JobExited(id, j.batch_host, ExitReport{0, SIGKILL, false, "", 0}, kAdmin).ok());
-  }
-  EXPECT_EQ(ctld_->ScheduleOnce(), 4);
-  for (int64_t id : mine) EXPECT_EQ(Job(id).state, JobState::kRunning);
-  EXPECT_LE(clock_.NowSeconds() - t_submit, 30);  // the grace; the cycles take no virtual time
-  int b_running = 0;
-  for (int64_t id : borrowed) b_running += Job(id).state == JobState::kRunning;
-  EXPECT_EQ(b_running, 4);  // b keeps its quota
-  // More from a beyond its quota reclaims nothing: it waits for b's jobs to end.
-  const int64_t extra = SubmitAs(kAlice, {"--gres=gpu:1"}, "", "a");
-  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
-  for (int64_t id : borrowed) EXPECT_NE(Job(id).state, JobState::kCompleting);
-  EXPECT_EQ(Job(extra).state, JobState::kPending);
-}
-
-TEST_F(PolicyTest, SacctmgrChangesApplyAtOnceAndSurviveARestart) {
-  UsePolicy(QosPolicy());
-  const PolicyOp add_account{"add", "account", "team", {{"MaxJobs", "1"}}};
-  EXPECT_EQ(ctld_->ChangePolicy(add_account, kAlice).code(), StatusCode::kPermissionDenied);
-  ASSERT_TRUE(ctld_->ChangePolicy(add_account, kAdmin).ok());
-  ASSERT_TRUE(ctld_->ChangePolicy(PolicyOp{"add", "user", "1001", {{"Account", "team"}}}, kAdmin).ok());
-  ASSERT_TRUE(ctld_->ChangePolicy(PolicyOp{"add", "qos", "gold", {{"Priority", "50"}}}, kAdmin).ok());
-  EXPECT_EQ(ctld_->ChangePolicy(PolicyOp{"add", "qos", "gold", {}}, kAdmin).message(), "QOS 'gold' already exists");
-  // In force at once: the account limit, the new QOS, the user's association.
-  const int64_t b1 = SubmitAs(kBob, {"--gres=gpu:1"}, "gold");
-  const int64_t b2 = SubmitAs(kBob, {"--gres=gpu:1"});
-  EXPECT_EQ(Job(b1).account, "team");
-  ctld_->ScheduleOnce();
-  EXPECT_EQ(Job(b1).state, JobState::kRunning);
-  EXPECT_EQ(Job(b2).reason, "AssocMaxJobsLimit");
-  // A restart replays the stored changes over the configuration.
-  Open();
-  const SchedPolicy p = ctld_->Policy();
-  ASSERT_NE(p.accounts.Find("team"), nullptr);
-  EXPECT_EQ(p.accounts.Find("team")->max_jobs, 1);
-  EXPECT_NE(FindQos(p.qos, "gold"), nullptr);
-  EXPECT_TRUE(ctld_->policy_warnings().empty());
-  // A change the configuration no longer allows is dropped, with a warning, and the rest kept.
-  SchedPolicy changed = QosPolicy();
-  changed.qos.push_back(Qos{.name = "gold"});
-  config_.scheduler.policy = std::make_shared<SchedPolicy>(changed);
-  Open();
-  ASSERT_EQ(ctld_->policy_warnings().size(), 1u);
-  EXPECT_EQ(ctld_->policy_warnings()[0],
-            "stored change 'add qos gold' no longer applies to muster.yaml: QOS 'gold' already exists; dropped");
-  EXPECT_NE(ctld_->Policy().accounts.Find("team"), nullptr);
-}
-
-TEST_F(FairShareTest, AStoppingControllerSavesTheUsageToTheSecond) {
-  RegisterAll();
-  const int64_t id = Submit({"--gres=gpu:2"}, kHeavy);
-  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
-  ctld_->Tick();  // saves (nothing charged yet)
-  Pass(7);        // under the 30 s between saves: a Tick would not save
-  ASSERT_TRUE(ctld_->JobExited(id, "n1", ExitReport{}, kAdmin).ok());  // charged 2 GPUs x 7 s
-  ctld_->Tick();
-  auto usage_after_restart = [&] {
-    Open();
-    ctld_->Tick();
-    for (const FairShareRow& r : ctld_->Shares()) {
-      if (r.user == "4242") return r.raw_usage;
-    }
-    return 0.0;  // no usage and no job: not listed
-  };
-  // Without a save at the stop, the last seconds of usage would be lost...
-  EXPECT_NEAR(usage_after_restart(), 0, 1e-6);
-  // ...with it, they are kept. (The same run again, this time saved before the restart.)
-  const int64_t again = Submit({"--gres=gpu:2"}, kHeavy);
-  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
-  ctld_->Tick();
-  Pass(7);
-  ASSERT_TRUE(ctld_->JobExited(again, "n1", ExitReport{}, kAdmin).ok());
-  ASSERT_TRUE(ctld_->SaveUsage().ok());
-  EXPECT_NEAR(usage_after_restart(), 2.0 * 7, 1e-3);
-}
-
-TEST_F(PolicyTest, APreemptionInProgressSurvivesAControllerRestart) {
-  UsePolicy(QosPolicy());
-  const int64_t victim = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"});
-  ctld_->ScheduleOnce();
-  Pass(60);
-  const int64_t urgent = SubmitAs(kBob, {"--gres=gpu:4"}, "high");
-  ctld_->ScheduleOnce();
-  ASSERT_EQ(Job(victim).state, JobState::kCompleting);
-  // The controller restarts before the victim ends; its agents keep reporting it.
-  Open();
-  for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {victim}, kAdmin).ok());
-  // Its SIGKILL was due 20 s after the SIGTERM: 10 s after that, it is sent again.
-  agents_.signals.clear();
-  Pass(31);
-  ctld_->Tick();
-  std::vector<FakeAgents::Sig> sent = SignalsFor(victim);
-  ASSERT_EQ(sent.size(), 2u);  // both nodes of the gang
-  EXPECT_EQ(sent[0].signal, SIGKILL);
-  // It ends: requeued, as the preemption decided before the restart, and the urgent job runs.
-  ASSERT_TRUE(ctld_->JobExited(victim, "n1", ExitReport{0, SIGKILL, false, "", 0}, kAdmin).ok());
-  EXPECT_EQ(Job(victim).state, JobState::kPending);
-  EXPECT_EQ(Job(victim).restart_count, 1);
-  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
-  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
-}
-
-TEST_F(PolicyTest, QosAccessMaxWallAsTheDefaultLimitAndNiceBounds) {
-  SchedPolicy p = QosPolicy();
-  p.qos[1].max_wall_s = 3600;  // normal
-  Account team{.name = "team"};
-  team.qos = {"normal"};       // its users may not name "high"
-  p.accounts.accounts = {team};
-  p.accounts.users = {{"1001", "team", 1}};
-  UsePolicy(p);
-  SubmitRequest s;
-  s.resource_args = {"-n", "1"};
-  s.script = "#!/bin/sh\ntrue\n";
-  s.qos = "high";
-  EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid qos specification");
-  EXPECT_TRUE(ctld_->Submit(s, kAlice).ok());  // no association restricts alice
-  // No time limit given: normal's MaxWall becomes it (a job without one would wait for ever).
-  s.qos = "";
-  StatusOr<int64_t> id = ctld_->Submit(s, kBob);
-  ASSERT_TRUE(id.ok());
-  EXPECT_EQ(Job(*id).time_limit_s, 3600);
-  ctld_->ScheduleOnce();
-  EXPECT_EQ(Job(*id).state, JobState::kRunning);
-  s.nice = int64_t{1} << 40;
-  EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid nice value: must be between -2147483645 and 2147483645");
-}
-
-TEST_F(PolicyTest, AVictimDoesNotStartBeforeItsPreemptor) {
-  // Equal priorities (no QOS weight), and everything within one second: the victim, requeued,
-  // ties with its preemptor and has the lower id. It must not take its GPUs back.
-  UsePolicy(QosPolicy());
-  const int64_t victim = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"});
-  ctld_->ScheduleOnce();
-  const int64_t urgent = SubmitAs(kAlice, {"--gres=gpu:2"}, "high");
-  ctld_->ScheduleOnce();
-  ASSERT_EQ(Job(victim).state, JobState::kCompleting);
-  ASSERT_TRUE(ctld_->JobExited(victim, "n1", ExitReport{0, SIGTERM, false, "", 0}, kAdmin).ok());
-  ASSERT_EQ(Job(victim).priority, Job(urgent).priority);
-  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
-  EXPECT_EQ(Job(urgent).state, JobState::kRunning);
-  EXPECT_EQ(Job(victim).state, JobState::kPending);
-  EXPECT_EQ(Job(victim).preemptions.size(), 1u);  // preempted once, not round after round
 }
 
 }  // namespace

@@ -114,12 +114,22 @@ struct JobRecord {
   int64_t preempt_time = 0;
   std::string preempt_reason;
   std::vector<PreemptionEvent> preemptions;  // every preemption of the job, oldest first
+  // Preempted with SUSPEND: when the current suspension began (0 = not suspended; it stays set
+  // while a suspended job is being cancelled) and the seconds spent suspended before it. A
+  // suspended job holds its memory and GPUs but not its CPUs, and its clock stands still: its
+  // elapsed time and time limit leave the suspensions out.
+  int64_t suspend_time = 0;
+  int64_t suspended_s = 0;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
 bool HoldsResources(JobState s);  // RUNNING, SUSPENDED, COMPLETING
-// Adds `job`'s allocation to `by_node` when it holds resources.
+// Whether the job holds its CPUs too (it holds resources and is not suspended).
+bool HoldsCpus(const JobRecord& job);
+// Seconds the job has spent suspended up to `now` (the current suspension included).
+int64_t SuspendedSeconds(const JobRecord& job, int64_t now);
+// Adds `job`'s allocation to `by_node` when it holds resources (its CPUs when it holds them).
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node);
 
 // Slurm's base node states plus the DRAIN flag, as the controller tracks them.

@@ -111,6 +111,8 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("preempt_reason", j.preempt_reason, d.preempt_reason);
   v.Objects("preemptions", j.preemptions, d.preemptions,
             [](auto& sub, auto& p, const PreemptionEvent& pd) { PreemptionFields(sub, p, pd); });
+  v.Field("suspend_time", j.suspend_time, d.suspend_time);
+  v.Field("suspended_s", j.suspended_s, d.suspended_s);
 }
 
 }  // namespace muster::record_fields

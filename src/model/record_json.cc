@@ -1,5 +1,7 @@
 #include "model/record_json.h"
 
+#include <algorithm>
+
 #include "model/job_record_fields.h"
 
 namespace muster {
@@ -159,11 +161,18 @@ bool HoldsResources(JobState s) {
   return s == JobState::kRunning || s == JobState::kSuspended || s == JobState::kCompleting;
 }
 
+bool HoldsCpus(const JobRecord& job) { return HoldsResources(job.state) && job.suspend_time == 0; }
+
+int64_t SuspendedSeconds(const JobRecord& job, int64_t now) {
+  return job.suspended_s + (job.suspend_time > 0 ? std::max<int64_t>(0, now - job.suspend_time) : 0);
+}
+
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node) {
   if (!HoldsResources(job.state)) return;
+  const bool cpus = HoldsCpus(job);
   for (const JobNodeAllocation& a : job.allocation) {
     NodeAllocated& u = by_node[a.node];
-    u.cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
+    if (cpus) u.cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
     u.gpus += static_cast<int>(a.gpus.size()) + (a.shared_gpu >= 0 ? 1 : 0);
     u.memory_mb += a.memory_mb;
   }

@@ -91,7 +91,10 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
     o += "PreemptEligibleTime=" + FormatSlurmTime(job.preempt_time) + " PreemptTime=" +
          FormatSlurmTime(job.preempt_time) + eol;
   }
-  o += "SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main" + eol;
+  // Slurm's SecsPreSuspend: how long the job had run when it was last suspended.
+  o += "SuspendTime=" + (job.suspend_time > 0 ? FormatSlurmTime(job.suspend_time) : std::string("None")) +
+       " SecsPreSuspend=" + std::to_string(job.suspend_time > 0 ? JobElapsed(job, job.suspend_time) : 0) +
+       " LastSchedEval=Unknown Scheduler=Main" + eol;
   o += "Partition=" + job.partition + " AllocNode:Sid=(null):0" + eol;
   o += "ReqNodeList=" + OrNull(CompressHostlist(r.nodelist)) + " ExcNodeList=" + OrNull(CompressHostlist(r.exclude)) +
        eol;

@@ -247,7 +247,7 @@ int64_t JobElapsed(const JobRecord& job, int64_t now) {
   if (job.start_time <= 0 || job.state == JobState::kPending) return 0;
   const bool runs = job.state == JobState::kRunning || job.state == JobState::kSuspended;
   const int64_t until = !runs && job.end_time > 0 ? job.end_time : now;
-  return std::max<int64_t>(0, until - job.start_time);
+  return std::max<int64_t>(0, until - job.start_time - SuspendedSeconds(job, until));
 }
 
 int64_t JobExpectedEnd(const JobRecord& job) {
@@ -255,7 +255,7 @@ int64_t JobExpectedEnd(const JobRecord& job) {
   const bool runs = job.state == JobState::kRunning || job.state == JobState::kSuspended;
   if (!runs && job.end_time > 0) return job.end_time;  // ended (or completing)
   if (job.time_limit_s == kUnlimited) return job.start_time + int64_t{365} * 24 * 3600;
-  return job.start_time + job.time_limit_s;
+  return job.start_time + job.time_limit_s + job.suspended_s;  // (a suspended job's end moves on)
 }
 
 int JobNodeCount(const JobRecord& job) {

@@ -119,6 +119,17 @@ TEST_F(SlurmFormatTest, JobValues) {
   EXPECT_EQ(JobExpectedEnd(done), kT0 + 42);
   JobRecord forever = testdata::Job9149();
   EXPECT_EQ(JobExpectedEnd(forever), kT0 + 365 * 86400);
+  // Suspended (SUSPEND preemption): the clock stands still. 30 s suspended before, and suspended
+  // again since kT0 + 100: at kT0 + 500 it has run 70 s; its end moves by what is known so far.
+  JobRecord suspended = running;
+  suspended.state = JobState::kSuspended;
+  suspended.suspended_s = 30;
+  suspended.suspend_time = kT0 + 100;
+  EXPECT_EQ(JobElapsed(suspended, kT0 + 500), 70);
+  EXPECT_EQ(JobExpectedEnd(suspended), kT0 + 630);
+  suspended.state = JobState::kRunning;
+  suspended.suspend_time = 0;
+  EXPECT_EQ(JobElapsed(suspended, kT0 + 500), 470);
 }
 
 // ---- squeue ----

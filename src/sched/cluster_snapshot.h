@@ -45,6 +45,12 @@ struct RunningJob {
   std::string partition;
   bool terminating = false;  // being stopped (cancelled, timed out, preempted): soon free
   int64_t preempted_by = 0;  // being stopped for this waiting job: what it frees is that job's
+  // Suspended by a preemption (mode SUSPEND; `preempted_by` names who suspended it): `allocation`
+  // is what it still holds (memory and GPUs, no CPUs; `end_time` kUnlimited: its clock stands
+  // still), and `suspended_cpu_milli` the CPUs it takes back when resumed, one per allocation
+  // entry. It resumes once that job is gone and the CPUs are free again.
+  bool suspended = false;
+  std::vector<int64_t> suspended_cpu_milli;
 };
 
 struct ClusterSnapshot {

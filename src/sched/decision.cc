@@ -30,10 +30,16 @@ std::string Decision::ToString() const {
       o << "PENDING " << PendingReasonName(reason);
       if (!message.empty()) o << " (" << message << ')';
       if (start_time > 0) o << " start=" << start_time;
-      for (size_t k = 0; k < preempt.size(); ++k) o << (k ? "," : " preempt=") << preempt[k].victim;
+      for (size_t k = 0; k < preempt.size(); ++k) {
+        o << (k ? "," : " preempt=") << preempt[k].victim;
+        if (preempt[k].mode == PreemptMode::kSuspend) o << ":suspend";
+      }
       break;
     case DecisionKind::kReject:
       o << "REJECT " << message;
+      break;
+    case DecisionKind::kResume:
+      o << "RESUME";
       break;
   }
   return o.str();

@@ -76,7 +76,7 @@ bool Plan::Fits(int node, const NodeAllocation& a) const {
   return true;
 }
 
-void Plan::Take(int node, const NodeAllocation& a) {
+void Plan::Take(int node, const NodeAllocation& a, bool new_job) {
   NodeFree& f = nodes_[node];
   const NodeFree before = f;
   MUSTER_CHECK(a.cpu_milli <= f.cpu_milli && a.memory_mb <= f.memory_mb && !f.exclusive)
@@ -85,7 +85,7 @@ void Plan::Take(int node, const NodeAllocation& a) {
   undo_.push_back(Undo{node, before, -1, 0});
   f.cpu_milli -= a.cpu_milli;
   f.memory_mb -= a.memory_mb;
-  f.jobs += 1;
+  if (new_job) f.jobs += 1;
   f.exclusive = f.exclusive || a.exclusive;
   for (const GpuShare& s : a.gpus) {
     int16_t& used = gpu_used_[offset_[node] + s.index];
@@ -104,7 +104,7 @@ void Plan::Take(int node, const NodeAllocation& a) {
   Reindex(node, before);
 }
 
-void Plan::Release(int node, const NodeAllocation& a) {
+void Plan::Release(int node, const NodeAllocation& a, bool job_leaves) {
   NodeFree& f = nodes_[node];
   const NodeFree before = f;
   const Node& n = *index_.node(node).node;
@@ -114,7 +114,7 @@ void Plan::Release(int node, const NodeAllocation& a) {
   undo_.push_back(Undo{node, before, -1, 0});
   f.cpu_milli += a.cpu_milli;
   f.memory_mb += a.memory_mb;
-  f.jobs -= 1;
+  if (job_leaves) f.jobs -= 1;
   if (a.exclusive) f.exclusive = false;
   for (const GpuShare& s : a.gpus) {
     int16_t& used = gpu_used_[offset_[node] + s.index];

@@ -46,10 +46,13 @@ class Plan {
   // Whether `a` fits on canonical node `node` as things stand.
   bool Fits(int node, const NodeAllocation& a) const;
   // Takes `a` on canonical node `node`; CHECK-fails if it does not fit (the placer checks first).
-  void Take(int node, const NodeAllocation& a);
+  // `new_job`: false when a job already on the node takes more (a suspended job resumed takes its
+  // CPUs back): the node's job count stays.
+  void Take(int node, const NodeAllocation& a, bool new_job = true);
   // Gives back what a running job holds on canonical node `node` (a preemption victim), undone by
-  // Rollback like a Take. CHECK-fails if `a` holds more than is in use.
-  void Release(int node, const NodeAllocation& a);
+  // Rollback like a Take. CHECK-fails if `a` holds more than is in use. `job_leaves`: false when
+  // the job stays on the node with the rest (a suspended job gives back only its CPUs).
+  void Release(int node, const NodeAllocation& a, bool job_leaves = true);
 
  private:
   struct Undo {

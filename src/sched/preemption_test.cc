@@ -347,5 +347,77 @@ TEST(PreemptionCyclesTest, ASubAccountWithinItsQuotaReclaimsUnderTheParentsLimit
             (std::vector<std::string>{"1 PENDING AssocGrpGRES"}));
 }
 
+// --- SUSPEND: frees CPUs only, and the suspended job resumes once its preemptor is gone. ---
+
+SchedPolicy SuspendPolicy() {
+  SchedPolicy p = Policy();
+  for (Qos& q : p.qos) {
+    if (q.name == "scavenger") {
+      q.has_preempt_mode = true;
+      q.preempt_mode = PreemptMode::kSuspend;
+    }
+  }
+  return p;
+}
+
+NodeAllocation Cpus(const std::string& node, int cpus, std::vector<int> gpus = {}) {
+  NodeAllocation a = OnNode(node, std::move(gpus));
+  a.cpu_milli = cpus * 1000;
+  a.memory_mb = 1024;
+  return a;
+}
+
+TEST(PreemptionSuspendTest, OnlyWhereCpusAreWhatTheJobLacks) {
+  Cluster c = Nodes(1);  // 64 CPUs, 8 GPUs
+  c.Run(101, {Cpus("n1", 60)}, "scavenger", kOld);           // a CPU job
+  c.Run(102, {Cpus("n1", 4, {0, 1, 2, 3, 4, 5, 6, 7})}, "scavenger", kOld + 1);  // all GPUs
+  // CPUs are what a CPU job lacks: the younger of the two frees 4, the older 60; one suffices.
+  EXPECT_EQ(Decide(c, {Job(1, "-c 2", "high")}, SuspendPolicy()),
+            (std::vector<std::string>{"1 PENDING Resources preempt=102:suspend [102 SUSPEND 30]"}));
+  EXPECT_EQ(Decide(c, {Job(1, "-c 8", "high")}, SuspendPolicy()),
+            (std::vector<std::string>{"1 PENDING Resources preempt=101:suspend [101 SUSPEND 30]"}));
+  // A GPU job: suspending 102 would free no GPU (its processes keep their GPU memory), so
+  // nobody is named, where REQUEUE would stop 102.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "high")}, SuspendPolicy()),
+            (std::vector<std::string>{"1 PENDING Resources"}));
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "high")}),
+            (std::vector<std::string>{"1 PENDING Resources preempt=102 [102 REQUEUE 30]"}));
+  // Memory stays held too: a job that needs more memory than is free names nobody.
+  EXPECT_EQ(Decide(c, {Job(1, "-c 2 --mem=511G", "high")}, SuspendPolicy()),
+            (std::vector<std::string>{"1 PENDING Resources"}));
+  // A node held whole stays held by its suspended job.
+  Cluster x = Nodes(1);
+  x.Run(103, {Cpus("n1", 64)}, "scavenger", kOld);
+  x.snap.running[0].allocation[0].exclusive = true;
+  x.snap.usage[0].exclusive = true;
+  EXPECT_EQ(Decide(x, {Job(1, "-c 2", "high")}, SuspendPolicy()), (std::vector<std::string>{"1 PENDING Resources"}));
+}
+
+TEST(PreemptionSuspendTest, ResumesOnceThePreemptorIsGoneAndItsCpusAreFree) {
+  // Job 101 was suspended for job 1: it holds its memory and GPU, not its 60 CPUs.
+  auto with = [](bool preemptor_runs, int other_cpus) {
+    Cluster c = Nodes(1);
+    c.Run(101, {Cpus("n1", 0, {0})}, "scavenger", kOld);
+    c.snap.running[0].suspended = true;
+    c.snap.running[0].preempted_by = 1;
+    c.snap.running[0].suspended_cpu_milli = {60'000};
+    if (preemptor_runs) c.Run(1, {Cpus("n1", 8)}, "high", kNow - 10);
+    if (other_cpus > 0) c.Run(7, {Cpus("n1", other_cpus)}, "normal", kNow - 5);
+    return c;
+  };
+  // The preemptor still runs: 101 stays suspended, though 56 CPUs are free.
+  EXPECT_EQ(Decide(with(true, 0), {}, SuspendPolicy()), (std::vector<std::string>{}));
+  // Still waiting (queued): the same.
+  const std::vector<std::string> queued = Decide(with(false, 0), {Job(1, "-c 8", "high")}, SuspendPolicy());
+  ASSERT_EQ(queued.size(), 1u);
+  EXPECT_EQ(queued[0].rfind("1 START n1{cpu=8 ", 0), 0u) << queued[0];
+  // Gone: 101 resumes, first, and takes its 60 CPUs back before a waiting job looks.
+  EXPECT_EQ(Decide(with(false, 0), {Job(2, "-c 8", "normal")}, SuspendPolicy()),
+            (std::vector<std::string>{"101 RESUME", "2 PENDING Resources"}));
+  // Gone, but its CPUs were taken meanwhile: it waits.
+  EXPECT_EQ(Decide(with(false, 10), {}, SuspendPolicy()), (std::vector<std::string>{}));
+  EXPECT_EQ(Decide(with(false, 4), {}, SuspendPolicy()), (std::vector<std::string>{"101 RESUME"}));
+}
+
 }  // namespace
 }  // namespace muster

@@ -284,12 +284,19 @@ void Scheduler::PrepareClaims() {
   victims_.clear();
   victims_.reserve(snapshot_.running.size());
   for (const RunningJob& r : snapshot_.running) {
+    if (r.suspended) continue;  // already stopped: nothing more to free
     VictimInfo v;
     v.job = &r;
-    v.use = WithOwner(UseOf(r.allocation), r.account, r.user, r.qos);
     const Partition* vp = index_.FindPartition(r.partition);
-    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp};
     v.mode = preemption_->ModeOf(r.qos, vp);
+    v.frees = r.allocation;
+    if (v.mode == PreemptMode::kSuspend && !r.terminating) {
+      v.leaves = false;
+      // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
+      for (NodeAllocation& a : v.frees) a = NodeAllocation{a.node, a.cpu_milli, 0, 0, {}, false};
+    }
+    v.use = WithOwner(UseOf(v.frees), r.account, r.user, r.qos);
+    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp};
     for (const NodeAllocation& a : r.allocation) v.nodes.push_back(index_.Find(a.node));
     if (r.terminating) {
       staying_->Add(v.use, -1);
@@ -301,7 +308,43 @@ void Scheduler::PrepareClaims() {
 
 void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
   for (size_t k = 0; k < v.nodes.size(); ++k) {
-    if (v.nodes[k] >= 0) plan.Release(v.nodes[k], v.job->allocation[k]);
+    if (v.nodes[k] >= 0) plan.Release(v.nodes[k], v.frees[k], v.leaves);
+  }
+}
+
+void Scheduler::ResumeSuspended(std::vector<Decision>& out) {
+  std::unordered_set<int64_t> present;  // jobs that run or wait: a suspended job's preemptor may be one
+  for (const RunningJob& r : snapshot_.running) {
+    if (!r.suspended) present.insert(r.id);
+  }
+  std::vector<const RunningJob*> suspended;
+  for (const RunningJob& r : snapshot_.running) {
+    if (r.suspended && !present.count(r.preempted_by) && !queued_.count(r.preempted_by)) suspended.push_back(&r);
+  }
+  // Longest-running first (it has the most to lose), then by id: deterministic.
+  std::sort(suspended.begin(), suspended.end(), [](const RunningJob* a, const RunningJob* b) {
+    if (a->start_time != b->start_time) return a->start_time < b->start_time;
+    return a->id < b->id;
+  });
+  for (const RunningJob* r : suspended) {
+    if (r->suspended_cpu_milli.size() != r->allocation.size()) continue;
+    std::vector<NodeAllocation> cpus;
+    bool fits = true;
+    for (size_t k = 0; k < r->allocation.size() && fits; ++k) {
+      cpus.push_back(NodeAllocation{r->allocation[k].node, r->suspended_cpu_milli[k], 0, 0, {}, false});
+      const int i = index_.Find(cpus.back().node);
+      // On a node down or drained it stays suspended: it is lost with the node, or resumes after.
+      fits = i >= 0 && plan_.Fits(i, cpus.back());
+    }
+    if (!fits) continue;
+    for (const NodeAllocation& a : cpus) plan_.Take(index_.Find(a.node), a, /*new_job=*/false);
+    if (gate_) gate_->Add(WithOwner(UseOf(cpus), r->account, r->user, r->qos));
+    if (timeline_) timeline_->Add(cpus, snapshot_.now, kForever);  // its end is the next cycle's to know
+    Decision d;
+    d.job_id = r->id;
+    d.kind = DecisionKind::kResume;
+    d.nodes = std::move(cpus);
+    out.push_back(std::move(d));
   }
 }
 
@@ -346,8 +389,11 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   std::vector<const VictimInfo*> cands;
   for (const VictimInfo& v : victims_) {
     if (v.job->terminating || doomed_.count(v.job->id) || v.nodes.empty()) continue;
-    // SUSPEND frees no GPU (a stopped process keeps its GPU memory): such jobs are not victims here.
-    if (v.mode == PreemptMode::kSuspend) continue;
+    // SUSPEND frees CPUs only; a node held whole stays held by the suspended job.
+    if (!v.leaves &&
+        std::any_of(v.job->allocation.begin(), v.job->allocation.end(), [](const NodeAllocation& a) { return a.exclusive; })) {
+      continue;
+    }
     bool helps = false;
     for (int i : v.nodes) helps = helps || (i >= 0 && nodes.test(i));
     if (helps) cands.push_back(&v);
@@ -588,6 +634,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   const int mark = plan_.Mark();
   std::vector<Decision> out;
   out.reserve(queue.size());
+  ResumeSuspended(out);
   for (const PendingJob* j : order) out.push_back(Decide(*j));
   plan_.Rollback(mark);
   return out;

@@ -23,7 +23,10 @@
 //     fewest GPUs and then jobs that let it fit, youngest first on ties, each gang whole, among
 //     those the rules allow (sched/preemption.h); what jobs already being stopped free counts
 //     first. What it will take is claimed for it: no later job in the cycle starts on it or
-//     counts on it. It starts in a later cycle, once its victims are gone.
+//     counts on it. It starts in a later cycle, once its victims are gone. A victim whose mode is
+//     SUSPEND frees only its CPUs (its processes stop, but keep their memory and GPU memory), so
+//     it is one only where CPUs are what the job lacks; it resumes (Decision kResume), before
+//     any waiting job is looked at, once the job that suspended it is gone and its CPUs are free.
 #pragma once
 
 #include <memory>
@@ -103,11 +106,15 @@ class Scheduler {
   // be stopped. Built once a cycle, at the first preemption search.
   struct VictimInfo {
     const RunningJob* job = nullptr;
-    JobUse use;
+    JobUse use;              // what stopping it frees (SUSPEND: its CPUs only)
     PreemptParty party;
     PreemptMode mode = PreemptMode::kRequeue;
     std::vector<int> nodes;  // canonical index of each allocation entry (-1: unknown node)
+    std::vector<NodeAllocation> frees;  // per allocation entry: what stopping it frees there
+    bool leaves = true;                 // false for SUSPEND: the job stays on its nodes
   };
+  // Suspended jobs whose preemptor is gone take their CPUs back, before anyone waiting.
+  void ResumeSuspended(std::vector<Decision>& out);
   void PrepareClaims();
   void ReleaseVictim(Plan& plan, const VictimInfo& v);
   // Whether `shape` fits what is free now (remembered per key for the cycle when it does not).

@@ -129,6 +129,8 @@ JobRecord RichJob(int64_t id) {
   j.preempt_reason = "QOS high preempts QOS normal";
   j.preemptions = {PreemptionEvent{40, 1700000400, "REQUEUE", "quota reclaim"},
                    PreemptionEvent{41, 1700000500, "CANCEL", "QOS high preempts QOS normal"}};
+  j.suspend_time = 1700000450;
+  j.suspended_s = 75;
   return j;
 }
 
