@@ -13,6 +13,7 @@
 #include "cli/place_command.h"
 #include "cli/priority_commands.h"
 #include "cli/sacctmgr_command.h"
+#include "cli/sim_command.h"
 #include "cli/srun.h"
 
 // Linker-defined bounds of this (static) executable's code.
@@ -57,6 +58,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "up") return muster::UpMain(args, self, std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);
+  if (command == "sim") return muster::SimMain(args, std::cout, std::cerr);
   return -1;
 }
 

@@ -432,6 +432,7 @@ std::string MusterUsage() {
          "  sprio     the priority factors of pending jobs (also 'sprio')\n"
          "  sshare    the fair-share tree: shares, usage and each user's factor (also 'sshare')\n"
          "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
+         "  sim       scheduling-quality benchmarks on real traces (sim openb: the FGD placement protocol)\n"
          "\n"
          "Run 'muster <command> --help' for the options of a command.\n";
 }

@@ -28,7 +28,9 @@ std::vector<std::string> Fields(std::string_view line) {
 // A CSV file read row by row, its columns found by the header's names.
 class Csv {
  public:
-  static StatusOr<Csv> Open(const std::string& text, const std::string& name, const std::vector<std::string>& need) {
+  // `need`: columns the header must name; `optional`: columns read as "" where it does not.
+  static StatusOr<Csv> Open(const std::string& text, const std::string& name, const std::vector<std::string>& need,
+                            const std::vector<std::string>& optional = {}) {
     Csv c(text, name);
     if (!c.Next()) return InvalidArgument(name + ": empty file (expected a header line)");
     const std::vector<std::string> header = c.row_;
@@ -36,6 +38,10 @@ class Csv {
       auto it = std::find(header.begin(), header.end(), col);
       if (it == header.end()) return InvalidArgument(name + ":1: no column '" + col + "' in the header");
       c.index_[col] = static_cast<size_t>(it - header.begin());
+    }
+    for (const std::string& col : optional) {
+      auto it = std::find(header.begin(), header.end(), col);
+      if (it != header.end()) c.index_[col] = static_cast<size_t>(it - header.begin());
     }
     c.width_ = header.size();
     return c;
@@ -61,7 +67,11 @@ class Csv {
     }
     return Status::Ok();
   }
-  const std::string& Get(const std::string& col) const { return row_[index_.at(col)]; }
+  const std::string& Get(const std::string& col) const {
+    static const std::string kNone;
+    auto it = index_.find(col);
+    return it == index_.end() ? kNone : row_[it->second];
+  }
   Status Error(const std::string& why) const { return InvalidArgument(name_ + ":" + std::to_string(line_) + ": " + why); }
   // An integer column within [lo, hi]; `empty_ok` reads "" as 0.
   Status Int(const std::string& col, int64_t lo, int64_t hi, int64_t* out, bool empty_ok = false) const {
@@ -139,9 +149,8 @@ StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(const std::string& text, const 
 }
 
 StatusOr<std::vector<OpenbPod>> ParseOpenbPods(const std::string& text, const std::string& name) {
-  ASSIGN_OR_RETURN(Csv csv, Csv::Open(text, name,
-                                      {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos",
-                                       "creation_time", "deletion_time", "scheduled_time"}));
+  ASSIGN_OR_RETURN(Csv csv, Csv::Open(text, name, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"},
+                                      {"gpu_spec", "qos", "creation_time", "deletion_time", "scheduled_time"}));
   std::vector<OpenbPod> out;
   while (csv.Next()) {
     RETURN_IF_ERROR(csv.CheckWidth());

@@ -41,8 +41,9 @@ struct OpenbPod {
 
 // openb_node_list_*.csv: sn,cpu_milli,memory_mib,gpu,model (columns found by name).
 StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(const std::string& text, const std::string& name);
-// openb_pod_list_*.csv: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
-// creation_time,deletion_time,scheduled_time (columns found by name; the times may be empty).
+// openb_pod_list_*.csv: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,pod_phase,
+// creation_time,deletion_time,scheduled_time] (columns found by name; the bracketed ones may be
+// missing, as in the multigpu lists, and the times empty).
 StatusOr<std::vector<OpenbPod>> ParseOpenbPods(const std::string& text, const std::string& name);
 
 struct PhillyJob {

@@ -42,6 +42,12 @@ TEST(OpenbTrace, NodesAndPods) {
   EXPECT_EQ((*pods)[2].deletion_s, 0);
   EXPECT_EQ((*pods)[3].num_gpu, 0);
   EXPECT_EQ((*pods)[3].gpu_demand_milli(), 0);
+  // The multigpu lists have the first five columns only.
+  StatusOr<std::vector<OpenbPod>> short_list = ParseOpenbPods(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nopenb-pod-0000,12000,16384,1,1000\n", "multigpu20.csv");
+  ASSERT_TRUE(short_list.ok()) << short_list.status().ToString();
+  EXPECT_EQ((*short_list)[0].gpu_spec, "");
+  EXPECT_EQ((*short_list)[0].creation_s, 0);
 }
 
 TEST(OpenbTrace, BadRowsNameTheLine) {

@@ -1,0 +1,269 @@
+#include "cli/sim_command.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+
+#include "sim/openb.h"
+#include "sim/trace.h"
+
+namespace muster {
+
+namespace {
+
+// The FGD paper's figures (ATC'23; ../shared/data/traces/README.md), per pod list and policy:
+// allocation at 100% and 130% arrived demand and fragmentation rate at 80% (NaN: not published).
+struct Published {
+  double alloc_100, alloc_130, frag_80;
+};
+const std::map<std::string, std::map<std::string, Published>>& PublishedFigures() {
+  constexpr double kNo = NAN;
+  static const std::map<std::string, std::map<std::string, Published>> p = {
+      {"default",
+       {{"random", {86.30, 87.47, 74.6}}, {"dotprod", {90.62, 90.85, 50.5}}, {"gpupacking", {91.78, 92.00, 46.4}},
+        {"bestfit", {92.86, 93.08, 41.5}}, {"fgd", {95.23, 95.39, 29.9}}}},
+      {"gpushare40",
+       {{"random", {kNo, 86.00, kNo}}, {"dotprod", {kNo, 89.56, kNo}}, {"gpupacking", {kNo, 90.03, kNo}},
+        {"bestfit", {kNo, 91.69, kNo}}, {"fgd", {kNo, 94.15, kNo}}}},
+      {"multigpu20",
+       {{"random", {kNo, 88.69, kNo}}, {"dotprod", {kNo, 92.06, kNo}}, {"gpupacking", {kNo, 93.71, kNo}},
+        {"bestfit", {kNo, 93.93, kNo}}, {"fgd", {kNo, 95.65, kNo}}}},
+      {"multigpu30",
+       {{"random", {kNo, 89.27, kNo}}, {"dotprod", {kNo, 93.28, kNo}}, {"gpupacking", {kNo, 94.87, kNo}},
+        {"bestfit", {kNo, 94.72, kNo}}, {"fgd", {kNo, 96.46, kNo}}}},
+      {"multigpu40",
+       {{"random", {kNo, 90.09, kNo}}, {"dotprod", {kNo, 94.19, kNo}}, {"gpupacking", {kNo, 95.74, kNo}},
+        {"bestfit", {kNo, 95.23, kNo}}, {"fgd", {kNo, 96.99, kNo}}}},
+      {"multigpu50",
+       {{"random", {kNo, 90.28, kNo}}, {"dotprod", {kNo, 94.85, kNo}}, {"gpupacking", {kNo, 96.18, kNo}},
+        {"bestfit", {kNo, 95.74, kNo}}, {"fgd", {kNo, 97.18, kNo}}}},
+  };
+  return p;
+}
+
+// "default" for .../openb_pod_list_default.csv, "" for a file not of the paper's.
+std::string PodListName(const std::string& path) {
+  const std::string file = path.substr(path.rfind('/') + 1);
+  const std::string prefix = "openb_pod_list_";
+  if (file.rfind(prefix, 0) != 0 || file.size() < prefix.size() + 4) return "";
+  return file.substr(prefix.size(), file.size() - prefix.size() - 4);
+}
+
+struct OpenbArgs {
+  std::string nodes, pods;
+  std::vector<OpenbPolicy> policies = AllOpenbPolicies();
+  int seeds = 10;
+  uint64_t first_seed = 42;
+  double ratio = 1.3;
+  std::string json;
+};
+
+std::optional<double> Mean(const std::vector<std::optional<double>>& v) {
+  double s = 0;
+  int n = 0;
+  for (const auto& x : v) {
+    if (x) {
+      s += *x;
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return s / n;
+}
+
+std::string Fixed(std::optional<double> v, int digits) {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, *v);
+  return buf;
+}
+
+int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  OpenbArgs a;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& k = args[i];
+    if (k == "-h" || k == "--help") {
+      out << SimUsage();
+      return 0;
+    }
+    if (i + 1 >= args.size()) {
+      err << "muster sim openb: " << k << " needs a value (or is unknown)\n" << SimUsage();
+      return 2;
+    }
+    const std::string& v = args[++i];
+    if (k == "--nodes") {
+      a.nodes = v;
+    } else if (k == "--pods") {
+      a.pods = v;
+    } else if (k == "--policy") {
+      if (v != "all") {
+        StatusOr<OpenbPolicy> p = ParseOpenbPolicy(v);
+        if (!p.ok()) {
+          err << "muster sim openb: " << p.status().message() << "\n";
+          return 2;
+        }
+        a.policies = {*p};
+      }
+    } else if (k == "--seeds" || k == "--first-seed") {
+      int64_t n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < (k == "--seeds" ? 1 : 0) || n > 1000000) {
+        err << "muster sim openb: " << k << " '" << v << "' is not a valid count\n";
+        return 2;
+      }
+      if (k == "--seeds") {
+        a.seeds = static_cast<int>(n);
+      } else {
+        a.first_seed = static_cast<uint64_t>(n);
+      }
+    } else if (k == "--ratio") {
+      char* end = nullptr;
+      a.ratio = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size() || !(a.ratio > 0 && a.ratio <= 10)) {
+        err << "muster sim openb: --ratio '" << v << "' must be a number in (0, 10]\n";
+        return 2;
+      }
+    } else if (k == "--json") {
+      a.json = v;
+    } else {
+      err << "muster sim openb: unknown option '" << k << "'\n" << SimUsage();
+      return 2;
+    }
+  }
+  if (a.nodes.empty() || a.pods.empty()) {
+    err << "muster sim openb: --nodes and --pods are required\n" << SimUsage();
+    return 2;
+  }
+  StatusOr<std::string> nodes_text = ReadTraceFile(a.nodes);
+  if (!nodes_text.ok()) {
+    err << "muster sim openb: " << nodes_text.status().message() << "\n";
+    return 1;
+  }
+  StatusOr<std::vector<OpenbNode>> nodes = ParseOpenbNodes(*nodes_text, a.nodes);
+  if (!nodes.ok()) {
+    err << "muster sim openb: " << nodes.status().message() << "\n";
+    return 1;
+  }
+  StatusOr<std::string> pods_text = ReadTraceFile(a.pods);
+  if (!pods_text.ok()) {
+    err << "muster sim openb: " << pods_text.status().message() << "\n";
+    return 1;
+  }
+  StatusOr<std::vector<OpenbPod>> pods = ParseOpenbPods(*pods_text, a.pods);
+  if (!pods.ok()) {
+    err << "muster sim openb: " << pods.status().message() << "\n";
+    return 1;
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const int x100 = 100, x130 = static_cast<int>(std::floor(a.ratio * 100 + 1e-9)), x80 = 80;
+  nlohmann::json results = nlohmann::json::object();
+  out << "openb placement (FGD protocol): " << nodes->size() << " nodes, " << pods->size() << " pods in "
+      << a.pods.substr(a.pods.rfind('/') + 1) << ", demand to " << Fixed(a.ratio * 100, 0) << "%, seeds " << a.first_seed
+      << ".." << a.first_seed + a.seeds - 1 << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-11s %10s %10s %10s %9s   %s\n", "policy", "alloc@100%", ("alloc@" + std::to_string(x130) + "%").c_str(),
+                "frag@80%", "failed", "published (alloc@100, @130, frag@80)");
+  out << line;
+  for (OpenbPolicy policy : a.policies) {
+    std::vector<std::optional<double>> a100, a130, f80;
+    int64_t failed = 0, total = 0;
+    for (int s = 0; s < a.seeds; ++s) {
+      OpenbOptions o;
+      o.policy = policy;
+      o.seed = a.first_seed + static_cast<uint64_t>(s);
+      o.ratio = a.ratio;
+      auto progress = [&](int64_t done, int64_t all) {
+        if (!tty) return;
+        std::fprintf(stderr, "\r  %-10s seed %llu: %lld/%lld pods", OpenbPolicyName(policy),
+                     static_cast<unsigned long long>(o.seed), static_cast<long long>(done), static_cast<long long>(all));
+        std::fflush(stderr);
+      };
+      StatusOr<OpenbRun> r = RunOpenb(*nodes, *pods, o, progress);
+      if (!r.ok()) {
+        err << "\nmuster sim openb: " << r.status().message() << "\n";
+        return 1;
+      }
+      a100.push_back(x100 < static_cast<int>(r->alloc.size()) ? r->alloc[x100] : std::nullopt);
+      a130.push_back(x130 < static_cast<int>(r->alloc.size()) ? r->alloc[x130] : std::nullopt);
+      f80.push_back(x80 < static_cast<int>(r->frag_rate.size()) ? r->frag_rate[x80] : std::nullopt);
+      failed += r->failed;
+      total += r->pods;
+    }
+    if (tty) std::fprintf(stderr, "\r%60s\r", "");
+    const char* name = OpenbPolicyName(policy);
+    nlohmann::json j_pub;
+    std::string pub = "-";
+    auto list = PublishedFigures().find(PodListName(a.pods));
+    if (list != PublishedFigures().end() && std::abs(a.ratio - 1.3) < 1e-9) {
+      if (auto it = list->second.find(name); it != list->second.end()) {
+        auto num = [](double v, int d) { return std::isnan(v) ? std::string("-") : Fixed(v, d); };
+        pub = num(it->second.alloc_100, 2) + ", " + num(it->second.alloc_130, 2) + ", " + num(it->second.frag_80, 1);
+        j_pub = {{"alloc_100", it->second.alloc_100}, {"alloc_130", it->second.alloc_130}, {"frag_rate_80", it->second.frag_80}};
+      }
+    }
+    std::snprintf(line, sizeof line, "%-11s %10s %10s %10s %9s   %s\n", name, Fixed(Mean(a100), 2).c_str(),
+                  Fixed(Mean(a130), 2).c_str(), Fixed(Mean(f80), 1).c_str(),
+                  (std::to_string(failed / a.seeds) + "/" + std::to_string(total / a.seeds)).c_str(), pub.c_str());
+    out << line << std::flush;
+    nlohmann::json j;
+    j["alloc_100"] = Mean(a100) ? nlohmann::json(*Mean(a100)) : nlohmann::json(nullptr);
+    j["alloc_130"] = Mean(a130) ? nlohmann::json(*Mean(a130)) : nlohmann::json(nullptr);
+    j["frag_rate_80"] = Mean(f80) ? nlohmann::json(*Mean(f80)) : nlohmann::json(nullptr);
+    j["failed_pods_per_seed"] = static_cast<double>(failed) / a.seeds;
+    j["seeds"] = a.seeds;
+    if (!j_pub.is_null()) {
+      for (auto& [k, v] : j_pub.items()) {
+        if (v.is_number() && std::isnan(v.get<double>())) v = nullptr;
+      }
+      j["published"] = j_pub;
+    }
+    results[name] = j;
+  }
+  if (!a.json.empty()) {
+    std::ofstream f(a.json);
+    f << results.dump(2) << "\n";
+    if (!f) {
+      err << "muster sim openb: cannot write '" << a.json << "'\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string SimUsage() {
+  return "usage: muster sim openb --nodes NODES.csv --pods PODS.csv [--policy NAME|all] [--seeds N]\n"
+         "                        [--first-seed S] [--ratio R] [--json FILE]\n"
+         "\n"
+         "The FGD paper's placement benchmark (ATC'23) on the openb trace: every pod of the list arrives\n"
+         "once in a shuffled order, then clones drawn from it until the arrived GPU demand reaches R (1.3)\n"
+         "times the GPU capacity; nothing departs; a pod that fits nowhere fails. Prints, per policy and\n"
+         "averaged over N seeds (10, from S = 42), the GPU allocation ratio at 100% and at R of arrived\n"
+         "demand and the fragmentation rate at 80%, beside the paper's figures for its pod lists.\n"
+         "\n"
+         "  --nodes FILE   openb_node_list_gpu_node.csv (the GPU nodes are the cluster)\n"
+         "  --pods FILE    an openb_pod_list_*.csv\n"
+         "  --policy NAME  random, dotprod, gpupacking, bestfit, fgd, or all (the default)\n"
+         "  --json FILE    also write the figures as JSON\n";
+}
+
+int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    (args.empty() ? err : out) << SimUsage();
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "openb") return Openb(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  err << "muster sim: unknown benchmark '" << args[0] << "'\n" << SimUsage();
+  return 2;
+}
+
+}  // namespace muster

@@ -1,0 +1,16 @@
+// `muster sim`: the scheduling-quality benchmarks on real GPU cluster traces (issue 5).
+//   muster sim openb   the FGD paper's placement protocol on the openb trace, per policy, averaged
+//                      over seeds, with the published figures beside ours (docs/simulator.md).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace muster {
+
+std::string SimUsage();
+// The whole command: 0 ok, 1 a trace could not be read, 2 usage.
+int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace muster
