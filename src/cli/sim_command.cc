@@ -252,7 +252,7 @@ std::string SimUsage() {
          "\n"
          "  --nodes FILE   openb_node_list_gpu_node.csv (the GPU nodes are the cluster)\n"
          "  --pods FILE    an openb_pod_list_*.csv\n"
-         "  --policy NAME  random, dotprod, gpupacking, bestfit, fgd, or all (the default)\n"
+         "  --policy NAME  random, dotprod, gpupacking, bestfit, fgd, muster, or all (the default)\n"
          "  --json FILE    also write the figures as JSON\n";
 }
 

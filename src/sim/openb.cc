@@ -4,11 +4,17 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <tuple>
 #include <unordered_map>
 
 #include "base/strings.h"
+#include "model/hostlist.h"
+#include "sched/cluster_builder.h"
+#include "sched/cluster_index.h"
+#include "sched/placer.h"
+#include "sched/plan.h"
 
 namespace muster {
 
@@ -54,8 +60,21 @@ class Run {
  public:
   Run(const std::vector<OpenbNode>& nodes, const std::vector<OpenbPod>& pods, const OpenbOptions& o)
       : opt_(o), rng_(o.seed) {
+    ClusterBuilder builder;
+    std::vector<std::string> names;
     for (const OpenbNode& n : nodes) {
       if (n.gpus <= 0) continue;  // the GPU nodes only, as the paper's cluster
+      if (o.policy == OpenbPolicy::kMuster) {
+        NodeTemplate t;
+        t.cpus = static_cast<int>((n.cpu_milli + 999) / 1000);
+        t.memory_mb = n.memory_mib;
+        t.gpus = n.gpus;
+        t.model = n.model;
+        t.layout = "pcie";  // the trace says nothing of links
+        t.numa_nodes = 1;
+        builder.Nodes(n.name, t);
+        names.push_back(n.name);
+      }
       OpenbNodeState s;
       s.cpu_left = n.cpu_milli;
       s.memory_left = n.memory_mib;
@@ -64,6 +83,18 @@ class Run {
       nodes_.push_back(std::move(s));
       capacity_ += int64_t{n.gpus} * kFull;
       gpus_ += n.gpus;
+    }
+    if (o.policy == OpenbPolicy::kMuster && !names.empty()) {
+      muster_snapshot_ = builder.Partition("p", CompressHostlist(names), true).Build();
+      muster_index_ = std::make_unique<ClusterIndex>(muster_snapshot_);
+      muster_plan_ = std::make_unique<Plan>(*muster_index_, muster_snapshot_);
+      muster_all_ = DynamicBitset(muster_index_->size());
+      ours_.assign(muster_index_->size(), -1);
+      for (size_t k = 0; k < names.size(); ++k) {
+        const int c = muster_index_->Find(names[k]);
+        muster_all_.set(c);
+        ours_[c] = static_cast<int>(k);
+      }
     }
     typical_ = TypicalPods(pods, 0.95);
     for (const TypicalPod& t : typical_) typical_models_.push_back(Models(t.model));
@@ -312,6 +343,8 @@ class Run {
       }
       case OpenbPolicy::kFgd:
         return FgdScoreMemo(i, p);
+      case OpenbPolicy::kMuster:
+        return 0;  // (placed by PlaceMuster)
     }
     return 0;
   }
@@ -321,7 +354,48 @@ class Run {
   // simulator's behaviour, which its published figures need (breaking every tie anew at random,
   // as kube-scheduler's selectHost does, costs FGD 5 points and GpuPacking 3). Random draws
   // uniformly among the feasible nodes. False: no node fits.
+  // Muster: the scheduler core's Placer decides, on its own Plan of the same nodes.
+  bool PlaceMuster(const Pod& p) {
+    RequestShape shape;
+    shape.per_node.memory_mb = p.memory;
+    shape.unit.cpu_milli = p.cpu;
+    if (p.sharing()) {
+      shape.gpu_milli = p.gpu_milli;
+    } else if (p.gpu_milli > 0) {
+      shape.per_node.gpus = p.num_gpu;
+    }
+    shape.units = 1;
+    shape.max_units_per_node = 1;
+    shape.tasks_per_unit = 1;
+    shape.min_nodes = shape.max_nodes = 1;
+    DynamicBitset where = muster_all_;
+    if (p.gpu_milli > 0 && p.models != ~uint64_t{0}) {
+      muster_all_.ForEach([&](int c) {
+        if (!ModelOk(p.models, nodes_[ours_[c]].model)) where.reset(c);
+        return true;
+      });
+    }
+    Placer placer(*muster_index_, *muster_plan_);
+    std::optional<std::vector<NodeAllocation>> alloc = placer.Place(shape, where);
+    if (!alloc) return false;
+    for (const NodeAllocation& a : *alloc) {
+      const size_t i = static_cast<size_t>(ours_[muster_index_->Find(a.node)]);
+      OpenbNodeState& n = nodes_[i];
+      n.cpu_left -= a.cpu_milli;
+      n.memory_left -= a.memory_mb;
+      for (const GpuShare& g : a.gpus) {
+        n.gpu_left[g.index] -= g.milli;
+        used_ += g.milli;
+      }
+      frag_total_ -= node_frag_[i];
+      node_frag_[i] = Fragment(n);
+      frag_total_ += node_frag_[i];
+    }
+    return true;
+  }
+
   bool Place(const Pod& p) {
+    if (opt_.policy == OpenbPolicy::kMuster) return PlaceMuster(p);
     if (perm_.empty()) {
       perm_.resize(nodes_.size());
       std::iota(perm_.begin(), perm_.end(), size_t{0});
@@ -373,6 +447,11 @@ class Run {
   std::mt19937_64 rng_;
   std::vector<OpenbNodeState> nodes_;
   std::vector<size_t> perm_;
+  ClusterSnapshot muster_snapshot_;
+  std::unique_ptr<ClusterIndex> muster_index_;
+  std::unique_ptr<Plan> muster_plan_;
+  DynamicBitset muster_all_;
+  std::vector<int> ours_;  // canonical node index -> ours
   std::vector<Pod> pool_;
   std::vector<TypicalPod> typical_;
   std::vector<uint64_t> typical_models_;
@@ -394,19 +473,22 @@ const char* OpenbPolicyName(OpenbPolicy p) {
     case OpenbPolicy::kGpuPacking: return "gpupacking";
     case OpenbPolicy::kBestFit: return "bestfit";
     case OpenbPolicy::kFgd: return "fgd";
+    case OpenbPolicy::kMuster: return "muster";
   }
   return "?";
 }
 
 std::vector<OpenbPolicy> AllOpenbPolicies() {
-  return {OpenbPolicy::kRandom, OpenbPolicy::kDotProd, OpenbPolicy::kGpuPacking, OpenbPolicy::kBestFit, OpenbPolicy::kFgd};
+  return {OpenbPolicy::kRandom, OpenbPolicy::kDotProd, OpenbPolicy::kGpuPacking, OpenbPolicy::kBestFit,
+          OpenbPolicy::kFgd,    OpenbPolicy::kMuster};
 }
 
 StatusOr<OpenbPolicy> ParseOpenbPolicy(const std::string& name) {
   for (OpenbPolicy p : AllOpenbPolicies()) {
     if (Lower(name) == OpenbPolicyName(p)) return p;
   }
-  return InvalidArgument("unknown placement policy '" + name + "' (expected random, dotprod, gpupacking, bestfit or fgd)");
+  return InvalidArgument("unknown placement policy '" + name +
+                         "' (expected random, dotprod, gpupacking, bestfit, fgd or muster)");
 }
 
 int64_t OpenbNodeState::idle_gpu() const { return std::accumulate(gpu_left.begin(), gpu_left.end(), int64_t{0}); }

@@ -24,8 +24,9 @@
 
 namespace muster {
 
-enum class OpenbPolicy { kRandom, kDotProd, kGpuPacking, kBestFit, kFgd };
-const char* OpenbPolicyName(OpenbPolicy p);  // "random", "dotprod", "gpupacking", "bestfit", "fgd"
+// kMuster: the scheduler core's own placement (sched/placer.h), each pod a one-node request.
+enum class OpenbPolicy { kRandom, kDotProd, kGpuPacking, kBestFit, kFgd, kMuster };
+const char* OpenbPolicyName(OpenbPolicy p);  // "random", "dotprod", "gpupacking", "bestfit", "fgd", "muster"
 StatusOr<OpenbPolicy> ParseOpenbPolicy(const std::string& name);
 std::vector<OpenbPolicy> AllOpenbPolicies();
 

@@ -92,7 +92,7 @@ TEST(OpenbRun, ATinyClusterWhoseCurveIsKnown) {
   }
   EXPECT_EQ(RunOpenb({{"cpu", 4000, 1000, 0, ""}}, pods, {}).status().message(), "the node list has no GPU node");
   EXPECT_EQ(ParseOpenbPolicy("tetris").status().message(),
-            "unknown placement policy 'tetris' (expected random, dotprod, gpupacking, bestfit or fgd)");
+            "unknown placement policy 'tetris' (expected random, dotprod, gpupacking, bestfit, fgd or muster)");
 }
 
 // One seed of the paper's protocol on the real trace: FGD lands near its published figures
@@ -114,6 +114,10 @@ TEST(OpenbRun, RealTraceOneSeed) {
   EXPECT_NEAR(*fgd->frag_rate[80], 29.9, 1.0);
   EXPECT_NEAR(*bestfit->alloc[130], 93.08, 0.5);
   EXPECT_GT(*fgd->alloc[130], *bestfit->alloc[130] + 1.5);
+  // Muster's own placement (the scheduler core's Placer), measured: between BestFit and FGD today.
+  StatusOr<OpenbRun> muster = RunOpenb(*nodes, *pods, OpenbOptions{OpenbPolicy::kMuster, 42, 1.3});
+  ASSERT_TRUE(muster.ok());
+  EXPECT_GT(*muster->alloc[130], *bestfit->alloc[130]);
 }
 
 }  // namespace
