@@ -86,6 +86,14 @@ std::string Fixed(std::optional<double> v, int digits) {
   return buf;
 }
 
+// Reads and parses one trace file; errors name the file (and the line).
+template <typename Parse>
+auto LoadTrace(const std::string& path, Parse parse) -> decltype(parse(std::string(), path)) {
+  StatusOr<std::string> text = ReadTraceFile(path);
+  if (!text.ok()) return text.status();
+  return parse(*text, path);
+}
+
 int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   OpenbArgs a;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -142,22 +150,8 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     err << "muster sim openb: --nodes and --pods are required\n" << SimUsage();
     return 2;
   }
-  StatusOr<std::string> nodes_text = ReadTraceFile(a.nodes);
-  if (!nodes_text.ok()) {
-    err << "muster sim openb: " << nodes_text.status().message() << "\n";
-    return 1;
-  }
-  StatusOr<std::vector<OpenbNode>> nodes = ParseOpenbNodes(*nodes_text, a.nodes);
-  if (!nodes.ok()) {
-    err << "muster sim openb: " << nodes.status().message() << "\n";
-    return 1;
-  }
-  StatusOr<std::string> pods_text = ReadTraceFile(a.pods);
-  if (!pods_text.ok()) {
-    err << "muster sim openb: " << pods_text.status().message() << "\n";
-    return 1;
-  }
-  StatusOr<std::vector<OpenbPod>> pods = ParseOpenbPods(*pods_text, a.pods);
+  StatusOr<std::vector<OpenbNode>> nodes = LoadTrace(a.nodes, ParseOpenbNodes);
+  StatusOr<std::vector<OpenbPod>> pods = nodes.ok() ? LoadTrace(a.pods, ParseOpenbPods) : nodes.status();
   if (!pods.ok()) {
     err << "muster sim openb: " << pods.status().message() << "\n";
     return 1;
