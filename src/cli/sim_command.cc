@@ -13,6 +13,7 @@
 #include <ostream>
 
 #include "sim/openb.h"
+#include "sim/svg_plot.h"
 #include "sim/trace.h"
 
 namespace muster {
@@ -63,7 +64,7 @@ struct OpenbArgs {
   int seeds = 10;
   uint64_t first_seed = 42;
   double ratio = 1.3;
-  std::string json;
+  std::string json, csv, svg;
 };
 
 std::optional<double> Mean(const std::vector<std::optional<double>>& v) {
@@ -141,6 +142,10 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
       }
     } else if (k == "--json") {
       a.json = v;
+    } else if (k == "--csv") {
+      a.csv = v;
+    } else if (k == "--svg") {
+      a.svg = v;
     } else {
       err << "muster sim openb: unknown option '" << k << "'\n" << SimUsage();
       return 2;
@@ -166,8 +171,21 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
   std::snprintf(line, sizeof line, "%-11s %10s %10s %10s %9s   %s\n", "policy", "alloc@100%", ("alloc@" + std::to_string(x130) + "%").c_str(),
                 "frag@80%", "failed", "published (alloc@100, @130, frag@80)");
   out << line;
+  std::string csv = "policy,arrived_pct,alloc_pct,frag_rate_pct\n";
+  LinePlot plot;
+  plot.title = "GPU allocation as GPU demand arrives (" + PodListName(a.pods) + ", mean of " +
+               std::to_string(a.seeds) + " seeds)";
+  plot.x_label = "arrived GPU demand (% of capacity)";
+  plot.y_label = "allocated GPUs (% of capacity)";
+  // Where the policies part: below 70% arrived every policy places nearly everything.
+  plot.x_lo = 70;
+  plot.x_hi = x130;
+  plot.y_lo = 70;
+  plot.y_hi = 100;
   for (OpenbPolicy policy : a.policies) {
     std::vector<std::optional<double>> a100, a130, f80;
+    std::vector<double> alloc_sum(x130 + 1, 0), frag_sum(x130 + 1, 0);
+    std::vector<int> alloc_n(x130 + 1, 0), frag_n(x130 + 1, 0);
     int64_t failed = 0, total = 0;
     for (int s = 0; s < a.seeds; ++s) {
       OpenbOptions o;
@@ -190,6 +208,10 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
       f80.push_back(x80 < static_cast<int>(r->frag_rate.size()) ? r->frag_rate[x80] : std::nullopt);
       failed += r->failed;
       total += r->pods;
+      for (int x = 0; x <= x130 && x < static_cast<int>(r->alloc.size()); ++x) {
+        if (r->alloc[x]) alloc_sum[x] += *r->alloc[x], ++alloc_n[x];
+        if (r->frag_rate[x]) frag_sum[x] += *r->frag_rate[x], ++frag_n[x];
+      }
     }
     if (tty) std::fprintf(stderr, "\r%60s\r", "");
     const char* name = OpenbPolicyName(policy);
@@ -207,6 +229,15 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
                   Fixed(Mean(a130), 2).c_str(), Fixed(Mean(f80), 1).c_str(),
                   (std::to_string(failed / a.seeds) + "/" + std::to_string(total / a.seeds)).c_str(), pub.c_str());
     out << line << std::flush;
+    PlotSeries series{name, {}};
+    for (int x = 0; x <= x130; ++x) {
+      if (alloc_n[x] == 0) continue;
+      const double alloc = alloc_sum[x] / alloc_n[x];
+      series.points.emplace_back(x, alloc);
+      csv += std::string(name) + "," + std::to_string(x) + "," + Fixed(alloc, 2) + "," +
+             (frag_n[x] > 0 ? Fixed(frag_sum[x] / frag_n[x], 2) : "") + "\n";
+    }
+    plot.series.push_back(std::move(series));
     nlohmann::json j;
     j["alloc_100"] = Mean(a100) ? nlohmann::json(*Mean(a100)) : nlohmann::json(nullptr);
     j["alloc_130"] = Mean(a130) ? nlohmann::json(*Mean(a130)) : nlohmann::json(nullptr);
@@ -221,11 +252,14 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     }
     results[name] = j;
   }
-  if (!a.json.empty()) {
-    std::ofstream f(a.json);
-    f << results.dump(2) << "\n";
+  for (const auto& [path, text] : {std::pair<std::string, std::string>{a.json, results.dump(2) + "\n"},
+                                   {a.csv, csv}, {a.svg, RenderSvg(plot)}}) {
+    if (path.empty()) continue;
+    std::ofstream f(path);
+    f << text;
+    f.flush();
     if (!f) {
-      err << "muster sim openb: cannot write '" << a.json << "'\n";
+      err << "muster sim openb: cannot write '" << path << "'\n";
       return 1;
     }
   }
@@ -236,7 +270,7 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
 
 std::string SimUsage() {
   return "usage: muster sim openb --nodes NODES.csv --pods PODS.csv [--policy NAME|all] [--seeds N]\n"
-         "                        [--first-seed S] [--ratio R] [--json FILE]\n"
+         "                        [--first-seed S] [--ratio R] [--json FILE] [--csv FILE] [--svg FILE]\n"
          "\n"
          "The FGD paper's placement benchmark (ATC'23) on the openb trace: every pod of the list arrives\n"
          "once in a shuffled order, then clones drawn from it until the arrived GPU demand reaches R (1.3)\n"
@@ -247,7 +281,10 @@ std::string SimUsage() {
          "  --nodes FILE   openb_node_list_gpu_node.csv (the GPU nodes are the cluster)\n"
          "  --pods FILE    an openb_pod_list_*.csv\n"
          "  --policy NAME  random, dotprod, gpupacking, bestfit, fgd, muster, or all (the default)\n"
-         "  --json FILE    also write the figures as JSON\n";
+         "  --json FILE    also write the figures as JSON\n"
+         "  --csv FILE     also write the curves: allocation and fragmentation rate at each percent\n"
+         "                 of arrived demand, per policy (mean over the seeds)\n"
+         "  --svg FILE     also plot the allocation curves (SVG)\n";
 }
 
 int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
