@@ -333,4 +333,12 @@ std::optional<std::vector<NodeAllocation>> Placer::Place(const RequestShape& sha
   return out;
 }
 
+std::optional<std::vector<NodeAllocation>> TryPlace(const ClusterIndex& index, Plan& plan, const RequestShape& shape,
+                                                    const DynamicBitset& candidates) {
+  const int mark = plan.Mark();
+  std::optional<std::vector<NodeAllocation>> a = Placer(index, plan).Place(shape, candidates);
+  plan.Rollback(mark);
+  return a;
+}
+
 }  // namespace muster

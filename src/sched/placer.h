@@ -60,4 +60,8 @@ class Placer {
   Plan& plan_;
 };
 
+// Where `shape` would go among `candidates`, with `plan` left as it was (a trial placement).
+std::optional<std::vector<NodeAllocation>> TryPlace(const ClusterIndex& index, Plan& plan, const RequestShape& shape,
+                                                    const DynamicBitset& candidates);
+
 }  // namespace muster

@@ -127,17 +127,8 @@ Decision Scheduler::Decide(const PendingJob& job) {
   auto fit = fit_cache_.find(key);
   if (fit == fit_cache_.end()) {
     int v = 0;
-    Placer all(index_, capacity_all_);
-    int mark = capacity_all_.Mark();
-    if (all.Place(shape, filter.nodes)) {
-      capacity_all_.Rollback(mark);
-      v = 1;
-      Placer up(index_, capacity_up_);
-      mark = capacity_up_.Mark();
-      if (up.Place(shape, filter.nodes)) {
-        capacity_up_.Rollback(mark);
-        v = 2;
-      }
+    if (TryPlace(index_, capacity_all_, shape, filter.nodes)) {
+      v = TryPlace(index_, capacity_up_, shape, filter.nodes) ? 2 : 1;
     }
     fit = fit_cache_.emplace(key, v).first;
   }
@@ -239,10 +230,7 @@ Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> all
 
 bool Scheduler::FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key) {
   if (failed_.count(key)) return false;
-  const int mark = plan_.Mark();
-  Placer placer(index_, plan_);
-  const bool fits = placer.Place(shape, nodes).has_value();
-  plan_.Rollback(mark);
+  const bool fits = TryPlace(index_, plan_, shape, nodes).has_value();
   if (!fits) failed_[key] = true;
   return fits;
 }
@@ -359,13 +347,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   for (const VictimInfo& v : victims_) {
     if (v.job->terminating && v.job->preempted_by == job.id) ReleaseVictim(plan, v);
   }
-  auto place = [&]() {
-    const int m = plan.Mark();
-    Placer placer(index_, plan);
-    std::optional<std::vector<NodeAllocation>> a = placer.Place(shape, nodes);
-    plan.Rollback(m);
-    return a;
-  };
+  auto place = [&]() { return TryPlace(index_, plan, shape, nodes); };
   auto claim = [&](const std::vector<NodeAllocation>& alloc) {
     for (const NodeAllocation& a : alloc) plan.Take(index_.Find(a.node), a);
     gate_->Add(use);  // it will run: later jobs count it against quotas and limits
@@ -421,9 +403,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     for (int i : c->nodes) {
       if (i >= 0 && nodes.test(i)) where.set(i);
     }
-    Placer placer(index_, plan);
-    const bool fits = placer.Place(shape, where).has_value();
-    plan.Rollback(mark);
+    const bool fits = TryPlace(index_, plan, shape, where).has_value();
+    plan.Rollback(mark);  // (the victim's release)
     if (fits) {
       single = c;
       victims = {{c, std::move(why)}};
@@ -437,11 +418,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   const bool one_node = shape.max_nodes == 1;
   const int64_t bound = single != nullptr ? single->use.gpu_milli : std::numeric_limits<int64_t>::max();
   auto place_on = [&](const DynamicBitset& touched) {
-    const int m = plan.Mark();
-    Placer placer(index_, plan);
-    const bool fits = placer.Place(shape, one_node ? touched : nodes).has_value();
-    plan.Rollback(m);
-    return fits;
+    return TryPlace(index_, plan, shape, one_node ? touched : nodes).has_value();
   };
   DynamicBitset touched(index_.size());
   std::vector<std::pair<const VictimInfo*, std::string>> chosen;
