@@ -315,8 +315,8 @@ void Agent::SuspendLocked(Running& run, bool stop) {
     steps_.Signal(id, -1, sig);
   }
   run.suspended = stop;
-  const bool pinned = std::find(cpu_owner_.begin(), cpu_owner_.end(), id) != cpu_owner_.end();
   if (stop) {
+    run.pinned = std::find(cpu_owner_.begin(), cpu_owner_.end(), id) != cpu_owner_.end();
     ReleaseCpus(id);  // for the job that preempted it
   } else if (!run.cgroup.empty() && opt_.cgroup) {
     // Pinned before: pinned again, to whichever CPUs are free now.
@@ -326,7 +326,6 @@ void Agent::SuspendLocked(Running& run, bool stop) {
       if (!cpus.empty()) (void)opt_.cgroup->SetCpus(run.cgroup, cpus);
     }
   }
-  if (stop) run.pinned = pinned;
   Log(opt_.node.name, std::string("job ") + std::to_string(id) + (stop ? " suspended" : " resumed"));
 }
 

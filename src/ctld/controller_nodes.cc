@@ -145,4 +145,79 @@ Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>
   return Status::Ok();
 }
 
+namespace {
+
+// A job's allocation as the scheduler sees it (the inverse of the controller's FromDecision).
+NodeAllocation ToDecision(const JobNodeAllocation& a) {
+  NodeAllocation n;
+  n.node = a.node;
+  n.cpu_milli = a.cpu_milli;
+  n.memory_mb = a.memory_mb;
+  n.tasks = a.tasks;
+  n.exclusive = a.exclusive;
+  for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
+  if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
+  std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
+  return n;
+}
+
+}  // namespace
+
+// The scheduler's view: every node, what the jobs holding resources use (a suspended job its
+// memory and GPUs only), and those jobs with their ends.
+ClusterSnapshot Controller::SnapshotLocked() const {
+  ClusterSnapshot s;
+  s.partitions = config_.cluster.partitions;
+  s.topology = config_.cluster.topology;
+  s.now = clock_->NowSeconds();
+  std::map<std::string, int> pos;
+  for (const auto& [name, n] : nodes_) {
+    pos[name] = static_cast<int>(s.nodes.size());
+    s.nodes.push_back(n.node);
+  }
+  s.usage.resize(s.nodes.size());
+  for (size_t i = 0; i < s.nodes.size(); ++i) s.usage[i].gpus.resize(s.nodes[i].gpus.size());
+  for (const auto& [id, job] : active_) {
+    const JobRecord& j = *job;
+    if (!HoldsResources(j.state)) continue;
+    const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
+    for (const JobNodeAllocation& a : j.allocation) {
+      auto p = pos.find(a.node);
+      if (p == pos.end()) continue;
+      NodeUsage& u = s.usage[p->second];
+      if (cpus) u.cpu_milli += a.cpu_milli;
+      u.memory_mb += a.memory_mb;
+      u.jobs += 1;
+      u.exclusive = u.exclusive || a.exclusive;
+      for (int g : a.gpus) {
+        if (g >= 0 && g < static_cast<int>(u.gpus.size())) u.gpus[g].milli += kMilliPerGpu;
+      }
+      if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) u.gpus[a.shared_gpu].milli += a.shared_milli;
+    }
+    // Backfill plans with when it ends at the latest: its start plus its time limit.
+    RunningJob r;
+    r.id = j.id;
+    r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
+    r.start_time = j.start_time;
+    r.user = j.user;
+    r.account = j.account;
+    r.qos = j.qos;
+    r.partition = j.partition;
+    r.terminating = j.state == JobState::kCompleting;
+    r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
+    for (const JobNodeAllocation& a : j.allocation) {
+      r.allocation.push_back(ToDecision(a));
+      if (!cpus) r.allocation.back().cpu_milli = 0;
+    }
+    if (j.state == JobState::kSuspended) {
+      r.suspended = true;
+      r.preempted_by = j.preempted_by;
+      r.end_time = kUnlimited;  // its clock stands still
+      for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
+    }
+    s.running.push_back(std::move(r));
+  }
+  return s;
+}
+
 }  // namespace muster

@@ -52,6 +52,9 @@ JobUse EstimateUse(const PendingJob& job, const RequestShape& shape) {
   return u;
 }
 
+// What a suspended job gives back on a node, and takes again when it resumes: its CPUs only.
+NodeAllocation CpusOnly(const std::string& node, int64_t cpu_milli) { return NodeAllocation{node, cpu_milli, 0, 0, {}, false}; }
+
 JobUse WithOwner(JobUse u, const std::string& account, const std::string& user, const std::string& qos) {
   u.account = account;
   u.user = user;
@@ -281,7 +284,7 @@ void Scheduler::PrepareClaims() {
     if (v.mode == PreemptMode::kSuspend && !r.terminating) {
       v.leaves = false;
       // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
-      for (NodeAllocation& a : v.frees) a = NodeAllocation{a.node, a.cpu_milli, 0, 0, {}, false};
+      for (NodeAllocation& a : v.frees) a = CpusOnly(a.node, a.cpu_milli);
     }
     v.use = WithOwner(UseOf(v.frees), r.account, r.user, r.qos);
     v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp};
@@ -319,7 +322,7 @@ void Scheduler::ResumeSuspended(std::vector<Decision>& out) {
     std::vector<NodeAllocation> cpus;
     bool fits = true;
     for (size_t k = 0; k < r->allocation.size() && fits; ++k) {
-      cpus.push_back(NodeAllocation{r->allocation[k].node, r->suspended_cpu_milli[k], 0, 0, {}, false});
+      cpus.push_back(CpusOnly(r->allocation[k].node, r->suspended_cpu_milli[k]));
       const int i = index_.Find(cpus.back().node);
       // On a node down or drained it stays suspended: it is lost with the node, or resumes after.
       fits = i >= 0 && plan_.Fits(i, cpus.back());

@@ -254,20 +254,18 @@ class Run {
       int best = -1, best_score = 0;
       OpenbNodeState after = n;
       after.cpu_left -= p.cpu;
-      std::vector<int> tried;  // equal free amounts give equal scores: one try each
+      std::vector<std::pair<int, int>> tried;  // (free, score): equal free amounts score alike
       for (int g = 0; g < static_cast<int>(n.gpu_left.size()); ++g) {
         if (n.gpu_left[g] < p.gpu_milli) continue;
+        auto seen = std::find_if(tried.begin(), tried.end(), [&](const auto& t) { return t.first == n.gpu_left[g]; });
         int s = 0;
-        auto seen = std::find(tried.begin(), tried.end(), n.gpu_left[g]);
         if (seen != tried.end()) {
-          s = tried_scores_[seen - tried.begin()];
+          s = seen->second;
         } else {
           after.gpu_left[g] -= p.gpu_milli;
           s = score_of(after);
           after.gpu_left[g] += p.gpu_milli;
-          tried.push_back(n.gpu_left[g]);
-          if (tried_scores_.size() < tried.size()) tried_scores_.resize(tried.size());
-          tried_scores_[tried.size() - 1] = s;
+          tried.emplace_back(n.gpu_left[g], s);
         }
         if (best < 0 || s > best_score) {
           best = g;
@@ -461,7 +459,6 @@ class Run {
   int64_t capacity_ = 0, used_ = 0;
   int64_t gpus_ = 0;
   std::unordered_map<ScoreKey, int, ScoreKeyHash> memo_;
-  std::vector<int> tried_scores_;
 };
 
 }  // namespace
