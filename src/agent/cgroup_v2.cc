@@ -182,13 +182,16 @@ class CgroupV2 : public Cgroup {
     if (!Exists(dir + "/cgroup.freeze")) return FailedPrecondition("job cgroup '" + name + "' has no cgroup.freeze");
     RETURN_IF_ERROR(WriteFile(dir + "/cgroup.freeze", frozen ? "1" : "0"));
     if (!frozen) return Status::Ok();
-    const int64_t until = MonotonicMillis() + 1000;
+    // As v1: up to 5 s (a fast-forking job on a loaded machine), then thawed again, never left
+    // half frozen.
+    const int64_t until = MonotonicMillis() + 5000;
     while (MonotonicMillis() < until) {
       ASSIGN_OR_RETURN(std::string events, ReadFile(dir + "/cgroup.events"));
       if (KeyedValue(events, "frozen") == 1) return Status::Ok();
       SleepMillis(1);
     }
-    return Internal("cgroup '" + dir + "' did not freeze within a second");
+    (void)WriteFile(dir + "/cgroup.freeze", "0");
+    return Internal("cgroup '" + dir + "' did not freeze within 5 s");
   }
 
   Status SetCpus(const std::string& name, const std::vector<int>& cpus) override {
