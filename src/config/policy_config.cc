@@ -145,11 +145,12 @@ Status ReadPolicy(const MapReader& root, const std::string& dir, std::vector<Qos
   if (Status st = ValidateQosList(*qos); !st.ok()) return root.Error("qos", st.message());
   if (const YAML::Node* node = root.Find("preemption")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, *node, "preemption",
-                                                  {"by_qos", "by_partition_tier", "reclaim_quota", "mode",
-                                                   "grace_time", "exempt_time"}));
+                                                  {"by_qos", "by_partition_tier", "reclaim_quota", "by_priority",
+                                                   "mode", "grace_time", "exempt_time"}));
     RETURN_IF_ERROR(m.Bool("by_qos", &pre->by_qos));
     RETURN_IF_ERROR(m.Bool("by_partition_tier", &pre->by_partition_tier));
     RETURN_IF_ERROR(m.Bool("reclaim_quota", &pre->reclaim_quota));
+    RETURN_IF_ERROR(m.Bool("by_priority", &pre->by_priority));
     RETURN_IF_ERROR(ReadMode(m, "mode", &pre->mode));
     RETURN_IF_ERROR(m.Int("grace_time", &pre->grace_time_s, 0, kMaxAmount));
     RETURN_IF_ERROR(m.TimeS("exempt_time", &pre->exempt_time_s));

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "config/policy_config.h"
+#include "model/job_request.h"
 
 namespace muster::config_internal {
 namespace {
@@ -31,7 +32,29 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
   const std::string& source = root.source();
   if (const YAML::Node* node = root.Find("priority")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, *node, "priority",
-                                                  {"weights", "max_age", "favor_small", "decay_half_life", "billing"}));
+                                                  {"order", "las_queue_limits", "weights", "max_age", "favor_small",
+                                                   "decay_half_life", "billing"}));
+    if (m.Has("order")) {
+      std::string order;
+      RETURN_IF_ERROR(m.Choice("order", {"multifactor", "least-attained", "shortest-remaining"}, &order));
+      out->order = order == "least-attained"       ? JobOrder::kLeastAttained
+                   : order == "shortest-remaining" ? JobOrder::kShortestRemaining
+                                                   : JobOrder::kMultifactor;
+    }
+    if (m.Has("las_queue_limits")) {
+      // GPU-seconds of attained service where each queue ends, as times ("1:00:00" = one GPU-hour).
+      std::vector<std::string> limits;
+      RETURN_IF_ERROR(m.StringList("las_queue_limits", &limits));
+      out->las_queue_limits_gpu_s.clear();
+      for (const std::string& text : limits) {
+        StatusOr<int64_t> v = ParseTimeSpec(text);
+        if (!v.ok() || *v <= 0) return m.Error("las_queue_limits", "'" + text + "' is not a positive time");
+        if (!out->las_queue_limits_gpu_s.empty() && *v <= out->las_queue_limits_gpu_s.back()) {
+          return m.Error("las_queue_limits", "the limits must ascend");
+        }
+        out->las_queue_limits_gpu_s.push_back(*v);
+      }
+    }
     if (const YAML::Node* w = m.Find("weights")) {
       ASSIGN_OR_RETURN(MapReader wm, MapReader::Make(source, *w, "priority.weights",
                                                      {"age", "fairshare", "job_size", "partition", "qos"}));

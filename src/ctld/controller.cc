@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <tuple>
 
 #include "model/hostlist.h"
 #include "model/job_request.h"
@@ -32,6 +33,37 @@ std::string GroupName(uint32_t gid) {
   char buf[4096];
   if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res != nullptr) return gr.gr_name;
   return std::to_string(gid);
+}
+
+// The user and group names of submissions, looked up at most once a minute per id: every lookup
+// reads /etc/passwd or /etc/group (or asks NSS), a cost on each of a thousand submissions that
+// buys nothing between two renames.
+class NameCache {
+ public:
+  std::pair<std::string, std::string> Names(uint32_t uid, uint32_t gid, int64_t now) {
+    std::lock_guard<std::mutex> l(mu_);
+    return {Lookup(users_, uid, now, UserName), Lookup(groups_, gid, now, GroupName)};
+  }
+
+ private:
+  static constexpr int64_t kTtlS = 60;
+  struct Entry {
+    std::string name;
+    int64_t at = 0;
+  };
+  static const std::string& Lookup(std::map<uint32_t, Entry>& cache, uint32_t id, int64_t now,
+                                   std::string (*fn)(uint32_t)) {
+    Entry& e = cache[id];
+    if (e.name.empty() || now - e.at >= kTtlS || now < e.at) e = Entry{fn(id), now};
+    return e.name;
+  }
+  std::mutex mu_;
+  std::map<uint32_t, Entry> users_, groups_;
+};
+
+NameCache& Names() {
+  static NameCache cache;
+  return cache;
 }
 
 JobNodeAllocation FromDecision(const NodeAllocation& a) {
@@ -72,6 +104,10 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
     if (n.state != NodeState::kDown && n.state != NodeState::kFuture) r.node.state = NodeState::kUnknown;
     nodes_.emplace(n.name, std::move(r));
   }
+  for (auto& [name, r] : nodes_) {
+    node_pos_[name] = static_cast<int>(node_at_.size());
+    node_at_.push_back(&r);
+  }
 }
 
 Controller::~Controller() { Stop(); }
@@ -100,6 +136,7 @@ Status Controller::Recover() {
     if (n.last_heartbeat > 0) n.last_heartbeat = now;
     it->second = std::move(n);
   }
+  idle_.reset();
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
@@ -174,13 +211,17 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     }
     if (part == nullptr) return InvalidArgument("Invalid partition name specified");
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
-    ClusterSnapshot idle = SnapshotLocked();
-    idle.usage.clear();
-    idle.running.clear();
-    for (Node& n : idle.nodes) {
-      n.state = NodeState::kIdle;
-      n.drain = false;
+    if (!idle_) {
+      idle_ = SnapshotLocked(/*jobs=*/false);
+      idle_->partitions = config_.cluster.partitions;
+      idle_->topology = config_.cluster.topology;
+      idle_->usage.clear();
+      for (Node& n : idle_->nodes) {
+        n.state = NodeState::kIdle;
+        n.drain = false;
+      }
     }
+    const ClusterSnapshot& idle = *idle_;
     PendingJob probe;
     probe.id = 0;
     probe.request = *req;
@@ -193,8 +234,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.name = req->name.empty() ? "sbatch" : req->name;
     job.uid = caller.uid;
     job.gid = caller.gid;
-    job.user = UserName(caller.uid);
-    job.group = GroupName(caller.gid);
+    std::tie(job.user, job.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
     job.account = request.account;
     if (job.account.empty()) {
       job.account = priority_.DefaultAccount(job.user);
@@ -402,7 +442,12 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
   if (kill != nullptr) kill->push_back(job);
   if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
+  job.run_before_s = RunSeconds(job, clock_->NowSeconds());
   priority_.Forget(job.id);
+  if (config_.priority.order != JobOrder::kMultifactor) {
+    job.start_time = 0;
+    job.priority = ServiceRankLocked(job, clock_->NowSeconds());
+  }
   job.state = JobState::kPending;
   job.restart_count += 1;
   job.allocation.clear();
@@ -499,12 +544,14 @@ int Controller::ScheduleOnce() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
-    snapshot = SnapshotLocked();
+    const int64_t now = clock_->NowSeconds();
     pending.reserve(active_.size());
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
       if (j.state != JobState::kPending || j.held) continue;
+      // Under a service order a requeued job ranks by what it has attained (kept, not decayed).
+      if (config_.priority.order != JobOrder::kMultifactor) job->priority = ServiceRankLocked(j, now);
       // A job preempted for another waits until that one has started: else, tied with it (equal
       // priority, the same second), it could take back what it was stopped to free, and be
       // preempted again, round after round.
@@ -525,8 +572,10 @@ int Controller::ScheduleOnce() {
       p.qos = j.qos;
       pending.push_back(std::move(p));
     }
+    // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
+    if (pending.empty() && !suspended) return 0;
+    snapshot = SnapshotLocked();
   }
-  if (pending.empty() && !suspended) return 0;
   std::vector<Decision> decisions = RunCycle(snapshot, pending, options);
 
   std::vector<JobRecord> started;
@@ -536,15 +585,13 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
     // while the cycle ran without the lock.
-    ClusterSnapshot now = SnapshotLocked();
-    std::map<std::string, int> pos;
-    for (size_t i = 0; i < now.nodes.size(); ++i) pos[now.nodes[i].name] = static_cast<int>(i);
+    std::vector<NodeUsage> now = UsageLocked();
     for (const Decision& d : decisions) {
       auto it = jobs_.find(d.job_id);
       if (it == jobs_.end()) continue;
       JobRecord& job = it->second;
       if (d.kind == DecisionKind::kResume) {
-        if (job.state == JobState::kSuspended && ResumeLocked(job, now, pos, d.nodes)) resumed.push_back(job);
+        if (job.state == JobState::kSuspended && ResumeLocked(job, now, d.nodes)) resumed.push_back(job);
         continue;
       }
       if (job.state != JobState::kPending || job.held) continue;
@@ -563,13 +610,13 @@ int Controller::ScheduleOnce() {
       }
       bool ok = true;
       for (const NodeAllocation& a : d.nodes) {
-        auto p = pos.find(a.node);
-        if (p == pos.end() || !now.nodes[p->second].schedulable()) {
+        const int p = NodePosLocked(a.node);
+        if (p < 0 || !node_at_[p]->node.schedulable()) {
           ok = false;
           break;
         }
-        const Node& n = now.nodes[p->second];
-        const NodeUsage& u = now.usage[p->second];
+        const Node& n = node_at_[p]->node;
+        const NodeUsage& u = now[p];
         ok = ok && !u.exclusive && (!a.exclusive || u.jobs == 0) &&
              u.cpu_milli + a.cpu_milli <= int64_t{n.cpus} * 1000 && u.memory_mb + a.memory_mb <= n.memory_mb;
         for (const GpuShare& g : a.gpus) {
@@ -577,7 +624,7 @@ int Controller::ScheduleOnce() {
         }
       }
       if (!ok) continue;  // retried next cycle
-      ApplyAllocation(now, d.nodes);
+      for (const NodeAllocation& a : d.nodes) AddUsageLocked(now, a);
       job.state = JobState::kRunning;
       job.reason = "None";
       job.reason_detail.clear();
@@ -589,7 +636,7 @@ int Controller::ScheduleOnce() {
       job.batch_host = job.allocation.front().node;
       started.push_back(job);
     }
-    RefreshNodeStatesLocked();
+    if (!started.empty() || !preempted.empty() || !resumed.empty()) RefreshNodeStatesLocked();
   }
   if (!preempted.empty()) {
     (void)Persist(preempted);  // a lost record re-runs the preemption after a restart, no worse

@@ -20,6 +20,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <vector>
@@ -198,7 +200,17 @@ class Controller {
   static std::string UserNameOf(uint32_t uid);
 
  private:
-  ClusterSnapshot SnapshotLocked() const;
+  // The scheduler's view of now. Without `jobs`, only nodes and usage: no running jobs,
+  // partitions or topology.
+  ClusterSnapshot SnapshotLocked(bool jobs = true) const;
+  // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
+  // the order of node_at_ (and of a snapshot's nodes). Copies no node: what the re-check of a
+  // cycle's decisions and the node states need.
+  std::vector<NodeUsage> UsageLocked() const;
+  // Adds `a` to `usage` (positions as node_at_).
+  void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const;
+  // The node's position in node_at_ (and in snapshots); -1: not configured.
+  int NodePosLocked(const std::string& name) const;
   NodeRecord* FindNodeLocked(const std::string& name);
   void RefreshNodeStatesLocked();
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
@@ -215,9 +227,8 @@ class Controller {
   // outside the lock), and records who and why.
   void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out);
   // A suspended job takes its CPUs (`cpus`, from the scheduler's kResume) back if they are still
-  // free in `now` (the state at apply time, `pos` its node positions; updated), and runs again.
-  bool ResumeLocked(JobRecord& job, ClusterSnapshot& now, const std::map<std::string, int>& pos,
-                    const std::vector<NodeAllocation>& cpus);
+  // free in `now` (the state at apply time; updated), and runs again.
+  bool ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const std::vector<NodeAllocation>& cpus);
   // Submission: checks -q (known, and allowed for the job's account) and --nice (bounded;
   // negative for admins), and sets them on `job`.
   Status QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const;
@@ -246,6 +257,13 @@ class Controller {
   void PurgeExpiredLocked(int64_t now);
   void EndStepsLocked(const JobRecord& job);
   std::map<std::string, NodeRecord> nodes_;
+  // The configured nodes never change after construction: their records in name order, and
+  // each name's position there.
+  std::vector<NodeRecord*> node_at_;
+  std::unordered_map<std::string, int> node_pos_;
+  // The cluster with every node idle and up, for "can this job ever run?" at submission:
+  // rebuilt when a node registers (its agent reports what it has).
+  mutable std::optional<ClusterSnapshot> idle_;
   std::vector<StepRecord> steps_;
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
@@ -260,6 +278,9 @@ class Controller {
   void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
   void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
   void PrioritizeLocked(JobRecord& job, int64_t now);
+  // The job's priority under a service order (config_.priority.order is not multifactor), with
+  // the service it has attained up to `now`.
+  int64_t ServiceRankLocked(const JobRecord& job, int64_t now) const;
   double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor
   int max_tier_ = 0;
   PriorityPolicy priority_;

@@ -15,13 +15,13 @@ NodeRecord* Controller::FindNodeLocked(const std::string& name) {
 }
 
 void Controller::RefreshNodeStatesLocked() {
-  ClusterSnapshot s = SnapshotLocked();
-  for (size_t i = 0; i < s.nodes.size(); ++i) {
-    NodeRecord& r = nodes_[s.nodes[i].name];
+  const std::vector<NodeUsage> usage = UsageLocked();
+  for (size_t i = 0; i < node_at_.size(); ++i) {
+    NodeRecord& r = *node_at_[i];
     if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
       continue;
     }
-    const NodeUsage& u = s.usage[i];
+    const NodeUsage& u = usage[i];
     bool any_gpu_free = false;
     for (const GpuUsage& g : u.gpus) any_gpu_free = any_gpu_free || g.milli < kMilliPerGpu;
     const bool full = u.exclusive || u.cpu_milli >= int64_t{r.node.cpus} * 1000 ||
@@ -86,6 +86,7 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     std::lock_guard<std::mutex> lock(mu_);
     NodeRecord* n = FindNodeLocked(node.node.name);
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
+    idle_.reset();  // what it has may have changed
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
     const NodeState before = n->node.state;
@@ -165,26 +166,35 @@ NodeAllocation ToDecision(const JobNodeAllocation& a) {
 
 // The scheduler's view: every node, what the jobs holding resources use (a suspended job its
 // memory and GPUs only), and those jobs with their ends.
-ClusterSnapshot Controller::SnapshotLocked() const {
-  ClusterSnapshot s;
-  s.partitions = config_.cluster.partitions;
-  s.topology = config_.cluster.topology;
-  s.now = clock_->NowSeconds();
-  std::map<std::string, int> pos;
-  for (const auto& [name, n] : nodes_) {
-    pos[name] = static_cast<int>(s.nodes.size());
-    s.nodes.push_back(n.node);
+int Controller::NodePosLocked(const std::string& name) const {
+  auto it = node_pos_.find(name);
+  return it == node_pos_.end() ? -1 : it->second;
+}
+
+void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const {
+  const int p = NodePosLocked(a.node);
+  if (p < 0) return;
+  NodeUsage& u = usage[p];
+  u.cpu_milli += a.cpu_milli;
+  u.memory_mb += a.memory_mb;
+  u.jobs += 1;
+  u.exclusive = u.exclusive || a.exclusive;
+  for (const GpuShare& g : a.gpus) {
+    if (g.index >= 0 && g.index < static_cast<int>(u.gpus.size())) u.gpus[g.index].milli += g.milli;
   }
-  s.usage.resize(s.nodes.size());
-  for (size_t i = 0; i < s.nodes.size(); ++i) s.usage[i].gpus.resize(s.nodes[i].gpus.size());
+}
+
+std::vector<NodeUsage> Controller::UsageLocked() const {
+  std::vector<NodeUsage> usage(node_at_.size());
+  for (size_t i = 0; i < node_at_.size(); ++i) usage[i].gpus.resize(node_at_[i]->node.gpus.size());
   for (const auto& [id, job] : active_) {
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
     for (const JobNodeAllocation& a : j.allocation) {
-      auto p = pos.find(a.node);
-      if (p == pos.end()) continue;
-      NodeUsage& u = s.usage[p->second];
+      const int p = NodePosLocked(a.node);
+      if (p < 0) continue;
+      NodeUsage& u = usage[p];
       if (cpus) u.cpu_milli += a.cpu_milli;
       u.memory_mb += a.memory_mb;
       u.jobs += 1;
@@ -194,6 +204,25 @@ ClusterSnapshot Controller::SnapshotLocked() const {
       }
       if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) u.gpus[a.shared_gpu].milli += a.shared_milli;
     }
+  }
+  return usage;
+}
+
+ClusterSnapshot Controller::SnapshotLocked(bool jobs) const {
+  ClusterSnapshot s;
+  if (jobs) {
+    s.partitions = config_.cluster.partitions;
+    s.topology = config_.cluster.topology;
+  }
+  s.now = clock_->NowSeconds();
+  s.nodes.reserve(node_at_.size());
+  for (const NodeRecord* n : node_at_) s.nodes.push_back(n->node);
+  s.usage = UsageLocked();
+  if (!jobs) return s;
+  for (const auto& [id, job] : active_) {
+    const JobRecord& j = *job;
+    if (!HoldsResources(j.state)) continue;
+    const bool cpus = HoldsCpus(j);
     // Backfill plans with when it ends at the latest: its start plus its time limit.
     RunningJob r;
     r.id = j.id;
@@ -203,6 +232,9 @@ ClusterSnapshot Controller::SnapshotLocked() const {
     r.account = j.account;
     r.qos = j.qos;
     r.partition = j.partition;
+    // A running job ranks by its priority when it started, or under a service order by what it
+    // has attained by now.
+    r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);
     r.terminating = j.state == JobState::kCompleting;
     r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
     for (const JobNodeAllocation& a : j.allocation) {

@@ -116,15 +116,14 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   out->push_back(v);
 }
 
-bool Controller::ResumeLocked(JobRecord& job, ClusterSnapshot& now, const std::map<std::string, int>& pos,
-                              const std::vector<NodeAllocation>& cpus) {
+bool Controller::ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const std::vector<NodeAllocation>& cpus) {
   // Re-checked: its CPUs may have been taken since the cycle looked.
   for (const NodeAllocation& a : cpus) {
-    auto p = pos.find(a.node);
-    if (p == pos.end()) return false;
-    if (now.usage[p->second].cpu_milli + a.cpu_milli > int64_t{now.nodes[p->second].cpus} * 1000) return false;
+    const int p = NodePosLocked(a.node);
+    if (p < 0) return false;
+    if (now[p].cpu_milli + a.cpu_milli > int64_t{node_at_[p]->node.cpus} * 1000) return false;
   }
-  ApplyAllocation(now, cpus);
+  for (const NodeAllocation& a : cpus) AddUsageLocked(now, a);
   const int64_t t = clock_->NowSeconds();
   ChargeLocked(job, t);  // the suspension, without CPUs
   job.suspended_s = SuspendedSeconds(job, t);

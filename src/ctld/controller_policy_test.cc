@@ -374,3 +374,44 @@ TEST_F(PolicyTest, ASuspendedJobCancelledEndsWithoutTakingItsCpusBack) {
 }
 }  // namespace
 }  // namespace muster
+
+namespace muster::ctld_test {
+namespace {
+
+// Least attained service through the controller: a job's rank falls as it runs, a requeued job
+// keeps the service it had, and a new job stops the one that has had the most.
+TEST_F(PolicyTest, LeastAttainedServicePreemptsTheJobThatHasHadMost) {
+  config_.priority.order = JobOrder::kLeastAttained;
+  config_.priority.las_queue_limits_gpu_s = {3600};  // one GPU-hour
+  SchedPolicy p;
+  p.preemption.by_priority = true;
+  p.preemption.grace_time_s = 0;
+  UsePolicy(p);  // 2 nodes x 4 GPUs
+  const int64_t big = SubmitAs(kAlice, {"--gpus=8"});
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(big).priority, 1);  // nothing attained yet: the first queue
+  Pass(400);  // 8 GPUs x 400 s = 3200 GPU-seconds: still in the first queue
+  const int64_t small = SubmitAs(kBob, {"--gpus=1"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(big).state, JobState::kRunning) << "equal ranks: first come, first served";
+  EXPECT_EQ(Job(small).reason, "Resources");
+  Pass(100);  // 4000 GPU-seconds: the second queue
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  JobRecord b = Job(big);
+  EXPECT_EQ(b.state, JobState::kCompleting);
+  EXPECT_EQ(b.preempted_by, small);
+  EXPECT_EQ(b.preempt_reason, "priority 1 preempts priority 0");
+  ASSERT_TRUE(ctld_->JobExited(big, b.batch_host, ExitReport{0, SIGTERM}, kAdmin).ok());
+  b = Job(big);
+  EXPECT_EQ(b.state, JobState::kPending);
+  EXPECT_EQ(b.run_before_s, 500);  // what it ran is kept
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(small).state, JobState::kRunning);
+  EXPECT_EQ(Job(big).priority, 0) << "it waits in the second queue";
+  // A restart keeps the service it attained.
+  Open();
+  EXPECT_EQ(Job(big).run_before_s, 500);
+}
+
+}  // namespace
+}  // namespace muster::ctld_test

@@ -65,7 +65,12 @@ void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
   pj.nice = j.nice;
   const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
   j.priority = priority_.Priority(f, j.nice);
+  if (config_.priority.order != JobOrder::kMultifactor) j.priority = ServiceRankLocked(j, now);
   factors_[j.id] = f;
+}
+
+int64_t Controller::ServiceRankLocked(const JobRecord& j, int64_t now) const {
+  return ServicePriority(config_.priority, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now));
 }
 
 std::vector<FairShareRow> Controller::Shares() const {

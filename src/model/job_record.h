@@ -120,6 +120,9 @@ struct JobRecord {
   // elapsed time and time limit leave the suspensions out.
   int64_t suspend_time = 0;
   int64_t suspended_s = 0;
+  // Seconds the job ran in its earlier runs, before it was requeued (suspensions left out): the
+  // service it has attained so far, for the least-attained-service and shortest-remaining orders.
+  int64_t run_before_s = 0;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
@@ -129,6 +132,8 @@ bool HoldsResources(JobState s);  // RUNNING, SUSPENDED, COMPLETING
 bool HoldsCpus(const JobRecord& job);
 // Seconds the job has spent suspended up to `now` (the current suspension included).
 int64_t SuspendedSeconds(const JobRecord& job, int64_t now);
+// Seconds the job has run up to `now`, in every run so far (suspensions left out).
+int64_t RunSeconds(const JobRecord& job, int64_t now);
 // Adds `job`'s allocation to `by_node` when it holds resources (its CPUs when it holds them).
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node);
 

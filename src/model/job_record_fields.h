@@ -113,6 +113,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
             [](auto& sub, auto& p, const PreemptionEvent& pd) { PreemptionFields(sub, p, pd); });
   v.Field("suspend_time", j.suspend_time, d.suspend_time);
   v.Field("suspended_s", j.suspended_s, d.suspended_s);
+  v.Field("run_before_s", j.run_before_s, d.run_before_s);
 }
 
 }  // namespace muster::record_fields

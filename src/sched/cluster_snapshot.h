@@ -43,6 +43,7 @@ struct RunningJob {
   std::string account;
   std::string qos;
   std::string partition;
+  int64_t priority = 0;      // as it ranks now (preemption by priority)
   bool terminating = false;  // being stopped (cancelled, timed out, preempted): soon free
   int64_t preempted_by = 0;  // being stopped for this waiting job: what it frees is that job's
   // Suspended by a preemption (mode SUSPEND; `preempted_by` names who suspended it): `allocation`

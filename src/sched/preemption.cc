@@ -53,7 +53,7 @@ PreemptionPolicy::PreemptionPolicy(const SchedPolicy& policy) : policy_(policy) 
   bool qos_rules = false;
   for (const Qos& q : policy.qos) qos_rules = qos_rules || !q.preempt.empty();
   const PreemptionSettings& s = policy.preemption;
-  enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_);
+  enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_) || s.by_priority;
 }
 
 PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos, const Partition* partition) const {
@@ -76,9 +76,11 @@ int64_t PreemptionPolicy::ExemptOf(const std::string& victim_qos) const {
                                                                 : policy_.preemption.exempt_time_s;
 }
 
-bool PreemptionPolicy::MayPreemptAny(const PreemptParty& p, const LimitGate& usage, int min_tier) const {
+bool PreemptionPolicy::MayPreemptAny(const PreemptParty& p, const LimitGate& usage, int min_tier,
+                                     int64_t min_priority) const {
   if (!enabled_) return false;
   const PreemptionSettings& s = policy_.preemption;
+  if (s.by_priority && p.priority > min_priority) return true;
   if (s.by_qos) {
     const Qos* q = FindQos(policy_.qos, p.use.qos);
     if (q != nullptr && !q->preempt.empty()) return true;
@@ -122,6 +124,9 @@ std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, 
   if (s.by_partition_tier && p.partition_tier > v.partition_tier) {
     return "partition tier " + std::to_string(p.partition_tier) + " preempts tier " +
            std::to_string(v.partition_tier);
+  }
+  if (s.by_priority && p.priority > v.priority) {
+    return "priority " + std::to_string(p.priority) + " preempts priority " + std::to_string(v.priority);
   }
   if (s.reclaim_quota && any_quota_) return ReclaimWhy(p.use, v.use, usage);
   return "";

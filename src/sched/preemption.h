@@ -1,9 +1,12 @@
-// Preemption: who may preempt whom, and how a victim is stopped. Three rules, each optional:
+// Preemption: who may preempt whom, and how a victim is stopped. Four rules, each optional:
 //   QOS             a job whose QOS lists the victim's QOS in Preempt= (Slurm's preempt/qos);
 //   partition tier  a job in a partition of a higher PriorityTier (Slurm's preempt/partition_prio);
 //   quota reclaim   a job whose queue (account) stays within its quota with it, against a job of
 //                   a sibling branch that is over its quota and stays at or above it without the
-//                   victim (KAI's and Run:ai's reclaim: lent capacity comes back).
+//                   victim (KAI's and Run:ai's reclaim: lent capacity comes back);
+//   priority        a job of higher priority than the victim's (Kueue's LowerPriority): with a
+//                   service order (sched/priority_policy.h), least attained service or shortest
+//                   remaining time preempts.
 // No victim is taken before its minimum runtime (PreemptExemptTime) or when its mode is OFF. The
 // scheduler (sched/scheduler.h) chooses among the allowed victims; the controller stops them.
 // Pure; the cycle's time comes in.
@@ -24,6 +27,7 @@ struct PreemptionSettings {
   bool by_qos = true;              // effective only with QOS that list others in `preempt`
   bool by_partition_tier = false;  // as Slurm, off unless asked for
   bool reclaim_quota = true;       // effective only with accounts that have quotas
+  bool by_priority = false;        // a higher priority preempts a lower one
   PreemptMode mode = PreemptMode::kRequeue;  // PreemptMode (a QOS may set its own); OFF: none
   int64_t grace_time_s = 30;       // GraceTime: SIGTERM, then SIGKILL this much later
   int64_t exempt_time_s = 0;       // PreemptExemptTime: a job runs this long before it may be preempted
@@ -43,6 +47,7 @@ struct PreemptParty {
   int partition_tier = 0;
   int64_t start_time = 0;                // victims: when the job started
   const Partition* partition = nullptr;  // victims: theirs (its PreemptMode), if known
+  int64_t priority = 0;
 };
 
 class PreemptionPolicy {
@@ -56,9 +61,10 @@ class PreemptionPolicy {
   std::string Why(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
                   int64_t now) const;
   // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
-  // lowest partition tier of a running job): a cheap test before searching victims. False
-  // means Why is "" for every running job.
-  bool MayPreemptAny(const PreemptParty& preemptor, const LimitGate& usage, int min_tier) const;
+  // lowest partition tier of a running job, `min_priority` the lowest priority of one): a cheap
+  // test before searching victims. False means Why is "" for every running job.
+  bool MayPreemptAny(const PreemptParty& preemptor, const LimitGate& usage, int min_tier,
+                     int64_t min_priority) const;
   // How a victim is stopped: its QOS's mode (or grace) if set, else its partition's (`partition`
   // may be null), else the cluster's.
   PreemptMode ModeOf(const std::string& victim_qos, const Partition* partition = nullptr) const;

@@ -102,6 +102,29 @@ TEST(PreemptionPolicyTest, PartitionTiersWhenAskedFor) {
   EXPECT_EQ(PreemptionPolicy(policy).Why({Use("ops", 1), 2}, {Use("ops", 1), 1, kNow - 7200}, usage, kNow), "");
 }
 
+TEST(PreemptionPolicyTest, PriorityWhenAskedFor) {
+  SchedPolicy policy;  // no QOS rules, no quotas: only the priority rule
+  EXPECT_FALSE(PreemptionPolicy(policy).enabled());
+  policy.preemption.by_priority = true;
+  policy.preemption.exempt_time_s = 60;
+  const PreemptionPolicy rules(policy);
+  ASSERT_TRUE(rules.enabled());
+  LimitGate usage(policy.accounts, policy.qos);
+  PreemptParty high{Use("ops", 1)}, low{Use("ops", 1), 0, kNow - 7200};
+  high.priority = 3;
+  low.priority = 1;
+  EXPECT_EQ(rules.Why(high, low, usage, kNow), "priority 3 preempts priority 1");
+  EXPECT_EQ(rules.Why(low, high, usage, kNow), "");
+  low.priority = 3;
+  EXPECT_EQ(rules.Why(high, low, usage, kNow), "") << "equal priorities never preempt";
+  low.priority = 1;
+  low.start_time = kNow - 30;
+  EXPECT_EQ(rules.Why(high, low, usage, kNow), "") << "within the minimum runtime";
+  // The cheap test: only a job above the lowest running priority may preempt anyone.
+  EXPECT_TRUE(rules.MayPreemptAny(high, usage, 0, 2));
+  EXPECT_FALSE(rules.MayPreemptAny(high, usage, 0, 3));
+}
+
 TEST(PreemptionPolicyTest, PartitionModeAndGraceUnderTheQosOwn) {
   const SchedPolicy policy = Policy();
   const PreemptionPolicy rules(policy);
@@ -207,6 +230,23 @@ TEST(PreemptionSchedulerTest, FewestGpusThenFewestJobsYoungestFirst) {
             (std::vector<std::string>{"1 PENDING Resources preempt=14,13 [14 REQUEUE 30] [13 REQUEUE 30]"}));
   // A normal job may not preempt normal ones; a scavenger nobody.
   EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "normal")}), (std::vector<std::string>{"1 PENDING Resources"}));
+}
+
+TEST(PreemptionSchedulerTest, ByPriorityTheLowestRankedRunningJobsGo) {
+  // Least attained service: running jobs rank by the queue their service has reached.
+  Cluster c = Nodes(1);
+  c.Run(41, {OnNode("n1", {0, 1, 2, 3})}, "", kOld);
+  c.Run(42, {OnNode("n1", {4, 5, 6, 7})}, "", kOld);
+  c.snap.running[0].priority = 2;  // still in the first queue
+  c.snap.running[1].priority = 0;  // in the last
+  SchedPolicy p;
+  p.preemption.by_priority = true;
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:4", "", 2)}, p),
+            (std::vector<std::string>{"1 PENDING Resources preempt=42 [42 REQUEUE 30]"}));
+  // Eight GPUs would need job 41 too, which ranks as high as the job: nothing to do.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:8", "", 2)}, p), (std::vector<std::string>{"1 PENDING Resources"}));
+  // A job ranked at the bottom stops nobody.
+  EXPECT_EQ(Decide(c, {Job(1, "--gres=gpu:1", "", 0)}, p), (std::vector<std::string>{"1 PENDING Resources"}));
 }
 
 TEST(PreemptionSchedulerTest, AVictimGangGoesWholeAndNobodyTakesWhatItFrees) {

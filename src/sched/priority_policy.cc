@@ -6,6 +6,31 @@
 
 namespace muster {
 
+const char* JobOrderName(JobOrder o) {
+  switch (o) {
+    case JobOrder::kLeastAttained:
+      return "least-attained";
+    case JobOrder::kShortestRemaining:
+      return "shortest-remaining";
+    case JobOrder::kMultifactor:
+      break;
+  }
+  return "multifactor";
+}
+
+int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s) {
+  if (s.order == JobOrder::kShortestRemaining) {
+    if (time_limit_s == kUnlimited) return -(int64_t{1} << 50);
+    return -std::max<int64_t>(0, time_limit_s - run_s);
+  }
+  const double attained = std::max(1.0, gpus) * static_cast<double>(run_s);
+  int64_t queue = 0;
+  for (int64_t limit : s.las_queue_limits_gpu_s) {
+    if (attained >= static_cast<double>(limit)) ++queue;
+  }
+  return static_cast<int64_t>(s.las_queue_limits_gpu_s.size()) - queue;
+}
+
 double RequestedGpus(const JobRequest& r) {
   const int nodes = std::max(1, r.min_nodes);
   const int tasks = std::max(1, r.ntasks);

@@ -27,7 +27,21 @@
 
 namespace muster {
 
+// What ranks jobs: Slurm's multifactor priority, or a service order for training clusters where
+// jobs checkpoint and may be stopped and requeued (with preemption by priority, a job ranked
+// higher preempts running jobs ranked lower):
+//   kLeastAttained      Tiresias' discretized 2D-LAS: a job's queue is how many of
+//                       `las_queue_limits_gpu_s` its attained service (GPU-seconds run so far, in
+//                       every run; a job without GPUs counts as one) has reached; lower queues
+//                       first, first come first served within one. Needs no durations.
+//   kShortestRemaining  by time limit minus the time run so far, shortest first: SRTF when the
+//                       limits are the exact durations (an oracle, for bounds).
+enum class JobOrder { kMultifactor, kLeastAttained, kShortestRemaining };
+const char* JobOrderName(JobOrder o);  // "multifactor", "least-attained", "shortest-remaining"
+
 struct PrioritySettings {
+  JobOrder order = JobOrder::kMultifactor;
+  std::vector<int64_t> las_queue_limits_gpu_s = {3600, 8 * 3600};  // ascending
   PriorityWeights weights = DefaultWeights();
   UsageWeights billing;
   int64_t half_life_s = 7 * 24 * 3600;  // PriorityDecayHalfLife; 0 = no decay
@@ -61,6 +75,11 @@ struct PriorityJob {
 // times CPUs per task (at least one task, and one per node when only nodes are given).
 double RequestedGpus(const JobRequest& r);
 double RequestedCpus(const JobRequest& r);
+
+// A job's priority under a service order (not kMultifactor): `gpus` what it asks for, `run_s` the
+// seconds it has run so far (RunSeconds), `time_limit_s` its limit (kUnlimited: none, ranked after
+// every limit under kShortestRemaining).
+int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s);
 
 class PriorityPolicy {
  public:

@@ -100,3 +100,34 @@ TEST(PriorityPolicyTest, RequestedSizes) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+TEST(ServicePriorityTest, LeastAttainedRanksByTheQueueTheServiceReached) {
+  PrioritySettings s;
+  s.order = JobOrder::kLeastAttained;
+  s.las_queue_limits_gpu_s = {3600, 36000};
+  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 0), 2);        // new: the first queue
+  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 3599), 2);
+  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 3600), 1);     // one GPU-hour: the second
+  EXPECT_EQ(ServicePriority(s, 8, kUnlimited, 450), 1);      // 8 GPUs x 450 s = 3600 GPU-seconds
+  EXPECT_EQ(ServicePriority(s, 8, kUnlimited, 4500), 0);     // 36,000: the last
+  EXPECT_EQ(ServicePriority(s, 0, kUnlimited, 3600), 1);     // no GPUs counts as one
+  EXPECT_EQ(ServicePriority(s, 0.5, 600, 3600), 1) << "limits play no part";
+  EXPECT_STREQ(JobOrderName(s.order), "least-attained");
+}
+
+TEST(ServicePriorityTest, ShortestRemainingRanksByTheLimitLeft) {
+  PrioritySettings s;
+  s.order = JobOrder::kShortestRemaining;
+  EXPECT_EQ(ServicePriority(s, 1, 600, 0), -600);
+  EXPECT_EQ(ServicePriority(s, 4, 600, 500), -100);
+  EXPECT_EQ(ServicePriority(s, 4, 600, 900), 0);  // past its limit: nothing left
+  EXPECT_LT(ServicePriority(s, 1, kUnlimited, 0), ServicePriority(s, 1, 30 * 24 * 3600, 0));
+  EXPECT_STREQ(JobOrderName(s.order), "shortest-remaining");
+  EXPECT_STREQ(JobOrderName(JobOrder::kMultifactor), "multifactor");
+}
+
+}  // namespace
+}  // namespace muster

@@ -287,7 +287,7 @@ void Scheduler::PrepareClaims() {
       for (NodeAllocation& a : v.frees) a = CpusOnly(a.node, a.cpu_milli);
     }
     v.use = WithOwner(UseOf(v.frees), r.account, r.user, r.qos);
-    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp};
+    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp, r.priority};
     for (const NodeAllocation& a : r.allocation) v.nodes.push_back(index_.Find(a.node));
     if (r.terminating) {
       staying_->Add(v.use, -1);
@@ -365,9 +365,9 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
       return Pending(job.id, PendingReason::kResources);
     }
   }
-  const PreemptParty me{use, part.priority_tier, 0};
+  const PreemptParty me{use, part.priority_tier, 0, nullptr, job.priority};
   // Nobody it could preempt at all (the usual case for most jobs): no search.
-  if (!preemption_->MayPreemptAny(me, usage, min_running_tier_)) {
+  if (!preemption_->MayPreemptAny(me, usage, min_running_tier_, min_running_priority_)) {
     plan.Rollback(base);
     return std::nullopt;
   }
@@ -606,9 +606,11 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     }
     preemption_.emplace(*options_.policy);
     min_running_tier_ = std::numeric_limits<int>::max();
+    min_running_priority_ = std::numeric_limits<int64_t>::max();
     for (const RunningJob& r : snapshot_.running) {
       const Partition* p = index_.FindPartition(r.partition);
       min_running_tier_ = std::min(min_running_tier_, p != nullptr ? p->priority_tier : 0);
+      min_running_priority_ = std::min(min_running_priority_, r.priority);
     }
   }
   const int mark = plan_.Mark();

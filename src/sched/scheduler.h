@@ -154,6 +154,7 @@ class Scheduler {
   std::unordered_set<std::string> preempt_failed_;  // Preempt memo, cleared by starts and claims
   std::unordered_set<int64_t> queued_;               // the cycle's pending jobs
   int min_running_tier_ = 0;                         // the lowest partition tier of a running job
+  int64_t min_running_priority_ = 0;                 // the lowest priority of a running job
 };
 
 // Convenience: one cycle on a fresh Scheduler.

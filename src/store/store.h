@@ -28,7 +28,7 @@ class Store {
   virtual StatusOr<std::vector<JobRecord>> LoadJobs() = 0;
 
   virtual Status SaveNode(const NodeRecord& node) = 0;
-  virtual StatusOr<std::vector<NodeRecord>> LoadNodes() = 0;
+  virtual StatusOr<std::vector<NodeRecord>> LoadNodes() = 0;  // in natural name order (n2 before n10)
 
   virtual Status SaveStep(const StepRecord& step) = 0;
   virtual StatusOr<std::vector<StepRecord>> LoadSteps() = 0;
@@ -37,7 +37,7 @@ class Store {
   // even after a crash.
   virtual StatusOr<int64_t> AllocateJobIds(int count) = 0;
 
-  // Small key/value settings (cluster name, schema version, ...).
+  // Small key/value settings (cluster name, schema version, ...). An empty key is InvalidArgument.
   virtual Status SetMeta(const std::string& key, const std::string& value) = 0;
   virtual StatusOr<std::string> GetMeta(const std::string& key) = 0;  // NotFound if absent
 };

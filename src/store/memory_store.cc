@@ -1,0 +1,102 @@
+#include "store/memory_store.h"
+
+#include "model/name_order.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace muster {
+
+struct MemoryStoreData {
+  std::mutex mu;
+  std::map<int64_t, JobRecord> jobs;
+  std::map<std::string, NodeRecord> nodes;
+  std::map<std::pair<int64_t, int>, StepRecord> steps;
+  std::map<std::string, std::string> meta;
+  int64_t next_job_id = 1;
+};
+
+namespace {
+
+class MemoryStore final : public Store {
+ public:
+  explicit MemoryStore(std::shared_ptr<MemoryStoreData> data) : d_(std::move(data)) {}
+
+  Status SaveJobs(const std::vector<JobRecord>& jobs) override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    for (const JobRecord& j : jobs) d_->jobs[j.id] = j;
+    return Status::Ok();
+  }
+  StatusOr<std::vector<JobRecord>> LoadJobs() override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    std::vector<JobRecord> out;
+    out.reserve(d_->jobs.size());
+    for (const auto& [id, j] : d_->jobs) out.push_back(j);
+    return out;
+  }
+  Status SaveNode(const NodeRecord& node) override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    d_->nodes[node.node.name] = node;
+    return Status::Ok();
+  }
+  StatusOr<std::vector<NodeRecord>> LoadNodes() override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    std::vector<NodeRecord> out;
+    for (const auto& [name, n] : d_->nodes) out.push_back(n);
+    std::sort(out.begin(), out.end(),
+              [](const NodeRecord& a, const NodeRecord& b) { return NaturalLess(a.node.name, b.node.name); });
+    return out;
+  }
+  Status SaveStep(const StepRecord& step) override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    d_->steps[{step.job_id, step.step_id}] = step;
+    return Status::Ok();
+  }
+  StatusOr<std::vector<StepRecord>> LoadSteps() override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    std::vector<StepRecord> out;
+    for (const auto& [key, s] : d_->steps) out.push_back(s);
+    return out;
+  }
+  StatusOr<int64_t> AllocateJobIds(int count) override {
+    if (count < 1) return Status(StatusCode::kInvalidArgument, "job id count must be at least 1, got " + std::to_string(count));
+    std::lock_guard<std::mutex> l(d_->mu);
+    const int64_t first = d_->next_job_id;
+    d_->next_job_id += count;
+    return first;
+  }
+  Status SetMeta(const std::string& key, const std::string& value) override {
+    if (key.empty()) return Status(StatusCode::kInvalidArgument, "meta key is empty");
+    std::lock_guard<std::mutex> l(d_->mu);
+    d_->meta[key] = value;
+    return Status::Ok();
+  }
+  StatusOr<std::string> GetMeta(const std::string& key) override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    auto it = d_->meta.find(key);
+    if (it == d_->meta.end()) return Status(StatusCode::kNotFound, "meta key '" + key + "' is not set");
+    return it->second;
+  }
+
+ private:
+  std::shared_ptr<MemoryStoreData> d_;
+};
+
+}  // namespace
+
+std::shared_ptr<MemoryStoreData> NewMemoryStoreData(int64_t first_job_id) {
+  auto d = std::make_shared<MemoryStoreData>();
+  d->next_job_id = first_job_id;
+  return d;
+}
+
+std::unique_ptr<Store> OpenMemoryStore(std::shared_ptr<MemoryStoreData> data) {
+  if (data == nullptr) data = NewMemoryStoreData();
+  return std::make_unique<MemoryStore>(std::move(data));
+}
+
+}  // namespace muster
