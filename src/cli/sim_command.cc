@@ -269,7 +269,8 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
 }  // namespace
 
 std::string SimUsage() {
-  return "usage: muster sim openb --nodes NODES.csv --pods PODS.csv [--policy NAME|all] [--seeds N]\n"
+  return "usage: muster sim philly ... (muster sim philly --help)\n"
+         "       muster sim openb --nodes NODES.csv --pods PODS.csv [--policy NAME|all] [--seeds N]\n"
          "                        [--first-seed S] [--ratio R] [--json FILE] [--csv FILE] [--svg FILE]\n"
          "\n"
          "The FGD paper's placement benchmark (ATC'23) on the openb trace: every pod of the list arrives\n"
@@ -293,6 +294,7 @@ int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "openb") return Openb(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  if (args[0] == "philly") return SimPhilly(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   err << "muster sim: unknown benchmark '" << args[0] << "'\n" << SimUsage();
   return 2;
 }

@@ -1,6 +1,8 @@
 // `muster sim`: the scheduling-quality benchmarks on real GPU cluster traces (issue 5).
 //   muster sim openb   the FGD paper's placement protocol on the openb trace, per policy, averaged
 //                      over seeds, with the published figures beside ours (docs/simulator.md).
+//   muster sim philly  the Philly trace replayed through the real controller in virtual time, per
+//                      queueing policy (sim_philly.cc).
 #pragma once
 
 #include <iosfwd>
@@ -11,6 +13,8 @@ namespace muster {
 
 std::string SimUsage();
 // The whole command: 0 ok, 1 a trace could not be read, 2 usage.
+std::string SimPhillyUsage();
+int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace muster

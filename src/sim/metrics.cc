@@ -26,14 +26,15 @@ StatusOr<QueueMetrics> ComputeQueueMetrics(const std::vector<FinishedJob>& jobs,
   int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   std::map<std::string, double> by_vc;
   for (const FinishedJob& j : jobs) {
-    if (j.start_s < j.arrival_s || j.end_s < j.start_s) {
+    const int64_t held = j.run_s >= 0 ? j.run_s : j.end_s - j.start_s;
+    if (j.start_s < j.arrival_s || j.end_s < j.start_s || held > j.end_s - j.start_s) {
       return InvalidArgument("job " + std::to_string(j.id) + ": times out of order (arrival " +
                              std::to_string(j.arrival_s) + ", start " + std::to_string(j.start_s) + ", end " +
-                             std::to_string(j.end_s) + ")");
+                             std::to_string(j.end_s) + ", ran " + std::to_string(held) + ")");
     }
-    const double run = static_cast<double>(j.end_s - j.start_s);
+    const double run = static_cast<double>(held);
     jct.push_back(static_cast<double>(j.end_s - j.arrival_s));
-    queue += static_cast<double>(j.start_s - j.arrival_s);
+    queue += jct.back() - run;
     slowdown += jct.back() / std::max(run, 1.0);
     const double used = run * j.gpus;
     gpu_seconds += used;

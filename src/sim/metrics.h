@@ -1,7 +1,8 @@
 // Scheduling-quality metrics of a replayed trace (issue 5, the Philly benchmark): job completion
-// time (JCT = end - arrival), queueing delay (start - arrival), slowdown (JCT / run time), makespan
-// (last end - first arrival), GPU utilization over the makespan and each virtual cluster's share
-// of the GPU time. Percentiles interpolate linearly between ranks (numpy's default). Pure.
+// time (JCT = end - arrival), queueing delay (JCT - run time: the time it waited, before its first
+// start and, when preempted, between runs), slowdown (JCT / run time), makespan (last end - first
+// arrival), GPU utilization over the makespan and each virtual cluster's share of the GPU time.
+// Percentiles interpolate linearly between ranks (numpy's default). Pure.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct FinishedJob {
   int64_t arrival_s = 0, start_s = 0, end_s = 0;
   int gpus = 0;
   std::string vc;
+  int64_t run_s = -1;  // the seconds it ran, in all its runs; -1: end - start (one run)
 };
 
 struct QueueMetrics {

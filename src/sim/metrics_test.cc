@@ -27,13 +27,27 @@ TEST(QueueMetrics, ThreeJobsByHand) {
   EXPECT_DOUBLE_EQ(m->vc_share.at("y"), 350.0 / 550);
 }
 
+TEST(QueueMetrics, APreemptedJobWaitsBetweenItsRuns) {
+  // 1 GPU. a: arrives 0, runs 0-10, is preempted, runs again 20-110 (100 s in all). b: arrives 10,
+  // runs 10-20.
+  const std::vector<FinishedJob> jobs = {{1, 0, 0, 110, 1, "x", 100}, {2, 10, 10, 20, 1, "x", 10}};
+  StatusOr<QueueMetrics> m = ComputeQueueMetrics(jobs, 1);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_DOUBLE_EQ(m->avg_jct_s, (110.0 + 10) / 2);
+  EXPECT_DOUBLE_EQ(m->avg_queue_s, (10.0 + 0) / 2);  // a waited 10-20
+  EXPECT_DOUBLE_EQ(m->avg_slowdown, (1.1 + 1.0) / 2);
+  EXPECT_DOUBLE_EQ(m->gpu_utilization, 110.0 / 110);
+  EXPECT_EQ(ComputeQueueMetrics({{3, 0, 5, 10, 1, "x", 6}}, 1).status().message(),
+            "job 3: times out of order (arrival 0, start 5, end 10, ran 6)");
+}
+
 TEST(QueueMetrics, PercentilesAndErrors) {
   EXPECT_DOUBLE_EQ(Percentile({}, 0.5), 0);
   EXPECT_DOUBLE_EQ(Percentile({7}, 0.99), 7);
   EXPECT_DOUBLE_EQ(Percentile({4, 1, 3, 2}, 0.5), 2.5);
   EXPECT_DOUBLE_EQ(Percentile({1, 2, 3, 4}, 1.0), 4);
   EXPECT_EQ(ComputeQueueMetrics({{9, 50, 40, 60, 1, "x"}}, 4).status().message(),
-            "job 9: times out of order (arrival 50, start 40, end 60)");
+            "job 9: times out of order (arrival 50, start 40, end 60, ran 20)");
   EXPECT_EQ(ComputeQueueMetrics({}, 0).status().message(), "the cluster has no GPUs");
   EXPECT_EQ(ComputeQueueMetrics({}, 8)->jobs, 0);
 }

@@ -1,0 +1,259 @@
+#include "sim/replay.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "base/clock.h"
+#include "store/memory_store.h"
+
+namespace muster {
+namespace {
+
+const Caller kRoot{true, 0, 0, "unix", ""};
+
+// What happens at a moment: a run ends by itself (its work done), or a stopped run's processes
+// are gone (the agent reports the exit).
+struct Event {
+  int64_t time_ms = 0;
+  int64_t seq = 0;  // FIFO among events at one time
+  int64_t job = 0;
+  int64_t run = 0;  // the run it belongs to (a stale one is dropped)
+  int signal = 0;   // 0: the job finished its work
+  bool operator>(const Event& o) const { return std::tie(time_ms, seq) > std::tie(o.time_ms, o.seq); }
+};
+
+// The agent fleet: each job runs on its batch host for what is left of its work.
+class SimAgents : public AgentClient {
+ public:
+  struct Run {
+    int64_t work_s = 0;      // the whole duration
+    int64_t done_ms = 0;     // work done in earlier runs
+    int64_t started_ms = 0;  // this run (or since SIGCONT)
+    int64_t run = 0;         // run counter (stale events carry an older one)
+    int64_t first_start_s = 0;
+    int64_t held_ms = 0;     // time it ran, every run (work redone after a preemption too)
+    int gpus = 0;
+    std::string host;
+    bool active = false;     // processes alive (running or stopped)
+    bool paused = false;     // SIGSTOP
+  };
+
+  SimAgents(const ManualClock* clock, int64_t penalty_s) : clock_(clock), penalty_ms_(penalty_s * 1000) {}
+
+  Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
+    if (node.node.name != job.batch_host) return Status::Ok();  // the other nodes run its steps
+    Run& r = runs_[job.id];
+    r.run += 1;
+    r.active = true;
+    r.paused = false;
+    r.host = node.node.name;
+    r.started_ms = clock_->NowMillis();
+    if (r.first_start_s == 0) r.first_start_s = clock_->NowSeconds();
+    allocated_gpus_ += r.gpus;
+    ++running_;
+    Schedule(r.started_ms + std::max<int64_t>(0, r.work_s * 1000 - r.done_ms), job.id, r.run, 0);
+    return Status::Ok();
+  }
+
+  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t /*kill_after_s*/,
+                   const std::string& why) override {
+    auto it = runs_.find(job_id);
+    if (it == runs_.end() || !it->second.active || node.node.name != it->second.host) return Status::Ok();
+    Run& r = it->second;
+    const int64_t now = clock_->NowMillis();
+    if (signal == SIGSTOP) {
+      if (!r.paused) {
+        r.done_ms += now - r.started_ms;
+        r.held_ms += now - r.started_ms;
+        r.paused = true;
+        r.run += 1;  // its end moves
+      }
+    } else if (signal == SIGCONT) {
+      if (r.paused) {
+        r.paused = false;
+        r.started_ms = now;
+        Schedule(now + std::max<int64_t>(0, r.work_s * 1000 - r.done_ms), job_id, r.run, 0);
+      }
+    } else if (signal == SIGTERM || signal == SIGKILL || signal == SIGINT) {
+      // The job stops at once (a checkpointing job saves what it did).
+      if (!r.paused) {
+        r.done_ms += now - r.started_ms;
+        r.held_ms += now - r.started_ms;
+      }
+      r.run += 1;
+      Schedule(now, job_id, r.run, signal);
+      if (why == "preempt") {
+        ++preemptions_;
+        r.done_ms = std::max<int64_t>(0, r.done_ms - penalty_ms_);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The exit of `e`'s job, when `e` is still current: the run is over.
+  bool Exit(const Event& e) {
+    Run& r = runs_[e.job];
+    if (e.run != r.run || !r.active) return false;
+    r.active = false;
+    if (e.signal == 0) {
+      r.held_ms += clock_->NowMillis() - r.started_ms;
+      r.done_ms = r.work_s * 1000;
+    }
+    allocated_gpus_ -= r.gpus;
+    --running_;
+    return true;
+  }
+
+  void Schedule(int64_t time_ms, int64_t job, int64_t run, int signal) {
+    events_.push(Event{time_ms, seq_++, job, run, signal});
+  }
+
+  const ManualClock* clock_;
+  int64_t penalty_ms_ = 0;
+  std::map<int64_t, Run> runs_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  int64_t seq_ = 0;
+  int64_t allocated_gpus_ = 0;
+  int64_t running_ = 0;
+  int64_t preemptions_ = 0;
+};
+
+std::string TimeSpec(int64_t s) {
+  return std::to_string(s / 3600) + ":" + std::to_string(s / 60 % 60) + ":" + std::to_string(s % 60);
+}
+
+}  // namespace
+
+StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayOptions& options) {
+  ReplayResult result;
+  if (trace.empty()) return result;
+  std::vector<size_t> order(trace.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return trace[a].arrival_s < trace[b].arrival_s; });
+
+  ControllerConfig config = options.controller;
+  config.heartbeat_timeout_s = int64_t{1} << 40;  // simulated agents never fall silent
+  config.allow_root_jobs = true;
+  config.min_job_age_s = 1;  // finished jobs leave the controller's memory, as on a long-lived one
+  for (const Node& n : config.cluster.nodes) result.capacity_gpus += static_cast<int64_t>(n.gpus.size());
+
+  const bool limits = std::any_of(trace.begin(), trace.end(), [](const ReplayJob& j) { return j.time_limit_s != kUnlimited; });
+  ManualClock clock(trace[order.front()].arrival_s * 1000);
+  SimAgents agents(&clock, options.restart_penalty_s);
+  std::unique_ptr<Store> store = OpenMemoryStore();
+  Controller ctld(config, store.get(), &agents, &clock);
+  RETURN_IF_ERROR(ctld.Recover());
+  for (const Node& n : config.cluster.nodes) {
+    NodeRecord r;
+    r.node = n;
+    r.agent_address = "sim:" + n.name;
+    RETURN_IF_ERROR(ctld.RegisterNode(r, {}, kRoot));
+  }
+
+  std::map<int64_t, size_t> by_id;  // controller job id -> trace index
+  std::vector<FinishedJob> finished(trace.size());
+  std::vector<bool> done(trace.size(), false);
+  int64_t finished_count = 0;
+  size_t next = 0;  // the next arrival, in `order`
+  int64_t last_tick = clock.NowSeconds();
+  int64_t next_sample = clock.NowSeconds();
+  int64_t last_progress = -1;
+  auto sample = [&](int64_t t) {
+    ReplaySample s;
+    s.time_s = t;
+    s.allocated_gpus = agents.allocated_gpus_;
+    s.running_jobs = agents.running_;
+    s.pending_jobs = static_cast<int64_t>(by_id.size()) - finished_count - agents.running_;
+    if (s.pending_jobs > 0) s.idle_gpus_while_waiting = result.capacity_gpus - s.allocated_gpus;
+    result.series.push_back(s);
+  };
+
+  while (next < order.size() || !agents.events_.empty()) {
+    int64_t t_ms = next < order.size() ? trace[order[next]].arrival_s * 1000 : INT64_MAX;
+    if (!agents.events_.empty()) t_ms = std::min(t_ms, agents.events_.top().time_ms);
+    // Time limits are enforced by Tick: with limits, one comes when due even with nothing else
+    // happening.
+    if (limits && agents.running_ > 0) t_ms = std::min(t_ms, (last_tick + options.tick_every_s) * 1000);
+    // Nothing changes between the last instant and this one.
+    while (next_sample * 1000 < t_ms) {
+      sample(next_sample);
+      next_sample += options.sample_every_s;
+    }
+    if (t_ms > clock.NowMillis()) clock.AdvanceMillis(t_ms - clock.NowMillis());
+    const int64_t now_s = clock.NowSeconds();
+    for (;;) {
+      while (!agents.events_.empty() && agents.events_.top().time_ms <= clock.NowMillis()) {
+        const Event e = agents.events_.top();
+        agents.events_.pop();
+        if (!agents.Exit(e)) continue;
+        const SimAgents::Run& r = agents.runs_[e.job];
+        ExitReport report;
+        report.signal = e.signal;
+        StatusOr<JobRecord> before = ctld.GetJob(e.job);
+        if (before.ok()) report.restart_count = before->restart_count;
+        RETURN_IF_ERROR(ctld.JobExited(e.job, r.host, report, kRoot));
+        StatusOr<JobRecord> job = ctld.GetJob(e.job);
+        if (!job.ok() || !IsFinished(job->state)) continue;
+        const size_t i = by_id.at(e.job);
+        if (job->state == JobState::kTimeout) ++result.timeouts;
+        finished[i] = FinishedJob{trace[i].trace_id, trace[i].arrival_s, r.first_start_s, job->end_time,
+                                  trace[i].gpus, trace[i].vc, (r.held_ms + 999) / 1000};
+        done[i] = true;
+        ++finished_count;
+      }
+      while (next < order.size() && trace[order[next]].arrival_s <= now_s) {
+        const size_t i = order[next++];
+        const ReplayJob& j = trace[i];
+        SubmitRequest s;
+        s.name = "job" + std::to_string(j.trace_id);
+        if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
+        if (j.time_limit_s != kUnlimited) s.resource_args.push_back("--time=" + TimeSpec(j.time_limit_s));
+        s.script = "#!/bin/sh\n";
+        s.workdir = "/";
+        s.account = j.vc;
+        StatusOr<int64_t> id = ctld.Submit(s, kRoot);
+        if (!id.ok()) {
+          return Status(id.status().code(), "trace job " + std::to_string(j.trace_id) + ": " + id.status().message());
+        }
+        by_id[*id] = i;
+        SimAgents::Run& r = agents.runs_[*id];
+        r.work_s = j.duration_s;
+        r.gpus = j.gpus;
+      }
+      if (now_s - last_tick >= options.tick_every_s) {
+        ctld.Tick();
+        last_tick = now_s;
+      }
+      ctld.ScheduleOnce();
+      ++result.cycles;
+      // A pass that stopped jobs (preemption) has their exits due now: take them, pass again.
+      if (agents.events_.empty() || agents.events_.top().time_ms > clock.NowMillis()) break;
+    }
+    if (options.progress && finished_count / 1000 != last_progress) {
+      last_progress = finished_count / 1000;
+      options.progress(finished_count, static_cast<int64_t>(trace.size()));
+    }
+  }
+  if (options.progress) options.progress(finished_count, static_cast<int64_t>(trace.size()));
+  sample(clock.NowSeconds());
+  for (const auto& [id, i] : by_id) {
+    if (done[i]) continue;
+    StatusOr<JobRecord> job = ctld.GetJob(id);
+    return Status(StatusCode::kFailedPrecondition,
+                  "trace job " + std::to_string(trace[i].trace_id) + " never ran: " +
+                      (job.ok() ? JobStateName(job->state) + std::string(" (") + job->reason + " " + job->reason_detail + ")"
+                                : job.status().message()));
+  }
+  result.jobs = std::move(finished);
+  result.preemptions = agents.preemptions_;
+  return result;
+}
+
+}  // namespace muster
