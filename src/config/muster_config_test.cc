@@ -136,6 +136,14 @@ TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
   EXPECT_EQ(p.accounts.users[1].user, "bob");
   EXPECT_EQ(p.accounts.users[1].shares, 2);
   EXPECT_EQ(p.accounts.users[2].account, "vision");
+  EXPECT_EQ(p.order, JobOrder::kMultifactor);
+  StatusOr<MusterConfig> las = Load(
+      "priority:\n  order: least-attained\n  las_queue_limits: [\"30:00\", \"2:00:00\"]\n"
+      "preemption:\n  by_priority: true\n");
+  ASSERT_TRUE(las.ok()) << las.status().message();
+  EXPECT_EQ(las->priority.order, JobOrder::kLeastAttained);
+  EXPECT_EQ(las->priority.las_queue_limits_gpu_s, (std::vector<int64_t>{1800, 7200}));
+  EXPECT_TRUE(las->preemption.by_priority);
 }
 
 TEST_F(MusterConfigFile, PriorityErrorsNameTheField) {
@@ -149,6 +157,9 @@ TEST_F(MusterConfigFile, PriorityErrorsNameTheField) {
       {"accounts:\n  - {name: a, parent: b}\n", "accounts: account 'a': parent account 'b' is not defined"},
       {"accounts:\n  - {name: a, users: [{name: u, shares: x}]}\n", "accounts[0].users[0].shares"},
       {"accounts:\n  - {name: a, users: [u, u]}\n", "user 'u' is in account 'a' twice"},
+      {"priority:\n  order: newest-first\n", "priority.order"},
+      {"priority:\n  las_queue_limits: [\"2:00:00\", \"1:00:00\"]\n", "priority.las_queue_limits: the limits must ascend"},
+      {"priority:\n  las_queue_limits: [soon]\n", "priority.las_queue_limits: 'soon' is not a positive time"},
   };
   for (const auto& r : rows) {
     StatusOr<MusterConfig> c = Load(r.body);

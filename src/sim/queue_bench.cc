@@ -126,8 +126,9 @@ ReplayOptions QueueOptions(QueuePolicy policy, const ClusterSnapshot& cluster) {
       break;
     case QueuePolicy::kMuster:
       c.scheduler.strict_priority = false;
-      c.priority.order = JobOrder::kLeastAttained;
+      c.priority.order = JobOrder::kLeastAttained;  // the default queue limits
       policy_set.preemption.by_priority = true;
+      policy_set.preemption.exempt_time_s = 300;  // a job runs 5 minutes before it may be stopped
       c.scheduler.policy = std::make_shared<SchedPolicy>(policy_set);
       break;
   }

@@ -9,6 +9,8 @@
 
 #include "sim/queue_bench.h"
 
+#include <memory>
+
 namespace muster {
 namespace {
 
@@ -20,7 +22,13 @@ std::vector<PhillyJob> Abc() {
 ReplayResult Replayed(QueuePolicy policy, const std::vector<PhillyJob>& trace, std::vector<int64_t> las_limits = {},
                  int64_t penalty_s = 0) {
   ReplayOptions o = QueueOptions(policy, QueueBenchCluster({.nodes = 1, .gpus_per_node = 1, .nodes_per_leaf = 1}));
-  if (!las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = las_limits;
+  if (!las_limits.empty()) {
+    o.controller.priority.las_queue_limits_gpu_s = las_limits;
+    // Seconds-long jobs: no minimum runtime before a preemption.
+    SchedPolicy p = *o.controller.scheduler.policy;
+    p.preemption.exempt_time_s = 0;
+    o.controller.scheduler.policy = std::make_shared<SchedPolicy>(p);
+  }
   o.restart_penalty_s = penalty_s;
   StatusOr<ReplayResult> r = Replay(QueueJobs(trace, policy, 2.0), o);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -64,8 +72,8 @@ TEST(Replay, APreemptedJobLosesTheRestartPenalty) {
 }
 
 TEST(Replay, LeastAttainedServicePreemptsOnlyAcrossQueues) {
-  // With the first queue ending at 3600 GPU-seconds, a (10 s run at b's arrival) shares b's queue:
-  // first come first served, as FIFO.
+  // With the default queues (the first ends at 300 GPU-seconds), a (10 s run at b's arrival)
+  // shares b's queue: first come first served, as FIFO.
   EXPECT_EQ(Times(Replayed(QueuePolicy::kMuster, Abc())), (T{{0, 100, 100}, {100, 110, 10}, {110, 120, 10}}));
   // With it ending at 5 GPU-seconds, a has left it when b comes: b and then c overtake a, without
   // durations being known.
