@@ -155,6 +155,10 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     err << "muster sim openb: --nodes and --pods are required\n" << SimUsage();
     return 2;
   }
+  if (std::string bad = UnwritableSimOutput({a.json, a.csv, a.svg}); !bad.empty()) {
+    err << "muster sim openb: cannot write '" << bad << "'\n";
+    return 1;
+  }
   StatusOr<std::vector<OpenbNode>> nodes = LoadTrace(a.nodes, ParseOpenbNodes);
   StatusOr<std::vector<OpenbPod>> pods = nodes.ok() ? LoadTrace(a.pods, ParseOpenbPods) : nodes.status();
   if (!pods.ok()) {
@@ -252,21 +256,35 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     }
     results[name] = j;
   }
-  for (const auto& [path, text] : {std::pair<std::string, std::string>{a.json, results.dump(2) + "\n"},
-                                   {a.csv, csv}, {a.svg, RenderSvg(plot)}}) {
-    if (path.empty()) continue;
-    std::ofstream f(path);
-    f << text;
-    f.flush();
-    if (!f) {
-      err << "muster sim openb: cannot write '" << path << "'\n";
-      return 1;
-    }
+  if (std::string bad = WriteSimOutputs({{a.json, results.dump(2) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(plot)}});
+      !bad.empty()) {
+    err << "muster sim openb: cannot write '" << bad << "'\n";
+    return 1;
   }
   return 0;
 }
 
 }  // namespace
+
+std::string WriteSimOutputs(const std::vector<std::pair<std::string, std::string>>& files) {
+  for (const auto& [path, text] : files) {
+    if (path.empty()) continue;
+    std::ofstream f(path);
+    f << text;
+    f.flush();
+    if (!f) return path;
+  }
+  return "";
+}
+
+std::string UnwritableSimOutput(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    std::ofstream f(path, std::ios::app);
+    if (!f) return path;
+  }
+  return "";
+}
 
 std::string SimUsage() {
   return "usage: muster sim philly ... (muster sim philly --help)\n"

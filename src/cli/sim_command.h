@@ -7,11 +7,18 @@
 
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace muster {
 
 std::string SimUsage();
+// Writes each (path, text) whose path is not empty; returns the first path it could not write,
+// or "".
+std::string WriteSimOutputs(const std::vector<std::pair<std::string, std::string>>& files);
+// The first of `paths` (empty ones skipped) that cannot be opened for writing, or "": checked
+// before a long run rather than after it.
+std::string UnwritableSimOutput(const std::vector<std::string>& paths);
 // The whole command: 0 ok, 1 a trace could not be read, 2 usage.
 std::string SimPhillyUsage();
 int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -147,6 +146,14 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
   }
   if (a.trace.empty()) return Fail(err, "--trace is required", 2);
+  std::string svg2 = a.svg;
+  if (!svg2.empty()) {
+    const size_t dot = svg2.rfind('.');
+    svg2 = dot == std::string::npos ? svg2 + "-alloc" : svg2.substr(0, dot) + "-alloc" + svg2.substr(dot);
+  }
+  if (std::string bad = UnwritableSimOutput({a.json, a.csv, a.svg, svg2}); !bad.empty()) {
+    return Fail(err, "cannot write '" + bad + "'", 1);
+  }
   StatusOr<std::string> text = ReadTraceFile(a.trace);
   StatusOr<std::vector<PhillyJob>> trace = text.ok() ? ParsePhilly(*text, a.trace) : text.status();
   if (!trace.ok()) return Fail(err, trace.status().message(), 1);
@@ -256,20 +263,10 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
                         {"overestimate", a.overestimate},
                         {"restart_penalty_s", a.restart_penalty_s},
                         {"policies", results}};
-  std::string svg2 = a.svg;
-  if (!svg2.empty()) {
-    const size_t dot = svg2.rfind('.');
-    svg2 = dot == std::string::npos ? svg2 + "-alloc" : svg2.substr(0, dot) + "-alloc" + svg2.substr(dot);
-  }
-  for (const auto& [path, body] : {std::pair<std::string, std::string>{a.json, doc.dump(2) + "\n"},
-                                   {a.csv, csv},
-                                   {a.svg, RenderSvg(cdf)},
-                                   {svg2, RenderSvg(alloc)}}) {
-    if (path.empty()) continue;
-    std::ofstream f(path);
-    f << body;
-    f.flush();
-    if (!f) return Fail(err, "cannot write '" + path + "'", 1);
+  if (std::string bad = WriteSimOutputs({{a.json, doc.dump(2) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(cdf)},
+                                        {svg2, RenderSvg(alloc)}});
+      !bad.empty()) {
+    return Fail(err, "cannot write '" + bad + "'", 1);
   }
   return 0;
 }
