@@ -444,10 +444,6 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());
   priority_.Forget(job.id);
-  if (config_.priority.order != JobOrder::kMultifactor) {
-    job.start_time = 0;
-    job.priority = ServiceRankLocked(job, clock_->NowSeconds());
-  }
   job.state = JobState::kPending;
   job.restart_count += 1;
   job.allocation.clear();
@@ -461,6 +457,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   job.ending.clear();
   job.kill_at = 0;
+  if (config_.priority.order != JobOrder::kMultifactor) job.priority = ServiceRankLocked(job, job.eligible_time);
   RefreshNodeStatesLocked();
 }
 
@@ -544,14 +541,11 @@ int Controller::ScheduleOnce() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
-    const int64_t now = clock_->NowSeconds();
     pending.reserve(active_.size());
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
       if (j.state != JobState::kPending || j.held) continue;
-      // Under a service order a requeued job ranks by what it has attained (kept, not decayed).
-      if (config_.priority.order != JobOrder::kMultifactor) job->priority = ServiceRankLocked(j, now);
       // A job preempted for another waits until that one has started: else, tied with it (equal
       // priority, the same second), it could take back what it was stopped to free, and be
       // preempted again, round after round.

@@ -215,7 +215,8 @@ class Controller {
   void RefreshNodeStatesLocked();
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
-  // end what still runs of it on nodes that are up.
+  // end what still runs of it on nodes that are up. It keeps the service it attained, and under
+  // a service order ranks by it from then on (not recomputed every pass).
   void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
   // A job lost with a node: requeued when it may be (unless it was being ended, other than by a
   // preemption that requeues it), else ended as it was being ended (or NODE_FAIL).
