@@ -116,6 +116,27 @@ TEST_F(LocalCluster, CancelEndsEveryProcessOfTheJob) {
   EXPECT_TRUE(WaitFor([&] { return Dead(child); }, 5s));
 }
 
+TEST_F(LocalCluster, ScancelByUserOrNameCancelsEveryMatchingJob) {
+  // Held, so none of them ends on its own meanwhile.
+  std::vector<int64_t> a, b;
+  for (int i = 0; i < 3; ++i) a.push_back(Submit("-H -J alpha --wrap true"));
+  for (int i = 0; i < 2; ++i) b.push_back(Submit("-H -J beta --wrap true"));
+  // -n with an id: only the jobs matching both.
+  EXPECT_EQ(Run("scancel -n alpha " + std::to_string(b[0]) + "," + std::to_string(a[2])).rc, 0);
+  EXPECT_EQ(State(a[2]), "CANCELLED");
+  EXPECT_EQ(State(b[0]), "PENDING");
+  EXPECT_EQ(State(a[0]), "PENDING");
+  EXPECT_EQ(Run("scancel -n alpha").rc, 0);
+  EXPECT_EQ(State(a[0]), "CANCELLED");
+  EXPECT_EQ(State(a[1]), "CANCELLED");
+  EXPECT_EQ(State(b[1]), "PENDING");
+  Result r = Run("scancel -u $(id -un)");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(State(b[0]), "CANCELLED");
+  EXPECT_EQ(State(b[1]), "CANCELLED");
+  EXPECT_EQ(Trim(Run("squeue -h | wc -l").out), "0");
+}
+
 TEST_F(LocalCluster, MemoryLimitKillIsOutOfMemory) {
   if (geteuid() != 0) GTEST_SKIP() << "cgroups need root";
   const int64_t id = Submit("--mem=64M --wrap 'python3 -c \"a = bytearray(300 * 1024 * 1024)\"'");

@@ -302,15 +302,17 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!user.empty() || !name.empty()) {
     StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");  // finished jobs cannot be cancelled
     if (!jobs.ok()) return ConnectError("scancel", jobs.status(), err);
+    // Ids given with -u/-n narrow the filter (Slurm: the job must match all of them).
+    const std::vector<int64_t> given = std::move(ids);
+    ids.clear();
     for (const JobRecord& j : *jobs) {
       if (IsFinished(j.state)) continue;
       if (!user.empty() && j.user != user && std::to_string(j.uid) != user) continue;
       if (!name.empty() && j.name != name) continue;
-      if (!ids.empty() && std::find(ids.begin(), ids.end(), j.id) == ids.end()) continue;
+      if (!given.empty() && std::find(given.begin(), given.end(), j.id) == given.end()) continue;
       ids.push_back(j.id);
     }
     std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   }
   int rc = 0;
   for (int64_t id : ids) {
