@@ -299,7 +299,8 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scancel", c.status(), err);
-  if (!user.empty() || !name.empty()) {
+  const bool filtered = !user.empty() || !name.empty();
+  if (filtered) {
     StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");  // finished jobs cannot be cancelled
     if (!jobs.ok()) return ConnectError("scancel", jobs.status(), err);
     // Ids given with -u/-n narrow the filter (Slurm: the job must match all of them).
@@ -318,6 +319,10 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   for (int64_t id : ids) {
     StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + (sig ? "?signal=" + std::to_string(sig) : ""));
     if (r.ok()) continue;
+    // A job a filter chose that ended (or left the controller) since the listing: what was asked
+    // holds, so it is not an error (Slurm reports these only with -v).
+    const bool gone = r.status().code() == StatusCode::kFailedPrecondition || r.status().code() == StatusCode::kNotFound;
+    if (filtered && gone && !verbose) continue;
     if (r.status().code() == StatusCode::kNotFound) {
       rc = std::max(rc, Emit(ScancelInvalidJob(id, verbose), out, err));
     } else {

@@ -106,6 +106,9 @@ class AgentClient {
   // many seconds if anything is still running. `why`: "cancel", "timeout", "requeue", "cleanup".
   virtual Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
                            const std::string& why) = 0;
+  // Whether LaunchJob may be called from several threads at once (for different batch hosts).
+  // A simulated fleet says no: its order of events must not depend on threads.
+  virtual bool ConcurrentLaunches() const { return false; }
 };
 
 // Which jobs Controller::ListJobs returns.

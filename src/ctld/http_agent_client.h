@@ -22,6 +22,7 @@ class HttpAgentClient : public AgentClient {
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override;
   Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
                    const std::string& why) override;
+  bool ConcurrentLaunches() const override { return true; }  // one connection (and lock) per agent
 
  private:
   Status Post(const std::string& address, const std::string& target, const std::string& body);
