@@ -288,6 +288,7 @@ std::string UnwritableSimOutput(const std::vector<std::string>& paths) {
 
 std::string SimUsage() {
   return "usage: muster sim philly ... (muster sim philly --help)\n"
+         "       muster sim swf ... (muster sim swf --help)\n"
          "       muster sim openb --nodes NODES.csv --pods PODS.csv [--policy NAME|all] [--seeds N]\n"
          "                        [--first-seed S] [--ratio R] [--json FILE] [--csv FILE] [--svg FILE]\n"
          "\n"
@@ -313,6 +314,7 @@ int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (args[0] == "openb") return Openb(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   if (args[0] == "philly") return SimPhilly(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  if (args[0] == "swf") return SimSwf(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   err << "muster sim: unknown benchmark '" << args[0] << "'\n" << SimUsage();
   return 2;
 }

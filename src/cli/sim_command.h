@@ -3,6 +3,7 @@
 //                      over seeds, with the published figures beside ours (docs/simulator.md).
 //   muster sim philly  the Philly trace replayed through the real controller in virtual time, per
 //                      queueing policy (sim_philly.cc).
+//   muster sim swf     the same for a Standard Workload Format log of CPU jobs.
 #pragma once
 
 #include <iosfwd>
@@ -22,6 +23,8 @@ std::string UnwritableSimOutput(const std::vector<std::string>& paths);
 // The whole command: 0 ok, 1 a trace could not be read, 2 usage.
 std::string SimPhillyUsage();
 int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+std::string SimSwfUsage();
+int SimSwf(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace muster

@@ -1,4 +1,4 @@
-// `muster sim philly` as a user runs it, in-process: the table and the JSON of a replay of a small
+// `muster sim philly` and `muster sim swf` as a user runs them, in-process: the table and the JSON of a replay of a small
 // trace file, and the errors for bad options and outputs that cannot be written.
 #include "cli/sim_command.h"
 
@@ -67,6 +67,80 @@ TEST_F(SimPhillyCommand, BadInputIsNamed) {
   EXPECT_EQ(Run({"philly", "--trace", (dir_ / "philly.csv").string(), "--json", "/nonexistent/dir/x.json"}), 1);
   EXPECT_NE(err_.str().find("cannot write '/nonexistent/dir/x.json'"), std::string::npos) << err_.str();
   EXPECT_EQ(out_.str(), "");
+}
+
+}  // namespace
+}  // namespace muster
+
+namespace muster {
+namespace {
+
+// An SWF log on its own machine (the header's 1 node of 4 CPUs).
+class SimSwfCommand : public SimPhillyCommand {
+ protected:
+  std::string Log(const std::string& jobs) {
+    const std::string path = (dir_ / "log.swf").string();
+    std::ofstream(path) << "; Version: 2.2\n; MaxNodes: 1\n; MaxProcs: 4\n" << jobs;
+    return path;
+  }
+  nlohmann::json Replayed(const std::string& log, const std::string& policy) {
+    const std::string json = (dir_ / "swf.json").string();
+    EXPECT_EQ(Run({"swf", "--trace", log, "--policy", policy, "--restart-penalty", "30", "--json", json}), 0) << err_.str();
+    return nlohmann::json::parse(std::ifstream(json));
+  }
+};
+
+TEST_F(SimSwfCommand, CpuJobsShareTheNodeAndJobsThatNeverRanAreLeftOut) {
+  //           id submit wait run procs cpu mem  req-procs req-time mem status user group app queue part prev think
+  const std::string log = Log("1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+                              "2 10 -1 50 2 -1 -1 2 60 -1 1 2 1 -1 1 -1 -1 -1\n"
+                              "3 20 -1 10 2 -1 -1 2 30 -1 1 3 1 -1 2 -1 -1 -1\n"
+                              "4 30 -1 -1 2 -1 -1 2 30 -1 5 3 1 -1 2 -1 -1 -1\n"   // cancelled: never ran
+                              "5 40 -1 10 8 -1 -1 8 30 -1 1 3 1 -1 2 -1 -1 -1\n");  // 8 CPUs: larger than the machine
+  nlohmann::json doc = Replayed(log, "fifo");
+  EXPECT_NE(out_.str().find("SWF queueing: 5 jobs (2 left out: never ran or larger than the cluster), 1 node x 4 CPUs"),
+            std::string::npos) << out_.str();
+  EXPECT_EQ(doc["left_out"], 2);
+  EXPECT_EQ(doc["cluster"]["cpus"], 4);
+  // 1 runs 0-100 on all 4 CPUs; then 2 (100-150) and 3 (100-110) side by side, 2 CPUs each.
+  const nlohmann::json& f = doc["policies"]["fifo"];
+  EXPECT_DOUBLE_EQ(f["avg_jct_s"].get<double>(), (100.0 + 140 + 90) / 3);
+  EXPECT_EQ(f["makespan_s"], 150);
+  EXPECT_DOUBLE_EQ(f["gpu_utilization"].get<double>(), (400.0 + 100 + 20) / (4 * 150));  // CPU-seconds here
+  // SRTF: 2 (50 s) stops 1 (90 s left) at 10, which loses its 10 s and 30 more (the penalty),
+  // and restarts at 60 for all of its 100 s; 3 runs 20-30 beside 2.
+  doc = Replayed(log, "srtf_oracle");
+  EXPECT_DOUBLE_EQ(doc["policies"]["srtf_oracle"]["avg_jct_s"].get<double>(), (160.0 + 50 + 10) / 3);
+  EXPECT_EQ(doc["policies"]["srtf_oracle"]["preemptions"], 1);
+}
+
+TEST_F(SimSwfCommand, EasyBackfillUsesTheTimesUsersAskedFor) {
+  // 1 holds 2 CPUs until 100; 2 needs all 4 and waits for it; 3 (2 CPUs, asked 60 s) ends before
+  // 2's reserved start, so backfill starts it at once, where FIFO keeps it behind 2.
+  const std::string log = Log("1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+                              "2 1 -1 10 4 -1 -1 4 10 -1 1 2 1 -1 1 -1 -1 -1\n"
+                              "3 2 -1 50 2 -1 -1 2 60 -1 1 3 1 -1 1 -1 -1 -1\n");
+  EXPECT_DOUBLE_EQ(Replayed(log, "fifo")["policies"]["fifo"]["avg_jct_s"].get<double>(), (100.0 + 109 + 158) / 3);
+  EXPECT_DOUBLE_EQ(Replayed(log, "fifo_backfill")["policies"]["fifo_backfill"]["avg_jct_s"].get<double>(),
+                   (100.0 + 109 + 50) / 3);
+  // Asked less than it ran: the site let it run, and so does the replay (no TIMEOUT).
+  const std::string over = Log("1 0 -1 100 2 -1 -1 2 50 -1 1 1 1 -1 1 -1 -1 -1\n");
+  EXPECT_EQ(Replayed(over, "fifo_backfill")["policies"]["fifo_backfill"]["timeouts"], 0);
+}
+
+TEST_F(SimSwfCommand, BadInputIsNamed) {
+  const std::string bare = (dir_ / "bare.swf").string();
+  std::ofstream(bare) << "1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n";
+  EXPECT_EQ(Run({"swf", "--trace", bare}), 2);
+  EXPECT_NE(err_.str().find("has no MaxNodes/MaxProcs header: give --nodes and --cpus-per-node"), std::string::npos)
+      << err_.str();
+  EXPECT_EQ(Run({"swf", "--trace", bare, "--nodes", "2", "--cpus-per-node", "4", "--policy", "fifo"}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("2 nodes x 4 CPUs (8 CPUs)"), std::string::npos) << out_.str();
+  std::ofstream(bare) << "1 0 -1 100 2\n";
+  EXPECT_EQ(Run({"swf", "--trace", bare, "--nodes", "2", "--cpus-per-node", "4"}), 1);
+  EXPECT_NE(err_.str().find("bare.swf:1: has 5 fields, SWF has 18"), std::string::npos) << err_.str();
+  EXPECT_EQ(Run({"swf", "--trace", bare, "--cpus-per-node", "0"}), 2);
+  EXPECT_NE(err_.str().find("--cpus-per-node '0' is not a CPU count"), std::string::npos) << err_.str();
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// `muster sim philly`: the queueing benchmark (sim/queue_bench.h) on the Philly trace, replayed
-// through the real controller (sim/replay.h) once per policy.
+// `muster sim philly` and `muster sim swf`: the queueing benchmark (sim/queue_bench.h) on the
+// Philly trace (GPU jobs) or on a Standard Workload Format log (CPU jobs, as in the Parallel
+// Workloads Archive), replayed through the real controller (sim/replay.h) once per policy.
 #include <unistd.h>
 
 #include <chrono>
@@ -22,8 +23,13 @@ namespace muster {
 
 namespace {
 
+enum class TraceKind { kPhilly, kSwf };
+
 struct PhillyArgs {
+  TraceKind kind = TraceKind::kPhilly;
   std::string trace;
+  int cpus_per_node = 0;  // swf: 0 = from the log's header
+  bool nodes_given = false;
   std::vector<QueuePolicy> policies = AllQueuePolicies();
   QueueCluster cluster;
   std::string cluster_file;  // instead of `cluster`
@@ -50,9 +56,9 @@ void Bar(const char* policy, int64_t done, int64_t total) {
   std::fflush(stderr);
 }
 
-int Fail(std::ostream& err, const std::string& msg, int code) {
-  err << "muster sim philly: " << msg << "\n";
-  if (code == 2) err << SimPhillyUsage();
+int Fail(std::ostream& err, TraceKind kind, const std::string& msg, int code) {
+  err << (kind == TraceKind::kSwf ? "muster sim swf: " : "muster sim philly: ") << msg << "\n";
+  if (code == 2) err << (kind == TraceKind::kSwf ? SimSwfUsage() : SimPhillyUsage());
   return code;
 }
 
@@ -83,15 +89,34 @@ std::string SimPhillyUsage() {
          "                        the extension with the allocated GPUs over time\n";
 }
 
-int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+std::string SimSwfUsage() {
+  return "usage: muster sim swf --trace LOG.swf [--policy NAME|all] [--nodes N --cpus-per-node C | --cluster FILE]\n"
+         "                      [--slice N] [--restart-penalty S] [--json FILE] [--csv FILE] [--svg FILE]\n"
+         "\n"
+         "The queueing benchmark on a Standard Workload Format log (the Parallel Workloads Archive): each\n"
+         "job's processors as tasks of one CPU, its run time as its work, its queue as its account,\n"
+         "replayed through the real controller in virtual time once per policy. fifo_backfill uses the\n"
+         "time each user asked for (EASY backfill, as these logs were made to study); the oracles know\n"
+         "run times. Jobs that never ran, or are larger than the cluster, are left out and counted.\n"
+         "\n"
+         "  --nodes N, --cpus-per-node C   the cluster (default: the log's MaxNodes and MaxProcs)\n"
+         "  --cluster FILE        the cluster of a cluster file (YAML) or slurm.conf instead\n"
+         "  other options as for muster sim philly (--las-queues counts CPU-time as one GPU's)\n";
+}
+
+namespace {
+
+int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   PhillyArgs a;
+  a.kind = kind;
+  const bool swf = kind == TraceKind::kSwf;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& k = args[i];
     if (k == "-h" || k == "--help") {
-      out << SimPhillyUsage();
+      out << (swf ? SimSwfUsage() : SimPhillyUsage());
       return 0;
     }
-    if (i + 1 >= args.size()) return Fail(err, k + " needs a value (or is unknown)", 2);
+    if (i + 1 >= args.size()) return Fail(err, a.kind, k + " needs a value (or is unknown)", 2);
     const std::string& v = args[++i];
     auto number = [&](double lo, double hi, double* outv) {
       char* end = nullptr;
@@ -108,32 +133,36 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
     } else if (k == "--policy") {
       if (v != "all") {
         StatusOr<QueuePolicy> p = ParseQueuePolicy(v);
-        if (!p.ok()) return Fail(err, p.status().message(), 2);
+        if (!p.ok()) return Fail(err, a.kind, p.status().message(), 2);
         a.policies = {*p};
       }
     } else if (k == "--nodes") {
-      if (!number(1, 100000, &d) || d != std::floor(d)) return Fail(err, "--nodes '" + v + "' is not a node count", 2);
+      if (!number(1, 100000, &d) || d != std::floor(d)) return Fail(err, a.kind, "--nodes '" + v + "' is not a node count", 2);
       a.cluster.nodes = static_cast<int>(d);
+      a.nodes_given = true;
+    } else if (k == "--cpus-per-node" && swf) {
+      if (!number(1, 100000, &d) || d != std::floor(d)) return Fail(err, a.kind, "--cpus-per-node '" + v + "' is not a CPU count", 2);
+      a.cpus_per_node = static_cast<int>(d);
     } else if (k == "--slice") {
-      if (!number(1, 1e9, &d) || d != std::floor(d)) return Fail(err, "--slice '" + v + "' is not a job count", 2);
+      if (!number(1, 1e9, &d) || d != std::floor(d)) return Fail(err, a.kind, "--slice '" + v + "' is not a job count", 2);
       a.slice = static_cast<int64_t>(d);
     } else if (k == "--overestimate") {
-      if (!number(1, 1000, &d)) return Fail(err, "--overestimate '" + v + "' is not a factor of at least 1", 2);
+      if (!number(1, 1000, &d)) return Fail(err, a.kind, "--overestimate '" + v + "' is not a factor of at least 1", 2);
       a.overestimate = d;
     } else if (k == "--restart-penalty") {
-      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, "--restart-penalty '" + v + "' is not seconds", 2);
+      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--restart-penalty '" + v + "' is not seconds", 2);
       a.restart_penalty_s = static_cast<int64_t>(d);
     } else if (k == "--las-queues") {
       a.las_limits.clear();
       for (const std::string& part : Split(v, ',')) {
         StatusOr<int64_t> t = ParseTimeSpec(part);
         if (!t.ok() || *t <= 0 || (!a.las_limits.empty() && *t <= a.las_limits.back())) {
-          return Fail(err, "--las-queues '" + v + "' is not a list of ascending times (GPU-seconds)", 2);
+          return Fail(err, a.kind, "--las-queues '" + v + "' is not a list of ascending times (GPU-seconds)", 2);
         }
         a.las_limits.push_back(*t);
       }
     } else if (k == "--min-runtime") {
-      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, "--min-runtime '" + v + "' is not seconds", 2);
+      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--min-runtime '" + v + "' is not seconds", 2);
       a.min_runtime_s = static_cast<int64_t>(d);
     } else if (k == "--json") {
       a.json = v;
@@ -142,67 +171,122 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
     } else if (k == "--svg") {
       a.svg = v;
     } else {
-      return Fail(err, "unknown option '" + k + "'", 2);
+      return Fail(err, a.kind, "unknown option '" + k + "'", 2);
     }
   }
-  if (a.trace.empty()) return Fail(err, "--trace is required", 2);
+  if (a.trace.empty()) return Fail(err, a.kind, "--trace is required", 2);
   std::string svg2 = a.svg;
   if (!svg2.empty()) {
     const size_t dot = svg2.rfind('.');
     svg2 = dot == std::string::npos ? svg2 + "-alloc" : svg2.substr(0, dot) + "-alloc" + svg2.substr(dot);
   }
   if (std::string bad = UnwritableSimOutput({a.json, a.csv, a.svg, svg2}); !bad.empty()) {
-    return Fail(err, "cannot write '" + bad + "'", 1);
+    return Fail(err, a.kind, "cannot write '" + bad + "'", 1);
   }
   StatusOr<std::string> text = ReadTraceFile(a.trace);
-  StatusOr<std::vector<PhillyJob>> trace = text.ok() ? ParsePhilly(*text, a.trace) : text.status();
-  if (!trace.ok()) return Fail(err, trace.status().message(), 1);
-  if (a.slice > 0 && static_cast<int64_t>(trace->size()) > a.slice) trace->resize(a.slice);
-  if (trace->empty()) return Fail(err, "'" + a.trace + "' holds no jobs", 1);
+  if (!text.ok()) return Fail(err, a.kind, text.status().message(), 1);
+  std::vector<PhillyJob> philly;
+  std::vector<SwfJob> swf_jobs;
+  size_t trace_size = 0;
+  if (swf) {
+    StatusOr<std::vector<SwfJob>> t = ParseSwf(*text, a.trace);
+    if (!t.ok()) return Fail(err, a.kind, t.status().message(), 1);
+    swf_jobs = std::move(*t);
+    std::stable_sort(swf_jobs.begin(), swf_jobs.end(), [](const SwfJob& x, const SwfJob& y) { return x.submit_s < y.submit_s; });
+    if (a.slice > 0 && static_cast<int64_t>(swf_jobs.size()) > a.slice) swf_jobs.resize(a.slice);
+    trace_size = swf_jobs.size();
+  } else {
+    StatusOr<std::vector<PhillyJob>> t = ParsePhilly(*text, a.trace);
+    if (!t.ok()) return Fail(err, a.kind, t.status().message(), 1);
+    philly = std::move(*t);
+    if (a.slice > 0 && static_cast<int64_t>(philly.size()) > a.slice) philly.resize(a.slice);
+    trace_size = philly.size();
+  }
+  if (trace_size == 0) return Fail(err, a.kind, "'" + a.trace + "' holds no jobs", 1);
+  const char* unit = swf ? "CPUs" : "GPUs";
+  const char* title = swf ? "SWF" : "Philly";
 
   ClusterSnapshot cluster;
   std::string shape;
-  if (!a.cluster_file.empty()) {
+  nlohmann::json cluster_json;
+  if (swf && a.cluster_file.empty()) {
+    // The log's machine: MaxNodes nodes of MaxProcs / MaxNodes CPUs, or MaxProcs of one CPU.
+    const SwfHeader h = ParseSwfHeader(*text);
+    int64_t nodes = a.nodes_given ? a.cluster.nodes : h.max_nodes > 0 ? h.max_nodes : h.max_procs;
+    int64_t per = a.cpus_per_node > 0 ? a.cpus_per_node
+                  : h.max_procs > 0 && nodes > 0 ? std::max<int64_t>(1, h.max_procs / nodes) : 0;
+    if (nodes <= 0 || per <= 0) {
+      return Fail(err, a.kind, "'" + a.trace + "' has no MaxNodes/MaxProcs header: give --nodes and --cpus-per-node", 2);
+    }
+    cluster = CpuBenchCluster(static_cast<int>(nodes), static_cast<int>(per));
+    shape = std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") + std::to_string(per) + " CPUs";
+    cluster_json = {{"nodes", nodes}, {"cpus_per_node", per}};
+  } else if (!a.cluster_file.empty()) {
     StatusOr<ClusterConfig> c = LoadAnyClusterFile(a.cluster_file);
-    if (!c.ok()) return Fail(err, c.status().message(), 1);
+    if (!c.ok()) return Fail(err, a.kind, c.status().message(), 1);
     cluster = std::move(c->snapshot);
     shape = std::to_string(cluster.nodes.size()) + " nodes of " + a.cluster_file;
+    cluster_json = {{"file", a.cluster_file}, {"nodes", cluster.nodes.size()}};
   } else {
     cluster = QueueBenchCluster(a.cluster);
+    cluster_json = {{"nodes", a.cluster.nodes}, {"gpus_per_node", a.cluster.gpus_per_node},
+                    {"nodes_per_leaf", a.cluster.nodes_per_leaf}};
     shape = std::to_string(a.cluster.nodes) + " nodes x " + std::to_string(a.cluster.gpus_per_node) +
             " GPUs under leaf switches of " + std::to_string(a.cluster.nodes_per_leaf);
   }
   int64_t capacity = 0;
-  for (const Node& n : cluster.nodes) capacity += static_cast<int64_t>(n.gpus.size());
-  if (capacity == 0) return Fail(err, "the cluster has no GPUs", 1);
-  int max_gpus = 0;
-  for (const PhillyJob& j : *trace) max_gpus = std::max(max_gpus, j.gpus);
-  if (max_gpus > capacity) {
-    return Fail(err, "a job asks for " + std::to_string(max_gpus) + " GPUs, more than the cluster's " +
-                         std::to_string(capacity), 1);
+  for (const Node& n : cluster.nodes) capacity += swf ? n.cpus : static_cast<int64_t>(n.gpus.size());
+  if (capacity == 0) return Fail(err, a.kind, std::string("the cluster has no ") + unit, 1);
+  int64_t skipped = 0;
+  if (swf) {
+    (void)SwfQueueJobs(swf_jobs, QueuePolicy::kFifo, capacity, 0, &skipped);
+    if (skipped == static_cast<int64_t>(trace_size)) return Fail(err, a.kind, "no job of '" + a.trace + "' can run here", 1);
+  } else {
+    int max_gpus = 0;
+    for (const PhillyJob& j : philly) max_gpus = std::max(max_gpus, j.gpus);
+    if (max_gpus > capacity) {
+      return Fail(err, a.kind, "a job asks for " + std::to_string(max_gpus) + " GPUs, more than the cluster's " +
+                           std::to_string(capacity), 1);
+    }
   }
+  // SWF times count from the log's start: they are placed at a fixed epoch (2001-09-09).
+  constexpr int64_t kSwfEpoch = 1000000000;
+  auto jobs_for = [&](QueuePolicy policy) {
+    int64_t ignored = 0;
+    return swf ? SwfQueueJobs(swf_jobs, policy, capacity, kSwfEpoch, &ignored) : QueueJobs(philly, policy, a.overestimate);
+  };
+  cluster_json[swf ? "cpus" : "gpus"] = capacity;
+  const double load = swf ? SwfOfferedLoad(swf_jobs, capacity) : OfferedLoad(philly, capacity);
   const bool tty = isatty(STDERR_FILENO) != 0;
-  out << "Philly queueing: " << trace->size() << " jobs, " << shape << " (" << capacity << " GPUs), offered load "
-      << Num(OfferedLoad(*trace, capacity), 2) << ", backfill time limits " << Num(a.overestimate, 1)
-      << " x duration, restart penalty " << a.restart_penalty_s << " s\n";
+  out << title << " queueing: " << trace_size << " jobs";
+  if (swf) out << " (" << skipped << " left out: never ran or larger than the cluster)";
+  out << ", " << shape << " (" << capacity << " " << unit << "), offered load " << Num(load, 2);
+  if (swf) {
+    out << ", backfill time limits as requested";
+  } else {
+    out << ", backfill time limits " << Num(a.overestimate, 1) << " x duration";
+  }
+  out << ", restart penalty " << a.restart_penalty_s << " s\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %6s %8s %7s\n", "policy", "avg JCT h", "p50 JCT h",
                 "p99 JCT h", "avg queue h", "slowdown", "makespan d", "util", "preempt", "wall s");
   out << line;
   nlohmann::json results = nlohmann::json::object();
-  std::string csv = "policy,time_s,allocated_gpus,pending_jobs,running_jobs,idle_gpus_while_waiting\n";
+  std::string csv = swf ? "policy,time_s,allocated_cpus,pending_jobs,running_jobs,idle_cpus_while_waiting\n"
+                        : "policy,time_s,allocated_gpus,pending_jobs,running_jobs,idle_gpus_while_waiting\n";
   LinePlot cdf, alloc;
-  cdf.title = "Job completion time CDF (Philly, " + std::to_string(trace->size()) + " jobs)";
+  cdf.title = std::string("Job completion time CDF (") + title + ", " + std::to_string(trace_size) + " jobs)";
   cdf.x_label = "JCT (log10 seconds)";
   cdf.y_label = "fraction of jobs";
-  alloc.title = "Allocated GPUs over time (Philly, " + std::to_string(capacity) + " GPUs)";
+  alloc.title = std::string("Allocated ") + unit + " over time (" + title + ", " + std::to_string(capacity) + " " + unit + ")";
   alloc.x_label = "days since the first arrival";
-  alloc.y_label = "allocated GPUs";
-  const int64_t t0 = trace->front().arrival_s;
+  alloc.y_label = std::string("allocated ") + unit;
+  const int64_t t0 = swf ? kSwfEpoch + swf_jobs.front().submit_s : philly.front().arrival_s;
   for (QueuePolicy policy : a.policies) {
     const char* key = QueuePolicyKey(policy);
     ReplayOptions o = QueueOptions(policy, cluster);
     o.restart_penalty_s = a.restart_penalty_s;
+    o.count_cpus = swf;
     if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = a.las_limits;
     if (a.min_runtime_s >= 0 && o.controller.scheduler.policy != nullptr) {
       SchedPolicy p = *o.controller.scheduler.policy;
@@ -211,12 +295,12 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     if (tty) o.progress = [&](int64_t done, int64_t total) { Bar(key, done, total); };
     const auto start = std::chrono::steady_clock::now();
-    StatusOr<ReplayResult> r = Replay(QueueJobs(*trace, policy, a.overestimate), o);
+    StatusOr<ReplayResult> r = Replay(jobs_for(policy), o);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty) std::fprintf(stderr, "\r%80s\r", "");
-    if (!r.ok()) return Fail(err, std::string(key) + ": " + r.status().message(), 1);
+    if (!r.ok()) return Fail(err, a.kind, std::string(key) + ": " + r.status().message(), 1);
     StatusOr<QueueMetrics> m = ComputeQueueMetrics(r->jobs, capacity);
-    if (!m.ok()) return Fail(err, std::string(key) + ": " + m.status().message(), 1);
+    if (!m.ok()) return Fail(err, a.kind, std::string(key) + ": " + m.status().message(), 1);
     std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %5s%% %8lld %7s\n", key,
                   Num(m->avg_jct_s / 3600, 2).c_str(), Num(m->p50_jct_s / 3600, 2).c_str(),
                   Num(m->p99_jct_s / 3600, 1).c_str(), Num(m->avg_queue_s / 3600, 2).c_str(),
@@ -250,25 +334,30 @@ int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostr
     alloc.series.push_back(std::move(s));
   }
   nlohmann::json doc = {{"trace", a.trace},
-                        {"jobs", trace->size()},
-                        {"cluster", a.cluster_file.empty()
-                                        ? nlohmann::json{{"nodes", a.cluster.nodes},
-                                                         {"gpus_per_node", a.cluster.gpus_per_node},
-                                                         {"nodes_per_leaf", a.cluster.nodes_per_leaf},
-                                                         {"gpus", capacity}}
-                                        : nlohmann::json{{"file", a.cluster_file},
-                                                         {"nodes", cluster.nodes.size()},
-                                                         {"gpus", capacity}}},
-                        {"offered_load", OfferedLoad(*trace, capacity)},
-                        {"overestimate", a.overestimate},
+                        {"jobs", trace_size},
+                        {"left_out", skipped},
+                        {"unit", swf ? "cpus" : "gpus"},
+                        {"cluster", cluster_json},
+                        {"offered_load", load},
+                        {"overestimate", swf ? nlohmann::json() : nlohmann::json(a.overestimate)},
                         {"restart_penalty_s", a.restart_penalty_s},
                         {"policies", results}};
   if (std::string bad = WriteSimOutputs({{a.json, doc.dump(2) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(cdf)},
                                         {svg2, RenderSvg(alloc)}});
       !bad.empty()) {
-    return Fail(err, "cannot write '" + bad + "'", 1);
+    return Fail(err, a.kind, "cannot write '" + bad + "'", 1);
   }
   return 0;
+}
+
+}  // namespace
+
+int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return SimQueue(TraceKind::kPhilly, args, out, err);
+}
+
+int SimSwf(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return SimQueue(TraceKind::kSwf, args, out, err);
 }
 
 }  // namespace muster

@@ -93,6 +93,60 @@ std::vector<ReplayJob> QueueJobs(const std::vector<PhillyJob>& trace, QueuePolic
   return out;
 }
 
+ClusterSnapshot CpuBenchCluster(int nodes, int cpus_per_node) {
+  NodeTemplate t;
+  t.cpus = cpus_per_node;
+  t.memory_mb = int64_t{4096} * cpus_per_node;
+  t.gpus = 0;
+  auto name = [&](int i) {
+    std::string n = std::to_string(i);
+    const size_t width = std::max<size_t>(3, std::to_string(nodes).size());
+    return std::string(n.size() < width ? width - n.size() : 0, '0') + n;
+  };
+  const std::string all = "n[" + name(1) + "-" + name(nodes) + "]";
+  return ClusterBuilder().Nodes(all, t).Partition("swf", all, true).Build();
+}
+
+double SwfOfferedLoad(const std::vector<SwfJob>& jobs, int64_t cpus) {
+  if (jobs.size() < 2 || cpus <= 0) return 0;
+  int64_t first = jobs.front().submit_s, last = first;
+  double work = 0;
+  for (const SwfJob& j : jobs) {
+    first = std::min(first, j.submit_s);
+    last = std::max(last, j.submit_s);
+    if (j.run_s > 0 && j.processors > 0) work += static_cast<double>(j.run_s) * j.processors;
+  }
+  if (last == first) return 0;
+  return work / (static_cast<double>(cpus) * static_cast<double>(last - first));
+}
+
+std::vector<ReplayJob> SwfQueueJobs(const std::vector<SwfJob>& trace, QueuePolicy policy, int64_t max_cpus,
+                                    int64_t epoch, int64_t* skipped) {
+  std::vector<ReplayJob> out;
+  out.reserve(trace.size());
+  *skipped = 0;
+  for (const SwfJob& w : trace) {
+    if (w.run_s <= 0 || w.processors <= 0 || w.processors > max_cpus) {
+      ++*skipped;
+      continue;
+    }
+    ReplayJob j;
+    j.trace_id = w.id;
+    j.arrival_s = epoch + w.submit_s;
+    j.duration_s = w.run_s;
+    j.cpus = w.processors;
+    j.vc = w.queue >= 0 ? "q" + std::to_string(w.queue) : "q";
+    if (policy == QueuePolicy::kFifoBackfill) {
+      // A job that ran past its request was let run by its site: its limit holds what it ran.
+      j.time_limit_s = std::max(w.requested_s, w.run_s);
+    } else if (policy == QueuePolicy::kSjfOracle || policy == QueuePolicy::kSrtfOracle) {
+      j.time_limit_s = j.duration_s;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 ReplayOptions QueueOptions(QueuePolicy policy, const ClusterSnapshot& cluster) {
   ReplayOptions o;
   ControllerConfig& c = o.controller;

@@ -50,6 +50,21 @@ double OfferedLoad(const std::vector<PhillyJob>& jobs, int64_t gpus);
 // to a minute; the exact duration for the oracles; none otherwise).
 std::vector<ReplayJob> QueueJobs(const std::vector<PhillyJob>& trace, QueuePolicy policy, double overestimate);
 
+// A CPU cluster for SWF logs: `nodes` nodes of `cpus_per_node` CPUs (no GPUs), named n001...,
+// in one partition "swf". Memory is not what such logs count: 4 GiB a CPU.
+ClusterSnapshot CpuBenchCluster(int nodes, int cpus_per_node);
+
+// The offered load of an SWF log on `cpus` CPUs: CPU-seconds run / (CPUs x arrival span).
+double SwfOfferedLoad(const std::vector<SwfJob>& jobs, int64_t cpus);
+
+// An SWF log as `policy` submits it: each job's processors as tasks of one CPU, its run time as
+// the work, its queue as the account, and as its time limit what its user asked for
+// (fifo_backfill; the run time where the log has no request), the exact run time (the oracles)
+// or none. Arrivals count from `epoch`. Jobs that never ran (run time or processors unknown or
+// 0, as cancelled ones) and jobs larger than `max_cpus` are left out, counted in `*skipped`.
+std::vector<ReplayJob> SwfQueueJobs(const std::vector<SwfJob>& trace, QueuePolicy policy, int64_t max_cpus,
+                                    int64_t epoch, int64_t* skipped);
+
 // The controller's settings for `policy` on `cluster`.
 ReplayOptions QueueOptions(QueuePolicy policy, const ClusterSnapshot& cluster);
 

@@ -142,7 +142,10 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   config.heartbeat_timeout_s = int64_t{1} << 40;  // simulated agents never fall silent
   config.allow_root_jobs = true;
   config.min_job_age_s = 1;  // finished jobs leave the controller's memory, as on a long-lived one
-  for (const Node& n : config.cluster.nodes) result.capacity_gpus += static_cast<int64_t>(n.gpus.size());
+  for (const Node& n : config.cluster.nodes) {
+    result.capacity_gpus += options.count_cpus ? n.cpus : static_cast<int64_t>(n.gpus.size());
+  }
+  auto units = [&](const ReplayJob& j) { return options.count_cpus ? j.cpus : j.gpus; };
 
   const bool limits = std::any_of(trace.begin(), trace.end(), [](const ReplayJob& j) { return j.time_limit_s != kUnlimited; });
   ManualClock clock(trace[order.front()].arrival_s * 1000);
@@ -204,7 +207,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
         const size_t i = by_id.at(e.job);
         if (job->state == JobState::kTimeout) ++result.timeouts;
         finished[i] = FinishedJob{trace[i].trace_id, trace[i].arrival_s, r.first_start_s, job->end_time,
-                                  trace[i].gpus, trace[i].vc, (r.held_ms + 999) / 1000};
+                                  units(trace[i]), trace[i].vc, (r.held_ms + 999) / 1000};
         done[i] = true;
         ++finished_count;
       }
@@ -214,6 +217,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
         SubmitRequest s;
         s.name = "job" + std::to_string(j.trace_id);
         if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
+        if (j.cpus > 0) s.resource_args.push_back("--ntasks=" + std::to_string(j.cpus));
         if (j.time_limit_s != kUnlimited) s.resource_args.push_back("--time=" + TimeSpec(j.time_limit_s));
         s.script = "#!/bin/sh\n";
         s.workdir = "/";
@@ -225,7 +229,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
         by_id[*id] = i;
         SimAgents::Run& r = agents.runs_[*id];
         r.work_s = j.duration_s;
-        r.gpus = j.gpus;
+        r.gpus = units(j);
       }
       if (now_s - last_tick >= options.tick_every_s) {
         ctld.Tick();

@@ -28,6 +28,7 @@ struct ReplayJob {
   int64_t arrival_s = 0;       // seconds since the epoch
   int64_t duration_s = 1;      // its work: how long it runs in all
   int gpus = 0;                // whole GPUs in total (--gpus): more than a node has spans nodes
+  int cpus = 0;                // tasks of one CPU each (--ntasks), for CPU traces (SWF)
   std::string vc;              // its virtual cluster (the job's account)
   int64_t time_limit_s = kUnlimited;  // what it asks for (--time)
 };
@@ -38,6 +39,9 @@ struct ReplayOptions {
   int64_t sample_every_s = 3600;
   // Work a preempted job loses (what it did since its last checkpoint), in seconds.
   int64_t restart_penalty_s = 0;
+  // The trace counts CPUs, not GPUs (SWF): capacity, allocation samples and FinishedJob::gpus
+  // are then CPUs.
+  bool count_cpus = false;
   // Called every so often with the jobs finished and the total (a progress bar).
   std::function<void(int64_t finished, int64_t total)> progress;
 };
@@ -54,7 +58,7 @@ struct ReplaySample {
 struct ReplayResult {
   std::vector<FinishedJob> jobs;  // in trace order; start_s is the first start
   std::vector<ReplaySample> series;
-  int64_t capacity_gpus = 0;
+  int64_t capacity_gpus = 0;  // (CPUs with count_cpus)
   int64_t cycles = 0;       // scheduling passes
   int64_t preemptions = 0;  // runs stopped for another job
   int64_t timeouts = 0;     // jobs ended by their time limit

@@ -250,4 +250,22 @@ StatusOr<std::vector<SwfJob>> ParseSwf(const std::string& text, const std::strin
   return out;
 }
 
+SwfHeader ParseSwfHeader(const std::string& text) {
+  SwfHeader h;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    if (line[first] != ';') break;  // the header ends at the first job
+    std::istringstream words(line.substr(first + 1));
+    std::string key;
+    int64_t value = -1;
+    if (!(words >> key >> value) || value <= 0) continue;
+    if (key == "MaxNodes:") h.max_nodes = value;
+    if (key == "MaxProcs:") h.max_procs = value;
+  }
+  return h;
+}
+
 }  // namespace muster

@@ -72,4 +72,12 @@ struct SwfJob {
 // The Standard Workload Format: 18 whitespace-separated fields a line, ';' comments, -1 unknown.
 StatusOr<std::vector<SwfJob>> ParseSwf(const std::string& text, const std::string& name);
 
+// What an SWF log's header comments say of its machine (-1: not given): "; MaxNodes: 128",
+// "; MaxProcs: 128".
+struct SwfHeader {
+  int64_t max_nodes = -1;
+  int64_t max_procs = -1;
+};
+SwfHeader ParseSwfHeader(const std::string& text);
+
 }  // namespace muster
