@@ -546,19 +546,22 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
     pending.reserve(active_.size());
+    // A job preempted for another waits until that one has started: else, tied with it (equal
+    // priority, the same second), it could take back what it was stopped to free, and be
+    // preempted again, round after round. Not behind a preemptor that waits the same way
+    // itself, though: two jobs that preempted each other in turn would wait for ever.
+    auto waits_for = [&](const JobRecord& j) -> const JobRecord* {
+      if (j.preempted_by == 0 || j.restart_count == 0) return nullptr;
+      auto by = active_.find(j.preempted_by);
+      return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
+    };
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
       if (j.state != JobState::kPending || j.held) continue;
-      // A job preempted for another waits until that one has started: else, tied with it (equal
-      // priority, the same second), it could take back what it was stopped to free, and be
-      // preempted again, round after round.
-      if (j.preempted_by != 0 && j.restart_count > 0) {
-        auto by = active_.find(j.preempted_by);
-        if (by != active_.end() && by->second->state == JobState::kPending) {
-          job->reason = "Priority";
-          continue;
-        }
+      if (const JobRecord* by = waits_for(j); by != nullptr && waits_for(*by) == nullptr) {
+        job->reason = "Priority";
+        continue;
       }
       PendingJob p;
       p.id = id;

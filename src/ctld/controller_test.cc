@@ -215,6 +215,42 @@ TEST_F(ControllerTest, RestartRecoversEverything) {
   EXPECT_GT(Submit({}), wait);
 }
 
+TEST_F(ControllerTest, JobsThatPreemptedEachOtherInTurnDoNotWaitForEachOtherForEver) {
+  // Each was requeued for the other (as a least-attained-service order can do: A stops B, runs,
+  // falls to a lower queue and is stopped by B, ...). Waiting for one's preemptor to start first
+  // must not make both wait for ever.
+  const int64_t a = Submit({"--gres=gpu:1"});
+  const int64_t b = Submit({"--gres=gpu:1"});
+  JobRecord ja = Job(a), jb = Job(b);
+  ja.preempted_by = b;
+  jb.preempted_by = a;
+  ja.restart_count = jb.restart_count = 1;
+  ASSERT_TRUE(store_->SaveJob(ja).ok());
+  ASSERT_TRUE(store_->SaveJob(jb).ok());
+  Open();
+  RegisterAll();
+  EXPECT_EQ(ctld_->ScheduleOnce(), 2);
+  EXPECT_EQ(Job(a).state, JobState::kRunning);
+  EXPECT_EQ(Job(b).state, JobState::kRunning);
+}
+
+TEST_F(ControllerTest, AJobPreemptedForAWaitingOneWaitsForItToStart) {
+  // The rule the test above bounds: c, stopped for d, does not take back the GPUs d waits for,
+  // though it came first.
+  const int64_t c = Submit({"--gres=gpu:4"});
+  const int64_t d = Submit({"--gpus=8"});  // both nodes
+  JobRecord jc = Job(c);
+  jc.preempted_by = d;
+  jc.restart_count = 1;
+  ASSERT_TRUE(store_->SaveJob(jc).ok());
+  Open();
+  RegisterAll();
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(d).state, JobState::kRunning);
+  EXPECT_EQ(Job(c).state, JobState::kPending);
+  EXPECT_EQ(Job(c).reason, "Priority");
+}
+
 TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;
