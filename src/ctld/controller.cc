@@ -19,7 +19,6 @@ namespace muster {
 namespace {
 
 constexpr int64_t kResignalS = 10;  // SIGKILL again this long after it was due
-constexpr int64_t kUsageSaveS = 30;             // at most this much usage is lost to a crash
 
 constexpr int kIdBlock = 1000;
 constexpr size_t kLaunchThreads = 8;        // agents launched to at once, at most
@@ -140,7 +139,7 @@ Status Controller::Recover() {
     if (n.last_heartbeat > 0) n.last_heartbeat = now;
     it->second = std::move(n);
   }
-  idle_.reset();
+  ResetIdleLocked();
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
@@ -230,9 +229,12 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     probe.id = 0;
     probe.request = *req;
     probe.request.partition = part->name;
-    SchedulerOptions probe_options = config_.scheduler;
-    probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
-    std::vector<Decision> d = RunCycle(idle, {probe}, probe_options);
+    if (!idle_probe_) {
+      SchedulerOptions probe_options = config_.scheduler;
+      probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
+      idle_probe_ = std::make_unique<Scheduler>(idle, probe_options);
+    }
+    std::vector<Decision> d = idle_probe_->RunCycle({probe});
     if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
 
     job.name = req->name.empty() ? "sbatch" : req->name;
@@ -739,7 +741,7 @@ void Controller::Tick() {
     std::lock_guard<std::mutex> lock(mu_);
     ChargeRunningLocked(now);
     RefreshPriorityLocked(now);
-    if (usage_dirty_ && now - usage_saved_at_ >= kUsageSaveS) {
+    if (usage_dirty_ && now - usage_saved_at_ >= config_.usage_save_s) {
       usage = priority_.Save();
       usage_saved_at_ = now;
       usage_dirty_ = false;

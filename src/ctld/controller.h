@@ -48,6 +48,9 @@ struct ControllerConfig {
   // Slurm's MinJobAge: a finished job stays in the controller's memory (squeue, scontrol show
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
+  // Decayed usage (fair share) is saved to the store at most this often: at most this much is
+  // lost to a crash. A simulation, whose store dies with it, saves it rarely.
+  int64_t usage_save_s = 30;
   SchedulerOptions scheduler;
   PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
 };
@@ -268,6 +271,13 @@ class Controller {
   // The cluster with every node idle and up, for "can this job ever run?" at submission:
   // rebuilt when a node registers (its agent reports what it has).
   mutable std::optional<ClusterSnapshot> idle_;
+  // The scheduler over idle_ that answers those probes, kept with it: building its index and
+  // plans cost more than the probe itself. Reset with idle_ (ResetIdleLocked).
+  std::unique_ptr<Scheduler> idle_probe_;
+  void ResetIdleLocked() {
+    idle_probe_.reset();
+    idle_.reset();
+  }
   std::vector<StepRecord> steps_;
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
@@ -277,7 +287,7 @@ class Controller {
 
   // Priority: usage charged by Tick and at each job's end, fair share refreshed by Tick, factors
   // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
-  // kUsageSaveS seconds (and restored by Recover).
+  // config.usage_save_s seconds (and restored by Recover).
   void ChargeLocked(const JobRecord& job, int64_t now);
   void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
   void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority

@@ -86,7 +86,7 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     std::lock_guard<std::mutex> lock(mu_);
     NodeRecord* n = FindNodeLocked(node.node.name);
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
-    idle_.reset();  // what it has may have changed
+    ResetIdleLocked();  // what it has may have changed
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
     const NodeState before = n->node.state;
