@@ -639,7 +639,11 @@ int Controller::ScheduleOnce() {
       job.batch_host = job.allocation.front().node;
       started.push_back(job);
     }
-    if (!started.empty() || !preempted.empty() || !resumed.empty()) RefreshNodeStatesLocked();
+    // `now` holds every start and resume; a victim being stopped may have given CPUs back
+    // (suspended), which only UsageLocked knows.
+    if (!started.empty() || !preempted.empty() || !resumed.empty()) {
+      RefreshNodeStatesLocked(preempted.empty() ? &now : nullptr);
+    }
   }
   if (!preempted.empty()) {
     (void)Persist(preempted);  // a lost record re-runs the preemption after a restart, no worse
@@ -740,7 +744,10 @@ void Controller::Tick() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ChargeRunningLocked(now);
-    RefreshPriorityLocked(now);
+    if (now - priority_calc_at_ >= config_.priority.calc_period_s) {
+      RefreshPriorityLocked(now);
+      priority_calc_at_ = now;
+    }
     if (usage_dirty_ && now - usage_saved_at_ >= config_.usage_save_s) {
       usage = priority_.Save();
       usage_saved_at_ = now;

@@ -218,7 +218,8 @@ class Controller {
   // The node's position in node_at_ (and in snapshots); -1: not configured.
   int NodePosLocked(const std::string& name) const;
   NodeRecord* FindNodeLocked(const std::string& name);
-  void RefreshNodeStatesLocked();
+  // `usage`: what UsageLocked() would return now, when the caller has it.
+  void RefreshNodeStatesLocked(const std::vector<NodeUsage>* usage = nullptr);
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
   // end what still runs of it on nodes that are up. It keeps the service it attained, and under
@@ -260,6 +261,7 @@ class Controller {
   std::map<int64_t, JobRecord*> active_;
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   int64_t last_purge_ = 0;
+  int64_t priority_calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
   void EndStepsLocked(const JobRecord& job);

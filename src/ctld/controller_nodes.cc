@@ -14,8 +14,10 @@ NodeRecord* Controller::FindNodeLocked(const std::string& name) {
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-void Controller::RefreshNodeStatesLocked() {
-  const std::vector<NodeUsage> usage = UsageLocked();
+void Controller::RefreshNodeStatesLocked(const std::vector<NodeUsage>* known) {
+  std::vector<NodeUsage> computed;
+  if (known == nullptr) computed = UsageLocked();
+  const std::vector<NodeUsage>& usage = known != nullptr ? *known : computed;
   for (size_t i = 0; i < node_at_.size(); ++i) {
     NodeRecord& r = *node_at_[i];
     if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {

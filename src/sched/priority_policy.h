@@ -48,6 +48,9 @@ struct PrioritySettings {
   PriorityWeights weights = DefaultWeights();
   UsageWeights billing;
   int64_t half_life_s = 7 * 24 * 3600;  // PriorityDecayHalfLife; 0 = no decay
+  // PriorityCalcPeriod: fair share and pending priorities are recomputed at most this often by
+  // the controller's periodic tick (0: at every tick). Submissions and job ends rank at once.
+  int64_t calc_period_s = 0;
   AccountTree accounts;
 
   // Fair share dominates, age breaks ties between equals over hours, partition tiers count.

@@ -143,6 +143,8 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   config.allow_root_jobs = true;
   config.min_job_age_s = 1;  // finished jobs leave the controller's memory, as on a long-lived one
   config.usage_save_s = 86400;  // the memory store dies with the run: saving usage is only work
+  // Slurm's default PriorityCalcPeriod (Tick comes every minute of virtual time, over months).
+  if (config.priority.calc_period_s == 0) config.priority.calc_period_s = 300;
   for (const Node& n : config.cluster.nodes) {
     result.capacity_gpus += options.count_cpus ? n.cpus : static_cast<int64_t>(n.gpus.size());
   }
