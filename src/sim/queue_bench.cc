@@ -59,17 +59,28 @@ ClusterSnapshot QueueBenchCluster(const QueueCluster& c) {
   return b.Build();
 }
 
-double OfferedLoad(const std::vector<PhillyJob>& jobs, int64_t gpus) {
-  if (jobs.size() < 2 || gpus <= 0) return 0;
-  int64_t first = jobs.front().arrival_s, last = first;
-  double work = 0;
-  for (const PhillyJob& j : jobs) {
-    first = std::min(first, j.arrival_s);
-    last = std::max(last, j.arrival_s);
-    work += static_cast<double>(j.duration_s) * j.gpus;
+namespace {
+
+// Work asked (`work`, in unit-seconds) over `capacity` units for the span of the arrivals.
+template <typename Job, typename Arrival, typename Work>
+double LoadOver(const std::vector<Job>& jobs, int64_t capacity, Arrival arrival, Work work) {
+  if (jobs.size() < 2 || capacity <= 0) return 0;
+  int64_t first = arrival(jobs.front()), last = first;
+  double total = 0;
+  for (const Job& j : jobs) {
+    first = std::min(first, arrival(j));
+    last = std::max(last, arrival(j));
+    total += work(j);
   }
   if (last == first) return 0;
-  return work / (static_cast<double>(gpus) * static_cast<double>(last - first));
+  return total / (static_cast<double>(capacity) * static_cast<double>(last - first));
+}
+
+}  // namespace
+
+double OfferedLoad(const std::vector<PhillyJob>& jobs, int64_t gpus) {
+  return LoadOver(jobs, gpus, [](const PhillyJob& j) { return j.arrival_s; },
+                  [](const PhillyJob& j) { return static_cast<double>(j.duration_s) * j.gpus; });
 }
 
 std::vector<ReplayJob> QueueJobs(const std::vector<PhillyJob>& trace, QueuePolicy policy, double overestimate) {
@@ -108,16 +119,9 @@ ClusterSnapshot CpuBenchCluster(int nodes, int cpus_per_node) {
 }
 
 double SwfOfferedLoad(const std::vector<SwfJob>& jobs, int64_t cpus) {
-  if (jobs.size() < 2 || cpus <= 0) return 0;
-  int64_t first = jobs.front().submit_s, last = first;
-  double work = 0;
-  for (const SwfJob& j : jobs) {
-    first = std::min(first, j.submit_s);
-    last = std::max(last, j.submit_s);
-    if (j.run_s > 0 && j.processors > 0) work += static_cast<double>(j.run_s) * j.processors;
-  }
-  if (last == first) return 0;
-  return work / (static_cast<double>(cpus) * static_cast<double>(last - first));
+  return LoadOver(jobs, cpus, [](const SwfJob& j) { return j.submit_s; }, [](const SwfJob& j) {
+    return j.run_s > 0 && j.processors > 0 ? static_cast<double>(j.run_s) * j.processors : 0.0;
+  });
 }
 
 std::vector<ReplayJob> SwfQueueJobs(const std::vector<SwfJob>& trace, QueuePolicy policy, int64_t max_cpus,
