@@ -25,7 +25,7 @@ namespace {
 
 enum class TraceKind { kPhilly, kSwf };
 
-struct PhillyArgs {
+struct QueueArgs {
   TraceKind kind = TraceKind::kPhilly;
   std::string trace;
   int cpus_per_node = 0;  // swf: 0 = from the log's header
@@ -107,7 +107,7 @@ std::string SimSwfUsage() {
 namespace {
 
 int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  PhillyArgs a;
+  QueueArgs a;
   a.kind = kind;
   const bool swf = kind == TraceKind::kSwf;
   for (size_t i = 0; i < args.size(); ++i) {

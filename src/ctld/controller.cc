@@ -6,9 +6,7 @@
 #include <pwd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
-#include <thread>
 #include <tuple>
 
 #include "model/hostlist.h"
@@ -21,8 +19,6 @@ namespace {
 constexpr int64_t kResignalS = 10;  // SIGKILL again this long after it was due
 
 constexpr int kIdBlock = 1000;
-constexpr size_t kLaunchThreads = 8;        // agents launched to at once, at most
-constexpr size_t kConcurrentLaunchMin = 4;  // fewer launches are cheaper in turn than a thread each
 
 std::string UserName(uint32_t uid) {
   struct passwd pw, *res = nullptr;
@@ -670,44 +666,7 @@ int Controller::ScheduleOnce() {
     }
     return 0;
   }
-  // Every node of the allocation learns of the job (steps run there); the batch host, told
-  // first, starts the script. Jobs of different batch hosts are launched side by side where the
-  // agents allow it: a launch waits for the agent to start the script, and a pass that starts
-  // many jobs would otherwise wait for each in turn while the other agents idle.
-  std::vector<std::vector<NodeRecord>> hosts(started.size());
-  std::map<std::string, std::vector<size_t>> by_host;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (size_t k = 0; k < started.size(); ++k) {
-      for (const JobNodeAllocation& a : started[k].allocation) hosts[k].push_back(nodes_[a.node]);
-      by_host[started[k].batch_host].push_back(k);
-    }
-  }
-  std::vector<Status> launch(started.size());
-  auto launch_all = [&](const std::vector<size_t>& ks) {
-    for (size_t k : ks) {
-      for (const NodeRecord& h : hosts[k]) {
-        Status s1 = agents_->LaunchJob(h, started[k]);
-        if (!s1.ok() && h.node.name == started[k].batch_host) launch[k] = s1;
-      }
-    }
-  };
-  if (by_host.size() > 1 && started.size() >= kConcurrentLaunchMin && agents_->ConcurrentLaunches()) {
-    std::vector<const std::vector<size_t>*> groups;
-    for (const auto& [host, ks] : by_host) groups.push_back(&ks);
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < std::min<size_t>(groups.size(), kLaunchThreads); ++t) {
-      threads.emplace_back([&] {
-        for (size_t g; (g = next.fetch_add(1)) < groups.size();) launch_all(*groups[g]);
-      });
-    }
-    for (std::thread& t : threads) t.join();
-  } else {
-    std::vector<size_t> all(started.size());
-    for (size_t k = 0; k < all.size(); ++k) all[k] = k;
-    launch_all(all);
-  }
+  const std::vector<Status> launch = LaunchStarted(started);
   int launched = 0;
   for (size_t k = 0; k < started.size(); ++k) {
     const JobRecord& j = started[k];

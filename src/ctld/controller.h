@@ -221,6 +221,8 @@ class Controller {
   // `usage`: what UsageLocked() would return now, when the caller has it.
   void RefreshNodeStatesLocked(const std::vector<NodeUsage>* usage = nullptr);
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
+  // Tells the agents to run `started` (controller_launch.cc); the batch host's answer per job.
+  std::vector<Status> LaunchStarted(const std::vector<JobRecord>& started);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
   // end what still runs of it on nodes that are up. It keeps the service it attained, and under
   // a service order ranks by it from then on (not recomputed every pass).
