@@ -104,7 +104,7 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
     nodes_.emplace(n.name, std::move(r));
   }
   for (auto& [name, r] : nodes_) {
-    node_pos_[name] = static_cast<int>(node_at_.size());
+    node_pos_.Insert(name, static_cast<int>(node_at_.size()));
     node_at_.push_back(&r);
   }
 }
@@ -143,6 +143,7 @@ Status Controller::Recover() {
     JobRecord& slot = jobs_[id] = std::move(j);
     if (!IsFinished(slot.state)) active_[id] = &slot;
   }
+  node_usage_stale_ = true;  // recounted from the jobs just loaded
   steps_ = std::move(*steps);
   std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
   for (const auto& [id, j] : jobs_) {
@@ -405,6 +406,7 @@ std::vector<int64_t> Controller::ActiveIdsLocked() const {
 }
 
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
+  CountUsageLocked(job, -1);
   active_.erase(job.id);
   job.state = state;
   job.exit_code = exit_code;
@@ -425,7 +427,9 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
 }
 
 void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
+  CountUsageLocked(job, -1);
   job.state = JobState::kCompleting;
+  CountUsageLocked(job, 1);
   job.ending = ending;
   job.kill_at = clock_->NowSeconds() + grace_s;
 }
@@ -442,6 +446,7 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
 }
 
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
+  CountUsageLocked(job, -1);
   if (kill != nullptr) kill->push_back(job);
   if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());
@@ -531,19 +536,18 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
 }
 
 int Controller::ScheduleOnce() {
-  ClusterSnapshot snapshot;
-  // Every job end and submission runs a pass over the whole queue. The list is kept per thread
-  // and only cleared between passes: building a fresh one meant allocating (and, past glibc's
-  // mmap threshold, page-faulting in) a few hundred KiB per pass, which was most of a pass's cost
-  // with a thousand jobs pending (bench/ctld_bench.cc).
-  thread_local std::vector<PendingJob> pending;
-  pending.clear();
+  // One pass at a time: the snapshot, its index and the buffers are kept between passes. Every
+  // job end and submission runs a pass over the whole queue; building these afresh each time
+  // (allocating a few hundred KiB, copying every node and job) was most of a pass's cost with
+  // thousands of jobs pending (bench/ctld_bench.cc, and the Philly replay of docs/simulator.md).
+  std::lock_guard<std::mutex> cycle(cycle_mu_);
+  std::vector<PendingJob>& pending = cycle_pending_;
+  ClusterSnapshot& snapshot = cycle_snapshot_;
   SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
   bool suspended = false;    // a suspended job may resume
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
-    pending.reserve(active_.size());
     // A job preempted for another waits until that one has started: else, tied with it (equal
     // priority, the same second), it could take back what it was stopped to free, and be
     // preempted again, round after round. Not behind a preemptor that waits the same way
@@ -553,6 +557,7 @@ int Controller::ScheduleOnce() {
       auto by = active_.find(j.preempted_by);
       return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
     };
+    size_t k = 0;  // the entries are assigned over, not rebuilt: their strings keep their buffers
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
@@ -561,7 +566,8 @@ int Controller::ScheduleOnce() {
         job->reason = "Priority";
         continue;
       }
-      PendingJob p;
+      if (k == pending.size()) pending.emplace_back();
+      PendingJob& p = pending[k++];
       p.id = id;
       p.request = j.request;
       p.priority = j.priority;
@@ -569,13 +575,15 @@ int Controller::ScheduleOnce() {
       p.user = j.user;
       p.account = j.account;
       p.qos = j.qos;
-      pending.push_back(std::move(p));
     }
+    pending.resize(k);
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
-    snapshot = SnapshotLocked();
+    if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) cycle_index_.reset();
+    FillSnapshotLocked(snapshot, /*jobs=*/true);
   }
-  std::vector<Decision> decisions = RunCycle(snapshot, pending, options);
+  if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
+  std::vector<Decision> decisions = RunCycle(snapshot, *cycle_index_, pending, options);
 
   std::vector<JobRecord> started;
   std::vector<JobRecord> preempted;  // victims, being stopped or suspended
@@ -584,7 +592,8 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
     // while the cycle ran without the lock.
-    std::vector<NodeUsage> now = UsageLocked();
+    std::vector<NodeUsage>& now = cycle_usage_;
+    UsageLocked(now);
     for (const Decision& d : decisions) {
       auto it = jobs_.find(d.job_id);
       if (it == jobs_.end()) continue;
@@ -633,6 +642,7 @@ int Controller::ScheduleOnce() {
       job.allocation.clear();
       for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
       job.batch_host = job.allocation.front().node;
+      CountUsageLocked(job, 1);
       started.push_back(job);
     }
     // `now` holds every start and resume; a victim being stopped may have given CPUs back

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/name_index.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
 #include "net/http.h"
@@ -209,10 +210,29 @@ class Controller {
   // The scheduler's view of now. Without `jobs`, only nodes and usage: no running jobs,
   // partitions or topology.
   ClusterSnapshot SnapshotLocked(bool jobs = true) const;
+  // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
+  // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
+  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const;
+  // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
+  // `s` still holds: no node changed but in state, and none in whether it takes work.
+  // `epoch`: node_records_epoch_ when `s` was last synced (updated).
+  bool SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) const;
   // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
   // the order of node_at_ (and of a snapshot's nodes). Copies no node: what the re-check of a
   // cycle's decisions and the node states need.
   std::vector<NodeUsage> UsageLocked() const;
+  void UsageLocked(std::vector<NodeUsage>& usage) const;  // into `usage`, reusing its buffers
+  // The usage is kept as jobs start, stop, suspend and resume, not recounted from every job at
+  // every read: each change of what a job holds is bracketed by CountUsageLocked(job, -1) and
+  // (job, +1). It is recounted in full when the nodes' records were replaced (their GPUs may
+  // differ), and Debug builds check it against a recount at every read.
+  const std::vector<NodeUsage>& CurrentUsageLocked() const;
+  void CountUsageLocked(const JobRecord& job, int sign);
+  void CountLocked(const JobRecord& job, int sign, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
+  void RecountUsageLocked(std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
+  mutable std::vector<NodeUsage> node_usage_;
+  mutable std::vector<int> node_exclusive_;  // per node, the jobs holding it whole
+  mutable bool node_usage_stale_ = true;
   // Adds `a` to `usage` (positions as node_at_).
   void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const;
   // The node's position in node_at_ (and in snapshots); -1: not configured.
@@ -271,7 +291,7 @@ class Controller {
   // The configured nodes never change after construction: their records in name order, and
   // each name's position there.
   std::vector<NodeRecord*> node_at_;
-  std::unordered_map<std::string, int> node_pos_;
+  NameIndex node_pos_;
   // The cluster with every node idle and up, for "can this job ever run?" at submission:
   // rebuilt when a node registers (its agent reports what it has).
   mutable std::optional<ClusterSnapshot> idle_;
@@ -281,8 +301,22 @@ class Controller {
   void ResetIdleLocked() {
     idle_probe_.reset();
     idle_.reset();
+    ++node_records_epoch_;
+    node_usage_stale_ = true;
   }
+  // Counts the times node records were replaced whole (registration, recovery): the only times
+  // a node's name, CPUs, memory, features or GPUs can change. Its state, drain and reason
+  // change in place at any time.
+  uint64_t node_records_epoch_ = 0;
   std::vector<StepRecord> steps_;
+  // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
+  // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
+  std::mutex cycle_mu_;
+  ClusterSnapshot cycle_snapshot_;
+  std::unique_ptr<ClusterIndex> cycle_index_;
+  uint64_t cycle_epoch_ = 0;
+  std::vector<PendingJob> cycle_pending_;
+  std::vector<NodeUsage> cycle_usage_;
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
   // (PolicyOpsToJson).

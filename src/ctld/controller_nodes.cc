@@ -15,9 +15,7 @@ NodeRecord* Controller::FindNodeLocked(const std::string& name) {
 }
 
 void Controller::RefreshNodeStatesLocked(const std::vector<NodeUsage>* known) {
-  std::vector<NodeUsage> computed;
-  if (known == nullptr) computed = UsageLocked();
-  const std::vector<NodeUsage>& usage = known != nullptr ? *known : computed;
+  const std::vector<NodeUsage>& usage = known != nullptr ? *known : CurrentUsageLocked();
   for (size_t i = 0; i < node_at_.size(); ++i) {
     NodeRecord& r = *node_at_[i];
     if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
@@ -150,27 +148,33 @@ Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>
 
 namespace {
 
-// A job's allocation as the scheduler sees it (the inverse of the controller's FromDecision).
-NodeAllocation ToDecision(const JobNodeAllocation& a) {
-  NodeAllocation n;
+// A job's allocation as the scheduler sees it (the inverse of the controller's FromDecision),
+// written over `n` so that a snapshot kept between passes reuses its buffers.
+void AssignDecision(NodeAllocation& n, const JobNodeAllocation& a) {
   n.node = a.node;
   n.cpu_milli = a.cpu_milli;
   n.memory_mb = a.memory_mb;
   n.tasks = a.tasks;
   n.exclusive = a.exclusive;
+  n.gpus.clear();
   for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
   if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
   std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
-  return n;
+}
+
+// Whether an index built with node `a` holds for node `b`: everything but the state is the same,
+// and of the state, whether the node takes work.
+bool SameForIndex(const Node& a, const Node& b) {
+  return a.schedulable() == b.schedulable() && a.name == b.name && a.cpus == b.cpus && a.sockets == b.sockets &&
+         a.cores_per_socket == b.cores_per_socket && a.threads_per_core == b.threads_per_core &&
+         a.numa_nodes == b.numa_nodes && a.memory_mb == b.memory_mb && a.drain == b.drain &&
+         a.features == b.features && a.gpus == b.gpus && a.links == b.links;
 }
 
 }  // namespace
 
-// The scheduler's view: every node, what the jobs holding resources use (a suspended job its
-// memory and GPUs only), and those jobs with their ends.
 int Controller::NodePosLocked(const std::string& name) const {
-  auto it = node_pos_.find(name);
-  return it == node_pos_.end() ? -1 : it->second;
+  return node_pos_.Find(name);
 }
 
 void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const {
@@ -187,46 +191,115 @@ void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocat
 }
 
 std::vector<NodeUsage> Controller::UsageLocked() const {
-  std::vector<NodeUsage> usage(node_at_.size());
-  for (size_t i = 0; i < node_at_.size(); ++i) usage[i].gpus.resize(node_at_[i]->node.gpus.size());
-  for (const auto& [id, job] : active_) {
-    const JobRecord& j = *job;
-    if (!HoldsResources(j.state)) continue;
-    const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
-    for (const JobNodeAllocation& a : j.allocation) {
-      const int p = NodePosLocked(a.node);
-      if (p < 0) continue;
-      NodeUsage& u = usage[p];
-      if (cpus) u.cpu_milli += a.cpu_milli;
-      u.memory_mb += a.memory_mb;
-      u.jobs += 1;
-      u.exclusive = u.exclusive || a.exclusive;
-      for (int g : a.gpus) {
-        if (g >= 0 && g < static_cast<int>(u.gpus.size())) u.gpus[g].milli += kMilliPerGpu;
-      }
-      if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) u.gpus[a.shared_gpu].milli += a.shared_milli;
-    }
-  }
+  std::vector<NodeUsage> usage;
+  UsageLocked(usage);
   return usage;
 }
 
+void Controller::UsageLocked(std::vector<NodeUsage>& usage) const { usage = CurrentUsageLocked(); }
+
+const std::vector<NodeUsage>& Controller::CurrentUsageLocked() const {
+  if (node_usage_stale_) {
+    RecountUsageLocked(node_usage_, node_exclusive_);
+    node_usage_stale_ = false;
+  } else {
+#ifndef NDEBUG
+    // Debug builds (the test suites) check the count kept against a recount at every read.
+    std::vector<NodeUsage> fresh;
+    std::vector<int> exclusive;
+    RecountUsageLocked(fresh, exclusive);
+    MUSTER_CHECK(fresh == node_usage_ && exclusive == node_exclusive_) << "the usage kept drifted from the jobs";
+#endif
+  }
+  return node_usage_;
+}
+
+void Controller::RecountUsageLocked(std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const {
+  usage.assign(node_at_.size(), NodeUsage{});
+  exclusive.assign(node_at_.size(), 0);
+  for (size_t i = 0; i < node_at_.size(); ++i) usage[i].gpus.resize(node_at_[i]->node.gpus.size());
+  for (const auto& [id, job] : active_) CountLocked(*job, 1, usage, exclusive);
+}
+
+void Controller::CountUsageLocked(const JobRecord& job, int sign) {
+  if (!node_usage_stale_) CountLocked(job, sign, node_usage_, node_exclusive_);
+}
+
+void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage>& usage,
+                             std::vector<int>& exclusive) const {
+  if (!HoldsResources(j.state)) return;
+  const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
+  for (const JobNodeAllocation& a : j.allocation) {
+    const int p = NodePosLocked(a.node);
+    if (p < 0) continue;
+    NodeUsage& u = usage[p];
+    if (cpus) u.cpu_milli += sign * a.cpu_milli;
+    u.memory_mb += sign * a.memory_mb;
+    u.jobs += sign;
+    if (a.exclusive) exclusive[p] += sign;
+    u.exclusive = exclusive[p] > 0;
+    for (int g : a.gpus) {
+      if (g >= 0 && g < static_cast<int>(u.gpus.size())) u.gpus[g].milli += sign * kMilliPerGpu;
+    }
+    if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) {
+      u.gpus[a.shared_gpu].milli += sign * a.shared_milli;
+    }
+  }
+}
+
+// The scheduler's view: every node, what the jobs holding resources use (a suspended job its
+// memory and GPUs only), and those jobs with their ends.
 ClusterSnapshot Controller::SnapshotLocked(bool jobs) const {
   ClusterSnapshot s;
   if (jobs) {
     s.partitions = config_.cluster.partitions;
     s.topology = config_.cluster.topology;
   }
-  s.now = clock_->NowSeconds();
   s.nodes.reserve(node_at_.size());
   for (const NodeRecord* n : node_at_) s.nodes.push_back(n->node);
-  s.usage = UsageLocked();
-  if (!jobs) return s;
+  FillSnapshotLocked(s, jobs);
+  return s;
+}
+
+bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) const {
+  bool same = s.nodes.size() == node_at_.size();
+  if (same && epoch == node_records_epoch_) {
+    // No record replaced since: only the state, drain and reason may differ.
+    for (size_t i = 0; same && i < node_at_.size(); ++i) {
+      const Node& live = node_at_[i]->node;
+      same = s.nodes[i].schedulable() == live.schedulable() && s.nodes[i].drain == live.drain;
+    }
+  } else {
+    for (size_t i = 0; same && i < node_at_.size(); ++i) same = SameForIndex(s.nodes[i], node_at_[i]->node);
+  }
+  epoch = node_records_epoch_;
+  if (same) {
+    for (size_t i = 0; i < node_at_.size(); ++i) {
+      s.nodes[i].state = node_at_[i]->node.state;
+      if (s.nodes[i].reason != node_at_[i]->node.reason) s.nodes[i].reason = node_at_[i]->node.reason;
+    }
+    return true;
+  }
+  // The configuration's partitions and topology never change after construction.
+  s.partitions = config_.cluster.partitions;
+  s.topology = config_.cluster.topology;
+  s.nodes.clear();
+  for (const NodeRecord* n : node_at_) s.nodes.push_back(n->node);
+  return false;
+}
+
+void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const {
+  s.now = clock_->NowSeconds();
+  UsageLocked(s.usage);
+  size_t k = 0;
   for (const auto& [id, job] : active_) {
+    if (!jobs) break;
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     const bool cpus = HoldsCpus(j);
+    if (k == s.running.size()) s.running.emplace_back();
+    RunningJob& r = s.running[k++];
     // Backfill plans with when it ends at the latest: its start plus its time limit.
-    RunningJob r;
     r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
@@ -239,19 +312,21 @@ ClusterSnapshot Controller::SnapshotLocked(bool jobs) const {
     r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);
     r.terminating = j.state == JobState::kCompleting;
     r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
-    for (const JobNodeAllocation& a : j.allocation) {
-      r.allocation.push_back(ToDecision(a));
-      if (!cpus) r.allocation.back().cpu_milli = 0;
+    r.allocation.resize(j.allocation.size());
+    for (size_t a = 0; a < j.allocation.size(); ++a) {
+      AssignDecision(r.allocation[a], j.allocation[a]);
+      if (!cpus) r.allocation[a].cpu_milli = 0;
     }
+    r.suspended = false;
+    r.suspended_cpu_milli.clear();
     if (j.state == JobState::kSuspended) {
       r.suspended = true;
       r.preempted_by = j.preempted_by;
       r.end_time = kUnlimited;  // its clock stands still
       for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
     }
-    s.running.push_back(std::move(r));
   }
-  return s;
+  s.running.resize(k);
 }
 
 }  // namespace muster

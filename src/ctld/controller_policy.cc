@@ -101,8 +101,10 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
     // Stopped where it stands, at once (no grace: nothing ends): its CPUs are free now, its
     // memory and GPUs stay held. It resumes once `by` is gone (the scheduler's kResume).
     ChargeLocked(v, now);  // the run so far, CPUs included
+    CountUsageLocked(v, -1);
     v.state = JobState::kSuspended;
     v.suspend_time = now;
+    CountUsageLocked(v, 1);
     mode = "SUSPEND";
   } else {
     const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
@@ -127,8 +129,10 @@ bool Controller::ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const
   const int64_t t = clock_->NowSeconds();
   ChargeLocked(job, t);  // the suspension, without CPUs
   job.suspended_s = SuspendedSeconds(job, t);
+  CountUsageLocked(job, -1);
   job.suspend_time = 0;
   job.state = JobState::kRunning;
+  CountUsageLocked(job, 1);
   job.reason = "None";
   return true;
 }

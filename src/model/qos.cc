@@ -1,5 +1,7 @@
 #include "model/qos.h"
 
+#include <string_view>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -45,7 +47,8 @@ Status ValidateQosList(const std::vector<Qos>& list) {
 }
 
 const Qos* FindQos(const std::vector<Qos>& list, const std::string& name) {
-  const std::string& n = name.empty() ? std::string(kDefaultQosName) : name;
+  if (list.empty()) return nullptr;
+  const std::string_view n = name.empty() ? std::string_view(kDefaultQosName) : std::string_view(name);
   for (const Qos& q : list) {
     if (q.name == n) return &q;
   }

@@ -96,7 +96,7 @@ ClusterIndex::ClusterIndex(const ClusterSnapshot& snapshot) : snapshot_(snapshot
                                                                                  : GpuLinkMatrix::PcieOnly(n.gpus.size()),
                                numa);
     max_gpus_ = std::max(max_gpus_, static_cast<int>(n.gpus.size()));
-    by_name_.emplace(n.name, i);
+    by_name_.Insert(n.name, i);
     schedulable_.assign(i, n.schedulable());
   }
   for (int t = 0; t < static_cast<int>(tree_.size()); ++t) {
@@ -125,8 +125,7 @@ ClusterIndex::ClusterIndex(const ClusterSnapshot& snapshot) : snapshot_(snapshot
 }
 
 int ClusterIndex::Find(const std::string& name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? -1 : it->second;
+  return by_name_.Find(name);
 }
 
 const Partition* ClusterIndex::FindPartition(const std::string& name) const {

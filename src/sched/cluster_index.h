@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/bitset.h"
+#include "base/name_index.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/gpu_picker.h"
 
@@ -78,7 +79,7 @@ class ClusterIndex {
 
   const ClusterSnapshot& snapshot_;
   std::vector<IndexedNode> nodes_;
-  std::unordered_map<std::string, int> by_name_;
+  NameIndex by_name_;
   std::vector<TreeNode> tree_;
   int root_ = 0;
   std::vector<std::vector<int>> levels_;

@@ -14,7 +14,8 @@ bool OverTime(int64_t time_limit_s, int64_t max_s) {
 
 }  // namespace
 
-LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos) : accounts_(accounts), qos_(qos) {}
+LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos)
+    : accounts_(accounts), qos_(qos), totals_only_(accounts.accounts.empty() && qos.empty()) {}
 
 void LimitGate::Add(const JobUse& use, int sign) {
   auto add = [&](UseTotals& t) {
@@ -23,7 +24,8 @@ void LimitGate::Add(const JobUse& use, int sign) {
     t.memory_mb += sign * use.memory_mb;
     t.jobs += sign;
   };
-  add(account_[""]);
+  add(cluster_);
+  if (totals_only_) return;
   for (const Account* a : accounts_.Path(use.account)) {
     add(account_[a->name]);
     add(user_use_[{a->name, use.user}]);
@@ -34,6 +36,7 @@ void LimitGate::Add(const JobUse& use, int sign) {
 }
 
 UseTotals LimitGate::AccountUse(const std::string& account) const {
+  if (account.empty()) return cluster_;
   auto it = account_.find(account);
   return it == account_.end() ? UseTotals{} : it->second;
 }

@@ -65,6 +65,10 @@ class LimitGate {
  private:
   const AccountTree& accounts_;
   const std::vector<Qos>& qos_;
+  // With no account and no QOS configured, nothing but the whole cluster's totals is ever read
+  // (Check has nothing to check): Add keeps only those.
+  bool totals_only_ = false;
+  UseTotals cluster_;  // AccountUse("")
   std::map<std::string, UseTotals> account_;                          // subtree totals
   std::map<std::pair<std::string, std::string>, UseTotals> user_use_;  // (account subtree, user)
   std::map<std::string, UseTotals> qos_use_;

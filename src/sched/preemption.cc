@@ -108,6 +108,29 @@ bool PreemptionPolicy::MayPreemptAny(const PreemptParty& p, const LimitGate& usa
   return true;
 }
 
+bool PreemptionPolicy::May(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage, int64_t now) const {
+  return Exposed(v, now) && MayExposed(p, v, usage);
+}
+
+bool PreemptionPolicy::Exposed(const PreemptParty& v, int64_t now) const {
+  return enabled_ && ModeOf(v.use.qos, v.partition) != PreemptMode::kOff && now - v.start_time >= ExemptOf(v.use.qos);
+}
+
+bool PreemptionPolicy::MayExposed(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage) const {
+  const PreemptionSettings& s = policy_.preemption;
+  if (s.by_priority && p.priority > v.priority) return true;
+  if (s.by_partition_tier && p.partition_tier > v.partition_tier) return true;
+  if (s.by_qos) {
+    const Qos* pq = FindQos(policy_.qos, p.use.qos);
+    if (pq != nullptr && !pq->preempt.empty() &&
+        std::find(pq->preempt.begin(), pq->preempt.end(), QosName(v.use.qos)) != pq->preempt.end()) {
+      return true;
+    }
+  }
+  if (s.reclaim_quota && any_quota_) return !ReclaimWhy(p.use, v.use, usage).empty();
+  return false;
+}
+
 std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
                                   int64_t now) const {
   if (!enabled_) return "";

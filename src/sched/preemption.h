@@ -60,6 +60,13 @@ class PreemptionPolicy {
   // or "" when it may not. `usage` holds what runs (for quota reclaim).
   std::string Why(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
                   int64_t now) const;
+  // Whether Why would give a reason (not ""), without writing it: the victim search asks this of
+  // every candidate, and writes the reason only for those it keeps.
+  bool May(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage, int64_t now) const;
+  // May's two tests that do not depend on the preemptor: the victim's mode is not OFF and it has
+  // run its PreemptExemptTime by `now`. MayExposed is May for a victim that passes them.
+  bool Exposed(const PreemptParty& victim, int64_t now) const;
+  bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage) const;
   // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
   // lowest partition tier of a running job, `min_priority` the lowest priority of one): a cheap
   // test before searching victims. False means Why is "" for every running job.

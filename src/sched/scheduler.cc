@@ -77,7 +77,16 @@ JobUse UseOf(const std::vector<NodeAllocation>& allocation) {
 Scheduler::Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options)
     : snapshot_(snapshot),
       options_(options),
-      index_(snapshot),
+      own_index_(std::in_place, snapshot),
+      index_(*own_index_),
+      plan_(index_, snapshot),
+      capacity_up_(index_, snapshot, Plan::View::kEmptyUp),
+      capacity_all_(index_, snapshot, Plan::View::kEmptyAll) {}
+
+Scheduler::Scheduler(const ClusterSnapshot& snapshot, const ClusterIndex& index, SchedulerOptions options)
+    : snapshot_(snapshot),
+      options_(options),
+      index_(index),
       plan_(index_, snapshot),
       capacity_up_(index_, snapshot, Plan::View::kEmptyUp),
       capacity_all_(index_, snapshot, Plan::View::kEmptyAll) {}
@@ -274,36 +283,68 @@ void Scheduler::PrepareClaims() {
   staying_.emplace(*gate_);  // the usage queues keep: jobs being stopped no longer count
   victims_.clear();
   victims_.reserve(snapshot_.running.size());
+  victim_nodes_.clear();
+  std::vector<size_t> nodes_at;  // where each victim's nodes begin in victim_nodes_
+  nodes_at.reserve(snapshot_.running.size() + 1);
   for (const RunningJob& r : snapshot_.running) {
     if (r.suspended) continue;  // already stopped: nothing more to free
-    VictimInfo v;
+    VictimInfo& v = victims_.emplace_back();
     v.job = &r;
     const Partition* vp = index_.FindPartition(r.partition);
     v.mode = preemption_->ModeOf(r.qos, vp);
-    v.frees = r.allocation;
+    v.frees = &r.allocation;
     if (v.mode == PreemptMode::kSuspend && !r.terminating) {
       v.leaves = false;
       // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
-      for (NodeAllocation& a : v.frees) a = CpusOnly(a.node, a.cpu_milli);
+      for (const NodeAllocation& a : r.allocation) v.cpus_only.push_back(CpusOnly(a.node, a.cpu_milli));
+      v.frees = &v.cpus_only;
     }
-    v.use = WithOwner(UseOf(v.frees), r.account, r.user, r.qos);
-    v.party = PreemptParty{v.use, vp != nullptr ? vp->priority_tier : 0, r.start_time, vp, r.priority};
-    for (const NodeAllocation& a : r.allocation) v.nodes.push_back(index_.Find(a.node));
-    if (r.terminating) {
-      staying_->Add(v.use, -1);
-      if (!queued_.count(r.preempted_by)) ReleaseVictim(*claims_, v);
+    JobUse& use = v.party.use;
+    for (const NodeAllocation& a : *v.frees) {
+      use.cpu_milli += a.cpu_milli;
+      use.memory_mb += a.memory_mb;
+      for (const GpuShare& g : a.gpus) use.gpu_milli += g.milli;
     }
-    victims_.push_back(std::move(v));
+    use.account = r.account;
+    use.user = r.user;
+    use.qos = r.qos;
+    v.party.partition_tier = vp != nullptr ? vp->priority_tier : 0;
+    v.party.start_time = r.start_time;
+    v.party.partition = vp;
+    v.party.priority = r.priority;
+    nodes_at.push_back(victim_nodes_.size());
+    for (const NodeAllocation& a : r.allocation) victim_nodes_.push_back(index_.Find(a.node));
   }
+  nodes_at.push_back(victim_nodes_.size());
+  // Now that victim_nodes_ no longer grows, the views; then what jobs being stopped free.
+  for (size_t k = 0; k < victims_.size(); ++k) {
+    VictimInfo& v = victims_[k];
+    v.nodes = std::span<const int>(victim_nodes_.data() + nodes_at[k], nodes_at[k + 1] - nodes_at[k]);
+    if (v.job->terminating) {
+      staying_->Add(v.use(), -1);
+      if (!queued_.count(v.job->preempted_by)) ReleaseVictim(*claims_, v);
+    }
+    v.exposed = preemption_->Exposed(v.party, snapshot_.now);
+  }
+  victim_order_.clear();
+  for (const VictimInfo& v : victims_) victim_order_.push_back(&v);
+  std::sort(victim_order_.begin(), victim_order_.end(), [](const VictimInfo* a, const VictimInfo* b) {
+    if (a->use().gpu_milli != b->use().gpu_milli) return a->use().gpu_milli < b->use().gpu_milli;
+    if (a->job->start_time != b->job->start_time) return a->job->start_time > b->job->start_time;
+    return a->job->id > b->job->id;
+  });
 }
 
 void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
   for (size_t k = 0; k < v.nodes.size(); ++k) {
-    if (v.nodes[k] >= 0) plan.Release(v.nodes[k], v.frees[k], v.leaves);
+    if (v.nodes[k] >= 0) plan.Release(v.nodes[k], (*v.frees)[k], v.leaves);
   }
 }
 
 void Scheduler::ResumeSuspended(std::vector<Decision>& out) {
+  if (std::none_of(snapshot_.running.begin(), snapshot_.running.end(), [](const RunningJob& r) { return r.suspended; })) {
+    return;
+  }
   std::unordered_set<int64_t> present;  // jobs that run or wait: a suspended job's preemptor may be one
   for (const RunningJob& r : snapshot_.running) {
     if (!r.suspended) present.insert(r.id);
@@ -371,9 +412,11 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     plan.Rollback(base);
     return std::nullopt;
   }
+  // In victim_order_: the fewest GPUs first, then the youngest, then the highest id.
   std::vector<const VictimInfo*> cands;
-  for (const VictimInfo& v : victims_) {
-    if (v.job->terminating || doomed_.count(v.job->id) || v.nodes.empty()) continue;
+  for (const VictimInfo* vp : victim_order_) {
+    const VictimInfo& v = *vp;
+    if (!v.exposed || v.job->terminating || doomed_.count(v.job->id) || v.nodes.empty()) continue;
     // SUSPEND frees CPUs only; a node held whole stays held by the suspended job.
     if (!v.leaves &&
         std::any_of(v.job->allocation.begin(), v.job->allocation.end(), [](const NodeAllocation& a) { return a.exclusive; })) {
@@ -383,23 +426,16 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     for (int i : v.nodes) helps = helps || (i >= 0 && nodes.test(i));
     if (helps) cands.push_back(&v);
   }
-  // The fewest GPUs first, then the youngest, then the highest id.
-  std::sort(cands.begin(), cands.end(), [](const VictimInfo* a, const VictimInfo* b) {
-    if (a->use.gpu_milli != b->use.gpu_milli) return a->use.gpu_milli < b->use.gpu_milli;
-    if (a->job->start_time != b->job->start_time) return a->job->start_time > b->job->start_time;
-    return a->job->id > b->job->id;
-  });
   const int mark = plan.Mark();
   std::vector<std::pair<const VictimInfo*, std::string>> victims;
   // 1. One victim alone, in that order: the first that lets the job fit (placed on the victim's
   //    own nodes, which is cheap) frees the fewest GPUs a single victim can.
   const VictimInfo* single = nullptr;
   for (const VictimInfo* c : cands) {
-    std::string why = preemption_->Why(me, c->party, usage, now);
-    if (why.empty()) continue;
-    usage.Add(c->use, -1);
+    if (!preemption_->MayExposed(me, c->party, usage)) continue;
+    usage.Add(c->use(), -1);
     const bool within = within_limits();
-    usage.Add(c->use, 1);
+    usage.Add(c->use(), 1);
     if (!within) continue;
     ReleaseVictim(plan, *c);
     DynamicBitset where(index_.size());
@@ -410,7 +446,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     plan.Rollback(mark);  // (the victim's release)
     if (fits) {
       single = c;
-      victims = {{c, std::move(why)}};
+      victims = {{c, preemption_->Why(me, c->party, usage, now)}};
       break;
     }
   }
@@ -419,7 +455,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   //    ones before it (so a queue is never reclaimed below its quota)... A job on one node is
   //    placed only on the nodes victims were taken from (it fits nowhere else).
   const bool one_node = shape.max_nodes == 1;
-  const int64_t bound = single != nullptr ? single->use.gpu_milli : std::numeric_limits<int64_t>::max();
+  const int64_t bound = single != nullptr ? single->use().gpu_milli : std::numeric_limits<int64_t>::max();
   auto place_on = [&](const DynamicBitset& touched) {
     return TryPlace(index_, plan, shape, one_node ? touched : nodes).has_value();
   };
@@ -428,20 +464,20 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   bool ok = false;
   int64_t taken = 0;
   for (const VictimInfo* c : cands) {
-    if (c->use.gpu_milli >= bound) break;  // sorted: no smaller ones left
+    if (c->use().gpu_milli >= bound) break;  // sorted: no smaller ones left
     if (single != nullptr && taken >= 3 * bound) break;
+    if (!preemption_->MayExposed(me, c->party, usage)) continue;
     std::string why = preemption_->Why(me, c->party, usage, now);
-    if (why.empty()) continue;
     ReleaseVictim(plan, *c);
     for (int i : c->nodes) {
       if (i >= 0 && nodes.test(i)) touched.set(i);
     }
-    usage.Add(c->use, -1);
-    taken += c->use.gpu_milli;
+    usage.Add(c->use(), -1);
+    taken += c->use().gpu_milli;
     chosen.emplace_back(c, std::move(why));
     if ((ok = within_limits() && place_on(touched))) break;
   }
-  for (const auto& [c, why] : chosen) usage.Add(c->use, 1);
+  for (const auto& [c, why] : chosen) usage.Add(c->use(), 1);
   plan.Rollback(mark);
   if (ok) {
     // ...then spare every victim the job does not need, the last added (the largest) first...
@@ -452,11 +488,11 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
       for (size_t j = 0; j < chosen.size(); ++j) {
         if (!keep[j]) continue;
         ReleaseVictim(plan, *chosen[j].first);
-        usage.Add(chosen[j].first->use, -1);
+        usage.Add(chosen[j].first->use(), -1);
         released.push_back(chosen[j].first);
       }
       if (!within_limits() || !place_on(touched)) keep[k] = true;
-      for (const VictimInfo* v : released) usage.Add(v->use, 1);
+      for (const VictimInfo* v : released) usage.Add(v->use(), 1);
       plan.Rollback(mark);
     }
     // ...and keep them only if they free fewer GPUs than the single victim.
@@ -465,7 +501,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     for (size_t k = 0; k < chosen.size(); ++k) {
       if (!keep[k]) continue;
       several.push_back(chosen[k]);
-      total += chosen[k].first->use.gpu_milli;
+      total += chosen[k].first->use().gpu_milli;
     }
     if (total < bound) victims = std::move(several);
   }
@@ -476,8 +512,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   Decision d = Pending(job.id, PendingReason::kResources);
   for (const auto& [c, why] : victims) {
     ReleaseVictim(plan, *c);
-    gate_->Add(c->use, -1);
-    usage.Add(c->use, -1);
+    gate_->Add(c->use(), -1);
+    usage.Add(c->use(), -1);
     doomed_[c->job->id] = true;
     d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
   }
@@ -625,6 +661,12 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
 std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vector<PendingJob>& queue,
                                const SchedulerOptions& options) {
   Scheduler s(snapshot, options);
+  return s.RunCycle(queue);
+}
+
+std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const ClusterIndex& index,
+                               const std::vector<PendingJob>& queue, const SchedulerOptions& options) {
+  Scheduler s(snapshot, index, options);
   return s.RunCycle(queue);
 }
 

@@ -31,6 +31,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,6 +68,10 @@ class Scheduler {
  public:
   // `snapshot` must outlive the Scheduler. Builds the index (O(nodes)).
   explicit Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options = {});
+  // With an index kept between cycles (the controller's): `index` must have been built from
+  // `snapshot` itself, whose nodes may since have changed only in state, and only where
+  // schedulable() stays the same. Its usage and running jobs may be anything.
+  Scheduler(const ClusterSnapshot& snapshot, const ClusterIndex& index, SchedulerOptions options = {});
 
   // Decides for every job in `queue`; decisions come in scheduling order. Leaves the Scheduler as
   // constructed (the cycle's allocations are undone afterwards), so it can be called again.
@@ -106,12 +111,16 @@ class Scheduler {
   // be stopped. Built once a cycle, at the first preemption search.
   struct VictimInfo {
     const RunningJob* job = nullptr;
-    JobUse use;              // what stopping it frees (SUSPEND: its CPUs only)
-    PreemptParty party;
+    PreemptParty party;      // party.use: what stopping it frees (SUSPEND: its CPUs only)
+    const JobUse& use() const { return party.use; }
     PreemptMode mode = PreemptMode::kRequeue;
-    std::vector<int> nodes;  // canonical index of each allocation entry (-1: unknown node)
-    std::vector<NodeAllocation> frees;  // per allocation entry: what stopping it frees there
+    std::span<const int> nodes;  // canonical index of each allocation entry (-1: unknown node)
+    // Per allocation entry, what stopping it frees there: the job's allocation itself, or for
+    // SUSPEND its CPUs only (held in cpus_only).
+    const std::vector<NodeAllocation>* frees = nullptr;
+    std::vector<NodeAllocation> cpus_only;
     bool leaves = true;                 // false for SUSPEND: the job stays on its nodes
+    bool exposed = false;               // PreemptionPolicy::Exposed this cycle
   };
   // Suspended jobs whose preemptor is gone take their CPUs back, before anyone waiting.
   void ResumeSuspended(std::vector<Decision>& out);
@@ -130,7 +139,8 @@ class Scheduler {
 
   const ClusterSnapshot& snapshot_;
   SchedulerOptions options_;
-  ClusterIndex index_;
+  std::optional<ClusterIndex> own_index_;  // when not given one
+  const ClusterIndex& index_;
   Plan plan_;            // the real free resources
   Plan capacity_up_;     // every schedulable node free
   Plan capacity_all_;    // every node free, whatever its state
@@ -151,6 +161,10 @@ class Scheduler {
   std::optional<Plan> claims_;
   std::optional<LimitGate> staying_;  // gate_ without the jobs being stopped (for quota reclaim)
   std::vector<VictimInfo> victims_;
+  std::vector<int> victim_nodes_;  // what victims_[k].nodes views, all victims' in a row
+  // victims_ in the order a search tries them: the fewest GPUs first, then the youngest, then
+  // the highest id (sorted once a cycle, not per search).
+  std::vector<const VictimInfo*> victim_order_;
   std::unordered_set<std::string> preempt_failed_;  // Preempt memo, cleared by starts and claims
   std::unordered_set<int64_t> queued_;               // the cycle's pending jobs
   int min_running_tier_ = 0;                         // the lowest partition tier of a running job
@@ -160,5 +174,7 @@ class Scheduler {
 // Convenience: one cycle on a fresh Scheduler.
 std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vector<PendingJob>& queue,
                                const SchedulerOptions& options = {});
+std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const ClusterIndex& index,
+                               const std::vector<PendingJob>& queue, const SchedulerOptions& options = {});
 
 }  // namespace muster
