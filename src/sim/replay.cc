@@ -124,6 +124,49 @@ class SimAgents : public AgentClient {
   int64_t preemptions_ = 0;
 };
 
+// What the replay reads of a job after each exit, without copying the record (a job preempted
+// many times carries its whole preemption history).
+struct Brief {
+  bool found = false;
+  JobState state = JobState::kPending;
+  int restart_count = 0;
+  int64_t end_time = 0;
+};
+
+Brief Look(const Controller& ctld, int64_t id) {
+  JobQuery q;
+  q.ids = {id};
+  Brief b;
+  ctld.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
+    if (jobs.empty()) return;
+    b.found = true;
+    b.state = jobs[0]->state;
+    b.restart_count = jobs[0]->restart_count;
+    b.end_time = jobs[0]->end_time;
+  });
+  return b;
+}
+
+// The replay's store: job records are dropped, the rest kept in memory. Nothing reads job
+// records back (the controller reads its store only to recover after a restart, which a replay
+// never does), and storing every record copied it at every start, preemption and end.
+class ReplayStore : public Store {
+ public:
+  ReplayStore() : inner_(OpenMemoryStore()) {}
+  Status SaveJobs(const std::vector<JobRecord>& /*jobs*/) override { return Status::Ok(); }
+  StatusOr<std::vector<JobRecord>> LoadJobs() override { return std::vector<JobRecord>{}; }
+  Status SaveNode(const NodeRecord& node) override { return inner_->SaveNode(node); }
+  StatusOr<std::vector<NodeRecord>> LoadNodes() override { return inner_->LoadNodes(); }
+  Status SaveStep(const StepRecord& step) override { return inner_->SaveStep(step); }
+  StatusOr<std::vector<StepRecord>> LoadSteps() override { return inner_->LoadSteps(); }
+  StatusOr<int64_t> AllocateJobIds(int count) override { return inner_->AllocateJobIds(count); }
+  Status SetMeta(const std::string& key, const std::string& value) override { return inner_->SetMeta(key, value); }
+  StatusOr<std::string> GetMeta(const std::string& key) override { return inner_->GetMeta(key); }
+
+ private:
+  std::unique_ptr<Store> inner_;
+};
+
 std::string TimeSpec(int64_t s) {
   return std::to_string(s / 3600) + ":" + std::to_string(s / 60 % 60) + ":" + std::to_string(s % 60);
 }
@@ -153,7 +196,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   const bool limits = std::any_of(trace.begin(), trace.end(), [](const ReplayJob& j) { return j.time_limit_s != kUnlimited; });
   ManualClock clock(trace[order.front()].arrival_s * 1000);
   SimAgents agents(&clock, options.restart_penalty_s);
-  std::unique_ptr<Store> store = OpenMemoryStore();
+  std::unique_ptr<Store> store = std::make_unique<ReplayStore>();
   Controller ctld(config, store.get(), &agents, &clock);
   RETURN_IF_ERROR(ctld.Recover());
   for (const Node& n : config.cluster.nodes) {
@@ -202,14 +245,14 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
         const SimAgents::Run& r = agents.runs_[e.job];
         ExitReport report;
         report.signal = e.signal;
-        StatusOr<JobRecord> before = ctld.GetJob(e.job);
-        if (before.ok()) report.restart_count = before->restart_count;
+        Brief before = Look(ctld, e.job);
+        if (before.found) report.restart_count = before.restart_count;
         RETURN_IF_ERROR(ctld.JobExited(e.job, r.host, report, kRoot));
-        StatusOr<JobRecord> job = ctld.GetJob(e.job);
-        if (!job.ok() || !IsFinished(job->state)) continue;
+        Brief job = Look(ctld, e.job);
+        if (!job.found || !IsFinished(job.state)) continue;
         const size_t i = by_id.at(e.job);
-        if (job->state == JobState::kTimeout) ++result.timeouts;
-        finished[i] = FinishedJob{trace[i].trace_id, trace[i].arrival_s, r.first_start_s, job->end_time,
+        if (job.state == JobState::kTimeout) ++result.timeouts;
+        finished[i] = FinishedJob{trace[i].trace_id, trace[i].arrival_s, r.first_start_s, job.end_time,
                                   units(trace[i]), trace[i].vc, (r.held_ms + 999) / 1000};
         done[i] = true;
         ++finished_count;
