@@ -115,6 +115,7 @@ TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
       "  max_age: 1-00:00:00\n"
       "  favor_small: true\n"
       "  decay_half_life: 0\n"
+      "  calc_period: 5:00\n"
       "  billing: {gpu: 2.5, cpu: 0.125, mem_gb: 0}\n"
       "accounts:\n"
       "  - name: research\n"
@@ -128,6 +129,8 @@ TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
   EXPECT_EQ(p.weights.max_age_s, 86400);
   EXPECT_TRUE(p.weights.favor_small);
   EXPECT_EQ(p.half_life_s, 0);
+  EXPECT_EQ(p.calc_period_s, 300);
+  EXPECT_EQ(none->priority.calc_period_s, 0);
   EXPECT_DOUBLE_EQ(p.billing.gpu, 2.5);
   EXPECT_DOUBLE_EQ(p.billing.cpu, 0.125);
   ASSERT_EQ(p.accounts.accounts.size(), 2u);
@@ -158,6 +161,7 @@ TEST_F(MusterConfigFile, PriorityErrorsNameTheField) {
       {"accounts:\n  - {name: a, users: [{name: u, shares: x}]}\n", "accounts[0].users[0].shares"},
       {"accounts:\n  - {name: a, users: [u, u]}\n", "user 'u' is in account 'a' twice"},
       {"priority:\n  order: newest-first\n", "priority.order"},
+      {"priority:\n  calc_period: soon\n", "priority.calc_period"},
       {"priority:\n  las_queue_limits: [\"2:00:00\", \"1:00:00\"]\n", "priority.las_queue_limits: the limits must ascend"},
       {"priority:\n  las_queue_limits: [soon]\n", "priority.las_queue_limits: 'soon' is not a positive time"},
   };

@@ -33,7 +33,7 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
   if (const YAML::Node* node = root.Find("priority")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(source, *node, "priority",
                                                   {"order", "las_queue_limits", "weights", "max_age", "favor_small",
-                                                   "decay_half_life", "billing"}));
+                                                   "decay_half_life", "calc_period", "billing"}));
     if (m.Has("order")) {
       std::string order;
       RETURN_IF_ERROR(m.Choice("order", {"multifactor", "least-attained", "shortest-remaining"}, &order));
@@ -74,6 +74,12 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
       RETURN_IF_ERROR(m.TimeS("decay_half_life", &v));
       if (v < 0) return m.Error("decay_half_life", "must be a time (0: usage never decays)");
       out->half_life_s = v;
+    }
+    if (m.Has("calc_period")) {
+      int64_t v = 0;
+      RETURN_IF_ERROR(m.TimeS("calc_period", &v));
+      if (v < 0) return m.Error("calc_period", "must be a time (0: at every tick)");
+      out->calc_period_s = v;
     }
     if (const YAML::Node* b = m.Find("billing")) {
       ASSIGN_OR_RETURN(MapReader bm, MapReader::Make(source, *b, "priority.billing", {"gpu", "cpu", "mem_gb"}));

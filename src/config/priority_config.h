@@ -5,6 +5,7 @@
 //     max_age: 7-00:00:00          # PriorityMaxAge (Slurm time)
 //     favor_small: false           # PriorityFavorSmall
 //     decay_half_life: 7-00:00:00  # PriorityDecayHalfLife; 0 = usage never decays
+//     calc_period: 5:00            # PriorityCalcPeriod; 0 (the default) = at every tick
 //     billing: {gpu: 1.0, cpu: 0.0, mem_gb: 0.0}   # billing units per second of each
 //   accounts:
 //     - name: research
