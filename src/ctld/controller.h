@@ -219,9 +219,8 @@ class Controller {
   bool SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) const;
   // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
   // the order of node_at_ (and of a snapshot's nodes). Copies no node: what the re-check of a
-  // cycle's decisions and the node states need.
-  std::vector<NodeUsage> UsageLocked() const;
-  void UsageLocked(std::vector<NodeUsage>& usage) const;  // into `usage`, reusing its buffers
+  // cycle's decisions and the node states need. Into `usage`, reusing its buffers.
+  void UsageLocked(std::vector<NodeUsage>& usage) const;
   // The usage is kept as jobs start, stop, suspend and resume, not recounted from every job at
   // every read: each change of what a job holds is bracketed by CountUsageLocked(job, -1) and
   // (job, +1). It is recounted in full when the nodes' records were replaced (their GPUs may

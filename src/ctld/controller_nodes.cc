@@ -190,12 +190,6 @@ void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocat
   }
 }
 
-std::vector<NodeUsage> Controller::UsageLocked() const {
-  std::vector<NodeUsage> usage;
-  UsageLocked(usage);
-  return usage;
-}
-
 void Controller::UsageLocked(std::vector<NodeUsage>& usage) const { usage = CurrentUsageLocked(); }
 
 const std::vector<NodeUsage>& Controller::CurrentUsageLocked() const {
