@@ -2,36 +2,24 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 
 namespace muster {
 
-// Built for every pending job of every scheduling pass: appended number by number (to_chars),
-// not through an ostringstream, whose construction alone (locale and all) cost ~1 us a job.
-std::string RequestShape::Key() const {
-  std::string o;
-  o.reserve(96 + gpu_type.size());
-  auto num = [&](int64_t v, char after) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    o.append(buf, end);
-    if (after != 0) o.push_back(after);
-  };
-  num(per_node.cpu_milli, '/');
-  num(per_node.memory_mb, '/');
-  num(per_node.gpus, '|');
-  num(unit.cpu_milli, '/');
-  num(unit.memory_mb, '/');
-  num(unit.gpus, '|');
-  num(units, '/');
-  num(max_units_per_node, '|');
-  num(min_nodes, '-');
-  num(max_nodes, '|');
-  num(gpu_milli, '/');
-  num(gpu_memory_mb, '|');
-  o += gpu_type;
-  o.push_back('|');
-  num(exclusive ? 1 : 0, 0);
-  return o;
+bool SamePlacement(const RequestShape& a, const RequestShape& b) {
+  return a.per_node == b.per_node && a.unit == b.unit && a.units == b.units &&
+         a.max_units_per_node == b.max_units_per_node && a.min_nodes == b.min_nodes && a.max_nodes == b.max_nodes &&
+         a.gpu_milli == b.gpu_milli && a.gpu_memory_mb == b.gpu_memory_mb && a.gpu_type == b.gpu_type &&
+         a.exclusive == b.exclusive;
+}
+
+size_t RequestShape::PlacementHash() const {
+  const int64_t fields[] = {per_node.cpu_milli, per_node.memory_mb, per_node.gpus, unit.cpu_milli, unit.memory_mb,
+                            unit.gpus, units, max_units_per_node, min_nodes, max_nodes, gpu_milli, gpu_memory_mb,
+                            exclusive ? 1 : 0};
+  uint64_t h = std::hash<std::string>{}(gpu_type);
+  for (int64_t f : fields) h = (h ^ static_cast<uint64_t>(f)) * 0x100000001b3ull;
+  return static_cast<size_t>(h ^ (h >> 31));
 }
 
 StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& partition) {

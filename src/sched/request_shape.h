@@ -40,9 +40,10 @@ struct RequestShape {
   bool exclusive = false;
 
   bool fractional() const { return gpu_milli > 0 || gpu_memory_mb > 0; }
-  // A key equal for shapes that are interchangeable for placement (used to skip repeated
-  // failures inside one cycle); includes the constraint/partition given by the caller.
-  std::string Key() const;
+  // Shapes interchangeable for placement (the scheduler's per-cycle memos of what fits and what
+  // failed) compare equal here and hash alike: all fields but the tasks per unit and node.
+  friend bool SamePlacement(const RequestShape& a, const RequestShape& b);
+  size_t PlacementHash() const;
 };
 
 // Resolves `req` against `partition` (for DefMemPerCPU). Errors are requests that can never be

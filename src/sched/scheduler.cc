@@ -92,6 +92,23 @@ Scheduler::Scheduler(const ClusterSnapshot& snapshot, const ClusterIndex& index,
       capacity_all_(index_, snapshot, Plan::View::kEmptyAll) {}
 
 Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
+  const bool plain = req.constraint.empty() && req.nodelist.empty() && req.exclude.empty();
+  if (plain && plain_filter_ != nullptr && plain_partition_ == partition) return *plain_filter_;
+  Filter& f = CandidatesByKey(partition, req);
+  if (plain) {
+    plain_partition_ = partition;
+    plain_filter_ = &f;
+  }
+  return f;
+}
+
+const std::string& Scheduler::ShapeKey(const Filter& filter, const RequestShape& shape) {
+  auto [it, inserted] = shape_keys_.try_emplace(ShapeIdent{&filter, shape});
+  if (inserted) it->second = "#" + std::to_string(shape_keys_.size());
+  return it->second;
+}
+
+Scheduler::Filter& Scheduler::CandidatesByKey(const std::string& partition, const JobRequest& req) {
   std::string key = partition + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude);
   auto it = filters_.find(key);
   if (it != filters_.end()) return it->second;
@@ -135,7 +152,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   if (!filter.status.ok()) return Reject(job.id, filter.status.message());
 
   // Never fits as asked (more than the partition has): reject now rather than wait forever.
-  const std::string key = filter.key + "\n" + shape.Key();
+  const std::string& key = ShapeKey(filter, shape);
   auto fit = fit_cache_.find(key);
   if (fit == fit_cache_.end()) {
     int v = 0;
@@ -619,6 +636,8 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     }
   }
   filters_.clear();
+  shape_keys_.clear();
+  plain_filter_ = nullptr;
   failed_.clear();
   blocked_.clear();
   timeline_.reset();

@@ -89,6 +89,20 @@ class Scheduler {
     std::optional<std::string> unavailable;
   };
   Filter& Candidates(const std::string& partition, const JobRequest& req);
+  Filter& CandidatesByKey(const std::string& partition, const JobRequest& req);
+  // The per-cycle memo key of a job's filter and shape: a short name ("#3") given to each pair the
+  // first time it comes, so the memos hash a few bytes instead of every field written out.
+  const std::string& ShapeKey(const Filter& filter, const RequestShape& shape);
+  struct ShapeIdent {
+    const Filter* filter = nullptr;
+    RequestShape shape;
+    bool operator==(const ShapeIdent& o) const { return filter == o.filter && SamePlacement(shape, o.shape); }
+  };
+  struct ShapeIdentHash {
+    size_t operator()(const ShapeIdent& s) const {
+      return s.shape.PlacementHash() ^ (std::hash<const void*>{}(s.filter) * 31);
+    }
+  };
   Decision Decide(const PendingJob& job);
   // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
   Decision Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
@@ -146,6 +160,11 @@ class Scheduler {
   Plan capacity_all_;    // every node free, whatever its state
   // Per cycle:
   std::unordered_map<std::string, Filter> filters_;
+  std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
+  // The last filter of a job asking for a partition and nothing else (the usual job), and its
+  // partition: most jobs of a cycle find theirs here without building the filter's key.
+  std::string plain_partition_;
+  Filter* plain_filter_ = nullptr;
   std::unordered_map<std::string, int> fit_cache_;  // 0 never, 1 only with unavailable nodes, 2 fits
   std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
   std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
