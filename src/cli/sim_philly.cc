@@ -80,7 +80,7 @@ std::string SimPhillyUsage() {
          "  --overestimate F      fifo_backfill's time limits: F (2) x the duration\n"
          "  --restart-penalty S   work a preempted job loses (30 s)\n"
          "  --las-queues T,...    muster: where its least-attained-service queues end, in GPU-time\n"
-         "                        (Slurm time specs; default 5:00,20:00,1:20:00, ... x4 ..., 341:20:00)\n"
+         "                        (Slurm time specs; default 5:00,10:00,20:00, ... x2 ..., 21845:20:00)\n"
          "  --min-runtime S       muster and srtf_oracle: seconds a job runs before it may be preempted\n"
          "                        (muster 300, srtf_oracle 0)\n"
          "  --json FILE           the figures as JSON\n"
