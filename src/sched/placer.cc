@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
+#include <cmath>
 #include <tuple>
 
 namespace muster {
@@ -33,6 +35,7 @@ std::tuple<int, int64_t, int> Placer::FitKey(int i, const RequestShape& shape) c
 std::pair<int, int> Placer::Slice(int i, const RequestShape& shape) const {
   const NodeFree& f = plan_.free(i);
   const IndexedNode& in = index_.node(i);
+  if (i == slice_node_ && slice_gpu_ >= 0) return {slice_gpu_, MilliFor(in.node->gpus[slice_gpu_], shape)};
   const uint64_t type_mask = in.TypeMask(shape.gpu_type);
   // Best fit among partly used GPUs: the least room left that still holds the slice.
   int best = -1, best_room = kMilliPerGpu + 1, best_milli = 0;
@@ -121,6 +124,42 @@ std::optional<Placer::Pick> Placer::FractionalSingle(const RequestShape& shape,
   return Pick{{best_node, shape.units}};
 }
 
+int64_t Placer::FragmentGain(int i, int units, const RequestShape& shape, int* gpu) const {
+  const IndexedNode& in = index_.node(i);
+  const int gpus = static_cast<int>(in.node->gpus.size());
+  gpu_free_.resize(gpus);
+  for (int g = 0; g < gpus; ++g) gpu_free_[g] = plan_.gpu_free_milli(i, g);
+  const NodeFree& f = plan_.free(i);
+  const double before = mix_->Fragment(index_, i, f.cpu_milli, gpu_free_);
+  *gpu = -1;
+  if (shape.fractional() && shape.per_node.gpus + units * shape.unit.gpus == 0) {
+    // A slice: the GPU whose use decreases the fragment most (among equals the tightest, then
+    // the lowest index).
+    const int64_t cpu = shape.per_node.cpu_milli + int64_t{units} * shape.unit.cpu_milli;
+    double best = 0;
+    const uint64_t type_mask = in.TypeMask(shape.gpu_type);
+    for (uint64_t m = (f.partial_mask | f.free_mask) & type_mask; m; m &= m - 1) {
+      const int g = std::countr_zero(m);
+      const int need = MilliFor(in.node->gpus[g], shape);
+      if (need > gpu_free_[g]) continue;
+      gpu_free_[g] -= need;
+      const double after = mix_->Fragment(index_, i, f.cpu_milli - cpu, gpu_free_);
+      gpu_free_[g] += need;
+      if (*gpu < 0 || after < best - 1e-9 || (after < best + 1e-9 && gpu_free_[g] < gpu_free_[*gpu])) {
+        *gpu = g;
+        best = after;
+      }
+    }
+    if (*gpu < 0) return INT64_MIN;
+    return static_cast<int64_t>(std::floor((before - best) / mix_->step_milli()));
+  }
+  std::optional<NodeAllocation> a = Build(i, units, shape);
+  if (!a) return INT64_MIN;
+  for (const GpuShare& g : a->gpus) gpu_free_[g.index] -= g.milli;
+  const double after = mix_->Fragment(index_, i, f.cpu_milli - a->cpu_milli, gpu_free_);
+  return static_cast<int64_t>(std::floor((before - after) / mix_->step_milli()));
+}
+
 Placer::Quality Placer::LinkQuality(int i, int units, const RequestShape& shape) const {
   const int count = shape.exclusive ? 0 : shape.per_node.gpus + units * shape.unit.gpus;
   if (count < 2) return {1, 1};
@@ -133,6 +172,37 @@ Placer::Quality Placer::LinkQuality(int i, int units, const RequestShape& shape)
 }
 
 std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const {
+  if (mix_ != nullptr && !shape.exclusive) {
+    // Fragmentation-aware: link quality, then the fragment's decrease, then the first node in
+    // canonical order (first fit packs; a CPU-only job takes the least free CPU first). First fit
+    // beat best fit by free whole GPUs here: 95.64 against 95.48 on openb's default list.
+    const bool gpu_job = shape.per_node.gpus + shape.unit.gpus > 0 || shape.fractional();
+    int found = -1;
+    Quality best_q{0, 1};
+    int64_t best_gain = 0;
+    std::pair<int64_t, int> best_key{0, 0};
+    plan_.usable().ForEachAnd(candidates, [&](int i) {
+      if (Capacity(i, shape) < shape.units) return true;
+      const Quality q = LinkQuality(i, shape.units, shape);
+      const int64_t lhs = int64_t{q.links} * best_q.best, rhs = int64_t{best_q.links} * q.best;
+      if (found >= 0 && lhs < rhs) return true;
+      int gpu = -1;
+      const int64_t gain = FragmentGain(i, shape.units, shape, &gpu);
+      if (gain == INT64_MIN) return true;  // no allocation could be built there
+      const std::pair<int64_t, int> key{gpu_job ? 0 : plan_.free(i).cpu_milli, i};
+      if (found < 0 || lhs > rhs || gain > best_gain || (gain == best_gain && key < best_key)) {
+        found = i;
+        slice_node_ = i;
+        slice_gpu_ = gpu;
+        best_q = q;
+        best_gain = gain;
+        best_key = key;
+      }
+      return true;
+    });
+    if (found < 0) return std::nullopt;
+    return Pick{{found, shape.units}};
+  }
   if (shape.fractional()) {
     if (auto p = FractionalSingle(shape, candidates)) return p;
   }
@@ -314,6 +384,7 @@ std::optional<Placer::Pick> Placer::MultiNode(const RequestShape& shape, const D
 std::optional<std::vector<NodeAllocation>> Placer::Place(const RequestShape& shape,
                                                          const DynamicBitset& candidates) {
   std::optional<Pick> pick;
+  slice_node_ = slice_gpu_ = -1;
   if (shape.min_nodes <= 1) pick = SingleNode(shape, candidates);
   if (!pick && (shape.max_nodes == 0 || shape.max_nodes > 1)) pick = MultiNode(shape, candidates);
   if (!pick) return std::nullopt;
@@ -325,11 +396,13 @@ std::optional<std::vector<NodeAllocation>> Placer::Place(const RequestShape& sha
     std::optional<NodeAllocation> a = Build(node, units, shape);
     if (!a) {
       plan_.Rollback(mark);
+      slice_node_ = slice_gpu_ = -1;
       return std::nullopt;
     }
     plan_.Take(node, *a);
     out.push_back(std::move(*a));
   }
+  slice_node_ = slice_gpu_ = -1;
   return out;
 }
 

@@ -10,6 +10,9 @@
 //    level the best fit (least capacity for the job that still holds it); inside, the fewest
 //    children (largest first, the last one best-fit), down to nodes chosen the same way.
 //  - Inside a node, GPUs are chosen link-aware (sched/gpu_picker.h).
+//  - Given a WorkloadMix (sched/workload_mix.h), a one-node job goes, among the nodes of the best
+//    link quality, to the one whose expected fragment it decreases most (in the mix's steps), then
+//    the best fit; a fractional request then goes to the tightest slice of the node chosen so.
 // Deterministic: depends only on the index, the plan and the arguments.
 #pragma once
 
@@ -22,12 +25,14 @@
 #include "sched/cluster_index.h"
 #include "sched/plan.h"
 #include "sched/request_shape.h"
+#include "sched/workload_mix.h"
 
 namespace muster {
 
 class Placer {
  public:
-  Placer(const ClusterIndex& index, Plan& plan) : index_(index), plan_(plan) {}
+  Placer(const ClusterIndex& index, Plan& plan, const WorkloadMix* mix = nullptr)
+      : index_(index), plan_(plan), mix_(mix != nullptr && !mix->empty() ? mix : nullptr) {}
 
   // Places `shape` on nodes from `candidates` (static filter: partition, features, -w/-x). On
   // success the allocation is taken in the plan and returned in canonical node order.
@@ -55,9 +60,17 @@ class Placer {
   std::optional<NodeAllocation> Build(int i, int units, const RequestShape& shape) const;
   // Best-fit order key among nodes that can take what is asked (smaller is better).
   std::tuple<int, int64_t, int> FitKey(int i, const RequestShape& shape) const;
+  // How much placing `units` of `shape` on node i decreases the mix's expected fragment, in the
+  // mix's steps (larger is better).
+  // A slice's GPU is the one that gains most (`gpu`; -1 for other requests).
+  int64_t FragmentGain(int i, int units, const RequestShape& shape, int* gpu) const;
 
   const ClusterIndex& index_;
   Plan& plan_;
+  const WorkloadMix* mix_;
+  mutable std::vector<int> gpu_free_;  // FragmentGain's scratch
+  // The slice SingleNode chose with the mix, for Build (valid during one Place).
+  mutable int slice_node_ = -1, slice_gpu_ = -1;
 };
 
 // Where `shape` would go among `candidates`, with `plan` left as it was (a trial placement).

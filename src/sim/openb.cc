@@ -15,6 +15,7 @@
 #include "sched/cluster_index.h"
 #include "sched/placer.h"
 #include "sched/plan.h"
+#include "sched/workload_mix.h"
 
 namespace muster {
 
@@ -98,6 +99,25 @@ class Run {
     }
     typical_ = TypicalPods(pods, 0.95);
     for (const TypicalPod& t : typical_) typical_models_.push_back(Models(t.model));
+    if (o.policy == OpenbPolicy::kMuster && muster_index_) {
+      // Muster's placer learns the same typical pods FGD does: its workload mix.
+      std::vector<MixShape> shapes;
+      for (size_t t = 0; t < typical_.size(); ++t) {
+        MixShape m;
+        m.cpu_milli = typical_[t].cpu_milli;
+        m.gpu_milli = typical_[t].gpu_milli;
+        m.num_gpu = typical_[t].num_gpu;
+        m.weight = typical_[t].weight;
+        if (typical_models_[t] != ~uint64_t{0}) {
+          m.nodes = DynamicBitset(muster_index_->size());
+          for (int c = 0; c < muster_index_->size(); ++c) {
+            if (ours_[c] >= 0 && ModelOk(typical_models_[t], nodes_[ours_[c]].model)) m.nodes.set(c);
+          }
+        }
+        shapes.push_back(std::move(m));
+      }
+      muster_mix_ = WorkloadMix(std::move(shapes));
+    }
     // The pool the clones are drawn from: the list sorted by name (as the simulator keeps it).
     std::vector<const OpenbPod*> pool;
     for (const OpenbPod& p : pods) pool.push_back(&p);
@@ -373,7 +393,7 @@ class Run {
         return true;
       });
     }
-    Placer placer(*muster_index_, *muster_plan_);
+    Placer placer(*muster_index_, *muster_plan_, &muster_mix_);
     std::optional<std::vector<NodeAllocation>> alloc = placer.Place(shape, where);
     if (!alloc) return false;
     for (const NodeAllocation& a : *alloc) {
@@ -448,6 +468,7 @@ class Run {
   ClusterSnapshot muster_snapshot_;
   std::unique_ptr<ClusterIndex> muster_index_;
   std::unique_ptr<Plan> muster_plan_;
+  WorkloadMix muster_mix_;
   DynamicBitset muster_all_;
   std::vector<int> ours_;  // canonical node index -> ours
   std::vector<Pod> pool_;

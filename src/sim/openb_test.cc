@@ -114,10 +114,12 @@ TEST(OpenbRun, RealTraceOneSeed) {
   EXPECT_NEAR(*fgd->frag_rate[80], 29.9, 1.0);
   EXPECT_NEAR(*bestfit->alloc[130], 93.08, 0.5);
   EXPECT_GT(*fgd->alloc[130], *bestfit->alloc[130] + 1.5);
-  // Muster's own placement (the scheduler core's Placer), measured: between BestFit and FGD today.
+  // Muster's own placement (the scheduler core's Placer with the typical pods as its workload
+  // mix), measured: above FGD (95.69 against 95.38 for this seed; 95.64 against 95.41 over 10).
   StatusOr<OpenbRun> muster = RunOpenb(*nodes, *pods, OpenbOptions{OpenbPolicy::kMuster, 42, 1.3});
   ASSERT_TRUE(muster.ok());
-  EXPECT_GT(*muster->alloc[130], *bestfit->alloc[130]);
+  EXPECT_GT(*muster->alloc[130], *fgd->alloc[130] + 0.1);
+  EXPECT_GT(*muster->alloc[130], 95.39);  // FGD as published
 }
 
 }  // namespace
