@@ -557,7 +557,13 @@ int Controller::ScheduleOnce() {
       auto by = active_.find(j.preempted_by);
       return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
     };
-    size_t k = 0;  // the entries are assigned over, not rebuilt: their strings keep their buffers
+    // The entries are kept between passes, in id order as active_: a job that still waits is
+    // moved to its place and its request compared rather than copied (as FillSnapshotLocked).
+    // Positions [k, q) hold entries of jobs that no longer wait, [q, end) those not reached yet.
+    size_t k = 0, q = 0, end = pending.size();
+    auto set = [](auto& to, const auto& from) {
+      if (!(to == from)) to = from;
+    };
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
@@ -566,15 +572,23 @@ int Controller::ScheduleOnce() {
         job->reason = "Priority";
         continue;
       }
-      if (k == pending.size()) pending.emplace_back();
+      while (q < end && pending[q].id < id) ++q;
+      if (q < end && pending[q].id == id) {
+        if (q != k) std::swap(pending[k], pending[q]);
+        ++q;
+      } else if (k == q) {
+        pending.insert(pending.begin() + static_cast<std::ptrdiff_t>(k), PendingJob{});
+        ++q;
+        ++end;
+      }
       PendingJob& p = pending[k++];
       p.id = id;
-      p.request = j.request;
+      set(p.request, j.request);
       p.priority = j.priority;
       p.submit_time = j.eligible_time;
-      p.user = j.user;
-      p.account = j.account;
-      p.qos = j.qos;
+      set(p.user, j.user);
+      set(p.account, j.account);
+      set(p.qos, j.qos);
     }
     pending.resize(k);
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.

@@ -72,6 +72,8 @@ ClusterIndex::ClusterIndex(const ClusterSnapshot& snapshot) : snapshot_(snapshot
   }
 
   nodes_.resize(order.size());
+  at_pos_.assign(nodes.size(), -1);
+  for (int i = 0; i < static_cast<int>(order.size()); ++i) at_pos_[order[i]] = i;
   schedulable_ = DynamicBitset(static_cast<int>(order.size()));
   for (int i = 0; i < static_cast<int>(order.size()); ++i) {
     const Node& n = nodes[order[i]];

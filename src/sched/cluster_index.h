@@ -53,6 +53,15 @@ class ClusterIndex {
   const IndexedNode& node(int i) const { return nodes_[i]; }
   // Canonical index of a node name, or -1.
   int Find(const std::string& name) const;
+  // The same, given where the node probably is in the snapshot's `nodes` (a hint kept with a
+  // running job): the name at that place is compared, else looked up.
+  int Find(const std::string& name, int snapshot_pos) const {
+    if (snapshot_pos >= 0 && snapshot_pos < static_cast<int>(at_pos_.size())) {
+      const int i = at_pos_[snapshot_pos];
+      if (i >= 0 && nodes_[i].node->name == name) return i;
+    }
+    return Find(name);
+  }
 
   const std::vector<TreeNode>& tree() const { return tree_; }
   int root() const { return root_; }
@@ -79,6 +88,7 @@ class ClusterIndex {
 
   const ClusterSnapshot& snapshot_;
   std::vector<IndexedNode> nodes_;
+  std::vector<int> at_pos_;  // snapshot position -> canonical index
   NameIndex by_name_;
   std::vector<TreeNode> tree_;
   int root_ = 0;

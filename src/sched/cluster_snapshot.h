@@ -52,6 +52,9 @@ struct RunningJob {
   // entry. It resumes once that job is gone and the CPUs are free again.
   bool suspended = false;
   std::vector<int64_t> suspended_cpu_milli;
+  // Optional, a hint: the position in the snapshot's `nodes` of each allocation entry's node
+  // (the controller keeps it with the entry between passes; the name decides).
+  std::vector<int> node_pos;
 };
 
 struct ClusterSnapshot {

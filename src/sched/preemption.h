@@ -56,6 +56,10 @@ class PreemptionPolicy {
 
   // Whether any rule can ever apply (saves the scheduler the search otherwise).
   bool enabled() const { return enabled_; }
+  // Whether a job's account bears on whom it may preempt (quota reclaim), and whether its
+  // priority does (by priority: a lower one may preempt fewer jobs, never others).
+  bool by_account() const { return policy_.preemption.reclaim_quota && any_quota_; }
+  bool by_priority() const { return policy_.preemption.by_priority; }
   // Why `preemptor` may preempt `victim` at `now` (for the record: "QOS high preempts QOS normal"),
   // or "" when it may not. `usage` holds what runs (for quota reclaim).
   std::string Why(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,

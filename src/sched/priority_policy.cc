@@ -25,8 +25,9 @@ int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_lim
   }
   const double attained = std::max(1.0, gpus) * static_cast<double>(run_s);
   int64_t queue = 0;
-  for (int64_t limit : s.las_queue_limits_gpu_s) {
-    if (attained >= static_cast<double>(limit)) ++queue;
+  for (int64_t limit : s.las_queue_limits_gpu_s) {  // ascending (the configuration checks)
+    if (attained < static_cast<double>(limit)) break;
+    ++queue;
   }
   return static_cast<int64_t>(s.las_queue_limits_gpu_s.size()) - queue;
 }

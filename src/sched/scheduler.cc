@@ -278,14 +278,21 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
                                            int64_t limit, bool need_limits) {
   if (!preemption_ || !preemption_->enabled()) return std::nullopt;
   // A deep queue holds many jobs alike: once one found nothing to preempt, the next finds the same
-  // until something changes (a start, a claim).
-  const std::string memo = key + "\n" + job.qos + "\n" + job.account + (need_limits ? "\n" + job.user : "");
-  if (preempt_failed_.count(memo)) return std::nullopt;
+  // until something changes (a start, a claim), and so does one of lower priority (it may
+  // preempt fewer jobs, never others). The account matters only to quota reclaim, the user only
+  // to limits.
+  std::string& memo = memo_buf_;
+  memo.assign(key).append("\n").append(job.qos);
+  if (preemption_->by_account() || need_limits) memo.append("\n").append(job.account);
+  if (need_limits) memo.append("\n").append(job.user);
+  const int64_t rank = preemption_->by_priority() ? job.priority : std::numeric_limits<int64_t>::max();
+  if (auto it = preempt_failed_.find(memo); it != preempt_failed_.end() && rank <= it->second) return std::nullopt;
   std::optional<Decision> d = PreemptSearch(job, part, shape, nodes, use, limit, need_limits);
   if (d) {
     preempt_failed_.clear();
   } else {
-    preempt_failed_.insert(memo);
+    auto [it, added] = preempt_failed_.try_emplace(memo, rank);
+    it->second = std::max(it->second, rank);
   }
   return d;
 }
@@ -303,12 +310,30 @@ void Scheduler::PrepareClaims() {
   victim_nodes_.clear();
   std::vector<size_t> nodes_at;  // where each victim's nodes begin in victim_nodes_
   nodes_at.reserve(snapshot_.running.size() + 1);
+  // Running jobs mostly share a few partitions and QOS: each pair is looked up once.
+  struct Kind {
+    const std::string* partition;
+    const std::string* qos;
+    const Partition* found;
+    PreemptMode mode;
+    int64_t exempt_s;
+  };
+  std::vector<Kind> kinds;
   for (const RunningJob& r : snapshot_.running) {
     if (r.suspended) continue;  // already stopped: nothing more to free
     VictimInfo& v = victims_.emplace_back();
     v.job = &r;
-    const Partition* vp = index_.FindPartition(r.partition);
-    v.mode = preemption_->ModeOf(r.qos, vp);
+    auto kind = std::find_if(kinds.begin(), kinds.end(),
+                             [&](const Kind& c) { return *c.partition == r.partition && *c.qos == r.qos; });
+    if (kind == kinds.end()) {
+      if (kinds.size() == 16) kinds.erase(kinds.begin());  // many kinds: a short list still
+      const Partition* found = index_.FindPartition(r.partition);
+      kind = kinds.insert(kinds.end(), Kind{&r.partition, &r.qos, found, preemption_->ModeOf(r.qos, found), preemption_->ExemptOf(r.qos)});
+    }
+    const Partition* vp = kind->found;
+    v.mode = kind->mode;
+    // As PreemptionPolicy::Exposed.
+    v.exposed = preemption_->enabled() && v.mode != PreemptMode::kOff && snapshot_.now - r.start_time >= kind->exempt_s;
     v.frees = &r.allocation;
     if (v.mode == PreemptMode::kSuspend && !r.terminating) {
       v.leaves = false;
@@ -330,7 +355,10 @@ void Scheduler::PrepareClaims() {
     v.party.partition = vp;
     v.party.priority = r.priority;
     nodes_at.push_back(victim_nodes_.size());
-    for (const NodeAllocation& a : r.allocation) victim_nodes_.push_back(index_.Find(a.node));
+    const bool hinted = r.node_pos.size() == r.allocation.size();
+    for (size_t a = 0; a < r.allocation.size(); ++a) {
+      victim_nodes_.push_back(hinted ? index_.Find(r.allocation[a].node, r.node_pos[a]) : index_.Find(r.allocation[a].node));
+    }
   }
   nodes_at.push_back(victim_nodes_.size());
   // Now that victim_nodes_ no longer grows, the views; then what jobs being stopped free.
@@ -339,9 +367,8 @@ void Scheduler::PrepareClaims() {
     v.nodes = std::span<const int>(victim_nodes_.data() + nodes_at[k], nodes_at[k + 1] - nodes_at[k]);
     if (v.job->terminating) {
       staying_->Add(v.use(), -1);
-      if (!queued_.count(v.job->preempted_by)) ReleaseVictim(*claims_, v);
+      if (!Queued(v.job->preempted_by)) ReleaseVictim(*claims_, v);
     }
-    v.exposed = preemption_->Exposed(v.party, snapshot_.now);
   }
   victim_order_.clear();
   for (const VictimInfo& v : victims_) victim_order_.push_back(&v);
@@ -368,7 +395,7 @@ void Scheduler::ResumeSuspended(std::vector<Decision>& out) {
   }
   std::vector<const RunningJob*> suspended;
   for (const RunningJob& r : snapshot_.running) {
-    if (r.suspended && !present.count(r.preempted_by) && !queued_.count(r.preempted_by)) suspended.push_back(&r);
+    if (r.suspended && !present.count(r.preempted_by) && !Queued(r.preempted_by)) suspended.push_back(&r);
   }
   // Longest-running first (it has the most to lose), then by id: deterministic.
   std::sort(suspended.begin(), suspended.end(), [](const RunningJob* a, const RunningJob* b) {
@@ -650,7 +677,9 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   staying_.reset();
   victims_.clear();
   queued_.clear();
-  for (const PendingJob& j : queue) queued_.insert(j.id);
+  queued_.reserve(queue.size());
+  for (const PendingJob& j : queue) queued_.push_back(j.id);
+  if (!std::is_sorted(queued_.begin(), queued_.end())) std::sort(queued_.begin(), queued_.end());
   preempt_failed_.clear();
   gate_.reset();
   preemption_.reset();

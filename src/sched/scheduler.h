@@ -29,6 +29,7 @@
 //     any waiting job is looked at, once the job that suspended it is gone and its CPUs are free.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -184,8 +185,14 @@ class Scheduler {
   // victims_ in the order a search tries them: the fewest GPUs first, then the youngest, then
   // the highest id (sorted once a cycle, not per search).
   std::vector<const VictimInfo*> victim_order_;
-  std::unordered_set<std::string> preempt_failed_;  // Preempt memo, cleared by starts and claims
-  std::unordered_set<int64_t> queued_;               // the cycle's pending jobs
+  // Preempt memo, cleared by starts and claims: per shape key, QOS and (where they bear on it)
+  // account and user, the highest priority that found nothing to preempt.
+  std::unordered_map<std::string, int64_t> preempt_failed_;
+  std::string memo_buf_;  // its key, built here to keep the buffer
+  // The cycle's pending jobs, ascending (a set of thousands of nodes, made every pass, was a
+  // good part of its allocations).
+  std::vector<int64_t> queued_;
+  bool Queued(int64_t id) const { return std::binary_search(queued_.begin(), queued_.end(), id); }
   int min_running_tier_ = 0;                         // the lowest partition tier of a running job
   int64_t min_running_priority_ = 0;                 // the lowest priority of a running job
 };
