@@ -9,6 +9,7 @@
 #include <csignal>
 #include <tuple>
 
+#include "ctld/kept_entries.h"
 #include "model/hostlist.h"
 #include "model/job_request.h"
 
@@ -557,13 +558,7 @@ int Controller::ScheduleOnce() {
       auto by = active_.find(j.preempted_by);
       return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
     };
-    // The entries are kept between passes, in id order as active_: a job that still waits is
-    // moved to its place and its request compared rather than copied (as FillSnapshotLocked).
-    // Positions [k, q) hold entries of jobs that no longer wait, [q, end) those not reached yet.
-    size_t k = 0, q = 0, end = pending.size();
-    auto set = [](auto& to, const auto& from) {
-      if (!(to == from)) to = from;
-    };
+    KeptEntries<PendingJob> kept(pending);  // in id order, as active_
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
@@ -572,25 +567,16 @@ int Controller::ScheduleOnce() {
         job->reason = "Priority";
         continue;
       }
-      while (q < end && pending[q].id < id) ++q;
-      if (q < end && pending[q].id == id) {
-        if (q != k) std::swap(pending[k], pending[q]);
-        ++q;
-      } else if (k == q) {
-        pending.insert(pending.begin() + static_cast<std::ptrdiff_t>(k), PendingJob{});
-        ++q;
-        ++end;
-      }
-      PendingJob& p = pending[k++];
+      PendingJob& p = kept.Next(id);
       p.id = id;
-      set(p.request, j.request);
+      SetIfDifferent(p.request, j.request);
       p.priority = j.priority;
       p.submit_time = j.eligible_time;
-      set(p.user, j.user);
-      set(p.account, j.account);
-      set(p.qos, j.qos);
+      SetIfDifferent(p.user, j.user);
+      SetIfDifferent(p.account, j.account);
+      SetIfDifferent(p.qos, j.qos);
     }
-    pending.resize(k);
+    kept.Finish();
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
     if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) cycle_index_.reset();

@@ -1,6 +1,7 @@
 // The controller's node side: registration, heartbeats and admin state changes, and the node
 // states (idle/mix/alloc) derived from what the jobs hold. Split from controller.cc.
 #include "ctld/controller.h"
+#include "ctld/kept_entries.h"
 
 #include <algorithm>
 #include <cctype>
@@ -151,7 +152,7 @@ namespace {
 // A job's allocation as the scheduler sees it (the inverse of the controller's FromDecision),
 // written over `n` so that a snapshot kept between passes reuses its buffers.
 void AssignDecision(NodeAllocation& n, const JobNodeAllocation& a) {
-  if (n.node != a.node) n.node = a.node;
+  SetIfDifferent(n.node, a.node);
   n.cpu_milli = a.cpu_milli;
   n.memory_mb = a.memory_mb;
   n.tasks = a.tasks;
@@ -282,48 +283,24 @@ bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) co
   return false;
 }
 
-namespace {
-
-// Assigns only what differs: a kept snapshot's entries mostly hold the same job as last pass.
-void Set(std::string& to, const std::string& from) {
-  if (to != from) to = from;
-}
-
-}  // namespace
-
 void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const {
   s.now = clock_->NowSeconds();
   UsageLocked(s.usage);
-  // A kept snapshot (a pass's, kept between passes) lists last pass's jobs by id, as active_ does:
-  // each job still holding resources is moved to its place, so that its strings and allocation
-  // are compared rather than copied. Positions [k, q) hold entries of jobs gone, [q, old) the
-  // entries not reached yet.
-  const size_t old = jobs ? s.running.size() : 0;
-  size_t k = 0, q = 0, end = old;
+  KeptEntries<RunningJob> kept(s.running);  // a kept snapshot lists last pass's jobs by id, as active_
   for (const auto& [id, job] : active_) {
     if (!jobs) break;
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     const bool cpus = HoldsCpus(j);
-    while (q < end && s.running[q].id < j.id) ++q;
-    if (q < end && s.running[q].id == j.id) {
-      if (q != k) std::swap(s.running[k], s.running[q]);
-      ++q;
-    } else if (k == q) {
-      // A new job and no gone job's entry to write over: one is made here.
-      s.running.insert(s.running.begin() + static_cast<std::ptrdiff_t>(k), RunningJob{});
-      ++q;
-      ++end;
-    }
-    RunningJob& r = s.running[k++];
+    RunningJob& r = kept.Next(j.id);
     // Backfill plans with when it ends at the latest: its start plus its time limit.
     r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
-    Set(r.user, j.user);
-    Set(r.account, j.account);
-    Set(r.qos, j.qos);
-    Set(r.partition, j.partition);
+    SetIfDifferent(r.user, j.user);
+    SetIfDifferent(r.account, j.account);
+    SetIfDifferent(r.qos, j.qos);
+    SetIfDifferent(r.partition, j.partition);
     // A running job ranks by its priority when it started, or under a service order by what it
     // has attained by now.
     r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);
@@ -347,7 +324,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const {
       for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
     }
   }
-  s.running.resize(k);
+  kept.Finish();
 }
 
 }  // namespace muster

@@ -12,7 +12,8 @@
 //  - Inside a node, GPUs are chosen link-aware (sched/gpu_picker.h).
 //  - Given a WorkloadMix (sched/workload_mix.h), a one-node job goes, among the nodes of the best
 //    link quality, to the one whose expected fragment it decreases most (in the mix's steps), then
-//    the best fit; a fractional request then goes to the tightest slice of the node chosen so.
+//    the first in canonical order (a CPU-only job: the least free CPU first); a fractional request
+//    goes to the GPU of that node it leaves least fragmented (among equals the tightest).
 // Deterministic: depends only on the index, the plan and the arguments.
 #pragma once
 

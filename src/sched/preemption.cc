@@ -113,7 +113,7 @@ bool PreemptionPolicy::May(const PreemptParty& p, const PreemptParty& v, const L
 }
 
 bool PreemptionPolicy::Exposed(const PreemptParty& v, int64_t now) const {
-  return enabled_ && ModeOf(v.use.qos, v.partition) != PreemptMode::kOff && now - v.start_time >= ExemptOf(v.use.qos);
+  return enabled_ && Exposed(ModeOf(v.use.qos, v.partition), ExemptOf(v.use.qos), v.start_time, now);
 }
 
 bool PreemptionPolicy::MayExposed(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage) const {

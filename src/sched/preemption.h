@@ -70,6 +70,10 @@ class PreemptionPolicy {
   // May's two tests that do not depend on the preemptor: the victim's mode is not OFF and it has
   // run its PreemptExemptTime by `now`. MayExposed is May for a victim that passes them.
   bool Exposed(const PreemptParty& victim, int64_t now) const;
+  // The same given the victim's ModeOf and ExemptOf (worked out once for many victims alike).
+  bool Exposed(PreemptMode mode, int64_t exempt_s, int64_t start_time, int64_t now) const {
+    return enabled_ && mode != PreemptMode::kOff && now - start_time >= exempt_s;
+  }
   bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage) const;
   // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
   // lowest partition tier of a running job, `min_priority` the lowest priority of one): a cheap

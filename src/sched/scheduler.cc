@@ -332,8 +332,7 @@ void Scheduler::PrepareClaims() {
     }
     const Partition* vp = kind->found;
     v.mode = kind->mode;
-    // As PreemptionPolicy::Exposed.
-    v.exposed = preemption_->enabled() && v.mode != PreemptMode::kOff && snapshot_.now - r.start_time >= kind->exempt_s;
+    v.exposed = preemption_->Exposed(v.mode, kind->exempt_s, r.start_time, snapshot_.now);
     v.frees = &r.allocation;
     if (v.mode == PreemptMode::kSuspend && !r.terminating) {
       v.leaves = false;

@@ -5,6 +5,13 @@
 
 namespace muster {
 
+namespace {
+
+// Whether shape `s` may run on node `i` (an empty node set: on every node).
+bool MayRunOn(const MixShape& s, int i) { return s.nodes.size() == 0 || (i < s.nodes.size() && s.nodes.test(i)); }
+
+}  // namespace
+
 WorkloadMix::WorkloadMix(std::vector<MixShape> shapes, int step_milli)
     : shapes_(std::move(shapes)), step_milli_(std::max(step_milli, 1)) {
   double total = 0;
@@ -20,8 +27,7 @@ int WorkloadMix::KindOf(const ClusterIndex& index, int i) const {
   auto put = [&](uint64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(in.whole_mask);
   for (const MixShape& s : shapes_) {
-    const bool may = s.nodes.size() == 0 || (i < s.nodes.size() && s.nodes.test(i));
-    put(may ? in.TypeMask(s.gpu_type) : ~uint64_t{0});
+    put(MayRunOn(s, i) ? in.TypeMask(s.gpu_type) : ~uint64_t{0});
   }
   auto [it, added] = kinds_.emplace(std::move(k), static_cast<int>(kinds_.size()));
   kind_of_[i] = it->second;
@@ -38,8 +44,7 @@ double WorkloadMix::Compute(const ClusterIndex& index, int i, int64_t cpu_left, 
   double total = 0;
   for (const MixShape& s : shapes_) {
     double frag = static_cast<double>(idle);
-    const bool may = s.nodes.size() == 0 || (i < s.nodes.size() && s.nodes.test(i));
-    if (s.gpu_milli > 0 && s.num_gpu > 0 && may && cpu_left >= s.cpu_milli) {
+    if (s.gpu_milli > 0 && s.num_gpu > 0 && MayRunOn(s, i) && cpu_left >= s.cpu_milli) {
       const uint64_t mask = in.TypeMask(s.gpu_type) & in.whole_mask;
       int usable = 0;        // GPUs with room for the shape
       int64_t room = 0;      // their free thousandths

@@ -13,7 +13,7 @@
 //
 // Placer uses it when given one: among the nodes a one-node job fits, the largest decrease of the
 // expected fragment wins, compared in steps of `step_milli` (closer than a step counts as equal),
-// then the placer's usual best fit. Deterministic.
+// then the first node in canonical order. Deterministic.
 #pragma once
 
 #include <cstdint>
