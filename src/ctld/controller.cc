@@ -313,12 +313,12 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
     }
   }
   if (!running) {
-    RETURN_IF_ERROR(Persist({copy}));
+    RETURN_IF_ERROR(Persist(copy));
     Wake();
     return Status::Ok();
   }
   if (signal == 0) {
-    RETURN_IF_ERROR(Persist({copy}));
+    RETURN_IF_ERROR(Persist(copy));
     SignalAll(copy, SIGTERM, config_.kill_wait_s, "cancel");
   } else {
     SignalAll(copy, signal, 0, "signal");
@@ -339,7 +339,7 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     job.reason = hold ? (IsAdmin(caller) && job.uid != caller.uid ? "JobHeldAdmin" : "JobHeldUser") : "None";
     copy = job;
   }
-  RETURN_IF_ERROR(Persist({copy}));
+  RETURN_IF_ERROR(Persist(copy));
   Wake();
   return Status::Ok();
 }
@@ -469,7 +469,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   RefreshNodeStatesLocked();
 }
 
-Status Controller::Persist(const std::vector<JobRecord>& jobs) {
+Status Controller::Persist(std::span<const JobRecord> jobs) {
   if (jobs.empty()) return Status::Ok();
   return store_->SaveJobs(jobs);
 }
@@ -525,7 +525,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
       copy = job;
     }
   }
-  RETURN_IF_ERROR(Persist({copy}));
+  RETURN_IF_ERROR(Persist(copy));
   // Other nodes of the allocation may still run step tasks: end them.
   if (held.size() > 1) {
     JobRecord cleanup = copy;
@@ -558,7 +558,8 @@ int Controller::ScheduleOnce() {
       auto by = active_.find(j.preempted_by);
       return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
     };
-    KeptEntries<PendingJob> kept(pending);  // in id order, as active_
+    KeptEntries<PendingJob>& kept = cycle_pending_kept_;
+    kept.Begin(pending);
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
@@ -580,7 +581,7 @@ int Controller::ScheduleOnce() {
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
     if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) cycle_index_.reset();
-    FillSnapshotLocked(snapshot, /*jobs=*/true);
+    FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
   }
   if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
   std::vector<Decision> decisions = RunCycle(snapshot, *cycle_index_, pending, options);
@@ -699,7 +700,7 @@ int Controller::ScheduleOnce() {
       copy = jobs_[j.id];
     }
     (void)store_->SaveNode(node_copy);
-    (void)Persist({copy});
+    (void)Persist(copy);
   }
   return launched;
 }

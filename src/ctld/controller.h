@@ -23,11 +23,13 @@
 #include <optional>
 #include <unordered_map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/name_index.h"
+#include "ctld/kept_entries.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
 #include "net/http.h"
@@ -212,7 +214,7 @@ class Controller {
   ClusterSnapshot SnapshotLocked(bool jobs = true) const;
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
-  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const;
+  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<RunningJob>* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
   // `epoch`: node_records_epoch_ when `s` was last synced (updated).
@@ -263,7 +265,8 @@ class Controller {
   Status QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const;
   // The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
   int64_t MaxWallLocked(const std::string& account, const std::string& qos) const;
-  Status Persist(const std::vector<JobRecord>& jobs);
+  Status Persist(std::span<const JobRecord> jobs);
+  Status Persist(const JobRecord& job) { return Persist(std::span(&job, 1)); }
   StatusOr<int64_t> NextJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
@@ -315,6 +318,8 @@ class Controller {
   std::unique_ptr<ClusterIndex> cycle_index_;
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
+  KeptEntries<PendingJob> cycle_pending_kept_;
+  KeptEntries<RunningJob> cycle_running_kept_;
   std::vector<NodeUsage> cycle_usage_;
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force

@@ -283,10 +283,12 @@ bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) co
   return false;
 }
 
-void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs) const {
+void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<RunningJob>* kept_running) const {
   s.now = clock_->NowSeconds();
   UsageLocked(s.usage);
-  KeptEntries<RunningJob> kept(s.running);  // a kept snapshot lists last pass's jobs by id, as active_
+  KeptEntries<RunningJob> fresh;
+  KeptEntries<RunningJob>& kept = kept_running != nullptr ? *kept_running : fresh;
+  kept.Begin(s.running);
   for (const auto& [id, job] : active_) {
     if (!jobs) break;
     const JobRecord& j = *job;

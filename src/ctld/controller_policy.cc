@@ -114,6 +114,9 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   v.preempted_by = by.id;
   v.preempt_time = now;
   v.preempt_reason = p.why;
+  if (v.preemptions.size() >= kPreemptionHistory) {
+    v.preemptions.erase(v.preemptions.begin(), v.preemptions.end() - (kPreemptionHistory - 1));
+  }
   v.preemptions.push_back(PreemptionEvent{by.id, now, mode, p.why});
   out->push_back(v);
 }

@@ -55,6 +55,36 @@ TEST_F(PolicyTest, HighQosRequeuesTheYoungestNormalJobAfterItsGrace) {
             (PreemptionEvent{urgent, Job(second).preempt_time, "REQUEUE", "QOS high preempts QOS normal"}));
 }
 
+TEST_F(PolicyTest, KeepsTheLastPreemptionsOfAJobPreemptedOverAndOver) {
+  UsePolicy(QosPolicy());
+  const int64_t victim = SubmitAs(kAlice, {"-N", "2", "--gres=gpu:4"});
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  const int rounds = static_cast<int>(kPreemptionHistory) + 3;
+  std::vector<int64_t> by;
+  for (int round = 0; round < rounds; ++round) {
+    Pass(60);
+    const int64_t urgent = SubmitAs(kBob, {"-N", "2", "--gres=gpu:4"}, "high");
+    by.push_back(urgent);
+    EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+    ASSERT_EQ(Job(victim).state, JobState::kCompleting) << "round " << round;
+    ASSERT_TRUE(ctld_->JobExited(victim, Job(victim).batch_host, ExitReport{0, SIGTERM, false, "", round}, kAdmin).ok());
+    ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+    ASSERT_EQ(Job(urgent).state, JobState::kRunning);
+    ASSERT_TRUE(ctld_->JobExited(urgent, Job(urgent).batch_host, ExitReport{0, 0, false, "", 0}, kAdmin).ok());
+    ASSERT_EQ(ctld_->ScheduleOnce(), 1) << "round " << round;
+    ASSERT_EQ(Job(victim).state, JobState::kRunning);
+  }
+  // Every preemption counted, the last kPreemptionHistory kept (oldest first), also after a restart.
+  Open();
+  const JobRecord v = Job(victim);
+  EXPECT_EQ(v.restart_count, rounds);
+  ASSERT_EQ(v.preemptions.size(), kPreemptionHistory);
+  for (size_t k = 0; k < kPreemptionHistory; ++k) {
+    EXPECT_EQ(v.preemptions[k].by, by[rounds - kPreemptionHistory + k]) << k;
+  }
+  EXPECT_EQ(v.preemptions.back().by, v.preempted_by);
+}
+
 TEST_F(PolicyTest, CancelModeAndJobsThatMayNotRequeueEndPreempted) {
   SchedPolicy p = QosPolicy();
   UsePolicy(p);

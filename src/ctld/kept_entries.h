@@ -1,11 +1,16 @@
 // KeptEntries: a list the controller keeps between scheduling passes (the snapshot's running
-// jobs, the waiting list), rewritten each pass from its jobs in ascending id. Each job still
-// listed is moved to its new place, so that its strings and vectors are compared rather than
-// copied; an entry of a job gone is written over by a new one.
+// jobs, the waiting list), rewritten each pass from its jobs. Each job still listed keeps its
+// entry where it is, so that its strings and vectors are compared rather than copied; the entry
+// of a job gone takes the list's last entry, and a new job's entry goes at the end. The list is
+// in no particular order: the scheduler's decisions do not depend on it (scheduler.h).
+//
+// An earlier version kept the entries in id order, moving each to its new place: one job gone
+// near the front moved every entry after it, every pass (5% of a Philly replay).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -14,30 +19,52 @@ namespace muster {
 template <typename T>  // T has an int64_t `id`
 class KeptEntries {
  public:
-  explicit KeptEntries(std::vector<T>& list) : list_(list), end_(list.size()) {}
-
-  // The entry for job `id` (ids come ascending): last pass's entry of that job if it had one,
-  // else one to write over. Positions [k, q) hold entries of jobs gone, [q, end) those not
-  // reached yet.
-  T& Next(int64_t id) {
-    while (q_ < end_ && list_[q_].id < id) ++q_;
-    if (q_ < end_ && list_[q_].id == id) {
-      if (q_ != k_) std::swap(list_[k_], list_[q_]);
-      ++q_;
-    } else if (k_ == q_) {
-      // A new job and no gone job's entry to write over: one is made here.
-      list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(k_), T{});
-      ++q_;
-      ++end_;
+  // Begins a pass over `list`: the list this object kept last pass, or another (then indexed
+  // afresh; only KeptEntries may change a kept list between passes).
+  void Begin(std::vector<T>& list) {
+    ++pass_;
+    if (list_ != &list || slot_.size() != list.size()) {
+      list_ = &list;
+      slot_.clear();
+      for (size_t k = 0; k < list.size(); ++k) slot_[list[k].id] = k;
+      seen_.assign(list.size(), 0);
     }
-    return list_[k_++];
   }
-  // Drops the entries of jobs gone.
-  void Finish() { list_.resize(k_); }
+  // The entry for job `id` (each id at most once a pass): last pass's entry of that job if it had
+  // one, else a new one at the end (its fields as a default T's, but `id` set).
+  T& Next(int64_t id) {
+    auto [it, added] = slot_.try_emplace(id, list_->size());
+    if (added) {
+      list_->emplace_back().id = id;
+      seen_.push_back(0);
+    }
+    seen_[it->second] = pass_;
+    return (*list_)[it->second];
+  }
+  // Drops the entries of jobs gone (not asked for by Next this pass).
+  void Finish() {
+    std::vector<T>& list = *list_;
+    for (size_t k = 0; k < list.size();) {
+      if (seen_[k] == pass_) {
+        ++k;
+        continue;
+      }
+      slot_.erase(list[k].id);
+      if (k + 1 != list.size()) {
+        std::swap(list[k], list.back());
+        seen_[k] = seen_.back();
+        slot_[list[k].id] = k;
+      }
+      list.pop_back();
+      seen_.pop_back();
+    }
+  }
 
  private:
-  std::vector<T>& list_;
-  size_t k_ = 0, q_ = 0, end_;
+  std::vector<T>* list_ = nullptr;
+  std::unordered_map<int64_t, size_t> slot_;  // job id -> position in *list_
+  std::vector<uint64_t> seen_;                // per position: the last pass that asked for it
+  uint64_t pass_ = 0;
 };
 
 // Assigns only what differs (a kept entry mostly holds what it held last pass).

@@ -2,6 +2,7 @@
 // model/record_json.h (the persisted and the wire form share it).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -64,6 +65,8 @@ struct NodeAllocated {
   friend bool operator==(const NodeAllocated&, const NodeAllocated&) = default;
 };
 
+inline constexpr size_t kPreemptionHistory = 16;
+
 struct JobRecord {
   int64_t id = 0;
   std::string name;
@@ -113,7 +116,10 @@ struct JobRecord {
   int64_t preempted_by = 0;
   int64_t preempt_time = 0;
   std::string preempt_reason;
-  std::vector<PreemptionEvent> preemptions;  // every preemption of the job, oldest first
+  // Its last kPreemptionHistory preemptions, oldest first. Bounded: under least-attained service
+  // a long job is preempted hundreds of times, and the record is copied at every start, stop and
+  // save.
+  std::vector<PreemptionEvent> preemptions;
   // Preempted with SUSPEND: when the current suspension began (0 = not suspended; it stays set
   // while a suspended job is being cancelled) and the seconds spent suspended before it. A
   // suspended job holds its memory and GPUs but not its CPUs, and its clock stands still: its

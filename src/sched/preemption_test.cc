@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sched/cluster_builder.h"
 #include "sched/scenario_harness.h"
 #include "sched/scheduler.h"
@@ -202,12 +204,20 @@ std::vector<std::string> Decide(const Cluster& c, const std::vector<PendingJob>&
   SchedulerOptions o;
   o.policy = std::make_shared<SchedPolicy>(std::move(policy));
   o.backfill = backfill;
-  std::vector<std::string> out;
-  for (const Decision& d : RunCycle(c.snap, q, o)) {
-    std::string s = d.ToString();
-    for (const Preemption& p : d.preempt) s += " [" + std::to_string(p.victim) + " " + PreemptModeName(p.mode) + " " + std::to_string(p.grace_s) + "]";
-    out.push_back(s);
-  }
+  auto strings = [&](const ClusterSnapshot& snap) {
+    std::vector<std::string> out;
+    for (const Decision& d : RunCycle(snap, q, o)) {
+      std::string s = d.ToString();
+      for (const Preemption& p : d.preempt) s += " [" + std::to_string(p.victim) + " " + PreemptModeName(p.mode) + " " + std::to_string(p.grace_s) + "]";
+      out.push_back(s);
+    }
+    return out;
+  };
+  std::vector<std::string> out = strings(c.snap);
+  // The running jobs' order does not matter (the controller keeps them in no particular order).
+  ClusterSnapshot reversed = c.snap;
+  std::reverse(reversed.running.begin(), reversed.running.end());
+  EXPECT_EQ(strings(reversed), out) << "with the running jobs in reverse order";
   return out;
 }
 

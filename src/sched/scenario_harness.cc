@@ -22,6 +22,7 @@ ClusterSnapshot ShuffleNodes(const ClusterSnapshot& c, std::mt19937_64& rng) {
   }
   for (Partition& p : s.partitions) std::shuffle(p.nodes.begin(), p.nodes.end(), rng);
   std::shuffle(s.partitions.begin(), s.partitions.end(), rng);
+  std::shuffle(s.running.begin(), s.running.end(), rng);
   return s;
 }
 

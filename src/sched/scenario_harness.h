@@ -24,7 +24,8 @@ struct Scenario {
 
 std::vector<std::string> DecisionStrings(const std::vector<Decision>& ds);
 
-// The same cluster with nodes (and their usage) and partition node lists in another order.
+// The same cluster with nodes (and their usage), partition node lists and running jobs in another
+// order.
 ClusterSnapshot ShuffleNodes(const ClusterSnapshot& c, std::mt19937_64& rng);
 
 // Applies every START to the snapshot's usage and returns the jobs still pending.

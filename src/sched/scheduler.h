@@ -1,6 +1,6 @@
 // The scheduler core: RunCycle(snapshot, pending jobs) -> one decision per job.
-// Pure and deterministic: no clock, no I/O, no threads, no globals; equal inputs (in any node or
-// queue order) give identical decisions.
+// Pure and deterministic: no clock, no I/O, no threads, no globals; equal inputs (in any order of
+// the nodes, the running jobs and the queue) give identical decisions.
 //
 // Passes, in order, per job (highest priority first; ties: earlier submit, then lower id):
 //   1. admit: partition known and UP, request valid, within partition limits (else a reason, or a

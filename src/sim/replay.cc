@@ -153,7 +153,7 @@ Brief Look(const Controller& ctld, int64_t id) {
 class ReplayStore : public Store {
  public:
   ReplayStore() : inner_(OpenMemoryStore()) {}
-  Status SaveJobs(const std::vector<JobRecord>& /*jobs*/) override { return Status::Ok(); }
+  Status SaveJobs(std::span<const JobRecord> /*jobs*/) override { return Status::Ok(); }
   StatusOr<std::vector<JobRecord>> LoadJobs() override { return std::vector<JobRecord>{}; }
   Status SaveNode(const NodeRecord& node) override { return inner_->SaveNode(node); }
   StatusOr<std::vector<NodeRecord>> LoadNodes() override { return inner_->LoadNodes(); }

@@ -26,7 +26,7 @@ class MemoryStore final : public Store {
  public:
   explicit MemoryStore(std::shared_ptr<MemoryStoreData> data) : d_(std::move(data)) {}
 
-  Status SaveJobs(const std::vector<JobRecord>& jobs) override {
+  Status SaveJobs(std::span<const JobRecord> jobs) override {
     std::lock_guard<std::mutex> l(d_->mu);
     for (const JobRecord& j : jobs) d_->jobs[j.id] = j;
     return Status::Ok();

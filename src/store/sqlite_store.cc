@@ -428,7 +428,7 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int64_
   return std::unique_ptr<Store>(std::move(s).value());
 }
 
-Status SqliteStore::SaveJobs(const std::vector<JobRecord>& jobs) {
+Status SqliteStore::SaveJobs(std::span<const JobRecord> jobs) {
   struct Row {
     const JobRecord* job;
     std::string key;

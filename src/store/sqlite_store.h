@@ -48,7 +48,8 @@ class SqliteStore final : public Store {
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
-  Status SaveJobs(const std::vector<JobRecord>& jobs) override;
+  Status SaveJobs(std::span<const JobRecord> jobs) override;
+  using Store::SaveJobs;
   StatusOr<std::vector<JobRecord>> LoadJobs() override;
   Status SaveNode(const NodeRecord& node) override;
   StatusOr<std::vector<NodeRecord>> LoadNodes() override;  // natural order of names

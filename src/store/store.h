@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,9 +23,11 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Inserts or replaces jobs by id.
-  virtual Status SaveJobs(const std::vector<JobRecord>& jobs) = 0;
-  virtual Status SaveJob(const JobRecord& job) { return SaveJobs({job}); }
+  // Inserts or replaces jobs by id. A span, so that the controller saves the records it holds
+  // without copying them into a list first.
+  virtual Status SaveJobs(std::span<const JobRecord> jobs) = 0;
+  Status SaveJobs(std::initializer_list<JobRecord> jobs) { return SaveJobs(std::span(jobs.begin(), jobs.size())); }
+  Status SaveJob(const JobRecord& job) { return SaveJobs(std::span(&job, 1)); }
   // Every stored job, ascending id.
   virtual StatusOr<std::vector<JobRecord>> LoadJobs() = 0;
 
