@@ -17,7 +17,8 @@ bool OverTime(int64_t time_limit_s, int64_t max_s) {
 LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos)
     : accounts_(accounts), qos_(qos), totals_only_(accounts.accounts.empty() && qos.empty()) {}
 
-void LimitGate::Add(const JobUse& use, int sign) {
+void LimitGate::AddAs(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
+                      int sign) {
   auto add = [&](UseTotals& t) {
     t.gpu_milli += sign * use.gpu_milli;
     t.cpu_milli += sign * use.cpu_milli;
@@ -26,13 +27,13 @@ void LimitGate::Add(const JobUse& use, int sign) {
   };
   add(cluster_);
   if (totals_only_) return;
-  for (const Account* a : accounts_.Path(use.account)) {
+  for (const Account* a : accounts_.Path(account)) {
     add(account_[a->name]);
-    add(user_use_[{a->name, use.user}]);
+    add(user_use_[{a->name, user}]);
   }
-  const std::string q = use.qos.empty() ? kDefaultQosName : use.qos;
+  const std::string q = qos.empty() ? kDefaultQosName : qos;
   add(qos_use_[q]);
-  add(qos_user_[{q, use.user}]);
+  add(qos_user_[{q, user}]);
 }
 
 UseTotals LimitGate::AccountUse(const std::string& account) const {

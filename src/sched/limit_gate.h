@@ -53,7 +53,11 @@ class LimitGate {
   LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos);
 
   // Adds (sign +1) or removes (-1) a job's use.
-  void Add(const JobUse& use, int sign = 1);
+  void Add(const JobUse& use, int sign = 1) { AddAs(use, use.account, use.user, use.qos, sign); }
+  // The same for the amounts of `use` owned as named (its own owner fields unread): no copies
+  // of the names for each running job every pass.
+  void AddAs(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
+             int sign = 1);
   // kNone when `job` (with `time_limit_s`, kUnlimited = none) may start as things stand; else
   // the first limit it would break.
   PendingReason Check(const JobUse& job, int64_t time_limit_s) const;

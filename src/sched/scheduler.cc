@@ -369,13 +369,24 @@ void Scheduler::PrepareClaims() {
       if (!Queued(v.job->preempted_by)) ReleaseVictim(*claims_, v);
     }
   }
-  victim_order_.clear();
-  for (const VictimInfo& v : victims_) victim_order_.push_back(&v);
-  std::sort(victim_order_.begin(), victim_order_.end(), [](const VictimInfo* a, const VictimInfo* b) {
-    if (a->use().gpu_milli != b->use().gpu_milli) return a->use().gpu_milli < b->use().gpu_milli;
-    if (a->job->start_time != b->job->start_time) return a->job->start_time > b->job->start_time;
-    return a->job->id > b->job->id;
+  // Sorted by keys copied beside each victim: the comparisons then read one array, not two
+  // records per comparison (a pass sorts every running job; that was 4% of a Philly replay).
+  struct Keyed {
+    int64_t gpu_milli;
+    int64_t start_time;
+    int64_t id;
+    const VictimInfo* v;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(victims_.size());
+  for (const VictimInfo& v : victims_) keyed.push_back({v.use().gpu_milli, v.job->start_time, v.job->id, &v});
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.gpu_milli != b.gpu_milli) return a.gpu_milli < b.gpu_milli;
+    if (a.start_time != b.start_time) return a.start_time > b.start_time;
+    return a.id > b.id;
   });
+  victim_order_.clear();
+  for (const Keyed& k : keyed) victim_order_.push_back(k.v);
 }
 
 void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
@@ -684,9 +695,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   preemption_.reset();
   if (options_.policy) {
     gate_.emplace(options_.policy->accounts, options_.policy->qos);
-    for (const RunningJob& r : snapshot_.running) {
-      gate_->Add(WithOwner(UseOf(r.allocation), r.account, r.user, r.qos));
-    }
+    for (const RunningJob& r : snapshot_.running) gate_->AddAs(UseOf(r.allocation), r.account, r.user, r.qos);
     preemption_.emplace(*options_.policy);
     min_running_tier_ = std::numeric_limits<int>::max();
     min_running_priority_ = std::numeric_limits<int64_t>::max();
