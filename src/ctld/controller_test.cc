@@ -64,6 +64,22 @@ TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
   EXPECT_TRUE(ctld_->ListJobs().empty());  // nothing half-accepted
 }
 
+TEST_F(ControllerTest, EachSubmissionIsJudgedOnItsOwnShape) {
+  // The check against the idle cluster keeps its scheduler between submissions: what it found
+  // for one shape must not answer for the next.
+  SubmitRequest s;
+  s.script = "#!/bin/sh\ntrue\n";
+  for (int round = 0; round < 2; ++round) {
+    s.resource_args = {"--gres=gpu:9"};
+    EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available") << round;
+    s.resource_args = {"--gres=gpu:1"};
+    EXPECT_TRUE(ctld_->Submit(s, kAlice).ok()) << round;
+    s.resource_args = {"-N", "3"};
+    EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available") << round;
+  }
+  EXPECT_EQ(ctld_->ListJobs().size(), 2u);
+}
+
 TEST_F(ControllerTest, WaitsWithReasonsUntilNodesRegister) {
   const int64_t id = Submit({"--gres=gpu:1"});  // accepted: fits the configured nodes
   EXPECT_EQ(ctld_->ScheduleOnce(), 0);

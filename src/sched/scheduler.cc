@@ -674,6 +674,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   }
   filters_.clear();
   shape_keys_.clear();
+  fit_cache_.clear();  // keyed by the names shape_keys_ gives, which start again each cycle
   plain_filter_ = nullptr;
   failed_.clear();
   blocked_.clear();

@@ -166,7 +166,7 @@ class Scheduler {
   // partition: most jobs of a cycle find theirs here without building the filter's key.
   std::string plain_partition_;
   Filter* plain_filter_ = nullptr;
-  std::unordered_map<std::string, int> fit_cache_;  // 0 never, 1 only with unavailable nodes, 2 fits
+  std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
   std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
   std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
   std::optional<Timeline> timeline_;                 // backfill only

@@ -319,6 +319,12 @@ TEST(SchedulerTest, RunCycleLeavesSchedulerReusable) {
   auto first = DecisionStrings(s.RunCycle(q));
   EXPECT_EQ(DecisionStrings(s.RunCycle(q)), first);
   EXPECT_EQ(first, DecisionStrings(RunCycle(c, q)));
+  // Another queue on the same scheduler is judged on its own shapes, not on what the last cycle
+  // found for its first (a cycle names shapes afresh: #1, #2, ...).
+  const std::string never = "1 REJECT Requested node configuration is not available";
+  EXPECT_EQ(DecisionStrings(s.RunCycle({MakeJob(1, "--gres=gpu:9")})), std::vector<std::string>{never});
+  EXPECT_EQ(DecisionStrings(s.RunCycle({MakeJob(1, "--gres=gpu:1")})), DecisionStrings(RunCycle(c, {MakeJob(1, "--gres=gpu:1")})));
+  EXPECT_EQ(DecisionStrings(s.RunCycle({MakeJob(1, "--gres=gpu:9")})), std::vector<std::string>{never});
 }
 
 }  // namespace
