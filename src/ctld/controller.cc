@@ -568,14 +568,18 @@ int Controller::ScheduleOnce() {
         job->reason = "Priority";
         continue;
       }
-      PendingJob& p = kept.Next(id);
-      p.id = id;
-      SetIfDifferent(p.request, j.request);
+      bool fresh = false;
+      PendingJob& p = kept.Next(id, &fresh);
+      // The request, user, account and QOS are set at submission and never change (see
+      // JobRecord): an entry kept from last pass holds them.
+      if (fresh) {
+        p.request = j.request;
+        p.user = j.user;
+        p.account = j.account;
+        p.qos = j.qos;
+      }
       p.priority = j.priority;
       p.submit_time = j.eligible_time;
-      SetIfDifferent(p.user, j.user);
-      SetIfDifferent(p.account, j.account);
-      SetIfDifferent(p.qos, j.qos);
     }
     kept.Finish();
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.

@@ -294,15 +294,20 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<R
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     const bool cpus = HoldsCpus(j);
-    RunningJob& r = kept.Next(j.id);
+    bool fresh = false;
+    RunningJob& r = kept.Next(j.id, &fresh);
+    // A job's user, account, QOS and partition are set when it is submitted and never change
+    // (no operation updates them; see JobRecord): an entry kept from last pass holds them.
+    if (fresh) {
+      r.user = j.user;
+      r.account = j.account;
+      r.qos = j.qos;
+      r.partition = j.partition;
+    }
     // Backfill plans with when it ends at the latest: its start plus its time limit.
     r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
-    SetIfDifferent(r.user, j.user);
-    SetIfDifferent(r.account, j.account);
-    SetIfDifferent(r.qos, j.qos);
-    SetIfDifferent(r.partition, j.partition);
     // A running job ranks by its priority when it started, or under a service order by what it
     // has attained by now.
     r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);

@@ -31,9 +31,11 @@ class KeptEntries {
     }
   }
   // The entry for job `id` (each id at most once a pass): last pass's entry of that job if it had
-  // one, else a new one at the end (its fields as a default T's, but `id` set).
-  T& Next(int64_t id) {
+  // one, else a new one at the end (its fields as a default T's, but `id` set; `*fresh` says
+  // which).
+  T& Next(int64_t id, bool* fresh = nullptr) {
     auto [it, added] = slot_.try_emplace(id, list_->size());
+    if (fresh != nullptr) *fresh = added;
     if (added) {
       list_->emplace_back().id = id;
       seen_.push_back(0);

@@ -67,6 +67,10 @@ struct NodeAllocated {
 
 inline constexpr size_t kPreemptionHistory = 16;
 
+// Set at submission and never changed after: the owner (uid, gid, user, group), account, qos,
+// partition and request. The controller's scheduling passes copy them once per job into the
+// entries they keep (ctld/kept_entries.h); an operation that changes one must also clear the
+// lists kept (Controller::cycle_pending_ and cycle_snapshot_.running), so that they are rebuilt.
 struct JobRecord {
   int64_t id = 0;
   std::string name;
