@@ -438,6 +438,14 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
                                                  const RequestShape& shape, const DynamicBitset& nodes,
                                                  const JobUse& use, int64_t limit, bool need_limits) {
   const int64_t now = snapshot_.now;
+  // Before the first preemptor of a cycle, with no job being stopped, what is free for the job
+  // is what the plan holds (where it did not fit): when no rule lets it preempt anyone, nothing
+  // is to be searched, and the victim list need not be built (most passes of a busy queue).
+  if (!claims_ && !any_terminating_ &&
+      !preemption_->MayPreemptAny(PreemptParty{use, part.priority_tier, 0, nullptr, job.priority}, *gate_,
+                                  min_running_tier_, min_running_priority_)) {
+    return std::nullopt;
+  }
   PrepareClaims();
   Plan& plan = *claims_;
   LimitGate& usage = *staying_;
@@ -700,7 +708,9 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     preemption_.emplace(*options_.policy);
     min_running_tier_ = std::numeric_limits<int>::max();
     min_running_priority_ = std::numeric_limits<int64_t>::max();
+    any_terminating_ = false;
     for (const RunningJob& r : snapshot_.running) {
+      any_terminating_ = any_terminating_ || r.terminating;
       const Partition* p = index_.FindPartition(r.partition);
       min_running_tier_ = std::min(min_running_tier_, p != nullptr ? p->priority_tier : 0);
       min_running_priority_ = std::min(min_running_priority_, r.priority);

@@ -195,6 +195,7 @@ class Scheduler {
   bool Queued(int64_t id) const { return std::binary_search(queued_.begin(), queued_.end(), id); }
   int min_running_tier_ = 0;                         // the lowest partition tier of a running job
   int64_t min_running_priority_ = 0;                 // the lowest priority of a running job
+  bool any_terminating_ = false;                     // a running job is being stopped
 };
 
 // Convenience: one cycle on a fresh Scheduler.
