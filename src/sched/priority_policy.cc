@@ -24,12 +24,11 @@ int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_lim
     return -std::max<int64_t>(0, time_limit_s - run_s);
   }
   const double attained = std::max(1.0, gpus) * static_cast<double>(run_s);
-  int64_t queue = 0;
-  for (int64_t limit : s.las_queue_limits_gpu_s) {  // ascending (the configuration checks)
-    if (attained < static_cast<double>(limit)) break;
-    ++queue;
-  }
-  return static_cast<int64_t>(s.las_queue_limits_gpu_s.size()) - queue;
+  // The queue: how many limits it has reached (ascending; the configuration checks).
+  const std::vector<int64_t>& limits = s.las_queue_limits_gpu_s;
+  const auto reached = std::upper_bound(limits.begin(), limits.end(), attained,
+                                        [](double a, int64_t limit) { return a < static_cast<double>(limit); });
+  return static_cast<int64_t>(limits.end() - reached);
 }
 
 double RequestedGpus(const JobRequest& r) {
