@@ -286,8 +286,8 @@ bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) co
 void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<RunningJob>* kept_running) const {
   s.now = clock_->NowSeconds();
   UsageLocked(s.usage);
-  KeptEntries<RunningJob> fresh;
-  KeptEntries<RunningJob>& kept = kept_running != nullptr ? *kept_running : fresh;
+  KeptEntries<RunningJob> local;  // for a snapshot not kept: every entry is new
+  KeptEntries<RunningJob>& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);
   for (const auto& [id, job] : active_) {
     if (!jobs) break;
@@ -305,7 +305,6 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<R
       r.partition = j.partition;
     }
     // Backfill plans with when it ends at the latest: its start plus its time limit.
-    r.id = j.id;
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
     // A running job ranks by its priority when it started, or under a service order by what it

@@ -438,12 +438,12 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
                                                  const RequestShape& shape, const DynamicBitset& nodes,
                                                  const JobUse& use, int64_t limit, bool need_limits) {
   const int64_t now = snapshot_.now;
+  const PreemptParty me{use, part.priority_tier, 0, nullptr, job.priority};
   // Before the first preemptor of a cycle, with no job being stopped, what is free for the job
   // is what the plan holds (where it did not fit): when no rule lets it preempt anyone, nothing
   // is to be searched, and the victim list need not be built (most passes of a busy queue).
   if (!claims_ && !any_terminating_ &&
-      !preemption_->MayPreemptAny(PreemptParty{use, part.priority_tier, 0, nullptr, job.priority}, *gate_,
-                                  min_running_tier_, min_running_priority_)) {
+      !preemption_->MayPreemptAny(me, *gate_, min_running_tier_, min_running_priority_)) {
     return std::nullopt;
   }
   PrepareClaims();
@@ -468,7 +468,6 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
       return Pending(job.id, PendingReason::kResources);
     }
   }
-  const PreemptParty me{use, part.priority_tier, 0, nullptr, job.priority};
   // Nobody it could preempt at all (the usual case for most jobs): no search.
   if (!preemption_->MayPreemptAny(me, usage, min_running_tier_, min_running_priority_)) {
     plan.Rollback(base);
