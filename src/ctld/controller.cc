@@ -6,6 +6,7 @@
 #include <pwd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <csignal>
 #include <tuple>
 
@@ -142,7 +143,7 @@ Status Controller::Recover() {
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
     JobRecord& slot = jobs_[id] = std::move(j);
-    if (!IsFinished(slot.state)) active_[id] = &slot;
+    if (!IsFinished(slot.state)) AddActiveLocked(slot);
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
   steps_ = std::move(*steps);
@@ -164,6 +165,7 @@ void Controller::PurgeExpiredLocked(int64_t now) {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (Expired(it->second, now)) {
       it = jobs_.erase(it);
+      ++jobs_erased_;
     } else {
       ++it;
     }
@@ -282,7 +284,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   {
     std::lock_guard<std::mutex> lock(mu_);
     JobRecord& stored = jobs_[job.id] = job;
-    active_[job.id] = &stored;
+    AddActiveLocked(stored);
     PrioritizeLocked(stored, clock_->NowSeconds());
   }
   Wake();
@@ -409,6 +411,7 @@ std::vector<int64_t> Controller::ActiveIdsLocked() const {
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
   CountUsageLocked(job, -1);
   active_.erase(job.id);
+  active_by_id_.erase(job.id);
   job.state = state;
   job.exit_code = exit_code;
   job.exit_signal = signal;
@@ -546,6 +549,7 @@ int Controller::ScheduleOnce() {
   ClusterSnapshot& snapshot = cycle_snapshot_;
   SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
   bool suspended = false;    // a suspended job may resume
+  uint64_t erased_at = 0;    // jobs_erased_ when the waiting list was made
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
@@ -555,11 +559,13 @@ int Controller::ScheduleOnce() {
     // itself, though: two jobs that preempted each other in turn would wait for ever.
     auto waits_for = [&](const JobRecord& j) -> const JobRecord* {
       if (j.preempted_by == 0 || j.restart_count == 0) return nullptr;
-      auto by = active_.find(j.preempted_by);
-      return by != active_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
+      auto by = active_by_id_.find(j.preempted_by);
+      return by != active_by_id_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
     };
-    KeptEntries<PendingJob>& kept = cycle_pending_kept_;
+    assert(active_by_id_.size() == active_.size());
+    KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
     kept.Begin(pending);
+    erased_at = jobs_erased_;
     for (const auto& [id, job] : active_) {
       const JobRecord& j = *job;
       suspended = suspended || j.state == JobState::kSuspended;
@@ -569,7 +575,9 @@ int Controller::ScheduleOnce() {
         continue;
       }
       bool fresh = false;
-      PendingJob& p = kept.Next(id, &fresh);
+      JobRecord** record = nullptr;
+      PendingJob& p = kept.Next(id, &fresh, &record);
+      *record = job;
       // The request, user, account and QOS are set at submission and never change (see
       // JobRecord): an entry kept from last pass holds them.
       if (fresh) {
@@ -584,7 +592,10 @@ int Controller::ScheduleOnce() {
     kept.Finish();
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
-    if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) cycle_index_.reset();
+    if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) {
+      cycle_index_.reset();
+      snapshot.running.clear();  // where each node is may have moved: every entry afresh
+    }
     FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
   }
   if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
@@ -600,9 +611,15 @@ int Controller::ScheduleOnce() {
     std::vector<NodeUsage>& now = cycle_usage_;
     UsageLocked(now);
     for (const Decision& d : decisions) {
-      auto it = jobs_.find(d.job_id);
-      if (it == jobs_.end()) continue;
-      JobRecord& job = it->second;
+      // A waiting job's record, as the waiting list found it, unless records were erased since.
+      JobRecord* const* listed = erased_at == jobs_erased_ ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
+      JobRecord* record = listed != nullptr ? *listed : nullptr;
+      if (record == nullptr) {
+        auto it = jobs_.find(d.job_id);
+        if (it == jobs_.end()) continue;
+        record = &it->second;
+      }
+      JobRecord& job = *record;
       if (d.kind == DecisionKind::kResume) {
         if (job.state == JobState::kSuspended && ResumeLocked(job, now, d.nodes)) resumed.push_back(job);
         continue;
@@ -747,23 +764,24 @@ void Controller::Tick() {
         changed.push_back(j);
       }
     }
+    // One walk over the jobs for both (changed lists the time-outs first, as they are signalled).
     for (const auto& [id, job] : active_) {
       JobRecord& j = *job;
-      if (j.state != JobState::kRunning || j.time_limit_s <= 0 || j.start_time == 0) continue;
-      if (now - j.start_time - j.suspended_s < j.time_limit_s || !j.ending.empty()) continue;
-      EndingLocked(j, "timeout", config_.kill_wait_s);
-      changed.push_back(j);
-      to_timeout.push_back(j);
+      if (j.state == JobState::kRunning) {
+        if (j.time_limit_s <= 0 || j.start_time == 0) continue;
+        if (now - j.start_time - j.suspended_s < j.time_limit_s || !j.ending.empty()) continue;
+        EndingLocked(j, "timeout", config_.kill_wait_s);
+        to_timeout.push_back(j);
+      } else if (j.state == JobState::kCompleting) {
+        // A job being stopped that is still there well after its SIGKILL was due (the signal
+        // was lost, or the controller restarted before sending it): SIGKILL again, every 10 s.
+        if (j.kill_at == 0 || now < j.kill_at + kResignalS) continue;
+        j.kill_at = now;
+        resignal.push_back(j);
+      }
     }
-    // A job being stopped that is still there well after its SIGKILL was due (the signal was
-    // lost, or the controller restarted before sending it): SIGKILL again, every 10 s.
-    for (const auto& [id, job] : active_) {
-      JobRecord& j = *job;
-      if (j.state != JobState::kCompleting || j.kill_at == 0 || now < j.kill_at + kResignalS) continue;
-      j.kill_at = now;
-      changed.push_back(j);
-      resignal.push_back(j);
-    }
+    changed.insert(changed.end(), to_timeout.begin(), to_timeout.end());
+    changed.insert(changed.end(), resignal.begin(), resignal.end());
     if (!down_nodes.empty()) RefreshNodeStatesLocked();
   }
   for (const NodeRecord& n : down_nodes) (void)store_->SaveNode(n);

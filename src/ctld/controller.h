@@ -13,6 +13,7 @@
 //   an admin (no new work; running jobs finish).
 #pragma once
 
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -214,7 +215,18 @@ class Controller {
   ClusterSnapshot SnapshotLocked(bool jobs = true) const;
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
-  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<RunningJob>* kept = nullptr) const;
+  // What a kept running entry's allocation was copied from: the job's run (its start and
+  // restarts) and whether it held its CPUs and was suspended then. The same again, the
+  // allocation is as it was (it is set only when a job starts).
+  struct FilledFrom {
+    int64_t start_time = -1;
+    int restart_count = -1;
+    bool cpus = false;
+    bool suspended = false;
+    bool operator==(const FilledFrom&) const = default;
+  };
+  using KeptRunning = KeptEntries<RunningJob, FilledFrom>;
+  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
   // `epoch`: node_records_epoch_ when `s` was last synced (updated).
@@ -283,8 +295,17 @@ class Controller {
   // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
   // at, without a lookup per job.
   std::map<int64_t, JobRecord*> active_;
+  // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
+  // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
+  // FinishJobLocked.
+  boost::unordered_flat_map<int64_t, JobRecord*> active_by_id_;
+  void AddActiveLocked(JobRecord& job) {
+    active_[job.id] = &job;
+    active_by_id_[job.id] = &job;
+  }
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   int64_t last_purge_ = 0;
+  uint64_t jobs_erased_ = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
   int64_t priority_calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
@@ -318,8 +339,10 @@ class Controller {
   std::unique_ptr<ClusterIndex> cycle_index_;
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
-  KeptEntries<PendingJob> cycle_pending_kept_;
-  KeptEntries<RunningJob> cycle_running_kept_;
+  // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
+  // jobs_erased_ has not moved.
+  KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_;
+  KeptRunning cycle_running_kept_;
   std::vector<NodeUsage> cycle_usage_;
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force

@@ -283,19 +283,19 @@ bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) co
   return false;
 }
 
-void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<RunningJob>* kept_running) const {
+void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept_running) const {
   s.now = clock_->NowSeconds();
   UsageLocked(s.usage);
-  KeptEntries<RunningJob> local;  // for a snapshot not kept: every entry is new
-  KeptEntries<RunningJob>& kept = kept_running != nullptr ? *kept_running : local;
+  KeptRunning local;  // for a snapshot not kept: every entry is new
+  KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);
   for (const auto& [id, job] : active_) {
     if (!jobs) break;
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
-    const bool cpus = HoldsCpus(j);
     bool fresh = false;
-    RunningJob& r = kept.Next(j.id, &fresh);
+    FilledFrom* from = nullptr;
+    RunningJob& r = kept.Next(j.id, &fresh, &from);
     // A job's user, account, QOS and partition are set when it is submitted and never change
     // (no operation updates them; see JobRecord): an entry kept from last pass holds them.
     if (fresh) {
@@ -312,6 +312,15 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<R
     r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);
     r.terminating = j.state == JobState::kCompleting;
     r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
+    const bool suspended = j.state == JobState::kSuspended;
+    if (suspended) {
+      r.preempted_by = j.preempted_by;
+      r.end_time = kUnlimited;  // its clock stands still
+    }
+    // The allocation, copied again only for another run, or when the CPUs came or went.
+    const FilledFrom now{j.start_time, j.restart_count, HoldsCpus(j), suspended};
+    if (!fresh && *from == now) continue;
+    *from = now;
     r.allocation.resize(j.allocation.size());
     r.node_pos.resize(j.allocation.size(), -1);
     for (size_t a = 0; a < j.allocation.size(); ++a) {
@@ -319,14 +328,11 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptEntries<R
       // Where the node is in s.nodes, looked up only when the entry names another node.
       if (n.node != j.allocation[a].node || r.node_pos[a] < 0) r.node_pos[a] = NodePosLocked(j.allocation[a].node);
       AssignDecision(n, j.allocation[a]);
-      if (!cpus) n.cpu_milli = 0;
+      if (!now.cpus) n.cpu_milli = 0;
     }
-    r.suspended = false;
+    r.suspended = suspended;
     r.suspended_cpu_milli.clear();
-    if (j.state == JobState::kSuspended) {
-      r.suspended = true;
-      r.preempted_by = j.preempted_by;
-      r.end_time = kUnlimited;  // its clock stands still
+    if (suspended) {
       for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
     }
   }

@@ -15,7 +15,9 @@ double UsageLedger::Decay(int64_t seconds) const {
 }
 
 void UsageLedger::Charge(const std::string& account, const std::string& user, double amount, int64_t at) {
-  auto [it, fresh] = entries_.try_emplace({account, user});
+  auto it = entries_.find(Key(account, user));
+  const bool fresh = it == entries_.end();
+  if (fresh) it = entries_.try_emplace({account, user}).first;
   Value& v = it->second;
   if (fresh) {
     v.at = at;
@@ -27,7 +29,7 @@ void UsageLedger::Charge(const std::string& account, const std::string& user, do
 }
 
 double UsageLedger::Usage(const std::string& account, const std::string& user, int64_t now) const {
-  auto it = entries_.find({account, user});
+  auto it = entries_.find(Key(account, user));
   if (it == entries_.end()) return 0;
   return it->second.amount * Decay(now - it->second.at);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,8 +62,20 @@ class UsageLedger {
     double amount = 0;
     int64_t at = 0;
   };
+  // (account, user) in the order of std::pair<std::string, std::string>, also against a pair of
+  // views: Charge, for every running job every minute, looks a pair up without copying it.
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const std::string_view a1 = a.first, b1 = b.first;
+      if (a1 != b1) return a1 < b1;
+      return std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  using Key = std::pair<std::string_view, std::string_view>;
   int64_t half_life_s_;
-  std::map<std::pair<std::string, std::string>, Value> entries_;
+  std::map<std::pair<std::string, std::string>, Value, KeyLess> entries_;
 };
 
 }  // namespace muster
