@@ -593,13 +593,23 @@ int Controller::ScheduleOnce() {
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
     if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) {
+      cycle_scheduler_.reset();  // before the index it refers to
       cycle_index_.reset();
       snapshot.running.clear();  // where each node is may have moved: every entry afresh
     }
     FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
   }
-  if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
-  std::vector<Decision> decisions = RunCycle(snapshot, *cycle_index_, pending, options);
+  if (!cycle_index_) {
+    cycle_scheduler_.reset();
+    cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
+  }
+  // The scheduler too is kept with the index: its empty-cluster capacity and its buffers.
+  if (!cycle_scheduler_) {
+    cycle_scheduler_ = std::make_unique<Scheduler>(snapshot, *cycle_index_, options);
+  } else {
+    cycle_scheduler_->Reload(options);
+  }
+  std::vector<Decision> decisions = cycle_scheduler_->RunCycle(pending);
 
   std::vector<JobRecord> started;
   std::vector<JobRecord> preempted;  // victims, being stopped or suspended

@@ -218,12 +218,21 @@ class Controller {
   // What a kept running entry's allocation was copied from: the job's run (its start and
   // restarts) and whether it held its CPUs and was suspended then. The same again, the
   // allocation is as it was (it is set only when a job starts).
-  struct FilledFrom {
+  struct RunOf {
     int64_t start_time = -1;
     int restart_count = -1;
     bool cpus = false;
     bool suspended = false;
-    bool operator==(const FilledFrom&) const = default;
+    bool operator==(const RunOf&) const = default;
+  };
+  struct FilledFrom {
+    RunOf run;
+    // Under a service order, the rank last computed for that run, which holds while the job's
+    // run seconds stay in [rank_from_run_s, rank_until_run_s) (ServicePriority; a clock set
+    // back can take them below).
+    int64_t rank = 0;
+    int64_t rank_from_run_s = 0;
+    int64_t rank_until_run_s = 0;
   };
   using KeptRunning = KeptEntries<RunningJob, FilledFrom>;
   void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
@@ -337,6 +346,7 @@ class Controller {
   std::mutex cycle_mu_;
   ClusterSnapshot cycle_snapshot_;
   std::unique_ptr<ClusterIndex> cycle_index_;
+  std::unique_ptr<Scheduler> cycle_scheduler_;  // over cycle_snapshot_ and cycle_index_, gone with it
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
   // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
@@ -359,7 +369,8 @@ class Controller {
   void PrioritizeLocked(JobRecord& job, int64_t now);
   // The job's priority under a service order (config_.priority.order is not multifactor), with
   // the service it has attained up to `now`.
-  int64_t ServiceRankLocked(const JobRecord& job, int64_t now) const;
+  // `same_below_run_s`: as ServicePriority's.
+  int64_t ServiceRankLocked(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
   double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor
   int max_tier_ = 0;
   PriorityPolicy priority_;

@@ -307,9 +307,6 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
     // Backfill plans with when it ends at the latest: its start plus its time limit.
     r.end_time = j.time_limit_s > 0 && j.start_time > 0 ? j.start_time + j.time_limit_s + j.suspended_s : kUnlimited;
     r.start_time = j.start_time;
-    // A running job ranks by its priority when it started, or under a service order by what it
-    // has attained by now.
-    r.priority = config_.priority.order == JobOrder::kMultifactor ? j.priority : ServiceRankLocked(j, s.now);
     r.terminating = j.state == JobState::kCompleting;
     r.preempted_by = r.terminating && j.ending.rfind("preempt", 0) == 0 ? j.preempted_by : 0;
     const bool suspended = j.state == JobState::kSuspended;
@@ -317,10 +314,22 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
       r.preempted_by = j.preempted_by;
       r.end_time = kUnlimited;  // its clock stands still
     }
+    const RunOf run{j.start_time, j.restart_count, HoldsCpus(j), suspended};
+    const bool same_run = !fresh && from->run == run;
+    // A running job ranks by its priority when it started, or under a service order by what it
+    // has attained by now: the rank of last pass while that cannot have changed.
+    if (config_.priority.order == JobOrder::kMultifactor) {
+      r.priority = j.priority;
+    } else if (const int64_t run_s = RunSeconds(j, s.now);
+               same_run && run_s >= from->rank_from_run_s && run_s < from->rank_until_run_s) {
+      r.priority = from->rank;
+    } else {
+      r.priority = from->rank = ServiceRankLocked(j, s.now, &from->rank_until_run_s);
+      from->rank_from_run_s = run_s;
+    }
     // The allocation, copied again only for another run, or when the CPUs came or went.
-    const FilledFrom now{j.start_time, j.restart_count, HoldsCpus(j), suspended};
-    if (!fresh && *from == now) continue;
-    *from = now;
+    if (same_run) continue;
+    from->run = run;
     r.allocation.resize(j.allocation.size());
     r.node_pos.resize(j.allocation.size(), -1);
     for (size_t a = 0; a < j.allocation.size(); ++a) {
@@ -328,7 +337,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
       // Where the node is in s.nodes, looked up only when the entry names another node.
       if (n.node != j.allocation[a].node || r.node_pos[a] < 0) r.node_pos[a] = NodePosLocked(j.allocation[a].node);
       AssignDecision(n, j.allocation[a]);
-      if (!now.cpus) n.cpu_milli = 0;
+      if (!run.cpus) n.cpu_milli = 0;
     }
     r.suspended = suspended;
     r.suspended_cpu_milli.clear();

@@ -69,8 +69,8 @@ void Controller::PrioritizeLocked(JobRecord& j, int64_t now) {
   factors_[j.id] = f;
 }
 
-int64_t Controller::ServiceRankLocked(const JobRecord& j, int64_t now) const {
-  return ServicePriority(config_.priority, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now));
+int64_t Controller::ServiceRankLocked(const JobRecord& j, int64_t now, int64_t* same_below_run_s) const {
+  return ServicePriority(config_.priority, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now), same_below_run_s);
 }
 
 std::vector<FairShareRow> Controller::Shares() const {

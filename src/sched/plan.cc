@@ -6,8 +6,14 @@ namespace muster {
 
 Plan::Plan(const ClusterIndex& index, const ClusterSnapshot& snapshot, View view)
     : index_(index) {
+  Load(snapshot, view);
+}
+
+void Plan::Load(const ClusterSnapshot& snapshot, View view) {
+  const ClusterIndex& index = index_;
   const int n = index.size();
-  nodes_.resize(n);
+  undo_.clear();
+  nodes_.assign(n, NodeFree{});
   offset_.resize(n + 1);
   usable_ = view == View::kEmptyAll ? DynamicBitset(n, true) : index.schedulable();
   buckets_.assign(index.max_gpus_per_node() + 1, DynamicBitset(n));

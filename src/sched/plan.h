@@ -30,6 +30,8 @@ class Plan {
     kEmptyAll,    // nothing running; every node, whatever its state ("can ever fit")
   };
   Plan(const ClusterIndex& index, const ClusterSnapshot& snapshot, View view = View::kCurrent);
+  // Starts again from `snapshot` (built from the same index), reusing the buffers.
+  void Load(const ClusterSnapshot& snapshot, View view = View::kCurrent);
 
   const NodeFree& free(int node) const { return nodes_[node]; }
   int gpu_free_milli(int node, int gpu) const { return kMilliPerGpu - gpu_used_[offset_[node] + gpu]; }

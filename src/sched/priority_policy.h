@@ -87,7 +87,11 @@ double RequestedCpus(const JobRequest& r);
 // A job's priority under a service order (not kMultifactor): `gpus` what it asks for, `run_s` the
 // seconds it has run so far (RunSeconds), `time_limit_s` its limit (kUnlimited: none, ranked after
 // every limit under kShortestRemaining).
-int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s);
+// `same_below_run_s`, when given, is set to the run seconds from which the result may differ
+// (it holds for every run_s' in [run_s, *same_below_run_s)): a least-attained rank holds until
+// the attained service reaches the next queue limit, a shortest-remaining one one second.
+int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s,
+                        int64_t* same_below_run_s = nullptr);
 
 class PriorityPolicy {
  public:

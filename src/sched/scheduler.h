@@ -78,6 +78,11 @@ class Scheduler {
   // constructed (the cycle's allocations are undone afterwards), so it can be called again.
   std::vector<Decision> RunCycle(const std::vector<PendingJob>& queue);
 
+  // For a Scheduler kept between cycles (the controller's, with its index): the snapshot's
+  // usage and running jobs have changed, and perhaps the options. What depends on the index
+  // alone (the empty cluster's capacity) is kept, and so are the buffers.
+  void Reload(SchedulerOptions options);
+
   const ClusterIndex& index() const { return index_; }
 
  private:
