@@ -1,6 +1,7 @@
 // Controller: usage charging, fair share and job priorities (sched/priority_policy.h).
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "ctld/controller.h"
@@ -39,8 +40,11 @@ Status Controller::SaveUsage() {
 }
 
 void Controller::RefreshPriorityLocked(int64_t now) {
+  // The pairs as views first: most jobs share a few, and insert copies only a new one.
+  std::set<std::pair<std::string_view, std::string_view>> pairs;
+  for (const auto& [id, job] : active_) pairs.insert({job->account, job->user});
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& [id, job] : active_) seen.emplace(job->account, job->user);
+  for (const auto& [account, user] : pairs) seen.emplace(account, user);
   priority_.Refresh(now, seen);
   // Priorities move with age and fair share: recomputed here, every second (Slurm's
   // PriorityCalcPeriod), and for each new job at submission, not in every scheduling pass.

@@ -151,7 +151,9 @@ std::string PriorityPolicy::Save() const {
     usage.push_back({{"account", s.account}, {"user", s.user}, {"amount", s.amount}, {"at", s.at}});
   }
   nlohmann::json charged = nlohmann::json::array();
-  for (const auto& [job, t] : charged_through_) charged.push_back({job, t});
+  std::vector<std::pair<int64_t, int64_t>> by_id(charged_through_.begin(), charged_through_.end());
+  std::sort(by_id.begin(), by_id.end());
+  for (const auto& [job, t] : by_id) charged.push_back({job, t});
   return nlohmann::json{{"usage", usage}, {"charged_through", charged}}.dump();
 }
 
@@ -169,7 +171,8 @@ Status PriorityPolicy::Restore(const std::string& text) {
     return InvalidArgument(std::string("stored usage is malformed: ") + e.what());
   }
   usage_.Restore(stored);
-  charged_through_ = std::move(charged);
+  charged_through_.clear();
+  charged_through_.insert(charged.begin(), charged.end());
   return Status::Ok();
 }
 

@@ -11,6 +11,7 @@
 // fairly between users out of the box.
 #pragma once
 
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -138,7 +139,9 @@ class PriorityPolicy {
  private:
   PrioritySettings settings_;
   UsageLedger usage_;
-  std::map<int64_t, int64_t> charged_through_;
+  // Per running job, up to when it was charged: looked up for every running job at every
+  // charge (an open-addressing table; saved in id order).
+  boost::unordered_flat_map<int64_t, int64_t> charged_through_;
   std::vector<FairShareRow> rows_;
   std::map<std::pair<std::string, std::string>, double> factor_;
 };

@@ -695,9 +695,15 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
       order = queues.Order(order, snapshot_.running, gpus > 0 ? gpus : cpus, gpus > 0);
     }
   }
-  filters_.clear();
-  shape_keys_.clear();
-  fit_cache_.clear();  // keyed by the names shape_keys_ gives, which start again each cycle
+  // The filters (with the nodes they miss for not taking work), the names given to (filter,
+  // shape) pairs and whether each pair can ever fit depend on the index alone: kept from cycle
+  // to cycle (a kept Scheduler's), all three dropped together when there are many (the names
+  // start again then).
+  if (shape_keys_.size() > kKeptShapes || filters_.size() > kKeptShapes) {
+    filters_.clear();
+    shape_keys_.clear();
+    fit_cache_.clear();
+  }
   plain_filter_ = nullptr;
   failed_.clear();
   blocked_.clear();

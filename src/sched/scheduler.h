@@ -164,7 +164,8 @@ class Scheduler {
   Plan plan_;            // the real free resources
   Plan capacity_up_;     // every schedulable node free
   Plan capacity_all_;    // every node free, whatever its state
-  // Per cycle:
+  // Kept between cycles, up to kKeptShapes of each (they depend on the index alone):
+  static constexpr size_t kKeptShapes = 4096;
   std::unordered_map<std::string, Filter> filters_;
   std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
   // The last filter of a job asking for a partition and nothing else (the usual job), and its
@@ -172,6 +173,7 @@ class Scheduler {
   std::string plain_partition_;
   Filter* plain_filter_ = nullptr;
   std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
+  // Per cycle:
   std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
   std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
   std::optional<Timeline> timeline_;                 // backfill only

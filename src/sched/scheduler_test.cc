@@ -327,5 +327,29 @@ TEST(SchedulerTest, RunCycleLeavesSchedulerReusable) {
   EXPECT_EQ(DecisionStrings(s.RunCycle({MakeJob(1, "--gres=gpu:9")})), std::vector<std::string>{never});
 }
 
+TEST(SchedulerTest, AKeptSchedulerReloadedDecidesAsAFreshOne) {
+  // As the controller keeps one: the same snapshot object and index, whose usage changes between
+  // cycles, then Reload. Each cycle must decide as a Scheduler built afresh on that snapshot.
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterIndex index(c);
+  Scheduler kept(c, index);
+  const std::vector<PendingJob> q = {MakeJob(1, "--gres=gpu:9"), MakeJob(2, "--gres=gpu:8"),
+                                     MakeJob(3, "--gres=gpu:4"), MakeJob(4, "--gpus=12")};
+  const ClusterSnapshot idle = c;
+  const std::vector<std::vector<int>> n1_use = {{}, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000},
+                                                {1000, 1000, 1000, 1000}, {}};
+  for (size_t round = 0; round < n1_use.size(); ++round) {
+    c.usage = idle.usage;
+    if (!n1_use[round].empty()) {
+      c.usage = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true)
+                    .Use("n1", 8, 1024, n1_use[round]).Build().usage;
+    }
+    if (round > 0) kept.Reload({});
+    const std::vector<std::string> fresh = DecisionStrings(RunCycle(c, q));
+    EXPECT_EQ(DecisionStrings(kept.RunCycle(q)), fresh) << "round " << round;
+    EXPECT_EQ(fresh.front(), "1 REJECT Requested node configuration is not available") << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace muster
