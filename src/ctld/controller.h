@@ -235,6 +235,9 @@ class Controller {
     int64_t rank_until_run_s = 0;
   };
   using KeptRunning = KeptEntries<RunningJob, FilledFrom>;
+  // The pass's waiting list, in cycle_pending_kept_'s entries (each tagged with its record).
+  // True when a job is suspended (it may resume).
+  bool FillPendingLocked(std::vector<PendingJob>& pending);
   void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.

@@ -1,14 +1,32 @@
-// The controller's node side: registration, heartbeats and admin state changes, and the node
-// states (idle/mix/alloc) derived from what the jobs hold. Split from controller.cc.
+// The controller's node side: registration, heartbeats and admin state changes, the node
+// states (idle/mix/alloc) derived from what the jobs hold, and what a scheduling pass is given
+// (the snapshot and the waiting list). Split from controller.cc.
 #include "ctld/controller.h"
 #include "ctld/kept_entries.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <csignal>
 #include <set>
 
 namespace muster {
+
+std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, NodeAllocated> out;
+  for (const auto& [id, j] : active_) SumAllocation(*j, out);
+  return out;
+}
+
+std::vector<NodeRecord> Controller::ListNodes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<NodeRecord> out;
+  for (const auto& [name, n] : nodes_) out.push_back(n);
+  return out;
+}
+
+std::vector<Partition> Controller::ListPartitions() const { return config_.cluster.partitions; }
 
 NodeRecord* Controller::FindNodeLocked(const std::string& name) {
   auto it = nodes_.find(name);
@@ -346,6 +364,47 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
     }
   }
   kept.Finish();
+}
+
+bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
+  bool suspended = false;
+  // A job preempted for another waits until that one has started: else, tied with it (equal
+  // priority, the same second), it could take back what it was stopped to free, and be
+  // preempted again, round after round. Not behind a preemptor that waits the same way
+  // itself, though: two jobs that preempted each other in turn would wait for ever.
+  auto waits_for = [&](const JobRecord& j) -> const JobRecord* {
+    if (j.preempted_by == 0 || j.restart_count == 0) return nullptr;
+    auto by = active_by_id_.find(j.preempted_by);
+    return by != active_by_id_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
+  };
+  assert(active_by_id_.size() == active_.size());
+  KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
+  kept.Begin(pending);
+  for (const auto& [id, job] : active_) {
+    const JobRecord& j = *job;
+    suspended = suspended || j.state == JobState::kSuspended;
+    if (j.state != JobState::kPending || j.held) continue;
+    if (const JobRecord* by = waits_for(j); by != nullptr && waits_for(*by) == nullptr) {
+      job->reason = "Priority";
+      continue;
+    }
+    bool fresh = false;
+    JobRecord** record = nullptr;
+    PendingJob& p = kept.Next(id, &fresh, &record);
+    *record = job;
+    // The request, user, account and QOS are set at submission and never change (see
+    // JobRecord): an entry kept from last pass holds them.
+    if (fresh) {
+      p.request = j.request;
+      p.user = j.user;
+      p.account = j.account;
+      p.qos = j.qos;
+    }
+    p.priority = j.priority;
+    p.submit_time = j.eligible_time;
+  }
+  kept.Finish();
+  return suspended;
 }
 
 }  // namespace muster
