@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "model/hostlist.h"
@@ -28,6 +29,26 @@ Decision Reject(int64_t id, std::string msg) {
   d.kind = DecisionKind::kReject;
   d.message = std::move(msg);
   return d;
+}
+
+using Keys3 = std::array<int64_t, 3>;
+
+// `out`: pointers to `items` in ascending order of keys(item), an array compared element by
+// element. The keys are copied beside the pointers, so that the sort reads one array instead of
+// the records (a pass sorts every waiting and every running job).
+template <typename T, typename KeysOf>
+void OrderByKeys(const std::vector<T>& items, std::vector<const T*>& out, KeysOf keys_of) {
+  struct Keyed {
+    Keys3 keys;
+    const T* item;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(items.size());
+  for (const T& x : items) keyed.push_back({keys_of(x), &x});
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.keys < b.keys; });
+  out.clear();
+  out.reserve(items.size());
+  for (const Keyed& k : keyed) out.push_back(k.item);
 }
 
 // When a job started at `start` with time limit `limit` (kUnlimited: none) ends at the latest.
@@ -374,24 +395,10 @@ void Scheduler::PrepareClaims() {
       if (!Queued(v.job->preempted_by)) ReleaseVictim(*claims_, v);
     }
   }
-  // Sorted by keys copied beside each victim: the comparisons then read one array, not two
-  // records per comparison (a pass sorts every running job; that was 4% of a Philly replay).
-  struct Keyed {
-    int64_t gpu_milli;
-    int64_t start_time;
-    int64_t id;
-    const VictimInfo* v;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(victims_.size());
-  for (const VictimInfo& v : victims_) keyed.push_back({v.use().gpu_milli, v.job->start_time, v.job->id, &v});
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    if (a.gpu_milli != b.gpu_milli) return a.gpu_milli < b.gpu_milli;
-    if (a.start_time != b.start_time) return a.start_time > b.start_time;
-    return a.id > b.id;
+  // The fewest GPUs first, then the youngest, then the highest id (~x reverses an order).
+  OrderByKeys(victims_, victim_order_, [](const VictimInfo& v) {
+    return Keys3{v.use().gpu_milli, ~v.job->start_time, ~v.job->id};
   });
-  victim_order_.clear();
-  for (const Keyed& k : keyed) victim_order_.push_back(k.v);
 }
 
 void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
@@ -663,25 +670,9 @@ Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const
 }
 
 std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) {
-  // Sorted by keys copied beside each job, as the victims are (PrepareClaims): the comparisons
-  // read one array instead of a record each.
-  struct Keyed {
-    int64_t priority;
-    int64_t submit_time;
-    int64_t id;
-    const PendingJob* job;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(queue.size());
-  for (const PendingJob& j : queue) keyed.push_back({j.priority, j.submit_time, j.id, &j});
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
-    return a.id < b.id;
-  });
+  // The highest priority first, then the first submitted, then the lowest id.
   std::vector<const PendingJob*> order;
-  order.reserve(queue.size());
-  for (const Keyed& k : keyed) order.push_back(k.job);
+  OrderByKeys(queue, order, [](const PendingJob& j) { return Keys3{~j.priority, j.submit_time, j.id}; });
   // With team quotas: across queues by fair share, within a queue by priority.
   if (options_.policy) {
     QueueOrder queues(options_.policy->accounts);
