@@ -547,10 +547,7 @@ int Controller::ScheduleOnce() {
     }
     FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
   }
-  if (!cycle_index_) {
-    cycle_scheduler_.reset();
-    cycle_index_ = std::make_unique<ClusterIndex>(snapshot);
-  }
+  if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);  // its scheduler went with it
   // The scheduler too is kept with the index: its empty-cluster capacity and its buffers.
   if (!cycle_scheduler_) {
     cycle_scheduler_ = std::make_unique<Scheduler>(snapshot, *cycle_index_, options);

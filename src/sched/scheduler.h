@@ -168,12 +168,12 @@ class Scheduler {
   static constexpr size_t kKeptShapes = 4096;
   std::unordered_map<std::string, Filter> filters_;
   std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
+  std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
+  // Per cycle:
   // The last filter of a job asking for a partition and nothing else (the usual job), and its
   // partition: most jobs of a cycle find theirs here without building the filter's key.
   std::string plain_partition_;
   Filter* plain_filter_ = nullptr;
-  std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
-  // Per cycle:
   std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
   std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
   std::optional<Timeline> timeline_;                 // backfill only
