@@ -348,6 +348,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
     // The allocation, copied again only for another run, or when the CPUs came or went.
     if (same_run) continue;
     from->run = run;
+    r.revision = ++run_revisions_;  // (the scheduler keeps what it built from an entry until this moves)
     r.allocation.resize(j.allocation.size());
     r.node_pos.resize(j.allocation.size(), -1);
     for (size_t a = 0; a < j.allocation.size(); ++a) {

@@ -55,6 +55,12 @@ struct RunningJob {
   // Optional, a hint: the position in the snapshot's `nodes` of each allocation entry's node
   // (the controller keeps it with the entry between passes; the name decides).
   std::vector<int> node_pos;
+  // Optional, a promise (the controller keeps entries between passes): an entry with the same id
+  // and the same nonzero revision as one of an earlier snapshot given to the same Scheduler
+  // holds the same allocation, node_pos, start_time, user, account, QOS, partition and
+  // suspension as that one; its priority, end_time, terminating and preempted_by may differ.
+  // 0 promises nothing.
+  uint64_t revision = 0;
 };
 
 struct ClusterSnapshot {

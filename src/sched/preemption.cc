@@ -1,12 +1,14 @@
 #include "sched/preemption.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace muster {
 
 namespace {
 
 std::string QosName(const std::string& q) { return q.empty() ? kDefaultQosName : q; }
+std::string_view QosNameView(const std::string& q) { return q.empty() ? std::string_view(kDefaultQosName) : std::string_view(q); }
 std::string AccountName(const std::string& a) { return a.empty() ? "root" : a; }
 
 // Quotas are compared on GPUs for a job that asks for GPUs (as the queue order divides them),
@@ -116,16 +118,18 @@ bool PreemptionPolicy::Exposed(const PreemptParty& v, int64_t now) const {
   return enabled_ && Exposed(ModeOf(v.use.qos, v.partition), ExemptOf(v.use.qos), v.start_time, now);
 }
 
-bool PreemptionPolicy::MayExposed(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage) const {
+const Qos* PreemptionPolicy::PreemptorQos(const PreemptParty& p) const {
+  return policy_.preemption.by_qos ? FindQos(policy_.qos, p.use.qos) : nullptr;
+}
+
+bool PreemptionPolicy::MayExposed(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
+                                  const Qos* pq) const {
   const PreemptionSettings& s = policy_.preemption;
   if (s.by_priority && p.priority > v.priority) return true;
   if (s.by_partition_tier && p.partition_tier > v.partition_tier) return true;
-  if (s.by_qos) {
-    const Qos* pq = FindQos(policy_.qos, p.use.qos);
-    if (pq != nullptr && !pq->preempt.empty() &&
-        std::find(pq->preempt.begin(), pq->preempt.end(), QosName(v.use.qos)) != pq->preempt.end()) {
-      return true;
-    }
+  if (s.by_qos && pq != nullptr && !pq->preempt.empty() &&
+      std::find(pq->preempt.begin(), pq->preempt.end(), QosNameView(v.use.qos)) != pq->preempt.end()) {
+    return true;
   }
   if (s.reclaim_quota && any_quota_) return !ReclaimWhy(p.use, v.use, usage).empty();
   return false;

@@ -74,7 +74,14 @@ class PreemptionPolicy {
   bool Exposed(PreemptMode mode, int64_t exempt_s, int64_t start_time, int64_t now) const {
     return enabled_ && mode != PreemptMode::kOff && now - start_time >= exempt_s;
   }
-  bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage) const;
+  bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage) const {
+    return MayExposed(preemptor, victim, usage, PreemptorQos(preemptor));
+  }
+  // The same with the preemptor's PreemptorQos looked up once for all the victims of a search.
+  bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
+                  const Qos* preemptor_qos) const;
+  // The QOS whose preempt list bears on whom `preemptor` may preempt (null: none does).
+  const Qos* PreemptorQos(const PreemptParty& preemptor) const;
   // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
   // lowest partition tier of a running job, `min_priority` the lowest priority of one): a cheap
   // test before searching victims. False means Why is "" for every running job.

@@ -199,20 +199,23 @@ PendingJob Job(int64_t id, const std::string& opts, const std::string& qos, int6
   return j;
 }
 
+// Decision::ToString() and each victim's mode and grace time.
+std::vector<std::string> WithVictims(const std::vector<Decision>& ds) {
+  std::vector<std::string> out;
+  for (const Decision& d : ds) {
+    std::string s = d.ToString();
+    for (const Preemption& p : d.preempt) s += " [" + std::to_string(p.victim) + " " + PreemptModeName(p.mode) + " " + std::to_string(p.grace_s) + "]";
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<std::string> Decide(const Cluster& c, const std::vector<PendingJob>& q, SchedPolicy policy = Policy(),
                                 bool backfill = false) {
   SchedulerOptions o;
   o.policy = std::make_shared<SchedPolicy>(std::move(policy));
   o.backfill = backfill;
-  auto strings = [&](const ClusterSnapshot& snap) {
-    std::vector<std::string> out;
-    for (const Decision& d : RunCycle(snap, q, o)) {
-      std::string s = d.ToString();
-      for (const Preemption& p : d.preempt) s += " [" + std::to_string(p.victim) + " " + PreemptModeName(p.mode) + " " + std::to_string(p.grace_s) + "]";
-      out.push_back(s);
-    }
-    return out;
-  };
+  auto strings = [&](const ClusterSnapshot& snap) { return WithVictims(RunCycle(snap, q, o)); };
   std::vector<std::string> out = strings(c.snap);
   // The running jobs' order does not matter (the controller keeps them in no particular order).
   ClusterSnapshot reversed = c.snap;
@@ -354,6 +357,61 @@ TEST(PreemptionCyclesTest, JobsBeingStoppedNoLongerCountAsALendersUsage) {
   c.snap.running[2].terminating = true;
   c.snap.running[2].preempted_by = 1;
   EXPECT_EQ(Decide(c, {p1, p2}, p), (std::vector<std::string>{"1 PENDING Resources", "2 PENDING Priority"}));
+}
+
+TEST(PreemptionCyclesTest, AKeptSchedulerTakesAVictimAgainOnlyWhileItsRevisionHolds) {
+  // As the controller keeps one: the same snapshot object, refilled every cycle, its running
+  // entries numbered by revision (the same revision: the same allocation and start). Each cycle
+  // must decide as a Scheduler built afresh on that snapshot.
+  struct Job1 {
+    int64_t id;
+    std::string node;
+    std::vector<int> gpus;
+    int64_t started;
+    uint64_t revision;
+    bool terminating = false;
+  };
+  const Job1 pinned{20, "n2", {0, 1, 2, 3, 4, 5, 6, 7}, kOld, 7};  // QOS pinned: never a victim
+  const std::vector<std::vector<Job1>> rounds = {
+      {{11, "n1", {0}, kOld, 1}, {12, "n1", {1, 2, 3, 4}, kOld + 100, 2}, {13, "n1", {5, 6}, kOld + 200, 3},
+       {14, "n1", {7}, kOld + 300, 4}, pinned},
+      // 14 ended and 15 started in its place; 11 is being stopped (for nobody waiting).
+      {pinned, {15, "n1", {7}, kOld + 400, 5}, {13, "n1", {5, 6}, kOld + 200, 3}, {12, "n1", {1, 2, 3, 4}, kOld + 100, 2},
+       {11, "n1", {0}, kOld, 1, true}},
+      // 11 and 20 are gone; 13 was requeued and runs again, on 4 GPUs of n2: a new revision.
+      {{12, "n1", {1, 2, 3, 4}, kOld + 100, 2}, {13, "n2", {4, 5, 6, 7}, kOld + 500, 6}, {15, "n1", {7}, kOld + 400, 5}},
+      // Nothing changed but the order of the entries.
+      {{15, "n1", {7}, kOld + 400, 5}, {12, "n1", {1, 2, 3, 4}, kOld + 100, 2}, {13, "n2", {4, 5, 6, 7}, kOld + 500, 6}},
+  };
+  const std::vector<PendingJob> q = {Job(1, "--gres=gpu:2 -N 1", "high"), Job(2, "--gres=gpu:6 -N 1", "high", 90)};
+  Cluster c = Nodes(2);
+  ClusterSnapshot snap = c.snap;
+  const ClusterIndex index(snap);
+  SchedulerOptions o;
+  o.policy = std::make_shared<SchedPolicy>(Policy());
+  Scheduler kept(snap, index, o);
+  std::vector<std::vector<std::string>> seen;
+  for (size_t round = 0; round < rounds.size(); ++round) {
+    Cluster now = Nodes(2);
+    for (const Job1& j : rounds[round]) {
+      now.Run(j.id, {OnNode(j.node, j.gpus)}, j.id == pinned.id ? "pinned" : "normal", j.started, "ops", j.terminating);
+      now.snap.running.back().revision = j.revision;
+    }
+    snap = now.snap;
+    kept.Reload(o);
+    const std::vector<std::string> fresh = WithVictims(RunCycle(now.snap, q, o));
+    EXPECT_EQ(WithVictims(kept.RunCycle(q)), fresh) << "round " << round;
+    seen.push_back(fresh);
+  }
+  // The rounds differ where the victims did (else the test would show nothing).
+  EXPECT_EQ(seen[0], (std::vector<std::string>{"1 PENDING Resources preempt=13 [13 REQUEUE 30]",
+                                               "2 PENDING Resources preempt=14,11,12 [14 REQUEUE 30] [11 REQUEUE 30] [12 REQUEUE 30]"}));
+  EXPECT_EQ(seen[1], (std::vector<std::string>{"1 PENDING Resources preempt=15 [15 REQUEUE 30]",
+                                               "2 PENDING Resources preempt=13,12 [13 REQUEUE 30] [12 REQUEUE 30]"}));
+  // 13's 4 GPUs on n2 are what job 2 needs (taken as its 2 of n1, it would be released twice).
+  EXPECT_EQ(seen[2], (std::vector<std::string>{"1 START n1{cpu=1 mem=0 tasks=1 gpus=5,6}",
+                                               "2 PENDING Resources preempt=13 [13 REQUEUE 30]"}));
+  EXPECT_EQ(seen[3], seen[2]);
 }
 
 TEST(PreemptionCyclesTest, WhatAVictimFreesIsItsPreemptorsOnly) {

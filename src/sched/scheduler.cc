@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <memory>
 
 #include "model/hostlist.h"
 #include "sched/placer.h"
@@ -323,6 +324,59 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
   return d;
 }
 
+struct Scheduler::VictimKind {
+  const std::string* partition;
+  const std::string* qos;
+  const Partition* found;
+  PreemptMode mode;
+  int64_t exempt_s;
+};
+
+void Scheduler::BuildVictim(VictimInfo& v, const RunningJob& r, std::vector<VictimKind>& kinds) {
+  // Running jobs mostly share a few partitions and QOS: each pair is looked up once.
+  auto kind = std::find_if(kinds.begin(), kinds.end(),
+                           [&](const VictimKind& c) { return *c.partition == r.partition && *c.qos == r.qos; });
+  if (kind == kinds.end()) {
+    if (kinds.size() == 16) kinds.erase(kinds.begin());  // many kinds: a short list still
+    const Partition* found = index_.FindPartition(r.partition);
+    kind = kinds.insert(kinds.end(), VictimKind{&r.partition, &r.qos, found, preemption_->ModeOf(r.qos, found),
+                                                preemption_->ExemptOf(r.qos)});
+  }
+  const Partition* vp = kind->found;
+  v.job = &r;
+  v.mode = kind->mode;
+  v.exempt_s = kind->exempt_s;
+  v.revision = r.revision;
+  v.terminating = r.terminating;
+  v.leaves = true;
+  v.cpus_only.clear();
+  if (v.mode == PreemptMode::kSuspend && !r.terminating) {
+    v.leaves = false;
+    // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
+    for (const NodeAllocation& a : r.allocation) v.cpus_only.push_back(CpusOnly(a.node, a.cpu_milli));
+  }
+  const std::vector<NodeAllocation>& frees = v.leaves ? r.allocation : v.cpus_only;
+  JobUse& use = v.party.use;
+  use.cpu_milli = use.memory_mb = use.gpu_milli = 0;
+  for (const NodeAllocation& a : frees) {
+    use.cpu_milli += a.cpu_milli;
+    use.memory_mb += a.memory_mb;
+    for (const GpuShare& g : a.gpus) use.gpu_milli += g.milli;
+  }
+  use.account = r.account;
+  use.user = r.user;
+  use.qos = r.qos;
+  v.party.partition_tier = vp != nullptr ? vp->priority_tier : 0;
+  v.party.start_time = r.start_time;
+  v.party.partition = vp;
+  v.nodes.clear();
+  const bool hinted = r.node_pos.size() == r.allocation.size();
+  for (size_t a = 0; a < r.allocation.size(); ++a) {
+    v.nodes.push_back(hinted ? index_.Find(r.allocation[a].node, r.node_pos[a]) : index_.Find(r.allocation[a].node));
+  }
+  v.rebuilt = true;
+}
+
 void Scheduler::PrepareClaims() {
   if (claims_) return;
   // The cycle's first preemptor: from here on, what jobs being stopped will free, less what
@@ -331,74 +385,73 @@ void Scheduler::PrepareClaims() {
   // stopped will free is for whoever comes first.
   claims_.emplace(plan_);
   staying_.emplace(*gate_);  // the usage queues keep: jobs being stopped no longer count
-  victims_.clear();
-  victims_.reserve(snapshot_.running.size());
-  victim_nodes_.clear();
-  std::vector<size_t> nodes_at;  // where each victim's nodes begin in victim_nodes_
-  nodes_at.reserve(snapshot_.running.size() + 1);
-  // Running jobs mostly share a few partitions and QOS: each pair is looked up once.
-  struct Kind {
-    const std::string* partition;
-    const std::string* qos;
-    const Partition* found;
-    PreemptMode mode;
-    int64_t exempt_s;
-  };
-  std::vector<Kind> kinds;
+  if (victims_policy_ != options_.policy) {  // modes and exempt times are the policy's
+    victims_.clear();
+    victim_at_.clear();
+    victim_order_.clear();
+    victims_policy_ = options_.policy;
+  }
+  // The victims kept from the last cycle are taken again where the running entry's revision
+  // promises the job unchanged (only its rank, and whom it is being stopped for, may have
+  // moved); the others are built afresh.
+  const uint64_t cycle = ++victims_cycle_;
+  std::vector<VictimKind> kinds;
   for (const RunningJob& r : snapshot_.running) {
     if (r.suspended) continue;  // already stopped: nothing more to free
-    VictimInfo& v = victims_.emplace_back();
+    auto [at, added] = victim_at_.try_emplace(r.id, static_cast<uint32_t>(victims_.size()));
+    uint32_t slot = at->second;
+    const bool twice = !added && victims_[slot]->seen == cycle;  // an id twice: one more, not kept
+    if (twice) slot = static_cast<uint32_t>(victims_.size());
+    if (added || twice) victims_.push_back(std::make_unique<VictimInfo>());
+    VictimInfo& v = *victims_[slot];
+    if (added || twice || r.revision == 0 || v.revision != r.revision || v.terminating != r.terminating) {
+      BuildVictim(v, r, kinds);
+    }
+    v.id = r.id;
+    v.keyed = !twice;
+    v.seen = cycle;
     v.job = &r;
-    auto kind = std::find_if(kinds.begin(), kinds.end(),
-                             [&](const Kind& c) { return *c.partition == r.partition && *c.qos == r.qos; });
-    if (kind == kinds.end()) {
-      if (kinds.size() == 16) kinds.erase(kinds.begin());  // many kinds: a short list still
-      const Partition* found = index_.FindPartition(r.partition);
-      kind = kinds.insert(kinds.end(), Kind{&r.partition, &r.qos, found, preemption_->ModeOf(r.qos, found), preemption_->ExemptOf(r.qos)});
-    }
-    const Partition* vp = kind->found;
-    v.mode = kind->mode;
-    v.exposed = preemption_->Exposed(v.mode, kind->exempt_s, r.start_time, snapshot_.now);
-    v.frees = &r.allocation;
-    if (v.mode == PreemptMode::kSuspend && !r.terminating) {
-      v.leaves = false;
-      // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
-      for (const NodeAllocation& a : r.allocation) v.cpus_only.push_back(CpusOnly(a.node, a.cpu_milli));
-      v.frees = &v.cpus_only;
-    }
-    JobUse& use = v.party.use;
-    for (const NodeAllocation& a : *v.frees) {
-      use.cpu_milli += a.cpu_milli;
-      use.memory_mb += a.memory_mb;
-      for (const GpuShare& g : a.gpus) use.gpu_milli += g.milli;
-    }
-    use.account = r.account;
-    use.user = r.user;
-    use.qos = r.qos;
-    v.party.partition_tier = vp != nullptr ? vp->priority_tier : 0;
-    v.party.start_time = r.start_time;
-    v.party.partition = vp;
+    v.frees = v.leaves ? &r.allocation : &v.cpus_only;
     v.party.priority = r.priority;
-    nodes_at.push_back(victim_nodes_.size());
-    const bool hinted = r.node_pos.size() == r.allocation.size();
-    for (size_t a = 0; a < r.allocation.size(); ++a) {
-      victim_nodes_.push_back(hinted ? index_.Find(r.allocation[a].node, r.node_pos[a]) : index_.Find(r.allocation[a].node));
+    v.exposed = preemption_->Exposed(v.mode, v.exempt_s, r.start_time, snapshot_.now);
+  }
+  // The order: last cycle's, less the jobs gone or rebuilt, merged with those (sorted).
+  auto keys = [](const VictimInfo* v) { return Keys3{v->use().gpu_milli, ~v->party.start_time, ~v->id}; };
+  auto before = [&](const VictimInfo* a, const VictimInfo* b) { return keys(a) < keys(b); };
+  std::vector<const VictimInfo*> kept, fresh;
+  kept.reserve(victims_.size());
+  for (const VictimInfo* v : victim_order_) {  // (last cycle's: the objects stay put)
+    if (v->seen == cycle && !v->rebuilt) kept.push_back(v);
+  }
+  for (const std::unique_ptr<VictimInfo>& v : victims_) {
+    if (v->seen == cycle && v->rebuilt) fresh.push_back(v.get());
+  }
+  std::sort(fresh.begin(), fresh.end(), before);
+  victim_order_.clear();
+  std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(victim_order_), before);
+  // The jobs gone leave.
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < victims_.size(); ++k) {
+    VictimInfo& v = *victims_[k];
+    if (v.seen != cycle) {
+      if (v.keyed) victim_at_.erase(v.id);
+      continue;
+    }
+    v.rebuilt = false;
+    if (w != k) {
+      std::swap(victims_[w], victims_[k]);
+      if (v.keyed) victim_at_[v.id] = w;
+    }
+    ++w;
+  }
+  victims_.resize(w);
+  // What jobs being stopped free.
+  for (const std::unique_ptr<VictimInfo>& v : victims_) {
+    if (v->job->terminating) {
+      staying_->Add(v->use(), -1);
+      if (!Queued(v->job->preempted_by)) ReleaseVictim(*claims_, *v);
     }
   }
-  nodes_at.push_back(victim_nodes_.size());
-  // Now that victim_nodes_ no longer grows, the views; then what jobs being stopped free.
-  for (size_t k = 0; k < victims_.size(); ++k) {
-    VictimInfo& v = victims_[k];
-    v.nodes = std::span<const int>(victim_nodes_.data() + nodes_at[k], nodes_at[k + 1] - nodes_at[k]);
-    if (v.job->terminating) {
-      staying_->Add(v.use(), -1);
-      if (!Queued(v.job->preempted_by)) ReleaseVictim(*claims_, v);
-    }
-  }
-  // The fewest GPUs first, then the youngest, then the highest id (~x reverses an order).
-  OrderByKeys(victims_, victim_order_, [](const VictimInfo& v) {
-    return Keys3{v.use().gpu_milli, ~v.job->start_time, ~v.job->id};
-  });
 }
 
 void Scheduler::ReleaseVictim(Plan& plan, const VictimInfo& v) {
@@ -462,8 +515,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   Plan& plan = *claims_;
   LimitGate& usage = *staying_;
   const int base = plan.Mark();
-  for (const VictimInfo& v : victims_) {
-    if (v.job->terminating && v.job->preempted_by == job.id) ReleaseVictim(plan, v);
+  for (const std::unique_ptr<VictimInfo>& v : victims_) {
+    if (v->job->terminating && v->job->preempted_by == job.id) ReleaseVictim(plan, *v);
   }
   auto place = [&]() { return TryPlace(index_, plan, shape, nodes); };
   auto claim = [&](const std::vector<NodeAllocation>& alloc) {
@@ -500,12 +553,13 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     if (helps) cands.push_back(&v);
   }
   const int mark = plan.Mark();
+  const Qos* me_qos = preemption_->PreemptorQos(me);
   std::vector<std::pair<const VictimInfo*, std::string>> victims;
   // 1. One victim alone, in that order: the first that lets the job fit (placed on the victim's
   //    own nodes, which is cheap) frees the fewest GPUs a single victim can.
   const VictimInfo* single = nullptr;
   for (const VictimInfo* c : cands) {
-    if (!preemption_->MayExposed(me, c->party, usage)) continue;
+    if (!preemption_->MayExposed(me, c->party, usage, me_qos)) continue;
     usage.Add(c->use(), -1);
     const bool within = within_limits();
     usage.Add(c->use(), 1);
@@ -539,7 +593,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   for (const VictimInfo* c : cands) {
     if (c->use().gpu_milli >= bound) break;  // sorted: no smaller ones left
     if (single != nullptr && taken >= 3 * bound) break;
-    if (!preemption_->MayExposed(me, c->party, usage)) continue;
+    if (!preemption_->MayExposed(me, c->party, usage, me_qos)) continue;
     std::string why = preemption_->Why(me, c->party, usage, now);
     ReleaseVictim(plan, *c);
     for (int i : c->nodes) {
@@ -706,9 +760,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   doomed_.clear();
   claims_.reset();
   staying_.reset();
-  victims_.clear();
-  victim_nodes_.clear();
-  victim_order_.clear();
+  // (victims_ and victim_order_ are kept: see PrepareClaims)
   queued_.clear();
   queued_.reserve(queue.size());
   for (const PendingJob& j : queue) queued_.push_back(j.id);
@@ -723,9 +775,12 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     min_running_tier_ = std::numeric_limits<int>::max();
     min_running_priority_ = std::numeric_limits<int64_t>::max();
     any_terminating_ = false;
+    const std::string* last_partition = nullptr;  // running jobs mostly share a few: the last one's
+    const Partition* p = nullptr;
     for (const RunningJob& r : snapshot_.running) {
       any_terminating_ = any_terminating_ || r.terminating;
-      const Partition* p = index_.FindPartition(r.partition);
+      if (last_partition == nullptr || *last_partition != r.partition) p = index_.FindPartition(r.partition);
+      last_partition = &r.partition;
       min_running_tier_ = std::min(min_running_tier_, p != nullptr ? p->priority_tier : 0);
       min_running_priority_ = std::min(min_running_priority_, r.priority);
     }

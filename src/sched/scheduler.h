@@ -30,6 +30,8 @@
 #pragma once
 
 #include <algorithm>
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -128,20 +130,33 @@ class Scheduler {
                                         const DynamicBitset& nodes, const JobUse& use, int64_t limit,
                                         bool need_limits);
   // A running job as a possible victim: what it holds, on which canonical nodes, how it would
-  // be stopped. Built once a cycle, at the first preemption search.
+  // be stopped. Built at a cycle's first preemption search; a kept Scheduler keeps it for the
+  // next cycles while the running entry's revision promises it unchanged (RunningJob::revision).
   struct VictimInfo {
     const RunningJob* job = nullptr;
     PreemptParty party;      // party.use: what stopping it frees (SUSPEND: its CPUs only)
     const JobUse& use() const { return party.use; }
     PreemptMode mode = PreemptMode::kRequeue;
-    std::span<const int> nodes;  // canonical index of each allocation entry (-1: unknown node)
+    int64_t exempt_s = 0;    // PreemptionPolicy::ExemptOf its QOS
+    std::vector<int> nodes;  // canonical index of each allocation entry (-1: unknown node)
     // Per allocation entry, what stopping it frees there: the job's allocation itself, or for
     // SUSPEND its CPUs only (held in cpus_only).
     const std::vector<NodeAllocation>* frees = nullptr;
     std::vector<NodeAllocation> cpus_only;
     bool leaves = true;                 // false for SUSPEND: the job stays on its nodes
     bool exposed = false;               // PreemptionPolicy::Exposed this cycle
+    // What it was built from: the entry's revision (0: none, so built again every cycle) and
+    // whether the job was being stopped then (leaves and frees depend on it).
+    uint64_t revision = 0;
+    bool terminating = false;
+    int64_t id = 0;
+    bool keyed = true;       // victim_at_ finds it (not when the snapshot names an id twice)
+    uint64_t seen = 0;       // the last cycle (victims_cycle_) that found the job running
+    bool rebuilt = false;    // built again this cycle: its place in the order is to be found
   };
+  // Builds `v` afresh for `r`.
+  struct VictimKind;
+  void BuildVictim(VictimInfo& v, const RunningJob& r, std::vector<VictimKind>& kinds);
   // Suspended jobs whose preemptor is gone take their CPUs back, before anyone waiting.
   void ResumeSuspended(std::vector<Decision>& out);
   void PrepareClaims();
@@ -187,10 +202,16 @@ class Scheduler {
   // free given back, and what preemptors will take taken.
   std::optional<Plan> claims_;
   std::optional<LimitGate> staying_;  // gate_ without the jobs being stopped (for quota reclaim)
-  std::vector<VictimInfo> victims_;
-  std::vector<int> victim_nodes_;  // what victims_[k].nodes views, all victims' in a row
+  // Kept between cycles (see VictimInfo), in no order; victim_at_ finds a job's. Each where it
+  // was made (victim_order_ points to them, and their `frees` into them).
+  std::vector<std::unique_ptr<VictimInfo>> victims_;
+  boost::unordered_flat_map<int64_t, uint32_t> victim_at_;
+  uint64_t victims_cycle_ = 0;
+  // The policy they were built under (held: another one made later cannot take its address).
+  std::shared_ptr<const SchedPolicy> victims_policy_;
   // victims_ in the order a search tries them: the fewest GPUs first, then the youngest, then
-  // the highest id (sorted once a cycle, not per search).
+  // the highest id. Kept for the next cycle, whose order differs only where jobs started,
+  // ended or were built again.
   std::vector<const VictimInfo*> victim_order_;
   // Preempt memo, cleared by starts and claims: per shape key, QOS and (where they bear on it)
   // account and user, the highest priority that found nothing to preempt.
