@@ -689,13 +689,17 @@ void Controller::Tick() {
   std::string usage;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ChargeRunningLocked(now);
-    if (now - priority_calc_at_ >= config_.priority.calc_period_s) {
+    // Running jobs are charged when their usage is read, as Slurm's decay thread does: every
+    // PriorityCalcPeriod for fair share, and when it is saved (and each job as it ends).
+    const bool refresh = now - priority_calc_at_ >= config_.priority.calc_period_s;
+    const bool save = now - usage_saved_at_ >= config_.usage_save_s;
+    if (refresh || save) ChargeRunningLocked(now);
+    if (refresh) {
       RefreshPriorityLocked(now);
       priority_calc_at_ = now;
     }
-    if (usage_dirty_ && now - usage_saved_at_ >= config_.usage_save_s) {
-      usage = priority_.Save();
+    if (save) {  // (every usage_save_s, charged or not: else an idle spell would charge every Tick)
+      if (usage_dirty_) usage = priority_.Save();
       usage_saved_at_ = now;
       usage_dirty_ = false;
     }
@@ -746,6 +750,7 @@ void Controller::Tick() {
       std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
       std::lock_guard<std::mutex> lock(mu_);
       usage_dirty_ = true;  // again at the next Tick
+      usage_saved_at_ = 0;
     }
   }
   for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");

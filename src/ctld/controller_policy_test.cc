@@ -205,6 +205,34 @@ TEST_F(PolicyTest, SacctmgrChangesApplyAtOnceAndSurviveARestart) {
   EXPECT_NE(ctld_->Policy().accounts.Find("team"), nullptr);
 }
 
+TEST_F(FairShareTest, RunningJobsAreChargedEveryCalcPeriodNotEveryTick) {
+  // As Slurm's decay thread: usage accrues once a PriorityCalcPeriod (and when saved), in one
+  // piece. Charged at every 10 s Tick instead, the pieces would each decay a little before the
+  // refresh, and the total would fall short of 8 GPUs x 300 s (by about 0.4).
+  config_.priority.calc_period_s = 300;
+  config_.usage_save_s = 3600;
+  Open();
+  RegisterAll();
+  const int64_t id = Submit({"-N", "2", "--gres=gpu:4"}, kHeavy);
+  ctld_->Tick();  // refreshes (the first Tick does) and saves: nothing charged yet
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  auto usage = [&] {
+    for (const FairShareRow& r : ctld_->Shares()) {
+      if (r.user == "4242") return r.raw_usage;
+    }
+    return -1.0;
+  };
+  for (int t = 10; t < 300; t += 10) {
+    Pass(10);
+    ctld_->Tick();
+    ASSERT_DOUBLE_EQ(usage(), 0) << "at " << t << " s: fair share is as of the last refresh";
+  }
+  Pass(10);
+  ctld_->Tick();
+  EXPECT_DOUBLE_EQ(usage(), 8.0 * 300);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+}
+
 TEST_F(FairShareTest, AStoppingControllerSavesTheUsageToTheSecond) {
   RegisterAll();
   const int64_t id = Submit({"--gres=gpu:2"}, kHeavy);
