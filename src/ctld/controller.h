@@ -343,8 +343,9 @@ class Controller {
   // a node's name, CPUs, memory, features or GPUs can change. Its state, drain and reason
   // change in place at any time.
   uint64_t node_records_epoch_ = 0;
-  // The last RunningJob::revision given (FillSnapshotLocked, under mu_): one per copy of an
-  // allocation into a snapshot entry, never twice the same.
+  // The last RunningJob::revision or PendingJob::revision given (FillSnapshotLocked and
+  // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
+  // never twice the same.
   mutable uint64_t run_revisions_ = 0;
   std::vector<StepRecord> steps_;
   // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot

@@ -400,6 +400,7 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
       p.user = j.user;
       p.account = j.account;
       p.qos = j.qos;
+      p.revision = ++run_revisions_;  // (the scheduler keeps what it resolved from it until this moves)
     }
     p.priority = j.priority;
     p.submit_time = j.eligible_time;

@@ -87,6 +87,11 @@ struct PendingJob {
   std::string user;
   std::string account;
   std::string qos;  // "" = "normal"
+  // Optional, a promise (the controller keeps entries between passes): an entry with the same id
+  // and the same nonzero revision as one of an earlier queue given to the same Scheduler holds
+  // the same request, user, account and QOS; its priority and submit time may differ. 0
+  // promises nothing.
+  uint64_t revision = 0;
 };
 
 }  // namespace muster

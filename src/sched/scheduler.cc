@@ -170,25 +170,44 @@ Scheduler::Filter& Scheduler::CandidatesByKey(const std::string& partition, cons
 Decision Scheduler::Decide(const PendingJob& job) {
   const JobRequest& req = job.request;
   const std::string& pname = req.partition.empty() ? index_.default_partition() : req.partition;
-  const Partition* part = index_.FindPartition(pname);
-  if (part == nullptr) return Reject(job.id, "Invalid partition name specified: " + pname);
-  StatusOr<RequestShape> shape_or = ResolveShape(req, *part);
-  if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
-  const RequestShape& shape = *shape_or;
-  Filter& filter = Candidates(pname, req);
-  if (!filter.status.ok()) return Reject(job.id, filter.status.message());
-
-  // Never fits as asked (more than the partition has): reject now rather than wait forever.
-  const std::string& key = ShapeKey(filter, shape);
-  auto fit = fit_cache_.find(key);
-  if (fit == fit_cache_.end()) {
-    int v = 0;
-    if (TryPlace(index_, capacity_all_, shape, filter.nodes)) {
-      v = TryPlace(index_, capacity_up_, shape, filter.nodes) ? 2 : 1;
-    }
-    fit = fit_cache_.emplace(key, v).first;
+  // A job seen in an earlier cycle, unchanged since (its revision): what was resolved for it then.
+  JobMemo* memo = nullptr;
+  if (job.revision != 0) {
+    auto [it, added] = job_memos_.try_emplace(job.id);
+    memo = &it->second;
+    if (memo->revision != job.revision) memo->revision = 0;
+    memo->cycle = cycles_;
   }
-  if (fit->second == 0) {
+  if (memo == nullptr || memo->revision == 0) {
+    const Partition* found = index_.FindPartition(pname);
+    if (found == nullptr) return Reject(job.id, "Invalid partition name specified: " + pname);
+    StatusOr<RequestShape> shape_or = ResolveShape(req, *found);
+    if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
+    Filter& found_filter = Candidates(pname, req);
+    if (!found_filter.status.ok()) return Reject(job.id, found_filter.status.message());
+    // Whether it can ever fit (more than the partition has: reject now rather than wait forever).
+    const std::string& found_key = ShapeKey(found_filter, *shape_or);
+    auto fit = fit_cache_.find(found_key);
+    if (fit == fit_cache_.end()) {
+      int v = 0;
+      if (TryPlace(index_, capacity_all_, *shape_or, found_filter.nodes)) {
+        v = TryPlace(index_, capacity_up_, *shape_or, found_filter.nodes) ? 2 : 1;
+      }
+      fit = fit_cache_.emplace(found_key, v).first;
+    }
+    JobMemo fresh{job.revision, found, std::move(*shape_or), &found_filter, &found_key, fit->second, cycles_};
+    if (memo != nullptr) {
+      *memo = std::move(fresh);
+    } else {
+      scratch_memo_ = std::move(fresh);
+      memo = &scratch_memo_;
+    }
+  }
+  const Partition* part = memo->partition;
+  const RequestShape& shape = memo->shape;
+  Filter& filter = *memo->filter;
+  const std::string& key = *memo->key;
+  if (memo->fit == 0) {
     if (!filter.nodes.any() && !req.constraint.empty()) return Reject(job.id, "Invalid feature specification");
     return Reject(job.id, "Requested node configuration is not available");
   }
@@ -202,7 +221,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
       (shape.max_nodes > 0 && shape.max_nodes < part->min_nodes)) {
     return Pending(job.id, PendingReason::kPartitionNodeLimit);
   }
-  if (fit->second == 1) {
+  if (memo->fit == 1) {
     if (!req.constraint.empty()) return Pending(job.id, PendingReason::kBadConstraints);
     // As Slurm: "ReqNodeNotAvail, UnavailableNodes:gpu[03-04]".
     if (!filter.unavailable) {
@@ -748,6 +767,12 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
     filters_.clear();
     shape_keys_.clear();
     fit_cache_.clear();
+    job_memos_.clear();  // (they point into the filters and names)
+  }
+  ++cycles_;
+  // Memos of jobs that have left the queue (ended, held, cancelled): dropped when they are many.
+  if (job_memos_.size() > 2 * queue.size() + 1024) {
+    boost::unordered::erase_if(job_memos_, [&](const auto& e) { return e.second.cycle + 1 < cycles_; });
   }
   plain_filter_ = nullptr;
   failed_.clear();

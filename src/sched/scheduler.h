@@ -184,6 +184,21 @@ class Scheduler {
   std::unordered_map<std::string, Filter> filters_;
   std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
   std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
+  // What Decide resolved for a waiting job (its partition, shape, filter, shape key and whether
+  // it can ever fit), kept while the job's revision holds (PendingJob::revision) and dropped
+  // with the filters; jobs no longer queued are dropped now and then.
+  struct JobMemo {
+    uint64_t revision = 0;
+    const Partition* partition = nullptr;
+    RequestShape shape;
+    Filter* filter = nullptr;
+    const std::string* key = nullptr;
+    int fit = 0;
+    uint64_t cycle = 0;  // the last cycle that decided for it
+  };
+  boost::unordered_flat_map<int64_t, JobMemo> job_memos_;
+  JobMemo scratch_memo_;  // the same for a job without a revision (not kept)
+  uint64_t cycles_ = 0;
   // Per cycle:
   // The last filter of a job asking for a partition and nothing else (the usual job), and its
   // partition: most jobs of a cycle find theirs here without building the filter's key.

@@ -351,5 +351,37 @@ TEST(SchedulerTest, AKeptSchedulerReloadedDecidesAsAFreshOne) {
   }
 }
 
+TEST(SchedulerTest, AKeptSchedulerResolvesAJobAgainOnlyWhenItsRevisionMoves) {
+  // The controller numbers each copy of a request it puts in the queue (PendingJob::revision):
+  // a kept Scheduler takes what it resolved for a job (shape, nodes, whether it can ever fit)
+  // again only while that number stays. Each cycle must decide as a Scheduler built afresh.
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterIndex index(c);
+  Scheduler kept(c, index);
+  auto job = [](int64_t id, const std::string& opts, uint64_t revision) {
+    PendingJob j = MakeJob(id, opts);
+    j.revision = revision;
+    return j;
+  };
+  const std::vector<std::vector<PendingJob>> rounds = {
+      {job(1, "--gres=gpu:4", 1), job(2, "--gres=gpu:9", 2)},
+      // 2 came back asking for less (a new copy: a new revision); 1 is unchanged.
+      {job(1, "--gres=gpu:4", 1), job(2, "--gres=gpu:2", 3), job(3, "--gres=gpu:8", 4)},
+      // 1 asks for what never fits, 3 unchanged.
+      {job(3, "--gres=gpu:8", 4), job(1, "--gres=gpu:9", 5)},
+  };
+  std::vector<std::vector<std::string>> seen;
+  for (size_t round = 0; round < rounds.size(); ++round) {
+    kept.Reload({});
+    const std::vector<std::string> fresh = DecisionStrings(RunCycle(c, rounds[round]));
+    EXPECT_EQ(DecisionStrings(kept.RunCycle(rounds[round])), fresh) << "round " << round;
+    seen.push_back(fresh);
+  }
+  ASSERT_EQ(seen[1].size(), 3u);
+  EXPECT_EQ(seen[0][1], "2 REJECT Requested node configuration is not available");
+  EXPECT_EQ(seen[1][1].rfind("2 START", 0), 0u) << seen[1][1];
+  EXPECT_EQ(seen[2][0], "1 REJECT Requested node configuration is not available");
+}
+
 }  // namespace
 }  // namespace muster
