@@ -42,10 +42,11 @@ UseTotals LimitGate::AccountUse(const std::string& account) const {
   return it == account_.end() ? UseTotals{} : it->second;
 }
 
-PendingReason LimitGate::Check(const JobUse& job, int64_t time_limit_s) const {
-  for (const Account* a : accounts_.Path(job.account)) {
+PendingReason LimitGate::CheckAs(const JobUse& job, const std::string& account, const std::string& user,
+                                 const std::string& qos, int64_t time_limit_s) const {
+  for (const Account* a : accounts_.Path(account)) {
     const UseTotals u = AccountUse(a->name);
-    auto it = user_use_.find({a->name, job.user});
+    auto it = user_use_.find({a->name, user});
     const UseTotals mine = it == user_use_.end() ? UseTotals{} : it->second;
     if (OverTime(time_limit_s, a->max_wall_s)) return PendingReason::kAssocMaxWallDurationPerJobLimit;
     if (Over(mine.jobs, 1, a->max_jobs)) return PendingReason::kAssocMaxJobsLimit;
@@ -57,11 +58,11 @@ PendingReason LimitGate::Check(const JobUse& job, int64_t time_limit_s) const {
     }
     if (Over(u.memory_mb, job.memory_mb, a->limit.memory_mb)) return PendingReason::kAssocGrpMemLimit;
   }
-  const Qos* q = FindQos(qos_, job.qos);
+  const Qos* q = FindQos(qos_, qos);
   if (q == nullptr) return PendingReason::kNone;
   if (OverTime(time_limit_s, q->max_wall_s)) return PendingReason::kQOSMaxWallDurationPerJobLimit;
   if (OverGpus(0, job.gpu_milli, q->max_gpus_per_job)) return PendingReason::kQOSMaxGRESPerJob;
-  auto qu = qos_user_.find({q->name, job.user});
+  auto qu = qos_user_.find({q->name, user});
   const UseTotals mine = qu == qos_user_.end() ? UseTotals{} : qu->second;
   if (Over(mine.jobs, 1, q->max_jobs_per_user)) return PendingReason::kQOSMaxJobsPerUserLimit;
   if (OverGpus(mine.gpu_milli, job.gpu_milli, q->max_gpus_per_user)) return PendingReason::kQOSMaxGRESPerUser;

@@ -60,7 +60,12 @@ class LimitGate {
              int sign = 1);
   // kNone when `job` (with `time_limit_s`, kUnlimited = none) may start as things stand; else
   // the first limit it would break.
-  PendingReason Check(const JobUse& job, int64_t time_limit_s) const;
+  PendingReason Check(const JobUse& job, int64_t time_limit_s) const {
+    return CheckAs(job, job.account, job.user, job.qos, time_limit_s);
+  }
+  // The same for the amounts of `job` owned as named (its own owner fields unread).
+  PendingReason CheckAs(const JobUse& job, const std::string& account, const std::string& user,
+                        const std::string& qos, int64_t time_limit_s) const;
 
   // The running totals of `account`'s subtree ("" = the whole cluster).
   UseTotals AccountUse(const std::string& account) const;

@@ -62,12 +62,9 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 // What a pending job would hold, before it is placed: its GPUs and CPUs as asked, and the memory
-// its shape gives every node and unit.
+// its shape gives every node and unit. (The amounts only: its owner is the job's.)
 JobUse EstimateUse(const PendingJob& job, const RequestShape& shape) {
   JobUse u;
-  u.account = job.account;
-  u.user = job.user;
-  u.qos = job.qos;
   u.gpu_milli = static_cast<int64_t>(RequestedGpus(job.request) * kMilliPerGpu + 0.5);
   u.cpu_milli = static_cast<int64_t>(RequestedCpus(job.request) * 1000);
   u.memory_mb = shape.per_node.memory_mb * shape.min_nodes + shape.unit.memory_mb * shape.units;
@@ -195,7 +192,8 @@ Decision Scheduler::Decide(const PendingJob& job) {
       }
       fit = fit_cache_.emplace(found_key, v).first;
     }
-    JobMemo fresh{job.revision, found, std::move(*shape_or), &found_filter, &found_key, fit->second, cycles_};
+    JobMemo fresh{job.revision, found, std::move(*shape_or), &found_filter, &found_key, fit->second, {}, cycles_};
+    fresh.estimate = EstimateUse(job, fresh.shape);
     if (memo != nullptr) {
       *memo = std::move(fresh);
     } else {
@@ -236,10 +234,9 @@ Decision Scheduler::Decide(const PendingJob& job) {
   }
   const int64_t limit = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
   // Limits: a job over one waits with its reason and holds back nobody (as Slurm).
-  JobUse use;
+  const JobUse& use = memo->estimate;  // (its owner is the job's: Preempt adds it)
   if (gate_) {
-    use = EstimateUse(job, shape);
-    if (PendingReason r = gate_->Check(use, limit); r != PendingReason::kNone) {
+    if (PendingReason r = gate_->CheckAs(use, job.account, job.user, job.qos, limit); r != PendingReason::kNone) {
       // An account's GPU limit counts its whole subtree: a sub-account within its quota may
       // reclaim from a sibling over its own, which makes room under the limit too.
       if (r == PendingReason::kAssocGrpGRES) {
@@ -248,10 +245,10 @@ Decision Scheduler::Decide(const PendingJob& job) {
       return Pending(job.id, r);
     }
   }
-  if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.count(pname)))) {
+  if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.contains(part)))) {
     return Backfill(job, *part, shape, filter.nodes, limit, key, use);
   }
-  if (options_.strict_priority && blocked_.count(pname)) {
+  if (options_.strict_priority && blocked_.contains(part)) {
     // Behind a waiting job, a job that does not fit what is free may still preempt for itself
     // (what its victims free is claimed for it, so the jobs before it are no worse off). One that
     // fits simply waits its turn.
@@ -262,13 +259,13 @@ Decision Scheduler::Decide(const PendingJob& job) {
   }
   std::optional<std::vector<NodeAllocation>> alloc;
   const int place_mark = plan_.Mark();
-  if (!failed_.count(key)) {
+  if (!failed_.contains(&key)) {
     Placer placer(index_, plan_);
     alloc = placer.Place(shape, filter.nodes);
   }
   if (!alloc) {
-    failed_[key] = true;
-    blocked_[pname] = true;
+    failed_.insert(&key);
+    blocked_.insert(part);
     if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit)) return *p;
     return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
   }
@@ -304,9 +301,9 @@ Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> all
 }
 
 bool Scheduler::FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key) {
-  if (failed_.count(key)) return false;
+  if (failed_.contains(&key)) return false;
   const bool fits = TryPlace(index_, plan_, shape, nodes).has_value();
-  if (!fits) failed_[key] = true;
+  if (!fits) failed_.insert(&key);
   return fits;
 }
 
@@ -333,7 +330,8 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
   if (need_limits) memo.append("\n").append(job.user);
   const int64_t rank = preemption_->by_priority() ? job.priority : std::numeric_limits<int64_t>::max();
   if (auto it = preempt_failed_.find(memo); it != preempt_failed_.end() && rank <= it->second) return std::nullopt;
-  std::optional<Decision> d = PreemptSearch(job, part, shape, nodes, use, limit, need_limits);
+  std::optional<Decision> d = PreemptSearch(job, part, shape, nodes, WithOwner(use, job.account, job.user, job.qos),
+                                            limit, need_limits);
   if (d) {
     preempt_failed_.clear();
   } else {
@@ -548,7 +546,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   if (within_limits()) {
     if (std::optional<std::vector<NodeAllocation>> a = place()) {
       claim(*a);
-      blocked_[part.name] = true;
+      blocked_.insert(&part);
       return Pending(job.id, PendingReason::kResources);
     }
   }
@@ -666,7 +664,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   std::optional<std::vector<NodeAllocation>> alloc = place();
   MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
   claim(*alloc);
-  blocked_[part.name] = true;
+  blocked_.insert(&part);
   return d;
 }
 

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -194,6 +195,7 @@ class Scheduler {
     Filter* filter = nullptr;
     const std::string* key = nullptr;
     int fit = 0;
+    JobUse estimate;     // EstimateUse: the amounts, no owner
     uint64_t cycle = 0;  // the last cycle that decided for it
   };
   boost::unordered_flat_map<int64_t, JobMemo> job_memos_;
@@ -204,8 +206,10 @@ class Scheduler {
   // partition: most jobs of a cycle find theirs here without building the filter's key.
   std::string plain_partition_;
   Filter* plain_filter_ = nullptr;
-  std::unordered_map<std::string, bool> failed_;    // shapes that did not fit this cycle
-  std::unordered_map<std::string, bool> blocked_;   // partitions blocked by a waiting job
+  // Shape keys that did not fit this cycle, by address: a key is one of shape_keys_' names,
+  // which stay put and are unique.
+  boost::unordered_flat_set<const std::string*> failed_;
+  boost::unordered_flat_set<const Partition*> blocked_;  // partitions blocked by a waiting job
   std::optional<Timeline> timeline_;                 // backfill only
   int reservations_ = 0;
   int backfill_tested_ = 0;
