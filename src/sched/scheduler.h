@@ -152,7 +152,7 @@ class Scheduler {
     bool terminating = false;
     int64_t id = 0;
     bool keyed = true;       // victim_at_ finds it (not when the snapshot names an id twice)
-    uint64_t seen = 0;       // the last cycle (victims_cycle_) that found the job running
+    uint64_t seen = 0;       // the last cycle (cycles_) that found the job running
     bool rebuilt = false;    // built again this cycle: its place in the order is to be found
   };
   // Builds `v` afresh for `r`.
@@ -185,8 +185,8 @@ class Scheduler {
   std::unordered_map<std::string, Filter> filters_;
   std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
   std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
-  // What Decide resolved for a waiting job (its partition, shape, filter, shape key and whether
-  // it can ever fit), kept while the job's revision holds (PendingJob::revision) and dropped
+  // What Decide resolved for a waiting job (its partition, shape, filter, shape key, whether it
+  // can ever fit and its estimated use), kept while the job's revision holds (PendingJob::revision) and dropped
   // with the filters; jobs no longer queued are dropped now and then.
   struct JobMemo {
     uint64_t revision = 0;
@@ -200,7 +200,7 @@ class Scheduler {
   };
   boost::unordered_flat_map<int64_t, JobMemo> job_memos_;
   JobMemo scratch_memo_;  // the same for a job without a revision (not kept)
-  uint64_t cycles_ = 0;
+  uint64_t cycles_ = 0;  // RunCycle calls: what the memos and the kept victims are stamped with
   // Per cycle:
   // The last filter of a job asking for a partition and nothing else (the usual job), and its
   // partition: most jobs of a cycle find theirs here without building the filter's key.
@@ -225,7 +225,6 @@ class Scheduler {
   // was made (victim_order_ points to them, and their `frees` into them).
   std::vector<std::unique_ptr<VictimInfo>> victims_;
   boost::unordered_flat_map<int64_t, uint32_t> victim_at_;
-  uint64_t victims_cycle_ = 0;
   // The policy they were built under (held: another one made later cannot take its address).
   std::shared_ptr<const SchedPolicy> victims_policy_;
   // victims_ in the order a search tries them: the fewest GPUs first, then the youngest, then
