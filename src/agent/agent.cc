@@ -200,7 +200,8 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   }
   Running run;
   run.job = *job;
-  if (job->batch_host == opt_.node.name) {
+  // An interactive allocation (salloc) runs no batch script: its steps come from srun.
+  if (job->batch_host == opt_.node.name && !job->interactive) {
     Status st = StartBatch(run);
     if (!st.ok()) {
       Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed: " + st.message());
@@ -258,7 +259,9 @@ Status Agent::StartBatch(Running& run) {
     std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
     return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
   };
-  spec.stdout_path = resolve(job.stdout_pattern.empty() ? "slurm-%j.out" : job.stdout_pattern);
+  // Slurm's default names: slurm-<job id>.out, slurm-<array id>_<task id>.out for an array task.
+  const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
+  spec.stdout_path = resolve(job.stdout_pattern.empty() ? default_out : job.stdout_pattern);
   spec.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
   spec.allow_root = opt_.allow_root_jobs;
   spec.env.push_back(kSpoolMarker + opt_.spool_dir);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job_array.h"
 #include "model/hostlist.h"
 
 namespace muster {
@@ -184,6 +185,16 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
   env.Set("SLURM_PRIO_PROCESS", "0");
   if (job.restart_count > 0) env.Set("SLURM_RESTART_COUNT", job.restart_count);
+  if (job.array_job_id != 0) {
+    env.Set("SLURM_ARRAY_JOB_ID", job.array_job_id);
+    env.Set("SLURM_ARRAY_TASK_ID", static_cast<int64_t>(job.array_task_id));
+    if (StatusOr<ArraySpec> spec = ParseArraySpec(job.array_tasks); spec.ok() && !spec->tasks.empty()) {
+      env.Set("SLURM_ARRAY_TASK_COUNT", static_cast<int64_t>(spec->tasks.size()));
+      env.Set("SLURM_ARRAY_TASK_MIN", static_cast<int64_t>(spec->tasks.front()));
+      env.Set("SLURM_ARRAY_TASK_MAX", static_cast<int64_t>(spec->tasks.back()));
+      env.Set("SLURM_ARRAY_TASK_STEP", static_cast<int64_t>(ArrayTaskStep(spec->tasks)));
+    }
+  }
   env.Set("SLURM_CPUS_ON_NODE", here != nullptr ? CpusOf(*here) : 0);
 
   const JobRequest& req = job.request;
@@ -297,8 +308,8 @@ std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job
     switch (pattern[j]) {
       case '%': out += '%'; break;
       case 'j': number(job.id); break;
-      case 'A': number(job.id); break;           // no job arrays yet: the job is its own master
-      case 'a': number(4294967294LL); break;     // what Slurm prints for a job that is not an array
+      case 'A': number(job.array_job_id != 0 ? job.array_job_id : job.id); break;  // a job is its own array
+      case 'a': number(job.array_job_id != 0 ? job.array_task_id : 4294967294LL); break;  // Slurm's NO_VAL
       case 'x': out += job.name; break;
       case 'u': out += job.user; break;
       case 'N': out += node; break;

@@ -1,5 +1,9 @@
 #include "cli/command_args.h"
 
+#include <unistd.h>
+
+#include "model/job_array.h"
+
 namespace muster {
 
 bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
@@ -19,6 +23,36 @@ bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& 
     return true;
   }
   return false;
+}
+
+StatusOr<JobToken> ParseJobToken(const std::string& text) {
+  JobToken t;
+  t.text = text;
+  const size_t us = text.find('_');
+  const std::string id = text.substr(0, us);
+  if (id.empty() || id.size() > 15 || id.find_first_not_of("0123456789") != std::string::npos) {
+    return InvalidArgument("Invalid job id " + text);
+  }
+  t.id = std::stoll(id);
+  if (us == std::string::npos) return t;
+  std::string tasks = text.substr(us + 1);
+  if (tasks.size() >= 2 && tasks.front() == '[' && tasks.back() == ']') tasks = tasks.substr(1, tasks.size() - 2);
+  StatusOr<ArraySpec> spec = ParseArraySpec(tasks);
+  if (!spec.ok() || spec->max_running > 0) return InvalidArgument("Invalid job id " + text);
+  t.tasks = spec->tasks;
+  return t;
+}
+
+std::string LocalHostname() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+int EmitOutput(const SlurmOutput& o, std::ostream& out, std::ostream& err) {
+  out << o.out;
+  err << o.err;
+  return o.exit_code;
 }
 
 int ConnectError(const char* cmd, const Status& st, std::ostream& err) {

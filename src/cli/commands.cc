@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 
 #include "base/clock.h"
 #include "cli/command_args.h"
+#include "cli/command_help.h"
 #include "cli/ctld_client.h"
 #include "cli/sbatch_args.h"
 #include "report/scontrol_format.h"
@@ -20,6 +22,7 @@
 #include "report/squeue_format.h"
 #include "model/hostlist.h"
 #include "model/record_json.h"
+#include "model/slurm_time.h"
 
 extern char** environ;
 
@@ -31,17 +34,6 @@ namespace {
 
 int64_t Now() { return SystemClock().NowSeconds(); }
 
-std::string Hostname() {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
-int Emit(const SlurmOutput& o, std::ostream& out, std::ostream& err) {
-  out << o.out;
-  err << o.err;
-  return o.exit_code;
-}
 
 }  // namespace
 
@@ -53,7 +45,10 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (!in) return NotFound("Unable to open file " + path);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  StatusOr<SbatchRequest> req = ParseSbatchArgs(args, cwd, reader);
+  // SBATCH_* variables first: the command line overrides them, they override #SBATCH directives.
+  std::vector<std::string> all_args = SbatchEnvironmentArgs([](const char* name) { return std::getenv(name); });
+  all_args.insert(all_args.end(), args.begin(), args.end());
+  StatusOr<SbatchRequest> req = ParseSbatchArgs(all_args, cwd, reader);
   if (!req.ok()) {
     CommandError e = SbatchError(req.status());
     err << e.stderr_text;
@@ -61,7 +56,16 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   if (req->help) return out << SbatchHelp(), 0;
   if (req->usage) return out << SbatchUsage(), 0;
-  if (req->version) return out << "muster 0.1.0 (sbatch)\n", 0;
+  if (req->version) return out << "muster " << kMusterVersion << " (sbatch)\n", 0;
+  int64_t begin_time = 0;
+  if (!req->begin.empty()) {
+    StatusOr<int64_t> t = ParseSlurmTime(req->begin, Now(), /*roll_forward=*/true);
+    if (!t.ok()) {
+      err << "sbatch: error: Invalid --begin specification\n";  // Slurm's words (exit -1)
+      return 255;
+    }
+    begin_time = *t;
+  }
   json env = json::array();
   if (req->export_mode != "NONE") {
     for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
@@ -80,7 +84,11 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"nice", req->nice},
             {"hold", req->hold},
             {"requeue", req->requeue},
-            {"submit_host", Hostname()}};
+            {"dependency", req->dependency},
+            {"comment", req->comment},
+            {"array", req->array},
+            {"begin_time", begin_time},
+            {"submit_host", LocalHostname()}};
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
@@ -104,11 +112,16 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (int rc = AnswerMetaOption("squeue", args, out); rc >= 0) return rc;
   SqueueOptions opt;
-  std::set<std::string> users, parts, states;
+  std::set<std::string> users, parts, states, accounts, names;
   std::set<int64_t> ids;
   bool json_out = false, long_fmt = false, start = false;
-  std::string format;
+  std::string format, fields;
+  // The default layouts from the environment, as Slurm's squeue reads them; options override.
+  if (const char* f = std::getenv("SQUEUE_FORMAT"); f != nullptr && *f) format = f;
+  if (const char* f = std::getenv("SQUEUE_FORMAT2"); f != nullptr && *f) fields = f;
+  if (const char* f = std::getenv("SQUEUE_SORT"); f != nullptr && *f) opt.sort_keys = f;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
@@ -122,10 +135,17 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       json_out = true;
     } else if (a == "--start") {
       start = true;
-    } else if (a == "--help") {
-      out << "Usage: squeue [-l] [-h] [-u users] [-j jobs] [-t states] [-p partitions] [--me] [-o format] [--start] "
-             "[--json]\n";
-      return 0;
+    } else if (a == "-r" || a == "--array") {
+      opt.expand_arrays = true;
+    } else if (TakeValue(args, i, "-A", "--account", &v)) {
+      for (auto& s : Split(v, ',')) accounts.insert(s);
+    } else if (TakeValue(args, i, "-n", "--name", &v)) {
+      for (auto& s : Split(v, ',')) names.insert(s);
+    } else if (TakeValue(args, i, "-S", "--sort", &v)) {
+      opt.sort_keys = v;
+    } else if (TakeValue(args, i, "-O", "--Format", &v)) {
+      fields = v;
+      format.clear();
     } else if (TakeValue(args, i, "-u", "--user", &v)) {
       // The controller checks the names against its user database ("Invalid user: x").
       for (auto& u : Split(v, ',')) users.insert(u);
@@ -147,7 +167,9 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
         }
         StatusOr<JobState> st = ParseJobState(up);
         if (!st.ok()) {
-          err << "squeue: error: Invalid job state specified: " << s << "\n";
+          err << "squeue: error: Invalid job state specified: " << s << "\n"
+              << "squeue: error: Valid job states include: PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,"
+                 "TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING\n\n";
           return 1;
         }
         states.insert(JobStateName(*st));
@@ -156,6 +178,7 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       for (auto& s : Split(v, ',')) parts.insert(s);
     } else if (TakeValue(args, i, "-o", "--format", &v)) {
       format = v;
+      fields.clear();
     } else {
       err << "squeue: unrecognized option '" << a << "'\nTry \"squeue --help\" for more information\n";
       return 1;
@@ -163,7 +186,7 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   // --start: pending jobs with their expected start (backfill's reservation), as Slurm lists them.
   if (start && states.empty()) states.insert(JobStateName(JobState::kPending));
-  SqueueSelection selection{ids, users, parts, states};
+  SqueueSelection selection{ids, users, parts, accounts, names, states};
   if (start) opt.format = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
   if (long_fmt) {
     SqueueOptions l = SqueueLongOptions();
@@ -171,12 +194,20 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     opt = l;
   }
   if (!format.empty()) opt.format = format;
+  if (!fields.empty()) {
+    StatusOr<std::string> f = SqueueFormatFromFields(fields);
+    if (!f.ok()) {
+      err << "squeue: error: " << f.status().message() << "\n";
+      return 1;
+    }
+    opt.format = *f;
+  }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("squeue", c.status(), err);
   if (!json_out) {
     // The controller selects and renders the table (report/squeue_format.h).
     StatusOr<std::string> text = (*c)->CallRaw("GET", "/v1/jobs?" + SqueueQuery(selection, opt));
-    if (!text.ok() && text.status().code() == StatusCode::kNotFound) return Emit(InvalidJobIdError(), out, err);
+    if (!text.ok() && text.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
     if (!text.ok() && text.status().code() == StatusCode::kInvalidArgument) {
       err << "squeue: error: " << text.status().message() << "\n";
       return 1;
@@ -191,8 +222,8 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     return 1;
   }
   if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
+  if (!ids.empty() && jobs->empty() && states.empty()) return EmitOutput(InvalidJobIdError(), out, err);
   std::erase_if(*jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
-  if (!ids.empty() && jobs->empty() && states.empty()) return Emit(InvalidJobIdError(), out, err);
   json arr = json::array();
   for (const JobRecord& j : *jobs) arr.push_back(ToJson(j));
   out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
@@ -200,8 +231,10 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (int rc = AnswerMetaOption("sinfo", args, out); rc >= 0) return rc;
   SinfoOptions opt;
   std::set<std::string> parts;
+  bool json_out = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
@@ -213,9 +246,27 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
       opt.node_oriented = opt.long_output = true;
     } else if (a == "-h" || a == "--noheader") {
       opt.no_header = true;
-    } else if (a == "--help") {
-      out << "Usage: sinfo [-N] [-l] [-h] [-p partitions] [-o format]\n";
-      return 0;
+    } else if (a == "-s" || a == "--summarize") {
+      opt.summarize = true;
+    } else if (a == "-R" || a == "--list-reasons") {
+      opt.reasons = true;
+    } else if (a == "--json") {
+      json_out = true;
+    } else if (TakeValue(args, i, "-t", "--states", &v)) {
+      for (const std::string& st : Split(v, ',')) {
+        if (Status ok = CheckSinfoState(st); !ok.ok()) {
+          err << "sinfo: error: " << ok.message() << "\n";
+          return 1;
+        }
+        opt.states.push_back(st);
+      }
+    } else if (TakeValue(args, i, "-n", "--nodes", &v)) {
+      StatusOr<std::vector<std::string>> names = ExpandHostlist(v);
+      if (!names.ok()) {
+        err << "sinfo: error: Invalid node name list: " << v << "\n";
+        return 1;
+      }
+      opt.node_names.insert(opt.node_names.end(), names->begin(), names->end());
     } else if (TakeValue(args, i, "-o", "--format", &v)) {
       opt.format = v;
     } else if (TakeValue(args, i, "-p", "--partition", &v)) {
@@ -236,6 +287,10 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (const Partition& p : *ps) {
     if (parts.empty() || parts.count(p.name)) shown.push_back(p);
   }
+  if (json_out) {
+    out << SinfoJson(shown, *nodes, UsageFromAllocated(allocated), Now()).dump(2) << "\n";
+    return 0;
+  }
   StatusOr<std::string> text = FormatSinfo(shown, *nodes, UsageFromAllocated(allocated), opt, Now());
   if (!text.ok()) {
     err << "sinfo: error: " << text.status().message() << "\n";
@@ -246,17 +301,42 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
 }
 
 int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (int rc = AnswerMetaOption("scancel", args, out); rc >= 0) return rc;
   std::vector<int64_t> ids;
-  std::string user, name, signal_name;
+  std::vector<JobToken> tokens;
+  int token_rc = 0;
+  std::string user, name, signal_name, account, partition;
+  std::set<JobState> states;
+  std::vector<std::string> on_nodes;
   bool verbose = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
     if (a == "-v" || a == "--verbose") {
       verbose = true;
-    } else if (a == "--help") {
-      out << "Usage: scancel [-u user] [-n name] [-s signal] [job_id[,job_id...]]\n";
-      return 0;
+    } else if (a == "-b" || a == "--batch" || a == "-f" || a == "--full") {
+      // the signal reaches the job's processes, the batch shell included, with or without these
+    } else if (TakeValue(args, i, "-A", "--account", &v)) {
+      account = v;
+    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
+      partition = v;
+    } else if (TakeValue(args, i, "-t", "--state", &v)) {
+      for (const std::string& st : Split(v, ',')) {
+        StatusOr<JobState> js = ParseJobState(st);
+        if (!js.ok() || (*js != JobState::kPending && *js != JobState::kRunning && *js != JobState::kSuspended)) {
+          err << "scancel: error: Invalid job state specified: " << st << "\n"
+              << "scancel: error: Valid job states are PENDING, RUNNING, and SUSPENDED\n";
+          return 1;
+        }
+        states.insert(*js);
+      }
+    } else if (TakeValue(args, i, "-w", "--nodelist", &v)) {
+      StatusOr<std::vector<std::string>> names = ExpandHostlist(v);
+      if (!names.ok()) {
+        err << "scancel: error: Invalid node name list: " << v << "\n";
+        return 1;
+      }
+      on_nodes = *names;
     } else if (TakeValue(args, i, "-u", "--user", &v)) {
       user = v;
     } else if (TakeValue(args, i, "-n", "--name", &v) || TakeValue(args, i, "", "--jobname", &v)) {
@@ -264,12 +344,22 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
     } else if (TakeValue(args, i, "-s", "--signal", &v)) {
       signal_name = v;
     } else if (!a.empty() && a[0] != '-') {
-      for (auto& s : Split(a, ',')) {
-        if (s.find_first_not_of("0123456789") != std::string::npos) {
-          err << "scancel: error: Invalid job id " << s << "\n";
-          return 1;
+      // "12", "12_3" (task 3 of job array 12), "12_[1-3,5]"; commas separate jobs outside brackets.
+      std::string cur;
+      int depth = 0;
+      for (char ch : a + ",") {
+        if (ch == ',' && depth == 0) {
+          StatusOr<JobToken> t = ParseJobToken(cur);
+          if (!t.ok()) {
+            err << "scancel: error: Invalid job id " << cur << "\n";
+            return 1;
+          }
+          tokens.push_back(*t);
+          cur.clear();
+          continue;
         }
-        ids.push_back(std::stoll(s));
+        depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
+        cur += ch;
       }
     } else {
       err << "scancel: unrecognized option '" << a << "'\nTry \"scancel --help\" for more information\n";
@@ -293,13 +383,40 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
       return 1;
     }
   }
-  if (ids.empty() && user.empty() && name.empty()) {
+  const bool filtered = !user.empty() || !name.empty() || !account.empty() || !partition.empty() || !states.empty() ||
+                        !on_nodes.empty();
+  if (tokens.empty() && !filtered) {
     err << "scancel: error: No job identification provided\n";
     return 1;
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scancel", c.status(), err);
-  const bool filtered = !user.empty() || !name.empty();
+  if (!tokens.empty()) {
+    // A job array's id stands for its tasks: the controller lists them with the array's id.
+    std::string query;
+    for (const JobToken& t : tokens) query += (query.empty() ? "ids=" : ",") + std::to_string(t.id);
+    StatusOr<std::vector<JobRecord>> listed = (*c)->Jobs(query);
+    if (!listed.ok()) return ConnectError("scancel", listed.status(), err);
+    for (const JobToken& t : tokens) {
+      std::vector<int64_t> found;
+      bool array = false;
+      for (const JobRecord& j : *listed) {
+        if (j.array_job_id != t.id) continue;
+        array = true;
+        if (!t.tasks.empty() && std::find(t.tasks.begin(), t.tasks.end(), j.array_task_id) == t.tasks.end()) continue;
+        if (t.tasks.empty() && IsFinished(j.state)) continue;  // the array's ended tasks stay as they are
+        found.push_back(j.id);
+      }
+      if (!array && t.tasks.empty()) found.push_back(t.id);  // a plain job (or none: the controller says)
+      if (found.empty() || (!array && !t.tasks.empty())) {
+        err << "scancel: error: Kill job error on job id " << t.text << ": Invalid job id specified\n";
+        token_rc = 1;
+        continue;
+      }
+      ids.insert(ids.end(), found.begin(), found.end());
+    }
+    if (ids.empty()) return token_rc;
+  }
   if (filtered) {
     StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs("active=1");  // finished jobs cannot be cancelled
     if (!jobs.ok()) return ConnectError("scancel", jobs.status(), err);
@@ -310,12 +427,20 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
       if (IsFinished(j.state)) continue;
       if (!user.empty() && j.user != user && std::to_string(j.uid) != user) continue;
       if (!name.empty() && j.name != name) continue;
+      if (!account.empty() && j.account != account) continue;
+      if (!partition.empty() && j.partition != partition) continue;
+      if (!states.empty() && !states.count(j.state)) continue;
+      if (!on_nodes.empty() && std::none_of(j.allocation.begin(), j.allocation.end(), [&](const JobNodeAllocation& al) {
+            return std::find(on_nodes.begin(), on_nodes.end(), al.node) != on_nodes.end();
+          })) {
+        continue;
+      }
       if (!given.empty() && std::find(given.begin(), given.end(), j.id) == given.end()) continue;
       ids.push_back(j.id);
     }
     std::sort(ids.begin(), ids.end());
   }
-  int rc = 0;
+  int rc = token_rc;
   for (int64_t id : ids) {
     StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + (sig ? "?signal=" + std::to_string(sig) : ""));
     if (r.ok()) continue;
@@ -324,136 +449,13 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
     const bool gone = r.status().code() == StatusCode::kFailedPrecondition || r.status().code() == StatusCode::kNotFound;
     if (filtered && gone && !verbose) continue;
     if (r.status().code() == StatusCode::kNotFound) {
-      rc = std::max(rc, Emit(ScancelInvalidJob(id, verbose), out, err));
+      rc = std::max(rc, EmitOutput(ScancelInvalidJob(id, verbose), out, err));
     } else {
       err << "scancel: error: Kill job error on job id " << id << ": " << r.status().message() << "\n";
       rc = 1;
     }
   }
   return rc;
-}
-
-int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  bool one_liner = false;
-  std::vector<std::string> a;
-  for (const std::string& s : args) {
-    if (s == "-o" || s == "--oneliner") {
-      one_liner = true;
-    } else {
-      a.push_back(s);
-    }
-  }
-  if (a.empty() || a[0] == "--help" || a[0] == "help") {
-    out << "Usage: scontrol [-o] show job|node|partition [ID] | update NodeName=N State=DRAIN|RESUME|DOWN Reason=R"
-           " | hold ID | release ID | ping\n";
-    return a.empty() ? 1 : 0;
-  }
-  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
-  if (!c.ok()) return ConnectError("scontrol", c.status(), err);
-  const std::string verb = a[0];
-  if (verb == "ping") {
-    StatusOr<json> r = (*c)->Call("GET", "/v1/ping");
-    out << "Slurmctld(primary) at " << Hostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
-    return r.ok() ? 0 : 1;
-  }
-  if (verb == "show" && a.size() >= 2) {
-    const std::string what = a[1];
-    const std::string id = a.size() >= 3 ? a[2] : "";
-    if (what == "job" || what == "jobs") {
-      const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
-      if (!id.empty() && !numeric) return Emit(InvalidJobIdError(), out, err);
-      // The controller renders the records (report/scontrol_format.h) from what it holds.
-      StatusOr<std::string> text = (*c)->CallRaw(
-          "GET", "/v1/jobs?render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
-      if (!text.ok() && text.status().code() == StatusCode::kNotFound) return Emit(InvalidJobIdError(), out, err);
-      if (!text.ok()) return ConnectError("scontrol", text.status(), err);
-      out << (text->empty() ? "No jobs in the system\n" : *text);
-      return 0;
-    }
-    if (what == "node" || what == "nodes") {
-      std::map<std::string, NodeAllocated> allocated;
-      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes(&allocated);
-      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
-      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
-      NodeActivityMap usage = UsageFromAllocated(allocated);
-      bool any = false;
-      for (const NodeRecord& n : *nodes) {
-        if (!id.empty() && n.node.name != id) continue;
-        out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
-        any = true;
-      }
-      if (!any && !id.empty()) return Emit(NodeNotFoundError(id), out, err);
-      return 0;
-    }
-    if (what == "partition" || what == "partitions") {
-      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
-      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
-      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read partitions"), err);
-      bool any = false;
-      for (const Partition& p : *ps) {
-        if (!id.empty() && p.name != id) continue;
-        out << FormatScontrolPartition(p, *nodes, one_liner);
-        any = true;
-      }
-      if (!any && !id.empty()) return Emit(PartitionNotFoundError(id), out, err);
-      return 0;
-    }
-    err << "scontrol: error: invalid entity: " << what << " for keyword:show\n";
-    return 1;
-  }
-  if ((verb == "hold" || verb == "release") && a.size() >= 2) {
-    int rc = 0;
-    for (const std::string& s : Split(a[1], ',')) {
-      StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + s + "/" + verb);
-      if (!r.ok()) {
-        err << "Job " << s << ": " << r.status().message() << "\n";
-        rc = 1;
-      }
-    }
-    return rc;
-  }
-  if (verb == "update") {
-    std::string node, state, reason;
-    for (size_t i = 1; i < a.size(); ++i) {
-      auto eq = a[i].find('=');
-      if (eq == std::string::npos) {
-        err << "scontrol: error: Invalid input: " << a[i] << "\n";
-        return 1;
-      }
-      std::string k = a[i].substr(0, eq), v = a[i].substr(eq + 1);
-      std::string lk = k;
-      for (char& ch : lk) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (lk == "nodename" || lk == "node") {
-        node = v;
-      } else if (lk == "state") {
-        state = v;
-      } else if (lk == "reason") {
-        reason = v;
-      } else {
-        err << "scontrol: error: Update of this parameter is not supported: " << a[i] << "\n";
-        return 1;
-      }
-    }
-    if (node.empty() || state.empty()) {
-      err << "scontrol: error: update needs NodeName= and State=\n";
-      return 1;
-    }
-    StatusOr<std::vector<std::string>> names = ExpandHostlist(node);
-    if (!names.ok()) {
-      err << "scontrol: error: " << names.status().message() << "\n";
-      return 1;
-    }
-    for (const std::string& n : *names) {
-      StatusOr<json> r = (*c)->Call("POST", "/v1/nodes/" + n, json{{"state", state}, {"reason", reason}});
-      if (!r.ok()) {
-        err << "slurm_update error: " << r.status().message() << "\n";
-        return 1;
-      }
-    }
-    return 0;
-  }
-  err << "scontrol: error: Invalid keyword: " << verb << "\n";
-  return 1;
 }
 
 }  // namespace muster

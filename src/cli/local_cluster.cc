@@ -21,6 +21,8 @@
 
 #include "agent/stray_processes.h"
 #include "config/muster_config.h"
+#include "config/slurm_conf.h"
+#include "model/hostlist.h"
 #include "net/http.h"
 #include "net/key_file.h"
 
@@ -117,6 +119,8 @@ struct UpArgs {
   std::string dir;
   std::string model = "h100";
   std::string links = "nvswitch";
+  std::string cluster_file;  // --cluster: nodes and partitions from this file instead of the options above
+  int first_job_id = 1;
   bool tcp = false;
 };
 
@@ -147,8 +151,12 @@ bool ParseInt(const std::string& v, int lo, int hi, int* out) {
 const char* kUpUsage =
     "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
+    "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
     "(default $HOME/.muster) and returns once every node has registered.\n"
+    "--cluster: the nodes, partitions and topology of a cluster file (YAML, or a Slurm site's\n"
+    "slurm.conf), one agent per node on this machine, each with the file's GPUs faked.\n"
+    "--first-job-id: the first job id of the new cluster (Slurm's FirstJobId).\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
@@ -159,7 +167,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   UpArgs a;
   a.dir = DefaultDir();
   static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
-                                                "--gpu-model", "--gpu-links",     "--dir"};
+                                                "--gpu-model", "--gpu-links",     "--dir",
+                                                "--cluster",   "--first-job-id"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -199,6 +208,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--mem-per-node") a.memory = v;
     else if (k == "--gpu-model") a.model = v;
     else if (k == "--gpu-links") a.links = v;
+    else if (k == "--cluster") a.cluster_file = v;
+    else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else a.dir = v;  // --dir
     if (!ok) {
       err << "muster up: invalid value '" << v << "' for " << k << "\n";
@@ -217,20 +228,38 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     err << "muster up: cannot create " << a.dir << ": " << ec.message() << "\n";
     return 1;
   }
-  const std::string nodes = a.nodes == 1 ? "node1" : "node[1-" + std::to_string(a.nodes) + "]";
-  {
-    std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
-    c << "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n"
-      << "cluster: local\n"
-      << "node_types:\n"
-      << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
-      << ", gpu_model: " << a.model << ", gpu_memory: 80G, links: " << (a.gpus > 1 ? a.links : "pcie") << "}\n"
-      << "nodes:\n"
-      << "  - {names: \"" << nodes << "\", type: local}\n"
-      << "topology: |\n"
-      << "  SwitchName=leaf1 Nodes=" << nodes << "\n"
-      << "partitions:\n"
-      << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
+  std::vector<std::string> node_names;
+  std::string cluster_file = "cluster.yaml";
+  std::string cluster_name = "local";
+  std::string what;  // the nodes, as the closing message describes them
+  if (!a.cluster_file.empty()) {
+    cluster_file = fs::absolute(a.cluster_file, ec).lexically_normal().string();
+    StatusOr<ClusterConfig> loaded = LoadAnyClusterFile(cluster_file);
+    if (!loaded.ok()) {
+      err << "muster up: " << loaded.status().message() << "\n";
+      return 1;
+    }
+    for (const Node& n : loaded->snapshot.nodes) node_names.push_back(n.name);
+    if (!loaded->name.empty()) cluster_name = loaded->name;
+    what = " (" + CompressHostlist(node_names) + ") from " + cluster_file + ".\n";
+  } else {
+    for (int i = 1; i <= a.nodes; ++i) node_names.push_back("node" + std::to_string(i));
+    const std::string nodes = CompressHostlist(node_names);
+    what = " (" + nodes + ") x " + std::to_string(a.gpus) + " fake " + a.model + " GPUs, partition 'gpu'.\n";
+    {
+      std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
+      c << "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n"
+        << "cluster: local\n"
+        << "node_types:\n"
+        << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
+        << ", gpu_model: " << a.model << ", gpu_memory: 80G, links: " << (a.gpus > 1 ? a.links : "pcie") << "}\n"
+        << "nodes:\n"
+        << "  - {names: \"" << nodes << "\", type: local}\n"
+        << "topology: |\n"
+        << "  SwitchName=leaf1 Nodes=" << nodes << "\n"
+        << "partitions:\n"
+        << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
+    }
   }
   const bool root = geteuid() == 0;
   // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
@@ -249,8 +278,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   {
     std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
     m << "# Written by 'muster up'.\n"
-      << "cluster: local\n"
-      << "cluster_file: cluster.yaml\n"
+      << "cluster: " << cluster_name << "\n"
+      << "cluster_file: " << cluster_file << "\n"
       << "controller:\n"
       << "  socket: run/ctld.sock\n"
       << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
@@ -258,6 +287,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  key_file: cluster.key\n"
       << "  heartbeat_timeout: 6\n"
       << "  kill_wait: 5\n"
+      << "  first_job_id: " << a.first_job_id << "\n"
       << "  admins: [" << getuid() << "]  # the uid that ran 'muster up' (its agents act as it)\n"
       << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
       << "agent:\n"
@@ -278,8 +308,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     return 1;
   }
   std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
-  for (int i = 1; i <= a.nodes; ++i) {
-    const std::string node = "node" + std::to_string(i);
+  for (const std::string& node : node_names) {
     pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
                     a.dir + "/log/musterd-" + node + ".log", &error);
     if (p < 0) {
@@ -306,18 +335,18 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
         if (j.is_object() && j.contains("nodes")) {
           for (const auto& n : j["nodes"]) registered += n.value("last_heartbeat", int64_t{0}) > 0;
         }
-        if (registered == a.nodes) break;
+        if (registered == static_cast<int>(node_names.size())) break;
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  if (registered != a.nodes) {
-    err << "muster up: only " << registered << " of " << a.nodes << " nodes registered within 30 s; see "
+  const int want = static_cast<int>(node_names.size());
+  if (registered != want) {
+    err << "muster up: only " << registered << " of " << want << " nodes registered within 30 s; see "
         << a.dir << "/log/\n";
     return 1;
   }
-  out << "Muster cluster 'local' is up: " << a.nodes << " node" << (a.nodes > 1 ? "s" : "") << " (" << nodes
-      << ") x " << a.gpus << " fake " << a.model << " GPUs, partition 'gpu'.\n"
+  out << "Muster cluster '" << cluster_name << "' is up: " << want << " node" << (want > 1 ? "s" : "") << what
       << "  state, logs and sockets: " << a.dir << "\n";
   if (a.tcp) {
     out << "  controller and agents on TCP (127.0.0.1); the commands use it with:\n"

@@ -1,5 +1,5 @@
 // muster: the command-line tool, one multi-call binary. `muster <command> ...`, or a Slurm command
-// name through a symlink (sbatch, srun, squeue, sinfo, scancel, scontrol -> muster).
+// name through a symlink (sbatch, srun, salloc, squeue, sinfo, scancel, sacct, scontrol -> muster).
 #include <unistd.h>
 
 #include <climits>
@@ -11,6 +11,8 @@
 #include "cli/local_cluster.h"
 #include "cli/place_command.h"
 #include "cli/priority_commands.h"
+#include "cli/sacct_command.h"
+#include "cli/salloc_command.h"
 #include "cli/sacctmgr_command.h"
 #include "cli/sim_command.h"
 #include "cli/srun.h"
@@ -36,6 +38,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "srun") return muster::SrunMain(args, std::cout, std::cerr);
   if (command == "sprio") return muster::SprioMain(args, std::cout, std::cerr);
   if (command == "sshare") return muster::SshareMain(args, std::cout, std::cerr);
+  if (command == "salloc") return muster::SallocMain(args, std::cout, std::cerr);
+  if (command == "sacct") return muster::SacctMain(args, std::cout, std::cerr);
   if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);

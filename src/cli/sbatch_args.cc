@@ -20,7 +20,7 @@
 //     specification" exit 255, "Invalid generic resource (gres) specification" exit 1, "Invalid
 //     --mem specification", 'Invalid numeric value "x" for --ntasks.'); values Slurm takes but Muster
 //     does not (e.g. --mem=0, --time=-5) get Muster's message after "sbatch: error: ".
-// Differences, on purpose: Slurm options Muster does not implement (--array, --dependency, ...) are
+// Differences, on purpose: Slurm options Muster does not implement (--signal, --test-only, ...) are
 // rejected ("sbatch: error: --array is not supported by Muster", exit 1) instead of being silently
 // half-honoured; a few harmless ones (-v, -Q, --mail-type, --open-mode, ...) are accepted and listed
 // in ignored_args. Unknown options in directives fail like unknown options on the command line
@@ -66,11 +66,11 @@ struct OptionSpec {
 constexpr OptionSpec kOptions[] = {
     {"account", 'A', Arg::kRequired, Kind::kOwn, nullptr},
     {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"array", 'a', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"array", 'a', Arg::kRequired, Kind::kOwn, nullptr},
     {"batch", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"bb", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"bbf", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"begin", 'b', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"begin", 'b', Arg::kRequired, Kind::kOwn, nullptr},
     {"chdir", 'D', Arg::kRequired, Kind::kOwn, nullptr},
     {"cluster", 'M', Arg::kRequired, Kind::kUnsupported, "clusters"},
     {"cluster-constraint", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
@@ -86,7 +86,7 @@ constexpr OptionSpec kOptions[] = {
     {"cpus-per-task", 'c', Arg::kRequired, Kind::kResource, nullptr},
     {"deadline", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"delay-boot", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"dependency", 'd', Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"dependency", 'd', Arg::kRequired, Kind::kOwn, nullptr},
     {"distribution", 'm', Arg::kRequired, Kind::kUnsupported, nullptr},
     {"error", 'e', Arg::kRequired, Kind::kOwn, nullptr},
     {"exclude", 'x', Arg::kRequired, Kind::kResource, nullptr},
@@ -440,6 +440,12 @@ Status ApplyOwn(const std::vector<ParsedOption>& opts, const std::string& cwd, S
           r->export_mode = v;
         } else if (name == "comment") {
           r->comment = v;
+        } else if (name == "array") {
+          r->array = v;
+        } else if (name == "dependency") {
+          r->dependency = v;
+        } else if (name == "begin") {
+          r->begin = v;
         } else if (name == "qos") {
           r->qos = v;
         } else if (name == "nice") {
@@ -565,6 +571,48 @@ CommandError SbatchError(const Status& status) {
   e.stderr_text = status.message();
   if (e.stderr_text.empty() || e.stderr_text.back() != '\n') e.stderr_text += '\n';
   return e;
+}
+
+StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args) {
+  std::vector<ParsedOption> options;
+  size_t first = 0;
+  RETURN_IF_ERROR(Getopt(args, &options, &first));
+  return first;
+}
+
+std::vector<std::string> SbatchEnvironmentArgs(const std::function<const char*(const char*)>& getenv) {
+  // Slurm 22.05 sbatch(1), INPUT ENVIRONMENT VARIABLES: variable -> option (flags take no value).
+  static constexpr struct {
+    const char* var;
+    const char* option;
+    bool flag;
+  } kVars[] = {
+      {"SBATCH_ACCOUNT", "--account", false},         {"SBATCH_ARRAY_INX", "--array", false},
+      {"SBATCH_CONSTRAINT", "--constraint", false},   {"SBATCH_CPUS_PER_GPU", "--cpus-per-gpu", false},
+      {"SBATCH_EXCLUSIVE", "--exclusive", true},      {"SBATCH_EXPORT", "--export", false},
+      {"SBATCH_GPUS", "--gpus", false},               {"SBATCH_GPUS_PER_NODE", "--gpus-per-node", false},
+      {"SBATCH_GPUS_PER_TASK", "--gpus-per-task", false}, {"SBATCH_GRES", "--gres", false},
+      {"SBATCH_IGNORE_PBS", "--ignore-pbs", true},    {"SBATCH_JOB_NAME", "--job-name", false},
+      {"SBATCH_MEM_PER_CPU", "--mem-per-cpu", false}, {"SBATCH_MEM_PER_GPU", "--mem-per-gpu", false},
+      {"SBATCH_MEM_PER_NODE", "--mem", false},        {"SBATCH_NO_REQUEUE", "--no-requeue", true},
+      {"SBATCH_OPEN_MODE", "--open-mode", false},     {"SBATCH_PARTITION", "--partition", false},
+      {"SBATCH_QOS", "--qos", false},                 {"SBATCH_REQUEUE", "--requeue", true},
+      {"SBATCH_SIGNAL", "--signal", false},           {"SBATCH_TIMELIMIT", "--time", false},
+      {"SBATCH_WAIT", "--wait", true},                {"SBATCH_WCKEY", "--wckey", false},
+      {"SBATCH_ERROR", "--error", false},             {"SBATCH_INPUT", "--input", false},
+      {"SBATCH_OUTPUT", "--output", false},
+  };
+  std::vector<std::string> args;
+  for (const auto& v : kVars) {
+    const char* value = getenv(v.var);
+    if (value == nullptr) continue;
+    if (v.flag) {
+      args.push_back(v.option);
+    } else if (*value != '\0') {
+      args.push_back(std::string(v.option) + "=" + value);
+    }
+  }
+  return args;
 }
 
 std::string SbatchUsage() {

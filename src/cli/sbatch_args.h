@@ -27,6 +27,9 @@ struct SbatchRequest {
   std::string account;      // -A
   std::string export_mode;  // --export as given: "ALL" (default), "NONE", or a list "ALL,X=1" / "A,B"
   std::string comment;      // --comment
+  std::string array;        // -a as given (the controller checks it: "Invalid job array specification")
+  std::string dependency;   // -d as given (the controller checks it: "Job dependency problem")
+  std::string begin;        // -b as given (a Slurm time: "now+1hour", "16:00", "2026-12-24T08:00")
   std::string qos;          // -q
   int64_t nice = 0;         // --nice[=adjustment] (100 without a value)
   std::string script;       // the batch script text (the generated one with --wrap)
@@ -64,6 +67,16 @@ CommandError SbatchError(const Status& status);
 
 // The script --wrap submits (Slurm's script_wrap).
 std::string WrapScript(const std::string& command);
+
+// Where sbatch's options end in `args`: the index of the first operand (after "--" if that ends
+// them), as getopt_long in "+" mode finds it. salloc reads its options the same way. Errors are
+// getopt's (unknown or ambiguous options), as ParseSbatchArgs reports them.
+StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args);
+
+// sbatch's input environment variables (SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, ...)
+// as options ("--job-name=x"), in a fixed order. Placed before the command line's own options, they
+// override #SBATCH directives and are overridden by the command line, as in Slurm.
+std::vector<std::string> SbatchEnvironmentArgs(const std::function<const char*(const char*)>& getenv);
 
 std::string SbatchUsage();  // Slurm's `sbatch --usage` line
 std::string SbatchHelp();   // a short option summary for --help

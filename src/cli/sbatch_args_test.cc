@@ -343,8 +343,8 @@ TEST(SbatchArgsTest, CombinationErrorsExitOne) {
 }
 
 TEST(SbatchArgsTest, UnsupportedAndIgnoredOptions) {
-  ExpectFail({"--array=1-3", "--wrap", "true"}, 1, "sbatch: error: --array is not supported by Muster\n");
-  ExpectFail({"-d", "afterok:1", "--wrap", "true"}, 1, "sbatch: error: --dependency is not supported by Muster\n");
+  ExpectFail({"--test-only", "--wrap", "true"}, 1, "sbatch: error: --test-only is not supported by Muster\n");
+  ExpectFail({"--signal=USR1@60", "--wrap", "true"}, 1, "sbatch: error: --signal is not supported by Muster\n");
   StatusOr<SbatchRequest> r = Parse({"-v", "--mail-type=END", "-Q", "--wrap", "true"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->ignored_args, std::vector<std::string>({"--verbose", "--mail-type=END", "--quiet"}));
@@ -378,6 +378,36 @@ TEST(SbatchArgsTest, ExclusiveTakesOnlyAnAttachedValue) {
   EXPECT_EQ(r->script_path, "user");
   ExpectFail({"--exclusive=user", "--wrap", "true"}, 255,
              "sbatch: error: --exclusive: 'user' is not supported (only plain --exclusive: whole nodes)\n");
+}
+
+TEST(SbatchArgsTest, DependencyAndBeginAreKeptAsGiven) {
+  StatusOr<SbatchRequest> r = Parse({"-d", "afterok:1:2", "--begin=now+1hour", "--wrap", "true"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->dependency, "afterok:1:2");
+  EXPECT_EQ(r->begin, "now+1hour");
+  r = Parse({"--array=0-6:2%2", "--wrap", "true"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->array, "0-6:2%2");
+}
+
+TEST(SbatchArgsTest, InputEnvironmentVariablesBecomeOptions) {
+  std::map<std::string, std::string> env = {{"SBATCH_JOB_NAME", "envname"}, {"SBATCH_TIMELIMIT", "7"},
+                                            {"SBATCH_EXCLUSIVE", ""}, {"SBATCH_PARTITION", ""}, {"HOME", "/x"}};
+  auto get = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  const std::vector<std::string> args = SbatchEnvironmentArgs(get);
+  EXPECT_EQ(args, (std::vector<std::string>{"--exclusive", "--job-name=envname", "--time=7"}));
+  // Before the command line: a directive loses to them, the command line wins over them.
+  FakeFiles files;
+  files.files["job.sh"] = "#!/bin/sh\n#SBATCH -J fromscript -t 3\ntrue\n";
+  std::vector<std::string> all = args;
+  all.insert(all.end(), {"-t", "9", "job.sh"});
+  StatusOr<SbatchRequest> r = Parse(all, &files);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->name, "envname");
+  EXPECT_EQ(r->request.time_limit_s, 9 * 60);
 }
 
 }  // namespace

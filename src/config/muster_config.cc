@@ -106,7 +106,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   if (const YAML::Node* ctl = root.Find("controller")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
-                                                   "kill_wait", "min_job_age", "admins", "allow_root_jobs"}));
+                                                   "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -128,6 +128,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
     RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));
     RETURN_IF_ERROR(m.Int("min_job_age", &c.min_job_age_s, 0, 365 * 86400));
+    RETURN_IF_ERROR(m.Int("first_job_id", &c.first_job_id, 1, int64_t{1} << 40));
     RETURN_IF_ERROR(m.StringList("admins", &admins));
     RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
   }

@@ -13,6 +13,7 @@
 //     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
 //     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
+//     first_job_id: 1                   # the first id of a new state database (Slurm's FirstJobId)
 //     admins: [root]                    # users (or uids) allowed admin verbs
 //     allow_root_jobs: false
 //   agent:
@@ -57,6 +58,7 @@ struct MusterConfig {
   int64_t heartbeat_timeout_s = 30;
   int64_t kill_wait_s = 30;
   int64_t min_job_age_s = 300;
+  int64_t first_job_id = 1;         // seeds the id counter of a new state database
   std::vector<uint32_t> admin_uids;
   bool allow_root_jobs = false;
   // agent

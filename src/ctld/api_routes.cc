@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -115,6 +116,40 @@ Status CheckUserNames(const std::set<std::string>& users) {
   return Status::Ok();
 }
 
+std::set<std::string> CommaSet(const std::map<std::string, std::string>& query, const char* key) {
+  std::set<std::string> out;
+  auto it = query.find(key);
+  if (it == query.end()) return out;
+  std::stringstream in(it->second);
+  for (std::string s; std::getline(in, s, ',');) {
+    if (!s.empty()) out.insert(s);
+  }
+  return out;
+}
+
+StatusOr<AccountingQuery> ParseAccountingQuery(const std::map<std::string, std::string>& query) {
+  AccountingQuery q;
+  ASSIGN_OR_RETURN(q.ids, ParseIds(query));
+  q.users = CommaSet(query, "users");
+  q.accounts = CommaSet(query, "accounts");
+  q.partitions = CommaSet(query, "partitions");
+  for (const std::string& name : CommaSet(query, "states")) {
+    StatusOr<JobState> st = ParseJobState(name);
+    if (!st.ok()) return InvalidArgument("Invalid state: " + name);
+    q.states.insert(*st);
+  }
+  for (auto [key, out] : {std::pair{"start", &q.start}, std::pair{"end", &q.end}}) {
+    auto it = query.find(key);
+    if (it == query.end()) continue;
+    char* rest = nullptr;
+    *out = std::strtoll(it->second.c_str(), &rest, 10);
+    if (it->second.empty() || *rest != '\0' || *out < 0) {
+      return InvalidArgument(std::string(key) + ": expected seconds since the epoch, got '" + it->second + "'");
+    }
+  }
+  return q;
+}
+
 // squeue's table, rendered here (report/squeue_format.h): the command prints it as it comes.
 HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::string>& query) {
   StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(query);
@@ -135,7 +170,7 @@ HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::
     for (const JobRecord* j : all) {
       if (selection.Matches(*j)) shown.push_back(j);
     }
-    none = shown.empty();
+    none = all.empty();  // -j of jobs the controller does not know (a finished one is only not shown)
     text = FormatSqueueJobs(std::move(shown), options, now);
   });
   if (!selection.ids.empty() && selection.states.empty() && none) {
@@ -171,6 +206,12 @@ void AddControllerRoutes(Controller& c, Router& r) {
     return Ok(json{{"cluster", c.cluster_name()}, {"authenticated", req.caller.authenticated}, {"uid", req.caller.uid}});
   });
 
+  r.Add("GET", "/v1/config", [&c](const HttpRequest&) {
+    json items = json::array();
+    for (const auto& [k, v] : c.SlurmConfig()) items.push_back({{"key", k}, {"value", v}});
+    return Ok(json{{"config", items}});
+  });
+
   r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
@@ -183,7 +224,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
         !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
         !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) ||
-        !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err)) {
+        !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err) ||
+        !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
+        !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err)) {
       return ErrorResponse(err);
     }
     StatusOr<int64_t> id = c.Submit(s, req.caller);
@@ -205,7 +248,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
     q.ids = std::move(*ids);
     std::vector<JobRecord> jobs = c.ListJobs(q);
     // users=, partitions=, states=: squeue's selection (squeue --json), applied as squeue does.
-    if (req.query.count("users") || req.query.count("partitions") || req.query.count("states")) {
+    if (req.query.count("users") || req.query.count("partitions") || req.query.count("states") ||
+        req.query.count("accounts") || req.query.count("names")) {
       StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(req.query);
       if (!parsed.ok()) return ErrorResponse(parsed.status());
       const SqueueSelection& selection = parsed->first;
@@ -252,6 +296,45 @@ void AddControllerRoutes(Controller& c, Router& r) {
       return Ok(json::object());
     });
   }
+
+  // salloc: its command exited; {"exit_code": N}.
+  r.Add("POST", "/v1/jobs/{id}/complete", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    int exit_code = 0;
+    Status err;
+    if (!Get(*body, "exit_code", exit_code, err)) return ErrorResponse(err);
+    Status st = c.CompleteAllocation(*id, exit_code, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("POST", "/v1/jobs/{id}/requeue", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    Status st = c.Requeue(*id, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  // scontrol update JobId=: {"TimeLimit": "10", "JobName": "x", ...} (Controller::UpdateJob).
+  r.Add("POST", "/v1/jobs/{id}/update", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    if (!body->is_object()) return ErrorResponse(InvalidArgument("the body must be an object of fields"));
+    std::map<std::string, std::string> fields;
+    for (const auto& [k, v] : body->items()) {
+      if (!v.is_string()) return ErrorResponse(InvalidArgument("field '" + k + "' must be a string"));
+      fields[k] = v.get<std::string>();
+    }
+    Status st = c.UpdateJob(*id, fields, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
 
   // srun: a step of a running job, with where its tasks go (docs/api.md).
   r.Add("POST", "/v1/jobs/{id}/steps", [&c](const HttpRequest& req) {
@@ -327,6 +410,26 @@ void AddControllerRoutes(Controller& c, Router& r) {
     json parts = json::array();
     for (const Partition& p : c.ListPartitions()) parts.push_back(ToJson(p));
     return Ok(json{{"partitions", parts}});
+  });
+
+  // sacct: GET /v1/accounting/jobs?ids=&users=&accounts=&partitions=&states=&start=&end= (comma
+  // lists; start/end in seconds since the epoch), and the steps of given jobs.
+  r.Add("GET", "/v1/accounting/jobs", [&c](const HttpRequest& req) {
+    StatusOr<AccountingQuery> q = ParseAccountingQuery(req.query);
+    if (!q.ok()) return ErrorResponse(q.status());
+    if (Status st = CheckUserNames(q->users); !st.ok()) return ErrorResponse(st);
+    StatusOr<std::vector<JobRecord>> jobs = c.Accounting(*q);
+    if (!jobs.ok()) return ErrorResponse(jobs.status());
+    return HttpResponse::Json(200, JobListJson(*jobs));
+  });
+  r.Add("GET", "/v1/accounting/steps", [&c](const HttpRequest& req) {
+    StatusOr<std::set<int64_t>> ids = ParseIds(req.query);
+    if (!ids.ok()) return ErrorResponse(ids.status());
+    StatusOr<std::vector<StepRecord>> steps = c.AccountingSteps(*ids);
+    if (!steps.ok()) return ErrorResponse(steps.status());
+    json out = json::array();
+    for (const StepRecord& s : *steps) out.push_back(ToJson(s));
+    return Ok(json{{"steps", out}});
   });
 
   r.Add("GET", "/v1/steps", [&c](const HttpRequest&) {

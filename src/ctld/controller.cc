@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <csignal>
+#include <unistd.h>
 #include <tuple>
 
 #include "ctld/kept_entries.h"
+#include "model/dependency.h"
+#include "model/job_array.h"
 #include "model/hostlist.h"
 #include "model/job_request.h"
 
@@ -198,7 +201,14 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
   if (!req.ok()) return req.status();
   if (!request.name.empty()) req->name = request.name;
-  if (request.script.empty()) return InvalidArgument("Batch script is empty!");
+  if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
+  if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
+  ArraySpec array;
+  if (!request.array.empty()) {
+    StatusOr<ArraySpec> spec = ParseArraySpec(request.array);
+    if (!spec.ok()) return InvalidArgument("Invalid job array specification");
+    array = std::move(*spec);
+  }
 
   JobRecord job;
   {
@@ -251,14 +261,21 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.request = *req;
     job.request.partition = part->name;
     job.submit_args = request.resource_args;
-    job.script = request.script;
+    job.script = request.interactive ? std::string() : request.script;
+    job.interactive = request.interactive;
     job.script_args = request.script_args;
     job.workdir = request.workdir.empty() ? "/" : request.workdir;
     job.submit_host = request.submit_host;
+    job.comment = request.comment;
     job.environment = request.environment;
     job.stdout_pattern = request.stdout_pattern;
     job.stderr_pattern = request.stderr_pattern;
     job.stdin_path = request.stdin_path;
+    // No memory asked for: the partition's DefMemPerCPU, as Slurm records it in the job (what the
+    // scheduler would apply anyway; now scontrol and sacct show it too).
+    if (job.request.mem_per_node_mb == 0 && job.request.mem_per_cpu_mb == 0 && job.request.mem_per_gpu_mb == 0) {
+      job.request.mem_per_cpu_mb = part->def_mem_per_cpu_mb;
+    }
     job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
     // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
     // does (else such a job would wait for ever under a MaxWall).
@@ -274,20 +291,43 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.reason = request.hold ? "JobHeldUser" : "None";
     job.submit_time = clock_->NowSeconds();
     job.eligible_time = job.submit_time;
+    if (!ParseDependency(request.dependency).ok()) return InvalidArgument("Job dependency problem");
+    job.dependency = request.dependency;
+    job.begin_time = request.begin_time > job.submit_time ? request.begin_time : 0;
+    if (job.begin_time > 0) job.eligible_time = job.begin_time;
   }
-  StatusOr<int64_t> id = NextJobId();
-  if (!id.ok()) return id.status();
-  job.id = *id;
+  // A job array: one job per task, each with an id of its own; the first one's id names the array.
+  std::vector<JobRecord> jobs;
+  if (array.tasks.empty()) {
+    jobs.push_back(std::move(job));
+  } else {
+    jobs.reserve(array.tasks.size());
+    job.array_tasks = FormatArrayTasks(array.tasks);
+    job.array_max_running = array.max_running;
+    for (int t : array.tasks) {
+      jobs.push_back(job);
+      jobs.back().array_task_id = t;
+    }
+  }
+  for (JobRecord& j : jobs) {
+    StatusOr<int64_t> id = NextJobId();
+    if (!id.ok()) return id.status();
+    j.id = *id;
+    if (!array.tasks.empty()) j.array_job_id = jobs.front().id;
+  }
   // Durable before acknowledged; concurrent submissions share one commit (group commit).
-  RETURN_IF_ERROR(store_->SaveJob(job));
+  RETURN_IF_ERROR(store_->SaveJobs(jobs));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    JobRecord& stored = jobs_[job.id] = job;
-    AddActiveLocked(stored);
-    PrioritizeLocked(stored, clock_->NowSeconds());
+    if (array.max_running > 0) throttled_arrays_ = true;
+    for (const JobRecord& j : jobs) {
+      JobRecord& stored = jobs_[j.id] = j;
+      AddActiveLocked(stored);
+      PrioritizeLocked(stored, clock_->NowSeconds());
+    }
   }
   Wake();
-  return job.id;
+  return jobs.front().id;
 }
 
 Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
@@ -305,11 +345,17 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
     if (job.state == JobState::kPending) {
       if (signal != 0) return FailedPrecondition("Job is pending execution");
+      job.cancelled_by = caller.uid;
       FinishJobLocked(job, JobState::kCancelled, 0, 0);
       copy = job;
     } else {
       running = true;
-      if (signal == 0 && job.ending.empty()) EndingLocked(job, "cancel", config_.kill_wait_s);
+      if (signal == 0 && job.ending.empty()) {
+        job.cancelled_by = caller.uid;
+        EndingLocked(job, "cancel", config_.kill_wait_s);
+      }
+      // No batch script will report an interactive allocation's end: it ends when its grace does
+      // (Tick), its step tasks having had SIGTERM then SIGKILL.
       copy = job;
     }
   }
@@ -336,8 +382,11 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     JobRecord& job = it->second;
     if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
+    if (!hold && job.held && job.reason == "JobHeldAdmin" && !IsAdmin(caller)) {
+      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    }
     job.held = hold;
-    job.reason = hold ? (IsAdmin(caller) && job.uid != caller.uid ? "JobHeldAdmin" : "JobHeldUser") : "None";
+    job.reason = hold ? (IsAdmin(caller) ? "JobHeldAdmin" : "JobHeldUser") : "None";
     copy = job;
   }
   RETURN_IF_ERROR(Persist(copy));
@@ -360,8 +409,21 @@ void Controller::VisitJobs(const JobQuery& query,
     if (!(query.active_only && IsFinished(j.state))) out.push_back(&j);
   };
   if (!query.ids.empty()) {
+    std::set<int64_t> seen;
+    auto add_once = [&](const JobRecord& j) {
+      if (seen.insert(j.id).second) add(j);
+    };
     for (int64_t id : query.ids) {
-      if (auto it = jobs_.find(id); it != jobs_.end()) add(it->second);
+      auto it = jobs_.find(id);
+      if (it == jobs_.end()) continue;
+      if (it->second.array_job_id != id) {
+        add_once(it->second);
+        continue;
+      }
+      // A job array's id: every task (their ids come after it).
+      for (; it != jobs_.end(); ++it) {
+        if (it->second.array_job_id == id) add_once(it->second);
+      }
     }
   } else if (query.active_only) {
     out.reserve(active_.size());
@@ -422,7 +484,7 @@ void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t
 }
 
 void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
-  if (job.requeue && (job.ending.empty() || job.ending == "preempt-requeue")) {
+  if (job.requeue && (job.ending.empty() || job.ending == "preempt-requeue" || job.ending == "requeue")) {
     RequeueLocked(job, why, kill);
     return;
   }
@@ -488,9 +550,10 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
     if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
     const std::string ending = job.ending;
     held = job.allocation;
-    if (ending == "preempt-requeue") {
-      // Preempted with REQUEUE: pending again, to run from the start when resources allow.
-      RequeueLocked(job, "Preempted by job " + std::to_string(job.preempted_by), nullptr);
+    if (ending == "preempt-requeue" || ending == "requeue") {
+      // Preempted with REQUEUE, or scontrol requeue: pending again, to run from the start.
+      RequeueLocked(job, ending == "requeue" ? "Requeued" : "Preempted by job " + std::to_string(job.preempted_by),
+                    nullptr);
       copy = job;
     } else {
       JobState state;
@@ -537,6 +600,10 @@ int Controller::ScheduleOnce() {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
     erased_at = jobs_erased_;
+    if (pending_stale_) {
+      pending.clear();
+      pending_stale_ = false;
+    }
     suspended = FillPendingLocked(pending);
     // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
     if (pending.empty() && !suspended) return 0;
@@ -684,7 +751,8 @@ int Controller::ScheduleOnce() {
 void Controller::Tick() {
   const int64_t now = clock_->NowSeconds();
   std::vector<JobRecord> changed, kill;
-  std::vector<JobRecord> to_timeout, resignal;
+  std::vector<JobRecord> to_timeout, resignal, ended;
+  std::vector<int64_t> ending_ids;
   std::vector<NodeRecord> down_nodes;
   std::string usage;
   {
@@ -713,6 +781,8 @@ void Controller::Tick() {
       if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;
       n.node.state = NodeState::kDown;
       n.node.reason = "Not responding";
+      n.node.reason_user = UserNameOf(geteuid());  // the controller's own reason (Slurm: SlurmUser)
+      n.node.reason_time = now;
       down_nodes.push_back(n);
       for (int64_t id : ActiveIdsLocked()) {
         JobRecord& j = jobs_.at(id);
@@ -732,12 +802,24 @@ void Controller::Tick() {
         EndingLocked(j, "timeout", config_.kill_wait_s);
         to_timeout.push_back(j);
       } else if (j.state == JobState::kCompleting) {
+        // An interactive allocation being stopped ends when its grace does: no batch script
+        // reports it (its step tasks had SIGTERM; SIGKILL goes with the end).
+        if (j.interactive && j.kill_at > 0 && now >= j.kill_at) {
+          ending_ids.push_back(id);  // finished after this walk (it leaves active_)
+          continue;
+        }
         // A job being stopped that is still there well after its SIGKILL was due (the signal
         // was lost, or the controller restarted before sending it): SIGKILL again, every 10 s.
         if (j.kill_at == 0 || now < j.kill_at + kResignalS) continue;
         j.kill_at = now;
         resignal.push_back(j);
       }
+    }
+    for (int64_t id : ending_ids) {
+      JobRecord& j = jobs_.at(id);
+      FinishJobLocked(j, j.ending == "timeout" ? JobState::kTimeout : JobState::kCancelled, 0, 0);
+      ended.push_back(j);
+      changed.push_back(j);
     }
     changed.insert(changed.end(), to_timeout.begin(), to_timeout.end());
     changed.insert(changed.end(), resignal.begin(), resignal.end());
@@ -756,6 +838,7 @@ void Controller::Tick() {
   for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
   for (const JobRecord& j : resignal) SignalAll(j, SIGKILL, 0, j.ending);
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  for (const JobRecord& j : ended) SignalAll(j, SIGKILL, 0, "cleanup");
   if (!down_nodes.empty() || !changed.empty()) Wake();
 }
 

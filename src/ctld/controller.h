@@ -52,6 +52,7 @@ struct ControllerConfig {
   // Slurm's MinJobAge: a finished job stays in the controller's memory (squeue, scontrol show
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
+  int64_t first_job_id = 1;         // as configured (shown by scontrol show config)
   // Decayed usage (fair share) is saved to the store at most this often: at most this much is
   // lost to a crash. A simulation, whose store dies with it, saves it rarely.
   int64_t usage_save_s = 30;
@@ -76,6 +77,11 @@ struct SubmitRequest {
   bool hold = false;
   bool requeue = true;
   std::string submit_host;
+  std::string comment;     // --comment
+  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
+  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
+  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
+  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
 };
 
 // What an agent reports when a job's batch script (or a job's processes on a node) ended.
@@ -121,7 +127,18 @@ class AgentClient {
 // Which jobs Controller::ListJobs returns.
 struct JobQuery {
   bool active_only = false;
-  std::set<int64_t> ids;  // empty = any
+  std::set<int64_t> ids;  // empty = any; a job array's id stands for all its tasks
+};
+
+// Which jobs Controller::Accounting returns (sacct's selection). Every set empty = any.
+struct AccountingQuery {
+  std::set<int64_t> ids;            // -j: these jobs, whenever they ran (the window does not apply)
+  std::set<std::string> users;      // -u: user names or numeric uids
+  std::set<std::string> accounts;   // -A
+  std::set<std::string> partitions; // -r
+  std::set<JobState> states;        // -s
+  int64_t start = 0;                // -S: jobs not ended before this (0 = no bound)
+  int64_t end = 0;                  // -E: jobs submitted by this (0 = no bound)
 };
 
 class Controller {
@@ -138,7 +155,18 @@ class Controller {
   StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller);
   // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
   Status Cancel(int64_t job_id, int signal, const Caller& caller);
+  // scontrol hold/release: an admin's hold is JobHeldAdmin, which only an admin may release.
   Status Hold(int64_t job_id, bool hold, const Caller& caller);
+  // scontrol update JobId=: `fields` in Slurm's names, case-insensitive: TimeLimit (its owner may
+  // only lower it; pending or running), and for a pending job JobName/Name, Nice (only admins may
+  // lower it), Dependency, StartTime/BeginTime. All or nothing; errors name the field.
+  Status UpdateJob(int64_t job_id, const std::map<std::string, std::string>& fields, const Caller& caller);
+  // The end of an interactive allocation (salloc's command exited): COMPLETED for exit code 0,
+  // else FAILED; its nodes end what still runs of it. Its owner or an admin; interactive jobs only.
+  Status CompleteAllocation(int64_t job_id, int exit_code, const Caller& caller);
+  // scontrol requeue: a running or suspended job is stopped (SIGTERM, SIGKILL after kill_wait_s)
+  // and waits again, its restart count one higher; refused for --no-requeue jobs.
+  Status Requeue(int64_t job_id, const Caller& caller);
   StatusOr<JobRecord> GetJob(int64_t job_id) const;
   // A new step of a RUNNING job (the caller must own it or be an admin): the next step id of
   // the job (0, 1, ...), its layout on the allocation, saved (state RUNNING) before the answer.
@@ -157,7 +185,15 @@ class Controller {
   std::map<std::string, NodeAllocated> AllocatedByNode() const;
   std::vector<Partition> ListPartitions() const;
   std::vector<StepRecord> ListSteps() const;
+  // sacct: every job the store holds (finished ones past MinJobAge included; the controller's own
+  // copy where it still has one) that `query` selects, in id order, listed as ListJobs lists them;
+  // and the steps of those jobs.
+  StatusOr<std::vector<JobRecord>> Accounting(const AccountingQuery& query) const;
+  StatusOr<std::vector<StepRecord>> AccountingSteps(const std::set<int64_t>& job_ids) const;
   const std::string& cluster_name() const { return config_.cluster_name; }
+  // scontrol show config: the settings in Slurm's names and units ("MinJobAge" -> "300 sec"),
+  // in name order.
+  std::vector<std::pair<std::string, std::string>> SlurmConfig() const;
   int64_t NowSeconds() const { return clock_->NowSeconds(); }
 
   // --- admins ---
@@ -238,6 +274,10 @@ class Controller {
   // The pass's waiting list, in cycle_pending_kept_'s entries (each tagged with its record).
   // True when a job is suspended (it may resume).
   bool FillPendingLocked(std::vector<PendingJob>& pending);
+  // --begin and --dependency: whether a waiting job may be scheduled now. If not, its reason says
+  // why (BeginTime, Dependency, DependencyNeverSatisfied) and dependency_left what it waits for;
+  // a dependency found satisfied is dropped, as Slurm does, and the job is eligible from then.
+  bool EligibleLocked(JobRecord& job);
   void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
@@ -356,6 +396,8 @@ class Controller {
   std::unique_ptr<Scheduler> cycle_scheduler_;  // over cycle_snapshot_ and cycle_index_, gone with it
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
+  bool pending_stale_ = false;
+  bool throttled_arrays_ = false;  // (under mu_) an array with a '%' limit was ever submitted  // (under mu_) a job's request changed: cycle_pending_ is rebuilt
   // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
   // jobs_erased_ has not moved.
   KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_;

@@ -3,6 +3,7 @@
 // (the snapshot and the waiting list). Split from controller.cc.
 #include "ctld/controller.h"
 #include "ctld/kept_entries.h"
+#include "model/dependency.h"
 
 #include <algorithm>
 #include <cassert>
@@ -60,13 +61,18 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
     if (n == nullptr) return NotFound("Invalid node name specified: " + name);
     std::string up;
     for (char c : state) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const int64_t now = clock_->NowSeconds();
     if (up == "DRAIN") {
       if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
       n->node.drain = true;
       n->node.reason = reason;
+      n->node.reason_user = UserNameOf(caller.uid);
+      n->node.reason_time = now;
     } else if (up == "RESUME" || up == "IDLE") {
       n->node.drain = false;
       n->node.reason.clear();
+      n->node.reason_user.clear();
+      n->node.reason_time = 0;
       if (n->node.state == NodeState::kDown || n->node.state == NodeState::kFuture) {
         n->node.state = n->last_heartbeat > 0 ? NodeState::kIdle : NodeState::kUnknown;
       }
@@ -74,6 +80,8 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
       if (reason.empty()) return InvalidArgument("You must specify a reason when DOWNING or DRAINING a node");
       n->node.state = NodeState::kDown;
       n->node.reason = reason;
+      n->node.reason_user = UserNameOf(caller.uid);
+      n->node.reason_time = now;
       for (int64_t id : ActiveIdsLocked()) {
         JobRecord& j = jobs_.at(id);
         if (!HoldsResources(j.state)) continue;
@@ -367,6 +375,64 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
   kept.Finish();
 }
 
+bool Controller::EligibleLocked(JobRecord& job) {
+  const int64_t now = clock_->NowSeconds();
+  if (job.begin_time > now) {
+    job.reason = "BeginTime";
+    return false;
+  }
+  if (job.dependency.empty()) return true;
+  StatusOr<DependencySpec> spec = ParseDependency(job.dependency);  // checked at submission
+  if (!spec.ok()) return true;
+  // A job array stands for all its tasks: started when one has, ended when all have, ok when all
+  // completed with 0 (Slurm's dependency on an array job id).
+  std::map<int64_t, JobRecord> arrays;
+  auto find = [&](int64_t id) -> const JobRecord* {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return nullptr;
+    if (it->second.array_job_id != id) return &it->second;
+    auto [a, added] = arrays.try_emplace(id);
+    if (!added) return &a->second;
+    JobRecord& all = a->second;
+    all.id = id;
+    all.state = JobState::kCompleted;
+    bool ended = true, ok = true;
+    for (const auto& [tid, t] : jobs_) {
+      if (t.array_job_id != id) continue;
+      if (t.start_time > 0) all.start_time = t.start_time;
+      ended = ended && IsFinished(t.state);
+      ok = ok && t.state == JobState::kCompleted && t.exit_code == 0;
+    }
+    all.state = !ended ? JobState::kRunning : ok ? JobState::kCompleted : JobState::kFailed;
+    return &all;
+  };
+  bool singleton_blocked = false;
+  for (const DependencyItem& item : spec->items) {
+    if (item.type != DependencyType::kSingleton) continue;
+    for (const auto& [id, other] : active_) {
+      if (id != job.id && other->uid == job.uid && other->name == job.name &&
+          (HoldsResources(other->state) || (other->state == JobState::kPending && id < job.id))) {
+        singleton_blocked = true;
+        break;
+      }
+    }
+    break;
+  }
+  std::vector<DependencyState> states;
+  for (const DependencyItem& item : spec->items) states.push_back(ItemState(item, find, singleton_blocked));
+  const DependencyState all = EvaluateDependency(*spec, find, singleton_blocked);
+  if (all == DependencyState::kSatisfied) {
+    // Satisfied for good: Slurm drops it (Dependency=(null)); eligible from now.
+    job.dependency.clear();
+    job.dependency_left.clear();
+    job.eligible_time = std::max(job.eligible_time, now);
+    return true;
+  }
+  job.dependency_left = FormatDependency(*spec, states);
+  job.reason = all == DependencyState::kNever ? "DependencyNeverSatisfied" : "Dependency";
+  return false;
+}
+
 bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   bool suspended = false;
   // A job preempted for another waits until that one has started: else, tied with it (equal
@@ -379,12 +445,28 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
     return by != active_by_id_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
   };
   assert(active_by_id_.size() == active_.size());
+  // Arrays with a '%' limit: how many of each array's tasks run (or are offered this pass).
+  std::unordered_map<int64_t, int> array_running;
+  if (throttled_arrays_) {
+    for (const auto& [id, job] : active_) {
+      if (job->array_max_running > 0 && HoldsResources(job->state)) ++array_running[job->array_job_id];
+    }
+  }
   KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
   kept.Begin(pending);
   for (const auto& [id, job] : active_) {
     const JobRecord& j = *job;
     suspended = suspended || j.state == JobState::kSuspended;
     if (j.state != JobState::kPending || j.held) continue;
+    if ((j.begin_time > 0 || !j.dependency.empty()) && !EligibleLocked(*job)) continue;
+    if (j.array_max_running > 0) {
+      int& running = array_running[j.array_job_id];
+      if (running >= j.array_max_running) {
+        job->reason = "JobArrayTaskLimit";
+        continue;
+      }
+      ++running;
+    }
     if (const JobRecord* by = waits_for(j); by != nullptr && waits_for(*by) == nullptr) {
       job->reason = "Priority";
       continue;

@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key);
-  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(conf->state_path);
+  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(conf->state_path, conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
 
   ControllerConfig cc;
@@ -58,6 +58,7 @@ int Main(int argc, char** argv) {
   cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
   cc.kill_wait_s = conf->kill_wait_s;
   cc.min_job_age_s = conf->min_job_age_s;
+  cc.first_job_id = conf->first_job_id;
   cc.admin_uids = conf->admin_uids;
   cc.allow_root_jobs = conf->allow_root_jobs;
   cc.priority = conf->priority;

@@ -86,9 +86,17 @@ struct JobRecord {
   JobRequest request;
   std::vector<std::string> submit_args;  // the resource options as given (for scontrol/sacct)
   std::string script;               // batch script text ("" for an interactive allocation)
+  bool interactive = false;         // an allocation without a batch script (salloc, srun outside one)
   std::vector<std::string> script_args;
   std::string workdir;              // submit directory; the batch script runs here
   std::string submit_host;          // where sbatch/salloc ran (SLURM_SUBMIT_HOST)
+  std::string comment;              // --comment
+  // A task of a job array (--array): the array's id (its first task's job id), the task's id,
+  // every task of the array ("1-3", "0,2,4,6") and the '%' limit (0 = none). array_job_id 0: no array.
+  int64_t array_job_id = 0;
+  int array_task_id = -1;
+  std::string array_tasks;
+  int array_max_running = 0;
   std::vector<std::string> environment;  // KEY=VALUE exported to the job (sbatch --export=ALL)
   std::string stdout_pattern;       // "" = slurm-%j.out in workdir
   std::string stderr_pattern;       // "" = same as stdout
@@ -97,6 +105,11 @@ struct JobRecord {
   int64_t time_limit_s = kUnlimited;  // resolved: request, else partition default
   bool requeue = true;
   bool held = false;
+  // --dependency as given ("afterok:12,afterany:13"; model/dependency.h) and what is still
+  // unsatisfied, as squeue %E and scontrol Dependency= show it ("" once satisfied).
+  std::string dependency;
+  std::string dependency_left;
+  int64_t begin_time = 0;           // --begin: not eligible before (0 = at once)
 
   JobState state = JobState::kPending;
   std::string reason;               // pending reason ("Resources", "JobHeldUser", ...) or "None"
@@ -116,6 +129,7 @@ struct JobRecord {
   // "preempt-requeue"; it decides the final state) and when SIGKILL is due (seconds; 0 = none).
   std::string ending;
   int64_t kill_at = 0;
+  int64_t cancelled_by = -1;        // the uid whose scancel ended it (sacct's "CANCELLED by 0"); -1 = none
   // The last preemption of this job: by which job, when, and the rule that allowed it.
   int64_t preempted_by = 0;
   int64_t preempt_time = 0;

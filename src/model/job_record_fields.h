@@ -78,9 +78,15 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Object("request", j.request, d.request, [](auto& sub, auto& r, const JobRequest& rd) { JobRequestFields(sub, r, rd); });
   v.Field("submit_args", j.submit_args, d.submit_args);
   v.Field("script", j.script, d.script);
+  v.Field("interactive", j.interactive, d.interactive);
   v.Field("script_args", j.script_args, d.script_args);
   v.Field("workdir", j.workdir, d.workdir);
   v.Field("submit_host", j.submit_host, d.submit_host);
+  v.Field("comment", j.comment, d.comment);
+  v.Field("array_job_id", j.array_job_id, d.array_job_id);
+  v.Field("array_task_id", j.array_task_id, d.array_task_id);
+  v.Field("array_tasks", j.array_tasks, d.array_tasks);
+  v.Field("array_max_running", j.array_max_running, d.array_max_running);
   v.Field("environment", j.environment, d.environment);
   v.Field("stdout", j.stdout_pattern, d.stdout_pattern);
   v.Field("stderr", j.stderr_pattern, d.stderr_pattern);
@@ -89,6 +95,9 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("time_limit_s", j.time_limit_s, d.time_limit_s);
   v.Field("requeue", j.requeue, d.requeue);
   v.Field("held", j.held, d.held);
+  v.Field("dependency", j.dependency, d.dependency);
+  v.Field("dependency_left", j.dependency_left, d.dependency_left);
+  v.Field("begin_time", j.begin_time, d.begin_time);
   v.Field("state", j.state, d.state);
   v.Field("reason", j.reason, d.reason);
   v.Field("reason_detail", j.reason_detail, d.reason_detail);
@@ -106,6 +115,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("batch_host", j.batch_host, d.batch_host);
   v.Field("ending", j.ending, d.ending);
   v.Field("kill_at", j.kill_at, d.kill_at);
+  v.Field("cancelled_by", j.cancelled_by, d.cancelled_by);
   v.Field("preempted_by", j.preempted_by, d.preempted_by);
   v.Field("preempt_time", j.preempt_time, d.preempt_time);
   v.Field("preempt_reason", j.preempt_reason, d.preempt_reason);

@@ -27,6 +27,8 @@ struct Node {
   NodeState state = NodeState::kIdle;
   bool drain = false;            // DRAIN flag: no new work
   std::string reason;            // why down/drained
+  std::string reason_user;       // who set the reason (sinfo -R USER); "" = unknown
+  int64_t reason_time = 0;       // when (sinfo -R TIMESTAMP); 0 = unknown
   std::vector<Gpu> gpus;
   GpuLinkMatrix links;           // size() == gpus.size() (or 0: treated as PCIe only)
 

@@ -241,6 +241,8 @@ json ToJson(const Node& n) {
               {"state", NodeStateName(n.state)},
               {"drain", n.drain},
               {"reason", n.reason},
+              {"reason_user", n.reason_user},
+              {"reason_time", n.reason_time},
               {"gpus", gpus},
               {"links", links},
               {"nvswitch", n.links.nvswitch()}};
@@ -259,6 +261,8 @@ StatusOr<Node> NodeFromJson(const json& j) {
   in.Get("features", n.features);
   in.Get("drain", n.drain);
   in.Get("reason", n.reason);
+  in.Get("reason_user", n.reason_user);
+  in.Get("reason_time", n.reason_time);
   std::string state = "idle";
   in.Get("state", state);
   if (!in.status().ok()) return in.status();

@@ -18,7 +18,8 @@ namespace {
 
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
-// Slurm's _fname_format: %A (array master = the job), %a (no array: 4294967294), %j, %u, %x;
+// Slurm's _fname_format: %A (the array's id; a job is its own), %a (the task; no array: 4294967294),
+// %j, %u, %x;
 // a relative path is under the working directory.
 std::string ExpandStdPath(const std::string& pattern, const JobRecord& job) {
   std::string out;
@@ -28,10 +29,12 @@ std::string ExpandStdPath(const std::string& pattern, const JobRecord& job) {
       continue;
     }
     const char c = pattern[i + 1];
-    if (c == 'A' || c == 'j') {
+    if (c == 'j') {
       out += std::to_string(job.id);
+    } else if (c == 'A') {
+      out += std::to_string(job.array_job_id != 0 ? job.array_job_id : job.id);
     } else if (c == 'a') {
-      out += "4294967294";
+      out += job.array_job_id != 0 ? std::to_string(job.array_task_id) : "4294967294";
     } else if (c == 'u') {
       out += job.user;
     } else if (c == 'x') {
@@ -65,7 +68,11 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   const JobRequest& r = job.request;
   const bool pending = job.state == JobState::kPending;
   std::string o;
-  o += "JobId=" + std::to_string(job.id) + " JobName=" + job.name + eol;
+  o += "JobId=" + std::to_string(job.id) +
+       (job.array_job_id != 0 ? " ArrayJobId=" + std::to_string(job.array_job_id) +
+                                    " ArrayTaskId=" + std::to_string(job.array_task_id)
+                              : std::string()) +
+       " JobName=" + job.name + eol;
   o += "UserId=" + job.user + "(" + std::to_string(job.uid) + ") GroupId=" + job.group + "(" +
        std::to_string(job.gid) + ") MCS_label=N/A" + eol;
   o += "Priority=" + std::to_string(job.priority) + " Nice=" + std::to_string(job.nice) +
@@ -75,7 +82,8 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   for (char& c : reason) {
     if (std::isspace(static_cast<unsigned char>(c))) c = '_';
   }
-  o += std::string("JobState=") + JobStateName(job.state) + " Reason=" + reason + " Dependency=(null)" + eol;
+  o += std::string("JobState=") + JobStateName(job.state) + " Reason=" + reason +
+       " Dependency=" + (job.dependency_left.empty() ? std::string("(null)") : job.dependency_left) + eol;
   o += "Requeue=" + std::to_string(job.requeue ? 1 : 0) + " Restarts=" + std::to_string(job.restart_count) +
        " BatchFlag=" + (job.script.empty() ? "0" : "1") + " Reboot=0 ExitCode=" + std::to_string(job.exit_code) +
        ":" + std::to_string(job.exit_signal) + eol;
@@ -125,8 +133,10 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
        " Contiguous=0 Licenses=(null) Network=(null)" + eol;
   o += "Command=(null)" + eol;
   o += "WorkDir=" + job.workdir + eol;
+  if (!job.comment.empty()) o += "Comment=" + job.comment + " " + eol;
   if (!job.script.empty()) {
-    const std::string out = ExpandStdPath(job.stdout_pattern.empty() ? "slurm-%j.out" : job.stdout_pattern, job);
+    const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
+    const std::string out = ExpandStdPath(job.stdout_pattern.empty() ? default_out : job.stdout_pattern, job);
     const std::string err = job.stderr_pattern.empty() ? out : ExpandStdPath(job.stderr_pattern, job);
     o += "StdErr=" + err + eol;
     o += "StdIn=" + (job.stdin_path.empty() ? std::string("/dev/null") : ExpandStdPath(job.stdin_path, job)) + eol;

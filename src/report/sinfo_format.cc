@@ -5,6 +5,7 @@
 #include "report/sinfo_format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -43,6 +44,8 @@ const char* Header(char type) {
     case 'e': return "FREE_MEM";
     case 'C': return "CPUS(A/I/O/T)";
     case 'F': return "NODES(A/I/O/T)";
+    case 'u': return "USER";
+    case 'H': return "TIMESTAMP";
     default: return nullptr;
   }
 }
@@ -77,6 +80,8 @@ std::string NodeValue(char type, const NodeView& v) {
       return s.empty() ? "(null)" : s;
     }
     case 'E': return n.reason.empty() ? "none" : n.reason;
+    case 'u': return n.reason_user.empty() ? "Unknown" : n.reason_user;
+    case 'H': return FormatSlurmTime(n.reason_time, "Unknown");
     case 'G': return NodeGres(n);
     case 'O': {
       if (v.usage.cpu_load < 0) return "N/A";
@@ -171,9 +176,95 @@ std::string LineValue(char type, const Line& line) {
 
 }  // namespace
 
+namespace {
+
+std::string LowerCase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Whether a node in `st` is in the state sinfo -t names (-1: not a state name).
+int StateMatches(const std::string& want, const SlurmNodeState& st) {
+  const std::string w = LowerCase(want);
+  const std::string& c = st.compact;
+  const std::string& full = st.complete;
+  auto has = [&](const char* s) { return full.find(s) != std::string::npos; };
+  if (w == "idle") return c.rfind("idle", 0) == 0;
+  if (w == "alloc" || w == "allocated") return c.rfind("alloc", 0) == 0;
+  if (w == "mix" || w == "mixed") return c.rfind("mix", 0) == 0;
+  if (w == "down") return has("DOWN");
+  if (w == "drain") return has("DRAIN");
+  if (w == "drained") return has("DRAIN") && c.rfind("drng", 0) != 0;
+  if (w == "draining" || w == "drng") return c.rfind("drng", 0) == 0;
+  if (w == "fail") return has("FAIL");
+  if (w == "future" || w == "futr") return has("FUTURE");
+  if (w == "unknown" || w == "unk") return has("UNKNOWN");
+  if (w == "no_respond" || w == "?") return !c.empty() && c.back() == '*';
+  if (w == "completing" || w == "comp") return has("COMPLETING");
+  for (const char* never : {"reserved", "resv", "perfctrs", "cloud", "powering_down", "powered_down", "power_down",
+                            "powering_up", "maint", "reboot", "reboot^", "planned", "inval"}) {
+    if (w == never) return 0;
+  }
+  return -1;
+}
+
+// sinfo -R: one line per reason (with its user and time), over every partition's nodes.
+std::string FormatReasons(const std::map<std::string, NodeView>& views, const std::vector<FormatField>& fields,
+                          const SinfoOptions& options) {
+  std::vector<const NodeView*> order;
+  for (const auto& [name, v] : views) order.push_back(&v);
+  std::stable_sort(order.begin(), order.end(), [](const NodeView* a, const NodeView* b) {
+    return NaturalCompare(a->record->node.name, b->record->node.name) < 0;
+  });
+  std::vector<Line> lines;
+  for (const NodeView* v : order) {
+    std::string key;
+    for (const FormatField& f : fields) {
+      if (!IsAggregate(f.type) && !IsPartitionLevel(f.type)) key += NodeValue(f.type, *v) + '\x1f';
+    }
+    Line* line = nullptr;
+    for (Line& l : lines) {
+      if (l.key == key) line = &l;
+    }
+    if (line == nullptr) {
+      lines.push_back(Line{nullptr, 0, {}, key});
+      line = &lines.back();
+    }
+    line->nodes.push_back(v);
+  }
+  auto value = [](char type, const Line& line) {
+    if (IsPartitionLevel(type)) return std::string();
+    if (IsAggregate(type)) return AggregateValue(type, line);
+    return NodeValue(type, *line.nodes.front());
+  };
+  std::string out;
+  if (!options.no_header) {
+    for (const FormatField& f : fields) out += PrintField(Header(f.type), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  for (const Line& line : lines) {
+    for (const FormatField& f : fields) out += PrintField(value(f.type, line), f.width, f.right) + f.suffix;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Status CheckSinfoState(const std::string& name) {
+  if (StateMatches(name, SlurmNodeState{"idle", "idle", "IDLE", 0}) >= 0) return Status::Ok();
+  return InvalidArgument("Bad state string: \"" + name + "\"\nsinfo: error: valid states: unknown,down,idle,"
+                         "allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,perfctrs,cloud,"
+                         "completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^,"
+                         "unknown");
+}
+
 StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
                                   const NodeActivityMap& usage, const SinfoOptions& options, int64_t now) {
+  for (const std::string& s : options.states) RETURN_IF_ERROR(CheckSinfoState(s));
   std::string format = options.format;
+  if (format.empty() && options.reasons) format = kSinfoReasonFormat;
+  if (format.empty() && options.summarize) format = kSinfoSummaryFormat;
   if (format.empty()) {
     if (options.node_oriented) {
       format = options.long_output ? kSinfoNodeLongFormat : kSinfoNodeFormat;
@@ -193,8 +284,22 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
     auto it = usage.find(r.node.name);
     const NodeActivity u = it == usage.end() ? NodeActivity() : it->second;
     const bool responding = NodeResponding(r, now, options.slurmd_timeout_s);
-    views.emplace(r.node.name, NodeView{&r, u, NodeStateOf(r, u, responding)});
+    NodeView v{&r, u, NodeStateOf(r, u, responding)};
+    if (!options.node_names.empty() &&
+        std::find(options.node_names.begin(), options.node_names.end(), r.node.name) == options.node_names.end()) {
+      continue;
+    }
+    if (!options.states.empty() &&
+        std::none_of(options.states.begin(), options.states.end(),
+                     [&](const std::string& s) { return StateMatches(s, v.state) == 1; })) {
+      continue;
+    }
+    if (options.reasons && !(r.node.drain || r.node.state == NodeState::kDown || v.state.complete.find("FAIL") != std::string::npos)) {
+      continue;
+    }
+    views.emplace(r.node.name, v);
   }
+  if (options.reasons) return FormatReasons(views, fields, options);
 
   // Lines: one per partition and node (-N), or per partition and group of equal nodes.
   std::vector<Line> lines;
@@ -260,6 +365,86 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
     out += "\n";
   }
   return out;
+}
+
+}  // namespace muster
+
+namespace muster {
+
+nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
+                         const NodeActivityMap& usage, int64_t now) {
+  using nlohmann::json;
+  std::vector<const NodeRecord*> order;
+  for (const NodeRecord& r : nodes) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(), [](const NodeRecord* a, const NodeRecord* b) {
+    return NaturalCompare(a->node.name, b->node.name) < 0;
+  });
+  json out = json::array();
+  for (const NodeRecord* r : order) {
+    const Node& n = r->node;
+    json parts = json::array();
+    for (const Partition& p : partitions) {
+      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) parts.push_back(p.name);
+    }
+    if (parts.empty()) continue;
+    auto it = usage.find(n.name);
+    const NodeActivity u = it == usage.end() ? NodeActivity() : it->second;
+    const SlurmNodeState st = NodeStateOf(*r, u, NodeResponding(*r, now));
+    // "MIXED+DRAIN" -> state "mixed", state_flags ["DRAIN"], as Slurm's v0.0.38 splits them.
+    std::string base = st.complete.substr(0, st.complete.find('+'));
+    for (char& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    json flags = json::array();
+    for (size_t pos = st.complete.find('+'); pos != std::string::npos;) {
+      const size_t next = st.complete.find('+', pos + 1);
+      flags.push_back(st.complete.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1));
+      pos = next;
+    }
+    const int gpus = static_cast<int>(n.gpus.size());
+    json features = n.features;
+    std::string tres = "cpu=" + std::to_string(n.cpus) + ",mem=" + FormatMemoryRounded(n.memory_mb) + ",billing=" +
+                       std::to_string(n.cpus) + (gpus ? ",gres/gpu=" + std::to_string(gpus) : "");
+    std::string used;
+    if (u.cpus > 0 || u.memory_mb > 0 || u.gpus > 0) {
+      used = "cpu=" + std::to_string(u.cpus) + ",mem=" + FormatMemoryRounded(u.memory_mb) +
+             (u.gpus ? ",gres/gpu=" + std::to_string(u.gpus) : "");
+    }
+    out.push_back({
+        {"name", n.name},
+        {"hostname", n.name},
+        {"address", r->agent_address},
+        {"state", base},
+        {"state_flags", flags},
+        {"cpus", n.cpus},
+        {"alloc_cpus", u.cpus},
+        {"idle_cpus", std::max(0, n.cpus - u.cpus)},
+        {"sockets", n.sockets},
+        {"cores", n.cores_per_socket},
+        {"threads", n.threads_per_core},
+        {"boards", 1},
+        {"real_memory", n.memory_mb},
+        {"alloc_memory", u.memory_mb},
+        {"free_memory", u.free_memory_mb < 0 ? json(nullptr) : json(u.free_memory_mb)},
+        {"cpu_load", u.cpu_load < 0 ? json(nullptr) : json(static_cast<int64_t>(u.cpu_load * 100))},
+        {"gres", NodeGres(n) == "(null)" ? std::string() : NodeGres(n)},
+        {"gres_used", "gpu:" + std::to_string(u.gpus)},
+        {"features", features},
+        {"active_features", features},
+        {"partitions", parts},
+        {"reason", n.reason},
+        {"reason_set_by_user", n.reason_user},
+        {"reason_changed_at", n.reason_time},
+        {"boot_time", r->boot_time},
+        {"slurmd_start_time", r->boot_time},
+        {"last_busy", u.last_busy},
+        {"slurmd_version", r->version},
+        {"tres", tres},
+        {"tres_used", used.empty() ? json(nullptr) : json(used)},
+        {"weight", 1},
+    });
+  }
+  return json{{"meta", {{"plugin", {{"type", "muster"}, {"name", "Muster sinfo"}}}}},
+              {"errors", json::array()},
+              {"nodes", out}};
 }
 
 }  // namespace muster

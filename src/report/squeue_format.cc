@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "model/hostlist.h"
+#include "model/job_array.h"
 
 namespace muster {
 namespace {
@@ -106,17 +109,27 @@ const char* Header(char type) {
     case 'B': return "EXEC_HOST";
     case 'y': return "NICE";
     case 'v': return "RESERVATION";
-    case 'A': return "JOBID";  // the array job id; a job that is no array shows its own id
+    case 'A': return "JOBID";  // the job's own id (an array task's too)
+    case 'F': return "ARRAY_JOB_ID";
+    case 'K': return "ARRAY_TASK_ID";
     case 'Y': return "SCHEDNODES";
     default: return nullptr;
   }
 }
 
-std::string Value(char type, const JobRecord& job, int64_t now) {
+// A job's id as squeue prints it: "123", or "120_3" for task 3 of job array 120.
+std::string JobIdText(const JobRecord& job) {
+  if (job.array_job_id == 0) return std::to_string(job.id);
+  return std::to_string(job.array_job_id) + "_" + std::to_string(job.array_task_id);
+}
+
+std::string Value(char type, const JobRecord& job, int64_t now, const std::string* id_text = nullptr) {
   const JobRequest& r = job.request;
   switch (type) {
-    case 'i':
-    case 'A': return std::to_string(job.id);
+    case 'i': return id_text != nullptr ? *id_text : JobIdText(job);
+    case 'A': return std::to_string(job.id);  // each array task's own job id
+    case 'F': return std::to_string(job.array_job_id != 0 ? job.array_job_id : job.id);
+    case 'K': return job.array_job_id != 0 ? std::to_string(job.array_task_id) : std::string("N/A");
     case 'j': return job.name;
     case 'u': return job.user;
     case 't': return JobStateCompact(job.state);
@@ -144,7 +157,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'Q': return std::to_string(job.priority);
     case 'Z': return job.workdir;
     case 'o': return "(null)";
-    case 'k': return "(null)";
+    case 'k': return job.comment.empty() ? std::string("(null)") : job.comment;
     case 'U': return std::to_string(job.uid);
     case 'G': return std::to_string(job.gid);
     case 'x': return CompressHostlist(r.exclude);
@@ -152,7 +165,7 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
     case 'f': return OrNull(r.constraint);
     case 'c': return std::to_string(std::max(1, r.cpus_per_task) * std::max(1, r.ntasks_per_node));
     case 'd': return "0";
-    case 'E': return "(null)";
+    case 'E': return job.dependency_left.empty() ? "(null)" : job.dependency_left;
     case 'h': return r.exclusive ? "NO" : "OK";
     case 'B': return job.batch_host.empty() ? "n/a" : job.batch_host;
     case 'y': return std::to_string(job.nice);
@@ -162,7 +175,104 @@ std::string Value(char type, const JobRecord& job, int64_t now) {
   }
 }
 
+struct SortKey {
+  char type;
+  bool descending;
+};
+
+// -S: "P,-p,i" or "-i" (Slurm also accepts a leading '%' and '+').
+StatusOr<std::vector<SortKey>> ParseSortKeys(const std::string& spec) {
+  std::vector<SortKey> keys;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    if (comma == std::string::npos) comma = spec.size();
+    std::string k = spec.substr(pos, comma - pos);
+    pos = comma + 1;
+    bool desc = false;
+    if (!k.empty() && (k[0] == '-' || k[0] == '+')) {
+      desc = k[0] == '-';
+      k.erase(0, 1);
+    }
+    if (!k.empty() && k[0] == '%') k.erase(0, 1);
+    if (k.size() != 1 || Header(k[0]) == nullptr) return InvalidArgument("Invalid sort specification: " + spec);
+    keys.push_back({k[0], desc});
+  }
+  return keys;
+}
+
+template <typename T>
+int Cmp(const T& a, const T& b) {
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+
+// Numbers compare as numbers; everything else by its printed value.
+int CompareBy(char type, const JobRecord& a, const JobRecord& b, int64_t now) {
+  switch (type) {
+    case 'i': case 'A': return Cmp(a.id, b.id);
+    case 'p': case 'Q': return Cmp(a.priority, b.priority);
+    case 't': case 'T': return Cmp(SlurmStateNumber(a.state), SlurmStateNumber(b.state));
+    case 'M': return Cmp(JobElapsed(a, now), JobElapsed(b, now));
+    case 'l': return Cmp(a.time_limit_s, b.time_limit_s);
+    case 'D': return Cmp(JobNodeCount(a), JobNodeCount(b));
+    case 'C': return Cmp(JobCpuCount(a), JobCpuCount(b));
+    case 'V': return Cmp(a.submit_time, b.submit_time);
+    case 'S': return Cmp(a.start_time, b.start_time);
+    case 'e': return Cmp(JobExpectedEnd(a), JobExpectedEnd(b));
+    case 'y': return Cmp(a.nice, b.nice);
+    default: return Cmp(Value(type, a, now), Value(type, b, now));
+  }
+}
+
 }  // namespace
+
+StatusOr<std::string> SqueueFormatFromFields(const std::string& fields) {
+  // Slurm's -O names (case-insensitive) for the fields Muster has.
+  static const std::pair<const char*, char> kNames[] = {
+      {"account", 'a'},      {"arrayjobid", 'A'},   {"batchhost", 'B'},   {"command", 'o'},
+      {"comment", 'k'},      {"dependency", 'E'},   {"endtime", 'e'},
+      {"feature", 'f'},      {"gres", 'b'},         {"groupid", 'G'},     {"groupname", 'g'},
+      {"jobid", 'i'},        {"minmemory", 'm'},    {"mincpus", 'c'},     {"name", 'j'},
+      {"nice", 'y'},         {"nodelist", 'N'},     {"numcpus", 'C'},     {"numnodes", 'D'},
+      {"numtasks", 'n'},     {"partition", 'P'},    {"priority", 'Q'},    {"prioritylong", 'Q'},
+      {"qos", 'q'},          {"reason", 'r'},       {"reasonlist", 'R'},  {"reqnodes", 'n'},
+      {"schednodes", 'Y'},   {"starttime", 'S'},    {"state", 'T'},       {"statecompact", 't'},
+      {"submittime", 'V'},   {"timeleft", 'L'},     {"timelimit", 'l'},   {"timeused", 'M'},
+      {"tres-per-node", 'b'}, {"userid", 'U'},      {"username", 'u'},    {"workdir", 'Z'},
+      {"excnodes", 'x'},     {"reservation", 'v'},
+  };
+  std::string out;
+  size_t pos = 0;
+  while (pos <= fields.size()) {
+    size_t comma = fields.find(',', pos);
+    if (comma == std::string::npos) comma = fields.size();
+    std::string item = fields.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) continue;
+    std::string name = item, width = "20";
+    bool right = false;
+    if (size_t colon = item.find(':'); colon != std::string::npos) {
+      name = item.substr(0, colon);
+      std::string w = item.substr(colon + 1);
+      if (!w.empty() && w[0] == '.') {
+        right = true;
+        w.erase(0, 1);
+      }
+      if (!w.empty()) width = w;
+      if (width.find_first_not_of("0123456789") != std::string::npos) {
+        return InvalidArgument("Invalid job format specification: " + item);
+      }
+    }
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    char type = 0;
+    for (const auto& [n, t] : kNames) {
+      if (name == n) type = t;
+    }
+    if (type == 0 || Header(type) == nullptr) return InvalidArgument("Invalid job format specification: " + item);
+    out += std::string("%") + (right ? "." : "") + width + type;
+  }
+  return out;
+}
 
 SqueueOptions SqueueLongOptions() {
   SqueueOptions o;
@@ -186,7 +296,16 @@ StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> order, cons
       return InvalidArgument(std::string("Invalid job format specification: ") + f.type);
     }
   }
-  if (options.sort) {
+  if (!options.sort_keys.empty()) {
+    ASSIGN_OR_RETURN(std::vector<SortKey> keys, ParseSortKeys(options.sort_keys));
+    std::stable_sort(order.begin(), order.end(), [&](const JobRecord* a, const JobRecord* b) {
+      for (const SortKey& k : keys) {
+        const int c = CompareBy(k.type, *a, *b, now);
+        if (c != 0) return k.descending ? c > 0 : c < 0;
+      }
+      return false;
+    });
+  } else if (options.sort) {
     std::stable_sort(order.begin(), order.end(), [](const JobRecord* a, const JobRecord* b) {
       if (a->partition != b->partition) return a->partition < b->partition;
       const int sa = SlurmStateNumber(a->state), sb = SlurmStateNumber(b->state);
@@ -195,6 +314,27 @@ StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> order, cons
       return a->id < b->id;
     });
   }
+  // The waiting tasks of a job array show as one line, "120_[1-3]" (its first task stands for
+  // them), unless -r asks for a line each.
+  std::map<const JobRecord*, std::string> ids;
+  if (!options.expand_arrays) {
+    std::map<int64_t, std::vector<const JobRecord*>> waiting;
+    for (const JobRecord* j : order) {
+      if (j->array_job_id != 0 && j->state == JobState::kPending) waiting[j->array_job_id].push_back(j);
+    }
+    std::set<const JobRecord*> folded;
+    for (auto& [array, tasks] : waiting) {
+      if (tasks.size() < 2) continue;
+      std::sort(tasks.begin(), tasks.end(),
+                [](const JobRecord* a, const JobRecord* b) { return a->array_task_id < b->array_task_id; });
+      std::vector<int> task_ids;
+      for (const JobRecord* t : tasks) task_ids.push_back(t->array_task_id);
+      ids[tasks.front()] =
+          std::to_string(array) + "_[" + FormatArrayTasks(task_ids, tasks.front()->array_max_running) + "]";
+      folded.insert(tasks.begin() + 1, tasks.end());
+    }
+    std::erase_if(order, [&](const JobRecord* j) { return folded.count(j) > 0; });
+  }
   std::string out;
   if (options.date_line) out += FormatDateLine(now) + "\n";
   if (!options.no_header) {
@@ -202,17 +342,21 @@ StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> order, cons
     out += "\n";
   }
   for (const JobRecord* j : order) {
-    for (const FormatField& f : fields) out += PrintField(Value(f.type, *j, now), f.width, f.right) + f.suffix;
+    auto it = ids.find(j);
+    const std::string* id_text = it == ids.end() ? nullptr : &it->second;
+    for (const FormatField& f : fields) out += PrintField(Value(f.type, *j, now, id_text), f.width, f.right) + f.suffix;
     out += "\n";
   }
   return out;
 }
 
 bool SqueueSelection::Matches(const JobRecord& j) const {
-  if (!ids.empty() && !ids.count(j.id)) return false;
+  if (!ids.empty() && !ids.count(j.id) && !(j.array_job_id != 0 && ids.count(j.array_job_id))) return false;
   if (!users.empty() && !users.count(j.user) && !users.count(std::to_string(j.uid))) return false;
   if (!partitions.empty() && !partitions.count(j.partition)) return false;
-  if (states.empty()) return !IsFinished(j.state) || !ids.empty();
+  if (!accounts.empty() && !accounts.count(j.account)) return false;
+  if (!names.empty() && !names.count(j.name)) return false;
+  if (states.empty()) return !IsFinished(j.state);  // as Slurm's squeue, with -j too
   return states.count("ALL") || states.count(JobStateName(j.state));
 }
 
@@ -259,6 +403,8 @@ std::string SqueueQuery(const SqueueSelection& sel, const SqueueOptions& opt) {
   if (opt.no_header) q += "&header=0";
   if (opt.date_line) q += "&date_line=1";
   if (!opt.sort) q += "&sort=0";
+  if (!opt.sort_keys.empty()) q += "&sort_keys=" + Encode(opt.sort_keys);
+  if (opt.expand_arrays) q += "&expand_arrays=1";
   return q + "&" + SqueueSelectionQuery(sel);
 }
 
@@ -273,6 +419,8 @@ std::string SqueueSelectionQuery(const SqueueSelection& sel) {
   if (!ids.empty()) add("ids", Join(ids));
   if (!sel.users.empty()) add("users", Encode(Join(sel.users)));
   if (!sel.partitions.empty()) add("partitions", Encode(Join(sel.partitions)));
+  if (!sel.accounts.empty()) add("accounts", Encode(Join(sel.accounts)));
+  if (!sel.names.empty()) add("names", Encode(Join(sel.names)));
   if (!sel.states.empty()) add("states", Encode(Join(sel.states)));
   if (sel.ids.empty() && sel.states.empty()) add("active", "1");
   return q;
@@ -289,6 +437,10 @@ StatusOr<std::pair<SqueueSelection, SqueueOptions>> ParseSqueueQuery(const std::
   opt.no_header = get("header") == "0";
   opt.date_line = get("date_line") == "1";
   opt.sort = get("sort") != "0";
+  opt.sort_keys = get("sort_keys");
+  opt.expand_arrays = get("expand_arrays") == "1";
+  sel.accounts = SplitSet(get("accounts"));
+  sel.names = SplitSet(get("names"));
   for (const std::string& s : SplitSet(get("ids"))) {
     if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) {
       return InvalidArgument("ids: invalid job id '" + s + "'");

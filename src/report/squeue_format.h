@@ -17,14 +17,21 @@ namespace muster {
 inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 inline constexpr char kSqueueLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 
-// The field types squeue knows: i j u t T M l D R P N r C b m S V e L a g q Q Z o k U G x n f c
+// The field types squeue knows: i j u t T M l D R P N r C b m S V e L a g q Q Z o k U G x n f c F K
 // d E h B y v A (see squeue_format.cc for each one's header and value).
 struct SqueueOptions {
   std::string format = kSqueueDefaultFormat;
   bool date_line = false;  // -l: the date line first
   bool no_header = false;  // -h
   bool sort = true;        // Slurm's default order: partition, state, priority (highest first), id
+  std::string sort_keys;   // -S: "-i", "P,-p,i" (field letters, '-' = descending); "" = the default order
+  bool expand_arrays = false;  // -r: a line per waiting array task (else one per array: "120_[1-3]")
 };
+
+// squeue -O/--Format ("JobID,Name:30,State:.10") as the equivalent -o format ("%20i%30j%.10T"):
+// each field 20 wide and left-justified unless ":[.]width" says otherwise. Errors name the field
+// ("Invalid job format specification: nosuch").
+StatusOr<std::string> SqueueFormatFromFields(const std::string& fields);
 // The options `squeue -l` means.
 SqueueOptions SqueueLongOptions();
 
@@ -40,8 +47,10 @@ struct SqueueSelection {
   std::set<int64_t> ids;
   std::set<std::string> users;       // names or numeric uids
   std::set<std::string> partitions;
-  std::set<std::string> states;      // full state names, or "ALL"; empty: jobs not finished,
-                                     // plus -j's jobs whatever their state (Slurm's default)
+  std::set<std::string> accounts;    // -A
+  std::set<std::string> names;       // -n
+  std::set<std::string> states;      // full state names, or "ALL"; empty: jobs not finished (also
+                                     // with -j: Slurm's squeue shows an ended job only with -t)
   bool Matches(const JobRecord& job) const;
 };
 

@@ -24,11 +24,27 @@ TEST(SqueueSelection, DefaultShowsJobsNotFinished) {
   EXPECT_FALSE(s.Matches(Job(1, "a", 1, "gpu", JobState::kCompleted)));
 }
 
-TEST(SqueueSelection, NamedJobsShowWhateverTheirState) {
+// As Slurm 22.05's squeue (_filter_job; compat/ case scancel_state_name): -j does not lift the
+// default state filter; an ended job shows with -t.
+TEST(SqueueSelection, NamedJobsShowOnlyWhileNotFinishedUnlessStatesAreGiven) {
   SqueueSelection s;
   s.ids = {7};
-  EXPECT_TRUE(s.Matches(Job(7, "a", 1, "gpu", JobState::kCompleted)));
+  EXPECT_FALSE(s.Matches(Job(7, "a", 1, "gpu", JobState::kCompleted)));
+  EXPECT_TRUE(s.Matches(Job(7, "a", 1, "gpu", JobState::kRunning)));
   EXPECT_FALSE(s.Matches(Job(8, "a", 1, "gpu", JobState::kPending)));
+  s.states = {"ALL"};
+  EXPECT_TRUE(s.Matches(Job(7, "a", 1, "gpu", JobState::kCompleted)));
+}
+
+TEST(SqueueSelection, AnArrayIdNamesItsTasks) {
+  SqueueSelection s;
+  s.ids = {7};
+  JobRecord task = Job(9, "a", 1, "gpu", JobState::kPending);
+  task.array_job_id = 7;
+  task.array_task_id = 2;
+  EXPECT_TRUE(s.Matches(task));
+  task.array_job_id = 8;
+  EXPECT_FALSE(s.Matches(task));
 }
 
 TEST(SqueueSelection, UsersByNameOrUidPartitionsAndStates) {
@@ -81,6 +97,27 @@ TEST(SqueueQuery, DefaultsAndErrors) {
   EXPECT_TRUE(back->second.sort);
   EXPECT_EQ(ParseSqueueQuery({{"ids", "1,x"}}).status().message(), "ids: invalid job id 'x'");
   EXPECT_EQ(ParseSqueueQuery({{"states", "SLEEPING"}}).status().message(), "states: invalid job state 'SLEEPING'");
+}
+
+TEST(SqueueFormat, WaitingArrayTasksFoldIntoOneLineUnlessExpanded) {
+  std::vector<JobRecord> jobs;
+  for (int t : {0, 2, 4, 6}) {
+    JobRecord j = Job(20 + t, "a", 1, "gpu", t == 0 ? JobState::kRunning : JobState::kPending);
+    j.array_job_id = 20;
+    j.array_task_id = t;
+    j.array_max_running = 1;
+    jobs.push_back(j);
+  }
+  SqueueOptions o;
+  o.format = "%i %A %F %K %t";
+  o.no_header = true;
+  EXPECT_EQ(*FormatSqueue(jobs, o, 0), "20_[2,4,6%1] 22 20 2 PD\n20_0 20 20 0 R\n");
+  o.expand_arrays = true;
+  EXPECT_EQ(*FormatSqueue(jobs, o, 0), "20_2 22 20 2 PD\n20_4 24 20 4 PD\n20_6 26 20 6 PD\n20_0 20 20 0 R\n");
+  o.sort_keys = "-K";
+  EXPECT_EQ(*FormatSqueue(jobs, o, 0), "20_6 26 20 6 PD\n20_4 24 20 4 PD\n20_2 22 20 2 PD\n20_0 20 20 0 R\n");
+  EXPECT_EQ(*SqueueFormatFromFields("JobID,Name:30,State:.10"), "%20i%30j%.10T");
+  EXPECT_EQ(SqueueFormatFromFields("JobID,NoSuch").status().message(), "Invalid job format specification: NoSuch");
 }
 
 }  // namespace

@@ -109,6 +109,15 @@ JobRecord RichJob(int64_t id) {
   j.time_limit_s = 86400;
   j.requeue = false;
   j.held = true;
+  j.comment = "a comment";
+  j.interactive = true;
+  j.array_job_id = 5;
+  j.array_task_id = 2;
+  j.array_tasks = "0-3";
+  j.array_max_running = 2;
+  j.dependency = "afterok:6,afterany:5";
+  j.dependency_left = "afterok:6(unfulfilled)";
+  j.begin_time = 1700000600;
   j.state = JobState::kRunning;
   j.reason = "None";
   j.reason_detail = "UnavailableNodes:gpu[003-004]";
@@ -127,6 +136,7 @@ JobRecord RichJob(int64_t id) {
   j.batch_host = "gpu001";
   j.ending = "preempt-requeue";
   j.kill_at = 1700000530;
+  j.cancelled_by = 1000;
   j.preempted_by = 41;
   j.preempt_time = 1700000500;
   j.preempt_reason = "QOS high preempts QOS normal";
@@ -152,6 +162,8 @@ NodeRecord RichNode(const std::string& name) {
   node.state = NodeState::kMixed;
   node.drain = true;
   node.reason = "ECC errors (ünïcode)";
+  node.reason_user = "admin";
+  node.reason_time = 1700000400;
   for (int i = 0; i < 4; ++i) {
     node.gpus.push_back({i, "h100", 81559, "GPU-" + std::to_string(i), i / 2, i < 2 ? "" : "1g.10gb", i < 2 ? -1 : 1});
   }

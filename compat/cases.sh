@@ -1,0 +1,107 @@
+# The commands of the Slurm compatibility check (compat/run.sh), run in this order against a live
+# Slurm and against Muster. `c NAME 'COMMAND'` runs COMMAND with bash in the work directory $W and
+# records its stdout, stderr and exit status as NAME; `settle` waits until no job is RUNNING or
+# PENDING-without-hold. Jobs submitted in the set-up: $J1 (8 GPUs on n1, 4 tasks, running, prints
+# its environment), $J2 (2 nodes, running), $J3 (waits for n1's GPUs), $J4 (held).
+# `jsonkeys` prints the sorted key paths of the JSON on its standard input (values differ).
+
+# -- while J1 and J2 run
+c sinfo                  'sinfo'
+c sinfo_Nl               'sinfo -N -l'
+c sinfo_s                'sinfo -s'
+c sinfo_R                'sinfo -R'
+c sinfo_t_idle           'sinfo -t idle'
+c sinfo_t_bad            'sinfo -t nosuchstate'
+c sinfo_o                "sinfo -o '%P %a %l %D %t %N'"
+c sinfo_json_keys        'sinfo --json | jsonkeys'
+c squeue                 'squeue'
+c squeue_l               'squeue -l'
+c squeue_o               "squeue -h -o '%i %j %T %r %D %C'"
+c squeue_O               "squeue -O 'JobID,Name,State,Reason'"
+c squeue_env_format      "SQUEUE_FORMAT='%i %P %j' squeue"
+c squeue_sort            "squeue -h -S -i -o '%i %j'"
+c squeue_t_pd            'squeue -t PD'
+c squeue_t_bad           'squeue -t nosuchstate'
+c squeue_j               'squeue -j $J1'
+c squeue_j_bad           'squeue -j 999999'
+c squeue_u               'squeue -u root -h -o %i'
+c squeue_u_bad           'squeue -u nosuchuser'
+c squeue_start           'squeue --start -h -o "%i %r"'
+c squeue_json_keys       'squeue --json | jsonkeys'
+c scontrol_job_running   'scontrol show job $J1'
+c scontrol_job_pending   'scontrol show job $J3'
+c scontrol_job_oneline   'scontrol -o show job $J4'
+c scontrol_job_bad       'scontrol show job 999999'
+c scontrol_node          'scontrol show node n1'
+c scontrol_partition     'scontrol show partition'
+c scontrol_part_debug    'scontrol show partition debug'
+c scontrol_config        "scontrol show config | grep -E '^(ClusterName|FirstJobId|MinJobAge|SchedulerType|SelectType) '"
+c scontrol_hostnames     'scontrol show hostnames n[1-3]'
+c scontrol_ping          'scontrol ping'
+c scontrol_hold          'scontrol hold $J3; squeue -h -j $J3 -o "%T %r"'
+c scontrol_release       'scontrol release $J3; squeue -h -j $J3 -o "%T"'
+c scontrol_update_time   'scontrol update JobId=$J4 TimeLimit=5; scontrol show job $J4 | grep -o "TimeLimit=[^ ]*"'
+c scontrol_update_name   'scontrol update JobId=$J4 Name=renamed; squeue -h -j $J4 -o %j'
+c scontrol_update_bad    'scontrol update JobId=$J4 NoSuchKey=1'
+c scontrol_json_keys     'scontrol show job $J1 --json | jsonkeys'
+# -- sbatch
+c sbatch_ok              "sbatch --wrap 'true' -n1 -o /dev/null"
+c sbatch_parsable        "sbatch --parsable --wrap 'true' -o /dev/null"
+c sbatch_test_only       'sbatch --test-only -N1 --wrap true 2>&1 | sed "s/ to start at .* using/ to start at TIME using/"'
+c sbatch_bad_partition   'sbatch -p nosuch --wrap true'
+c sbatch_gpus_node       'sbatch --gres=gpu:9 --wrap true'
+c sbatch_gpus_total      'sbatch --gpus=40 --wrap true'
+c sbatch_bad_time        'sbatch --time=abc --wrap true'
+c sbatch_too_much_mem    'sbatch --mem=999999 --wrap true'
+c sbatch_too_many_cpus   'sbatch -n 100 -N1 --wrap true'
+c sbatch_bad_gres        'sbatch --gres=tpu:1 --wrap true'
+c sbatch_no_script       'sbatch < /dev/null'
+c sbatch_not_script      'printf "echo hi\n" > noshebang.sh; sbatch noshebang.sh'
+c sbatch_bad_option      'sbatch --bogus --wrap true'
+c sbatch_bad_account     'sbatch -A nosuchaccount --wrap true'
+c sbatch_bad_qos         'sbatch -q nosuchqos --wrap true'
+c sbatch_directives      'printf "#!/bin/bash\n#SBATCH -J fromscript\n#SBATCH -t 3\n#SBATCH -o /dev/null\necho \$1\n" > d.sh; j=$(sbatch --parsable -H d.sh arg1); squeue -h -j $j -o "%j %l"; scancel $j'
+c sbatch_env_input       'j=$(SBATCH_JOB_NAME=envname SBATCH_TIMELIMIT=7 sbatch --parsable -H -o /dev/null --wrap true); squeue -h -j $j -o "%j %l"; scancel $j'
+c sbatch_nice            'j=$(sbatch --parsable -H --nice=10 -o /dev/null --wrap true); squeue -h -j $j -o "%y"; scancel $j'
+c sbatch_comment         'j=$(sbatch --parsable -H --comment=hello -o /dev/null --wrap true); scontrol show job $j | grep -o "Comment=[^ ]*"; scancel $j'
+c sbatch_array           'j=$(sbatch --parsable -H --array=1-3 -o /dev/null --wrap true); squeue -h -j $j -o "%i %T %r"; squeue -r -h -j $j -o "%i %T"; scancel $j'
+c sbatch_array_step      'j=$(sbatch --parsable -H --array=0-6:2%2 -o /dev/null --wrap true); squeue -h -j $j -o "%i"; scancel $j'
+c sbatch_array_bad       'sbatch --array=5-1 --wrap true'
+c sbatch_dependency      'j=$(sbatch --parsable --dependency=afterok:$J1 -o /dev/null --wrap true); squeue -h -j $j -o "%T %r %E"; scancel $j'
+c sbatch_dependency_bad  'sbatch --dependency=afterok:999999 --wrap true'
+c sbatch_dependency_syn  'sbatch --dependency=after:x --wrap true'
+c sbatch_singleton       'j=$(sbatch --parsable -J cpujob --dependency=singleton -o /dev/null --wrap true); squeue -h -j $j -o "%T %r"; scancel $j'
+c sbatch_begin           'j=$(sbatch --parsable --begin=now+1hour -o /dev/null --wrap true); squeue -h -j $j -o "%T %r"; scancel $j'
+c sbatch_help            'sbatch --help | head -3'
+c sbatch_usage           'sbatch --usage | head -2'
+c sbatch_version         'sbatch -V | sed "s/[0-9][0-9.]*/VER/"'
+# -- every command's -V and --usage
+c versions               'for x in srun salloc squeue sinfo scancel sacct scontrol; do $x -V 2>&1 | sed "s/[0-9][0-9.]*/VER/"; done'
+c usages                 'for x in squeue sinfo scancel sacct; do $x --usage 2>&1 | head -1; done'
+c helps                  'for x in srun salloc squeue sinfo scancel sacct scontrol; do $x --help >/dev/null 2>&1; echo "$x $?"; done'
+# -- scancel
+c scancel_bad            'scancel 999999'
+c scancel_bad_id         'scancel abc'
+c scancel_array_task     'j=$(sbatch --parsable -H --array=1-3 -o /dev/null --wrap true); scancel ${j}_2; squeue -r -h -j $j -o "%i %T" | sort; scancel $j'
+c scancel_state_name     'j=$(sbatch --parsable -H -J tocancel -o /dev/null --wrap true); scancel -t PENDING -n tocancel; squeue -h -j $j -o %T'
+c scancel_signal         'j=$(sbatch --parsable -o /dev/null --wrap "trap \"echo got; exit 0\" USR1; sleep 20 & wait"); sleep 3; scancel --signal=USR1 $j; sleep 2; squeue -h -j $j -o %T'
+# -- srun and salloc
+c srun_env               "srun -N1 -n1 --gres=gpu:2 bash -c 'env | grep -E \"^(SLURM_(JOB_ID|JOB_NAME|NTASKS|NNODES|PROCID|LOCALID|NODEID|STEP_ID|STEPID|GPUS_ON_NODE|STEP_GPUS|TASKS_PER_NODE|JOB_CPUS_PER_NODE|CPUS_ON_NODE|JOB_NODELIST|STEP_NODELIST|JOB_PARTITION)|CUDA_VISIBLE_DEVICES)=\" | sort'"
+c srun_label             'srun -l -n2 -N1 echo hi | sort'
+c srun_fail              'srun -n2 -N1 bash -c "exit 1"'
+c srun_bad_option        'srun --bogus true'
+c srun_too_big           'srun --gres=gpu:9 true'
+c salloc_no_shell        'salloc --no-shell -N1 -J alloc 2>&1; squeue -h -n alloc -o "%j %T"; scancel -n alloc'
+c scancel_held           'scancel $J4; squeue -h -t all -j $J4 -o %T'
+settle
+# -- accounting, after the set-up jobs ended
+c batch_env              'cat $W/cap_$J1.out | grep -E "^(SLURM_(JOB_ID|JOB_NAME|NTASKS|NNODES|JOB_NUM_NODES|GPUS_ON_NODE|JOB_GPUS|TASKS_PER_NODE|JOB_CPUS_PER_NODE|CPUS_ON_NODE|JOB_NODELIST|NODELIST|JOB_PARTITION|SUBMIT_DIR|RESTART_COUNT|JOB_QOS|JOB_ACCOUNT|CLUSTER_NAME)|CUDA_VISIBLE_DEVICES)="'
+c sacct                  'sacct -j $J1,$J2,$J3,$J4'
+c sacct_X                'sacct -a -X -j $J1,$J2,$J3,$J4 -o JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode,AllocTRES%50'
+c sacct_P                'sacct -X -P -j $J1,$J2 -o JobID,JobName,State,ExitCode,NNodes,NodeList'
+c sacct_p                'sacct -X -p -j $J1 -o JobID,State'
+c sacct_b                'sacct -b -j $J1,$J2'
+c sacct_l_header         'sacct -j $J1 -l -P | head -1'
+c sacct_n                'sacct -n -X -j $J1 -o JobID,JobName'
+c sacct_bad_field        'sacct -o NoSuchField'
+c sacct_json_keys        'sacct -j $J1 --json | jsonkeys'

@@ -1,0 +1,108 @@
+#include "cli/command_help.h"
+
+#include <cstring>
+
+namespace muster {
+namespace {
+
+struct HelpText {
+  const char* command;
+  bool dash_h_is_help;  // squeue and sinfo read -h as --noheader
+  const char* usage;
+  const char* help;
+};
+
+constexpr HelpText kTexts[] = {
+    {"squeue", false,
+     "Usage: squeue [-A account] [-j jobs] [-n name] [-p partitions] [-t states] [-u users] [--me]\n"
+     "              [-o format] [-O fields] [-S sort] [-h] [-l] [-r] [--start] [--json]\n",
+     "Usage: squeue [OPTIONS]\n"
+     "  -A, --account=account(s)        accounts of the jobs to view\n"
+     "  -h, --noheader                  no headers on output\n"
+     "  -j, --jobs=job(s)               jobs to view, comma separated\n"
+     "      --json                      jobs as JSON\n"
+     "  -l, --long                      long report\n"
+     "      --me                        the caller's jobs\n"
+     "  -n, --name=job_name(s)          job names to view\n"
+     "  -o, --format=format             format specification (%i %P %j %u %t %T %M %l %D %R ...)\n"
+     "  -O, --Format=format             format specification by field names (JobID,Name,State,...)\n"
+     "  -p, --partition=partition(s)    partitions to view\n"
+     "  -r, --array                     one line per array task\n"
+     "  -S, --sort=fields               comma separated sort keys (%-letters; '-' reverses)\n"
+     "      --start                     expected start times of pending jobs\n"
+     "  -t, --states=state(s)           job states to view (PD,R,CG,... or all)\n"
+     "  -u, --user=user_name(s)         users to view\n"
+     "      --usage                     brief usage message\n"
+     "  -V, --version                   version\n"
+     "Environment: SQUEUE_FORMAT, SQUEUE_FORMAT2 (the default -o / -O).\n"},
+    {"sinfo", false,
+     "Usage: sinfo [-hlNRs] [-t states] [-p partition] [-n nodes] [-o format] [--json]\n",
+     "Usage: sinfo [OPTIONS]\n"
+     "  -h, --noheader             no headers on output\n"
+     "      --json                 partitions and nodes as JSON\n"
+     "  -l, --long                 long output\n"
+     "  -n, --nodes=NODES          nodes to view (a host list)\n"
+     "  -N, --Node                 one line per node\n"
+     "  -o, --format=format        format specification (%P %a %l %D %t %N %C %G ...)\n"
+     "  -p, --partition=PARTITION  partitions to view\n"
+     "  -R, --list-reasons         why nodes are down, drained or failing\n"
+     "  -s, --summarize            node states summarized as A/I/O/T per partition\n"
+     "  -t, --states=STATES        node states to view (idle,mix,alloc,drain,down,...)\n"
+     "      --usage                brief usage message\n"
+     "  -V, --version              version\n"},
+    {"scancel", true,
+     "Usage: scancel [-A account] [--batch] [-n job_name] [-p partition] [-s signal] [-t PENDING|RUNNING|SUSPENDED]\n"
+     "               [-u user_name] [-w hosts] [-v] [job_id[_array_id][.step_id]]\n",
+     "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]...]\n"
+     "  -A, --account=account      jobs of this account\n"
+     "  -b, --batch                signal the batch shell only\n"
+     "  -n, --name=job_name        jobs of this name\n"
+     "  -p, --partition=partition  jobs in this partition\n"
+     "  -s, --signal=name | int    send a signal instead of cancelling\n"
+     "  -t, --state=states         jobs in these states\n"
+     "  -u, --user=user_name       jobs of this user\n"
+     "  -v, --verbose              say why a job could not be cancelled\n"
+     "  -w, --nodelist=hosts       jobs on these nodes\n"
+     "  -h, --help                 this help\n"
+     "      --usage                brief usage message\n"
+     "  -V, --version              version\n"},
+    {"scontrol", true,
+     "Usage: scontrol [-o] [--json] <command> [<entity> [<id>]]\n",
+     "Usage: scontrol [OPTIONS] COMMAND [ARGS]\n"
+     "  -o, --oneliner   one line per record\n"
+     "      --json       records as JSON\n"
+     "Commands:\n"
+     "  show job|node|partition|config [ID]   display a record (all of them without ID)\n"
+     "  show hostnames [LIST]                 expand a host list, one name per line\n"
+     "  update JobId=ID KEY=VALUE ...          change a pending job (TimeLimit, Name, Nice, ...)\n"
+     "  update NodeName=N State=DRAIN|RESUME|DOWN [Reason=R]\n"
+     "  hold|release|requeue ID               hold, release or requeue a job\n"
+     "  ping                                  is the controller up\n"},
+};
+
+}  // namespace
+
+int AnswerMetaOption(const std::string& command, const std::vector<std::string>& args, std::ostream& out) {
+  const HelpText* text = nullptr;
+  for (const HelpText& t : kTexts) {
+    if (command == t.command) text = &t;
+  }
+  for (const std::string& a : args) {
+    if (a == "-V" || a == "--version") {
+      out << "muster " << kMusterVersion << " (" << command << ")\n";
+      return 0;
+    }
+    if (text == nullptr) continue;
+    if (a == "--usage") {
+      out << text->usage;
+      return 0;
+    }
+    if (a == "--help" || (a == "-h" && text->dash_h_is_help)) {
+      out << text->help;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+}  // namespace muster

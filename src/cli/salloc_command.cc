@@ -1,0 +1,246 @@
+// salloc: an interactive allocation. Submits a job without a batch script (interactive), waits
+// until it runs (Slurm's messages: "Pending job allocation N", "job N queued and waiting for
+// resources", "job N has been allocated resources", "Granted job allocation N"), then runs the
+// command given (else $SHELL, else /bin/sh) here with the job's SLURM_* variables, so that srun
+// inside it starts steps on the allocation; when the command exits, the allocation ends
+// ("Relinquishing job allocation N") and salloc exits with the command's status. --no-shell
+// leaves the allocation running and returns at once (scancel ends it).
+//
+// Options: sbatch's resource and job options (-N -n -c -G -t -p -J -A -q --mem --gres ...),
+// parsed by the same parser, plus --no-shell. Ctrl-C while waiting revokes the request.
+#include "cli/salloc_command.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include "agent/job_env.h"
+#include "cli/command_args.h"
+#include "cli/command_help.h"
+#include "cli/ctld_client.h"
+#include "cli/sbatch_args.h"
+#include "model/record_json.h"
+
+extern char** environ;
+
+namespace muster {
+namespace {
+
+using nlohmann::json;
+
+volatile sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) { g_interrupted = 1; }
+
+constexpr char kUsage[] =
+    "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
+    "              [-c cpus-per-task] [-G gpus] [--gres=list] [-p partition] [-t time] [-J jobname]\n"
+    "              [-A account] [-q qos] [--mem=MB] [-w hosts] [-x hosts] [--no-shell] [command [args...]]\n";
+
+constexpr char kHelp[] =
+    "Usage: salloc [OPTIONS(0)...] [command [args...]]\n"
+    "Allocates resources, runs the command (default: your shell) with the allocation's SLURM_*\n"
+    "variables (srun inside it runs steps on the allocation), and releases the allocation when the\n"
+    "command exits.\n"
+    "  -N, --nodes=N               number of nodes\n"
+    "  -n, --ntasks=N              number of tasks\n"
+    "  -c, --cpus-per-task=N       CPUs per task\n"
+    "  -G, --gpus=N                GPUs for the job; --gres=gpu:N per node, --gpus-per-node, --gpus-per-task\n"
+    "      --mem=SIZE              memory per node (--mem-per-cpu, --mem-per-gpu)\n"
+    "  -p, --partition=NAME        partition\n"
+    "  -t, --time=TIME             time limit\n"
+    "  -J, --job-name=NAME         job name (default: the command's name, or \"interactive\")\n"
+    "  -A, --account=NAME          account;  -q, --qos=NAME  quality of service\n"
+    "  -w, --nodelist=HOSTS        these nodes;  -x, --exclude=HOSTS  not these\n"
+    "      --no-shell              allocate and return; the allocation stays until scancel\n"
+    "  -h, --help                  this help;  --usage  brief usage;  -V, --version  version\n";
+
+// What the command inside the allocation sees: Slurm's job variables, not a node's or a step's.
+bool KeptForTheShell(const std::string& kv) {
+  const std::string key = kv.substr(0, kv.find('='));
+  if (key.rfind("SLURMD_", 0) == 0 || key.rfind("SLURM_STEP", 0) == 0 || key.rfind("SLURM_TOPOLOGY", 0) == 0) return false;
+  static const char* kNodeLocal[] = {"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID",
+                                     "SLURM_CPUS_ON_NODE", "SLURM_GPUS_ON_NODE", "CUDA_VISIBLE_DEVICES",
+                                     "GPU_DEVICE_ORDINAL", "SLURM_PRIO_PROCESS"};
+  for (const char* k : kNodeLocal) {
+    if (key == k) return false;
+  }
+  return key.rfind("SLURM_", 0) == 0;
+}
+
+int RunCommand(const std::vector<std::string>& command, const std::vector<std::string>& job_env) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    env[kv.substr(0, kv.find('='))] = kv;
+  }
+  for (const std::string& kv : job_env) env[kv.substr(0, kv.find('='))] = kv;
+  std::vector<std::string> flat;
+  for (auto& [k, kv] : env) flat.push_back(kv);
+  std::vector<char*> envp, argv;
+  for (std::string& kv : flat) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = command;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // As a shell does: the terminal's interrupts are the command's; salloc waits for it.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    execvpe(argv[0], argv.data(), envp.data());
+    std::fprintf(stderr, "salloc: error: %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  if (pid < 0) return 1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+}  // namespace
+
+int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "-V" || a == "--version") return out << "muster " << kMusterVersion << " (salloc)\n", 0;
+    if (a == "--usage") return out << kUsage, 0;
+    if (a == "-h" || a == "--help") return out << kHelp, 0;
+  }
+  // salloc's own option, then sbatch's parser for the rest.
+  bool no_shell = false;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    if (args[i] == "--no-shell") {
+      no_shell = true;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  StatusOr<size_t> first = SbatchFirstOperand(rest);
+  if (!first.ok()) {
+    std::string m = first.status().message();
+    for (const char* from : {"sbatch: ", "\"sbatch --help\""}) {
+      for (size_t p = m.find(from); p != std::string::npos; p = m.find(from)) {
+        m.replace(p, std::strlen(from), std::string(from) == "sbatch: " ? "salloc: " : "\"salloc --help\"");
+      }
+    }
+    err << m << "\n";
+    return 1;
+  }
+  std::vector<std::string> options(rest.begin(), rest.begin() + static_cast<long>(*first));
+  std::vector<std::string> command(rest.begin() + static_cast<long>(*first), rest.end());
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (!options.empty() && options.back() == "--") options.pop_back();
+  std::vector<std::string> parse = options;
+  parse.insert(parse.end(), {"--wrap", "true"});
+  char cwd[4096] = {0};
+  if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
+  StatusOr<SbatchRequest> req = ParseSbatchArgs(parse, cwd, nullptr);
+  if (!req.ok()) {
+    CommandError e = SbatchError(req.status());
+    std::string m = e.stderr_text;
+    for (size_t p = m.find("sbatch"); p != std::string::npos; p = m.find("sbatch", p + 6)) m.replace(p, 6, "salloc");
+    err << m;
+    return 1;
+  }
+  bool named = false;
+  for (const std::string& o : options) {
+    named = named || o == "-J" || o.rfind("-J", 0) == 0 || o.rfind("--job-name", 0) == 0 || o.rfind("--job", 0) == 0;
+  }
+  std::string name = req->name;
+  if (!named) {
+    name = "interactive";
+    if (!command.empty()) name = command.front().substr(command.front().rfind('/') + 1);
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) {
+    err << "salloc: error: Job submit/allocate failed: " << c.status().message() << "\n";
+    return 1;
+  }
+  json body{{"resource_args", req->resource_args},
+            {"name", name},
+            {"interactive", true},
+            {"workdir", req->workdir},
+            {"environment", json::array()},
+            {"account", req->account},
+            {"qos", req->qos},
+            {"nice", req->nice},
+            {"comment", req->comment},
+            {"dependency", req->dependency},
+            {"requeue", false},
+            {"submit_host", LocalHostname()}};
+  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  if (!r.ok()) {
+    err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";
+    return 1;
+  }
+  const int64_t id = (*r)["job_id"].get<int64_t>();
+  const std::string sid = std::to_string(id);
+  err << "salloc: Pending job allocation " << sid << "\n";
+  signal(SIGINT, OnInterrupt);
+  signal(SIGTERM, OnInterrupt);
+  bool queued = false;
+  JobRecord job;
+  for (int polls = 0;; ++polls) {
+    if (g_interrupted) {
+      (void)(*c)->Call("DELETE", "/v1/jobs/" + sid);
+      err << "salloc: Job allocation " << sid << " has been revoked.\n";
+      return 1;
+    }
+    StatusOr<json> j = (*c)->Call("GET", "/v1/jobs/" + sid);
+    if (!j.ok()) {
+      err << "salloc: error: " << j.status().message() << "\n";
+      return 1;
+    }
+    StatusOr<JobRecord> rec = JobRecordFromJson((*j)["job"]);
+    if (!rec.ok()) {
+      err << "salloc: error: " << rec.status().message() << "\n";
+      return 1;
+    }
+    job = std::move(*rec);
+    if (job.state == JobState::kRunning) break;
+    if (IsFinished(job.state) || job.state == JobState::kCompleting) {
+      err << "salloc: Job allocation " << sid << " has been revoked.\n";
+      return 1;
+    }
+    if (!queued && polls >= 2) {
+      err << "salloc: job " << sid << " queued and waiting for resources\n";
+      queued = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(polls < 20 ? 50 : 250));
+  }
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  if (queued) err << "salloc: job " << sid << " has been allocated resources\n";
+  err << "salloc: Granted job allocation " << sid << "\n";
+  if (no_shell) return 0;
+  if (command.empty()) {
+    const char* shell = std::getenv("SHELL");
+    command = {shell != nullptr && *shell ? shell : "/bin/sh"};
+  }
+  std::vector<std::string> env;
+  for (const std::string& kv : BuildJobEnvironment(job, job.batch_host, TaskPlacement{}, (*c)->cluster_name())) {
+    if (KeptForTheShell(kv)) env.push_back(kv);
+  }
+  const int rc = RunCommand(command, env);
+  err << "salloc: Relinquishing job allocation " << sid << "\n";
+  StatusOr<json> done = (*c)->Call("POST", "/v1/jobs/" + sid + "/complete", json{{"exit_code", rc}});
+  if (!done.ok()) err << "salloc: error: ending the allocation: " << done.status().message() << "\n";
+  return rc;
+}
+
+}  // namespace muster

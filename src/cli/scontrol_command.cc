@@ -1,0 +1,237 @@
+// scontrol: show job|node|partition|config|hostnames, update (jobs and nodes), hold, uhold,
+// release, requeue, ping; -o one line per record, --json for jobs. Split from commands.cc.
+#include <cctype>
+#include <cstdlib>
+
+#include "base/clock.h"
+#include "cli/command_args.h"
+#include "cli/command_help.h"
+#include "cli/commands.h"
+#include "cli/ctld_client.h"
+#include "model/hostlist.h"
+#include "model/record_json.h"
+#include "model/slurm_time.h"
+#include "report/scontrol_format.h"
+#include "report/slurm_format.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+int64_t Now() { return SystemClock().NowSeconds(); }
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (int rc = AnswerMetaOption("scontrol", args, out); rc >= 0) return rc;
+  bool one_liner = false, json_out = false;
+  std::vector<std::string> a;
+  for (const std::string& s : args) {
+    if (s == "-o" || s == "--oneliner") {
+      one_liner = true;
+    } else if (s == "--json") {
+      json_out = true;
+    } else {
+      a.push_back(s);
+    }
+  }
+  if (a.empty() || a[0] == "help") {
+    AnswerMetaOption("scontrol", {"--help"}, out);
+    return a.empty() ? 1 : 0;
+  }
+  // show hostnames needs no controller.
+  if (a[0] == "show" && a.size() >= 2 && (a[1] == "hostnames" || a[1] == "hostname")) {
+    std::string list = a.size() >= 3 ? a[2] : "";
+    if (list.empty()) {
+      const char* env = std::getenv("SLURM_JOB_NODELIST");
+      if (env == nullptr || *env == '\0') {
+        err << "scontrol: error: host list is empty\n";
+        return 1;
+      }
+      list = env;
+    }
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(list);
+    if (!names.ok()) {
+      err << "scontrol: error: " << names.status().message() << "\n";
+      return 1;
+    }
+    for (const std::string& n : *names) out << n << "\n";
+    return 0;
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("scontrol", c.status(), err);
+  const std::string verb = a[0];
+  if (verb == "ping") {
+    StatusOr<json> r = (*c)->Call("GET", "/v1/ping");
+    out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
+    return r.ok() ? 0 : 1;
+  }
+  if (verb == "show" && a.size() >= 2) {
+    const std::string what = a[1];
+    const std::string id = a.size() >= 3 ? a[2] : "";
+    if (what == "config") {
+      StatusOr<json> r = (*c)->Call("GET", "/v1/config");
+      if (!r.ok()) return ConnectError("scontrol", r.status(), err);
+      out << "Configuration data as of " << FormatSlurmTime(SystemClock().NowSeconds()) << "\n";
+      for (const json& kv : (*r)["config"]) {
+        const std::string k = kv.value("key", "");
+        out << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << "= " << kv.value("value", "") << "\n";
+      }
+      return 0;
+    }
+    if (what == "job" || what == "jobs") {
+      const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
+      if (!id.empty() && !numeric) return EmitOutput(InvalidJobIdError(), out, err);
+      if (json_out) {
+        StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(numeric ? "ids=" + id : "");
+        if (!jobs.ok() && jobs.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
+        if (!jobs.ok()) return ConnectError("scontrol", jobs.status(), err);
+        json arr = json::array();
+        for (const JobRecord& j : *jobs) arr.push_back(ToJson(j));
+        out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        return 0;
+      }
+      // The controller renders the records (report/scontrol_format.h) from what it holds.
+      StatusOr<std::string> text = (*c)->CallRaw(
+          "GET", "/v1/jobs?render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
+      if (!text.ok() && text.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
+      if (!text.ok()) return ConnectError("scontrol", text.status(), err);
+      out << (text->empty() ? "No jobs in the system\n" : *text);
+      return 0;
+    }
+    if (what == "node" || what == "nodes") {
+      std::map<std::string, NodeAllocated> allocated;
+      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes(&allocated);
+      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
+      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
+      NodeActivityMap usage = UsageFromAllocated(allocated);
+      bool any = false;
+      for (const NodeRecord& n : *nodes) {
+        if (!id.empty() && n.node.name != id) continue;
+        out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
+        any = true;
+      }
+      if (!any && !id.empty()) return EmitOutput(NodeNotFoundError(id), out, err);
+      return 0;
+    }
+    if (what == "partition" || what == "partitions") {
+      StatusOr<std::vector<NodeRecord>> nodes = (*c)->Nodes();
+      StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
+      if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read partitions"), err);
+      bool any = false;
+      for (const Partition& p : *ps) {
+        if (!id.empty() && p.name != id) continue;
+        out << FormatScontrolPartition(p, *nodes, one_liner);
+        any = true;
+      }
+      if (!any && !id.empty()) return EmitOutput(PartitionNotFoundError(id), out, err);
+      return 0;
+    }
+    err << "scontrol: error: invalid entity: " << what << " for keyword:show\n";
+    return 1;
+  }
+  if ((verb == "hold" || verb == "release" || verb == "uhold" || verb == "requeue") && a.size() >= 2) {
+    const std::string op = verb == "uhold" ? "hold" : verb;
+    int rc = 0;
+    for (const std::string& s : Split(a[1], ',')) {
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+        err << "Invalid job id specified\n";
+        rc = 1;
+        continue;
+      }
+      StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + s + "/" + op);
+      if (!r.ok()) {
+        err << "Job " << s << ": " << r.status().message() << "\n";
+        rc = 1;
+      }
+    }
+    return rc;
+  }
+  if (verb == "update" && a.size() >= 2 && Lower(a[1].substr(0, a[1].find('='))) == "jobid") {
+    // update JobId=N Key=Value ...: the controller checks each field (Controller::UpdateJob).
+    const std::string id = a[1].substr(a[1].find('=') + 1);
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
+      err << "Invalid job id specified\n";
+      return 1;
+    }
+    json fields = json::object();
+    for (size_t i = 2; i < a.size(); ++i) {
+      const size_t eq = a[i].find('=');
+      if (eq == std::string::npos) {
+        err << "scontrol: error: Invalid input: " << a[i] << "\nRequest aborted\n";
+        return 1;
+      }
+      std::string key = a[i].substr(0, eq), value = a[i].substr(eq + 1);
+      const std::string k = Lower(key);
+      if (k == "starttime" || k == "begintime") {
+        StatusOr<int64_t> t = ParseSlurmTime(value, SystemClock().NowSeconds(), /*roll_forward=*/true);
+        if (!t.ok()) {
+          err << "Invalid StartTime value: " << value << "\nRequest aborted\n";
+          return 1;
+        }
+        value = std::to_string(*t);
+      } else if (k != "timelimit" && k != "jobname" && k != "name" && k != "nice" && k != "dependency") {
+        err << "Update of this parameter is not supported: " << a[i] << "\nRequest aborted\n";
+        return 1;
+      }
+      fields[key] = value;
+    }
+    StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + id + "/update", fields);
+    if (!r.ok()) {
+      err << "slurm_update error: " << r.status().message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (verb == "update") {
+    std::string node, state, reason;
+    for (size_t i = 1; i < a.size(); ++i) {
+      auto eq = a[i].find('=');
+      if (eq == std::string::npos) {
+        err << "scontrol: error: Invalid input: " << a[i] << "\n";
+        return 1;
+      }
+      std::string k = a[i].substr(0, eq), v = a[i].substr(eq + 1);
+      std::string lk = k;
+      for (char& ch : lk) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (lk == "nodename" || lk == "node") {
+        node = v;
+      } else if (lk == "state") {
+        state = v;
+      } else if (lk == "reason") {
+        reason = v;
+      } else {
+        err << "scontrol: error: Update of this parameter is not supported: " << a[i] << "\n";
+        return 1;
+      }
+    }
+    if (node.empty() || state.empty()) {
+      err << "scontrol: error: update needs NodeName= and State=\n";
+      return 1;
+    }
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(node);
+    if (!names.ok()) {
+      err << "scontrol: error: " << names.status().message() << "\n";
+      return 1;
+    }
+    for (const std::string& n : *names) {
+      StatusOr<json> r = (*c)->Call("POST", "/v1/nodes/" + n, json{{"state", state}, {"reason", reason}});
+      if (!r.ok()) {
+        err << "slurm_update error: " << r.status().message() << "\n";
+        return 1;
+      }
+    }
+    return 0;
+  }
+  err << "scontrol: error: Invalid keyword: " << verb << "\n";
+  return 1;
+}
+
+}  // namespace muster

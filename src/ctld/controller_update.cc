@@ -1,0 +1,153 @@
+// scontrol update JobId=...: changes to a job's name, time limit, nice, dependency and begin time.
+// Split from controller.cc.
+#include <cctype>
+#include <csignal>
+#include <cstdlib>
+
+#include "ctld/controller.h"
+#include "model/dependency.h"
+
+namespace muster {
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::string>& fields, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    const bool admin = IsAdmin(caller);
+    if (it->second.uid != caller.uid && !admin) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    JobRecord job = it->second;  // changed as a copy: all fields or none
+    const bool pending = job.state == JobState::kPending;
+    for (const auto& [key, value] : fields) {
+      const std::string k = Lower(key);
+      if (k == "timelimit") {
+        if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+        StatusOr<int64_t> t = ParseTimeSpec(value);
+        if (!t.ok()) return InvalidArgument("Invalid TimeLimit value: " + value);
+        const bool raises = *t == kUnlimited ? job.time_limit_s != kUnlimited
+                                             : job.time_limit_s != kUnlimited && *t > job.time_limit_s;
+        if (raises && !admin) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+        job.time_limit_s = *t;
+        job.request.time_limit_s = *t == kUnlimited ? 0 : *t;
+        continue;
+      }
+      if (!pending) return FailedPrecondition("Job is no longer pending execution");
+      if (k == "jobname" || k == "name") {
+        if (value.empty()) return InvalidArgument("Invalid JobName value: (empty)");
+        job.name = value;
+        job.request.name = value;
+      } else if (k == "nice") {
+        char* end = nullptr;
+        const long long n = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || n > 2147483645LL || n < -2147483645LL) {
+          return InvalidArgument("Invalid Nice value: " + value);
+        }
+        if (n < job.nice && !admin) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+        job.nice = n;
+      } else if (k == "dependency") {
+        if (!ParseDependency(value).ok()) return InvalidArgument("Job dependency problem");
+        job.dependency = value;
+        job.dependency_left.clear();
+      } else if (k == "starttime" || k == "begintime") {
+        char* end = nullptr;
+        const long long t = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || t < 0) return InvalidArgument("Invalid StartTime value: " + value);
+        job.begin_time = t > clock_->NowSeconds() ? t : 0;
+        job.eligible_time = std::max(job.submit_time, job.begin_time);
+      } else {
+        return InvalidArgument("Update of this parameter is not supported: " + key + "=" + value);
+      }
+    }
+    if (job.state == JobState::kPending && job.reason != "JobHeldUser" && job.reason != "JobHeldAdmin") {
+      job.reason = "None";  // the next pass says why it waits now
+    }
+    it->second = job;
+    PrioritizeLocked(it->second, clock_->NowSeconds());
+    // The request and name are copied into the kept waiting list once per job: the next pass
+    // rebuilds it (the list is the pass's own; only the pass may clear it).
+    pending_stale_ = true;
+    copy = it->second;
+  }
+  RETURN_IF_ERROR(Persist(copy));
+  Wake();
+  return Status::Ok();
+}
+
+std::vector<std::pair<std::string, std::string>> Controller::SlurmConfig() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const SchedulerOptions& s = config_.scheduler;
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"ClusterName", config_.cluster_name},
+      {"FirstJobId", std::to_string(config_.first_job_id)},
+      {"KillWait", std::to_string(config_.kill_wait_s) + " sec"},
+      {"MinJobAge", std::to_string(config_.min_job_age_s) + " sec"},
+      {"PriorityType", config_.priority.order == JobOrder::kMultifactor ? "priority/multifactor"
+                                                                         : std::string("muster/") + JobOrderName(config_.priority.order)},
+      {"SchedulerType", s.backfill ? "sched/backfill" : "sched/builtin"},
+      {"SelectType", "select/cons_tres"},
+      {"SlurmdTimeout", std::to_string(config_.heartbeat_timeout_s) + " sec"},
+  };
+  return out;
+}
+
+Status Controller::CompleteAllocation(int64_t job_id, int exit_code, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    JobRecord& job = it->second;
+    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    if (!job.interactive) return FailedPrecondition("job " + std::to_string(job_id) + " is a batch job: its script ends it");
+    if (IsFinished(job.state)) return Status::Ok();  // ended meanwhile (cancelled, time limit)
+    if (job.state == JobState::kPending) {
+      job.cancelled_by = caller.uid;
+      FinishJobLocked(job, JobState::kCancelled, 0, 0);
+    } else {
+      FinishJobLocked(job, exit_code == 0 ? JobState::kCompleted : JobState::kFailed, exit_code, 0);
+    }
+    copy = job;
+  }
+  RETURN_IF_ERROR(Persist(copy));
+  if (!copy.allocation.empty()) SignalAll(copy, SIGKILL, 0, "cleanup");
+  Wake();
+  return Status::Ok();
+}
+
+Status Controller::Requeue(int64_t job_id, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    JobRecord& job = it->second;
+    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
+    if (job.state != JobState::kRunning && job.state != JobState::kSuspended) {
+      return FailedPrecondition("Job/step already completing or completed");
+    }
+    if (!job.requeue || job.interactive) {
+      return FailedPrecondition("Requested operation is presently disabled (the job has --no-requeue or is interactive)");
+    }
+    EndingLocked(job, "requeue", config_.kill_wait_s);
+    copy = job;
+  }
+  RETURN_IF_ERROR(Persist(copy));
+  SignalAll(copy, SIGTERM, config_.kill_wait_s, "requeue");
+  return Status::Ok();
+}
+
+}  // namespace muster
