@@ -126,10 +126,21 @@ TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
   EXPECT_EQ(Run("scancel " + std::to_string(mine)).rc, 0);
 }
 
-TEST_F(Srun, OutsideAnAllocationIsRefusedForNow) {
-  Result r = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun hostname");
-  EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.out, "srun: error: running srun outside an allocation is not supported yet; use sbatch\n");
+// Outside an allocation srun makes one (its resource options), runs the step, releases it.
+TEST_F(Srun, OutsideAnAllocationAllocatesRunsAndReleases) {
+  Result r = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -N 2 -n 2 --gres=gpu:1 -l -J both "
+                 "sh -c 'echo $SLURM_NNODES $CUDA_VISIBLE_DEVICES' | sort");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out, "0: 2 0\n1: 2 0\n");
+  Result fail = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -n 2 -N 1 sh -c 'exit 1'");
+  EXPECT_EQ(fail.rc, 1);
+  EXPECT_EQ(fail.out, "srun: error: node1: tasks 0-1: Exited with exit code 1\n");
+  Result big = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun --gres=gpu:9 true");
+  EXPECT_EQ(big.rc, 1);
+  EXPECT_EQ(big.out, "srun: error: Unable to allocate resources: Requested node configuration is not available\n");
+  // The allocations ended with their steps: nothing left running, sacct has them.
+  EXPECT_EQ(Run("squeue -h").out, "");
+  EXPECT_EQ(Run("sacct -n -X -P -n -o JobName,State,ExitCode").out, "both|COMPLETED|0:0\nsh|FAILED|1:0\n");
 }
 
 }  // namespace

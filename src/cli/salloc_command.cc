@@ -109,6 +109,48 @@ int RunCommand(const std::vector<std::string>& command, const std::vector<std::s
 
 }  // namespace
 
+StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err) {
+  const std::string sid = std::to_string(id);
+  g_interrupted = 0;
+  auto old_int = signal(SIGINT, OnInterrupt);
+  auto old_term = signal(SIGTERM, OnInterrupt);
+  auto restore = [&] {
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
+  };
+  bool queued = false;
+  for (int polls = 0;; ++polls) {
+    if (g_interrupted) {
+      (void)c.Call("DELETE", "/v1/jobs/" + sid);
+      restore();
+      err << cmd << ": Job allocation " << sid << " has been revoked.\n";
+      return FailedPrecondition("job allocation revoked");
+    }
+    StatusOr<json> j = c.Call("GET", "/v1/jobs/" + sid);
+    StatusOr<JobRecord> rec = j.ok() ? JobRecordFromJson((*j)["job"]) : StatusOr<JobRecord>(j.status());
+    if (!rec.ok()) {
+      restore();
+      err << cmd << ": error: " << rec.status().message() << "\n";
+      return rec.status();
+    }
+    if (rec->state == JobState::kRunning) {
+      restore();
+      if (queued) err << cmd << ": job " << sid << " has been allocated resources\n";
+      return rec;
+    }
+    if (IsFinished(rec->state) || rec->state == JobState::kCompleting) {
+      restore();
+      err << cmd << ": Job allocation " << sid << " has been revoked.\n";
+      return FailedPrecondition("job allocation revoked");
+    }
+    if (!queued && polls >= 2) {
+      err << cmd << ": job " << sid << " queued and waiting for resources\n";
+      queued = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(polls < 20 ? 50 : 250));
+  }
+}
+
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   for (const std::string& a : args) {
     if (a == "--") break;
@@ -191,41 +233,8 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   const int64_t id = (*r)["job_id"].get<int64_t>();
   const std::string sid = std::to_string(id);
   err << "salloc: Pending job allocation " << sid << "\n";
-  signal(SIGINT, OnInterrupt);
-  signal(SIGTERM, OnInterrupt);
-  bool queued = false;
-  JobRecord job;
-  for (int polls = 0;; ++polls) {
-    if (g_interrupted) {
-      (void)(*c)->Call("DELETE", "/v1/jobs/" + sid);
-      err << "salloc: Job allocation " << sid << " has been revoked.\n";
-      return 1;
-    }
-    StatusOr<json> j = (*c)->Call("GET", "/v1/jobs/" + sid);
-    if (!j.ok()) {
-      err << "salloc: error: " << j.status().message() << "\n";
-      return 1;
-    }
-    StatusOr<JobRecord> rec = JobRecordFromJson((*j)["job"]);
-    if (!rec.ok()) {
-      err << "salloc: error: " << rec.status().message() << "\n";
-      return 1;
-    }
-    job = std::move(*rec);
-    if (job.state == JobState::kRunning) break;
-    if (IsFinished(job.state) || job.state == JobState::kCompleting) {
-      err << "salloc: Job allocation " << sid << " has been revoked.\n";
-      return 1;
-    }
-    if (!queued && polls >= 2) {
-      err << "salloc: job " << sid << " queued and waiting for resources\n";
-      queued = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(polls < 20 ? 50 : 250));
-  }
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-  if (queued) err << "salloc: job " << sid << " has been allocated resources\n";
+  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "salloc", err);
+  if (!job.ok()) return 1;
   err << "salloc: Granted job allocation " << sid << "\n";
   if (no_shell) return 0;
   if (command.empty()) {
@@ -233,7 +242,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     command = {shell != nullptr && *shell ? shell : "/bin/sh"};
   }
   std::vector<std::string> env;
-  for (const std::string& kv : BuildJobEnvironment(job, job.batch_host, TaskPlacement{}, (*c)->cluster_name())) {
+  for (const std::string& kv : BuildJobEnvironment(*job, job->batch_host, TaskPlacement{}, (*c)->cluster_name())) {
     if (KeptForTheShell(kv)) env.push_back(kv);
   }
   const int rc = RunCommand(command, env);

@@ -5,7 +5,18 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+#include "model/job_record.h"
+
 namespace muster {
+
+class CtldClient;
+
+// Waits until the allocation `id` runs, printing Slurm's progress lines as `cmd` ("salloc",
+// "srun"): "job N queued and waiting for resources" when it waits, then "job N has been
+// allocated resources". Ctrl-C or SIGTERM meanwhile cancels it ("Job allocation N has been
+// revoked."). Returns the running job's record, or an error already printed.
+StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err);
 
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

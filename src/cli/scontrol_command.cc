@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "base/strings.h"
 #include "base/clock.h"
 #include "cli/command_args.h"
 #include "cli/command_help.h"
@@ -21,11 +22,6 @@ using nlohmann::json;
 namespace {
 
 int64_t Now() { return SystemClock().NowSeconds(); }
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 // (the handler only writes the signal number); everything else happens on the one thread.
 #include "cli/srun.h"
 
+#include "cli/salloc_command.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +19,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "cli/ctld_client.h"
@@ -127,6 +131,10 @@ class StepSession {
   void HandleSignal(int sig);
   void Forward(int sig);
   void TaskEnded(int procid, int code, int signal, bool core);
+  // Prints the exits gathered, tasks of one node that ended alike on one line, as Slurm does
+  // ("node1: tasks 0-3: Exited with exit code 1"): at once when `force` or no task is left, else
+  // once the first of them is 200 ms old (tasks that end together arrive a few ms apart).
+  void FlushExits(bool force = true);
   void Emit(std::ostream& s, const std::string& bytes) {
     s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     s.flush();
@@ -153,6 +161,8 @@ class StepSession {
   int64_t last_interrupt_ms_ = -100000;
   bool user_signalled_ = false;
   bool terminating_ = false;
+  std::map<std::tuple<size_t, int, int, bool>, std::vector<int>> exits_;  // (node, code, signal, core) -> tasks
+  std::chrono::steady_clock::time_point exits_since_;
   int exit_status_ = 0;  // highest exit code (or 1 for tasks that never ran or were lost)
   int max_signal_ = 0;   // highest signal that killed a task
   int ExitStatus() const { return max_signal_ > 0 ? TaskExitStatus(0, max_signal_) : exit_status_; }
@@ -204,19 +214,29 @@ void StepSession::LaunchAll(const json& job) {
               {"io", io_address_},
               {"io_key", key_}};
     std::string error;
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, IsUnix(n.agent) ? "" : token_, 10000);
-    if (!c.ok()) {
-      error = c.status().message();
-    } else {
+    // A node may not have heard of a just-started job yet (the controller tells the nodes after
+    // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
+    for (int attempt = 0;; ++attempt) {
+      error.clear();
+      StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, IsUnix(n.agent) ? "" : token_, 10000);
+      if (!c.ok()) {
+        error = c.status().message();
+        break;
+      }
       StatusOr<HttpResponse> r =
           (*c)->Request("POST", "/v1/step", body.dump(-1, ' ', false, json::error_handler_t::replace));
       if (!r.ok()) {
         error = r.status().message();
       } else if (r->status != 200) {
         error = ErrorText(*r);
+        if (r->status == 404 && attempt < 50) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          continue;
+        }
       } else {
         n.client = std::move(*c);
       }
+      break;
     }
     if (error.empty()) {
       n.launched = true;
@@ -298,13 +318,34 @@ void StepSession::TaskEnded(int procid, int code, int signal, bool core) {
   }
   const std::string msg = TaskExitMessage(nodes_[t.node].name, procid, code, signal, core);
   // Slurm keeps quiet about deaths by a signal the user sent.
-  if (!msg.empty() && !(signal > 0 && user_signalled_)) Emit(err_, "srun: error: " + msg + "\n");
+  if (!msg.empty() && !(signal > 0 && user_signalled_)) {
+    if (exits_.empty()) exits_since_ = std::chrono::steady_clock::now();
+    exits_[{t.node, code, signal, core}].push_back(procid);
+  }
   if (!msg.empty() && opt_.kill_on_bad_exit && !terminating_ && Remaining() > 0) {
+    FlushExits();
     terminating_ = true;
     Emit(err_, "srun: Terminating " + StepId() + "\n");
     user_signalled_ = true;
     Forward(SIGKILL);
   }
+}
+
+void StepSession::FlushExits(bool force) {
+  if (exits_.empty()) return;
+  if (!force && Remaining() > 0 && std::chrono::steady_clock::now() - exits_since_ < std::chrono::milliseconds(200)) {
+    return;
+  }
+  for (auto& [key, procids] : exits_) {
+    const auto& [node, code, signal, core] = key;
+    std::sort(procids.begin(), procids.end());
+    const std::string& name = nodes_[node].name;
+    std::string msg = TaskExitMessage(name, procids.front(), code, signal, core);
+    const std::string one = name + ": task " + std::to_string(procids.front());
+    if (msg.rfind(one, 0) == 0) msg = name + ": " + TaskRanges(procids) + msg.substr(one.size());
+    Emit(err_, "srun: error: " + msg + "\n");
+  }
+  exits_.clear();
 }
 
 void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
@@ -324,7 +365,7 @@ void StepSession::Loop() {
   while (Remaining() > 0) {
     std::vector<pollfd> fds = {{sig_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
     for (const Conn& c : conns_) fds.push_back(pollfd{c.fd, POLLIN, 0});
-    if (poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) break;
+    if (poll(fds.data(), fds.size(), exits_.empty() ? 1000 : 50) < 0 && errno != EINTR) break;
     if (fds[0].revents != 0) {
       unsigned char sigs[16];
       ssize_t n = read(sig_read_, sigs, sizeof sigs);
@@ -365,6 +406,7 @@ void StepSession::Loop() {
       }
       if (drop) closed.push_back(k - 2);
     }
+    FlushExits(/*force=*/false);
     for (auto it = closed.rbegin(); it != closed.rend(); ++it) {
       Conn& c = conns_[*it];
       if (c.hello) {
@@ -473,6 +515,7 @@ int StepSession::Run(int64_t job_id) {
     io_dir_.clear();
   }
   Loop();
+  FlushExits();
   (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
                       json{{"exit_code", ExitStatus()}});
   for (int s : kForwarded) signal(s, SIG_DFL);
@@ -483,22 +526,63 @@ int StepSession::Run(int64_t job_id) {
   return ExitStatus();
 }
 
+// srun outside an allocation: allocate one (an interactive job with srun's resource options),
+// run the step in it, release it with the step's exit status.
+int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> resources;
+  if (opt.nnodes > 0) resources.push_back("--nodes=" + std::to_string(opt.nnodes));
+  if (opt.ntasks > 0) resources.push_back("--ntasks=" + std::to_string(opt.ntasks));
+  if (opt.ntasks_per_node > 0) resources.push_back("--ntasks-per-node=" + std::to_string(opt.ntasks_per_node));
+  resources.insert(resources.end(), opt.resource_args.begin(), opt.resource_args.end());
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) {
+    err << "srun: error: Unable to allocate resources: " << c.status().message() << "\n";
+    return 1;
+  }
+  char cwd[4096] = {0};
+  if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
+  const std::string name = !opt.job_name.empty() ? opt.job_name : opt.command.front().substr(opt.command.front().rfind('/') + 1);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  json body{{"resource_args", resources}, {"name", name},         {"interactive", true},
+            {"workdir", cwd},             {"account", opt.account}, {"qos", opt.qos},
+            {"requeue", false},           {"submit_host", host}};
+  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  if (!r.ok()) {
+    err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";
+    return 1;
+  }
+  const int64_t id = (*r)["job_id"].get<int64_t>();
+  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "srun", err);
+  if (!job.ok()) return 1;
+  // The step sees the job as a step inside sbatch or salloc would.
+  setenv("SLURM_JOB_ID", std::to_string(id).c_str(), 1);
+  setenv("SLURM_JOBID", std::to_string(id).c_str(), 1);
+  setenv("SLURM_JOB_NUM_NODES", std::to_string(job->allocation.size()).c_str(), 1);
+  StepSession session(opt, out, err);
+  const int rc = session.Run(id);
+  (void)(*c)->Call("POST", "/v1/jobs/" + std::to_string(id) + "/complete", json{{"exit_code", rc}});
+  return rc;
+}
+
 }  // namespace
 
 int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   StatusOr<SrunOptions> opt = ParseSrunArgs(args);
   if (!opt.ok()) {
     err << opt.status().message();
-    return 1;
+    // getopt's complaints end like Slurm's option errors, which exit -1 (255); the rest exit 1.
+    return opt.status().message().find("Try \"srun --help\"") != std::string::npos ? 255 : 1;
   }
   if (opt->help) return out << SrunHelp(), 0;
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
   std::string job = Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
-  if (job.empty()) {
-    err << "srun: error: running srun outside an allocation is not supported yet; use sbatch\n";
-    return 1;
+  if (job.empty()) return RunInNewAllocation(*opt, out, err);
+  if (!opt->resource_args.empty()) {
+    err << "srun: warning: " << opt->resource_args.front()
+        << " applies to a new allocation only; the step runs on the job's resources\n";
   }
   if (job.size() > 18 || job.find_first_not_of("0123456789") != std::string::npos) {
     err << "srun: error: Invalid job id specified: SLURM_JOB_ID=" << job << "\n";

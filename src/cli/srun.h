@@ -5,7 +5,8 @@
 // to `err`), forwards signals (SIGINT: Slurm's interrupt / Ctrl-C twice; SIGTERM, SIGHUP,
 // SIGQUIT, SIGUSR1, SIGUSR2: as they are; POST /v1/signal-step), reports the step's end, and
 // returns the highest task exit status (128 + signal for a killed task). Outside an allocation
-// (no SLURM_JOB_ID) it refuses for now.
+// (no SLURM_JOB_ID) it first allocates one with its resource options (an interactive job, as
+// salloc makes), runs the step there and releases the allocation with the step's status.
 #pragma once
 
 #include <ostream>

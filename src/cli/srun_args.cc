@@ -17,7 +17,10 @@ enum class Opt {
   kUnbuffered,
   kHelp,
   kUsage,
-  kVersion
+  kVersion,
+  kResource,  // for a new allocation (srun outside one): handed to the controller as given
+  kAccount,
+  kQos,
 };
 enum class Arg { kNone, kRequired, kOptional };
 
@@ -29,7 +32,24 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec kOptions[] = {
+    {"account", 'A', Arg::kRequired, Opt::kAccount},
+    {"constraint", 'C', Arg::kRequired, Opt::kResource},
+    {"cpus-per-gpu", 0, Arg::kRequired, Opt::kResource},
+    {"cpus-per-task", 'c', Arg::kRequired, Opt::kResource},
+    {"exclude", 'x', Arg::kRequired, Opt::kResource},
+    {"exclusive", 0, Arg::kOptional, Opt::kResource},
+    {"gpus", 'G', Arg::kRequired, Opt::kResource},
+    {"gpus-per-node", 0, Arg::kRequired, Opt::kResource},
+    {"gpus-per-task", 0, Arg::kRequired, Opt::kResource},
+    {"gres", 0, Arg::kRequired, Opt::kResource},
     {"help", 'h', Arg::kNone, Opt::kHelp},
+    {"mem", 0, Arg::kRequired, Opt::kResource},
+    {"mem-per-cpu", 0, Arg::kRequired, Opt::kResource},
+    {"mem-per-gpu", 0, Arg::kRequired, Opt::kResource},
+    {"nodelist", 'w', Arg::kRequired, Opt::kResource},
+    {"partition", 'p', Arg::kRequired, Opt::kResource},
+    {"qos", 'q', Arg::kRequired, Opt::kQos},
+    {"time", 't', Arg::kRequired, Opt::kResource},
     {"job-name", 'J', Arg::kRequired, Opt::kJobName},
     {"kill-on-bad-exit", 'K', Arg::kOptional, Opt::kKillOnBadExit},
     {"label", 'l', Arg::kNone, Opt::kLabel},
@@ -95,6 +115,11 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kHelp: out->help = true; break;
     case Opt::kUsage: out->usage = true; break;
     case Opt::kVersion: out->version = true; break;
+    case Opt::kResource:
+      out->resource_args.push_back("--" + std::string(o.long_name) + (has_value ? "=" + value : ""));
+      break;
+    case Opt::kAccount: out->account = value; break;
+    case Opt::kQos: out->qos = value; break;
   }
   return Status::Ok();
 }
@@ -159,14 +184,17 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
 
 std::string SrunUsage() {
   return "Usage: srun [-N nnodes] [-n ntasks] [--ntasks-per-node=n] [-J jobname] [-l] [-K[0|1]]\n"
-         "            [-u] executable [args...]\n";
+         "            [-c ncpus] [-G gpus] [--gres=list] [-p partition] [-t time] [--mem=MB]\n"
+         "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] executable [args...]\n";
 }
 
 std::string SrunHelp() {
   return "Usage: srun [OPTIONS...] executable [args...]\n"
          "\n"
-         "Runs a job step inside the current allocation (a batch job): one set of tasks spread over\n"
-         "the job's nodes, their output forwarded here, srun's exit code the highest of theirs.\n"
+         "Runs a job step inside the current allocation (a batch job, or salloc): one set of tasks\n"
+         "spread over the job's nodes, their output forwarded here, srun's exit code the highest of\n"
+         "theirs. Outside an allocation it first allocates one (the resource options below), runs the\n"
+         "step in it and releases it.\n"
          "\n"
          "Parallel run options:\n"
          "  -J, --job-name=jobname      name of the step\n"
@@ -176,6 +204,16 @@ std::string SrunHelp() {
          "  -n, --ntasks=ntasks         number of tasks to run\n"
          "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
          "  -u, --unbuffered            accepted (output is never buffered)\n"
+         "\n"
+         "Allocation options (a new allocation only: outside salloc and sbatch):\n"
+         "  -c, --cpus-per-task=ncpus   CPUs per task\n"
+         "  -G, --gpus=n                GPUs for the job; --gres=gpu:N, --gpus-per-node, --gpus-per-task\n"
+         "      --mem=MB                memory per node; --mem-per-cpu, --mem-per-gpu\n"
+         "  -p, --partition=partition   partition\n"
+         "  -t, --time=minutes          time limit\n"
+         "  -w, --nodelist=hosts        these nodes;  -x, --exclude=hosts  not these\n"
+         "  -C, --constraint=list       node features;  --exclusive  whole nodes\n"
+         "  -A, --account=name          account;  -q, --qos=qos  quality of service\n"
          "\n"
          "Help options:\n"
          "  -h, --help                  show this help message\n"

@@ -21,6 +21,10 @@ struct SrunOptions {
   bool usage = false;                // --usage
   bool version = false;              // -V/--version
   std::vector<std::string> command;  // the program and its arguments
+  // For a new allocation (srun outside one), as sbatch takes them: "--gres=gpu:2", "--time=10".
+  std::vector<std::string> resource_args;
+  std::string account;               // -A
+  std::string qos;                   // -q
 };
 
 // Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.

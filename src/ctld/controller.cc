@@ -336,12 +336,8 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
   bool running = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    JobRecord& job = it->second;
-    if (job.uid != caller.uid && !IsAdmin(caller)) {
-      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-    }
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
     if (job.state == JobState::kPending) {
       if (signal != 0) return FailedPrecondition("Job is pending execution");
@@ -377,10 +373,8 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
   JobRecord copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    JobRecord& job = it->second;
-    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
     if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
     if (!hold && job.held && job.reason == "JobHeldAdmin" && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Access/permission denied");

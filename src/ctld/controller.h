@@ -278,6 +278,9 @@ class Controller {
   // why (BeginTime, Dependency, DependencyNeverSatisfied) and dependency_left what it waits for;
   // a dependency found satisfied is dropped, as Slurm does, and the job is eligible from then.
   bool EligibleLocked(JobRecord& job);
+  // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
+  // or PermissionDenied ("Access/permission denied") otherwise.
+  StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller);
   void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.

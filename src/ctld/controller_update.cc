@@ -4,30 +4,29 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "base/strings.h"
 #include "ctld/controller.h"
 #include "model/dependency.h"
 
 namespace muster {
 
-namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+StatusOr<JobRecord*> Controller::OwnedJobLocked(int64_t job_id, const Caller& caller) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFound("Invalid job id specified");
+  if (it->second.uid != caller.uid && !IsAdmin(caller)) {
+    return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+  }
+  return &it->second;
 }
-
-}  // namespace
 
 Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::string>& fields, const Caller& caller) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   JobRecord copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    ASSIGN_OR_RETURN(JobRecord* const stored, OwnedJobLocked(job_id, caller));
     const bool admin = IsAdmin(caller);
-    if (it->second.uid != caller.uid && !admin) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-    JobRecord job = it->second;  // changed as a copy: all fields or none
+    JobRecord job = *stored;  // changed as a copy: all fields or none
     const bool pending = job.state == JobState::kPending;
     for (const auto& [key, value] : fields) {
       const std::string k = Lower(key);
@@ -72,12 +71,12 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
     if (job.state == JobState::kPending && job.reason != "JobHeldUser" && job.reason != "JobHeldAdmin") {
       job.reason = "None";  // the next pass says why it waits now
     }
-    it->second = job;
-    PrioritizeLocked(it->second, clock_->NowSeconds());
+    *stored = job;
+    PrioritizeLocked(*stored, clock_->NowSeconds());
     // The request and name are copied into the kept waiting list once per job: the next pass
     // rebuilds it (the list is the pass's own; only the pass may clear it).
     pending_stale_ = true;
-    copy = it->second;
+    copy = *stored;
   }
   RETURN_IF_ERROR(Persist(copy));
   Wake();
@@ -106,10 +105,8 @@ Status Controller::CompleteAllocation(int64_t job_id, int exit_code, const Calle
   JobRecord copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    JobRecord& job = it->second;
-    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
     if (!job.interactive) return FailedPrecondition("job " + std::to_string(job_id) + " is a batch job: its script ends it");
     if (IsFinished(job.state)) return Status::Ok();  // ended meanwhile (cancelled, time limit)
     if (job.state == JobState::kPending) {
@@ -131,10 +128,8 @@ Status Controller::Requeue(int64_t job_id, const Caller& caller) {
   JobRecord copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    JobRecord& job = it->second;
-    if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
     if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
     if (job.state != JobState::kRunning && job.state != JobState::kSuspended) {
       return FailedPrecondition("Job/step already completing or completed");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "base/strings.h"
+
 namespace muster {
 namespace {
 
@@ -28,14 +30,12 @@ StatusOr<ArraySpec> ParseArraySpec(std::string_view text, int max_array_size) {
     }
   }
   if (list.empty()) return Bad(text, "no tasks");
+  if (list.front() == ',' || list.back() == ',' || list.find(",,") != std::string_view::npos) {
+    return Bad(text, "an empty item");
+  }
   std::set<int> tasks;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    size_t comma = list.find(',', pos);
-    if (comma == std::string_view::npos) comma = list.size();
-    std::string_view item = list.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (item.empty()) return Bad(text, "an empty item");
+  for (const std::string& piece : Split(list, ',')) {
+    std::string_view item = piece;
     int step = 1;
     if (size_t colon = item.find(':'); colon != std::string_view::npos) {
       if (!ToInt(item.substr(colon + 1), &step) || step < 1) return Bad(text, "the step after ':' must be positive");

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "base/strings.h"
 #include "model/hostlist.h"
 #include "report/slurm_format.h"
 
@@ -55,12 +56,6 @@ constexpr FieldSpec kFields[] = {
     {"TRESUsageOutMinNode", 19}, {"TRESUsageOutMinTask", 19}, {"TRESUsageOutTot", 15}, {"UID", 6},
     {"User", 9}, {"UserCPU", 10}, {"WCKey", 10}, {"WCKeyID", 10}, {"WorkDir", 20},
 };
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 SacctField FieldOf(const FieldSpec& f) { return {f.name, f.width < 0 ? -f.width : f.width, f.width > 0}; }
 
@@ -262,13 +257,8 @@ std::string SacctElapsed(int64_t seconds) {
 
 StatusOr<std::vector<SacctField>> ParseSacctFields(std::string_view list) {
   std::vector<SacctField> out;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    size_t comma = list.find(',', pos);
-    if (comma == std::string_view::npos) comma = list.size();
-    std::string_view item = list.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (item.empty()) continue;
+  for (const std::string& piece : Split(list, ',')) {
+    std::string_view item = piece;
     std::string_view name = item;
     int width = -1;
     if (size_t pct = item.find('%'); pct != std::string_view::npos) {

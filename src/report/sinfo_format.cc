@@ -2,6 +2,7 @@
 // nodes into lines, opts.c for the layouts) and the captures sinfo.txt and sinfo_Nl.txt. Two
 // details read from the captures rather than the manual: -N -l prints the partition right-justified
 // and the CPUS column left-justified.
+#include "base/strings.h"
 #include "report/sinfo_format.h"
 
 #include <algorithm>
@@ -178,14 +179,9 @@ std::string LineValue(char type, const Line& line) {
 
 namespace {
 
-std::string LowerCase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Whether a node in `st` is in the state sinfo -t names (-1: not a state name).
 int StateMatches(const std::string& want, const SlurmNodeState& st) {
-  const std::string w = LowerCase(want);
+  const std::string w = Lower(want);
   const std::string& c = st.compact;
   const std::string& full = st.complete;
   auto has = [&](const char* s) { return full.find(s) != std::string::npos; };

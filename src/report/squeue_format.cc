@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
 #include "model/hostlist.h"
 #include "model/job_array.h"
 
@@ -183,12 +184,7 @@ struct SortKey {
 // -S: "P,-p,i" or "-i" (Slurm also accepts a leading '%' and '+').
 StatusOr<std::vector<SortKey>> ParseSortKeys(const std::string& spec) {
   std::vector<SortKey> keys;
-  size_t pos = 0;
-  while (pos <= spec.size()) {
-    size_t comma = spec.find(',', pos);
-    if (comma == std::string::npos) comma = spec.size();
-    std::string k = spec.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (std::string k : Split(spec, ',')) {
     bool desc = false;
     if (!k.empty() && (k[0] == '-' || k[0] == '+')) {
       desc = k[0] == '-';
