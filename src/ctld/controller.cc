@@ -324,6 +324,8 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
       JobRecord& stored = jobs_[j.id] = j;
       AddActiveLocked(stored);
       PrioritizeLocked(stored, clock_->NowSeconds());
+      // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
+      if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
   }
   Wake();
