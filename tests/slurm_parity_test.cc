@@ -135,7 +135,8 @@ TEST_F(SlurmParity, InputEnvironmentUpdatesAndHolds) {
   EXPECT_EQ(Run("squeue -h -j " + later + " -o %r").out, "JobHeldAdmin\n");
   EXPECT_EQ(Run("scancel " + later).rc, 0);
   // -V, --usage and --help answer for every command.
-  for (const char* cmd : {"sbatch", "srun", "squeue", "sinfo", "scancel", "sacct", "scontrol"}) {
+  for (const char* cmd : {"sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "sacct", "scontrol", "sprio",
+                          "sshare", "sacctmgr"}) {
     for (const char* opt : {"-V", "--usage", "--help"}) {
       Result r = Run(std::string(cmd) + " " + opt);
       EXPECT_EQ(r.rc, 0) << cmd << " " << opt << ": " << r.out;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/command_args.h"
+#include "cli/command_help.h"
 #include "cli/ctld_client.h"
 #include "report/priority_format.h"
 
@@ -28,8 +29,11 @@ int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
       opt.no_header = true;
     } else if (a == "-w" || a == "--weights") {
       opt.weights = true;
-    } else if (a == "--help") {
+    } else if (a == "--help" || a == "--usage") {
       out << "Usage: sprio [-j jobid[,jobid...]] [-u user[,user...]] [-l] [-n] [-h] [-w]\n";
+      return 0;
+    } else if (a == "-V" || a == "--version") {
+      out << "muster " << kMusterVersion << " (sprio)\n";
       return 0;
     } else if (TakeValue(args, i, "-j", "--jobs", &v)) {
       for (const std::string& s : Split(v, ',')) {
@@ -101,8 +105,11 @@ int SshareMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       opt.no_header = true;
     } else if (a == "-P" || a == "--parsable2") {
       opt.parsable = true;
-    } else if (a == "--help") {
+    } else if (a == "--help" || a == "--usage") {
       out << "Usage: sshare [-a] [-A account[,account...]] [-u user[,user...]] [-l] [-n] [-P]\n";
+      return 0;
+    } else if (a == "-V" || a == "--version") {
+      out << "muster " << kMusterVersion << " (sshare)\n";
       return 0;
     } else if (TakeValue(args, i, "-A", "--accounts", &v)) {
       for (const std::string& s : Split(v, ',')) accounts.insert(s);
