@@ -332,112 +332,11 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   return jobs.front().id;
 }
 
-Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
-  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
-  JobRecord copy;
-  bool running = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
-    JobRecord& job = *found;
-    if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
-    if (job.state == JobState::kPending) {
-      if (signal != 0) return FailedPrecondition("Job is pending execution");
-      job.cancelled_by = caller.uid;
-      FinishJobLocked(job, JobState::kCancelled, 0, 0);
-      copy = job;
-    } else {
-      running = true;
-      if (signal == 0 && job.ending.empty()) {
-        job.cancelled_by = caller.uid;
-        EndingLocked(job, "cancel", config_.kill_wait_s);
-      }
-      // No batch script will report an interactive allocation's end: it ends when its grace does
-      // (Tick), its step tasks having had SIGTERM then SIGKILL.
-      copy = job;
-    }
-  }
-  if (!running) {
-    RETURN_IF_ERROR(Persist(copy));
-    Wake();
-    return Status::Ok();
-  }
-  if (signal == 0) {
-    RETURN_IF_ERROR(Persist(copy));
-    SignalAll(copy, SIGTERM, config_.kill_wait_s, "cancel");
-  } else {
-    SignalAll(copy, signal, 0, "signal");
-  }
-  return Status::Ok();
-}
-
-Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
-  JobRecord copy;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
-    JobRecord& job = *found;
-    if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
-    if (!hold && job.held && job.reason == "JobHeldAdmin" && !IsAdmin(caller)) {
-      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
-    }
-    job.held = hold;
-    job.reason = hold ? (IsAdmin(caller) ? "JobHeldAdmin" : "JobHeldUser") : "None";
-    copy = job;
-  }
-  RETURN_IF_ERROR(Persist(copy));
-  Wake();
-  return Status::Ok();
-}
-
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound("Invalid job id specified");
   return it->second;
-}
-
-void Controller::VisitJobs(const JobQuery& query,
-                           const std::function<void(const std::vector<const JobRecord*>&)>& fn) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<const JobRecord*> out;
-  auto add = [&](const JobRecord& j) {
-    if (!(query.active_only && IsFinished(j.state))) out.push_back(&j);
-  };
-  if (!query.ids.empty()) {
-    std::set<int64_t> seen;
-    auto add_once = [&](const JobRecord& j) {
-      if (seen.insert(j.id).second) add(j);
-    };
-    for (int64_t id : query.ids) {
-      auto it = jobs_.find(id);
-      if (it == jobs_.end()) continue;
-      if (it->second.array_job_id != id) {
-        add_once(it->second);
-        continue;
-      }
-      // A job array's id: every task (their ids come after it).
-      for (; it != jobs_.end(); ++it) {
-        if (it->second.array_job_id == id) add_once(it->second);
-      }
-    }
-  } else if (query.active_only) {
-    out.reserve(active_.size());
-    for (const auto& [id, j] : active_) add(*j);
-  } else {
-    out.reserve(jobs_.size());
-    for (const auto& [id, j] : jobs_) add(j);
-  }
-  fn(out);
-}
-
-std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
-  std::vector<JobRecord> out;
-  VisitJobs(query, [&](const std::vector<const JobRecord*>& jobs) {
-    out.reserve(jobs.size());
-    for (const JobRecord* j : jobs) out.push_back(ListedJob(*j));
-  });
-  return out;
 }
 
 std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }

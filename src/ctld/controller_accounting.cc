@@ -1,6 +1,6 @@
-// The controller's accounting queries (sacct): jobs and steps from the store, which keeps every job
-// ever accepted, merged with the controller's own records (newer while it holds them). Split from
-// controller.cc.
+// The controller's job queries: the jobs it holds (squeue, scontrol show job), and accounting
+// (sacct): jobs and steps from the store, which keeps every job ever accepted, merged with the
+// controller's own records (newer while it holds them). Split from controller.cc.
 #include <algorithm>
 
 #include "ctld/controller.h"
@@ -25,6 +25,49 @@ bool Selected(const JobRecord& j, const AccountingQuery& q) {
 }
 
 }  // namespace
+
+void Controller::VisitJobs(const JobQuery& query,
+                           const std::function<void(const std::vector<const JobRecord*>&)>& fn) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<const JobRecord*> out;
+  auto add = [&](const JobRecord& j) {
+    if (!(query.active_only && IsFinished(j.state))) out.push_back(&j);
+  };
+  if (!query.ids.empty()) {
+    std::set<int64_t> seen;
+    auto add_once = [&](const JobRecord& j) {
+      if (seen.insert(j.id).second) add(j);
+    };
+    for (int64_t id : query.ids) {
+      auto it = jobs_.find(id);
+      if (it == jobs_.end()) continue;
+      if (it->second.array_job_id != id) {
+        add_once(it->second);
+        continue;
+      }
+      // A job array's id: every task (their ids come after it).
+      for (; it != jobs_.end(); ++it) {
+        if (it->second.array_job_id == id) add_once(it->second);
+      }
+    }
+  } else if (query.active_only) {
+    out.reserve(active_.size());
+    for (const auto& [id, j] : active_) add(*j);
+  } else {
+    out.reserve(jobs_.size());
+    for (const auto& [id, j] : jobs_) add(j);
+  }
+  fn(out);
+}
+
+std::vector<JobRecord> Controller::ListJobs(const JobQuery& query) const {
+  std::vector<JobRecord> out;
+  VisitJobs(query, [&](const std::vector<const JobRecord*>& jobs) {
+    out.reserve(jobs.size());
+    for (const JobRecord* j : jobs) out.push_back(ListedJob(*j));
+  });
+  return out;
+}
 
 StatusOr<std::vector<JobRecord>> Controller::Accounting(const AccountingQuery& query) const {
   // The store first (it may lag the controller by a save), then the controller's copies on top.

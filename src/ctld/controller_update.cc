@@ -1,5 +1,6 @@
-// scontrol update JobId=...: changes to a job's name, time limit, nice, dependency and begin time.
-// Split from controller.cc.
+// What a job's owner (or an admin) does to it after submission: cancel or signal (scancel),
+// hold and release, scontrol update JobId= (name, time limit, nice, dependency, begin time),
+// requeue, and the end of an interactive allocation (salloc). Split from controller.cc.
 #include <cctype>
 #include <csignal>
 #include <cstdlib>
@@ -9,6 +10,64 @@
 #include "model/dependency.h"
 
 namespace muster {
+
+Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
+  JobRecord copy;
+  bool running = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
+    if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+    if (job.state == JobState::kPending) {
+      if (signal != 0) return FailedPrecondition("Job is pending execution");
+      job.cancelled_by = caller.uid;
+      FinishJobLocked(job, JobState::kCancelled, 0, 0);
+      copy = job;
+    } else {
+      running = true;
+      if (signal == 0 && job.ending.empty()) {
+        job.cancelled_by = caller.uid;
+        EndingLocked(job, "cancel", config_.kill_wait_s);
+      }
+      // No batch script will report an interactive allocation's end: it ends when its grace does
+      // (Tick), its step tasks having had SIGTERM then SIGKILL.
+      copy = job;
+    }
+  }
+  if (!running) {
+    RETURN_IF_ERROR(Persist(copy));
+    Wake();
+    return Status::Ok();
+  }
+  if (signal == 0) {
+    RETURN_IF_ERROR(Persist(copy));
+    SignalAll(copy, SIGTERM, config_.kill_wait_s, "cancel");
+  } else {
+    SignalAll(copy, signal, 0, "signal");
+  }
+  return Status::Ok();
+}
+
+Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
+  JobRecord copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
+    JobRecord& job = *found;
+    if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
+    if (!hold && job.held && job.reason == "JobHeldAdmin" && !IsAdmin(caller)) {
+      return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+    }
+    job.held = hold;
+    job.reason = hold ? (IsAdmin(caller) ? "JobHeldAdmin" : "JobHeldUser") : "None";
+    copy = job;
+  }
+  RETURN_IF_ERROR(Persist(copy));
+  Wake();
+  return Status::Ok();
+}
 
 StatusOr<JobRecord*> Controller::OwnedJobLocked(int64_t job_id, const Caller& caller) {
   auto it = jobs_.find(job_id);
