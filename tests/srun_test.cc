@@ -143,4 +143,71 @@ TEST_F(Srun, OutsideAnAllocationAllocatesRunsAndReleases) {
   EXPECT_EQ(Run("sacct -n -X -P -n -o JobName,State,ExitCode").out, "both|COMPLETED|0:0\nsh|FAILED|1:0\n");
 }
 
+// srun's per-task options: --multi-prog, -o/-e patterns and task ids, task prolog/epilog,
+// --export, the umask and soft limits srun and sbatch propagate, --cpu-bind.
+TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
+  std::ofstream(work_ / "mp.conf") << "# rank program args\n0 echo zero %t\n1-3  echo 'rest %t' %o  # trailing\n";
+  std::ofstream(work_ / "prolog.sh") << "#!/bin/sh\necho \"export FROM_PROLOG=p$SLURM_PROCID\"\necho 'print hi-from-prolog'\n";
+  std::ofstream(work_ / "epilog.sh") << "#!/bin/sh\ntouch epilog-ran-$SLURM_PROCID\n";
+  fs::permissions(work_ / "prolog.sh", fs::perms::all);
+  fs::permissions(work_ / "epilog.sh", fs::perms::all);
+  const fs::path script = work_ / "opts.sh";
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "echo batch umask=$(umask) nofile=$(ulimit -Sn)\n"
+                           "srun -n 4 -l --multi-prog mp.conf | sort\n"
+                           "srun -n 4 -o 'out-%t-%N.txt' -e 'err-%J.txt' sh -c 'echo o$SLURM_PROCID; echo e$SLURM_PROCID >&2'\n"
+                           "echo files rc=$?\n"
+                           "srun -n 2 -o 1 sh -c 'echo only$SLURM_PROCID'\n"
+                           "srun -n 1 --task-prolog=prolog.sh --task-epilog=./epilog.sh sh -c 'echo got=$FROM_PROLOG'\n"
+                           "SECRET=s1 srun -n 1 --export=NONE sh -c 'echo none secret=${SECRET:-unset} job=$SLURM_JOB_ID'\n"
+                           "SECRET=s1 srun -n 1 --export=PATH,X=7 sh -c 'echo list secret=${SECRET:-unset} x=$X'\n"
+                           "(umask 077; ulimit -Sn 200; srun -n 1 sh -c 'echo step umask=$(umask) nofile=$(ulimit -Sn)')\n"
+                           "srun -n 1 --cpu-bind=cores true; echo bind rc=$?\n"
+                           "srun -n 1 --cpu-bind=none echo bind-none-ok\n";
+  fs::permissions(script, fs::perms::all);
+  Result sub = Run("sh -c \"umask 027; ulimit -Sn 300; exec sbatch --parsable -N 2 " + script.string() + "\"");
+  ASSERT_EQ(sub.rc, 0) << sub.out;
+  const int64_t id = std::atoll(sub.out.c_str());
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id);
+  for (const char* line :
+       {"batch umask=0027 nofile=300\n", "0: zero 0\n1: rest 1 0\n2: rest 2 1\n3: rest 3 2\n", "files rc=0\n",
+        "only1\n", "hi-from-prolog\ngot=p0\n", "none secret=unset job=", "list secret=unset x=7\n",
+        "step umask=0077 nofile=200\n",
+        "srun: error: --cpu-bind=cores: only --cpu-bind=none is supported (tasks are confined by the job's "
+        "cgroup, not bound)\nbind rc=1\n",
+        "bind-none-ok\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
+  }
+  EXPECT_EQ(out.find("only0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("o0\n"), std::string::npos) << "task output went to files, not srun:\n" << out;
+  EXPECT_EQ(ReadFile((work_ / "out-0-node1.txt").string()), "o0\n");
+  EXPECT_EQ(ReadFile((work_ / "out-3-node2.txt").string()), "o3\n");
+  std::string err = ReadFile((work_ / ("err-" + std::to_string(id) + ".1.txt")).string());
+  std::sort(err.begin(), err.end());
+  EXPECT_EQ(err, "\n\n\n\n0123eeee") << "the four tasks' stderr in one file";
+  EXPECT_TRUE(fs::exists(work_ / "epilog-ran-0"));
+}
+
+// srun --jobid runs a step in a job from outside it; -I gives up on an allocation not granted at once.
+TEST_F(Srun, JobidAndImmediate) {
+  const int64_t id = SubmitScript("-N 2 --exclusive", "sleep 60\n");
+  ASSERT_TRUE(WaitState(id, "RUNNING", 15s)) << State(id);
+  Result in = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun --jobid=" + std::to_string(id) +
+                  " -n 1 sh -c 'echo in=$SLURM_JOB_ID'");
+  EXPECT_EQ(in.rc, 0) << in.out;
+  EXPECT_EQ(in.out, "in=" + std::to_string(id) + "\n");
+  Result busy = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -I -n 1 true");
+  EXPECT_EQ(busy.rc, 1);
+  EXPECT_NE(busy.out.find("srun: error: Unable to allocate resources: Job can not start immediately\n"),
+            std::string::npos)
+      << busy.out;
+  Result salloc_busy = Run("salloc -I1 -n 1 true");
+  EXPECT_EQ(salloc_busy.rc, 1);
+  EXPECT_NE(salloc_busy.out.find("salloc: error: Unable to allocate resources: Job can not start immediately\n"),
+            std::string::npos)
+      << salloc_busy.out;
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
 }  // namespace

@@ -254,6 +254,7 @@ Status Agent::StartBatch(Running& run) {
   spec.argv = {script};
   spec.argv.insert(spec.argv.end(), job.script_args.begin(), job.script_args.end());
   spec.env = std::move(env);
+  TakePropagatedLimits(&spec);
   spec.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
   auto resolve = [&](const std::string& pattern) {
     std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);

@@ -319,6 +319,10 @@ std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job
         if (where.step_id >= 0) number(where.step_id);
         else out += "batch";
         break;
+      case 'J':  // job.step
+        number(job.id);
+        out += where.step_id >= 0 ? "." + std::to_string(where.step_id) : std::string(".batch");
+        break;
       default:
         out += pattern.substr(i, j - i + 1);  // unknown: kept as written
     }

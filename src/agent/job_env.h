@@ -30,7 +30,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
                                              const TaskPlacement& where, const std::string& cluster_name);
 
 // Slurm's filename patterns for -o/-e: %j job id, %x job name, %u user, %N first node (short
-// name), %n node index, %t task id, %A array master id, %a array index, %s step, %% percent;
+// name), %n node index, %t task id, %A array master id, %a array index, %s step, %J job.step, %% percent;
 // a number between % and the letter zero-pads ("%4j"). Relative results are relative to workdir.
 std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job, const std::string& node_name,
                                 const TaskPlacement& where);

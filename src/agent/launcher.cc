@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -24,6 +25,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -262,15 +265,25 @@ bool OpenOnto(const char* path, int flags, int target) {
     }
   }
 
+  for (const auto& [resource, soft] : spec.soft_limits) {
+    struct rlimit lim;
+    if (getrlimit(resource, &lim) != 0) continue;
+    const rlim_t want = soft == UINT64_MAX ? RLIM_INFINITY : static_cast<rlim_t>(soft);
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || (want != RLIM_INFINITY && want <= lim.rlim_max) ? want : lim.rlim_max;
+    (void)setrlimit(resource, &lim);
+  }
+
   if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) Fail(report_fd, Step::kChdir, 0, errno);
   if (!OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
   const int out_flags = O_WRONLY | O_CREAT | O_APPEND;
-  if (spec.stdout_fd < 0 && !OpenOnto(spec.stdout_path.c_str(), out_flags, 1)) Fail(report_fd, Step::kStdout, 0, errno);
+  if (spec.stdout_fd < 0 && !OpenOnto(spec.stdout_path.c_str(), out_flags | (spec.truncate_stdout ? O_TRUNC : 0), 1)) {
+    Fail(report_fd, Step::kStdout, 0, errno);
+  }
   if (spec.stderr_fd >= 0) {
     // already on 2
   } else if (spec.stderr_path.empty()) {
     if (dup2(1, 2) < 0) Fail(report_fd, Step::kStderr, 0, errno);
-  } else if (!OpenOnto(spec.stderr_path.c_str(), out_flags, 2)) {
+  } else if (!OpenOnto(spec.stderr_path.c_str(), out_flags | (spec.truncate_stderr ? O_TRUNC : 0), 2)) {
     Fail(report_fd, Step::kStderr, 0, errno);
   }
 
@@ -501,6 +514,63 @@ Status SignalGroup(pid_t pgid, int sig) {
   return Status(CodeForErrno(errno),
                 "cannot send signal " + std::to_string(sig) + " to process group " + std::to_string(pgid) + ": " +
                     ErrnoText(errno));
+}
+
+namespace {
+
+struct LimitName {
+  const char* name;
+  int resource;
+};
+constexpr LimitName kPropagated[] = {
+    {"CPU", RLIMIT_CPU},       {"FSIZE", RLIMIT_FSIZE},   {"DATA", RLIMIT_DATA},     {"STACK", RLIMIT_STACK},
+    {"CORE", RLIMIT_CORE},     {"RSS", RLIMIT_RSS},       {"NPROC", RLIMIT_NPROC},   {"NOFILE", RLIMIT_NOFILE},
+    {"MEMLOCK", RLIMIT_MEMLOCK}, {"AS", RLIMIT_AS},
+};
+constexpr char kRlimitPrefix[] = "SLURM_RLIMIT_";
+
+}  // namespace
+
+void TakePropagatedLimits(LaunchSpec* spec) {
+  std::vector<std::string> kept;
+  for (std::string& kv : spec->env) {
+    const size_t eq = kv.find('=');
+    const std::string name = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (name == "SLURM_UMASK" && !value.empty() && value.size() <= 4 &&
+        value.find_first_not_of("01234567") == std::string::npos) {
+      spec->umask = static_cast<mode_t>(std::stoul(value, nullptr, 8)) & 0777;
+    }
+    if (name.rfind(kRlimitPrefix, 0) != 0) {
+      kept.push_back(std::move(kv));
+      continue;
+    }
+    const std::string which = name.substr(sizeof kRlimitPrefix - 1);
+    for (const LimitName& l : kPropagated) {
+      if (which != l.name) continue;
+      if (value == "unlimited") {
+        spec->soft_limits.emplace_back(l.resource, UINT64_MAX);
+      } else if (!value.empty() && value.size() <= 19 && value.find_first_not_of("0123456789") == std::string::npos) {
+        spec->soft_limits.emplace_back(l.resource, std::stoull(value));
+      }
+    }
+  }
+  spec->env = std::move(kept);
+}
+
+std::vector<std::string> PropagatedLimitsEnvironment() {
+  std::vector<std::string> env;
+  const mode_t mask = umask(022);
+  umask(mask);
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mask & 0777));
+  env.push_back(std::string("SLURM_UMASK=") + text);
+  for (const LimitName& l : kPropagated) {
+    struct rlimit lim;
+    if (getrlimit(l.resource, &lim) != 0) continue;
+    env.push_back(kRlimitPrefix + std::string(l.name) + "=" +
+                  (lim.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(lim.rlim_cur)));
+  }
+  return env;
 }
 
 }  // namespace muster

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -29,7 +30,21 @@ struct LaunchSpec {
   std::string cgroup_procs_file;    // "" = none; else the child writes its pid here before exec
   mode_t umask = 022;
   bool allow_root = false;          // refuse uid 0 unless set
+  bool truncate_stdout = false;     // open stdout_path with O_TRUNC (else it is appended to)
+  bool truncate_stderr = false;     // the same for stderr_path
+  // Soft limits (RLIMIT_*, value) set as the user, after the privilege drop: never above the hard
+  // limit the task inherits (a soft limit above it is lowered to it).
+  std::vector<std::pair<int, uint64_t>> soft_limits;
 };
+
+// The limits the submitting command propagates (Slurm's PropagateResourceLimits=ALL): sbatch and
+// srun put SLURM_UMASK (octal) and SLURM_RLIMIT_<NAME> (the soft limit, or "unlimited") for CPU
+// FSIZE DATA STACK CORE RSS NPROC NOFILE MEMLOCK AS into the job's environment; the agent takes
+// them out again here (SLURM_UMASK stays, as in Slurm) and sets spec.umask and spec.soft_limits.
+// Unparsable values are ignored.
+void TakePropagatedLimits(LaunchSpec* spec);
+// What the submitting command adds, from its own umask and soft limits.
+std::vector<std::string> PropagatedLimitsEnvironment();
 
 // Forks and execs; returns the child's pid (also its process group and session id). Failures in
 // the child after fork (chdir, open, exec) are reported back through a pipe and returned here as

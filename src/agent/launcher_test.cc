@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -97,6 +99,44 @@ TEST_F(LauncherTest, StderrDefaultsToStdoutAndStdinIsRead) {
   ExitInfo info = Run(spec);
   EXPECT_TRUE(info.exited);
   EXPECT_EQ(ReadAll(dir_ + "/out"), "from stdin\nto-err\n");
+}
+
+TEST_F(LauncherTest, PropagatedUmaskAndSoftLimitsApplyAndTruncateReplacesOutput) {
+  std::ofstream(dir_ + "/out") << "old content\n";
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "umask; ulimit -Sn; ulimit -Sc; env | grep -c RLIMIT; echo $SLURM_UMASK"});
+  spec.env.insert(spec.env.end(), {"SLURM_UMASK=0077", "SLURM_RLIMIT_NOFILE=123", "SLURM_RLIMIT_CORE=0",
+                                   "SLURM_RLIMIT_BOGUS=5", "SLURM_RLIMIT_AS=x"});
+  ASSERT_EQ(chown((dir_ + "/out").c_str(), spec.uid, spec.gid), 0);  // the job user's file
+  TakePropagatedLimits(&spec);
+  EXPECT_EQ(spec.umask, 077);
+  ASSERT_EQ(spec.soft_limits.size(), 2u);
+  spec.truncate_stdout = true;
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "0077\n123\n0\n0\n0077\n") << "limits set, RLIMIT variables taken out";
+}
+
+TEST_F(LauncherTest, ASoftLimitAboveTheHardOneIsLoweredToIt) {
+  struct rlimit hard;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &hard), 0);
+  if (hard.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "no hard limit on open files";
+  LaunchSpec spec = Spec({"/bin/sh", "-c", "ulimit -Sn"});
+  spec.soft_limits = {{RLIMIT_NOFILE, static_cast<uint64_t>(hard.rlim_max) + 1000}};
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), std::to_string(hard.rlim_max) + "\n");
+}
+
+TEST(PropagatedLimitsEnvironmentTest, NamesThisProcesssUmaskAndLimits) {
+  const mode_t old = umask(023);
+  std::vector<std::string> env = PropagatedLimitsEnvironment();
+  umask(old);
+  ASSERT_FALSE(env.empty());
+  EXPECT_EQ(env[0], "SLURM_UMASK=0023");
+  struct rlimit nofile;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+  EXPECT_NE(std::find(env.begin(), env.end(), "SLURM_RLIMIT_NOFILE=" + std::to_string(nofile.rlim_cur)), env.end());
+  EXPECT_EQ(env.size(), 11u);
 }
 
 TEST_F(LauncherTest, RefusesRootUnlessAllowed) {

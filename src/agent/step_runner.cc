@@ -10,11 +10,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "agent/job_env.h"
@@ -54,6 +57,37 @@ int LaunchFailureCode(const Status& st) {
   }
 }
 
+// A task with a task prolog or epilog runs under /bin/sh: the prolog first, its "export NAME=value"
+// and "unset NAME" lines applied to the task's environment and its "print text" lines written to
+// the task's output (Slurm's TaskProlog protocol); then the task; then the epilog. The wrapper
+// ends as the task did: with its exit code, or by the signal that killed it.
+constexpr char kTaskWrapper[] = R"sh(p=$1 e=$2; shift 2
+if [ -n "$p" ]; then
+  out=$("$p") || echo "task prolog $p failed ($?)" >&2
+  while IFS= read -r line; do
+    case $line in
+      "export "*) export "${line#export }" ;;
+      "unset "*) unset "${line#unset }" ;;
+      "print "*) printf '%s
+' "${line#print }" ;;
+    esac
+  done <<EOF
+$out
+EOF
+fi
+"$@"; rc=$?
+if [ -n "$e" ]; then "$e" || echo "task epilog $e failed ($?)" >&2; fi
+if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then trap - $((rc - 128)); kill -$((rc - 128)) $$; fi
+exit $rc)sh";
+
+std::vector<std::string> TaskArgv(const std::vector<std::string>& argv, const std::string& prolog,
+                                  const std::string& epilog) {
+  if (prolog.empty() && epilog.empty()) return argv;
+  std::vector<std::string> out = {"/bin/sh", "-c", kTaskWrapper, "muster-task", prolog, epilog};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
 void CloseFd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
@@ -69,8 +103,15 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     s.job_id = j.at("job_id").get<int64_t>();
     s.step_id = j.at("step_id").get<int>();
     s.restart_count = j.value("restart_count", 0);
-    for (const json& t : j.at("tasks"))
-      s.tasks.push_back(StepTask{t.at("procid").get<int>(), t.at("localid").get<int>()});
+    for (const json& t : j.at("tasks")) {
+      s.tasks.push_back(StepTask{t.at("procid").get<int>(), t.at("localid").get<int>(),
+                                 t.value("argv", std::vector<std::string>{})});
+    }
+    s.output = j.value("output", std::string());
+    s.error = j.value("error", std::string());
+    s.input = j.value("input", std::string());
+    s.task_prolog = j.value("task_prolog", std::string());
+    s.task_epilog = j.value("task_epilog", std::string());
     s.ntasks = j.at("ntasks").get<int>();
     s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
     s.argv = j.at("argv").get<std::vector<std::string>>();
@@ -84,7 +125,11 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
   if (s.step_id < 0) return InvalidArgument("bad step id " + std::to_string(s.step_id));
   if (s.argv.empty() || s.argv[0].empty()) return InvalidArgument("no command given");
   if (s.tasks.empty()) return InvalidArgument("no tasks for this node");
+  for (const std::string* p : {&s.task_prolog, &s.task_epilog}) {
+    if (!p->empty() && (*p)[0] != '/') return InvalidArgument("task prolog/epilog '" + *p + "' is not an absolute path");
+  }
   for (const StepTask& t : s.tasks) {
+    if (!t.argv.empty() && t.argv[0].empty()) return InvalidArgument("no command given for task " + std::to_string(t.procid));
     if (t.procid < 0 || t.procid >= s.ntasks || t.localid < 0) {
       return InvalidArgument("task " + std::to_string(t.procid) + " is outside the step's " + std::to_string(s.ntasks) +
                              " tasks");
@@ -118,6 +163,7 @@ Status StepRunner::Start(const StepLaunch& l) {
 
   JobRecord job = l.job;
   job.environment = l.env;  // srun's environment, as sbatch's is the batch script's
+  std::set<std::string> truncated;  // output files this step already opened here
   for (const StepTask& t : l.tasks) {
     Task task;
     task.id = t;
@@ -127,19 +173,53 @@ Status StepRunner::Start(const StepLaunch& l) {
     where.step_id = l.step_id;
     where.step_ntasks = l.ntasks;
     where.step_nodes = l.step_nodes;
+    if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
+      where.node_index = static_cast<int>(it - l.step_nodes.begin());
+    }
     LaunchSpec spec;
     spec.uid = job.uid;
     spec.gid = job.gid;
     spec.user = job.user;
     spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
-    spec.argv = l.argv;
+    spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
     spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name);
+    TakePropagatedLimits(&spec);
     spec.cgroup_procs_file = l.cgroup_procs_file;
     spec.allow_root = l.allow_root;
     if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);
+    // Where each stream goes: a pipe to srun, or a file (nullopt: the pipe).
+    const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
+      if (how.empty()) return std::nullopt;
+      if (how == "none") return std::string("/dev/null");
+      if (how.find_first_not_of("0123456789") == std::string::npos && how.size() < 10) {
+        if (std::stoi(how) == t.procid) return std::nullopt;
+        return std::string("/dev/null");
+      }
+      std::string p = ExpandOutputPattern(how, job, l.node_name, where);
+      return p[0] == '/' ? p : spec.workdir + "/" + p;
+    };
+    const std::optional<std::string> out_file = file_of(l.output);
+    const std::optional<std::string> err_file = file_of(l.error.empty() ? l.output : l.error);
+    if (const std::optional<std::string> in_file = file_of(l.input)) spec.stdin_path = *in_file;
+    // A file only this node writes (%t, %n or %N in its name) is truncated by its first task here;
+    // one that every node shares is appended to (srun truncated it before the launch).
+    const auto node_own = [](const std::string& how) {
+      return how.find("%t") != std::string::npos || how.find("%n") != std::string::npos ||
+             how.find("%N") != std::string::npos;
+    };
+    if (out_file) {
+      spec.stdout_path = *out_file;
+      spec.truncate_stdout = node_own(l.output) && truncated.insert(*out_file).second;
+    }
+    if (err_file) {
+      spec.stderr_path = *err_file;
+      if (out_file && *err_file == *out_file) spec.stderr_path.clear();  // the same open file
+      const std::string& how = l.error.empty() ? l.output : l.error;
+      spec.truncate_stderr = node_own(how) && truncated.insert(*err_file).second;
+    }
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     Status st = Status::Ok();
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    if ((!out_file && pipe2(out, O_CLOEXEC) != 0) || (!err_file && pipe2(err, O_CLOEXEC) != 0)) {
       st = Internal(std::string("pipe: ") + std::strerror(errno));
     } else {
       spec.stdout_fd = out[1];
@@ -156,8 +236,8 @@ Status StepRunner::Start(const StepLaunch& l) {
     if (st.ok()) {
       task.out = out[0];
       task.err = err[0];
-      fcntl(task.out, F_SETFL, O_NONBLOCK);
-      fcntl(task.err, F_SETFL, O_NONBLOCK);
+      if (task.out >= 0) fcntl(task.out, F_SETFL, O_NONBLOCK);
+      if (task.err >= 0) fcntl(task.err, F_SETFL, O_NONBLOCK);
     } else {
       CloseFd(out[0]);
       CloseFd(err[0]);

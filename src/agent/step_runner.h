@@ -24,8 +24,9 @@
 namespace muster {
 
 struct StepTask {
-  int procid = 0;   // SLURM_PROCID
-  int localid = 0;  // SLURM_LOCALID
+  int procid = 0;                 // SLURM_PROCID
+  int localid = 0;                // SLURM_LOCALID
+  std::vector<std::string> argv;  // its own command (srun --multi-prog); empty = the step's
 };
 
 // What srun sends to each node of the step, plus what the agent fills in.
@@ -42,6 +43,13 @@ struct StepLaunch {
   std::string cwd;               // "" = the job's working directory
   std::string io_address;        // "unix:/path", "/path" or "host:port"
   std::string io_key;            // sent back in the HELLO frame (letters and digits)
+  // srun -o/-e/-i: "" = the stream goes to srun (stdin: /dev/null); "none"; a task id (only
+  // that task's stream goes to srun, the others' to /dev/null); else a file pattern, expanded
+  // per task (%t %n %N %j %J %s %u %x %A %a) and opened as the user, relative to cwd. A file
+  // named per task or node is truncated by its first task on the node; one the whole step shares
+  // is appended to (srun truncates it before the launch). error "" = as output.
+  std::string output, error, input;
+  std::string task_prolog, task_epilog;  // absolute paths; run before/after each task, as the user
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;

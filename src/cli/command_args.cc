@@ -2,7 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
+
+#include "agent/launcher.h"
 #include "model/job_array.h"
+
+extern char** environ;
 
 namespace muster {
 
@@ -41,6 +47,57 @@ StatusOr<JobToken> ParseJobToken(const std::string& text) {
   if (!spec.ok() || spec->max_running > 0) return InvalidArgument("Invalid job id " + text);
   t.tasks = spec->tasks;
   return t;
+}
+
+std::vector<std::string> ExportedEnvironment(const std::string& mode, const std::vector<std::string>& env) {
+  const auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  if (mode.empty() || mode == "ALL") return env;
+  std::vector<std::string> items = Split(mode, ',');
+  const bool all = std::find(items.begin(), items.end(), "ALL") != items.end();
+  std::vector<std::string> out;
+  std::map<std::string, size_t> where;  // name -> index in out
+  const auto put = [&](const std::string& kv) {
+    auto [it, fresh] = where.emplace(name_of(kv), out.size());
+    if (fresh) {
+      out.push_back(kv);
+    } else {
+      out[it->second] = kv;
+    }
+  };
+  for (const std::string& kv : env) {
+    if (all || kv.rfind("SLURM_", 0) == 0) put(kv);
+  }
+  if (mode == "NONE" || mode == "NIL") return out;
+  for (const std::string& item : items) {
+    if (item.empty() || item == "ALL" || item == "NONE" || item == "NIL") continue;
+    if (item.find('=') != std::string::npos) {
+      put(item);
+      continue;
+    }
+    for (const std::string& kv : env) {
+      if (name_of(kv) == item) put(kv);
+    }
+  }
+  return out;
+}
+
+void SetEnvEntry(std::vector<std::string>* env, const std::string& kv) {
+  const std::string prefix = kv.substr(0, kv.find('=') + 1);
+  for (std::string& e : *env) {
+    if (e.rfind(prefix, 0) == 0) {
+      e = kv;
+      return;
+    }
+  }
+  env->push_back(kv);
+}
+
+std::vector<std::string> SubmitEnvironment(const std::string& mode) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  env = ExportedEnvironment(mode, env);
+  for (const std::string& kv : PropagatedLimitsEnvironment()) SetEnvEntry(&env, kv);
+  return env;
 }
 
 std::string LocalHostname() {

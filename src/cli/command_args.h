@@ -26,6 +26,20 @@ struct JobToken {
 };
 StatusOr<JobToken> ParseJobToken(const std::string& text);
 
+// The environment a job or step gets under --export (sbatch, salloc, srun), from the submitting
+// environment `env` (KEY=VALUE): "ALL" (also ""): all of it; "NONE"/"NIL": only its SLURM_*
+// variables; "[ALL,]NAME[=VALUE],...": with ALL, all of it plus the assignments, else only the
+// names listed (those set in `env`) and the assignments; SLURM_* variables always travel, as in
+// Slurm. Later entries replace earlier ones of the same name.
+std::vector<std::string> ExportedEnvironment(const std::string& mode, const std::vector<std::string>& env);
+
+// Sets NAME=VALUE in `env` (KEY=VALUE entries): replaces an entry of that name, else appends.
+void SetEnvEntry(std::vector<std::string>* env, const std::string& kv);
+
+// What a submitting command (sbatch, srun) sends as its environment: its own (environ) under
+// --export `mode`, with its umask and soft resource limits (agent/launcher.h) set.
+std::vector<std::string> SubmitEnvironment(const std::string& mode);
+
 // This host's name (gethostname).
 std::string LocalHostname();
 

@@ -66,10 +66,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     begin_time = *t;
   }
-  json env = json::array();
-  if (req->export_mode != "NONE") {
-    for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
-  }
+  const json env = SubmitEnvironment(req->export_mode);
   json body{{"resource_args", req->resource_args},
             {"name", req->name},
             {"script", req->script},

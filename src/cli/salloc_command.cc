@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -58,6 +59,7 @@ constexpr char kHelp[] =
     "  -A, --account=NAME          account;  -q, --qos=NAME  quality of service\n"
     "  -w, --nodelist=HOSTS        these nodes;  -x, --exclude=HOSTS  not these\n"
     "      --no-shell              allocate and return; the allocation stays until scancel\n"
+    "  -I, --immediate[=secs]      give up unless the allocation is granted within secs\n"
     "  -h, --help                  this help;  --usage  brief usage;  -V, --version  version\n";
 
 // What the command inside the allocation sees: Slurm's job variables, not a node's or a step's.
@@ -109,7 +111,9 @@ int RunCommand(const std::vector<std::string>& command, const std::vector<std::s
 
 }  // namespace
 
-StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err) {
+StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err,
+                                    int immediate_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(immediate_s, 1));
   const std::string sid = std::to_string(id);
   g_interrupted = 0;
   auto old_int = signal(SIGINT, OnInterrupt);
@@ -143,7 +147,13 @@ StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, 
       err << cmd << ": Job allocation " << sid << " has been revoked.\n";
       return FailedPrecondition("job allocation revoked");
     }
-    if (!queued && polls >= 2) {
+    if (immediate_s >= 0 && std::chrono::steady_clock::now() >= deadline) {
+      (void)c.Call("DELETE", "/v1/jobs/" + sid);
+      restore();
+      err << cmd << ": error: Unable to allocate resources: Job can not start immediately\n";
+      return FailedPrecondition("job can not start immediately");
+    }
+    if (!queued && polls >= 2 && immediate_s < 0) {
       err << cmd << ": job " << sid << " queued and waiting for resources\n";
       queued = true;
     }
@@ -158,19 +168,20 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (a == "--usage") return out << kUsage, 0;
     if (a == "-h" || a == "--help") return out << kHelp, 0;
   }
-  // salloc's own option, then sbatch's parser for the rest.
-  bool no_shell = false;
+  // salloc's own options (--no-shell, -I), then sbatch's parser for the rest. Where the options
+  // end is found without salloc's own ones; those after that point belong to the command.
+  const auto own = [](const std::string& a) {
+    return a == "--no-shell" || a == "--immediate" || a.rfind("--immediate=", 0) == 0 ||
+           (a.rfind("-I", 0) == 0 && a.rfind("-I-", 0) != 0);
+  };
   std::vector<std::string> rest;
+  std::vector<size_t> origin;  // index in args of each entry of rest
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--") {
-      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+      for (size_t k = i; k < args.size(); ++k) rest.push_back(args[k]), origin.push_back(k);
       break;
     }
-    if (args[i] == "--no-shell") {
-      no_shell = true;
-    } else {
-      rest.push_back(args[i]);
-    }
+    if (!own(args[i])) rest.push_back(args[i]), origin.push_back(i);
   }
   StatusOr<size_t> first = SbatchFirstOperand(rest);
   if (!first.ok()) {
@@ -183,6 +194,27 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << m << "\n";
     return 1;
   }
+  const size_t options_end = *first < origin.size() ? origin[*first] : args.size();
+  bool no_shell = false;
+  int immediate = -1;  // -I/--immediate[=secs]
+  for (size_t i = 0; i < options_end; ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (!own(a)) continue;
+    if (a == "--no-shell") {
+      no_shell = true;
+      continue;
+    }
+    const std::string v = a[1] == 'I' ? a.substr(2) : a.size() > 11 ? a.substr(12) : "";
+    if (!v.empty() && (v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)) {
+      err << "salloc: error: Invalid numeric value \"" << v << "\" for --immediate.\n";
+      return 255;
+    }
+    immediate = v.empty() ? 0 : std::stoi(v);
+  }
+  // The command keeps everything from its first word on, salloc's option names included.
+  rest.resize(std::min(rest.size(), static_cast<size_t>(*first)));
+  rest.insert(rest.end(), args.begin() + static_cast<long>(options_end), args.end());
   std::vector<std::string> options(rest.begin(), rest.begin() + static_cast<long>(*first));
   std::vector<std::string> command(rest.begin() + static_cast<long>(*first), rest.end());
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
@@ -233,7 +265,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   const int64_t id = (*r)["job_id"].get<int64_t>();
   const std::string sid = std::to_string(id);
   err << "salloc: Pending job allocation " << sid << "\n";
-  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "salloc", err);
+  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "salloc", err, immediate);
   if (!job.ok()) return 1;
   err << "salloc: Granted job allocation " << sid << "\n";
   if (no_shell) return 0;

@@ -15,8 +15,12 @@ class CtldClient;
 // Waits until the allocation `id` runs, printing Slurm's progress lines as `cmd` ("salloc",
 // "srun"): "job N queued and waiting for resources" when it waits, then "job N has been
 // allocated resources". Ctrl-C or SIGTERM meanwhile cancels it ("Job allocation N has been
-// revoked."). Returns the running job's record, or an error already printed.
-StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err);
+// revoked."). With immediate_s >= 0 (-I/--immediate[=secs]) it gives up after that many seconds
+// (at least one, for the controller's first scheduling pass), cancels the job and prints Slurm's
+// "Unable to allocate resources: Job can not start immediately". Returns the running job's record,
+// or an error already printed.
+StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err,
+                                    int immediate_s = -1);
 
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -17,14 +17,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <thread>
 #include <tuple>
 #include <nlohmann/json.hpp>
 
+#include "agent/job_env.h"
+#include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
+#include "model/record_json.h"
 #include "net/http.h"
 #include "net/step_io.h"
 
@@ -151,6 +156,7 @@ class StepSession {
   int step_id_ = 0;
   std::vector<NodeTasks> nodes_;
   std::vector<Task> tasks_;
+  std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
   std::string key_ = RandomKey();
   std::string token_;  // our credential for agents on TCP (from the local musterd)
   std::string io_address_;
@@ -195,13 +201,35 @@ Status StepSession::Listen(bool tcp) {
 void StepSession::LaunchAll(const json& job) {
   char cwd[PATH_MAX] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  const std::vector<std::string> env = SubmitEnvironment(opt_.export_mode);
+  const auto absolute = [&](const std::string& p) {
+    return p.empty() || p[0] == '/' ? p : std::string(cwd) + "/" + p;
+  };
+  // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
+  // the nodes append to them.
+  if (StatusOr<JobRecord> rec = JobRecordFromJson(job); rec.ok()) {
+    TaskPlacement where;
+    where.step_id = step_id_;
+    for (const std::string& how : {opt_.output, opt_.error}) {
+      if (how.empty() || how == "none" || how.find_first_not_of("0123456789") == std::string::npos ||
+          how.find("%t") != std::string::npos || how.find("%n") != std::string::npos ||
+          how.find("%N") != std::string::npos) {
+        continue;
+      }
+      const std::string path = absolute(ExpandOutputPattern(how, *rec, "", where));
+      const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+      if (fd >= 0) close(fd);
+    }
+  }
   std::vector<std::string> step_nodes;
   for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
   for (NodeTasks& n : nodes_) {
     json tasks = json::array();
-    for (size_t i = 0; i < n.procids.size(); ++i) tasks.push_back(json{{"procid", n.procids[i]}, {"localid", i}});
+    for (size_t i = 0; i < n.procids.size(); ++i) {
+      json t{{"procid", n.procids[i]}, {"localid", i}};
+      if (!task_argv_.empty()) t["argv"] = task_argv_[n.procids[i]];
+      tasks.push_back(std::move(t));
+    }
     json body{{"job_id", job_id_},
               {"step_id", step_id_},
               {"restart_count", job.value("restart_count", 0)},
@@ -212,7 +240,12 @@ void StepSession::LaunchAll(const json& job) {
               {"env", env},
               {"cwd", cwd},
               {"io", io_address_},
-              {"io_key", key_}};
+              {"io_key", key_},
+              {"output", opt_.output},
+              {"error", opt_.error},
+              {"input", opt_.input},
+              {"task_prolog", absolute(opt_.task_prolog)},
+              {"task_epilog", absolute(opt_.task_epilog)}};
     std::string error;
     // A node may not have heard of a just-started job yet (the controller tells the nodes after
     // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
@@ -470,6 +503,26 @@ int StepSession::Run(int64_t job_id) {
     return 1;
   }
   if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
+  const auto step_failed = [&] {
+    (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                        json{{"exit_code", 1}});
+    return 1;
+  };
+  if (opt_.multi_prog) {
+    const std::string& path = opt_.command.front();
+    std::ifstream in(path);
+    if (!in) {
+      Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + std::strerror(errno) + "\n");
+      return step_failed();
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(text, path, static_cast<int>(tasks_.size()));
+    if (!argv.ok()) {
+      Emit(err_, argv.status().message());
+      return step_failed();
+    }
+    task_argv_ = std::move(*argv);
+  }
 
   const bool agents_on_tcp =
       std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
@@ -478,18 +531,14 @@ int StepSession::Run(int64_t job_id) {
     StatusOr<std::string> t = LocalToken();
     if (!t.ok()) {
       Emit(err_, "srun: error: " + t.status().message() + "\n");
-      (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                          json{{"exit_code", 1}});
-      return 1;
+      return step_failed();
     }
     token_ = std::move(*t);
   }
   const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || agents_on_tcp;
   if (Status st = Listen(tcp); !st.ok()) {
     Emit(err_, "srun: error: " + st.message() + "\n");
-    (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                        json{{"exit_code", 1}});
-    return 1;
+    return step_failed();
   }
   int sp[2] = {-1, -1};
   if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
@@ -553,7 +602,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
     return 1;
   }
   const int64_t id = (*r)["job_id"].get<int64_t>();
-  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "srun", err);
+  StatusOr<JobRecord> job = AwaitAllocation(**c, id, "srun", err, opt.immediate);
   if (!job.ok()) return 1;
   // The step sees the job as a step inside sbatch or salloc would.
   setenv("SLURM_JOB_ID", std::to_string(id).c_str(), 1);
@@ -577,7 +626,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->help) return out << SrunHelp(), 0;
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
-  std::string job = Env("SLURM_JOB_ID");
+  std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);
   if (!opt->resource_args.empty()) {

@@ -1,6 +1,8 @@
 #include "cli/srun_args.h"
 
 #include <cstring>
+
+#include "base/strings.h"
 #include <string_view>
 
 namespace muster {
@@ -21,6 +23,18 @@ enum class Opt {
   kResource,  // for a new allocation (srun outside one): handed to the controller as given
   kAccount,
   kQos,
+  kJobid,
+  kExport,
+  kMultiProg,
+  kOutput,
+  kError,
+  kInput,
+  kTaskProlog,
+  kTaskEpilog,
+  kCpuBind,
+  kImmediate,
+  kOverlap,
+  kNoAllocate,
 };
 enum class Arg { kNone, kRequired, kOptional };
 
@@ -33,6 +47,18 @@ struct OptionSpec {
 
 constexpr OptionSpec kOptions[] = {
     {"account", 'A', Arg::kRequired, Opt::kAccount},
+    {"cpu-bind", 0, Arg::kRequired, Opt::kCpuBind},
+    {"error", 'e', Arg::kRequired, Opt::kError},
+    {"export", 0, Arg::kRequired, Opt::kExport},
+    {"immediate", 'I', Arg::kOptional, Opt::kImmediate},
+    {"input", 'i', Arg::kRequired, Opt::kInput},
+    {"jobid", 0, Arg::kRequired, Opt::kJobid},
+    {"multi-prog", 0, Arg::kNone, Opt::kMultiProg},
+    {"no-allocate", 'Z', Arg::kNone, Opt::kNoAllocate},
+    {"output", 'o', Arg::kRequired, Opt::kOutput},
+    {"overlap", 0, Arg::kNone, Opt::kOverlap},
+    {"task-epilog", 0, Arg::kRequired, Opt::kTaskEpilog},
+    {"task-prolog", 0, Arg::kRequired, Opt::kTaskProlog},
     {"constraint", 'C', Arg::kRequired, Opt::kResource},
     {"cpus-per-gpu", 0, Arg::kRequired, Opt::kResource},
     {"cpus-per-task", 'c', Arg::kRequired, Opt::kResource},
@@ -120,6 +146,46 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
       break;
     case Opt::kAccount: out->account = value; break;
     case Opt::kQos: out->qos = value; break;
+    case Opt::kJobid: {
+      // "123" or "123.4" (a step id: the job's part counts).
+      const std::string id = value.substr(0, value.find('.'));
+      if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos) {
+        return Error("srun: error: Invalid job id " + value + "\n");
+      }
+      out->jobid = std::stoll(id);
+      break;
+    }
+    case Opt::kExport: out->export_mode = value; break;
+    case Opt::kMultiProg: out->multi_prog = true; break;
+    case Opt::kOutput: out->output = value; break;
+    case Opt::kError: out->error = value; break;
+    case Opt::kInput: out->input = value; break;
+    case Opt::kTaskProlog: out->task_prolog = value; break;
+    case Opt::kTaskEpilog: out->task_epilog = value; break;
+    case Opt::kCpuBind: {
+      // Tasks are never bound to CPUs here (the job's cgroup confines them): "none" is what
+      // happens anyway; a binding asked for is refused rather than silently not done.
+      std::string kind = value;
+      for (const char* v : {"verbose,", ",verbose", "verbose", "quiet,", ",quiet", "quiet"}) {
+        if (const size_t p = kind.find(v); p != std::string::npos) kind.erase(p, std::strlen(v));
+      }
+      if (kind != "none" && kind != "no") {
+        return Error("srun: error: --cpu-bind=" + value +
+                     ": only --cpu-bind=none is supported (tasks are confined by the job's cgroup, not bound)\n");
+      }
+      break;
+    }
+    case Opt::kImmediate: {
+      if (!has_value) {
+        out->immediate = 0;
+        break;
+      }
+      ASSIGN_OR_RETURN(out->immediate, Count(value, "--immediate", 0));
+      break;
+    }
+    case Opt::kOverlap: out->overlap = true; break;
+    case Opt::kNoAllocate:
+      return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
   }
   return Status::Ok();
 }
@@ -182,10 +248,110 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
   return out;
 }
 
+namespace {
+
+// Splits a --multi-prog line into words: blanks separate, '...' and "..." quote.
+StatusOr<std::vector<std::string>> MultiProgWords(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) return Error("unbalanced quote");
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+// "0", "1-3,5", "*" -> task ids (each < ntasks).
+StatusOr<std::vector<int>> MultiProgRanks(const std::string& spec, int ntasks) {
+  std::vector<int> out;
+  if (spec == "*") {
+    for (int t = 0; t < ntasks; ++t) out.push_back(t);
+    return out;
+  }
+  for (const std::string& part : Split(spec, ',')) {
+    const size_t dash = part.find('-');
+    const std::string a = part.substr(0, dash), b = dash == std::string::npos ? a : part.substr(dash + 1);
+    for (const std::string* n : {&a, &b}) {
+      if (n->empty() || n->size() > 9 || n->find_first_not_of("0123456789") != std::string::npos) {
+        return Error("invalid task range '" + part + "'");
+      }
+    }
+    const int lo = std::stoi(a), hi = std::stoi(b);
+    if (lo > hi) return Error("invalid task range '" + part + "'");
+    if (hi >= ntasks) return Error("task id " + std::to_string(hi) + " out of range (the step has " +
+                                   std::to_string(ntasks) + " tasks)");
+    for (int t = lo; t <= hi; ++t) out.push_back(t);
+  }
+  if (out.empty()) return Error("no task ids");
+  return out;
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text, const std::string& path,
+                                                               int ntasks) {
+  std::vector<std::vector<std::string>> argv(static_cast<size_t>(ntasks));
+  int line_no = 0;
+  for (const std::string& raw : Split(text, '\n')) {
+    ++line_no;
+    std::string line = raw.substr(0, raw.find('#'));
+    StatusOr<std::vector<std::string>> words = MultiProgWords(line);
+    const auto bad = [&](const std::string& why) {
+      return Error("srun: error: Line " + std::to_string(line_no) + " of configuration file " + path + ": " + why +
+                   "\nsrun: error: Configuration file " + path + " invalid\n");
+    };
+    if (!words.ok()) return bad(words.status().message());
+    if (words->empty()) continue;
+    if (words->size() < 2) return bad("no program given for tasks " + (*words)[0]);
+    StatusOr<std::vector<int>> ranks = MultiProgRanks((*words)[0], ntasks);
+    if (!ranks.ok()) return bad(ranks.status().message());
+    for (size_t k = 0; k < ranks->size(); ++k) {
+      const int t = (*ranks)[k];
+      if (!argv[t].empty()) return bad("task " + std::to_string(t) + " named twice");
+      for (size_t w = 1; w < words->size(); ++w) {
+        argv[t].push_back(ReplaceAll(ReplaceAll((*words)[w], "%t", std::to_string(t)), "%o", std::to_string(k)));
+      }
+    }
+  }
+  for (int t = 0; t < ntasks; ++t) {
+    if (argv[t].empty()) {
+      return Error("srun: error: Configuration file " + path + " names no program for task " + std::to_string(t) +
+                   "\nsrun: error: Configuration file " + path + " invalid\n");
+    }
+  }
+  return argv;
+}
+
 std::string SrunUsage() {
   return "Usage: srun [-N nnodes] [-n ntasks] [--ntasks-per-node=n] [-J jobname] [-l] [-K[0|1]]\n"
          "            [-c ncpus] [-G gpus] [--gres=list] [-p partition] [-t time] [--mem=MB]\n"
-         "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] executable [args...]\n";
+         "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] [--jobid=id] [--multi-prog]\n"
+         "            [-o out] [-e err] [-i in] [--export=env] [--task-prolog=file]\n"
+         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] executable [args...]\n";
 }
 
 std::string SrunHelp() {
@@ -204,6 +370,19 @@ std::string SrunHelp() {
          "  -n, --ntasks=ntasks         number of tasks to run\n"
          "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
          "  -u, --unbuffered            accepted (output is never buffered)\n"
+         "      --jobid=id              run the step in this job (default: $SLURM_JOB_ID)\n"
+         "      --multi-prog            the command is a file of \"ranks program args\" lines\n"
+         "  -o, --output=out            each task's stdout to this file pattern (%t %n %N %j %s %u %x),\n"
+         "                              \"none\", or a task id (only that task's output comes here)\n"
+         "  -e, --error=err             the same for stderr (default: as --output)\n"
+         "  -i, --input=in              each task's stdin from this file pattern, or \"none\"\n"
+         "      --export=ALL|NONE|list  environment the tasks get (default ALL)\n"
+         "      --task-prolog=program   run before each task; its \"export NAME=value\" lines set the\n"
+         "                              task's environment\n"
+         "      --task-epilog=program   run after each task\n"
+         "      --cpu-bind=none         tasks are not bound (the job's cgroup confines them)\n"
+         "      --overlap               accepted (steps always share the job's resources)\n"
+         "  -I, --immediate[=secs]      a new allocation: give up unless granted within secs\n"
          "\n"
          "Allocation options (a new allocation only: outside salloc and sbatch):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"

@@ -2,6 +2,7 @@
 // task labels (-l), and Slurm's messages for task exits and interrupts. No I/O.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,7 +26,28 @@ struct SrunOptions {
   std::vector<std::string> resource_args;
   std::string account;               // -A
   std::string qos;                   // -q
+  int64_t jobid = 0;                 // --jobid: run the step in this job (0 = SLURM_JOB_ID's)
+  std::string export_mode;           // --export as given ("" = ALL); see ExportedEnvironment
+  bool multi_prog = false;           // --multi-prog: command[0] is a configuration file
+  // -o/-e/-i as given: a file name pattern (%t %n %N %j %J %s %u %x %A %a %%), "none", or a task
+  // id (only that task's stream comes to srun). "" = every task's stream comes to srun.
+  std::string output, error, input;
+  std::string task_prolog, task_epilog;  // --task-prolog/--task-epilog: run by each task's node
+  int immediate = -1;                // -I/--immediate[=secs]: give up on a new allocation after secs (-1 = wait)
+  bool overlap = false;              // --overlap: accepted (steps share the allocation's resources)
 };
+
+// One line of a --multi-prog file, for the tasks it names.
+struct MultiProgEntry {
+  std::vector<int> tasks;         // task ids, in the order given
+  std::vector<std::string> argv;  // with %t and %o still in place
+};
+// Parses a --multi-prog configuration file for a step of `ntasks` tasks (Slurm's format: "ranks
+// program args...", ranks "0", "1-3,5" or "*", '#' comments, '...' and "..." quoting) and gives
+// every task its argv (%t: the task id, %o: its offset within the line's ranks). Errors are
+// srun's message lines; a task no line names is an error.
+StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text, const std::string& path,
+                                                               int ntasks);
 
 // Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);

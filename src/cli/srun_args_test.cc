@@ -47,7 +47,7 @@ TEST(ParseSrunArgs, OptionsStopAtTheCommand) {
 TEST(ParseSrunArgs, ErrorsInSlurmsWords) {
   EXPECT_EQ(ErrorOf({"--bogus", "true"}),
             "srun: unrecognized option '--bogus'\nTry \"srun --help\" for more information\n");
-  EXPECT_EQ(ErrorOf({"-Z", "true"}), "srun: invalid option -- 'Z'\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(ErrorOf({"-j", "true"}), "srun: invalid option -- 'j'\nTry \"srun --help\" for more information\n");
   EXPECT_EQ(ErrorOf({"-n"}), "srun: option requires an argument -- 'n'\nTry \"srun --help\" for more information\n");
   EXPECT_EQ(ErrorOf({"--ntasks"}),
             "srun: option '--ntasks' requires an argument\nTry \"srun --help\" for more information\n");
@@ -87,6 +87,58 @@ TEST(TaskExitMessage, SlurmsWording) {
 TEST(TaskRanges, GroupsRuns) {
   EXPECT_EQ(TaskRanges({3}), "task 3");
   EXPECT_EQ(TaskRanges({0, 1, 2, 5, 7, 8}), "tasks 0-2,5,7-8");
+}
+
+TEST(SrunArgs, StepOptions) {
+  SrunOptions o = Parse({"--jobid=42.3", "--multi-prog", "-o", "out-%t", "-e", "none", "-i", "in", "--export=NONE",
+                         "--task-prolog=p.sh", "--task-epilog", "e.sh", "--cpu-bind=verbose,none", "-I5", "--overlap",
+                         "conf"});
+  EXPECT_EQ(o.jobid, 42);
+  EXPECT_TRUE(o.multi_prog);
+  EXPECT_EQ(o.output, "out-%t");
+  EXPECT_EQ(o.error, "none");
+  EXPECT_EQ(o.input, "in");
+  EXPECT_EQ(o.export_mode, "NONE");
+  EXPECT_EQ(o.task_prolog, "p.sh");
+  EXPECT_EQ(o.task_epilog, "e.sh");
+  EXPECT_EQ(o.immediate, 5);
+  EXPECT_TRUE(o.overlap);
+  EXPECT_EQ(o.command, (std::vector<std::string>{"conf"}));
+  EXPECT_EQ(Parse({"-I", "true"}).immediate, 0);
+  EXPECT_EQ(Parse({"true"}).immediate, -1);
+  EXPECT_EQ(ParseSrunArgs({"--jobid=x", "true"}).status().message(), "srun: error: Invalid job id x\n");
+  EXPECT_NE(ParseSrunArgs({"--cpu-bind=map_cpu:1", "true"}).status().message().find("only --cpu-bind=none"),
+            std::string::npos);
+  EXPECT_NE(ParseSrunArgs({"-Z", "true"}).status().message().find("--no-allocate (-Z) is not supported"),
+            std::string::npos);
+}
+
+TEST(MultiProg, RanksArgumentsAndSubstitutions) {
+  StatusOr<std::vector<std::vector<std::string>>> a =
+      ParseMultiProg("# comment\n\n0 ./master --rank %t\n1-2,4 worker 'a b' \"%o of\"  # note\n3 * x\n", "f", 5);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ((*a)[0], (std::vector<std::string>{"./master", "--rank", "0"}));
+  EXPECT_EQ((*a)[1], (std::vector<std::string>{"worker", "a b", "0 of"}));
+  EXPECT_EQ((*a)[4], (std::vector<std::string>{"worker", "a b", "2 of"}));
+  EXPECT_EQ((*a)[3], (std::vector<std::string>{"*", "x"}));
+  StatusOr<std::vector<std::vector<std::string>>> star = ParseMultiProg("* hostname\n", "f", 3);
+  ASSERT_TRUE(star.ok());
+  EXPECT_EQ((*star)[2], (std::vector<std::string>{"hostname"}));
+}
+
+TEST(MultiProg, ErrorsNameTheLineAndTheTask) {
+  EXPECT_EQ(ParseMultiProg("0 a\n", "c.conf", 2).status().message(),
+            "srun: error: Configuration file c.conf names no program for task 1\n"
+            "srun: error: Configuration file c.conf invalid\n");
+  EXPECT_EQ(ParseMultiProg("0 a\n0-1 b\n", "c.conf", 2).status().message(),
+            "srun: error: Line 2 of configuration file c.conf: task 0 named twice\n"
+            "srun: error: Configuration file c.conf invalid\n");
+  EXPECT_EQ(ParseMultiProg("0-5 a\n", "c.conf", 2).status().message(),
+            "srun: error: Line 1 of configuration file c.conf: task id 5 out of range (the step has 2 tasks)\n"
+            "srun: error: Configuration file c.conf invalid\n");
+  EXPECT_FALSE(ParseMultiProg("0 'a\n1 b\n", "c.conf", 2).ok());
+  EXPECT_FALSE(ParseMultiProg("0\n1 b\n", "c.conf", 2).ok());
+  EXPECT_FALSE(ParseMultiProg("x-1 a\n", "c.conf", 2).ok());
 }
 
 }  // namespace
