@@ -117,6 +117,24 @@ TEST(BackfillTest, AJobPastItsTimeLimitStillHoldsItsGpus) {
                                       "3 PENDING Priority start=1003601"}));
 }
 
+// A running exclusive job holds its node until its end, not beyond: the node is free for a
+// reservation then (the exclusive mark leaves with the job).
+TEST(BackfillTest, ReservesOnANodeAnExclusiveJobHoldsUntilItEnds) {
+  SchedulerOptions o;
+  o.backfill = true;
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  c.now = kNow;
+  NodeAllocation whole = OnNode("n1", 1, {});
+  whole.exclusive = true;
+  AddRunning(c, 101, kNow + 300, {whole});
+  ClusterIndex index(c);
+  Scheduler s(c, index, o);
+  std::vector<Decision> d = s.RunCycle({MakeJob(1, "-c 2 -t 10", 100)});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, DecisionKind::kPending);
+  EXPECT_EQ(d[0].start_time, kNow + 300);
+}
+
 TEST(BackfillTest, PlanFitsSaysWhatTakeWouldAccept) {
   ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
   AddRunning(c, 101, kNow + 60, {OnNode("n1", 60, {0, 1})});

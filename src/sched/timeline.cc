@@ -10,7 +10,7 @@ void Apply(NodeUsage& u, const NodeAllocation& a, int sign) {
   u.cpu_milli += sign * a.cpu_milli;
   u.memory_mb += sign * a.memory_mb;
   u.jobs += sign;
-  if (sign > 0 && a.exclusive) u.exclusive = true;
+  if (a.exclusive) u.exclusive = sign > 0;  // an exclusive job is the node's only one
   for (const GpuShare& g : a.gpus) {
     if (g.index >= 0 && g.index < static_cast<int>(u.gpus.size())) u.gpus[g.index].milli += sign * g.milli;
   }
