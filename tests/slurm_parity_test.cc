@@ -171,4 +171,54 @@ TEST_F(SlurmParity, SallocRunsACommandInsideAnAllocationAndReleasesIt) {
   EXPECT_EQ(Run("salloc --bogus true").out, "salloc: unrecognized option '--bogus'\nTry \"salloc --help\" for more information\n");
 }
 
+// sbatch --wait returns the job's exit code; --test-only says when and where without submitting;
+// --signal=B:SIG@T reaches the batch shell before the limit; scancel -b/-s/-f pick who gets a signal.
+TEST_F(SlurmParity, WaitTestOnlySignalsAndWhoGetsThem) {
+  Result waited = Run("sbatch --wait -o /dev/null --wrap 'sleep 1; exit 3'");
+  EXPECT_EQ(waited.rc, 3) << waited.out;
+  EXPECT_EQ(waited.out.rfind("Submitted batch job ", 0), 0u) << waited.out;
+  Result array = Run("sbatch --wait --parsable --array=1-2 -o /dev/null --wrap 'exit $SLURM_ARRAY_TASK_ID'");
+  EXPECT_EQ(array.rc, 2) << array.out;
+
+  const std::string jobs_before = Run("squeue -h -t all -o %i | sort").out;
+  Result test = Run("sbatch --test-only -N 2 --wrap true");
+  EXPECT_EQ(test.rc, 0) << test.out;
+  EXPECT_EQ(test.out.rfind("sbatch: Job ", 0), 0u) << test.out;
+  EXPECT_NE(test.out.find(" to start at "), std::string::npos) << test.out;
+  EXPECT_NE(test.out.find(" processors on nodes node[1-2] in partition "), std::string::npos) << test.out;
+  EXPECT_EQ(Run("squeue -h -t all -o %i | sort").out, jobs_before) << "--test-only submits nothing";
+  Result never = Run("sbatch --test-only --gres=gpu:99 --wrap true");
+  EXPECT_EQ(never.rc, 1);
+  EXPECT_EQ(never.out, "allocation failure: Requested node configuration is not available\n");
+
+  // 60 s limit, the signal 55 s before: about 5 s after the start.
+  const int64_t warned = Submit("-t 1 --signal=B:USR1@55 -o warned.txt --wrap "
+                                "'trap \"echo got USR1; exit 0\" USR1; for i in $(seq 40); do sleep 0.5; done; echo no signal'");
+  ASSERT_TRUE(WaitFor([&] { return State(warned) == "COMPLETED"; }, 30s)) << State(warned);
+  EXPECT_EQ(ReadFile((work_ / "warned.txt").string()), "got USR1\n");
+
+  // The batch shell traps USR2, and so does the step srun runs: -b reaches only the shell, -s only
+  // the step.
+  std::ofstream(work_ / "who.sh") << "#!/bin/bash\n"
+                                     "trap 'echo batch-usr2' USR2\n"
+                                     "srun sh -c 'trap \"echo step-usr2\" USR2; i=0; while [ $i -lt 30 ]; do sleep 0.2; "
+                                     "i=$((i+1)); done' &\n"
+                                     "touch started\n"
+                                     "while kill -0 $! 2>/dev/null; do sleep 0.2; done\n";
+  fs::permissions(work_ / "who.sh", fs::perms::all);
+  const int64_t who = Submit("-o who.txt who.sh");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "started"); }, 15s));
+  std::this_thread::sleep_for(1s);  // the step's task is up and has set its trap
+  EXPECT_EQ(Run("scancel -b -s USR2 " + std::to_string(who)).rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "who.txt").string()).find("batch-usr2") != std::string::npos; }, 10s));
+  EXPECT_EQ(Run("scancel -s USR2 " + std::to_string(who)).rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "who.txt").string()).find("step-usr2") != std::string::npos; }, 10s));
+  ASSERT_TRUE(WaitFor([&] { return State(who) == "COMPLETED"; }, 20s)) << State(who);
+  // Each got it once (the step's sleep, in the task's process group, dies of it: its shell says so).
+  const std::string who_out = ReadFile((work_ / "who.txt").string());
+  EXPECT_EQ(who_out.find("batch-usr2"), who_out.rfind("batch-usr2")) << who_out;
+  EXPECT_EQ(who_out.find("step-usr2"), who_out.rfind("step-usr2")) << who_out;
+  EXPECT_LT(who_out.find("batch-usr2"), who_out.find("step-usr2")) << who_out;
+}
+
 }  // namespace

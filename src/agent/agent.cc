@@ -425,12 +425,17 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   }
   // A suspended job being ended runs again first: a stopped (or frozen) process would neither
   // act on SIGTERM nor, frozen in a v1 cgroup, die of SIGKILL. (As Slurm's scancel does.)
-  if (run.suspended && why != "signal") SuspendLocked(run, false);
-  if (run.pid > 0 && sig > 0) (void)SignalGroup(run.pid, sig);
-  if (sig > 0) steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
+  // A signal that ends nothing: "signal" for all the job's processes (the batch shell's process
+  // group and the steps: scancel -f), "signal-batch" for the batch shell alone (scancel -b,
+  // sbatch --signal=B:), "signal-steps" for the steps alone (scancel -s, sbatch --signal).
+  const bool only_signal = why == "signal" || why == "signal-batch" || why == "signal-steps";
+  if (run.suspended && !only_signal) SuspendLocked(run, false);
+  if (run.pid > 0 && sig > 0 && why == "signal-batch") (void)kill(run.pid, sig);
+  if (run.pid > 0 && sig > 0 && why != "signal-batch" && why != "signal-steps") (void)SignalGroup(run.pid, sig);
+  if (sig > 0 && why != "signal-batch") steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
   // Step tasks here get the signal and kill_after to end, like a batch script.
   const bool graceful = sig != SIGKILL && kill_after > 0 && steps_.Running(id) > 0;
-  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) && why != "signal") {
+  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) && !only_signal) {
     // Nothing of the job runs here: the allocation on this node simply ends.
     steps_.Signal(id, -1, SIGKILL);
     if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <csignal>
+#include <cstring>
+
 #include <algorithm>
 #include <map>
 
@@ -98,6 +101,21 @@ std::vector<std::string> SubmitEnvironment(const std::string& mode) {
   env = ExportedEnvironment(mode, env);
   for (const std::string& kv : PropagatedLimitsEnvironment()) SetEnvEntry(&env, kv);
   return env;
+}
+
+int SignalNumber(const std::string& name) {
+  std::string s = name;
+  if (s.rfind("SIG", 0) == 0) s = s.substr(3);
+  int sig = 0;
+  if (!s.empty() && s.size() < 4 && s.find_first_not_of("0123456789") == std::string::npos) {
+    sig = std::stoi(s);
+  } else {
+    for (int k = 1; k < NSIG; ++k) {
+      const char* abbrev = sigabbrev_np(k);
+      if (abbrev != nullptr && s == abbrev) sig = k;
+    }
+  }
+  return sig > 0 && sig < NSIG ? sig : 0;
 }
 
 std::string LocalHostname() {

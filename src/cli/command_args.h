@@ -40,6 +40,9 @@ void SetEnvEntry(std::vector<std::string>* env, const std::string& kv);
 // --export `mode`, with its umask and soft resource limits (agent/launcher.h) set.
 std::vector<std::string> SubmitEnvironment(const std::string& mode);
 
+// A signal as commands take it: "USR1", "SIGUSR1", "10"; 0 if it names none.
+int SignalNumber(const std::string& name);
+
 // This host's name (gethostname).
 std::string LocalHostname();
 

@@ -51,14 +51,16 @@ constexpr HelpText kTexts[] = {
      "      --usage                brief usage message\n"
      "  -V, --version              version\n"},
     {"scancel", true,
-     "Usage: scancel [-A account] [--batch] [-n job_name] [-p partition] [-s signal] [-t PENDING|RUNNING|SUSPENDED]\n"
+     "Usage: scancel [-A account] [--batch] [--full] [-n job_name] [-p partition] [-s signal] [-t PENDING|RUNNING|SUSPENDED]\n"
      "               [-u user_name] [-w hosts] [-v] [job_id[_array_id][.step_id]]\n",
      "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]...]\n"
      "  -A, --account=account      jobs of this account\n"
-     "  -b, --batch                signal the batch shell only\n"
+     "  -b, --batch                signal the batch shell alone (default signal KILL)\n"
+     "  -f, --full                 signal the batch shell, its children and the steps\n"
      "  -n, --name=job_name        jobs of this name\n"
      "  -p, --partition=partition  jobs in this partition\n"
-     "  -s, --signal=name | int    send a signal instead of cancelling\n"
+     "  -s, --signal=name | int    send a signal instead of cancelling (to the steps only,\n"
+     "                             unless -b or -f)\n"
      "  -t, --state=states         jobs in these states\n"
      "  -u, --user=user_name       jobs of this user\n"
      "  -v, --verbose              say why a job could not be cancelled\n"

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <thread>
+#include <chrono>
 #include <sstream>
 
 #include "base/clock.h"
@@ -21,6 +23,7 @@
 #include "report/slurm_format.h"
 #include "report/squeue_format.h"
 #include "model/hostlist.h"
+#include "model/job_list_json.h"
 #include "model/record_json.h"
 #include "model/slurm_time.h"
 
@@ -34,6 +37,43 @@ namespace {
 
 int64_t Now() { return SystemClock().NowSeconds(); }
 
+
+}  // namespace
+
+namespace {
+
+// sbatch --wait: polls until the job, or every task of an array, has ended; returns the highest
+// exit code (1 for a job killed by a signal), as Slurm's sbatch does.
+int WaitForJob(CtldClient& c, int64_t id, std::ostream& err) {
+  int delay_ms = 250;
+  while (true) {
+    StatusOr<std::string> r = c.CallRaw("GET", "/v1/accounting/jobs?ids=" + std::to_string(id));
+    if (r.ok()) {
+      StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(*r);
+      if (jobs.ok() && jobs->empty()) {
+        err << "sbatch: error: Job " << id << " no longer found and exit code not found\n";
+        return 1;
+      }
+      if (jobs.ok()) {
+        bool done = true;
+        int rc = 0;
+        for (const JobRecord& j : *jobs) {
+          if (!IsFinished(j.state)) {
+            done = false;
+            break;
+          }
+          rc = std::max(rc, j.exit_signal > 0 ? 1 : j.exit_code);
+        }
+        if (done) return rc;
+      }
+    } else {
+      err << "sbatch: error: Currently unable to load job state information, retrying: " << r.status().message()
+          << "\n";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 2000);
+  }
+}
 
 }  // namespace
 
@@ -85,11 +125,29 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"comment", req->comment},
             {"array", req->array},
             {"begin_time", begin_time},
+            {"warn_signal", req->signal},
+            {"warn_time_s", req->signal_time_s},
+            {"warn_batch_only", req->signal_batch_only},
             {"submit_host", LocalHostname()}};
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
     return 1;
+  }
+  if (req->test_only) {
+    // Slurm's words: "sbatch: Job 7 to start at 2026-12-03T11:04:24 using 2 processors on nodes
+    // n[1-2] in partition gpu", or "allocation failure: <why>" (exit 1).
+    StatusOr<json> w = (*c)->Call("POST", "/v1/jobs?test_only=1", body);
+    if (!w.ok()) {
+      err << "allocation failure: " << w.status().message() << "\n";
+      return 1;
+    }
+    const int64_t start = w->value("start_time", int64_t{0});
+    err << "sbatch: Job " << w->value("job_id", int64_t{0}) << " to start at "
+        << (start > 0 ? FormatSlurmTime(start) : std::string("Unknown")) << " using " << w->value("cpus", 0)
+        << " processors on nodes " << (start > 0 ? w->value("nodes", std::string()) : std::string("(unknown)"))
+        << " in partition " << w->value("partition", std::string()) << "\n";
+    return 0;
   }
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
@@ -105,7 +163,8 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   } else {
     out << "Submitted batch job " << id << "\n";
   }
-  return 0;
+  out.flush();
+  return req->wait ? WaitForJob(**c, id, err) : 0;
 }
 
 int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -305,14 +364,16 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   std::string user, name, signal_name, account, partition;
   std::set<JobState> states;
   std::vector<std::string> on_nodes;
-  bool verbose = false;
+  bool verbose = false, batch_only = false, full = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
     if (a == "-v" || a == "--verbose") {
       verbose = true;
-    } else if (a == "-b" || a == "--batch" || a == "-f" || a == "--full") {
-      // the signal reaches the job's processes, the batch shell included, with or without these
+    } else if (a == "-b" || a == "--batch") {
+      batch_only = true;  // the signal goes to the batch shell (and its children), not to the steps
+    } else if (a == "-f" || a == "--full") {
+      full = true;  // the batch shell, its children and the steps
     } else if (TakeValue(args, i, "-A", "--account", &v)) {
       account = v;
     } else if (TakeValue(args, i, "-p", "--partition", &v)) {
@@ -365,20 +426,13 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   int sig = 0;
   if (!signal_name.empty()) {
-    std::string s = signal_name;
-    if (s.rfind("SIG", 0) == 0) s = s.substr(3);
-    if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
-      sig = std::stoi(s);
-    } else {
-      for (int k = 1; k < NSIG; ++k) {
-        const char* abbrev = sigabbrev_np(k);
-        if (abbrev != nullptr && s == abbrev) sig = k;
-      }
-    }
-    if (sig <= 0 || sig >= NSIG) {
+    sig = SignalNumber(signal_name);
+    if (sig == 0) {
       err << "scancel: error: Invalid job signal: " << signal_name << "\n";
       return 1;
     }
+  } else if (batch_only || full) {
+    sig = SIGKILL;  // Slurm's scancel -b/-f without -s: a signal, SIGKILL
   }
   const bool filtered = !user.empty() || !name.empty() || !account.empty() || !partition.empty() || !states.empty() ||
                         !on_nodes.empty();
@@ -439,7 +493,11 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   int rc = token_rc;
   for (int64_t id : ids) {
-    StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + (sig ? "?signal=" + std::to_string(sig) : ""));
+    // Who gets it, as in Slurm: -b the batch shell alone, -f everything, else only the steps
+    // (SIGKILL everything).
+    std::string query = sig ? "?signal=" + std::to_string(sig) : "";
+    if (sig) query += batch_only ? "&target=batch" : full || sig == SIGKILL ? "&target=full" : "&target=steps";
+    StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + query);
     if (r.ok()) continue;
     // A job a filter chose that ended (or left the controller) since the listing: what was asked
     // holds, so it is not an error (Slurm reports these only with -v).

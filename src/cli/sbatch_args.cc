@@ -20,14 +20,18 @@
 //     specification" exit 255, "Invalid generic resource (gres) specification" exit 1, "Invalid
 //     --mem specification", 'Invalid numeric value "x" for --ntasks.'); values Slurm takes but Muster
 //     does not (e.g. --mem=0, --time=-5) get Muster's message after "sbatch: error: ".
-// Differences, on purpose: Slurm options Muster does not implement (--signal, --test-only, ...) are
-// rejected ("sbatch: error: --array is not supported by Muster", exit 1) instead of being silently
+// Differences, on purpose: Slurm options Muster does not implement (--bb, --reservation, ...) are
+// rejected ("sbatch: error: --bb is not supported by Muster", exit 1) instead of being silently
 // half-honoured; a few harmless ones (-v, -Q, --mail-type, --open-mode, ...) are accepted and listed
 // in ignored_args. Unknown options in directives fail like unknown options on the command line
 // (Slurm 22.05 prints getopt's complaint and carries on). SBATCH_* environment variables are not
 // read (pure parser; the caller may turn them into arguments). The script path is not searched in
 // $PATH.
 #include "cli/sbatch_args.h"
+
+#include "cli/command_args.h"
+
+#include "cli/command_args.h"
 
 #include <cctype>
 #include <cerrno>
@@ -149,11 +153,11 @@ constexpr OptionSpec kOptions[] = {
     {"reboot", 0, Arg::kNone, Kind::kUnsupported, nullptr},
     {"requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
     {"reservation", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"signal", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
+    {"signal", 0, Arg::kRequired, Kind::kOwn, nullptr},
     {"sockets-per-node", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"spread-job", 0, Arg::kNone, Kind::kUnsupported, nullptr},
     {"switches", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"test-only", 0, Arg::kNone, Kind::kUnsupported, nullptr},
+    {"test-only", 0, Arg::kNone, Kind::kOwn, nullptr},
     {"thread-spec", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"threads-per-core", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"time", 't', Arg::kRequired, Kind::kResource, nullptr},
@@ -164,7 +168,7 @@ constexpr OptionSpec kOptions[] = {
     {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported, nullptr},
     {"verbose", 'v', Arg::kNone, Kind::kIgnored, nullptr},
     {"version", 'V', Arg::kNone, Kind::kMeta, nullptr},
-    {"wait", 'W', Arg::kNone, Kind::kUnsupported, nullptr},
+    {"wait", 'W', Arg::kNone, Kind::kOwn, nullptr},
     {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
     {"wckey", 0, Arg::kRequired, Kind::kIgnored, nullptr},
     {"wrap", 0, Arg::kRequired, Kind::kOwn, nullptr},
@@ -463,6 +467,30 @@ Status ApplyOwn(const std::vector<ParsedOption>& opts, const std::string& cwd, S
           }
         } else if (name == "parsable") {
           r->parsable = true;
+        } else if (name == "wait") {
+          r->wait = true;
+        } else if (name == "test-only") {
+          r->test_only = true;
+        } else if (name == "signal") {
+          // [{R|B}:]SIG[@TIME]: R (reservation overlap) means nothing here; B: the batch shell only.
+          std::string spec = v;
+          r->signal_batch_only = false;
+          if (const size_t colon = spec.find(':'); colon != std::string::npos) {
+            const std::string flags = spec.substr(0, colon);
+            if (flags.empty() || flags.find_first_not_of("RB") != std::string::npos) {
+              return OptionError("sbatch: error: Invalid --signal specification");
+            }
+            r->signal_batch_only = flags.find('B') != std::string::npos;
+            spec = spec.substr(colon + 1);
+          }
+          const size_t at = spec.find('@');
+          const std::string time = at == std::string::npos ? "60" : spec.substr(at + 1);
+          r->signal = SignalNumber(spec.substr(0, at));
+          if (r->signal == 0 || time.empty() || time.size() > 5 ||
+              time.find_first_not_of("0123456789") != std::string::npos || std::stoi(time) > 65535) {
+            return OptionError("sbatch: error: Invalid --signal specification");
+          }
+          r->signal_time_s = std::stoi(time);
         } else if (name == "hold") {
           r->hold = true;
         } else if (name == "requeue") {

@@ -35,6 +35,11 @@ struct SbatchRequest {
   std::string script;       // the batch script text (the generated one with --wrap)
   std::vector<std::string> script_args;  // arguments after the script path
   bool parsable = false;    // --parsable: print only the job id
+  bool wait = false;        // -W/--wait: return when the job (every task of an array) ended, with its exit code
+  bool test_only = false;   // --test-only: say when and where the job would start; submit nothing
+  int signal = 0;           // --signal=[B:]SIG[@TIME]: SIG (0 = none) TIME seconds before the time limit
+  int signal_time_s = 60;
+  bool signal_batch_only = false;
   bool hold = false;        // -H: submit held (JobHeldUser)
   bool requeue = true;      // --requeue / --no-requeue
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +69,21 @@ TEST(SbatchArgsTest, CapturedOkWrap) {  // sbatch_ok.txt: sbatch --wrap 'true' -
   EXPECT_FALSE(r->parsable);
   EXPECT_FALSE(r->hold);
   EXPECT_TRUE(r->script_path.empty());
+}
+
+TEST(SbatchArgsTest, WaitTestOnlyAndSignal) {
+  StatusOr<SbatchRequest> r = Parse({"-W", "--test-only", "--signal=RB:SIGUSR2@90", "--wrap", "true"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->wait);
+  EXPECT_TRUE(r->test_only);
+  EXPECT_EQ(r->signal, SIGUSR2);
+  EXPECT_EQ(r->signal_time_s, 90);
+  EXPECT_TRUE(r->signal_batch_only);
+  r = Parse({"--signal=10", "--wrap", "true"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->signal, 10);
+  EXPECT_EQ(r->signal_time_s, 60) << "Slurm's default";
+  EXPECT_FALSE(r->signal_batch_only);
 }
 
 TEST(SbatchArgsTest, CapturedParsable) {  // sbatch_parsable.txt
@@ -343,8 +360,10 @@ TEST(SbatchArgsTest, CombinationErrorsExitOne) {
 }
 
 TEST(SbatchArgsTest, UnsupportedAndIgnoredOptions) {
-  ExpectFail({"--test-only", "--wrap", "true"}, 1, "sbatch: error: --test-only is not supported by Muster\n");
-  ExpectFail({"--signal=USR1@60", "--wrap", "true"}, 1, "sbatch: error: --signal is not supported by Muster\n");
+  ExpectFail({"--bb=x", "--wrap", "true"}, 1, "sbatch: error: --bb is not supported by Muster\n");
+  ExpectFail({"--signal=USR1@x", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
+  ExpectFail({"--signal=B:FOO@60", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
+  ExpectFail({"--signal=X:USR1", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
   StatusOr<SbatchRequest> r = Parse({"-v", "--mail-type=END", "-Q", "--wrap", "true"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->ignored_args, std::vector<std::string>({"--verbose", "--mail-type=END", "--quiet"}));

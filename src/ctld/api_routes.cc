@@ -226,8 +226,20 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) ||
         !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err) ||
         !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
-        !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err)) {
+        !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err) ||
+        !Get(b, "warn_signal", s.warn_signal, err) || !Get(b, "warn_time_s", s.warn_time_s, err) ||
+        !Get(b, "warn_batch_only", s.warn_batch_only, err)) {
       return ErrorResponse(err);
+    }
+    // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
+    if (req.query.count("test_only") && req.query.at("test_only") == "1") {
+      StatusOr<Controller::WillRun> w = c.TestOnly(s, req.caller);
+      if (!w.ok()) return ErrorResponse(w.status());
+      return Ok(json{{"job_id", w->job_id},
+                     {"start_time", w->start_time},
+                     {"nodes", w->nodes},
+                     {"cpus", w->cpus},
+                     {"partition", w->partition}});
     }
     StatusOr<int64_t> id = c.Submit(s, req.caller);
     if (!id.ok()) return ErrorResponse(id.status());
@@ -281,7 +293,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
       }
       if (signal < 0 || signal > 64) return ErrorResponse(InvalidArgument("Invalid signal"));
     }
-    Status st = c.Cancel(*id, signal, req.caller);
+    const std::string target = req.query.count("target") ? req.query.at("target") : "full";
+    Status st = c.Cancel(*id, signal, req.caller, target);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

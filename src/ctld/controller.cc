@@ -194,6 +194,16 @@ StatusOr<int64_t> Controller::NextJobId() {
 }
 
 StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller) {
+  return SubmitOrTest(request, caller, nullptr);
+}
+
+StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller) {
+  WillRun w;
+  RETURN_IF_ERROR(SubmitOrTest(request, caller, &w).status());
+  return w;
+}
+
+StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
   if (caller.uid == 0 && !config_.allow_root_jobs) {
     return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
@@ -267,6 +277,13 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.workdir = request.workdir.empty() ? "/" : request.workdir;
     job.submit_host = request.submit_host;
     job.comment = request.comment;
+    if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 ||
+        request.warn_time_s > 65535) {
+      return InvalidArgument("Invalid --signal specification");
+    }
+    job.warn_signal = request.warn_signal;
+    job.warn_time_s = request.warn_time_s;
+    job.warn_batch_only = request.warn_batch_only;
     job.environment = request.environment;
     job.stdout_pattern = request.stdout_pattern;
     job.stderr_pattern = request.stderr_pattern;
@@ -295,6 +312,38 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     job.dependency = request.dependency;
     job.begin_time = request.begin_time > job.submit_time ? request.begin_time : 0;
     if (job.begin_time > 0) job.eligible_time = job.begin_time;
+  }
+  if (will_run != nullptr) {
+    PendingJob probe;
+    probe.request = job.request;
+    probe.user = job.user;
+    probe.account = job.account;
+    probe.qos = job.qos;
+    probe.submit_time = job.submit_time;
+    std::vector<Decision> d;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ClusterSnapshot now = SnapshotLocked(/*jobs=*/true);
+      SchedulerOptions options = config_.scheduler;
+      options.backfill = true;  // for the reservation's time when it cannot start now
+      options.strict_priority = true;
+      Scheduler scheduler(now, options);
+      d = scheduler.RunCycle({probe});
+    }
+    if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
+    will_run->partition = job.partition;
+    if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
+      will_run->start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;
+      if (job.begin_time > will_run->start_time) will_run->start_time = job.begin_time;
+      std::vector<std::string> names;
+      for (const NodeAllocation& a : d[0].nodes) {
+        names.push_back(a.node);
+        will_run->cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
+      }
+      will_run->nodes = CompressHostlist(names);
+    }
+    ASSIGN_OR_RETURN(will_run->job_id, NextJobId());
+    return will_run->job_id;
   }
   // A job array: one job per task, each with an id of its own; the first one's id names the array.
   std::vector<JobRecord> jobs;
@@ -397,6 +446,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   priority_.Forget(job.id);
   job.state = JobState::kPending;
   job.restart_count += 1;
+  job.warn_sent = false;
   job.allocation.clear();
   job.batch_host.clear();
   job.start_time = 0;
@@ -646,7 +696,7 @@ int Controller::ScheduleOnce() {
 void Controller::Tick() {
   const int64_t now = clock_->NowSeconds();
   std::vector<JobRecord> changed, kill;
-  std::vector<JobRecord> to_timeout, resignal, ended;
+  std::vector<JobRecord> to_timeout, resignal, ended, warned;
   std::vector<int64_t> ending_ids;
   std::vector<NodeRecord> down_nodes;
   std::string usage;
@@ -693,7 +743,13 @@ void Controller::Tick() {
       JobRecord& j = *job;
       if (j.state == JobState::kRunning) {
         if (j.time_limit_s <= 0 || j.start_time == 0) continue;
-        if (now - j.start_time - j.suspended_s < j.time_limit_s || !j.ending.empty()) continue;
+        const int64_t ran = now - j.start_time - j.suspended_s;
+        if (j.warn_signal > 0 && !j.warn_sent && j.ending.empty() && ran >= j.time_limit_s - j.warn_time_s) {
+          j.warn_sent = true;  // sbatch --signal
+          warned.push_back(j);
+          changed.push_back(j);
+        }
+        if (ran < j.time_limit_s || !j.ending.empty()) continue;
         EndingLocked(j, "timeout", config_.kill_wait_s);
         to_timeout.push_back(j);
       } else if (j.state == JobState::kCompleting) {
@@ -730,6 +786,8 @@ void Controller::Tick() {
       usage_saved_at_ = 0;
     }
   }
+  // sbatch --signal: the steps, or with B: the batch shell alone (Slurm's rule).
+  for (const JobRecord& j : warned) SignalAll(j, j.warn_signal, 0, j.warn_batch_only ? "signal-batch" : "signal-steps");
   for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
   for (const JobRecord& j : resignal) SignalAll(j, SIGKILL, 0, j.ending);
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");

@@ -82,6 +82,9 @@ struct SubmitRequest {
   std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
   std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
   int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
+  int warn_signal = 0;     // --signal: 1..64 (0 = none)
+  int warn_time_s = 0;     // 0..65535 seconds before the time limit
+  bool warn_batch_only = false;
 };
 
 // What an agent reports when a job's batch script (or a job's processes on a node) ended.
@@ -153,8 +156,22 @@ class Controller {
   // Errors carry Slurm's messages ("Invalid partition name specified", "Requested node
   // configuration is not available", ...): InvalidArgument for bad requests, PermissionDenied.
   StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller);
+  // sbatch --test-only: checks the request as Submit does and says when and where it would start
+  // if submitted now (a scheduling pass over the running jobs with it as the only waiting one);
+  // stores nothing. The job id is taken, as Slurm takes one.
+  struct WillRun {
+    int64_t job_id = 0;
+    int64_t start_time = 0;  // 0 = unknown (it waits for something other than resources)
+    std::string nodes;       // hostlist; "" when unknown
+    int cpus = 0;
+    std::string partition;
+  };
+  StatusOr<WillRun> TestOnly(const SubmitRequest& request, const Caller& caller);
   // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
-  Status Cancel(int64_t job_id, int signal, const Caller& caller);
+  // target: who gets a signal (not for cancel): "full" (the batch shell, its children and the
+  // steps: scancel -f), "batch" (the batch shell alone: scancel -b) or "steps" (the steps only:
+  // scancel -s without -b/-f, as in Slurm).
+  Status Cancel(int64_t job_id, int signal, const Caller& caller, const std::string& target = "full");
   // scontrol hold/release: an admin's hold is JobHeldAdmin, which only an admin may release.
   Status Hold(int64_t job_id, bool hold, const Caller& caller);
   // scontrol update JobId=: `fields` in Slurm's names, case-insensitive: TimeLimit (its owner may
@@ -249,6 +266,8 @@ class Controller {
   // The scheduler's view of now. Without `jobs`, only nodes and usage: no running jobs,
   // partitions or topology.
   ClusterSnapshot SnapshotLocked(bool jobs = true) const;
+  // Submit, or with will_run set TestOnly.
+  StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
   // What a kept running entry's allocation was copied from: the job's run (its start and

@@ -132,6 +132,61 @@ TEST_F(ControllerTest, TimeLimitEndsInTimeout) {
   EXPECT_EQ(Job(id).state, JobState::kTimeout);
 }
 
+// sbatch --signal=B:USR1@60: the signal goes out once, 60 s before the limit, to the batch shell only.
+TEST_F(ControllerTest, WarningSignalBeforeTheTimeLimit) {
+  RegisterAll();
+  SubmitRequest s;
+  s.resource_args = {"-p", "debug", "-t", "5"};
+  s.script = "#!/bin/sh\ntrue\n";
+  s.warn_signal = SIGUSR1;
+  s.warn_time_s = 60;
+  s.warn_batch_only = true;
+  StatusOr<int64_t> id = ctld_->Submit(s, kAlice);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ctld_->ScheduleOnce();
+  clock_.AdvanceSeconds(239);
+  ASSERT_TRUE(ctld_->Heartbeat("n1", {*id}, kAdmin).ok());
+  ctld_->Tick();
+  EXPECT_TRUE(agents_.signals.empty());
+  clock_.AdvanceSeconds(1);
+  ctld_->Tick();
+  ASSERT_EQ(agents_.signals.size(), 1u);
+  EXPECT_EQ(agents_.signals[0].signal, SIGUSR1);
+  EXPECT_EQ(agents_.signals[0].why, "signal-batch");  // B: the batch shell alone
+  EXPECT_TRUE(Job(*id).warn_sent);
+  clock_.AdvanceSeconds(10);
+  ctld_->Tick();
+  EXPECT_EQ(agents_.signals.size(), 1u) << "once per run";
+  s.warn_signal = 99;
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid --signal specification");
+}
+
+// sbatch --test-only: now on free nodes, later (the running job's end) on busy ones; nothing stored.
+TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
+  RegisterAll();
+  SubmitRequest s;
+  s.resource_args = {"-p", "debug", "-t", "5"};
+  s.script = "#!/bin/sh\ntrue\n";
+  StatusOr<Controller::WillRun> w = ctld_->TestOnly(s, kAlice);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->start_time, clock_.NowSeconds());
+  EXPECT_EQ(w->nodes, "n1");
+  EXPECT_EQ(w->partition, "debug");
+  EXPECT_GE(w->cpus, 1);
+  const size_t jobs = ctld_->ListJobs(JobQuery{}).size();
+  s.resource_args = {"-p", "debug", "-t", "5", "--exclusive"};
+  const int64_t busy = Submit(s.resource_args);
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(busy).state, JobState::kRunning);
+  StatusOr<Controller::WillRun> later = ctld_->TestOnly(s, kAlice);
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  EXPECT_EQ(later->start_time, Job(busy).start_time + 300) << "when the exclusive job's limit ends";
+  EXPECT_GT(later->job_id, w->job_id);
+  EXPECT_EQ(ctld_->ListJobs(JobQuery{}).size(), jobs + 1) << "only the real submission";
+  s.resource_args = {"--gres=gpu:99"};
+  EXPECT_EQ(ctld_->TestOnly(s, kAlice).status().message(), "Requested node configuration is not available");
+}
+
 TEST_F(ControllerTest, OomReported) {
   RegisterAll();
   const int64_t id = Submit({"--mem=1G"});

@@ -11,7 +11,10 @@
 
 namespace muster {
 
-Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
+Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, const std::string& target) {
+  if (target != "full" && target != "batch" && target != "steps") {
+    return InvalidArgument("unknown signal target '" + target + "' (full, batch or steps)");
+  }
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   JobRecord copy;
   bool running = false;
@@ -45,7 +48,7 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller) {
     RETURN_IF_ERROR(Persist(copy));
     SignalAll(copy, SIGTERM, config_.kill_wait_s, "cancel");
   } else {
-    SignalAll(copy, signal, 0, "signal");
+    SignalAll(copy, signal, 0, target == "full" ? "signal" : "signal-" + target);
   }
   return Status::Ok();
 }

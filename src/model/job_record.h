@@ -110,6 +110,12 @@ struct JobRecord {
   std::string dependency;
   std::string dependency_left;
   int64_t begin_time = 0;           // --begin: not eligible before (0 = at once)
+  // sbatch --signal=[B:]SIG[@TIME]: SIG goes to the job (only its batch shell with B:) TIME seconds
+  // before its time limit, once per run.
+  int warn_signal = 0;              // 0 = none
+  int warn_time_s = 0;
+  bool warn_batch_only = false;
+  bool warn_sent = false;           // this run's signal went out
 
   JobState state = JobState::kPending;
   std::string reason;               // pending reason ("Resources", "JobHeldUser", ...) or "None"

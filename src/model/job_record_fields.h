@@ -98,6 +98,10 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("dependency", j.dependency, d.dependency);
   v.Field("dependency_left", j.dependency_left, d.dependency_left);
   v.Field("begin_time", j.begin_time, d.begin_time);
+  v.Field("warn_signal", j.warn_signal, d.warn_signal);
+  v.Field("warn_time_s", j.warn_time_s, d.warn_time_s);
+  v.Field("warn_batch_only", j.warn_batch_only, d.warn_batch_only);
+  v.Field("warn_sent", j.warn_sent, d.warn_sent);
   v.Field("state", j.state, d.state);
   v.Field("reason", j.reason, d.reason);
   v.Field("reason_detail", j.reason_detail, d.reason_detail);
