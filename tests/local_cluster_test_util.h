@@ -97,7 +97,8 @@ class LocalClusterTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   // A command run by the cluster's owner (root here) from the work dir.
-  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " && " + env_ + cmd); }
+  // The cluster's environment holds for the whole command line (pipes, lists, background jobs).
+  Result Run(const std::string& cmd) { return Sh("cd " + work_.string() + " || exit 99; export " + env_ + "; " + cmd); }
   // The same as another user.
   Result RunAs(const std::string& user, const std::string& cmd) {
     return Sh("cd " + work_.string() + " && su -s /bin/sh " + user + " -c '" + env_ + cmd + "'");

@@ -197,6 +197,12 @@ TEST_F(Srun, JobidAndImmediate) {
                   " -n 1 sh -c 'echo in=$SLURM_JOB_ID'");
   EXPECT_EQ(in.rc, 0) << in.out;
   EXPECT_EQ(in.out, "in=" + std::to_string(id) + "\n");
+  // squeue -s: the batch step, and a step srun runs in the job from outside it.
+  const std::string sid = std::to_string(id);
+  Result steps = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun --jobid=" + sid +
+                     " -n 2 -J napper sleep 4 >/dev/null 2>&1 & sleep 1.5; squeue -s -h -o '%i %j %N %A'; "
+                     "squeue --steps=" + sid + ".batch -h -o %i; wait");
+  EXPECT_EQ(steps.out, sid + ".1 napper node[1-2] 2\n" + sid + ".batch batch node1 1\n" + sid + ".batch\n");
   Result busy = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -I -n 1 true");
   EXPECT_EQ(busy.rc, 1);
   EXPECT_NE(busy.out.find("srun: error: Unable to allocate resources: Job can not start immediately\n"),

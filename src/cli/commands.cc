@@ -172,7 +172,8 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   SqueueOptions opt;
   std::set<std::string> users, parts, states, accounts, names;
   std::set<int64_t> ids;
-  bool json_out = false, long_fmt = false, start = false;
+  bool json_out = false, long_fmt = false, start = false, steps = false;
+  std::set<std::string> step_ids;  // -s/--steps=LIST: "12.0", "12" (every step of job 12)
   std::string format, fields;
   // The default layouts from the environment, as Slurm's squeue reads them; options override.
   if (const char* f = std::getenv("SQUEUE_FORMAT"); f != nullptr && *f) format = f;
@@ -193,6 +194,9 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       start = true;
     } else if (a == "-r" || a == "--array") {
       opt.expand_arrays = true;
+    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0 || (a.rfind("-s", 0) == 0 && a.size() > 2)) {
+      steps = true;  // an optional value, attached only ("-s12.0", "--steps=12.0,13")
+      for (auto& s : Split(a[1] == 's' ? a.substr(2) : a.size() > 7 ? a.substr(8) : "", ',')) step_ids.insert(s);
     } else if (TakeValue(args, i, "-A", "--account", &v)) {
       for (auto& s : Split(v, ',')) accounts.insert(s);
     } else if (TakeValue(args, i, "-n", "--name", &v)) {
@@ -260,6 +264,28 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("squeue", c.status(), err);
+  if (steps && !json_out) {
+    StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(SqueueSelectionQuery(selection));
+    if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
+    std::erase_if(*jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
+    StatusOr<json> listed = (*c)->Call("GET", "/v1/steps");
+    if (!listed.ok()) return ConnectError("squeue", listed.status(), err);
+    std::vector<StepRecord> all;
+    for (const json& s : listed->value("steps", json::array())) {
+      if (StatusOr<StepRecord> r = StepRecordFromJson(s); r.ok()) all.push_back(std::move(*r));
+    }
+    for (StepRecord& s : BatchSteps(*jobs)) all.push_back(std::move(s));
+    if (!step_ids.empty()) {
+      std::erase_if(all, [&](const StepRecord& s) {
+        const std::string job = std::to_string(s.job_id);
+        return !step_ids.count(job) &&
+               !step_ids.count(job + "." + (s.step_id == kBatchStepId ? "batch" : std::to_string(s.step_id)));
+      });
+    }
+    return EmitOutput(FormatSqueueSteps(all, *jobs, format.empty() ? kSqueueStepsFormat : format, !opt.no_header,
+                                        long_fmt, Now()),
+                      out, err);
+  }
   if (!json_out) {
     // The controller selects and renders the table (report/squeue_format.h).
     StatusOr<std::string> text = (*c)->CallRaw("GET", "/v1/jobs?" + SqueueQuery(selection, opt));

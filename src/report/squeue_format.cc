@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -455,6 +456,87 @@ StatusOr<std::pair<SqueueSelection, SqueueOptions>> ParseSqueueQuery(const std::
     sel.states.insert(JobStateName(*st));
   }
   return std::make_pair(std::move(sel), std::move(opt));
+}
+
+std::vector<StepRecord> BatchSteps(const std::vector<JobRecord>& jobs) {
+  std::vector<StepRecord> out;
+  for (const JobRecord& j : jobs) {
+    if (j.state != JobState::kRunning || j.interactive || j.batch_host.empty()) continue;
+    StepRecord s;
+    s.job_id = j.id;
+    s.step_id = kBatchStepId;
+    s.name = "batch";
+    s.nodes = {j.batch_host};
+    s.ntasks = 1;
+    s.start_time = j.start_time;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+SlurmOutput FormatSqueueSteps(std::vector<StepRecord> steps, const std::vector<JobRecord>& jobs,
+                              const std::string& format, bool header, bool date_line, int64_t now) {
+  SlurmOutput o;
+  StatusOr<std::vector<FormatField>> fields = ParseFormat(format, "job step");
+  if (!fields.ok()) {
+    o.err = "squeue: error: " + fields.status().message() + "\n";
+    o.exit_code = 1;
+    return o;
+  }
+  std::map<int64_t, const JobRecord*> by_id;
+  for (const JobRecord& j : jobs) by_id[j.id] = &j;
+  std::erase_if(steps, [&](const StepRecord& s) { return s.state != JobState::kRunning || !by_id.count(s.job_id); });
+  // Job by job, its steps in order, the batch step last (Slurm's 0xfffffffb).
+  const auto key = [](const StepRecord& s) {
+    return std::pair<int64_t, int64_t>(s.job_id, s.step_id == kBatchStepId ? int64_t{1} << 32 : s.step_id);
+  };
+  std::sort(steps.begin(), steps.end(), [&](const StepRecord& a, const StepRecord& b) { return key(a) < key(b); });
+  std::set<char> unknown;
+  for (const FormatField& f : *fields) {
+    if (std::string_view("ijPuMlNASb").find(f.type) == std::string_view::npos) unknown.insert(f.type);
+  }
+  const auto header_of = [&](char type) -> std::string {
+    switch (type) {
+      case 'i': return "STEPID";
+      case 'j': return "NAME";
+      case 'P': return "PARTITION";
+      case 'u': return "USER";
+      case 'M': return "TIME";
+      case 'l': return "TIME_LIMIT";
+      case 'N': return "NODELIST";
+      case 'A': return "TASKS";
+      case 'S': return "START_TIME";
+      case 'b': return "TRES_PER_NODE";
+      default: return std::string("%") + type;
+    }
+  };
+  const auto value_of = [&](char type, const StepRecord& s) -> std::string {
+    const JobRecord& j = *by_id.at(s.job_id);
+    const bool batch = s.step_id == kBatchStepId;
+    switch (type) {
+      case 'i': return std::to_string(j.id) + "." + (batch ? std::string("batch") : std::to_string(s.step_id));
+      case 'j': return s.name;
+      case 'P': return j.partition;
+      case 'u': return j.user;
+      case 'M': return FormatElapsed(std::max<int64_t>(0, now - s.start_time - (batch ? j.suspended_s : 0)));
+      case 'l': return j.time_limit_s > 0 && j.time_limit_s != kUnlimited ? FormatElapsed(j.time_limit_s) : "UNLIMITED";
+      case 'N': return CompressHostlist(s.nodes);
+      case 'A': return std::to_string(s.ntasks);
+      case 'S': return FormatSlurmTime(s.start_time);
+      case 'b': return "(null)";
+      default: return std::string("%") + type;
+    }
+  };
+  const auto line = [&](const std::function<std::string(char)>& cell) {
+    std::string l;
+    for (const FormatField& f : *fields) l += PrintField(cell(f.type), f.width, f.right) + f.suffix;
+    return l + "\n";
+  };
+  if (date_line) o.out += FormatDateLine(now) + "\n";
+  if (header) o.out += line(header_of);
+  for (const StepRecord& s : steps) o.out += line([&](char type) { return value_of(type, s); });
+  for (char c : unknown) o.err += std::string("squeue: error: Invalid job step format specification: ") + c + "\n";
+  return o;
 }
 
 }  // namespace muster

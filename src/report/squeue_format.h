@@ -40,6 +40,17 @@ StatusOr<std::string> FormatSqueue(const std::vector<JobRecord>& jobs, const Squ
                                    int64_t now);
 StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> jobs, const SqueueOptions& options, int64_t now);
 
+// squeue -s/--steps: the running steps of `jobs` (srun's, and batch steps: BatchSteps), ordered
+// by job then step (batch last). Fields: i (step id, "STEPID"), j, P, u, M (the step's elapsed
+// time), l (the job's limit), N, A (tasks, "TASKS"), S (start), b (GRES: "(null)"); another
+// letter prints as written, with Slurm's complaint on stderr.
+inline constexpr char kSqueueStepsFormat[] = "%.15i %.8j %.9P %.8u %.9M %N";
+inline constexpr int kBatchStepId = -5;  // StepRecord::step_id of "<job>.batch", as Slurm numbers it
+// Each running batch job's batch step ("<id>.batch", named "batch", one task on its batch host).
+std::vector<StepRecord> BatchSteps(const std::vector<JobRecord>& jobs);
+SlurmOutput FormatSqueueSteps(std::vector<StepRecord> steps, const std::vector<JobRecord>& jobs,
+                              const std::string& format, bool header, bool date_line, int64_t now);
+
 // Which jobs squeue shows (-j, -u/--me, -p, -t). The controller applies it, both when it renders
 // the table itself (GET /v1/jobs?render=squeue: a thousand pending jobs then cost squeue one small
 // text answer instead of decoding a thousand records) and for squeue --json's job list.

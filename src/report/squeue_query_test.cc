@@ -120,5 +120,38 @@ TEST(SqueueFormat, WaitingArrayTasksFoldIntoOneLineUnlessExpanded) {
   EXPECT_EQ(SqueueFormatFromFields("JobID,NoSuch").status().message(), "Invalid job format specification: NoSuch");
 }
 
+TEST(SqueueStepsTest, SrunStepsThenTheBatchStepInSlurmsLayout) {
+  const int64_t now = 1'700'000'000;
+  JobRecord j;
+  j.id = 7;
+  j.partition = "gpu";
+  j.user = "alice";
+  j.state = JobState::kRunning;
+  j.start_time = now - 65;
+  j.batch_host = "n1";
+  j.time_limit_s = 3600;
+  JobRecord pending = j;
+  pending.id = 8;
+  pending.state = JobState::kPending;
+  StepRecord s;
+  s.job_id = 7;
+  s.step_id = 0;
+  s.name = "sleep";
+  s.nodes = {"n1", "n2"};
+  s.ntasks = 2;
+  s.start_time = now - 5;
+  std::vector<StepRecord> steps = {s};
+  for (StepRecord& b : BatchSteps({j, pending})) steps.push_back(b);
+  SlurmOutput o = FormatSqueueSteps(steps, {j, pending}, kSqueueStepsFormat, true, false, now);
+  EXPECT_EQ(o.out,
+            "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+            "            7.0    sleep       gpu    alice      0:05 n[1-2]\n"
+            "        7.batch    batch       gpu    alice      1:05 n1\n");
+  EXPECT_EQ(o.err, "");
+  o = FormatSqueueSteps(steps, {j}, "%i %A %l %a", false, false, now);
+  EXPECT_EQ(o.out, "7.0 2 1:00:00 %a\n7.batch 1 1:00:00 %a\n");
+  EXPECT_EQ(o.err, "squeue: error: Invalid job step format specification: a\n");
+}
+
 }  // namespace
 }  // namespace muster
