@@ -245,7 +245,10 @@ Status Agent::StartBatch(Running& run) {
 
   TaskPlacement where;
   where.node_index = 0;
-  std::vector<std::string> env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name);
+  // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
+  const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_minors.empty();
+  std::vector<std::string> env =
+      BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
   LaunchSpec spec;
   spec.uid = job.uid;
   spec.gid = job.gid;
@@ -373,6 +376,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
     if (!st.ok()) return HttpResponse::Error(409, st.message());
     step->job = run.job;
     step->cgroup_procs_file = run.cgroup.empty() ? "" : opt_.cgroup->ProcsFile(run.cgroup);
+    step->devices_constrained = !run.cgroup.empty() && !opt_.gpu_minors.empty();
   }
   step->node_name = opt_.node.name;
   step->cluster_name = opt_.cluster_name;

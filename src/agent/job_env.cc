@@ -2,9 +2,9 @@
 // Per-node lists (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE) follow the node order of the
 // compressed node list, as Slurm's follow its node bitmap, and compress runs as "2(x3),1".
 //
-// CUDA_VISIBLE_DEVICES holds device indexes. For a MIG slice CUDA expects the slice's "MIG-..."
-// UUID instead; the job record only has indexes, so the agent (which holds its GpuInventory)
-// replaces the value for MIG devices after this function.
+// CUDA_VISIBLE_DEVICES holds device indexes (renumbered from 0 when the job's cgroup hides the
+// other GPUs). For a MIG slice CUDA expects the slice's "MIG-..." UUID instead; the job record
+// only has indexes, and nothing replaces them yet (MIG jobs are not handed their slices' UUIDs).
 #include "agent/job_env.h"
 
 #include <algorithm>
@@ -139,7 +139,8 @@ std::string GtidRange(int64_t first, int64_t count) {
 }  // namespace
 
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
-                                             const TaskPlacement& where, const std::string& cluster_name) {
+                                             const TaskPlacement& where, const std::string& cluster_name,
+                                             bool devices_constrained) {
   Env env(job.environment);
   env.UnsetIf(IsOutputVariable);
   const bool step = where.step_id >= 0;
@@ -263,8 +264,12 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     std::string list = JoinInts(gpus);
     env.Set("SLURM_GPUS_ON_NODE", static_cast<int64_t>(gpus.size()));
     env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", list);
-    env.Set("CUDA_VISIBLE_DEVICES", list);
-    env.Set("GPU_DEVICE_ORDINAL", list);
+    std::vector<int> visible = gpus;
+    if (devices_constrained) {
+      for (size_t i = 0; i < visible.size(); ++i) visible[i] = static_cast<int>(i);
+    }
+    env.Set("CUDA_VISIBLE_DEVICES", JoinInts(visible));
+    env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));
   }
   return env.Lines();
 }

@@ -25,9 +25,13 @@ struct TaskPlacement {
 // SLURM_JOB_USER, SLURM_JOB_UID, SLURM_JOB_GID, SLURM_JOB_ACCOUNT, SLURM_TASKS_PER_NODE,
 // SLURM_JOB_CPUS_PER_NODE, SLURM_MEM_PER_NODE, SLURM_CLUSTER_NAME, SLURM_RESTART_COUNT, and for
 // steps SLURM_STEP_ID, SLURM_PROCID, SLURM_LOCALID, SLURM_STEP_NODELIST, SLURM_STEP_NUM_TASKS ...)
-// and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node.
+// and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node: their
+// node indexes, or with `devices_constrained` (the job's cgroup hides the node's other GPUs, so
+// CUDA numbers the ones left from 0) 0..n-1, as Slurm renumbers under ConstrainDevices=yes.
+// SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way.
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
-                                             const TaskPlacement& where, const std::string& cluster_name);
+                                             const TaskPlacement& where, const std::string& cluster_name,
+                                             bool devices_constrained = false);
 
 // Slurm's filename patterns for -o/-e: %j job id, %x job name, %u user, %N first node (short
 // name), %n node index, %t task id, %A array master id, %a array index, %s step, %J job.step, %% percent;

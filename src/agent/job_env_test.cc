@@ -308,6 +308,35 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
   EXPECT_EQ(got.count("SLURM_GPUS_ON_NODE"), 0u);
 }
 
+// Under a device cgroup CUDA sees only the job's GPUs, numbered from 0: Slurm renumbers
+// CUDA_VISIBLE_DEVICES then (ConstrainDevices=yes) and keeps the node's indexes in SLURM_*_GPUS.
+TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
+  JobRecord job = PeerJob(6, "gpus");
+  JobNodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 2000;
+  a.tasks = 1;
+  a.gpus = {5, 2};
+  job.allocation = {a};
+  EnvMap plain = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
+  EXPECT_EQ(plain["CUDA_VISIBLE_DEVICES"], "2,5");
+  EXPECT_EQ(plain["SLURM_JOB_GPUS"], "2,5");
+  EnvMap constrained = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c", /*devices_constrained=*/true));
+  EXPECT_EQ(constrained["CUDA_VISIBLE_DEVICES"], "0,1");
+  EXPECT_EQ(constrained["GPU_DEVICE_ORDINAL"], "0,1");
+  EXPECT_EQ(constrained["SLURM_JOB_GPUS"], "2,5");
+  EXPECT_EQ(constrained["SLURM_GPUS_ON_NODE"], "2");
+  TaskPlacement step;
+  step.procid = 0;
+  step.localid = 0;
+  step.step_id = 0;
+  step.step_ntasks = 1;
+  step.step_nodes = {"n1"};
+  EnvMap in_step = ToMap(BuildJobEnvironment(job, "n1", step, "c", true));
+  EXPECT_EQ(in_step["CUDA_VISIBLE_DEVICES"], "0,1");
+  EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
+}
+
 TEST(JobEnvTest, OutputPatterns) {
   JobRecord job = PeerJob(9148, "gpujob");
   TaskPlacement batch;

@@ -182,7 +182,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     spec.user = job.user;
     spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
     spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
-    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name);
+    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, l.devices_constrained);
     TakePropagatedLimits(&spec);
     spec.cgroup_procs_file = l.cgroup_procs_file;
     spec.allow_root = l.allow_root;

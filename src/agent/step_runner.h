@@ -56,6 +56,7 @@ struct StepLaunch {
   std::string cluster_name;
   std::string cgroup_procs_file;  // "" = no cgroup
   bool allow_root = false;
+  bool devices_constrained = false;  // the job's cgroup hides the node's other GPUs (job_env.h)
   std::string spool_marker;       // "MUSTER_SPOOL=<dir>" added to every task's environment
 };
 
