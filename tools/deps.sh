@@ -10,7 +10,19 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
+# Debian's PyTorch (CPU), without its recommends (GUI and codec libraries): the job-environment
+# test runs torchrun and a gloo process group across the local cluster's nodes.
+LEAN=(python3-torch)
+lean_missing=()
+for p in "${LEAN[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || lean_missing+=("$p")
+done
+if ((${#missing[@]} + ${#lean_missing[@]})); then
   $SUDO apt-get update -qq
+fi
+if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+if ((${#lean_missing[@]})); then
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${lean_missing[@]}"
 fi

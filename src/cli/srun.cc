@@ -386,8 +386,8 @@ void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
   if (f.procid < 0 || f.procid >= static_cast<int>(tasks_.size()) || tasks_[f.procid].node != c.node) return;
   Task& t = tasks_[f.procid];
   switch (f.kind) {
-    case StepIoKind::kOut: Emit(out_, opt_.label ? t.out.Add(f.data) : f.data); break;
-    case StepIoKind::kErr: Emit(err_, opt_.label ? t.err.Add(f.data) : f.data); break;
+    case StepIoKind::kOut: Emit(out_, opt_.unbuffered && !opt_.label ? f.data : t.out.Add(f.data)); break;
+    case StepIoKind::kErr: Emit(err_, opt_.unbuffered && !opt_.label ? f.data : t.err.Add(f.data)); break;
     case StepIoKind::kExit: TaskEnded(f.procid, f.exit_code, f.signal, f.core_dumped); break;
     case StepIoKind::kHello: break;
   }
@@ -491,10 +491,10 @@ int StepSession::Run(int64_t job_id) {
       for (int p : nt.procids) {
         if (p < 0 || p >= static_cast<int>(tasks_.size())) throw std::out_of_range("task id");
         tasks_[p].node = nodes_.size();
-        if (opt_.label) {
-          tasks_[p].out = LineLabeler(TaskLabel(p, static_cast<int>(tasks_.size())));
-          tasks_[p].err = LineLabeler(TaskLabel(p, static_cast<int>(tasks_.size())));
-        }
+        // Whole lines per task (Slurm's default line buffering), labelled with -l.
+        const std::string label = opt_.label ? TaskLabel(p, static_cast<int>(tasks_.size())) : "";
+        tasks_[p].out = LineLabeler(label);
+        tasks_[p].err = LineLabeler(label);
       }
       nodes_.push_back(std::move(nt));
     }

@@ -82,7 +82,7 @@ constexpr OptionSpec kOptions[] = {
     {"nodes", 'N', Arg::kRequired, Opt::kNodes},
     {"ntasks", 'n', Arg::kRequired, Opt::kNtasks},
     {"ntasks-per-node", 0, Arg::kRequired, Opt::kNtasksPerNode},
-    {"unbuffered", 'u', Arg::kNone, Opt::kUnbuffered},  // output is never buffered here anyway
+    {"unbuffered", 'u', Arg::kNone, Opt::kUnbuffered},
     {"usage", 0, Arg::kNone, Opt::kUsage},
     {"version", 'V', Arg::kNone, Opt::kVersion},
 };
@@ -137,7 +137,7 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kLabel: out->label = true; break;
     case Opt::kJobName: out->job_name = value; break;
     case Opt::kKillOnBadExit: out->kill_on_bad_exit = !has_value || value != "0"; break;
-    case Opt::kUnbuffered: break;
+    case Opt::kUnbuffered: out->unbuffered = true; break;
     case Opt::kHelp: out->help = true; break;
     case Opt::kUsage: out->usage = true; break;
     case Opt::kVersion: out->version = true; break;
@@ -369,7 +369,8 @@ std::string SrunHelp() {
          "  -N, --nodes=N               number of nodes on which to run (at most the job's)\n"
          "  -n, --ntasks=ntasks         number of tasks to run\n"
          "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
-         "  -u, --unbuffered            accepted (output is never buffered)\n"
+         "  -u, --unbuffered            pass output on as it comes (default: whole lines, so that\n"
+         "                              tasks' lines never mix)\n"
          "      --jobid=id              run the step in this job (default: $SLURM_JOB_ID)\n"
          "      --multi-prog            the command is a file of \"ranks program args\" lines\n"
          "  -o, --output=out            each task's stdout to this file pattern (%t %n %N %j %s %u %x),\n"

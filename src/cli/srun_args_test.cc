@@ -105,6 +105,8 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(o.overlap);
   EXPECT_EQ(o.command, (std::vector<std::string>{"conf"}));
   EXPECT_EQ(Parse({"-I", "true"}).immediate, 0);
+  EXPECT_TRUE(Parse({"-u", "true"}).unbuffered);
+  EXPECT_FALSE(Parse({"true"}).unbuffered);
   EXPECT_EQ(Parse({"true"}).immediate, -1);
   EXPECT_EQ(ParseSrunArgs({"--jobid=x", "true"}).status().message(), "srun: error: Invalid job id x\n");
   EXPECT_NE(ParseSrunArgs({"--cpu-bind=map_cpu:1", "true"}).status().message().find("only --cpu-bind=none"),
