@@ -92,7 +92,7 @@ c srun_fail              'srun -n2 -N1 bash -c "exit 1"'
 c srun_bad_option        'srun --bogus true'
 c srun_too_big           'srun --gres=gpu:9 true'
 c salloc_no_shell        'salloc --no-shell -N1 -J alloc 2>&1; squeue -h -n alloc -o "%j %T"; scancel -n alloc'
-c srun_multi_prog        "printf '0 echo zero %t\n1-2 echo rest %t %o\n' > mp.conf; srun -n3 -N1 -l --multi-prog mp.conf | sort"
+c srun_multi_prog        "printf '%s\n' '0 echo zero %t' '1-2 echo rest %t %o' > mp.conf; srun -n3 -N1 -l --multi-prog mp.conf | sort"
 c srun_multi_prog_bad    "printf '0 echo zero\n' > mp1.conf; srun -n2 -N1 --multi-prog mp1.conf"
 c srun_output_pattern    "srun -n2 -N1 -o 'o-%t.txt' sh -c 'echo task \$SLURM_PROCID'; cat o-0.txt o-1.txt"
 c srun_output_task       "srun -n2 -N1 -o 1 sh -c 'echo only \$SLURM_PROCID'"
@@ -101,10 +101,10 @@ c srun_export_list       "X=1 Y=2 srun -n1 --export=X,Z=3 /bin/sh -c 'echo X=\${
 c srun_task_prolog       "printf '#!/bin/sh\necho export FROM_PROLOG=yes\necho print from-prolog\n' > tp.sh; chmod +x tp.sh; srun -n1 --task-prolog=\$W/tp.sh sh -c 'echo FROM_PROLOG=\$FROM_PROLOG'"
 c srun_cpu_bind_none     'srun -n1 --cpu-bind=none echo bound-none'
 c srun_umask             '(umask 027; srun -n1 sh -c umask)'
-c srun_jobid             'j=$(sbatch --parsable -o /dev/null --wrap "sleep 20"); sleep 2; srun --jobid=$j -n1 sh -c "echo in \$SLURM_JOB_ID" | sed "s/$j/JOBID/"; scancel $j'
-c squeue_steps           'j=$(sbatch --parsable -N2 -J stepper -o /dev/null --wrap "srun -N2 -n2 sleep 20"); sleep 4; squeue -s; squeue -s -h -o "%A %j" | sort; scancel $j'
+c srun_jobid             'j=$(sbatch --parsable -o /dev/null --wrap "sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; srun --jobid=$j -n1 sh -c "echo in \$SLURM_JOB_ID" | sed "s/$j/JOBID/"; scancel $j'
+c squeue_steps           'j=$(sbatch --parsable -N2 -J stepper -o /dev/null --wrap "srun -N2 -n2 sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; sleep 3; squeue -s | grep -e STEPID -e "^ *$j\\."; squeue -s -h -o "%i %A %j" | grep "^$j\\." | sort; scancel $j'
 c sbatch_wait            'sbatch --wait -o /dev/null --wrap "exit 3"; echo rc=$?'
-c sbatch_test_only       'sbatch --test-only -N1 -p debug --wrap true'
+c sbatch_test_only_part  'sbatch --test-only -N1 -p debug --wrap true'
 c sbatch_test_only_bad   'sbatch --test-only --gres=gpu:99 --wrap true'
 c sbatch_signal_bad      'sbatch --signal=USR1@x --wrap true'
 c scancel_batch_only     'j=$(sbatch --parsable -o sb.out --wrap "trap \"echo batch-got-usr2\" USR2; for i in \$(seq 40); do sleep 0.25; done"); sleep 3; scancel -b -s USR2 $j; sleep 1; scancel $j; sleep 1; cat sb.out'

@@ -103,6 +103,10 @@ TEST_F(Srun, TasksEndWhenSrunDiesAndSignalsAreForwarded) {
   EXPECT_NE(out.find("0: got-term\n"), std::string::npos) << out;
   EXPECT_NE(out.find("1: got-term\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+  // The killed srun's step was ended by its nodes (else its CPUs stay held: the second srun ran).
+  EXPECT_EQ(Run("sacct -n -P -j " + std::to_string(id) + " -o JobID,State").out,
+            std::to_string(id) + "|COMPLETED\n" + std::to_string(id) + ".batch|COMPLETED\n" + std::to_string(id) +
+                ".0|FAILED\n" + std::to_string(id) + ".1|COMPLETED\n");
 }
 
 TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
@@ -174,8 +178,7 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
        {"batch umask=0027 nofile=300\n", "0: zero 0\n1: rest 1 0\n2: rest 2 1\n3: rest 3 2\n", "files rc=0\n",
         "only1\n", "hi-from-prolog\ngot=p0\n", "none secret=unset job=", "list secret=unset x=7\n",
         "step umask=0077 nofile=200\n",
-        "srun: error: --cpu-bind=cores: only --cpu-bind=none is supported (tasks are confined by the job's "
-        "cgroup, not bound)\nbind rc=1\n",
+        "srun: cluster configuration lacks support for cpu binding\nbind rc=0\n",
         "bind-none-ok\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
@@ -187,6 +190,31 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
   std::sort(err.begin(), err.end());
   EXPECT_EQ(err, "\n\n\n\n0123eeee") << "the four tasks' stderr in one file";
   EXPECT_TRUE(fs::exists(work_ / "epilog-ran-0"));
+}
+
+// Step CPUs as in Slurm 22.05: a plain step holds the job's CPUs, so a second one waits for it
+// (and says so); --exact steps share them out; --overlap runs beside anything.
+TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
+  const int64_t id = SubmitScript("-n 2",
+                                  "srun -n1 sleep 2 &\n"
+                                  "sleep 0.7\n"
+                                  "srun -n1 echo second\n"
+                                  "wait\n"
+                                  "srun -n1 --exact sleep 2 &\n"
+                                  "srun -n1 --exact sleep 2 &\n"
+                                  "sleep 0.7\n"
+                                  "srun -n1 --overlap echo overlapped\n"
+                                  "squeue -s -h -o %i | sort | tr '\\n' ' '; echo\n"
+                                  "wait\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
+  const std::string out = Output(id), sid = std::to_string(id);
+  EXPECT_NE(out.find("srun: Job " + sid + " step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+                     "srun: Step created for StepId=" + sid + ".1\nsecond\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("overlapped\n" + sid + ".2 " + sid + ".3 " + sid + ".batch \n"), std::string::npos)
+      << "the two --exact steps ran side by side:\n" << out;
+  EXPECT_EQ(out.find("retrying", out.find("second")), std::string::npos) << out;
 }
 
 // srun --jobid runs a step in a job from outside it; -I gives up on an allocation not granted at once.

@@ -58,7 +58,16 @@ void Agent::WakeReaper() {
   (void)!write(reaper_wake_fd_, &one, sizeof one);
 }
 
-Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)), clock_(clock) {}
+Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)), clock_(clock) {
+  // A step whose srun is gone (killed) cannot say it ended: its CPUs would stay held for the
+  // job's later steps. The node says it instead (any node of the step may; the first one counts).
+  steps_.OnEndedWithoutSrun([this](int64_t job_id, int step_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    outbox_.emplace_back("/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
+                         json{{"exit_code", 1}}.dump());
+    cv_.notify_all();
+  });
+}
 
 Agent::~Agent() {
   Stop();
@@ -511,7 +520,7 @@ void Agent::ReaperLoop() {
         ReleaseCpus(run.job.id);
         it = jobs_.erase(it);
       }
-      for (auto& r : reports) outbox_.push_back(std::move(r));
+      for (auto& r : reports) outbox_.emplace_back("/v1/agent/exit", std::move(r));
       // What to wait for next: the scripts still running, and the nearest kill deadline.
       for (const auto& [id, run] : jobs_) {
         if (run.kill_at_ms > 0) timeout_ms = static_cast<int>(std::clamp<int64_t>(run.kill_at_ms - now, 0, timeout_ms));
@@ -583,13 +592,13 @@ void Agent::ControllerLoop() {
     }
     // Exit reports first: they free resources for the next jobs.
     while (!stop_) {
-      std::string rep;
+      std::pair<std::string, std::string> rep;
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (outbox_.empty()) break;
         rep = outbox_.front();
       }
-      Status st = CallController("/v1/agent/exit", rep);
+      Status st = CallController(rep.first, rep.second);
       if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
         registered_ = st.code() != StatusCode::kUnavailable && registered_;
         break;  // retried after the pause below

@@ -124,7 +124,9 @@ class Agent {
   std::condition_variable cv_;
   std::map<int64_t, Running> jobs_;
   std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
-  std::deque<std::string> outbox_;     // exit reports (JSON) not yet acknowledged
+  // Reports not yet acknowledged: (path, JSON body): job exits (/v1/agent/exit) and the ends of
+  // steps whose srun is gone (/v1/jobs/{id}/steps/{step}/done).
+  std::deque<std::pair<std::string, std::string>> outbox_;
   bool registered_ = false;
   std::atomic<bool> stop_{false};
   int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()

@@ -268,6 +268,7 @@ void StepRunner::Pump(Step* s) {
   std::vector<char> buf(64 * 1024);
   bool io_ok = true;
   bool killed = false;
+  bool orphaned = false;
   while (true) {
     std::vector<pollfd> fds;
     std::vector<std::pair<size_t, bool>> which;  // task index, stderr?
@@ -349,7 +350,9 @@ void StepRunner::Pump(Step* s) {
     }
     CloseFd(s->io);  // under the lock: Shutdown may be using it
     s->done = true;
+    orphaned = !io_ok && !shutdown_;
   }
+  if (orphaned && orphan_handler_) orphan_handler_(s->job_id, s->step_id);
 }
 
 void StepRunner::Signal(int64_t job_id, int step_id, int sig) {

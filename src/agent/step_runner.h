@@ -2,14 +2,15 @@
 // task as the job's user, inside the job's cgroup when there is one, with its stdout and stderr
 // on pipes; streams that output to srun's I/O address and reports every task's exit there
 // (net/step_io.h); reaps the tasks; ends what a task left behind when the step ends. One pump
-// thread per running step. Thread-safe; the agent calls it under its own lock (the runner never
-// calls back into the agent).
+// thread per running step. Thread-safe; the agent calls it under its own lock (the runner calls
+// back into the agent only through OnEndedWithoutSrun, from a pump thread holding no lock).
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,9 @@ class StepRunner {
   int Running(int64_t job_id) const;
   // Kills every task, waits for the pump threads. Start fails afterwards.
   void Shutdown();
+  // Called (from the step's pump thread, no lock held) when a step ended after its srun went away:
+  // nobody else will tell the controller. Set before the first Start.
+  void OnEndedWithoutSrun(std::function<void(int64_t job_id, int step_id)> handler) { orphan_handler_ = std::move(handler); }
 
  private:
   struct Task {
@@ -107,6 +111,7 @@ class StepRunner {
   mutable std::mutex mu_;
   std::map<std::pair<int64_t, int>, std::unique_ptr<Step>> steps_;
   bool shutdown_ = false;
+  std::function<void(int64_t, int)> orphan_handler_;
 };
 
 }  // namespace muster

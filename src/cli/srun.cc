@@ -472,8 +472,42 @@ int StepSession::Run(int64_t job_id) {
   }
   std::string name = opt_.job_name;
   if (name.empty()) name = std::filesystem::path(opt_.command[0]).filename().string();
-  json req{{"name", name}, {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node}};
-  StatusOr<json> created = (*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps", req);
+  // Inside an allocation -c and --exclusive shape the step (its CPUs), as --exact does.
+  int cpus_per_task = 0;
+  bool exact = opt_.exact;
+  for (const std::string& a : opt_.resource_args) {
+    if (a.rfind("--cpus-per-task=", 0) == 0) {
+      const std::string v = a.substr(16);
+      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || v == "0") {
+        Emit(err_, "srun: error: Invalid numeric value \"" + v + "\" for --cpus-per-task.\n");
+        return 1;
+      }
+      cpus_per_task = std::stoi(v);
+      exact = true;
+    } else if (a == "--exclusive" || a.rfind("--exclusive=", 0) == 0) {
+      exact = true;
+    }
+  }
+  json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
+           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", cpus_per_task}};
+  // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
+  StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
+  for (int attempt = 0;; ++attempt) {
+    created = (*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps", req);
+    if (created.ok() || created.status().code() != StatusCode::kUnavailable ||
+        created.status().message() != "Requested nodes are busy") {
+      if (created.ok() && attempt > 0) {
+        Emit(err_, "srun: Step created for StepId=" + std::to_string(job_id) + "." +
+                       std::to_string(created->value("step_id", 0)) + "\n");
+      }
+      break;
+    }
+    if (attempt == 0) {
+      Emit(err_, "srun: Job " + std::to_string(job_id) +
+                     " step creation temporarily disabled, retrying (Requested nodes are busy)\n");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 100 : 500));
+  }
   if (!created.ok()) {
     Emit(err_, "srun: error: Unable to create step for job " + std::to_string(job_id) + ": " +
                    created.status().message() + "\n");
@@ -626,12 +660,14 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->help) return out << SrunHelp(), 0;
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
+  if (!opt->cpu_bind.empty()) err << "srun: cluster configuration lacks support for cpu binding\n";
   std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);
-  if (!opt->resource_args.empty()) {
-    err << "srun: warning: " << opt->resource_args.front()
-        << " applies to a new allocation only; the step runs on the job's resources\n";
+  for (const std::string& a : opt->resource_args) {
+    if (a.rfind("--cpus-per-task=", 0) == 0 || a.rfind("--exclusive", 0) == 0) continue;  // they shape the step
+    err << "srun: warning: " << a << " applies to a new allocation only; the step runs on the job's resources\n";
+    break;
   }
   if (job.size() > 18 || job.find_first_not_of("0123456789") != std::string::npos) {
     err << "srun: error: Invalid job id specified: SLURM_JOB_ID=" << job << "\n";

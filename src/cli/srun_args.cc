@@ -34,6 +34,7 @@ enum class Opt {
   kCpuBind,
   kImmediate,
   kOverlap,
+  kExact,
   kNoAllocate,
 };
 enum class Arg { kNone, kRequired, kOptional };
@@ -57,6 +58,7 @@ constexpr OptionSpec kOptions[] = {
     {"no-allocate", 'Z', Arg::kNone, Opt::kNoAllocate},
     {"output", 'o', Arg::kRequired, Opt::kOutput},
     {"overlap", 0, Arg::kNone, Opt::kOverlap},
+    {"exact", 0, Arg::kNone, Opt::kExact},
     {"task-epilog", 0, Arg::kRequired, Opt::kTaskEpilog},
     {"task-prolog", 0, Arg::kRequired, Opt::kTaskProlog},
     {"constraint", 'C', Arg::kRequired, Opt::kResource},
@@ -162,19 +164,11 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kInput: out->input = value; break;
     case Opt::kTaskProlog: out->task_prolog = value; break;
     case Opt::kTaskEpilog: out->task_epilog = value; break;
-    case Opt::kCpuBind: {
-      // Tasks are never bound to CPUs here (the job's cgroup confines them): "none" is what
-      // happens anyway; a binding asked for is refused rather than silently not done.
-      std::string kind = value;
-      for (const char* v : {"verbose,", ",verbose", "verbose", "quiet,", ",quiet", "quiet"}) {
-        if (const size_t p = kind.find(v); p != std::string::npos) kind.erase(p, std::strlen(v));
-      }
-      if (kind != "none" && kind != "no") {
-        return Error("srun: error: --cpu-bind=" + value +
-                     ": only --cpu-bind=none is supported (tasks are confined by the job's cgroup, not bound)\n");
-      }
+    case Opt::kCpuBind:
+      // Tasks are not bound to CPUs here (the job's cgroup confines them): as Slurm on a cluster
+      // without task/affinity, srun says so and runs them unbound.
+      out->cpu_bind = value;
       break;
-    }
     case Opt::kImmediate: {
       if (!has_value) {
         out->immediate = 0;
@@ -184,6 +178,7 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
       break;
     }
     case Opt::kOverlap: out->overlap = true; break;
+    case Opt::kExact: out->exact = true; break;
     case Opt::kNoAllocate:
       return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
   }
@@ -339,8 +334,8 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
   }
   for (int t = 0; t < ntasks; ++t) {
     if (argv[t].empty()) {
-      return Error("srun: error: Configuration file " + path + " names no program for task " + std::to_string(t) +
-                   "\nsrun: error: Configuration file " + path + " invalid\n");
+      return Error("srun: error: Configuration file " + path + " invalid, no record for task id " +
+                   std::to_string(t) + "\n");
     }
   }
   return argv;
@@ -381,8 +376,11 @@ std::string SrunHelp() {
          "      --task-prolog=program   run before each task; its \"export NAME=value\" lines set the\n"
          "                              task's environment\n"
          "      --task-epilog=program   run after each task\n"
-         "      --cpu-bind=none         tasks are not bound (the job's cgroup confines them)\n"
-         "      --overlap               accepted (steps always share the job's resources)\n"
+         "      --cpu-bind=type         accepted; tasks are not bound (the job's cgroup confines them)\n"
+         "      --overlap               share the CPUs other steps of the job hold\n"
+         "      --exact                 hold only the CPUs the tasks need (-c, --exclusive too);\n"
+         "                              by default a step holds all the job's CPUs on its nodes and\n"
+         "                              waits while other steps hold them\n"
          "  -I, --immediate[=secs]      a new allocation: give up unless granted within secs\n"
          "\n"
          "Allocation options (a new allocation only: outside salloc and sbatch):\n"

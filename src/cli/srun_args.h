@@ -35,7 +35,10 @@ struct SrunOptions {
   std::string output, error, input;
   std::string task_prolog, task_epilog;  // --task-prolog/--task-epilog: run by each task's node
   int immediate = -1;                // -I/--immediate[=secs]: give up on a new allocation after secs (-1 = wait)
-  bool overlap = false;              // --overlap: accepted (steps share the allocation's resources)
+  std::string cpu_bind;              // --cpu-bind as given: nothing binds; srun says so
+  bool overlap = false;              // --overlap: the step shares the CPUs other steps hold
+  bool exact = false;                // --exact: only the CPUs its tasks need (also --exclusive and -c
+                                     // inside an allocation)
 };
 
 // One line of a --multi-prog file, for the tasks it names.

@@ -100,6 +100,14 @@ struct ExitReport {
 struct StepRequest {
   std::string name;          // "" = "step"
   StepShapeRequest shape;    // -n, -N, --ntasks-per-node (0 = not given)
+  // The CPUs the step holds on each node, as Slurm 22.05 gives them: by default all the job's
+  // CPUs there; with `exact` (srun --exact, --exclusive, -c) its tasks times cpus_per_task (1 when
+  // 0); with `overlap` none (it shares). A step that does not fit beside the running ones fails
+  // with Unavailable "Requested nodes are busy" (srun retries); one that could never fit, with
+  // InvalidArgument.
+  bool overlap = false;
+  bool exact = false;
+  int cpus_per_task = 0;
 };
 
 // The step as created: its record, the job (for the agents' environment), where its tasks go

@@ -24,6 +24,33 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
     StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
     if (!layout.ok()) return layout.status();
+    // The CPUs it takes on each node, beside those the job's running steps hold.
+    std::vector<int> need;
+    if (!request.overlap) {
+      for (size_t i = 0; i < layout->nodes.size(); ++i) {
+        const std::string& n = layout->nodes[i];
+        int job_cpus = 0;
+        for (const JobNodeAllocation& a : job.allocation) {
+          if (a.node == n) job_cpus = static_cast<int>((a.cpu_milli + 999) / 1000);
+        }
+        job_cpus = std::max(job_cpus, 1);
+        const int want = request.exact || request.cpus_per_task > 0
+                             ? layout->tasks[i] * std::max(request.cpus_per_task, 1)
+                             : job_cpus;
+        if (want > job_cpus) {
+          return InvalidArgument("Requested node configuration is not available (the step needs " +
+                                 std::to_string(want) + " CPUs on " + n + ", the job has " +
+                                 std::to_string(job_cpus) + ")");
+        }
+        int held = 0;
+        for (const StepRecord& s : steps_) {
+          if (s.job_id != job_id || s.state != JobState::kRunning) continue;
+          for (size_t k = 0; k < s.nodes.size() && k < s.node_cpus.size(); ++k) held += s.nodes[k] == n ? s.node_cpus[k] : 0;
+        }
+        if (held + want > job_cpus) return Status(StatusCode::kUnavailable, "Requested nodes are busy");
+        need.push_back(want);
+      }
+    }
     int next = 0;
     for (const StepRecord& s : steps_) {
       if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
@@ -32,6 +59,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     out.step.step_id = next;
     out.step.name = request.name.empty() ? "step" : request.name;
     out.step.nodes = layout->nodes;
+    out.step.node_cpus = std::move(need);
     out.step.ntasks = layout->ntasks;
     out.step.state = JobState::kRunning;
     out.step.start_time = clock_->NowSeconds();

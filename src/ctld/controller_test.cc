@@ -344,6 +344,45 @@ TEST_F(ControllerTest, HoldAndRelease) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
 }
 
+// Slurm 22.05's step CPUs: a plain step holds all the job's CPUs on its nodes, --exact (or -c)
+// only its tasks' CPUs, --overlap none; a step that does not fit beside the running ones is busy.
+TEST_F(ControllerTest, StepsHoldTheJobsCpusUnlessExactOrOverlapping) {
+  RegisterAll();
+  const int64_t id = Submit({"-n", "4"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  ASSERT_EQ(Job(id).allocation.size(), 1u);
+  StepRequest whole;
+  StatusOr<StepCreated> s0 = ctld_->CreateStep(id, whole, kAlice);
+  ASSERT_TRUE(s0.ok()) << s0.status().ToString();
+  EXPECT_EQ(s0->step.node_cpus, std::vector<int>{4});
+  StatusOr<StepCreated> busy = ctld_->CreateStep(id, whole, kAlice);
+  EXPECT_EQ(busy.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(busy.status().message(), "Requested nodes are busy");
+  StepRequest shared;
+  shared.overlap = true;
+  StatusOr<StepCreated> s1 = ctld_->CreateStep(id, shared, kAlice);
+  ASSERT_TRUE(s1.ok());
+  EXPECT_TRUE(s1->step.node_cpus.empty());
+  ASSERT_TRUE(ctld_->FinishStep(id, 0, 0, kAlice).ok());
+  StepRequest exact;
+  exact.exact = true;
+  exact.shape = {.ntasks = 1};
+  for (int k = 0; k < 4; ++k) {
+    StatusOr<StepCreated> s = ctld_->CreateStep(id, exact, kAlice);
+    ASSERT_TRUE(s.ok()) << k << ": " << s.status().ToString();
+    EXPECT_EQ(s->step.node_cpus, std::vector<int>{1});
+  }
+  EXPECT_EQ(ctld_->CreateStep(id, exact, kAlice).status().code(), StatusCode::kUnavailable) << "four CPUs held";
+  StepRequest big;
+  big.cpus_per_task = 5;
+  big.shape = {.ntasks = 1};
+  EXPECT_EQ(ctld_->CreateStep(id, big, kAlice).status().code(), StatusCode::kInvalidArgument) << "never fits";
+  // Held CPUs survive a controller restart (the step records keep them).
+  Open();
+  EXPECT_EQ(ctld_->CreateStep(id, exact, kAlice).status().code(), StatusCode::kUnavailable);
+}
+
 TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   RegisterAll();
   const int64_t id = Submit({"-N", "2", "--gres=gpu:4"});
@@ -367,7 +406,8 @@ TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   ASSERT_EQ(s0->nodes.size(), 2u);
   EXPECT_EQ(s0->nodes[1].agent_address, "unix:/nowhere/n2");
   EXPECT_EQ(s0->job.id, id);
-  // Explicit shapes; ids count up per job.
+  // Explicit shapes; ids count up per job. (--overlap: beside step 0, which holds the job's CPUs.)
+  req.overlap = true;
   req.shape = {.ntasks = 5};
   StatusOr<StepCreated> s1 = ctld_->CreateStep(id, req, kAdmin);
   ASSERT_TRUE(s1.ok());

@@ -187,6 +187,9 @@ struct StepRecord {
   int64_t start_time = 0;
   int64_t end_time = 0;
   int exit_code = 0;
+  // CPUs the step holds on each of its nodes while it runs (same order as nodes); empty for a
+  // step that shares the job's CPUs (srun --overlap).
+  std::vector<int> node_cpus;
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
 };
 

@@ -118,6 +118,10 @@ JobRecord RichJob(int64_t id) {
   j.dependency = "afterok:6,afterany:5";
   j.dependency_left = "afterok:6(unfulfilled)";
   j.begin_time = 1700000600;
+  j.warn_signal = 10;
+  j.warn_time_s = 90;
+  j.warn_batch_only = true;
+  j.warn_sent = true;
   j.state = JobState::kRunning;
   j.reason = "None";
   j.reason_detail = "UnavailableNodes:gpu[003-004]";
@@ -181,6 +185,7 @@ StepRecord RichStep(int64_t job_id, int step_id) {
   s.step_id = step_id;
   s.name = step_id == -5 ? "batch" : "python";
   s.nodes = {"gpu001", "gpu002"};
+  s.node_cpus = {4, 2};
   s.ntasks = 16;
   s.state = JobState::kCompleted;
   s.start_time = 1700000010;
