@@ -92,15 +92,15 @@ c srun_fail              'srun -n2 -N1 bash -c "exit 1"'
 c srun_bad_option        'srun --bogus true'
 c srun_too_big           'srun --gres=gpu:9 true'
 c salloc_no_shell        'salloc --no-shell -N1 -J alloc 2>&1; squeue -h -n alloc -o "%j %T"; scancel -n alloc'
-c srun_multi_prog        "printf '%s\n' '0 echo zero %t' '1-2 echo rest %t %o' > mp.conf; srun -n3 -N1 -l --multi-prog mp.conf | sort"
+c srun_multi_prog        "printf '%s\n' '0 echo zero %t' '1-2 echo rest %t %o' > mp.conf; inbatch 'srun -n3 -l --multi-prog mp.conf | sort'"
 c srun_multi_prog_bad    "printf '0 echo zero\n' > mp1.conf; srun -n2 -N1 --multi-prog mp1.conf"
-c srun_output_pattern    "srun -n2 -N1 -o 'o-%t.txt' sh -c 'echo task \$SLURM_PROCID'; cat o-0.txt o-1.txt"
-c srun_output_task       "srun -n2 -N1 -o 1 sh -c 'echo only \$SLURM_PROCID'"
-c srun_export_none       "X=1 srun -n1 --export=NONE /bin/sh -c 'echo X=\${X:-unset} PATH=\${PATH:-unset}'"
-c srun_export_list       "X=1 Y=2 srun -n1 --export=X,Z=3 /bin/sh -c 'echo X=\${X:-unset} Y=\${Y:-unset} Z=\$Z'"
-c srun_task_prolog       "printf '#!/bin/sh\necho export FROM_PROLOG=yes\necho print from-prolog\n' > tp.sh; chmod +x tp.sh; srun -n1 --task-prolog=\$W/tp.sh sh -c 'echo FROM_PROLOG=\$FROM_PROLOG'"
-c srun_cpu_bind_none     'srun -n1 --cpu-bind=none echo bound-none'
-c srun_umask             '(umask 027; srun -n1 sh -c umask)'
+c srun_output_pattern    'inbatch "srun -n2 -o o-%t.txt sh -c \"echo task \\\$SLURM_PROCID\""; cat o-0.txt o-1.txt'
+c srun_output_task       'inbatch "srun -n2 -o 1 sh -c \"echo only \\\$SLURM_PROCID\""'
+c srun_export_none       'inbatch "X=1 srun -n1 --export=NONE /bin/sh -c \"echo X=\\\${X:-unset}\""'
+c srun_export_list       'inbatch "X=1 Y=2 srun -n1 --export=X,Z=3 /bin/sh -c \"echo X=\\\${X:-unset} Y=\\\${Y:-unset} Z=\\\$Z\""'
+c srun_task_prolog       "printf '#!/bin/sh\necho export FROM_PROLOG=yes\necho print from-prolog\n' > tp.sh; chmod +x tp.sh; inbatch 'srun -n1 --task-prolog=\$W/tp.sh sh -c \"echo FROM_PROLOG=\\\$FROM_PROLOG\"'"
+c srun_cpu_bind_none     'inbatch "srun -n1 --cpu-bind=none echo bound-none"'
+c srun_umask             'inbatch "umask 027; srun -n1 sh -c umask"'
 c srun_jobid             'j=$(sbatch --parsable -o /dev/null --wrap "sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; srun --jobid=$j -n1 sh -c "echo in \$SLURM_JOB_ID" | sed "s/$j/JOBID/"; scancel $j'
 c squeue_steps           'j=$(sbatch --parsable -N2 -J stepper -o /dev/null --wrap "srun -N2 -n2 sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; sleep 3; squeue -s | grep -e STEPID -e "^ *$j\\."; squeue -s -h -o "%i %A %j" | grep "^$j\\." | sort; scancel $j'
 c srun_step_busy         'j=$(sbatch --parsable -n2 -o busy.out --wrap "srun -n1 sleep 3 & sleep 1.5; srun -n1 echo second; srun -n1 --exact sleep 2 & srun -n1 --exact sleep 2 & sleep 1; srun -n1 --overlap echo overlapped; wait"); while squeue -h -j $j 2>/dev/null | grep -q .; do sleep 0.5; done; cat busy.out'

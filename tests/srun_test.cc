@@ -209,7 +209,7 @@ TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
   const std::string out = Output(id), sid = std::to_string(id);
   EXPECT_NE(out.find("srun: Job " + sid + " step creation temporarily disabled, retrying (Requested nodes are busy)\n"
-                     "srun: Step created for StepId=" + sid + ".1\nsecond\n"),
+                     "srun: Step created for job " + sid + "\nsecond\n"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("overlapped\n" + sid + ".2 " + sid + ".3 " + sid + ".batch \n"), std::string::npos)

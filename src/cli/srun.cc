@@ -497,8 +497,7 @@ int StepSession::Run(int64_t job_id) {
     if (created.ok() || created.status().code() != StatusCode::kUnavailable ||
         created.status().message() != "Requested nodes are busy") {
       if (created.ok() && attempt > 0) {
-        Emit(err_, "srun: Step created for StepId=" + std::to_string(job_id) + "." +
-                       std::to_string(created->value("step_id", 0)) + "\n");
+        Emit(err_, "srun: Step created for job " + std::to_string(job_id) + "\n");  // Slurm 22.05's words
       }
       break;
     }

@@ -36,6 +36,7 @@ enum class Opt {
   kOverlap,
   kExact,
   kNoAllocate,
+  kPty,
 };
 enum class Arg { kNone, kRequired, kOptional };
 
@@ -56,6 +57,7 @@ constexpr OptionSpec kOptions[] = {
     {"jobid", 0, Arg::kRequired, Opt::kJobid},
     {"multi-prog", 0, Arg::kNone, Opt::kMultiProg},
     {"no-allocate", 'Z', Arg::kNone, Opt::kNoAllocate},
+    {"pty", 0, Arg::kOptional, Opt::kPty},
     {"output", 'o', Arg::kRequired, Opt::kOutput},
     {"overlap", 0, Arg::kNone, Opt::kOverlap},
     {"exact", 0, Arg::kNone, Opt::kExact},
@@ -179,6 +181,9 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     }
     case Opt::kOverlap: out->overlap = true; break;
     case Opt::kExact: out->exact = true; break;
+    case Opt::kPty:
+      return Error("srun: error: --pty is not supported: tasks get no terminal and no standard input from srun "
+                   "(salloc runs an interactive shell in an allocation)\n");
     case Opt::kNoAllocate:
       return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
   }

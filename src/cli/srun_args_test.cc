@@ -112,6 +112,7 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_EQ(Parse({"--cpu-bind=map_cpu:1", "true"}).cpu_bind, "map_cpu:1");
   EXPECT_NE(ParseSrunArgs({"-Z", "true"}).status().message().find("--no-allocate (-Z) is not supported"),
             std::string::npos);
+  EXPECT_NE(ParseSrunArgs({"--pty", "bash"}).status().message().find("--pty is not supported"), std::string::npos);
 }
 
 TEST(MultiProg, RanksArgumentsAndSubstitutions) {

@@ -1,0 +1,122 @@
+// The controller's clock-driven duties, once a second (Tick): nodes that stopped answering go
+// DOWN and lose their jobs; running jobs get their --signal warning and are ended at their time
+// limit; jobs being stopped that outlive their SIGKILL are signalled again; the decayed usage is
+// saved. Split from controller.cc, unchanged.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+
+#include "ctld/controller.h"
+
+namespace muster {
+
+namespace {
+
+constexpr int64_t kResignalS = 10;  // SIGKILL again this long after it was due
+
+}  // namespace
+
+void Controller::Tick() {
+  const int64_t now = clock_->NowSeconds();
+  std::vector<JobRecord> changed, kill;
+  std::vector<JobRecord> to_timeout, resignal, ended, warned;
+  std::vector<int64_t> ending_ids;
+  std::vector<NodeRecord> down_nodes;
+  std::string usage;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Running jobs are charged when their usage is read, as Slurm's decay thread does: every
+    // PriorityCalcPeriod for fair share, and when it is saved (and each job as it ends).
+    const bool refresh = now - priority_calc_at_ >= config_.priority.calc_period_s;
+    const bool save = now - usage_saved_at_ >= config_.usage_save_s;
+    if (refresh || save) ChargeRunningLocked(now);
+    if (refresh) {
+      RefreshPriorityLocked(now);
+      priority_calc_at_ = now;
+    }
+    if (save) {  // (every usage_save_s, charged or not: else an idle spell would charge every Tick)
+      if (usage_dirty_) usage = priority_.Save();
+      usage_saved_at_ = now;
+      usage_dirty_ = false;
+    }
+    // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
+    if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
+      last_purge_ = now;
+      PurgeExpiredLocked(now);
+    }
+    for (auto& [name, n] : nodes_) {
+      if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown || n.node.state == NodeState::kFuture) continue;
+      if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;
+      n.node.state = NodeState::kDown;
+      n.node.reason = "Not responding";
+      n.node.reason_user = UserNameOf(geteuid());  // the controller's own reason (Slurm: SlurmUser)
+      n.node.reason_time = now;
+      down_nodes.push_back(n);
+      for (int64_t id : ActiveIdsLocked()) {
+        JobRecord& j = jobs_.at(id);
+        if (!HoldsResources(j.state)) continue;
+        bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
+        if (!on) continue;
+        LoseJobLocked(j, "node " + name + " not responding", &kill);
+        changed.push_back(j);
+      }
+    }
+    // One walk over the jobs for both (changed lists the time-outs first, as they are signalled).
+    for (const auto& [id, job] : active_) {
+      JobRecord& j = *job;
+      if (j.state == JobState::kRunning) {
+        if (j.time_limit_s <= 0 || j.start_time == 0) continue;
+        const int64_t ran = now - j.start_time - j.suspended_s;
+        if (j.warn_signal > 0 && !j.warn_sent && j.ending.empty() && ran >= j.time_limit_s - j.warn_time_s) {
+          j.warn_sent = true;  // sbatch --signal
+          warned.push_back(j);
+          changed.push_back(j);
+        }
+        if (ran < j.time_limit_s || !j.ending.empty()) continue;
+        EndingLocked(j, "timeout", config_.kill_wait_s);
+        to_timeout.push_back(j);
+      } else if (j.state == JobState::kCompleting) {
+        // An interactive allocation being stopped ends when its grace does: no batch script
+        // reports it (its step tasks had SIGTERM; SIGKILL goes with the end).
+        if (j.interactive && j.kill_at > 0 && now >= j.kill_at) {
+          ending_ids.push_back(id);  // finished after this walk (it leaves active_)
+          continue;
+        }
+        // A job being stopped that is still there well after its SIGKILL was due (the signal
+        // was lost, or the controller restarted before sending it): SIGKILL again, every 10 s.
+        if (j.kill_at == 0 || now < j.kill_at + kResignalS) continue;
+        j.kill_at = now;
+        resignal.push_back(j);
+      }
+    }
+    for (int64_t id : ending_ids) {
+      JobRecord& j = jobs_.at(id);
+      FinishJobLocked(j, j.ending == "timeout" ? JobState::kTimeout : JobState::kCancelled, 0, 0);
+      ended.push_back(j);
+      changed.push_back(j);
+    }
+    changed.insert(changed.end(), to_timeout.begin(), to_timeout.end());
+    changed.insert(changed.end(), resignal.begin(), resignal.end());
+    if (!down_nodes.empty()) RefreshNodeStatesLocked();
+  }
+  for (const NodeRecord& n : down_nodes) (void)store_->SaveNode(n);
+  (void)Persist(changed);
+  if (!usage.empty()) {
+    if (Status st = store_->SetMeta(kUsageKey, usage); !st.ok()) {
+      std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
+      std::lock_guard<std::mutex> lock(mu_);
+      usage_dirty_ = true;  // again at the next Tick
+      usage_saved_at_ = 0;
+    }
+  }
+  // sbatch --signal: the steps, or with B: the batch shell alone (Slurm's rule).
+  for (const JobRecord& j : warned) SignalAll(j, j.warn_signal, 0, j.warn_batch_only ? "signal-batch" : "signal-steps");
+  for (const JobRecord& j : to_timeout) SignalAll(j, SIGTERM, config_.kill_wait_s, "timeout");
+  for (const JobRecord& j : resignal) SignalAll(j, SIGKILL, 0, j.ending);
+  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  for (const JobRecord& j : ended) SignalAll(j, SIGKILL, 0, "cleanup");
+  if (!down_nodes.empty() || !changed.empty()) Wake();
+}
+
+}  // namespace muster
