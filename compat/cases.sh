@@ -92,10 +92,10 @@ c srun_fail              'srun -n2 -N1 bash -c "exit 1"'
 c srun_bad_option        'srun --bogus true'
 c srun_too_big           'srun --gres=gpu:9 true'
 c salloc_no_shell        'salloc --no-shell -N1 -J alloc 2>&1; squeue -h -n alloc -o "%j %T"; scancel -n alloc'
-c srun_multi_prog        "printf '%s\n' '0 echo zero %t' '1-2 echo rest %t %o' > mp.conf; inbatch 'srun -n3 -l --multi-prog mp.conf | sort'"
+c srun_multi_prog        "printf '%s\n' '0 echo zero %t' '1-2 echo rest %t %o' > mp.conf; inbatch 'srun -n3 -l --multi-prog mp.conf | sort' -n3"
 c srun_multi_prog_bad    "printf '0 echo zero\n' > mp1.conf; srun -n2 -N1 --multi-prog mp1.conf"
-c srun_output_pattern    'inbatch "srun -n2 -o o-%t.txt sh -c \"echo task \\\$SLURM_PROCID\""; cat o-0.txt o-1.txt'
-c srun_output_task       'inbatch "srun -n2 -o 1 sh -c \"echo only \\\$SLURM_PROCID\""'
+c srun_output_pattern    'inbatch "srun -n2 -o o-%t.txt sh -c \"echo task \\\$SLURM_PROCID\"" -n2; cat o-0.txt o-1.txt'
+c srun_output_task       'inbatch "srun -n2 -o 1 sh -c \"echo only \\\$SLURM_PROCID\"" -n2'
 c srun_export_none       'inbatch "X=1 srun -n1 --export=NONE /bin/sh -c \"echo X=\\\${X:-unset}\""'
 c srun_export_list       'inbatch "X=1 Y=2 srun -n1 --export=X,Z=3 /bin/sh -c \"echo X=\\\${X:-unset} Y=\\\${Y:-unset} Z=\\\$Z\""'
 c srun_task_prolog       "printf '#!/bin/sh\necho export FROM_PROLOG=yes\necho print from-prolog\n' > tp.sh; chmod +x tp.sh; inbatch 'srun -n1 --task-prolog=\$W/tp.sh sh -c \"echo FROM_PROLOG=\\\$FROM_PROLOG\"'"

@@ -52,9 +52,9 @@ esac
 trap stop EXIT
 
 jsonkeys() { python3 "$here/jsonkeys.py"; }
-# inbatch 'COMMANDS': runs them as a one-node batch job, waits for it, prints its output (srun's
-# options tested inside an allocation, where no scheduling pass is awaited first).
-inbatch() { local f; f=$(mktemp -p "$W" inbatch.XXXXXX); sbatch --wait -N1 -o "$f" --wrap "$1" >/dev/null; cat "$f"; }
+# inbatch 'COMMANDS' [SBATCH OPTIONS]: runs them as a one-node batch job, waits for it, prints its
+# output (srun's options tested inside an allocation, where no scheduling pass is awaited first).
+inbatch() { local f; f=$(mktemp -p "$W" inbatch.XXXXXX); sbatch --wait -N1 "${@:2}" -o "$f" --wrap "$1" >/dev/null; cat "$f"; }
 export -f jsonkeys inbatch
 export here
 

@@ -191,6 +191,16 @@ TEST_F(SlurmParity, WaitTestOnlySignalsAndWhoGetsThem) {
   EXPECT_EQ(never.rc, 1);
   EXPECT_EQ(never.out, "allocation failure: Requested node configuration is not available\n");
 
+  // A cancelled job's output ends with Slurm's line (musterd's name in place of slurmstepd's).
+  const int64_t cancelled = Submit("-o cancelled.txt --wrap 'echo started; sleep 30'");
+  ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "cancelled.txt").string()) == "started\n"; }, 15s));
+  EXPECT_EQ(Run("scancel " + std::to_string(cancelled)).rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return State(cancelled) == "CANCELLED"; }, 20s)) << State(cancelled);
+  const std::string log = ReadFile((work_ / "cancelled.txt").string());
+  EXPECT_EQ(log.rfind("started\nmusterd: error: *** JOB " + std::to_string(cancelled) + " ON node1 CANCELLED AT ", 0), 0u)
+      << log;
+  EXPECT_EQ(log.substr(log.size() - 5), " ***\n") << log;
+
   // 60 s limit, the signal 55 s before: about 5 s after the start.
   const int64_t warned = Submit("-t 1 --signal=B:USR1@55 -o warned.txt --wrap "
                                 "'trap \"echo got USR1; exit 0\" USR1; for i in $(seq 40); do sleep 0.5; done; echo no signal'");

@@ -35,7 +35,7 @@ TEST_F(Srun, GangStepRunsATaskOnEveryNodeWithItsGpusAndSlurmsEnvironment) {
   const int64_t id = SubmitScript("-N 2 --gres=gpu:4",
                                   "srun -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES "
                                   "$SLURM_STEP_ID $SLURM_NNODES $SLURM_NTASKS $SLURM_NODEID $SLURM_LOCALID'\n"
-                                  "srun -n 4 -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_LOCALID "
+                                  "srun -n 4 -O -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_LOCALID "
                                   "$SLURM_STEP_ID $SLURM_TASKS_PER_NODE'\n"
                                   "srun --nodes=1 hostname >/dev/null && echo one-node-ok\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
@@ -169,7 +169,7 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
                            "srun -n 1 --cpu-bind=cores true; echo bind rc=$?\n"
                            "srun -n 1 --cpu-bind=none echo bind-none-ok\n";
   fs::permissions(script, fs::perms::all);
-  Result sub = Run("sh -c \"umask 027; ulimit -Sn 300; exec sbatch --parsable -N 2 " + script.string() + "\"");
+  Result sub = Run("sh -c \"umask 027; ulimit -Sn 300; exec sbatch --parsable -N 2 --ntasks-per-node=2 " + script.string() + "\"");
   ASSERT_EQ(sub.rc, 0) << sub.out;
   const int64_t id = std::atoll(sub.out.c_str());
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
@@ -268,7 +268,7 @@ TEST_F(Srun, TorchrunAndSlurmVariableReadersFormOneProcessGroup) {
   // torch 1.13 under Python 3.11 cannot parse torchrun's default --redirects/--tee of 0 (its Std
   // flag lookup skips the zero member): 1 and 1 keep stdout on the console.
   const int64_t id = SubmitScript(
-      "-N 2",
+      "-N 2 --ntasks-per-node=2",
       "head=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
       "echo head=$head nodes=$SLURM_NNODES\n"
       "export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000)) GLOO_SOCKET_IFNAME=lo\n"

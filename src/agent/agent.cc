@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -278,6 +279,7 @@ Status Agent::StartBatch(Running& run) {
   spec.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
   spec.allow_root = opt_.allow_root_jobs;
   spec.env.push_back(kSpoolMarker + opt_.spool_dir);
+  run.log_path = spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path;
   RETURN_IF_ERROR(EnsureCgroup(run));
   if (!run.cgroup.empty()) spec.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
   StatusOr<pid_t> pid = ::muster::Launch(spec);
@@ -443,6 +445,10 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   // sbatch --signal=B:), "signal-steps" for the steps alone (scancel -s, sbatch --signal).
   const bool only_signal = why == "signal" || why == "signal-batch" || why == "signal-steps";
   if (run.suspended && !only_signal) SuspendLocked(run, false);
+  if (run.pid > 0 && !run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
+    run.ending_logged = true;
+    LogEnding(run, why);
+  }
   if (run.pid > 0 && sig > 0 && why == "signal-batch") (void)kill(run.pid, sig);
   if (run.pid > 0 && sig > 0 && why != "signal-batch" && why != "signal-steps") (void)SignalGroup(run.pid, sig);
   if (sig > 0 && why != "signal-batch") steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
@@ -616,6 +622,25 @@ void Agent::ControllerLoop() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stop_.load() || !outbox_.empty(); });
   }
+}
+
+void Agent::LogEnding(const Running& r, const std::string& why) const {
+  if (r.log_path.empty() || r.log_path == "/dev/null") return;
+  const int fd = open(r.log_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == r.job.uid) {
+    const time_t now = static_cast<time_t>(clock_->NowSeconds());
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    const char* cause = why == "timeout" ? " DUE TO TIME LIMIT" : why == "preempt" ? " DUE TO PREEMPTION" : "";
+    const std::string line = "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name +
+                             " CANCELLED AT " + when + cause + " ***\n";
+    (void)WriteFully(fd, line);
+  }
+  close(fd);
 }
 
 }  // namespace muster

@@ -93,6 +93,8 @@ class Agent {
     int64_t kill_at_ms = 0;        // SIGKILL escalation deadline
     bool suspended = false;        // preempted with SUSPEND: stopped, its CPUs given back
     bool pinned = false;           // (while suspended) it was pinned to CPUs before
+    std::string log_path;          // where the script's stderr goes (Slurm's "*** JOB ... ***" line)
+    bool ending_logged = false;
   };
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
@@ -106,6 +108,10 @@ class Agent {
   // SIGSTOP/SIGCONT), giving back its CPUs while stopped and taking some again after.
   void SuspendLocked(Running& r, bool stop);
   bool Trusted(const Caller& caller) const;
+  // Slurm's line at the end of a cancelled, timed-out or preempted job's output: "musterd: error:
+  // *** JOB 7 ON n1 CANCELLED AT 2026-12-03T11:04:24 DUE TO TIME LIMIT ***". Appended only to a
+  // regular file the job's user owns (opened without following a last symlink).
+  void LogEnding(const Running& r, const std::string& why) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
   void ReleaseCpus(int64_t job_id);                        // under mu_
   void ReaperLoop();

@@ -489,7 +489,8 @@ int StepSession::Run(int64_t job_id) {
     }
   }
   json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
-           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", cpus_per_task}};
+           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", cpus_per_task},
+           {"overcommit", opt_.overcommit}};
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
   StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
   for (int attempt = 0;; ++attempt) {

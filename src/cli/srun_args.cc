@@ -35,6 +35,7 @@ enum class Opt {
   kImmediate,
   kOverlap,
   kExact,
+  kOvercommit,
   kNoAllocate,
   kPty,
 };
@@ -60,6 +61,7 @@ constexpr OptionSpec kOptions[] = {
     {"pty", 0, Arg::kOptional, Opt::kPty},
     {"output", 'o', Arg::kRequired, Opt::kOutput},
     {"overlap", 0, Arg::kNone, Opt::kOverlap},
+    {"overcommit", 'O', Arg::kNone, Opt::kOvercommit},
     {"exact", 0, Arg::kNone, Opt::kExact},
     {"task-epilog", 0, Arg::kRequired, Opt::kTaskEpilog},
     {"task-prolog", 0, Arg::kRequired, Opt::kTaskProlog},
@@ -181,6 +183,7 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     }
     case Opt::kOverlap: out->overlap = true; break;
     case Opt::kExact: out->exact = true; break;
+    case Opt::kOvercommit: out->overcommit = true; break;
     case Opt::kPty:
       return Error("srun: error: --pty is not supported: tasks get no terminal and no standard input from srun "
                    "(salloc runs an interactive shell in an allocation)\n");
@@ -383,6 +386,7 @@ std::string SrunHelp() {
          "      --task-epilog=program   run after each task\n"
          "      --cpu-bind=type         accepted; tasks are not bound (the job's cgroup confines them)\n"
          "      --overlap               share the CPUs other steps of the job hold\n"
+         "  -O, --overcommit            allow more tasks on a node than the job has CPUs there\n"
          "      --exact                 hold only the CPUs the tasks need (-c, --exclusive too);\n"
          "                              by default a step holds all the job's CPUs on its nodes and\n"
          "                              waits while other steps hold them\n"

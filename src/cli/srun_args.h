@@ -37,6 +37,7 @@ struct SrunOptions {
   int immediate = -1;                // -I/--immediate[=secs]: give up on a new allocation after secs (-1 = wait)
   std::string cpu_bind;              // --cpu-bind as given: nothing binds; srun says so
   bool overlap = false;              // --overlap: the step shares the CPUs other steps hold
+  bool overcommit = false;           // -O: more tasks than the job's CPUs on a node
   bool exact = false;                // --exact: only the CPUs its tasks need (also --exclusive and -c
                                      // inside an allocation)
 };

@@ -108,6 +108,9 @@ struct StepRequest {
   bool overlap = false;
   bool exact = false;
   int cpus_per_task = 0;
+  // Without it (srun -O/--overcommit) a step may not run more tasks times cpus_per_task on a node
+  // than the job has CPUs there: "More processors requested than permitted", as in Slurm.
+  bool overcommit = false;
 };
 
 // The step as created: its record, the job (for the agents' environment), where its tasks go

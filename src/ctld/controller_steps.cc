@@ -24,6 +24,17 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
     StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
     if (!layout.ok()) return layout.status();
+    // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
+    for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
+      int64_t job_milli = 0;
+      for (const JobNodeAllocation& a : job.allocation) {
+        if (a.node == layout->nodes[i]) job_milli = a.cpu_milli;
+      }
+      const int64_t job_cpus = std::max<int64_t>((job_milli + 999) / 1000, 1);
+      if (int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) > job_cpus) {
+        return InvalidArgument("More processors requested than permitted");
+      }
+    }
     // The CPUs it takes on each node, beside those the job's running steps hold.
     std::vector<int> need;
     if (!request.overlap) {

@@ -374,6 +374,12 @@ TEST_F(ControllerTest, StepsHoldTheJobsCpusUnlessExactOrOverlapping) {
     EXPECT_EQ(s->step.node_cpus, std::vector<int>{1});
   }
   EXPECT_EQ(ctld_->CreateStep(id, exact, kAlice).status().code(), StatusCode::kUnavailable) << "four CPUs held";
+  StepRequest wide;
+  wide.overlap = true;
+  wide.shape = {.ntasks = 5};
+  EXPECT_EQ(ctld_->CreateStep(id, wide, kAlice).status().message(), "More processors requested than permitted");
+  wide.overcommit = true;
+  EXPECT_TRUE(ctld_->CreateStep(id, wide, kAlice).ok());
   StepRequest big;
   big.cpus_per_task = 5;
   big.shape = {.ntasks = 1};
@@ -406,8 +412,10 @@ TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   ASSERT_EQ(s0->nodes.size(), 2u);
   EXPECT_EQ(s0->nodes[1].agent_address, "unix:/nowhere/n2");
   EXPECT_EQ(s0->job.id, id);
-  // Explicit shapes; ids count up per job. (--overlap: beside step 0, which holds the job's CPUs.)
+  // Explicit shapes; ids count up per job. (--overlap: beside step 0, which holds the job's CPUs;
+  // --overcommit: more tasks than the job's one CPU per node.)
   req.overlap = true;
+  req.overcommit = true;
   req.shape = {.ntasks = 5};
   StatusOr<StepCreated> s1 = ctld_->CreateStep(id, req, kAdmin);
   ASSERT_TRUE(s1.ok());
