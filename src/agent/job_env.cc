@@ -336,4 +336,13 @@ std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job
   return out;
 }
 
+bool IsStepFilePattern(const std::string& how) {
+  return !how.empty() && how != "none" && how.find_first_not_of("0123456789") != std::string::npos;
+}
+
+bool PatternPerTaskOrNode(const std::string& pattern) {
+  return pattern.find("%t") != std::string::npos || pattern.find("%n") != std::string::npos ||
+         pattern.find("%N") != std::string::npos;
+}
+
 }  // namespace muster

@@ -39,4 +39,11 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
 std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job, const std::string& node_name,
                                 const TaskPlacement& where);
 
+// srun's -o/-e/-i values: a file name pattern, as opposed to "" (the stream goes to srun), "none"
+// or a task id (only that task's stream goes to srun).
+bool IsStepFilePattern(const std::string& how);
+// Whether a pattern names the task or the node (%t, %n, %N): each node then writes files of its
+// own (truncated there), else the whole step shares one (truncated once, by srun).
+bool PatternPerTaskOrNode(const std::string& pattern);
+
 }  // namespace muster

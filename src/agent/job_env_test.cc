@@ -337,6 +337,17 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
 }
 
+TEST(JobEnvTest, StepStreamValues) {
+  EXPECT_FALSE(IsStepFilePattern(""));
+  EXPECT_FALSE(IsStepFilePattern("none"));
+  EXPECT_FALSE(IsStepFilePattern("3"));
+  EXPECT_TRUE(IsStepFilePattern("out-%j.txt"));
+  EXPECT_TRUE(IsStepFilePattern("3.log"));
+  EXPECT_TRUE(PatternPerTaskOrNode("o-%t"));
+  EXPECT_TRUE(PatternPerTaskOrNode("o-%N.%n"));
+  EXPECT_FALSE(PatternPerTaskOrNode("o-%j.%s"));
+}
+
 TEST(JobEnvTest, OutputPatterns) {
   JobRecord job = PeerJob(9148, "gpujob");
   TaskPlacement batch;

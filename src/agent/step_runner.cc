@@ -190,9 +190,8 @@ Status StepRunner::Start(const StepLaunch& l) {
     // Where each stream goes: a pipe to srun, or a file (nullopt: the pipe).
     const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
       if (how.empty()) return std::nullopt;
-      if (how == "none") return std::string("/dev/null");
-      if (how.find_first_not_of("0123456789") == std::string::npos && how.size() < 10) {
-        if (std::stoi(how) == t.procid) return std::nullopt;
+      if (!IsStepFilePattern(how)) {  // "none", or a task id: that task's stream goes to srun
+        if (how != "none" && how.size() < 10 && std::stoi(how) == t.procid) return std::nullopt;
         return std::string("/dev/null");
       }
       std::string p = ExpandOutputPattern(how, job, l.node_name, where);
@@ -203,19 +202,15 @@ Status StepRunner::Start(const StepLaunch& l) {
     if (const std::optional<std::string> in_file = file_of(l.input)) spec.stdin_path = *in_file;
     // A file only this node writes (%t, %n or %N in its name) is truncated by its first task here;
     // one that every node shares is appended to (srun truncated it before the launch).
-    const auto node_own = [](const std::string& how) {
-      return how.find("%t") != std::string::npos || how.find("%n") != std::string::npos ||
-             how.find("%N") != std::string::npos;
-    };
     if (out_file) {
       spec.stdout_path = *out_file;
-      spec.truncate_stdout = node_own(l.output) && truncated.insert(*out_file).second;
+      spec.truncate_stdout = PatternPerTaskOrNode(l.output) && truncated.insert(*out_file).second;
     }
     if (err_file) {
       spec.stderr_path = *err_file;
       if (out_file && *err_file == *out_file) spec.stderr_path.clear();  // the same open file
       const std::string& how = l.error.empty() ? l.output : l.error;
-      spec.truncate_stderr = node_own(how) && truncated.insert(*err_file).second;
+      spec.truncate_stderr = PatternPerTaskOrNode(how) && truncated.insert(*err_file).second;
     }
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     Status st = Status::Ok();

@@ -211,11 +211,7 @@ void StepSession::LaunchAll(const json& job) {
     TaskPlacement where;
     where.step_id = step_id_;
     for (const std::string& how : {opt_.output, opt_.error}) {
-      if (how.empty() || how == "none" || how.find_first_not_of("0123456789") == std::string::npos ||
-          how.find("%t") != std::string::npos || how.find("%n") != std::string::npos ||
-          how.find("%N") != std::string::npos) {
-        continue;
-      }
+      if (!IsStepFilePattern(how) || PatternPerTaskOrNode(how)) continue;
       const std::string path = absolute(ExpandOutputPattern(how, *rec, "", where));
       const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
       if (fd >= 0) close(fd);
@@ -473,23 +469,9 @@ int StepSession::Run(int64_t job_id) {
   std::string name = opt_.job_name;
   if (name.empty()) name = std::filesystem::path(opt_.command[0]).filename().string();
   // Inside an allocation -c and --exclusive shape the step (its CPUs), as --exact does.
-  int cpus_per_task = 0;
-  bool exact = opt_.exact;
-  for (const std::string& a : opt_.resource_args) {
-    if (a.rfind("--cpus-per-task=", 0) == 0) {
-      const std::string v = a.substr(16);
-      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || v == "0") {
-        Emit(err_, "srun: error: Invalid numeric value \"" + v + "\" for --cpus-per-task.\n");
-        return 1;
-      }
-      cpus_per_task = std::stoi(v);
-      exact = true;
-    } else if (a == "--exclusive" || a.rfind("--exclusive=", 0) == 0) {
-      exact = true;
-    }
-  }
+  const bool exact = opt_.exact || opt_.exclusive || opt_.cpus_per_task > 0;
   json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
-           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", cpus_per_task},
+           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", opt_.cpus_per_task},
            {"overcommit", opt_.overcommit}};
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
   StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
@@ -665,7 +647,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);
   for (const std::string& a : opt->resource_args) {
-    if (a.rfind("--cpus-per-task=", 0) == 0 || a.rfind("--exclusive", 0) == 0) continue;  // they shape the step
+    if (ShapesStep(a)) continue;
     err << "srun: warning: " << a << " applies to a new allocation only; the step runs on the job's resources\n";
     break;
   }

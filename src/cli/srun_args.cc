@@ -148,6 +148,11 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kUsage: out->usage = true; break;
     case Opt::kVersion: out->version = true; break;
     case Opt::kResource:
+      if (std::string_view(o.long_name) == "cpus-per-task") {
+        ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
+      } else if (std::string_view(o.long_name) == "exclusive") {
+        out->exclusive = true;
+      }
       out->resource_args.push_back("--" + std::string(o.long_name) + (has_value ? "=" + value : ""));
       break;
     case Opt::kAccount: out->account = value; break;
@@ -347,6 +352,11 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
     }
   }
   return argv;
+}
+
+bool ShapesStep(const std::string& resource_arg) {
+  return resource_arg.rfind("--cpus-per-task=", 0) == 0 || resource_arg == "--exclusive" ||
+         resource_arg.rfind("--exclusive=", 0) == 0;
 }
 
 std::string SrunUsage() {

@@ -40,6 +40,8 @@ struct SrunOptions {
   bool overcommit = false;           // -O: more tasks than the job's CPUs on a node
   bool exact = false;                // --exact: only the CPUs its tasks need (also --exclusive and -c
                                      // inside an allocation)
+  int cpus_per_task = 0;             // -c (also in resource_args, for a new allocation); 0 = not given
+  bool exclusive = false;            // --exclusive (also in resource_args)
 };
 
 // One line of a --multi-prog file, for the tasks it names.
@@ -56,6 +58,10 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 // Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
+
+// Whether a resource option (an entry of resource_args) also shapes a step inside an allocation
+// (-c and --exclusive: its CPUs); the others apply to a new allocation only.
+bool ShapesStep(const std::string& resource_arg);
 
 std::string SrunUsage();
 std::string SrunHelp();

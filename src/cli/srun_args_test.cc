@@ -106,6 +106,15 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_EQ(o.command, (std::vector<std::string>{"conf"}));
   EXPECT_EQ(Parse({"-I", "true"}).immediate, 0);
   EXPECT_TRUE(Parse({"-u", "true"}).unbuffered);
+  SrunOptions shaped = Parse({"-c", "2", "--exclusive", "-G", "1", "true"});
+  EXPECT_EQ(shaped.cpus_per_task, 2);
+  EXPECT_TRUE(shaped.exclusive);
+  EXPECT_EQ(shaped.resource_args, (std::vector<std::string>{"--cpus-per-task=2", "--exclusive", "--gpus=1"}));
+  EXPECT_TRUE(ShapesStep("--cpus-per-task=2"));
+  EXPECT_TRUE(ShapesStep("--exclusive"));
+  EXPECT_FALSE(ShapesStep("--gpus=1"));
+  EXPECT_EQ(ParseSrunArgs({"-c", "x", "true"}).status().message(),
+            "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n");
   EXPECT_FALSE(Parse({"true"}).unbuffered);
   EXPECT_EQ(Parse({"true"}).immediate, -1);
   EXPECT_EQ(ParseSrunArgs({"--jobid=x", "true"}).status().message(), "srun: error: Invalid job id x\n");

@@ -24,14 +24,16 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
     StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
     if (!layout.ok()) return layout.status();
+    // The job's CPUs on each of the step's nodes (at least one).
+    std::vector<int> job_cpus(layout->nodes.size(), 1);
+    for (size_t i = 0; i < layout->nodes.size(); ++i) {
+      for (const JobNodeAllocation& a : job.allocation) {
+        if (a.node == layout->nodes[i]) job_cpus[i] = std::max(static_cast<int>((a.cpu_milli + 999) / 1000), 1);
+      }
+    }
     // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
     for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
-      int64_t job_milli = 0;
-      for (const JobNodeAllocation& a : job.allocation) {
-        if (a.node == layout->nodes[i]) job_milli = a.cpu_milli;
-      }
-      const int64_t job_cpus = std::max<int64_t>((job_milli + 999) / 1000, 1);
-      if (int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) > job_cpus) {
+      if (int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) > job_cpus[i]) {
         return InvalidArgument("More processors requested than permitted");
       }
     }
@@ -40,25 +42,20 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (!request.overlap) {
       for (size_t i = 0; i < layout->nodes.size(); ++i) {
         const std::string& n = layout->nodes[i];
-        int job_cpus = 0;
-        for (const JobNodeAllocation& a : job.allocation) {
-          if (a.node == n) job_cpus = static_cast<int>((a.cpu_milli + 999) / 1000);
-        }
-        job_cpus = std::max(job_cpus, 1);
         const int want = request.exact || request.cpus_per_task > 0
                              ? layout->tasks[i] * std::max(request.cpus_per_task, 1)
-                             : job_cpus;
-        if (want > job_cpus) {
+                             : job_cpus[i];
+        if (want > job_cpus[i]) {
           return InvalidArgument("Requested node configuration is not available (the step needs " +
                                  std::to_string(want) + " CPUs on " + n + ", the job has " +
-                                 std::to_string(job_cpus) + ")");
+                                 std::to_string(job_cpus[i]) + ")");
         }
         int held = 0;
         for (const StepRecord& s : steps_) {
           if (s.job_id != job_id || s.state != JobState::kRunning) continue;
           for (size_t k = 0; k < s.nodes.size() && k < s.node_cpus.size(); ++k) held += s.nodes[k] == n ? s.node_cpus[k] : 0;
         }
-        if (held + want > job_cpus) return Status(StatusCode::kUnavailable, "Requested nodes are busy");
+        if (held + want > job_cpus[i]) return Status(StatusCode::kUnavailable, "Requested nodes are busy");
         need.push_back(want);
       }
     }
