@@ -211,14 +211,13 @@ TEST_F(SlurmParity, WaitTestOnlySignalsAndWhoGetsThem) {
   // the step.
   std::ofstream(work_ / "who.sh") << "#!/bin/bash\n"
                                      "trap 'echo batch-usr2' USR2\n"
-                                     "srun sh -c 'trap \"echo step-usr2\" USR2; i=0; while [ $i -lt 30 ]; do sleep 0.2; "
-                                     "i=$((i+1)); done' &\n"
-                                     "touch started\n"
+                                     "srun sh -c 'trap \"echo step-usr2\" USR2; touch step-ready; i=0; "
+                                     "while [ $i -lt 30 ]; do sleep 0.2; i=$((i+1)); done' &\n"
                                      "while kill -0 $! 2>/dev/null; do sleep 0.2; done\n";
   fs::permissions(work_ / "who.sh", fs::perms::all);
   const int64_t who = Submit("-o who.txt who.sh");
-  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "started"); }, 15s));
-  std::this_thread::sleep_for(1s);  // the step's task is up and has set its trap
+  // The step's task is up and has set its trap (the batch shell set its own before starting srun).
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "step-ready"); }, 15s));
   EXPECT_EQ(Run("scancel -b -s USR2 " + std::to_string(who)).rc, 0);
   ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "who.txt").string()).find("batch-usr2") != std::string::npos; }, 10s));
   EXPECT_EQ(Run("scancel -s USR2 " + std::to_string(who)).rc, 0);

@@ -196,13 +196,14 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
 // (and says so); --exact steps share them out; --overlap runs beside anything.
 TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
   const int64_t id = SubmitScript("-n 2",
-                                  "srun -n1 sleep 2 &\n"
-                                  "sleep 0.7\n"
+                                  "srun -n1 sleep 3 &\n"
+                                  "for i in $(seq 150); do squeue -s -h -o %i | grep -q \"^$SLURM_JOB_ID\\.0$\" && break; sleep 0.1; done\n"
                                   "srun -n1 echo second\n"
                                   "wait\n"
-                                  "srun -n1 --exact sleep 2 &\n"
-                                  "srun -n1 --exact sleep 2 &\n"
-                                  "sleep 0.7\n"
+                                  "srun -n1 --exact sleep 3 &\n"
+                                  "srun -n1 --exact sleep 3 &\n"
+                                  "for i in $(seq 150); do [ $(squeue -s -h -o %i | grep -c \"^$SLURM_JOB_ID\\.[23]$\") = 2 ] && break; sleep 0.1; "
+                                  "done\n"
                                   "srun -n1 --overlap echo overlapped\n"
                                   "squeue -s -h -o %i | sort | tr '\\n' ' '; echo\n"
                                   "wait\n");
@@ -228,7 +229,8 @@ TEST_F(Srun, JobidAndImmediate) {
   // squeue -s: the batch step, and a step srun runs in the job from outside it.
   const std::string sid = std::to_string(id);
   Result steps = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun --jobid=" + sid +
-                     " -n 2 -J napper sleep 4 >/dev/null 2>&1 & sleep 1.5; squeue -s -h -o '%i %j %N %A'; "
+                     " -n 2 -J napper sleep 4 >/dev/null 2>&1 & for i in $(seq 150); do squeue -s -h -o %i | grep -q '^" + sid +
+                     "\\.1$' && break; sleep 0.1; done; squeue -s -h -o '%i %j %N %A'; "
                      "squeue --steps=" + sid + ".batch -h -o %i; wait");
   EXPECT_EQ(steps.out, sid + ".1 napper node[1-2] 2\n" + sid + ".batch batch node1 1\n" + sid + ".batch\n");
   Result busy = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -I -n 1 true");
