@@ -246,6 +246,63 @@ TEST_F(Srun, JobidAndImmediate) {
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
 }
 
+// srun's stdin goes to every task (Slurm's default), or to one with -i N; a task that never reads
+// it does not hold the step; --pty runs task 0 on a terminal that an interactive shell can use.
+TEST_F(Srun, StdinReachesTheTasksAndPtyRunsAnInteractiveShell) {
+  const std::string out_of_job = "env -u SLURM_JOB_ID -u SLURM_JOBID ";
+  Result all = Run("printf 'a\\nb\\n' | " + out_of_job + "srun -N 2 -n 2 -l cat | sort");
+  EXPECT_EQ(all.rc, 0) << all.out;
+  EXPECT_EQ(all.out, "0: a\n0: b\n1: a\n1: b\n");
+  Result one = Run("printf 'x\\n' | " + out_of_job + "srun -n 2 -N 1 -i 1 -l sh -c 'cat; echo end' | sort");
+  EXPECT_EQ(one.out, "0: end\n1: end\n1: x\n");  // (sorted) task 0 read nothing
+  // More than every buffer on the way holds: it all arrives, in order.
+  Result big = Run("seq 400000 | " + out_of_job + "srun -n 1 sh -c 'md5sum; wc -l' && seq 400000 | md5sum");
+  ASSERT_EQ(big.rc, 0) << big.out;
+  std::vector<std::string> lines;
+  std::istringstream split(big.out);
+  for (std::string line; std::getline(split, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << big.out;
+  EXPECT_EQ(lines[0], lines[2]);
+  // wc saw nothing after md5sum read it all: the stream ended once.
+  EXPECT_EQ(lines[1], "0");
+  Result ignored = Run("yes | " + out_of_job + "srun -n 1 true; echo rc=$?");
+  EXPECT_EQ(ignored.out, "rc=0\n");
+  Result none = Run("echo unread | " + out_of_job + "srun -n 1 -i none sh -c 'cat; echo none-ok'");
+  EXPECT_EQ(none.out, "none-ok\n");
+
+  // --pty: driven through a terminal of our own, as a person at a keyboard would.
+  std::ofstream(work_ / "drive_tty.py")
+      << "import os, pty, sys, time, select\n"
+         "pid, fd = pty.fork()\n"
+         "if pid == 0:\n"
+         "    import fcntl, struct, termios\n"
+         "    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 24, 80, 0, 0))\n"
+         "    os.execvp('srun', ['srun', '--pty', '-n', '1', 'bash', '--norc', '--noprofile', '-i'])\n"
+         "out = b''\n"
+         "def until(word, limit=20):\n"
+         "    global out\n"
+         "    end = time.time() + limit\n"
+         "    while word not in out and time.time() < end:\n"
+         "        if select.select([fd], [], [], 0.2)[0]:\n"
+         "            try: out += os.read(fd, 4096)\n"
+         "            except OSError: break\n"
+         "    return word in out\n"
+         "os.write(fd, b'tty; [ -t 0 ] && echo in-$((6*7)); echo \"rows=$(stty size)\"; echo d$((1+1))one\\r')\n"
+         "until(b'd2one')\n"
+         "os.write(fd, b'exit 3\\r')\n"
+         "until(b'never', 3)\n"
+         "_, status = os.waitpid(pid, 0)\n"
+         "sys.stdout.write(out.decode(errors='replace').replace('\\r', ''))\n"
+         "print('srun-exit', os.waitstatus_to_exitcode(status))\n";
+  Result pty = Run(out_of_job + "/usr/bin/python3 drive_tty.py");
+  EXPECT_EQ(pty.rc, 0) << pty.out;
+  EXPECT_NE(pty.out.find("/dev/pts/"), std::string::npos) << pty.out;
+  EXPECT_NE(pty.out.find("in-42\n"), std::string::npos) << pty.out;
+  EXPECT_NE(pty.out.find("rows=24 80\n"), std::string::npos) << "the terminal's size travels:\n" << pty.out;
+  EXPECT_NE(pty.out.find("srun-exit 3\n"), std::string::npos) << pty.out;
+  EXPECT_EQ(Run("squeue -h").out, "");
+}
+
 // The job environment as distributed training reads it, checked with Debian's PyTorch: torchrun
 // started on every node by srun, told the node count and rank from SLURM_NNODES/SLURM_NODEID and
 // the head from `scontrol show hostnames $SLURM_JOB_NODELIST`; and srun's tasks placing themselves

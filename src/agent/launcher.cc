@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -229,12 +230,17 @@ bool OpenOnto(const char* path, int flags, int target) {
   if (setsid() < 0) Fail(report_fd, Step::kSetsid, 0, errno);
   // Given descriptors go onto 1 and 2 before the others are closed (first above 2, so that one
   // landing on the other's target cannot clobber it).
-  if (spec.stdout_fd >= 0 || spec.stderr_fd >= 0) {
+  if (spec.stdin_fd >= 0 || spec.stdout_fd >= 0 || spec.stderr_fd >= 0) {
+    int in = spec.stdin_fd >= 0 ? fcntl(spec.stdin_fd, F_DUPFD, 3) : -1;
     int out = spec.stdout_fd >= 0 ? fcntl(spec.stdout_fd, F_DUPFD, 3) : -1;
     int err = spec.stderr_fd >= 0 ? fcntl(spec.stderr_fd, F_DUPFD, 3) : -1;
+    if (spec.stdin_fd >= 0 && (in < 0 || dup2(in, 0) < 0)) Fail(report_fd, Step::kStdin, 0, errno);
     if (spec.stdout_fd >= 0 && (out < 0 || dup2(out, 1) < 0)) Fail(report_fd, Step::kStdout, 0, errno);
     if (spec.stderr_fd >= 0 && (err < 0 || dup2(err, 2) < 0)) Fail(report_fd, Step::kStderr, 0, errno);
   }
+  // A terminal on stdin becomes the new session's controlling terminal (srun --pty): job
+  // control, ^C as SIGINT to the foreground group.
+  if (spec.controlling_tty && ioctl(0, TIOCSCTTY, 0) != 0) Fail(report_fd, Step::kStdin, 0, errno);
   // Before the privilege drop: afterwards /proc/self/fd may be unreadable (not dumpable).
   if (!CloseFrom(3, report_fd)) Fail(report_fd, Step::kCloseFds, 0, errno);
 
@@ -274,7 +280,7 @@ bool OpenOnto(const char* path, int flags, int target) {
   }
 
   if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) Fail(report_fd, Step::kChdir, 0, errno);
-  if (!OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
+  if (spec.stdin_fd < 0 && !OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
   const int out_flags = O_WRONLY | O_CREAT | O_APPEND;
   if (spec.stdout_fd < 0 && !OpenOnto(spec.stdout_path.c_str(), out_flags | (spec.truncate_stdout ? O_TRUNC : 0), 1)) {
     Fail(report_fd, Step::kStdout, 0, errno);
@@ -330,7 +336,9 @@ Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepar
       return Internal("privileges were not fully dropped to uid " + std::to_string(spec.uid) + " gid " +
                       std::to_string(spec.gid));
     case Step::kChdir: what = "cannot change directory to '" + spec.workdir + "'"; break;
-    case Step::kStdin: what = "cannot open input file '" + spec.stdin_path + "'"; break;
+    case Step::kStdin:
+      what = spec.stdin_fd >= 0 ? "cannot set up stdin" : "cannot open input file '" + spec.stdin_path + "'";
+      break;
     case Step::kStdout:
       what = spec.stdout_fd >= 0 ? "cannot set up stdout" : "cannot open output file '" + spec.stdout_path + "'";
       break;

@@ -25,6 +25,8 @@ struct LaunchSpec {
   std::string stdin_path = "/dev/null";
   std::string stdout_path;          // opened O_APPEND|O_CREAT as the user, mode 0644 (umask applies)
   std::string stderr_path;          // "" = same file as stdout
+  int stdin_fd = -1;                // >= 0: the child's stdin is this descriptor (a pipe or terminal), not stdin_path
+  bool controlling_tty = false;     // stdin_fd is a terminal: make it the task's controlling terminal
   int stdout_fd = -1;               // >= 0: the child's stdout is this descriptor (a pipe), not stdout_path
   int stderr_fd = -1;               // >= 0: the child's stderr is this descriptor, not stderr_path
   std::string cgroup_procs_file;    // "" = none; else the child writes its pid here before exec

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -93,6 +95,31 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+// A new pseudo-terminal for a --pty task: (master, slave), the slave owned by the task's user as
+// a login terminal is, of rows x cols when given.
+StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return Internal(std::string("cannot open a terminal: ") + std::strerror(errno));
+  char name[128] = {0};
+  int slave = -1;
+  if (grantpt(master) == 0 && unlockpt(master) == 0 && ptsname_r(master, name, sizeof name) == 0) {
+    slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  }
+  if (slave < 0) {
+    const Status st = Internal(std::string("cannot open a terminal: ") + std::strerror(errno));
+    close(master);
+    return st;
+  }
+  if (geteuid() == 0 && uid != 0) (void)fchown(slave, uid, static_cast<gid_t>(-1));
+  if (rows > 0 && cols > 0) {
+    winsize ws{};
+    ws.ws_row = static_cast<unsigned short>(rows);
+    ws.ws_col = static_cast<unsigned short>(cols);
+    (void)ioctl(master, TIOCSWINSZ, &ws);
+  }
+  return std::make_pair(master, slave);
+}
+
 }  // namespace
 
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
@@ -112,6 +139,11 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     s.input = j.value("input", std::string());
     s.task_prolog = j.value("task_prolog", std::string());
     s.task_epilog = j.value("task_epilog", std::string());
+    if (const json& pty = j.value("pty", json()); pty.is_object()) {
+      s.pty = true;
+      s.pty_rows = pty.value("rows", 0);
+      s.pty_cols = pty.value("cols", 0);
+    }
     s.ntasks = j.at("ntasks").get<int>();
     s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
     s.argv = j.at("argv").get<std::vector<std::string>>();
@@ -134,6 +166,9 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
       return InvalidArgument("task " + std::to_string(t.procid) + " is outside the step's " + std::to_string(s.ntasks) +
                              " tasks");
     }
+  }
+  if (s.pty_rows < 0 || s.pty_rows > 65535 || s.pty_cols < 0 || s.pty_cols > 65535) {
+    return InvalidArgument("bad terminal size " + std::to_string(s.pty_rows) + "x" + std::to_string(s.pty_cols));
   }
   if (s.io_address.empty()) return InvalidArgument("no I/O address");
   if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
@@ -199,7 +234,8 @@ Status StepRunner::Start(const StepLaunch& l) {
     };
     const std::optional<std::string> out_file = file_of(l.output);
     const std::optional<std::string> err_file = file_of(l.error.empty() ? l.output : l.error);
-    if (const std::optional<std::string> in_file = file_of(l.input)) spec.stdin_path = *in_file;
+    const std::optional<std::string> in_file = file_of(l.input);
+    if (in_file) spec.stdin_path = *in_file;
     // A file only this node writes (%t, %n or %N in its name) is truncated by its first task here;
     // one that every node shares is appended to (srun truncated it before the launch).
     if (out_file) {
@@ -212,13 +248,31 @@ Status StepRunner::Start(const StepLaunch& l) {
       const std::string& how = l.error.empty() ? l.output : l.error;
       spec.truncate_stderr = PatternPerTaskOrNode(how) && truncated.insert(*err_file).second;
     }
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    // [0] is ours, [1] the task's: pipes, or with --pty task 0's terminal (master, slave).
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     Status st = Status::Ok();
-    if ((!out_file && pipe2(out, O_CLOEXEC) != 0) || (!err_file && pipe2(err, O_CLOEXEC) != 0)) {
+    if (l.pty && t.procid == 0) {
+      StatusOr<std::pair<int, int>> term = OpenTerminal(job.uid, l.pty_rows, l.pty_cols);
+      if (term.ok()) {
+        out[0] = term->first;
+        in[0] = fcntl(term->first, F_DUPFD_CLOEXEC, 3);
+        spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = term->second;
+        spec.controlling_tty = true;
+        in[1] = term->second;
+        task.pty = true;
+      } else {
+        st = term.status();
+      }
+    } else if ((!out_file && pipe2(out, O_CLOEXEC) != 0) || (!err_file && pipe2(err, O_CLOEXEC) != 0) ||
+               (!in_file && pipe2(in, O_CLOEXEC) != 0)) {
       st = Internal(std::string("pipe: ") + std::strerror(errno));
     } else {
+      std::swap(in[0], in[1]);  // the task reads, we write
       spec.stdout_fd = out[1];
       spec.stderr_fd = err[1];
+      spec.stdin_fd = in[1];
+    }
+    if (st.ok()) {
       StatusOr<pid_t> pid = Launch(spec);
       if (pid.ok()) {
         task.pid = *pid;
@@ -228,14 +282,18 @@ Status StepRunner::Start(const StepLaunch& l) {
     }
     CloseFd(out[1]);
     CloseFd(err[1]);
+    CloseFd(in[1]);
     if (st.ok()) {
       task.out = out[0];
       task.err = err[0];
-      if (task.out >= 0) fcntl(task.out, F_SETFL, O_NONBLOCK);
-      if (task.err >= 0) fcntl(task.err, F_SETFL, O_NONBLOCK);
+      task.in = in[0];
+      for (int fd : {task.out, task.err, task.in}) {
+        if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
+      }
     } else {
       CloseFd(out[0]);
       CloseFd(err[0]);
+      CloseFd(in[0]);
       std::fprintf(stderr, "musterd[%s]: step %lld.%d task %d: %s\n", l.node_name.c_str(),
                    static_cast<long long>(l.job_id), l.step_id, t.procid, st.message().c_str());
       const std::string msg =
@@ -259,8 +317,51 @@ Status StepRunner::Start(const StepLaunch& l) {
   return Status::Ok();
 }
 
+bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
+  char buf[16 * 1024];
+  const ssize_t n = recv(s->io, buf, sizeof buf, MSG_DONTWAIT);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  if (n == 0) return false;  // srun is gone
+  decoder->Feed(std::string_view(buf, static_cast<size_t>(n)));
+  while (true) {
+    StatusOr<std::optional<StepIoFrame>> f = decoder->Next();
+    if (!f.ok()) {
+      std::fprintf(stderr, "musterd: step %lld.%d: %s\n", static_cast<long long>(s->job_id), s->step_id,
+                   f.status().message().c_str());
+      return false;
+    }
+    if (!f->has_value()) return true;
+    const StepIoFrame& frame = **f;
+    for (Task& t : s->tasks) {
+      if (t.in < 0 || (frame.procid >= 0 && frame.procid != t.id.procid)) continue;
+      switch (frame.kind) {
+        case StepIoKind::kIn: t.in_buf += frame.data; break;
+        case StepIoKind::kEof: t.in_eof = true; break;
+        case StepIoKind::kWinch:
+          if (t.pty && frame.rows > 0 && frame.cols > 0) {
+            winsize ws{};
+            ws.ws_row = static_cast<unsigned short>(frame.rows);
+            ws.ws_col = static_cast<unsigned short>(frame.cols);
+            (void)ioctl(t.in, TIOCSWINSZ, &ws);
+          }
+          break;
+        default: break;  // agent-to-srun frames mean nothing here
+      }
+    }
+  }
+}
+
 void StepRunner::Pump(Step* s) {
+  // A task that closed its stdin must not kill the agent with SIGPIPE (write fails with EPIPE).
+  sigset_t pipe_sig;
+  sigemptyset(&pipe_sig);
+  sigaddset(&pipe_sig, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_sig, nullptr);
+  // Input from srun is read only while the tasks take it: at most this much waits here, so a task
+  // that never reads its stdin holds srun back instead of filling the agent's memory.
+  constexpr size_t kMaxPendingInput = 1 << 20;
   std::vector<char> buf(64 * 1024);
+  StepIoDecoder from_srun;
   bool io_ok = true;
   bool killed = false;
   bool orphaned = false;
@@ -277,16 +378,44 @@ void StepRunner::Pump(Step* s) {
         which.emplace_back(i, true);
       }
     }
-    // srun never writes: the stream becoming readable means it closed (srun is gone).
+    const size_t in_index = fds.size();
+    std::vector<size_t> writers;  // tasks with input waiting
+    size_t pending_input = 0;
+    for (size_t i = 0; i < s->tasks.size(); ++i) {
+      const Task& t = s->tasks[i];
+      if (t.in < 0 || t.in_buf.empty()) continue;
+      fds.push_back(pollfd{t.in, POLLOUT, 0});
+      writers.push_back(i);
+      pending_input += t.in_buf.size();
+    }
     const size_t io_index = fds.size();
-    if (io_ok) fds.push_back(pollfd{s->io, POLLRDHUP, 0});
+    // srun's frames while the tasks keep up; else only its going away.
+    if (io_ok) fds.push_back(pollfd{s->io, static_cast<short>(pending_input < kMaxPendingInput ? POLLIN : POLLRDHUP), 0});
     if (!fds.empty()) {
       poll(fds.data(), fds.size(), 20);
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    if (io_ok && fds[io_index].revents != 0) io_ok = false;
-    fds.resize(io_index);
+    if (io_ok && fds[io_index].revents != 0) {
+      io_ok = (fds[io_index].events & POLLIN) != 0 && ReadFromSrun(s, &from_srun);
+    }
+    for (size_t k = 0; k < writers.size(); ++k) {
+      if (fds[in_index + k].revents == 0) continue;
+      Task& t = s->tasks[writers[k]];
+      const ssize_t n = write(t.in, t.in_buf.data(), t.in_buf.size());
+      if (n > 0) {
+        t.in_buf.erase(0, static_cast<size_t>(n));
+      } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        t.in_buf.clear();  // the task closed its stdin (EPIPE): what srun sends is dropped
+        t.in_eof = true;
+      }
+    }
+    for (Task& t : s->tasks) {
+      // srun's stdin ended and all of it was taken: the task reads EOF. Its terminal (--pty) stays
+      // open: the task reads from it until it ends.
+      if (t.in >= 0 && t.in_eof && t.in_buf.empty() && !t.pty) CloseFd(t.in);
+    }
+    fds.resize(in_index);
     for (size_t k = 0; k < fds.size(); ++k) {
       if (fds[k].revents == 0) continue;
       Task& t = s->tasks[which[k].first];
@@ -298,7 +427,7 @@ void StepRunner::Pump(Step* s) {
                                                                   t.id.procid, std::string(buf.data(), n))));
         }
       } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        CloseFd(fd);
+        CloseFd(fd);  // EOF; a terminal's master reads EIO once the task's side is closed
       }
     }
     const int64_t now = NowMs();
@@ -324,6 +453,10 @@ void StepRunner::Pump(Step* s) {
       }
     }
     for (Task& t : s->tasks) {
+      if (t.reaped) {
+        CloseFd(t.in);  // nobody reads it any more
+        t.in_buf.clear();
+      }
       if (t.reaped && !t.reported) {
         if ((t.out >= 0 || t.err >= 0) && now - t.reaped_ms < kOutputGraceMs) {
           all_reported = false;
@@ -342,6 +475,7 @@ void StepRunner::Pump(Step* s) {
     std::lock_guard<std::mutex> lock(mu_);
     for (Task& t : s->tasks) {
       if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);  // what the tasks left behind
+      CloseFd(t.in);
     }
     CloseFd(s->io);  // under the lock: Shutdown may be using it
     s->done = true;

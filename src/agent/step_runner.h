@@ -21,6 +21,7 @@
 
 #include "base/status.h"
 #include "model/job_record.h"
+#include "net/step_io.h"
 
 namespace muster {
 
@@ -44,13 +45,17 @@ struct StepLaunch {
   std::string cwd;               // "" = the job's working directory
   std::string io_address;        // "unix:/path", "/path" or "host:port"
   std::string io_key;            // sent back in the HELLO frame (letters and digits)
-  // srun -o/-e/-i: "" = the stream goes to srun (stdin: /dev/null); "none"; a task id (only
+  // srun -o/-e/-i: "" = the stream goes to/comes from srun (IN frames); "none"; a task id (only
   // that task's stream goes to srun, the others' to /dev/null); else a file pattern, expanded
   // per task (%t %n %N %j %J %s %u %x %A %a) and opened as the user, relative to cwd. A file
   // named per task or node is truncated by its first task on the node; one the whole step shares
   // is appended to (srun truncates it before the launch). error "" = as output.
   std::string output, error, input;
   std::string task_prolog, task_epilog;  // absolute paths; run before/after each task, as the user
+  // srun --pty: task 0 runs on a new pseudo-terminal (its stdin, stdout and stderr, and its
+  // controlling terminal), of this size when given; what it writes comes back as OUT frames.
+  bool pty = false;
+  int pty_rows = 0, pty_cols = 0;
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;
@@ -90,7 +95,11 @@ class StepRunner {
   struct Task {
     StepTask id;
     pid_t pid = -1;          // -1: never started
-    int out = -1, err = -1;  // read ends of its pipes, -1 once closed
+    int out = -1, err = -1;  // read ends of its pipes (out: the terminal's master with --pty), -1 once closed
+    int in = -1;             // write end of its stdin (a pipe, or the terminal), -1 when not from srun or closed
+    std::string in_buf;      // from srun, not yet taken by the task
+    bool in_eof = false;     // srun's stdin ended: close `in` once in_buf is written
+    bool pty = false;
     bool reaped = false;
     int64_t reaped_ms = 0;
     bool reported = false;  // EXIT sent
@@ -106,6 +115,9 @@ class StepRunner {
     std::atomic<bool> done{false};
   };
   void Pump(Step* step);
+  // Takes srun's frames (stdin bytes, EOF, terminal size) off the I/O stream; false when srun
+  // closed it or sent something malformed.
+  bool ReadFromSrun(Step* step, StepIoDecoder* decoder);
   void JoinFinished();  // joins and forgets the steps whose pump ended
 
   mutable std::mutex mu_;

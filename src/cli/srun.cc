@@ -7,8 +7,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -113,7 +116,36 @@ struct Conn {
   StepIoDecoder decoder;
   bool hello = false;
   size_t node = 0;
+  std::string pending;  // frames for the agent (the tasks' stdin), not yet sent
 };
+
+// srun --pty on a terminal: raw mode (every key goes to the task's terminal, which echoes and
+// interprets it) until the session ends.
+class RawTerminal {
+ public:
+  RawTerminal() {
+    if (!isatty(0) || tcgetattr(0, &saved_) != 0) return;
+    termios raw = saved_;
+    cfmakeraw(&raw);
+    active_ = tcsetattr(0, TCSADRAIN, &raw) == 0;
+  }
+  ~RawTerminal() {
+    if (active_) (void)tcsetattr(0, TCSADRAIN, &saved_);
+  }
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  termios saved_{};
+  bool active_ = false;
+};
+
+// srun's terminal size, {0, 0} when stdin is not a terminal.
+std::pair<int, int> TerminalSize() {
+  winsize ws{};
+  if (!isatty(0) || ioctl(0, TIOCGWINSZ, &ws) != 0) return {0, 0};
+  return {ws.ws_row, ws.ws_col};
+}
 
 class StepSession {
  public:
@@ -140,6 +172,9 @@ class StepSession {
   // ("node1: tasks 0-3: Exited with exit code 1"): at once when `force` or no task is left, else
   // once the first of them is 200 ms old (tasks that end together arrive a few ms apart).
   void FlushExits(bool force = true);
+  // srun's stdin to the tasks that read it (IN frames, then EOF), and the terminal's size.
+  void ForwardInput(bool readable);
+  void SendToTasks(const StepIoFrame& frame, int procid);
   void Emit(std::ostream& s, const std::string& bytes) {
     s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     s.flush();
@@ -169,6 +204,11 @@ class StepSession {
   bool terminating_ = false;
   std::map<std::tuple<size_t, int, int, bool>, std::vector<int>> exits_;  // (node, code, signal, core) -> tasks
   std::chrono::steady_clock::time_point exits_since_;
+  // Whose stdin is srun's: -1 every task (Slurm's default), a task id (-i N, --pty: 0), or
+  // kNoInput (-i none or a file).
+  static constexpr int kNoInput = -2;
+  int input_to_ = kNoInput;
+  bool input_done_ = false;
   int exit_status_ = 0;  // highest exit code (or 1 for tasks that never ran or were lost)
   int max_signal_ = 0;   // highest signal that killed a task
   int ExitStatus() const { return max_signal_ > 0 ? TaskExitStatus(0, max_signal_) : exit_status_; }
@@ -242,6 +282,10 @@ void StepSession::LaunchAll(const json& job) {
               {"input", opt_.input},
               {"task_prolog", absolute(opt_.task_prolog)},
               {"task_epilog", absolute(opt_.task_epilog)}};
+    if (opt_.pty) {
+      const auto [rows, cols] = TerminalSize();
+      body["pty"] = json{{"rows", rows}, {"cols", cols}};
+    }
     std::string error;
     // A node may not have heard of a just-started job yet (the controller tells the nodes after
     // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
@@ -312,6 +356,11 @@ void StepSession::Forward(int sig) {
 }
 
 void StepSession::HandleSignal(int sig) {
+  if (sig == SIGWINCH) {
+    const auto [rows, cols] = TerminalSize();
+    if (rows > 0 && input_to_ >= 0) SendToTasks(WinchFrame(rows, cols), input_to_);
+    return;
+  }
   if (sig != SIGINT) {
     user_signalled_ = true;
     Forward(sig);
@@ -389,12 +438,51 @@ void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
   }
 }
 
+void StepSession::SendToTasks(const StepIoFrame& frame, int procid) {
+  const std::string bytes = EncodeStepIoFrame(frame);
+  for (Conn& c : conns_) {
+    if (c.hello && (procid < 0 || tasks_[procid].node == c.node)) c.pending += bytes;
+  }
+}
+
+void StepSession::ForwardInput(bool readable) {
+  if (!readable) return;
+  char buf[16 * 1024];
+  const ssize_t n = read(0, buf, sizeof buf);
+  if (n > 0) {
+    SendToTasks(OutputFrame(StepIoKind::kIn, input_to_, std::string(buf, static_cast<size_t>(n))), input_to_);
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    SendToTasks(EofFrame(input_to_), input_to_);
+    input_done_ = true;
+  }
+}
+
 void StepSession::Loop() {
   std::vector<char> buf(64 * 1024);
   while (Remaining() > 0) {
     std::vector<pollfd> fds = {{sig_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
-    for (const Conn& c : conns_) fds.push_back(pollfd{c.fd, POLLIN, 0});
+    size_t pending = 0;
+    for (const Conn& c : conns_) {
+      fds.push_back(pollfd{c.fd, static_cast<short>(POLLIN | (c.pending.empty() ? 0 : POLLOUT)), 0});
+      pending += c.pending.size();
+    }
+    // srun's stdin is read once every node that took tasks has connected (none misses the start),
+    // and only while the agents take it (a task that does not read holds srun back).
+    const auto launched = std::count_if(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return n.launched; });
+    const auto connected = std::count_if(conns_.begin(), conns_.end(), [](const Conn& c) { return c.hello; });
+    const bool read_input = input_to_ != kNoInput && !input_done_ && connected == launched && pending < (1 << 18);
+    if (read_input) fds.push_back(pollfd{0, POLLIN, 0});
     if (poll(fds.data(), fds.size(), exits_.empty() ? 1000 : 50) < 0 && errno != EINTR) break;
+    if (read_input) {
+      ForwardInput((fds.back().revents & (POLLIN | POLLHUP | POLLERR)) != 0);
+      fds.pop_back();
+    }
+    for (size_t k = 2; k < fds.size(); ++k) {
+      Conn& c = conns_[k - 2];
+      if ((fds[k].revents & POLLOUT) == 0 || c.pending.empty()) continue;
+      const ssize_t n = send(c.fd, c.pending.data(), c.pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) c.pending.erase(0, static_cast<size_t>(n));
+    }
     if (fds[0].revents != 0) {
       unsigned char sigs[16];
       ssize_t n = read(sig_read_, sigs, sizeof sigs);
@@ -406,7 +494,7 @@ void StepSession::Loop() {
     }
     std::vector<size_t> closed;
     for (size_t k = 2; k < fds.size(); ++k) {
-      if (fds[k].revents == 0) continue;
+      if ((fds[k].revents & ~POLLOUT) == 0) continue;
       Conn& c = conns_[k - 2];
       ssize_t n = read(c.fd, buf.data(), buf.size());
       bool drop = n <= 0 && !(n < 0 && errno == EINTR);
@@ -565,12 +653,24 @@ int StepSession::Run(int64_t job_id) {
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     for (int s : kForwarded) sigaction(s, &sa, nullptr);
+    if (opt_.pty) sigaction(SIGWINCH, &sa, nullptr);
     sigset_t unblock;
     sigemptyset(&unblock);
     for (int s : kForwarded) sigaddset(&unblock, s);
+    sigaddset(&unblock, SIGWINCH);
     sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
   }
   signal(SIGPIPE, SIG_IGN);
+  if (opt_.pty) {
+    input_to_ = 0;
+  } else if (opt_.input.empty()) {
+    input_to_ = -1;
+  } else if (!IsStepFilePattern(opt_.input) && opt_.input != "none" && opt_.input.size() < 10 &&
+             std::stoi(opt_.input) < static_cast<int>(tasks_.size())) {
+    input_to_ = std::stoi(opt_.input);
+  }
+  std::optional<RawTerminal> raw;
+  if (opt_.pty) raw.emplace();
   LaunchAll(c.value("job", json::object()));
   // Every agent that took its tasks has connected (it does so before answering): the socket's
   // name is no longer needed, and nothing is left behind if srun is killed.
@@ -583,7 +683,9 @@ int StepSession::Run(int64_t job_id) {
   FlushExits();
   (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
                       json{{"exit_code", ExitStatus()}});
+  raw.reset();
   for (int s : kForwarded) signal(s, SIG_DFL);
+  if (opt_.pty) signal(SIGWINCH, SIG_DFL);
   g_signal_pipe = -1;
   for (int fd : sp) {
     if (fd >= 0) close(fd);

@@ -190,8 +190,10 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kExact: out->exact = true; break;
     case Opt::kOvercommit: out->overcommit = true; break;
     case Opt::kPty:
-      return Error("srun: error: --pty is not supported: tasks get no terminal and no standard input from srun "
-                   "(salloc runs an interactive shell in an allocation)\n");
+      // Slurm: task 0 on a pseudo-terminal; implies --unbuffered.
+      out->pty = true;
+      out->unbuffered = true;
+      break;
     case Opt::kNoAllocate:
       return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
   }
@@ -389,7 +391,9 @@ std::string SrunHelp() {
          "  -o, --output=out            each task's stdout to this file pattern (%t %n %N %j %s %u %x),\n"
          "                              \"none\", or a task id (only that task's output comes here)\n"
          "  -e, --error=err             the same for stderr (default: as --output)\n"
-         "  -i, --input=in              each task's stdin from this file pattern, or \"none\"\n"
+         "  -i, --input=in              each task's stdin from this file pattern, \"none\", or a task\n"
+         "                              id (only that task reads srun's stdin; default: every task)\n"
+         "      --pty                   run task 0 on a pseudo-terminal (an interactive shell)\n"
          "      --export=ALL|NONE|list  environment the tasks get (default ALL)\n"
          "      --task-prolog=program   run before each task; its \"export NAME=value\" lines set the\n"
          "                              task's environment\n"

@@ -16,6 +16,7 @@ struct SrunOptions {
   int nnodes = 0;                    // -N/--nodes; 0 = not given
   int ntasks_per_node = 0;           // --ntasks-per-node; 0 = not given
   bool label = false;                // -l/--label: "<task id>: " before every line
+  bool pty = false;                  // --pty: task 0 on a pseudo-terminal, srun's terminal in raw mode
   bool unbuffered = false;           // -u: output passed on as it comes (else whole lines per task)
   std::string job_name;              // -J/--job-name: the step's name ("" = the command's base name)
   bool kill_on_bad_exit = false;     // -K/--kill-on-bad-exit[=0|1]: a task exiting non-zero ends the step

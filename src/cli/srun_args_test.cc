@@ -121,7 +121,11 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_EQ(Parse({"--cpu-bind=map_cpu:1", "true"}).cpu_bind, "map_cpu:1");
   EXPECT_NE(ParseSrunArgs({"-Z", "true"}).status().message().find("--no-allocate (-Z) is not supported"),
             std::string::npos);
-  EXPECT_NE(ParseSrunArgs({"--pty", "bash"}).status().message().find("--pty is not supported"), std::string::npos);
+  StatusOr<SrunOptions> pty = ParseSrunArgs({"--pty", "bash", "-i"});
+  ASSERT_TRUE(pty.ok()) << pty.status().ToString();
+  EXPECT_TRUE(pty->pty);
+  EXPECT_TRUE(pty->unbuffered);  // as in Slurm
+  EXPECT_EQ(pty->command, (std::vector<std::string>{"bash", "-i"}));
 }
 
 TEST(MultiProg, RanksArgumentsAndSubstitutions) {

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -59,6 +60,21 @@ StepIoFrame OutputFrame(StepIoKind kind, int procid, std::string data) {
   return f;
 }
 
+StepIoFrame EofFrame(int procid) {
+  StepIoFrame f;
+  f.kind = StepIoKind::kEof;
+  f.procid = procid;
+  return f;
+}
+
+StepIoFrame WinchFrame(int rows, int cols) {
+  StepIoFrame f;
+  f.kind = StepIoKind::kWinch;
+  f.rows = rows;
+  f.cols = cols;
+  return f;
+}
+
 StepIoFrame ExitFrame(int procid, int exit_code, int signal, bool core_dumped) {
   StepIoFrame f;
   f.kind = StepIoKind::kExit;
@@ -74,8 +90,11 @@ std::string EncodeStepIoFrame(const StepIoFrame& f) {
     case StepIoKind::kHello: return "HELLO " + f.data + " " + f.node + "\n";
     case StepIoKind::kOut:
     case StepIoKind::kErr:
-      return std::string(f.kind == StepIoKind::kOut ? "OUT " : "ERR ") + std::to_string(f.procid) + " " +
-             std::to_string(f.data.size()) + "\n" + f.data;
+    case StepIoKind::kIn:
+      return std::string(f.kind == StepIoKind::kOut ? "OUT " : f.kind == StepIoKind::kErr ? "ERR " : "IN ") +
+             std::to_string(f.procid) + " " + std::to_string(f.data.size()) + "\n" + f.data;
+    case StepIoKind::kEof: return "EOF " + std::to_string(f.procid) + "\n";
+    case StepIoKind::kWinch: return "WINCH " + std::to_string(f.rows) + " " + std::to_string(f.cols) + "\n";
     case StepIoKind::kExit:
       return "EXIT " + std::to_string(f.procid) + " " + std::to_string(f.exit_code) + " " + std::to_string(f.signal) +
              " " + (f.core_dumped ? "1" : "0") + "\n";
@@ -107,11 +126,13 @@ StatusOr<std::optional<StepIoFrame>> StepIoDecoder::Next() {
   if (f[0] == "HELLO") {
     if (f.size() != 3 || f[1].empty() || f[2].empty()) return bad();
     frame = HelloFrame(std::string(f[1]), std::string(f[2]));
-  } else if (f[0] == "OUT" || f[0] == "ERR") {
-    if (f.size() != 3 || !ToInt(f[1], &a) || !ToInt(f[2], &b) || a < 0 || b < 0) return bad();
+  } else if (f[0] == "OUT" || f[0] == "ERR" || f[0] == "IN") {
+    const int64_t lowest = f[0] == "IN" ? -1 : 0;
+    if (f.size() != 3 || !ToInt(f[1], &a) || !ToInt(f[2], &b) || a < lowest || a > INT32_MAX || b < 0) return bad();
     if (static_cast<size_t>(b) > kStepIoMaxPayload) return InvalidArgument("step I/O: payload too large");
     if (buf_.size() - (nl + 1) < static_cast<size_t>(b)) return std::optional<StepIoFrame>();  // body not here yet
-    frame = OutputFrame(f[0] == "OUT" ? StepIoKind::kOut : StepIoKind::kErr, static_cast<int>(a),
+    const StepIoKind kind = f[0] == "OUT" ? StepIoKind::kOut : f[0] == "ERR" ? StepIoKind::kErr : StepIoKind::kIn;
+    frame = OutputFrame(kind, static_cast<int>(a),
                         buf_.substr(nl + 1, static_cast<size_t>(b)));
     pos_ = nl + 1 + static_cast<size_t>(b);
     return std::optional<StepIoFrame>(std::move(frame));
@@ -120,6 +141,12 @@ StatusOr<std::optional<StepIoFrame>> StepIoDecoder::Next() {
       return bad();
     }
     frame = ExitFrame(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c), d != 0);
+  } else if (f[0] == "EOF") {
+    if (f.size() != 2 || !ToInt(f[1], &a) || a < -1 || a > INT32_MAX) return bad();
+    frame = EofFrame(static_cast<int>(a));
+  } else if (f[0] == "WINCH") {
+    if (f.size() != 3 || !ToInt(f[1], &a) || !ToInt(f[2], &b) || a < 0 || b < 0 || a > 65535 || b > 65535) return bad();
+    frame = WinchFrame(static_cast<int>(a), static_cast<int>(b));
   } else {
     return bad();
   }

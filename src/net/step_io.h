@@ -1,13 +1,17 @@
 // The task I/O stream of a job step, from each musterd that runs tasks of it to srun. srun
 // listens (a Unix socket, or TCP when the step's nodes are on other hosts) and passes the
 // address and a per-step secret in its launch request; each agent connects once per step and
-// writes frames, srun only reads. A frame is one header line, and for OUT/ERR exactly <len>
-// bytes after it:
+// writes frames; srun writes back the frames for the tasks' standard input. A frame is one header
+// line, and for OUT/ERR/IN exactly <len> bytes after it. Agent to srun:
 //   HELLO <key> <node>\n              first frame: the step's secret and the agent's node name
 //   OUT <procid> <len>\n<bytes>       a piece of the task's stdout (raw bytes, any content)
 //   ERR <procid> <len>\n<bytes>       a piece of its stderr
 //   EXIT <procid> <code> <signal> <core>\n   the task ended: exit code (signal 0), or killed by
 //                                     that signal (code 0); core 1 when it dumped core
+// srun to agent (only for tasks whose stdin comes from srun: its default, -i <task id>, --pty):
+//   IN <procid> <len>\n<bytes>        bytes for that task's stdin; procid -1: every such task here
+//   EOF <procid>\n                    srun's stdin ended: close that task's stdin (-1: all here)
+//   WINCH <rows> <cols>\n             srun's terminal changed size (--pty: the task's terminal)
 // A task's EXIT follows every byte of its output. The agent closes the stream when every task
 // it ran for the step has ended. Pure codec plus small blocking socket helpers; thread-compatible.
 #pragma once
@@ -21,23 +25,26 @@
 
 namespace muster {
 
-enum class StepIoKind { kHello, kOut, kErr, kExit };
+enum class StepIoKind { kHello, kOut, kErr, kExit, kIn, kEof, kWinch };
 
 struct StepIoFrame {
   StepIoKind kind = StepIoKind::kOut;
-  int procid = 0;     // OUT, ERR, EXIT
-  std::string data;   // OUT/ERR: the bytes; HELLO: the key
+  int procid = 0;     // OUT, ERR, EXIT, IN, EOF (IN and EOF: -1 = every task)
+  std::string data;   // OUT/ERR/IN: the bytes; HELLO: the key
   std::string node;   // HELLO
   int exit_code = 0;  // EXIT
   int signal = 0;     // EXIT
   bool core_dumped = false;
+  int rows = 0, cols = 0;  // WINCH
   friend bool operator==(const StepIoFrame&, const StepIoFrame&) = default;
 };
 
 inline constexpr size_t kStepIoMaxPayload = 1 << 20;  // larger OUT/ERR pieces are malformed
 
 StepIoFrame HelloFrame(const std::string& key, const std::string& node);
-StepIoFrame OutputFrame(StepIoKind kind, int procid, std::string data);  // kind: kOut or kErr
+StepIoFrame OutputFrame(StepIoKind kind, int procid, std::string data);  // kind: kOut, kErr or kIn
+StepIoFrame EofFrame(int procid);
+StepIoFrame WinchFrame(int rows, int cols);
 StepIoFrame ExitFrame(int procid, int exit_code, int signal, bool core_dumped);
 
 // The frame's bytes on the wire.

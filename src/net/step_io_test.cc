@@ -28,6 +28,9 @@ TEST(StepIoFrame, EncodesTheDocumentedWireForm) {
   EXPECT_EQ(EncodeStepIoFrame(OutputFrame(StepIoKind::kErr, 0, "")), "ERR 0 0\n");
   EXPECT_EQ(EncodeStepIoFrame(ExitFrame(1, 3, 0, false)), "EXIT 1 3 0 0\n");
   EXPECT_EQ(EncodeStepIoFrame(ExitFrame(2, 0, 9, true)), "EXIT 2 0 9 1\n");
+  EXPECT_EQ(EncodeStepIoFrame(OutputFrame(StepIoKind::kIn, -1, "ls\n")), "IN -1 3\nls\n");
+  EXPECT_EQ(EncodeStepIoFrame(EofFrame(0)), "EOF 0\n");
+  EXPECT_EQ(EncodeStepIoFrame(WinchFrame(50, 132)), "WINCH 50 132\n");
 }
 
 TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
@@ -38,6 +41,11 @@ TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
       OutputFrame(StepIoKind::kOut, 12, ""),
       ExitFrame(0, 0, 0, false),
       ExitFrame(1, 0, 15, false),
+      OutputFrame(StepIoKind::kIn, -1, "IN 0 1\n"),
+      OutputFrame(StepIoKind::kIn, 3, std::string("\x03\x04", 2)),
+      EofFrame(-1),
+      EofFrame(7),
+      WinchFrame(24, 80),
   };
   std::string wire;
   for (const StepIoFrame& f : frames) wire += EncodeStepIoFrame(f);
@@ -55,7 +63,8 @@ TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
 
 TEST(StepIoDecoder, RejectsMalformedStreams) {
   for (const char* bad :
-       {"HELLO\n", "OUT x 3\n", "OUT 1 -3\n", "EXIT 1 2\n", "NOPE 1 2\n", "OUT 1 99999999999\n", "\n"}) {
+       {"HELLO\n", "OUT x 3\n", "OUT 1 -3\n", "EXIT 1 2\n", "NOPE 1 2\n", "OUT 1 99999999999\n", "\n",
+        "OUT -1 2\n", "IN -2 1\n", "EOF\n", "EOF -2\n", "WINCH 24\n", "WINCH -1 80\n", "WINCH 24 99999\n"}) {
     StepIoDecoder d;
     d.Feed(bad);
     EXPECT_FALSE(d.Next().ok()) << bad;
