@@ -366,6 +366,10 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
       AssignDecision(n, j.allocation[a]);
       if (!run.cpus) n.cpu_milli = 0;
     }
+    const JobUse held = UseOf(r.allocation);
+    r.held_gpu_milli = held.gpu_milli;
+    r.held_cpu_milli = held.cpu_milli;
+    r.held_memory_mb = held.memory_mb;
     r.suspended = suspended;
     r.suspended_cpu_milli.clear();
     if (suspended) {

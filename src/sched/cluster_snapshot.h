@@ -61,6 +61,11 @@ struct RunningJob {
   // suspension as that one; its priority, end_time, terminating and preempted_by may differ.
   // 0 promises nothing.
   uint64_t revision = 0;
+  // Optional, a memo filled with the allocation: its totals (what UseOf(allocation) sums), so
+  // that a pass need not walk every running job's GPUs again. held_gpu_milli < 0: not filled.
+  int64_t held_gpu_milli = -1;
+  int64_t held_cpu_milli = 0;
+  int64_t held_memory_mb = 0;
 };
 
 struct ClusterSnapshot {

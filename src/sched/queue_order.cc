@@ -132,7 +132,7 @@ std::vector<const PendingJob*> QueueOrder::Order(const std::vector<const Pending
     }
   }
   for (const RunningJob& r : running) {
-    const JobUse u = UseOf(r.allocation);
+    const JobUse u = HeldBy(r);
     const int64_t amount = by_gpus ? u.gpu_milli : u.cpu_milli;
     for (int i = leaf_of(r.account); i >= 0; i = nodes[i].parent) {
       nodes[i].held += amount;

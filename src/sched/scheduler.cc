@@ -77,6 +77,15 @@ JobUse UseOf(const std::vector<NodeAllocation>& allocation) {
   return u;
 }
 
+JobUse HeldBy(const RunningJob& r) {
+  if (r.held_gpu_milli < 0) return UseOf(r.allocation);
+  JobUse u;
+  u.gpu_milli = r.held_gpu_milli;
+  u.cpu_milli = r.held_cpu_milli;
+  u.memory_mb = r.held_memory_mb;
+  return u;
+}
+
 Scheduler::Scheduler(const ClusterSnapshot& snapshot, SchedulerOptions options)
     : snapshot_(snapshot),
       options_(options),
@@ -425,7 +434,7 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   preemption_.reset();
   if (options_.policy) {
     gate_.emplace(options_.policy->accounts, options_.policy->qos);
-    for (const RunningJob& r : snapshot_.running) gate_->AddAs(UseOf(r.allocation), r.account, r.user, r.qos);
+    for (const RunningJob& r : snapshot_.running) gate_->AddAs(HeldBy(r), r.account, r.user, r.qos);
     preemption_.emplace(*options_.policy);
     min_running_tier_ = std::numeric_limits<int>::max();
     min_running_priority_ = std::numeric_limits<int64_t>::max();

@@ -67,6 +67,8 @@ struct SchedulerOptions {
 
 // What a job's allocation holds, for limits and quotas.
 JobUse UseOf(const std::vector<NodeAllocation>& allocation);
+// What a running job holds: its memo (RunningJob::held_*) when filled, else UseOf(r.allocation).
+JobUse HeldBy(const RunningJob& r);
 
 class Scheduler {
  public:

@@ -72,7 +72,7 @@ void Scheduler::BuildVictim(VictimInfo& v, const RunningJob& r, std::vector<Vict
     // A stopped process keeps its memory and its GPU memory: suspending frees CPUs only.
     for (const NodeAllocation& a : r.allocation) v.cpus_only.push_back(CpusOnly(a.node, a.cpu_milli));
   }
-  v.party.use = WithOwner(UseOf(v.leaves ? r.allocation : v.cpus_only), r.account, r.user, r.qos);
+  v.party.use = WithOwner((v.leaves ? HeldBy(r) : UseOf(v.cpus_only)), r.account, r.user, r.qos);
   v.party.partition_tier = vp != nullptr ? vp->priority_tier : 0;
   v.party.start_time = r.start_time;
   v.party.partition = vp;

@@ -327,6 +327,25 @@ TEST(SchedulerTest, RunCycleLeavesSchedulerReusable) {
   EXPECT_EQ(DecisionStrings(s.RunCycle({MakeJob(1, "--gres=gpu:9")})), std::vector<std::string>{never});
 }
 
+TEST(SchedulerTest, HeldByTakesTheMemoWhenFilledElseSumsTheAllocation) {
+  RunningJob r;
+  r.allocation = {NodeAllocation{"n1", 4000, 100, 1, {GpuShare{0, 1000}, GpuShare{1, 500}}},
+                  NodeAllocation{"n2", 2000, 50, 1, {GpuShare{3, 1000}}}};
+  const JobUse summed = HeldBy(r);
+  EXPECT_EQ(summed.gpu_milli, 2500);
+  EXPECT_EQ(summed.cpu_milli, 6000);
+  EXPECT_EQ(summed.memory_mb, 150);
+  const JobUse direct = UseOf(r.allocation);
+  EXPECT_EQ(direct.gpu_milli, summed.gpu_milli);
+  r.held_gpu_milli = 7;  // a memo (the controller's) wins: the allocation is not walked
+  r.held_cpu_milli = 8;
+  r.held_memory_mb = 9;
+  const JobUse memo = HeldBy(r);
+  EXPECT_EQ(memo.gpu_milli, 7);
+  EXPECT_EQ(memo.cpu_milli, 8);
+  EXPECT_EQ(memo.memory_mb, 9);
+}
+
 TEST(SchedulerTest, AKeptSchedulerReloadedDecidesAsAFreshOne) {
   // As the controller keeps one: the same snapshot object and index, whose usage changes between
   // cycles, then Reload. Each cycle must decide as a Scheduler built afresh on that snapshot.
