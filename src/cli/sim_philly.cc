@@ -38,6 +38,7 @@ struct QueueArgs {
   int64_t restart_penalty_s = 30;
   std::vector<int64_t> las_limits;  // muster: its queues' ends in GPU-seconds ({}: the default)
   int64_t min_runtime_s = -1;       // muster and srtf_oracle: PreemptExemptTime (-1: the default)
+  bool learn_mix = true;            // --placement: learned (the controller's default) or bestfit
   std::string json, csv, svg;
 };
 
@@ -66,7 +67,8 @@ int Fail(std::ostream& err, TraceKind kind, const std::string& msg, int code) {
 
 std::string SimPhillyUsage() {
   return "usage: muster sim philly --trace philly.csv [--policy NAME|all] [--nodes N | --cluster FILE] [--slice N]\n"
-         "                         [--overestimate F] [--restart-penalty S] [--json FILE] [--csv FILE] [--svg FILE]\n"
+         "                         [--overestimate F] [--restart-penalty S] [--placement learned|bestfit]\n"
+         "                         [--json FILE] [--csv FILE] [--svg FILE]\n"
          "\n"
          "The queueing benchmark: replays the Philly trace (arrivals, durations, GPUs) through the real\n"
          "controller in virtual time, once per policy, on N (60) nodes of 8 GPUs under leaf switches of 6,\n"
@@ -83,6 +85,8 @@ std::string SimPhillyUsage() {
          "                        (Slurm time specs; default 5:00,10:00,20:00, ... x2 ..., 21845:20:00)\n"
          "  --min-runtime S       muster and srtf_oracle: seconds a job runs before it may be preempted\n"
          "                        (muster 300, srtf_oracle 0)\n"
+         "  --placement P         learned (the controller's default: one-node jobs go where they leave\n"
+         "                        the least fragment the jobs seen lately could not use) or bestfit\n"
          "  --json FILE           the figures as JSON\n"
          "  --csv FILE            the time series (allocated GPUs, pending jobs, idle GPUs while jobs wait)\n"
          "  --svg FILE            plots: FILE with the JCT CDF per policy, and FILE with '-alloc' before\n"
@@ -164,6 +168,9 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     } else if (k == "--min-runtime") {
       if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--min-runtime '" + v + "' is not seconds", 2);
       a.min_runtime_s = static_cast<int64_t>(d);
+    } else if (k == "--placement") {
+      if (v != "learned" && v != "bestfit") return Fail(err, a.kind, "--placement '" + v + "' is not learned or bestfit", 2);
+      a.learn_mix = v == "learned";
     } else if (k == "--json") {
       a.json = v;
     } else if (k == "--csv") {
@@ -287,6 +294,7 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     ReplayOptions o = QueueOptions(policy, cluster);
     o.restart_penalty_s = a.restart_penalty_s;
     o.count_cpus = swf;
+    o.controller.learn_workload_mix = a.learn_mix;
     if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = a.las_limits;
     if (a.min_runtime_s >= 0 && o.controller.scheduler.policy != nullptr) {
       SchedPolicy p = *o.controller.scheduler.policy;

@@ -178,12 +178,20 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   if (const YAML::Node* sc = root.Find("scheduler")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
-                                                  {"backfill", "backfill_depth", "backfill_horizon"}));
+                                                  {"backfill", "backfill_depth", "backfill_horizon", "placement"}));
     RETURN_IF_ERROR(m.Bool("backfill", &c.scheduler.backfill));
     RETURN_IF_ERROR(m.Int("backfill_depth", &c.scheduler.backfill_depth, 1, 100000));
     if (m.Has("backfill_horizon")) {
       RETURN_IF_ERROR(m.TimeS("backfill_horizon", &c.scheduler.backfill_horizon_s));
       if (c.scheduler.backfill_horizon_s <= 0) return m.Error("backfill_horizon", "must be a positive time");
+    }
+    if (m.Has("placement")) {
+      std::string placement;
+      RETURN_IF_ERROR(m.String("placement", &placement));
+      if (placement != "learned" && placement != "bestfit") {
+        return m.Error("placement", "'" + placement + "' is not learned or bestfit");
+      }
+      c.learn_workload_mix = placement == "learned";
     }
   }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)

@@ -30,6 +30,7 @@
 //     backfill: true                    # reservations for waiting jobs, lower jobs fill the holes
 //     backfill_depth: 64                # jobs tested (and reserved for) a cycle
 //     backfill_horizon: 7-00:00:00      # how far ahead reservations are planned
+//     placement: learned                # learned (the workload mix of the jobs submitted) | bestfit
 //   priority: {...}                     # multifactor priority and fair share (config/priority_config.h)
 //   accounts: [...]                     # the account tree fair share divides the cluster along
 #pragma once
@@ -77,6 +78,7 @@ struct MusterConfig {
   // scheduler: backfill (on unless turned off), its depth and horizon; `policy` is built from
   // the accounts, QOS and preemption above
   SchedulerOptions scheduler = DefaultSchedulerOptions();
+  bool learn_workload_mix = true;  // scheduler.placement: learned (true) or bestfit
   static SchedulerOptions DefaultSchedulerOptions() {
     SchedulerOptions o;
     o.backfill = true;

@@ -109,6 +109,13 @@ TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
   StatusOr<MusterConfig> bad = Load("scheduler:\n  backfill_depth: 0\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("scheduler.backfill_depth"), std::string::npos) << bad.status().message();
+  EXPECT_TRUE(none->learn_workload_mix);
+  StatusOr<MusterConfig> best = Load("scheduler:\n  placement: bestfit\n");
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  EXPECT_FALSE(best->learn_workload_mix);
+  StatusOr<MusterConfig> typo = Load("scheduler:\n  placement: best\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("'best' is not learned or bestfit"), std::string::npos) << typo.status().message();
   StatusOr<MusterConfig> c = Load(
       "priority:\n"
       "  weights: {age: 5, fairshare: 6, job_size: 7, partition: 8, qos: 9}\n"

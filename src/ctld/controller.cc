@@ -95,6 +95,9 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
     cluster_cpus_ += n.cpus;
   }
   for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
+  size_t max_gpus = 1;
+  for (const Node& n : config_.cluster.nodes) max_gpus = std::max(max_gpus, n.gpus.size());
+  mix_learner_ = MixLearner(/*half_life_jobs=*/1000, static_cast<int>(max_gpus));
   base_accounts_ = config_.priority.accounts;
   if (config_.scheduler.policy != nullptr) base_qos_ = config_.scheduler.policy->qos;
   for (const Node& n : config_.cluster.nodes) {
@@ -143,7 +146,10 @@ Status Controller::Recover() {
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
     JobRecord& slot = jobs_[id] = std::move(j);
-    if (!IsFinished(slot.state)) AddActiveLocked(slot);
+    if (!IsFinished(slot.state)) {
+      AddActiveLocked(slot);
+      LearnShapeLocked(slot);
+    }
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
   steps_ = std::move(*steps);
@@ -370,6 +376,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     for (const JobRecord& j : jobs) {
       JobRecord& stored = jobs_[j.id] = j;
       AddActiveLocked(stored);
+      LearnShapeLocked(stored);
       PrioritizeLocked(stored, clock_->NowSeconds());
       // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
       if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
@@ -539,6 +546,8 @@ int Controller::ScheduleOnce() {
   SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
   bool suspended = false;    // a suspended job may resume
   uint64_t erased_at = 0;    // jobs_erased_ when the waiting list was made
+  std::vector<MixShape> mix_shapes;
+  bool remake_mix = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
@@ -556,8 +565,20 @@ int Controller::ScheduleOnce() {
       snapshot.running.clear();  // where each node is may have moved: every entry afresh
     }
     FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
+    // The mix to place with: made again with a new index (its memos are per node of it), or once
+    // enough jobs came since.
+    if (const int64_t seen = mix_learner_.observed(); config_.learn_workload_mix && seen > 0) {
+      const int64_t every = std::clamp<int64_t>(cycle_mix_at_ / 10, 1, 1000);
+      if (!cycle_index_ || !cycle_mix_ || seen - cycle_mix_at_ >= every) {
+        mix_shapes = mix_learner_.Shapes();
+        remake_mix = true;
+        cycle_mix_at_ = seen;
+      }
+    }
   }
   if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);  // its scheduler went with it
+  if (remake_mix) cycle_mix_ = std::make_shared<const WorkloadMix>(std::move(mix_shapes));
+  options.mix = cycle_mix_;
   // The scheduler too is kept with the index: its empty-cluster capacity and its buffers.
   if (!cycle_scheduler_) {
     cycle_scheduler_ = std::make_unique<Scheduler>(snapshot, *cycle_index_, options);

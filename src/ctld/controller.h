@@ -37,6 +37,7 @@
 #include "model/policy_ops.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/priority_policy.h"
+#include "sched/mix_learner.h"
 #include "sched/scheduler.h"
 #include "store/store.h"
 
@@ -57,6 +58,9 @@ struct ControllerConfig {
   // lost to a crash. A simulation, whose store dies with it, saves it rarely.
   int64_t usage_save_s = 30;
   SchedulerOptions scheduler;
+  // Learn the workload from the jobs submitted (sched/mix_learner.h) and place one-node jobs
+  // where they leave the least fragment it could not use; false: best fit.
+  bool learn_workload_mix = true;
   PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
 };
 
@@ -277,6 +281,8 @@ class Controller {
   // The scheduler's view of now. Without `jobs`, only nodes and usage: no running jobs,
   // partitions or topology.
   ClusterSnapshot SnapshotLocked(bool jobs = true) const;
+  // Counts a submitted (or recovered) job's shape in mix_learner_.
+  void LearnShapeLocked(const JobRecord& job);
   // Submit, or with will_run set TestOnly.
   StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
@@ -429,8 +435,14 @@ class Controller {
   std::unique_ptr<Scheduler> cycle_scheduler_;  // over cycle_snapshot_ and cycle_index_, gone with it
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
-  bool pending_stale_ = false;
-  bool throttled_arrays_ = false;  // (under mu_) an array with a '%' limit was ever submitted  // (under mu_) a job's request changed: cycle_pending_ is rebuilt
+  bool pending_stale_ = false;     // (under mu_) a job's request changed: cycle_pending_ is rebuilt
+  bool throttled_arrays_ = false;  // (under mu_) an array with a '%' limit was ever submitted
+  // The workload mix learnt from the jobs submitted (under mu_), and the one the passes place
+  // with (under cycle_mu_): made for cycle_index_, and made again with it, or once the jobs
+  // counted have grown by a tenth since (by at most 1,000).
+  MixLearner mix_learner_;
+  std::shared_ptr<const WorkloadMix> cycle_mix_;
+  int64_t cycle_mix_at_ = 0;  // mix_learner_.observed() when cycle_mix_ was made
   // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
   // jobs_erased_ has not moved.
   KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_;

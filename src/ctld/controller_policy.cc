@@ -153,4 +153,13 @@ std::vector<std::string> Controller::policy_warnings() const {
   return policy_warnings_;
 }
 
+void Controller::LearnShapeLocked(const JobRecord& job) {
+  if (!config_.learn_workload_mix) return;
+  for (const Partition& p : config_.cluster.partitions) {
+    if (p.name != job.partition) continue;
+    if (StatusOr<RequestShape> shape = ResolveShape(job.request, p); shape.ok()) mix_learner_.Observe(*shape);
+    return;
+  }
+}
+
 }  // namespace muster

@@ -47,6 +47,31 @@ TEST_F(ControllerTest, SubmitRunComplete) {
   EXPECT_EQ(Job(id2).exit_code, 3);
 }
 
+// The controller learns the workload from what is submitted and places a one-node job where it
+// leaves the least fragment the coming jobs could not use: with 3-GPU jobs expected, a 1-GPU job
+// goes to the idle 4-GPU node (3 stay usable), not, as best fit would put it, beside a 1-GPU job
+// (leaving 2 that no 3-GPU job can use).
+TEST_F(ControllerTest, PlacesByTheWorkloadItLearnt) {
+  for (const bool learn : {true, false}) {
+    config_.learn_workload_mix = learn;
+    TearDown();
+    SetUp();  // (keeps config_.learn_workload_mix)
+    RegisterAll();
+    const int64_t first = Submit({"--gres=gpu:1"});
+    ctld_->ScheduleOnce();
+    ASSERT_EQ(Job(first).batch_host, "n1");
+    SubmitRequest held;  // expected work, held so that it stays waiting
+    held.resource_args = {"--gres=gpu:3"};
+    held.script = "#!/bin/sh\ntrue\n";
+    held.hold = true;
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(ctld_->Submit(held, kAlice).ok());
+    const int64_t small = Submit({"--gres=gpu:1"});
+    ctld_->ScheduleOnce();
+    ASSERT_EQ(Job(small).state, JobState::kRunning);
+    EXPECT_EQ(Job(small).batch_host, learn ? "n2" : "n1") << "learn " << learn;
+  }
+}
+
 TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
   SubmitRequest s;
   s.script = "#!/bin/sh\ntrue\n";

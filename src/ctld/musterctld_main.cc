@@ -63,6 +63,7 @@ int Main(int argc, char** argv) {
   cc.allow_root_jobs = conf->allow_root_jobs;
   cc.priority = conf->priority;
   cc.scheduler = conf->scheduler;
+  cc.learn_workload_mix = conf->learn_workload_mix;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);

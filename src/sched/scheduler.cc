@@ -253,7 +253,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   std::optional<std::vector<NodeAllocation>> alloc;
   const int place_mark = plan_.Mark();
   if (!failed_.contains(&key)) {
-    Placer placer(index_, plan_);
+    Placer placer(index_, plan_, options_.mix.get());
     alloc = placer.Place(shape, filter.nodes);
   }
   if (!alloc) {
@@ -315,7 +315,7 @@ std::optional<std::vector<NodeAllocation>> Scheduler::PlaceDuring(const RequestS
   ClusterSnapshot window;  // a Plan reads only the usage
   window.usage = timeline_->PeakUsage(start, End(start, limit));
   Plan free_then(index_, window);
-  Placer placer(index_, free_then);
+  Placer placer(index_, free_then, options_.mix.get());
   return placer.Place(shape, nodes);
 }
 

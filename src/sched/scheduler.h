@@ -49,6 +49,7 @@
 #include "sched/preemption.h"
 #include "sched/request_shape.h"
 #include "sched/timeline.h"
+#include "sched/workload_mix.h"
 
 namespace muster {
 
@@ -63,6 +64,10 @@ struct SchedulerOptions {
   int64_t backfill_horizon_s = 7 * 24 * 3600;
   // Limits, quotas, QOS and preemption; none when null.
   std::shared_ptr<const SchedPolicy> policy;
+  // The workload expected (the controller's MixLearner): a one-node job goes where it leaves the
+  // least fragment the mix could not use (sched/placer.h). Must have been made for this
+  // Scheduler's index (its memos are per node of it). None: best fit.
+  std::shared_ptr<const WorkloadMix> mix;
 };
 
 // What a job's allocation holds, for limits and quotas.
