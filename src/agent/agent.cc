@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -576,7 +577,22 @@ Status Agent::Register() {
   NodeRecord rec;
   rec.node = opt_.node;
   rec.agent_address = Address();
-  rec.boot_time = clock_->NowSeconds();
+  if (start_time_ == 0) start_time_ = clock_->NowSeconds();
+  rec.start_time = start_time_;
+  rec.boot_time = start_time_;  // unless the kernel says when it booted
+  if (std::ifstream stat("/proc/stat"); stat) {
+    for (std::string key; stat >> key;) {
+      if (key == "btime") {
+        stat >> rec.boot_time;
+        break;
+      }
+      stat.ignore(1 << 20, '\n');
+    }
+  }
+  if (utsname u{}; uname(&u) == 0) {
+    rec.arch = u.machine;
+    rec.os = std::string(u.sysname) + " " + u.release + " " + u.version;
+  }
   rec.version = "0.1";
   return CallController("/v1/agent/register", json{{"node", ToJson(rec)}, {"running", RunningJobs()}}.dump());
 }

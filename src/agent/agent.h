@@ -134,6 +134,7 @@ class Agent {
   // steps whose srun is gone (/v1/jobs/{id}/steps/{step}/done).
   std::deque<std::pair<std::string, std::string>> outbox_;
   bool registered_ = false;
+  int64_t start_time_ = 0;  // when this agent first registered (SlurmdStartTime)
   std::atomic<bool> stop_{false};
   int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()
   std::thread reaper_;

@@ -172,8 +172,11 @@ struct NodeRecord {
   Node node;                        // capacity (name, CPUs, memory, GPUs, links, features) and state
   std::string agent_address;        // where its musterd listens ("127.0.0.1:7001" or "unix:/path")
   int64_t last_heartbeat = 0;       // seconds since the epoch; 0 = never registered
-  int64_t boot_time = 0;
+  int64_t boot_time = 0;            // when the machine booted (scontrol's BootTime)
+  int64_t start_time = 0;           // when its musterd started (SlurmdStartTime)
   std::string version;
+  std::string arch;                 // uname's machine: "x86_64"
+  std::string os;                   // uname's sysname, release and version: "Linux 6.1.0-13-amd64 #1 SMP ..."
   friend bool operator==(const NodeRecord&, const NodeRecord&) = default;
 };
 

@@ -331,7 +331,10 @@ json ToJson(const NodeRecord& n) {
               {"agent_address", n.agent_address},
               {"last_heartbeat", n.last_heartbeat},
               {"boot_time", n.boot_time},
-              {"version", n.version}};
+              {"start_time", n.start_time},
+              {"version", n.version},
+              {"arch", n.arch},
+              {"os", n.os}};
 }
 
 StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
@@ -340,7 +343,10 @@ StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
   in.Get("agent_address", r.agent_address);
   in.Get("last_heartbeat", r.last_heartbeat);
   in.Get("boot_time", r.boot_time);
+  in.Get("start_time", r.start_time);
   in.Get("version", r.version);
+  in.Get("arch", r.arch);
+  in.Get("os", r.os);
   if (!in.status().ok()) return in.status();
   const json* node = in.Sub("node");
   if (node == nullptr) return InvalidArgument("node_record.node: missing");

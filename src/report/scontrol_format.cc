@@ -158,7 +158,8 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
   const Node& n = record.node;
   const SlurmNodeState state = NodeStateOf(record, usage, NodeResponding(record, now, slurmd_timeout_s));
   std::string o;
-  o += "NodeName=" + n.name + " CoresPerSocket=" + std::to_string(n.cores_per_socket) + " " + eol;
+  o += "NodeName=" + n.name + (record.arch.empty() ? "" : " Arch=" + record.arch) +
+       " CoresPerSocket=" + std::to_string(n.cores_per_socket) + " " + eol;
   char load[32] = "N/A";
   if (usage.cpu_load >= 0) std::snprintf(load, sizeof load, "%.2f", usage.cpu_load);
   o += "CPUAlloc=" + std::to_string(usage.cpus) + " CPUEfctv=" + std::to_string(n.cpus) +
@@ -169,6 +170,7 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
   o += "ActiveFeatures=" + OrNull(features) + eol;
   o += "Gres=" + NodeGres(n) + eol;
   o += "NodeAddr=" + NodeAddress(record) + " NodeHostName=" + n.name + " Version=" + OrNull(record.version) + eol;
+  if (!record.os.empty()) o += "OS=" + record.os + " " + eol;
   o += "RealMemory=" + std::to_string(n.memory_mb) + " AllocMem=" + std::to_string(usage.memory_mb) +
        " FreeMem=" + (usage.free_memory_mb < 0 ? std::string("N/A") : std::to_string(usage.free_memory_mb)) +
        " Sockets=" + std::to_string(n.sockets) + " Boards=1" + eol;
@@ -181,7 +183,8 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
     }
   }
   if (!parts.empty()) o += "Partitions=" + parts + " " + eol;
-  o += "BootTime=" + FormatSlurmTime(record.boot_time, "None") + " SlurmdStartTime=None" + eol;
+  o += "BootTime=" + FormatSlurmTime(record.boot_time, "None") +
+       " SlurmdStartTime=" + FormatSlurmTime(record.start_time, "None") + eol;
   o += "LastBusyTime=" + FormatSlurmTime(usage.last_busy) + eol;
   int64_t gpus = static_cast<int64_t>(n.gpus.size());
   o += "CfgTRES=cpu=" + std::to_string(n.cpus) + ",mem=" + FormatMemoryRounded(n.memory_mb) +

@@ -118,14 +118,15 @@ TEST_F(ScontrolFormatTest, JobVariants) {
   EXPECT_EQ(one.substr(one.size() - 25), " TresPerNode=gres:gpu:8 \n");
 }
 
-// Substituted from the capture: "Arch=x86_64 " and the OS= line are left out (Slurm leaves them
-// out when the node did not report them; Muster's agent does not); NodeHostName=vm -> n1;
-// SlurmdStartTime=2026-11-30T02:49:53 -> None (not kept).
+// Substituted from the capture: NodeHostName=vm -> n1 (a node's host name is its name).
 TEST_F(ScontrolFormatTest, NodeMatchesCapture) {
   NodeRecord n1 = testdata::CapturedNode("n1", kT0);
   n1.agent_address = "127.0.0.1:16821";
   n1.version = "22.05.8";
   n1.boot_time = 1796005566;  // 2026-11-30T02:26:06
+  n1.start_time = 1796006993;  // 2026-11-30T02:49:53
+  n1.arch = "x86_64";
+  n1.os = "Linux 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0";
   NodeActivity usage;
   usage.cpus = 5;
   usage.memory_mb = 2500;
@@ -134,16 +135,17 @@ TEST_F(ScontrolFormatTest, NodeMatchesCapture) {
   usage.free_memory_mb = 23411;
   usage.last_busy = kT0;
   EXPECT_EQ(FormatScontrolNode(n1, testdata::CapturedPartitions(), usage, kT0),
-            "NodeName=n1 CoresPerSocket=8 \n"
+            "NodeName=n1 Arch=x86_64 CoresPerSocket=8 \n"
             "   CPUAlloc=5 CPUEfctv=16 CPUTot=16 CPULoad=14.01\n"
             "   AvailableFeatures=(null)\n"
             "   ActiveFeatures=(null)\n"
             "   Gres=gpu:8\n"
             "   NodeAddr=127.0.0.1 NodeHostName=n1 Version=22.05.8\n"
+            "   OS=Linux 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 \n"
             "   RealMemory=64000 AllocMem=2500 FreeMem=23411 Sockets=2 Boards=1\n"
             "   State=MIXED ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A\n"
             "   Partitions=gpu,debug \n"
-            "   BootTime=2026-11-30T02:26:06 SlurmdStartTime=None\n"
+            "   BootTime=2026-11-30T02:26:06 SlurmdStartTime=2026-11-30T02:49:53\n"
             "   LastBusyTime=2026-11-30T03:12:59\n"
             "   CfgTRES=cpu=16,mem=62.50G,billing=16,gres/gpu=8\n"
             "   AllocTRES=cpu=5,mem=2500M,gres/gpu=8\n"

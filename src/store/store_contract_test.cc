@@ -175,7 +175,10 @@ NodeRecord RichNode(const std::string& name) {
   n.agent_address = "unix:/run/musterd.sock";
   n.last_heartbeat = 1700000100;
   n.boot_time = 1699990000;
+  n.start_time = 1699990100;
   n.version = "0.1.0";
+  n.arch = "x86_64";
+  n.os = "Linux 6.1.0-13-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)";
   return n;
 }
 
