@@ -80,6 +80,13 @@ TEST_F(Srun, CancelEndsTheStepsTasksOnEveryNode) {
   std::this_thread::sleep_for(200ms);
   ASSERT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
   ASSERT_TRUE(WaitEnded(id, "CANCELLED")) << State(id);
+  // Each node tells srun, as Slurm's slurmstepd does, before the job's own last line.
+  const std::string sid = std::to_string(id);
+  EXPECT_TRUE(WaitFor([&] { return Output(id).find("JOB " + sid + " ON node1 CANCELLED AT") != std::string::npos; }, 5s));
+  const std::string out = Output(id);
+  for (const std::string node : {"node1", "node2"}) {
+    EXPECT_NE(out.find("musterd: error: *** STEP " + sid + ".0 ON " + node + " CANCELLED AT "), std::string::npos) << out;
+  }
   for (const char* f : {"task-0.pid", "task-1.pid", "bg-0.pid", "bg-1.pid"}) {
     const std::string pid = Trim(ReadFile(work_ / f));
     ASSERT_FALSE(pid.empty()) << f;

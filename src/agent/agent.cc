@@ -446,9 +446,11 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   // sbatch --signal=B:), "signal-steps" for the steps alone (scancel -s, sbatch --signal).
   const bool only_signal = why == "signal" || why == "signal-batch" || why == "signal-steps";
   if (run.suspended && !only_signal) SuspendLocked(run, false);
-  if (run.pid > 0 && !run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
+  if (!run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
     run.ending_logged = true;
-    LogEnding(run, why);
+    const std::string ending = EndingText(why);
+    if (run.pid > 0) LogEnding(run, ending);
+    steps_.NotifyEnding(id, opt_.node.name, ending);
   }
   if (run.pid > 0 && sig > 0 && why == "signal-batch") (void)kill(run.pid, sig);
   if (run.pid > 0 && sig > 0 && why != "signal-batch" && why != "signal-steps") (void)SignalGroup(run.pid, sig);
@@ -640,21 +642,23 @@ void Agent::ControllerLoop() {
   }
 }
 
-void Agent::LogEnding(const Running& r, const std::string& why) const {
+std::string Agent::EndingText(const std::string& why) const {
+  const time_t now = static_cast<time_t>(clock_->NowSeconds());
+  struct tm tm;
+  localtime_r(&now, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+  const char* cause = why == "timeout" ? " DUE TO TIME LIMIT" : why == "preempt" ? " DUE TO PREEMPTION" : "";
+  return std::string(" CANCELLED AT ") + when + cause + " ***\n";
+}
+
+void Agent::LogEnding(const Running& r, const std::string& ending) const {
   if (r.log_path.empty() || r.log_path == "/dev/null") return;
   const int fd = open(r.log_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return;
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == r.job.uid) {
-    const time_t now = static_cast<time_t>(clock_->NowSeconds());
-    struct tm tm;
-    localtime_r(&now, &tm);
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    const char* cause = why == "timeout" ? " DUE TO TIME LIMIT" : why == "preempt" ? " DUE TO PREEMPTION" : "";
-    const std::string line = "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name +
-                             " CANCELLED AT " + when + cause + " ***\n";
-    (void)WriteFully(fd, line);
+    (void)WriteFully(fd, "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name + ending);
   }
   close(fd);
 }

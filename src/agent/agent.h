@@ -111,7 +111,10 @@ class Agent {
   // Slurm's line at the end of a cancelled, timed-out or preempted job's output: "musterd: error:
   // *** JOB 7 ON n1 CANCELLED AT 2026-12-03T11:04:24 DUE TO TIME LIMIT ***". Appended only to a
   // regular file the job's user owns (opened without following a last symlink).
-  void LogEnding(const Running& r, const std::string& why) const;
+  // " CANCELLED AT <now>[ DUE TO TIME LIMIT|PREEMPTION] ***\n" for why = cancel, timeout, preempt.
+  std::string EndingText(const std::string& why) const;
+  // Slurm's last line of a cancelled job's output: "musterd: error: *** JOB N ON node" + ending.
+  void LogEnding(const Running& r, const std::string& ending) const;
   std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
   void ReleaseCpus(int64_t job_id);                        // under mu_
   void ReaperLoop();

@@ -432,8 +432,10 @@ void StepRunner::Pump(Step* s) {
     }
     const int64_t now = NowMs();
     bool all_reported = true;
+    std::string notice;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      notice.swap(s->notice);
       for (Task& t : s->tasks) {
         if (t.reaped) continue;
         ExitInfo info;
@@ -451,6 +453,12 @@ void StepRunner::Pump(Step* s) {
         }
         killed = true;
       }
+    }
+    if (!notice.empty()) {
+      if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(std::move(notice))));
+      std::lock_guard<std::mutex> lock(mu_);
+      s->notice_pending = false;
+      notice_cv_.notify_all();
     }
     for (Task& t : s->tasks) {
       if (t.reaped) {
@@ -479,6 +487,7 @@ void StepRunner::Pump(Step* s) {
     }
     CloseFd(s->io);  // under the lock: Shutdown may be using it
     s->done = true;
+    notice_cv_.notify_all();
     orphaned = !io_ok && !shutdown_;
   }
   if (orphaned && orphan_handler_) orphan_handler_(s->job_id, s->step_id);
@@ -492,6 +501,24 @@ void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
       if (t.pid > 0) (void)SignalGroup(t.pid, sig);
     }
   }
+}
+
+void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std::string& ending) {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<std::pair<int64_t, int>> told;  // keys, not pointers: a finished step may go meanwhile
+  for (auto& [key, step] : steps_) {
+    if (key.first != job_id || step->done) continue;
+    step->notice += "musterd: error: *** STEP " + std::to_string(key.first) + "." + std::to_string(key.second) +
+                    " ON " + node + ending;
+    step->notice_pending = true;
+    told.push_back(key);
+  }
+  notice_cv_.wait_for(lock, std::chrono::milliseconds(500), [&] {
+    return std::all_of(told.begin(), told.end(), [&](const auto& key) {
+      auto it = steps_.find(key);
+      return it == steps_.end() || !it->second->notice_pending || it->second->done;
+    });
+  });
 }
 
 int StepRunner::Running(int64_t job_id) const {

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -83,6 +84,11 @@ class StepRunner {
   Status Start(const StepLaunch& launch);
   // Sends `sig` to every task (process group) of the step; step_id < 0: of every step of the job.
   void Signal(int64_t job_id, int step_id, int sig);
+  // Tells srun of every step of the job running here (a NOTE frame, before the exits) that it
+  // ends: "musterd: error: *** STEP <job>.<step> ON <node><ending>", `ending` being
+  // " CANCELLED AT <time>[ DUE TO ...] ***\n". Returns once the pumps have written it (at most
+  // half a second): the caller is about to end the job's processes, srun among them.
+  void NotifyEnding(int64_t job_id, const std::string& node, const std::string& ending);
   // How many steps of the job still run here.
   int Running(int64_t job_id) const;
   // Kills every task, waits for the pump threads. Start fails afterwards.
@@ -111,6 +117,8 @@ class StepRunner {
     int step_id = 0;
     int io = -1;
     std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
+    std::string notice;       // (under mu_) for srun, sent by the pump (NotifyEnding)
+    bool notice_pending = false;  // (under mu_) until the pump has written it
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -121,6 +129,7 @@ class StepRunner {
   void JoinFinished();  // joins and forgets the steps whose pump ended
 
   mutable std::mutex mu_;
+  std::condition_variable notice_cv_;  // a pump wrote its notice
   std::map<std::pair<int64_t, int>, std::unique_ptr<Step>> steps_;
   bool shutdown_ = false;
   std::function<void(int64_t, int)> orphan_handler_;

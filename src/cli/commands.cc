@@ -128,7 +128,8 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"warn_signal", req->signal},
             {"warn_time_s", req->signal_time_s},
             {"warn_batch_only", req->signal_batch_only},
-            {"submit_host", LocalHostname()}};
+            {"submit_host", LocalHostname()},
+            {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";

@@ -256,7 +256,8 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"comment", req->comment},
             {"dependency", req->dependency},
             {"requeue", false},
-            {"submit_host", LocalHostname()}};
+            {"submit_host", LocalHostname()},
+            {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";

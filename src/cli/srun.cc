@@ -428,13 +428,17 @@ void StepSession::FlushExits(bool force) {
 
 void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
   if (f.kind == StepIoKind::kHello) return;
+  if (f.kind == StepIoKind::kNote) {
+    Emit(err_, f.data);
+    return;
+  }
   if (f.procid < 0 || f.procid >= static_cast<int>(tasks_.size()) || tasks_[f.procid].node != c.node) return;
   Task& t = tasks_[f.procid];
   switch (f.kind) {
     case StepIoKind::kOut: Emit(out_, opt_.unbuffered && !opt_.label ? f.data : t.out.Add(f.data)); break;
     case StepIoKind::kErr: Emit(err_, opt_.unbuffered && !opt_.label ? f.data : t.err.Add(f.data)); break;
     case StepIoKind::kExit: TaskEnded(f.procid, f.exit_code, f.signal, f.core_dumped); break;
-    case StepIoKind::kHello: break;
+    default: break;  // HELLO and NOTE above; IN, EOF and WINCH go the other way
   }
 }
 
@@ -713,7 +717,8 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   gethostname(host, sizeof host - 1);
   json body{{"resource_args", resources}, {"name", name},         {"interactive", true},
             {"workdir", cwd},             {"account", opt.account}, {"qos", opt.qos},
-            {"requeue", false},           {"submit_host", host}};
+            {"requeue", false},           {"submit_host", host},
+           {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
     err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";

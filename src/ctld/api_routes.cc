@@ -225,6 +225,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
         !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) ||
         !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err) ||
+        !Get(b, "submit_sid", s.submit_sid, err) ||
         !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
         !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err) ||
         !Get(b, "warn_signal", s.warn_signal, err) || !Get(b, "warn_time_s", s.warn_time_s, err) ||

@@ -280,6 +280,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     job.script_args = request.script_args;
     job.workdir = request.workdir.empty() ? "/" : request.workdir;
     job.submit_host = request.submit_host;
+    job.submit_sid = request.submit_sid;
     job.comment = request.comment;
     if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 ||
         request.warn_time_s > 65535) {
@@ -480,6 +481,10 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
       if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
     }
   }
+  // The batch host last: the other nodes tell the job's sruns that their steps end (Slurm's
+  // "*** STEP ... CANCELLED ***") while the batch shell, and the sruns it runs, still live.
+  std::stable_partition(targets.begin(), targets.end(),
+                        [&](const NodeRecord& n) { return n.node.name != job.batch_host; });
   for (const NodeRecord& n : targets) {
     Status st = agents_->SignalJob(n, job.id, signal, kill_after, why);
     (void)st;  // a lost node is handled by the heartbeat timeout

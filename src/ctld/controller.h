@@ -81,6 +81,7 @@ struct SubmitRequest {
   bool hold = false;
   bool requeue = true;
   std::string submit_host;
+  int64_t submit_sid = 0;  // the submitting command's session id
   std::string comment;     // --comment
   bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
   std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"

@@ -90,6 +90,7 @@ struct JobRecord {
   std::vector<std::string> script_args;
   std::string workdir;              // submit directory; the batch script runs here
   std::string submit_host;          // where sbatch/salloc ran (SLURM_SUBMIT_HOST)
+  int64_t submit_sid = 0;           // the session of the submitting command (scontrol's AllocNode:Sid)
   std::string comment;              // --comment
   // A task of a job array (--array): the array's id (its first task's job id), the task's id,
   // every task of the array ("1-3", "0,2,4,6") and the '%' limit (0 = none). array_job_id 0: no array.

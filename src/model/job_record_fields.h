@@ -82,6 +82,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("script_args", j.script_args, d.script_args);
   v.Field("workdir", j.workdir, d.workdir);
   v.Field("submit_host", j.submit_host, d.submit_host);
+  v.Field("submit_sid", j.submit_sid, d.submit_sid);
   v.Field("comment", j.comment, d.comment);
   v.Field("array_job_id", j.array_job_id, d.array_job_id);
   v.Field("array_task_id", j.array_task_id, d.array_task_id);

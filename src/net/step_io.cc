@@ -67,6 +67,13 @@ StepIoFrame EofFrame(int procid) {
   return f;
 }
 
+StepIoFrame NoteFrame(std::string text) {
+  StepIoFrame f;
+  f.kind = StepIoKind::kNote;
+  f.data = std::move(text);
+  return f;
+}
+
 StepIoFrame WinchFrame(int rows, int cols) {
   StepIoFrame f;
   f.kind = StepIoKind::kWinch;
@@ -94,6 +101,7 @@ std::string EncodeStepIoFrame(const StepIoFrame& f) {
       return std::string(f.kind == StepIoKind::kOut ? "OUT " : f.kind == StepIoKind::kErr ? "ERR " : "IN ") +
              std::to_string(f.procid) + " " + std::to_string(f.data.size()) + "\n" + f.data;
     case StepIoKind::kEof: return "EOF " + std::to_string(f.procid) + "\n";
+    case StepIoKind::kNote: return "NOTE " + std::to_string(f.data.size()) + "\n" + f.data;
     case StepIoKind::kWinch: return "WINCH " + std::to_string(f.rows) + " " + std::to_string(f.cols) + "\n";
     case StepIoKind::kExit:
       return "EXIT " + std::to_string(f.procid) + " " + std::to_string(f.exit_code) + " " + std::to_string(f.signal) +
@@ -141,6 +149,13 @@ StatusOr<std::optional<StepIoFrame>> StepIoDecoder::Next() {
       return bad();
     }
     frame = ExitFrame(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c), d != 0);
+  } else if (f[0] == "NOTE") {
+    if (f.size() != 2 || !ToInt(f[1], &b) || b < 0) return bad();
+    if (static_cast<size_t>(b) > kStepIoMaxPayload) return InvalidArgument("step I/O: payload too large");
+    if (buf_.size() - (nl + 1) < static_cast<size_t>(b)) return std::optional<StepIoFrame>();  // body not here yet
+    frame = NoteFrame(buf_.substr(nl + 1, static_cast<size_t>(b)));
+    pos_ = nl + 1 + static_cast<size_t>(b);
+    return std::optional<StepIoFrame>(std::move(frame));
   } else if (f[0] == "EOF") {
     if (f.size() != 2 || !ToInt(f[1], &a) || a < -1 || a > INT32_MAX) return bad();
     frame = EofFrame(static_cast<int>(a));

@@ -8,6 +8,8 @@
 //   ERR <procid> <len>\n<bytes>       a piece of its stderr
 //   EXIT <procid> <code> <signal> <core>\n   the task ended: exit code (signal 0), or killed by
 //                                     that signal (code 0); core 1 when it dumped core
+//   NOTE <len>\n<bytes>               the node's own words for srun's stderr (Slurm's slurmstepd
+//                                     lines: "*** STEP 12.0 ON n1 CANCELLED AT ... ***")
 // srun to agent (only for tasks whose stdin comes from srun: its default, -i <task id>, --pty):
 //   IN <procid> <len>\n<bytes>        bytes for that task's stdin; procid -1: every such task here
 //   EOF <procid>\n                    srun's stdin ended: close that task's stdin (-1: all here)
@@ -25,12 +27,12 @@
 
 namespace muster {
 
-enum class StepIoKind { kHello, kOut, kErr, kExit, kIn, kEof, kWinch };
+enum class StepIoKind { kHello, kOut, kErr, kExit, kIn, kEof, kWinch, kNote };
 
 struct StepIoFrame {
   StepIoKind kind = StepIoKind::kOut;
   int procid = 0;     // OUT, ERR, EXIT, IN, EOF (IN and EOF: -1 = every task)
-  std::string data;   // OUT/ERR/IN: the bytes; HELLO: the key
+  std::string data;   // OUT/ERR/IN/NOTE: the bytes; HELLO: the key
   std::string node;   // HELLO
   int exit_code = 0;  // EXIT
   int signal = 0;     // EXIT
@@ -44,6 +46,7 @@ inline constexpr size_t kStepIoMaxPayload = 1 << 20;  // larger OUT/ERR pieces a
 StepIoFrame HelloFrame(const std::string& key, const std::string& node);
 StepIoFrame OutputFrame(StepIoKind kind, int procid, std::string data);  // kind: kOut, kErr or kIn
 StepIoFrame EofFrame(int procid);
+StepIoFrame NoteFrame(std::string text);
 StepIoFrame WinchFrame(int rows, int cols);
 StepIoFrame ExitFrame(int procid, int exit_code, int signal, bool core_dumped);
 

@@ -103,7 +103,8 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner)
   o += "SuspendTime=" + (job.suspend_time > 0 ? FormatSlurmTime(job.suspend_time) : std::string("None")) +
        " SecsPreSuspend=" + std::to_string(job.suspend_time > 0 ? JobElapsed(job, job.suspend_time) : 0) +
        " LastSchedEval=Unknown Scheduler=Main" + eol;
-  o += "Partition=" + job.partition + " AllocNode:Sid=(null):0" + eol;
+  o += "Partition=" + job.partition + " AllocNode:Sid=" + (job.submit_host.empty() ? "(null)" : job.submit_host) + ":" +
+       std::to_string(job.submit_sid) + eol;
   o += "ReqNodeList=" + OrNull(CompressHostlist(r.nodelist)) + " ExcNodeList=" + OrNull(CompressHostlist(r.exclude)) +
        eol;
   o += "NodeList=" + JobNodeList(job) + eol;

@@ -22,8 +22,8 @@ class ScontrolFormatTest : public ::testing::Test {
 };
 
 // Substituted from the captures: WorkDir=$PEER/... -> /work (the test's directory);
-// AccrueTime=2026-11-30T03:12:59 -> Unknown, LastSchedEval=2026-11-30T03:12:59 -> Unknown,
-// AllocNode:Sid=localhost:2108 -> (null):0 (not kept by Muster).
+// AccrueTime=2026-11-30T03:12:59 -> Unknown, LastSchedEval=2026-11-30T03:12:59 -> Unknown;
+// the pending job: AllocNode:Sid=localhost:2108 -> (null):0 (its record names no submitter).
 TEST_F(ScontrolFormatTest, RunningJobMatchesCapture) {
   EXPECT_EQ(FormatScontrolJob(testdata::Job9148(), kT0 + 3),
             "JobId=9148 JobName=gpujob\n"
@@ -36,7 +36,7 @@ TEST_F(ScontrolFormatTest, RunningJobMatchesCapture) {
             "   AccrueTime=Unknown\n"
             "   StartTime=2026-11-30T03:12:59 EndTime=2026-11-30T03:22:59 Deadline=N/A\n"
             "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=Unknown Scheduler=Main\n"
-            "   Partition=gpu AllocNode:Sid=(null):0\n"
+            "   Partition=gpu AllocNode:Sid=localhost:2108\n"
             "   ReqNodeList=n1 ExcNodeList=(null)\n"
             "   NodeList=n1\n"
             "   BatchHost=n1\n"

@@ -97,6 +97,8 @@ inline JobRecord Job9148() {
   j.start_time = kT0;
   j.allocation = {Alloc("n1", 4, 2000, 8)};
   j.batch_host = "n1";
+  j.submit_host = "localhost";
+  j.submit_sid = 2108;
   return j;
 }
 
