@@ -104,6 +104,8 @@ c srun_umask             'inbatch "umask 027; srun -n1 sh -c umask"'
 c srun_jobid             'j=$(sbatch --parsable -o /dev/null --wrap "sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; srun --jobid=$j -n1 sh -c "echo in \$SLURM_JOB_ID" | sed "s/$j/JOBID/"; scancel $j'
 c squeue_steps           'j=$(sbatch --parsable -N2 -J stepper -o /dev/null --wrap "srun -N2 -n2 sleep 20"); until [ "$(squeue -h -j $j -o %T)" = RUNNING ]; do sleep 0.5; done; sleep 3; squeue -s | grep -e STEPID -e "^ *$j\\."; squeue -s -h -o "%i %A %j" | grep "^$j\\." | sort; scancel $j'
 c srun_step_busy         'j=$(sbatch --parsable -n2 -o busy.out --wrap "srun -n1 sleep 3 & sleep 1.5; srun -n1 echo second; srun -n1 --exact sleep 2 & srun -n1 --exact sleep 2 & sleep 1; srun -n1 --overlap echo overlapped; wait"); while squeue -h -j $j 2>/dev/null | grep -q .; do sleep 0.5; done; cat busy.out'
+c srun_stdin             "printf 'a\\nb\\n' | srun -N1 -n2 -l cat | sort; echo x | srun -N1 -n2 -i 1 -l sh -c 'cat; echo end' | sort; echo unread | srun -n1 -i none sh -c 'cat; echo none'"
+c srun_step_cancelled    'j=$(sbatch --parsable -o sc.out --wrap "srun -n1 sleep 30"); for i in $(seq 60); do squeue -h -s -o %i | grep -q "^$j\\.0$" && break; sleep 0.5; done; scancel $j; for i in $(seq 60); do squeue -h -j $j 2>/dev/null | grep -q . || break; sleep 0.5; done; sleep 1; grep -o "\\*\\*\\* [A-Z]* [0-9.]* ON [a-z0-9]* CANCELLED" sc.out | sed "s/$j/JOBID/" | sort'
 c sbatch_wait            'sbatch --wait -o /dev/null --wrap "exit 3"; echo rc=$?'
 c sbatch_test_only_part  'sbatch --test-only -N1 -p debug --wrap true'
 c sbatch_test_only_bad   'sbatch --test-only --gres=gpu:99 --wrap true'
