@@ -279,10 +279,9 @@ TEST_F(Srun, StdinReachesTheTasksAndPtyRunsAnInteractiveShell) {
 
   // --pty: driven through a terminal of our own, as a person at a keyboard would.
   std::ofstream(work_ / "drive_tty.py")
-      << "import os, pty, sys, time, select\n"
+      << "import fcntl, os, pty, select, struct, sys, termios, time\n"
          "pid, fd = pty.fork()\n"
          "if pid == 0:\n"
-         "    import fcntl, struct, termios\n"
          "    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 24, 80, 0, 0))\n"
          "    os.execvp('srun', ['srun', '--pty', '-n', '1', 'bash', '--norc', '--noprofile', '-i'])\n"
          "out = b''\n"
@@ -296,6 +295,9 @@ TEST_F(Srun, StdinReachesTheTasksAndPtyRunsAnInteractiveShell) {
          "    return word in out\n"
          "os.write(fd, b'tty; [ -t 0 ] && echo in-$((6*7)); echo \"rows=$(stty size)\"; echo d$((1+1))one\\r')\n"
          "until(b'd2one')\n"
+         "fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', 30, 100, 0, 0))  # the window grows\n"
+         "os.write(fd, b'echo \"rows2=$(stty size)\"; echo e$((2+1))nd\\r')\n"
+         "until(b'e3nd')\n"
          "os.write(fd, b'exit 3\\r')\n"
          "until(b'never', 3)\n"
          "_, status = os.waitpid(pid, 0)\n"
@@ -306,6 +308,7 @@ TEST_F(Srun, StdinReachesTheTasksAndPtyRunsAnInteractiveShell) {
   EXPECT_NE(pty.out.find("/dev/pts/"), std::string::npos) << pty.out;
   EXPECT_NE(pty.out.find("in-42\n"), std::string::npos) << pty.out;
   EXPECT_NE(pty.out.find("rows=24 80\n"), std::string::npos) << "the terminal's size travels:\n" << pty.out;
+  EXPECT_NE(pty.out.find("rows2=30 100\n"), std::string::npos) << "and follows a resize:\n" << pty.out;
   EXPECT_NE(pty.out.find("srun-exit 3\n"), std::string::npos) << pty.out;
   EXPECT_EQ(Run("squeue -h").out, "");
 }
