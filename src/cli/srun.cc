@@ -564,7 +564,7 @@ int StepSession::Run(int64_t job_id) {
   const bool exact = opt_.exact || opt_.exclusive || opt_.cpus_per_task > 0;
   json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
            {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", opt_.cpus_per_task},
-           {"overcommit", opt_.overcommit}};
+           {"overcommit", opt_.overcommit}, {"mem_mb", opt_.mem_mb}, {"mem_per_cpu_mb", opt_.mem_per_cpu_mb}};
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
   StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
   for (int attempt = 0;; ++attempt) {

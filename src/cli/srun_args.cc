@@ -1,9 +1,10 @@
 #include "cli/srun_args.h"
 
 #include <cstring>
+#include <string_view>
 
 #include "base/strings.h"
-#include <string_view>
+#include "model/job_request.h"
 
 namespace muster {
 
@@ -152,6 +153,10 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
       } else if (std::string_view(o.long_name) == "exclusive") {
         out->exclusive = true;
+      } else if (std::string_view(o.long_name) == "mem" || std::string_view(o.long_name) == "mem-per-cpu") {
+        StatusOr<int64_t> mb = ParseMemoryMb(value);
+        if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.long_name) + " specification\n");
+        (std::string_view(o.long_name) == "mem" ? out->mem_mb : out->mem_per_cpu_mb) = *mb;
       }
       out->resource_args.push_back("--" + std::string(o.long_name) + (has_value ? "=" + value : ""));
       break;
@@ -358,7 +363,8 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 bool ShapesStep(const std::string& resource_arg) {
   return resource_arg.rfind("--cpus-per-task=", 0) == 0 || resource_arg == "--exclusive" ||
-         resource_arg.rfind("--exclusive=", 0) == 0;
+         resource_arg.rfind("--exclusive=", 0) == 0 || resource_arg.rfind("--mem=", 0) == 0 ||
+         resource_arg.rfind("--mem-per-cpu=", 0) == 0;
 }
 
 std::string SrunUsage() {

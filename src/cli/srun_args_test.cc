@@ -111,6 +111,13 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(shaped.exclusive);
   EXPECT_EQ(shaped.resource_args, (std::vector<std::string>{"--cpus-per-task=2", "--exclusive", "--gpus=1"}));
   EXPECT_TRUE(ShapesStep("--cpus-per-task=2"));
+  EXPECT_TRUE(ShapesStep("--mem=2G"));
+  EXPECT_TRUE(ShapesStep("--mem-per-cpu=500"));
+  EXPECT_FALSE(ShapesStep("--mem-per-gpu=500"));
+  EXPECT_EQ(Parse({"--mem=2G", "true"}).mem_mb, 2048);
+  EXPECT_EQ(Parse({"--mem-per-cpu=500", "true"}).mem_per_cpu_mb, 500);
+  EXPECT_EQ(Parse({"true"}).mem_mb, -1);
+  EXPECT_EQ(ParseSrunArgs({"--mem=lots", "true"}).status().message(), "srun: error: Invalid --mem specification\n");
   EXPECT_TRUE(ShapesStep("--exclusive"));
   EXPECT_FALSE(ShapesStep("--gpus=1"));
   EXPECT_EQ(ParseSrunArgs({"-c", "x", "true"}).status().message(),

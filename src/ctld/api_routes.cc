@@ -361,7 +361,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!Get(*body, "name", s.name, err) || !Get(*body, "ntasks", s.shape.ntasks, err) ||
         !Get(*body, "nnodes", s.shape.nnodes, err) || !Get(*body, "ntasks_per_node", s.shape.ntasks_per_node, err) ||
         !Get(*body, "overlap", s.overlap, err) || !Get(*body, "exact", s.exact, err) ||
-        !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err)) {
+        !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err) ||
+        !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err)) {
       return ErrorResponse(err);
     }
     StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);

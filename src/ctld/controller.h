@@ -116,6 +116,13 @@ struct StepRequest {
   // Without it (srun -O/--overcommit) a step may not run more tasks times cpus_per_task on a node
   // than the job has CPUs there: "More processors requested than permitted", as in Slurm.
   bool overcommit = false;
+  // Memory it holds on each node, of the job's there: --mem (0 = all of it), --mem-per-cpu times
+  // its CPUs; by default all of it when the job asked memory per node, else the job's memory per
+  // CPU times the step's CPUs (its tasks' CPUs for an --overlap step), as in Slurm 22.05. More
+  // than the job has there, or than its running steps leave: InvalidArgument "Memory required by
+  // task is not available" (Slurm's words; srun does not retry).
+  int64_t mem_mb = -1;
+  int64_t mem_per_cpu_mb = -1;
 };
 
 // The step as created: its record, the job (for the agents' environment), where its tasks go

@@ -59,6 +59,34 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
         need.push_back(want);
       }
     }
+    // The memory it takes on each node, beside the job's running steps (--overlap too).
+    std::vector<int64_t> mem(layout->nodes.size(), 0);
+    bool holds_mem = false;
+    for (size_t i = 0; i < layout->nodes.size(); ++i) {
+      const std::string& n = layout->nodes[i];
+      int64_t job_mem = 0;
+      for (const JobNodeAllocation& a : job.allocation) job_mem += a.node == n ? a.memory_mb : 0;
+      if (job_mem <= 0) continue;  // no memory accounted on this cluster
+      const int64_t cpus = request.overlap ? int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) : need[i];
+      int64_t want = 0;
+      if (request.mem_mb >= 0) {
+        want = request.mem_mb == 0 ? job_mem : request.mem_mb;
+      } else if (request.mem_per_cpu_mb > 0) {
+        want = request.mem_per_cpu_mb * cpus;
+      } else if (job.request.mem_per_node_mb > 0) {
+        want = job_mem;
+      } else {
+        want = job_mem * cpus / job_cpus[i];
+      }
+      int64_t held = 0;
+      for (const StepRecord& s : steps_) {
+        if (s.job_id != job_id || s.state != JobState::kRunning) continue;
+        for (size_t k = 0; k < s.nodes.size() && k < s.node_mem_mb.size(); ++k) held += s.nodes[k] == n ? s.node_mem_mb[k] : 0;
+      }
+      if (held + want > job_mem) return InvalidArgument("Memory required by task is not available");
+      mem[i] = want;
+      holds_mem = holds_mem || want > 0;
+    }
     int next = 0;
     for (const StepRecord& s : steps_) {
       if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
@@ -68,6 +96,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     out.step.name = request.name.empty() ? "step" : request.name;
     out.step.nodes = layout->nodes;
     out.step.node_cpus = std::move(need);
+    if (holds_mem) out.step.node_mem_mb = std::move(mem);
     out.step.ntasks = layout->ntasks;
     out.step.state = JobState::kRunning;
     out.step.start_time = clock_->NowSeconds();

@@ -414,6 +414,52 @@ TEST_F(ControllerTest, StepsHoldTheJobsCpusUnlessExactOrOverlapping) {
   EXPECT_EQ(ctld_->CreateStep(id, exact, kAlice).status().code(), StatusCode::kUnavailable);
 }
 
+// Slurm 22.05's step memory: a step holds the job's memory per CPU times its CPUs (all of it for
+// a plain step), --mem or --mem-per-cpu when given, all of it when the job asked memory per node;
+// --overlap shares CPUs but not memory, and a step the memory left cannot hold fails at once.
+TEST_F(ControllerTest, StepsHoldMemoryOfTheJobsAndOverlapDoesNotShareIt) {
+  RegisterAll();
+  const int64_t id = Submit({"-n", "4", "--mem-per-cpu=1000"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  ASSERT_EQ(Job(id).allocation.at(0).memory_mb, 4000);
+  StatusOr<StepCreated> plain = ctld_->CreateStep(id, StepRequest{}, kAlice);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->step.node_mem_mb, std::vector<int64_t>{4000});
+  StepRequest overlap;
+  overlap.overlap = true;
+  overlap.shape = {.ntasks = 1};
+  EXPECT_EQ(ctld_->CreateStep(id, overlap, kAlice).status().message(), "Memory required by task is not available");
+  ASSERT_TRUE(ctld_->FinishStep(id, plain->step.step_id, 0, kAlice).ok());
+  StepRequest exact;
+  exact.exact = true;
+  exact.shape = {.ntasks = 1};
+  for (int k = 0; k < 2; ++k) {
+    StatusOr<StepCreated> s = ctld_->CreateStep(id, exact, kAlice);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->step.node_mem_mb, std::vector<int64_t>{1000});
+  }
+  overlap.mem_mb = 2000;
+  StatusOr<StepCreated> sized = ctld_->CreateStep(id, overlap, kAlice);
+  ASSERT_TRUE(sized.ok()) << sized.status().ToString();
+  EXPECT_EQ(sized->step.node_mem_mb, std::vector<int64_t>{2000});
+  overlap.mem_mb = -1;
+  overlap.mem_per_cpu_mb = 100;
+  EXPECT_EQ(ctld_->CreateStep(id, overlap, kAlice).status().message(), "Memory required by task is not available")
+      << "all 4000 held";
+  // A job that asked memory per node gives each step all of it.
+  const int64_t per_node = Submit({"-n", "2", "--mem=3000"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(per_node).state, JobState::kRunning);
+  StatusOr<StepCreated> one = ctld_->CreateStep(per_node, exact, kAlice);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->step.node_mem_mb, std::vector<int64_t>{3000});
+  EXPECT_EQ(ctld_->CreateStep(per_node, exact, kAlice).status().message(), "Memory required by task is not available");
+  // Held memory survives a controller restart (the step records keep it).
+  Open();
+  EXPECT_EQ(ctld_->CreateStep(id, overlap, kAlice).status().message(), "Memory required by task is not available");
+}
+
 TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   RegisterAll();
   const int64_t id = Submit({"-N", "2", "--gres=gpu:4"});

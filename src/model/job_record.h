@@ -194,6 +194,7 @@ struct StepRecord {
   // CPUs the step holds on each of its nodes while it runs (same order as nodes); empty for a
   // step that shares the job's CPUs (srun --overlap).
   std::vector<int> node_cpus;
+  std::vector<int64_t> node_mem_mb;  // memory it holds on each node while it runs (empty: none)
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
 };
 

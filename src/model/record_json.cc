@@ -360,7 +360,8 @@ json ToJson(const StepRecord& s) {
   return json{{"job_id", s.job_id},         {"step_id", s.step_id},   {"name", s.name},
               {"nodes", s.nodes},           {"ntasks", s.ntasks},     {"state", JobStateName(s.state)},
               {"start_time", s.start_time}, {"end_time", s.end_time}, {"exit_code", s.exit_code},
-              {"node_cpus", s.node_cpus}};
+              {"node_cpus", s.node_cpus},
+              {"node_mem_mb", s.node_mem_mb}};
 }
 
 StatusOr<StepRecord> StepRecordFromJson(const json& j) {
@@ -375,6 +376,7 @@ StatusOr<StepRecord> StepRecordFromJson(const json& j) {
   in.Get("end_time", s.end_time);
   in.Get("exit_code", s.exit_code);
   if (j.contains("node_cpus")) in.Get("node_cpus", s.node_cpus);
+  if (j.contains("node_mem_mb")) in.Get("node_mem_mb", s.node_mem_mb);
   std::string state = "RUNNING";
   in.Get("state", state);
   if (!in.status().ok()) return in.status();

@@ -189,6 +189,7 @@ StepRecord RichStep(int64_t job_id, int step_id) {
   s.name = step_id == -5 ? "batch" : "python";
   s.nodes = {"gpu001", "gpu002"};
   s.node_cpus = {4, 2};
+  s.node_mem_mb = {8000, 4000};
   s.ntasks = 16;
   s.state = JobState::kCompleted;
   s.start_time = 1700000010;
