@@ -101,6 +101,7 @@ JobRecord RichJob(int64_t id) {
   j.script_args = {"--epochs", "90"};
   j.workdir = "/home/alice/проект";
   j.submit_host = "login-01.example.org";
+  j.submit_sid = 31337;
   j.environment = {"PATH=/usr/bin:/bin", "OPTS=a=b=c", "EMPTY=", "GREETING=héllo 世界 🚀", "QUOTE=\"x\"\t\\n"};
   j.stdout_pattern = "slurm-%j.out";
   j.stderr_pattern = "slurm-%j.err";
