@@ -340,6 +340,11 @@ bool IsStepFilePattern(const std::string& how) {
   return !how.empty() && how != "none" && how.find_first_not_of("0123456789") != std::string::npos;
 }
 
+std::optional<int> StepStreamTask(const std::string& how) {
+  if (how.empty() || how.size() >= 10 || IsStepFilePattern(how) || how == "none") return std::nullopt;
+  return std::stoi(how);
+}
+
 bool PatternPerTaskOrNode(const std::string& pattern) {
   return pattern.find("%t") != std::string::npos || pattern.find("%n") != std::string::npos ||
          pattern.find("%N") != std::string::npos;

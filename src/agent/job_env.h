@@ -2,6 +2,7 @@
 // find what they read. Pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job
 // srun's -o/-e/-i values: a file name pattern, as opposed to "" (the stream goes to srun), "none"
 // or a task id (only that task's stream goes to srun).
 bool IsStepFilePattern(const std::string& how);
+// The task such a value names (only its stream goes to or comes from srun); nullopt for "",
+// "none", a file pattern, or an id of 10 digits or more (no task has it).
+std::optional<int> StepStreamTask(const std::string& how);
 // Whether a pattern names the task or the node (%t, %n, %N): each node then writes files of its
 // own (truncated there), else the whole step shares one (truncated once, by srun).
 bool PatternPerTaskOrNode(const std::string& pattern);

@@ -343,6 +343,9 @@ TEST(JobEnvTest, StepStreamValues) {
   EXPECT_FALSE(IsStepFilePattern("3"));
   EXPECT_TRUE(IsStepFilePattern("out-%j.txt"));
   EXPECT_TRUE(IsStepFilePattern("3.log"));
+  EXPECT_EQ(StepStreamTask("3"), 3);
+  EXPECT_EQ(StepStreamTask("0"), 0);
+  for (const char* none : {"", "none", "3.log", "out-%t", "1234567890"}) EXPECT_EQ(StepStreamTask(none), std::nullopt) << none;
   EXPECT_TRUE(PatternPerTaskOrNode("o-%t"));
   EXPECT_TRUE(PatternPerTaskOrNode("o-%N.%n"));
   EXPECT_FALSE(PatternPerTaskOrNode("o-%j.%s"));

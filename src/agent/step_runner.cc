@@ -95,6 +95,15 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+// Sets the size of the terminal behind `fd` (a master), when both are given.
+void SetTerminalSize(int fd, int rows, int cols) {
+  if (rows <= 0 || cols <= 0) return;
+  winsize ws{};
+  ws.ws_row = static_cast<unsigned short>(rows);
+  ws.ws_col = static_cast<unsigned short>(cols);
+  (void)ioctl(fd, TIOCSWINSZ, &ws);
+}
+
 // A new pseudo-terminal for a --pty task: (master, slave), the slave owned by the task's user as
 // a login terminal is, of rows x cols when given.
 StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
@@ -111,12 +120,7 @@ StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
     return st;
   }
   if (geteuid() == 0 && uid != 0) (void)fchown(slave, uid, static_cast<gid_t>(-1));
-  if (rows > 0 && cols > 0) {
-    winsize ws{};
-    ws.ws_row = static_cast<unsigned short>(rows);
-    ws.ws_col = static_cast<unsigned short>(cols);
-    (void)ioctl(master, TIOCSWINSZ, &ws);
-  }
+  SetTerminalSize(master, rows, cols);
   return std::make_pair(master, slave);
 }
 
@@ -226,7 +230,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
       if (how.empty()) return std::nullopt;
       if (!IsStepFilePattern(how)) {  // "none", or a task id: that task's stream goes to srun
-        if (how != "none" && how.size() < 10 && std::stoi(how) == t.procid) return std::nullopt;
+        if (StepStreamTask(how) == t.procid) return std::nullopt;
         return std::string("/dev/null");
       }
       std::string p = ExpandOutputPattern(how, job, l.node_name, where);
@@ -338,12 +342,7 @@ bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
         case StepIoKind::kIn: t.in_buf += frame.data; break;
         case StepIoKind::kEof: t.in_eof = true; break;
         case StepIoKind::kWinch:
-          if (t.pty && frame.rows > 0 && frame.cols > 0) {
-            winsize ws{};
-            ws.ws_row = static_cast<unsigned short>(frame.rows);
-            ws.ws_col = static_cast<unsigned short>(frame.cols);
-            (void)ioctl(t.in, TIOCSWINSZ, &ws);
-          }
+          if (t.pty) SetTerminalSize(t.in, frame.rows, frame.cols);
           break;
         default: break;  // agent-to-srun frames mean nothing here
       }
@@ -432,10 +431,10 @@ void StepRunner::Pump(Step* s) {
     }
     const int64_t now = NowMs();
     bool all_reported = true;
-    std::string notice;
+    std::string notice;  // a copy: s->notice empties once it is written (NotifyEnding waits for that)
     {
       std::lock_guard<std::mutex> lock(mu_);
-      notice.swap(s->notice);
+      notice = s->notice;
       for (Task& t : s->tasks) {
         if (t.reaped) continue;
         ExitInfo info;
@@ -455,9 +454,9 @@ void StepRunner::Pump(Step* s) {
       }
     }
     if (!notice.empty()) {
-      if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(std::move(notice))));
+      if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(notice)));
       std::lock_guard<std::mutex> lock(mu_);
-      s->notice_pending = false;
+      s->notice.erase(0, notice.size());
       notice_cv_.notify_all();
     }
     for (Task& t : s->tasks) {
@@ -510,13 +509,12 @@ void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std
     if (key.first != job_id || step->done) continue;
     step->notice += "musterd: error: *** STEP " + std::to_string(key.first) + "." + std::to_string(key.second) +
                     " ON " + node + ending;
-    step->notice_pending = true;
     told.push_back(key);
   }
   notice_cv_.wait_for(lock, std::chrono::milliseconds(500), [&] {
     return std::all_of(told.begin(), told.end(), [&](const auto& key) {
       auto it = steps_.find(key);
-      return it == steps_.end() || !it->second->notice_pending || it->second->done;
+      return it == steps_.end() || it->second->notice.empty() || it->second->done;
     });
   });
 }

@@ -117,8 +117,7 @@ class StepRunner {
     int step_id = 0;
     int io = -1;
     std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
-    std::string notice;       // (under mu_) for srun, sent by the pump (NotifyEnding)
-    bool notice_pending = false;  // (under mu_) until the pump has written it
+    std::string notice;       // (under mu_) for srun (NotifyEnding); emptied once the pump has written it
     std::thread thread;
     std::atomic<bool> done{false};
   };

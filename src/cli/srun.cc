@@ -669,9 +669,9 @@ int StepSession::Run(int64_t job_id) {
     input_to_ = 0;
   } else if (opt_.input.empty()) {
     input_to_ = -1;
-  } else if (!IsStepFilePattern(opt_.input) && opt_.input != "none" && opt_.input.size() < 10 &&
-             std::stoi(opt_.input) < static_cast<int>(tasks_.size())) {
-    input_to_ = std::stoi(opt_.input);
+  } else if (const std::optional<int> task = StepStreamTask(opt_.input);
+             task && *task < static_cast<int>(tasks_.size())) {
+    input_to_ = *task;
   }
   std::optional<RawTerminal> raw;
   if (opt_.pty) raw.emplace();

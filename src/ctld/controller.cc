@@ -90,13 +90,13 @@ JobNodeAllocation FromDecision(const NodeAllocation& a) {
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
     : config_(std::move(config)), store_(store), agents_(agents), clock_(clock), priority_(config_.priority) {
   // The configured cluster's totals, for the job-size and partition factors.
+  size_t max_gpus = 1;  // on one node, for the workload mix
   for (const Node& n : config_.cluster.nodes) {
     cluster_gpus_ += static_cast<double>(n.gpus.size());
     cluster_cpus_ += n.cpus;
+    max_gpus = std::max(max_gpus, n.gpus.size());
   }
   for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
-  size_t max_gpus = 1;
-  for (const Node& n : config_.cluster.nodes) max_gpus = std::max(max_gpus, n.gpus.size());
   mix_learner_ = MixLearner(/*half_life_jobs=*/1000, static_cast<int>(max_gpus));
   base_accounts_ = config_.priority.accounts;
   if (config_.scheduler.policy != nullptr) base_qos_ = config_.scheduler.policy->qos;

@@ -24,38 +24,46 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
     StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
     if (!layout.ok()) return layout.status();
-    // The job's CPUs on each of the step's nodes (at least one).
+    // The job's CPUs (at least one) and memory on each of the step's nodes.
     std::vector<int> job_cpus(layout->nodes.size(), 1);
+    std::vector<int64_t> job_mem(layout->nodes.size(), 0);
     for (size_t i = 0; i < layout->nodes.size(); ++i) {
       for (const JobNodeAllocation& a : job.allocation) {
-        if (a.node == layout->nodes[i]) job_cpus[i] = std::max(static_cast<int>((a.cpu_milli + 999) / 1000), 1);
+        if (a.node != layout->nodes[i]) continue;
+        job_cpus[i] = std::max(static_cast<int>((a.cpu_milli + 999) / 1000), 1);
+        job_mem[i] += a.memory_mb;
       }
     }
+    // The CPUs its tasks use on node i.
+    const auto task_cpus = [&](size_t i) { return int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1); };
+    // What the job's running steps hold on node `n`, of `held` (StepRecord::node_cpus or node_mem_mb).
+    const auto held_on = [&](const std::string& n, const auto held) {
+      int64_t sum = 0;
+      for (const StepRecord& s : steps_) {
+        if (s.job_id != job_id || s.state != JobState::kRunning) continue;
+        const auto& per_node = s.*held;
+        for (size_t k = 0; k < s.nodes.size() && k < per_node.size(); ++k) sum += s.nodes[k] == n ? per_node[k] : 0;
+      }
+      return sum;
+    };
     // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
     for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
-      if (int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) > job_cpus[i]) {
-        return InvalidArgument("More processors requested than permitted");
-      }
+      if (task_cpus(i) > job_cpus[i]) return InvalidArgument("More processors requested than permitted");
     }
     // The CPUs it takes on each node, beside those the job's running steps hold.
     std::vector<int> need;
     if (!request.overlap) {
       for (size_t i = 0; i < layout->nodes.size(); ++i) {
         const std::string& n = layout->nodes[i];
-        const int want = request.exact || request.cpus_per_task > 0
-                             ? layout->tasks[i] * std::max(request.cpus_per_task, 1)
-                             : job_cpus[i];
+        const int want = request.exact || request.cpus_per_task > 0 ? static_cast<int>(task_cpus(i)) : job_cpus[i];
         if (want > job_cpus[i]) {
           return InvalidArgument("Requested node configuration is not available (the step needs " +
                                  std::to_string(want) + " CPUs on " + n + ", the job has " +
                                  std::to_string(job_cpus[i]) + ")");
         }
-        int held = 0;
-        for (const StepRecord& s : steps_) {
-          if (s.job_id != job_id || s.state != JobState::kRunning) continue;
-          for (size_t k = 0; k < s.nodes.size() && k < s.node_cpus.size(); ++k) held += s.nodes[k] == n ? s.node_cpus[k] : 0;
+        if (held_on(n, &StepRecord::node_cpus) + want > job_cpus[i]) {
+          return Status(StatusCode::kUnavailable, "Requested nodes are busy");
         }
-        if (held + want > job_cpus[i]) return Status(StatusCode::kUnavailable, "Requested nodes are busy");
         need.push_back(want);
       }
     }
@@ -63,27 +71,21 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     std::vector<int64_t> mem(layout->nodes.size(), 0);
     bool holds_mem = false;
     for (size_t i = 0; i < layout->nodes.size(); ++i) {
-      const std::string& n = layout->nodes[i];
-      int64_t job_mem = 0;
-      for (const JobNodeAllocation& a : job.allocation) job_mem += a.node == n ? a.memory_mb : 0;
-      if (job_mem <= 0) continue;  // no memory accounted on this cluster
-      const int64_t cpus = request.overlap ? int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1) : need[i];
+      if (job_mem[i] <= 0) continue;  // no memory accounted on this cluster
+      const int64_t cpus = request.overlap ? task_cpus(i) : need[i];
       int64_t want = 0;
       if (request.mem_mb >= 0) {
-        want = request.mem_mb == 0 ? job_mem : request.mem_mb;
+        want = request.mem_mb == 0 ? job_mem[i] : request.mem_mb;
       } else if (request.mem_per_cpu_mb > 0) {
         want = request.mem_per_cpu_mb * cpus;
       } else if (job.request.mem_per_node_mb > 0) {
-        want = job_mem;
+        want = job_mem[i];
       } else {
-        want = job_mem * cpus / job_cpus[i];
+        want = job_mem[i] * cpus / job_cpus[i];
       }
-      int64_t held = 0;
-      for (const StepRecord& s : steps_) {
-        if (s.job_id != job_id || s.state != JobState::kRunning) continue;
-        for (size_t k = 0; k < s.nodes.size() && k < s.node_mem_mb.size(); ++k) held += s.nodes[k] == n ? s.node_mem_mb[k] : 0;
+      if (held_on(layout->nodes[i], &StepRecord::node_mem_mb) + want > job_mem[i]) {
+        return InvalidArgument("Memory required by task is not available");
       }
-      if (held + want > job_mem) return InvalidArgument("Memory required by task is not available");
       mem[i] = want;
       holds_mem = holds_mem || want > 0;
     }
