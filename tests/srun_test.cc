@@ -225,6 +225,32 @@ TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
   EXPECT_EQ(out.find("retrying", out.find("second")), std::string::npos) << out;
 }
 
+// Slurm 22.05's step GPUs: steps of one GPU each run side by side, each seeing its own;
+// --gpus-per-task binds each task to its share; --gres=none gives a step none.
+TEST_F(Srun, StepsOfOneGpuRunSideBySideAndGpusPerTaskBinds) {
+  const int64_t id = SubmitScript("-n 4 --gres=gpu:4",
+                                  "for i in 1 2 3 4; do srun -n1 --exact --gpus=1 bash -c "
+                                  "'echo gpu=$CUDA_VISIBLE_DEVICES/$SLURM_STEP_GPUS; sleep 2' & done\n"
+                                  "wait\n"
+                                  "srun -n2 --gpus-per-task=2 -l bash -c 'echo bound=$CUDA_VISIBLE_DEVICES "
+                                  "step=$SLURM_STEP_GPUS on=$SLURM_GPUS_ON_NODE'\n"
+                                  "srun -n1 --gres=none bash -c 'echo none=${CUDA_VISIBLE_DEVICES-unset}'\n"
+                                  "srun -n1 --gpus=5 true || echo refused\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id);
+  for (const char* gpu : {"gpu=0/0\n", "gpu=1/1\n", "gpu=2/2\n", "gpu=3/3\n"}) {
+    EXPECT_NE(out.find(gpu), std::string::npos) << "missing '" << gpu << "' in:\n" << out;
+  }
+  EXPECT_EQ(out.find("retrying"), std::string::npos) << "four one-GPU steps fit side by side:\n" << out;
+  EXPECT_NE(out.find("0: bound=0,1 step=0,1,2,3 on=4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: bound=2,3 step=0,1,2,3 on=4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("none=unset\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: Unable to create step for job " + std::to_string(id) +
+                     ": Invalid generic resource (gres) specification"),
+            std::string::npos)
+      << out;
+}
+
 // srun --jobid runs a step in a job from outside it; -I gives up on an allocation not granted at once.
 TEST_F(Srun, JobidAndImmediate) {
   const int64_t id = SubmitScript("-N 2 --exclusive", "sleep 60\n");

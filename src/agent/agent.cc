@@ -21,6 +21,7 @@
 #include "agent/stray_processes.h"
 #include "agent/launcher.h"
 #include "model/record_json.h"
+#include "model/step_layout.h"
 #include "net/step_io.h"
 
 namespace muster {
@@ -386,6 +387,15 @@ HttpResponse Agent::Step(const HttpRequest& r) {
     if (run.kill_at_ms > 0) return HttpResponse::Error(409, "Job/step already completing or completed");
     Status st = EnsureCgroup(run);
     if (!st.ok()) return HttpResponse::Error(409, st.message());
+    if (step->gpus) {
+      const std::vector<int> job_gpus = JobGpusOn(run.job.allocation, opt_.node.name);
+      for (int g : *step->gpus) {
+        if (!std::binary_search(job_gpus.begin(), job_gpus.end(), g)) {
+          return HttpResponse::Error(400, "GPU " + std::to_string(g) + " on " + opt_.node.name + " is not job " +
+                                              std::to_string(step->job_id) + "'s");
+        }
+      }
+    }
     step->job = run.job;
     step->cgroup_procs_file = run.cgroup.empty() ? "" : opt_.cgroup->ProcsFile(run.cgroup);
     step->devices_constrained = !run.cgroup.empty() && !opt_.gpu_minors.empty();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/job_array.h"
+#include "model/step_layout.h"
 #include "model/hostlist.h"
 
 namespace muster {
@@ -252,25 +253,43 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     env.Set("SLURM_GTIDS", "0");
   }
 
-  // GPUs of this node: the whole ones, plus the shared one of a fractional job.
-  std::vector<int> gpus;
-  if (here != nullptr) {
-    gpus = here->gpus;
-    if (here->shared_gpu >= 0) gpus.push_back(here->shared_gpu);
-  }
-  std::sort(gpus.begin(), gpus.end());
-  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-  if (!gpus.empty()) {
-    std::string list = JoinInts(gpus);
-    env.Set("SLURM_GPUS_ON_NODE", static_cast<int64_t>(gpus.size()));
-    env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", list);
-    std::vector<int> visible = gpus;
-    if (devices_constrained) {
-      for (size_t i = 0; i < visible.size(); ++i) visible[i] = static_cast<int>(i);
+  // GPUs of this node: the whole ones, plus the shared one of a fractional job; a step's own.
+  const std::vector<int> job_gpus = JobGpusOn(job.allocation, node_name);
+  std::vector<int> gpus = job_gpus;
+  if (step && where.step_gpus) {
+    gpus.clear();
+    for (int g : *where.step_gpus) {
+      if (std::binary_search(job_gpus.begin(), job_gpus.end(), g)) gpus.push_back(g);
     }
-    env.Set("CUDA_VISIBLE_DEVICES", JoinInts(visible));
-    env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
   }
+  if (gpus.empty()) {
+    // srun's environment (the batch job's) must not name GPUs a step without any does not have.
+    if (step && where.step_gpus) {
+      env.UnsetIf([](const std::string& k) {
+        return k == "SLURM_GPUS_ON_NODE" || k == "SLURM_STEP_GPUS" || k == "CUDA_VISIBLE_DEVICES" ||
+               k == "GPU_DEVICE_ORDINAL";
+      });
+    }
+    return env.Lines();
+  }
+  env.Set("SLURM_GPUS_ON_NODE", static_cast<int64_t>(gpus.size()));
+  env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", JoinInts(gpus));
+  // The task's own: its share of the step's with --gpu-bind=per_task:N.
+  std::vector<int> mine = gpus;
+  if (step && where.gpu_bind_per_task > 0) {
+    const size_t per = static_cast<size_t>(where.gpu_bind_per_task);
+    const size_t first = static_cast<size_t>(std::max(where.localid, 0)) * per;
+    mine.assign(gpus.begin() + static_cast<std::ptrdiff_t>(std::min(first, gpus.size())),
+                gpus.begin() + static_cast<std::ptrdiff_t>(std::min(first + per, gpus.size())));
+  }
+  std::vector<int> visible = mine;
+  if (devices_constrained) {
+    for (int& v : visible) v = static_cast<int>(std::lower_bound(job_gpus.begin(), job_gpus.end(), v) - job_gpus.begin());
+  }
+  env.Set("CUDA_VISIBLE_DEVICES", JoinInts(visible));
+  env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));
   return env.Lines();
 }
 

@@ -17,6 +17,10 @@ struct TaskPlacement {
   int step_id = -1;     // SLURM_STEP_ID; -1 for the batch script
   int step_ntasks = 0;
   std::vector<std::string> step_nodes;
+  // The step's GPUs on this node (nullopt: the job's), and how many of them each task sees (0:
+  // all; N: the task with local id L sees the L-th N of them, Slurm's --gpu-bind=per_task:N).
+  std::optional<std::vector<int>> step_gpus;
+  int gpu_bind_per_task = 0;
 };
 
 // Full environment: the job's exported submit environment (sbatch --export=ALL), then Slurm's
@@ -29,7 +33,10 @@ struct TaskPlacement {
 // and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node: their
 // node indexes, or with `devices_constrained` (the job's cgroup hides the node's other GPUs, so
 // CUDA numbers the ones left from 0) 0..n-1, as Slurm renumbers under ConstrainDevices=yes.
-// SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way.
+// SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way. A step's tasks see the
+// step's GPUs (step_gpus), each bound to its share with gpu_bind_per_task; renumbered, they keep
+// their places among the job's GPUs (the step runs in the job's cgroup). A step without GPUs
+// gets none of these variables, even when srun's environment had them.
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
                                              const TaskPlacement& where, const std::string& cluster_name,
                                              bool devices_constrained = false);

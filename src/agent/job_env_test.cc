@@ -337,6 +337,46 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
 }
 
+// A step of some of the job's GPUs (srun --gpus=1) sees only those; renumbered, each keeps its
+// place among the job's GPUs (the step shares the job's device cgroup). With per-task binding
+// task L sees the L-th share; a step without GPUs loses what srun's environment named.
+TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
+  JobRecord job = PeerJob(6, "gpus");
+  JobNodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 4000;
+  a.tasks = 4;
+  a.gpus = {1, 3, 5, 7};
+  job.allocation = {a};
+  job.environment = {"CUDA_VISIBLE_DEVICES=0,1,2,3", "SLURM_GPUS_ON_NODE=4", "KEEP=1"};
+  TaskPlacement step;
+  step.procid = 1;
+  step.localid = 1;
+  step.step_id = 2;
+  step.step_ntasks = 2;
+  step.step_nodes = {"n1"};
+  step.step_gpus = std::vector<int>{5};
+  EnvMap plain = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
+  EXPECT_EQ(plain["CUDA_VISIBLE_DEVICES"], "5");
+  EXPECT_EQ(plain["SLURM_STEP_GPUS"], "5");
+  EXPECT_EQ(plain["SLURM_GPUS_ON_NODE"], "1");
+  EnvMap constrained = ToMap(BuildJobEnvironment(job, "n1", step, "c", true));
+  EXPECT_EQ(constrained["CUDA_VISIBLE_DEVICES"], "2") << "GPU 5 is the job's third";
+  EXPECT_EQ(constrained["SLURM_STEP_GPUS"], "5");
+  step.step_gpus = std::vector<int>{7, 3, 99};  // 99 is not the job's: ignored
+  step.gpu_bind_per_task = 1;
+  EnvMap bound = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
+  EXPECT_EQ(bound["SLURM_STEP_GPUS"], "3,7");
+  EXPECT_EQ(bound["CUDA_VISIBLE_DEVICES"], "7") << "local task 1 of GPUs 3,7";
+  step.localid = 0;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c", true))["CUDA_VISIBLE_DEVICES"], "1");
+  step.step_gpus = std::vector<int>{};
+  EnvMap none = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
+  EXPECT_EQ(none.count("CUDA_VISIBLE_DEVICES"), 0u);
+  EXPECT_EQ(none.count("SLURM_GPUS_ON_NODE"), 0u);
+  EXPECT_EQ(none["KEEP"], "1");
+}
+
 TEST(JobEnvTest, StepStreamValues) {
   EXPECT_FALSE(IsStepFilePattern(""));
   EXPECT_FALSE(IsStepFilePattern("none"));

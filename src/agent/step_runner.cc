@@ -148,6 +148,8 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
       s.pty_rows = pty.value("rows", 0);
       s.pty_cols = pty.value("cols", 0);
     }
+    if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
+    s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
     s.ntasks = j.at("ntasks").get<int>();
     s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
     s.argv = j.at("argv").get<std::vector<std::string>>();
@@ -174,6 +176,7 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
   if (s.pty_rows < 0 || s.pty_rows > 65535 || s.pty_cols < 0 || s.pty_cols > 65535) {
     return InvalidArgument("bad terminal size " + std::to_string(s.pty_rows) + "x" + std::to_string(s.pty_cols));
   }
+  if (s.gpu_bind_per_task < 0) return InvalidArgument("bad gpu_bind_per_task " + std::to_string(s.gpu_bind_per_task));
   if (s.io_address.empty()) return InvalidArgument("no I/O address");
   if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
   return s;
@@ -212,6 +215,8 @@ Status StepRunner::Start(const StepLaunch& l) {
     where.step_id = l.step_id;
     where.step_ntasks = l.ntasks;
     where.step_nodes = l.step_nodes;
+    where.step_gpus = l.gpus;
+    where.gpu_bind_per_task = l.gpu_bind_per_task;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());
     }
@@ -336,6 +341,12 @@ bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
     }
     if (!f->has_value()) return true;
     const StepIoFrame& frame = **f;
+    if (frame.kind == StepIoKind::kAck) {
+      std::lock_guard<std::mutex> lock(mu_);
+      s->notes_unacked = std::max(s->notes_unacked - 1, 0);
+      notice_cv_.notify_all();
+      continue;
+    }
     for (Task& t : s->tasks) {
       if (t.in < 0 || (frame.procid >= 0 && frame.procid != t.id.procid)) continue;
       switch (frame.kind) {
@@ -457,6 +468,12 @@ void StepRunner::Pump(Step* s) {
       if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(notice)));
       std::lock_guard<std::mutex> lock(mu_);
       s->notice.erase(0, notice.size());
+      if (io_ok) ++s->notes_unacked;
+      notice_cv_.notify_all();
+    }
+    if (!io_ok && s->notes_unacked > 0) {  // srun is gone: no acknowledgement will come
+      std::lock_guard<std::mutex> lock(mu_);
+      s->notes_unacked = 0;
       notice_cv_.notify_all();
     }
     for (Task& t : s->tasks) {
@@ -511,10 +528,12 @@ void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std
                     " ON " + node + ending;
     told.push_back(key);
   }
-  notice_cv_.wait_for(lock, std::chrono::milliseconds(500), [&] {
+  // Until srun has printed every line (its ACK), or 2 s for an srun that does not answer.
+  notice_cv_.wait_for(lock, std::chrono::milliseconds(2000), [&] {
     return std::all_of(told.begin(), told.end(), [&](const auto& key) {
       auto it = steps_.find(key);
-      return it == steps_.end() || it->second->notice.empty() || it->second->done;
+      return it == steps_.end() || it->second->done ||
+             (it->second->notice.empty() && it->second->notes_unacked == 0);
     });
   });
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -57,6 +58,11 @@ struct StepLaunch {
   // controlling terminal), of this size when given; what it writes comes back as OUT frames.
   bool pty = false;
   int pty_rows = 0, pty_cols = 0;
+  // The step's GPUs on this node (node indexes, the controller's choice; the agent checks they
+  // are the job's); nullopt = the job's. With gpu_bind_per_task > 0, task with local id L sees
+  // only the L-th group of that many (srun --gpus-per-task, --gpu-bind=per_task:N).
+  std::optional<std::vector<int>> gpus;
+  int gpu_bind_per_task = 0;
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;
@@ -86,8 +92,9 @@ class StepRunner {
   void Signal(int64_t job_id, int step_id, int sig);
   // Tells srun of every step of the job running here (a NOTE frame, before the exits) that it
   // ends: "musterd: error: *** STEP <job>.<step> ON <node><ending>", `ending` being
-  // " CANCELLED AT <time>[ DUE TO ...] ***\n". Returns once the pumps have written it (at most
-  // half a second): the caller is about to end the job's processes, srun among them.
+  // " CANCELLED AT <time>[ DUE TO ...] ***\n". Returns once srun has acknowledged printing it
+  // (an ACK frame; at most 2 s, or at once when srun is gone): the caller is about to end the
+  // job's processes, srun among them.
   void NotifyEnding(int64_t job_id, const std::string& node, const std::string& ending);
   // How many steps of the job still run here.
   int Running(int64_t job_id) const;
@@ -118,6 +125,7 @@ class StepRunner {
     int io = -1;
     std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
     std::string notice;       // (under mu_) for srun (NotifyEnding); emptied once the pump has written it
+    int notes_unacked = 0;    // (under mu_) NOTE frames written that srun has not acknowledged yet
     std::thread thread;
     std::atomic<bool> done{false};
   };

@@ -91,6 +91,7 @@ struct NodeTasks {
   std::string name;
   std::string agent;
   std::vector<int> procids;
+  std::optional<std::vector<int>> gpus;  // the step's GPUs there, when the controller named them
   std::unique_ptr<HttpClient> client;  // kept for signals once launched
   bool launched = false;
 };
@@ -282,6 +283,8 @@ void StepSession::LaunchAll(const json& job) {
               {"input", opt_.input},
               {"task_prolog", absolute(opt_.task_prolog)},
               {"task_epilog", absolute(opt_.task_epilog)}};
+    if (n.gpus) body["gpus"] = *n.gpus;
+    if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
     if (opt_.pty) {
       const auto [rows, cols] = TerminalSize();
       body["pty"] = json{{"rows", rows}, {"cols", cols}};
@@ -430,6 +433,7 @@ void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
   if (f.kind == StepIoKind::kHello) return;
   if (f.kind == StepIoKind::kNote) {
     Emit(err_, f.data);
+    c.pending += EncodeStepIoFrame(AckFrame());  // printed: the agent may end the job (and srun) now
     return;
   }
   if (f.procid < 0 || f.procid >= static_cast<int>(tasks_.size()) || tasks_[f.procid].node != c.node) return;
@@ -565,6 +569,11 @@ int StepSession::Run(int64_t job_id) {
   json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
            {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", opt_.cpus_per_task},
            {"overcommit", opt_.overcommit}, {"mem_mb", opt_.mem_mb}, {"mem_per_cpu_mb", opt_.mem_per_cpu_mb}};
+  if (opt_.gpus.given) {
+    req["gpus"] = json{{"per_node", opt_.gpus.per_node}, {"total", opt_.gpus.total}, {"per_task", opt_.gpus.per_task}};
+  } else if (Env("SLURM_STEP_GRES") == "none") {
+    req["gpus"] = json{{"per_node", 0}};  // Slurm: no GPUs for the step
+  }
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
   StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
   for (int attempt = 0;; ++attempt) {
@@ -596,6 +605,7 @@ int StepSession::Run(int64_t job_id) {
       nt.name = n.at("name").get<std::string>();
       nt.agent = n.at("agent_address").get<std::string>();
       nt.procids = n.at("tasks").get<std::vector<int>>();
+      if (n.contains("gpus")) nt.gpus = n.at("gpus").get<std::vector<int>>();
       for (int p : nt.procids) {
         if (p < 0 || p >= static_cast<int>(tasks_.size())) throw std::out_of_range("task id");
         tasks_[p].node = nodes_.size();

@@ -1,5 +1,6 @@
 #include "cli/srun_args.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -39,6 +40,7 @@ enum class Opt {
   kOvercommit,
   kNoAllocate,
   kPty,
+  kGpuBind,
 };
 enum class Arg { kNone, kRequired, kOptional };
 
@@ -71,6 +73,7 @@ constexpr OptionSpec kOptions[] = {
     {"cpus-per-task", 'c', Arg::kRequired, Opt::kResource},
     {"exclude", 'x', Arg::kRequired, Opt::kResource},
     {"exclusive", 0, Arg::kOptional, Opt::kResource},
+    {"gpu-bind", 0, Arg::kRequired, Opt::kGpuBind},
     {"gpus", 'G', Arg::kRequired, Opt::kResource},
     {"gpus-per-node", 0, Arg::kRequired, Opt::kResource},
     {"gpus-per-task", 0, Arg::kRequired, Opt::kResource},
@@ -199,9 +202,40 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
       out->pty = true;
       out->unbuffered = true;
       break;
+    case Opt::kGpuBind:
+      if (value == "none") {
+        out->gpu_bind_per_task = 0;
+      } else if (value.rfind("per_task:", 0) == 0) {
+        ASSIGN_OR_RETURN(out->gpu_bind_per_task, Count(value.substr(9), "--gpu-bind=per_task", 1));
+      } else {
+        return Error("srun: error: --gpu-bind=" + value + ": only none and per_task:<gpus_per_task> are supported\n");
+      }
+      break;
     case Opt::kNoAllocate:
       return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
   }
+  return Status::Ok();
+}
+
+// The step's GPUs from the GPU options among resource_args, read as sbatch reads them.
+Status ParseStepGpus(SrunOptions* out) {
+  std::vector<std::string> gpu_args;
+  for (const std::string& a : out->resource_args) {
+    for (const char* p : {"--gres=", "--gpus=", "--gpus-per-node=", "--gpus-per-task="}) {
+      if (a.rfind(p, 0) == 0) gpu_args.push_back(a);
+    }
+  }
+  if (gpu_args.empty()) return Status::Ok();
+  // Inside an allocation the step's task count may come from the job (no -n): any count lets
+  // --gpus-per-task through here, the controller multiplies it by the tasks on each node.
+  gpu_args.push_back("--ntasks=" + std::to_string(std::max(out->ntasks, 1)));
+  StatusOr<JobRequest> r = ParseJobRequest(gpu_args);
+  if (!r.ok()) return Error("srun: error: " + r.status().message() + "\n");
+  out->gpus.given = true;
+  out->gpus.per_node = r->gpus_per_node;
+  out->gpus.total = r->gpus_total;
+  out->gpus.per_task = r->gpus_per_task;
+  if (out->gpu_bind_per_task < 0 && r->gpus_per_task > 0) out->gpu_bind_per_task = r->gpus_per_task;
   return Status::Ok();
 }
 
@@ -257,6 +291,7 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
     }
   }
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  RETURN_IF_ERROR(ParseStepGpus(&out));
   if (out.command.empty() && !out.help && !out.usage && !out.version) {
     return Error("srun: fatal: No command given to execute.\n");
   }
@@ -362,9 +397,11 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 }
 
 bool ShapesStep(const std::string& resource_arg) {
-  return resource_arg.rfind("--cpus-per-task=", 0) == 0 || resource_arg == "--exclusive" ||
-         resource_arg.rfind("--exclusive=", 0) == 0 || resource_arg.rfind("--mem=", 0) == 0 ||
-         resource_arg.rfind("--mem-per-cpu=", 0) == 0;
+  for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--gres=", "--gpus=",
+                        "--gpus-per-node=", "--gpus-per-task="}) {
+    if (resource_arg.rfind(p, 0) == 0) return true;
+  }
+  return resource_arg == "--exclusive";
 }
 
 std::string SrunUsage() {
@@ -412,9 +449,14 @@ std::string SrunHelp() {
          "                              waits while other steps hold them\n"
          "  -I, --immediate[=secs]      a new allocation: give up unless granted within secs\n"
          "\n"
-         "Allocation options (a new allocation only: outside salloc and sbatch):\n"
+         "Allocation options (-c, --mem, --mem-per-cpu and the GPU options also size a step inside\n"
+         "an allocation; the others apply to a new allocation only: outside salloc and sbatch):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"
-         "  -G, --gpus=n                GPUs for the job; --gres=gpu:N, --gpus-per-node, --gpus-per-task\n"
+         "  -G, --gpus=n                GPUs in all; --gres=gpu:N (or none), --gpus-per-node,\n"
+         "                              --gpus-per-task. A step gets all the job's GPUs unless one\n"
+         "                              is given, and holds them while it runs (not with --overlap)\n"
+         "      --gpu-bind=none|per_task:n  each task sees n of the step's GPUs on its node\n"
+         "                              (per_task is implied by --gpus-per-task)\n"
          "      --mem=MB                memory per node; --mem-per-cpu, --mem-per-gpu\n"
          "  -p, --partition=partition   partition\n"
          "  -t, --time=minutes          time limit\n"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/step_layout.h"
 
 namespace muster {
 
@@ -47,6 +48,12 @@ struct SrunOptions {
   int64_t mem_mb = -1;
   int64_t mem_per_cpu_mb = -1;
   bool exclusive = false;            // --exclusive (also in resource_args)
+  // --gres=gpu[:type]:N / none, -G/--gpus, --gpus-per-node, --gpus-per-task (also in
+  // resource_args): inside an allocation they choose the step's GPUs (default: all the job's).
+  StepGpuRequest gpus;
+  // --gpu-bind: each task gets this many of the step's GPUs on its node (per_task:N; implied by
+  // --gpus-per-task, as in Slurm); 0 = every task sees all of them (--gpu-bind=none).
+  int gpu_bind_per_task = -1;  // -1 = not given
 };
 
 // One line of a --multi-prog file, for the tasks it names.
@@ -65,7 +72,8 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
 
 // Whether a resource option (an entry of resource_args) also shapes a step inside an allocation
-// (-c and --exclusive: its CPUs); the others apply to a new allocation only.
+// (-c and --exclusive: its CPUs; --mem, --mem-per-cpu: its memory; the GPU options: its GPUs);
+// the others apply to a new allocation only.
 bool ShapesStep(const std::string& resource_arg);
 
 std::string SrunUsage();

@@ -119,7 +119,9 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_EQ(Parse({"true"}).mem_mb, -1);
   EXPECT_EQ(ParseSrunArgs({"--mem=lots", "true"}).status().message(), "srun: error: Invalid --mem specification\n");
   EXPECT_TRUE(ShapesStep("--exclusive"));
-  EXPECT_FALSE(ShapesStep("--gpus=1"));
+  EXPECT_TRUE(ShapesStep("--gpus=1"));
+  EXPECT_TRUE(ShapesStep("--gres=gpu:2"));
+  EXPECT_FALSE(ShapesStep("--time=5"));
   EXPECT_EQ(ParseSrunArgs({"-c", "x", "true"}).status().message(),
             "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n");
   EXPECT_FALSE(Parse({"true"}).unbuffered);
@@ -133,6 +135,30 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(pty->pty);
   EXPECT_TRUE(pty->unbuffered);  // as in Slurm
   EXPECT_EQ(pty->command, (std::vector<std::string>{"bash", "-i"}));
+}
+
+// The GPU options size a step as they size a job; --gpus-per-task implies per-task binding.
+TEST(SrunArgs, StepGpus) {
+  EXPECT_FALSE(Parse({"true"}).gpus.given);
+  SrunOptions g = Parse({"-G", "2", "true"});
+  EXPECT_EQ(g.gpus, (StepGpuRequest{.given = true, .total = 2}));
+  EXPECT_EQ(g.gpu_bind_per_task, -1);
+  EXPECT_EQ(Parse({"--gres=gpu:a100:3", "true"}).gpus, (StepGpuRequest{.given = true, .per_node = 3}));
+  EXPECT_EQ(Parse({"--gpus-per-node=1", "true"}).gpus, (StepGpuRequest{.given = true, .per_node = 1}));
+  EXPECT_EQ(Parse({"--gres=none", "true"}).gpus, (StepGpuRequest{.given = true}));
+  EXPECT_EQ(Parse({"--gres=gpu:0", "true"}).gpus, (StepGpuRequest{.given = true}));
+  SrunOptions per_task = Parse({"--gpus-per-task=1", "true"});  // -n from the allocation
+  EXPECT_EQ(per_task.gpus, (StepGpuRequest{.given = true, .per_task = 1}));
+  EXPECT_EQ(per_task.gpu_bind_per_task, 1);
+  EXPECT_EQ(Parse({"--gpus-per-task=2", "--gpu-bind=none", "-n2", "true"}).gpu_bind_per_task, 0);
+  EXPECT_EQ(Parse({"--gpu-bind=per_task:1", "-G4", "true"}).gpu_bind_per_task, 1);
+  EXPECT_EQ(ParseSrunArgs({"--gpu-bind=closest", "true"}).status().message(),
+            "srun: error: --gpu-bind=closest: only none and per_task:<gpus_per_task> are supported\n");
+  StatusOr<SrunOptions> bad = ParseSrunArgs({"--gres=fpga:1", "true"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "srun: error: --gres: Invalid generic resource (gres) specification 'fpga:1': unknown gres 'fpga' "
+            "(expected gpu[:type][:count])\n");
 }
 
 TEST(MultiProg, RanksArgumentsAndSubstitutions) {

@@ -365,6 +365,18 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err)) {
       return ErrorResponse(err);
     }
+    // "gpus": {"per_node": N, "total": N, "per_task": N} when srun named the step's GPUs.
+    if (body->contains("gpus") && !(*body)["gpus"].is_null()) {
+      const json& g = (*body)["gpus"];
+      s.gpus.given = true;
+      if (!g.is_object() || !Get(g, "per_node", s.gpus.per_node, err) || !Get(g, "total", s.gpus.total, err) ||
+          !Get(g, "per_task", s.gpus.per_task, err)) {
+        return ErrorResponse(err.ok() ? InvalidArgument("field 'gpus' must be an object") : err);
+      }
+      if (s.gpus.per_node < 0 || s.gpus.total < 0 || s.gpus.per_task < 0) {
+        return ErrorResponse(InvalidArgument("Invalid generic resource (gres) specification"));
+      }
+    }
     StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);
     if (!step.ok()) return ErrorResponse(step.status());
     json nodes = json::array();
@@ -372,9 +384,10 @@ void AddControllerRoutes(Controller& c, Router& r) {
       json tasks = json::array();
       const int first = step->layout.first_task(i);
       for (int t = 0; t < step->layout.tasks[i]; ++t) tasks.push_back(first + t);
-      nodes.push_back(json{{"name", step->nodes[i].node.name},
-                           {"agent_address", step->nodes[i].agent_address},
-                           {"tasks", tasks}});
+      json node{{"name", step->nodes[i].node.name}, {"agent_address", step->nodes[i].agent_address}, {"tasks", tasks}};
+      if (i < step->step.node_gpus.size()) node["gpus"] = step->step.node_gpus[i];
+      else if (s.gpus.given) node["gpus"] = json::array();  // none of the job's GPUs
+      nodes.push_back(std::move(node));
     }
     return Ok(json{{"step_id", step->step.step_id},
                    {"ntasks", step->layout.ntasks},

@@ -123,6 +123,8 @@ struct StepRequest {
   // task is not available" (Slurm's words; srun does not retry).
   int64_t mem_mb = -1;
   int64_t mem_per_cpu_mb = -1;
+  // Its GPUs on each node (PlanStepGpus): by default all the job's there, held while it runs.
+  StepGpuRequest gpus;
 };
 
 // The step as created: its record, the job (for the agents' environment), where its tasks go

@@ -89,6 +89,20 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
       mem[i] = want;
       holds_mem = holds_mem || want > 0;
     }
+    // Its GPUs, beside those the job's other running steps hold (an --overlap step shares them).
+    const auto gpu_held = [&](const std::string& n, int gpu) {
+      for (const StepRecord& s : steps_) {
+        if (s.job_id != job_id || s.state != JobState::kRunning || s.node_cpus.empty()) continue;
+        for (size_t k = 0; k < s.nodes.size() && k < s.node_gpus.size(); ++k) {
+          if (s.nodes[k] == n && std::count(s.node_gpus[k].begin(), s.node_gpus[k].end(), gpu)) return true;
+        }
+      }
+      return false;
+    };
+    StatusOr<std::vector<std::vector<int>>> gpus =
+        PlanStepGpus(job.allocation, *layout, request.gpus,
+                     request.overlap ? std::function<bool(const std::string&, int)>() : gpu_held);
+    if (!gpus.ok()) return gpus.status();
     int next = 0;
     for (const StepRecord& s : steps_) {
       if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
@@ -99,6 +113,9 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     out.step.nodes = layout->nodes;
     out.step.node_cpus = std::move(need);
     if (holds_mem) out.step.node_mem_mb = std::move(mem);
+    if (std::any_of(gpus->begin(), gpus->end(), [](const std::vector<int>& g) { return !g.empty(); })) {
+      out.step.node_gpus = std::move(*gpus);
+    }
     out.step.ntasks = layout->ntasks;
     out.step.state = JobState::kRunning;
     out.step.start_time = clock_->NowSeconds();

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "ctld/controller_test_fixture.h"
 #include "sched/cluster_builder.h"
@@ -458,6 +459,59 @@ TEST_F(ControllerTest, StepsHoldMemoryOfTheJobsAndOverlapDoesNotShareIt) {
   // Held memory survives a controller restart (the step records keep it).
   Open();
   EXPECT_EQ(ctld_->CreateStep(id, overlap, kAlice).status().message(), "Memory required by task is not available");
+}
+
+// Slurm 22.05's step GPUs: a step holds all the job's GPUs on its nodes unless it names some
+// (srun --gpus=1 ...), so steps of one GPU each run side by side on distinct GPUs; --overlap
+// shares them; asking more than the job has fails at once.
+TEST_F(ControllerTest, StepsHoldTheirGpusUnlessOverlapping) {
+  RegisterAll();
+  const int64_t id = Submit({"-n", "4", "--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  ASSERT_EQ(Job(id).allocation.at(0).gpus.size(), 4u);
+  StepRequest one;
+  one.exact = true;
+  one.shape = {.ntasks = 1};
+  one.gpus = {.given = true, .total = 1};
+  std::set<int> seen;
+  for (int k = 0; k < 4; ++k) {
+    StatusOr<StepCreated> s = ctld_->CreateStep(id, one, kAlice);
+    ASSERT_TRUE(s.ok()) << k << ": " << s.status().ToString();
+    ASSERT_EQ(s->step.node_gpus.size(), 1u);
+    ASSERT_EQ(s->step.node_gpus[0].size(), 1u);
+    seen.insert(s->step.node_gpus[0][0]);
+  }
+  EXPECT_EQ(seen.size(), 4u) << "four distinct GPUs";
+  ASSERT_TRUE(ctld_->FinishStep(id, 1, 0, kAlice).ok());
+  ASSERT_TRUE(ctld_->FinishStep(id, 2, 0, kAlice).ok());
+  // Steps 0 and 3 hold two CPUs and two GPUs; a step of all the job's GPUs must wait.
+  StepRequest all;
+  all.exact = true;
+  all.shape = {.ntasks = 1};
+  EXPECT_EQ(ctld_->CreateStep(id, all, kAlice).status().message(), "Requested nodes are busy");
+  StepRequest two = one;
+  two.gpus = {.given = true, .per_node = 2};
+  StatusOr<StepCreated> s2 = ctld_->CreateStep(id, two, kAlice);
+  ASSERT_TRUE(s2.ok()) << s2.status().ToString();
+  EXPECT_EQ(s2->step.node_gpus[0].size(), 2u);
+  EXPECT_EQ(ctld_->CreateStep(id, one, kAlice).status().message(), "Requested nodes are busy") << "all four held";
+  StepRequest shared = one;
+  shared.overlap = true;
+  EXPECT_TRUE(ctld_->CreateStep(id, shared, kAlice).ok());
+  StepRequest none = one;
+  none.gpus = {.given = true};
+  StatusOr<StepCreated> cpu_only = ctld_->CreateStep(id, none, kAlice);
+  ASSERT_TRUE(cpu_only.ok()) << cpu_only.status().ToString();
+  EXPECT_TRUE(cpu_only->step.node_gpus.empty());
+  StepRequest five = shared;
+  five.gpus = {.given = true, .per_node = 5};
+  EXPECT_EQ(ctld_->CreateStep(id, five, kAlice).status().code(), StatusCode::kInvalidArgument);
+  // Held GPUs survive a controller restart (the step records keep them); a CPU is free.
+  ASSERT_TRUE(ctld_->FinishStep(id, cpu_only->step.step_id, 0, kAlice).ok());
+  Open();
+  EXPECT_EQ(ctld_->CreateStep(id, one, kAlice).status().message(), "Requested nodes are busy");
+  EXPECT_TRUE(ctld_->CreateStep(id, none, kAlice).ok());
 }
 
 TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {

@@ -195,6 +195,9 @@ struct StepRecord {
   // step that shares the job's CPUs (srun --overlap).
   std::vector<int> node_cpus;
   std::vector<int64_t> node_mem_mb;  // memory it holds on each node while it runs (empty: none)
+  // The GPUs (node indexes) it has on each node (same order as nodes; empty: none). They are
+  // its own while it runs, unless it shares the job's CPUs (--overlap: empty node_cpus).
+  std::vector<std::vector<int>> node_gpus;
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
 };
 

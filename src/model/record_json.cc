@@ -361,7 +361,8 @@ json ToJson(const StepRecord& s) {
               {"nodes", s.nodes},           {"ntasks", s.ntasks},     {"state", JobStateName(s.state)},
               {"start_time", s.start_time}, {"end_time", s.end_time}, {"exit_code", s.exit_code},
               {"node_cpus", s.node_cpus},
-              {"node_mem_mb", s.node_mem_mb}};
+              {"node_mem_mb", s.node_mem_mb},
+              {"node_gpus", s.node_gpus}};
 }
 
 StatusOr<StepRecord> StepRecordFromJson(const json& j) {
@@ -377,6 +378,7 @@ StatusOr<StepRecord> StepRecordFromJson(const json& j) {
   in.Get("exit_code", s.exit_code);
   if (j.contains("node_cpus")) in.Get("node_cpus", s.node_cpus);
   if (j.contains("node_mem_mb")) in.Get("node_mem_mb", s.node_mem_mb);
+  if (j.contains("node_gpus")) in.Get("node_gpus", s.node_gpus);
   std::string state = "RUNNING";
   in.Get("state", state);
   if (!in.status().ok()) return in.status();

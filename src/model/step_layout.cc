@@ -65,4 +65,47 @@ StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& alloca
   return layout;
 }
 
+std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, const std::string& node) {
+  std::vector<int> gpus;
+  for (const JobNodeAllocation& a : allocation) {
+    if (a.node != node) continue;
+    gpus.insert(gpus.end(), a.gpus.begin(), a.gpus.end());
+    if (a.shared_gpu >= 0) gpus.push_back(a.shared_gpu);
+  }
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  return gpus;
+}
+
+StatusOr<std::vector<std::vector<int>>> PlanStepGpus(
+    const std::vector<JobNodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
+    const std::function<bool(const std::string& node, int gpu)>& held) {
+  const int n = static_cast<int>(layout.nodes.size());
+  std::vector<std::vector<int>> out;
+  for (int i = 0; i < n; ++i) {
+    const std::string& node = layout.nodes[i];
+    const std::vector<int> job = JobGpusOn(allocation, node);
+    int64_t want = static_cast<int64_t>(job.size());
+    if (request.given) {
+      const int tasks = i < static_cast<int>(layout.tasks.size()) ? layout.tasks[i] : 0;
+      want = request.per_task > 0 ? int64_t{request.per_task} * tasks
+             : request.per_node > 0 ? request.per_node
+             : request.total > 0    ? request.total / n + (i < request.total % n ? 1 : 0)
+                                    : 0;
+    }
+    if (want > static_cast<int64_t>(job.size())) {
+      return InvalidArgument("Invalid generic resource (gres) specification (the step asks " + std::to_string(want) +
+                             " GPUs on " + node + ", the job has " + std::to_string(job.size()) + ")");
+    }
+    std::vector<int> take;
+    for (int g : job) {
+      if (static_cast<int64_t>(take.size()) == want) break;
+      if (held == nullptr || !held(node, g)) take.push_back(g);
+    }
+    if (static_cast<int64_t>(take.size()) < want) return Status(StatusCode::kUnavailable, "Requested nodes are busy");
+    out.push_back(std::move(take));
+  }
+  return out;
+}
+
 }  // namespace muster

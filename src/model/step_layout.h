@@ -4,6 +4,7 @@
 // the result and the agents' SLURM_* variables (agent/job_env.h) follow the same rule.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,27 @@ std::vector<int> BlockTaskCounts(int ntasks, int nnodes);
 // warning when -N was given). Errors (InvalidArgument, Slurm's words) for a -N beyond the
 // allocation or -n beyond what --ntasks-per-node allows.
 StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request);
+
+// The GPUs a step asks for (srun --gres=gpu:N, --gpus-per-node, -G/--gpus, --gpus-per-task,
+// --gres=none). Not given: all the job's GPUs on each of the step's nodes (Slurm's default).
+struct StepGpuRequest {
+  bool given = false;
+  int per_node = 0;
+  int total = 0;     // spread over the step's nodes, the first ones taking one more
+  int per_task = 0;  // times the step's tasks on each node
+  friend bool operator==(const StepGpuRequest&, const StepGpuRequest&) = default;
+};
+
+// The job's GPUs on `node` (whole ones and a fractional job's shared one), by index.
+std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, const std::string& node);
+
+// Which of the job's GPUs the step takes on each of its nodes (layout order), lowest indexes
+// first among those `held(node, gpu)` does not name (the job's running steps'; pass nullptr for
+// an --overlap step, which shares them). More than the job has on a node: InvalidArgument
+// "Invalid generic resource (gres) specification"; more than are free: Unavailable "Requested
+// nodes are busy" (srun waits), as Slurm says.
+StatusOr<std::vector<std::vector<int>>> PlanStepGpus(
+    const std::vector<JobNodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
+    const std::function<bool(const std::string& node, int gpu)>& held);
 
 }  // namespace muster

@@ -89,5 +89,51 @@ TEST(PlanStepLayout, Errors) {
   EXPECT_FALSE(PlanStepLayout(alloc, {.ntasks = -1}).ok());
 }
 
+// Slurm 22.05: a step gets all the job's GPUs on its nodes unless it names some; --gpus spreads
+// over the nodes, --gpus-per-task multiplies by the tasks there; held ones are skipped.
+TEST(PlanStepGpus, DefaultsCountsAndHeldGpus) {
+  std::vector<JobNodeAllocation> alloc(2);
+  alloc[0].node = "n1";
+  alloc[0].gpus = {4, 1, 2};
+  alloc[1].node = "n2";
+  alloc[1].gpus = {0};
+  alloc[1].shared_gpu = 3;
+  EXPECT_EQ(JobGpusOn(alloc, "n1"), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(JobGpusOn(alloc, "n2"), (std::vector<int>{0, 3}));
+  EXPECT_TRUE(JobGpusOn(alloc, "n3").empty());
+  StepLayout layout;
+  layout.nodes = {"n1", "n2"};
+  layout.tasks = {2, 1};
+  layout.ntasks = 3;
+  const auto none_held = [](const std::string&, int) { return false; };
+  StatusOr<std::vector<std::vector<int>>> g = PlanStepGpus(alloc, layout, {}, none_held);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{1, 2, 4}, {0, 3}}));
+  g = PlanStepGpus(alloc, layout, {.given = true, .total = 3}, none_held);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{1, 2}, {0}}));
+  g = PlanStepGpus(alloc, layout, {.given = true, .per_task = 1}, none_held);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{1, 2}, {0}}));
+  g = PlanStepGpus(alloc, layout, {.given = true}, none_held);  // --gres=none
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{}, {}}));
+  // Held GPUs are skipped; too few free: busy; more than the job has: invalid.
+  const auto held = [](const std::string& node, int gpu) { return node == "n1" && gpu == 1; };
+  g = PlanStepGpus(alloc, layout, {.given = true, .per_node = 2}, held);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{2, 4}, {0, 3}}));
+  g = PlanStepGpus(alloc, layout, {}, held);
+  EXPECT_EQ(g.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(g.status().message(), "Requested nodes are busy");
+  g = PlanStepGpus(alloc, layout, {.given = true, .per_node = 3}, none_held);
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.status().message().rfind("Invalid generic resource (gres) specification", 0), 0u);
+  // An --overlap step (no holds) takes the lowest ones even when held.
+  g = PlanStepGpus(alloc, layout, {.given = true, .per_node = 1}, nullptr);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(*g, (std::vector<std::vector<int>>{{1}, {0}}));
+}
+
 }  // namespace
 }  // namespace muster

@@ -82,6 +82,12 @@ StepIoFrame WinchFrame(int rows, int cols) {
   return f;
 }
 
+StepIoFrame AckFrame() {
+  StepIoFrame f;
+  f.kind = StepIoKind::kAck;
+  return f;
+}
+
 StepIoFrame ExitFrame(int procid, int exit_code, int signal, bool core_dumped) {
   StepIoFrame f;
   f.kind = StepIoKind::kExit;
@@ -102,6 +108,7 @@ std::string EncodeStepIoFrame(const StepIoFrame& f) {
              std::to_string(f.procid) + " " + std::to_string(f.data.size()) + "\n" + f.data;
     case StepIoKind::kEof: return "EOF " + std::to_string(f.procid) + "\n";
     case StepIoKind::kNote: return "NOTE " + std::to_string(f.data.size()) + "\n" + f.data;
+    case StepIoKind::kAck: return "ACK\n";
     case StepIoKind::kWinch: return "WINCH " + std::to_string(f.rows) + " " + std::to_string(f.cols) + "\n";
     case StepIoKind::kExit:
       return "EXIT " + std::to_string(f.procid) + " " + std::to_string(f.exit_code) + " " + std::to_string(f.signal) +
@@ -159,6 +166,9 @@ StatusOr<std::optional<StepIoFrame>> StepIoDecoder::Next() {
   } else if (f[0] == "EOF") {
     if (f.size() != 2 || !ToInt(f[1], &a) || a < -1 || a > INT32_MAX) return bad();
     frame = EofFrame(static_cast<int>(a));
+  } else if (f[0] == "ACK") {
+    if (f.size() != 1) return bad();
+    frame = AckFrame();
   } else if (f[0] == "WINCH") {
     if (f.size() != 3 || !ToInt(f[1], &a) || !ToInt(f[2], &b) || a < 0 || b < 0 || a > 65535 || b > 65535) return bad();
     frame = WinchFrame(static_cast<int>(a), static_cast<int>(b));

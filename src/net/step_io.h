@@ -14,6 +14,8 @@
 //   IN <procid> <len>\n<bytes>        bytes for that task's stdin; procid -1: every such task here
 //   EOF <procid>\n                    srun's stdin ended: close that task's stdin (-1: all here)
 //   WINCH <rows> <cols>\n             srun's terminal changed size (--pty: the task's terminal)
+//   ACK\n                             srun printed a NOTE (one ACK per NOTE): the agent may now end
+//                                     the job's processes, srun among them
 // A task's EXIT follows every byte of its output. The agent closes the stream when every task
 // it ran for the step has ended. Pure codec plus small blocking socket helpers; thread-compatible.
 #pragma once
@@ -27,7 +29,7 @@
 
 namespace muster {
 
-enum class StepIoKind { kHello, kOut, kErr, kExit, kIn, kEof, kWinch, kNote };
+enum class StepIoKind { kHello, kOut, kErr, kExit, kIn, kEof, kWinch, kNote, kAck };
 
 struct StepIoFrame {
   StepIoKind kind = StepIoKind::kOut;
@@ -48,6 +50,7 @@ StepIoFrame OutputFrame(StepIoKind kind, int procid, std::string data);  // kind
 StepIoFrame EofFrame(int procid);
 StepIoFrame NoteFrame(std::string text);
 StepIoFrame WinchFrame(int rows, int cols);
+StepIoFrame AckFrame();
 StepIoFrame ExitFrame(int procid, int exit_code, int signal, bool core_dumped);
 
 // The frame's bytes on the wire.

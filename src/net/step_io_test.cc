@@ -32,6 +32,7 @@ TEST(StepIoFrame, EncodesTheDocumentedWireForm) {
   EXPECT_EQ(EncodeStepIoFrame(EofFrame(0)), "EOF 0\n");
   EXPECT_EQ(EncodeStepIoFrame(WinchFrame(50, 132)), "WINCH 50 132\n");
   EXPECT_EQ(EncodeStepIoFrame(NoteFrame("hi\n")), "NOTE 3\nhi\n");
+  EXPECT_EQ(EncodeStepIoFrame(AckFrame()), "ACK\n");
 }
 
 TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
@@ -48,6 +49,7 @@ TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
       EofFrame(7),
       WinchFrame(24, 80),
       NoteFrame("*** STEP 1.0 ON n1 CANCELLED AT 2026-12-03T10:00:00 ***\n"),
+      AckFrame(),
   };
   std::string wire;
   for (const StepIoFrame& f : frames) wire += EncodeStepIoFrame(f);
@@ -66,7 +68,7 @@ TEST(StepIoDecoder, RoundTripsWhateverTheChunking) {
 TEST(StepIoDecoder, RejectsMalformedStreams) {
   for (const char* bad :
        {"HELLO\n", "OUT x 3\n", "OUT 1 -3\n", "EXIT 1 2\n", "NOPE 1 2\n", "OUT 1 99999999999\n", "\n",
-        "OUT -1 2\n", "IN -2 1\n", "EOF\n", "EOF -2\n", "WINCH 24\n", "WINCH -1 80\n", "WINCH 24 99999\n", "NOTE\n", "NOTE -1\n", "NOTE 1 2\n"}) {
+        "OUT -1 2\n", "IN -2 1\n", "EOF\n", "EOF -2\n", "WINCH 24\n", "WINCH -1 80\n", "WINCH 24 99999\n", "NOTE\n", "NOTE -1\n", "NOTE 1 2\n", "ACK 1\n"}) {
     StepIoDecoder d;
     d.Feed(bad);
     EXPECT_FALSE(d.Next().ok()) << bad;

@@ -191,6 +191,7 @@ StepRecord RichStep(int64_t job_id, int step_id) {
   s.nodes = {"gpu001", "gpu002"};
   s.node_cpus = {4, 2};
   s.node_mem_mb = {8000, 4000};
+  s.node_gpus = {{0, 1}, {3}};
   s.ntasks = 16;
   s.state = JobState::kCompleted;
   s.start_time = 1700000010;
