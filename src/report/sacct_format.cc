@@ -90,6 +90,11 @@ int64_t RowCpus(const Row& r) {
     const JobNodeAllocation* a = BatchAllocation(*r.job);
     return a ? (a->cpu_milli + 999) / 1000 : 0;
   }
+  if (r.step && !r.step->node_cpus.empty()) {  // the CPUs it held (Slurm 22.05: all the job's by default)
+    int64_t cpus = 0;
+    for (int c : r.step->node_cpus) cpus += c;
+    return cpus;
+  }
   if (r.step) return static_cast<int64_t>(r.step->ntasks) * std::max(1, r.job->request.cpus_per_task);
   return JobCpuCount(*r.job);
 }
@@ -161,7 +166,12 @@ const std::map<std::string, Getter>& Getters() {
            const JobNodeAllocation* a = BatchAllocation(j);
            return Tres(RowCpus(r), a->memory_mb, 1, AllocGpus(*a), false);
          }
-         if (r.step) return Tres(RowCpus(r), 0, static_cast<int64_t>(r.step->nodes.size()), 0, false);
+         if (r.step) {
+           int64_t mem = 0, gpus = 0;
+           for (int64_t m : r.step->node_mem_mb) mem += m;
+           for (const std::vector<int>& g : r.step->node_gpus) gpus += static_cast<int64_t>(g.size());
+           return Tres(RowCpus(r), mem, static_cast<int64_t>(r.step->nodes.size()), gpus, false);
+         }
          return Tres(JobCpuCount(j), JobMemoryMb(j), JobNodeCount(j), JobGpuCount(j), true);
        }},
       {"reqtres", [](const Row& r, const Ctx&) {

@@ -84,6 +84,14 @@ TEST_F(SacctFormatTest, ParsableLayoutsAndSteps) {
   o.steps = false;
   o.fields = *ParseSacctFields("JobID,State");
   EXPECT_EQ(FormatSacct(jobs, {s}, o, kT0 + 60), "9148|COMPLETED|\n");
+  // A step's TRES: its CPUs, memory and GPUs (what it held).
+  s.node_cpus = {4};  // held all the job's CPUs
+  s.node_mem_mb = {1000};
+  s.node_gpus = {{1, 3}};
+  o.steps = true;
+  o.fields = *ParseSacctFields("JobID,AllocTRES");
+  const std::string rows = FormatSacct(jobs, {s}, o, kT0 + 60);
+  EXPECT_NE(rows.find("9148.0|cpu=4,gres/gpu=2,mem=1000M,node=1|\n"), std::string::npos) << rows;
   // The derived exit code is the largest of the steps'.
   nlohmann::json js = SacctJson(jobs, {s}, "peer", kT0 + 60);
   EXPECT_EQ(js["jobs"][0]["derived_exit_code"]["return_code"], 1);
