@@ -137,6 +137,29 @@ TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
   EXPECT_EQ(Run("scancel " + std::to_string(mine)).rc, 0);
 }
 
+// srun -Z runs on the -w nodes without a job, for the cluster's own user (Slurm: root and
+// SlurmUser) and nobody else; no job appears, none is accounted.
+TEST_F(Srun, NoAllocateRunsOnTheNamedNodesForTrustedUsersOnly) {
+  Result r = Run("srun -Z -w node[1-2] -l bash -c 'echo $SLURMD_NODENAME $SLURM_NTASKS $SLURM_PROCID'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("0: node1 2 0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1: node2 2 1\n"), std::string::npos) << r.out;
+  r = Run("srun -Z -w node2 bash -c 'exit 3'");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_EQ(Trim(Run("squeue -h").out), "") << "no job was made";
+  EXPECT_EQ(Trim(Run("sacct -n -X -o JobID").out), "") << "none was accounted";
+  r = Run("srun -Z true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "srun: error: --no-allocate (-Z) needs the nodes to run on: -w/--nodelist\n");
+  r = Run("srun -Z -w node9 true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "srun: error: Invalid node name specified: node9\n");
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  r = Sh("cd " + work_.string() + " && su -s /bin/sh nobody -c '" + env_ + "srun -Z -w node1 true'");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("Access/permission denied"), std::string::npos) << r.out;
+}
+
 // Outside an allocation srun makes one (its resource options), runs the step, releases it.
 TEST_F(Srun, OutsideAnAllocationAllocatesRunsAndReleases) {
   Result r = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -N 2 -n 2 --gres=gpu:1 -l -J both "

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
@@ -41,6 +42,29 @@ HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200,
 constexpr int kPollMs = 5;
 constexpr int kIdleWaitMs = 1000;
 
+// The job an srun -Z step runs in: the caller's, on this node only, holding nothing.
+JobRecord NoAllocationJob(const StepLaunch& step, const Caller& caller, const std::string& node) {
+  JobRecord job;
+  job.id = step.job_id;
+  job.name = std::filesystem::path(step.argv.front()).filename().string();
+  job.uid = caller.uid;
+  job.gid = caller.gid;
+  std::vector<char> buf(16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  if (getpwuid_r(caller.uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+    job.user = found->pw_name;
+    if (caller.via != "unix") job.gid = found->pw_gid;  // a token names no group
+  }
+  job.workdir = step.cwd.empty() ? "/" : step.cwd;
+  job.state = JobState::kRunning;
+  JobNodeAllocation here;
+  here.node = node;
+  here.tasks = static_cast<int>(step.tasks.size());
+  job.allocation = {here};
+  return job;
+}
+
 }  // namespace
 
 Agent::PidFd& Agent::PidFd::operator=(PidFd&& o) noexcept {
@@ -66,6 +90,7 @@ Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)
   // job's later steps. The node says it instead (any node of the step may; the first one counts).
   steps_.OnEndedWithoutSrun([this](int64_t job_id, int step_id) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (no_allocation_.erase(job_id) > 0) return;  // the controller never heard of it
     outbox_.emplace_back("/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
                          json{{"exit_code", 1}}.dump());
     cv_.notify_all();
@@ -374,7 +399,16 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   StatusOr<StepLaunch> step = StepLaunchFromJson(r.body);
   if (!step.ok()) return HttpResponse::Error(400, step.status().message());
   const std::string name = std::to_string(step->job_id) + "." + std::to_string(step->step_id);
-  {
+  if (step->no_allocate) {
+    if (!Trusted(r.caller)) return HttpResponse::Error(403, "Access/permission denied");
+    if (r.caller.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(no_allocation_, [&](const auto& e) { return steps_.Running(e.first) == 0; });
+    if (jobs_.count(step->job_id) || no_allocation_.count(step->job_id)) {
+      return HttpResponse::Error(409, "job " + std::to_string(step->job_id) + " already runs on " + opt_.node.name);
+    }
+    step->job = NoAllocationJob(*step, r.caller, opt_.node.name);
+  } else {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = jobs_.find(step->job_id);
     if (it == jobs_.end() || it->second.job.restart_count != step->restart_count) {
@@ -410,9 +444,14 @@ HttpResponse Agent::Step(const HttpRequest& r) {
     Log(opt_.node.name, "step " + name + ": " + st.message());
     return HttpResponse::Error(st.code() == StatusCode::kUnavailable ? 503 : 409, st.message());
   }
-  Log(opt_.node.name, "step " + name + ": started " + std::to_string(step->tasks.size()) + " task(s)");
+  Log(opt_.node.name, "step " + name + ": started " + std::to_string(step->tasks.size()) + " task(s)" +
+                         (step->no_allocate ? " without an allocation (srun -Z)" : ""));
   std::lock_guard<std::mutex> lock(mu_);
-  if (!jobs_.count(step->job_id)) steps_.Signal(step->job_id, step->step_id, SIGKILL);  // the job ended meanwhile
+  if (step->no_allocate) {
+    no_allocation_[step->job_id] = step->job.uid;
+  } else if (!jobs_.count(step->job_id)) {
+    steps_.Signal(step->job_id, step->step_id, SIGKILL);  // the job ended meanwhile
+  }
   return Ok();
 }
 
@@ -425,8 +464,10 @@ HttpResponse Agent::SignalStep(const HttpRequest& r) {
   if (step < 0 || sig <= 0 || sig >= NSIG) return HttpResponse::Error(400, "bad step or signal");
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
-  if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
-  if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != it->second.job.uid)) {
+  const auto without = no_allocation_.find(id);
+  if (it == jobs_.end() && without == no_allocation_.end()) return Ok();  // nothing of it here (already gone)
+  const uint32_t owner = it != jobs_.end() ? it->second.job.uid : without->second;
+  if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != owner)) {
     return HttpResponse::Error(403, "Access/permission denied");
   }
   steps_.Signal(id, step, sig);
@@ -603,6 +644,7 @@ Status Agent::Register() {
   }
   if (utsname u{}; uname(&u) == 0) {
     rec.arch = u.machine;
+    rec.hostname = u.nodename;
     rec.os = std::string(u.sysname) + " " + u.release + " " + u.version;
   }
   rec.version = "0.1";

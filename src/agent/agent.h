@@ -132,6 +132,7 @@ class Agent {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, Running> jobs_;
+  std::map<int64_t, uint32_t> no_allocation_;  // srun -Z steps' job ids here, and whose they are
   std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
   // Reports not yet acknowledged: (path, JSON body): job exits (/v1/agent/exit) and the ends of
   // steps whose srun is gone (/v1/jobs/{id}/steps/{step}/done).

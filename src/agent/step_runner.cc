@@ -150,6 +150,7 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     }
     if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
     s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
+    s.no_allocate = j.value("no_allocate", false);
     s.ntasks = j.at("ntasks").get<int>();
     s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
     s.argv = j.at("argv").get<std::vector<std::string>>();

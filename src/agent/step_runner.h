@@ -63,6 +63,10 @@ struct StepLaunch {
   // only the L-th group of that many (srun --gpus-per-task, --gpu-bind=per_task:N).
   std::optional<std::vector<int>> gpus;
   int gpu_bind_per_task = 0;
+  // srun -Z/--no-allocate: no job of the controller's; job_id is srun's own (Slurm's range
+  // 0xffff0000..0xfffffffd), the tasks run as the caller, who must be trusted (root or the
+  // cluster's own user, as Slurm allows root and SlurmUser), without a cgroup.
+  bool no_allocate = false;
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;

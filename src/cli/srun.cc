@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <thread>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
+#include "model/hostlist.h"
 #include "model/record_json.h"
 #include "net/http.h"
 #include "net/step_io.h"
@@ -159,9 +161,15 @@ class StepSession {
       std::filesystem::remove_all(io_dir_, ec);
     }
   }
+  // A step of job `job_id` (the controller creates it), or with srun -Z on the -w nodes without
+  // a job (the agents run it as us, when they trust us).
   int Run(int64_t job_id);
+  int RunWithoutAllocation();
 
  private:
+  // Runs the step `created` describes (the controller's answer, or srun -Z's own); with `ctld`,
+  // reports its end there.
+  int RunStep(const json& created, CtldClient* ctld);
   Status Listen(bool tcp);
   void LaunchAll(const json& job);
   void Loop();
@@ -190,6 +198,7 @@ class StepSession {
   std::ostream& err_;
   int64_t job_id_ = 0;
   int step_id_ = 0;
+  bool no_allocate_ = false;
   std::vector<NodeTasks> nodes_;
   std::vector<Task> tasks_;
   std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
@@ -284,6 +293,7 @@ void StepSession::LaunchAll(const json& job) {
               {"task_prolog", absolute(opt_.task_prolog)},
               {"task_epilog", absolute(opt_.task_epilog)}};
     if (n.gpus) body["gpus"] = *n.gpus;
+    if (no_allocate_) body["no_allocate"] = true;
     if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
     if (opt_.pty) {
       const auto [rows, cols] = TerminalSize();
@@ -596,7 +606,68 @@ int StepSession::Run(int64_t job_id) {
                    created.status().message() + "\n");
     return 1;
   }
-  const json& c = *created;
+  return RunStep(*created, ctld->get());
+}
+
+int StepSession::RunWithoutAllocation() {
+  std::string list;
+  for (const std::string& a : opt_.resource_args) {
+    if (a.rfind("--nodelist=", 0) == 0) list = a.substr(11);
+  }
+  if (list.empty()) {
+    Emit(err_, "srun: error: --no-allocate (-Z) needs the nodes to run on: -w/--nodelist\n");
+    return 1;
+  }
+  StatusOr<std::vector<std::string>> names = ExpandHostlist(list);
+  if (!names.ok() || names->empty()) {
+    Emit(err_, "srun: error: Invalid node name specified: " + list + "\n");
+    return 1;
+  }
+  StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
+  StatusOr<json> nodes = ctld.ok() ? (*ctld)->Call("GET", "/v1/nodes") : StatusOr<json>(ctld.status());
+  if (!nodes.ok()) {
+    Emit(err_, "srun: error: " + nodes.status().message() + "\n");
+    return 1;
+  }
+  // The tasks in blocks over the nodes, as a step of a job holding them would place them.
+  std::vector<JobNodeAllocation> held;
+  for (const std::string& n : *names) {
+    JobNodeAllocation a;
+    a.node = n;
+    a.tasks = 1;
+    held.push_back(a);
+  }
+  StatusOr<StepLayout> layout =
+      PlanStepLayout(held, {.ntasks = opt_.ntasks, .nnodes = opt_.nnodes, .ntasks_per_node = opt_.ntasks_per_node});
+  if (!layout.ok()) {
+    Emit(err_, "srun: error: " + layout.status().message() + "\n");
+    return 1;
+  }
+  json step_nodes = json::array();
+  for (size_t i = 0; i < layout->nodes.size(); ++i) {
+    std::string agent;
+    for (const json& n : (*nodes)["nodes"]) {
+      if (n.value("node", json::object()).value("name", "") == layout->nodes[i]) agent = n.value("agent_address", "");
+    }
+    if (agent.empty()) {
+      Emit(err_, "srun: error: Invalid node name specified: " + layout->nodes[i] + "\n");
+      return 1;
+    }
+    json tasks = json::array();
+    for (int t = 0; t < layout->tasks[i]; ++t) tasks.push_back(layout->first_task(i) + t);
+    step_nodes.push_back(json{{"name", layout->nodes[i]}, {"agent_address", agent}, {"tasks", tasks}});
+  }
+  // A job id no job of the controller's has: Slurm's range for them (0xffff0000..0xfffffffd).
+  std::random_device rd;
+  job_id_ = 0xffff0000LL + static_cast<int64_t>(rd() % (0xfffffffdULL - 0xffff0000ULL + 1));
+  no_allocate_ = true;
+  return RunStep(json{{"step_id", 0}, {"ntasks", layout->ntasks}, {"warning", layout->warning},
+                      {"job", json{{"id", job_id_}}}, {"nodes", step_nodes}},
+                 nullptr);
+}
+
+int StepSession::RunStep(const json& c, CtldClient* ctld) {
+  const int64_t job_id = job_id_;
   try {
     step_id_ = c.at("step_id").get<int>();
     tasks_.resize(c.at("ntasks").get<size_t>());
@@ -622,8 +693,10 @@ int StepSession::Run(int64_t job_id) {
   }
   if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
   const auto step_failed = [&] {
-    (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                        json{{"exit_code", 1}});
+    if (ctld != nullptr) {
+      (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                       json{{"exit_code", 1}});
+    }
     return 1;
   };
   if (opt_.multi_prog) {
@@ -695,8 +768,10 @@ int StepSession::Run(int64_t job_id) {
   }
   Loop();
   FlushExits();
-  (void)(*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                      json{{"exit_code", ExitStatus()}});
+  if (ctld != nullptr) {
+    (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
+                     json{{"exit_code", ExitStatus()}});
+  }
   raw.reset();
   for (int s : kForwarded) signal(s, SIG_DFL);
   if (opt_.pty) signal(SIGWINCH, SIG_DFL);
@@ -760,6 +835,10 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
   if (!opt->cpu_bind.empty()) err << "srun: cluster configuration lacks support for cpu binding\n";
+  if (opt->no_allocate) {
+    StepSession session(*opt, out, err);
+    return session.RunWithoutAllocation();
+  }
   std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);

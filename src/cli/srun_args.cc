@@ -211,8 +211,7 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         return Error("srun: error: --gpu-bind=" + value + ": only none and per_task:<gpus_per_task> are supported\n");
       }
       break;
-    case Opt::kNoAllocate:
-      return Error("srun: error: --no-allocate (-Z) is not supported: every step runs inside a job's allocation\n");
+    case Opt::kNoAllocate: out->no_allocate = true; break;
   }
   return Status::Ok();
 }
@@ -409,7 +408,7 @@ std::string SrunUsage() {
          "            [-c ncpus] [-G gpus] [--gres=list] [-p partition] [-t time] [--mem=MB]\n"
          "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] [--jobid=id] [--multi-prog]\n"
          "            [-o out] [-e err] [-i in] [--export=env] [--task-prolog=file]\n"
-         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] executable [args...]\n";
+         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] [-Z] executable [args...]\n";
 }
 
 std::string SrunHelp() {
@@ -448,6 +447,8 @@ std::string SrunHelp() {
          "                              by default a step holds all the job's CPUs on its nodes and\n"
          "                              waits while other steps hold them\n"
          "  -I, --immediate[=secs]      a new allocation: give up unless granted within secs\n"
+         "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
+         "                              own user only; nothing is held or accounted)\n"
          "\n"
          "Allocation options (-c, --mem, --mem-per-cpu and the GPU options also size a step inside\n"
          "an allocation; the others apply to a new allocation only: outside salloc and sbatch):\n"

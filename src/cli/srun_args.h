@@ -54,6 +54,8 @@ struct SrunOptions {
   // --gpu-bind: each task gets this many of the step's GPUs on its node (per_task:N; implied by
   // --gpus-per-task, as in Slurm); 0 = every task sees all of them (--gpu-bind=none).
   int gpu_bind_per_task = -1;  // -1 = not given
+  // -Z/--no-allocate: run on the -w nodes without a job (root and the cluster's own user only).
+  bool no_allocate = false;
 };
 
 // One line of a --multi-prog file, for the tasks it names.

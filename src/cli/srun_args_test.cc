@@ -128,8 +128,8 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_EQ(Parse({"true"}).immediate, -1);
   EXPECT_EQ(ParseSrunArgs({"--jobid=x", "true"}).status().message(), "srun: error: Invalid job id x\n");
   EXPECT_EQ(Parse({"--cpu-bind=map_cpu:1", "true"}).cpu_bind, "map_cpu:1");
-  EXPECT_NE(ParseSrunArgs({"-Z", "true"}).status().message().find("--no-allocate (-Z) is not supported"),
-            std::string::npos);
+  EXPECT_TRUE(Parse({"-Z", "-w", "n1", "true"}).no_allocate);
+  EXPECT_FALSE(Parse({"true"}).no_allocate);
   StatusOr<SrunOptions> pty = ParseSrunArgs({"--pty", "bash", "-i"});
   ASSERT_TRUE(pty.ok()) << pty.status().ToString();
   EXPECT_TRUE(pty->pty);

@@ -1006,9 +1006,9 @@ class SlurmConfReader {
       if (p.max_time_s != kUnlimited && p.default_time_s != kUnlimited && p.default_time_s > p.max_time_s) {
         return o.Error(*o.Find("defaulttime"), "is longer than MaxTime=" + FormatTimeSpec(p.max_time_s));
       }
-      int64_t min_nodes = 1;
+      int64_t min_nodes = 0;
       RETURN_IF_ERROR(o.Int("minnodes", &min_nodes, 0, std::numeric_limits<int>::max()));
-      p.min_nodes = static_cast<int>(std::max<int64_t>(min_nodes, 1));  // Slurm's 0 = no minimum
+      p.min_nodes = static_cast<int>(min_nodes);
       if (const Pair* m = o.Find("maxnodes"); m != nullptr && Lower(m->value) != "unlimited" &&
                                                Lower(m->value) != "infinite") {
         RETURN_IF_ERROR(o.Int("maxnodes", &p.max_nodes, 1, std::numeric_limits<int>::max()));
@@ -1018,6 +1018,7 @@ class SlurmConfReader {
       RETURN_IF_ERROR(o.Int(o.Find("prioritytier") ? "prioritytier" : "priority", &tier, 0, 65533));
       p.priority_tier = static_cast<int>(tier);
       p.def_mem_per_cpu_mb = def_mem_per_cpu_mb_;
+      p.def_mem_from_cluster = def_mem_per_cpu_mb_ > 0 && o.Find("defmempercpu") == nullptr;
       RETURN_IF_ERROR(o.Memory("defmempercpu", &p.def_mem_per_cpu_mb));
       if (const Pair* m = o.Find("preemptmode")) {
         // "REQUEUE", or with GANG ("SUSPEND,GANG"): the mode is the first word.

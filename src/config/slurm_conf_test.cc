@@ -115,7 +115,7 @@ TEST(SlurmConf, GoodInputs) {
       {"minimal", "NodeName=n1 CPUs=4 RealMemory=1000\nPartitionName=p Nodes=n1\n", nullptr, nullptr,
        "cluster ''\n"
        "node n1 cpus=4 (4x1x1) numa=4 mem=1000\n"
-       "partition p nodes=n1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition p nodes=n1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"},
       {"the syntax and most keys",
        "# a comment line\n"
@@ -142,13 +142,13 @@ TEST(SlurmConf, GoodInputs) {
        "node a2 cpus=16 (2x4x2) numa=2 mem=64000 features=ib,fast drain reason='disk # 3' gpus=a100:4\n"
        "node b1 cpus=8 (2x4x2) numa=2 mem=64000 state=down reason='bad fan' gpus=gpu:2\n"
        "node c1 cpus=16 (2x4x2) numa=2 mem=64000 state=future\n"
-       "partition main nodes=a[1-2],b1,c1 max_time=04:00:00 default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition main nodes=a[1-2],b1,c1 max_time=04:00:00 default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=512\n"
-       "partition fast nodes=a[1-2],b1 default max_time=1-00:00:00 default_time=00:30:00 job_nodes=1-2 tier=5 "
+       "partition fast nodes=a[1-2],b1 default max_time=1-00:00:00 default_time=00:30:00 job_nodes=0-2 tier=5 "
        "def_mem_per_cpu=2048\n"
-       "partition old nodes=b1 down max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=3 "
+       "partition old nodes=b1 down max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=3 "
        "def_mem_per_cpu=512\n"
-       "partition drained nodes=c1 max_time=04:00:00 default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition drained nodes=c1 max_time=04:00:00 default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=512\n"},
       {"CPU layouts as Slurm completes them",
        "NodeName=d[01-02] Boards=2 SocketsPerBoard=2 CoresPerSocket=2 ThreadsPerCore=2\n"
@@ -165,7 +165,7 @@ TEST(SlurmConf, GoodInputs) {
        "node f1 cpus=1 (1x1x1) numa=1 mem=1\n"
        "node g1 cpus=12 (2x3x2) numa=2 mem=16384\n"
        "node h1 cpus=2 (2x4x2) numa=2 mem=1\n"
-       "partition all nodes=d[01-02],e1,f1,g1,h1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED "
+       "partition all nodes=d[01-02],e1,f1,g1,h1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED "
        "tier=1 def_mem_per_cpu=0\n"},
       {"gres.conf: types, devices and NVLinks",
        "NodeName=n[1-2] CPUs=8 Sockets=2 CoresPerSocket=4 Gres=gpu:4\n"
@@ -188,7 +188,7 @@ TEST(SlurmConf, GoodInputs) {
        "node m1 cpus=8 (8x1x1) numa=8 mem=1 gpus=tesla:2\n"
        "node t1 cpus=2 (2x1x1) numa=2 mem=1 gpus=a100:2\n"
        "node cpu1 cpus=4 (4x1x1) numa=4 mem=1\n"
-       "partition p nodes=cpu1,m1,n[1-2],t1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition p nodes=cpu1,m1,n[1-2],t1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"},
       {"gres.conf: AutoDetect, lines for every node",
        "NodeName=g[1-2] CPUs=4 Gres=gpu:h100:2\n"
@@ -203,7 +203,7 @@ TEST(SlurmConf, GoodInputs) {
        "node g1 cpus=4 (4x1x1) numa=4 mem=1 gpus=h100:2\n"
        "node g2 cpus=4 (4x1x1) numa=4 mem=1 gpus=h100:2\n"
        "node c1 cpus=4 (4x1x1) numa=4 mem=1\n"
-       "partition p nodes=g[1-2] max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition p nodes=g[1-2] max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"},
       {"topology.conf",
        "TopologyPlugin=topology/tree\nNodeName=n[1-4] CPUs=2\nNodeName=lone CPUs=2\nPartitionName=p Nodes=n[1-4]\n",
@@ -215,7 +215,7 @@ TEST(SlurmConf, GoodInputs) {
        "node n3 cpus=2 (2x1x1) numa=2 mem=1\n"
        "node n4 cpus=2 (2x1x1) numa=2 mem=1\n"
        "node lone cpus=2 (2x1x1) numa=2 mem=1\n"
-       "partition p nodes=n[1-4] max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition p nodes=n[1-4] max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"
        "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n"},
       {"MIG profiles as gres types, and Slurm's blanks around '='",
@@ -224,7 +224,7 @@ TEST(SlurmConf, GoodInputs) {
        nullptr, nullptr,
        "cluster ''\n"
        "node m1 cpus=4 (4x1x1) numa=4 mem=1 features=ib gpus=a100:1,mig/1g.10gb:2,mig/3g.40gb:1\n"
-       "partition p nodes=m1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition p nodes=m1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"},
       {"a partition before its nodes, Gres without GPUs, CLOUD and FAIL",
        "PartitionName=late Nodes=z1\nNodeName=z1 Gres=mps:100 State=CLOUD\nNodeName=z2 Gres=(null) State=FAIL\n",
@@ -232,7 +232,7 @@ TEST(SlurmConf, GoodInputs) {
        "cluster ''\n"
        "node z1 cpus=1 (1x1x1) numa=1 mem=1\n"
        "node z2 cpus=1 (1x1x1) numa=1 mem=1 state=down\n"
-       "partition late nodes=z1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+       "partition late nodes=z1 max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
        "def_mem_per_cpu=0\n"},
   };
   for (const GoodCase& c : cases) {
@@ -430,9 +430,9 @@ TEST(SlurmConf, SlurmPeersFiles) {
             "node n2 cpus=16 (2x8x1) numa=2 mem=64000 gpus=gpu:8\n"
             "node n3 cpus=16 (2x8x1) numa=2 mem=64000 gpus=gpu:8\n"
             "node n4 cpus=16 (2x8x1) numa=2 mem=64000 gpus=gpu:8\n"
-            "partition gpu nodes=n[1-4] default max_time=UNLIMITED default_time=UNLIMITED job_nodes=1-UNLIMITED "
+            "partition gpu nodes=n[1-4] default max_time=UNLIMITED default_time=UNLIMITED job_nodes=0-UNLIMITED "
             "tier=1 def_mem_per_cpu=500\n"
-            "partition debug nodes=n1 max_time=00:30:00 default_time=UNLIMITED job_nodes=1-UNLIMITED tier=1 "
+            "partition debug nodes=n1 max_time=00:30:00 default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
             "def_mem_per_cpu=500\n");
   std::vector<PendingJob> queue = {MakeJob(1, "-N 4 --gres=gpu:8"), MakeJob(2, "-p debug --gres=gpu:1 -t 10")};
   std::vector<Decision> d = RunCycle(r->snapshot, queue);

@@ -131,6 +131,7 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     n->start_time = node.start_time;
     n->arch = node.arch;
     n->os = node.os;
+    n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
     std::set<int64_t> reported(running_jobs.begin(), running_jobs.end());
     // Jobs this node should be running but its agent does not have: they were lost with it.

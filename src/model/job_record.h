@@ -178,6 +178,7 @@ struct NodeRecord {
   std::string version;
   std::string arch;                 // uname's machine: "x86_64"
   std::string os;                   // uname's sysname, release and version: "Linux 6.1.0-13-amd64 #1 SMP ..."
+  std::string hostname;             // uname's nodename: the machine musterd runs on (NodeHostName)
   friend bool operator==(const NodeRecord&, const NodeRecord&) = default;
 };
 

@@ -16,12 +16,13 @@ struct Partition {
   std::vector<std::string> nodes;   // expanded node names
   bool is_default = false;
   bool up = true;                   // State=UP; DOWN/INACTIVE partitions start nothing
-  int min_nodes = 1;
+  int min_nodes = 0;                // MinNodes (0 = no minimum, Slurm's default)
   int64_t max_nodes = kUnlimited;   // per job
   int64_t max_time_s = kUnlimited;  // per job; over it the job stays pending (PartitionTimeLimit)
   int64_t default_time_s = kUnlimited;
   int priority_tier = 1;
   int64_t def_mem_per_cpu_mb = 0;  // DefMemPerCPU: memory for jobs that ask none (0 = none)
+  bool def_mem_from_cluster = false;  // that is slurm.conf's global DefMemPerCPU (not shown on the partition)
   // How its jobs are preempted (PreemptMode=, GraceTime=): over the cluster's settings, under a
   // QOS's own.
   bool has_preempt_mode = false;

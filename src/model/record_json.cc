@@ -334,7 +334,8 @@ json ToJson(const NodeRecord& n) {
               {"start_time", n.start_time},
               {"version", n.version},
               {"arch", n.arch},
-              {"os", n.os}};
+              {"os", n.os},
+              {"hostname", n.hostname}};
 }
 
 StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
@@ -347,6 +348,7 @@ StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
   in.Get("version", r.version);
   in.Get("arch", r.arch);
   in.Get("os", r.os);
+  if (j.contains("hostname")) in.Get("hostname", r.hostname);
   if (!in.status().ok()) return in.status();
   const json* node = in.Sub("node");
   if (node == nullptr) return InvalidArgument("node_record.node: missing");
@@ -398,7 +400,8 @@ json ToJson(const Partition& p) {
               {"max_time_s", p.max_time_s},
               {"default_time_s", p.default_time_s},
               {"priority_tier", p.priority_tier},
-              {"def_mem_per_cpu_mb", p.def_mem_per_cpu_mb}};
+              {"def_mem_per_cpu_mb", p.def_mem_per_cpu_mb},
+              {"def_mem_from_cluster", p.def_mem_from_cluster}};
 }
 
 StatusOr<Partition> PartitionFromJson(const json& j) {
@@ -414,6 +417,7 @@ StatusOr<Partition> PartitionFromJson(const json& j) {
   in.Get("default_time_s", p.default_time_s);
   in.Get("priority_tier", p.priority_tier);
   in.Get("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb);
+  if (j.contains("def_mem_from_cluster")) in.Get("def_mem_from_cluster", p.def_mem_from_cluster);
   if (!in.status().ok()) return in.status();
   return p;
 }

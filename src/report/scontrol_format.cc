@@ -170,7 +170,8 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
   o += "AvailableFeatures=" + OrNull(features) + eol;
   o += "ActiveFeatures=" + OrNull(features) + eol;
   o += "Gres=" + NodeGres(n) + eol;
-  o += "NodeAddr=" + NodeAddress(record) + " NodeHostName=" + n.name + " Version=" + OrNull(record.version) + eol;
+  o += "NodeAddr=" + NodeAddress(record) + " NodeHostName=" + (record.hostname.empty() ? n.name : record.hostname) +
+       " Version=" + OrNull(record.version) + eol;
   if (!record.os.empty()) o += "OS=" + record.os + " " + eol;
   o += "RealMemory=" + std::to_string(n.memory_mb) + " AllocMem=" + std::to_string(usage.memory_mb) +
        " FreeMem=" + (usage.free_memory_mb < 0 ? std::string("N/A") : std::to_string(usage.free_memory_mb)) +
@@ -231,7 +232,7 @@ std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRe
   o += std::string("State=") + (p.up ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
        " TotalNodes=" + total_nodes + " SelectTypeParameters=NONE" + eol;
   o += "JobDefaults=(null)" + eol;
-  o += (p.def_mem_per_cpu_mb > 0 ? "DefMemPerCPU=" + std::to_string(p.def_mem_per_cpu_mb)
+  o += (p.def_mem_per_cpu_mb > 0 && !p.def_mem_from_cluster ? "DefMemPerCPU=" + std::to_string(p.def_mem_per_cpu_mb)
                                  : std::string("DefMemPerNode=UNLIMITED")) +
        " MaxMemPerNode=UNLIMITED" + eol;
   o += "TRES=cpu=" + std::to_string(cpus) + ",mem=" + FormatMemoryRounded(mem) + ",node=" + total_nodes +

@@ -182,8 +182,7 @@ TEST_F(ScontrolFormatTest, NodeUnsetValuesAndReason) {
             "\n");
 }
 
-// Substituted from the capture: MinNodes=0 -> MinNodes=1 (Muster's partitions default to a
-// minimum of one node; Slurm's to zero).
+// Verbatim from the capture (MinNodes=0: no minimum, Slurm's default).
 TEST_F(ScontrolFormatTest, PartitionsMatchCapture) {
   const std::vector<NodeRecord> nodes = testdata::CapturedNodes(kT0);
   std::string out;
@@ -193,7 +192,7 @@ TEST_F(ScontrolFormatTest, PartitionsMatchCapture) {
             "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"
             "   AllocNodes=ALL Default=YES QoS=N/A\n"
             "   DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n"
-            "   MaxNodes=UNLIMITED MaxTime=UNLIMITED MinNodes=1 LLN=NO MaxCPUsPerNode=UNLIMITED\n"
+            "   MaxNodes=UNLIMITED MaxTime=UNLIMITED MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n"
             "   Nodes=n[1-4]\n"
             "   PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO\n"
             "   OverTimeLimit=NONE PreemptMode=OFF\n"
@@ -206,7 +205,7 @@ TEST_F(ScontrolFormatTest, PartitionsMatchCapture) {
             "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"
             "   AllocNodes=ALL Default=NO QoS=N/A\n"
             "   DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n"
-            "   MaxNodes=UNLIMITED MaxTime=00:30:00 MinNodes=1 LLN=NO MaxCPUsPerNode=UNLIMITED\n"
+            "   MaxNodes=UNLIMITED MaxTime=00:30:00 MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n"
             "   Nodes=n1\n"
             "   PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO\n"
             "   OverTimeLimit=NONE PreemptMode=OFF\n"

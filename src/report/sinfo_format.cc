@@ -102,7 +102,7 @@ std::string PartitionValue(char type, const Partition& p) {
     case 'l': return p.max_time_s == kUnlimited ? "infinite" : FormatElapsed(p.max_time_s);
     case 's': {
       const std::string max = p.max_nodes == kUnlimited ? "infinite" : std::to_string(p.max_nodes);
-      return std::to_string(p.min_nodes) + "-" + max;
+      return std::to_string(std::max(p.min_nodes, 1)) + "-" + max;
     }
     case 'r': return "no";
     case 'h': return "NO";
@@ -367,6 +367,17 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
 
 namespace muster {
 
+namespace {
+// The TCP port a node's agent listens on ("127.0.0.1:7001", "[::1]:7001"); 0 for a Unix socket.
+int AgentPort(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (address.rfind("unix:", 0) == 0 || colon == std::string::npos) return 0;
+  const std::string port = address.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::stoi(port);
+}
+}  // namespace
+
 nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
                          const NodeActivityMap& usage, int64_t now) {
   using nlohmann::json;
@@ -406,8 +417,20 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
     }
     out.push_back({
         {"name", n.name},
-        {"hostname", n.name},
+        {"hostname", r->hostname.empty() ? n.name : r->hostname},
         {"address", r->agent_address},
+        {"port", AgentPort(r->agent_address)},
+        {"comment", ""},
+        {"extra", ""},
+        {"owner", nullptr},  // no node is reserved to one user
+        {"mcs_label", ""},
+        {"temporary_disk", 0},
+        {"tres_weighted", 0.0},  // no TRES billing weights (Slurm's 0.0 without them)
+        {"gres_drained", "N/A"},
+        {"cpu_binding", 0},
+        {"next_state_after_reboot", "invalid"},  // no reboot is pending (scontrol reboot is not offered)
+        {"next_state_after_reboot_flags", json::array()},
+        {"burstbuffer_network_address", ""},
         {"state", base},
         {"state_flags", flags},
         {"cpus", n.cpus},

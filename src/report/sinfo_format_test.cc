@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -139,6 +141,31 @@ TEST_F(SinfoFormatTest, CustomFormatAggregatesAndGres) {
   StatusOr<std::string> bad = FormatSinfo(testdata::CapturedPartitions(), nodes, usage, o, kT0);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "Invalid node format specification: y");
+}
+
+// sinfo --json: Slurm 22.05's node keys (those of the peer's v0.0.38 records), the machine's
+// host name and the agent's port.
+TEST_F(SinfoFormatTest, JsonHasSlurmsNodeKeys) {
+  std::vector<NodeRecord> nodes = testdata::CapturedNodes(kT0);
+  nodes[0].agent_address = "127.0.0.1:16821";
+  nodes[0].hostname = "vm";
+  nodes[1].agent_address = "unix:/run/musterd.sock";
+  const nlohmann::json j = SinfoJson(testdata::CapturedPartitions(), nodes, {}, kT0);
+  ASSERT_GE(j["nodes"].size(), 2u);
+  for (const char* key :
+       {"architecture", "burstbuffer_network_address", "boards", "boot_time", "comment", "cores", "cpu_binding",
+        "cpu_load", "extra", "free_memory", "cpus", "last_busy", "features", "active_features", "gres",
+        "gres_drained", "gres_used", "mcs_label", "name", "next_state_after_reboot",
+        "next_state_after_reboot_flags", "address", "hostname", "state", "state_flags", "operating_system", "owner",
+        "partitions", "port", "real_memory", "reason", "reason_changed_at", "reason_set_by_user",
+        "slurmd_start_time", "sockets", "threads", "temporary_disk", "weight", "tres", "slurmd_version",
+        "alloc_memory", "alloc_cpus", "idle_cpus", "tres_used", "tres_weighted"}) {
+    EXPECT_TRUE(j["nodes"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(j["nodes"][0]["port"], 16821);
+  EXPECT_EQ(j["nodes"][0]["hostname"], "vm");
+  EXPECT_EQ(j["nodes"][1]["port"], 0);
+  EXPECT_EQ(j["nodes"][1]["hostname"], nodes[1].node.name) << "not reported: the node's name";
 }
 
 }  // namespace

@@ -180,6 +180,7 @@ NodeRecord RichNode(const std::string& name) {
   n.version = "0.1.0";
   n.arch = "x86_64";
   n.os = "Linux 6.1.0-13-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 (2023-09-29)";
+  n.hostname = "gpu001.cluster.example";
   return n;
 }
 
