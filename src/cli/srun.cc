@@ -1,44 +1,24 @@
-// srun's session: one StepSession per run. Signals reach the event loop through a self-pipe
-// (the handler only writes the signal number); everything else happens on the one thread.
+// srun: options, then a step to run: one the controller creates in the current job (or in a new
+// allocation srun makes first), or with -Z one on named nodes without a job. The step itself
+// runs in cli/srun_step.cc.
 #include "cli/srun.h"
 
-#include "cli/salloc_command.h"
-
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <termios.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
-#include <memory>
-#include <optional>
 #include <random>
 #include <thread>
-#include <tuple>
 #include <nlohmann/json.hpp>
 
-#include "agent/job_env.h"
-#include "cli/command_args.h"
 #include "cli/ctld_client.h"
+#include "cli/salloc_command.h"
 #include "cli/srun_args.h"
+#include "cli/srun_step.h"
 #include "model/hostlist.h"
-#include "model/record_json.h"
-#include "net/http.h"
-#include "net/step_io.h"
-
-extern char** environ;
+#include "model/step_layout.h"
 
 namespace muster {
 
@@ -46,541 +26,28 @@ using nlohmann::json;
 
 namespace {
 
-int g_signal_pipe = -1;
-
-void OnSignal(int sig) {
-  const int saved = errno;
-  unsigned char b = static_cast<unsigned char>(sig);
-  if (g_signal_pipe >= 0) (void)!write(g_signal_pipe, &b, 1);
-  errno = saved;
-}
-
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr ? v : "";
 }
 
-std::string RandomKey() {
-  unsigned char raw[16] = {0};
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    (void)!read(fd, raw, sizeof raw);
-    close(fd);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string key;
-  for (unsigned char c : raw) {
-    key += kHex[c >> 4];
-    key += kHex[c & 15];
-  }
-  return key;
-}
-
-std::string ErrorText(const HttpResponse& r) {
-  json j = json::parse(r.body, nullptr, false);
-  if (j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
-  return "HTTP " + std::to_string(r.status);
-}
-
-struct NodeTasks {
-  std::string name;
-  std::string agent;
-  std::vector<int> procids;
-  std::optional<std::vector<int>> gpus;  // the step's GPUs there, when the controller named them
-  std::unique_ptr<HttpClient> client;  // kept for signals once launched
-  bool launched = false;
-};
-
-bool IsUnix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
-
-// An agent address on this host: a Unix socket, or TCP on a loopback address (a local cluster).
-bool IsLocal(const std::string& address) {
-  if (IsUnix(address)) return true;
-  const std::string host = address.substr(0, address.rfind(':'));
-  return host.rfind("127.", 0) == 0 || host == "localhost" || host == "[::1]";
-}
-
-struct Task {
-  size_t node = 0;
-  bool ended = false;
-  int code = 0, signal = 0;
-  LineLabeler out, err;
-};
-
-struct Conn {
-  int fd = -1;
-  StepIoDecoder decoder;
-  bool hello = false;
-  size_t node = 0;
-  std::string pending;  // frames for the agent (the tasks' stdin), not yet sent
-};
-
-// srun --pty on a terminal: raw mode (every key goes to the task's terminal, which echoes and
-// interprets it) until the session ends.
-class RawTerminal {
- public:
-  RawTerminal() {
-    if (!isatty(0) || tcgetattr(0, &saved_) != 0) return;
-    termios raw = saved_;
-    cfmakeraw(&raw);
-    active_ = tcsetattr(0, TCSADRAIN, &raw) == 0;
-  }
-  ~RawTerminal() {
-    if (active_) (void)tcsetattr(0, TCSADRAIN, &saved_);
-  }
-  RawTerminal(const RawTerminal&) = delete;
-  RawTerminal& operator=(const RawTerminal&) = delete;
-
- private:
-  termios saved_{};
-  bool active_ = false;
-};
-
-// srun's terminal size, {0, 0} when stdin is not a terminal.
-std::pair<int, int> TerminalSize() {
-  winsize ws{};
-  if (!isatty(0) || ioctl(0, TIOCGWINSZ, &ws) != 0) return {0, 0};
-  return {ws.ws_row, ws.ws_col};
-}
-
-class StepSession {
- public:
-  StepSession(const SrunOptions& opt, std::ostream& out, std::ostream& err) : opt_(opt), out_(out), err_(err) {}
-  ~StepSession() {
-    for (Conn& c : conns_) close(c.fd);
-    if (listener_ >= 0) close(listener_);
-    if (!io_dir_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(io_dir_, ec);
-    }
-  }
-  // A step of job `job_id` (the controller creates it), or with srun -Z on the -w nodes without
-  // a job (the agents run it as us, when they trust us).
-  int Run(int64_t job_id);
-  int RunWithoutAllocation();
-
- private:
-  // Runs the step `created` describes (the controller's answer, or srun -Z's own); with `ctld`,
-  // reports its end there.
-  int RunStep(const json& created, CtldClient* ctld);
-  Status Listen(bool tcp);
-  void LaunchAll(const json& job);
-  void Loop();
-  void HandleFrame(Conn& c, const StepIoFrame& f);
-  void HandleSignal(int sig);
-  void Forward(int sig);
-  void TaskEnded(int procid, int code, int signal, bool core);
-  // Prints the exits gathered, tasks of one node that ended alike on one line, as Slurm does
-  // ("node1: tasks 0-3: Exited with exit code 1"): at once when `force` or no task is left, else
-  // once the first of them is 200 ms old (tasks that end together arrive a few ms apart).
-  void FlushExits(bool force = true);
-  // srun's stdin to the tasks that read it (IN frames, then EOF), and the terminal's size.
-  void ForwardInput(bool readable);
-  void SendToTasks(const StepIoFrame& frame, int procid);
-  void Emit(std::ostream& s, const std::string& bytes) {
-    s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    s.flush();
-  }
-  std::string StepId() const { return "StepId=" + std::to_string(job_id_) + "." + std::to_string(step_id_); }
-  int Remaining() const {
-    return static_cast<int>(std::count_if(tasks_.begin(), tasks_.end(), [](const Task& t) { return !t.ended; }));
-  }
-
-  const SrunOptions& opt_;
-  std::ostream& out_;
-  std::ostream& err_;
-  int64_t job_id_ = 0;
-  int step_id_ = 0;
-  bool no_allocate_ = false;
-  std::vector<NodeTasks> nodes_;
-  std::vector<Task> tasks_;
-  std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
-  std::string key_ = RandomKey();
-  std::string token_;  // our credential for agents on TCP (from the local musterd)
-  std::string io_address_;
-  std::string io_dir_;
-  int listener_ = -1;
-  std::vector<Conn> conns_;
-  int sig_read_ = -1;
-  int64_t last_interrupt_ms_ = -100000;
-  bool user_signalled_ = false;
-  bool terminating_ = false;
-  std::map<std::tuple<size_t, int, int, bool>, std::vector<int>> exits_;  // (node, code, signal, core) -> tasks
-  std::chrono::steady_clock::time_point exits_since_;
-  // Whose stdin is srun's: -1 every task (Slurm's default), a task id (-i N, --pty: 0), or
-  // kNoInput (-i none or a file).
-  static constexpr int kNoInput = -2;
-  int input_to_ = kNoInput;
-  bool input_done_ = false;
-  int exit_status_ = 0;  // highest exit code (or 1 for tasks that never ran or were lost)
-  int max_signal_ = 0;   // highest signal that killed a task
-  int ExitStatus() const { return max_signal_ > 0 ? TaskExitStatus(0, max_signal_) : exit_status_; }
-};
-
-Status StepSession::Listen(bool tcp) {
-  if (tcp) {
-    const bool local = std::all_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return IsLocal(n.agent); });
-    int port = 0;
-    ASSIGN_OR_RETURN(listener_, ListenTcp(local ? "127.0.0.1" : "0.0.0.0", 0, &port));
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    io_address_ = (local ? std::string("127.0.0.1") : std::string(host)) + ":" + std::to_string(port);
-    return Status::Ok();
-  }
-  // A private directory (0700): nobody else may reach the socket; the agents run as root or as
-  // the cluster's owner, who is the user of a local cluster.
-  for (std::string base : {Env("TMPDIR"), std::string("/tmp")}) {
-    if (base.empty() || base.size() > 60) continue;
-    std::string tmpl = base + "/srun.XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) continue;
-    io_dir_ = tmpl;
-    io_address_ = "unix:" + tmpl + "/io.sock";
-    ASSIGN_OR_RETURN(listener_, ListenUnix(tmpl + "/io.sock"));
-    return Status::Ok();
-  }
-  return Internal(std::string("cannot create a directory for the I/O socket: ") + std::strerror(errno));
-}
-
-void StepSession::LaunchAll(const json& job) {
-  char cwd[PATH_MAX] = {0};
-  if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
-  const std::vector<std::string> env = SubmitEnvironment(opt_.export_mode);
-  const auto absolute = [&](const std::string& p) {
-    return p.empty() || p[0] == '/' ? p : std::string(cwd) + "/" + p;
-  };
-  // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
-  // the nodes append to them.
-  if (StatusOr<JobRecord> rec = JobRecordFromJson(job); rec.ok()) {
-    TaskPlacement where;
-    where.step_id = step_id_;
-    for (const std::string& how : {opt_.output, opt_.error}) {
-      if (!IsStepFilePattern(how) || PatternPerTaskOrNode(how)) continue;
-      const std::string path = absolute(ExpandOutputPattern(how, *rec, "", where));
-      const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-      if (fd >= 0) close(fd);
-    }
-  }
-  std::vector<std::string> step_nodes;
-  for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
-  for (NodeTasks& n : nodes_) {
-    json tasks = json::array();
-    for (size_t i = 0; i < n.procids.size(); ++i) {
-      json t{{"procid", n.procids[i]}, {"localid", i}};
-      if (!task_argv_.empty()) t["argv"] = task_argv_[n.procids[i]];
-      tasks.push_back(std::move(t));
-    }
-    json body{{"job_id", job_id_},
-              {"step_id", step_id_},
-              {"restart_count", job.value("restart_count", 0)},
-              {"tasks", tasks},
-              {"ntasks", static_cast<int>(tasks_.size())},
-              {"step_nodes", step_nodes},
-              {"argv", opt_.command},
-              {"env", env},
-              {"cwd", cwd},
-              {"io", io_address_},
-              {"io_key", key_},
-              {"output", opt_.output},
-              {"error", opt_.error},
-              {"input", opt_.input},
-              {"task_prolog", absolute(opt_.task_prolog)},
-              {"task_epilog", absolute(opt_.task_epilog)}};
-    if (n.gpus) body["gpus"] = *n.gpus;
-    if (no_allocate_) body["no_allocate"] = true;
-    if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
-    if (opt_.pty) {
-      const auto [rows, cols] = TerminalSize();
-      body["pty"] = json{{"rows", rows}, {"cols", cols}};
-    }
-    std::string error;
-    // A node may not have heard of a just-started job yet (the controller tells the nodes after
-    // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
-    for (int attempt = 0;; ++attempt) {
-      error.clear();
-      StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, IsUnix(n.agent) ? "" : token_, 10000);
-      if (!c.ok()) {
-        error = c.status().message();
-        break;
-      }
-      StatusOr<HttpResponse> r =
-          (*c)->Request("POST", "/v1/step", body.dump(-1, ' ', false, json::error_handler_t::replace));
-      if (!r.ok()) {
-        error = r.status().message();
-      } else if (r->status != 200) {
-        error = ErrorText(*r);
-        if (r->status == 404 && attempt < 50) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-          continue;
-        }
-      } else {
-        n.client = std::move(*c);
-      }
-      break;
-    }
-    if (error.empty()) {
-      n.launched = true;
-      continue;
-    }
-    Emit(err_, "srun: error: Task launch for " + StepId() + " failed on node " + n.name + ": " + error + "\n");
-    Emit(err_, "srun: error: Application launch failed: " + error + "\n");
-    // The tasks of the other nodes end too; the ones here never ran.
-    for (NodeTasks& m : nodes_) {
-      if (m.launched || &m == &n) continue;
-      for (int p : m.procids) tasks_[p].ended = true;
-    }
-    for (int p : n.procids) tasks_[p].ended = true;
-    exit_status_ = std::max(exit_status_, 1);
-    terminating_ = true;
-    Forward(SIGKILL);
-    return;
-  }
-}
-
-void StepSession::Forward(int sig) {
-  json body{{"job_id", job_id_}, {"step_id", step_id_}, {"signal", sig}};
-  for (NodeTasks& n : nodes_) {
-    if (!n.launched || !n.client) continue;
-    StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body.dump());
-    if (r.ok() && r->status == 401 && !IsUnix(n.agent)) {
-      // Our token expired during a long step: get a fresh one and ask again.
-      StatusOr<std::string> t = LocalToken();
-      StatusOr<std::unique_ptr<HttpClient>> c =
-          t.ok() ? HttpClient::Connect(n.agent, *t, 10000) : StatusOr<std::unique_ptr<HttpClient>>(t.status());
-      if (c.ok()) {
-        token_ = *t;
-        n.client = std::move(*c);
-        r = n.client->Request("POST", "/v1/signal-step", body.dump());
-      } else {
-        r = c.status();
-      }
-    }
-    if (!r.ok() || r->status != 200) {
-      Emit(err_, "srun: error: cannot signal the tasks on " + n.name + ": " +
-                     (r.ok() ? ErrorText(*r) : r.status().message()) + "\n");
-    }
-  }
-}
-
-void StepSession::HandleSignal(int sig) {
-  if (sig == SIGWINCH) {
-    const auto [rows, cols] = TerminalSize();
-    if (rows > 0 && input_to_ >= 0) SendToTasks(WinchFrame(rows, cols), input_to_);
-    return;
-  }
-  if (sig != SIGINT) {
-    user_signalled_ = true;
-    Forward(sig);
-    return;
-  }
-  const int64_t now = NowMs();
-  if (now - last_interrupt_ms_ < 1000) {
-    Emit(err_, "srun: sending Ctrl-C to " + StepId() + "\n");
-    user_signalled_ = true;
-    Forward(SIGINT);
-    return;
-  }
-  last_interrupt_ms_ = now;
-  Emit(err_, "srun: interrupt (one more within 1 sec to abort)\n");
-  std::vector<int> running, exited;
-  for (size_t i = 0; i < tasks_.size(); ++i) (tasks_[i].ended ? exited : running).push_back(static_cast<int>(i));
-  if (!running.empty()) Emit(err_, "srun: " + StepId() + " " + TaskRanges(running) + ": running\n");
-  if (!exited.empty()) Emit(err_, "srun: " + StepId() + " " + TaskRanges(exited) + ": exited\n");
-}
-
-void StepSession::TaskEnded(int procid, int code, int signal, bool core) {
-  Task& t = tasks_[procid];
-  if (t.ended) return;
-  t.ended = true;
-  Emit(out_, t.out.Finish());
-  Emit(err_, t.err.Finish());
-  // Slurm's rule: a task killed by a signal outweighs any exit code (the highest signal wins),
-  // else the highest exit code.
-  if (signal > 0) {
-    max_signal_ = std::max(max_signal_, signal);
-  } else {
-    exit_status_ = std::max(exit_status_, code);
-  }
-  const std::string msg = TaskExitMessage(nodes_[t.node].name, procid, code, signal, core);
-  // Slurm keeps quiet about deaths by a signal the user sent.
-  if (!msg.empty() && !(signal > 0 && user_signalled_)) {
-    if (exits_.empty()) exits_since_ = std::chrono::steady_clock::now();
-    exits_[{t.node, code, signal, core}].push_back(procid);
-  }
-  if (!msg.empty() && opt_.kill_on_bad_exit && !terminating_ && Remaining() > 0) {
-    FlushExits();
-    terminating_ = true;
-    Emit(err_, "srun: Terminating " + StepId() + "\n");
-    user_signalled_ = true;
-    Forward(SIGKILL);
-  }
-}
-
-void StepSession::FlushExits(bool force) {
-  if (exits_.empty()) return;
-  if (!force && Remaining() > 0 && std::chrono::steady_clock::now() - exits_since_ < std::chrono::milliseconds(200)) {
-    return;
-  }
-  for (auto& [key, procids] : exits_) {
-    const auto& [node, code, signal, core] = key;
-    std::sort(procids.begin(), procids.end());
-    const std::string& name = nodes_[node].name;
-    std::string msg = TaskExitMessage(name, procids.front(), code, signal, core);
-    const std::string one = name + ": task " + std::to_string(procids.front());
-    if (msg.rfind(one, 0) == 0) msg = name + ": " + TaskRanges(procids) + msg.substr(one.size());
-    Emit(err_, "srun: error: " + msg + "\n");
-  }
-  exits_.clear();
-}
-
-void StepSession::HandleFrame(Conn& c, const StepIoFrame& f) {
-  if (f.kind == StepIoKind::kHello) return;
-  if (f.kind == StepIoKind::kNote) {
-    Emit(err_, f.data);
-    c.pending += EncodeStepIoFrame(AckFrame());  // printed: the agent may end the job (and srun) now
-    return;
-  }
-  if (f.procid < 0 || f.procid >= static_cast<int>(tasks_.size()) || tasks_[f.procid].node != c.node) return;
-  Task& t = tasks_[f.procid];
-  switch (f.kind) {
-    case StepIoKind::kOut: Emit(out_, opt_.unbuffered && !opt_.label ? f.data : t.out.Add(f.data)); break;
-    case StepIoKind::kErr: Emit(err_, opt_.unbuffered && !opt_.label ? f.data : t.err.Add(f.data)); break;
-    case StepIoKind::kExit: TaskEnded(f.procid, f.exit_code, f.signal, f.core_dumped); break;
-    default: break;  // HELLO and NOTE above; IN, EOF and WINCH go the other way
-  }
-}
-
-void StepSession::SendToTasks(const StepIoFrame& frame, int procid) {
-  const std::string bytes = EncodeStepIoFrame(frame);
-  for (Conn& c : conns_) {
-    if (c.hello && (procid < 0 || tasks_[procid].node == c.node)) c.pending += bytes;
-  }
-}
-
-void StepSession::ForwardInput(bool readable) {
-  if (!readable) return;
-  char buf[16 * 1024];
-  const ssize_t n = read(0, buf, sizeof buf);
-  if (n > 0) {
-    SendToTasks(OutputFrame(StepIoKind::kIn, input_to_, std::string(buf, static_cast<size_t>(n))), input_to_);
-  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-    SendToTasks(EofFrame(input_to_), input_to_);
-    input_done_ = true;
-  }
-}
-
-void StepSession::Loop() {
-  std::vector<char> buf(64 * 1024);
-  while (Remaining() > 0) {
-    std::vector<pollfd> fds = {{sig_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
-    size_t pending = 0;
-    for (const Conn& c : conns_) {
-      fds.push_back(pollfd{c.fd, static_cast<short>(POLLIN | (c.pending.empty() ? 0 : POLLOUT)), 0});
-      pending += c.pending.size();
-    }
-    // srun's stdin is read once every node that took tasks has connected (none misses the start),
-    // and only while the agents take it (a task that does not read holds srun back).
-    const auto launched = std::count_if(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return n.launched; });
-    const auto connected = std::count_if(conns_.begin(), conns_.end(), [](const Conn& c) { return c.hello; });
-    const bool read_input = input_to_ != kNoInput && !input_done_ && connected == launched && pending < (1 << 18);
-    if (read_input) fds.push_back(pollfd{0, POLLIN, 0});
-    if (poll(fds.data(), fds.size(), exits_.empty() ? 1000 : 50) < 0 && errno != EINTR) break;
-    if (read_input) {
-      ForwardInput((fds.back().revents & (POLLIN | POLLHUP | POLLERR)) != 0);
-      fds.pop_back();
-    }
-    for (size_t k = 2; k < fds.size(); ++k) {
-      Conn& c = conns_[k - 2];
-      if ((fds[k].revents & POLLOUT) == 0 || c.pending.empty()) continue;
-      const ssize_t n = send(c.fd, c.pending.data(), c.pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) c.pending.erase(0, static_cast<size_t>(n));
-    }
-    if (fds[0].revents != 0) {
-      unsigned char sigs[16];
-      ssize_t n = read(sig_read_, sigs, sizeof sigs);
-      for (ssize_t i = 0; i < n; ++i) HandleSignal(sigs[i]);
-    }
-    if (fds[1].revents != 0) {
-      int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) conns_.push_back(Conn{fd, {}, false, 0});
-    }
-    std::vector<size_t> closed;
-    for (size_t k = 2; k < fds.size(); ++k) {
-      if ((fds[k].revents & ~POLLOUT) == 0) continue;
-      Conn& c = conns_[k - 2];
-      ssize_t n = read(c.fd, buf.data(), buf.size());
-      bool drop = n <= 0 && !(n < 0 && errno == EINTR);
-      if (n > 0) c.decoder.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-      while (n > 0) {
-        StatusOr<std::optional<StepIoFrame>> f = c.decoder.Next();
-        if (!f.ok()) {
-          drop = true;
-          break;
-        }
-        if (!f->has_value()) break;
-        const StepIoFrame& frame = **f;
-        if (!c.hello) {
-          // The first frame must carry our key: anything else did not come from our step's agents.
-          auto node =
-              std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeTasks& x) { return x.name == frame.node; });
-          if (frame.kind != StepIoKind::kHello || frame.data != key_ || node == nodes_.end()) {
-            drop = true;
-            break;
-          }
-          c.hello = true;
-          c.node = static_cast<size_t>(node - nodes_.begin());
-          continue;
-        }
-        HandleFrame(c, frame);
-      }
-      if (drop) closed.push_back(k - 2);
-    }
-    FlushExits(/*force=*/false);
-    for (auto it = closed.rbegin(); it != closed.rend(); ++it) {
-      Conn& c = conns_[*it];
-      if (c.hello) {
-        // The agent closes after the last exit; tasks still open now were lost with it.
-        std::vector<int> lost;
-        for (int p : nodes_[c.node].procids) {
-          if (!tasks_[p].ended) lost.push_back(p);
-        }
-        for (int p : lost) {
-          tasks_[p].ended = true;
-          exit_status_ = std::max(exit_status_, 1);
-        }
-        if (!lost.empty()) {
-          Emit(err_, "srun: error: " + nodes_[c.node].name + ": " + TaskRanges(lost) +
-                         ": lost contact with musterd (no exit status)\n");
-        }
-      }
-      close(c.fd);
-      conns_.erase(conns_.begin() + static_cast<std::ptrdiff_t>(*it));
-    }
-  }
-}
-
-int StepSession::Run(int64_t job_id) {
-  job_id_ = job_id;
+// A step of job `job_id`: the controller creates it (srun waits while other steps hold what it
+// needs, as Slurm's does), then it runs.
+int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, std::ostream& err) {
   StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
   if (!ctld.ok()) {
-    Emit(err_, "srun: error: " + ctld.status().message() + "\n");
+    err << "srun: error: " + ctld.status().message() + "\n" << std::flush;
     return 1;
   }
-  std::string name = opt_.job_name;
-  if (name.empty()) name = std::filesystem::path(opt_.command[0]).filename().string();
+  std::string name = opt.job_name;
+  if (name.empty()) name = std::filesystem::path(opt.command[0]).filename().string();
   // Inside an allocation -c and --exclusive shape the step (its CPUs), as --exact does.
-  const bool exact = opt_.exact || opt_.exclusive || opt_.cpus_per_task > 0;
-  json req{{"name", name},        {"ntasks", opt_.ntasks}, {"nnodes", opt_.nnodes}, {"ntasks_per_node", opt_.ntasks_per_node},
-           {"overlap", opt_.overlap}, {"exact", exact},    {"cpus_per_task", opt_.cpus_per_task},
-           {"overcommit", opt_.overcommit}, {"mem_mb", opt_.mem_mb}, {"mem_per_cpu_mb", opt_.mem_per_cpu_mb}};
-  if (opt_.gpus.given) {
-    req["gpus"] = json{{"per_node", opt_.gpus.per_node}, {"total", opt_.gpus.total}, {"per_task", opt_.gpus.per_task}};
+  const bool exact = opt.exact || opt.exclusive || opt.cpus_per_task > 0;
+  json req{{"name", name},        {"ntasks", opt.ntasks}, {"nnodes", opt.nnodes}, {"ntasks_per_node", opt.ntasks_per_node},
+           {"overlap", opt.overlap}, {"exact", exact},    {"cpus_per_task", opt.cpus_per_task},
+           {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb}};
+  if (opt.gpus.given) {
+    req["gpus"] = json{{"per_node", opt.gpus.per_node}, {"total", opt.gpus.total}, {"per_task", opt.gpus.per_task}};
   } else if (Env("SLURM_STEP_GRES") == "none") {
     req["gpus"] = json{{"per_node", 0}};  // Slurm: no GPUs for the step
   }
@@ -591,42 +58,43 @@ int StepSession::Run(int64_t job_id) {
     if (created.ok() || created.status().code() != StatusCode::kUnavailable ||
         created.status().message() != "Requested nodes are busy") {
       if (created.ok() && attempt > 0) {
-        Emit(err_, "srun: Step created for job " + std::to_string(job_id) + "\n");  // Slurm 22.05's words
+        err << "srun: Step created for job " + std::to_string(job_id) + "\n" << std::flush;  // Slurm 22.05's words
       }
       break;
     }
     if (attempt == 0) {
-      Emit(err_, "srun: Job " + std::to_string(job_id) +
-                     " step creation temporarily disabled, retrying (Requested nodes are busy)\n");
+      err << "srun: Job " + std::to_string(job_id) +
+                     " step creation temporarily disabled, retrying (Requested nodes are busy)\n" << std::flush;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 100 : 500));
   }
   if (!created.ok()) {
-    Emit(err_, "srun: error: Unable to create step for job " + std::to_string(job_id) + ": " +
-                   created.status().message() + "\n");
+    err << "srun: error: Unable to create step for job " + std::to_string(job_id) + ": " +
+                   created.status().message() + "\n" << std::flush;
     return 1;
   }
-  return RunStep(*created, ctld->get());
+  return RunCreatedStep(opt, job_id, /*no_allocate=*/false, *created, ctld->get(), out, err);
 }
 
-int StepSession::RunWithoutAllocation() {
+// srun -Z: the step on the -w nodes without a job (the agents run it as us, when they trust us).
+int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& err) {
   std::string list;
-  for (const std::string& a : opt_.resource_args) {
+  for (const std::string& a : opt.resource_args) {
     if (a.rfind("--nodelist=", 0) == 0) list = a.substr(11);
   }
   if (list.empty()) {
-    Emit(err_, "srun: error: --no-allocate (-Z) needs the nodes to run on: -w/--nodelist\n");
+    err << "srun: error: --no-allocate (-Z) needs the nodes to run on: -w/--nodelist\n" << std::flush;
     return 1;
   }
   StatusOr<std::vector<std::string>> names = ExpandHostlist(list);
   if (!names.ok() || names->empty()) {
-    Emit(err_, "srun: error: Invalid node name specified: " + list + "\n");
+    err << "srun: error: Invalid node name specified: " + list + "\n" << std::flush;
     return 1;
   }
   StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
   StatusOr<json> nodes = ctld.ok() ? (*ctld)->Call("GET", "/v1/nodes") : StatusOr<json>(ctld.status());
   if (!nodes.ok()) {
-    Emit(err_, "srun: error: " + nodes.status().message() + "\n");
+    err << "srun: error: " + nodes.status().message() + "\n" << std::flush;
     return 1;
   }
   // The tasks in blocks over the nodes, as a step of a job holding them would place them.
@@ -638,9 +106,9 @@ int StepSession::RunWithoutAllocation() {
     held.push_back(a);
   }
   StatusOr<StepLayout> layout =
-      PlanStepLayout(held, {.ntasks = opt_.ntasks, .nnodes = opt_.nnodes, .ntasks_per_node = opt_.ntasks_per_node});
+      PlanStepLayout(held, {.ntasks = opt.ntasks, .nnodes = opt.nnodes, .ntasks_per_node = opt.ntasks_per_node});
   if (!layout.ok()) {
-    Emit(err_, "srun: error: " + layout.status().message() + "\n");
+    err << "srun: error: " + layout.status().message() + "\n" << std::flush;
     return 1;
   }
   json step_nodes = json::array();
@@ -650,7 +118,7 @@ int StepSession::RunWithoutAllocation() {
       if (n.value("node", json::object()).value("name", "") == layout->nodes[i]) agent = n.value("agent_address", "");
     }
     if (agent.empty()) {
-      Emit(err_, "srun: error: Invalid node name specified: " + layout->nodes[i] + "\n");
+      err << "srun: error: Invalid node name specified: " + layout->nodes[i] + "\n" << std::flush;
       return 1;
     }
     json tasks = json::array();
@@ -659,127 +127,11 @@ int StepSession::RunWithoutAllocation() {
   }
   // A job id no job of the controller's has: Slurm's range for them (0xffff0000..0xfffffffd).
   std::random_device rd;
-  job_id_ = 0xffff0000LL + static_cast<int64_t>(rd() % (0xfffffffdULL - 0xffff0000ULL + 1));
-  no_allocate_ = true;
-  return RunStep(json{{"step_id", 0}, {"ntasks", layout->ntasks}, {"warning", layout->warning},
-                      {"job", json{{"id", job_id_}}}, {"nodes", step_nodes}},
-                 nullptr);
-}
-
-int StepSession::RunStep(const json& c, CtldClient* ctld) {
-  const int64_t job_id = job_id_;
-  try {
-    step_id_ = c.at("step_id").get<int>();
-    tasks_.resize(c.at("ntasks").get<size_t>());
-    for (const json& n : c.at("nodes")) {
-      NodeTasks nt;
-      nt.name = n.at("name").get<std::string>();
-      nt.agent = n.at("agent_address").get<std::string>();
-      nt.procids = n.at("tasks").get<std::vector<int>>();
-      if (n.contains("gpus")) nt.gpus = n.at("gpus").get<std::vector<int>>();
-      for (int p : nt.procids) {
-        if (p < 0 || p >= static_cast<int>(tasks_.size())) throw std::out_of_range("task id");
-        tasks_[p].node = nodes_.size();
-        // Whole lines per task (Slurm's default line buffering), labelled with -l.
-        const std::string label = opt_.label ? TaskLabel(p, static_cast<int>(tasks_.size())) : "";
-        tasks_[p].out = LineLabeler(label);
-        tasks_[p].err = LineLabeler(label);
-      }
-      nodes_.push_back(std::move(nt));
-    }
-  } catch (const std::exception& e) {
-    Emit(err_, std::string("srun: error: malformed step from the controller: ") + e.what() + "\n");
-    return 1;
-  }
-  if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
-  const auto step_failed = [&] {
-    if (ctld != nullptr) {
-      (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                       json{{"exit_code", 1}});
-    }
-    return 1;
-  };
-  if (opt_.multi_prog) {
-    const std::string& path = opt_.command.front();
-    std::ifstream in(path);
-    if (!in) {
-      Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + std::strerror(errno) + "\n");
-      return step_failed();
-    }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(text, path, static_cast<int>(tasks_.size()));
-    if (!argv.ok()) {
-      Emit(err_, argv.status().message());
-      return step_failed();
-    }
-    task_argv_ = std::move(*argv);
-  }
-
-  const bool agents_on_tcp =
-      std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
-  if (agents_on_tcp) {
-    // Agents on TCP want a token bound to us; they check that we own the job.
-    StatusOr<std::string> t = LocalToken();
-    if (!t.ok()) {
-      Emit(err_, "srun: error: " + t.status().message() + "\n");
-      return step_failed();
-    }
-    token_ = std::move(*t);
-  }
-  const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || agents_on_tcp;
-  if (Status st = Listen(tcp); !st.ok()) {
-    Emit(err_, "srun: error: " + st.message() + "\n");
-    return step_failed();
-  }
-  int sp[2] = {-1, -1};
-  if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
-    sig_read_ = sp[0];
-    g_signal_pipe = sp[1];
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (int s : kForwarded) sigaction(s, &sa, nullptr);
-    if (opt_.pty) sigaction(SIGWINCH, &sa, nullptr);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    for (int s : kForwarded) sigaddset(&unblock, s);
-    sigaddset(&unblock, SIGWINCH);
-    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-  }
-  signal(SIGPIPE, SIG_IGN);
-  if (opt_.pty) {
-    input_to_ = 0;
-  } else if (opt_.input.empty()) {
-    input_to_ = -1;
-  } else if (const std::optional<int> task = StepStreamTask(opt_.input);
-             task && *task < static_cast<int>(tasks_.size())) {
-    input_to_ = *task;
-  }
-  std::optional<RawTerminal> raw;
-  if (opt_.pty) raw.emplace();
-  LaunchAll(c.value("job", json::object()));
-  // Every agent that took its tasks has connected (it does so before answering): the socket's
-  // name is no longer needed, and nothing is left behind if srun is killed.
-  if (!io_dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(io_dir_, ec);
-    io_dir_.clear();
-  }
-  Loop();
-  FlushExits();
-  if (ctld != nullptr) {
-    (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                     json{{"exit_code", ExitStatus()}});
-  }
-  raw.reset();
-  for (int s : kForwarded) signal(s, SIG_DFL);
-  if (opt_.pty) signal(SIGWINCH, SIG_DFL);
-  g_signal_pipe = -1;
-  for (int fd : sp) {
-    if (fd >= 0) close(fd);
-  }
-  return ExitStatus();
+  const int64_t job_id = 0xffff0000LL + static_cast<int64_t>(rd() % (0xfffffffdULL - 0xffff0000ULL + 1));
+  return RunCreatedStep(opt, job_id, /*no_allocate=*/true,
+                        json{{"step_id", 0}, {"ntasks", layout->ntasks}, {"warning", layout->warning},
+                             {"job", json{{"id", job_id}}}, {"nodes", step_nodes}},
+                        nullptr, out, err);
 }
 
 // srun outside an allocation: allocate one (an interactive job with srun's resource options),
@@ -816,8 +168,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   setenv("SLURM_JOB_ID", std::to_string(id).c_str(), 1);
   setenv("SLURM_JOBID", std::to_string(id).c_str(), 1);
   setenv("SLURM_JOB_NUM_NODES", std::to_string(job->allocation.size()).c_str(), 1);
-  StepSession session(opt, out, err);
-  const int rc = session.Run(id);
+  const int rc = CreateAndRunStep(opt, id, out, err);
   (void)(*c)->Call("POST", "/v1/jobs/" + std::to_string(id) + "/complete", json{{"exit_code", rc}});
   return rc;
 }
@@ -835,10 +186,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
   if (!opt->cpu_bind.empty()) err << "srun: cluster configuration lacks support for cpu binding\n";
-  if (opt->no_allocate) {
-    StepSession session(*opt, out, err);
-    return session.RunWithoutAllocation();
-  }
+  if (opt->no_allocate) return RunWithoutAllocation(*opt, out, err);
   std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);
@@ -857,8 +205,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "srun: error: Only allocated " << nodes << " nodes asked for " << opt->nnodes << "\n";
     return 1;
   }
-  StepSession session(*opt, out, err);
-  return session.Run(std::stoll(job));
+  return CreateAndRunStep(*opt, std::stoll(job), out, err);
 }
 
 }  // namespace muster
