@@ -106,6 +106,8 @@ c squeue_steps           'j=$(sbatch --parsable -N2 -J stepper -o /dev/null --wr
 c srun_step_busy         'j=$(sbatch --parsable -n2 -o busy.out --wrap "srun -n1 sleep 3 & sleep 1.5; srun -n1 echo second; srun -n1 --exact sleep 2 & srun -n1 --exact sleep 2 & sleep 1; srun -n1 --overlap echo overlapped; wait"); while squeue -h -j $j 2>/dev/null | grep -q .; do sleep 0.5; done; cat busy.out'
 c srun_stdin             "printf 'a\\nb\\n' | srun -N1 -n2 -l cat | sort; echo x | srun -N1 -n2 -i 1 -l sh -c 'cat; echo end' | sort; echo unread | srun -n1 -i none sh -c 'cat; echo none'"
 c srun_step_cancelled    'j=$(sbatch --parsable -o sc.out --wrap "srun -n1 sleep 30"); for i in $(seq 60); do squeue -h -s -o %i | grep -q "^$j\\.0$" && break; sleep 0.5; done; scancel $j; for i in $(seq 60); do squeue -h -j $j 2>/dev/null | grep -q . || break; sleep 0.5; done; sleep 1; grep -o "\\*\\*\\* [A-Z]* [0-9.]* ON [a-z0-9]* CANCELLED" sc.out | sed "s/$j/JOBID/" | sort'
+c srun_step_gpus         'printf "%s\n" "srun -n1 --exact --gpus=1 sh -c \"sleep 1; echo step \\\$SLURM_STEP_GPUS\" &" "srun -n1 --exact --gpus=1 sh -c \"sleep 1; echo step \\\$SLURM_STEP_GPUS\" &" wait "srun -n2 --gpus-per-task=1 -l printenv CUDA_VISIBLE_DEVICES" > sg.sh; inbatch "sh sg.sh" -n2 --gres=gpu:2 | sort'
+c srun_no_allocate       'srun -Z -w n1 -n2 -l printenv SLURM_PROCID | sort'
 c sbatch_wait            'sbatch --wait -o /dev/null --wrap "exit 3"; echo rc=$?'
 c sbatch_test_only_part  'sbatch --test-only -N1 -p debug --wrap true'
 c sbatch_test_only_bad   'sbatch --test-only --gres=gpu:99 --wrap true'

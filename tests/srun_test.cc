@@ -148,12 +148,13 @@ TEST_F(Srun, NoAllocateRunsOnTheNamedNodesForTrustedUsersOnly) {
   EXPECT_EQ(r.rc, 3) << r.out;
   EXPECT_EQ(Trim(Run("squeue -h").out), "") << "no job was made";
   EXPECT_EQ(Trim(Run("sacct -n -X -o JobID").out), "") << "none was accounted";
+  EXPECT_NE(r.out.find("srun: do not allocate resources\n"), std::string::npos) << "Slurm's line: " << r.out;
   r = Run("srun -Z true");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "srun: error: --no-allocate (-Z) needs the nodes to run on: -w/--nodelist\n");
   r = Run("srun -Z -w node9 true");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.out, "srun: error: Invalid node name specified: node9\n");
+  EXPECT_EQ(r.out, "srun: do not allocate resources\nsrun: error: Invalid node name specified: node9\n");
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
   r = Sh("cd " + work_.string() + " && su -s /bin/sh nobody -c '" + env_ + "srun -Z -w node1 true'");
   EXPECT_NE(r.rc, 0);

@@ -14,6 +14,7 @@
 #include "base/strings.h"
 #include "config/slurm_conf.h"
 #include "model/job_request.h"
+#include "sched/mix_learner.h"
 #include "sim/metrics.h"
 #include "sim/queue_bench.h"
 #include "sim/svg_plot.h"
@@ -169,8 +170,9 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
       if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--min-runtime '" + v + "' is not seconds", 2);
       a.min_runtime_s = static_cast<int64_t>(d);
     } else if (k == "--placement") {
-      if (v != "learned" && v != "bestfit") return Fail(err, a.kind, "--placement '" + v + "' is not learned or bestfit", 2);
-      a.learn_mix = v == "learned";
+      StatusOr<bool> learned = ParsePlacement(v);
+      if (!learned.ok()) return Fail(err, a.kind, "--placement " + learned.status().message(), 2);
+      a.learn_mix = *learned;
     } else if (k == "--json") {
       a.json = v;
     } else if (k == "--csv") {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/salloc_command.h"
 #include "cli/srun_args.h"
@@ -91,6 +92,7 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
     err << "srun: error: Invalid node name specified: " + list + "\n" << std::flush;
     return 1;
   }
+  err << "srun: do not allocate resources\n" << std::flush;  // Slurm's line
   StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
   StatusOr<json> nodes = ctld.ok() ? (*ctld)->Call("GET", "/v1/nodes") : StatusOr<json>(ctld.status());
   if (!nodes.ok()) {
@@ -150,12 +152,10 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   char cwd[4096] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
   const std::string name = !opt.job_name.empty() ? opt.job_name : opt.command.front().substr(opt.command.front().rfind('/') + 1);
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  json body{{"resource_args", resources}, {"name", name},         {"interactive", true},
+  json body{{"resource_args", resources}, {"name", name},           {"interactive", true},
             {"workdir", cwd},             {"account", opt.account}, {"qos", opt.qos},
-            {"requeue", false},           {"submit_host", host},
-           {"submit_sid", static_cast<int64_t>(getsid(0))}};
+            {"requeue", false},           {"submit_host", LocalHostname()},
+            {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
     err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";

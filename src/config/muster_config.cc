@@ -11,6 +11,7 @@
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
 #include "model/policy_ops.h"
+#include "sched/mix_learner.h"
 
 namespace muster {
 
@@ -188,10 +189,9 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     if (m.Has("placement")) {
       std::string placement;
       RETURN_IF_ERROR(m.String("placement", &placement));
-      if (placement != "learned" && placement != "bestfit") {
-        return m.Error("placement", "'" + placement + "' is not learned or bestfit");
-      }
-      c.learn_workload_mix = placement == "learned";
+      StatusOr<bool> learned = ParsePlacement(placement);
+      if (!learned.ok()) return m.Error("placement", learned.status().message());
+      c.learn_workload_mix = *learned;
     }
   }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
