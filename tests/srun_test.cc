@@ -37,12 +37,18 @@ TEST_F(Srun, GangStepRunsATaskOnEveryNodeWithItsGpusAndSlurmsEnvironment) {
                                   "$SLURM_STEP_ID $SLURM_NNODES $SLURM_NTASKS $SLURM_NODEID $SLURM_LOCALID'\n"
                                   "srun -n 4 -O -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_LOCALID "
                                   "$SLURM_STEP_ID $SLURM_TASKS_PER_NODE'\n"
-                                  "srun --nodes=1 hostname >/dev/null && echo one-node-ok\n");
+                                  "srun --nodes=1 hostname >/dev/null && echo one-node-ok\n"
+                                  "srun -w node2 bash -c 'echo on-w $SLURMD_NODENAME $SLURM_NODEID'\n"
+                                  "srun -x node2 bash -c 'echo on-x $SLURMD_NODENAME $SLURM_NNODES'\n"
+                                  "srun -w node9 true || echo not-the-jobs\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
   const std::string out = Output(id);
-  for (const char* line :
-       {"0: 0 node1 0,1,2,3 0 2 2 0 0\n", "1: 1 node2 0,1,2,3 0 2 2 1 0\n", "0: 0 node1 0 1 2(x2)\n",
-        "1: 1 node1 1 1 2(x2)\n", "2: 2 node2 0 1 2(x2)\n", "3: 3 node2 1 1 2(x2)\n", "one-node-ok\n"}) {
+  for (const std::string& line : std::vector<std::string>{
+           "0: 0 node1 0,1,2,3 0 2 2 0 0\n", "1: 1 node2 0,1,2,3 0 2 2 1 0\n", "0: 0 node1 0 1 2(x2)\n",
+        "1: 1 node1 1 1 2(x2)\n", "2: 2 node2 0 1 2(x2)\n", "3: 3 node2 1 1 2(x2)\n", "one-node-ok\n",
+        "on-w node2 0\n", "on-x node1 1\n",
+        "Unable to create step for job " + std::to_string(id) + ": Requested node configuration is not available\n",
+        "not-the-jobs\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
 }

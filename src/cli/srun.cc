@@ -47,6 +47,10 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   json req{{"name", name},        {"ntasks", opt.ntasks}, {"nnodes", opt.nnodes}, {"ntasks_per_node", opt.ntasks_per_node},
            {"overlap", opt.overlap}, {"exact", exact},    {"cpus_per_task", opt.cpus_per_task},
            {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb}};
+  for (const std::string& a : opt.resource_args) {  // -w / -x: which of the job's nodes
+    if (a.rfind("--nodelist=", 0) == 0) req["nodelist"] = a.substr(11);
+    if (a.rfind("--exclude=", 0) == 0) req["exclude"] = a.substr(10);
+  }
   if (opt.gpus.given) {
     req["gpus"] = json{{"per_node", opt.gpus.per_node}, {"total", opt.gpus.total}, {"per_task", opt.gpus.per_task}};
   } else if (Env("SLURM_STEP_GRES") == "none") {

@@ -397,7 +397,7 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 bool ShapesStep(const std::string& resource_arg) {
   for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--gres=", "--gpus=",
-                        "--gpus-per-node=", "--gpus-per-task="}) {
+                        "--gpus-per-node=", "--gpus-per-task=", "--nodelist=", "--exclude="}) {
     if (resource_arg.rfind(p, 0) == 0) return true;
   }
   return resource_arg == "--exclusive";
@@ -450,8 +450,8 @@ std::string SrunHelp() {
          "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
          "                              own user only; nothing is held or accounted)\n"
          "\n"
-         "Allocation options (-c, --mem, --mem-per-cpu and the GPU options also size a step inside\n"
-         "an allocation; the others apply to a new allocation only: outside salloc and sbatch):\n"
+         "Allocation options (-c, --mem, --mem-per-cpu, -w, -x and the GPU options also shape a\n"
+         "step inside an allocation; the others apply to a new allocation only):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"
          "  -G, --gpus=n                GPUs in all; --gres=gpu:N (or none), --gpus-per-node,\n"
          "                              --gpus-per-task. A step gets all the job's GPUs unless one\n"

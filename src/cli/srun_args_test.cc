@@ -122,6 +122,8 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(ShapesStep("--gpus=1"));
   EXPECT_TRUE(ShapesStep("--gres=gpu:2"));
   EXPECT_FALSE(ShapesStep("--time=5"));
+  EXPECT_TRUE(ShapesStep("--nodelist=n1"));
+  EXPECT_TRUE(ShapesStep("--exclude=n1"));
   EXPECT_EQ(ParseSrunArgs({"-c", "x", "true"}).status().message(),
             "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n");
   EXPECT_FALSE(Parse({"true"}).unbuffered);

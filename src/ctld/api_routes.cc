@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config/muster_config.h"
+#include "model/hostlist.h"
 #include "model/job_list_json.h"
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
@@ -364,6 +365,15 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err) ||
         !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err)) {
       return ErrorResponse(err);
+    }
+    // "nodelist" / "exclude": srun -w / -x, hostlist expressions.
+    for (auto [key, out] : {std::pair{"nodelist", &s.shape.nodelist}, std::pair{"exclude", &s.shape.exclude}}) {
+      std::string expr;
+      if (!Get(*body, key, expr, err)) return ErrorResponse(err);
+      if (expr.empty()) continue;
+      StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+      if (!names.ok()) return ErrorResponse(InvalidArgument("Invalid node name specified: " + expr));
+      *out = std::move(*names);
     }
     // "gpus": {"per_node": N, "total": N, "per_task": N} when srun named the step's GPUs.
     if (body->contains("gpus") && !(*body)["gpus"].is_null()) {

@@ -34,13 +34,31 @@ StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& alloca
   // Slurm's node order (that of the compressed node list), as SLURM_NODEID counts them.
   StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
   if (ordered.ok()) names = *ordered;
+  const auto listed = [](const std::vector<std::string>& list, const std::string& n) {
+    return std::find(list.begin(), list.end(), n) != list.end();
+  };
+  for (const std::string& w : request.nodelist) {
+    if (!tasks_on.count(w) || listed(request.exclude, w)) {
+      return InvalidArgument("Requested node configuration is not available");
+    }
+  }
+  if (request.nnodes > 0 && static_cast<size_t>(request.nnodes) < request.nodelist.size()) {
+    return InvalidArgument("Requested node configuration is not available");
+  }
+  const std::vector<std::string> job_order = names;
+  std::erase_if(names, [&](const std::string& n) { return listed(request.exclude, n); });
+  // -w's nodes first (in the job's order), then the others for a larger -N.
+  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return listed(request.nodelist, n); });
+  if (names.empty()) return InvalidArgument("Requested node configuration is not available");
   const int allocated = static_cast<int>(names.size());
   if (request.nnodes > allocated) {
     return InvalidArgument("Only allocated " + std::to_string(allocated) + " nodes asked for " +
                            std::to_string(request.nnodes));
   }
   StepLayout layout;
-  int nnodes = request.nnodes > 0 ? request.nnodes : allocated;
+  int nnodes = request.nnodes > 0        ? request.nnodes
+               : !request.nodelist.empty() ? static_cast<int>(request.nodelist.size())
+                                           : allocated;
   int ntasks = request.ntasks;
   if (ntasks == 0) {
     if (request.ntasks_per_node > 0) {
@@ -60,6 +78,9 @@ StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& alloca
     return InvalidArgument("Requested node configuration is not available");
   }
   layout.nodes.assign(names.begin(), names.begin() + nnodes);
+  std::sort(layout.nodes.begin(), layout.nodes.end(), [&](const std::string& a, const std::string& b) {
+    return std::find(job_order.begin(), job_order.end(), a) < std::find(job_order.begin(), job_order.end(), b);
+  });
   layout.tasks = BlockTaskCounts(ntasks, nnodes);
   layout.ntasks = ntasks;
   return layout;

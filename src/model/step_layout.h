@@ -18,6 +18,8 @@ struct StepShapeRequest {
   int ntasks = 0;           // -n
   int nnodes = 0;           // -N
   int ntasks_per_node = 0;  // --ntasks-per-node
+  std::vector<std::string> nodelist;  // -w: these of the job's nodes (and as many as -N asks)
+  std::vector<std::string> exclude;   // -x: not these
 };
 
 struct StepLayout {
@@ -36,7 +38,9 @@ std::vector<int> BlockTaskCounts(int ntasks, int nnodes);
 // no -N: every node of the job; no -n: --ntasks-per-node times the nodes when given, else the
 // job's tasks on those nodes (at least one per node). More nodes than tasks: fewer nodes (with a
 // warning when -N was given). Errors (InvalidArgument, Slurm's words) for a -N beyond the
-// allocation or -n beyond what --ntasks-per-node allows.
+// allocation or -n beyond what --ntasks-per-node allows. With -w the step runs on those nodes
+// (-N more: the job's others fill up, in order), never on the -x ones; a -w node outside the
+// job, or on -x too: "Requested node configuration is not available".
 StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request);
 
 // The GPUs a step asks for (srun --gres=gpu:N, --gpus-per-node, -G/--gpus, --gpus-per-task,

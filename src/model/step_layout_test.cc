@@ -77,6 +77,26 @@ TEST(PlanStepLayout, FewerTasksThanNodesShrinksTheStep) {
   EXPECT_EQ(l->warning, "can't run 1 processes on 2 nodes, setting nnodes to 1");
 }
 
+// srun -w/-x inside an allocation: the step on those of the job's nodes, in the job's order.
+TEST(PlanStepLayout, NodelistAndExclude) {
+  auto alloc = Alloc({{"n1", 2}, {"n2", 2}, {"n3", 2}});
+  StatusOr<StepLayout> l = PlanStepLayout(alloc, {.nodelist = {"n3", "n2"}});
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_EQ(l->ntasks, 4);
+  l = PlanStepLayout(alloc, {.nnodes = 2, .nodelist = {"n3"}});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n1", "n3"})) << "n3, and n1 to make two";
+  l = PlanStepLayout(alloc, {.ntasks = 2, .exclude = {"n1"}});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n2", "n3"}));
+  for (const StepShapeRequest& bad : {StepShapeRequest{.nodelist = {"n9"}}, StepShapeRequest{.nodelist = {"n1"}, .exclude = {"n1"}},
+                                      StepShapeRequest{.nnodes = 1, .nodelist = {"n1", "n2"}},
+                                      StepShapeRequest{.exclude = {"n1", "n2", "n3"}}}) {
+    EXPECT_EQ(PlanStepLayout(alloc, bad).status().message(), "Requested node configuration is not available");
+  }
+}
+
 TEST(PlanStepLayout, Errors) {
   auto alloc = Alloc({{"n1", 1}, {"n2", 1}});
   StatusOr<StepLayout> l = PlanStepLayout(alloc, {.nnodes = 3});
