@@ -143,6 +143,23 @@ TEST_F(Srun, RunsAsTheJobsUserAndOnlyForThem) {
   EXPECT_EQ(Run("scancel " + std::to_string(mine)).rc, 0);
 }
 
+// srun -t inside a job: the step's time limit. Its nodes end it (SIGTERM, then SIGKILL after
+// KillWait) with Slurm's line, and it is accounted TIMEOUT; the job goes on.
+TEST_F(Srun, StepTimeLimitEndsTheStepNotTheJob) {
+  const int64_t id = SubmitScript("-N 2", "srun -t 0:02 -l sleep 60; echo rc=$?\nsrun -t 1 echo in-time\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id), sid = std::to_string(id);
+  for (const std::string node : {"node1", "node2"}) {
+    EXPECT_NE(out.find("musterd: error: *** STEP " + sid + ".0 ON " + node + " CANCELLED AT "), std::string::npos) << out;
+  }
+  EXPECT_NE(out.find(" DUE TO TIME LIMIT ***\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=143\n"), std::string::npos) << "SIGTERM ended the tasks:\n" << out;
+  EXPECT_NE(out.find("in-time\n"), std::string::npos) << out;
+  const std::string acct = Run("sacct -n -P -j " + sid + " -o JobID,State").out;
+  EXPECT_NE(acct.find(sid + ".0|TIMEOUT\n"), std::string::npos) << acct;
+  EXPECT_NE(acct.find(sid + ".1|COMPLETED\n"), std::string::npos) << acct;
+}
+
 // srun -Z runs on the -w nodes without a job, for the cluster's own user (Slurm: root and
 // SlurmUser) and nobody else; no job appears, none is accounted.
 TEST_F(Srun, NoAllocateRunsOnTheNamedNodesForTrustedUsersOnly) {

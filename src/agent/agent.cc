@@ -694,15 +694,7 @@ void Agent::ControllerLoop() {
   }
 }
 
-std::string Agent::EndingText(const std::string& why) const {
-  const time_t now = static_cast<time_t>(clock_->NowSeconds());
-  struct tm tm;
-  localtime_r(&now, &tm);
-  char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-  const char* cause = why == "timeout" ? " DUE TO TIME LIMIT" : why == "preempt" ? " DUE TO PREEMPTION" : "";
-  return std::string(" CANCELLED AT ") + when + cause + " ***\n";
-}
+std::string Agent::EndingText(const std::string& why) const { return EndingLine(clock_->NowSeconds(), why); }
 
 void Agent::LogEnding(const Running& r, const std::string& ending) const {
   if (r.log_path.empty() || r.log_path == "/dev/null") return;

@@ -310,14 +310,30 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
 
 // Under a device cgroup CUDA sees only the job's GPUs, numbered from 0: Slurm renumbers
 // CUDA_VISIBLE_DEVICES then (ConstrainDevices=yes) and keeps the node's indexes in SLURM_*_GPUS.
-TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
+// Job 6 on node n1 alone, with these CPUs, tasks and GPUs; and task `procid` (local id the
+// same) of step `step_id` of `ntasks` tasks on n1.
+JobRecord GpuJobOnN1(int64_t cpu_milli, int tasks, std::vector<int> gpus) {
   JobRecord job = PeerJob(6, "gpus");
   JobNodeAllocation a;
   a.node = "n1";
-  a.cpu_milli = 2000;
-  a.tasks = 1;
-  a.gpus = {5, 2};
+  a.cpu_milli = cpu_milli;
+  a.tasks = tasks;
+  a.gpus = std::move(gpus);
   job.allocation = {a};
+  return job;
+}
+TaskPlacement StepTaskOnN1(int step_id, int procid, int ntasks) {
+  TaskPlacement step;
+  step.procid = procid;
+  step.localid = procid;
+  step.step_id = step_id;
+  step.step_ntasks = ntasks;
+  step.step_nodes = {"n1"};
+  return step;
+}
+
+TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
+  JobRecord job = GpuJobOnN1(2000, 1, {5, 2});
   EnvMap plain = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
   EXPECT_EQ(plain["CUDA_VISIBLE_DEVICES"], "2,5");
   EXPECT_EQ(plain["SLURM_JOB_GPUS"], "2,5");
@@ -326,13 +342,7 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   EXPECT_EQ(constrained["GPU_DEVICE_ORDINAL"], "0,1");
   EXPECT_EQ(constrained["SLURM_JOB_GPUS"], "2,5");
   EXPECT_EQ(constrained["SLURM_GPUS_ON_NODE"], "2");
-  TaskPlacement step;
-  step.procid = 0;
-  step.localid = 0;
-  step.step_id = 0;
-  step.step_ntasks = 1;
-  step.step_nodes = {"n1"};
-  EnvMap in_step = ToMap(BuildJobEnvironment(job, "n1", step, "c", true));
+  EnvMap in_step = ToMap(BuildJobEnvironment(job, "n1", StepTaskOnN1(0, 0, 1), "c", true));
   EXPECT_EQ(in_step["CUDA_VISIBLE_DEVICES"], "0,1");
   EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
 }
@@ -341,20 +351,9 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
 // place among the job's GPUs (the step shares the job's device cgroup). With per-task binding
 // task L sees the L-th share; a step without GPUs loses what srun's environment named.
 TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
-  JobRecord job = PeerJob(6, "gpus");
-  JobNodeAllocation a;
-  a.node = "n1";
-  a.cpu_milli = 4000;
-  a.tasks = 4;
-  a.gpus = {1, 3, 5, 7};
-  job.allocation = {a};
+  JobRecord job = GpuJobOnN1(4000, 4, {1, 3, 5, 7});
   job.environment = {"CUDA_VISIBLE_DEVICES=0,1,2,3", "SLURM_GPUS_ON_NODE=4", "KEEP=1"};
-  TaskPlacement step;
-  step.procid = 1;
-  step.localid = 1;
-  step.step_id = 2;
-  step.step_ntasks = 2;
-  step.step_nodes = {"n1"};
+  TaskPlacement step = StepTaskOnN1(2, 1, 2);
   step.step_gpus = std::vector<int>{5};
   EnvMap plain = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
   EXPECT_EQ(plain["CUDA_VISIBLE_DEVICES"], "5");

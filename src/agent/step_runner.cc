@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -151,6 +152,8 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
     s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
     s.no_allocate = j.value("no_allocate", false);
+    s.time_limit_s = j.value("time_limit_s", int64_t{0});
+    s.kill_wait_s = j.value("kill_wait_s", int64_t{30});
     s.ntasks = j.at("ntasks").get<int>();
     s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
     s.argv = j.at("argv").get<std::vector<std::string>>();
@@ -177,10 +180,21 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
   if (s.pty_rows < 0 || s.pty_rows > 65535 || s.pty_cols < 0 || s.pty_cols > 65535) {
     return InvalidArgument("bad terminal size " + std::to_string(s.pty_rows) + "x" + std::to_string(s.pty_cols));
   }
+  if (s.time_limit_s < 0 || s.kill_wait_s < 0) return InvalidArgument("bad time limit or kill wait");
   if (s.gpu_bind_per_task < 0) return InvalidArgument("bad gpu_bind_per_task " + std::to_string(s.gpu_bind_per_task));
   if (s.io_address.empty()) return InvalidArgument("no I/O address");
   if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
   return s;
+}
+
+std::string EndingLine(int64_t now_s, const std::string& why) {
+  const time_t now = static_cast<time_t>(now_s);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+  const char* cause = why == "timeout" ? " DUE TO TIME LIMIT" : why == "preempt" ? " DUE TO PREEMPTION" : "";
+  return std::string(" CANCELLED AT ") + when + cause + " ***\n";
 }
 
 StepRunner::~StepRunner() { Shutdown(); }
@@ -201,6 +215,9 @@ Status StepRunner::Start(const StepLaunch& l) {
   auto step = std::make_unique<Step>();
   step->job_id = l.job_id;
   step->step_id = l.step_id;
+  step->node_name = l.node_name;
+  if (l.time_limit_s > 0) step->deadline_ms = NowMs() + l.time_limit_s * 1000;
+  step->kill_wait_ms = l.kill_wait_s * 1000;
   step->io = *io;
   bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
 
@@ -376,6 +393,7 @@ void StepRunner::Pump(Step* s) {
   bool io_ok = true;
   bool killed = false;
   bool orphaned = false;
+  int64_t timeout_kill_ms = 0;  // srun -t ran out: SIGKILL at this time
   while (true) {
     std::vector<pollfd> fds;
     std::vector<std::pair<size_t, bool>> which;  // task index, stderr?
@@ -446,6 +464,21 @@ void StepRunner::Pump(Step* s) {
     std::string notice;  // a copy: s->notice empties once it is written (NotifyEnding waits for that)
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (s->deadline_ms > 0 && now >= s->deadline_ms && timeout_kill_ms == 0) {
+        // srun -t ran out: Slurm's line to srun, SIGTERM now, SIGKILL after KillWait.
+        s->notice += "musterd: error: *** STEP " + std::to_string(s->job_id) + "." + std::to_string(s->step_id) +
+                     " ON " + s->node_name + EndingLine(time(nullptr), "timeout");
+        for (Task& t : s->tasks) {
+          if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGTERM);
+        }
+        timeout_kill_ms = now + s->kill_wait_ms;
+      }
+      if (timeout_kill_ms > 0 && now >= timeout_kill_ms && !killed) {
+        for (Task& t : s->tasks) {
+          if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGKILL);
+        }
+        killed = true;
+      }
       notice = s->notice;
       for (Task& t : s->tasks) {
         if (t.reaped) continue;

@@ -67,6 +67,11 @@ struct StepLaunch {
   // 0xffff0000..0xfffffffd), the tasks run as the caller, who must be trusted (root or the
   // cluster's own user, as Slurm allows root and SlurmUser), without a cgroup.
   bool no_allocate = false;
+  // srun -t: the step's time limit (0 = none). Past it its tasks get SIGTERM, SIGKILL
+  // kill_wait_s later (the cluster's KillWait), and srun Slurm's "*** STEP ... CANCELLED AT ...
+  // DUE TO TIME LIMIT ***" line.
+  int64_t time_limit_s = 0;
+  int64_t kill_wait_s = 30;
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;
@@ -79,6 +84,10 @@ struct StepLaunch {
 
 // Parses and checks the body of POST /v1/step (the "from srun" fields).
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body);
+
+// The end of Slurm's ending lines, at `now_s` (seconds since the epoch, local time) for `why`
+// ("cancel", "timeout", "preempt"): " CANCELLED AT 2026-12-03T10:00:00[ DUE TO ...] ***\n".
+std::string EndingLine(int64_t now_s, const std::string& why);
 
 class StepRunner {
  public:
@@ -130,6 +139,9 @@ class StepRunner {
     std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
     std::string notice;       // (under mu_) for srun (NotifyEnding); emptied once the pump has written it
     int notes_unacked = 0;    // (under mu_) NOTE frames written that srun has not acknowledged yet
+    std::string node_name;
+    int64_t deadline_ms = 0;  // srun -t: when its time is up (steady clock), 0 = never
+    int64_t kill_wait_ms = 30000;
     std::thread thread;
     std::atomic<bool> done{false};
   };

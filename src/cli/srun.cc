@@ -47,6 +47,7 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   json req{{"name", name},        {"ntasks", opt.ntasks}, {"nnodes", opt.nnodes}, {"ntasks_per_node", opt.ntasks_per_node},
            {"overlap", opt.overlap}, {"exact", exact},    {"cpus_per_task", opt.cpus_per_task},
            {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb}};
+  if (opt.time_limit_s > 0) req["time_limit_s"] = opt.time_limit_s;
   for (const std::string& a : opt.resource_args) {  // -w / -x: which of the job's nodes
     if (a.rfind("--nodelist=", 0) == 0) req["nodelist"] = a.substr(11);
     if (a.rfind("--exclude=", 0) == 0) req["exclude"] = a.substr(10);
@@ -136,7 +137,7 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
   const int64_t job_id = 0xffff0000LL + static_cast<int64_t>(rd() % (0xfffffffdULL - 0xffff0000ULL + 1));
   return RunCreatedStep(opt, job_id, /*no_allocate=*/true,
                         json{{"step_id", 0}, {"ntasks", layout->ntasks}, {"warning", layout->warning},
-                             {"job", json{{"id", job_id}}}, {"nodes", step_nodes}},
+                             {"job", json{{"id", job_id}}}, {"nodes", step_nodes}, {"time_limit_s", opt.time_limit_s}},
                         nullptr, out, err);
 }
 

@@ -156,6 +156,10 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
       } else if (std::string_view(o.long_name) == "exclusive") {
         out->exclusive = true;
+      } else if (std::string_view(o.long_name) == "time") {
+        StatusOr<int64_t> t = ParseTimeSpec(value);
+        if (!t.ok()) return Error("srun: error: Invalid time limit specification\n");
+        out->time_limit_s = std::max<int64_t>(*t, 0);
       } else if (std::string_view(o.long_name) == "mem" || std::string_view(o.long_name) == "mem-per-cpu") {
         StatusOr<int64_t> mb = ParseMemoryMb(value);
         if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.long_name) + " specification\n");
@@ -397,7 +401,7 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 bool ShapesStep(const std::string& resource_arg) {
   for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--gres=", "--gpus=",
-                        "--gpus-per-node=", "--gpus-per-task=", "--nodelist=", "--exclude="}) {
+                        "--gpus-per-node=", "--gpus-per-task=", "--nodelist=", "--exclude=", "--time="}) {
     if (resource_arg.rfind(p, 0) == 0) return true;
   }
   return resource_arg == "--exclusive";
@@ -450,8 +454,8 @@ std::string SrunHelp() {
          "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
          "                              own user only; nothing is held or accounted)\n"
          "\n"
-         "Allocation options (-c, --mem, --mem-per-cpu, -w, -x and the GPU options also shape a\n"
-         "step inside an allocation; the others apply to a new allocation only):\n"
+         "Allocation options (-c, --mem, --mem-per-cpu, -w, -x, -t and the GPU options also shape\n"
+         "a step inside an allocation; the others apply to a new allocation only):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"
          "  -G, --gpus=n                GPUs in all; --gres=gpu:N (or none), --gpus-per-node,\n"
          "                              --gpus-per-task. A step gets all the job's GPUs unless one\n"
@@ -460,7 +464,7 @@ std::string SrunHelp() {
          "                              (per_task is implied by --gpus-per-task)\n"
          "      --mem=MB                memory per node; --mem-per-cpu, --mem-per-gpu\n"
          "  -p, --partition=partition   partition\n"
-         "  -t, --time=minutes          time limit\n"
+         "  -t, --time=minutes          time limit (of the step, inside an allocation)\n"
          "  -w, --nodelist=hosts        these nodes;  -x, --exclude=hosts  not these\n"
          "  -C, --constraint=list       node features;  --exclusive  whole nodes\n"
          "  -A, --account=name          account;  -q, --qos=qos  quality of service\n"

@@ -56,6 +56,9 @@ struct SrunOptions {
   int gpu_bind_per_task = -1;  // -1 = not given
   // -Z/--no-allocate: run on the -w nodes without a job (root and the cluster's own user only).
   bool no_allocate = false;
+  // -t/--time (also in resource_args): inside an allocation the step's time limit, in seconds
+  // (0 = none, as UNLIMITED).
+  int64_t time_limit_s = 0;
 };
 
 // One line of a --multi-prog file, for the tasks it names.

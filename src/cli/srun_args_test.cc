@@ -121,8 +121,12 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(ShapesStep("--exclusive"));
   EXPECT_TRUE(ShapesStep("--gpus=1"));
   EXPECT_TRUE(ShapesStep("--gres=gpu:2"));
-  EXPECT_FALSE(ShapesStep("--time=5"));
   EXPECT_TRUE(ShapesStep("--nodelist=n1"));
+  EXPECT_TRUE(ShapesStep("--time=5"));
+  EXPECT_EQ(Parse({"-t", "0:02", "true"}).time_limit_s, 2);
+  EXPECT_EQ(Parse({"--time=UNLIMITED", "true"}).time_limit_s, 0);
+  EXPECT_EQ(Parse({"true"}).time_limit_s, 0);
+  EXPECT_EQ(ParseSrunArgs({"-t", "soon", "true"}).status().message(), "srun: error: Invalid time limit specification\n");
   EXPECT_TRUE(ShapesStep("--exclude=n1"));
   EXPECT_EQ(ParseSrunArgs({"-c", "x", "true"}).status().message(),
             "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n");

@@ -189,6 +189,8 @@ class StepSession {
   int64_t job_id_ = 0;
   int step_id_ = 0;
   bool no_allocate_ = false;
+  int64_t time_limit_s_ = 0;  // srun -t, as the controller recorded it
+  int64_t kill_wait_s_ = 30;  // the cluster's KillWait
   std::vector<NodeTasks> nodes_;
   std::vector<Task> tasks_;
   std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
@@ -284,6 +286,8 @@ void StepSession::LaunchAll(const json& job) {
               {"task_epilog", absolute(opt_.task_epilog)}};
     if (n.gpus) body["gpus"] = *n.gpus;
     if (no_allocate_) body["no_allocate"] = true;
+    if (time_limit_s_ > 0) body["time_limit_s"] = time_limit_s_;
+    body["kill_wait_s"] = kill_wait_s_;
     if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
     if (opt_.pty) {
       const auto [rows, cols] = TerminalSize();
@@ -558,6 +562,8 @@ void StepSession::Loop() {
 int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldClient* ctld) {
   job_id_ = job_id;
   no_allocate_ = no_allocate;
+  time_limit_s_ = c.value("time_limit_s", int64_t{0});
+  kill_wait_s_ = c.value("kill_wait_s", int64_t{30});
   try {
     step_id_ = c.at("step_id").get<int>();
     tasks_.resize(c.at("ntasks").get<size_t>());

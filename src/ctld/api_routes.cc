@@ -363,7 +363,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(*body, "nnodes", s.shape.nnodes, err) || !Get(*body, "ntasks_per_node", s.shape.ntasks_per_node, err) ||
         !Get(*body, "overlap", s.overlap, err) || !Get(*body, "exact", s.exact, err) ||
         !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err) ||
-        !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err)) {
+        !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err) ||
+        !Get(*body, "time_limit_s", s.time_limit_s, err)) {
       return ErrorResponse(err);
     }
     // "nodelist" / "exclude": srun -w / -x, hostlist expressions.
@@ -401,6 +402,8 @@ void AddControllerRoutes(Controller& c, Router& r) {
     }
     return Ok(json{{"step_id", step->step.step_id},
                    {"ntasks", step->layout.ntasks},
+                   {"time_limit_s", step->step.time_limit_s},
+                   {"kill_wait_s", c.kill_wait_s()},
                    {"warning", step->layout.warning},
                    {"job", VisibleJob(step->job, req.caller, c)},
                    {"nodes", nodes}});

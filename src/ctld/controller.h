@@ -125,6 +125,7 @@ struct StepRequest {
   int64_t mem_per_cpu_mb = -1;
   // Its GPUs on each node (PlanStepGpus): by default all the job's there, held while it runs.
   StepGpuRequest gpus;
+  int64_t time_limit_s = 0;  // srun -t (0 = none): the nodes end it then (kill_wait_s after SIGTERM)
 };
 
 // The step as created: its record, the job (for the agents' environment), where its tasks go
@@ -213,8 +214,8 @@ class Controller {
   // A new step of a RUNNING job (the caller must own it or be an admin): the next step id of
   // the job (0, 1, ...), its layout on the allocation, saved (state RUNNING) before the answer.
   StatusOr<StepCreated> CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller);
-  // The step ended (srun reports the highest task exit code): COMPLETED for 0, else FAILED.
-  // Repeating it changes nothing.
+  // The step ended (srun reports the highest task exit code): COMPLETED for 0, else FAILED, or
+  // TIMEOUT when it had a time limit and ran that long. Repeating it changes nothing.
   Status FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller);
   // Jobs in id order: every job, or only those not finished (`active_only`), or only `ids`. Lists
   // leave out the script, its arguments and the environment (GetJob has them).
@@ -233,6 +234,7 @@ class Controller {
   StatusOr<std::vector<JobRecord>> Accounting(const AccountingQuery& query) const;
   StatusOr<std::vector<StepRecord>> AccountingSteps(const std::set<int64_t>& job_ids) const;
   const std::string& cluster_name() const { return config_.cluster_name; }
+  int64_t kill_wait_s() const { return config_.kill_wait_s; }
   // scontrol show config: the settings in Slurm's names and units ("MinJobAge" -> "300 sec"),
   // in name order.
   std::vector<std::pair<std::string, std::string>> SlurmConfig() const;

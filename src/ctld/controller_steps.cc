@@ -117,6 +117,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
       out.step.node_gpus = std::move(*gpus);
     }
     out.step.ntasks = layout->ntasks;
+    out.step.time_limit_s = std::max<int64_t>(request.time_limit_s, 0);
     out.step.state = JobState::kRunning;
     out.step.start_time = clock_->NowSeconds();
     for (const std::string& n : layout->nodes) {
@@ -155,6 +156,9 @@ Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const 
     it->state = exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
     it->exit_code = exit_code;
     it->end_time = clock_->NowSeconds();
+    if (exit_code != 0 && it->time_limit_s > 0 && it->end_time - it->start_time >= it->time_limit_s) {
+      it->state = JobState::kTimeout;
+    }
     copy = *it;
   }
   return store_->SaveStep(copy);

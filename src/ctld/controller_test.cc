@@ -507,6 +507,21 @@ TEST_F(ControllerTest, StepsHoldTheirGpusUnlessOverlapping) {
   StepRequest five = shared;
   five.gpus = {.given = true, .per_node = 5};
   EXPECT_EQ(ctld_->CreateStep(id, five, kAlice).status().code(), StatusCode::kInvalidArgument);
+  // A step with a time limit that ran that long and failed ended by it: TIMEOUT.
+  StepRequest limited = shared;
+  limited.time_limit_s = 60;
+  StatusOr<StepCreated> timed = ctld_->CreateStep(id, limited, kAlice);
+  ASSERT_TRUE(timed.ok()) << timed.status().ToString();
+  EXPECT_EQ(timed->step.time_limit_s, 60);
+  StatusOr<StepCreated> quick = ctld_->CreateStep(id, limited, kAlice);
+  ASSERT_TRUE(quick.ok());
+  ASSERT_TRUE(ctld_->FinishStep(id, quick->step.step_id, 1, kAlice).ok());
+  clock_.AdvanceSeconds(60);
+  ASSERT_TRUE(ctld_->FinishStep(id, timed->step.step_id, 143, kAlice).ok());
+  for (const StepRecord& r : ctld_->ListSteps()) {
+    if (r.step_id == quick->step.step_id) EXPECT_EQ(r.state, JobState::kFailed) << "failed within its limit";
+    if (r.step_id == timed->step.step_id) EXPECT_EQ(r.state, JobState::kTimeout);
+  }
   // Held GPUs survive a controller restart (the step records keep them); a CPU is free.
   ASSERT_TRUE(ctld_->FinishStep(id, cpu_only->step.step_id, 0, kAlice).ok());
   Open();

@@ -199,6 +199,7 @@ struct StepRecord {
   // The GPUs (node indexes) it has on each node (same order as nodes; empty: none). They are
   // its own while it runs, unless it shares the job's CPUs (--overlap: empty node_cpus).
   std::vector<std::vector<int>> node_gpus;
+  int64_t time_limit_s = 0;  // srun -t (0 = none): its nodes end it then; it ends TIMEOUT
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
 };
 

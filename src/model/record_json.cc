@@ -364,7 +364,8 @@ json ToJson(const StepRecord& s) {
               {"start_time", s.start_time}, {"end_time", s.end_time}, {"exit_code", s.exit_code},
               {"node_cpus", s.node_cpus},
               {"node_mem_mb", s.node_mem_mb},
-              {"node_gpus", s.node_gpus}};
+              {"node_gpus", s.node_gpus},
+              {"time_limit_s", s.time_limit_s}};
 }
 
 StatusOr<StepRecord> StepRecordFromJson(const json& j) {
@@ -381,6 +382,7 @@ StatusOr<StepRecord> StepRecordFromJson(const json& j) {
   if (j.contains("node_cpus")) in.Get("node_cpus", s.node_cpus);
   if (j.contains("node_mem_mb")) in.Get("node_mem_mb", s.node_mem_mb);
   if (j.contains("node_gpus")) in.Get("node_gpus", s.node_gpus);
+  if (j.contains("time_limit_s")) in.Get("time_limit_s", s.time_limit_s);
   std::string state = "RUNNING";
   in.Get("state", state);
   if (!in.status().ok()) return in.status();

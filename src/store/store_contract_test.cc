@@ -193,6 +193,7 @@ StepRecord RichStep(int64_t job_id, int step_id) {
   s.node_cpus = {4, 2};
   s.node_mem_mb = {8000, 4000};
   s.node_gpus = {{0, 1}, {3}};
+  s.time_limit_s = 600;
   s.ntasks = 16;
   s.state = JobState::kCompleted;
   s.start_time = 1700000010;
