@@ -519,8 +519,12 @@ TEST_F(ControllerTest, StepsHoldTheirGpusUnlessOverlapping) {
   clock_.AdvanceSeconds(60);
   ASSERT_TRUE(ctld_->FinishStep(id, timed->step.step_id, 143, kAlice).ok());
   for (const StepRecord& r : ctld_->ListSteps()) {
-    if (r.step_id == quick->step.step_id) EXPECT_EQ(r.state, JobState::kFailed) << "failed within its limit";
-    if (r.step_id == timed->step.step_id) EXPECT_EQ(r.state, JobState::kTimeout);
+    if (r.step_id == quick->step.step_id) {
+      EXPECT_EQ(r.state, JobState::kFailed) << "failed within its limit";
+    }
+    if (r.step_id == timed->step.step_id) {
+      EXPECT_EQ(r.state, JobState::kTimeout);
+    }
   }
   // Held GPUs survive a controller restart (the step records keep them); a CPU is free.
   ASSERT_TRUE(ctld_->FinishStep(id, cpu_only->step.step_id, 0, kAlice).ok());
