@@ -1,7 +1,11 @@
 // srun inside batch jobs on a real local cluster (musterctld + two musterd, fake GPUs): task
 // placement and environment, live output, exit codes and Slurm's messages, signals, and that no
 // task outlives its step or job. Label "integration" in CTest.
+#include <sys/sysmacros.h>
+
 #include <algorithm>
+#include <cstring>
+#include <set>
 #include <sstream>
 
 #include "local_cluster_test_util.h"
@@ -296,6 +300,96 @@ TEST_F(Srun, StepsOfOneGpuRunSideBySideAndGpusPerTaskBinds) {
                      ": Invalid generic resource (gres) specification"),
             std::string::npos)
       << out;
+}
+
+// Fake GPUs standing on device nodes of their own (muster up --gpu-devices, major 195 as NVIDIA's):
+// with cgroups a job may open only its GPUs, and a step of some of them only those, numbered from
+// 0 as under Slurm's step cgroup; a step without GPUs opens none.
+class SrunFencedGpus : public Srun {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (device nodes, cgroups)";
+    if (!fs::exists("/sys/fs/cgroup/devices/tasks") && !fs::exists("/sys/fs/cgroup/cgroup.controllers")) {
+      GTEST_SKIP() << "no cgroup devices controller here";
+    }
+    devs_ = fs::temp_directory_path() / ("muster_devs_" + std::to_string(getpid()));
+    fs::create_directories(devs_);
+    for (int minor = 0; minor < 4; ++minor) {
+      const std::string node = (devs_ / ("nvidia" + std::to_string(minor))).string();
+      if (mknod(node.c_str(), S_IFCHR | 0666, makedev(195, minor)) != 0) {
+        GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+      }
+    }
+    up_args_ = " --gpu-devices " + devs_.string();
+    nodes_ = 1;
+    Srun::SetUp();
+    started_ = true;
+  }
+  void TearDown() override {
+    if (started_) Srun::TearDown();
+    if (!devs_.empty()) fs::remove_all(devs_);
+  }
+  // "ok" or "denied" for each of nvidia0..3 as `who` found them in `out` (lines "who: <shell's
+  // error naming the device>").
+  std::string Opens(const std::string& out, const std::string& who) {
+    std::string result;
+    for (int minor = 0; minor < 4; ++minor) {
+      const std::string device = (devs_ / ("nvidia" + std::to_string(minor))).string() + ":";
+      std::string line;
+      std::istringstream lines(out);
+      for (std::string l; std::getline(lines, l);) {
+        if (l.rfind(who + ": ", 0) == 0 && l.find(device) != std::string::npos) line = l;
+      }
+      result += std::string(result.empty() ? "" : " ") +
+                (line.find("No such device or address") != std::string::npos ? "ok"
+                 : line.find("Operation not permitted") != std::string::npos  ? "denied"
+                                                                              : "?");
+    }
+    return result;
+  }
+  // The expected Opens for the GPUs listed in `list` ("1,2").
+  static std::string Allowed(const std::string& list) {
+    std::set<int> gpus;
+    std::stringstream in(list);
+    for (std::string g; std::getline(in, g, ',');) gpus.insert(std::atoi(g.c_str()));
+    std::string result;
+    for (int minor = 0; minor < 4; ++minor) result += std::string(result.empty() ? "" : " ") + (gpus.count(minor) ? "ok" : "denied");
+    return result;
+  }
+  fs::path devs_;
+  bool started_ = false;
+};
+
+TEST_F(SrunFencedGpus, JobAndStepCgroupsShowOnlyTheirGpus) {
+  const std::string probe = "for i in 0 1 2 3; do true < " + devs_.string() + "/nvidia$i; done 2>&1";
+  const int64_t id = SubmitScript("-n2 --gres=gpu:2",
+                                  "echo job=$CUDA_VISIBLE_DEVICES/$SLURM_JOB_GPUS/\n" + probe + " | sed 's/^/job: /'\n" +
+                                      "srun -n1 --gpus=1 bash -c 'echo step=$CUDA_VISIBLE_DEVICES/$SLURM_STEP_GPUS/; " +
+                                      probe + " | sed \"s/^/step: /\"'\n" +
+                                      "srun -n1 --gres=none bash -c '" + probe + " | sed \"s/^/none: /\"'\n" +
+                                      "srun -n2 bash -c 'echo whole=$CUDA_VISIBLE_DEVICES'\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id);
+  const size_t job_at = out.find("job=");
+  ASSERT_NE(job_at, std::string::npos) << out;
+  std::stringstream job_line(out.substr(job_at + 4, out.find('\n', job_at) - job_at - 4));
+  std::string visible, job_gpus;
+  std::getline(job_line, visible, '/');
+  std::getline(job_line, job_gpus, '/');
+  EXPECT_EQ(visible, "0,1") << "renumbered under the job's cgroup:\n" << out;
+  EXPECT_EQ(Opens(out, "job"), Allowed(job_gpus)) << out;
+  const size_t step_at = out.find("step=");
+  ASSERT_NE(step_at, std::string::npos) << out;
+  std::stringstream step_line(out.substr(step_at + 5, out.find('\n', step_at) - step_at - 5));
+  std::string step_visible, step_gpus;
+  std::getline(step_line, step_visible, '/');
+  std::getline(step_line, step_gpus, '/');
+  EXPECT_EQ(step_visible, "0") << "the step's one GPU, numbered in its own cgroup:\n" << out;
+  ASSERT_EQ(step_gpus.size(), 1u) << out;
+  EXPECT_NE(job_gpus.find(step_gpus), std::string::npos) << "the step's GPU is the job's:\n" << out;
+  EXPECT_EQ(Opens(out, "step"), Allowed(step_gpus)) << out;
+  EXPECT_EQ(Opens(out, "none"), "denied denied denied denied") << out;
+  EXPECT_NE(out.find("whole=0,1\nwhole=0,1\n"), std::string::npos) << "a step of all the job's GPUs:\n" << out;
 }
 
 // srun --jobid runs a step in a job from outside it; -I gives up on an allocation not granted at once.

@@ -108,7 +108,15 @@ Status Agent::Start() {
   if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
   chmod(opt_.spool_dir.c_str(), 0755);
   // Processes of jobs an earlier incarnation of this agent started (it was killed, the jobs were
-  // requeued elsewhere): end them before taking new work.
+  // requeued elsewhere): end them before taking new work. Their cgroups first: a suspended job's
+  // processes are frozen there, and only a thaw lets SIGKILL end them.
+  if (opt_.cgroup) {
+    for (const std::string& name : opt_.cgroup->Jobs()) {
+      Status gone = opt_.cgroup->Destroy(name);
+      Log(opt_.node.name, "cgroup " + name + " left by an earlier run of this agent: " +
+                              (gone.ok() ? std::string("its processes killed, removed") : gone.message()));
+    }
+  }
   if (int n = KillStrayProcesses(opt_.spool_dir); n > 0) {
     Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
   }
@@ -346,6 +354,34 @@ Status Agent::EnsureCgroup(Running& run) {
   return Status::Ok();
 }
 
+Status Agent::PlaceStep(Running& run, StepLaunch& launch) {
+  if (run.cgroup.empty()) return Status::Ok();
+  // The cgroups of steps that ended (best effort: one whose processes linger stays till the job's goes).
+  for (auto it = run.step_cgroups.begin(); it != run.step_cgroups.end();) {
+    const bool gone = it->second && !steps_.Runs(run.job.id, it->first) &&
+                      opt_.cgroup->DestroyStep(run.cgroup, "step_" + std::to_string(it->first)).ok();
+    it = gone ? run.step_cgroups.erase(it) : std::next(it);
+  }
+  launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
+  launch.devices_constrained = !opt_.gpu_minors.empty();
+  if (!launch.devices_constrained || !launch.gpus) return Status::Ok();
+  std::vector<int> gpus = *launch.gpus;
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  if (gpus == JobGpusOn(run.job.allocation, opt_.node.name)) return Status::Ok();  // all of the job's
+  std::vector<int> minors;
+  for (int g : gpus) {
+    if (g >= 0 && g < static_cast<int>(opt_.gpu_minors.size())) minors.push_back(opt_.gpu_minors[g]);
+  }
+  StatusOr<std::string> procs =
+      opt_.cgroup->CreateStep(run.cgroup, "step_" + std::to_string(launch.step_id), minors);
+  if (!procs.ok()) return procs.status().WithPrefix("step cgroup");
+  launch.cgroup_procs_file = *procs;
+  launch.step_cgroup = true;
+  run.step_cgroups[launch.step_id] = false;
+  return Status::Ok();
+}
+
 void Agent::SuspendLocked(Running& run, bool stop) {
   if (run.suspended == stop) return;
   const int64_t id = run.job.id;
@@ -431,8 +467,8 @@ HttpResponse Agent::Step(const HttpRequest& r) {
       }
     }
     step->job = run.job;
-    step->cgroup_procs_file = run.cgroup.empty() ? "" : opt_.cgroup->ProcsFile(run.cgroup);
-    step->devices_constrained = !run.cgroup.empty() && !opt_.gpu_minors.empty();
+    st = PlaceStep(run, *step);
+    if (!st.ok()) return HttpResponse::Error(409, st.message());
   }
   step->node_name = opt_.node.name;
   step->cluster_name = opt_.cluster_name;
@@ -440,6 +476,10 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   step->spool_marker = kSpoolMarker + opt_.spool_dir;
   if (step->job.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   Status st = steps_.Start(*step);
+  if (step->step_cgroup) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = jobs_.find(step->job_id); it != jobs_.end()) it->second.step_cgroups[step->step_id] = true;
+  }
   if (!st.ok()) {
     Log(opt_.node.name, "step " + name + ": " + st.message());
     return HttpResponse::Error(st.code() == StatusCode::kUnavailable ? 503 : 409, st.message());

@@ -95,6 +95,9 @@ class Agent {
     bool pinned = false;           // (while suspended) it was pinned to CPUs before
     std::string log_path;          // where the script's stderr goes (Slurm's "*** JOB ... ***" line)
     bool ending_logged = false;
+    // Step cgroups made below the job's (srun with a part of the job's GPUs), by step id: true
+    // once the step was started (or failed to), so that a step that no longer runs can lose it.
+    std::map<int, bool> step_cgroups;
   };
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
@@ -104,6 +107,9 @@ class Agent {
   Status StartBatch(Running& r);
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
+  // Under mu_: the cgroup step `launch` runs in (its procs file(s) in `launch`): the job's, or one
+  // of its own below it that shows only its GPUs, when the step has some of the job's GPUs here.
+  Status PlaceStep(Running& r, StepLaunch& launch);
   // Under mu_: stops (`stop`) or continues every process of the job here (freezer, else
   // SIGSTOP/SIGCONT), giving back its CPUs while stopped and taking some again after.
   void SuspendLocked(Running& r, bool stop);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -82,6 +83,50 @@ std::vector<pid_t> ReadPids(const std::string& procs_file) {
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   return pids;
+}
+
+std::vector<std::string> ChildCgroups(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (e->d_type == DT_DIR && name != "." && name != "..") out.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<pid_t> TreePids(const std::string& dir) {
+  std::vector<pid_t> pids = ReadPids(dir + "/cgroup.procs");
+  for (const std::string& child : ChildCgroups(dir)) {
+    std::vector<pid_t> more = ReadPids(child + "/cgroup.procs");
+    pids.insert(pids.end(), more.begin(), more.end());
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
+Status RemoveDir(const std::string& dir, int64_t deadline_ms) {
+  for (const std::string& child : ChildCgroups(dir)) RETURN_IF_ERROR(RemoveDir(child, deadline_ms));
+  while (rmdir(dir.c_str()) != 0) {
+    if (errno == ENOENT) break;
+    if (errno != EBUSY || MonotonicMillis() > deadline_ms) {
+      return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
+    }
+    SleepMillis(5);
+  }
+  return Status::Ok();
+}
+
+std::vector<int> DeniedGpuMinors(const std::string& dev_dir, const std::vector<int>& allowed_minors) {
+  std::vector<int> denied;
+  for (int minor : NvidiaGpuMinors(dev_dir)) {
+    if (std::find(allowed_minors.begin(), allowed_minors.end(), minor) == allowed_minors.end()) denied.push_back(minor);
+  }
+  return denied;
 }
 
 std::string FormatCpuList(std::vector<int> cpus) {
@@ -188,12 +233,21 @@ int64_t MonotonicMillis() {
 
 }  // namespace cgroup_internal
 
-StatusOr<std::unique_ptr<Cgroup>> DetectCgroup(const std::string& root, const std::string& base) {
+StatusOr<std::unique_ptr<Cgroup>> DetectCgroup(const std::string& root, const std::string& base,
+                                               const std::string& dev_dir) {
   using namespace cgroup_internal;
-  if (IsFsType(root, kCgroup2Magic)) return OpenCgroupV2(root, base, /*require_cpu_memory=*/true);
-  StatusOr<std::unique_ptr<Cgroup>> v1 = OpenCgroupV1(root, base);
+  if (IsFsType(root, kCgroup2Magic)) return OpenCgroupV2(root, base, /*require_cpu_memory=*/true, dev_dir);
+  StatusOr<std::unique_ptr<Cgroup>> v1 = OpenCgroupV1(root, base, dev_dir);
   if (!v1.ok()) return v1.status().WithPrefix("no usable cgroup hierarchy at '" + root + "'");
   return v1;
+}
+
+std::string AgentCgroupBase(const std::string& node, const std::string& spool_dir) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : spool_dir) h = (h ^ c) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  return "muster-" + node + "-" + hex;
 }
 
 std::vector<int> AllowedGpuMinors(const std::vector<int>& gpu_minors, const JobNodeAllocation& allocation) {

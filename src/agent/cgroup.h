@@ -40,7 +40,19 @@ class Cgroup {
   // The file a child writes its pid to before exec so it starts inside (for LaunchSpec); for v1
   // several files (one per hierarchy) joined by ':'.
   virtual std::string ProcsFile(const std::string& name) const = 0;
+  // A step of job `name` that may open only `allowed_gpu_minors` of the node's GPUs (a subset of
+  // its job's), as Slurm's step cgroup under ConstrainDevices: cgroup `step` below the job's
+  // where devices are controlled (v1: in the devices hierarchy only, the step stays in the job's
+  // other cgroups; v2: a child of the job's cgroup with its own device program, under the job's
+  // limits). Returns the procs file(s), in ProcsFile's form, a task of the step writes itself to.
+  // FailedPrecondition where the job's devices are not restricted. Idempotent.
+  virtual StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
+                                           const std::vector<int>& allowed_gpu_minors) = 0;
+  // Removes a step's cgroup, which must have no process left (an error otherwise); Destroy of
+  // the job removes the step cgroups still there.
+  virtual Status DestroyStep(const std::string& name, const std::string& step) = 0;
   virtual Status AddProcess(const std::string& name, pid_t pid) = 0;
+  // The job's processes, its steps' included.
   virtual std::vector<pid_t> Pids(const std::string& name) const = 0;
   // True when the memory controller recorded an OOM kill in this cgroup.
   virtual bool OomKilled(const std::string& name) const = 0;
@@ -53,7 +65,10 @@ class Cgroup {
   // Moves a job pinned at Create to `cpus` (a suspended job that resumes on other CPUs). A job
   // that was not pinned stays as it is.
   virtual Status SetCpus(const std::string& name, const std::vector<int>& cpus) = 0;
-  // Removes the agent's own base cgroup (muster-<node>) when no job cgroup is left in it, so that
+  // The job cgroups under the base now (names for Destroy): at an agent's start, those an earlier
+  // run left, whose processes may be frozen (where SIGKILL alone does not end them).
+  virtual std::vector<std::string> Jobs() const = 0;
+  // Removes the agent's own base cgroup (AgentCgroupBase) when no job cgroup is left in it, so that
   // a stopped agent leaves nothing behind; a base that still holds jobs stays. Best effort.
   virtual void RemoveBaseIfEmpty() {}
 };
@@ -61,7 +76,11 @@ class Cgroup {
 // Picks v2 when /sys/fs/cgroup is cgroup2 with the cpu and memory controllers available, else v1
 // when its memory and cpu hierarchies are mounted and writable (needs root), else an error saying
 // why (the agent then runs jobs without cgroups and says so in its log and node record).
+// `dev_dir` is where the node's /dev/nvidia<N> GPU devices are.
 StatusOr<std::unique_ptr<Cgroup>> DetectCgroup(const std::string& root = "/sys/fs/cgroup",
-                                               const std::string& base = "muster");
+                                               const std::string& base = "muster", const std::string& dev_dir = "/dev");
+
+// The agent's base cgroup name: "muster-<node>-<8 hex digits of a hash of its spool directory>".
+std::string AgentCgroupBase(const std::string& node, const std::string& spool_dir);
 
 }  // namespace muster

@@ -37,6 +37,15 @@ bool Exists(const std::string& path);
 Status MakeDir(const std::string& path);
 // The pids listed in a cgroup.procs file, sorted and unique (empty when unreadable).
 std::vector<pid_t> ReadPids(const std::string& procs_file);
+// The cgroups directly below `dir` (full paths, sorted): a job's step cgroups.
+std::vector<std::string> ChildCgroups(const std::string& dir);
+// The pids of cgroup `dir` and of the cgroups directly below it, sorted and unique.
+std::vector<pid_t> TreePids(const std::string& dir);
+// Removes cgroup `dir` and every cgroup below it, retrying while the kernel says EBUSY (processes
+// just killed) until `deadline_ms` (MonotonicMillis); a missing one is fine.
+Status RemoveDir(const std::string& dir, int64_t deadline_ms);
+// The node's /dev/nvidia<N> minors in `dev_dir` that are not in `allowed_minors`.
+std::vector<int> DeniedGpuMinors(const std::string& dev_dir, const std::vector<int>& allowed_minors);
 // "0-3,8,10-11" for {0,1,2,3,8,10,11}.
 std::string FormatCpuList(std::vector<int> cpus);
 // The value after `key` on the line starting with "key " in a flat-keyed file ("oom_kill 3").

@@ -100,18 +100,22 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups";
     base_ = "muster-test-" + UniqueSuffix();
     name_ = "job-" + UniqueSuffix();
-    StatusOr<std::unique_ptr<Cgroup>> cg = Status(StatusCode::kNotFound, "unset");
-    if (GetParam() == Flavor::kV1) {
-      if (cgroup_internal::IsFsType("/sys/fs/cgroup", 0x63677270)) GTEST_SKIP() << "the host has cgroup v2 only";
-      cg = OpenCgroupV1("/sys/fs/cgroup", base_, dev_.path);
-      full_ = true;
-    } else {
-      std::string mount = V2Mount(&full_);
-      if (mount.empty()) GTEST_SKIP() << "no cgroup2 mount on this host";
-      cg = OpenCgroupV2(mount, base_, /*require_cpu_memory=*/full_, dev_.path);
+    if (GetParam() == Flavor::kV1 && cgroup_internal::IsFsType("/sys/fs/cgroup", 0x63677270)) {
+      GTEST_SKIP() << "the host has cgroup v2 only";
     }
+    if (GetParam() == Flavor::kV2 && V2Mount(&full_).empty()) GTEST_SKIP() << "no cgroup2 mount on this host";
+    StatusOr<std::unique_ptr<Cgroup>> cg = Open();
     if (!cg.ok()) GTEST_SKIP() << "cgroups unusable here: " << cg.status().ToString();
     cg_ = std::move(cg).value();
+  }
+
+  // A Cgroup on base_ (as a restarted agent opens its own base again).
+  StatusOr<std::unique_ptr<Cgroup>> Open() {
+    if (GetParam() == Flavor::kV1) {
+      full_ = true;
+      return OpenCgroupV1("/sys/fs/cgroup", base_, dev_.path);
+    }
+    return OpenCgroupV2(V2Mount(&full_), base_, /*require_cpu_memory=*/full_, dev_.path);
   }
 
   void TearDown() override {
@@ -139,8 +143,9 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     }
   }
 
-  // Launches argv as root inside the job cgroup; output to <dev_.path>/out.
-  pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+  // Launches argv as root inside the job cgroup (or the procs file(s) given); output to <dev_.path>/out.
+  pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
+              const std::string& procs_file = "") {
     LaunchSpec spec;
     spec.uid = 0;
     spec.gid = 0;
@@ -150,7 +155,7 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     spec.env = env;
     spec.env.push_back("PATH=/usr/bin:/bin");
     spec.stdout_path = dev_.path + "/out";
-    spec.cgroup_procs_file = cg_->ProcsFile(name_);
+    spec.cgroup_procs_file = procs_file.empty() ? cg_->ProcsFile(name_) : procs_file;
     StatusOr<pid_t> pid = Launch(spec);
     EXPECT_TRUE(pid.ok()) << pid.status().ToString();
     if (!pid.ok()) return -1;
@@ -287,6 +292,81 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   EXPECT_NE(second_line.find(std::strerror(EPERM)), std::string::npos) << out;
 }
 
+// Fake /dev/nvidia0..n-1 (no driver behind them: an allowed one fails to open with ENXIO, a
+// denied one with EPERM); false (and a skip) where device nodes cannot be made.
+bool MakeFakeGpus(const std::string& dev_dir, int n) {
+  for (int minor = 0; minor < n; ++minor) {
+    std::string node = dev_dir + "/nvidia" + std::to_string(minor);
+    if (mknod(node.c_str(), S_IFCHR | 0666, makedev(cgroup_internal::kNvidiaMajor, minor)) != 0) return false;
+  }
+  return true;
+}
+
+// What opening each of /dev/nvidia0..n-1 in `dev_dir` gives, per `out` (the shell's messages):
+// "ok" (ENXIO: the device controller let it through) or "denied" (EPERM), in order.
+std::string OpenResults(const std::string& out, const std::string& dev_dir, int n) {
+  std::string results;
+  for (int minor = 0; minor < n; ++minor) {
+    const std::string path = dev_dir + "/nvidia" + std::to_string(minor);
+    size_t at = out.find(path + ":");
+    std::string line = at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+    if (!results.empty()) results += ' ';
+    results += line.find(std::strerror(ENXIO)) != std::string::npos   ? "ok"
+               : line.find(std::strerror(EPERM)) != std::string::npos ? "denied"
+                                                                      : "?";
+  }
+  return results;
+}
+
+TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
+  if (!MakeFakeGpus(dev_.path, 3)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+  if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
+    GTEST_SKIP() << "no v1 devices hierarchy";
+  }
+  EXPECT_EQ(cg_->CreateStep(name_, "step_0", {1}).status().code(), StatusCode::kFailedPrecondition)
+      << "no job cgroup yet";
+  CgroupLimits limits;
+  limits.restrict_devices = true;
+  limits.allowed_gpu_minors = {0, 1};
+  ASSERT_TRUE(cg_->Create(name_, limits).ok());
+  StatusOr<std::string> step = cg_->CreateStep(name_, "step_0", {1});
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_NE(*step, cg_->ProcsFile(name_));
+  EXPECT_NE(step->find("step_0"), std::string::npos) << *step;
+  StatusOr<std::string> again = cg_->CreateStep(name_, "step_0", {1});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *step) << "CreateStep is idempotent";
+  EXPECT_FALSE(cg_->CreateStep(name_, "../x", {1}).ok());
+
+  // `true` rather than `:`: a redirection error on a special builtin would end the shell.
+  std::string script;
+  for (int minor = 0; minor < 3; ++minor) script += "true < " + dev_.path + "/nvidia" + std::to_string(minor) + "; ";
+  pid_t in_step = Start({"/bin/sh", "-c", script}, {}, *step);
+  ASSERT_GT(in_step, 0);
+  Wait(in_step);
+  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "denied ok denied") << Slurp(dev_.path + "/out");
+  unlink((dev_.path + "/out").c_str());  // Launch appends
+  pid_t in_job = Start({"/bin/sh", "-c", script});
+  ASSERT_GT(in_job, 0);
+  Wait(in_job);
+  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "ok ok denied") << Slurp(dev_.path + "/out");
+
+  // A step's processes are the job's: listed by Pids, and Destroy ends them with the step's cgroup.
+  pid_t sleeper = Start({"/bin/sleep", "1000"}, {}, *step);
+  ASSERT_GT(sleeper, 0);
+  std::vector<pid_t> pids = cg_->Pids(name_);
+  EXPECT_NE(std::find(pids.begin(), pids.end(), sleeper), pids.end());
+  EXPECT_FALSE(cg_->DestroyStep(name_, "step_0").ok()) << "the step still has a process";
+  ASSERT_TRUE(cg_->CreateStep(name_, "step_1", {0}).ok());
+  EXPECT_TRUE(cg_->DestroyStep(name_, "step_1").ok()) << "an empty step cgroup goes";
+  EXPECT_TRUE(cg_->DestroyStep(name_, "step_1").ok()) << "and a gone one is fine";
+  ASSERT_TRUE(cg_->Destroy(name_).ok());
+  EXPECT_EQ(Wait(sleeper).signal, SIGKILL);
+  const std::string step_dir = step->substr(0, step->find("step_0") + 6);
+  size_t colon = step_dir.rfind(':');
+  EXPECT_FALSE(cgroup_internal::Exists(colon == std::string::npos ? step_dir : step_dir.substr(colon + 1)));
+}
+
 TEST_P(CgroupTest, JoinsTheDevicesHierarchyOnlyToRestrictDevices) {
   if (GetParam() != Flavor::kV1) GTEST_SKIP() << "v2 restricts devices with a program, not a hierarchy";
   if (!cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) GTEST_SKIP() << "no v1 devices hierarchy";
@@ -321,6 +401,24 @@ TEST_P(CgroupTest, JoinsTheCpusetHierarchyOnlyToPin) {
   EXPECT_EQ(stat(dir.c_str(), &st), 0) << dir;
   EXPECT_TRUE(cg_->Destroy(other).ok());
   EXPECT_NE(stat(dir.c_str(), &st), 0) << dir << " is left behind";
+}
+
+// An agent killed while a job was suspended leaves the job's processes frozen, where SIGKILL
+// alone does not end them: the next run of the agent finds the job's cgroup (Jobs) and Destroy
+// ends them.
+TEST_P(CgroupTest, AFrozenJobLeftByAnEarlierRunIsFoundAndEnded) {
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
+  const pid_t pid = Start({"/bin/sleep", "1000"});
+  ASSERT_GT(pid, 0);
+  Status st = cg_->Freeze(name_, true);
+  if (st.code() == StatusCode::kFailedPrecondition) GTEST_SKIP() << st.ToString();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  StatusOr<std::unique_ptr<Cgroup>> again = Open();
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->Jobs(), std::vector<std::string>{name_});
+  ASSERT_TRUE((*again)->Destroy(name_).ok());
+  EXPECT_EQ(Wait(pid).signal, SIGKILL);
+  EXPECT_TRUE((*again)->Jobs().empty());
 }
 
 // SUSPEND preemption: the freezer stops every process of the job (a shell forking a child every
@@ -425,6 +523,15 @@ TEST(DetectCgroupTest, MissingRootIsAnError) {
   StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/nonexistent-cgroup-root", "muster");
   ASSERT_FALSE(cg.ok());
   EXPECT_NE(cg.status().message().find("/nonexistent-cgroup-root"), std::string::npos) << cg.status().ToString();
+}
+
+TEST(CgroupHelpersTest, AgentBaseNamesTheNodeAndItsSpool) {
+  const std::string a = AgentCgroupBase("n1", "/tmp/c1/spool/n1");
+  EXPECT_EQ(a.rfind("muster-n1-", 0), 0u) << a;
+  EXPECT_EQ(a.size(), std::string("muster-n1-").size() + 8) << a;
+  EXPECT_EQ(a, AgentCgroupBase("n1", "/tmp/c1/spool/n1")) << "the same agent finds its cgroups again";
+  EXPECT_NE(a, AgentCgroupBase("n1", "/tmp/c2/spool/n1")) << "another cluster's n1 keeps apart";
+  EXPECT_TRUE(cgroup_internal::ValidateName(a).ok());
 }
 
 TEST(CgroupHelpersTest, FormatCpuList) {

@@ -81,6 +81,44 @@ class CgroupV1 : public Cgroup {
     return out;
   }
 
+  StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
+                                   const std::vector<int>& allowed_gpu_minors) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    RETURN_IF_ERROR(ValidateName(step));
+    const Hierarchy* devices = Find("devices");
+    if (devices == nullptr || !Exists(devices->base_dir + "/" + name)) {
+      return FailedPrecondition("job cgroup '" + name + "' does not restrict devices");
+    }
+    // A new devices cgroup starts with its parent's rules: the job's GPUs are all it can allow.
+    const std::string dir = devices->base_dir + "/" + name + "/" + step;
+    RETURN_IF_ERROR(MakeDir(dir));
+    CgroupLimits limits;
+    limits.allowed_gpu_minors = allowed_gpu_minors;
+    Status set = SetDevices(dir, limits);
+    if (!set.ok()) {
+      rmdir(dir.c_str());
+      return set;
+    }
+    std::string out;
+    for (const Hierarchy* h : Joined(name)) {
+      if (!out.empty()) out += ':';
+      out += h->base_dir + "/" + name + (h == devices ? "/" + step : "") + "/cgroup.procs";
+    }
+    return out;
+  }
+
+  Status DestroyStep(const std::string& name, const std::string& step) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    RETURN_IF_ERROR(ValidateName(step));
+    const Hierarchy* devices = Find("devices");
+    if (devices == nullptr) return Status::Ok();
+    const std::string dir = devices->base_dir + "/" + name + "/" + step;
+    if (rmdir(dir.c_str()) != 0 && errno != ENOENT) {
+      return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+
   Status AddProcess(const std::string& name, pid_t pid) override {
     RETURN_IF_ERROR(ValidateName(name));
     for (const Hierarchy* h : Joined(name)) {
@@ -93,7 +131,7 @@ class CgroupV1 : public Cgroup {
     if (!ValidateName(name).ok()) return {};
     std::vector<pid_t> all;
     for (const Hierarchy& h : hierarchies_) {
-      std::vector<pid_t> some = ReadPids(h.base_dir + "/" + name + "/cgroup.procs");
+      std::vector<pid_t> some = TreePids(h.base_dir + "/" + name);
       all.insert(all.end(), some.begin(), some.end());
     }
     std::sort(all.begin(), all.end());
@@ -123,14 +161,14 @@ class CgroupV1 : public Cgroup {
     int pause_ms = 1;
     // Every process of the job is in every hierarchy (the child joins them all before exec, and
     // children inherit), so one hierarchy's list tells whether any is left: the common case, a
-    // job whose processes are all gone, costs one read instead of one per hierarchy.
+    // job whose processes are all gone, costs one read instead of one per hierarchy (and of the
+    // step cgroups below, for a hierarchy that holds them).
     const std::vector<const Hierarchy*> joined = Joined(name);
     if (freezer == nullptr && joined.empty()) return Status::Ok();  // never created
-    const std::string probe =
-        (freezer != nullptr ? freezer_dir : joined.front()->base_dir + "/" + name) + "/cgroup.procs";
+    const std::string probe = freezer != nullptr ? freezer_dir : joined.front()->base_dir + "/" + name;
     bool can_freeze = false, checked_freezer = false;
     while (true) {
-      if (ReadPids(probe).empty()) break;
+      if (TreePids(probe).empty()) break;
       std::vector<pid_t> pids = Pids(name);
       if (!checked_freezer) {
         can_freeze = freezer != nullptr && Exists(freezer_dir + "/freezer.state");
@@ -153,16 +191,7 @@ class CgroupV1 : public Cgroup {
       SleepMillis(pause_ms);
       pause_ms = std::min(pause_ms * 2, 50);
     }
-    for (const Hierarchy& h : hierarchies_) {
-      std::string dir = h.base_dir + "/" + name;
-      while (rmdir(dir.c_str()) != 0) {
-        if (errno == ENOENT) break;
-        if (errno != EBUSY || MonotonicMillis() > deadline) {
-          return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
-        }
-        SleepMillis(5);
-      }
-    }
+    for (const Hierarchy& h : hierarchies_) RETURN_IF_ERROR(RemoveDir(h.base_dir + "/" + name, deadline));
     return Status::Ok();
   }
 
@@ -288,6 +317,14 @@ class CgroupV1 : public Cgroup {
       RETURN_IF_ERROR(WriteFile(dir + (allowed.count(minor) ? "/devices.allow" : "/devices.deny"), rule));
     }
     return Status::Ok();
+  }
+
+  std::vector<std::string> Jobs() const override {
+    std::set<std::string> names;
+    for (const Hierarchy& h : hierarchies_) {
+      for (const std::string& dir : ChildCgroups(h.base_dir)) names.insert(dir.substr(dir.rfind('/') + 1));
+    }
+    return {names.begin(), names.end()};
   }
 
   void RemoveBaseIfEmpty() override {

@@ -70,8 +70,9 @@ std::vector<bpf_insn> DenyGpuProgram(const std::vector<int>& denied) {
   return p;
 }
 
-// Loads the program and attaches it in the exclusive mode (flags 0): a second attach replaces
-// the first, so Create stays idempotent. The attachment keeps the program alive.
+// Loads the program and attaches it in the override mode (BPF_F_ALLOW_OVERRIDE): a second attach
+// replaces the first, so Create stays idempotent, and a step's cgroup below may attach its own,
+// narrower one, which then rules the step's processes. The attachment keeps the program alive.
 Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denied) {
   std::vector<bpf_insn> insns = DenyGpuProgram(denied);
   static const char kLicense[] = "GPL";
@@ -101,6 +102,7 @@ Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denie
   attach.target_fd = static_cast<uint32_t>(cg);
   attach.attach_bpf_fd = static_cast<uint32_t>(prog);
   attach.attach_type = BPF_CGROUP_DEVICE;
+  attach.attach_flags = BPF_F_ALLOW_OVERRIDE;
   int rc = static_cast<int>(syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof(attach)));
   int err = errno;
   close(cg);
@@ -148,12 +150,37 @@ class CgroupV2 : public Cgroup {
       if (Exists(dir + "/memory.swap.max")) RETURN_IF_ERROR(WriteFile(dir + "/memory.swap.max", "max"));
     }
     if (limits.restrict_devices) {
-      std::set<int> allowed(limits.allowed_gpu_minors.begin(), limits.allowed_gpu_minors.end());
-      std::vector<int> denied;
-      for (int minor : NvidiaGpuMinors(dev_dir_)) {
-        if (!allowed.count(minor)) denied.push_back(minor);
-      }
-      RETURN_IF_ERROR(AttachDeviceProgram(dir, denied));
+      RETURN_IF_ERROR(AttachDeviceProgram(dir, DeniedGpuMinors(dev_dir_, limits.allowed_gpu_minors)));
+      restricted_.insert(name);
+    }
+    return Status::Ok();
+  }
+
+  // The job's cgroup enables no controller for its children, so a step's cgroup below it may hold
+  // processes while the job's does too, and is charged to the job's limits.
+  StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
+                                   const std::vector<int>& allowed_gpu_minors) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    RETURN_IF_ERROR(ValidateName(step));
+    if (!restricted_.count(name) || !Exists(Dir(name))) {
+      return FailedPrecondition("job cgroup '" + name + "' does not restrict devices");
+    }
+    const std::string dir = Dir(name) + "/" + step;
+    RETURN_IF_ERROR(MakeDir(dir));
+    Status attached = AttachDeviceProgram(dir, DeniedGpuMinors(dev_dir_, allowed_gpu_minors));
+    if (!attached.ok()) {
+      rmdir(dir.c_str());
+      return attached;
+    }
+    return dir + "/cgroup.procs";
+  }
+
+  Status DestroyStep(const std::string& name, const std::string& step) override {
+    RETURN_IF_ERROR(ValidateName(name));
+    RETURN_IF_ERROR(ValidateName(step));
+    const std::string dir = Dir(name) + "/" + step;
+    if (rmdir(dir.c_str()) != 0 && errno != ENOENT) {
+      return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
     }
     return Status::Ok();
   }
@@ -167,7 +194,7 @@ class CgroupV2 : public Cgroup {
 
   std::vector<pid_t> Pids(const std::string& name) const override {
     if (!ValidateName(name).ok()) return {};
-    return ReadPids(ProcsFile(name));
+    return TreePids(Dir(name));
   }
 
   bool OomKilled(const std::string& name) const override {
@@ -235,23 +262,24 @@ class CgroupV2 : public Cgroup {
       SleepMillis(pause_ms);
       pause_ms = std::min(pause_ms * 2, 50);
     }
-    while (rmdir(dir.c_str()) != 0) {
-      if (errno == ENOENT) break;
-      if (errno != EBUSY || MonotonicMillis() > deadline) {
-        return Internal("cannot remove cgroup '" + dir + "': " + std::strerror(errno));
-      }
-      SleepMillis(5);
-    }
-    return Status::Ok();
+    restricted_.erase(name);
+    return RemoveDir(dir, deadline);
   }
 
  private:
   void RemoveBaseIfEmpty() override { rmdir(base_.c_str()); }  // EBUSY while jobs remain
 
+  std::vector<std::string> Jobs() const override {
+    std::vector<std::string> names;
+    for (const std::string& dir : ChildCgroups(base_)) names.push_back(dir.substr(dir.rfind('/') + 1));
+    return names;
+  }
+
   std::string Dir(const std::string& name) const { return base_ + "/" + name; }
 
   std::string base_;
   std::string dev_dir_;
+  std::set<std::string> restricted_;  // job cgroups with a device program
 };
 
 // Enables `wanted` controllers for the children of `dir` (those that `dir` itself has).

@@ -286,7 +286,9 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   }
   std::vector<int> visible = mine;
   if (devices_constrained) {
-    for (int& v : visible) v = static_cast<int>(std::lower_bound(job_gpus.begin(), job_gpus.end(), v) - job_gpus.begin());
+    // What the cgroup shows, in node order: the step's own GPUs, else the job's.
+    const std::vector<int>& shown = step && where.step_gpus && where.step_cgroup ? gpus : job_gpus;
+    for (int& v : visible) v = static_cast<int>(std::lower_bound(shown.begin(), shown.end(), v) - shown.begin());
   }
   env.Set("CUDA_VISIBLE_DEVICES", JoinInts(visible));
   env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));

@@ -21,6 +21,9 @@ struct TaskPlacement {
   // all; N: the task with local id L sees the L-th N of them, Slurm's --gpu-bind=per_task:N).
   std::optional<std::vector<int>> step_gpus;
   int gpu_bind_per_task = 0;
+  // The step runs in a cgroup of its own that shows only step_gpus (with devices_constrained):
+  // CUDA numbers them from 0, as under Slurm's step cgroup.
+  bool step_cgroup = false;
 };
 
 // Full environment: the job's exported submit environment (sbatch --export=ALL), then Slurm's
@@ -34,8 +37,8 @@ struct TaskPlacement {
 // node indexes, or with `devices_constrained` (the job's cgroup hides the node's other GPUs, so
 // CUDA numbers the ones left from 0) 0..n-1, as Slurm renumbers under ConstrainDevices=yes.
 // SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way. A step's tasks see the
-// step's GPUs (step_gpus), each bound to its share with gpu_bind_per_task; renumbered, they keep
-// their places among the job's GPUs (the step runs in the job's cgroup). A step without GPUs
+// step's GPUs (step_gpus), each bound to its share with gpu_bind_per_task; renumbered, they are
+// numbered among the step's GPUs in a step cgroup, else among the job's. A step without GPUs
 // gets none of these variables, even when srun's environment had them.
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
                                              const TaskPlacement& where, const std::string& cluster_name,

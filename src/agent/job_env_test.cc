@@ -347,8 +347,8 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
 }
 
-// A step of some of the job's GPUs (srun --gpus=1) sees only those; renumbered, each keeps its
-// place among the job's GPUs (the step shares the job's device cgroup). With per-task binding
+// A step of some of the job's GPUs (srun --gpus=1) sees only those; renumbered, each is numbered
+// among the step's GPUs in a step cgroup of its own, else among the job's. With per-task binding
 // task L sees the L-th share; a step without GPUs loses what srun's environment named.
 TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
   JobRecord job = GpuJobOnN1(4000, 4, {1, 3, 5, 7});
@@ -362,8 +362,15 @@ TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
   EnvMap constrained = ToMap(BuildJobEnvironment(job, "n1", step, "c", true));
   EXPECT_EQ(constrained["CUDA_VISIBLE_DEVICES"], "2") << "GPU 5 is the job's third";
   EXPECT_EQ(constrained["SLURM_STEP_GPUS"], "5");
+  step.step_cgroup = true;
+  EnvMap own = ToMap(BuildJobEnvironment(job, "n1", step, "c", true));
+  EXPECT_EQ(own["CUDA_VISIBLE_DEVICES"], "0") << "the step's own cgroup shows GPU 5 alone";
+  EXPECT_EQ(own["SLURM_STEP_GPUS"], "5");
   step.step_gpus = std::vector<int>{7, 3, 99};  // 99 is not the job's: ignored
   step.gpu_bind_per_task = 1;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c", true))["CUDA_VISIBLE_DEVICES"], "1")
+      << "local task 1 of GPUs 3,7, numbered among the step's";
+  step.step_cgroup = false;
   EnvMap bound = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
   EXPECT_EQ(bound["SLURM_STEP_GPUS"], "3,7");
   EXPECT_EQ(bound["CUDA_VISIBLE_DEVICES"], "7") << "local task 1 of GPUs 3,7";

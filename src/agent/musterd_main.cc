@@ -11,6 +11,7 @@
 
 #include "agent/agent.h"
 #include "agent/cgroup.h"
+#include "agent/cgroup_internal.h"
 #include "agent/gpu_inventory.h"
 #include "base/clock.h"
 #include "config/muster_config.h"
@@ -74,6 +75,17 @@ int Main(int argc, char** argv) {
       return Fail("NVML: " + nvml.status().message());
     }
   }
+  if (!conf->gpu_devices.empty() && opt.gpu_minors.empty()) {
+    // Fake GPUs standing on device nodes of a directory: GPU i is its i-th nvidia<N>.
+    std::vector<int> minors = cgroup_internal::NvidiaGpuMinors(conf->gpu_devices);
+    if (minors.size() < opt.node.gpus.size()) {
+      return Fail("agent.gpu_devices '" + conf->gpu_devices + "' holds " + std::to_string(minors.size()) +
+                  " nvidia<N> character devices; node '" + node_name + "' has " +
+                  std::to_string(opt.node.gpus.size()) + " GPUs");
+    }
+    minors.resize(opt.node.gpus.size());
+    opt.gpu_minors = minors;
+  }
   opt.cluster_name = conf->cluster_name;
   opt.ctld_address = "unix:" + conf->ctld_socket;
   if (!conf->agent_listen.empty()) {
@@ -106,7 +118,11 @@ int Main(int argc, char** argv) {
                  key.status().message().c_str());
   }
   if (conf->cgroups != "off") {
-    StatusOr<std::unique_ptr<Cgroup>> cg = DetectCgroup("/sys/fs/cgroup", "muster-" + node_name);
+    // Named after the node and the spool directory too: two clusters on one host whose nodes
+    // share names (local clusters) keep apart, and a restarted agent finds its own again.
+    StatusOr<std::unique_ptr<Cgroup>> cg =
+        DetectCgroup("/sys/fs/cgroup", AgentCgroupBase(node_name, opt.spool_dir),
+                     conf->gpu_devices.empty() ? "/dev" : conf->gpu_devices);
     if (cg.ok()) {
       opt.cgroup = std::move(*cg);
     } else {

@@ -235,6 +235,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     where.step_nodes = l.step_nodes;
     where.step_gpus = l.gpus;
     where.gpu_bind_per_task = l.gpu_bind_per_task;
+    where.step_cgroup = l.step_cgroup;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());
     }
@@ -577,6 +578,12 @@ int StepRunner::Running(int64_t job_id) const {
   int n = 0;
   for (const auto& [key, step] : steps_) n += key.first == job_id && !step->done;
   return n;
+}
+
+bool StepRunner::Runs(int64_t job_id, int step_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = steps_.find({job_id, step_id});
+  return it != steps_.end() && !it->second->done;
 }
 
 void StepRunner::JoinFinished() {

@@ -79,6 +79,7 @@ struct StepLaunch {
   std::string cgroup_procs_file;  // "" = no cgroup
   bool allow_root = false;
   bool devices_constrained = false;  // the job's cgroup hides the node's other GPUs (job_env.h)
+  bool step_cgroup = false;          // cgroup_procs_file is the step's own, showing only `gpus`
   std::string spool_marker;       // "MUSTER_SPOOL=<dir>" added to every task's environment
 };
 
@@ -111,6 +112,8 @@ class StepRunner {
   void NotifyEnding(int64_t job_id, const std::string& node, const std::string& ending);
   // How many steps of the job still run here.
   int Running(int64_t job_id) const;
+  // Whether that step of the job still runs here.
+  bool Runs(int64_t job_id, int step_id) const;
   // Kills every task, waits for the pump threads. Start fails afterwards.
   void Shutdown();
   // Called (from the step's pump thread, no lock held) when a step ended after its srun went away:

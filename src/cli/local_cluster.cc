@@ -120,6 +120,7 @@ struct UpArgs {
   std::string model = "h100";
   std::string links = "nvswitch";
   std::string cluster_file;  // --cluster: nodes and partitions from this file instead of the options above
+  std::string gpu_devices;   // --gpu-devices: the fake GPUs stand on this directory's nvidia<N> devices
   int first_job_id = 1;
   bool tcp = false;
 };
@@ -152,11 +153,15 @@ const char* kUpUsage =
     "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
+    "       (both also take [--gpu-devices DEVDIR])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
     "(default $HOME/.muster) and returns once every node has registered.\n"
     "--cluster: the nodes, partitions and topology of a cluster file (YAML, or a Slurm site's\n"
     "slurm.conf), one agent per node on this machine, each with the file's GPUs faked.\n"
     "--first-job-id: the first job id of the new cluster (Slurm's FirstJobId).\n"
+    "--gpu-devices: fake GPU i of each node is DEVDIR's i-th nvidia<N> character device (major\n"
+    "195), which the node's jobs may open and other jobs may not (with cgroups, as root): device\n"
+    "fencing tried without NVIDIA hardware.\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
@@ -168,7 +173,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   a.dir = DefaultDir();
   static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
                                                 "--gpu-model", "--gpu-links",     "--dir",
-                                                "--cluster",   "--first-job-id"};
+                                                "--cluster",   "--first-job-id",  "--gpu-devices"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -210,6 +215,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--gpu-links") a.links = v;
     else if (k == "--cluster") a.cluster_file = v;
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
+    else if (k == "--gpu-devices") a.gpu_devices = v;
     else a.dir = v;  // --dir
     if (!ok) {
       err << "muster up: invalid value '" << v << "' for " << k << "\n";
@@ -297,7 +303,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
       << "  heartbeat_interval: 2\n"
       << "  gpus: fake\n"
-      << "  cgroups: " << (root ? "auto" : "off") << "\n";
+      << "  cgroups: " << (root ? "auto" : "off") << "\n"
+      << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
   }
   const std::string bin = fs::path(self_exe).parent_path().string();
   const std::string conf = a.dir + "/muster.yaml";

@@ -142,7 +142,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   if (const YAML::Node* ag = root.Find("agent")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
                                                   {"socket_dir", "listen", "spool_dir", "script_dir",
-                                                   "heartbeat_interval", "gpus", "cgroups"}));
+                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -164,6 +164,10 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
     RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));
     RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c.cgroups));
+    if (m.Has("gpu_devices")) {
+      RETURN_IF_ERROR(m.String("gpu_devices", &v));
+      if (!v.empty()) c.gpu_devices = Absolute(dir, v);
+    }
   }
   if (c.heartbeat_interval_s * 2 > c.heartbeat_timeout_s) {
     return InvalidArgument(path + ": agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +

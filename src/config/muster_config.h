@@ -26,6 +26,8 @@
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     cgroups: auto                     # auto | off
+//     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
+//                                       # DIR stand for them (fencing tried without NVIDIA hardware)
 //   scheduler:
 //     backfill: true                    # reservations for waiting jobs, lower jobs fill the holes
 //     backfill_depth: 64                # jobs tested (and reserved for) a cycle
@@ -70,6 +72,7 @@ struct MusterConfig {
   int64_t heartbeat_interval_s = 5;
   std::string gpus = "auto";
   std::string cgroups = "auto";
+  std::string gpu_devices;          // "" = /dev (NVML's devices); else fake GPU i = its i-th nvidia<N>
   // priority, accounts (config/priority_config.h); the daemons' reader only
   PrioritySettings priority;
   // qos, preemption (config/policy_config.h); queues are merged into priority.accounts

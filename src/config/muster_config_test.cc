@@ -93,6 +93,18 @@ TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
       << bad_ctld.status().message();
 }
 
+TEST_F(MusterConfigFile, GpuDevicesIsADirectoryBesideTheFile) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->gpu_devices, "") << "NVML's /dev";
+  StatusOr<MusterConfig> rel = Load("agent:\n  gpus: fake\n  gpu_devices: devs\n");
+  ASSERT_TRUE(rel.ok()) << rel.status().message();
+  EXPECT_EQ(rel->gpu_devices, (dir_ / "devs").string());
+  StatusOr<MusterConfig> abs = Load("agent:\n  gpu_devices: /tmp/d\n");
+  ASSERT_TRUE(abs.ok()) << abs.status().message();
+  EXPECT_EQ(abs->gpu_devices, "/tmp/d");
+}
+
 TEST_F(MusterConfigFile, PriorityAndAccountsAreRead) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();
