@@ -93,6 +93,16 @@ TEST_F(LocalCluster, SubmissionErrorsAreSlurms) {
   Result r = Run("sbatch --gres=gpu:9 --wrap true");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  r = Run("sbatch --mem=999999 --wrap true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out,
+            "sbatch: error: Memory specification can not be satisfied\n"
+            "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  r = Run("salloc --mem=999999 true");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out,
+            "salloc: error: Memory specification can not be satisfied\n"
+            "salloc: error: Job submit/allocate failed: Requested node configuration is not available\n");
   r = Run("sbatch -p nosuch --wrap true");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("Invalid partition name specified"), std::string::npos) << r.out;

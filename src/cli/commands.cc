@@ -155,6 +155,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (r.status().message() == "Invalid partition name specified") {
       err << "sbatch: error: invalid partition specified: " << req->request.partition << "\n";
     }
+    if (!(*c)->user_msg().empty()) err << "sbatch: error: " << (*c)->user_msg() << "\n";
     err << "sbatch: error: Batch job submission failed: " << r.status().message() << "\n";
     return 1;
   }

@@ -150,11 +150,13 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
 
 StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::string& target, const json& body) {
   StatusOr<HttpResponse> r = http_->Request(method, target, body.is_null() ? "" : body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  user_msg_.clear();
   if (!r.ok()) return r.status();
   if (r->status != 200) {
     json j = json::parse(r->body, nullptr, false);
     std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
                                                                                      : r->body;
+    if (j.is_object() && j.contains("user_msg") && j["user_msg"].is_string()) user_msg_ = j["user_msg"];
     return Status(CodeFor(r->status), msg);
   }
   return std::move(r->body);

@@ -40,10 +40,14 @@ class CtldClient {
   StatusOr<std::vector<NodeRecord>> Nodes(std::map<std::string, NodeAllocated>* allocated = nullptr);
   StatusOr<std::vector<Partition>> Partitions();
   const std::string& cluster_name() const { return cluster_name_; }
+  // What the controller told the submitter with its last error, before the error itself (Slurm's
+  // job_submit_user_msg: "Memory specification can not be satisfied"); "" when nothing.
+  const std::string& user_msg() const { return user_msg_; }
 
  private:
   std::unique_ptr<HttpClient> http_;
   std::string cluster_name_;
+  std::string user_msg_;
 };
 
 // The agent sockets to ask for a token, best first, each a socket that exists: the node named like

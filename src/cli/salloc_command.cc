@@ -260,6 +260,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
+    if (!(*c)->user_msg().empty()) err << "salloc: error: " << (*c)->user_msg() << "\n";
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";
     return 1;
   }

@@ -163,6 +163,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
             {"submit_sid", static_cast<int64_t>(getsid(0))}};
   StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
   if (!r.ok()) {
+    if (!(*c)->user_msg().empty()) err << "srun: error: " << (*c)->user_msg() << "\n";
     err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";
     return 1;
   }

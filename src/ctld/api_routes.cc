@@ -104,7 +104,15 @@ std::vector<int64_t> Ids(const json& j, const char* key) {
 
 }  // namespace
 
-HttpResponse ErrorResponse(const Status& status) { return HttpResponse::Error(HttpStatusFor(status.code()), status.message()); }
+HttpResponse ErrorResponse(const Status& status, const std::string& user_msg) {
+  HttpResponse r = HttpResponse::Error(HttpStatusFor(status.code()), status.message());
+  if (!user_msg.empty()) {
+    nlohmann::json j = nlohmann::json::parse(r.body);
+    j["user_msg"] = user_msg;
+    r.body = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return r;
+}
 
 namespace {
 
@@ -235,16 +243,18 @@ void AddControllerRoutes(Controller& c, Router& r) {
     }
     // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
     if (req.query.count("test_only") && req.query.at("test_only") == "1") {
-      StatusOr<Controller::WillRun> w = c.TestOnly(s, req.caller);
-      if (!w.ok()) return ErrorResponse(w.status());
+      std::string user_msg;
+      StatusOr<Controller::WillRun> w = c.TestOnly(s, req.caller, &user_msg);
+      if (!w.ok()) return ErrorResponse(w.status(), user_msg);
       return Ok(json{{"job_id", w->job_id},
                      {"start_time", w->start_time},
                      {"nodes", w->nodes},
                      {"cpus", w->cpus},
                      {"partition", w->partition}});
     }
-    StatusOr<int64_t> id = c.Submit(s, req.caller);
-    if (!id.ok()) return ErrorResponse(id.status());
+    std::string user_msg;
+    StatusOr<int64_t> id = c.Submit(s, req.caller, &user_msg);
+    if (!id.ok()) return ErrorResponse(id.status(), user_msg);
     return Ok(json{{"job_id", *id}});
   });
 

@@ -12,6 +12,8 @@ namespace muster {
 void AddControllerRoutes(Controller& controller, Router& router);
 
 // Maps a Status to an HTTP error response ({"error": message}).
-HttpResponse ErrorResponse(const Status& status);
+// {"error": message} with the HTTP status for the code; `user_msg` (what Slurm tells a submitter
+// before the error: "Memory specification can not be satisfied") goes beside it as "user_msg".
+HttpResponse ErrorResponse(const Status& status, const std::string& user_msg = "");
 
 }  // namespace muster

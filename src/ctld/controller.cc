@@ -197,17 +197,20 @@ StatusOr<int64_t> Controller::NextJobId() {
   return next_id_++;
 }
 
-StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller) {
-  return SubmitOrTest(request, caller, nullptr);
+StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg) {
+  return SubmitOrTest(request, caller, nullptr, user_msg);
 }
 
-StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller) {
+StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller,
+                                                   std::string* user_msg) {
   WillRun w;
-  RETURN_IF_ERROR(SubmitOrTest(request, caller, &w).status());
+  RETURN_IF_ERROR(SubmitOrTest(request, caller, &w, user_msg).status());
   return w;
 }
 
-StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run) {
+StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
+                                           std::string* user_msg) {
+  if (user_msg != nullptr) user_msg->clear();
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
   if (caller.uid == 0 && !config_.allow_root_jobs) {
     return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
@@ -258,7 +261,10 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       idle_probe_ = std::make_unique<Scheduler>(idle, probe_options);
     }
     std::vector<Decision> d = idle_probe_->RunCycle({probe});
-    if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
+    if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+      if (user_msg != nullptr) *user_msg = d[0].user_msg;
+      return InvalidArgument(d[0].message);
+    }
 
     job.name = req->name.empty() ? "sbatch" : req->name;
     job.uid = caller.uid;
@@ -335,7 +341,10 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       Scheduler scheduler(now, options);
       d = scheduler.RunCycle({probe});
     }
-    if (!d.empty() && d[0].kind == DecisionKind::kReject) return InvalidArgument(d[0].message);
+    if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+      if (user_msg != nullptr) *user_msg = d[0].user_msg;
+      return InvalidArgument(d[0].message);
+    }
     will_run->partition = job.partition;
     if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
       will_run->start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;

@@ -181,7 +181,9 @@ class Controller {
   // --- users ---
   // Errors carry Slurm's messages ("Invalid partition name specified", "Requested node
   // configuration is not available", ...): InvalidArgument for bad requests, PermissionDenied.
-  StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller);
+  // `user_msg`, when given, receives what Slurm tells the submitter before such an error
+  // ("Memory specification can not be satisfied"), else "".
+  StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg = nullptr);
   // sbatch --test-only: checks the request as Submit does and says when and where it would start
   // if submitted now (a scheduling pass over the running jobs with it as the only waiting one);
   // stores nothing. The job id is taken, as Slurm takes one.
@@ -192,7 +194,7 @@ class Controller {
     int cpus = 0;
     std::string partition;
   };
-  StatusOr<WillRun> TestOnly(const SubmitRequest& request, const Caller& caller);
+  StatusOr<WillRun> TestOnly(const SubmitRequest& request, const Caller& caller, std::string* user_msg = nullptr);
   // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
   // target: who gets a signal (not for cancel): "full" (the batch shell, its children and the
   // steps: scancel -f), "batch" (the batch shell alone: scancel -b) or "steps" (the steps only:
@@ -296,7 +298,8 @@ class Controller {
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job);
   // Submit, or with will_run set TestOnly.
-  StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run);
+  StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
+                                 std::string* user_msg);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
   // What a kept running entry's allocation was copied from: the job's run (its start and

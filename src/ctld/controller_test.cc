@@ -76,12 +76,18 @@ TEST_F(ControllerTest, PlacesByTheWorkloadItLearnt) {
 TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
   SubmitRequest s;
   s.script = "#!/bin/sh\ntrue\n";
+  std::string user_msg = "stale";
   s.resource_args = {"--gres=gpu:9"};
-  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available");
+  EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
+  EXPECT_EQ(user_msg, "") << "GPUs, not memory, are what no node has";
   s.resource_args = {"-p", "nosuch"};
   EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid partition name specified");
   s.resource_args = {"--mem=999999"};
-  EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available");
+  EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
+  EXPECT_EQ(user_msg, "Memory specification can not be satisfied") << "Slurm's line before the error";
+  s.resource_args = {"--mem=999999", "--gres=gpu:9"};
+  EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
+  EXPECT_EQ(user_msg, "") << "not memory alone";
   s.resource_args = {};
   EXPECT_EQ(ctld_->Submit(s, kAdmin).status().code(), StatusCode::kPermissionDenied);  // root
   EXPECT_EQ(ctld_->Submit(s, Caller{}).status().code(), StatusCode::kUnauthenticated);

@@ -44,6 +44,9 @@ struct Decision {
   DecisionKind kind = DecisionKind::kPending;
   PendingReason reason = PendingReason::kNone;  // for kPending
   std::string message;                          // for kReject (and detail for some reasons)
+  // kReject: what Slurm tells the submitter before the error (its job_submit_user_msg), e.g.
+  // "Memory specification can not be satisfied" when memory alone is what no node has.
+  std::string user_msg;
   std::vector<NodeAllocation> nodes;            // kStart; kPending with a reservation: where;
                                                 // kResume: the CPUs it takes back
   int64_t start_time = 0;                       // kPending with a backfill reservation: when

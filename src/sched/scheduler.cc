@@ -200,7 +200,15 @@ Decision Scheduler::Decide(const PendingJob& job) {
   const std::string& key = *memo->key;
   if (memo->fit == 0) {
     if (!filter.nodes.any() && !req.constraint.empty()) return Reject(job.id, "Invalid feature specification");
-    return Reject(job.id, "Requested node configuration is not available");
+    Decision rejected = Reject(job.id, "Requested node configuration is not available");
+    RequestShape without_memory = shape;
+    without_memory.per_node.memory_mb = 0;
+    without_memory.unit.memory_mb = 0;
+    if ((shape.per_node.memory_mb > 0 || shape.unit.memory_mb > 0) &&
+        TryPlace(index_, capacity_all_, without_memory, filter.nodes)) {
+      rejected.user_msg = "Memory specification can not be satisfied";
+    }
+    return rejected;
   }
 
   // Partition state and limits: the job waits with the partition's reason.
