@@ -88,13 +88,25 @@ void CheckGangWhole(const PendingJob& job, const Decision& d) {
     tasks += a.tasks;
   }
   const int nodes = static_cast<int>(d.nodes.size());
-  if (r.min_nodes > 0) EXPECT_GE(nodes, r.min_nodes) << d.ToString();
-  if (r.max_nodes > 0) EXPECT_LE(nodes, r.max_nodes) << d.ToString();
+  if (r.min_nodes > 0) {
+    EXPECT_GE(nodes, r.min_nodes) << d.ToString();
+  }
+  if (r.max_nodes > 0) {
+    EXPECT_LE(nodes, r.max_nodes) << d.ToString();
+  }
   if (r.exclusive) return;  // takes every GPU of its nodes
-  if (r.gpus_total > 0) EXPECT_EQ(gpus, r.gpus_total) << d.ToString();
-  if (r.gpus_per_node > 0) EXPECT_EQ(gpus, r.gpus_per_node * nodes) << d.ToString();
-  if (r.ntasks > 0) EXPECT_EQ(tasks, r.ntasks) << d.ToString();
-  if (r.gpus_per_task > 0) EXPECT_EQ(gpus, r.gpus_per_task * r.ntasks) << d.ToString();
+  if (r.gpus_total > 0) {
+    EXPECT_EQ(gpus, r.gpus_total) << d.ToString();
+  }
+  if (r.gpus_per_node > 0) {
+    EXPECT_EQ(gpus, r.gpus_per_node * nodes) << d.ToString();
+  }
+  if (r.ntasks > 0) {
+    EXPECT_EQ(tasks, r.ntasks) << d.ToString();
+  }
+  if (r.gpus_per_task > 0) {
+    EXPECT_EQ(gpus, r.gpus_per_task * r.ntasks) << d.ToString();
+  }
   if (r.wants_fraction()) {
     ASSERT_EQ(d.nodes.size(), 1u);
     ASSERT_EQ(d.nodes[0].gpus.size(), 1u);
@@ -127,7 +139,9 @@ void CheckOneLeafWhenPossible(const ClusterSnapshot& before, const PendingJob& j
   for (auto& [leaf, count] : able) possible = possible || count >= r.min_nodes;
   std::set<std::string> used;
   for (const NodeAllocation& a : d.nodes) used.insert(leaf_of[a.node]);
-  if (possible) EXPECT_EQ(used.size(), 1u) << "spread over leaves although one could hold it: " << d.ToString();
+  if (possible) {
+    EXPECT_EQ(used.size(), 1u) << "spread over leaves although one could hold it: " << d.ToString();
+  }
 }
 
 TEST(SchedulerPropertyTest, RandomClustersAndQueues) {
@@ -156,7 +170,9 @@ TEST(SchedulerPropertyTest, RandomClustersAndQueues) {
         Status st = state.Validate();
         ASSERT_TRUE(st.ok()) << st.ToString() << " after " << d.ToString();
         for (size_t i = 0; i < state.nodes.size(); ++i) {
-          if (state.usage[i].exclusive) EXPECT_EQ(state.usage[i].jobs, 1) << state.nodes[i].name;
+          if (state.usage[i].exclusive) {
+            EXPECT_EQ(state.usage[i].jobs, 1) << state.nodes[i].name;
+          }
         }
       }
       // Order does not matter.
