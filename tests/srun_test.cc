@@ -370,20 +370,19 @@ TEST_F(SrunFencedGpus, JobAndStepCgroupsShowOnlyTheirGpus) {
                                       "srun -n2 bash -c 'echo whole=$CUDA_VISIBLE_DEVICES'\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
   const std::string out = Output(id);
-  const size_t job_at = out.find("job=");
-  ASSERT_NE(job_at, std::string::npos) << out;
-  std::stringstream job_line(out.substr(job_at + 4, out.find('\n', job_at) - job_at - 4));
-  std::string visible, job_gpus;
-  std::getline(job_line, visible, '/');
-  std::getline(job_line, job_gpus, '/');
+  // "<key>=<CUDA_VISIBLE_DEVICES>/<SLURM_JOB_GPUS or SLURM_STEP_GPUS>/": the two lists.
+  auto lists = [&](const std::string& key) {
+    const size_t at = out.find(key + "=");
+    std::stringstream line(at == std::string::npos ? "" : out.substr(at + key.size() + 1, out.find('\n', at) - at));
+    std::pair<std::string, std::string> v;
+    std::getline(line, v.first, '/');
+    std::getline(line, v.second, '/');
+    return v;
+  };
+  const auto [visible, job_gpus] = lists("job");
   EXPECT_EQ(visible, "0,1") << "renumbered under the job's cgroup:\n" << out;
   EXPECT_EQ(Opens(out, "job"), Allowed(job_gpus)) << out;
-  const size_t step_at = out.find("step=");
-  ASSERT_NE(step_at, std::string::npos) << out;
-  std::stringstream step_line(out.substr(step_at + 5, out.find('\n', step_at) - step_at - 5));
-  std::string step_visible, step_gpus;
-  std::getline(step_line, step_visible, '/');
-  std::getline(step_line, step_gpus, '/');
+  const auto [step_visible, step_gpus] = lists("step");
   EXPECT_EQ(step_visible, "0") << "the step's one GPU, numbered in its own cgroup:\n" << out;
   ASSERT_EQ(step_gpus.size(), 1u) << out;
   EXPECT_NE(job_gpus.find(step_gpus), std::string::npos) << "the step's GPU is the job's:\n" << out;

@@ -46,7 +46,8 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   const bool exact = opt.exact || opt.exclusive || opt.cpus_per_task > 0;
   json req{{"name", name},        {"ntasks", opt.ntasks}, {"nnodes", opt.nnodes}, {"ntasks_per_node", opt.ntasks_per_node},
            {"overlap", opt.overlap}, {"exact", exact},    {"cpus_per_task", opt.cpus_per_task},
-           {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb}};
+           {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb},
+           {"mem_per_gpu_mb", opt.mem_per_gpu_mb}};
   if (opt.time_limit_s > 0) req["time_limit_s"] = opt.time_limit_s;
   for (const std::string& a : opt.resource_args) {  // -w / -x: which of the job's nodes
     if (a.rfind("--nodelist=", 0) == 0) req["nodelist"] = a.substr(11);

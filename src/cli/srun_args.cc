@@ -160,10 +160,11 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         StatusOr<int64_t> t = ParseTimeSpec(value);
         if (!t.ok()) return Error("srun: error: Invalid time limit specification\n");
         out->time_limit_s = std::max<int64_t>(*t, 0);
-      } else if (std::string_view(o.long_name) == "mem" || std::string_view(o.long_name) == "mem-per-cpu") {
+      } else if (std::string_view(o.long_name).rfind("mem", 0) == 0) {  // --mem, --mem-per-cpu, --mem-per-gpu
         StatusOr<int64_t> mb = ParseMemoryMb(value);
         if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.long_name) + " specification\n");
-        (std::string_view(o.long_name) == "mem" ? out->mem_mb : out->mem_per_cpu_mb) = *mb;
+        const std::string_view name = o.long_name;
+        (name == "mem" ? out->mem_mb : name == "mem-per-cpu" ? out->mem_per_cpu_mb : out->mem_per_gpu_mb) = *mb;
       }
       out->resource_args.push_back("--" + std::string(o.long_name) + (has_value ? "=" + value : ""));
       break;
@@ -400,7 +401,7 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 }
 
 bool ShapesStep(const std::string& resource_arg) {
-  for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--gres=", "--gpus=",
+  for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--mem-per-gpu=", "--gres=", "--gpus=",
                         "--gpus-per-node=", "--gpus-per-task=", "--nodelist=", "--exclude=", "--time="}) {
     if (resource_arg.rfind(p, 0) == 0) return true;
   }
@@ -454,8 +455,9 @@ std::string SrunHelp() {
          "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
          "                              own user only; nothing is held or accounted)\n"
          "\n"
-         "Allocation options (-c, --mem, --mem-per-cpu, -w, -x, -t and the GPU options also shape\n"
-         "a step inside an allocation; the others apply to a new allocation only):\n"
+         "Allocation options (-c, --mem, --mem-per-cpu, --mem-per-gpu, -w, -x, -t and the GPU\n"
+         "options also shape a step inside an allocation; the others apply to a new allocation\n"
+         "only):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"
          "  -G, --gpus=n                GPUs in all; --gres=gpu:N (or none), --gpus-per-node,\n"
          "                              --gpus-per-task. A step gets all the job's GPUs unless one\n"

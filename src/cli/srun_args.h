@@ -43,10 +43,11 @@ struct SrunOptions {
   bool exact = false;                // --exact: only the CPUs its tasks need (also --exclusive and -c
                                      // inside an allocation)
   int cpus_per_task = 0;             // -c (also in resource_args, for a new allocation); 0 = not given
-  // --mem (per node; 0 = all the job's there) and --mem-per-cpu in MiB, -1 = not given (also in
-  // resource_args): inside an allocation they size the step's memory.
+  // --mem (per node; 0 = all the job's there), --mem-per-cpu and --mem-per-gpu in MiB, -1 = not
+  // given (also in resource_args): inside an allocation they size the step's memory.
   int64_t mem_mb = -1;
   int64_t mem_per_cpu_mb = -1;
+  int64_t mem_per_gpu_mb = -1;
   bool exclusive = false;            // --exclusive (also in resource_args)
   // --gres=gpu[:type]:N / none, -G/--gpus, --gpus-per-node, --gpus-per-task (also in
   // resource_args): inside an allocation they choose the step's GPUs (default: all the job's).

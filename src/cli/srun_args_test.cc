@@ -113,7 +113,10 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(ShapesStep("--cpus-per-task=2"));
   EXPECT_TRUE(ShapesStep("--mem=2G"));
   EXPECT_TRUE(ShapesStep("--mem-per-cpu=500"));
-  EXPECT_FALSE(ShapesStep("--mem-per-gpu=500"));
+  EXPECT_TRUE(ShapesStep("--mem-per-gpu=500"));
+  EXPECT_FALSE(ShapesStep("--partition=p"));
+  EXPECT_EQ(Parse({"--mem-per-gpu=1G", "true"}).mem_per_gpu_mb, 1024);
+  EXPECT_EQ(Parse({"--mem-per-gpu=1G", "true"}).mem_per_cpu_mb, -1);
   EXPECT_EQ(Parse({"--mem=2G", "true"}).mem_mb, 2048);
   EXPECT_EQ(Parse({"--mem-per-cpu=500", "true"}).mem_per_cpu_mb, 500);
   EXPECT_EQ(Parse({"true"}).mem_mb, -1);

@@ -117,12 +117,13 @@ struct StepRequest {
   // than the job has CPUs there: "More processors requested than permitted", as in Slurm.
   bool overcommit = false;
   // Memory it holds on each node, of the job's there: --mem (0 = all of it), --mem-per-cpu times
-  // its CPUs; by default all of it when the job asked memory per node, else the job's memory per
+  // its CPUs, --mem-per-gpu times its GPUs there; by default all of it when the job asked memory per node, else the job's memory per
   // CPU times the step's CPUs (its tasks' CPUs for an --overlap step), as in Slurm 22.05. More
   // than the job has there, or than its running steps leave: InvalidArgument "Memory required by
   // task is not available" (Slurm's words; srun does not retry).
   int64_t mem_mb = -1;
   int64_t mem_per_cpu_mb = -1;
+  int64_t mem_per_gpu_mb = -1;
   // Its GPUs on each node (PlanStepGpus): by default all the job's there, held while it runs.
   StepGpuRequest gpus;
   int64_t time_limit_s = 0;  // srun -t (0 = none): the nodes end it then (kill_wait_s after SIGTERM)

@@ -67,28 +67,6 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
         need.push_back(want);
       }
     }
-    // The memory it takes on each node, beside the job's running steps (--overlap too).
-    std::vector<int64_t> mem(layout->nodes.size(), 0);
-    bool holds_mem = false;
-    for (size_t i = 0; i < layout->nodes.size(); ++i) {
-      if (job_mem[i] <= 0) continue;  // no memory accounted on this cluster
-      const int64_t cpus = request.overlap ? task_cpus(i) : need[i];
-      int64_t want = 0;
-      if (request.mem_mb >= 0) {
-        want = request.mem_mb == 0 ? job_mem[i] : request.mem_mb;
-      } else if (request.mem_per_cpu_mb > 0) {
-        want = request.mem_per_cpu_mb * cpus;
-      } else if (job.request.mem_per_node_mb > 0) {
-        want = job_mem[i];
-      } else {
-        want = job_mem[i] * cpus / job_cpus[i];
-      }
-      if (held_on(layout->nodes[i], &StepRecord::node_mem_mb) + want > job_mem[i]) {
-        return InvalidArgument("Memory required by task is not available");
-      }
-      mem[i] = want;
-      holds_mem = holds_mem || want > 0;
-    }
     // Its GPUs, beside those the job's other running steps hold (an --overlap step shares them).
     const auto gpu_held = [&](const std::string& n, int gpu) {
       for (const StepRecord& s : steps_) {
@@ -103,6 +81,30 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
         PlanStepGpus(job.allocation, *layout, request.gpus,
                      request.overlap ? std::function<bool(const std::string&, int)>() : gpu_held);
     if (!gpus.ok()) return gpus.status();
+    // The memory it takes on each node, beside the job's running steps (--overlap too).
+    std::vector<int64_t> mem(layout->nodes.size(), 0);
+    bool holds_mem = false;
+    for (size_t i = 0; i < layout->nodes.size(); ++i) {
+      if (job_mem[i] <= 0) continue;  // no memory accounted on this cluster
+      const int64_t cpus = request.overlap ? task_cpus(i) : need[i];
+      int64_t want = 0;
+      if (request.mem_mb >= 0) {
+        want = request.mem_mb == 0 ? job_mem[i] : request.mem_mb;
+      } else if (request.mem_per_cpu_mb > 0) {
+        want = request.mem_per_cpu_mb * cpus;
+      } else if (request.mem_per_gpu_mb > 0) {
+        want = request.mem_per_gpu_mb * static_cast<int64_t>(i < gpus->size() ? (*gpus)[i].size() : 0);
+      } else if (job.request.mem_per_node_mb > 0) {
+        want = job_mem[i];
+      } else {
+        want = job_mem[i] * cpus / job_cpus[i];
+      }
+      if (held_on(layout->nodes[i], &StepRecord::node_mem_mb) + want > job_mem[i]) {
+        return InvalidArgument("Memory required by task is not available");
+      }
+      mem[i] = want;
+      holds_mem = holds_mem || want > 0;
+    }
     int next = 0;
     for (const StepRecord& s : steps_) {
       if (s.job_id == job_id) next = std::max(next, s.step_id + 1);

@@ -465,6 +465,26 @@ TEST_F(ControllerTest, StepsHoldMemoryOfTheJobsAndOverlapDoesNotShareIt) {
   // Held memory survives a controller restart (the step records keep it).
   Open();
   EXPECT_EQ(ctld_->CreateStep(id, overlap, kAlice).status().message(), "Memory required by task is not available");
+  // --mem-per-gpu: times the step's GPUs on the node (all the job's there unless it names some).
+  const int64_t gpu_job = Submit({"-n", "2", "--gres=gpu:2", "--mem=8000"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(gpu_job).state, JobState::kRunning);
+  StepRequest per_gpu;
+  per_gpu.exact = true;
+  per_gpu.shape = {.ntasks = 1};
+  per_gpu.mem_per_gpu_mb = 1500;
+  per_gpu.gpus = StepGpuRequest{.given = true, .total = 1};
+  StatusOr<StepCreated> one_gpu = ctld_->CreateStep(gpu_job, per_gpu, kAlice);
+  ASSERT_TRUE(one_gpu.ok()) << one_gpu.status().ToString();
+  EXPECT_EQ(one_gpu->step.node_mem_mb, std::vector<int64_t>{1500});
+  per_gpu.gpus = StepGpuRequest{};
+  per_gpu.overlap = true;
+  StatusOr<StepCreated> all_gpus = ctld_->CreateStep(gpu_job, per_gpu, kAlice);
+  ASSERT_TRUE(all_gpus.ok()) << all_gpus.status().ToString();
+  EXPECT_EQ(all_gpus->step.node_mem_mb, std::vector<int64_t>{3000}) << "both of the job's GPUs";
+  per_gpu.mem_per_gpu_mb = 3000;
+  EXPECT_EQ(ctld_->CreateStep(gpu_job, per_gpu, kAlice).status().message(), "Memory required by task is not available")
+      << "6000 more with 4500 held of 8000";
 }
 
 // Slurm 22.05's step GPUs: a step holds all the job's GPUs on its nodes unless it names some
