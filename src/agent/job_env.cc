@@ -278,7 +278,14 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", JoinInts(gpus));
   // The task's own: its share of the step's with --gpu-bind=per_task:N.
   std::vector<int> mine = gpus;
-  if (step && where.gpu_bind_per_task > 0) {
+  if (step && !where.gpu_bind_map.empty()) {
+    mine.clear();
+    const std::vector<int>& entry = where.gpu_bind_map[static_cast<size_t>(std::max(where.localid, 0)) % where.gpu_bind_map.size()];
+    for (int k : entry) {
+      if (k >= 0 && k < static_cast<int>(gpus.size())) mine.push_back(gpus[static_cast<size_t>(k)]);
+    }
+    std::sort(mine.begin(), mine.end());
+  } else if (step && where.gpu_bind_per_task > 0) {
     const size_t per = static_cast<size_t>(where.gpu_bind_per_task);
     const size_t first = static_cast<size_t>(std::max(where.localid, 0)) * per;
     mine.assign(gpus.begin() + static_cast<std::ptrdiff_t>(std::min(first, gpus.size())),

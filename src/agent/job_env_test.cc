@@ -371,6 +371,13 @@ TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
   EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c", true))["CUDA_VISIBLE_DEVICES"], "1")
       << "local task 1 of GPUs 3,7, numbered among the step's";
   step.step_cgroup = false;
+  step.gpu_bind_map = {{1}, {0, 1}};  // indexes among the step's GPUs (3, 7)
+  step.localid = 0;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "7");
+  step.localid = 3;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "3,7") << "entry 3 % 2";
+  step.gpu_bind_map.clear();
+  step.localid = 1;
   EnvMap bound = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
   EXPECT_EQ(bound["SLURM_STEP_GPUS"], "3,7");
   EXPECT_EQ(bound["CUDA_VISIBLE_DEVICES"], "7") << "local task 1 of GPUs 3,7";

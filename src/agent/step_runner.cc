@@ -151,6 +151,7 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     }
     if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
     s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
+    s.gpu_bind_map = j.value("gpu_bind_map", std::vector<std::vector<int>>{});
     s.no_allocate = j.value("no_allocate", false);
     s.time_limit_s = j.value("time_limit_s", int64_t{0});
     s.kill_wait_s = j.value("kill_wait_s", int64_t{30});
@@ -182,6 +183,11 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
   }
   if (s.time_limit_s < 0 || s.kill_wait_s < 0) return InvalidArgument("bad time limit or kill wait");
   if (s.gpu_bind_per_task < 0) return InvalidArgument("bad gpu_bind_per_task " + std::to_string(s.gpu_bind_per_task));
+  for (const std::vector<int>& entry : s.gpu_bind_map) {
+    if (entry.empty() || std::any_of(entry.begin(), entry.end(), [](int g) { return g < 0 || g >= 64; })) {
+      return InvalidArgument("bad gpu_bind_map entry");
+    }
+  }
   if (s.io_address.empty()) return InvalidArgument("no I/O address");
   if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
   return s;
@@ -235,6 +241,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     where.step_nodes = l.step_nodes;
     where.step_gpus = l.gpus;
     where.gpu_bind_per_task = l.gpu_bind_per_task;
+    where.gpu_bind_map = l.gpu_bind_map;
     where.step_cgroup = l.step_cgroup;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());

@@ -1,7 +1,9 @@
 #include "cli/srun_args.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string_view>
 
 #include "base/strings.h"
@@ -98,6 +100,41 @@ constexpr OptionSpec kOptions[] = {
 };
 
 Status Error(const std::string& text) { return InvalidArgument(text); }
+// --gpu-bind=map_gpu:<id>[*<count>],... or mask_gpu:<hex mask>[*<count>],...: one entry per
+// local task (reused from the start when there are more tasks), each the GPU indexes it sees.
+StatusOr<std::vector<std::vector<int>>> ParseGpuBindMap(const std::string& value) {
+  const bool mask = value.rfind("mask_gpu:", 0) == 0;
+  const Status bad = Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
+  std::vector<std::vector<int>> out;
+  std::stringstream in(value.substr(mask ? 9 : 8));
+  for (std::string item; std::getline(in, item, ',');) {
+    int count = 1;
+    if (size_t star = item.find('*'); star != std::string::npos) {
+      const std::string n = item.substr(star + 1);
+      if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos) return bad;
+      count = std::stoi(n);
+      item.resize(star);
+    }
+    std::vector<int> gpus;
+    if (mask) {
+      std::string hex = item.rfind("0x", 0) == 0 || item.rfind("0X", 0) == 0 ? item.substr(2) : item;
+      if (hex.empty() || hex.size() > 16 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+        return bad;
+      }
+      const uint64_t bits = std::stoull(hex, nullptr, 16);
+      for (int g = 0; g < 64; ++g) {
+        if (bits >> g & 1) gpus.push_back(g);
+      }
+    } else if (!item.empty() && item.size() <= 2 && item.find_first_not_of("0123456789") == std::string::npos) {
+      gpus.push_back(std::stoi(item));
+    }
+    if (gpus.empty() || count < 1 || out.size() + static_cast<size_t>(count) > 4096) return bad;
+    out.insert(out.end(), static_cast<size_t>(count), gpus);
+  }
+  if (out.empty()) return bad;
+  return out;
+}
+
 Status GetoptError(const std::string& line) {
   return Error("srun: " + line + "\nTry \"srun --help\" for more information\n");
 }
@@ -212,8 +249,12 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         out->gpu_bind_per_task = 0;
       } else if (value.rfind("per_task:", 0) == 0) {
         ASSIGN_OR_RETURN(out->gpu_bind_per_task, Count(value.substr(9), "--gpu-bind=per_task", 1));
+      } else if (value.rfind("map_gpu:", 0) == 0 || value.rfind("mask_gpu:", 0) == 0) {
+        ASSIGN_OR_RETURN(out->gpu_bind_map, ParseGpuBindMap(value));
+        out->gpu_bind_per_task = 0;
       } else {
-        return Error("srun: error: --gpu-bind=" + value + ": only none and per_task:<gpus_per_task> are supported\n");
+        return Error("srun: error: --gpu-bind=" + value +
+                     ": only none, per_task:<n>, map_gpu:<list> and mask_gpu:<list> are supported\n");
       }
       break;
     case Opt::kNoAllocate: out->no_allocate = true; break;
@@ -463,6 +504,8 @@ std::string SrunHelp() {
          "                              --gpus-per-task. A step gets all the job's GPUs unless one\n"
          "                              is given, and holds them while it runs (not with --overlap)\n"
          "      --gpu-bind=none|per_task:n  each task sees n of the step's GPUs on its node\n"
+         "      --gpu-bind=map_gpu:i,j|mask_gpu:m,n  task L sees the L-th entry: the step's GPU\n"
+         "                              with that index on its node, or those of the hex mask\n"
          "                              (per_task is implied by --gpus-per-task)\n"
          "      --mem=MB                memory per node; --mem-per-cpu, --mem-per-gpu\n"
          "  -p, --partition=partition   partition\n"

@@ -55,6 +55,10 @@ struct SrunOptions {
   // --gpu-bind: each task gets this many of the step's GPUs on its node (per_task:N; implied by
   // --gpus-per-task, as in Slurm); 0 = every task sees all of them (--gpu-bind=none).
   int gpu_bind_per_task = -1;  // -1 = not given
+  // --gpu-bind=map_gpu:<list> / mask_gpu:<list>: the task with local id L sees entry L % size of
+  // the step's GPUs on its node, by index among them (map_gpu:0,1 -> {{0},{1}}; mask_gpu:0x3,0xC
+  // -> {{0,1},{2,3}}), as Slurm binds under ConstrainDevices.
+  std::vector<std::vector<int>> gpu_bind_map;
   // -Z/--no-allocate: run on the -w nodes without a job (root and the cluster's own user only).
   bool no_allocate = false;
   // -t/--time (also in resource_args): inside an allocation the step's time limit, in seconds

@@ -162,7 +162,19 @@ TEST(SrunArgs, StepGpus) {
   EXPECT_EQ(Parse({"--gpus-per-task=2", "--gpu-bind=none", "-n2", "true"}).gpu_bind_per_task, 0);
   EXPECT_EQ(Parse({"--gpu-bind=per_task:1", "-G4", "true"}).gpu_bind_per_task, 1);
   EXPECT_EQ(ParseSrunArgs({"--gpu-bind=closest", "true"}).status().message(),
-            "srun: error: --gpu-bind=closest: only none and per_task:<gpus_per_task> are supported\n");
+            "srun: error: --gpu-bind=closest: only none, per_task:<n>, map_gpu:<list> and mask_gpu:<list> are "
+            "supported\n");
+  using Map = std::vector<std::vector<int>>;
+  EXPECT_EQ(Parse({"--gpu-bind=map_gpu:1,0", "true"}).gpu_bind_map, (Map{{1}, {0}}));
+  EXPECT_EQ(Parse({"--gpu-bind=map_gpu:0*2,3", "true"}).gpu_bind_map, (Map{{0}, {0}, {3}}));
+  EXPECT_EQ(Parse({"--gpu-bind=mask_gpu:0x3,C", "true"}).gpu_bind_map, (Map{{0, 1}, {2, 3}}));
+  const SrunOptions mapped = Parse({"--gpus-per-task=1", "--gpu-bind=map_gpu:1,0", "-n2", "true"});
+  EXPECT_EQ(mapped.gpu_bind_per_task, 0) << "a map, not per_task, binds";
+  for (const char* bad : {"map_gpu:", "map_gpu:x", "map_gpu:1,,2", "map_gpu:1*", "map_gpu:100", "mask_gpu:0x0",
+                          "mask_gpu:0xZ"}) {
+    EXPECT_EQ(ParseSrunArgs({std::string("--gpu-bind=") + bad, "true"}).status().message(),
+              std::string("srun: error: Invalid --gpu-bind argument: ") + bad + "\n");
+  }
   StatusOr<SrunOptions> bad = ParseSrunArgs({"--gres=fpga:1", "true"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
