@@ -467,15 +467,6 @@ HttpResponse Agent::Step(const HttpRequest& r) {
       }
     }
     step->job = run.job;
-    const size_t here = step->gpus ? step->gpus->size() : JobGpusOn(run.job.allocation, opt_.node.name).size();
-    for (const std::vector<int>& entry : step->gpu_bind_map) {
-      for (int g : entry) {
-        if (static_cast<size_t>(g) >= here) {
-          return HttpResponse::Error(400, "--gpu-bind: GPU index " + std::to_string(g) + " is beyond the step's " +
-                                              std::to_string(here) + " GPUs on " + opt_.node.name);
-        }
-      }
-    }
     st = PlaceStep(run, *step);
     if (!st.ok()) return HttpResponse::Error(409, st.message());
   }

@@ -285,6 +285,9 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
       if (k >= 0 && k < static_cast<int>(gpus.size())) mine.push_back(gpus[static_cast<size_t>(k)]);
     }
     std::sort(mine.begin(), mine.end());
+    if (mine.empty()) mine = gpus;
+  } else if (step && where.gpu_bind_single > 0) {
+    mine = {gpus[static_cast<size_t>(std::max(where.localid, 0) / where.gpu_bind_single) % gpus.size()]};
   } else if (step && where.gpu_bind_per_task > 0) {
     const size_t per = static_cast<size_t>(where.gpu_bind_per_task);
     const size_t first = static_cast<size_t>(std::max(where.localid, 0)) * per;

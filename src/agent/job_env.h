@@ -21,8 +21,11 @@ struct TaskPlacement {
   // all; N: the task with local id L sees the L-th N of them, Slurm's --gpu-bind=per_task:N).
   std::optional<std::vector<int>> step_gpus;
   int gpu_bind_per_task = 0;
-  // --gpu-bind=map_gpu/mask_gpu: the task sees entry localid % size, indexes among step_gpus.
+  // --gpu-bind=map_gpu/mask_gpu: the task sees entry localid % size, indexes among step_gpus (an
+  // entry naming none of them binds nothing: all of them, as Slurm gives); single:N: the
+  // (localid / N)-th of them.
   std::vector<std::vector<int>> gpu_bind_map;
+  int gpu_bind_single = 0;
   // The step runs in a cgroup of its own that shows only step_gpus (with devices_constrained):
   // CUDA numbers them from 0, as under Slurm's step cgroup.
   bool step_cgroup = false;

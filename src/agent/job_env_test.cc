@@ -376,7 +376,15 @@ TEST(JobEnvTest, StepGpusAndPerTaskBinding) {
   EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "7");
   step.localid = 3;
   EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "3,7") << "entry 3 % 2";
+  step.gpu_bind_map = {{5}};
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "3,7")
+      << "an entry beyond the step's GPUs binds nothing (Slurm)";
   step.gpu_bind_map.clear();
+  step.gpu_bind_single = 2;  // local tasks 0,1 on GPU 3; 2,3 on GPU 7
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "7");
+  step.localid = 1;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c"))["CUDA_VISIBLE_DEVICES"], "3");
+  step.gpu_bind_single = 0;
   step.localid = 1;
   EnvMap bound = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
   EXPECT_EQ(bound["SLURM_STEP_GPUS"], "3,7");

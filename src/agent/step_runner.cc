@@ -152,6 +152,7 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
     if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
     s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
     s.gpu_bind_map = j.value("gpu_bind_map", std::vector<std::vector<int>>{});
+    s.gpu_bind_single = j.value("gpu_bind_single", 0);
     s.no_allocate = j.value("no_allocate", false);
     s.time_limit_s = j.value("time_limit_s", int64_t{0});
     s.kill_wait_s = j.value("kill_wait_s", int64_t{30});
@@ -188,6 +189,7 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
       return InvalidArgument("bad gpu_bind_map entry");
     }
   }
+  if (s.gpu_bind_single < 0) return InvalidArgument("bad gpu_bind_single " + std::to_string(s.gpu_bind_single));
   if (s.io_address.empty()) return InvalidArgument("no I/O address");
   if (!KeyOk(s.io_key)) return InvalidArgument("bad I/O key");
   return s;
@@ -242,6 +244,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     where.step_gpus = l.gpus;
     where.gpu_bind_per_task = l.gpu_bind_per_task;
     where.gpu_bind_map = l.gpu_bind_map;
+    where.gpu_bind_single = l.gpu_bind_single;
     where.step_cgroup = l.step_cgroup;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());

@@ -63,9 +63,9 @@ struct StepLaunch {
   // only the L-th group of that many (srun --gpus-per-task, --gpu-bind=per_task:N).
   std::optional<std::vector<int>> gpus;
   int gpu_bind_per_task = 0;
-  // srun --gpu-bind=map_gpu/mask_gpu: task with local id L sees entry L % size, indexes among the
-  // step's GPUs here (job_env.h); the agent checks they are within them.
+  // srun --gpu-bind=map_gpu/mask_gpu, single:N (job_env.h).
   std::vector<std::vector<int>> gpu_bind_map;
+  int gpu_bind_single = 0;
   // srun -Z/--no-allocate: no job of the controller's; job_id is srun's own (Slurm's range
   // 0xffff0000..0xfffffffd), the tasks run as the caller, who must be trusted (root or the
   // cluster's own user, as Slurm allows root and SlurmUser), without a cgroup.

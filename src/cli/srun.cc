@@ -52,6 +52,7 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   for (const std::string& a : opt.resource_args) {  // -w / -x: which of the job's nodes
     if (a.rfind("--nodelist=", 0) == 0) req["nodelist"] = a.substr(11);
     if (a.rfind("--exclude=", 0) == 0) req["exclude"] = a.substr(10);
+    if (a.rfind("--constraint=", 0) == 0) req["constraint"] = a.substr(13);
   }
   if (opt.gpus.given) {
     req["gpus"] = json{{"per_node", opt.gpus.per_node}, {"total", opt.gpus.total}, {"per_task", opt.gpus.per_task}};

@@ -245,7 +245,16 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
       out->unbuffered = true;
       break;
     case Opt::kGpuBind:
-      if (value == "none") {
+      if (value == "none" || value == "closest") {
+        // closest: the GPUs near the task's CPUs; without CPU binding (Muster binds none) all of
+        // the step's, as Slurm without task/affinity gives.
+        out->gpu_bind_per_task = 0;
+      } else if (value.rfind("single:", 0) == 0) {
+        const std::string n = value.substr(7);
+        if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) < 1) {
+          return Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
+        }
+        out->gpu_bind_single = std::stoi(n);
         out->gpu_bind_per_task = 0;
       } else if (value.rfind("per_task:", 0) == 0) {
         ASSIGN_OR_RETURN(out->gpu_bind_per_task, Count(value.substr(9), "--gpu-bind=per_task", 1));
@@ -253,8 +262,7 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
         ASSIGN_OR_RETURN(out->gpu_bind_map, ParseGpuBindMap(value));
         out->gpu_bind_per_task = 0;
       } else {
-        return Error("srun: error: --gpu-bind=" + value +
-                     ": only none, per_task:<n>, map_gpu:<list> and mask_gpu:<list> are supported\n");
+        return Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
       }
       break;
     case Opt::kNoAllocate: out->no_allocate = true; break;
@@ -442,7 +450,8 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 }
 
 bool ShapesStep(const std::string& resource_arg) {
-  for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--mem-per-gpu=", "--gres=", "--gpus=",
+  for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--mem-per-gpu=", "--gres=",
+                        "--gpus=", "--constraint=",
                         "--gpus-per-node=", "--gpus-per-task=", "--nodelist=", "--exclude=", "--time="}) {
     if (resource_arg.rfind(p, 0) == 0) return true;
   }
@@ -496,7 +505,7 @@ std::string SrunHelp() {
          "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
          "                              own user only; nothing is held or accounted)\n"
          "\n"
-         "Allocation options (-c, --mem, --mem-per-cpu, --mem-per-gpu, -w, -x, -t and the GPU\n"
+         "Allocation options (-c, --mem, --mem-per-cpu, --mem-per-gpu, -w, -x, -C, -t and the GPU\n"
          "options also shape a step inside an allocation; the others apply to a new allocation\n"
          "only):\n"
          "  -c, --cpus-per-task=ncpus   CPUs per task\n"
@@ -506,6 +515,8 @@ std::string SrunHelp() {
          "      --gpu-bind=none|per_task:n  each task sees n of the step's GPUs on its node\n"
          "      --gpu-bind=map_gpu:i,j|mask_gpu:m,n  task L sees the L-th entry: the step's GPU\n"
          "                              with that index on its node, or those of the hex mask\n"
+         "      --gpu-bind=single:n     n tasks share each of the step's GPUs; closest: all\n"
+         "                              (no CPU binding here)\n"
          "                              (per_task is implied by --gpus-per-task)\n"
          "      --mem=MB                memory per node; --mem-per-cpu, --mem-per-gpu\n"
          "  -p, --partition=partition   partition\n"

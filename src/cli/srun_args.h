@@ -59,6 +59,8 @@ struct SrunOptions {
   // the step's GPUs on its node, by index among them (map_gpu:0,1 -> {{0},{1}}; mask_gpu:0x3,0xC
   // -> {{0,1},{2,3}}), as Slurm binds under ConstrainDevices.
   std::vector<std::vector<int>> gpu_bind_map;
+  // --gpu-bind=single:N: task with local id L sees the step's (L / N)-th GPU on its node.
+  int gpu_bind_single = 0;
   // -Z/--no-allocate: run on the -w nodes without a job (root and the cluster's own user only).
   bool no_allocate = false;
   // -t/--time (also in resource_args): inside an allocation the step's time limit, in seconds

@@ -115,6 +115,7 @@ TEST(SrunArgs, StepOptions) {
   EXPECT_TRUE(ShapesStep("--mem-per-cpu=500"));
   EXPECT_TRUE(ShapesStep("--mem-per-gpu=500"));
   EXPECT_FALSE(ShapesStep("--partition=p"));
+  EXPECT_TRUE(ShapesStep("--constraint=a|b"));
   EXPECT_EQ(Parse({"--mem-per-gpu=1G", "true"}).mem_per_gpu_mb, 1024);
   EXPECT_EQ(Parse({"--mem-per-gpu=1G", "true"}).mem_per_cpu_mb, -1);
   EXPECT_EQ(Parse({"--mem=2G", "true"}).mem_mb, 2048);
@@ -161,9 +162,11 @@ TEST(SrunArgs, StepGpus) {
   EXPECT_EQ(per_task.gpu_bind_per_task, 1);
   EXPECT_EQ(Parse({"--gpus-per-task=2", "--gpu-bind=none", "-n2", "true"}).gpu_bind_per_task, 0);
   EXPECT_EQ(Parse({"--gpu-bind=per_task:1", "-G4", "true"}).gpu_bind_per_task, 1);
-  EXPECT_EQ(ParseSrunArgs({"--gpu-bind=closest", "true"}).status().message(),
-            "srun: error: --gpu-bind=closest: only none, per_task:<n>, map_gpu:<list> and mask_gpu:<list> are "
-            "supported\n");
+  EXPECT_EQ(Parse({"--gpu-bind=closest", "-n2", "--gpus-per-task=1", "true"}).gpu_bind_per_task, 0)
+      << "closest without CPU binding: all the step's GPUs";
+  EXPECT_EQ(Parse({"--gpu-bind=single:2", "true"}).gpu_bind_single, 2);
+  EXPECT_EQ(ParseSrunArgs({"--gpu-bind=nearby", "true"}).status().message(),
+            "srun: error: Invalid --gpu-bind argument: nearby\n");
   using Map = std::vector<std::vector<int>>;
   EXPECT_EQ(Parse({"--gpu-bind=map_gpu:1,0", "true"}).gpu_bind_map, (Map{{1}, {0}}));
   EXPECT_EQ(Parse({"--gpu-bind=map_gpu:0*2,3", "true"}).gpu_bind_map, (Map{{0}, {0}, {3}}));
@@ -171,7 +174,7 @@ TEST(SrunArgs, StepGpus) {
   const SrunOptions mapped = Parse({"--gpus-per-task=1", "--gpu-bind=map_gpu:1,0", "-n2", "true"});
   EXPECT_EQ(mapped.gpu_bind_per_task, 0) << "a map, not per_task, binds";
   for (const char* bad : {"map_gpu:", "map_gpu:x", "map_gpu:1,,2", "map_gpu:1*", "map_gpu:100", "mask_gpu:0x0",
-                          "mask_gpu:0xZ"}) {
+                          "mask_gpu:0xZ", "single:0", "single:x"}) {
     EXPECT_EQ(ParseSrunArgs({std::string("--gpu-bind=") + bad, "true"}).status().message(),
               std::string("srun: error: Invalid --gpu-bind argument: ") + bad + "\n");
   }

@@ -290,6 +290,7 @@ void StepSession::LaunchAll(const json& job) {
     body["kill_wait_s"] = kill_wait_s_;
     if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
     if (!opt_.gpu_bind_map.empty()) body["gpu_bind_map"] = opt_.gpu_bind_map;
+    if (opt_.gpu_bind_single > 0) body["gpu_bind_single"] = opt_.gpu_bind_single;
     if (opt_.pty) {
       const auto [rows, cols] = TerminalSize();
       body["pty"] = json{{"rows", rows}, {"cols", cols}};

@@ -374,7 +374,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(*body, "overlap", s.overlap, err) || !Get(*body, "exact", s.exact, err) ||
         !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err) ||
         !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err) ||
-        !Get(*body, "mem_per_gpu_mb", s.mem_per_gpu_mb, err) ||
+        !Get(*body, "mem_per_gpu_mb", s.mem_per_gpu_mb, err) || !Get(*body, "constraint", s.constraint, err) ||
         !Get(*body, "time_limit_s", s.time_limit_s, err)) {
       return ErrorResponse(err);
     }

@@ -124,6 +124,8 @@ struct StepRequest {
   int64_t mem_mb = -1;
   int64_t mem_per_cpu_mb = -1;
   int64_t mem_per_gpu_mb = -1;
+  // srun -C: only the job's nodes with these features (ParseConstraint); none of them: InvalidArgument.
+  std::string constraint;
   // Its GPUs on each node (PlanStepGpus): by default all the job's there, held while it runs.
   StepGpuRequest gpus;
   int64_t time_limit_s = 0;  // srun -t (0 = none): the nodes end it then (kill_wait_s after SIGTERM)

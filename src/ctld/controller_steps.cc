@@ -22,7 +22,15 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
-    StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, request.shape);
+    StepShapeRequest shape = request.shape;
+    if (!request.constraint.empty()) {
+      ASSIGN_OR_RETURN(const std::vector<std::vector<std::string>> terms, ParseConstraint(request.constraint));
+      for (const JobNodeAllocation& a : job.allocation) {
+        auto n = nodes_.find(a.node);
+        if (n == nodes_.end() || !SatisfiesConstraint(n->second.node, terms)) shape.exclude.push_back(a.node);
+      }
+    }
+    StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, shape);
     if (!layout.ok()) return layout.status();
     // The job's CPUs (at least one) and memory on each of the step's nodes.
     std::vector<int> job_cpus(layout->nodes.size(), 1);

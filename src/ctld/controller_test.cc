@@ -559,6 +559,38 @@ TEST_F(ControllerTest, StepsHoldTheirGpusUnlessOverlapping) {
   EXPECT_TRUE(ctld_->CreateStep(id, none, kAlice).ok());
 }
 
+// srun -C inside an allocation: the step runs on the job's nodes with the features; none: refused
+// at once (Slurm's step would wait for ever).
+TEST_F(ControllerTest, StepConstraintChoosesTheJobsNodesWithTheFeatures) {
+  for (const Node& n : config_.cluster.nodes) {
+    NodeRecord r;
+    r.node = n;
+    if (n.name == "n2") r.node.features = {"ib", "a100"};
+    r.agent_address = "unix:/nowhere/" + n.name;
+    ASSERT_TRUE(ctld_->RegisterNode(r, {}, kAdmin).ok());
+  }
+  const int64_t id = Submit({"-N", "2"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  StepRequest req;
+  req.overlap = true;
+  for (const char* expr : {"ib", "ib&a100", "h100|a100"}) {
+    req.constraint = expr;
+    StatusOr<StepCreated> s = ctld_->CreateStep(id, req, kAlice);
+    ASSERT_TRUE(s.ok()) << expr << ": " << s.status().ToString();
+    EXPECT_EQ(s->step.nodes, std::vector<std::string>{"n2"}) << expr;
+  }
+  req.constraint = "ib&h100";
+  EXPECT_EQ(ctld_->CreateStep(id, req, kAlice).status().message(), "Requested node configuration is not available");
+  req.constraint = "ib[2]";
+  EXPECT_NE(ctld_->CreateStep(id, req, kAlice).status().message().find("brackets and counts are not supported"),
+            std::string::npos);
+  req.constraint = "";
+  StatusOr<StepCreated> all = ctld_->CreateStep(id, req, kAlice);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all->step.nodes, (std::vector<std::string>{"n1", "n2"}));
+}
+
 TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   RegisterAll();
   const int64_t id = Submit({"-N", "2", "--gres=gpu:4"});

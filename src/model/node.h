@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "model/gpu.h"
 #include "model/gpu_links.h"
 
@@ -40,5 +41,12 @@ struct Node {
 
   friend bool operator==(const Node&, const Node&) = default;
 };
+
+// A --constraint expression: features joined by '&' (and) and '|' (or; '&' binds tighter), as
+// the OR of its AND-terms ("a&b|c" -> {{a, b}, {c}}); "" -> {} (no constraint). Errors for
+// syntax Muster does not support (brackets, counts) and empty names.
+StatusOr<std::vector<std::vector<std::string>>> ParseConstraint(const std::string& expr);
+// Whether `node` satisfies parsed `terms` (no terms: it does).
+bool SatisfiesConstraint(const Node& node, const std::vector<std::vector<std::string>>& terms);
 
 }  // namespace muster

@@ -141,33 +141,10 @@ const DynamicBitset& ClusterIndex::PartitionNodes(const std::string& name) const
 }
 
 StatusOr<DynamicBitset> ClusterIndex::MatchConstraint(const std::string& expr) const {
+  ASSIGN_OR_RETURN(const std::vector<std::vector<std::string>> terms, ParseConstraint(expr));
   DynamicBitset result(size());
-  if (expr.empty()) return DynamicBitset(size(), true);
-  if (expr.find_first_of("[]*()") != std::string::npos) {
-    return InvalidArgument("--constraint '" + expr + "': brackets and counts are not supported; use '&' and '|'");
-  }
-  // OR of AND-terms.
-  size_t start = 0;
-  while (start <= expr.size()) {
-    size_t bar = expr.find('|', start);
-    std::string term = expr.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
-    std::vector<std::string> feats;
-    size_t s = 0;
-    while (s <= term.size()) {
-      size_t amp = term.find('&', s);
-      std::string f = term.substr(s, amp == std::string::npos ? std::string::npos : amp - s);
-      if (f.empty()) return InvalidArgument("--constraint '" + expr + "': empty feature name");
-      feats.push_back(f);
-      if (amp == std::string::npos) break;
-      s = amp + 1;
-    }
-    for (int i = 0; i < size(); ++i) {
-      bool ok = true;
-      for (const std::string& f : feats) ok = ok && nodes_[i].node->has_feature(f);
-      if (ok) result.set(i);
-    }
-    if (bar == std::string::npos) break;
-    start = bar + 1;
+  for (int i = 0; i < size(); ++i) {
+    if (SatisfiesConstraint(*nodes_[i].node, terms)) result.set(i);
   }
   return result;
 }
