@@ -13,6 +13,7 @@
 //   an admin (no new work; running jobs finish).
 #pragma once
 
+#include <boost/container/flat_map.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -402,8 +403,9 @@ class Controller {
   bool stop_ = false;
   std::map<int64_t, JobRecord> jobs_;
   // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
-  // at, without a lookup per job.
-  std::map<int64_t, JobRecord*> active_;
+  // at, without a lookup per job. A sorted vector: every pass walks it several times (usage,
+  // snapshot, waiting list), and new ids come at its end. No loop over it adds or removes jobs.
+  boost::container::flat_map<int64_t, JobRecord*> active_;
   // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
   // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
   // FinishJobLocked.
