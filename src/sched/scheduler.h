@@ -37,6 +37,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -223,7 +224,7 @@ class Scheduler {
   std::unordered_map<std::string, bool> unreserved_;  // partitions with a job left without reservation
   std::optional<PreemptionPolicy> preemption_;
   std::optional<LimitGate> gate_;                     // with a policy: what runs, plus this cycle's starts
-  std::unordered_map<int64_t, bool> doomed_;          // victims named this cycle
+  boost::unordered_flat_set<int64_t> doomed_;        // victims named this cycle
   // From the cycle's first preemption on: the plan with what jobs being stopped and victims will
   // free given back, and what preemptors will take taken.
   std::optional<Plan> claims_;
@@ -239,9 +240,18 @@ class Scheduler {
   // ended or were built again.
   std::vector<const VictimInfo*> victim_order_;
   // Preempt memo, cleared by starts and claims: per shape key, QOS and (where they bear on it)
-  // account and user, the highest priority that found nothing to preempt.
-  std::unordered_map<std::string, int64_t> preempt_failed_;
-  std::string memo_buf_;  // its key, built here to keep the buffer
+  // account and user, the highest priority that found nothing to preempt. The key points into
+  // the cycle's names and waiting list (the memo is cleared every cycle): no string is built
+  // or copied for a lookup.
+  struct PreemptMemoKey {
+    const std::string* shape;  // one of shape_keys_' names (unique, they stay put)
+    std::string_view qos, account, user;
+    bool operator==(const PreemptMemoKey&) const = default;
+  };
+  struct PreemptMemoHash {
+    size_t operator()(const PreemptMemoKey& k) const;
+  };
+  boost::unordered_flat_map<PreemptMemoKey, int64_t, PreemptMemoHash> preempt_failed_;
   // The cycle's pending jobs, ascending (a set of thousands of nodes, made every pass, was a
   // good part of its allocations).
   std::vector<int64_t> queued_;

@@ -17,6 +17,12 @@ using scheduler_internal::Keys3;
 using scheduler_internal::Pending;
 using scheduler_internal::WithOwner;
 
+size_t Scheduler::PreemptMemoHash::operator()(const PreemptMemoKey& k) const {
+  size_t h = std::hash<const void*>{}(k.shape);
+  for (std::string_view v : {k.qos, k.account, k.user}) h = h * 1000003u ^ std::hash<std::string_view>{}(v);
+  return h;
+}
+
 std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partition& part, const RequestShape& shape,
                                            const DynamicBitset& nodes, const JobUse& use, const std::string& key,
                                            int64_t limit, bool need_limits) {
@@ -25,10 +31,9 @@ std::optional<Decision> Scheduler::Preempt(const PendingJob& job, const Partitio
   // until something changes (a start, a claim), and so does one of lower priority (it may
   // preempt fewer jobs, never others). The account matters only to quota reclaim, the user only
   // to limits.
-  std::string& memo = memo_buf_;
-  memo.assign(key).append("\n").append(job.qos);
-  if (preemption_->by_account() || need_limits) memo.append("\n").append(job.account);
-  if (need_limits) memo.append("\n").append(job.user);
+  PreemptMemoKey memo{&key, job.qos, {}, {}};
+  if (preemption_->by_account() || need_limits) memo.account = job.account;
+  if (need_limits) memo.user = job.user;
   const int64_t rank = preemption_->by_priority() ? job.priority : std::numeric_limits<int64_t>::max();
   if (auto it = preempt_failed_.find(memo); it != preempt_failed_.end() && rank <= it->second) return std::nullopt;
   std::optional<Decision> d = PreemptSearch(job, part, shape, nodes, WithOwner(use, job.account, job.user, job.qos),
@@ -249,7 +254,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   std::vector<const VictimInfo*> cands;
   for (const VictimInfo* vp : victim_order_) {
     const VictimInfo& v = *vp;
-    if (!v.exposed || v.job->terminating || doomed_.count(v.job->id) || v.nodes.empty()) continue;
+    if (!v.exposed || v.job->terminating || doomed_.contains(v.job->id) || v.nodes.empty()) continue;
     // SUSPEND frees CPUs only; a node held whole stays held by the suspended job.
     if (!v.leaves &&
         std::any_of(v.job->allocation.begin(), v.job->allocation.end(), [](const NodeAllocation& a) { return a.exclusive; })) {
@@ -348,7 +353,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     ReleaseVictim(plan, *c);
     gate_->Add(c->use(), -1);
     usage.Add(c->use(), -1);
-    doomed_[c->job->id] = true;
+    doomed_.insert(c->job->id);
     d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
   }
   std::optional<std::vector<NodeAllocation>> alloc = place();
