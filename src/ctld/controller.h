@@ -270,7 +270,7 @@ class Controller {
 
   // --- priority ---
   // `sshare`: the fair-share rows as of the last refresh (every Tick).
-  std::vector<FairShareRow> Shares() const;
+  std::vector<FairShareRow> Shares();  // (refreshes the tree first where a Tick left it stale)
   // `sprio`: the pending jobs' priority factors as last computed (every second, and at submit).
   struct JobPriority {
     int64_t job_id = 0;
@@ -278,7 +278,7 @@ class Controller {
     int64_t priority = 0;
     PriorityFactors factors;
   };
-  std::vector<JobPriority> PendingPriorities() const;
+  std::vector<JobPriority> PendingPriorities();  // (likewise)
   const PriorityWeights& priority_weights() const { return config_.priority.weights; }
   // Charges the running jobs up to now and saves the usage (Tick saves at most every 30 s; a
   // controller stopping calls this so that no usage is lost).
@@ -480,6 +480,9 @@ class Controller {
   void ChargeLocked(const JobRecord& job, int64_t now);
   void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
   void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
+  // Under a service order Tick leaves the refresh to sprio and sshare (see Tick): this flags it.
+  bool priority_stale_ = false;
+  void RefreshIfStaleLocked();
   void PrioritizeLocked(JobRecord& job, int64_t now);
   // The job's priority under a service order (config_.priority.order is not multifactor), with
   // the service it has attained up to `now`.

@@ -466,6 +466,23 @@ TEST_F(PolicyTest, LeastAttainedServicePreemptsTheJobThatHasHadMost) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
   EXPECT_EQ(Job(small).state, JobState::kRunning);
   EXPECT_EQ(Job(big).priority, 0) << "it waits in the second queue";
+  // Under a service order Tick leaves the fair-share tree and the factors to sshare and sprio,
+  // which refresh them when asked: the big job's 500 s on 8 GPUs, and small's time so far.
+  Pass(10);
+  ctld_->Tick();
+  EXPECT_EQ(Job(big).priority, 0) << "Tick keeps the waiting job's rank";
+  std::map<std::string, double> usage;
+  for (const FairShareRow& r : ctld_->Shares()) {
+    if (!r.user.empty()) usage[r.user] = r.raw_usage;
+  }
+  ASSERT_EQ(usage.count(Job(big).user), 1u);
+  EXPECT_NEAR(usage[Job(big).user], 8.0 * 500, 1.0);  // (decayed a little: half-life of a week)
+  EXPECT_NEAR(usage[Job(small).user], 1.0 * 10, 0.01);
+  std::vector<Controller::JobPriority> prio = ctld_->PendingPriorities();
+  ASSERT_EQ(prio.size(), 1u);
+  EXPECT_EQ(prio[0].job_id, big);
+  EXPECT_EQ(prio[0].priority, 0);
+  EXPECT_LT(prio[0].factors.fairshare, 1.0) << "alice used the most";
   // A restart keeps the service it attained.
   Open();
   EXPECT_EQ(Job(big).run_before_s, 500);

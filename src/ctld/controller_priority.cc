@@ -40,6 +40,7 @@ Status Controller::SaveUsage() {
 }
 
 void Controller::RefreshPriorityLocked(int64_t now) {
+  priority_stale_ = false;
   // The pairs as views first: most jobs share a few, and insert copies only a new one.
   std::set<std::pair<std::string_view, std::string_view>> pairs;
   for (const auto& [id, job] : active_) pairs.insert({job->account, job->user});
@@ -77,13 +78,22 @@ int64_t Controller::ServiceRankLocked(const JobRecord& j, int64_t now, int64_t* 
   return ServicePriority(config_.priority, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now), same_below_run_s);
 }
 
-std::vector<FairShareRow> Controller::Shares() const {
+void Controller::RefreshIfStaleLocked() {
+  if (!priority_stale_) return;
+  const int64_t now = clock_->NowSeconds();
+  ChargeRunningLocked(now);
+  RefreshPriorityLocked(now);
+}
+
+std::vector<FairShareRow> Controller::Shares() {
   std::lock_guard<std::mutex> lock(mu_);
+  RefreshIfStaleLocked();
   return priority_.shares();
 }
 
-std::vector<Controller::JobPriority> Controller::PendingPriorities() const {
+std::vector<Controller::JobPriority> Controller::PendingPriorities() {
   std::lock_guard<std::mutex> lock(mu_);
+  RefreshIfStaleLocked();
   std::vector<JobPriority> out;
   for (const auto& [id, f] : factors_) {
     auto it = active_.find(id);

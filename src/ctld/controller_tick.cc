@@ -32,7 +32,17 @@ void Controller::Tick() {
     const bool save = now - usage_saved_at_ >= config_.usage_save_s;
     if (refresh || save) ChargeRunningLocked(now);
     if (refresh) {
-      RefreshPriorityLocked(now);
+      // Under a service order a waiting job's priority is its rank alone: the multifactor
+      // factors and the fair-share tree are read only by sprio and sshare, which refresh them
+      // when asked (most of a Tick's time in a Philly replay).
+      if (config_.priority.order == JobOrder::kMultifactor) {
+        RefreshPriorityLocked(now);
+      } else {
+        for (const auto& [id, job] : active_) {
+          if (job->state == JobState::kPending) job->priority = ServiceRankLocked(*job, now);
+        }
+        priority_stale_ = true;
+      }
       priority_calc_at_ = now;
     }
     if (save) {  // (every usage_save_s, charged or not: else an idle spell would charge every Tick)
