@@ -269,16 +269,17 @@ class Controller {
   bool IsAdmin(const Caller& caller) const;
 
   // --- priority ---
-  // `sshare`: the fair-share rows as of the last refresh (every Tick).
-  std::vector<FairShareRow> Shares();  // (refreshes the tree first where a Tick left it stale)
-  // `sprio`: the pending jobs' priority factors as last computed (every second, and at submit).
+  // `sshare`: the fair-share rows as of the last refresh (every Tick under the multifactor
+  // order; under a service order, here when a Tick left them stale).
+  std::vector<FairShareRow> Shares();
+  // `sprio`: the pending jobs' priority factors as last computed (at submit, and as for Shares).
   struct JobPriority {
     int64_t job_id = 0;
     std::string partition, user, account;
     int64_t priority = 0;
     PriorityFactors factors;
   };
-  std::vector<JobPriority> PendingPriorities();  // (likewise)
+  std::vector<JobPriority> PendingPriorities();
   const PriorityWeights& priority_weights() const { return config_.priority.weights; }
   // Charges the running jobs up to now and saves the usage (Tick saves at most every 30 s; a
   // controller stopping calls this so that no usage is lost).
