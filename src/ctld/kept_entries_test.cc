@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,40 @@ TEST(KeptEntriesTest, AListChangedBehindItsBackIsIndexedAfresh) {
   EXPECT_EQ(Pass(kept, list, {1, 2}), (std::vector<bool>{true, true}));
   EXPECT_EQ(list.size(), 2u);
   EXPECT_EQ(*kept.FindTag(2), 20);
+}
+
+// Passes that mostly repeat the last one's ids in order (as the controller's do) and sometimes
+// drop long runs, add many, or come in another order: whatever Next finds an entry by (last pass's
+// positions or the table), each job keeps its own entry and tag, and only a job not in the last
+// pass gets a new one.
+TEST(KeptEntriesTest, EachJobKeepsItsEntryWhateverTheOrderAndTheChanges) {
+  KeptEntries<Item, int> kept;
+  std::vector<Item> list;
+  std::mt19937 rng(7);
+  std::vector<int64_t> ids;
+  int64_t next_id = 1;
+  std::set<int64_t> last;
+  for (int pass = 0; pass < 400; ++pass) {
+    std::vector<int64_t> now;
+    for (int64_t id : ids) {
+      if (rng() % 10 != 0) now.push_back(id);  // about one in ten ends
+    }
+    if (pass % 37 == 5 && now.size() > 20) now.erase(now.begin() + 3, now.begin() + 18);  // a long run ends
+    const int arrivals = pass % 50 == 9 ? 30 : static_cast<int>(rng() % 4);
+    for (int k = 0; k < arrivals; ++k) now.push_back(next_id++);
+    if (pass % 23 == 11) std::shuffle(now.begin(), now.end(), rng);  // another order, once in a while
+    std::vector<bool> want;
+    for (int64_t id : now) want.push_back(!last.count(id));
+    ASSERT_EQ(Pass(kept, list, now), want) << "pass " << pass;
+    ASSERT_EQ(list.size(), now.size());
+    for (const Item& item : list) {
+      ASSERT_EQ(item.text, "job" + std::to_string(item.id)) << "pass " << pass;
+      ASSERT_EQ(*kept.FindTag(item.id), item.id * 10) << "pass " << pass;
+    }
+    last = std::set<int64_t>(now.begin(), now.end());
+    ids = now;
+    std::sort(ids.begin(), ids.end());
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // model/record_json.h (the persisted and the wire form share it).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -73,6 +74,40 @@ inline constexpr size_t kPreemptionHistory = 16;
 // lists kept (Controller::cycle_pending_ and cycle_snapshot_.running), so that they are rebuilt.
 struct JobRecord {
   int64_t id = 0;
+  // First what every scheduling pass reads of every active job (the waiting list, the snapshot
+  // of running jobs): together in a few cache lines, not spread over the record's 1.4 KiB.
+  JobState state = JobState::kPending;
+  bool held = false;
+  int restart_count = 0;
+  int array_max_running = 0;
+  int64_t priority = 0;
+  int64_t time_limit_s = kUnlimited;  // resolved: request, else partition default
+  int64_t start_time = 0;           // 0 = not started
+  int64_t end_time = 0;             // 0 = not ended
+  int64_t eligible_time = 0;
+  int64_t begin_time = 0;           // --begin: not eligible before (0 = at once)
+  // The last preemption of this job: by which job, when, and the rule that allowed it.
+  int64_t preempted_by = 0;
+  int64_t preempt_time = 0;
+  std::string preempt_reason;
+  // Preempted with SUSPEND: when the current suspension began (0 = not suspended; it stays set
+  // while a suspended job is being cancelled) and the seconds spent suspended before it. A
+  // suspended job holds its memory and GPUs but not its CPUs, and its clock stands still: its
+  // elapsed time and time limit leave the suspensions out.
+  int64_t suspend_time = 0;
+  int64_t suspended_s = 0;
+  // Seconds the job ran in its earlier runs, before it was requeued (suspensions left out): the
+  // service it has attained so far, for the least-attained-service and shortest-remaining orders.
+  int64_t run_before_s = 0;
+  // --dependency as given ("afterok:12,afterany:13"; model/dependency.h) and what is still
+  // unsatisfied, as squeue %E and scontrol Dependency= show it ("" once satisfied).
+  std::string dependency;
+  std::string dependency_left;
+  // While the controller stops it (COMPLETING): why ("cancel", "timeout", "preempt" or
+  // "preempt-requeue"; it decides the final state) and when SIGKILL is due (seconds; 0 = none).
+  std::string ending;
+  int64_t kill_at = 0;
+  // The rest.
   std::string name;
   // Who: from the authenticated caller, never from the request body.
   uint32_t uid = 0;
@@ -97,20 +132,11 @@ struct JobRecord {
   int64_t array_job_id = 0;
   int array_task_id = -1;
   std::string array_tasks;
-  int array_max_running = 0;
   std::vector<std::string> environment;  // KEY=VALUE exported to the job (sbatch --export=ALL)
   std::string stdout_pattern;       // "" = slurm-%j.out in workdir
   std::string stderr_pattern;       // "" = same as stdout
   std::string stdin_path;           // "" = /dev/null
-  int64_t priority = 0;
-  int64_t time_limit_s = kUnlimited;  // resolved: request, else partition default
   bool requeue = true;
-  bool held = false;
-  // --dependency as given ("afterok:12,afterany:13"; model/dependency.h) and what is still
-  // unsatisfied, as squeue %E and scontrol Dependency= show it ("" once satisfied).
-  std::string dependency;
-  std::string dependency_left;
-  int64_t begin_time = 0;           // --begin: not eligible before (0 = at once)
   // sbatch --signal=[B:]SIG[@TIME]: SIG goes to the job (only its batch shell with B:) TIME seconds
   // before its time limit, once per run.
   int warn_signal = 0;              // 0 = none
@@ -118,53 +144,44 @@ struct JobRecord {
   bool warn_batch_only = false;
   bool warn_sent = false;           // this run's signal went out
 
-  JobState state = JobState::kPending;
   std::string reason;               // pending reason ("Resources", "JobHeldUser", ...) or "None"
   std::string reason_detail;        // e.g. "UnavailableNodes:n[3-4]"
   int64_t submit_time = 0;          // seconds since the epoch
-  int64_t eligible_time = 0;
-  int64_t start_time = 0;           // 0 = not started
   int64_t expected_start = 0;       // pending: when backfill's reservation starts it (0 = unknown)
   std::string sched_nodes;          // pending: the nodes of that reservation (hostlist)
-  int64_t end_time = 0;             // 0 = not ended
   int exit_code = 0;                // of the batch script
   int exit_signal = 0;
-  int restart_count = 0;
   std::vector<JobNodeAllocation> allocation;  // while running (kept after the end for accounting)
   std::string batch_host;           // first node of the allocation
-  // While the controller stops it (COMPLETING): why ("cancel", "timeout", "preempt" or
-  // "preempt-requeue"; it decides the final state) and when SIGKILL is due (seconds; 0 = none).
-  std::string ending;
-  int64_t kill_at = 0;
   int64_t cancelled_by = -1;        // the uid whose scancel ended it (sacct's "CANCELLED by 0"); -1 = none
-  // The last preemption of this job: by which job, when, and the rule that allowed it.
-  int64_t preempted_by = 0;
-  int64_t preempt_time = 0;
-  std::string preempt_reason;
   // Its last kPreemptionHistory preemptions, oldest first. Bounded: under least-attained service
   // a long job is preempted hundreds of times, and the record is copied at every start, stop and
   // save.
   std::vector<PreemptionEvent> preemptions;
-  // Preempted with SUSPEND: when the current suspension began (0 = not suspended; it stays set
-  // while a suspended job is being cancelled) and the seconds spent suspended before it. A
-  // suspended job holds its memory and GPUs but not its CPUs, and its clock stands still: its
-  // elapsed time and time limit leave the suspensions out.
-  int64_t suspend_time = 0;
-  int64_t suspended_s = 0;
-  // Seconds the job ran in its earlier runs, before it was requeued (suspensions left out): the
-  // service it has attained so far, for the least-attained-service and shortest-remaining orders.
-  int64_t run_before_s = 0;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
-bool HoldsResources(JobState s);  // RUNNING, SUSPENDED, COMPLETING
+// RUNNING, SUSPENDED, COMPLETING. (These four are inline: every scheduling pass asks them of
+// every active job.)
+inline bool HoldsResources(JobState s) {
+  return s == JobState::kRunning || s == JobState::kSuspended || s == JobState::kCompleting;
+}
 // Whether the job holds its CPUs too (it holds resources and is not suspended).
-bool HoldsCpus(const JobRecord& job);
+inline bool HoldsCpus(const JobRecord& job) { return HoldsResources(job.state) && job.suspend_time == 0; }
 // Seconds the job has spent suspended up to `now` (the current suspension included).
-int64_t SuspendedSeconds(const JobRecord& job, int64_t now);
+inline int64_t SuspendedSeconds(const JobRecord& job, int64_t now) {
+  return job.suspended_s + (job.suspend_time > 0 ? std::max<int64_t>(0, now - job.suspend_time) : 0);
+}
 // Seconds the job has run up to `now`, in every run so far (suspensions left out).
-int64_t RunSeconds(const JobRecord& job, int64_t now);
+inline int64_t RunSeconds(const JobRecord& job, int64_t now) {
+  int64_t current = 0;
+  if (job.start_time > 0) {
+    const int64_t until = job.end_time > 0 ? job.end_time : now;
+    current = std::max<int64_t>(0, until - job.start_time - SuspendedSeconds(job, until));
+  }
+  return job.run_before_s + current;
+}
 // Adds `job`'s allocation to `by_node` when it holds resources (its CPUs when it holds them).
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node);
 

@@ -157,25 +157,6 @@ StatusOr<JobState> ParseJobState(const std::string& name) {
   return InvalidArgument("invalid job state '" + name + "'");
 }
 
-bool HoldsResources(JobState s) {
-  return s == JobState::kRunning || s == JobState::kSuspended || s == JobState::kCompleting;
-}
-
-bool HoldsCpus(const JobRecord& job) { return HoldsResources(job.state) && job.suspend_time == 0; }
-
-int64_t SuspendedSeconds(const JobRecord& job, int64_t now) {
-  return job.suspended_s + (job.suspend_time > 0 ? std::max<int64_t>(0, now - job.suspend_time) : 0);
-}
-
-int64_t RunSeconds(const JobRecord& job, int64_t now) {
-  int64_t current = 0;
-  if (job.start_time > 0) {
-    const int64_t until = job.end_time > 0 ? job.end_time : now;
-    current = std::max<int64_t>(0, until - job.start_time - SuspendedSeconds(job, until));
-  }
-  return job.run_before_s + current;
-}
-
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node) {
   if (!HoldsResources(job.state)) return;
   const bool cpus = HoldsCpus(job);

@@ -17,16 +17,14 @@ bool OverTime(int64_t time_limit_s, int64_t max_s) {
 LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos)
     : accounts_(accounts), qos_(qos), totals_only_(accounts.accounts.empty() && qos.empty()) {}
 
-void LimitGate::AddAs(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
-                      int sign) {
+void LimitGate::AddToTree(const JobUse& use, const std::string& account, const std::string& user,
+                          const std::string& qos, int sign) {
   auto add = [&](UseTotals& t) {
     t.gpu_milli += sign * use.gpu_milli;
     t.cpu_milli += sign * use.cpu_milli;
     t.memory_mb += sign * use.memory_mb;
     t.jobs += sign;
   };
-  add(cluster_);
-  if (totals_only_) return;
   for (const Account* a : accounts_.Path(account)) {
     add(account_[a->name]);
     add(user_use_[{a->name, user}]);

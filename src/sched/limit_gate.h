@@ -57,7 +57,15 @@ class LimitGate {
   // The same for the amounts of `use` owned as named (its own owner fields unread): no copies
   // of the names for each running job every pass.
   void AddAs(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
-             int sign = 1);
+             int sign = 1) {
+    // (Inline: every running job is added at the start of every cycle, and without accounts or
+    // QOS the cluster's totals are all there is to count.)
+    cluster_.gpu_milli += sign * use.gpu_milli;
+    cluster_.cpu_milli += sign * use.cpu_milli;
+    cluster_.memory_mb += sign * use.memory_mb;
+    cluster_.jobs += sign;
+    if (!totals_only_) AddToTree(use, account, user, qos, sign);
+  }
   // kNone when `job` (with `time_limit_s`, kUnlimited = none) may start as things stand; else
   // the first limit it would break.
   PendingReason Check(const JobUse& job, int64_t time_limit_s) const {
@@ -72,6 +80,9 @@ class LimitGate {
   const AccountTree& accounts() const { return accounts_; }
 
  private:
+  void AddToTree(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
+                 int sign);
+
   const AccountTree& accounts_;
   const std::vector<Qos>& qos_;
   // With no account and no QOS configured, nothing but the whole cluster's totals is ever read

@@ -181,7 +181,7 @@ std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const 
     Quality best_q{0, 1};
     int64_t best_gain = 0;
     std::pair<int64_t, int> best_key{0, 0};
-    plan_.usable().ForEachAnd(candidates, [&](int i) {
+    auto consider = [&](int i) {
       if (Capacity(i, shape) < shape.units) return true;
       const Quality q = LinkQuality(i, shape.units, shape);
       const int64_t lhs = int64_t{q.links} * best_q.best, rhs = int64_t{best_q.links} * q.best;
@@ -199,7 +199,15 @@ std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const 
         best_key = key;
       }
       return true;
-    });
+    };
+    // The best node by (link quality, fragment gain, key) whatever the order nodes come in: a
+    // job of whole GPUs of any type looks only at nodes with as many free (most are full).
+    const int need = shape.per_node.gpus + shape.units * shape.unit.gpus;
+    if (gpu_job && !shape.fractional() && shape.gpu_type.empty()) {
+      for (int k = need; k <= index_.max_gpus_per_node(); ++k) plan_.by_free_whole(k).ForEachAnd(candidates, consider);
+    } else {
+      plan_.usable().ForEachAnd(candidates, consider);
+    }
     if (found < 0) return std::nullopt;
     return Pick{{found, shape.units}};
   }

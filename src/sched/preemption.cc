@@ -56,6 +56,7 @@ PreemptionPolicy::PreemptionPolicy(const SchedPolicy& policy) : policy_(policy) 
   for (const Qos& q : policy.qos) qos_rules = qos_rules || !q.preempt.empty();
   const PreemptionSettings& s = policy.preemption;
   enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_) || s.by_priority;
+  other_rules_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_);
 }
 
 PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos, const Partition* partition) const {
@@ -122,10 +123,9 @@ const Qos* PreemptionPolicy::PreemptorQos(const PreemptParty& p) const {
   return policy_.preemption.by_qos ? FindQos(policy_.qos, p.use.qos) : nullptr;
 }
 
-bool PreemptionPolicy::MayExposed(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
-                                  const Qos* pq) const {
+bool PreemptionPolicy::MayExposedByOthers(const PreemptParty& p, const PreemptParty& v, const LimitGate& usage,
+                                          const Qos* pq) const {
   const PreemptionSettings& s = policy_.preemption;
-  if (s.by_priority && p.priority > v.priority) return true;
   if (s.by_partition_tier && p.partition_tier > v.partition_tier) return true;
   if (s.by_qos && pq != nullptr && !pq->preempt.empty() &&
       std::find(pq->preempt.begin(), pq->preempt.end(), QosNameView(v.use.qos)) != pq->preempt.end()) {

@@ -79,7 +79,14 @@ class PreemptionPolicy {
   }
   // The same with the preemptor's PreemptorQos looked up once for all the victims of a search.
   bool MayExposed(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
-                  const Qos* preemptor_qos) const;
+                  const Qos* preemptor_qos) const {
+    // (The priority rule inline: a search asks this of every running job, most often under it.)
+    if (policy_.preemption.by_priority && preemptor.priority > victim.priority) return true;
+    return other_rules_ && MayExposedByOthers(preemptor, victim, usage, preemptor_qos);
+  }
+  // Whether the priority rule is the only one that may apply (MayExposed is then a comparison of
+  // priorities, whatever the usage).
+  bool priority_only() const { return policy_.preemption.by_priority && !other_rules_; }
   // The QOS whose preempt list bears on whom `preemptor` may preempt (null: none does).
   const Qos* PreemptorQos(const PreemptParty& preemptor) const;
   // Whether any rule could let `preemptor` preempt anyone as things stand (`min_tier`: the
@@ -94,11 +101,14 @@ class PreemptionPolicy {
   int64_t ExemptOf(const std::string& victim_qos) const;
 
  private:
+  bool MayExposedByOthers(const PreemptParty& preemptor, const PreemptParty& victim, const LimitGate& usage,
+                          const Qos* preemptor_qos) const;
   std::string ReclaimWhy(const JobUse& preemptor, const JobUse& victim, const LimitGate& usage) const;
 
   const SchedPolicy& policy_;
   bool enabled_ = false;
   bool any_quota_ = false;
+  bool other_rules_ = false;  // a rule but the priority one may apply
 };
 
 }  // namespace muster

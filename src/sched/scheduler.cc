@@ -442,19 +442,22 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   preemption_.reset();
   if (options_.policy) {
     gate_.emplace(options_.policy->accounts, options_.policy->qos);
-    for (const RunningJob& r : snapshot_.running) gate_->AddAs(HeldBy(r), r.account, r.user, r.qos);
     preemption_.emplace(*options_.policy);
     min_running_tier_ = std::numeric_limits<int>::max();
     min_running_priority_ = std::numeric_limits<int64_t>::max();
     any_terminating_ = false;
+    // (Partition tiers matter only to the tier rule: looked up only under it.)
+    const bool tiers = options_.policy->preemption.by_partition_tier;
     const std::string* last_partition = nullptr;  // running jobs mostly share a few: the last one's
     const Partition* p = nullptr;
     for (const RunningJob& r : snapshot_.running) {
+      gate_->AddAs(HeldBy(r), r.account, r.user, r.qos);
       any_terminating_ = any_terminating_ || r.terminating;
+      min_running_priority_ = std::min(min_running_priority_, r.priority);
+      if (!tiers) continue;
       if (last_partition == nullptr || *last_partition != r.partition) p = index_.FindPartition(r.partition);
       last_partition = &r.partition;
       min_running_tier_ = std::min(min_running_tier_, p != nullptr ? p->priority_tier : 0);
-      min_running_priority_ = std::min(min_running_priority_, r.priority);
     }
   }
   const int mark = plan_.Mark();

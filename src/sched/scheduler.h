@@ -239,6 +239,7 @@ class Scheduler {
   // the highest id. Kept for the next cycle, whose order differs only where jobs started,
   // ended or were built again.
   std::vector<const VictimInfo*> victim_order_;
+  std::vector<const VictimInfo*> stopping_;  // this cycle's victims whose job is being stopped
   // Preempt memo, cleared by starts and claims: per shape key, QOS and (where they bear on it)
   // account and user, the highest priority that found nothing to preempt. The key points into
   // the cycle's names and waiting list (the memo is cleared every cycle): no string is built
@@ -256,7 +257,7 @@ class Scheduler {
   // good part of its allocations).
   std::vector<int64_t> queued_;
   bool Queued(int64_t id) const { return std::binary_search(queued_.begin(), queued_.end(), id); }
-  int min_running_tier_ = 0;                         // the lowest partition tier of a running job
+  int min_running_tier_ = 0;  // the lowest partition tier of a running job (under the tier rule)
   int64_t min_running_priority_ = 0;                 // the lowest priority of a running job
   bool any_terminating_ = false;                     // a running job is being stopped
 };

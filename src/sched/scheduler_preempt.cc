@@ -158,8 +158,10 @@ void Scheduler::PrepareClaims() {
   }
   victims_.resize(w);
   // What jobs being stopped free.
+  stopping_.clear();
   for (const std::unique_ptr<VictimInfo>& v : victims_) {
-    if (v->job->terminating) {
+    if (v->terminating) {
+      stopping_.push_back(v.get());
       staying_->Add(v->use(), -1);
       if (!Queued(v->job->preempted_by)) ReleaseVictim(*claims_, *v);
     }
@@ -227,8 +229,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   Plan& plan = *claims_;
   LimitGate& usage = *staying_;
   const int base = plan.Mark();
-  for (const std::unique_ptr<VictimInfo>& v : victims_) {
-    if (v->job->terminating && v->job->preempted_by == job.id) ReleaseVictim(plan, *v);
+  for (const VictimInfo* v : stopping_) {
+    if (v->job->preempted_by == job.id) ReleaseVictim(plan, *v);
   }
   auto place = [&]() { return TryPlace(index_, plan, shape, nodes); };
   auto claim = [&](const std::vector<NodeAllocation>& alloc) {
@@ -250,11 +252,15 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     plan.Rollback(base);
     return std::nullopt;
   }
-  // In victim_order_: the fewest GPUs first, then the youngest, then the highest id.
+  // In victim_order_: the fewest GPUs first, then the youngest, then the highest id. Under the
+  // priority rule alone, those of lower priority only: the others would fail MayExposed below,
+  // which leaves everything as it was (and the order of the rest is the same).
+  const bool priority_only = preemption_->priority_only();
   std::vector<const VictimInfo*> cands;
   for (const VictimInfo* vp : victim_order_) {
     const VictimInfo& v = *vp;
-    if (!v.exposed || v.job->terminating || doomed_.contains(v.job->id) || v.nodes.empty()) continue;
+    if (priority_only && v.party.priority >= me.priority) continue;
+    if (!v.exposed || v.terminating || doomed_.contains(v.id) || v.nodes.empty()) continue;
     // SUSPEND frees CPUs only; a node held whole stays held by the suspended job.
     if (!v.leaves &&
         std::any_of(v.job->allocation.begin(), v.job->allocation.end(), [](const NodeAllocation& a) { return a.exclusive; })) {
