@@ -42,8 +42,8 @@ void Controller::RefreshNodeStatesLocked(const std::vector<NodeUsage>* known) {
       continue;
     }
     const NodeUsage& u = usage[i];
-    bool any_gpu_free = false;
-    for (const GpuUsage& g : u.gpus) any_gpu_free = any_gpu_free || g.milli < kMilliPerGpu;
+    const bool any_gpu_free =
+        std::any_of(u.gpus.begin(), u.gpus.end(), [](const GpuUsage& g) { return g.milli < kMilliPerGpu; });
     const bool full = u.exclusive || u.cpu_milli >= int64_t{r.node.cpus} * 1000 ||
                       (!u.gpus.empty() && !any_gpu_free);
     r.node.state = u.jobs == 0 ? NodeState::kIdle : (full ? NodeState::kAllocated : NodeState::kMixed);

@@ -1,5 +1,6 @@
 #include "sched/plan.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace muster {
@@ -39,11 +40,18 @@ void Plan::Load(const ClusterSnapshot& snapshot, View view) {
       f.memory_mb -= u.memory_mb;
       f.jobs = u.jobs;
       f.exclusive = u.exclusive;
-      for (int k = 0; k < static_cast<int>(u.gpus.size()) && k < g; ++k) {
-        gpu_used_[offset_[i] + k] = static_cast<int16_t>(u.gpus[k].milli);
-        if (u.gpus[k].milli > 0) f.free_mask &= ~(uint64_t{1} << k);
-        if (u.gpus[k].milli > 0 && u.gpus[k].milli < kMilliPerGpu) f.partial_mask |= uint64_t{1} << k;
+      // (Without branches: a pass loads every GPU of the cluster.)
+      const int m = std::min(static_cast<int>(u.gpus.size()), g);
+      int16_t* used = gpu_used_.data() + offset_[i];
+      uint64_t busy = 0, partial = 0;
+      for (int k = 0; k < m; ++k) {
+        const int milli = u.gpus[k].milli;
+        used[k] = static_cast<int16_t>(milli);
+        busy |= uint64_t{milli > 0} << k;
+        partial |= uint64_t{milli > 0 && milli < kMilliPerGpu} << k;
       }
+      f.free_mask &= ~busy;
+      f.partial_mask |= partial;
     }
     if (usable_.test(i)) {
       buckets_[free_whole(i)].set(i);

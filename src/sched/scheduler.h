@@ -240,6 +240,10 @@ class Scheduler {
   // ended or were built again.
   std::vector<const VictimInfo*> victim_order_;
   std::vector<const VictimInfo*> stopping_;  // this cycle's victims whose job is being stopped
+  // Per entry of the snapshot's running list, the slot in victims_ of its job's victim, as last
+  // made (a hint: checked against the victim's id); and PrepareClaims' buffers.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  std::vector<uint32_t> slot_by_pos_, slot_of_, moved_to_;
   // Preempt memo, cleared by starts and claims: per shape key, QOS and (where they bear on it)
   // account and user, the highest priority that found nothing to preempt. The key points into
   // the cycle's names and waiting list (the memo is cleared every cycle): no string is built

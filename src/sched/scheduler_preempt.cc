@@ -19,7 +19,7 @@ using scheduler_internal::WithOwner;
 
 size_t Scheduler::PreemptMemoHash::operator()(const PreemptMemoKey& k) const {
   size_t h = std::hash<const void*>{}(k.shape);
-  for (std::string_view v : {k.qos, k.account, k.user}) h = h * 1000003u ^ std::hash<std::string_view>{}(v);
+  for (std::string_view v : {k.qos, k.account, k.user}) h = h * 1000003u ^ (v.empty() ? 0 : std::hash<std::string_view>{}(v));
   return h;
 }
 
@@ -108,10 +108,24 @@ void Scheduler::PrepareClaims() {
   // moved); the others are built afresh.
   const uint64_t cycle = cycles_;  // (at most one PrepareClaims a cycle: claims_ stays till the next)
   std::vector<VictimKind> kinds;
-  for (const RunningJob& r : snapshot_.running) {
+  // A job's entry in the snapshot mostly stays where it was (ctld/kept_entries.h): its victim is
+  // looked for where last cycle's entry at that place had its victim, before the table.
+  const std::vector<RunningJob>& running = snapshot_.running;
+  slot_of_.assign(running.size(), kNoSlot);
+  for (size_t pos = 0; pos < running.size(); ++pos) {
+    const RunningJob& r = running[pos];
     if (r.suspended) continue;  // already stopped: nothing more to free
-    auto [at, added] = victim_at_.try_emplace(r.id, static_cast<uint32_t>(victims_.size()));
-    uint32_t slot = at->second;
+    const uint32_t hinted = pos < slot_by_pos_.size() ? slot_by_pos_[pos] : kNoSlot;
+    bool added = false;
+    uint32_t slot;
+    if (hinted < victims_.size() && victims_[hinted]->id == r.id && victims_[hinted]->keyed &&
+        victims_[hinted]->seen != cycle) {
+      slot = hinted;  // (the keyed victim of an id is the one victim_at_ finds)
+    } else {
+      auto [at, inserted] = victim_at_.try_emplace(r.id, static_cast<uint32_t>(victims_.size()));
+      added = inserted;
+      slot = at->second;
+    }
     const bool twice = !added && victims_[slot]->seen == cycle;  // an id twice: one more, not kept
     if (twice) slot = static_cast<uint32_t>(victims_.size());
     if (added || twice) victims_.push_back(std::make_unique<VictimInfo>());
@@ -126,6 +140,7 @@ void Scheduler::PrepareClaims() {
     v.frees = v.leaves ? &r.allocation : &v.cpus_only;
     v.party.priority = r.priority;
     v.exposed = preemption_->Exposed(v.mode, v.exempt_s, r.start_time, snapshot_.now);
+    slot_of_[pos] = slot;
   }
   // The order: last cycle's, less the jobs gone or rebuilt, merged with those (sorted).
   auto keys = [](const VictimInfo* v) { return Keys3{v->use().gpu_milli, ~v->party.start_time, ~v->id}; };
@@ -142,6 +157,8 @@ void Scheduler::PrepareClaims() {
   victim_order_.clear();
   std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(victim_order_), before);
   // The jobs gone leave.
+  std::vector<uint32_t>& moved_to = moved_to_;  // each victim's slot after (kNoSlot: gone)
+  moved_to.assign(victims_.size(), kNoSlot);
   uint32_t w = 0;
   for (uint32_t k = 0; k < victims_.size(); ++k) {
     VictimInfo& v = *victims_[k];
@@ -154,9 +171,14 @@ void Scheduler::PrepareClaims() {
       std::swap(victims_[w], victims_[k]);
       if (v.keyed) victim_at_[v.id] = w;
     }
+    moved_to[k] = w;
     ++w;
   }
   victims_.resize(w);
+  slot_by_pos_.resize(running.size());
+  for (size_t pos = 0; pos < running.size(); ++pos) {
+    slot_by_pos_[pos] = slot_of_[pos] == kNoSlot ? kNoSlot : moved_to[slot_of_[pos]];
+  }
   // What jobs being stopped free.
   stopping_.clear();
   for (const std::unique_ptr<VictimInfo>& v : victims_) {
