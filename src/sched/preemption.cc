@@ -55,8 +55,8 @@ PreemptionPolicy::PreemptionPolicy(const SchedPolicy& policy) : policy_(policy) 
   bool qos_rules = false;
   for (const Qos& q : policy.qos) qos_rules = qos_rules || !q.preempt.empty();
   const PreemptionSettings& s = policy.preemption;
-  enabled_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_) || s.by_priority;
   other_rules_ = (s.by_qos && qos_rules) || s.by_partition_tier || (s.reclaim_quota && any_quota_);
+  enabled_ = other_rules_ || s.by_priority;
 }
 
 PreemptMode PreemptionPolicy::ModeOf(const std::string& victim_qos, const Partition* partition) const {
