@@ -45,7 +45,7 @@ class TcpAuth : public LocalClusterTest {
     ASSERT_TRUE(ctl != std::string::npos && at != std::string::npos) << conf;
     ctld_ = conf.substr(at + 10, conf.find('\n', at) - at - 10);
     ASSERT_EQ(ctld_.rfind("127.0.0.1:", 0), 0u) << conf;
-    StatusOr<std::string> key = muster::LoadClusterKey((dir_ / "c" / "cluster.key").string(), false);
+    StatusOr<std::string> key = muster::LoadClusterKey((dir_ / "c" / "state" / "cluster.key").string(), false);
     ASSERT_TRUE(key.ok()) << key.status().message();
     key_ = std::make_unique<muster::TokenAuthority>(*key);
   }

@@ -23,6 +23,7 @@
 #include "agent/launcher.h"
 #include "model/record_json.h"
 #include "model/step_layout.h"
+#include "net/json_body.h"
 #include "net/step_io.h"
 
 namespace muster {
@@ -40,6 +41,7 @@ HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200,
 // How long the reaper sleeps when nothing can wake it sooner: a job without a pidfd (a kernel
 // before 5.3) is polled at kPollMs; otherwise only the safety timeout applies.
 constexpr int kPollMs = 5;
+constexpr char kExitPath[] = "/v1/agent/exit";
 constexpr int kIdleWaitMs = 1000;
 
 // The job an srun -Z step runs in: the caller's, on this node only, holding nothing.
@@ -224,14 +226,21 @@ HttpResponse Agent::Token(const HttpRequest& r) {
 
 HttpResponse Agent::Launch(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may launch jobs");
-  json body = json::parse(r.body, nullptr, false);
-  if (!body.is_object() || !body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
+  StatusOr<json> parsed = ParseJsonObject(r.body);
+  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
+  json& body = *parsed;
+  if (!body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
   StatusOr<JobRecord> job = JobRecordFromJson(body["job"]);
   if (!job.ok()) return HttpResponse::Error(400, job.status().message());
   if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   std::lock_guard<std::mutex> lock(mu_);
   if (auto old = jobs_.find(job->id); old != jobs_.end()) {
     if (old->second.job.restart_count == job->restart_count) return Ok();  // a retried launch
+    if (old->second.job.restart_count > job->restart_count) {
+      return HttpResponse::Error(409, "job " + std::to_string(job->id) + ": run " + std::to_string(job->restart_count) +
+                                          " is older than run " + std::to_string(old->second.job.restart_count) +
+                                          " here");
+    }
     // A requeued job comes back while its earlier run is still here: end that run first.
     steps_.Signal(job->id, -1, SIGKILL);
     if (old->second.pid > 0) {
@@ -249,8 +258,13 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   if (job->batch_host == opt_.node.name && !job->interactive) {
     Status st = StartBatch(run);
     if (!st.ok()) {
-      Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed: " + st.message());
-      return HttpResponse::Error(409, st.message());
+      // The job's own doing (a file it names that it may not open) fails the job; anything else
+      // is this node's fault. 422 and 409 tell the controller which.
+      const bool job_fault = IsJobFault(st);
+      Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed (" + (job_fault ? "the job's" : "the node's") +
+                              " fault): " + st.message());
+      return HttpResponse::Json(job_fault ? 422 : 409,
+                                json{{"error", st.message()}, {"fault", job_fault ? "job" : "node"}}.dump());
     }
   }
   jobs_[job->id] = std::move(run);
@@ -279,7 +293,7 @@ Status Agent::StartBatch(Running& run) {
   {
     int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
     if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
-    const bool written = WriteFully(fd, job.script);
+    const bool written = WriteFully(fd, job.script.str());
     const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
     close(fd);
     if (!written || !chowned) {
@@ -299,6 +313,7 @@ Status Agent::StartBatch(Running& run) {
   spec.gid = job.gid;
   spec.user = job.user;
   spec.workdir = job.workdir;
+  spec.log_name = "musterd-" + opt_.node.name;
   spec.argv = {script};
   spec.argv.insert(spec.argv.end(), job.script_args.begin(), job.script_args.end());
   spec.env = std::move(env);
@@ -496,8 +511,9 @@ HttpResponse Agent::Step(const HttpRequest& r) {
 }
 
 HttpResponse Agent::SignalStep(const HttpRequest& r) {
-  json body = json::parse(r.body, nullptr, false);
-  if (!body.is_object()) return HttpResponse::Error(400, "request body is not a JSON object");
+  StatusOr<json> parsed = ParseJsonObject(r.body);
+  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
+  const json& body = *parsed;
   const int64_t id = body.value("job_id", int64_t{0});
   const int step = body.value("step_id", -1);
   const int sig = body.value("signal", 0);
@@ -516,19 +532,35 @@ HttpResponse Agent::SignalStep(const HttpRequest& r) {
 
 HttpResponse Agent::Signal(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
-  json body = json::parse(r.body, nullptr, false);
-  if (!body.is_object()) return HttpResponse::Error(400, "request body is not a JSON object");
+  StatusOr<json> parsed = ParseJsonObject(r.body);
+  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
+  const json& body = *parsed;
   const int64_t id = body.value("job_id", int64_t{0});
   const int sig = body.value("signal", 0);
   const int64_t kill_after = body.value("kill_after", int64_t{0});
   const std::string why = body.value("why", std::string());
+  const int run_of = body.value("restart_count", -1);
+  if (sig < 0 || sig >= NSIG) return HttpResponse::Error(400, "bad signal " + std::to_string(sig));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
+  // An order for another run of the job (a requeued job's old run, which this node may no
+  // longer hold) is not for what runs here now.
+  if (run_of >= 0 && it->second.job.restart_count != run_of) {
+    Log(opt_.node.name, "job " + std::to_string(id) + ": ignoring '" + why + "' for run " + std::to_string(run_of) +
+                            " (run " + std::to_string(it->second.job.restart_count) + " is here)");
+    return Ok();
+  }
+  SignalRunLocked(it, sig, kill_after, why);
+  return Ok();
+}
+
+void Agent::SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why) {
+  const int64_t id = it->first;
   Running& run = it->second;
   if (why == "suspend" || why == "resume") {
     SuspendLocked(run, why == "suspend");
-    return Ok();
+    return;
   }
   // A suspended job being ended runs again first: a stopped (or frozen) process would neither
   // act on SIGTERM nor, frozen in a v1 cgroup, die of SIGKILL. (As Slurm's scancel does.)
@@ -554,14 +586,13 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
     if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
     ReleaseCpus(id);
     jobs_.erase(it);
-    return Ok();
+    return;
   }
   if (kill_after > 0) {
     const int64_t at = clock_->NowMillis() + kill_after * 1000;
     if (run.kill_at_ms == 0 || at < run.kill_at_ms) run.kill_at_ms = at;
     WakeReaper();
   }
-  return Ok();
 }
 
 // Waits (poll) on the pidfds of the batch scripts, a wake-up eventfd and the nearest SIGKILL
@@ -620,7 +651,7 @@ void Agent::ReaperLoop() {
         ReleaseCpus(run.job.id);
         it = jobs_.erase(it);
       }
-      for (auto& r : reports) outbox_.emplace_back("/v1/agent/exit", std::move(r));
+      for (auto& r : reports) outbox_.emplace_back(kExitPath, std::move(r));
       // What to wait for next: the scripts still running, and the nearest kill deadline.
       for (const auto& [id, run] : jobs_) {
         if (run.kill_at_ms > 0) timeout_ms = static_cast<int>(std::clamp<int64_t>(run.kill_at_ms - now, 0, timeout_ms));
@@ -643,7 +674,7 @@ void Agent::ReaperLoop() {
   }
 }
 
-Status Agent::CallController(const std::string& target, const std::string& body) {
+StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
   const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
   if (ctld_ && token != ctld_sent_token_) ctld_.reset();  // renewed: send the new one
   if (!ctld_) {
@@ -657,13 +688,47 @@ Status Agent::CallController(const std::string& target, const std::string& body)
     ctld_.reset();
     return resp.status();
   }
-  if (resp->status == 200) return Status::Ok();
-  json j = json::parse(resp->body, nullptr, false);
-  std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                                   : resp->body;
+  if (resp->status == 200) return std::move(resp->body);
+  const std::string msg = ErrorMessageOf(resp->body, resp->body);
   return Status(resp->status == 404 ? StatusCode::kNotFound
                                     : (resp->status == 409 ? StatusCode::kFailedPrecondition : StatusCode::kInternal),
                 msg);
+}
+
+json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
+  json running = json::array();
+  for (const auto& [id, r] : jobs_) running.push_back({{"job_id", id}, {"restart_count", r.job.restart_count}});
+  json ended = json::array();
+  for (const auto& [path, body] : outbox_) {
+    if (path != kExitPath) continue;
+    exits->push_back(body);
+    ended.push_back(json::parse(body));  // our own text
+  }
+  return json{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
+}
+
+Status Agent::ReportToController(const std::string& target, json body, const std::vector<std::string>& exits) {
+  StatusOr<std::string> answer = CallController(target, body.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (!answer.ok()) return answer.status();
+  StatusOr<json> orders = ParseJsonObject(*answer, "the controller's answer");
+  std::lock_guard<std::mutex> lock(mu_);
+  // The exits it carried are settled: acknowledged as if each had been sent alone.
+  std::erase_if(outbox_, [&](const auto& e) {
+    return e.first == kExitPath && std::find(exits.begin(), exits.end(), e.second) != exits.end();
+  });
+  if (!orders.ok() || !orders->contains("stop") || !(*orders)["stop"].is_array()) return Status::Ok();
+  // Runs the controller does not have running here (requeued, ended while we were away, a launch
+  // it gave up on): they stop.
+  for (const json& s : (*orders)["stop"]) {
+    const int64_t id = s.value("job_id", int64_t{0});
+    const int rc = s.value("restart_count", -1);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second.job.restart_count != rc) continue;
+    Log(opt_.node.name, "job " + std::to_string(id) + " (run " + std::to_string(rc) +
+                            "): the controller does not run it here; stopping it");
+    SignalRunLocked(it, SIGKILL, 0, "cleanup");
+  }
+  return Status::Ok();
 }
 
 Status Agent::Register() {
@@ -688,7 +753,14 @@ Status Agent::Register() {
     rec.os = std::string(u.sysname) + " " + u.release + " " + u.version;
   }
   rec.version = "0.1";
-  return CallController("/v1/agent/register", json{{"node", ToJson(rec)}, {"running", RunningJobs()}}.dump());
+  std::vector<std::string> exits;
+  json body;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    body = NodeReportLocked(&exits);
+  }
+  body["node"] = ToJson(rec);
+  return ReportToController("/v1/agent/register", std::move(body), exits);
 }
 
 void Agent::ControllerLoop() {
@@ -714,7 +786,7 @@ void Agent::ControllerLoop() {
         if (outbox_.empty()) break;
         rep = outbox_.front();
       }
-      Status st = CallController(rep.first, rep.second);
+      Status st = CallController(rep.first, rep.second).status();
       if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
         registered_ = st.code() != StatusCode::kUnavailable && registered_;
         break;  // retried after the pause below
@@ -725,7 +797,13 @@ void Agent::ControllerLoop() {
     const int64_t now = clock_->NowMillis();
     if (now - last_beat >= opt_.heartbeat_interval_s * 1000) {
       last_beat = now;
-      Status st = CallController("/v1/agent/heartbeat", json{{"node", opt_.node.name}, {"running", RunningJobs()}}.dump());
+      std::vector<std::string> exits;
+      json body;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        body = NodeReportLocked(&exits);
+      }
+      Status st = ReportToController("/v1/agent/heartbeat", std::move(body), exits);
       // A controller that restarted without us, or lost us: register again.
       if (!st.ok()) registered_ = false;
     }

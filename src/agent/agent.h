@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/cgroup.h"
 #include "agent/step_runner.h"
 #include "base/clock.h"
@@ -126,8 +128,17 @@ class Agent {
   void ReaperLoop();
   void WakeReaper();                                       // a job to watch, or a deadline, changed
   void ControllerLoop();
-  Status CallController(const std::string& target, const std::string& body);
+  // POSTs to the controller; its answer's body, or why not.
+  StatusOr<std::string> CallController(const std::string& target, const std::string& body);
   Status Register();
+  // Under mu_: what this node runs ({"job_id", "restart_count"}) and the exits not yet
+  // acknowledged (their bodies also into `exits`), as registration and heartbeats carry them.
+  nlohmann::json NodeReportLocked(std::vector<std::string>* exits) const;
+  // Sends a registration or heartbeat; on success the exits it carried leave the outbox, and the
+  // runs the controller says to stop are stopped.
+  Status ReportToController(const std::string& target, nlohmann::json body, const std::vector<std::string>& exits);
+  // Under mu_: a signal for the run at `it` (see POST /v1/signal); may erase it.
+  void SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why);
 
   AgentOptions opt_;
   const Clock* clock_;

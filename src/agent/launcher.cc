@@ -68,9 +68,34 @@ struct Prepared {
   std::vector<std::string> procs_files;
   std::vector<gid_t> groups;
   bool change_identity = true;
+  // Slurm's line when the working directory cannot be entered, around strerror's text:
+  // "<log_name>: error: couldn't chdir to `<dir>': " ... ": going to /tmp instead\n".
+  std::string chdir_note_head, chdir_note_tail;
+  // "<log_name>: error: Could not open stderr file <path>: " / "... stdin file <path>: ", written
+  // to the job's stdout (already open) with strerror's text when that open fails.
+  std::string stderr_note_head, stdin_note_head;
 };
 
 std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Why a file the job names could not be opened: its own doing (a path it may not use, that does not
+// exist, ...), or the node's (out of descriptors, memory or disk, an I/O error).
+bool JobsOwnFileError(int err) {
+  switch (err) {
+    case EACCES: case EPERM: case ENOENT: case ENOTDIR: case EISDIR: case ELOOP: case ENAMETOOLONG:
+    case EROFS: case ENXIO: case ETXTBSY: case EDQUOT: case EFBIG: case EOVERFLOW: case ENODEV:
+    case EINVAL: case EWOULDBLOCK:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// strerror's text without its locale machinery (the child may only make async-signal-safe calls).
+const char* ErrnoDescription(int err) {
+  const char* d = strerrordesc_np(err);
+  return d != nullptr ? d : "Unknown error";
+}
 
 StatusCode CodeForErrno(int err) {
   switch (err) {
@@ -198,10 +223,20 @@ bool CloseFrom(int low, int keep) {
 }
 
 // Opens `path` and moves it onto `target` (0, 1 or 2). The first move goes above 2 so that a
-// descriptor the kernel hands back as 0-2 never clobbers a standard stream set earlier.
+// descriptor the kernel hands back as 0-2 never clobbers a standard stream set earlier. Opened
+// without blocking (the agent's thread waits for this child until it execs, and a FIFO the user
+// names would otherwise hold it until someone opens the other end: ENXIO instead), then made
+// blocking again for the job.
 bool OpenOnto(const char* path, int flags, int target) {
-  int fd = open(path, flags, 0644);
+  int fd = open(path, flags | O_NONBLOCK, 0644);
   if (fd < 0) return false;
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return false;
+  }
   int high = fcntl(fd, F_DUPFD, 3);
   int saved = errno;
   close(fd);
@@ -279,18 +314,41 @@ bool OpenOnto(const char* path, int flags, int target) {
     (void)setrlimit(resource, &lim);
   }
 
-  if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) Fail(report_fd, Step::kChdir, 0, errno);
-  if (spec.stdin_fd < 0 && !OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) Fail(report_fd, Step::kStdin, 0, errno);
+  // As Slurm's slurmstepd: a working directory the user cannot enter is not fatal, the job starts
+  // in /tmp and is told so on its stderr.
+  int chdir_err = 0;
+  if (!spec.workdir.empty() && chdir(spec.workdir.c_str()) != 0) {
+    chdir_err = errno;
+    if (chdir("/tmp") != 0) Fail(report_fd, Step::kChdir, 0, chdir_err);
+  }
+  // stdout first, so that a failing stderr or stdin can be reported into it.
   const int out_flags = O_WRONLY | O_CREAT | O_APPEND;
   if (spec.stdout_fd < 0 && !OpenOnto(spec.stdout_path.c_str(), out_flags | (spec.truncate_stdout ? O_TRUNC : 0), 1)) {
     Fail(report_fd, Step::kStdout, 0, errno);
   }
+  auto note_and_fail = [&](const std::string& head, Step step) {
+    const int err = errno;
+    if (spec.stdout_fd < 0) {
+      const char* d = ErrnoDescription(err);
+      WriteAll(1, head.data(), head.size());
+      WriteAll(1, d, strlen(d));
+      WriteAll(1, "\n", 1);
+    }
+    Fail(report_fd, step, 0, err);
+  };
   if (spec.stderr_fd >= 0) {
     // already on 2
   } else if (spec.stderr_path.empty()) {
     if (dup2(1, 2) < 0) Fail(report_fd, Step::kStderr, 0, errno);
   } else if (!OpenOnto(spec.stderr_path.c_str(), out_flags | (spec.truncate_stderr ? O_TRUNC : 0), 2)) {
-    Fail(report_fd, Step::kStderr, 0, errno);
+    note_and_fail(p.stderr_note_head, Step::kStderr);
+  }
+  if (spec.stdin_fd < 0 && !OpenOnto(spec.stdin_path.c_str(), O_RDONLY, 0)) note_and_fail(p.stdin_note_head, Step::kStdin);
+  if (chdir_err != 0) {
+    const char* d = ErrnoDescription(chdir_err);
+    WriteAll(2, p.chdir_note_head.data(), p.chdir_note_head.size());
+    WriteAll(2, d, strlen(d));
+    WriteAll(2, p.chdir_note_tail.data(), p.chdir_note_tail.size());
   }
 
   // execvp's rules: skip entries that do not exist or may not be searched; remember EACCES;
@@ -316,6 +374,13 @@ bool OpenOnto(const char* path, int flags, int target) {
 
 // ---- Parent side. ------------------------------------------------------------------------------
 
+// A job's stdin, stdout or stderr file that could not be opened, in Slurm's words: the job's
+// fault (InvalidArgument) unless the node ran out of something.
+Status FileError(const char* stream, const std::string& path, int err) {
+  const std::string msg = std::string("Could not open ") + stream + " file " + path + ": " + ErrnoText(err);
+  return JobsOwnFileError(err) ? InvalidArgument(msg) : Status(CodeForErrno(err), msg);
+}
+
 Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepared& p) {
   std::string what;
   switch (static_cast<Step>(r.step)) {
@@ -335,16 +400,25 @@ Status ReportToStatus(const ChildReport& r, const LaunchSpec& spec, const Prepar
     case Step::kRegain:
       return Internal("privileges were not fully dropped to uid " + std::to_string(spec.uid) + " gid " +
                       std::to_string(spec.gid));
-    case Step::kChdir: what = "cannot change directory to '" + spec.workdir + "'"; break;
+    case Step::kChdir: what = "cannot change directory to '" + spec.workdir + "' nor to /tmp"; break;
     case Step::kStdin:
-      what = spec.stdin_fd >= 0 ? "cannot set up stdin" : "cannot open input file '" + spec.stdin_path + "'";
-      break;
+      if (spec.stdin_fd >= 0) {
+        what = "cannot set up stdin";
+        break;
+      }
+      return FileError("stdin", spec.stdin_path, r.err);
     case Step::kStdout:
-      what = spec.stdout_fd >= 0 ? "cannot set up stdout" : "cannot open output file '" + spec.stdout_path + "'";
-      break;
+      if (spec.stdout_fd >= 0) {
+        what = "cannot set up stdout";
+        break;
+      }
+      return FileError("stdout", spec.stdout_path, r.err);
     case Step::kStderr:
-      what = spec.stderr_fd >= 0 ? "cannot set up stderr" : "cannot open error file '" + spec.stderr_path + "'";
-      break;
+      if (spec.stderr_fd >= 0) {
+        what = "cannot set up stderr";
+        break;
+      }
+      return FileError("stderr", spec.stderr_path, r.err);
     case Step::kExec: what = "cannot execute '" + spec.argv[0] + "'"; break;
     case Step::kNone: return Internal("job process failed before exec (unknown step)");
   }
@@ -379,6 +453,11 @@ StatusOr<Prepared> Prepare(const LaunchSpec& spec) {
   p.sh_argv.push_back(nullptr);  // the script path, set in the child
   for (size_t i = 1; i < p.argv_storage.size(); ++i) p.sh_argv.push_back(p.argv_storage[i].data());
   p.sh_argv.push_back(nullptr);
+  const std::string error = spec.log_name + ": error: ";
+  p.chdir_note_head = error + "couldn't chdir to `" + spec.workdir + "': ";
+  p.chdir_note_tail = ": going to /tmp instead\n";
+  p.stderr_note_head = error + "Could not open stderr file " + spec.stderr_path + ": ";
+  p.stdin_note_head = error + "Could not open stdin file " + spec.stdin_path + ": ";
   size_t start = 0;
   const std::string& files = spec.cgroup_procs_file;
   while (start < files.size()) {

@@ -19,7 +19,10 @@ struct LaunchSpec {
   uint32_t uid = 0;
   uint32_t gid = 0;
   std::string user;                 // for initgroups(); "" = only gid
-  std::string workdir;              // chdir here (as the user); error if impossible
+  // chdir here (as the user). When that fails the job starts in /tmp instead and its stderr gets
+  // Slurm's line "<log_name>: error: couldn't chdir to `<dir>': <why>: going to /tmp instead".
+  std::string workdir;
+  std::string log_name = "musterd";  // who speaks in the lines written into the job's output
   std::vector<std::string> argv;    // argv[0] is the program (absolute, or searched in PATH of env)
   std::vector<std::string> env;     // KEY=VALUE, the whole environment
   std::string stdin_path = "/dev/null";
@@ -49,9 +52,16 @@ void TakePropagatedLimits(LaunchSpec* spec);
 std::vector<std::string> PropagatedLimitsEnvironment();
 
 // Forks and execs; returns the child's pid (also its process group and session id). Failures in
-// the child after fork (chdir, open, exec) are reported back through a pipe and returned here as
-// an error naming what failed ("cannot open output file '/x/slurm-7.out': Permission denied").
+// the child after fork (open, exec, credentials) are reported back through a pipe and returned
+// here as an error naming what failed, in Slurm's words where Slurm has them ("Could not open
+// stdout file /x/slurm-7.out: Permission denied"). A file the job names that it may not open is
+// the job's fault (IsJobFault); the line then also goes to its stdout when that is open.
 StatusOr<pid_t> Launch(const LaunchSpec& spec);
+
+// Whether a launch error is the job's own (a path it gave that cannot be opened: the job fails,
+// as Slurm's JobLaunchFailure) rather than the node's (it cannot fork, set the user's identity,
+// join a cgroup, or its disk is full: the node is at fault). Job faults are InvalidArgument.
+inline bool IsJobFault(const Status& launch_error) { return launch_error.code() == StatusCode::kInvalidArgument; }
 
 struct ExitInfo {
   bool exited = false;    // true: exit_code valid; false: killed by signal

@@ -158,9 +158,50 @@ TEST_F(LauncherTest, OutputFileIsOpenedWithTheUsersPermissions) {
   spec.stdout_path = closed + "/slurm-7.out";
   StatusOr<pid_t> pid = Launch(spec);
   ASSERT_FALSE(pid.ok());
-  EXPECT_EQ(pid.status().code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ(pid.status().message(), "cannot open output file '" + closed + "/slurm-7.out': Permission denied");
+  EXPECT_TRUE(IsJobFault(pid.status())) << "the job's own path: the job fails, not the node";
+  EXPECT_EQ(pid.status().message(), "Could not open stdout file " + closed + "/slurm-7.out: Permission denied");
   EXPECT_NE(access(spec.stdout_path.c_str(), F_OK), 0) << "nothing created as root";
+}
+
+// The job's stderr or stdin that cannot be opened fails it too, and Slurm's line goes into its
+// stdout, which is open by then.
+TEST_F(LauncherTest, UnopenableStderrAndStdinFailTheJobWithALineInItsOutput) {
+  LaunchSpec spec = Spec({"/bin/true"});
+  spec.log_name = "musterd-n1";
+  spec.stderr_path = dir_ + "/no/such/err";
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_TRUE(IsJobFault(pid.status()));
+  EXPECT_EQ(pid.status().message(), "Could not open stderr file " + dir_ + "/no/such/err: No such file or directory");
+  EXPECT_EQ(ReadAll(dir_ + "/out"),
+            "musterd-n1: error: Could not open stderr file " + dir_ + "/no/such/err: No such file or directory\n");
+
+  spec = Spec({"/bin/true"});
+  spec.stdin_path = dir_ + "/missing-input";
+  pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_TRUE(IsJobFault(pid.status()));
+  EXPECT_EQ(pid.status().message(), "Could not open stdin file " + dir_ + "/missing-input: No such file or directory");
+}
+
+// A FIFO named as the job's stdout has no reader: the launch fails at once instead of holding the
+// agent's thread until someone opens the other end. One named as stdin opens, and is read.
+TEST_F(LauncherTest, FifosDoNotBlockTheLaunch) {
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+  if (root_) ASSERT_EQ(chown(fifo.c_str(), kNobody, kNobody), 0);
+  LaunchSpec spec = Spec({"/bin/true"});
+  spec.stdout_path = fifo;
+  StatusOr<pid_t> pid = Launch(spec);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_TRUE(IsJobFault(pid.status()));
+  EXPECT_EQ(pid.status().message(), "Could not open stdout file " + fifo + ": No such device or address");
+
+  spec = Spec({"/bin/sh", "-c", "echo started"});
+  spec.stdin_path = fifo;
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "started\n");
 }
 
 TEST_F(LauncherTest, ReportsExecAndChdirFailures) {
@@ -170,11 +211,20 @@ TEST_F(LauncherTest, ReportsExecAndChdirFailures) {
   EXPECT_EQ(pid.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(pid.status().message(), "cannot execute '/nope': No such file or directory");
 
-  spec = Spec({"/bin/true"});
+  EXPECT_FALSE(IsJobFault(pid.status())) << "the script is the agent's own";
+}
+
+// As under Slurm's slurmstepd: a working directory that cannot be entered does not fail the job,
+// which starts in /tmp and says so on its stderr.
+TEST_F(LauncherTest, AWorkdirThatCannotBeEnteredStartsTheJobInTmp) {
+  LaunchSpec spec = Spec({"/bin/pwd"});
+  spec.log_name = "musterd-n1";
   spec.workdir = dir_ + "/missing";
-  pid = Launch(spec);
-  ASSERT_FALSE(pid.ok());
-  EXPECT_EQ(pid.status().message(), "cannot change directory to '" + dir_ + "/missing': No such file or directory");
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(info.exit_code, 0);
+  EXPECT_EQ(ReadAll(dir_ + "/out"), "musterd-n1: error: couldn't chdir to `" + dir_ +
+                                        "/missing': No such file or directory: going to /tmp instead\n/tmp\n");
 }
 
 TEST_F(LauncherTest, SearchesTheJobsPathNotTheAgents) {

@@ -25,6 +25,7 @@
 
 #include "agent/job_env.h"
 #include "agent/launcher.h"
+#include "net/json_body.h"
 #include "net/step_io.h"
 
 namespace muster {
@@ -128,8 +129,9 @@ StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
 }  // namespace
 
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return InvalidArgument("request body is not a JSON object");
+  StatusOr<json> parsed = ParseJsonObject(body);
+  if (!parsed.ok()) return parsed.status();
+  const json& j = *parsed;
   StepLaunch s;
   try {
     s.job_id = j.at("job_id").get<int64_t>();
@@ -254,6 +256,7 @@ Status StepRunner::Start(const StepLaunch& l) {
     spec.gid = job.gid;
     spec.user = job.user;
     spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
+    spec.log_name = "musterd-" + l.node_name;
     spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
     spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, l.devices_constrained);
     TakePropagatedLimits(&spec);

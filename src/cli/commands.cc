@@ -150,7 +150,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
         << " in partition " << w->value("partition", std::string()) << "\n";
     return 0;
   }
-  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  StatusOr<json> r = (*c)->Submit(body);
   if (!r.ok()) {
     if (r.status().message() == "Invalid partition name specified") {
       err << "sbatch: error: invalid partition specified: " << req->request.partition << "\n";

@@ -1,15 +1,19 @@
 #include "cli/ctld_client.h"
+#include "net/json_body.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
+#include "net/key_file.h"
 
 namespace muster {
 
@@ -44,13 +48,9 @@ bool IsSocket(const std::string& path) {
 StatusOr<std::string> TokenFrom(const std::string& socket) {
   ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> agent, HttpClient::Connect("unix:" + socket, "", 5000));
   ASSIGN_OR_RETURN(HttpResponse r, agent->Request("GET", "/v1/token"));
-  json j = json::parse(r.body, nullptr, false);
-  if (r.status != 200) {
-    const std::string msg = j.is_object() && j.contains("error") && j["error"].is_string()
-                                ? j["error"].get<std::string>()
-                                : "HTTP " + std::to_string(r.status);
-    return Status(CodeFor(r.status), msg);
-  }
+  if (r.status != 200) return Status(CodeFor(r.status), ErrorMessageOf(r.body, "HTTP " + std::to_string(r.status)));
+  StatusOr<json> parsed = ParseJsonObject(r.body, "the agent's answer");
+  const json j = parsed.ok() ? *parsed : json();
   if (!j.is_object() || !j.contains("token") || !j["token"].is_string() || j["token"].get<std::string>().empty()) {
     return Internal("malformed answer to GET /v1/token");
   }
@@ -153,19 +153,40 @@ StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::
   user_msg_.clear();
   if (!r.ok()) return r.status();
   if (r->status != 200) {
-    json j = json::parse(r->body, nullptr, false);
-    std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                                     : r->body;
+    StatusOr<json> parsed = ParseJsonObject(r->body, "the controller's answer");
+    const json j = parsed.ok() ? *parsed : json();
     if (j.is_object() && j.contains("user_msg") && j["user_msg"].is_string()) user_msg_ = j["user_msg"];
-    return Status(CodeFor(r->status), msg);
+    return Status(CodeFor(r->status), ErrorMessageOf(r->body, r->body));
   }
   return std::move(r->body);
 }
 
+StatusOr<json> CtldClient::Submit(json body, int retry_s) {
+  if (!body.contains("submit_key")) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string key;
+    for (unsigned char b : RandomBytes(16)) {
+      key += kHex[b >> 4];
+      key += kHex[b & 15];
+    }
+    body["submit_key"] = key;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s);
+  std::chrono::milliseconds pause(100);
+  while (true) {
+    StatusOr<json> r = Call("POST", "/v1/jobs", body);
+    if (r.ok() || r.status().code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) {
+      return r;
+    }
+    std::this_thread::sleep_for(pause);  // the controller restarts, or its store is busy
+    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+  }
+}
+
 StatusOr<json> CtldClient::Call(const std::string& method, const std::string& target, const json& body) {
   ASSIGN_OR_RETURN(std::string text, CallRaw(method, target, body));
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Internal("the controller sent a malformed answer");
+  StatusOr<json> j = ParseJson(text, "the controller's answer");
+  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
   return j;
 }
 

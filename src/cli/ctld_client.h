@@ -34,6 +34,11 @@ class CtldClient {
   StatusOr<std::string> CallRaw(const std::string& method, const std::string& target,
                                 const nlohmann::json& body = nullptr);
 
+  // POST /v1/jobs under a submission key of its own (random): when the answer is lost (the
+  // connection reset, the controller restarted) the request is sent again, for up to `retry_s`
+  // seconds, and the controller answers the retry with the job the first attempt made.
+  StatusOr<nlohmann::json> Submit(nlohmann::json body, int retry_s = 60);
+
   // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
   StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");
   // `allocated`, when given, receives what running jobs hold on each node (sinfo's CPUAlloc...).

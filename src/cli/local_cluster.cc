@@ -1,4 +1,5 @@
 #include "cli/local_cluster.h"
+#include "net/json_body.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -10,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -268,9 +271,20 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     }
   }
   const bool root = geteuid() == 0;
+  // The store (every user's scripts and environments) and the cluster key live in a directory only
+  // the cluster's owner may enter; the sockets beside it stay reachable by every user.
+  const std::string state_dir = a.dir + "/state";
+  if (::mkdir(state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    err << "muster up: cannot create " << state_dir << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (::chmod(state_dir.c_str(), 0700) != 0) {
+    err << "muster up: cannot make " << state_dir << " private: " << std::strerror(errno) << "\n";
+    return 1;
+  }
   // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
   // from their first moment (musterctld would create it too, but races the agents).
-  if (StatusOr<std::string> key = LoadClusterKey(a.dir + "/cluster.key", /*create=*/true); !key.ok()) {
+  if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/cluster.key", /*create=*/true); !key.ok()) {
     err << "muster up: " << key.status().message() << "\n";
     return 1;
   }
@@ -289,8 +303,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "controller:\n"
       << "  socket: run/ctld.sock\n"
       << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
-      << "  state: state.db\n"
-      << "  key_file: cluster.key\n"
+      << "  state: state/state.db\n"
+      << "  key_file: state/cluster.key\n"
       << "  heartbeat_timeout: 6\n"
       << "  kill_wait: 5\n"
       << "  first_job_id: " << a.first_job_id << "\n"
@@ -337,7 +351,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     if (c.ok()) {
       StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/nodes");
       if (r.ok() && r->status == 200) {
-        nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+        StatusOr<nlohmann::json> parsed = ParseJsonObject(r->body, "the controller's answer");
+        const nlohmann::json j = parsed.ok() ? *parsed : nlohmann::json();
         registered = 0;
         if (j.is_object() && j.contains("nodes")) {
           for (const auto& n : j["nodes"]) registered += n.value("last_heartbeat", int64_t{0}) > 0;

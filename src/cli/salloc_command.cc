@@ -258,7 +258,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
             {"requeue", false},
             {"submit_host", LocalHostname()},
             {"submit_sid", static_cast<int64_t>(getsid(0))}};
-  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  StatusOr<json> r = (*c)->Submit(body);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "salloc: error: " << (*c)->user_msg() << "\n";
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";

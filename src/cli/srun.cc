@@ -163,7 +163,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
             {"workdir", cwd},             {"account", opt.account}, {"qos", opt.qos},
             {"requeue", false},           {"submit_host", LocalHostname()},
             {"submit_sid", static_cast<int64_t>(getsid(0))}};
-  StatusOr<json> r = (*c)->Call("POST", "/v1/jobs", body);
+  StatusOr<json> r = (*c)->Submit(body);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "srun: error: " << (*c)->user_msg() << "\n";
     err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";

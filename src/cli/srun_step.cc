@@ -1,6 +1,7 @@
 // srun's step session: one StepSession per run. Signals reach the event loop through a self-pipe
 // (the handler only writes the signal number); everything else happens on the one thread.
 #include "cli/srun_step.h"
+#include "net/json_body.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -80,9 +81,7 @@ std::string RandomKey() {
 }
 
 std::string ErrorText(const HttpResponse& r) {
-  json j = json::parse(r.body, nullptr, false);
-  if (j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
-  return "HTTP " + std::to_string(r.status);
+  return ErrorMessageOf(r.body, "HTTP " + std::to_string(r.status));
 }
 
 struct NodeTasks {

@@ -12,6 +12,7 @@
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
 #include "model/record_json.h"
+#include "net/json_body.h"
 
 namespace muster {
 
@@ -40,11 +41,7 @@ HttpResponse Ok(const json& body) {
   return HttpResponse::Json(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-StatusOr<json> ParseBody(const HttpRequest& req) {
-  json j = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgument("request body is not a JSON object");
-  return j;
-}
+StatusOr<json> ParseBody(const HttpRequest& req) { return ParseJsonObject(req.body); }
 
 StatusOr<int64_t> ParseId(const std::string& s) {
   int64_t v = 0;
@@ -92,14 +89,47 @@ json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
   return out;
 }
 
-std::vector<int64_t> Ids(const json& j, const char* key) {
-  std::vector<int64_t> ids;
-  if (j.contains(key) && j[key].is_array()) {
-    for (const json& v : j[key]) {
-      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
+// An exit report's fields (POST /v1/agent/exit, and each of a node report's "exits").
+StatusOr<RunExit> ExitFromJson(const json& j) {
+  if (!j.is_object()) return InvalidArgument("an exit report must be a JSON object");
+  RunExit e;
+  Status err;
+  ExitReport& rep = e.report;
+  if (!Get(j, "job_id", e.job_id, err) || !Get(j, "exit_code", rep.exit_code, err) || !Get(j, "signal", rep.signal, err) ||
+      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err)) {
+    return err;
+  }
+  return e;
+}
+
+// A registration's or heartbeat's {"running": [{"job_id", "restart_count"}, ...], "exits": [...]}.
+StatusOr<NodeReport> NodeReportFromJson(const json& j) {
+  NodeReport report;
+  if (j.contains("running")) {
+    if (!j["running"].is_array()) return InvalidArgument("'running' must be a list");
+    for (const json& r : j["running"]) {
+      JobRun run;
+      Status err;
+      if (!r.is_object() || !Get(r, "job_id", run.job_id, err) || !Get(r, "restart_count", run.restart_count, err)) {
+        return InvalidArgument("'running' holds {\"job_id\", \"restart_count\"} objects");
+      }
+      report.running.push_back(run);
     }
   }
-  return ids;
+  if (j.contains("exits")) {
+    if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");
+    for (const json& e : j["exits"]) {
+      ASSIGN_OR_RETURN(RunExit exit, ExitFromJson(e));
+      report.exits.push_back(std::move(exit));
+    }
+  }
+  return report;
+}
+
+json OrdersJson(const NodeOrders& orders) {
+  json stop = json::array();
+  for (const JobRun& r : orders.stop) stop.push_back({{"job_id", r.job_id}, {"restart_count", r.restart_count}});
+  return json{{"lease_s", orders.lease_s}, {"stop", std::move(stop)}};
 }
 
 }  // namespace
@@ -107,8 +137,7 @@ std::vector<int64_t> Ids(const json& j, const char* key) {
 HttpResponse ErrorResponse(const Status& status, const std::string& user_msg) {
   HttpResponse r = HttpResponse::Error(HttpStatusFor(status.code()), status.message());
   if (!user_msg.empty()) {
-    nlohmann::json j = nlohmann::json::parse(r.body);
-    j["user_msg"] = user_msg;
+    nlohmann::json j{{"error", status.message()}, {"user_msg", user_msg}};
     r.body = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return r;
@@ -236,6 +265,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
         !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err) ||
         !Get(b, "submit_sid", s.submit_sid, err) ||
         !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
+        !Get(b, "submit_key", s.submit_key, err) ||
         !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err) ||
         !Get(b, "warn_signal", s.warn_signal, err) || !Get(b, "warn_time_s", s.warn_time_s, err) ||
         !Get(b, "warn_batch_only", s.warn_batch_only, err)) {
@@ -564,6 +594,11 @@ void AddControllerRoutes(Controller& c, Router& r) {
   });
 
   r.Add("POST", "/v1/policy", [&c](const HttpRequest& req) {
+    // Admins only, before anything of the body is looked at.
+    if (!c.IsAdmin(req.caller)) {
+      return ErrorResponse(Status(StatusCode::kPermissionDenied,
+                                  "Access/permission denied: only an administrator may change accounts and QOS"));
+    }
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
     PolicyOp op;
@@ -576,7 +611,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
       if (!b["fields"].is_array()) return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...]"));
       for (const json& f : b["fields"]) {
         if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
-          return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...], got " + f.dump()));
+          std::string got = f.dump(-1, ' ', false, json::error_handler_t::replace);
+          if (got.size() > 80) got = got.substr(0, 77) + "...";
+          return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...], got " + got));
         }
         op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
       }
@@ -592,9 +629,13 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
     StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
     if (!node.ok()) return ErrorResponse(node.status());
-    Status st = c.RegisterNode(*node, Ids(*body, "running"), req.caller);
-    if (!st.ok()) return ErrorResponse(st);
-    return Ok(json{{"cluster", c.cluster_name()}});
+    StatusOr<NodeReport> report = NodeReportFromJson(*body);
+    if (!report.ok()) return ErrorResponse(report.status());
+    StatusOr<NodeOrders> orders = c.RegisterNode(*node, *report, req.caller);
+    if (!orders.ok()) return ErrorResponse(orders.status());
+    json out = OrdersJson(*orders);
+    out["cluster"] = c.cluster_name();
+    return Ok(out);
   });
 
   r.Add("POST", "/v1/agent/heartbeat", [&c](const HttpRequest& req) {
@@ -603,25 +644,22 @@ void AddControllerRoutes(Controller& c, Router& r) {
     std::string node;
     Status err;
     if (!Get(*body, "node", node, err)) return ErrorResponse(err);
-    Status st = c.Heartbeat(node, Ids(*body, "running"), req.caller);
-    if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    StatusOr<NodeReport> report = NodeReportFromJson(*body);
+    if (!report.ok()) return ErrorResponse(report.status());
+    StatusOr<NodeOrders> orders = c.Heartbeat(node, *report, req.caller);
+    if (!orders.ok()) return ErrorResponse(orders.status());
+    return Ok(OrdersJson(*orders));
   });
 
   r.Add("POST", "/v1/agent/exit", [&c](const HttpRequest& req) {
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    int64_t job_id = 0;
     std::string node;
-    ExitReport rep;
     Status err;
-    if (!Get(*body, "job_id", job_id, err) || !Get(*body, "node", node, err) ||
-        !Get(*body, "exit_code", rep.exit_code, err) || !Get(*body, "signal", rep.signal, err) ||
-        !Get(*body, "oom", rep.oom, err) || !Get(*body, "note", rep.note, err) ||
-        !Get(*body, "restart_count", rep.restart_count, err)) {
-      return ErrorResponse(err);
-    }
-    Status st = c.JobExited(job_id, node, rep, req.caller);
+    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
+    StatusOr<RunExit> exit = ExitFromJson(*body);
+    if (!exit.ok()) return ErrorResponse(exit.status());
+    Status st = c.JobExited(exit->job_id, node, exit->report, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

@@ -6,6 +6,7 @@
 #include <pwd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <unistd.h>
 #include <tuple>
@@ -119,9 +120,15 @@ Controller::~Controller() { Stop(); }
 Status Controller::Recover() {
   StatusOr<std::vector<NodeRecord>> nodes = store_->LoadNodes();
   if (!nodes.ok()) return nodes.status().WithPrefix("loading nodes");
-  StatusOr<std::vector<JobRecord>> jobs = store_->LoadJobs();
+  // Only what the controller holds: the jobs not finished, and those that ended within MinJobAge.
+  // History stays in the store (sacct reads it there).
+  const int64_t started = clock_->NowSeconds();
+  StatusOr<std::vector<JobRecord>> jobs =
+      store_->LoadLiveJobs(config_.min_job_age_s > 0 ? started - config_.min_job_age_s : 0);
   if (!jobs.ok()) return jobs.status().WithPrefix("loading jobs");
-  StatusOr<std::vector<StepRecord>> steps = store_->LoadSteps();
+  std::set<int64_t> held;
+  for (const JobRecord& j : *jobs) held.insert(j.id);
+  StatusOr<std::vector<StepRecord>> steps = store_->LoadStepsOf(held);
   if (!steps.ok()) return steps.status().WithPrefix("loading steps");
   StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
   if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
@@ -145,6 +152,7 @@ Status Controller::Recover() {
     next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
+    if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) submit_keys_[{j.uid, j.submit_key}] = id;
     JobRecord& slot = jobs_[id] = std::move(j);
     if (!IsFinished(slot.state)) {
       AddActiveLocked(slot);
@@ -170,6 +178,10 @@ bool Controller::Expired(const JobRecord& job, int64_t now) const {
 void Controller::PurgeExpiredLocked(int64_t now) {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (Expired(it->second, now)) {
+      if (!it->second.submit_key.empty()) {
+        auto k = submit_keys_.find({it->second.uid, it->second.submit_key});
+        if (k != submit_keys_.end() && k->second == it->first) submit_keys_.erase(k);
+      }
       it = jobs_.erase(it);
       ++jobs_erased_;
     } else {
@@ -198,7 +210,27 @@ StatusOr<int64_t> Controller::NextJobId() {
 }
 
 StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg) {
-  return SubmitOrTest(request, caller, nullptr, user_msg);
+  const std::string& k = request.submit_key;
+  if (k.empty()) return SubmitOrTest(request, caller, nullptr, user_msg);
+  if (k.size() > 64 || !std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; })) {
+    return InvalidArgument("invalid submission key (at most 64 letters, digits, '-' and '_')");
+  }
+  const auto key = std::make_pair(caller.uid, k);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    // A retry that overtook the first attempt waits for it to be stored (or refused).
+    keys_cv_.wait(lock, [&] { return !keys_in_flight_.count(key); });
+    if (auto it = submit_keys_.find(key); it != submit_keys_.end()) return it->second;
+    keys_in_flight_.insert(key);
+  }
+  StatusOr<int64_t> id = SubmitOrTest(request, caller, nullptr, user_msg);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    keys_in_flight_.erase(key);
+    if (id.ok()) submit_keys_[key] = *id;
+  }
+  keys_cv_.notify_all();
+  return id;
 }
 
 StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller,
@@ -288,6 +320,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     job.submit_host = request.submit_host;
     job.submit_sid = request.submit_sid;
     job.comment = request.comment;
+    job.submit_key = request.submit_key;
     if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 ||
         request.warn_time_s > 65535) {
       return InvalidArgument("Invalid --signal specification");
@@ -495,25 +528,39 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
   std::stable_partition(targets.begin(), targets.end(),
                         [&](const NodeRecord& n) { return n.node.name != job.batch_host; });
   for (const NodeRecord& n : targets) {
-    Status st = agents_->SignalJob(n, job.id, signal, kill_after, why);
+    Status st = agents_->SignalJob(n, JobRun{job.id, job.restart_count}, signal, kill_after, why);
     (void)st;  // a lost node is handled by the heartbeat timeout
   }
 }
 
 Status Controller::JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
-  JobRecord copy;
-  std::vector<JobNodeAllocation> held;
+  std::vector<JobRecord> changed, cleanup;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    if (!jobs_.count(job_id)) return NotFound("Invalid job id specified");
+    SettleExitsLocked(node, {RunExit{job_id, report}}, &changed, &cleanup);
+  }
+  RETURN_IF_ERROR(Persist(changed));
+  // Other nodes of the allocation may still run step tasks: end them.
+  for (const JobRecord& j : cleanup) SignalAll(j, SIGKILL, 0, "cleanup");
+  if (!changed.empty()) Wake();
+  return Status::Ok();
+}
+
+void Controller::SettleExitsLocked(const std::string& node, const std::vector<RunExit>& exits,
+                                   std::vector<JobRecord>* changed, std::vector<JobRecord>* cleanup) {
+  for (const RunExit& e : exits) {
+    const ExitReport& report = e.report;
+    auto it = jobs_.find(e.job_id);
+    if (it == jobs_.end()) continue;  // past MinJobAge: settled long ago
     JobRecord& job = it->second;
-    if (!HoldsResources(job.state)) return Status::Ok();  // already settled (duplicate report after a retry)
-    if (job.batch_host != node) return Status::Ok();  // only the batch script decides the job's end
-    if (report.restart_count != job.restart_count) return Status::Ok();  // an earlier run's late report
+    if (!HoldsResources(job.state)) continue;  // already settled (duplicate report after a retry)
+    if (job.batch_host != node) continue;  // only the batch script decides the job's end
+    if (report.restart_count != job.restart_count) continue;  // an earlier run's late report
+    JobRecord copy;
     const std::string ending = job.ending;
-    held = job.allocation;
+    const std::vector<JobNodeAllocation> held = job.allocation;
     if (ending == "preempt-requeue" || ending == "requeue") {
       // Preempted with REQUEUE, or scontrol requeue: pending again, to run from the start.
       RequeueLocked(job, ending == "requeue" ? "Requeued" : "Preempted by job " + std::to_string(job.preempted_by),
@@ -537,16 +584,13 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
       FinishJobLocked(job, state, report.exit_code, report.signal);
       copy = job;
     }
+    changed->push_back(copy);
+    if (held.size() > 1) {
+      copy.allocation = held;
+      copy.restart_count = report.restart_count;  // the run that ended (a requeue moved the count on)
+      cleanup->push_back(std::move(copy));
+    }
   }
-  RETURN_IF_ERROR(Persist(copy));
-  // Other nodes of the allocation may still run step tasks: end them.
-  if (held.size() > 1) {
-    JobRecord cleanup = copy;
-    cleanup.allocation = held;
-    SignalAll(cleanup, SIGKILL, 0, "cleanup");
-  }
-  Wake();
-  return Status::Ok();
 }
 
 int Controller::ScheduleOnce() {
@@ -705,6 +749,23 @@ int Controller::ScheduleOnce() {
     const Status& ls = launch[k];
     if (ls.ok()) {
       ++launched;
+      continue;
+    }
+    if (ls.code() == StatusCode::kInvalidArgument) {
+      // The job's own doing (its -o, -e or -i names a file it may not open): the job fails, as
+      // Slurm's JobLaunchFailure, and the node takes the next job.
+      JobRecord copy;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        JobRecord& job = jobs_[j.id];
+        if (job.state != JobState::kRunning || job.restart_count != j.restart_count) continue;
+        FinishJobLocked(job, JobState::kFailed, 0, kLaunchFailureSignal);
+        job.reason = "JobLaunchFailure";
+        job.reason_detail = ls.message();
+        copy = job;
+      }
+      (void)Persist(copy);
+      if (copy.allocation.size() > 1) SignalAll(copy, SIGKILL, 0, "cleanup");  // the other nodes let it go
       continue;
     }
     // The node could not take it: drain the node (so the job does not bounce there again) and

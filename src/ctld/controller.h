@@ -44,6 +44,9 @@
 
 namespace muster {
 
+// A job whose launch failed by its own doing ends FAILED with ExitCode 0:53, as under Slurm.
+inline constexpr int kLaunchFailureSignal = 53;
+
 struct ControllerConfig {
   std::string cluster_name = "muster";
   ClusterSnapshot cluster;          // configured nodes, partitions and topology (usage ignored)
@@ -84,6 +87,10 @@ struct SubmitRequest {
   std::string submit_host;
   int64_t submit_sid = 0;  // the submitting command's session id
   std::string comment;     // --comment
+  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
+  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
+  // after its end), returns that job's id and makes none.
+  std::string submit_key;
   bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
   std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
   std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
@@ -100,6 +107,39 @@ struct ExitReport {
   bool oom = false;       // the cgroup recorded an OOM kill
   std::string note;       // free text for the log
   int restart_count = 0;  // which run of the job this was (a requeued job runs again)
+};
+
+// One run of a job: the job and its restart count. Every order to an agent names the run it is
+// for, and the agent acts on no other: a requeued job's new run is out of reach of orders meant
+// for its old one.
+struct JobRun {
+  int64_t job_id = 0;
+  int restart_count = 0;
+  friend auto operator<=>(const JobRun&, const JobRun&) = default;
+};
+
+// The end of a run, as a node reports it.
+struct RunExit {
+  int64_t job_id = 0;
+  ExitReport report;
+};
+
+// What a node agent says when it registers and in every heartbeat: the runs it holds, and the
+// runs that ended there and that the controller has not acknowledged yet. Read in one piece, the
+// ends first: a job that ended while the controller (or the agent) was away is settled from its
+// real exit, never taken for lost.
+struct NodeReport {
+  std::vector<JobRun> running;
+  std::vector<RunExit> exits;
+};
+
+// The controller's answer to a registration or heartbeat: how long the node may keep running its
+// jobs without hearing from the controller again (its lease), and the runs it must stop because
+// the controller no longer has them running there (a requeued job's old run, a launch it gave up
+// on, a job that ended while the node was away).
+struct NodeOrders {
+  int64_t lease_s = 0;
+  std::vector<JobRun> stop;
 };
 
 // srun's request for a job step inside a running allocation (POST /v1/jobs/{id}/steps).
@@ -146,11 +186,14 @@ struct StepCreated {
 class AgentClient {
  public:
   virtual ~AgentClient() = default;
-  // Tells the node to run its part of `job` (the batch script on job.batch_host).
+  // Tells the node to run its part of `job` (the batch script on job.batch_host). InvalidArgument:
+  // the job itself cannot start (a file it names cannot be opened: it fails, as Slurm's
+  // JobLaunchFailure); any other error is the node's (it is drained, the job requeued).
   virtual Status LaunchJob(const NodeRecord& node, const JobRecord& job) = 0;
-  // Signals the job's processes on the node; with kill_after_s > 0, SIGKILL follows after that
-  // many seconds if anything is still running. `why`: "cancel", "timeout", "requeue", "cleanup".
-  virtual Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+  // Signals the run's processes on the node (the agent ignores a signal for another run of the
+  // job); with kill_after_s > 0, SIGKILL follows after that many seconds if anything is still
+  // running. `why`: "cancel", "timeout", "requeue", "cleanup", ...
+  virtual Status SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                            const std::string& why) = 0;
   // Whether LaunchJob may be called from several threads at once (for different batch hosts).
   // A simulated fleet says no: its order of events must not depend on threads.
@@ -163,16 +206,8 @@ struct JobQuery {
   std::set<int64_t> ids;  // empty = any; a job array's id stands for all its tasks
 };
 
-// Which jobs Controller::Accounting returns (sacct's selection). Every set empty = any.
-struct AccountingQuery {
-  std::set<int64_t> ids;            // -j: these jobs, whenever they ran (the window does not apply)
-  std::set<std::string> users;      // -u: user names or numeric uids
-  std::set<std::string> accounts;   // -A
-  std::set<std::string> partitions; // -r
-  std::set<JobState> states;        // -s
-  int64_t start = 0;                // -S: jobs not ended before this (0 = no bound)
-  int64_t end = 0;                  // -E: jobs submitted by this (0 = no bound)
-};
+// Which jobs Controller::Accounting returns (sacct's selection: -j, -u, -A, -r, -s, -S, -E).
+using AccountingQuery = JobFilter;
 
 class Controller {
  public:
@@ -251,8 +286,12 @@ class Controller {
                     const Caller& caller);  // state: DRAIN, RESUME, DOWN
 
   // --- agents (caller must be an admin uid: agents run as root or as the cluster's owner) ---
-  Status RegisterNode(const NodeRecord& node, const std::vector<int64_t>& running_jobs, const Caller& caller);
-  Status Heartbeat(const std::string& node, const std::vector<int64_t>& running_jobs, const Caller& caller);
+  // Registration (an agent that started, or that lost the controller): the node's record, and
+  // what it runs and saw end. Runs the controller has on the node as batch host that the node
+  // neither runs nor reports ended were lost with it (requeued, or NODE_FAIL).
+  StatusOr<NodeOrders> RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller);
+  // Every heartbeat_interval: the same report; renews the node's lease.
+  StatusOr<NodeOrders> Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller);
   Status JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller);
 
   // --- loop ---
@@ -365,6 +404,13 @@ class Controller {
   // `usage`: what UsageLocked() would return now, when the caller has it.
   void RefreshNodeStatesLocked(const std::vector<NodeUsage>* usage = nullptr);
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
+  // Settles the ends a node reported (JobExited for each; ones the controller no longer knows are
+  // dropped).
+  void SettleExitsLocked(const std::string& node, const std::vector<RunExit>& exits, std::vector<JobRecord>* changed,
+                         std::vector<JobRecord>* cleanup);
+  // The runs `report` names that the controller does not have running on `node`: the node must
+  // stop them.
+  std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;
   // Tells the agents to run `started` (controller_launch.cc); the batch host's answer per job.
   std::vector<Status> LaunchStarted(const std::vector<JobRecord>& started);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
@@ -504,6 +550,12 @@ class Controller {
   Status ReplayPolicyLocked(const std::string& stored);
   int64_t usage_saved_at_ = 0;
   bool usage_dirty_ = false;
+
+  // Submission keys (SubmitRequest::submit_key) of the jobs held, by (uid, key): the first job's
+  // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.
+  std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_;
+  std::set<std::pair<uint32_t, std::string>> keys_in_flight_;
+  std::condition_variable keys_cv_;
 
   std::mutex id_mu_;        // job ids, reserved from the store in blocks
   int64_t next_id_ = 1;

@@ -103,16 +103,31 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
   return Status::Ok();
 }
 
-Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_t>& running_jobs,
-                                const Caller& caller) {
+std::vector<JobRun> Controller::StrayRunsLocked(const std::string& node, const NodeReport& report) const {
+  std::vector<JobRun> stray;
+  for (const JobRun& run : report.running) {
+    auto it = jobs_.find(run.job_id);
+    const bool ours = it != jobs_.end() && HoldsResources(it->second.state) &&
+                      it->second.restart_count == run.restart_count &&
+                      std::any_of(it->second.allocation.begin(), it->second.allocation.end(),
+                                  [&](const JobNodeAllocation& a) { return a.node == node; });
+    if (!ours) stray.push_back(run);
+  }
+  return stray;
+}
+
+StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
-  std::vector<JobRecord> changed, kill;
-  std::vector<std::pair<NodeRecord, int64_t>> orphans;
+  std::vector<JobRecord> changed, kill, cleanup;
+  NodeOrders orders;
+  orders.lease_s = config_.heartbeat_timeout_s;
   NodeRecord copy;
   {
     std::lock_guard<std::mutex> lock(mu_);
     NodeRecord* n = FindNodeLocked(node.node.name);
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
+    // The runs that ended while the controller or the agent was away, before what it runs is read.
+    SettleExitsLocked(node.node.name, report.exits, &changed, &cleanup);
     ResetIdleLocked();  // what it has may have changed
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
@@ -133,33 +148,36 @@ Status Controller::RegisterNode(const NodeRecord& node, const std::vector<int64_
     n->os = node.os;
     n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
-    std::set<int64_t> reported(running_jobs.begin(), running_jobs.end());
-    // Jobs this node should be running but its agent does not have: they were lost with it.
+    const std::set<JobRun> reported(report.running.begin(), report.running.end());
+    // Runs this node should hold as their batch host that it neither runs nor reported ended:
+    // they were lost with it.
     for (int64_t id : ActiveIdsLocked()) {
       JobRecord& j = jobs_.at(id);
-      if (!HoldsResources(j.state) || j.batch_host != node.node.name || reported.count(id)) continue;
+      if (!HoldsResources(j.state) || j.batch_host != node.node.name || reported.count(JobRun{id, j.restart_count})) {
+        continue;
+      }
       LoseJobLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
       changed.push_back(j);
     }
-    // Jobs the agent runs that are over here: clean them up.
-    for (int64_t id : running_jobs) {
-      auto it = jobs_.find(id);
-      if (it == jobs_.end() || !HoldsResources(it->second.state)) orphans.emplace_back(*n, id);
-    }
+    // Runs the node holds that are over, or not its: it stops them.
+    orders.stop = StrayRunsLocked(node.node.name, report);
     RefreshNodeStatesLocked();
     copy = *n;
   }
-  for (auto& [n, id] : orphans) (void)agents_->SignalJob(n, id, SIGKILL, 0, "cleanup");
   RETURN_IF_ERROR(store_->SaveNode(copy));
   RETURN_IF_ERROR(Persist(changed));
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
+  for (const JobRecord& j : cleanup) SignalAll(j, SIGKILL, 0, "cleanup");
   Wake();
-  return Status::Ok();
+  return orders;
 }
 
-Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>& running_jobs, const Caller& caller) {
+StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
-  bool changed = false;
+  bool woke = false;
+  std::vector<JobRecord> changed, cleanup;
+  NodeOrders orders;
+  orders.lease_s = config_.heartbeat_timeout_s;
   {
     std::lock_guard<std::mutex> lock(mu_);
     NodeRecord* n = FindNodeLocked(node);
@@ -170,11 +188,15 @@ Status Controller::Heartbeat(const std::string& node, const std::vector<int64_t>
       n->node.state = NodeState::kIdle;
       n->node.reason.clear();
       RefreshNodeStatesLocked();
-      changed = true;
+      woke = true;
     }
+    SettleExitsLocked(node, report.exits, &changed, &cleanup);
+    orders.stop = StrayRunsLocked(node, report);
   }
-  if (changed) Wake();
-  return Status::Ok();
+  RETURN_IF_ERROR(Persist(changed));
+  for (const JobRecord& j : cleanup) SignalAll(j, SIGKILL, 0, "cleanup");
+  if (woke || !changed.empty()) Wake();
+  return orders;
 }
 
 namespace {

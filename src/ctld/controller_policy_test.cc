@@ -271,7 +271,7 @@ TEST_F(PolicyTest, APreemptionInProgressSurvivesAControllerRestart) {
   ASSERT_EQ(Job(victim).state, JobState::kCompleting);
   // The controller restarts before the victim ends; its agents keep reporting it.
   Open();
-  for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {victim}, kAdmin).ok());
+  for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, Running({victim}), kAdmin).ok());
   // Its SIGKILL was due 20 s after the SIGTERM: 10 s after that, it is sent again.
   agents_.signals.clear();
   Pass(31);

@@ -151,7 +151,7 @@ TEST_F(ControllerTest, TimeLimitEndsInTimeout) {
   ctld_->ScheduleOnce();
   for (int s = 0; s < 299; s += 10) {
     clock_.AdvanceSeconds(std::min(10, 299 - s));
-    ASSERT_TRUE(ctld_->Heartbeat("n1", {id}, kAdmin).ok());
+    ASSERT_TRUE(ctld_->Heartbeat("n1", Running({id}), kAdmin).ok());
     ctld_->Tick();
   }
   EXPECT_TRUE(agents_.signals.empty());
@@ -177,7 +177,7 @@ TEST_F(ControllerTest, WarningSignalBeforeTheTimeLimit) {
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   ctld_->ScheduleOnce();
   clock_.AdvanceSeconds(239);
-  ASSERT_TRUE(ctld_->Heartbeat("n1", {*id}, kAdmin).ok());
+  ASSERT_TRUE(ctld_->Heartbeat("n1", Running({*id}), kAdmin).ok());
   ctld_->Tick();
   EXPECT_TRUE(agents_.signals.empty());
   clock_.AdvanceSeconds(1);
@@ -308,7 +308,7 @@ TEST_F(ControllerTest, RestartRecoversEverything) {
   // Agents re-register with their running jobs: nothing changes; n2 lost its job: requeued.
   NodeRecord n1;
   n1.node = config_.cluster.nodes[0];
-  ASSERT_TRUE(ctld_->RegisterNode(n1, {run}, kAdmin).ok());
+  ASSERT_TRUE(ctld_->RegisterNode(n1, Running({run}), kAdmin).ok());
   NodeRecord n2;
   n2.node = config_.cluster.nodes[1];
   ASSERT_TRUE(ctld_->RegisterNode(n2, {}, kAdmin).ok());
@@ -361,6 +361,26 @@ TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {
   EXPECT_EQ(ctld_->ScheduleOnce(), 0);
   EXPECT_EQ(Job(id).state, JobState::kPending);
   EXPECT_TRUE(ctld_->ListNodes()[0].node.drain);
+}
+
+// One user's bad path fails that user's job and drains nothing: the next job runs on the node.
+TEST_F(ControllerTest, ALaunchFailedByTheJobFailsItAndLeavesTheNodeUp) {
+  RegisterAll();
+  agents_.launch_error = InvalidArgument("Could not open stdout file /root/x: Permission denied");
+  const int64_t id = Submit({"--gres=gpu:1"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  const JobRecord j = Job(id);
+  EXPECT_EQ(j.state, JobState::kFailed);
+  EXPECT_EQ(j.reason, "JobLaunchFailure");
+  EXPECT_EQ(j.reason_detail, "Could not open stdout file /root/x: Permission denied");
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(j.exit_signal, kLaunchFailureSignal);
+  EXPECT_EQ(j.restart_count, 0) << "not requeued to fail on the next node";
+  for (const NodeRecord& n : ctld_->ListNodes()) EXPECT_FALSE(n.node.drain) << n.node.name;
+  agents_.launch_error = Status::Ok();
+  const int64_t next = Submit({"--gres=gpu:4"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(next).state, JobState::kRunning);
 }
 
 TEST_F(ControllerTest, HoldAndRelease) {
@@ -547,3 +567,85 @@ TEST_F(ControllerTest, BackfillStartsShortJobsAroundTheGangsReservation) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster::ctld_test {
+namespace {
+
+// Finding 1 of the fault review: a job ends while the controller is down, and its node registers
+// again before its queued exit report is sent. The report travels in the registration and is
+// settled first: the job completes, and is neither requeued nor failed.
+TEST_F(ControllerTest, AnExitReportedWithTheRegistrationSettlesTheJob) {
+  RegisterAll();
+  const int64_t ok = Submit({"--gres=gpu:4"});
+  SubmitRequest s;
+  s.resource_args = {"--gres=gpu:4"};
+  s.script = "#!/bin/sh\ntrue\n";
+  s.requeue = false;
+  const int64_t no_requeue = *ctld_->Submit(s, kAlice);
+  ASSERT_EQ(ctld_->ScheduleOnce(), 2);
+  const std::string host_ok = Job(ok).batch_host, host_nr = Job(no_requeue).batch_host;
+  Open();  // the controller restarts; both jobs ended meanwhile
+  for (const auto& [host, id] : {std::pair{host_ok, ok}, std::pair{host_nr, no_requeue}}) {
+    NodeRecord n;
+    n.node = config_.cluster.nodes[host == "n1" ? 0 : 1];
+    NodeReport report;
+    report.exits.push_back(RunExit{id, ExitReport{0, 0, false, "", 0}});
+    StatusOr<NodeOrders> orders = ctld_->RegisterNode(n, report, kAdmin);
+    ASSERT_TRUE(orders.ok()) << orders.status().ToString();
+    EXPECT_TRUE(orders->stop.empty());
+    EXPECT_GT(orders->lease_s, 0);
+  }
+  EXPECT_EQ(Job(ok).state, JobState::kCompleted);
+  EXPECT_EQ(Job(ok).restart_count, 0);
+  EXPECT_EQ(Job(no_requeue).state, JobState::kCompleted) << "not NODE_FAIL";
+  EXPECT_EQ(Job(no_requeue).exit_code, 0);
+}
+
+// Every order names its run: the SIGKILL for a requeued job's old run carries the old count, and a
+// node that still holds that run is told to stop it when it next reports.
+TEST_F(ControllerTest, OrdersNameTheRunAndStrayRunsAreStopped) {
+  RegisterAll();
+  const int64_t id = Submit({"--gres=gpu:4"});
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  const std::string host = Job(id).batch_host;
+  ASSERT_TRUE(ctld_->UpdateNode(host, "DOWN", "maintenance", kAdmin).ok());
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 1);
+  ASSERT_FALSE(agents_.signals.empty());
+  EXPECT_EQ(agents_.signals.back().why, "requeue");
+  EXPECT_EQ(agents_.signals.back().restart_count, 0) << "the kill is for the run that was lost";
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);  // run 1 starts on the other node
+  const std::string other = Job(id).batch_host;
+  ASSERT_NE(other, host);
+  // The other node runs run 1; a node still holding run 0 is told to stop it, and only it.
+  StatusOr<NodeOrders> here = ctld_->Heartbeat(other, Running({id}, 1), kAdmin);
+  ASSERT_TRUE(here.ok());
+  EXPECT_TRUE(here->stop.empty());
+  StatusOr<NodeOrders> stale = ctld_->Heartbeat(other, Running({id, 999}, 0), kAdmin);
+  ASSERT_TRUE(stale.ok());
+  ASSERT_EQ(stale->stop.size(), 2u);
+  EXPECT_EQ(stale->stop[0], (JobRun{id, 0}));
+  EXPECT_EQ(stale->stop[1], (JobRun{999, 0}));
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+}
+
+// Finding 10: a submission retried after its answer was lost is the same job.
+TEST_F(ControllerTest, ASubmissionKeyMakesRetriesReturnTheSameJob) {
+  RegisterAll();
+  SubmitRequest s;
+  s.script = "#!/bin/sh\ntrue\n";
+  s.submit_key = "0123abcd";
+  const int64_t first = *ctld_->Submit(s, kAlice);
+  EXPECT_EQ(*ctld_->Submit(s, kAlice), first);
+  EXPECT_NE(*ctld_->Submit(s, kBob), first) << "keys are per user";
+  Open();  // and across a restart
+  EXPECT_EQ(*ctld_->Submit(s, kAlice), first);
+  EXPECT_EQ(ctld_->ListJobs().size(), 2u);
+  s.submit_key = "bad key!";
+  EXPECT_EQ(ctld_->Submit(s, kAlice).status().code(), StatusCode::kInvalidArgument);
+  s.submit_key.clear();
+  EXPECT_NE(*ctld_->Submit(s, kAlice), *ctld_->Submit(s, kAlice)) << "no key: every submission is a job";
+}
+
+}  // namespace
+}  // namespace muster::ctld_test

@@ -24,13 +24,14 @@ class FakeAgents : public AgentClient {
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
     std::lock_guard<std::mutex> l(mu);
     if (fail_launch) return Status(StatusCode::kUnavailable, "agent down");
+    if (!launch_error.ok()) return launch_error;
     launched.push_back({node.node.name, job.id});
     return Status::Ok();
   }
-  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+  Status SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                    const std::string& why) override {
     std::lock_guard<std::mutex> l(mu);
-    signals.push_back({node.node.name, job_id, signal, why, kill_after_s});
+    signals.push_back({node.node.name, run.job_id, signal, why, kill_after_s, run.restart_count});
     return Status::Ok();
   }
   struct Sig {
@@ -39,14 +40,22 @@ class FakeAgents : public AgentClient {
     int signal;
     std::string why;
     int64_t kill_after = 0;
+    int restart_count = 0;  // the run it was meant for
   };
   std::mutex mu;
   bool fail_launch = false;
+  Status launch_error;  // what every launch answers, when not OK
   std::vector<std::pair<std::string, int64_t>> launched;
   std::vector<Sig> signals;
 };
 
 inline Caller User(uint32_t uid) { return Caller{true, uid, uid, "unix", ""}; }
+// A node's report of running these jobs' first runs.
+inline NodeReport Running(std::initializer_list<int64_t> ids, int restart_count = 0) {
+  NodeReport r;
+  for (int64_t id : ids) r.running.push_back(JobRun{id, restart_count});
+  return r;
+}
 inline const Caller kAdmin{true, 0, 0, "unix", ""};
 inline const Caller kAlice = User(1000);
 inline const Caller kBob = User(1001);

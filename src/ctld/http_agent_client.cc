@@ -1,4 +1,5 @@
 #include "ctld/http_agent_client.h"
+#include "net/json_body.h"
 
 #include <unistd.h>
 
@@ -42,10 +43,9 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
     return resp.status();
   }
   if (resp->status != 200) {
-    nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
-    std::string msg = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                                     : resp->body;
-    return Status(StatusCode::kFailedPrecondition, msg);
+    // 422: the launch failed by the job's own doing (a path it named); else the node's fault.
+    return Status(resp->status == 422 ? StatusCode::kInvalidArgument : StatusCode::kFailedPrecondition,
+                  ErrorMessageOf(resp->body, resp->body));
   }
   return Status::Ok();
 }
@@ -54,10 +54,15 @@ Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) 
   return Post(node.agent_address, "/v1/launch", nlohmann::json{{"job", ToJson(job)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-Status HttpAgentClient::SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+Status HttpAgentClient::SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                                   const std::string& why) {
   return Post(node.agent_address, "/v1/signal",
-              nlohmann::json{{"job_id", job_id}, {"signal", signal}, {"kill_after", kill_after_s}, {"why", why}}.dump());
+              nlohmann::json{{"job_id", run.job_id},
+                             {"restart_count", run.restart_count},
+                             {"signal", signal},
+                             {"kill_after", kill_after_s},
+                             {"why", why}}
+                  .dump());
 }
 
 }  // namespace muster

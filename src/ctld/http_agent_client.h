@@ -20,7 +20,7 @@ class HttpAgentClient : public AgentClient {
   // `tokens` (may be nullptr: TCP agents then refuse us with 401) must outlive this client.
   explicit HttpAgentClient(const TokenAuthority* tokens = nullptr, int timeout_ms = 10000);
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override;
-  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t kill_after_s,
+  Status SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                    const std::string& why) override;
   bool ConcurrentLaunches() const override { return true; }  // one connection (and lock) per agent
 

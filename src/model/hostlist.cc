@@ -18,10 +18,10 @@
 namespace muster {
 namespace {
 
-// Caps that keep a typo ("n[1-10000000000]") or a hostile request from eating the controller's memory
-// (Slurm caps a range too, with MAX_RANGE). A million hosts is ample for any real cluster.
-constexpr uint64_t kMaxHosts = 1'000'000;
-constexpr uint64_t kMaxExpandedChars = uint64_t{64} << 20;
+// Caps that keep a typo ("n[1-10000000000]") or a hostile request (srun -w n[1-999999]) from eating
+// the controller's memory and CPU: Slurm's MAX_RANGE, 65,536 hosts, ample for any real cluster.
+constexpr uint64_t kMaxHosts = 65'536;
+constexpr uint64_t kMaxExpandedChars = uint64_t{4} << 20;
 // 18 decimal digits always fit in uint64_t, so range arithmetic cannot overflow.
 constexpr size_t kMaxDigits = 18;
 

@@ -24,6 +24,7 @@ struct ListWriter {
   void Field(const char* key, const JobState& value, const JobState& def) {
     if (value != def) out.emplace(key, JobStateName(value));
   }
+  void Field(const char*, const SharedText&, const SharedText&) {}  // the script: never listed
   template <typename T, typename Fn>
   void Object(const char* key, const T& value, const T& def, Fn fields) {
     if (value == def) return;
@@ -75,6 +76,13 @@ class ListReader {
     StatusOr<JobState> st = ParseJobState(std::string(v->get_string()));
     if (!st.ok()) return SetError(st.status().WithPrefix(what_ + "." + key));
     value = *st;
+  }
+  void Field(const char* key, SharedText& value, const SharedText&) {  // not listed, but kept if given
+    std::string text;
+    const bj::value* v = Find(key);
+    if (v == nullptr) return;
+    if (!Read(*v, text)) return Fail(key);
+    value = std::move(text);
   }
   template <typename T, typename Fn>
   void Object(const char* key, T& value, const T& def, Fn fields) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/shared_text.h"
 #include "model/job_request.h"
 #include "model/node.h"
 
@@ -120,13 +121,18 @@ struct JobRecord {
   std::string partition;            // resolved (the default partition filled in)
   JobRequest request;
   std::vector<std::string> submit_args;  // the resource options as given (for scontrol/sacct)
-  std::string script;               // batch script text ("" for an interactive allocation)
+  // The batch script ("" for an interactive allocation); a job array's tasks share one copy, and
+  // the store keeps it once, with the array's first task.
+  SharedText script;
   bool interactive = false;         // an allocation without a batch script (salloc, srun outside one)
   std::vector<std::string> script_args;
   std::string workdir;              // submit directory; the batch script runs here
   std::string submit_host;          // where sbatch/salloc ran (SLURM_SUBMIT_HOST)
   int64_t submit_sid = 0;           // the session of the submitting command (scontrol's AllocNode:Sid)
   std::string comment;              // --comment
+  // The submitting command's key for this submission: its retry (after a lost answer) gets this
+  // job back instead of making another. Unique per user among the jobs the controller holds.
+  std::string submit_key;
   // A task of a job array (--array): the array's id (its first task's job id), the task's id,
   // every task of the array ("1-3", "0,2,4,6") and the '%' limit (0 = none). array_job_id 0: no array.
   int64_t array_job_id = 0;

@@ -84,6 +84,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("submit_host", j.submit_host, d.submit_host);
   v.Field("submit_sid", j.submit_sid, d.submit_sid);
   v.Field("comment", j.comment, d.comment);
+  v.Field("submit_key", j.submit_key, d.submit_key);
   v.Field("array_job_id", j.array_job_id, d.array_job_id);
   v.Field("array_task_id", j.array_task_id, d.array_task_id);
   v.Field("array_tasks", j.array_tasks, d.array_tasks);

@@ -45,6 +45,7 @@ struct JsonWriter {
     out[key] = value;
   }
   void Field(const char* key, const JobState& value, const JobState&) { out[key] = JobStateName(value); }
+  void Field(const char* key, const SharedText& value, const SharedText&) { out[key] = value.str(); }
   template <typename T, typename Fn>
   void Object(const char* key, const T& value, const T& def, Fn fields) {
     JsonWriter sub;
@@ -78,6 +79,11 @@ class JsonReader {
     StatusOr<JobState> st = ParseJobState(name);
     if (!st.ok()) return in_.Fail(st.status().WithPrefix(what_ + "." + key));
     value = *st;
+  }
+  void Field(const char* key, SharedText& value, const SharedText&) {
+    std::string text;
+    in_.Get(key, text);
+    if (in_.status().ok() && !text.empty()) value = std::move(text);
   }
   template <typename T, typename Fn>
   void Object(const char* key, T& value, const T& def, Fn fields) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace muster {
 namespace {
@@ -93,6 +94,9 @@ StatusOr<std::string> LoadClusterKey(const std::string& path, bool create) {
     status = Internal("cannot stat key file '" + path + "': " + ErrnoText());
   } else if (!S_ISREG(st.st_mode)) {
     status = PermissionDenied("key file '" + path + "' is not a regular file");
+  } else if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    status = PermissionDenied("key file '" + path + "' is owned by uid " + std::to_string(st.st_uid) +
+                              ", not by this process's user (uid " + std::to_string(::geteuid()) + ") or root");
   } else if ((st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);

@@ -172,6 +172,19 @@ TEST_F(KeyFileTest, RefusesNonRegularFilesAndShortKeys) {
   EXPECT_EQ(LoadClusterKey(shortkey, true).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST_F(KeyFileTest, RefusesKeyOwnedByAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a file away needs root";
+  std::string path = dir_ + "/theirs.key";
+  ASSERT_TRUE(LoadClusterKey(path, true).ok());
+  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  StatusOr<std::string> key = LoadClusterKey(path, false);
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(key.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(key.status().message().find("owned by uid 65534"), std::string::npos) << key.status().message();
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);  // root's own: trusted
+  EXPECT_TRUE(LoadClusterKey(path, false).ok());
+}
+
 TEST(OwnTokenTest, ReusedForHalfItsLifeThenRenewedAndAlwaysValid) {
   TokenAuthority ta(kKey);
   OwnToken own(&ta, 0, 0, 300);

@@ -122,6 +122,7 @@ StatusOr<std::vector<FormatField>> ParseFormat(std::string_view format, const ch
   }
   if (!tokens.empty() && !format.empty() && format[0] != '%') tokens.erase(tokens.begin());
   std::vector<FormatField> fields;
+  int64_t width = 0;
   for (std::string_view t : tokens) {
     FormatField f;
     size_t i = 0;
@@ -142,7 +143,15 @@ StatusOr<std::vector<FormatField>> ParseFormat(std::string_view format, const ch
     }
     f.type = t[i++];
     f.suffix = std::string(t.substr(i));
+    width += f.width + static_cast<int64_t>(f.suffix.size());
     fields.push_back(std::move(f));
+    // Every row is rendered as wide as the fields ask: a format a thousand times wider than any
+    // real one would make a table of gigabytes (and hold the controller while it is rendered).
+    if (fields.size() > kMaxFormatFields || width > kMaxFormatWidth) {
+      return InvalidArgument(std::string("Invalid ") + what + " format specification: more than " +
+                             std::to_string(kMaxFormatFields) + " fields or " + std::to_string(kMaxFormatWidth) +
+                             " columns");
+    }
   }
   return fields;
 }

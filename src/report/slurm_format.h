@@ -50,6 +50,10 @@ std::string FormatMemoryRounded(int64_t mb);
 
 // One "%[.][size]type[suffix]" of a format. Slurm's syntax, plus "%-10j" (an explicit left
 // justification, the default anyway).
+// The most fields a -o format may have, and the most columns their widths and text may add up to.
+inline constexpr size_t kMaxFormatFields = 100;
+inline constexpr int64_t kMaxFormatWidth = 4096;
+
 struct FormatField {
   char type = 0;
   int width = 0;       // 0 = as wide as the value

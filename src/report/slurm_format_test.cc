@@ -81,6 +81,20 @@ TEST_F(SlurmFormatTest, ParseFormatSyntax) {
   EXPECT_FALSE(ParseFormat("%.10", "job").ok());
 }
 
+// The format of the finding: 10 KB of wide fields would render gigabytes under the controller's
+// lock. Refused with Slurm's message, naming the bound; a long real format passes.
+TEST_F(SlurmFormatTest, AbsurdFormatsAreRefused) {
+  std::string wide;
+  while (wide.size() < 10000) wide += "%.99999i";
+  StatusOr<std::vector<FormatField>> f = ParseFormat(wide, "job");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), "Invalid job format specification: more than 100 fields or 4096 columns");
+  std::string many;
+  for (int i = 0; i < 101; ++i) many += "%i";
+  EXPECT_FALSE(ParseFormat(many, "job").ok());
+  EXPECT_TRUE(ParseFormat("%.18i %.9P %.30j %.8u %.8T %.10M %.9l %.6D %.20S %.20e %R %b %Z", "job").ok());
+}
+
 TEST_F(SlurmFormatTest, NotFoundErrors) {
   const SlurmOutput bad = InvalidJobIdError();  // squeue_bad_job.txt, scontrol_show_job_bad.txt
   EXPECT_EQ(bad.exit_code, 1);

@@ -61,8 +61,9 @@ class SimAgents : public AgentClient {
     return Status::Ok();
   }
 
-  Status SignalJob(const NodeRecord& node, int64_t job_id, int signal, int64_t /*kill_after_s*/,
+  Status SignalJob(const NodeRecord& node, const JobRun& target, int signal, int64_t /*kill_after_s*/,
                    const std::string& why) override {
+    const int64_t job_id = target.job_id;
     auto it = runs_.find(job_id);
     if (it == runs_.end() || !it->second.active || node.node.name != it->second.host) return Status::Ok();
     Run& r = it->second;
@@ -203,7 +204,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
     NodeRecord r;
     r.node = n;
     r.agent_address = "sim:" + n.name;
-    RETURN_IF_ERROR(ctld.RegisterNode(r, {}, kRoot));
+    RETURN_IF_ERROR(ctld.RegisterNode(r, {}, kRoot).status());
   }
 
   std::map<int64_t, size_t> by_id;  // controller job id -> trace index

@@ -1,6 +1,9 @@
 #include "store/sqlite_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +11,10 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <set>
+#include <variant>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
@@ -19,7 +25,9 @@
 namespace muster {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: the jobs' uid, account, partition and array id as columns (sacct's selection runs in SQL),
+// and a job array's script stored once, in `scripts`.
+constexpr int kSchemaVersion = 2;
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
 // A writer from another process (a second controller by mistake, the sqlite3 shell) holds the lock
@@ -32,14 +40,40 @@ constexpr const char* kCreateSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
 CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
 CREATE TABLE jobs(id INTEGER PRIMARY KEY, state TEXT NOT NULL, user TEXT NOT NULL,
-                  submit_time INTEGER NOT NULL, end_time INTEGER NOT NULL, record TEXT NOT NULL);
+                  submit_time INTEGER NOT NULL, end_time INTEGER NOT NULL, record TEXT NOT NULL,
+                  uid INTEGER NOT NULL DEFAULT 0, account TEXT NOT NULL DEFAULT '',
+                  partition TEXT NOT NULL DEFAULT '', array_job_id INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX jobs_by_state ON jobs(state);
 CREATE INDEX jobs_by_user ON jobs(user, submit_time);
 CREATE INDEX jobs_by_end_time ON jobs(end_time);
+CREATE INDEX jobs_by_uid ON jobs(uid, submit_time);
+CREATE INDEX jobs_by_account ON jobs(account, submit_time);
+CREATE INDEX jobs_by_array ON jobs(array_job_id) WHERE array_job_id != 0;
+CREATE TABLE scripts(array_job_id INTEGER PRIMARY KEY, script TEXT NOT NULL);
 CREATE TABLE nodes(name TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL);
 CREATE TABLE steps(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL, record TEXT NOT NULL,
                    PRIMARY KEY(job_id, step_id));
 )sql";
+
+// The store holds every user's scripts and environments: only its owner may read it. The file is
+// made 0600 (or an older, looser one tightened) before SQLite opens it, and SQLite gives the -wal
+// and -shm files it creates the database file's mode; ones left looser by an earlier version are
+// tightened too. A path that cannot be opened is left for SQLite to name the error.
+void MakeStoreFilesPrivate(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+  if (fd >= 0) {
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) (void)::fchmod(fd, 0600);
+    ::close(fd);
+  }
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    const std::string side = path + suffix;
+    struct stat st;
+    if (::lstat(side.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) {
+      (void)::chmod(side.c_str(), 0600);
+    }
+  }
+}
 
 StatusCode CodeFor(int rc) {
   switch (rc & 0xff) {  // the primary code of an extended one
@@ -128,11 +162,18 @@ std::string_view ColumnText(sqlite3_stmt* s, int i) {
   return p == nullptr ? std::string_view() : std::string_view(p, sqlite3_column_bytes(s, i));
 }
 
+// A job array's tasks share one script: it is stored once, in `scripts`, and their rows leave it out.
+bool ScriptKeptApart(const JobRecord& job) { return job.array_job_id != 0; }
+bool ScriptKeptApart(const NodeRecord&) { return false; }
+bool ScriptKeptApart(const StepRecord&) { return false; }
+
 // Encodes a record; strings that are not UTF-8 (JSON cannot hold them) are the caller's error.
 template <typename T>
 StatusOr<std::string> Encode(const T& record, const std::string& what) {
   try {
-    return ToJson(record).dump();
+    nlohmann::json j = ToJson(record);
+    if (ScriptKeptApart(record)) j.erase("script");
+    return j.dump();
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(what + ": cannot be stored: " + e.what());
   }
@@ -170,7 +211,7 @@ struct SqliteStore::Impl {
 
   // Write statements (the current leader only).
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
-  Stmt upsert_job, upsert_node, upsert_step, upsert_meta, get_counter, set_counter, max_job_id;
+  Stmt upsert_job, insert_script, upsert_node, upsert_step, upsert_meta, get_counter, set_counter, max_job_id;
   FaultHook active_hook;  // the hook of the batch being written (the current leader only)
 
   std::mutex mu;               // guards everything below
@@ -250,7 +291,8 @@ struct SqliteStore::Impl {
         return FailedPrecondition(Where() + " has schema version " + *version + ", newer than this Muster supports (" +
                                   std::to_string(kSchemaVersion) + ")");
       }
-      return Status::Ok();  // v == kSchemaVersion; later versions migrate from older ones here
+      if (v == 1) RETURN_IF_ERROR(MigrateFrom1().WithPrefix(Where() + ": upgrading the schema from version 1"));
+      return Status::Ok();
     }
     ASSIGN_OR_RETURN(std::optional<std::string> other,
                      QueryText(wdb, "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"));
@@ -269,6 +311,27 @@ struct SqliteStore::Impl {
     return counter.Run(wdb, "seed job id counter");
   }
 
+  // Version 1 had the jobs' query columns state, user and the times only; the new ones are filled
+  // from the records (SQLite's JSON functions), in the transaction that opens the store.
+  Status MigrateFrom1() {
+    RETURN_IF_ERROR(Exec(wdb, R"sql(
+ALTER TABLE jobs ADD COLUMN uid INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN account TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN partition TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET uid = coalesce(json_extract(record, '$.uid'), 0),
+                account = coalesce(json_extract(record, '$.account'), ''),
+                partition = coalesce(json_extract(record, '$.partition'), ''),
+                array_job_id = coalesce(json_extract(record, '$.array_job_id'), 0);
+CREATE INDEX jobs_by_uid ON jobs(uid, submit_time);
+CREATE INDEX jobs_by_account ON jobs(account, submit_time);
+CREATE INDEX jobs_by_array ON jobs(array_job_id) WHERE array_job_id != 0;
+CREATE TABLE scripts(array_job_id INTEGER PRIMARY KEY, script TEXT NOT NULL);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql"));
+    return Status::Ok();
+  }
+
   Status PrepareWriteStatements() {
     struct { Stmt* stmt; const char* sql; } all[] = {  // NOLINT: a table, not a type
         {&begin, "BEGIN IMMEDIATE"},
@@ -278,9 +341,12 @@ struct SqliteStore::Impl {
         {&release, "RELEASE op"},
         {&rollback_to, "ROLLBACK TO op"},
         {&upsert_job,
-         "INSERT INTO jobs(id, state, user, submit_time, end_time, record) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+         "INSERT INTO jobs(id, state, user, submit_time, end_time, record, uid, account, partition, array_job_id) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
          "ON CONFLICT(id) DO UPDATE SET state=excluded.state, user=excluded.user, submit_time=excluded.submit_time, "
-         "end_time=excluded.end_time, record=excluded.record"},
+         "end_time=excluded.end_time, record=excluded.record, uid=excluded.uid, account=excluded.account, "
+         "partition=excluded.partition, array_job_id=excluded.array_job_id"},
+        {&insert_script, "INSERT INTO scripts(array_job_id, script) VALUES(?1, ?2) ON CONFLICT DO NOTHING"},
         {&upsert_node,
          "INSERT INTO nodes(name, record) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET record=excluded.record"},
         {&upsert_step,
@@ -387,9 +453,18 @@ struct SqliteStore::Impl {
   }
 
   // Runs `sql` on the read connection and calls `row` for each result row.
-  Status ReadRows(const char* sql, const std::function<Status(sqlite3_stmt*)>& row) {
+  Status ReadRows(const char* sql, const std::function<Status(sqlite3_stmt*)>& row) { return ReadRows(sql, {}, row); }
+  Status ReadRows(const char* sql, const std::vector<SqlArg>& args, const std::function<Status(sqlite3_stmt*)>& row) {
     std::lock_guard<std::mutex> l(read_mu);
     ASSIGN_OR_RETURN(Stmt s, Prepare(rdb, sql));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const int at = static_cast<int>(i + 1);
+      if (const int64_t* n = std::get_if<int64_t>(&args[i].value)) {
+        s.Bind(at, *n);
+      } else {
+        s.Bind(at, std::get<std::string>(args[i].value));
+      }
+    }
     int rc;
     while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
       RETURN_IF_ERROR(row(s.get()));
@@ -414,6 +489,7 @@ StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path
   if (first_job_id < 1) return InvalidArgument("first job id must be at least 1, got " + std::to_string(first_job_id));
   auto impl = std::make_unique<Impl>();
   impl->path = path;
+  MakeStoreFilesPrivate(path);
   RETURN_IF_ERROR(impl->OpenConnection(&impl->wdb, /*create=*/true));
   RETURN_IF_ERROR(impl->InitSchema(first_job_id));
   RETURN_IF_ERROR(impl->PrepareWriteStatements().WithPrefix("open " + impl->Where()));
@@ -445,16 +521,29 @@ Status SqliteStore::SaveJobs(std::span<const JobRecord> jobs) {
   }
   if (rows.empty()) return Status::Ok();
   return impl_->Submit([&rows](Impl& s) -> Status {
+    int64_t script_of = 0;  // the array whose script this operation stored last
     for (const Row& row : rows) {
       RETURN_IF_ERROR(s.Fault("jobs", row.key));
+      const JobRecord& job = *row.job;
       Stmt& st = s.upsert_job;
-      st.Bind(1, row.job->id);
-      st.Bind(2, std::string_view(JobStateName(row.job->state)));
-      st.Bind(3, row.job->user);
-      st.Bind(4, row.job->submit_time);
-      st.Bind(5, row.job->end_time);
+      st.Bind(1, job.id);
+      st.Bind(2, std::string_view(JobStateName(job.state)));
+      st.Bind(3, job.user);
+      st.Bind(4, job.submit_time);
+      st.Bind(5, job.end_time);
       st.Bind(6, row.record);
+      st.Bind(7, static_cast<int64_t>(job.uid));
+      st.Bind(8, job.account);
+      st.Bind(9, job.partition);
+      st.Bind(10, job.array_job_id);
       RETURN_IF_ERROR(st.Run(s.wdb, s.Where() + ": save job " + row.key));
+      if (job.array_job_id != 0 && job.array_job_id != script_of) {
+        script_of = job.array_job_id;
+        s.insert_script.Bind(1, job.array_job_id);
+        s.insert_script.Bind(2, job.script.str());
+        RETURN_IF_ERROR(s.insert_script.Run(s.wdb, s.Where() + ": save the script of job array " +
+                                                         std::to_string(job.array_job_id)));
+      }
     }
     return Status::Ok();
   });
@@ -531,16 +620,90 @@ StatusOr<std::string> SqliteStore::GetMeta(const std::string& key) {
   return *value;
 }
 
-StatusOr<std::vector<JobRecord>> SqliteStore::LoadJobs() {
+StatusOr<std::vector<JobRecord>> SqliteStore::LoadJobs() { return SelectJobs("", {}); }
+
+StatusOr<std::vector<JobRecord>> SqliteStore::LoadLiveJobs(int64_t ended_since) {
+  if (ended_since <= 0) return LoadJobs();
+  return SelectJobs("WHERE state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETING') OR end_time >= ?",
+                    {SqlArg{ended_since}});
+}
+
+StatusOr<std::vector<JobRecord>> SqliteStore::QueryJobs(const JobFilter& f) {
+  std::string where;
+  std::vector<SqlArg> args;
+  auto clause = [&](const std::string& c) { where += (where.empty() ? "WHERE " : " AND ") + c; };
+  auto in_list = [&](const std::string& column, const auto& values) {
+    std::string list;
+    for (const auto& v : values) {
+      list += list.empty() ? "?" : ", ?";
+      args.push_back(SqlArg{v});
+    }
+    return column + " IN (" + list + ")";
+  };
+  if (!f.ids.empty()) {
+    std::string by = "(" + in_list("id", f.ids);
+    by += " OR " + in_list("array_job_id", f.ids) + ")";
+    clause(by);
+  } else {
+    if (f.start > 0) {
+      clause("(end_time = 0 OR end_time >= ?)");
+      args.push_back(SqlArg{f.start});
+    }
+    if (f.end > 0) {
+      clause("submit_time <= ?");
+      args.push_back(SqlArg{f.end});
+    }
+  }
+  if (!f.users.empty()) {
+    std::set<int64_t> uids;
+    for (const std::string& u : f.users) {
+      if (!u.empty() && u.size() <= 10 && u.find_first_not_of("0123456789") == std::string::npos) uids.insert(std::stoll(u));
+    }
+    std::string by = "(" + in_list("user", f.users);  // (one after the other: they push their arguments)
+    if (!uids.empty()) by += " OR " + in_list("uid", uids);
+    clause(by + ")");
+  }
+  if (!f.accounts.empty()) clause(in_list("account", f.accounts));
+  if (!f.partitions.empty()) clause(in_list("partition", f.partitions));
+  if (!f.states.empty()) {
+    std::set<std::string> names;
+    for (JobState s : f.states) names.insert(JobStateName(s));
+    clause(in_list("state", names));
+  }
+  return SelectJobs(where, args);
+}
+
+StatusOr<std::vector<JobRecord>> SqliteStore::SelectJobs(const std::string& where, const std::vector<SqlArg>& args) {
   std::vector<JobRecord> jobs;
-  RETURN_IF_ERROR(impl_->ReadRows("SELECT id, record FROM jobs ORDER BY id", [&](sqlite3_stmt* row) -> Status {
+  std::set<int64_t> arrays;
+  const std::string sql = "SELECT id, record FROM jobs " + where + " ORDER BY id";
+  RETURN_IF_ERROR(impl_->ReadRows(sql.c_str(), args, [&](sqlite3_stmt* row) -> Status {
     int64_t id = sqlite3_column_int64(row, 0);
     std::string where = impl_->Where() + ": table jobs, id " + std::to_string(id);
     ASSIGN_OR_RETURN(JobRecord job, DecodeRow(ColumnText(row, 1), &JobRecordFromJson, where));
     if (job.id != id) return Internal(where + ": record has id " + std::to_string(job.id));
+    if (job.array_job_id != 0 && job.script.empty()) arrays.insert(job.array_job_id);
     jobs.push_back(std::move(job));
     return Status::Ok();
   }));
+  if (arrays.empty()) return jobs;
+  // The arrays' scripts, once each, shared by their tasks.
+  std::map<int64_t, SharedText> scripts;
+  std::vector<SqlArg> ids;
+  std::string list;
+  for (int64_t a : arrays) {
+    list += list.empty() ? "?" : ", ?";
+    ids.push_back(SqlArg{a});
+  }
+  const std::string select = "SELECT array_job_id, script FROM scripts WHERE array_job_id IN (" + list + ")";
+  RETURN_IF_ERROR(impl_->ReadRows(select.c_str(), ids, [&](sqlite3_stmt* row) -> Status {
+    scripts[sqlite3_column_int64(row, 0)] = std::string(ColumnText(row, 1));
+    return Status::Ok();
+  }));
+  for (JobRecord& j : jobs) {
+    if (j.array_job_id == 0 || !j.script.empty()) continue;
+    if (auto it = scripts.find(j.array_job_id); it != scripts.end()) j.script = it->second;
+  }
   return jobs;
 }
 
@@ -559,10 +722,24 @@ StatusOr<std::vector<NodeRecord>> SqliteStore::LoadNodes() {
   return nodes;
 }
 
-StatusOr<std::vector<StepRecord>> SqliteStore::LoadSteps() {
+StatusOr<std::vector<StepRecord>> SqliteStore::LoadSteps() { return SelectSteps("", {}); }
+
+StatusOr<std::vector<StepRecord>> SqliteStore::LoadStepsOf(const std::set<int64_t>& job_ids) {
+  if (job_ids.empty()) return std::vector<StepRecord>{};
+  std::vector<SqlArg> args;
+  std::string list;
+  for (int64_t id : job_ids) {
+    list += list.empty() ? "?" : ", ?";
+    args.push_back(SqlArg{id});
+  }
+  return SelectSteps("WHERE job_id IN (" + list + ")", args);
+}
+
+StatusOr<std::vector<StepRecord>> SqliteStore::SelectSteps(const std::string& where, const std::vector<SqlArg>& args) {
   std::vector<StepRecord> steps;
+  const std::string sql = "SELECT job_id, step_id, record FROM steps " + where + " ORDER BY job_id, step_id";
   RETURN_IF_ERROR(impl_->ReadRows(
-      "SELECT job_id, step_id, record FROM steps ORDER BY job_id, step_id", [&](sqlite3_stmt* row) -> Status {
+      sql.c_str(), args, [&](sqlite3_stmt* row) -> Status {
         int64_t job_id = sqlite3_column_int64(row, 0);
         int64_t step_id = sqlite3_column_int64(row, 1);
         std::string where =

@@ -12,16 +12,20 @@
 // methods are thread-safe. The destructor answers every operation queued before it began; a call
 // made after that is a bug.
 //
-// Schema (version in meta 'schema_version'): jobs(id, state, user, submit_time, end_time, record),
-// nodes(name, record), steps(job_id, step_id, record), meta(key, value), counters(name, value).
-// `record` is the JSON of model/record_json.h; the other columns are copies for queries.
+// Schema (version in meta 'schema_version', 2): jobs(id, state, user, submit_time, end_time,
+// record, uid, account, partition, array_job_id), scripts(array_job_id, script), nodes(name,
+// record), steps(job_id, step_id, record), meta(key, value), counters(name, value). `record` is the
+// JSON of model/record_json.h (a job array's task's without its script, kept once in `scripts`);
+// the other columns are copies for queries. A version 1 file is upgraded when opened.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/status.h"
@@ -51,10 +55,13 @@ class SqliteStore final : public Store {
   Status SaveJobs(std::span<const JobRecord> jobs) override;
   using Store::SaveJobs;
   StatusOr<std::vector<JobRecord>> LoadJobs() override;
+  StatusOr<std::vector<JobRecord>> QueryJobs(const JobFilter& filter) override;  // in SQL, on indexes
+  StatusOr<std::vector<JobRecord>> LoadLiveJobs(int64_t ended_since) override;
   Status SaveNode(const NodeRecord& node) override;
   StatusOr<std::vector<NodeRecord>> LoadNodes() override;  // natural order of names
   Status SaveStep(const StepRecord& step) override;
   StatusOr<std::vector<StepRecord>> LoadSteps() override;  // by (job_id, step_id)
+  StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
   // The first id returned is also above every stored job id (ids saved without allocation).
   StatusOr<int64_t> AllocateJobIds(int count) override;
   // 'schema_version' is reserved (readable, not writable).
@@ -74,7 +81,14 @@ class SqliteStore final : public Store {
 
  private:
   struct Impl;
+  struct SqlArg {
+    std::variant<int64_t, std::string> value;
+  };
   explicit SqliteStore(std::unique_ptr<Impl> impl);
+  // The jobs `where` selects (a WHERE clause with ? for `args`, or ""), ascending id, arrays'
+  // scripts filled in.
+  StatusOr<std::vector<JobRecord>> SelectJobs(const std::string& where, const std::vector<SqlArg>& args);
+  StatusOr<std::vector<StepRecord>> SelectSteps(const std::string& where, const std::vector<SqlArg>& args);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -96,13 +97,92 @@ TEST_F(SqliteStoreTest, NewerSchemaIsRefusedAndVersionIsReserved) {
   {
     auto store = Open();
     ASSERT_NE(store, nullptr);
-    EXPECT_EQ(store->GetMeta("schema_version").value(), "1");
+    EXPECT_EQ(store->GetMeta("schema_version").value(), "2");
     ExpectError(store->SetMeta("schema_version", "2"), StatusCode::kInvalidArgument, {"schema_version"});
   }
   RawSql("UPDATE meta SET value='99' WHERE key='schema_version'");
   StatusOr<std::unique_ptr<Store>> s = OpenSqliteStore(path_);
   ASSERT_FALSE(s.ok());
   ExpectError(s.status(), StatusCode::kFailedPrecondition, {path_, "99", "newer"});
+}
+
+// Every user's scripts and environments are in the store: its files are readable by their owner
+// alone, whatever the umask, and an older store left looser is tightened when opened.
+TEST_F(SqliteStoreTest, FilesAreReadableByTheirOwnerAlone) {
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 0777) : -1;
+  };
+  const mode_t old_umask = ::umask(0);
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->SaveJob(Job(1)).ok());
+    EXPECT_EQ(mode(path_), 0600);
+    EXPECT_EQ(mode(path_ + "-wal"), 0600);
+    EXPECT_EQ(mode(path_ + "-shm"), 0600);
+  }
+  ASSERT_EQ(::chmod(path_.c_str(), 0644), 0);
+  if (mode(path_ + "-wal") >= 0) ASSERT_EQ(::chmod((path_ + "-wal").c_str(), 0644), 0);
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(mode(path_), 0600);
+    if (mode(path_ + "-wal") >= 0) EXPECT_EQ(mode(path_ + "-wal"), 0600);
+    EXPECT_EQ(store->LoadJobs().value().size(), 1u);
+  }
+  ::umask(old_umask);
+}
+
+// A 1,001-task array of a 100 KB script costs the file one script, not 1,001.
+TEST_F(SqliteStoreTest, AnArraysScriptIsStoredOnce) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  std::vector<JobRecord> tasks(1001);
+  const SharedText script = "#!/bin/sh\n" + std::string(100000, '#') + "\n";
+  for (int t = 0; t < 1001; ++t) {
+    tasks[t] = Job(10 + t);
+    tasks[t].array_job_id = 10;
+    tasks[t].array_task_id = t;
+    tasks[t].script = script;
+  }
+  ASSERT_TRUE(store->SaveJobs(tasks).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT sum(length(record)), (SELECT count(*) FROM scripts) FROM jobs", -1, &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_LT(sqlite3_column_int64(s, 0), 1001 * 2000) << "no task row holds the script";
+  EXPECT_EQ(sqlite3_column_int64(s, 1), 1);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+// A store written by the first schema (no uid/account/partition/array columns, no scripts table)
+// is upgraded when opened, its rows queryable by the new columns.
+TEST_F(SqliteStoreTest, UpgradesAVersion1Store) {
+  RawSql(R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+CREATE TABLE jobs(id INTEGER PRIMARY KEY, state TEXT NOT NULL, user TEXT NOT NULL,
+                  submit_time INTEGER NOT NULL, end_time INTEGER NOT NULL, record TEXT NOT NULL);
+CREATE TABLE nodes(name TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL);
+CREATE TABLE steps(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL, record TEXT NOT NULL, PRIMARY KEY(job_id, step_id));
+INSERT INTO meta VALUES('schema_version', '1');
+INSERT INTO counters VALUES('next_job_id', 8);
+INSERT INTO jobs VALUES(7, 'COMPLETED', 'bob', 100, 200,
+  '{"id": 7, "uid": 1001, "user": "bob", "account": "vision", "partition": "debug", "state": "COMPLETED", "script": "#!/bin/sh\n"}');
+)sql");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetMeta("schema_version").value(), "2");
+  StatusOr<std::vector<JobRecord>> got = store->QueryJobs(JobFilter{.users = {"1001"}, .accounts = {"vision"}});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].partition, "debug");
+  EXPECT_EQ((*got)[0].script.str(), "#!/bin/sh\n");
+  EXPECT_EQ(store->AllocateJobIds(1).value(), 8);
 }
 
 TEST_F(SqliteStoreTest, UsesWalAndDefaultsSurviveRawInspection) {

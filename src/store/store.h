@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@
 #include "model/job_record.h"
 
 namespace muster {
+
+// Which stored jobs a query returns (sacct's selection). Every set empty = any.
+struct JobFilter {
+  std::set<int64_t> ids;            // these jobs (a job array's id: all its tasks), whenever they ran
+  std::set<std::string> users;      // user names or numeric uids
+  std::set<std::string> accounts;
+  std::set<std::string> partitions;
+  std::set<JobState> states;
+  int64_t start = 0;                // without ids: jobs not ended before this (0 = no bound)
+  int64_t end = 0;                  // without ids: jobs submitted by this (0 = no bound)
+  bool Matches(const JobRecord& job) const;
+};
 
 class Store {
  public:
@@ -30,12 +43,20 @@ class Store {
   Status SaveJob(const JobRecord& job) { return SaveJobs(std::span(&job, 1)); }
   // Every stored job, ascending id.
   virtual StatusOr<std::vector<JobRecord>> LoadJobs() = 0;
+  // The jobs `filter` selects, ascending id. This default reads every job and filters them; a store
+  // with indexes answers from them.
+  virtual StatusOr<std::vector<JobRecord>> QueryJobs(const JobFilter& filter);
+  // What a controller starting up holds: every job not finished, and the finished ones that ended
+  // at or after `ended_since` (0: every job), ascending id. History stays in the store.
+  virtual StatusOr<std::vector<JobRecord>> LoadLiveJobs(int64_t ended_since);
 
   virtual Status SaveNode(const NodeRecord& node) = 0;
   virtual StatusOr<std::vector<NodeRecord>> LoadNodes() = 0;  // in natural name order (n2 before n10)
 
   virtual Status SaveStep(const StepRecord& step) = 0;
   virtual StatusOr<std::vector<StepRecord>> LoadSteps() = 0;
+  // The steps of these jobs, by (job_id, step_id). This default reads every step.
+  virtual StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids);
 
   // Reserves `count` consecutive job ids durably and returns the first. Ids are never reused,
   // even after a crash.

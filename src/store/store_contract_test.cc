@@ -111,6 +111,7 @@ JobRecord RichJob(int64_t id) {
   j.requeue = false;
   j.held = true;
   j.comment = "a comment";
+  j.submit_key = "retry-key-0042";
   j.interactive = true;
   j.array_job_id = 5;
   j.array_task_id = 2;
@@ -277,6 +278,107 @@ TEST_P(StoreContractTest, SaveReplacesByIdAndLoadsAscending) {
   EXPECT_EQ((*jobs)[0], RichJob(3));
   EXPECT_EQ((*jobs)[1], done);
   EXPECT_EQ((*jobs)[2], RichJob(9));
+}
+
+// sacct's selection, answered by the store: the same jobs JobFilter::Matches picks from all of them,
+// for every kind of criterion and a few combinations.
+TEST_P(StoreContractTest, QueryJobsSelectsWhatTheFilterMatches) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  std::vector<JobRecord> all;
+  const JobState states[] = {JobState::kPending, JobState::kRunning, JobState::kCompleted, JobState::kFailed};
+  for (int64_t id = 1; id <= 40; ++id) {
+    JobRecord j;
+    j.id = id;
+    j.uid = 1000 + static_cast<uint32_t>(id % 3);
+    j.user = "user" + std::to_string(id % 3);
+    j.account = id % 4 == 0 ? "vision" : "nlp";
+    j.partition = id % 5 == 0 ? "debug" : "gpu";
+    j.state = states[id % 4];
+    j.submit_time = 1000 + id * 10;
+    j.end_time = IsFinished(j.state) ? j.submit_time + 100 : 0;
+    j.script = "#!/bin/sh\necho " + std::to_string(id) + "\n";
+    if (id >= 30 && id <= 33) {  // an array: 30 names 30..33
+      j.array_job_id = 30;
+      j.array_task_id = static_cast<int>(id - 30);
+      j.script = "#!/bin/sh\necho array\n";
+    }
+    all.push_back(j);
+  }
+  ASSERT_OK(store->SaveJobs(all));
+  std::vector<JobFilter> filters(9);
+  filters[1].ids = {3, 7, 30};
+  filters[2].users = {"user1"};
+  filters[3].users = {"1002", "user0"};
+  filters[4].accounts = {"vision"};
+  filters[5].partitions = {"debug"};
+  filters[6].states = {JobState::kCompleted, JobState::kPending};
+  filters[7].start = 1300;
+  filters[7].end = 1350;
+  filters[8].users = {"user2"};
+  filters[8].accounts = {"nlp"};
+  filters[8].states = {JobState::kFailed};
+  for (size_t f = 0; f < filters.size(); ++f) {
+    std::vector<JobRecord> want;
+    for (const JobRecord& j : all) {
+      if (filters[f].Matches(j)) want.push_back(j);
+    }
+    StatusOr<std::vector<JobRecord>> got = store->QueryJobs(filters[f]);
+    ASSERT_OK(got.status());
+    EXPECT_EQ(*got, want) << "filter " << f;
+    EXPECT_FALSE(want.empty()) << "filter " << f << " selects something";
+  }
+}
+
+// A restarting controller loads the jobs it holds, not the history.
+TEST_P(StoreContractTest, LoadLiveJobsLeavesOldHistoryOut) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  JobRecord waiting, running, recent, old;
+  waiting.id = 1;
+  running.id = 2;
+  running.state = JobState::kRunning;
+  recent.id = 3;
+  recent.state = JobState::kCompleted;
+  recent.end_time = 5000;
+  old.id = 4;
+  old.state = JobState::kFailed;
+  old.end_time = 100;
+  ASSERT_OK(store->SaveJobs({waiting, running, recent, old}));
+  StatusOr<std::vector<JobRecord>> live = store->LoadLiveJobs(4700);
+  ASSERT_OK(live.status());
+  ASSERT_EQ(live->size(), 3u);
+  EXPECT_EQ((*live)[0].id, 1);
+  EXPECT_EQ((*live)[1].id, 2);
+  EXPECT_EQ((*live)[2].id, 3);
+  EXPECT_EQ(store->LoadLiveJobs(0)->size(), 4u);
+}
+
+// A job array's tasks come back with their script (the SQLite store keeps it once: one copy,
+// shared by the tasks it loads).
+TEST_P(StoreContractTest, ArrayTasksShareTheirScript) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const std::string script = "#!/bin/sh\n" + std::string(100000, '#') + "\necho $SLURM_ARRAY_TASK_ID\n";
+  std::vector<JobRecord> tasks(50);
+  for (int t = 0; t < 50; ++t) {
+    tasks[t].id = 100 + t;
+    tasks[t].array_job_id = 100;
+    tasks[t].array_task_id = t;
+    tasks[t].script = script;
+  }
+  ASSERT_OK(store->SaveJobs(tasks));
+  StatusOr<std::vector<JobRecord>> back = store->LoadJobs();
+  ASSERT_OK(back.status());
+  ASSERT_EQ(back->size(), 50u);
+  for (const JobRecord& j : *back) {
+    EXPECT_EQ(j.script.str(), script) << j.id;
+    if (GetParam().name == "sqlite") EXPECT_TRUE(j.script.SharesWith(back->front().script)) << j.id;
+  }
+  StatusOr<std::vector<JobRecord>> one = store->QueryJobs(JobFilter{.ids = {120}});
+  ASSERT_OK(one.status());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].script.str(), script);
 }
 
 TEST_P(StoreContractTest, NodesRoundTripAndReplace) {

@@ -1,0 +1,36 @@
+// JSON from outside the process (request bodies, answers of other daemons): parsed only when its
+// arrays and objects nest at most a bounded depth. nlohmann's parser is iterative, but copies,
+// comparisons and dump() recurse, so a document nested 10^5 deep would overflow the stack of
+// whoever touches it after the parse.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace muster {
+
+// Deeper than any request Muster takes (a job record nests 4 levels).
+inline constexpr int kMaxJsonDepth = 32;
+
+// The deepest nesting of arrays and objects in `text`, counted without parsing (brackets inside
+// strings do not count); stops counting once past `limit` and returns limit + 1.
+int JsonNestingDepth(std::string_view text, int limit);
+
+// `text` parsed, or InvalidArgument naming what is wrong: "request body is not valid JSON",
+// "request body nests deeper than 32 levels". `what` names the text in the message.
+StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view what = "request body",
+                                   int max_depth = kMaxJsonDepth);
+// The same, and it must be an object ("request body is not a JSON object").
+StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, std::string_view what = "request body",
+                                         int max_depth = kMaxJsonDepth);
+
+}  // namespace muster
+
+namespace muster {
+
+// The message of an error answer's {"error": "..."} body, or `fallback` when it has none.
+std::string ErrorMessageOf(std::string_view body, std::string fallback);
+
+}  // namespace muster
