@@ -18,6 +18,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "agent/as_user.h"
 #include "agent/job_env.h"
 #include "agent/stray_processes.h"
 #include "agent/launcher.h"
@@ -138,6 +139,14 @@ Status Agent::Start() {
   so.unix_mode = 0666;  // users fetch tokens here; identity comes from peer credentials
   so.threads = 2;
   so.tokens = opt_.tokens;  // TCP callers: the controller and srun present tokens
+  so.body_limit = [](std::string_view method, std::string_view path) -> int64_t {
+    if (method == "POST" && path == "/v1/launch") return 16 << 20;  // the job, its script included
+    if (method == "POST" && path == "/v1/step") return 8 << 20;     // srun's environment and arguments
+    return 64 << 10;
+  };
+  so.privileged_uids = opt_.trusted_uids;
+  so.privileged_uids.push_back(0);
+  so.privileged_uids.push_back(geteuid());
   if (opt_.tokens != nullptr && !opt_.ctld_address.starts_with("unix:")) {
     own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid());
   }
@@ -230,6 +239,14 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
   json& body = *parsed;
   if (!body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
+  // A launch that waited (in this agent's queue) past the moment the controller stopped waiting
+  // for it: the controller has requeued the job elsewhere, so it must not run here.
+  if (const int64_t not_after = body.value("not_after_ms", int64_t{0});
+      not_after > 0 && clock_->NowMillis() > not_after) {
+    Log(opt_.node.name, "refusing a launch that came " + std::to_string(clock_->NowMillis() - not_after) +
+                            " ms after the controller stopped waiting for it");
+    return HttpResponse::Error(409, "launch expired: the controller gave up on it");
+  }
   StatusOr<JobRecord> job = JobRecordFromJson(body["job"]);
   if (!job.ok()) return HttpResponse::Error(400, job.status().message());
   if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
@@ -816,13 +833,11 @@ std::string Agent::EndingText(const std::string& why) const { return EndingLine(
 
 void Agent::LogEnding(const Running& r, const std::string& ending) const {
   if (r.log_path.empty() || r.log_path == "/dev/null") return;
-  const int fd = open(r.log_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == r.job.uid) {
-    (void)WriteFully(fd, "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name + ending);
-  }
-  close(fd);
+  // With the user's rights and no symbolic link followed (the path is the user's to change while
+  // the job runs), and without waiting long on it.
+  Status st = AppendAsUser(r.log_path, UserIdentity{r.job.uid, r.job.gid, r.job.user},
+                           "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name + ending);
+  if (!st.ok()) Log(opt_.node.name, "job " + std::to_string(r.job.id) + ": ending line not written: " + st.message());
 }
 
 }  // namespace muster

@@ -118,7 +118,7 @@ class Agent {
   bool Trusted(const Caller& caller) const;
   // Slurm's line at the end of a cancelled, timed-out or preempted job's output: "musterd: error:
   // *** JOB 7 ON n1 CANCELLED AT 2026-12-03T11:04:24 DUE TO TIME LIMIT ***". Appended only to a
-  // regular file the job's user owns (opened without following a last symlink).
+  // regular file the job's user owns, opened as that user without following any symlink.
   // " CANCELLED AT <now>[ DUE TO TIME LIMIT|PREEMPTION] ***\n" for why = cancel, timeout, preempt.
   std::string EndingText(const std::string& why) const;
   // Slurm's last line of a cancelled job's output: "musterd: error: *** JOB N ON node" + ending.

@@ -583,6 +583,29 @@ bool TryReap(pid_t pid, ExitInfo* out) {
   return true;
 }
 
+bool TryWaitExited(pid_t pid, ExitInfo* out) {
+  siginfo_t info;
+  std::memset(&info, 0, sizeof info);
+  int r;
+  do {
+    r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) {  // not our child (or reaped already): nothing will ever come
+    *out = ExitInfo();
+    return true;
+  }
+  if (info.si_pid == 0) return false;
+  *out = ExitInfo();
+  if (info.si_code == CLD_EXITED) {
+    out->exited = true;
+    out->exit_code = info.si_status;
+  } else {
+    out->signal = info.si_status;
+    out->core_dumped = info.si_code == CLD_DUMPED;
+  }
+  return true;
+}
+
 ExitInfo Reap(pid_t pid) {
   int status = 0;
   pid_t r;

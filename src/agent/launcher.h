@@ -72,6 +72,10 @@ struct ExitInfo {
 
 // Non-blocking reap: std::nullopt-like false if `pid` is still running.
 bool TryReap(pid_t pid, ExitInfo* out);
+// Whether our child `pid` has ended (its status in `out`), without reaping it: until Reap, its
+// pid (and so its process group's id) cannot be taken by another process, and signalling the
+// group stays safe.
+bool TryWaitExited(pid_t pid, ExitInfo* out);
 // Blocking reap.
 ExitInfo Reap(pid_t pid);
 

@@ -289,6 +289,27 @@ TEST_F(LauncherTest, RejectsEmptyArgv) {
   EXPECT_EQ(Launch(spec).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Finding 6 of the fault review (a reaped task's pid, taken by another user's process, got the
+// job's signals): the exit is seen without reaping, so the pid, and the group's id, stay the
+// task's until Reap.
+TEST_F(LauncherTest, AnEndedTaskKeepsItsPidUntilReaped) {
+  StatusOr<pid_t> pid = Launch(Spec({"/bin/sh", "-c", "exit 5"}));
+  ASSERT_TRUE(pid.ok());
+  ExitInfo info;
+  for (int i = 0; i < 500 && !TryWaitExited(*pid, &info); ++i) usleep(10000);
+  EXPECT_TRUE(info.exited);
+  EXPECT_EQ(info.exit_code, 5);
+  // Still ours: a zombie, reported again, and its group can be signalled without error.
+  const std::string stat = ReadAll("/proc/" + std::to_string(*pid) + "/stat");
+  EXPECT_NE(stat.find(") Z "), std::string::npos) << stat;
+  ExitInfo again;
+  EXPECT_TRUE(TryWaitExited(*pid, &again));
+  EXPECT_EQ(again.exit_code, 5);
+  EXPECT_TRUE(SignalGroup(*pid, SIGKILL).ok());
+  info = Reap(*pid);
+  EXPECT_EQ(info.exit_code, 5);
+}
+
 TEST_F(LauncherTest, OutputToGivenDescriptors) {
   int out[2], err[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);

@@ -23,6 +23,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "agent/as_user.h"
 #include "agent/job_env.h"
 #include "agent/launcher.h"
 #include "net/json_body.h"
@@ -212,24 +213,48 @@ StepRunner::~StepRunner() { Shutdown(); }
 Status StepRunner::Start(const StepLaunch& l) {
   JoinFinished();
   const auto key = std::make_pair(l.job_id, l.step_id);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (shutdown_) return Status(StatusCode::kUnavailable, "the agent is stopping");
-    if (steps_.count(key)) {
-      return FailedPrecondition("step " + std::to_string(l.job_id) + "." + std::to_string(l.step_id) +
-                                " already runs on " + l.node_name);
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (shutdown_) return Status(StatusCode::kUnavailable, "the agent is stopping");
+  if (steps_.count(key)) {
+    return FailedPrecondition("step " + std::to_string(l.job_id) + "." + std::to_string(l.step_id) +
+                              " already runs on " + l.node_name);
   }
-  StatusOr<int> io = ConnectStream(l.io_address, kConnectTimeoutMs);
-  if (!io.ok()) return Status(StatusCode::kUnavailable, "cannot reach srun: " + io.status().message());
   auto step = std::make_unique<Step>();
   step->job_id = l.job_id;
   step->step_id = l.step_id;
   step->node_name = l.node_name;
   if (l.time_limit_s > 0) step->deadline_ms = NowMs() + l.time_limit_s * 1000;
   step->kill_wait_ms = l.kill_wait_s * 1000;
-  step->io = *io;
+  Step* raw = step.get();
+  // Everything that can wait on what srun's user controls (reaching its address, opening the
+  // files named) happens on the step's own thread, never on the caller's (an agent's request thread).
+  raw->thread = std::thread([this, raw, l] { Run(raw, l); });
+  steps_[key] = std::move(step);
+  return Status::Ok();
+}
+
+void StepRunner::Run(Step* step, const StepLaunch& l) {
+  // srun's address is srun's word: reached with its user's rights, within a time limit.
+  StatusOr<int> io = ConnectAsUser(l.io_address, UserIdentity{l.job.uid, l.job.gid, l.job.user}, kConnectTimeoutMs);
+  if (!io.ok()) {
+    std::fprintf(stderr, "musterd[%s]: step %lld.%d: cannot reach srun at %s: %s\n", l.node_name.c_str(),
+                 static_cast<long long>(l.job_id), l.step_id, l.io_address.c_str(), io.status().message().c_str());
+    bool orphaned = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      step->done = true;
+      orphaned = !shutdown_;
+      notice_cv_.notify_all();
+    }
+    if (orphaned && orphan_handler_) orphan_handler_(step->job_id, step->step_id);  // nobody else will say it ended
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    step->io = *io;
+  }
   bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
+  std::vector<Task> tasks;
 
   JobRecord job = l.job;
   job.environment = l.env;  // srun's environment, as sbatch's is the batch script's
@@ -273,7 +298,7 @@ Status StepRunner::Start(const StepLaunch& l) {
       std::string p = ExpandOutputPattern(how, job, l.node_name, where);
       return p[0] == '/' ? p : spec.workdir + "/" + p;
     };
-    const std::optional<std::string> out_file = file_of(l.output);
+    const std::optional<std::string> out_file = file_of(l.output);  // (opened in the task, as the user)
     const std::optional<std::string> err_file = file_of(l.error.empty() ? l.output : l.error);
     const std::optional<std::string> in_file = file_of(l.input);
     if (in_file) spec.stdin_path = *in_file;
@@ -343,19 +368,27 @@ Status StepRunner::Start(const StepLaunch& l) {
       io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(ExitFrame(t.procid, LaunchFailureCode(st), 0, false)));
       task.reaped = task.reported = true;
     }
-    step->tasks.push_back(task);
+    tasks.push_back(task);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  Step* raw = step.get();
-  if (shutdown_ || !io_ok) {
-    // Nobody to report to (srun is gone) or nobody to pump: end what was started.
-    for (Task& t : raw->tasks) {
-      if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    step->tasks = std::move(tasks);
+    step->launched = true;
+    // Signals that came while the tasks were being started, then what ends them at once.
+    for (int sig : step->pending_signals) {
+      for (Task& t : step->tasks) {
+        if (t.pid > 0) (void)SignalGroup(t.pid, sig);
+      }
+    }
+    step->pending_signals.clear();
+    if (shutdown_ || !io_ok) {
+      // Nobody to report to (srun is gone) or the agent is stopping: end what was started.
+      for (Task& t : step->tasks) {
+        if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+      }
     }
   }
-  raw->thread = std::thread([this, raw] { Pump(raw); });
-  steps_[key] = std::move(step);
-  return Status::Ok();
+  Pump(step);
 }
 
 bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
@@ -497,7 +530,9 @@ void StepRunner::Pump(Step* s) {
       for (Task& t : s->tasks) {
         if (t.reaped) continue;
         ExitInfo info;
-        if (!TryReap(t.pid, &info)) continue;
+        // Seen ended, not reaped: the pid stays the task's until the step is over (Signal and
+        // the SIGKILL at the end may still name its group safely).
+        if (!TryWaitExited(t.pid, &info)) continue;
         t.reaped = true;
         t.reaped_ms = now;
         t.exit_code = info.exited ? info.exit_code : 0;
@@ -546,7 +581,11 @@ void StepRunner::Pump(Step* s) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (Task& t : s->tasks) {
-      if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);  // what the tasks left behind
+      if (t.pid > 0) {
+        (void)SignalGroup(t.pid, SIGKILL);  // what the tasks left behind
+        (void)Reap(t.pid);                  // only now may the pid go to another process
+        t.pid = -1;
+      }
       CloseFd(t.in);
     }
     CloseFd(s->io);  // under the lock: Shutdown may be using it
@@ -561,8 +600,12 @@ void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [key, step] : steps_) {
     if (key.first != job_id || (step_id >= 0 && key.second != step_id) || step->done) continue;
+    if (!step->launched) {
+      step->pending_signals.push_back(sig);  // delivered once its tasks are started
+      continue;
+    }
     for (const Task& t : step->tasks) {
-      if (t.pid > 0) (void)SignalGroup(t.pid, sig);
+      if (t.pid > 0) (void)SignalGroup(t.pid, sig);  // its pid is reaped only after the step is done
     }
   }
 }

@@ -100,10 +100,12 @@ class StepRunner {
   StepRunner(const StepRunner&) = delete;
   StepRunner& operator=(const StepRunner&) = delete;
 
-  // Connects to srun's I/O address, launches the tasks and starts the step's pump thread. A task
-  // that cannot be launched is reported to srun (an ERR line, then EXIT with code 2 for a
-  // missing program, 13 for a permission error, else 1); the call fails only when srun cannot be
-  // reached or the step already runs here.
+  // Starts the step's thread, which connects to srun's I/O address as the job's user (at most
+  // 5 s), launches the tasks and pumps their I/O; returns at once. A task that cannot be launched
+  // is reported to srun (an ERR line, then EXIT with code 2 for a missing program, 13 for a
+  // permission error, else 1); an srun that cannot be reached is told of nothing, and the step
+  // ends as one whose srun went away (OnEndedWithoutSrun). Fails only when the step already runs
+  // here or the runner is shutting down.
   Status Start(const StepLaunch& launch);
   // Sends `sig` to every task (process group) of the step; step_id < 0: of every step of the job.
   void Signal(int64_t job_id, int step_id, int sig);
@@ -141,7 +143,9 @@ class StepRunner {
   struct Step {
     int64_t job_id = 0;
     int step_id = 0;
-    int io = -1;
+    int io = -1;              // (under mu_ until the tasks are launched) srun's I/O stream
+    bool launched = false;    // (under mu_) its tasks were started
+    std::vector<int> pending_signals;  // (under mu_) signals that came before they were
     std::vector<Task> tasks;  // pids are read by Signal under mu_; the rest belongs to the pump
     std::string notice;       // (under mu_) for srun (NotifyEnding); emptied once the pump has written it
     int notes_unacked = 0;    // (under mu_) NOTE frames written that srun has not acknowledged yet
@@ -151,6 +155,8 @@ class StepRunner {
     std::thread thread;
     std::atomic<bool> done{false};
   };
+  // The step's thread: reaches srun, starts the tasks, then pumps (Pump) until they are reported.
+  void Run(Step* step, const StepLaunch& launch);
   void Pump(Step* step);
   // Takes srun's frames (stdin bytes, EOF, terminal size) off the I/O stream; false when srun
   // closed it or sent something malformed.

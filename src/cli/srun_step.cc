@@ -91,7 +91,12 @@ struct NodeTasks {
   std::optional<std::vector<int>> gpus;  // the step's GPUs there, when the controller named them
   std::unique_ptr<HttpClient> client;  // kept for signals once launched
   bool launched = false;
+  std::chrono::steady_clock::time_point launched_at;
+  bool connected = false;  // its agent's stream said HELLO
 };
+
+// How long a node that took the step may take to reach srun's I/O address (it gives up after 5 s).
+constexpr auto kConnectGrace = std::chrono::seconds(15);
 
 bool IsUnix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
 
@@ -321,6 +326,7 @@ void StepSession::LaunchAll(const json& job) {
     }
     if (error.empty()) {
       n.launched = true;
+      n.launched_at = std::chrono::steady_clock::now();
       continue;
     }
     Emit(err_, "srun: error: Task launch for " + StepId() + " failed on node " + n.name + ": " + error + "\n");
@@ -530,11 +536,36 @@ void StepSession::Loop() {
           }
           c.hello = true;
           c.node = static_cast<size_t>(node - nodes_.begin());
+          node->connected = true;
           continue;
         }
         HandleFrame(c, frame);
       }
       if (drop) closed.push_back(k - 2);
+    }
+    // A node that took the step but never reached us (it could not connect as the user, or gave
+    // up): its tasks never ran.
+    const auto now = std::chrono::steady_clock::now();
+    // Once every node that took tasks has connected (they connect after answering), the socket's
+    // name is no longer needed, and nothing is left behind if srun is killed.
+    if (!io_dir_.empty() &&
+        std::all_of(nodes_.begin(), nodes_.end(), [&](const NodeTasks& n) { return !n.launched || n.connected; })) {
+      std::error_code ec;
+      std::filesystem::remove_all(io_dir_, ec);
+      io_dir_.clear();
+    }
+    for (NodeTasks& n : nodes_) {
+      if (!n.launched || n.connected || now - n.launched_at < kConnectGrace) continue;
+      n.connected = true;  // (said once)
+      std::vector<int> lost;
+      for (int p : n.procids) {
+        if (!tasks_[p].ended) lost.push_back(p);
+      }
+      for (int p : lost) tasks_[p].ended = true;
+      if (!lost.empty()) {
+        exit_status_ = std::max(exit_status_, 1);
+        Emit(err_, "srun: error: " + n.name + ": " + TaskRanges(lost) + ": musterd could not reach srun (no I/O connection)\n");
+      }
     }
     FlushExits(/*force=*/false);
     for (auto it = closed.rbegin(); it != closed.rend(); ++it) {
@@ -656,13 +687,6 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
   std::optional<RawTerminal> raw;
   if (opt_.pty) raw.emplace();
   LaunchAll(c.value("job", json::object()));
-  // Every agent that took its tasks has connected (it does so before answering): the socket's
-  // name is no longer needed, and nothing is left behind if srun is killed.
-  if (!io_dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(io_dir_, ec);
-    io_dir_.clear();
-  }
   Loop();
   FlushExits();
   if (ctld != nullptr) {

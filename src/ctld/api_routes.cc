@@ -134,6 +134,12 @@ json OrdersJson(const NodeOrders& orders) {
 
 }  // namespace
 
+int64_t ControllerBodyLimit(std::string_view method, std::string_view path) {
+  if (method == "GET" || method == "HEAD") return 64 << 10;
+  if (method == "POST" && (path == "/v1/jobs" || path.starts_with("/v1/agent/"))) return 16 << 20;
+  return 1 << 20;
+}
+
 HttpResponse ErrorResponse(const Status& status, const std::string& user_msg) {
   HttpResponse r = HttpResponse::Error(HttpStatusFor(status.code()), status.message());
   if (!user_msg.empty()) {

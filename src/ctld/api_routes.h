@@ -11,6 +11,11 @@ namespace muster {
 // Adds every /v1 route of the controller to `router`.
 void AddControllerRoutes(Controller& controller, Router& router);
 
+// The largest request body each route takes (HttpServer::Options::body_limit): a submission (its
+// script, at most ControllerConfig::max_script_bytes, escaped in JSON, with its environment) and
+// the agents' reports 16 MiB; other changes 1 MiB; reads 64 KiB.
+int64_t ControllerBodyLimit(std::string_view method, std::string_view path);
+
 // Maps a Status to an HTTP error response ({"error": message}).
 // {"error": message} with the HTTP status for the code; `user_msg` (what Slurm tells a submitter
 // before the error: "Memory specification can not be satisfied") goes beside it as "user_msg".

@@ -251,6 +251,9 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   if (!req.ok()) return req.status();
   if (!request.name.empty()) req->name = request.name;
   if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
+  if (static_cast<int64_t>(request.script.size()) > config_.max_script_bytes) {
+    return InvalidArgument("Pathname of a file, directory or other parameter too long");
+  }
   if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
   ArraySpec array;
   if (!request.array.empty()) {

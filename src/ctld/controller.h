@@ -58,6 +58,9 @@ struct ControllerConfig {
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
   int64_t first_job_id = 1;         // as configured (shown by scontrol show config)
+  // Slurm's max_script_size: a longer batch script is refused ("Pathname of a file, directory or
+  // other parameter too long", Slurm's words).
+  int64_t max_script_bytes = 4 << 20;
   // Decayed usage (fair share) is saved to the store at most this often: at most this much is
   // lost to a crash. A simulation, whose store dies with it, saves it rarely.
   int64_t usage_save_s = 30;

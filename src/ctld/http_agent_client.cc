@@ -51,7 +51,12 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
 }
 
 Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) {
-  return Post(node.agent_address, "/v1/launch", nlohmann::json{{"job", ToJson(job)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  // We wait for the answer timeout_ms at most, then take the launch for failed (the node is
+  // drained, the job requeued): past that moment the agent must not start it any more.
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  nlohmann::json body{{"job", ToJson(job)}, {"not_after_ms", now_ms + timeout_ms_}};
+  return Post(node.agent_address, "/v1/launch", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 Status HttpAgentClient::SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,

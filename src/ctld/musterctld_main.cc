@@ -83,6 +83,12 @@ int Main(int argc, char** argv) {
   }
   opt.tokens = &tokens;
   opt.threads = 4;
+  opt.body_limit = ControllerBodyLimit;
+  // Root, the controller's own uid and the admins (the agents among them) are never shut out by
+  // users holding connections.
+  opt.privileged_uids = conf->admin_uids;
+  opt.privileged_uids.push_back(0);
+  opt.privileged_uids.push_back(geteuid());
   // Signals are taken by a thread with sigwait; block them before any thread starts.
   sigset_t set;
   sigemptyset(&set);

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -76,7 +77,21 @@ class HttpServer {
     int threads = 2;             // handler threads
     const TokenAuthority* tokens = nullptr;  // verifies TCP callers; nullptr = TCP callers unauthenticated
     int64_t max_body_bytes = 64 << 20;       // larger request bodies get 413
+    // The body limit of one request, decided from its method and path once its header is read
+    // (a larger body gets 413 and is never buffered); nullptr: max_body_bytes for every request.
+    std::function<int64_t(std::string_view method, std::string_view path)> body_limit;
     int idle_timeout_ms = 60000;             // an idle kept-alive connection (or a slow request) is closed after this
+    // Over TCP, a request with a body from a caller without a valid token is answered 401 before
+    // its body is read.
+    bool authenticate_before_body = true;
+    // Connections at once: in all, and per peer (a Unix peer's uid, a TCP peer's address). More
+    // are closed as soon as they are accepted. Callers of `privileged_uids` (Unix peers) have no
+    // per-peer cap and may use `reserved_connections` places beyond the total, so that root's
+    // squeue still gets in while users hold every other place.
+    int max_connections = 4096;
+    int max_connections_per_peer = 256;
+    int reserved_connections = 64;
+    std::vector<uint32_t> privileged_uids = {0};
   };
   // Binds and starts serving on background threads; returns once listening. `handler` runs on
   // those threads (concurrently, up to `threads` at a time) and must be thread-safe; it must not

@@ -82,23 +82,46 @@ struct ServerCore {
   HttpHandler handler;
   const TokenAuthority* tokens = nullptr;
   uint64_t max_body = 0;
+  std::function<int64_t(std::string_view, std::string_view)> body_limit;
+  bool authenticate_before_body = true;
   std::chrono::milliseconds idle_timeout{0};
+  int max_connections = 0, max_per_peer = 0, reserved = 0;
+  std::vector<uint32_t> privileged_uids;
   std::atomic<bool> hard_stop{false};  // the io threads are gone: no more handler calls
 
   std::mutex mu;
   std::condition_variable cv;
   bool stopping = false;                                            // guarded by mu
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
+  std::unordered_map<std::string, int> per_peer;                    // guarded by mu: open connections
 
-  bool Register(SessionBase* s) {
+  uint64_t BodyLimit(std::string_view method, std::string_view path) const {
+    if (!body_limit) return max_body;
+    return static_cast<uint64_t>(std::max<int64_t>(body_limit(method, path), 0));
+  }
+  bool Privileged(const std::optional<Caller>& unix_caller) const {
+    return unix_caller && unix_caller->authenticated &&
+           std::find(privileged_uids.begin(), privileged_uids.end(), unix_caller->uid) != privileged_uids.end();
+  }
+  // Takes a place for a new connection of `peer`, or says there is none.
+  bool Register(SessionBase* s, const std::string& peer, bool privileged) {
     std::lock_guard<std::mutex> lock(mu);
     if (stopping) return false;
+    const int total = static_cast<int>(live.size());
+    if (total >= max_connections + (privileged ? reserved : 0)) return false;
+    int& mine = per_peer[peer];
+    if (!privileged && mine >= max_per_peer) {
+      if (mine == 0) per_peer.erase(peer);
+      return false;
+    }
+    ++mine;
     live.emplace(s, s->weak_from_this());
     return true;
   }
-  void Unregister(SessionBase* s) {
+  void Unregister(SessionBase* s, const std::string& peer) {
     std::lock_guard<std::mutex> lock(mu);
     live.erase(s);
+    if (auto it = per_peer.find(peer); it != per_peer.end() && --it->second <= 0) per_peer.erase(it);
     cv.notify_all();
   }
 
@@ -154,24 +177,25 @@ template <class Protocol>
 class Session : public SessionBase {
  public:
   Session(ServerCore* core, Worker* worker, typename Protocol::socket socket, std::optional<Caller> unix_caller,
-          std::string peer_name)
+          std::string peer_name, std::string peer_key)
       : core_(core),
         worker_(worker),
         stream_(std::move(socket)),
         unix_caller_(std::move(unix_caller)),
-        peer_name_(std::move(peer_name)) {
+        peer_name_(std::move(peer_name)),
+        peer_key_(std::move(peer_key)) {
     // Beast reads into the spare capacity of the buffer, at least 512 bytes at a time: an empty
     // buffer takes a typical request (a job submission carries its environment, ~2-4 KB) in
     // several reads, each a trip through the io_context, often on another thread.
     buffer_.reserve(kInitialReadBuffer);
   }
   ~Session() override {
-    if (registered_) core_->Unregister(this);
+    if (registered_) core_->Unregister(this, peer_key_);
   }
 
   void Start() {
-    registered_ = core_->Register(this);
-    if (!registered_) return;  // stopping: the socket closes with us
+    registered_ = core_->Register(this, peer_key_, core_->Privileged(unix_caller_));
+    if (!registered_) return;  // stopping, or no place for this peer: the socket closes with us
     asio::dispatch(stream_.get_executor(), [self = Self()] { self->ReadHeader(); });
   }
 
@@ -192,11 +216,30 @@ class Session : public SessionBase {
     if (stop_requested_) return Close();
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(core_->max_body);
+    parser_->body_limit(boost::none);  // the route's own limit is set once the header is in
     stream_.expires_after(core_->idle_timeout);
     http::async_read_header(stream_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
       if (ec || self->parser_->is_done()) return self->OnRead(ec);
       const auto& req = self->parser_->get();
+      // Before any of the body is read: who may send one, and how large it may be.
+      std::string_view target = req.target();
+      const std::string_view path = target.substr(0, target.find('?'));
+      const uint64_t limit = self->core_->BodyLimit(req.method_string(), path);
+      const boost::optional<uint64_t> length = self->parser_->content_length();
+      const bool has_body = (length && *length > 0) || self->parser_->chunked();
+      if (has_body && !self->unix_caller_ && self->core_->authenticate_before_body && self->core_->tokens != nullptr) {
+        std::map<std::string, std::string> auth;
+        if (auto it = req.find(http::field::authorization); it != req.end()) auth["authorization"] = std::string(it->value());
+        Caller caller = self->core_->FromToken(auth);
+        if (!caller.authenticated) {
+          return self->Reply(HttpResponse::Error(401, "authentication required: " + caller.error), false, true);
+        }
+      }
+      if (length && *length > limit) {
+        return self->Reply(HttpResponse::Error(413, "request body is larger than " + std::to_string(limit) + " bytes"),
+                           false, true);
+      }
+      self->parser_->body_limit(limit);
       if (!beast::iequals(req[http::field::expect], "100-continue")) return self->ReadBody();
       // curl and friends wait for this before sending a large body.
       static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -215,9 +258,7 @@ class Session : public SessionBase {
   void OnRead(beast::error_code ec) {
     if (core_->hard_stop || stop_requested_) return Close();
     if (ec == http::error::body_limit) {
-      return Reply(HttpResponse::Error(413, "request body is larger than " + std::to_string(core_->max_body) +
-                                                " bytes"),
-                   /*keep_alive=*/false, /*linger=*/true);
+      return Reply(HttpResponse::Error(413, "request body is too large"), /*keep_alive=*/false, /*linger=*/true);
     }
     if (ec == http::error::header_limit) {
       return Reply(HttpResponse::Error(431, "request header is too large"), false, true);
@@ -305,6 +346,7 @@ class Session : public SessionBase {
   beast::basic_stream<Protocol> stream_;
   std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
   std::string peer_name_;
+  std::string peer_key_;  // whose connection this is, for the per-peer cap ("uid 1000", "127.0.0.1")
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> res_;
@@ -346,7 +388,13 @@ class ServerImpl : public HttpServer {
     core_.handler = std::move(handler);
     core_.tokens = options.tokens;
     core_.max_body = static_cast<uint64_t>(std::max<int64_t>(options.max_body_bytes, 0));
+    core_.body_limit = options.body_limit;
+    core_.authenticate_before_body = options.authenticate_before_body;
     core_.idle_timeout = std::chrono::milliseconds(std::max(options.idle_timeout_ms, 1));
+    core_.max_connections = std::max(options.max_connections, 1);
+    core_.max_per_peer = std::max(options.max_connections_per_peer, 1);
+    core_.reserved = std::max(options.reserved_connections, 0);
+    core_.privileged_uids = options.privileged_uids;
     for (int i = 0; i < std::max(options.threads, 1); ++i) workers_.push_back(std::make_unique<Worker>());
   }
   ~ServerImpl() override { Stop(); }
@@ -541,17 +589,19 @@ class ServerImpl : public HttpServer {
         return;
       }
       std::optional<Caller> unix_caller;
-      std::string peer_name;
+      std::string peer_name, peer_key;
       if constexpr (std::is_same_v<Protocol, unix_stream>) {
         int pid = 0;
         unix_caller = PeerCredentials(s.native_handle(), &pid);
         peer_name = "unix pid " + std::to_string(pid);
+        peer_key = "uid " + std::to_string(unix_caller->uid);
       } else {
         beast::error_code ignored;
         s.set_option(tcp::no_delay(true), ignored);
         tcp::endpoint remote = s.remote_endpoint(ignored);
         std::string ip = remote.address().to_string();
         peer_name = (remote.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(remote.port());
+        peer_key = ip;
       }
       // The worker is chosen now, not when the accept was started: the socket moves to its
       // io_context (a different epoll set) by handing over the descriptor.
@@ -567,7 +617,7 @@ class ServerImpl : public HttpServer {
         return Accept(l);
       }
       std::make_shared<Session<Protocol>>(&core_, &worker, std::move(moved), std::move(unix_caller),
-                                          std::move(peer_name))
+                                          std::move(peer_name), std::move(peer_key))
           ->Start();
       Accept(l);
     });

@@ -13,7 +13,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <chrono>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace muster {
@@ -192,13 +195,22 @@ StatusOr<int> ConnectStream(const std::string& address, int timeout_ms) {
     sa.sun_family = AF_UNIX;
     if (path.size() >= sizeof(sa.sun_path)) return InvalidArgument("socket path too long: " + path);
     std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return Errno("socket");
-    if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    // Non-blocking: a listener whose backlog is full (one that never accepts) answers EAGAIN, tried
+    // again until the time is up, instead of holding this thread for ever.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+      if ((errno == EAGAIN || errno == EINTR) && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
+      if (errno == EAGAIN) errno = ETIMEDOUT;
       Status st = Errno("cannot connect to " + address);
       close(fd);
       return st;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
   }
   const size_t colon = address.rfind(':');
