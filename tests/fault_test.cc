@@ -2,6 +2,8 @@
 // real local cluster, as a regression test. Label "integration" in CTest.
 #include "local_cluster_test_util.h"
 
+#include <algorithm>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -29,6 +31,14 @@ class Faults : public LocalClusterTest {
     return out.substr(from, out.find_first_of(" \n", from) - from);
   }
   bool NoNodeDrained() { return Run("sinfo -h -R").out.empty(); }
+  pid_t AgentPid(const std::string& node) { return std::atoi(Pid("musterd-" + node).c_str()); }
+  void StartAgent(const std::string& node) {
+    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
+                  " --node " + node + " --end-jobs-on-stop >> " + (dir_ / "c/log").string() + "/musterd-" + node +
+                  ".log 2>&1 & echo $! > " + (dir_ / "c").string() + "/musterd-" + node + ".pid");
+    ASSERT_EQ(r.rc, 0);
+  }
+  std::string AgentLog(const std::string& node) { return ReadFile((dir_ / "c/log").string() + "/musterd-" + node + ".log"); }
 };
 
 // Finding 2: one user's bad path drained every node. Slurm fails the job (JobLaunchFailure,
@@ -79,10 +89,10 @@ TEST_F(Faults, AUsersBadPathFailsTheJobAndDrainsNothing) {
 // (their node re-registered before its queued exit reports). Now the exits travel with the
 // registration: each job completes once, with its own exit code.
 TEST_F(Faults, JobsThatEndWhileTheControllerIsDownCompleteOnce) {
-  const int64_t plain = Submit("-w node1 --wrap 'sleep 1; echo run >> plain.runs'");
-  const int64_t no_requeue = Submit("-w node2 --no-requeue --wrap 'sleep 1; echo run >> nr.runs; exit 3'");
-  ASSERT_TRUE(WaitState(plain, "RUNNING"));
-  ASSERT_TRUE(WaitState(no_requeue, "RUNNING"));
+  const int64_t plain = Submit("-w node1 --wrap 'touch plain.started; sleep 1; echo run >> plain.runs'");
+  const int64_t no_requeue = Submit("-w node2 --no-requeue --wrap 'touch nr.started; sleep 1; echo run >> nr.runs; exit 3'");
+  // Really started (RUNNING is said before the node is told).
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "plain.started") && fs::exists(work_ / "nr.started"); }, 15s));
   KillController();
   // Both end while it is down.
   ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "plain.runs").string()) == "run\n" &&
@@ -105,6 +115,65 @@ TEST_F(Faults, JobsThatEndWhileTheControllerIsDownCompleteOnce) {
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(ReadFile((work_ / "plain.runs").string()), "run\n");
   EXPECT_EQ(ReadFile((work_ / "nr.runs").string()), "run\n");
+}
+
+// Finding 5, first half: restarting an agent killed every job on its node. Its jobs' shepherds
+// outlive it, and the agent that comes back adopts them: the same processes run on, and the job
+// completes once.
+TEST_F(Faults, AnAgentRestartedUnderItsJobsAdoptsThem) {
+  const int64_t id = Submit("-w node2 --wrap 'echo $$ > adopt.pid; while [ ! -e adopt.go ]; do sleep 0.1; done; echo done'");
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile((work_ / "adopt.pid").string()).empty(); }, 15s));
+  const pid_t script = std::atoi(ReadFile((work_ / "adopt.pid").string()).c_str());
+  const pid_t agent = AgentPid("node2");
+  ASSERT_EQ(kill(agent, SIGKILL), 0);
+  ASSERT_TRUE(WaitFor([&] { return Dead(agent); }, 5s));
+  EXPECT_FALSE(Dead(script)) << "the job runs on without its agent";
+  StartAgent("node2");
+  ASSERT_TRUE(WaitFor([&] { return AgentLog("node2").find("adopted from an earlier run") != std::string::npos; }, 10s))
+      << AgentLog("node2");
+  EXPECT_FALSE(Dead(script)) << "and the agent that came back left it alone";
+  EXPECT_EQ(State(id), "RUNNING");
+  ASSERT_EQ(Run("touch adopt.go").rc, 0);
+  ASSERT_TRUE(WaitState(id, "COMPLETED", 20s)) << State(id);
+  EXPECT_EQ(Field(id, "Restarts"), "0");
+  EXPECT_EQ(Field(id, "ExitCode"), "0:0");
+  EXPECT_EQ(ReadFile((work_ / ("slurm-" + std::to_string(id) + ".out")).string()), "done\n");
+}
+
+// Finding 5, second half: after kill -9 of an agent, its job was requeued and ran on a second node
+// while the first copy kept running. Now the first copy ends when its node's lease runs out, and
+// the controller gives the job up only after that: the second run starts after the first one's
+// last sign of life.
+TEST_F(Faults, AJobNeverRunsOnTwoNodesAtOnce) {
+  const std::string log = (work_ / "twice.log").string();
+  const int64_t id = Submit("--gres=gpu:4 --wrap 'echo start ${SLURM_RESTART_COUNT:-0} $(date +%s%N) >> twice.log; "
+                            "while true; do echo beat ${SLURM_RESTART_COUNT:-0} $(date +%s%N) >> twice.log; sleep 0.1; done'");
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(log).find("start 0") != std::string::npos; }, 15s));
+  const std::string first_host = Trim(Run("squeue -h -j " + std::to_string(id) + " -o %N").out);
+  ASSERT_TRUE(first_host == "node1" || first_host == "node2") << first_host;
+  ASSERT_EQ(kill(AgentPid(first_host), SIGKILL), 0);  // and it stays dead
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(log).find("start 1") != std::string::npos; }, 60s)) << ReadFile(log);
+  EXPECT_EQ(Trim(Run("squeue -h -j " + std::to_string(id) + " -o %N").out), first_host == "node1" ? "node2" : "node1");
+  // Every line of run 0 came before run 1 began.
+  std::istringstream lines(ReadFile(log));
+  int64_t last_beat0 = 0, start1 = 0;
+  for (std::string word, line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    int run = -1;
+    int64_t when = 0;
+    f >> word >> run >> when;
+    if (run == 0) last_beat0 = std::max(last_beat0, when);
+    if (word == "start" && run == 1) start1 = when;
+  }
+  ASSERT_GT(start1, 0);
+  EXPECT_LT(last_beat0, start1) << ReadFile(log);
+  // And nothing of run 0 came after.
+  std::this_thread::sleep_for(500ms);
+  std::string after = ReadFile(log);
+  size_t last0 = after.rfind("beat 0 ");
+  size_t first1 = after.find("start 1 ");
+  EXPECT_LT(last0, first1) << after;
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
 }
 
 }  // namespace

@@ -39,11 +39,9 @@ void Log(const std::string& node, const std::string& msg) {
 
 HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200, j.dump()); }
 
-// How long the reaper sleeps when nothing can wake it sooner: a job without a pidfd (a kernel
-// before 5.3) is polled at kPollMs; otherwise only the safety timeout applies.
-constexpr int kPollMs = 5;
-constexpr char kExitPath[] = "/v1/agent/exit";
+// How long the reaper sleeps when nothing can wake it sooner (a safety timeout).
 constexpr int kIdleWaitMs = 1000;
+constexpr char kExitPath[] = "/v1/agent/exit";
 
 // The job an srun -Z step runs in: the caller's, on this node only, holding nothing.
 JobRecord NoAllocationJob(const StepLaunch& step, const Caller& caller, const std::string& node) {
@@ -69,18 +67,6 @@ JobRecord NoAllocationJob(const StepLaunch& step, const Caller& caller, const st
 }
 
 }  // namespace
-
-Agent::PidFd& Agent::PidFd::operator=(PidFd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = std::exchange(o.fd_, -1);
-  }
-  return *this;
-}
-
-Agent::PidFd::~PidFd() {
-  if (fd_ >= 0) close(fd_);
-}
 
 void Agent::WakeReaper() {
   if (reaper_wake_fd_ < 0) return;
@@ -110,17 +96,28 @@ Status Agent::Start() {
   std::filesystem::create_directories(opt_.spool_dir, ec);
   if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
   chmod(opt_.spool_dir.c_str(), 0755);
-  // Processes of jobs an earlier incarnation of this agent started (it was killed, the jobs were
-  // requeued elsewhere): end them before taking new work. Their cgroups first: a suspended job's
-  // processes are frozen there, and only a thaw lets SIGKILL end them.
+  std::filesystem::create_directories(opt_.spool_dir + "/runs", ec);
+  if (ec) return InvalidArgument("cannot create '" + opt_.spool_dir + "/runs': " + ec.message());
+  chmod((opt_.spool_dir + "/runs").c_str(), 0700);
+  if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
+  // Runs an earlier incarnation of this agent started: those whose shepherds still hold them are
+  // ours again; what no shepherd holds is ended (cgroups first: a suspended job's processes are
+  // frozen there, and only a thaw lets SIGKILL end them).
+  const std::set<std::string> kept = AdoptRuns();
   if (opt_.cgroup) {
+    std::set<std::string> kept_cgroups;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [id, run] : jobs_) kept_cgroups.insert("job_" + std::to_string(id));
+    }
     for (const std::string& name : opt_.cgroup->Jobs()) {
+      if (kept_cgroups.count(name)) continue;
       Status gone = opt_.cgroup->Destroy(name);
       Log(opt_.node.name, "cgroup " + name + " left by an earlier run of this agent: " +
                               (gone.ok() ? std::string("its processes killed, removed") : gone.message()));
     }
   }
-  if (int n = KillStrayProcesses(opt_.spool_dir); n > 0) {
+  if (int n = KillStrayProcesses(opt_.spool_dir, [&](const std::string& run) { return kept.count(run) > 0; }); n > 0) {
     Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
   }
   if (ScriptDir() != opt_.spool_dir) {
@@ -128,7 +125,18 @@ Status Agent::Start() {
     if (ec) return InvalidArgument("cannot create script dir '" + ScriptDir() + "': " + ec.message());
     chmod(ScriptDir().c_str(), 0755);
   }
-  RemoveJobScriptDirs(ScriptDir());  // of jobs an earlier run of this agent left
+  {
+    // The scripts of jobs an earlier run of this agent left, but those it adopted.
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& e : std::filesystem::directory_iterator(ScriptDir(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() < 4 || name.rfind("job", 0) != 0 || name.find_first_not_of("0123456789", 3) != std::string::npos) {
+        continue;
+      }
+      const int64_t id = std::stoll(name.substr(3));
+      if (!jobs_.count(id)) RemoveJobScriptDir(ScriptDir(), id);
+    }
+  }
   if (opt_.listen_port >= 0 && opt_.tokens == nullptr) {
     return FailedPrecondition("listening on TCP needs the cluster key (to verify callers' tokens)");
   }
@@ -161,28 +169,79 @@ Status Agent::Start() {
   return Status::Ok();
 }
 
+std::set<std::string> Agent::AdoptRuns() {
+  std::set<std::string> kept;
+  std::error_code ec;
+  const std::string runs = opt_.spool_dir + "/runs";
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& e : std::filesystem::directory_iterator(runs, ec)) {
+    const std::string dir = e.path().string();
+    std::ifstream in(dir + "/job.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    StatusOr<json> saved = ParseJsonObject(text, "a run's record");
+    StatusOr<JobRecord> job = saved.ok() && saved->contains("job") ? JobRecordFromJson((*saved)["job"])
+                                                                    : StatusOr<JobRecord>(saved.status());
+    if (!job.ok()) {  // a run whose start was cut short: nothing to adopt or report
+      std::filesystem::remove_all(dir, ec);
+      continue;
+    }
+    Running run;
+    run.job = *job;
+    run.run_dir = dir;
+    run.batch = saved->value("batch", false);
+    run.cgroup = saved->value("cgroup", std::string());
+    run.log_path = saved->value("log_path", std::string());
+    run.cpus = saved->value("cpus", std::vector<int>{});
+    const std::string what = "job " + std::to_string(job->id) + " (run " + std::to_string(job->restart_count) + ")";
+    StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Adopt(dir);
+    if (shepherd.ok() && !ReadShepherdExit(dir)) {
+      run.shepherd.emplace(std::move(*shepherd));
+      if (!run.cpus.empty()) {
+        if (cpu_owner_.size() != static_cast<size_t>(opt_.node.cpus)) cpu_owner_.assign(opt_.node.cpus, 0);
+        for (int c : run.cpus) {
+          if (c >= 0 && c < opt_.node.cpus) cpu_owner_[c] = job->id;
+        }
+      }
+      kept.insert(RunMarker(job->id, job->restart_count));
+      Log(opt_.node.name, what + ": adopted from an earlier run of this agent (shepherd pid " +
+                              std::to_string(run.shepherd->pid()) + ")");
+      jobs_[job->id] = std::move(run);
+      continue;
+    }
+    // Over: its end, if its shepherd recorded one while we were away, goes to the controller.
+    std::optional<ShepherdExit> end = ReadShepherdExit(dir);
+    if (run.batch && end) outbox_.emplace_back(kExitPath, ExitReportOf(run, *end).dump());
+    Log(opt_.node.name, what + (end ? ": ended while the agent was away" : ": its shepherd is gone, with no end recorded"));
+    CleanUpRunLocked(run);
+  }
+  return kept;
+}
+
 void Agent::Stop() {
   if (stop_.exchange(true)) return;
   cv_.notify_all();
   WakeReaper();
   steps_.Shutdown();  // their output streams end with the agent
-  if (opt_.end_jobs_on_stop) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [id, run] : jobs_) {
-      if (run.pid > 0) (void)SignalGroup(run.pid, SIGKILL);
-      if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
-      if (run.pid > 0) (void)Reap(run.pid);
-      RemoveJobScriptDir(ScriptDir(), id);
-    }
-    jobs_.clear();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (jobs_.empty() && opt_.cgroup) opt_.cgroup->RemoveBaseIfEmpty();
-  }
   if (server_) server_->Stop();
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (opt_.end_jobs_on_stop) {
+    // A local cluster going down: every run ends with its agent.
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      auto next = std::next(it);
+      DropRunLocked(it);
+      it = next;
+    }
+  }
+  // Else the runs go on under their shepherds, for the agent that starts next to adopt.
+  for (ShepherdHandle& s : ending_) {
+    pollfd p{s.fd(), POLLIN, 0};
+    (void)poll(&p, 1, 5000);
+    (void)s.Finish();
+  }
+  ending_.clear();
+  if (jobs_.empty() && opt_.cgroup) opt_.cgroup->RemoveBaseIfEmpty();
 }
 
 std::string Agent::Address() const {
@@ -259,110 +318,168 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
                                           " here");
     }
     // A requeued job comes back while its earlier run is still here: end that run first.
-    steps_.Signal(job->id, -1, SIGKILL);
-    if (old->second.pid > 0) {
-      (void)SignalGroup(old->second.pid, SIGKILL);
-      (void)Reap(old->second.pid);
-    }
-    if (!old->second.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(old->second.cgroup);
-    ReleaseCpus(job->id);
-    RemoveJobScriptDir(ScriptDir(), job->id);
-    jobs_.erase(old);
+    DropRunLocked(old);
   }
   Running run;
   run.job = *job;
   // An interactive allocation (salloc) runs no batch script: its steps come from srun.
-  if (job->batch_host == opt_.node.name && !job->interactive) {
-    Status st = StartBatch(run);
-    if (!st.ok()) {
-      // The job's own doing (a file it names that it may not open) fails the job; anything else
-      // is this node's fault. 422 and 409 tell the controller which.
-      const bool job_fault = IsJobFault(st);
-      Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed (" + (job_fault ? "the job's" : "the node's") +
-                              " fault): " + st.message());
-      return HttpResponse::Json(job_fault ? 422 : 409,
-                                json{{"error", st.message()}, {"fault", job_fault ? "job" : "node"}}.dump());
-    }
+  run.batch = job->batch_host == opt_.node.name && !job->interactive;
+  Status st = StartRun(run);
+  if (!st.ok()) {
+    // The job's own doing (a file it names that it may not open) fails the job; anything else
+    // is this node's fault. 422 and 409 tell the controller which.
+    const bool job_fault = IsJobFault(st);
+    Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed (" + (job_fault ? "the job's" : "the node's") +
+                            " fault): " + st.message());
+    return HttpResponse::Json(job_fault ? 422 : 409,
+                              json{{"error", st.message()}, {"fault", job_fault ? "job" : "node"}}.dump());
   }
   jobs_[job->id] = std::move(run);
+  WakeReaper();
   return Ok();
 }
 
-Status Agent::StartBatch(Running& run) {
+Status Agent::StartRun(Running& run) {
   const JobRecord& job = run.job;
-  // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
-  // nothing); the script is the user's, readable and runnable by them alone. So the job's end
-  // removes exactly one file and one directory, with nothing of the user's in them to follow.
-  const std::string dir = JobScriptDir(ScriptDir(), job.id);
-  const std::string script = dir + "/slurm_script";
-  if (mkdir(dir.c_str(), 0711) != 0) {
-    struct stat st;
-    if (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return Internal("cannot create '" + dir + "': " + std::strerror(errno));
+  run.run_dir = RunDir(job.id, job.restart_count);
+  ShepherdSpec spec;
+  spec.job_id = job.id;
+  spec.restart_count = job.restart_count;
+  spec.batch = run.batch;
+  spec.lease_file = opt_.spool_dir + "/lease";
+  spec.kill_wait_s = opt_.kill_wait_s;
+  spec.marker = RunMarker(job.id, job.restart_count);
+  if (run.batch) {
+    // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
+    // nothing); the script is the user's, readable and runnable by them alone. So the job's end
+    // removes exactly one file and one directory, with nothing of the user's in them to follow.
+    const std::string dir = JobScriptDir(ScriptDir(), job.id);
+    const std::string script = dir + "/slurm_script";
+    if (mkdir(dir.c_str(), 0711) != 0) {
+      struct stat st;
+      if (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return Internal("cannot create '" + dir + "': " + std::strerror(errno));
+      }
+      // Left by an earlier start of this job here (requeued): take it back.
+      if (st.st_uid != geteuid() && chown(dir.c_str(), geteuid(), getegid()) != 0) {
+        return Internal("cannot take over '" + dir + "': " + std::strerror(errno));
+      }
+      chmod(dir.c_str(), 0711);
+      unlink(script.c_str());
     }
-    // Left by an earlier start of this job here (requeued): take it back.
-    if (st.st_uid != geteuid() && chown(dir.c_str(), geteuid(), getegid()) != 0) {
-      return Internal("cannot take over '" + dir + "': " + std::strerror(errno));
+    {
+      int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+      if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
+      const bool written = WriteFully(fd, job.script.str());
+      const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
+      close(fd);
+      if (!written || !chowned) {
+        RemoveJobScriptDir(ScriptDir(), job.id);
+        return Internal("cannot write '" + script + "'");
+      }
     }
-    chmod(dir.c_str(), 0711);
-    unlink(script.c_str());
-  }
-  {
-    int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
-    if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
-    const bool written = WriteFully(fd, job.script.str());
-    const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
-    close(fd);
-    if (!written || !chowned) {
+    TaskPlacement where;
+    where.node_index = 0;
+    // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
+    const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_minors.empty();
+    LaunchSpec& launch = spec.launch;
+    launch.uid = job.uid;
+    launch.gid = job.gid;
+    launch.user = job.user;
+    launch.workdir = job.workdir;
+    launch.log_name = "musterd-" + opt_.node.name;
+    launch.argv = {script};
+    launch.argv.insert(launch.argv.end(), job.script_args.begin(), job.script_args.end());
+    launch.env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
+    TakePropagatedLimits(&launch);
+    launch.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
+    auto resolve = [&](const std::string& pattern) {
+      std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
+      return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
+    };
+    // Slurm's default names: slurm-<job id>.out, slurm-<array id>_<task id>.out for an array task.
+    const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
+    launch.stdout_path = resolve(job.stdout_pattern.empty() ? default_out : job.stdout_pattern);
+    launch.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
+    launch.allow_root = opt_.allow_root_jobs;
+    launch.env.push_back(kSpoolMarker + opt_.spool_dir);
+    launch.env.push_back(spec.marker);
+    run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
+    if (Status st = EnsureCgroup(run); !st.ok()) {
       RemoveJobScriptDir(ScriptDir(), job.id);
-      return Internal("cannot write '" + script + "'");
+      return st;
     }
+    if (!run.cgroup.empty()) launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
   }
-
-  TaskPlacement where;
-  where.node_index = 0;
-  // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
-  const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_minors.empty();
-  std::vector<std::string> env =
-      BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
-  LaunchSpec spec;
-  spec.uid = job.uid;
-  spec.gid = job.gid;
-  spec.user = job.user;
-  spec.workdir = job.workdir;
-  spec.log_name = "musterd-" + opt_.node.name;
-  spec.argv = {script};
-  spec.argv.insert(spec.argv.end(), job.script_args.begin(), job.script_args.end());
-  spec.env = std::move(env);
-  TakePropagatedLimits(&spec);
-  spec.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
-  auto resolve = [&](const std::string& pattern) {
-    std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
-    return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
-  };
-  // Slurm's default names: slurm-<job id>.out, slurm-<array id>_<task id>.out for an array task.
-  const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
-  spec.stdout_path = resolve(job.stdout_pattern.empty() ? default_out : job.stdout_pattern);
-  spec.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
-  spec.allow_root = opt_.allow_root_jobs;
-  spec.env.push_back(kSpoolMarker + opt_.spool_dir);
-  run.log_path = spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path;
-  RETURN_IF_ERROR(EnsureCgroup(run));
-  if (!run.cgroup.empty()) spec.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
-  StatusOr<pid_t> pid = ::muster::Launch(spec);
-  if (!pid.ok()) {
-    ReleaseCpus(job.id);
-    if (opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
-    RemoveJobScriptDir(ScriptDir(), job.id);
-    return pid.status();
+  // Where all of the run's processes are, for the shepherd to end them when its lease runs out
+  // (a node without the batch script makes the job's cgroup at its first step).
+  if (opt_.cgroup) spec.procs_files = opt_.cgroup->ProcsFile("job_" + std::to_string(job.id));
+  std::error_code ec;
+  std::filesystem::remove_all(run.run_dir, ec);  // an earlier start of this very run that failed
+  if (mkdir(run.run_dir.c_str(), 0700) != 0) {
+    return Internal("cannot create '" + run.run_dir + "': " + std::strerror(errno));
   }
-  run.pid = *pid;
-  // Our unreaped child: its pid cannot be reused before we reap it, so this names the script.
-  run.exited = PidFd(static_cast<int>(syscall(SYS_pidfd_open, *pid, 0)));
-  WakeReaper();
-  Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(*pid) + " (uid " +
-                          std::to_string(job.uid) + ")");
+  SaveRunLocked(run);
+  StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Start(opt_.shepherd_exe, run.run_dir, spec);
+  if (!shepherd.ok()) {
+    CleanUpRunLocked(run);
+    return shepherd.status();
+  }
+  run.shepherd.emplace(std::move(*shepherd));
+  if (run.batch) {
+    Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(run.shepherd->script_pid()) +
+                            " (uid " + std::to_string(job.uid) + "; shepherd " + std::to_string(run.shepherd->pid()) + ")");
+  }
   return Status::Ok();
+}
+
+std::string Agent::RunDir(int64_t job_id, int restart_count) const {
+  return opt_.spool_dir + "/runs/" + std::to_string(job_id) + "." + std::to_string(restart_count);
+}
+
+void Agent::SaveRunLocked(const Running& run) const {
+  json saved{{"job", ToJson(run.job)}, {"batch", run.batch}, {"cgroup", run.cgroup},
+             {"log_path", run.log_path}, {"cpus", run.cpus}};
+  const std::string path = run.run_dir + "/job.json", tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << saved.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  chmod(tmp.c_str(), 0600);
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+void Agent::CleanUpRunLocked(Running& run) {
+  if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
+  if (opt_.cgroup && run.cgroup.empty()) (void)opt_.cgroup->Destroy("job_" + std::to_string(run.job.id));
+  ReleaseCpus(run.job.id);
+  if (run.batch) RemoveJobScriptDir(ScriptDir(), run.job.id);
+  std::error_code ec;
+  if (!run.run_dir.empty()) std::filesystem::remove_all(run.run_dir, ec);
+}
+
+void Agent::DropRunLocked(std::map<int64_t, Running>::iterator it) {
+  Running& run = it->second;
+  steps_.Signal(run.job.id, -1, SIGKILL);
+  if (run.shepherd) {
+    if (!run.shepherd->End()) (void)run.shepherd->Signal(SIGKILL, "all");
+    ending_.push_back(std::move(*run.shepherd));
+    run.shepherd.reset();
+  }
+  CleanUpRunLocked(run);
+  jobs_.erase(it);
+  WakeReaper();
+}
+
+json Agent::ExitReportOf(const Running& run, const ShepherdExit& end) const {
+  const bool oom = !run.cgroup.empty() && opt_.cgroup && opt_.cgroup->OomKilled(run.cgroup);
+  return json{{"job_id", run.job.id},
+              {"node", opt_.node.name},
+              {"exit_code", end.exited ? end.exit_code : 0},
+              {"signal", end.exited ? 0 : end.signal},
+              {"oom", oom},
+              {"lease_expired", end.lease_expired},
+              {"restart_count", run.job.restart_count}};
 }
 
 Status Agent::EnsureCgroup(Running& run) {
@@ -373,6 +490,7 @@ Status Agent::EnsureCgroup(Running& run) {
     if (a.node != opt_.node.name) continue;
     limits.memory_bytes = a.memory_mb * 1024 * 1024;
     limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
+    run.cpus = limits.cpus;
     limits.allowed_gpu_minors = AllowedGpuMinors(opt_.gpu_minors, a);
   }
   limits.restrict_devices = !opt_.gpu_minors.empty();
@@ -424,7 +542,7 @@ void Agent::SuspendLocked(Running& run, bool stop) {
       Log(opt_.node.name, "job " + std::to_string(id) + ": " + frozen.message() + "; signalling instead");
     }
     const int sig = stop ? SIGSTOP : SIGCONT;
-    if (run.pid > 0) (void)SignalGroup(run.pid, sig);
+    if (run.batch && run.shepherd) (void)run.shepherd->Signal(sig, "group");
     steps_.Signal(id, -1, sig);
   }
   run.suspended = stop;
@@ -489,6 +607,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
     if (run.kill_at_ms > 0) return HttpResponse::Error(409, "Job/step already completing or completed");
     Status st = EnsureCgroup(run);
     if (!st.ok()) return HttpResponse::Error(409, st.message());
+    SaveRunLocked(run);  // its cgroup, for an agent that adopts the run
     if (step->gpus) {
       const std::vector<int> job_gpus = JobGpusOn(run.job.allocation, opt_.node.name);
       for (int g : *step->gpus) {
@@ -506,6 +625,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   step->cluster_name = opt_.cluster_name;
   step->allow_root = opt_.allow_root_jobs;
   step->spool_marker = kSpoolMarker + opt_.spool_dir;
+  if (!step->no_allocate) step->run_marker = RunMarker(step->job_id, step->restart_count);
   if (step->job.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   Status st = steps_.Start(*step);
   if (step->step_cgroup) {
@@ -589,20 +709,20 @@ void Agent::SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, in
   if (!run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
     run.ending_logged = true;
     const std::string ending = EndingText(why);
-    if (run.pid > 0) LogEnding(run, ending);
+    if (run.batch) LogEnding(run, ending);
     steps_.NotifyEnding(id, opt_.node.name, ending);
   }
-  if (run.pid > 0 && sig > 0 && why == "signal-batch") (void)kill(run.pid, sig);
-  if (run.pid > 0 && sig > 0 && why != "signal-batch" && why != "signal-steps") (void)SignalGroup(run.pid, sig);
+  // The batch script through its shepherd, its parent: the only one that may name its pid safely.
+  if (run.batch && run.shepherd && sig > 0 && why == "signal-batch") (void)run.shepherd->Signal(sig, "leader");
+  if (run.batch && run.shepherd && sig > 0 && why != "signal-batch" && why != "signal-steps") {
+    (void)run.shepherd->Signal(sig, "group");
+  }
   if (sig > 0 && why != "signal-batch") steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
   // Step tasks here get the signal and kill_after to end, like a batch script.
   const bool graceful = sig != SIGKILL && kill_after > 0 && steps_.Running(id) > 0;
-  if (run.pid <= 0 && !graceful && (sig == SIGKILL || kill_after >= 0) && !only_signal) {
+  if (!run.batch && !graceful && (sig == SIGKILL || kill_after >= 0) && !only_signal) {
     // Nothing of the job runs here: the allocation on this node simply ends.
-    steps_.Signal(id, -1, SIGKILL);
-    if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
-    ReleaseCpus(id);
-    jobs_.erase(it);
+    DropRunLocked(it);
     return;
   }
   if (kill_after > 0) {
@@ -617,6 +737,10 @@ void Agent::SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, in
 // agent does not run at all.
 void Agent::ReaperLoop() {
   std::vector<pollfd> fds;
+  auto gone = [](int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return fd < 0 || (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0);
+  };
   while (!stop_) {
     std::vector<std::string> reports;
     int timeout_ms = kIdleWaitMs;
@@ -626,58 +750,57 @@ void Agent::ReaperLoop() {
       const int64_t now = clock_->NowMillis();
       for (auto it = jobs_.begin(); it != jobs_.end();) {
         Running& run = it->second;
-        if (run.pid <= 0) {
-          if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
+        if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
+          if (!run.batch) {
             // A node without the batch script, whose step tasks outlived the grace period.
-            steps_.Signal(run.job.id, -1, SIGKILL);
-            if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
-            ReleaseCpus(run.job.id);
-            it = jobs_.erase(it);
+            auto next = std::next(it);
+            DropRunLocked(it);
+            it = next;
             continue;
           }
-          ++it;
-          continue;
-        }
-        if (run.kill_at_ms > 0 && now >= run.kill_at_ms) {
-          (void)SignalGroup(run.pid, SIGKILL);
+          if (run.shepherd) (void)run.shepherd->Signal(SIGKILL, "all");
           steps_.Signal(run.job.id, -1, SIGKILL);
           run.kill_at_ms = 0;
         }
-        ExitInfo info;
-        if (!TryReap(run.pid, &info)) {
+        if (!run.shepherd || !gone(run.shepherd->fd())) {
           ++it;
           continue;
         }
-        bool oom = false;
-        if (!run.cgroup.empty() && opt_.cgroup) {
-          oom = opt_.cgroup->OomKilled(run.cgroup);
-          (void)opt_.cgroup->Destroy(run.cgroup);  // every process of the job ends with it
-        } else {
-          (void)SignalGroup(run.pid, SIGKILL);
+        // The shepherd is gone: the batch script ended (or the lease ran out), and it recorded how.
+        std::optional<ShepherdExit> end = run.shepherd->Finish();
+        run.shepherd.reset();
+        if (!end) {
+          // It died without a record (killed): what it held is ended here, and the run is lost.
+          end = ShepherdExit{};
+          end->signal = SIGKILL;
+          end->lease_expired = true;
+          Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": its shepherd died without recording an end");
+        }
+        if (run.batch) {
+          json rep = ExitReportOf(run, *end);
+          Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + rep.dump());
+          reports.push_back(rep.dump());
+        } else if (end->lease_expired) {
+          Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": ended here, its lease ran out");
         }
         steps_.Signal(run.job.id, -1, SIGKILL);  // the job's steps end with it
-        RemoveJobScriptDir(ScriptDir(), run.job.id);
-        json rep{{"job_id", run.job.id},
-                 {"node", opt_.node.name},
-                 {"exit_code", info.exited ? info.exit_code : 0},
-                 {"signal", info.exited ? 0 : info.signal},
-                 {"oom", oom},
-                 {"restart_count", run.job.restart_count}};
-        Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + rep.dump());
-        reports.push_back(rep.dump());
-        ReleaseCpus(run.job.id);
+        CleanUpRunLocked(run);                   // and every process of its cgroup
         it = jobs_.erase(it);
       }
       for (auto& r : reports) outbox_.emplace_back(kExitPath, std::move(r));
-      // What to wait for next: the scripts still running, and the nearest kill deadline.
+      // Shepherds told to end: reaped once they are gone.
+      std::erase_if(ending_, [&](ShepherdHandle& s) {
+        if (!gone(s.fd())) return false;
+        (void)s.Finish();
+        return true;
+      });
+      // What to wait for next: the shepherds, and the nearest kill deadline.
       for (const auto& [id, run] : jobs_) {
         if (run.kill_at_ms > 0) timeout_ms = static_cast<int>(std::clamp<int64_t>(run.kill_at_ms - now, 0, timeout_ms));
-        if (run.pid <= 0) continue;
-        if (run.exited.get() >= 0) {
-          fds.push_back(pollfd{run.exited.get(), POLLIN, 0});
-        } else {
-          timeout_ms = std::min(timeout_ms, kPollMs);
-        }
+        if (run.shepherd && run.shepherd->fd() >= 0) fds.push_back(pollfd{run.shepherd->fd(), POLLIN, 0});
+      }
+      for (const ShepherdHandle& s : ending_) {
+        if (s.fd() >= 0) fds.push_back(pollfd{s.fd(), POLLIN, 0});
       }
     }
     if (!reports.empty()) cv_.notify_all();
@@ -728,6 +851,15 @@ Status Agent::ReportToController(const std::string& target, json body, const std
   StatusOr<std::string> answer = CallController(target, body.dump(-1, ' ', false, json::error_handler_t::replace));
   if (!answer.ok()) return answer.status();
   StatusOr<json> orders = ParseJsonObject(*answer, "the controller's answer");
+  // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
+  // this file; the controller waits the lease and a margin before it gives them up).
+  if (orders.ok()) {
+    const int64_t lease_s = orders->value("lease_s", int64_t{0});
+    if (lease_s > 0) {
+      Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
+      if (!st.ok()) Log(opt_.node.name, "cannot renew the lease: " + st.message());
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   // The exits it carried are settled: acknowledged as if each had been sent alone.
   std::erase_if(outbox_, [&](const auto& e) {

@@ -1,11 +1,20 @@
 // Agent: the node agent's logic (musterd). Registers its node with the controller and heartbeats;
-// launches batch scripts, and the tasks of srun's steps (step_runner.h), as the submitting user
-// inside a cgroup with only the allocated GPUs visible; delivers signals (cancel, time limit: SIGTERM then SIGKILL after the wait); reports
-// exits (retried until the controller acknowledges them, so none is lost while it restarts); mints
-// tokens for local users. Serves its own HTTP API on a Unix socket and, with a listen port, on TCP,
-// where callers (the controller, srun) present tokens verified with the cluster key: launch,
-// signal and step requests without a valid token get 401, those of a caller without the right
-// 403. Thread-safe.
+// holds each run of a job here under a shepherd (agent/shepherd.h), which starts the batch script
+// as the submitting user inside a cgroup with only the allocated GPUs visible and outlives the
+// agent; runs the tasks of srun's steps (step_runner.h); delivers signals (cancel, time limit:
+// SIGTERM then SIGKILL after the wait); reports exits (with every registration and heartbeat, and
+// alone, until the controller acknowledges them, so none is lost while it restarts); mints tokens
+// for local users.
+//
+// Runs and leases: every answer of the controller grants the node a lease (its length), written to
+// <spool>/lease; the shepherds end their runs when it runs out, and the controller gives up a
+// silent node's jobs only after the lease and a margin. An agent that restarts adopts the runs
+// whose shepherds still hold them and reports the ends they recorded meanwhile; it kills only what
+// no shepherd holds, and what the controller says it no longer runs here.
+//
+// Serves its own HTTP API on a Unix socket and, with a listen port, on TCP, where callers (the
+// controller, srun) present tokens verified with the cluster key: launch, signal and step
+// requests without a valid token get 401, those of a caller without the right 403. Thread-safe.
 #pragma once
 
 #include <sys/types.h>
@@ -17,6 +26,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -25,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/cgroup.h"
+#include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "base/clock.h"
 #include "model/job_record.h"
@@ -55,6 +67,8 @@ struct AgentOptions {
   std::vector<int> gpu_minors;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
+  std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run
+  int64_t kill_wait_s = 30;        // a shepherd's SIGTERM-to-SIGKILL wait when its lease runs out
 };
 
 class Agent {
@@ -72,25 +86,12 @@ class Agent {
   std::string Address() const;
 
  private:
-  // A pidfd (Linux 5.3): readable once the process has exited. Closed with its holder.
-  class PidFd {
-   public:
-    PidFd() = default;
-    explicit PidFd(int fd) : fd_(fd) {}
-    PidFd(PidFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    PidFd& operator=(PidFd&& o) noexcept;
-    PidFd(const PidFd&) = delete;
-    PidFd& operator=(const PidFd&) = delete;
-    ~PidFd();
-    int get() const { return fd_; }
-
-   private:
-    int fd_ = -1;
-  };
   struct Running {
     JobRecord job;
-    pid_t pid = -1;                // batch script (its process group); -1 on non-batch nodes
-    PidFd exited;                  // the script's pidfd, which the reaper waits on (-1: poll it)
+    bool batch = false;            // the batch script runs here (its shepherd's child)
+    std::optional<ShepherdHandle> shepherd;  // holds the run here (always, once launched)
+    std::string run_dir;           // <spool>/runs/<job>.<restart count>
+    std::vector<int> cpus;         // pinned to these (AssignCpus), kept across the agent's restarts
     std::string cgroup;            // "" = none
     int64_t kill_at_ms = 0;        // SIGKILL escalation deadline
     bool suspended = false;        // preempted with SUSPEND: stopped, its CPUs given back
@@ -106,7 +107,20 @@ class Agent {
   HttpResponse Token(const HttpRequest& request);
   HttpResponse Step(const HttpRequest& request);        // srun: run a step's tasks here
   HttpResponse SignalStep(const HttpRequest& request);  // srun: signal them
-  Status StartBatch(Running& r);
+  // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
+  Status StartRun(Running& r);
+  std::string RunDir(int64_t job_id, int restart_count) const;
+  // Records what a restarted agent needs to adopt the run (run_dir/job.json).
+  void SaveRunLocked(const Running& r) const;
+  // At start: adopts the runs whose shepherds still hold them, queues the ends recorded while the
+  // agent was away, and cleans up after runs nobody holds. Returns the runs kept (their markers).
+  std::set<std::string> AdoptRuns();
+  // Ends the run's processes here and forgets it (its shepherd goes on the list to reap).
+  void DropRunLocked(std::map<int64_t, Running>::iterator it);
+  // What a finished run leaves: its cgroup, CPUs, script and run directory.
+  void CleanUpRunLocked(Running& r);
+  // The exit report (POST /v1/agent/exit) of a run that ended so (oom read from its cgroup).
+  nlohmann::json ExitReportOf(const Running& r, const ShepherdExit& end) const;
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
   // Under mu_: the cgroup step `launch` runs in (its procs file(s) in `launch`): the job's, or one
@@ -150,6 +164,7 @@ class Agent {
   std::condition_variable cv_;
   std::map<int64_t, Running> jobs_;
   std::map<int64_t, uint32_t> no_allocation_;  // srun -Z steps' job ids here, and whose they are
+  std::vector<ShepherdHandle> ending_;  // shepherds told to end, reaped by the reaper once gone
   std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
   // Reports not yet acknowledged: (path, JSON body): job exits (/v1/agent/exit) and the ends of
   // steps whose srun is gone (/v1/jobs/{id}/steps/{step}/done).

@@ -13,6 +13,7 @@
 #include "agent/cgroup.h"
 #include "agent/cgroup_internal.h"
 #include "agent/gpu_inventory.h"
+#include "agent/shepherd.h"
 #include "base/clock.h"
 #include "config/muster_config.h"
 #include "net/key_file.h"
@@ -27,6 +28,8 @@ int Fail(const std::string& msg) {
 }
 
 int Main(int argc, char** argv) {
+  // A job's shepherd (agent/shepherd.h): the same binary, started by the agent for each run.
+  if (argc == 3 && std::string(argv[1]) == "--shepherd") return ShepherdMain(argv[2]);
   std::string conf_path = DefaultConfigPath();
   std::string node_name;
   bool end_jobs_on_stop = false;
@@ -105,6 +108,13 @@ int Main(int argc, char** argv) {
   opt.allow_root_jobs = conf->allow_root_jobs;
   opt.trusted_uids = conf->admin_uids;
   opt.end_jobs_on_stop = end_jobs_on_stop;
+  opt.kill_wait_s = conf->kill_wait_s;
+  {
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return Fail("cannot find this program's path (/proc/self/exe), which runs the jobs' shepherds");
+    opt.shepherd_exe.assign(exe, static_cast<size_t>(n));
+  }
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/false);
   std::unique_ptr<TokenAuthority> tokens;
   if (key.ok()) {

@@ -288,6 +288,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     spec.cgroup_procs_file = l.cgroup_procs_file;
     spec.allow_root = l.allow_root;
     if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);
+    if (!l.run_marker.empty()) spec.env.push_back(l.run_marker);
     // Where each stream goes: a pipe to srun, or a file (nullopt: the pipe).
     const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
       if (how.empty()) return std::nullopt;

@@ -84,6 +84,7 @@ struct StepLaunch {
   bool devices_constrained = false;  // the job's cgroup hides the node's other GPUs (job_env.h)
   bool step_cgroup = false;          // cgroup_procs_file is the step's own, showing only `gpus`
   std::string spool_marker;       // "MUSTER_SPOOL=<dir>" added to every task's environment
+  std::string run_marker;         // "MUSTER_RUN=<job>.<run>" too (shepherd.h), "" for srun -Z
 };
 
 // Parses and checks the body of POST /v1/step (the "from srun" fields).

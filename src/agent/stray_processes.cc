@@ -1,43 +1,74 @@
 #include "agent/stray_processes.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 namespace muster {
 
-int KillStrayProcesses(const std::string& spool_dir) {
-  const std::string marker = std::string(kSpoolMarker) + spool_dir;
+namespace {
+
+// Calls `fn(pidfd, environment)` for every process but this one, its environment's entries
+// NUL-separated. The pidfd is opened before the environment is read: a signal sent through it
+// reaches that process or none.
+void ForEachProcess(const std::function<void(int pidfd, const std::string& env)>& fn) {
   const pid_t self = getpid();
-  int killed = 0;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::atoi(name.c_str());
     if (pid == self) continue;
+    const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (fd < 0) continue;
     std::ifstream in(e.path() / "environ", std::ios::binary);
-    if (!in) continue;  // gone, or not ours to read
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Entries are NUL-separated; match a whole entry.
-    size_t pos = 0;
-    bool hit = false;
-    while (pos < env.size()) {
-      size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      if (env.compare(pos, end - pos, marker) == 0) {
-        hit = true;
-        break;
-      }
-      pos = end + 1;
+    if (in) {
+      std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      fn(fd, env);
     }
-    if (hit && kill(pid, SIGKILL) == 0) ++killed;
+    close(fd);
   }
+}
+
+// The first entry of `env` (NUL-separated) that starts with `prefix` ("NAME="), or "".
+std::string EntryWith(const std::string& env, std::string_view prefix) {
+  size_t pos = 0;
+  while (pos < env.size()) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    if (env.compare(pos, prefix.size(), prefix) == 0) return env.substr(pos, end - pos);
+    pos = end + 1;
+  }
+  return "";
+}
+
+bool SendThrough(int pidfd, int sig) { return syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0; }
+
+}  // namespace
+
+int KillStrayProcesses(const std::string& spool_dir, const std::function<bool(const std::string&)>& keep) {
+  const std::string marker = std::string(kSpoolMarker) + spool_dir;
+  int killed = 0;
+  ForEachProcess([&](int fd, const std::string& env) {
+    if (EntryWith(env, kSpoolMarker) != marker) return;
+    if (keep && keep(EntryWith(env, "MUSTER_RUN="))) return;
+    if (SendThrough(fd, SIGKILL)) ++killed;
+  });
   return killed;
+}
+
+int SignalMarkedProcesses(const std::string& marker, int sig) {
+  int signalled = 0;
+  ForEachProcess([&](int fd, const std::string& env) {
+    if (EntryWith(env, marker.substr(0, marker.find('=') + 1)) == marker && SendThrough(fd, sig)) ++signalled;
+  });
+  return signalled;
 }
 
 std::string JobScriptDir(const std::string& script_dir, int64_t job_id) {

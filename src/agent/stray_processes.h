@@ -6,15 +6,21 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace muster {
 
 inline constexpr char kSpoolMarker[] = "MUSTER_SPOOL=";
 
-// SIGKILLs every process (other than this one) whose environment holds MUSTER_SPOOL=<spool_dir>.
-// Returns how many were killed.
-int KillStrayProcesses(const std::string& spool_dir);
+// SIGKILLs every process (other than this one) whose environment holds MUSTER_SPOOL=<spool_dir>,
+// but those of the runs `keep` says to keep (it is given each one's MUSTER_RUN=<job>.<run> entry,
+// "" when it has none). Returns how many were killed.
+int KillStrayProcesses(const std::string& spool_dir,
+                       const std::function<bool(const std::string& run_marker)>& keep = nullptr);
+// Sends `sig` to every process (other than this one) whose environment holds the entry `marker`
+// exactly, through a pidfd (a pid that changed hands meanwhile gets nothing). Returns how many.
+int SignalMarkedProcesses(const std::string& marker, int sig);
 
 // A batch script's directory: <script_dir>/job<id>/slurm_script (the agent's directory, the user's
 // script; nothing else can be in it).

@@ -96,7 +96,8 @@ StatusOr<RunExit> ExitFromJson(const json& j) {
   Status err;
   ExitReport& rep = e.report;
   if (!Get(j, "job_id", e.job_id, err) || !Get(j, "exit_code", rep.exit_code, err) || !Get(j, "signal", rep.signal, err) ||
-      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err)) {
+      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err) ||
+      !Get(j, "lease_expired", rep.lease_expired, err)) {
     return err;
   }
   return e;

@@ -561,6 +561,14 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
     if (!HoldsResources(job.state)) continue;  // already settled (duplicate report after a retry)
     if (job.batch_host != node) continue;  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) continue;  // an earlier run's late report
+    if (report.lease_expired) {
+      // The node ended the run when it lost touch with us: lost with the node (requeued, or
+      // NODE_FAIL), not a job that failed.
+      std::vector<JobRecord> ignored;
+      LoseJobLocked(job, "node " + node + " ended it when its lease ran out", &ignored);
+      changed->push_back(job);
+      continue;
+    }
     JobRecord copy;
     const std::string ending = job.ending;
     const std::vector<JobNodeAllocation> held = job.allocation;

@@ -9,8 +9,9 @@
 //    | TIMEOUT (time limit) | OUT_OF_MEMORY (cgroup OOM kill) | NODE_FAIL (node lost, not requeued)
 //   -> PENDING again when its node is lost and the job may be requeued (restart_count + 1).
 // Node states: UNKNOWN until its agent registers; IDLE/MIXED/ALLOCATED from the running jobs;
-//   DOWN after heartbeat_timeout_s of silence (its requeue-able jobs are requeued); DRAIN flag by
-//   an admin (no new work; running jobs finish).
+//   DOWN after heartbeat_timeout_s of silence; its jobs are given up (requeued when they may be)
+//   only once its lease has run out and its shepherds have ended them (kLeaseMarginS); DRAIN flag
+//   by an admin (no new work; running jobs finish).
 #pragma once
 
 #include <boost/container/flat_map.hpp>
@@ -110,7 +111,13 @@ struct ExitReport {
   bool oom = false;       // the cgroup recorded an OOM kill
   std::string note;       // free text for the log
   int restart_count = 0;  // which run of the job this was (a requeued job runs again)
+  bool lease_expired = false;  // the node ended it when its lease ran out: lost, as with the node
 };
+
+// How long after a node's last word the controller gives up its jobs: its lease (what every answer
+// grants it: heartbeat_timeout_s), the time its shepherds take to end them (kill_wait_s), and this
+// margin for the answer's way and the Tick's period. By then nothing of them runs there.
+inline constexpr int64_t kLeaseMarginS = 5;
 
 // One run of a job: the job and its restart count. Every order to an agent names the run it is
 // for, and the agent acts on no other: a requeued job's new run is out of reach of orders meant

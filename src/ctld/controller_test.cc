@@ -227,11 +227,17 @@ TEST_F(ControllerTest, OomReported) {
   EXPECT_EQ(Job(id).state, JobState::kOutOfMemory);
 }
 
-TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobIsRequeued) {
+// A silent node is DOWN after heartbeat_timeout (30 s here), but its job is given up only once
+// the node's lease (30 s) has run out and its shepherds have ended the job (kill_wait 10 s), plus a
+// margin: never does the job run in two places.
+TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobIsRequeuedOnceItsLeaseIsOver) {
   RegisterAll();
   const int64_t id = Submit({"--gres=gpu:4"});
   ctld_->ScheduleOnce();
   EXPECT_EQ(Job(id).batch_host, "n1");
+  StatusOr<NodeOrders> orders = ctld_->Heartbeat("n1", Running({id}), kAdmin);
+  ASSERT_TRUE(orders.ok());
+  EXPECT_EQ(orders->lease_s, 30);
   clock_.AdvanceSeconds(20);
   ASSERT_TRUE(ctld_->Heartbeat("n2", {}, kAdmin).ok());
   clock_.AdvanceSeconds(11);
@@ -240,6 +246,13 @@ TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobIsRequeued) {
   EXPECT_EQ(nodes[0].node.state, NodeState::kDown);
   EXPECT_EQ(nodes[0].node.reason, "Not responding");
   EXPECT_NE(nodes[1].node.state, NodeState::kDown);
+  EXPECT_EQ(Job(id).state, JobState::kRunning) << "its lease (30 s) and its kill wait are not over";
+  clock_.AdvanceSeconds(30 + 10 + kLeaseMarginS - 31 - 1);
+  ASSERT_TRUE(ctld_->Heartbeat("n2", {}, kAdmin).ok());
+  ctld_->Tick();
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+  clock_.AdvanceSeconds(1);
+  ctld_->Tick();
   JobRecord j = Job(id);
   EXPECT_EQ(j.state, JobState::kPending);
   EXPECT_EQ(j.restart_count, 1);

@@ -56,13 +56,21 @@ void Controller::Tick() {
       PurgeExpiredLocked(now);
     }
     for (auto& [name, n] : nodes_) {
-      if (n.last_heartbeat == 0 || n.node.state == NodeState::kDown || n.node.state == NodeState::kFuture) continue;
-      if (now - n.last_heartbeat < config_.heartbeat_timeout_s) continue;
-      n.node.state = NodeState::kDown;
-      n.node.reason = "Not responding";
-      n.node.reason_user = UserNameOf(geteuid());  // the controller's own reason (Slurm: SlurmUser)
-      n.node.reason_time = now;
-      down_nodes.push_back(n);
+      if (n.last_heartbeat == 0 || n.node.state == NodeState::kFuture) continue;
+      const int64_t silent = now - n.last_heartbeat;
+      if (n.node.state != NodeState::kDown && silent >= config_.heartbeat_timeout_s) {
+        n.node.state = NodeState::kDown;
+        n.node.reason = "Not responding";
+        n.node.reason_user = UserNameOf(geteuid());  // the controller's own reason (Slurm: SlurmUser)
+        n.node.reason_time = now;
+        down_nodes.push_back(n);
+      }
+      // Its jobs are given up once its lease has run out and its shepherds have ended them: never
+      // do they run in two places at once.
+      if (n.node.state != NodeState::kDown || n.node.reason != "Not responding" ||
+          silent < config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS) {
+        continue;
+      }
       for (int64_t id : ActiveIdsLocked()) {
         JobRecord& j = jobs_.at(id);
         if (!HoldsResources(j.state)) continue;

@@ -1,0 +1,439 @@
+#include "agent/shepherd.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "agent/stray_processes.h"
+#include "net/json_body.h"
+#include "net/step_io.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kSpecFile[] = "/spec.json";
+constexpr char kPidFile[] = "/shepherd";
+constexpr char kCtlFile[] = "/ctl";
+constexpr char kExitFile[] = "/exit.json";
+constexpr int kTickMs = 500;           // how often the lease is looked at
+constexpr int kStartTimeoutMs = 30000;  // the most a shepherd may take to say it started
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Writes `text` to `path` so that readers see all of it or nothing (a temporary file renamed).
+Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return Internal("cannot write '" + tmp + "': " + std::strerror(errno));
+  const bool ok = WriteFully(fd, text) && fsync(fd) == 0;
+  close(fd);
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return Internal("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+// The start time of `pid` (field 22 of /proc/<pid>/stat, clock ticks since boot): with the pid
+// it names one process for good (a later process that takes the pid starts later).
+int64_t StartTime(pid_t pid) {
+  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream in(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && in >> field; ++i) {
+    if (i == 22) return std::atoll(field.c_str());
+  }
+  return -1;
+}
+
+int PidFdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+json LaunchToJson(const LaunchSpec& s) {
+  json limits = json::array();
+  for (const auto& [resource, value] : s.soft_limits) limits.push_back({resource, value});
+  return json{{"uid", s.uid},
+              {"gid", s.gid},
+              {"user", s.user},
+              {"workdir", s.workdir},
+              {"log_name", s.log_name},
+              {"argv", s.argv},
+              {"env", s.env},
+              {"stdin", s.stdin_path},
+              {"stdout", s.stdout_path},
+              {"stderr", s.stderr_path},
+              {"cgroup_procs_file", s.cgroup_procs_file},
+              {"umask", s.umask},
+              {"allow_root", s.allow_root},
+              {"truncate_stdout", s.truncate_stdout},
+              {"truncate_stderr", s.truncate_stderr},
+              {"soft_limits", limits}};
+}
+
+LaunchSpec LaunchFromJson(const json& j) {
+  LaunchSpec s;
+  s.uid = j.at("uid").get<uint32_t>();
+  s.gid = j.at("gid").get<uint32_t>();
+  s.user = j.at("user").get<std::string>();
+  s.workdir = j.at("workdir").get<std::string>();
+  s.log_name = j.at("log_name").get<std::string>();
+  s.argv = j.at("argv").get<std::vector<std::string>>();
+  s.env = j.at("env").get<std::vector<std::string>>();
+  s.stdin_path = j.at("stdin").get<std::string>();
+  s.stdout_path = j.at("stdout").get<std::string>();
+  s.stderr_path = j.at("stderr").get<std::string>();
+  s.cgroup_procs_file = j.at("cgroup_procs_file").get<std::string>();
+  s.umask = j.at("umask").get<mode_t>();
+  s.allow_root = j.at("allow_root").get<bool>();
+  s.truncate_stdout = j.at("truncate_stdout").get<bool>();
+  s.truncate_stderr = j.at("truncate_stderr").get<bool>();
+  for (const json& l : j.at("soft_limits")) s.soft_limits.emplace_back(l.at(0).get<int>(), l.at(1).get<uint64_t>());
+  return s;
+}
+
+json SpecToJson(const ShepherdSpec& s) {
+  return json{{"job_id", s.job_id},         {"restart_count", s.restart_count}, {"batch", s.batch},
+              {"launch", LaunchToJson(s.launch)}, {"lease_file", s.lease_file},  {"kill_wait_s", s.kill_wait_s},
+              {"procs_files", s.procs_files}, {"marker", s.marker}};
+}
+
+StatusOr<ShepherdSpec> SpecFromJson(const std::string& text) {
+  ASSIGN_OR_RETURN(json j, ParseJsonObject(text, "shepherd spec"));
+  ShepherdSpec s;
+  try {
+    s.job_id = j.at("job_id").get<int64_t>();
+    s.restart_count = j.at("restart_count").get<int>();
+    s.batch = j.at("batch").get<bool>();
+    s.launch = LaunchFromJson(j.at("launch"));
+    s.lease_file = j.at("lease_file").get<std::string>();
+    s.kill_wait_s = j.at("kill_wait_s").get<int64_t>();
+    s.procs_files = j.at("procs_files").get<std::string>();
+    s.marker = j.at("marker").get<std::string>();
+  } catch (const json::exception& e) {
+    return InvalidArgument(std::string("shepherd spec: ") + e.what());
+  }
+  return s;
+}
+
+// Sends `sig` to every process of the run: those in its cgroup, or without one those that carry
+// its marker (through pidfds: a pid that changed hands meanwhile is not signalled).
+void SignalRun(const ShepherdSpec& spec, int sig) {
+  if (spec.procs_files.empty()) {
+    (void)SignalMarkedProcesses(spec.marker, sig);
+    return;
+  }
+  size_t start = 0;
+  while (start <= spec.procs_files.size()) {
+    size_t colon = spec.procs_files.find(':', start);
+    if (colon == std::string::npos) colon = spec.procs_files.size();
+    std::istringstream pids(ReadText(spec.procs_files.substr(start, colon - start)));
+    for (pid_t pid; pids >> pid;) {
+      if (pid == getpid()) continue;
+      const int fd = PidFdOpen(pid);
+      if (fd < 0) continue;
+      (void)syscall(SYS_pidfd_send_signal, fd, sig, nullptr, 0);
+      close(fd);
+    }
+    start = colon + 1;
+  }
+}
+
+void Log(const ShepherdSpec& spec, const std::string& msg) {
+  std::fprintf(stderr, "musterd-shepherd[%lld.%d]: %s\n", static_cast<long long>(spec.job_id), spec.restart_count,
+               msg.c_str());
+}
+
+}  // namespace
+
+std::string RunMarker(int64_t job_id, int restart_count) {
+  return "MUSTER_RUN=" + std::to_string(job_id) + "." + std::to_string(restart_count);
+}
+
+int64_t ReadLease(const std::string& lease_file) { return std::atoll(ReadText(lease_file).c_str()); }
+
+Status WriteLease(const std::string& lease_file, int64_t until_ms) {
+  return WriteAtomically(lease_file, std::to_string(until_ms) + "\n", 0644);
+}
+
+std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
+  StatusOr<json> j = ParseJsonObject(ReadText(run_dir + kExitFile), "exit record");
+  if (!j.ok()) return std::nullopt;
+  ShepherdExit e;
+  e.exited = j->value("exited", false);
+  e.exit_code = j->value("exit_code", 0);
+  e.signal = j->value("signal", 0);
+  e.core_dumped = j->value("core", false);
+  e.lease_expired = j->value("lease_expired", false);
+  e.ended = j->value("ended", false);
+  return e;
+}
+
+int ShepherdMain(const std::string& run_dir) {
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  StatusOr<ShepherdSpec> parsed = SpecFromJson(ReadText(run_dir + kSpecFile));
+  auto say = [](const std::string& line) {
+    (void)WriteFully(1, line);
+    const int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (devnull >= 0) {
+      dup2(devnull, 1);
+      close(devnull);
+    }
+  };
+  if (!parsed.ok()) {
+    say("err " + std::to_string(static_cast<int>(StatusCode::kInternal)) + " " + parsed.status().message() + "\n");
+    return 1;
+  }
+  const ShepherdSpec& spec = *parsed;
+  const int ctl = open((run_dir + kCtlFile).c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);  // RDWR: never EOF
+  pid_t child = -1;
+  int child_fd = -1;
+  if (spec.batch) {
+    StatusOr<pid_t> pid = Launch(spec.launch);
+    if (!pid.ok()) {
+      say("err " + std::to_string(static_cast<int>(pid.status().code())) + " " + pid.status().message() + "\n");
+      return 0;  // the agent reports it; nothing ran
+    }
+    child = *pid;
+    child_fd = PidFdOpen(child);
+  }
+  (void)WriteAtomically(run_dir + kPidFile,
+                        std::to_string(getpid()) + " " + std::to_string(StartTime(getpid())) + " " +
+                            std::to_string(child) + "\n",
+                        0600);
+  say("ok " + std::to_string(child) + "\n");
+
+  ShepherdExit end;
+  int64_t lease_kill_at = 0;  // the lease ran out: SIGKILL for everything at this time
+  bool child_done = !spec.batch;
+  std::string pending;  // a partial order line
+  while (true) {
+    pollfd fds[2] = {{ctl, POLLIN, 0}, {child_fd, POLLIN, 0}};
+    const int n = child_fd >= 0 ? 2 : 1;
+    (void)poll(fds, static_cast<nfds_t>(n), kTickMs);
+    if (ctl >= 0 && (fds[0].revents & POLLIN)) {
+      char buf[512];
+      for (ssize_t got; (got = read(ctl, buf, sizeof buf)) > 0;) pending.append(buf, static_cast<size_t>(got));
+      for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
+        std::istringstream order(pending.substr(0, nl));
+        pending.erase(0, nl + 1);
+        std::string verb, target;
+        int sig = 0;
+        order >> verb;
+        if (verb == "end") {
+          SignalRun(spec, SIGKILL);
+          if (child > 0 && !child_done) (void)SignalGroup(child, SIGKILL);
+          end.ended = true;
+        } else if (verb == "signal" && order >> sig >> target && sig > 0 && sig < NSIG) {
+          // Our child is not reaped before we are done: its pid, and its group's, are its own.
+          if (target == "leader" && child > 0 && !child_done) (void)kill(child, sig);
+          if (target == "group" && child > 0 && !child_done) (void)SignalGroup(child, sig);
+          if (target == "all") {
+            if (child > 0 && !child_done) (void)SignalGroup(child, sig);
+            SignalRun(spec, sig);
+          }
+        }
+      }
+    }
+    if (!child_done) {
+      ExitInfo info;
+      if (TryWaitExited(child, &info)) {
+        (void)SignalGroup(child, SIGKILL);  // what the script left behind (its pid is still ours)
+        (void)Reap(child);
+        child_done = true;
+        end.exited = info.exited;
+        end.exit_code = info.exit_code;
+        end.signal = info.signal;
+        end.core_dumped = info.core_dumped;
+      }
+    }
+    const int64_t now = NowMs();
+    const int64_t until = ReadLease(spec.lease_file);
+    if (lease_kill_at == 0 && until > 0 && now > until) {
+      Log(spec, "the lease ran out " + std::to_string((now - until) / 1000) +
+                    " s ago (no word from the controller): ending the run");
+      end.lease_expired = true;
+      if (child > 0 && !child_done) (void)SignalGroup(child, SIGTERM);
+      SignalRun(spec, SIGTERM);
+      lease_kill_at = now + spec.kill_wait_s * 1000;
+    }
+    if (lease_kill_at > 0 && now >= lease_kill_at) {
+      if (child > 0 && !child_done) (void)SignalGroup(child, SIGKILL);
+      SignalRun(spec, SIGKILL);
+      if (!spec.batch) break;
+    }
+    if ((spec.batch && child_done) || end.ended) break;
+  }
+  if (end.lease_expired) SignalRun(spec, SIGKILL);
+  (void)WriteAtomically(run_dir + kExitFile,
+                        json{{"exited", end.exited},
+                             {"exit_code", end.exit_code},
+                             {"signal", end.signal},
+                             {"core", end.core_dumped},
+                             {"lease_expired", end.lease_expired},
+                             {"ended", end.ended}}
+                            .dump(),
+                        0600);
+  return 0;
+}
+
+// ---- The agent's side ----------------------------------------------------------------------
+
+ShepherdHandle::ShepherdHandle(ShepherdHandle&& o) noexcept
+    : dir_(std::move(o.dir_)),
+      pid_(std::exchange(o.pid_, -1)),
+      script_pid_(std::exchange(o.script_pid_, -1)),
+      pidfd_(std::exchange(o.pidfd_, -1)),
+      child_(o.child_) {}
+
+ShepherdHandle& ShepherdHandle::operator=(ShepherdHandle&& o) noexcept {
+  if (this != &o) {
+    if (pidfd_ >= 0) close(pidfd_);
+    dir_ = std::move(o.dir_);
+    pid_ = std::exchange(o.pid_, -1);
+    script_pid_ = std::exchange(o.script_pid_, -1);
+    pidfd_ = std::exchange(o.pidfd_, -1);
+    child_ = o.child_;
+  }
+  return *this;
+}
+
+ShepherdHandle::~ShepherdHandle() {
+  if (pidfd_ >= 0) close(pidfd_);
+}
+
+StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std::string& run_dir,
+                                               const ShepherdSpec& spec) {
+  if (mkdir(run_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Internal("cannot create '" + run_dir + "': " + std::strerror(errno));
+  }
+  for (const char* f : {kExitFile, kPidFile, kCtlFile}) unlink((run_dir + f).c_str());
+  RETURN_IF_ERROR(WriteAtomically(run_dir + kSpecFile, SpecToJson(spec).dump(-1, ' ', false, json::error_handler_t::replace), 0600));
+  if (mkfifo((run_dir + kCtlFile).c_str(), 0600) != 0) {
+    return Internal("cannot create '" + run_dir + kCtlFile + "': " + std::strerror(errno));
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
+  LaunchSpec self;
+  self.uid = geteuid();
+  self.gid = getegid();
+  self.allow_root = true;
+  self.argv = {exe, "--shepherd", run_dir};
+  self.env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
+  self.stdin_path = "/dev/null";
+  self.stdout_fd = pipe_fds[1];
+  self.stderr_fd = 2;  // the agent's log
+  StatusOr<pid_t> pid = Launch(self);
+  close(pipe_fds[1]);
+  if (!pid.ok()) {
+    close(pipe_fds[0]);
+    return Internal("cannot start the job's shepherd: " + pid.status().message());
+  }
+  ShepherdHandle h;
+  h.dir_ = run_dir;
+  h.pid_ = *pid;
+  h.child_ = true;
+  h.pidfd_ = PidFdOpen(*pid);
+  // Its first line: "ok <script pid>" or "err <code> <message>".
+  std::string line;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartTimeoutMs);
+  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < until) {
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = read(pipe_fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    line.append(buf, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  line = line.substr(0, line.find('\n'));
+  if (line.rfind("ok ", 0) == 0) {
+    h.script_pid_ = std::atoi(line.c_str() + 3);
+    return h;
+  }
+  // It failed (it says why and exits), or never answered.
+  kill(h.pid_, SIGKILL);
+  waitpid(h.pid_, nullptr, 0);
+  h.child_ = false;
+  if (line.rfind("err ", 0) == 0) {
+    std::istringstream in(line.substr(4));
+    int code = static_cast<int>(StatusCode::kInternal);
+    in >> code;
+    std::string msg;
+    std::getline(in, msg);
+    if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    return Status(static_cast<StatusCode>(code), msg);
+  }
+  return Internal("the job's shepherd did not start (see the agent's log)");
+}
+
+StatusOr<ShepherdHandle> ShepherdHandle::Adopt(const std::string& run_dir) {
+  std::istringstream in(ReadText(run_dir + kPidFile));
+  pid_t pid = -1, script = -1;
+  int64_t started = -1;
+  if (!(in >> pid >> started >> script) || pid <= 1) return NotFound("no shepherd recorded in " + run_dir);
+  const int fd = PidFdOpen(pid);
+  if (fd < 0) return NotFound("the shepherd of " + run_dir + " is gone");
+  // Checked after the pidfd is held: the process it names cannot change any more.
+  if (StartTime(pid) != started) {
+    close(fd);
+    return NotFound("the shepherd of " + run_dir + " is gone (its pid belongs to another process)");
+  }
+  ShepherdHandle h;
+  h.dir_ = run_dir;
+  h.pid_ = pid;
+  h.script_pid_ = script;
+  h.pidfd_ = fd;
+  return h;
+}
+
+bool ShepherdHandle::Order(const std::string& line) {
+  const int fd = open((dir_ + kCtlFile).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // ENXIO: nobody reads it any more
+  const bool ok = WriteFully(fd, line);
+  close(fd);
+  return ok;
+}
+
+bool ShepherdHandle::Signal(int sig, const std::string& target) {
+  return Order("signal " + std::to_string(sig) + " " + target + "\n");
+}
+
+bool ShepherdHandle::End() { return Order("end\n"); }
+
+std::optional<ShepherdExit> ShepherdHandle::Finish() {
+  if (child_) {
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    child_ = false;
+  }
+  return ReadShepherdExit(dir_);
+}
+
+}  // namespace muster

@@ -1,0 +1,107 @@
+// The job shepherd: one process for each run of a job on a node, which outlives the agent, as
+// Slurm's slurmstepd does. On the batch host it starts the batch script and is its parent; on
+// every node it holds the run's lease: when the lease file the agent renews after each exchange
+// with the controller runs out (the agent is dead, or cut off from the controller), it ends every
+// process of the run (SIGTERM, SIGKILL kill_wait later), so that by the time the controller gives
+// the job up and requeues it (its lease plus a margin later), nothing of it runs here any more.
+// An agent that restarts finds its shepherds in the spool (runs/<job>.<run>/), adopts the runs
+// they hold and reads the ends they recorded while it was away.
+//
+// Files of a run directory (root's, 0700): spec.json (what to run, from the agent), shepherd
+// ("<pid> <start time>", to tell it from a process that took its pid later), ctl (a FIFO the
+// agent writes orders to: "signal <sig> group|leader|all", "end"), exit.json (the run's end,
+// written last, atomically).
+//
+// The shepherd is `musterd --shepherd <run dir>` (ShepherdMain). Thread-safety: the functions
+// are independent; a ShepherdHandle belongs to one thread at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/launcher.h"
+#include "base/status.h"
+
+namespace muster {
+
+// What a shepherd holds.
+struct ShepherdSpec {
+  int64_t job_id = 0;
+  int restart_count = 0;
+  bool batch = false;   // start `launch` (the batch script) and end with it
+  LaunchSpec launch;
+  std::string lease_file;  // "<epoch ms>\n": the run may go on until then; missing = no lease yet
+  int64_t kill_wait_s = 30;
+  // Where every process of the run is found when it must end: cgroup.procs files (':'-joined, as
+  // Cgroup::ProcsFile), or without cgroups the environment entry every process of it carries.
+  std::string procs_files;
+  std::string marker;  // "MUSTER_RUN=<job>.<run>"
+};
+
+// How a run ended, as its shepherd recorded it.
+struct ShepherdExit {
+  bool exited = false;  // the batch script's exit (exit_code) or signal
+  int exit_code = 0;
+  int signal = 0;
+  bool core_dumped = false;
+  bool lease_expired = false;  // ended because the lease ran out
+  bool ended = false;          // ended by the agent's "end" order (a run without a batch script)
+};
+
+// The entry "MUSTER_RUN=<job>.<run>" every process of a run carries.
+std::string RunMarker(int64_t job_id, int restart_count);
+
+// The shepherd process: runs the spec in `run_dir` until the run ends, then records its end.
+// Returns the process's exit status.
+int ShepherdMain(const std::string& run_dir);
+
+// The agent's side of one shepherd.
+class ShepherdHandle {
+ public:
+  // Makes `run_dir`, writes the spec and starts `exe --shepherd run_dir` in a session of its own;
+  // for a batch run, returns once the script started, or with the launch's error (a job fault is
+  // InvalidArgument, as Launch's).
+  static StatusOr<ShepherdHandle> Start(const std::string& exe, const std::string& run_dir, const ShepherdSpec& spec);
+  // The shepherd of `run_dir`, if it still runs (its recorded pid and start time match a live
+  // process); NotFound otherwise.
+  static StatusOr<ShepherdHandle> Adopt(const std::string& run_dir);
+
+  ShepherdHandle(ShepherdHandle&& o) noexcept;
+  ShepherdHandle& operator=(ShepherdHandle&& o) noexcept;
+  ShepherdHandle(const ShepherdHandle&) = delete;
+  ShepherdHandle& operator=(const ShepherdHandle&) = delete;
+  ~ShepherdHandle();
+
+  // Readable once the shepherd has exited (a pidfd).
+  int fd() const { return pidfd_; }
+  pid_t pid() const { return pid_; }
+  pid_t script_pid() const { return script_pid_; }
+  // Orders; false when the shepherd is gone (the caller falls back on the cgroup).
+  bool Signal(int sig, const std::string& target);  // target: "group", "leader" or "all"
+  bool End();
+  // After fd() became readable: reaps it when it is our child, and reads its record (nullopt when
+  // it died without one).
+  std::optional<ShepherdExit> Finish();
+
+ private:
+  ShepherdHandle() = default;
+  bool Order(const std::string& line);
+  std::string dir_;
+  pid_t pid_ = -1;
+  pid_t script_pid_ = -1;
+  int pidfd_ = -1;
+  bool child_ = false;  // started by this process (it reaps it), not adopted
+};
+
+// What the run directory's exit record says, if it has one.
+std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir);
+// The lease file's "until" (epoch ms), 0 when it has none.
+int64_t ReadLease(const std::string& lease_file);
+// Writes "until" atomically.
+Status WriteLease(const std::string& lease_file, int64_t until_ms);
+
+}  // namespace muster
