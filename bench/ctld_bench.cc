@@ -19,7 +19,7 @@ namespace {
 class NoAgents : public AgentClient {
  public:
   Status LaunchJob(const NodeRecord&, const JobRecord&) override { return Status::Ok(); }
-  Status SignalJob(const NodeRecord&, int64_t, int, int64_t, const std::string&) override { return Status::Ok(); }
+  Status SignalJob(const NodeRecord&, const JobRun&, int, int64_t, const std::string&) override { return Status::Ok(); }
 };
 
 struct Fixture {

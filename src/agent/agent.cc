@@ -80,8 +80,8 @@ Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)
   steps_.OnEndedWithoutSrun([this](int64_t job_id, int step_id) {
     std::lock_guard<std::mutex> lock(mu_);
     if (no_allocation_.erase(job_id) > 0) return;  // the controller never heard of it
-    outbox_.emplace_back("/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
-                         json{{"exit_code", 1}}.dump());
+    outbox_.push_back(Report{"/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
+                             json{{"exit_code", 1}}.dump(), ""});
     cv_.notify_all();
   });
 }
@@ -208,11 +208,16 @@ std::set<std::string> Agent::AdoptRuns() {
       jobs_[job->id] = std::move(run);
       continue;
     }
-    // Over: its end, if its shepherd recorded one while we were away, goes to the controller.
+    // Over: its end goes to the controller (again, if an earlier run of this agent queued it and
+    // was killed before the controller had it).
+    std::ifstream queued(dir + "/report.json");
+    std::string report((std::istreambuf_iterator<char>(queued)), std::istreambuf_iterator<char>());
     std::optional<ShepherdExit> end = ReadShepherdExit(dir);
-    if (run.batch && end) outbox_.emplace_back(kExitPath, ExitReportOf(run, *end).dump());
-    Log(opt_.node.name, what + (end ? ": ended while the agent was away" : ": its shepherd is gone, with no end recorded"));
-    CleanUpRunLocked(run);
+    if (report.empty() && run.batch && end) report = ExitReportOf(run, *end).dump();
+    Log(opt_.node.name, what + (!report.empty() ? ": ended while the agent was away, reported now"
+                                                : ": its shepherd is gone, with no end recorded"));
+    CleanUpRunLocked(run, /*keep_run_dir=*/!report.empty());
+    if (!report.empty()) QueueExitLocked(dir, report);
   }
   return kept;
 }
@@ -294,7 +299,7 @@ HttpResponse Agent::Token(const HttpRequest& r) {
 
 HttpResponse Agent::Launch(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may launch jobs");
-  StatusOr<json> parsed = ParseJsonObject(r.body);
+  StatusOr<json> parsed = ParseRequestBody(r.body);
   if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
   json& body = *parsed;
   if (!body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
@@ -449,13 +454,31 @@ void Agent::SaveRunLocked(const Running& run) const {
   std::rename(tmp.c_str(), path.c_str());
 }
 
-void Agent::CleanUpRunLocked(Running& run) {
+void Agent::CleanUpRunLocked(Running& run, bool keep_run_dir) {
   if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
   if (opt_.cgroup && run.cgroup.empty()) (void)opt_.cgroup->Destroy("job_" + std::to_string(run.job.id));
   ReleaseCpus(run.job.id);
   if (run.batch) RemoveJobScriptDir(ScriptDir(), run.job.id);
   std::error_code ec;
-  if (!run.run_dir.empty()) std::filesystem::remove_all(run.run_dir, ec);
+  if (!run.run_dir.empty() && !keep_run_dir) std::filesystem::remove_all(run.run_dir, ec);
+}
+
+void Agent::QueueExitLocked(const std::string& run_dir, const std::string& body) {
+  // Durable before it is queued: an agent killed before the controller has it sends it again.
+  const std::string path = run_dir + "/report.json", tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << body;
+  }
+  std::rename(tmp.c_str(), path.c_str());
+  outbox_.push_back(Report{kExitPath, body, run_dir});
+  cv_.notify_all();
+}
+
+void Agent::AcknowledgedLocked(const Report& r) {
+  std::error_code ec;
+  // Unless the run was started again meanwhile (a requeued job back on this node: a new run dir).
+  if (!r.run_dir.empty()) std::filesystem::remove_all(r.run_dir, ec);
 }
 
 void Agent::DropRunLocked(std::map<int64_t, Running>::iterator it) {
@@ -648,7 +671,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
 }
 
 HttpResponse Agent::SignalStep(const HttpRequest& r) {
-  StatusOr<json> parsed = ParseJsonObject(r.body);
+  StatusOr<json> parsed = ParseRequestBody(r.body);
   if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
   const json& body = *parsed;
   const int64_t id = body.value("job_id", int64_t{0});
@@ -669,7 +692,7 @@ HttpResponse Agent::SignalStep(const HttpRequest& r) {
 
 HttpResponse Agent::Signal(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
-  StatusOr<json> parsed = ParseJsonObject(r.body);
+  StatusOr<json> parsed = ParseRequestBody(r.body);
   if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
   const json& body = *parsed;
   const int64_t id = body.value("job_id", int64_t{0});
@@ -776,18 +799,19 @@ void Agent::ReaperLoop() {
           end->lease_expired = true;
           Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": its shepherd died without recording an end");
         }
+        std::string report;
         if (run.batch) {
-          json rep = ExitReportOf(run, *end);
-          Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + rep.dump());
-          reports.push_back(rep.dump());
+          report = ExitReportOf(run, *end).dump();  // (before the cgroup goes: its OOM count)
+          Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + report);
+          reports.push_back(report);
         } else if (end->lease_expired) {
           Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": ended here, its lease ran out");
         }
-        steps_.Signal(run.job.id, -1, SIGKILL);  // the job's steps end with it
-        CleanUpRunLocked(run);                   // and every process of its cgroup
+        steps_.Signal(run.job.id, -1, SIGKILL);              // the job's steps end with it
+        CleanUpRunLocked(run, /*keep_run_dir=*/!report.empty());  // and every process of its cgroup
+        if (!report.empty()) QueueExitLocked(run.run_dir, report);
         it = jobs_.erase(it);
       }
-      for (auto& r : reports) outbox_.emplace_back(kExitPath, std::move(r));
       // Shepherds told to end: reaped once they are gone.
       std::erase_if(ending_, [&](ShepherdHandle& s) {
         if (!gone(s.fd())) return false;
@@ -839,10 +863,10 @@ json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
   json running = json::array();
   for (const auto& [id, r] : jobs_) running.push_back({{"job_id", id}, {"restart_count", r.job.restart_count}});
   json ended = json::array();
-  for (const auto& [path, body] : outbox_) {
-    if (path != kExitPath) continue;
-    exits->push_back(body);
-    ended.push_back(json::parse(body));  // our own text
+  for (const Report& r : outbox_) {
+    if (r.path != kExitPath) continue;
+    exits->push_back(r.body);
+    ended.push_back(json::parse(r.body));  // our own text
   }
   return json{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
 }
@@ -862,8 +886,10 @@ Status Agent::ReportToController(const std::string& target, json body, const std
   }
   std::lock_guard<std::mutex> lock(mu_);
   // The exits it carried are settled: acknowledged as if each had been sent alone.
-  std::erase_if(outbox_, [&](const auto& e) {
-    return e.first == kExitPath && std::find(exits.begin(), exits.end(), e.second) != exits.end();
+  std::erase_if(outbox_, [&](const Report& e) {
+    if (e.path != kExitPath || std::find(exits.begin(), exits.end(), e.body) == exits.end()) return false;
+    AcknowledgedLocked(e);
+    return true;
   });
   if (!orders.ok() || !orders->contains("stop") || !(*orders)["stop"].is_array()) return Status::Ok();
   // Runs the controller does not have running here (requeued, ended while we were away, a launch
@@ -929,19 +955,23 @@ void Agent::ControllerLoop() {
     }
     // Exit reports first: they free resources for the next jobs.
     while (!stop_) {
-      std::pair<std::string, std::string> rep;
+      Report rep;
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (outbox_.empty()) break;
         rep = outbox_.front();
       }
-      Status st = CallController(rep.first, rep.second).status();
+      Status st = CallController(rep.path, rep.body).status();
       if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
         registered_ = st.code() != StatusCode::kUnavailable && registered_;
         break;  // retried after the pause below
       }
       std::lock_guard<std::mutex> lock(mu_);
-      outbox_.pop_front();
+      // (a heartbeat may have carried it meanwhile, and taken it off)
+      if (!outbox_.empty() && outbox_.front().path == rep.path && outbox_.front().body == rep.body) {
+        AcknowledgedLocked(outbox_.front());
+        outbox_.pop_front();
+      }
     }
     const int64_t now = clock_->NowMillis();
     if (now - last_beat >= opt_.heartbeat_interval_s * 1000) {

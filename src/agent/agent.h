@@ -117,8 +117,9 @@ class Agent {
   std::set<std::string> AdoptRuns();
   // Ends the run's processes here and forgets it (its shepherd goes on the list to reap).
   void DropRunLocked(std::map<int64_t, Running>::iterator it);
-  // What a finished run leaves: its cgroup, CPUs, script and run directory.
-  void CleanUpRunLocked(Running& r);
+  // What a finished run leaves: its cgroup, CPUs, script and (unless kept for its unacknowledged
+  // exit report) its run directory.
+  void CleanUpRunLocked(Running& r, bool keep_run_dir = false);
   // The exit report (POST /v1/agent/exit) of a run that ended so (oom read from its cgroup).
   nlohmann::json ExitReportOf(const Running& r, const ShepherdExit& end) const;
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
@@ -166,9 +167,18 @@ class Agent {
   std::map<int64_t, uint32_t> no_allocation_;  // srun -Z steps' job ids here, and whose they are
   std::vector<ShepherdHandle> ending_;  // shepherds told to end, reaped by the reaper once gone
   std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
-  // Reports not yet acknowledged: (path, JSON body): job exits (/v1/agent/exit) and the ends of
-  // steps whose srun is gone (/v1/jobs/{id}/steps/{step}/done).
-  std::deque<std::pair<std::string, std::string>> outbox_;
+  // Reports not yet acknowledged: job exits (/v1/agent/exit) and the ends of steps whose srun is
+  // gone (/v1/jobs/{id}/steps/{step}/done). An exit's run directory (holding it as report.json)
+  // stays until the controller has it, so that an agent killed meanwhile sends it again.
+  struct Report {
+    std::string path;
+    std::string body;
+    std::string run_dir;  // "" for a step's end
+  };
+  std::deque<Report> outbox_;
+  // Under mu_: a run's exit, kept in its run directory until acknowledged (Acknowledged).
+  void QueueExitLocked(const std::string& run_dir, const std::string& body);
+  void AcknowledgedLocked(const Report& r);
   bool registered_ = false;
   int64_t start_time_ = 0;  // when this agent first registered (SlurmdStartTime)
   std::atomic<bool> stop_{false};

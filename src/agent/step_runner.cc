@@ -130,7 +130,7 @@ StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
 }  // namespace
 
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
-  StatusOr<json> parsed = ParseJsonObject(body);
+  StatusOr<json> parsed = ParseRequestBody(body);
   if (!parsed.ok()) return parsed.status();
   const json& j = *parsed;
   StepLaunch s;

@@ -1,4 +1,5 @@
 #include "ctld/api_routes.h"
+#include "ctld/api_decode.h"
 
 #include <nlohmann/json.hpp>
 #include <cmath>
@@ -41,7 +42,7 @@ HttpResponse Ok(const json& body) {
   return HttpResponse::Json(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-StatusOr<json> ParseBody(const HttpRequest& req) { return ParseJsonObject(req.body); }
+StatusOr<json> ParseBody(const HttpRequest& req) { return ParseRequestBody(req.body); }
 
 StatusOr<int64_t> ParseId(const std::string& s) {
   int64_t v = 0;
@@ -66,17 +67,6 @@ StatusOr<std::set<int64_t>> ParseIds(const std::map<std::string, std::string>& q
   return ids;
 }
 
-template <typename T>
-bool Get(const json& j, const char* key, T& out, Status& err) {
-  if (!j.contains(key) || j[key].is_null()) return true;
-  try {
-    out = j[key].get<T>();
-    return true;
-  } catch (const json::exception&) {
-    err = InvalidArgument(std::string("field '") + key + "' has the wrong type");
-    return false;
-  }
-}
 
 // Another user's job: hide what may hold secrets (the script, its arguments and environment).
 json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
@@ -87,44 +77,6 @@ json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
     out["environment"] = json::array();
   }
   return out;
-}
-
-// An exit report's fields (POST /v1/agent/exit, and each of a node report's "exits").
-StatusOr<RunExit> ExitFromJson(const json& j) {
-  if (!j.is_object()) return InvalidArgument("an exit report must be a JSON object");
-  RunExit e;
-  Status err;
-  ExitReport& rep = e.report;
-  if (!Get(j, "job_id", e.job_id, err) || !Get(j, "exit_code", rep.exit_code, err) || !Get(j, "signal", rep.signal, err) ||
-      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err) ||
-      !Get(j, "lease_expired", rep.lease_expired, err)) {
-    return err;
-  }
-  return e;
-}
-
-// A registration's or heartbeat's {"running": [{"job_id", "restart_count"}, ...], "exits": [...]}.
-StatusOr<NodeReport> NodeReportFromJson(const json& j) {
-  NodeReport report;
-  if (j.contains("running")) {
-    if (!j["running"].is_array()) return InvalidArgument("'running' must be a list");
-    for (const json& r : j["running"]) {
-      JobRun run;
-      Status err;
-      if (!r.is_object() || !Get(r, "job_id", run.job_id, err) || !Get(r, "restart_count", run.restart_count, err)) {
-        return InvalidArgument("'running' holds {\"job_id\", \"restart_count\"} objects");
-      }
-      report.running.push_back(run);
-    }
-  }
-  if (j.contains("exits")) {
-    if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");
-    for (const json& e : j["exits"]) {
-      ASSIGN_OR_RETURN(RunExit exit, ExitFromJson(e));
-      report.exits.push_back(std::move(exit));
-    }
-  }
-  return report;
 }
 
 json OrdersJson(const NodeOrders& orders) {
@@ -199,7 +151,9 @@ StatusOr<AccountingQuery> ParseAccountingQuery(const std::map<std::string, std::
 HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::string>& query) {
   StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(query);
   if (!parsed.ok()) return ErrorResponse(parsed.status());
-  const auto& [selection, options] = *parsed;
+  // (named, not a structured binding: clang 14, which builds the sanitizer pass, cannot capture those)
+  const SqueueSelection& selection = parsed->first;
+  const SqueueOptions& options = parsed->second;
   if (Status st = CheckUserNames(selection.users); !st.ok()) return ErrorResponse(st);
   JobQuery q;
   q.ids = selection.ids;
@@ -260,24 +214,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
   r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    SubmitRequest s;
-    Status err;
-    const json& b = *body;
-    if (!Get(b, "resource_args", s.resource_args, err) || !Get(b, "name", s.name, err) ||
-        !Get(b, "script", s.script, err) || !Get(b, "script_args", s.script_args, err) ||
-        !Get(b, "workdir", s.workdir, err) || !Get(b, "environment", s.environment, err) ||
-        !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
-        !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
-        !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) ||
-        !Get(b, "requeue", s.requeue, err) || !Get(b, "submit_host", s.submit_host, err) ||
-        !Get(b, "submit_sid", s.submit_sid, err) ||
-        !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
-        !Get(b, "submit_key", s.submit_key, err) ||
-        !Get(b, "interactive", s.interactive, err) || !Get(b, "begin_time", s.begin_time, err) ||
-        !Get(b, "warn_signal", s.warn_signal, err) || !Get(b, "warn_time_s", s.warn_time_s, err) ||
-        !Get(b, "warn_batch_only", s.warn_batch_only, err)) {
-      return ErrorResponse(err);
-    }
+    StatusOr<SubmitRequest> decoded = DecodeSubmitRequest(*body);
+    if (!decoded.ok()) return ErrorResponse(decoded.status());
+    const SubmitRequest& s = *decoded;
     // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
     if (req.query.count("test_only") && req.query.at("test_only") == "1") {
       std::string user_msg;
@@ -365,10 +304,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    int exit_code = 0;
-    Status err;
-    if (!Get(*body, "exit_code", exit_code, err)) return ErrorResponse(err);
-    Status st = c.CompleteAllocation(*id, exit_code, req.caller);
+    StatusOr<int> exit_code = DecodeExitCode(*body);
+    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
+    Status st = c.CompleteAllocation(*id, *exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });
@@ -387,13 +325,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    if (!body->is_object()) return ErrorResponse(InvalidArgument("the body must be an object of fields"));
-    std::map<std::string, std::string> fields;
-    for (const auto& [k, v] : body->items()) {
-      if (!v.is_string()) return ErrorResponse(InvalidArgument("field '" + k + "' must be a string"));
-      fields[k] = v.get<std::string>();
-    }
-    Status st = c.UpdateJob(*id, fields, req.caller);
+    StatusOr<std::map<std::string, std::string>> fields = DecodeUpdateFields(*body);
+    if (!fields.ok()) return ErrorResponse(fields.status());
+    Status st = c.UpdateJob(*id, *fields, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });
@@ -404,38 +338,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    StepRequest s;
-    Status err;
-    if (!Get(*body, "name", s.name, err) || !Get(*body, "ntasks", s.shape.ntasks, err) ||
-        !Get(*body, "nnodes", s.shape.nnodes, err) || !Get(*body, "ntasks_per_node", s.shape.ntasks_per_node, err) ||
-        !Get(*body, "overlap", s.overlap, err) || !Get(*body, "exact", s.exact, err) ||
-        !Get(*body, "cpus_per_task", s.cpus_per_task, err) || !Get(*body, "overcommit", s.overcommit, err) ||
-        !Get(*body, "mem_mb", s.mem_mb, err) || !Get(*body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err) ||
-        !Get(*body, "mem_per_gpu_mb", s.mem_per_gpu_mb, err) || !Get(*body, "constraint", s.constraint, err) ||
-        !Get(*body, "time_limit_s", s.time_limit_s, err)) {
-      return ErrorResponse(err);
-    }
-    // "nodelist" / "exclude": srun -w / -x, hostlist expressions.
-    for (auto [key, out] : {std::pair{"nodelist", &s.shape.nodelist}, std::pair{"exclude", &s.shape.exclude}}) {
-      std::string expr;
-      if (!Get(*body, key, expr, err)) return ErrorResponse(err);
-      if (expr.empty()) continue;
-      StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
-      if (!names.ok()) return ErrorResponse(InvalidArgument("Invalid node name specified: " + expr));
-      *out = std::move(*names);
-    }
-    // "gpus": {"per_node": N, "total": N, "per_task": N} when srun named the step's GPUs.
-    if (body->contains("gpus") && !(*body)["gpus"].is_null()) {
-      const json& g = (*body)["gpus"];
-      s.gpus.given = true;
-      if (!g.is_object() || !Get(g, "per_node", s.gpus.per_node, err) || !Get(g, "total", s.gpus.total, err) ||
-          !Get(g, "per_task", s.gpus.per_task, err)) {
-        return ErrorResponse(err.ok() ? InvalidArgument("field 'gpus' must be an object") : err);
-      }
-      if (s.gpus.per_node < 0 || s.gpus.total < 0 || s.gpus.per_task < 0) {
-        return ErrorResponse(InvalidArgument("Invalid generic resource (gres) specification"));
-      }
-    }
+    StatusOr<StepRequest> decoded = DecodeStepRequest(*body);
+    if (!decoded.ok()) return ErrorResponse(decoded.status());
+    const StepRequest& s = *decoded;
     StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);
     if (!step.ok()) return ErrorResponse(step.status());
     json nodes = json::array();
@@ -464,10 +369,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!step.ok() || *step > 1 << 30) return ErrorResponse(InvalidArgument("Invalid step id specified"));
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    int exit_code = 0;
-    Status err;
-    if (!Get(*body, "exit_code", exit_code, err)) return ErrorResponse(err);
-    Status st = c.FinishStep(*id, static_cast<int>(*step), exit_code, req.caller);
+    StatusOr<int> exit_code = DecodeExitCode(*body);
+    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
+    Status st = c.FinishStep(*id, static_cast<int>(*step), *exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });
@@ -608,24 +512,9 @@ void AddControllerRoutes(Controller& c, Router& r) {
     }
     StatusOr<json> body = ParseBody(req);
     if (!body.ok()) return ErrorResponse(body.status());
-    PolicyOp op;
-    Status err;
-    const json& b = *body;
-    if (!Get(b, "verb", op.verb, err) || !Get(b, "entity", op.entity, err) || !Get(b, "name", op.name, err)) {
-      return ErrorResponse(err);
-    }
-    if (b.contains("fields")) {
-      if (!b["fields"].is_array()) return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...]"));
-      for (const json& f : b["fields"]) {
-        if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
-          std::string got = f.dump(-1, ' ', false, json::error_handler_t::replace);
-          if (got.size() > 80) got = got.substr(0, 77) + "...";
-          return ErrorResponse(InvalidArgument("fields: expected [[key, value], ...], got " + got));
-        }
-        op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
-      }
-    }
-    Status st = c.ChangePolicy(op, req.caller);
+    StatusOr<PolicyOp> op = DecodePolicyOp(*body);
+    if (!op.ok()) return ErrorResponse(op.status());
+    Status st = c.ChangePolicy(*op, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });
@@ -636,7 +525,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
     if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
     StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
     if (!node.ok()) return ErrorResponse(node.status());
-    StatusOr<NodeReport> report = NodeReportFromJson(*body);
+    StatusOr<NodeReport> report = DecodeNodeReport(*body);
     if (!report.ok()) return ErrorResponse(report.status());
     StatusOr<NodeOrders> orders = c.RegisterNode(*node, *report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
@@ -651,7 +540,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
     std::string node;
     Status err;
     if (!Get(*body, "node", node, err)) return ErrorResponse(err);
-    StatusOr<NodeReport> report = NodeReportFromJson(*body);
+    StatusOr<NodeReport> report = DecodeNodeReport(*body);
     if (!report.ok()) return ErrorResponse(report.status());
     StatusOr<NodeOrders> orders = c.Heartbeat(node, *report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
@@ -664,7 +553,7 @@ void AddControllerRoutes(Controller& c, Router& r) {
     std::string node;
     Status err;
     if (!Get(*body, "node", node, err)) return ErrorResponse(err);
-    StatusOr<RunExit> exit = ExitFromJson(*body);
+    StatusOr<RunExit> exit = DecodeRunExit(*body);
     if (!exit.ok()) return ErrorResponse(exit.status());
     Status st = c.JobExited(exit->job_id, node, exit->report, req.caller);
     if (!st.ok()) return ErrorResponse(st);

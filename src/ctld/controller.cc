@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <csignal>
 #include <unistd.h>
 #include <tuple>
@@ -777,6 +778,14 @@ int Controller::ScheduleOnce() {
       }
       (void)Persist(copy);
       if (copy.allocation.size() > 1) SignalAll(copy, SIGKILL, 0, "cleanup");  // the other nodes let it go
+      continue;
+    }
+    if (ls.code() == StatusCode::kUnavailable) {
+      // No answer (the agent is down, restarting, or slow): whether the run started there is not
+      // known. The job stays where it was put; the node's next report settles it (it names the
+      // run, or the run is lost and requeued), or its lease runs out with it.
+      std::fprintf(stderr, "musterctld: job %lld: no answer from %s to its launch (%s); its next report decides\n",
+                   static_cast<long long>(j.id), j.batch_host.c_str(), ls.message().c_str());
       continue;
     }
     // The node could not take it: drain the node (so the job does not bounce there again) and

@@ -118,6 +118,9 @@ struct ExitReport {
 // grants it: heartbeat_timeout_s), the time its shepherds take to end them (kill_wait_s), and this
 // margin for the answer's way and the Tick's period. By then nothing of them runs there.
 inline constexpr int64_t kLeaseMarginS = 5;
+// How long a launch may be on its way to a node (the agent client's timeout, and then some): a run
+// started more recently that a node's report does not name is not taken for lost yet.
+inline constexpr int64_t kLaunchGraceS = 15;
 
 // One run of a job: the job and its restart count. Every order to an agent names the run it is
 // for, and the agent acts on no other: a requeued job's new run is out of reach of orders meant
@@ -198,7 +201,8 @@ class AgentClient {
   virtual ~AgentClient() = default;
   // Tells the node to run its part of `job` (the batch script on job.batch_host). InvalidArgument:
   // the job itself cannot start (a file it names cannot be opened: it fails, as Slurm's
-  // JobLaunchFailure); any other error is the node's (it is drained, the job requeued).
+  // JobLaunchFailure); Unavailable: no answer came, so whether it started is not known (the
+  // node's next report settles it); any other error is the node's (it is drained, the job requeued).
   virtual Status LaunchJob(const NodeRecord& node, const JobRecord& job) = 0;
   // Signals the run's processes on the node (the agent ignores a signal for another run of the
   // job); with kill_after_s > 0, SIGKILL follows after that many seconds if anything is still
@@ -418,6 +422,10 @@ class Controller {
   // dropped).
   void SettleExitsLocked(const std::string& node, const std::vector<RunExit>& exits, std::vector<JobRecord>* changed,
                          std::vector<JobRecord>* cleanup);
+  // Runs `node` should hold as their batch host that it neither runs nor reported ended, and that
+  // started more than kLaunchGraceS ago: lost with it (requeued, or NODE_FAIL).
+  void LoseMissingRunsLocked(const std::string& node, const NodeReport& report, std::vector<JobRecord>* kill,
+                             std::vector<JobRecord>* changed);
   // The runs `report` names that the controller does not have running on `node`: the node must
   // stop them.
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;

@@ -116,6 +116,21 @@ std::vector<JobRun> Controller::StrayRunsLocked(const std::string& node, const N
   return stray;
 }
 
+void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport& report, std::vector<JobRecord>* kill,
+                                       std::vector<JobRecord>* changed) {
+  const std::set<JobRun> reported(report.running.begin(), report.running.end());
+  const int64_t now = clock_->NowSeconds();
+  for (int64_t id : ActiveIdsLocked()) {
+    JobRecord& j = jobs_.at(id);
+    if (!HoldsResources(j.state) || j.batch_host != node || reported.count(JobRun{id, j.restart_count})) continue;
+    // A launch may still be on its way (the node made its report before it came): only a run
+    // started longer ago than a launch can take is missing for good.
+    if (j.start_time > 0 && now - j.start_time < kLaunchGraceS) continue;
+    LoseJobLocked(j, "batch host " + node + " no longer has the job", kill);
+    changed->push_back(j);
+  }
+}
+
 StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
   std::vector<JobRecord> changed, kill, cleanup;
@@ -148,17 +163,7 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     n->os = node.os;
     n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
-    const std::set<JobRun> reported(report.running.begin(), report.running.end());
-    // Runs this node should hold as their batch host that it neither runs nor reported ended:
-    // they were lost with it.
-    for (int64_t id : ActiveIdsLocked()) {
-      JobRecord& j = jobs_.at(id);
-      if (!HoldsResources(j.state) || j.batch_host != node.node.name || reported.count(JobRun{id, j.restart_count})) {
-        continue;
-      }
-      LoseJobLocked(j, "batch host " + node.node.name + " restarted without the job", &kill);
-      changed.push_back(j);
-    }
+    LoseMissingRunsLocked(node.node.name, report, &kill, &changed);
     // Runs the node holds that are over, or not its: it stops them.
     orders.stop = StrayRunsLocked(node.node.name, report);
     RefreshNodeStatesLocked();
@@ -175,7 +180,7 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
 StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
   bool woke = false;
-  std::vector<JobRecord> changed, cleanup;
+  std::vector<JobRecord> changed, cleanup, kill;
   NodeOrders orders;
   orders.lease_s = config_.heartbeat_timeout_s;
   {
@@ -191,9 +196,11 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
       woke = true;
     }
     SettleExitsLocked(node, report.exits, &changed, &cleanup);
+    LoseMissingRunsLocked(node, report, &kill, &changed);
     orders.stop = StrayRunsLocked(node, report);
   }
   RETURN_IF_ERROR(Persist(changed));
+  for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
   for (const JobRecord& j : cleanup) SignalAll(j, SIGKILL, 0, "cleanup");
   if (woke || !changed.empty()) Wake();
   return orders;

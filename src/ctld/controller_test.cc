@@ -326,6 +326,12 @@ TEST_F(ControllerTest, RestartRecoversEverything) {
   n2.node = config_.cluster.nodes[1];
   ASSERT_TRUE(ctld_->RegisterNode(n2, {}, kAdmin).ok());
   EXPECT_EQ(Job(run).state, JobState::kRunning);
+  // Started a moment ago: its launch may still be on its way to n2, so it is not lost yet.
+  EXPECT_EQ(Job(run2).state, JobState::kRunning);
+  clock_.AdvanceSeconds(kLaunchGraceS);
+  ASSERT_TRUE(ctld_->Heartbeat("n1", Running({run}), kAdmin).ok());
+  ASSERT_TRUE(ctld_->Heartbeat("n2", {}, kAdmin).ok());
+  EXPECT_EQ(Job(run).state, JobState::kRunning);
   EXPECT_EQ(Job(run2).state, JobState::kPending);
   // New ids never reuse old ones.
   EXPECT_GT(Submit({}), wait);
@@ -365,6 +371,27 @@ TEST_F(ControllerTest, AJobPreemptedForAWaitingOneWaitsForItToStart) {
   EXPECT_EQ(Job(d).state, JobState::kRunning);
   EXPECT_EQ(Job(c).state, JobState::kPending);
   EXPECT_EQ(Job(c).reason, "Priority");
+}
+
+// A launch that got no answer may have started the run, or not: the job stays put until the node
+// says (its report names the run, or does not once a launch could have arrived).
+TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
+  RegisterAll();
+  agents_.launch_error = Status(StatusCode::kUnavailable, "POST /v1/launch on unix:/nowhere/n1: timed out");
+  const int64_t started = Submit({"--gres=gpu:4"});
+  const int64_t missing = Submit({"--gres=gpu:4"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_EQ(Job(started).state, JobState::kRunning);
+  EXPECT_EQ(Job(missing).state, JobState::kRunning);
+  for (const NodeRecord& n : ctld_->ListNodes()) EXPECT_FALSE(n.node.drain);
+  const std::string h1 = Job(started).batch_host, h2 = Job(missing).batch_host;
+  clock_.AdvanceSeconds(kLaunchGraceS);
+  ASSERT_TRUE(ctld_->Heartbeat(h1, Running({started}), kAdmin).ok());  // it did start there
+  ASSERT_TRUE(ctld_->Heartbeat(h2, {}, kAdmin).ok());                  // it did not
+  EXPECT_EQ(Job(started).state, JobState::kRunning);
+  EXPECT_EQ(Job(started).restart_count, 0);
+  EXPECT_EQ(Job(missing).state, JobState::kPending);
+  EXPECT_EQ(Job(missing).restart_count, 1);
 }
 
 TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {

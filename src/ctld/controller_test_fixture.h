@@ -23,7 +23,7 @@ class FakeAgents : public AgentClient {
  public:
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
     std::lock_guard<std::mutex> l(mu);
-    if (fail_launch) return Status(StatusCode::kUnavailable, "agent down");
+    if (fail_launch) return Status(StatusCode::kFailedPrecondition, "cgroup: cannot create job_1");
     if (!launch_error.ok()) return launch_error;
     launched.push_back({node.node.name, job.id});
     return Status::Ok();
@@ -128,10 +128,19 @@ inline const Caller kLight = User(4243);
 
 class FairShareTest : public ControllerTest {
  protected:
-  // Time passes with the agents heartbeating (else the nodes go DOWN and their jobs requeue).
+  // Time passes with the agents heartbeating (else the nodes go DOWN and their jobs requeue), each
+  // reporting the runs it holds: those the controller has running there (the fake fleet runs what
+  // it is told).
   void Pass(int64_t seconds) {
     clock_.AdvanceSeconds(seconds);
-    for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, {}, kAdmin).ok());
+    for (const Node& n : config_.cluster.nodes) ASSERT_TRUE(ctld_->Heartbeat(n.name, Holding(n.name), kAdmin).ok());
+  }
+  NodeReport Holding(const std::string& node) {
+    NodeReport r;
+    for (const JobRecord& j : ctld_->ListJobs(JobQuery{.active_only = true})) {
+      if (HoldsResources(j.state) && j.batch_host == node) r.running.push_back(JobRun{j.id, j.restart_count});
+    }
+    return r;
   }
 };
 

@@ -55,7 +55,8 @@ void Controller::Tick() {
       last_purge_ = now;
       PurgeExpiredLocked(now);
     }
-    for (auto& [name, n] : nodes_) {
+    for (auto& [node_name, n] : nodes_) {
+      const std::string& name = node_name;  // (a lambda below captures it: clang 14 cannot capture a binding)
       if (n.last_heartbeat == 0 || n.node.state == NodeState::kFuture) continue;
       const int64_t silent = now - n.last_heartbeat;
       if (n.node.state != NodeState::kDown && silent >= config_.heartbeat_timeout_s) {

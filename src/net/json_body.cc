@@ -49,6 +49,22 @@ StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view what,
   return j;
 }
 
+StatusOr<nlohmann::json> ParseRequestBody(std::string_view text) {
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return InvalidArgument("request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  std::string bad;
+  const auto integers_only = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::value && parsed.is_number_float() && bad.empty()) bad = parsed.dump();
+    return true;
+  };
+  nlohmann::json j = nlohmann::json::parse(text, integers_only, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("request body is not valid JSON");
+  if (!bad.empty()) return InvalidArgument("request body holds a number that is not an integer: " + bad);
+  if (!j.is_object()) return InvalidArgument("request body is not a JSON object");
+  return j;
+}
+
 StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, std::string_view what, int max_depth) {
   StatusOr<nlohmann::json> j = ParseJson(text, what, max_depth);
   if (!j.ok()) return j.status();

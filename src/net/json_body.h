@@ -25,6 +25,11 @@ StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view what 
 // The same, and it must be an object ("request body is not a JSON object").
 StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, std::string_view what = "request body",
                                          int max_depth = kMaxJsonDepth);
+// A request's body (to the controller or an agent): an object whose numbers are all integers
+// ("request body holds a number that is not an integer: 4.1e+21"). Every field of every request is
+// an integer, a string or a list of them, and a float taken as an integer is undefined behaviour
+// when out of range: such a body is refused before any field is read.
+StatusOr<nlohmann::json> ParseRequestBody(std::string_view text);
 
 }  // namespace muster
 

@@ -36,5 +36,18 @@ TEST(JsonBodyTest, ParsesWithinTheLimitAndNamesWhatIsWrong) {
   EXPECT_EQ((*ok)["a"]["b"], 1);
 }
 
+// The fuzzer's first find: a float where an integer was expected ("ntasks": 4.1e21) made the
+// decoder's conversion undefined behaviour. Requests hold integers only, and are refused otherwise.
+TEST(JsonBodyTest, RequestBodiesHoldIntegersOnly) {
+  StatusOr<nlohmann::json> j = ParseRequestBody(R"({"ntasks": 41111111111e11, "name": "x"})");
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.status().message(), "request body holds a number that is not an integer: 4.1111111111e+21");
+  EXPECT_FALSE(ParseRequestBody(R"({"a": [1, 2.5]})").ok());
+  EXPECT_FALSE(ParseRequestBody("[1]").ok());
+  ASSERT_TRUE(ParseRequestBody(R"({"a": [1, -2, 18446744073709551615], "b": {"c": "1.5"}})").ok());
+  EXPECT_EQ(ParseRequestBody(std::string(40, '[') + std::string(40, ']')).status().message(),
+            "request body nests deeper than 32 levels");
+}
+
 }  // namespace
 }  // namespace muster

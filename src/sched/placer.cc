@@ -323,7 +323,8 @@ bool Placer::Spread(int t, const RequestShape& shape, const std::vector<std::pai
   std::vector<int> used_leaves;
   for (auto& [n, u] : pick) used_leaves.push_back(index_.node(n).leaf);
   std::vector<int> extra;
-  for (const auto& [n, c] : elig) {
+  for (const auto& e : elig) {
+    const int n = e.first;
     if (n < tn.begin || n >= tn.end) continue;
     if (std::any_of(pick.begin(), pick.end(), [&](const auto& p) { return p.first == n; })) continue;
     extra.push_back(n);

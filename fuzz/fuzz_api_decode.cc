@@ -1,0 +1,30 @@
+// The API's request decoders: every body a caller can send to the controller (submissions, steps,
+// updates, policy changes, the agents' registrations, heartbeats and exit reports) and the agent
+// (launches, steps). Bytes in, through the same depth-limited parser the servers use.
+#include <cstdint>
+
+#include "agent/step_runner.h"
+#include "ctld/api_decode.h"
+#include "fuzz/fuzz_util.h"
+#include "model/record_json.h"
+#include "net/json_body.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace muster;
+  const std::string text = fuzz::Text(data, size);
+  StatusOr<nlohmann::json> body = ParseRequestBody(text);
+  (void)StepLaunchFromJson(text);  // the agent parses its own
+  if (!body.ok()) return 0;
+  (void)DecodeSubmitRequest(*body);
+  (void)DecodeStepRequest(*body);
+  (void)DecodeUpdateFields(*body);
+  (void)DecodeExitCode(*body);
+  (void)DecodePolicyOp(*body);
+  (void)DecodeRunExit(*body);
+  (void)DecodeNodeReport(*body);
+  if (body->contains("job")) (void)JobRecordFromJson((*body)["job"]);
+  if (body->contains("node")) (void)NodeRecordFromJson((*body)["node"]);
+  // What the controller answers with may be any of it, dumped: it must not recurse away either.
+  (void)body->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return 0;
+}

@@ -1,0 +1,138 @@
+#include "ctld/api_decode.h"
+
+#include <utility>
+#include <vector>
+
+#include "model/hostlist.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+StatusOr<SubmitRequest> DecodeSubmitRequest(const json& b) {
+  SubmitRequest s;
+  Status err;
+  if (!Get(b, "resource_args", s.resource_args, err) || !Get(b, "name", s.name, err) ||
+      !Get(b, "script", s.script, err) || !Get(b, "script_args", s.script_args, err) ||
+      !Get(b, "workdir", s.workdir, err) || !Get(b, "environment", s.environment, err) ||
+      !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
+      !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
+      !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) || !Get(b, "requeue", s.requeue, err) ||
+      !Get(b, "submit_host", s.submit_host, err) || !Get(b, "submit_sid", s.submit_sid, err) ||
+      !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
+      !Get(b, "submit_key", s.submit_key, err) || !Get(b, "interactive", s.interactive, err) ||
+      !Get(b, "begin_time", s.begin_time, err) || !Get(b, "warn_signal", s.warn_signal, err) ||
+      !Get(b, "warn_time_s", s.warn_time_s, err) || !Get(b, "warn_batch_only", s.warn_batch_only, err)) {
+    return err;
+  }
+  return s;
+}
+
+StatusOr<StepRequest> DecodeStepRequest(const json& body) {
+  StepRequest s;
+  Status err;
+  if (!Get(body, "name", s.name, err) || !Get(body, "ntasks", s.shape.ntasks, err) ||
+      !Get(body, "nnodes", s.shape.nnodes, err) || !Get(body, "ntasks_per_node", s.shape.ntasks_per_node, err) ||
+      !Get(body, "overlap", s.overlap, err) || !Get(body, "exact", s.exact, err) ||
+      !Get(body, "cpus_per_task", s.cpus_per_task, err) || !Get(body, "overcommit", s.overcommit, err) ||
+      !Get(body, "mem_mb", s.mem_mb, err) || !Get(body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err) ||
+      !Get(body, "mem_per_gpu_mb", s.mem_per_gpu_mb, err) || !Get(body, "constraint", s.constraint, err) ||
+      !Get(body, "time_limit_s", s.time_limit_s, err)) {
+    return err;
+  }
+  // "nodelist" / "exclude": srun -w / -x, hostlist expressions.
+  for (auto [key, out] : {std::pair{"nodelist", &s.shape.nodelist}, std::pair{"exclude", &s.shape.exclude}}) {
+    std::string expr;
+    if (!Get(body, key, expr, err)) return err;
+    if (expr.empty()) continue;
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+    if (!names.ok()) return InvalidArgument("Invalid node name specified: " + expr);
+    *out = std::move(*names);
+  }
+  // "gpus": {"per_node": N, "total": N, "per_task": N} when srun named the step's GPUs.
+  if (body.contains("gpus") && !body["gpus"].is_null()) {
+    const json& g = body["gpus"];
+    s.gpus.given = true;
+    if (!g.is_object() || !Get(g, "per_node", s.gpus.per_node, err) || !Get(g, "total", s.gpus.total, err) ||
+        !Get(g, "per_task", s.gpus.per_task, err)) {
+      return err.ok() ? InvalidArgument("field 'gpus' must be an object") : err;
+    }
+    if (s.gpus.per_node < 0 || s.gpus.total < 0 || s.gpus.per_task < 0) {
+      return InvalidArgument("Invalid generic resource (gres) specification");
+    }
+  }
+  return s;
+}
+
+StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const json& body) {
+  if (!body.is_object()) return InvalidArgument("the body must be an object of fields");
+  std::map<std::string, std::string> fields;
+  for (const auto& [k, v] : body.items()) {
+    if (!v.is_string()) return InvalidArgument("field '" + k + "' must be a string");
+    fields[k] = v.get<std::string>();
+  }
+  return fields;
+}
+
+StatusOr<int> DecodeExitCode(const json& body) {
+  int exit_code = 0;
+  Status err;
+  if (!Get(body, "exit_code", exit_code, err)) return err;
+  return exit_code;
+}
+
+StatusOr<PolicyOp> DecodePolicyOp(const json& b) {
+  PolicyOp op;
+  Status err;
+  if (!Get(b, "verb", op.verb, err) || !Get(b, "entity", op.entity, err) || !Get(b, "name", op.name, err)) return err;
+  if (b.contains("fields")) {
+    if (!b["fields"].is_array()) return InvalidArgument("fields: expected [[key, value], ...]");
+    for (const json& f : b["fields"]) {
+      if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
+        std::string got = f.dump(-1, ' ', false, json::error_handler_t::replace);
+        if (got.size() > 80) got = got.substr(0, 77) + "...";
+        return InvalidArgument("fields: expected [[key, value], ...], got " + got);
+      }
+      op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
+    }
+  }
+  return op;
+}
+
+StatusOr<RunExit> DecodeRunExit(const json& j) {
+  if (!j.is_object()) return InvalidArgument("an exit report must be a JSON object");
+  RunExit e;
+  Status err;
+  ExitReport& rep = e.report;
+  if (!Get(j, "job_id", e.job_id, err) || !Get(j, "exit_code", rep.exit_code, err) || !Get(j, "signal", rep.signal, err) ||
+      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err) ||
+      !Get(j, "lease_expired", rep.lease_expired, err)) {
+    return err;
+  }
+  return e;
+}
+
+StatusOr<NodeReport> DecodeNodeReport(const json& j) {
+  NodeReport report;
+  if (j.contains("running")) {
+    if (!j["running"].is_array()) return InvalidArgument("'running' must be a list");
+    for (const json& r : j["running"]) {
+      JobRun run;
+      Status err;
+      if (!r.is_object() || !Get(r, "job_id", run.job_id, err) || !Get(r, "restart_count", run.restart_count, err)) {
+        return InvalidArgument("'running' holds {\"job_id\", \"restart_count\"} objects");
+      }
+      report.running.push_back(run);
+    }
+  }
+  if (j.contains("exits")) {
+    if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");
+    for (const json& e : j["exits"]) {
+      ASSIGN_OR_RETURN(RunExit exit, DecodeRunExit(e));
+      report.exits.push_back(std::move(exit));
+    }
+  }
+  return report;
+}
+
+}  // namespace muster

@@ -1,0 +1,45 @@
+// The controller API's request decoders (docs/api.md): JSON bodies into the Controller's request
+// types. Pure: no controller, no I/O. Errors are InvalidArgument naming the field. Kept apart from
+// the routes so that they can be fuzzed alone (fuzz/fuzz_api_decode.cc).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/status.h"
+#include "ctld/controller.h"
+#include "model/policy_ops.h"
+
+namespace muster {
+
+// Reads j[key] into `out` when present and not null; false (with `err` naming the field) when it
+// has the wrong type.
+template <typename T>
+bool Get(const nlohmann::json& j, const char* key, T& out, Status& err) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return true;
+  try {
+    out = j[key].get<T>();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    err = InvalidArgument(std::string("field '") + key + "' has the wrong type");
+    return false;
+  }
+}
+
+// POST /v1/jobs.
+StatusOr<SubmitRequest> DecodeSubmitRequest(const nlohmann::json& body);
+// POST /v1/jobs/{id}/steps (srun -w/-x hostlists expanded here).
+StatusOr<StepRequest> DecodeStepRequest(const nlohmann::json& body);
+// POST /v1/jobs/{id}/update: {"Field": "value", ...}.
+StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const nlohmann::json& body);
+// {"exit_code": N} (complete, steps/{step}/done).
+StatusOr<int> DecodeExitCode(const nlohmann::json& body);
+// POST /v1/policy.
+StatusOr<PolicyOp> DecodePolicyOp(const nlohmann::json& body);
+// An exit report (POST /v1/agent/exit, and each of a node report's "exits").
+StatusOr<RunExit> DecodeRunExit(const nlohmann::json& body);
+// A registration's or heartbeat's {"running": [{"job_id", "restart_count"}, ...], "exits": [...]}.
+StatusOr<NodeReport> DecodeNodeReport(const nlohmann::json& body);
+
+}  // namespace muster

@@ -1,0 +1,134 @@
+// The kill soak (issue 30): a local cluster under a storm of submissions while its controller is
+// killed (kill -9) and restarted again and again, and its agents too. Every acknowledged job must
+// run exactly once and end COMPLETED with exit 0; no id may be given twice; nothing may run on two
+// nodes at once. MUSTER_SOAK_KILLS sets the controller kills (10 by default: the short form CI
+// runs; bench/soak.sh runs the long form and writes the figures).
+#include "local_cluster_test_util.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace muster_test;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class Soak : public LocalClusterTest {
+ protected:
+  static constexpr int kClients = 4;
+  void TearDown() override {
+    // The submitting loops are ours: stopped by pid whatever happened.
+    (void)Run("touch stop");
+    for (int c = 0; c < kClients; ++c) {
+      const pid_t client = std::atoi(ReadFile((work_ / ("client." + std::to_string(c) + ".pid")).string()).c_str());
+      if (client > 1 && !Dead(client)) {
+        kill(client, SIGTERM);
+        WaitFor([&] { return Dead(client); }, 5s);
+      }
+    }
+    LocalClusterTest::TearDown();
+  }
+  void StartController() {
+    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
+                  " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
+                  (dir_ / "c/musterctld.pid").string());
+    ASSERT_EQ(r.rc, 0);
+  }
+  void StartAgent(const std::string& node) {
+    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
+                  " --node " + node + " --end-jobs-on-stop >> " + (dir_ / "c/log").string() + "/musterd-" + node +
+                  ".log 2>&1 & echo $! > " + (dir_ / "c").string() + "/musterd-" + node + ".pid");
+    ASSERT_EQ(r.rc, 0);
+  }
+  static int KillsWanted() {
+    const char* v = std::getenv("MUSTER_SOAK_KILLS");
+    return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : 10;
+  }
+};
+
+TEST_F(Soak, KillsOfTheControllerAndTheAgentsLoseNothingAndRunNothingTwice) {
+  const int kills = KillsWanted();
+  const int clients = kClients;
+  // Each client submits short jobs in a loop and keeps the ids it was given (the acknowledgement).
+  // A job appends its id and run to runs.log once it starts, sleeps a little, and exits 0.
+  const fs::path stop = work_ / "stop";
+  for (int c = 0; c < clients; ++c) {
+    Result r = Run("(while [ ! -e " + stop.string() + " ]; do sbatch --parsable -n1 --wrap "
+                   "'echo $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} >> runs.log; sleep 0.$((RANDOM % 5))' "
+                   ">> acked." + std::to_string(c) + " 2>/dev/null; done) >/dev/null 2>&1 & echo $! > client." +
+                   std::to_string(c) + ".pid");
+    ASSERT_EQ(r.rc, 0);
+  }
+  std::mt19937 rng(12345);
+  int agent_kills = 0;
+  for (int k = 0; k < kills; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400 + rng() % 800));  // the storm goes on
+    const pid_t ctld = std::atoi(Pid("musterctld").c_str());
+    ASSERT_EQ(kill(ctld, SIGKILL), 0) << "kill " << k;
+    ASSERT_TRUE(WaitFor([&] { return Dead(ctld); }, 5s));
+    if (k % 3 == 1) {
+      // An agent too, while the controller is down; it comes back within its lease.
+      const std::string node = "node" + std::to_string(1 + rng() % 2);
+      const pid_t agent = std::atoi(Pid("musterd-" + node).c_str());
+      ASSERT_EQ(kill(agent, SIGKILL), 0);
+      ASSERT_TRUE(WaitFor([&] { return Dead(agent); }, 5s));
+      StartAgent(node);
+      ++agent_kills;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 400));  // down a while
+    StartController();
+    ASSERT_TRUE(WaitFor([&] { return Run("squeue -h -o %i").rc == 0; }, 10s)) << "kill " << k;
+  }
+  ASSERT_EQ(Run("touch " + stop.string()).rc, 0);
+  for (int c = 0; c < clients; ++c) {
+    const pid_t client = std::atoi(ReadFile((work_ / ("client." + std::to_string(c) + ".pid")).string()).c_str());
+    ASSERT_TRUE(WaitFor([&] { return Dead(client); }, 30s)) << "client " << c;
+  }
+  // Everything acknowledged ends.
+  ASSERT_TRUE(WaitFor([&] { return Trim(Run("squeue -h -o %i").out).empty(); }, 120s)) << Run("squeue").out;
+
+  std::set<int64_t> acked;
+  int64_t acks = 0;
+  for (int c = 0; c < clients; ++c) {
+    std::istringstream in(ReadFile((work_ / ("acked." + std::to_string(c))).string()));
+    for (int64_t id; in >> id; ++acks) {
+      EXPECT_TRUE(acked.insert(id).second) << "job id " << id << " given twice";
+    }
+  }
+  ASSERT_GT(acked.size(), 20u) << "the storm submitted too little to mean anything";
+  // How each job ended, from accounting.
+  std::map<int64_t, std::string> ended;
+  std::istringstream sacct(Run("sacct -X -n -P -a -o JobID,State,ExitCode -S 2000-01-01").out);
+  for (std::string line; std::getline(sacct, line);) {
+    const size_t bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    ended[std::atoll(line.substr(0, bar).c_str())] = line.substr(bar + 1);
+  }
+  // How often each ran.
+  std::map<int64_t, int> runs;
+  std::istringstream log(ReadFile((work_ / "runs.log").string()));
+  for (std::string line; std::getline(log, line);) ++runs[std::atoll(line.c_str())];
+  int lost = 0, rerun = 0, wrong = 0;
+  for (int64_t id : acked) {
+    if (!ended.count(id)) ++lost;
+    if (runs[id] > 1) ++rerun;
+    if (ended.count(id) && ended[id] != "COMPLETED|0:0") ++wrong;
+    EXPECT_TRUE(ended.count(id)) << "job " << id << " acknowledged but not stored";
+    EXPECT_EQ(runs[id], 1) << "job " << id << " ran " << runs[id] << " times:\n"
+                           << Run("sacct -j " + std::to_string(id) + " -o JobID,State,NodeList,ExitCode -P").out
+                           << Run("grep -h ' " + std::to_string(id) + "[ :]\\|job " + std::to_string(id) + "[ :]' " +
+                                  (dir_ / "c/log").string() + "/*.log").out;
+    EXPECT_EQ(ended[id], "COMPLETED|0:0") << "job " << id;
+  }
+  std::cout << "[ soak ] " << kills << " controller kills, " << agent_kills << " agent kills, " << acks
+            << " jobs acknowledged: " << lost << " lost, " << rerun << " run twice, " << wrong
+            << " recorded in the wrong state\n";
+}
+
+}  // namespace
