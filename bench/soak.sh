@@ -17,11 +17,11 @@ MUSTER_SOAK_KILLS=$kills build/dev/soak_test 2>&1 | tee "$log" || rc=$?
 secs=$(($(date +%s) - start))
 line=$(grep '^\[ soak \]' "$log" | tail -1)
 echo "$line (${secs} s)"
-read -r ctld agents acked lost rerun wrong < <(sed -E 's/.* ([0-9]+) controller kills, ([0-9]+) agent kills, ([0-9]+) jobs acknowledged: ([0-9]+) lost, ([0-9]+) run twice, ([0-9]+) recorded.*/\1 \2 \3 \4 \5 \6/' <<<"$line")
+read -r ctld agents acked lost rerun wrong unacked < <(sed -E 's/.* ([0-9]+) controller kills, ([0-9]+) agent kills, ([0-9]+) jobs acknowledged: ([0-9]+) lost, ([0-9]+) run twice, ([0-9]+) recorded in the wrong state, ([0-9]+) made.*/\1 \2 \3 \4 \5 \6 \7/' <<<"$line")
 mkdir -p bench/results
 cat >bench/results/soak.json <<JSON
 {"date": "$(date -u +%FT%TZ)", "commit": "$(git rev-parse --short HEAD)", "controller_kills": ${ctld:-0},
  "agent_kills": ${agents:-0}, "jobs_acknowledged": ${acked:-0}, "lost": ${lost:-0}, "run_twice": ${rerun:-0},
- "wrong_state": ${wrong:-0}, "seconds": $secs, "passed": $([[ $rc == 0 ]] && echo true || echo false)}
+ "wrong_state": ${wrong:-0}, "never_acknowledged": ${unacked:-0}, "seconds": $secs, "passed": $([[ $rc == 0 ]] && echo true || echo false)}
 JSON
 exit $rc

@@ -3,8 +3,16 @@
 #include "local_cluster_test_util.h"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#ifndef MUSTER_SOURCE_DIR  // (CMake defines it; the presets build in <source>/build/<preset>)
+#define MUSTER_SOURCE_DIR MUSTER_BIN_DIR "/../.."
+#endif
 
 namespace {
 
@@ -39,6 +47,35 @@ class Faults : public LocalClusterTest {
     ASSERT_EQ(r.rc, 0);
   }
   std::string AgentLog(const std::string& node) { return ReadFile((dir_ / "c/log").string() + "/musterd-" + node + ".log"); }
+  std::string Testdata(const std::string& f) { return std::string(MUSTER_SOURCE_DIR) + "/tests/testdata/" + f; }
+  // One raw HTTP request over a Unix socket as `user` ("" = the cluster's owner): {status, body}.
+  std::pair<std::string, std::string> Http(const std::string& user, const std::string& socket, const std::string& method,
+                                           const std::string& path, const std::string& body = "") {
+    const std::string file = (work_ / ("body." + std::to_string(++bodies_))).string();
+    { std::ofstream(file) << body; }
+    fs::permissions(file, fs::perms::all);
+    const std::string cmd = "python3 " + Testdata("http_unix.py") + " " + socket + " " + method + " '" + path + "' " + file;
+    Result r = user.empty() ? Run(cmd) : RunAs(user, cmd);
+    const size_t nl = r.out.find('\n');
+    return {r.out.substr(0, nl), nl == std::string::npos ? "" : r.out.substr(nl + 1)};
+  }
+  // A listener (tests/testdata/unix_listener.py) as root, stopped by the fixture.
+  void Listen(const std::string& path, const std::string& mode, const std::string& log) {
+    const std::string ready = path + ".ready";
+    Result r = Sh("python3 " + Testdata("unix_listener.py") + " " + path + " " + mode + " " + ready + " " + log +
+                  " >/dev/null 2>&1 & echo $!");
+    listeners_.push_back(std::atoi(r.out.c_str()));
+    ASSERT_TRUE(WaitFor([&] { return fs::exists(ready); }, 10s));
+  }
+  void TearDown() override {
+    for (pid_t p : listeners_) {
+      kill(p, SIGKILL);
+      WaitFor([&] { return Dead(p); }, 5s);
+    }
+    LocalClusterTest::TearDown();
+  }
+  int bodies_ = 0;
+  std::vector<pid_t> listeners_;
 };
 
 // Finding 2: one user's bad path drained every node. Slurm fails the job (JobLaunchFailure,
@@ -174,6 +211,109 @@ TEST_F(Faults, AJobNeverRunsOnTwoNodesAtOnce) {
   size_t first1 = after.find("start 1 ");
   EXPECT_LT(last0, first1) << after;
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
+// Finding 3: POST /v1/policy with `fields` nested 10^5 deep (a 200 KB body) overflowed the
+// controller's stack before the admin check. Now: 403 for a user before the body is read, 400 for
+// an admin before anything recursive touches it; the controller serves on.
+TEST_F(Faults, ADeeplyNestedRequestCrashesNothing) {
+  const std::string ctld = (dir_ / "c/run/ctld.sock").string();
+  const std::string deep = R"({"verb":"add","entity":"account","name":"x","fields":)" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}";
+  auto [status, body] = Http("nobody", ctld, "POST", "/v1/policy", deep);
+  EXPECT_EQ(status, "403") << body;
+  std::tie(status, body) = Http("", ctld, "POST", "/v1/policy", deep);
+  EXPECT_EQ(status, "400") << body;
+  EXPECT_NE(body.find("nests deeper than 32 levels"), std::string::npos) << body;
+  std::tie(status, body) = Http("nobody", ctld, "POST", "/v1/jobs", R"({"resource_args": [], "script": "#!/bin/sh\n", "nice": 1e300})");
+  EXPECT_EQ(status, "400") << body;
+  EXPECT_EQ(Run("squeue").rc, 0) << "still serving";
+  EXPECT_EQ(kill(std::atoi(Pid("musterctld").c_str()), 0), 0) << "still running";
+}
+
+// Finding 4: the root agent connected wherever a user's step request pointed (a root-only socket
+// got bytes from uid 0), with a blocking connect on one of its two request threads (a socket that
+// never accepts wedged it: scancel took 10 s, the node was drained). Now the connect is the user's,
+// bounded, and off the request threads.
+TEST_F(Faults, AStepRequestNeitherReachesForRootNorWedgesTheAgent) {
+  const fs::path hidden = dir_ / "rootonly";
+  fs::create_directories(hidden);
+  fs::permissions(hidden, fs::perms::owner_all);  // 0700, root's
+  const std::string victim = (hidden / "victim.sock").string(), victim_log = (hidden / "victim.log").string();
+  Listen(victim, "record", victim_log);
+  const std::string wedge = (work_ / "wedge.sock").string();
+  Listen(wedge, "wedge", (work_ / "wedge.log").string());
+  Result r = RunAs("nobody", "sbatch --parsable -w node1 --wrap \"touch step.started; sleep 300\"");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t id = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(work_ / "step.started"); }, 15s));  // the node runs it
+  const std::string agent = (dir_ / "c/run/musterd-node1.sock").string();
+  for (const std::string& io : {"unix:" + victim, "unix:" + wedge}) {
+    for (int step = 0; step < 4; ++step) {  // more than the agent's request threads
+      const std::string req = R"({"job_id": )" + std::to_string(id) + R"(, "step_id": )" + std::to_string(100 + step) +
+                              R"(, "restart_count": 0, "tasks": [{"procid": 0, "localid": 0}], "ntasks": 1,)"
+                              R"( "step_nodes": ["node1"], "argv": ["true"], "io": ")" + io + R"(", "io_key": "k"})";
+      auto [status, body] = Http("nobody", agent, "POST", "/v1/step", req);
+      EXPECT_TRUE(status == "200" || status == "409") << status << " " << body;
+    }
+  }
+  // The agent answers at once while those steps try (and fail) to connect.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto [ping, pong] = Http("nobody", agent, "GET", "/v1/ping");
+  EXPECT_EQ(ping, "200");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  // Root's scancel is prompt, the job ends CANCELLED, and no node is drained.
+  const auto t1 = std::chrono::steady_clock::now();
+  ASSERT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  ASSERT_TRUE(WaitState(id, "CANCELLED", 10s)) << State(id);
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, 8s);
+  EXPECT_TRUE(NoNodeDrained()) << Run("sinfo -R").out;
+  // Nothing reached the root-only socket.
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(ReadFile(victim_log), "") << "uid 0 connected for a user";
+}
+
+// Finding 7: the job-end line was appended as root, following a directory symlink swapped in while
+// the job ran, into a root-only directory. Now it is written as the user, through no link.
+TEST_F(Faults, TheEndingLineFollowsNoLinkTheUserSwappedIn) {
+  const fs::path user_dir = work_ / "outs", real = user_dir / "real", secret = dir_ / "secret";
+  fs::create_directories(real);
+  fs::create_directories(secret);
+  fs::permissions(secret, fs::perms::owner_all);  // root-only
+  ASSERT_EQ(Sh("chown -R nobody " + user_dir.string()).rc, 0);
+  const std::string target = (secret / "slurm.out").string();
+  { std::ofstream(target) << "root's file\n"; }
+  ASSERT_EQ(Sh("chown nobody " + target).rc, 0);  // the user's name on it, in a dir they cannot enter
+  ASSERT_EQ(Sh("su -s /bin/sh nobody -c 'ln -s real " + (user_dir / "out").string() + "'").rc, 0);
+  Result r = RunAs("nobody", "sbatch --parsable -w node1 -o " + (user_dir / "out" / "slurm.out").string() +
+                                 " --wrap \"echo started; sleep 300\"");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const int64_t id = std::atoll(r.out.c_str());
+  ASSERT_TRUE(WaitFor([&] { return ReadFile((real / "slurm.out").string()) == "started\n"; }, 15s));
+  // The user swaps the directory for a link to the root-only one.
+  ASSERT_EQ(Sh("su -s /bin/sh nobody -c 'rm " + (user_dir / "out").string() + " && ln -s " + secret.string() + " " +
+               (user_dir / "out").string() + "'").rc, 0);
+  ASSERT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  ASSERT_TRUE(WaitState(id, "CANCELLED")) << State(id);
+  EXPECT_TRUE(WaitFor([&] { return AgentLog("node1").find("ending line not written") != std::string::npos; }, 5s))
+      << AgentLog("node1");
+  EXPECT_EQ(ReadFile(target), "root's file\n");
+  EXPECT_EQ(ReadFile((real / "slurm.out").string()), "started\n");
+}
+
+// Finding 8: state.db and its WAL were 0644: any local user could read every user's script and
+// environment. The store is the owner's alone, in a directory only the owner may enter.
+TEST_F(Faults, TheStoreIsReadableByItsOwnerAlone) {
+  ASSERT_GT(Submit("--export=ALL,SECRET_TOKEN=x --wrap true"), 0);
+  for (const char* f : {"state/state.db", "state/state.db-wal", "state/cluster.key"}) {
+    struct stat st;
+    ASSERT_EQ(::stat((dir_ / "c" / f).c_str(), &st), 0) << f;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << f;
+  }
+  struct stat st;
+  ASSERT_EQ(::stat((dir_ / "c/state").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_NE(RunAs("nobody", "cat " + (dir_ / "c/state/state.db").string()).rc, 0);
 }
 
 }  // namespace

@@ -114,6 +114,12 @@ TEST_F(Soak, KillsOfTheControllerAndTheAgentsLoseNothingAndRunNothingTwice) {
   std::map<int64_t, int> runs;
   std::istringstream log(ReadFile((work_ / "runs.log").string()));
   for (std::string line; std::getline(log, line);) ++runs[std::atoll(line.c_str())];
+  // And no job was made that no client was told of (a retried submission that became two jobs).
+  int unacked = 0;
+  for (const auto& [id, how] : ended) {
+    if (!acked.count(id)) ++unacked;
+    EXPECT_TRUE(acked.count(id)) << "job " << id << " stored but never acknowledged: " << how;
+  }
   int lost = 0, rerun = 0, wrong = 0;
   for (int64_t id : acked) {
     if (!ended.count(id)) ++lost;
@@ -128,7 +134,7 @@ TEST_F(Soak, KillsOfTheControllerAndTheAgentsLoseNothingAndRunNothingTwice) {
   }
   std::cout << "[ soak ] " << kills << " controller kills, " << agent_kills << " agent kills, " << acks
             << " jobs acknowledged: " << lost << " lost, " << rerun << " run twice, " << wrong
-            << " recorded in the wrong state\n";
+            << " recorded in the wrong state, " << unacked << " made twice or never acknowledged\n";
 }
 
 }  // namespace

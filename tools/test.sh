@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# The whole test suite: unit, scenario, property and integration tests (real daemons on a local
-# cluster) in the dev build, then the in-process tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer. Builds only what changed.
+# The whole test suite, in two builds that each build only what their tests need (and only what
+# changed):
+#   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
+#      (faults, the kill soak, srun, Slurm parity, TCP);
+#   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
+#      unit, scenario and property test, then each fuzz target for a short run on its corpus.
+# Prints the time of each phase and of the whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for preset in dev asan; do
-  echo "== $preset build" >&2
-  cmake --preset "$preset" -DMUSTER_BUILD_BENCH=OFF >/dev/null
-  cmake --build --preset "$preset"
-  echo "== $preset tests" >&2
-  if [[ $preset == dev ]]; then
-    ctest --preset "$preset"
-  else
-    ctest --preset "$preset" -L unit
-  fi
-done
+start=$(date +%s)
+phase_start=$start
+phase() {
+  local now
+  now=$(date +%s)
+  echo "== $1 ($((now - phase_start)) s)" >&2
+  phase_start=$now
+}
+cmake --preset dev -DMUSTER_BUILD_BENCH=OFF >/dev/null
+cmake --build --preset dev --target integration_targets
+phase "dev build done"
+ctest --preset dev -L integration
+phase "integration tests done"
+cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
+cmake --build --preset asan --target unit_tests fuzz_targets
+phase "asan build done"
+ctest --preset asan -L unit
+phase "unit tests (ASan + UBSan) done"
+bash bench/fuzz.sh 5
+phase "fuzzing done"
+echo "== tools/test.sh passed in $(( $(date +%s) - start )) s" >&2

@@ -701,17 +701,43 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   const std::string why = body.value("why", std::string());
   const int run_of = body.value("restart_count", -1);
   if (sig < 0 || sig >= NSIG) return HttpResponse::Error(400, "bad signal " + std::to_string(sig));
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = jobs_.find(id);
-  if (it == jobs_.end()) return Ok();  // nothing of it here (already gone)
-  // An order for another run of the job (a requeued job's old run, which this node may no
-  // longer hold) is not for what runs here now.
-  if (run_of >= 0 && it->second.job.restart_count != run_of) {
+  // An order for another run of the job (a requeued job's old run, which this node may no longer
+  // hold) is not for what runs here now.
+  auto this_run = [&](std::map<int64_t, Running>::iterator it) {
+    if (it == jobs_.end()) return false;  // nothing of it here (already gone)
+    if (run_of < 0 || it->second.job.restart_count == run_of) return true;
     Log(opt_.node.name, "job " + std::to_string(id) + ": ignoring '" + why + "' for run " + std::to_string(run_of) +
                             " (run " + std::to_string(it->second.job.restart_count) + " is here)");
-    return Ok();
+    return false;
+  };
+  // Slurm's ending line goes to the job's output and to its sruns before the signal, and waiting
+  // on what the user controls (their file system, their srun's acknowledgement) happens without
+  // the agent's lock.
+  Running told;  // the run's record, for the line (copied)
+  std::string ending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(id);
+    if (!this_run(it)) return Ok();
+    Running& run = it->second;
+    if (!run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
+      run.ending_logged = true;
+      ending = EndingText(why);
+      told.job.id = run.job.id;
+      told.job.uid = run.job.uid;
+      told.job.gid = run.job.gid;
+      told.job.user = run.job.user;
+      told.batch = run.batch;
+      told.log_path = run.log_path;
+    }
   }
-  SignalRunLocked(it, sig, kill_after, why);
+  if (!ending.empty()) {
+    if (told.batch) LogEnding(told, ending);
+    steps_.NotifyEnding(id, opt_.node.name, ending);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (this_run(it)) SignalRunLocked(it, sig, kill_after, why);
   return Ok();
 }
 
@@ -729,12 +755,6 @@ void Agent::SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, in
   // sbatch --signal=B:), "signal-steps" for the steps alone (scancel -s, sbatch --signal).
   const bool only_signal = why == "signal" || why == "signal-batch" || why == "signal-steps";
   if (run.suspended && !only_signal) SuspendLocked(run, false);
-  if (!run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
-    run.ending_logged = true;
-    const std::string ending = EndingText(why);
-    if (run.batch) LogEnding(run, ending);
-    steps_.NotifyEnding(id, opt_.node.name, ending);
-  }
   // The batch script through its shepherd, its parent: the only one that may name its pid safely.
   if (run.batch && run.shepherd && sig > 0 && why == "signal-batch") (void)run.shepherd->Signal(sig, "leader");
   if (run.batch && run.shepherd && sig > 0 && why != "signal-batch" && why != "signal-steps") {

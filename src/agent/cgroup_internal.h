@@ -28,6 +28,10 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const std::string& root, const st
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const std::string& mount, const std::string& base,
                                                bool require_cpu_memory = true, const std::string& dev_dir = "/dev");
 
+// Loads (BPF_PROG_LOAD, through the kernel's verifier) the device program a v2 job cgroup would get
+// for these denied /dev/nvidia<minor>s, and unloads it. PermissionDenied without the right to.
+Status VerifyDeviceProgram(const std::vector<int>& denied);
+
 // ---- Shared helpers ----------------------------------------------------------------------------
 
 Status WriteFile(const std::string& path, const std::string& content);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "agent/cgroup_internal.h"
+#include <rapidcheck.h>
 #include "agent/launcher.h"
 
 namespace muster {
@@ -543,6 +544,39 @@ TEST(CgroupHelpersTest, FormatCpuList) {
 TEST(CgroupHelpersTest, KeyedValue) {
   EXPECT_EQ(cgroup_internal::KeyedValue("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "oom_kill"), 2);
   EXPECT_EQ(cgroup_internal::KeyedValue("low 0\nhigh 0\n", "oom_kill"), -1);
+}
+
+// The v2 device program goes through the kernel's verifier (BPF_PROG_LOAD: the same check
+// whether or not cgroup v2 is mounted) for every shape: no GPU denied (a job holding all of its
+// node's: the shape real H200 hosts refused, "unreachable insn"), one, some, all of 1 to 64.
+TEST(DeviceProgramTest, EveryShapeLoadsThroughTheVerifier) {
+  Status probe = cgroup_internal::VerifyDeviceProgram({});
+  if (probe.code() == StatusCode::kPermissionDenied) GTEST_SKIP() << "loading BPF programs needs root: " << probe.message();
+  ASSERT_TRUE(probe.ok()) << probe.ToString();
+  for (int n = 1; n <= 64; ++n) {
+    std::vector<int> all(n);
+    for (int i = 0; i < n; ++i) all[i] = i;
+    Status st = cgroup_internal::VerifyDeviceProgram(all);
+    EXPECT_TRUE(st.ok()) << n << " denied: " << st.ToString();
+    st = cgroup_internal::VerifyDeviceProgram({n - 1});
+    EXPECT_TRUE(st.ok()) << "only minor " << n - 1 << ": " << st.ToString();
+  }
+}
+
+// Random sets of denied minors (any of 0..255, up to 64 of them, in any order) all load.
+TEST(DeviceProgramTest, RandomDeniedSetsLoad) {
+  if (cgroup_internal::VerifyDeviceProgram({}).code() == StatusCode::kPermissionDenied) {
+    GTEST_SKIP() << "loading BPF programs needs root";
+  }
+  const bool ok = rc::check("every denied set loads", [](const std::vector<uint8_t>& minors) {
+    std::vector<int> denied;
+    for (uint8_t m : minors) {
+      if (denied.size() < 64) denied.push_back(m);
+    }
+    Status st = cgroup_internal::VerifyDeviceProgram(denied);
+    RC_ASSERT(st.ok());
+  });
+  EXPECT_TRUE(ok);
 }
 
 }  // namespace

@@ -50,6 +50,14 @@ bpf_insn Insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) 
 std::vector<bpf_insn> DenyGpuProgram(const std::vector<int>& denied) {
   std::vector<bpf_insn> p;
   const int n = static_cast<int>(denied.size());
+  if (n == 0) {
+    // Nothing to deny (the job holds every GPU of its node): a program that allows. With the tests
+    // below, the deny branch would be unreachable, and the kernel's verifier refuses a program
+    // with unreachable code ("unreachable insn"), which made every full-node job fail to launch.
+    p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1));
+    p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+    return p;
+  }
   // Instruction indexes: 0-5 prologue, 6..6+n-1 the minor tests, then allow (2), deny (2).
   const int allow = 6 + n;
   const int deny = allow + 2;
@@ -70,27 +78,46 @@ std::vector<bpf_insn> DenyGpuProgram(const std::vector<int>& denied) {
   return p;
 }
 
+// Loads the device program through the kernel's verifier: its descriptor, or the error with the
+// verifier's log.
+StatusOr<int> LoadDeviceProgram(const std::vector<int>& denied, const std::string& what) {
+  std::vector<bpf_insn> insns = DenyGpuProgram(denied);
+  static const char kLicense[] = "GPL";
+  // Without a log first: with one, a log that does not fit its buffer fails the load (ENOSPC),
+  // whatever the program. Only a refused program is loaded again, with a log large enough to say why.
+  std::vector<char> log;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    union bpf_attr load;
+    std::memset(&load, 0, sizeof(load));
+    load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+    load.insns = reinterpret_cast<uint64_t>(insns.data());
+    load.insn_cnt = static_cast<uint32_t>(insns.size());
+    load.license = reinterpret_cast<uint64_t>(kLicense);
+    if (attempt == 1) {
+      log.assign(1 << 20, '\0');
+      load.log_buf = reinterpret_cast<uint64_t>(log.data());
+      load.log_size = static_cast<uint32_t>(log.size());
+      load.log_level = 1;
+    }
+    const int prog = static_cast<int>(syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof(load)));
+    if (prog >= 0) return prog;
+    const int err = errno;
+    if (attempt == 1 || err == EPERM) {
+      std::string why = log.empty() ? "" : std::string(log.data());
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      return Status(err == EPERM ? StatusCode::kPermissionDenied : StatusCode::kInternal,
+                    "cannot load the device filter for '" + what + "': " + std::strerror(err) +
+                        (why.empty() ? std::string() : " (" + why + ")"));
+    }
+  }
+  return Internal("cannot load the device filter for '" + what + "'");
+}
+
 // Loads the program and attaches it in the override mode (BPF_F_ALLOW_OVERRIDE): a second attach
 // replaces the first, so Create stays idempotent, and a step's cgroup below may attach its own,
 // narrower one, which then rules the step's processes. The attachment keeps the program alive.
 Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denied) {
-  std::vector<bpf_insn> insns = DenyGpuProgram(denied);
-  static const char kLicense[] = "GPL";
-  char log[2048] = {0};
-  union bpf_attr load;
-  std::memset(&load, 0, sizeof(load));
-  load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-  load.insns = reinterpret_cast<uint64_t>(insns.data());
-  load.insn_cnt = static_cast<uint32_t>(insns.size());
-  load.license = reinterpret_cast<uint64_t>(kLicense);
-  load.log_buf = reinterpret_cast<uint64_t>(log);
-  load.log_size = sizeof(log);
-  load.log_level = 1;
-  int prog = static_cast<int>(syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof(load)));
-  if (prog < 0) {
-    return Internal("cannot load the device filter for '" + dir + "': " + std::strerror(errno) +
-                    (log[0] != '\0' ? std::string(" (") + log + ")" : std::string()));
-  }
+  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(denied, dir));
   int cg = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cg < 0) {
     int err = errno;
@@ -110,6 +137,16 @@ Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denie
   if (rc != 0) return Internal("cannot attach the device filter to '" + dir + "': " + std::strerror(err));
   return Status::Ok();
 }
+
+}  // namespace
+
+Status VerifyDeviceProgram(const std::vector<int>& denied) {
+  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(denied, "a test"));
+  close(prog);
+  return Status::Ok();
+}
+
+namespace {
 
 // ---- The implementation ------------------------------------------------------------------------
 
