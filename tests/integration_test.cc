@@ -3,6 +3,8 @@
 // with assertions on what a user sees. Label "integration" in CTest.
 #include "local_cluster_test_util.h"
 
+#include <dlfcn.h>
+
 #include <map>
 #include <sstream>
 
@@ -372,6 +374,30 @@ TEST_F(LocalCluster, FairShareRanksTheUserWhoUsedLessFirst) {
   Result own = RunAs("nobody", "sshare -n -P");
   EXPECT_NE(own.out.find("|nobody|"), std::string::npos) << own.out;
   EXPECT_EQ(own.out.find("|root|"), std::string::npos) << own.out;
+}
+
+// `muster up --gpus nvml` on a host with no NVIDIA driver: the agent's error, at once, and nothing
+// left running.
+TEST(MusterUp, NvmlWithoutADriverSaysSoAndLeavesNothingRunning) {
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY)) {
+    dlclose(nvml);
+    GTEST_SKIP() << "this host has NVML";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("muster_nvml_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Result up = Sh("PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH muster up --gpus nvml --dir " + dir.string());
+  EXPECT_EQ(up.rc, 1) << up.out;
+  EXPECT_NE(up.out.find("muster up: musterd for node1 exited: musterd: error: NVML: cannot load libnvidia-ml.so.1"),
+            std::string::npos)
+      << up.out;
+  EXPECT_NE(ReadFile((dir / "muster.yaml").string()).find("gpus: nvml"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_NE(e.path().extension(), ".pid") << e.path();
+  // The controller it had started is gone (stopped by pid, from its pid file).
+  EXPECT_EQ(Sh("PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir / "muster.yaml").string() +
+               " squeue")
+                .rc,
+            1);
+  fs::remove_all(dir);
 }
 
 }  // namespace

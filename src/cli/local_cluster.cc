@@ -124,6 +124,7 @@ struct UpArgs {
   std::string links = "nvswitch";
   std::string cluster_file;  // --cluster: nodes and partitions from this file instead of the options above
   std::string gpu_devices;   // --gpu-devices: the fake GPUs stand on this directory's nvidia<N> devices
+  std::string gpu_source = "fake";  // --gpus: fake, or nvml (this host's real GPUs, one node)
   int first_job_id = 1;
   bool tcp = false;
 };
@@ -156,7 +157,8 @@ const char* kUpUsage =
     "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
-    "       (both also take [--gpu-devices DEVDIR])\n"
+    "       muster up --gpus nvml [--dir DIR] [--tcp]\n"
+    "       (the first two also take [--gpu-devices DEVDIR])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
     "(default $HOME/.muster) and returns once every node has registered.\n"
     "--cluster: the nodes, partitions and topology of a cluster file (YAML, or a Slurm site's\n"
@@ -165,18 +167,64 @@ const char* kUpUsage =
     "--gpu-devices: fake GPU i of each node is DEVDIR's i-th nvidia<N> character device (major\n"
     "195), which the node's jobs may open and other jobs may not (with cgroups, as root): device\n"
     "fencing tried without NVIDIA hardware.\n"
+    "--gpus nvml: one node with this host's real GPUs (found through NVML), their devices fenced\n"
+    "per job with cgroups (as root); --gpus fake (the default) fakes them.\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
+
+// Stops the daemons whose pid files lie in `dir` (agents first: they end their jobs), kills the job
+// processes that killed agents left, and removes the script directory. Returns the daemons stopped.
+int StopCluster(const std::string& dir, std::ostream& out) {
+  std::vector<std::pair<std::string, std::string>> pidfiles;  // (file, program)
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("musterd-", 0) == 0 && e.path().extension() == ".pid") pidfiles.emplace_back(e.path().string(), "musterd");
+  }
+  // Agents first (they end their jobs), then the controller.
+  pidfiles.emplace_back(dir + "/musterctld.pid", "musterctld");
+  int stopped = 0;
+  for (const auto& [file, prog] : pidfiles) {
+    pid_t pid = ReadPid(file);
+    if (Alive(pid, prog)) {
+      kill(pid, SIGTERM);
+      for (int t = 0; t < 200 && Alive(pid, prog); ++t) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (Alive(pid, prog)) kill(pid, SIGKILL);
+      ++stopped;
+    }
+    fs::remove(file, ec);
+  }
+  // Jobs of agents that were killed (not stopped) are found by their spool marker.
+  int strays = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/spool", ec)) strays += KillStrayProcesses(e.path().string());
+  if (strays > 0) out << "muster down: killed " << strays << " job processes left by killed agents\n";
+  if (StatusOr<MusterConfig> conf = LoadMusterConfig(dir + "/muster.yaml", ConfigReader::kCommand); conf.ok()) {
+    RemoveScriptDir(conf->script_dir);
+  }
+  return stopped;
+}
+
+// The last non-empty line of a log file: why a daemon that exited at start-up did.
+std::string LastLogLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
 
 }  // namespace
 
 int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
   UpArgs a;
   a.dir = DefaultDir();
+  bool nodes_given = false;
   static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
                                                 "--gpu-model", "--gpu-links",     "--dir",
-                                                "--cluster",   "--first-job-id",  "--gpu-devices"};
+                                                "--cluster",   "--first-job-id",  "--gpu-devices",
+                                                "--gpus"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -210,7 +258,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       return 2;
     }
     bool ok = true;
-    if (k == "--nodes") ok = ParseInt(v, 1, 256, &a.nodes);
+    if (k == "--nodes") {
+      ok = ParseInt(v, 1, 256, &a.nodes);
+      nodes_given = true;
+    }
     else if (k == "--gpus-per-node") ok = ParseInt(v, 0, 64, &a.gpus);
     else if (k == "--cpus-per-node") ok = ParseInt(v, 1, 4096, &a.cpus);
     else if (k == "--mem-per-node") a.memory = v;
@@ -219,11 +270,22 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--cluster") a.cluster_file = v;
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else if (k == "--gpu-devices") a.gpu_devices = v;
-    else a.dir = v;  // --dir
+    else if (k == "--gpus") {
+      ok = v == "nvml" || v == "fake";
+      a.gpu_source = v;
+    } else a.dir = v;  // --dir
     if (!ok) {
       err << "muster up: invalid value '" << v << "' for " << k << "\n";
       return 2;
     }
+  }
+  if (a.gpu_source == "nvml") {
+    // This host's GPUs belong to one node: two agents would both hand them out.
+    if ((nodes_given && a.nodes > 1) || !a.cluster_file.empty()) {
+      err << "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)\n";
+      return 2;
+    }
+    a.nodes = 1;
   }
   std::error_code ec;
   a.dir = fs::absolute(a.dir, ec).lexically_normal().string();
@@ -254,10 +316,13 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   } else {
     for (int i = 1; i <= a.nodes; ++i) node_names.push_back("node" + std::to_string(i));
     const std::string nodes = CompressHostlist(node_names);
-    what = " (" + nodes + ") x " + std::to_string(a.gpus) + " fake " + a.model + " GPUs, partition 'gpu'.\n";
+    what = a.gpu_source == "nvml" ? " (" + nodes + ") with this host's GPUs (NVML), partition 'gpu'.\n"
+                                  : " (" + nodes + ") x " + std::to_string(a.gpus) + " fake " + a.model +
+                                        " GPUs, partition 'gpu'.\n";
     {
       std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
-      c << "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n"
+      c << (a.gpu_source == "nvml" ? "# Written by 'muster up --gpus nvml'. The agent reports this host's GPUs (NVML).\n"
+                                   : "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n")
         << "cluster: local\n"
         << "node_types:\n"
         << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
@@ -316,7 +381,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  spool_dir: spool\n"
       << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
       << "  heartbeat_interval: 2\n"
-      << "  gpus: fake\n"
+      << "  gpus: " << a.gpu_source << "\n"
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
       << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
   }
@@ -329,14 +394,18 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     return 1;
   }
   std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
+  std::ostringstream quiet;
+  std::vector<std::pair<pid_t, std::string>> agents;  // (pid, node)
   for (const std::string& node : node_names) {
     pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
                     a.dir + "/log/musterd-" + node + ".log", &error);
     if (p < 0) {
       err << "muster up: cannot start musterd for " << node << ": " << error << "\n";
+      StopCluster(a.dir, quiet);
       return 1;
     }
     std::ofstream(a.dir + "/musterd-" + node + ".pid") << p << "\n";
+    agents.emplace_back(p, node);
   }
   // Ready when the controller answers and every node has registered.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -344,7 +413,16 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
     if (waitpid(ctld, &status, WNOHANG) == ctld) {  // our child: exited (not merely starting)
-      err << "muster up: musterctld exited; see " << a.dir << "/log/musterctld.log\n";
+      err << "muster up: musterctld exited: " << LastLogLine(a.dir + "/log/musterctld.log") << "\n  see " << a.dir
+          << "/log/musterctld.log\n";
+      StopCluster(a.dir, quiet);
+      return 1;
+    }
+    for (const auto& [pid, node] : agents) {
+      if (waitpid(pid, &status, WNOHANG) != pid) continue;
+      const std::string log = a.dir + "/log/musterd-" + node + ".log";
+      err << "muster up: musterd for " << node << " exited: " << LastLogLine(log) << "\n  see " << log << "\n";
+      StopCluster(a.dir, quiet);
       return 1;
     }
     StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect("unix:" + a.dir + "/run/ctld.sock", "", 2000);
@@ -365,7 +443,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   const int want = static_cast<int>(node_names.size());
   if (registered != want) {
     err << "muster up: only " << registered << " of " << want << " nodes registered within 30 s; see "
-        << a.dir << "/log/\n";
+        << a.dir << "/log/ (stopped what had started)\n";
+    StopCluster(a.dir, quiet);
     return 1;
   }
   out << "Muster cluster '" << cluster_name << "' is up: " << want << " node" << (want > 1 ? "s" : "") << what
@@ -395,32 +474,7 @@ int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       return 2;
     }
   }
-  std::vector<std::pair<std::string, std::string>> pidfiles;  // (file, program)
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string f = e.path().filename().string();
-    if (f.rfind("musterd-", 0) == 0 && e.path().extension() == ".pid") pidfiles.emplace_back(e.path().string(), "musterd");
-  }
-  // Agents first (they end their jobs), then the controller.
-  pidfiles.emplace_back(dir + "/musterctld.pid", "musterctld");
-  int stopped = 0;
-  for (const auto& [file, prog] : pidfiles) {
-    pid_t pid = ReadPid(file);
-    if (Alive(pid, prog)) {
-      kill(pid, SIGTERM);
-      for (int t = 0; t < 200 && Alive(pid, prog); ++t) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (Alive(pid, prog)) kill(pid, SIGKILL);
-      ++stopped;
-    }
-    fs::remove(file, ec);
-  }
-  // Jobs of agents that were killed (not stopped) are found by their spool marker.
-  int strays = 0;
-  for (const auto& e : fs::directory_iterator(dir + "/spool", ec)) strays += KillStrayProcesses(e.path().string());
-  if (strays > 0) out << "muster down: killed " << strays << " job processes left by killed agents\n";
-  if (StatusOr<MusterConfig> conf = LoadMusterConfig(dir + "/muster.yaml", ConfigReader::kCommand); conf.ok()) {
-    RemoveScriptDir(conf->script_dir);
-  }
+  const int stopped = StopCluster(dir, out);
   if (stopped == 0) {
     out << "muster down: no cluster was running in " << dir << "\n";
     return 0;

@@ -27,7 +27,12 @@ TEST(UpArgs, ErrorsNameTheOption) {
   EXPECT_EQ(Up({"--nodes", "0"}).err, "muster up: invalid value '0' for --nodes");
   EXPECT_EQ(Up({"--nodes=x"}).err, "muster up: invalid value 'x' for --nodes");
   EXPECT_EQ(Up({"four"}).err, "muster up: unexpected argument 'four'");
-  for (const auto& args : std::vector<std::vector<std::string>>{{"--tcp=x"}, {"--bogus"}, {"--nodes"}, {"four"}}) {
+  EXPECT_EQ(Up({"--gpus", "mig"}).err, "muster up: invalid value 'mig' for --gpus");
+  EXPECT_EQ(Up({"--gpus", "nvml", "--nodes", "2"}).err,
+            "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)");
+  EXPECT_EQ(Up({"--gpus=nvml", "--cluster", "c.yaml"}).err,
+            "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--tcp=x"}, {"--bogus"}, {"--nodes"}, {"four"}, {"--gpus", "mig"}}) {
     EXPECT_EQ(Up(args).rc, 2) << args[0];
   }
 }
