@@ -11,9 +11,13 @@ cmake --preset dev -DMUSTER_BUILD_BENCH=OFF >/dev/null
 cmake --build --preset dev --target soak_test muster musterctld musterd >/dev/null
 start=$(date +%s)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# The daemons run from copies: a rebuild while the soak runs does not swap them underneath it.
+bin=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$bin"' EXIT
+cp -P build/dev/muster build/dev/musterctld build/dev/musterd "$bin/"
+for link in build/dev/*; do [ -L "$link" ] && cp -P "$link" "$bin/"; done  # sbatch, squeue, ... -> muster
 rc=0
-MUSTER_SOAK_KILLS=$kills build/dev/soak_test 2>&1 | tee "$log" || rc=$?
+MUSTER_TEST_BIN_DIR=$bin MUSTER_SOAK_KILLS=$kills build/dev/soak_test 2>&1 | tee "$log" || rc=$?
 secs=$(($(date +%s) - start))
 line=$(grep '^\[ soak \]' "$log" | tail -1)
 echo "$line (${secs} s)"

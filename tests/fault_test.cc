@@ -25,7 +25,7 @@ class Faults : public LocalClusterTest {
   // kill -9 of the controller, and a new one started on the same files.
   void KillController() { ASSERT_EQ(kill(std::atoi(Pid("musterctld").c_str()), SIGKILL), 0); }
   void StartController() {
-    Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " +
+    Result restart = Sh("setsid " + BinDir() + "/musterctld --conf " +
                         (dir_ / "c/muster.yaml").string() + " >> " + (dir_ / "c/log/musterctld.log").string() +
                         " 2>&1 & echo $! > " + (dir_ / "c/musterctld.pid").string());
     ASSERT_EQ(restart.rc, 0);
@@ -41,7 +41,7 @@ class Faults : public LocalClusterTest {
   bool NoNodeDrained() { return Run("sinfo -h -R").out.empty(); }
   pid_t AgentPid(const std::string& node) { return std::atoi(Pid("musterd-" + node).c_str()); }
   void StartAgent(const std::string& node) {
-    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
+    Result r = Sh("setsid " + BinDir() + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
                   " --node " + node + " --end-jobs-on-stop >> " + (dir_ / "c/log").string() + "/musterd-" + node +
                   ".log 2>&1 & echo $! > " + (dir_ / "c").string() + "/musterd-" + node + ".pid");
     ASSERT_EQ(r.rc, 0);

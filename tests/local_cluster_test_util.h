@@ -11,9 +11,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -39,6 +41,13 @@ inline Result Sh(const std::string& cmd) {
   int status = pclose(p);
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Where muster, musterctld and musterd are: the build's, or MUSTER_TEST_BIN_DIR (bench/soak.sh
+// runs copies there, so that a rebuild during a long soak does not swap the binaries under it).
+inline std::string BinDir() {
+  const char* dir = std::getenv("MUSTER_TEST_BIN_DIR");
+  return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string(MUSTER_BIN_DIR);
 }
 
 inline std::string Trim(std::string s) {
@@ -83,13 +92,22 @@ class LocalClusterTest : public ::testing::Test {
     fs::create_directories(work_);
     fs::permissions(dir_, fs::perms::all);
     fs::permissions(work_, fs::perms::all);  // other users submit from here too
-    env_ = "PATH=" + std::string(MUSTER_BIN_DIR) + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
+    env_ = "PATH=" + BinDir() + ":$PATH MUSTER_CONF=" + (dir_ / "c" / "muster.yaml").string() + " ";
     Result up = Sh(env_ + "muster up --dir " + (dir_ / "c").string() + " --nodes " + std::to_string(nodes_) +
                    " --gpus-per-node 4" + up_args_);
     ASSERT_EQ(up.rc, 0) << up.out;
     ASSERT_NE(up.out.find("is up: " + std::to_string(nodes_) + " node"), std::string::npos) << up.out;
   }
   void TearDown() override {
+    if (HasFailure()) {
+      // The daemons' logs outlive a failed test: what they said is what explains it.
+      const fs::path kept = fs::temp_directory_path() / ("muster_failed_" + std::to_string(getpid()) + "_" +
+                                                         std::to_string(counter_) + "_logs");
+      std::error_code ec;
+      fs::remove_all(kept, ec);
+      fs::copy(dir_ / "c" / "log", kept, fs::copy_options::recursive, ec);
+      std::cerr << "the cluster's logs: " << kept.string() << "\n";
+    }
     Result down = Sh(env_ + "muster down --dir " + (dir_ / "c").string());
     EXPECT_EQ(down.rc, 0) << down.out;
     // Nothing of ours may be left running.
@@ -122,7 +140,7 @@ class LocalClusterTest : public ::testing::Test {
       std::ofstream conf((dir_ / "c/muster.yaml").string(), std::ios::app);
       conf << yaml;
     }
-    Result restart = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " +
+    Result restart = Sh("setsid " + BinDir() + "/musterctld --conf " +
                         (dir_ / "c/muster.yaml").string() + " >> " + (dir_ / "c/log/musterctld.log").string() +
                         " 2>&1 & echo $! > " + (dir_ / "c/musterctld.pid").string());
     if (restart.rc != 0) return false;

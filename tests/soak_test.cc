@@ -35,13 +35,13 @@ class Soak : public LocalClusterTest {
     LocalClusterTest::TearDown();
   }
   void StartController() {
-    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
+    Result r = Sh("setsid " + BinDir() + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
                   " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
                   (dir_ / "c/musterctld.pid").string());
     ASSERT_EQ(r.rc, 0);
   }
   void StartAgent(const std::string& node) {
-    Result r = Sh("setsid " + std::string(MUSTER_BIN_DIR) + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
+    Result r = Sh("setsid " + BinDir() + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
                   " --node " + node + " --end-jobs-on-stop >> " + (dir_ / "c/log").string() + "/musterd-" + node +
                   ".log 2>&1 & echo $! > " + (dir_ / "c").string() + "/musterd-" + node + ".pid");
     ASSERT_EQ(r.rc, 0);
@@ -83,7 +83,9 @@ TEST_F(Soak, KillsOfTheControllerAndTheAgentsLoseNothingAndRunNothingTwice) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 400));  // down a while
     StartController();
-    ASSERT_TRUE(WaitFor([&] { return Run("squeue -h -o %i").rc == 0; }, 10s)) << "kill " << k;
+    Result answer;
+    ASSERT_TRUE(WaitFor([&] { return (answer = Run("squeue -h -o %i")).rc == 0; }, 30s))
+        << "kill " << k << ": squeue said " << answer.out.substr(0, 500);
   }
   ASSERT_EQ(Run("touch " + stop.string()).rc, 0);
   for (int c = 0; c < clients; ++c) {

@@ -1,6 +1,7 @@
 #include "agent/shepherd.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -32,6 +33,10 @@ constexpr char kSpecFile[] = "/spec.json";
 constexpr char kPidFile[] = "/shepherd";
 constexpr char kCtlFile[] = "/ctl";
 constexpr char kExitFile[] = "/exit.json";
+// Locked (flock) for as long as a shepherd lives: the agent locks it before it forks the shepherd,
+// which holds the lock through its stdin (the same open file) from the fork on. An agent that
+// finds it locked knows a shepherd is there, even one still starting.
+constexpr char kLockFile[] = "/lock";
 constexpr int kTickMs = 500;           // how often the lease is looked at
 constexpr int kStartTimeoutMs = 30000;  // the most a shepherd may take to say it started
 
@@ -214,6 +219,13 @@ int ShepherdMain(const std::string& run_dir) {
   const int ctl = open((run_dir + kCtlFile).c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);  // RDWR: never EOF
   pid_t child = -1;
   int child_fd = -1;
+  auto record = [&](pid_t script) {
+    (void)WriteAtomically(run_dir + kPidFile,
+                          std::to_string(getpid()) + " " + std::to_string(StartTime(getpid())) + " " +
+                              std::to_string(script) + "\n",
+                          0600);
+  };
+  record(-1);  // before the script starts: an agent that looks now finds this shepherd
   if (spec.batch) {
     StatusOr<pid_t> pid = Launch(spec.launch);
     if (!pid.ok()) {
@@ -223,10 +235,7 @@ int ShepherdMain(const std::string& run_dir) {
     child = *pid;
     child_fd = PidFdOpen(child);
   }
-  (void)WriteAtomically(run_dir + kPidFile,
-                        std::to_string(getpid()) + " " + std::to_string(StartTime(getpid())) + " " +
-                            std::to_string(child) + "\n",
-                        0600);
+  record(child);
   say("ok " + std::to_string(child) + "\n");
 
   ShepherdExit end;
@@ -338,19 +347,29 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
   if (mkfifo((run_dir + kCtlFile).c_str(), 0600) != 0) {
     return Internal("cannot create '" + run_dir + kCtlFile + "': " + std::strerror(errno));
   }
+  const int lock = open((run_dir + kLockFile).c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (lock >= 0) close(lock);
+    return Internal("cannot lock '" + run_dir + kLockFile + "': " + std::strerror(err));
+  }
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    close(lock);
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
   LaunchSpec self;
   self.uid = geteuid();
   self.gid = getegid();
   self.allow_root = true;
   self.argv = {exe, "--shepherd", run_dir};
   self.env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
-  self.stdin_path = "/dev/null";
+  self.stdin_fd = lock;  // the shepherd holds the run's lock from the fork on
   self.stdout_fd = pipe_fds[1];
   self.stderr_fd = 2;  // the agent's log
   StatusOr<pid_t> pid = Launch(self);
   close(pipe_fds[1]);
+  close(lock);  // the shepherd's copy keeps it locked while it lives
   if (!pid.ok()) {
     close(pipe_fds[0]);
     return Internal("cannot start the job's shepherd: " + pid.status().message());
@@ -393,7 +412,21 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
   return Internal("the job's shepherd did not start (see the agent's log)");
 }
 
+static bool ShepherdLives(const std::string& run_dir) {
+  const int fd = open((run_dir + kLockFile).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return locked;
+}
+
 StatusOr<ShepherdHandle> ShepherdHandle::Adopt(const std::string& run_dir) {
+  // A shepherd that is still starting (its agent was killed while it started it) has the lock
+  // but may not have recorded itself yet: wait for it, as its agent would have.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartTimeoutMs);
+  while (ReadText(run_dir + kPidFile).empty() && ShepherdLives(run_dir) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::istringstream in(ReadText(run_dir + kPidFile));
   pid_t pid = -1, script = -1;
   int64_t started = -1;
