@@ -386,7 +386,7 @@ Status Agent::StartRun(Running& run) {
     TaskPlacement where;
     where.node_index = 0;
     // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
-    const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_minors.empty();
+    const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_devices.empty();
     LaunchSpec& launch = spec.launch;
     launch.uid = job.uid;
     launch.gid = job.gid;
@@ -395,6 +395,7 @@ Status Agent::StartRun(Running& run) {
     launch.log_name = "musterd-" + opt_.node.name;
     launch.argv = {script};
     launch.argv.insert(launch.argv.end(), job.script_args.begin(), job.script_args.end());
+    where.mig_uuids = MigUuids(opt_.node.gpus);
     launch.env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
     TakePropagatedLimits(&launch);
     launch.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
@@ -514,9 +515,9 @@ Status Agent::EnsureCgroup(Running& run) {
     limits.memory_bytes = a.memory_mb * 1024 * 1024;
     limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
     run.cpus = limits.cpus;
-    limits.allowed_gpu_minors = AllowedGpuMinors(opt_.gpu_minors, a);
+    limits.devices = AllowedDevices(opt_.gpu_devices, a);
   }
-  limits.restrict_devices = !opt_.gpu_minors.empty();
+  limits.restrict_devices = !opt_.gpu_devices.empty();
   const std::string name = "job_" + std::to_string(job.id);
   Status st = opt_.cgroup->Create(name, limits);
   if (!st.ok()) {
@@ -528,6 +529,7 @@ Status Agent::EnsureCgroup(Running& run) {
 }
 
 Status Agent::PlaceStep(Running& run, StepLaunch& launch) {
+  launch.mig_uuids = MigUuids(opt_.node.gpus);
   if (run.cgroup.empty()) return Status::Ok();
   // The cgroups of steps that ended (best effort: one whose processes linger stays till the job's goes).
   for (auto it = run.step_cgroups.begin(); it != run.step_cgroups.end();) {
@@ -536,18 +538,14 @@ Status Agent::PlaceStep(Running& run, StepLaunch& launch) {
     it = gone ? run.step_cgroups.erase(it) : std::next(it);
   }
   launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
-  launch.devices_constrained = !opt_.gpu_minors.empty();
+  launch.devices_constrained = !opt_.gpu_devices.empty();
   if (!launch.devices_constrained || !launch.gpus) return Status::Ok();
   std::vector<int> gpus = *launch.gpus;
   std::sort(gpus.begin(), gpus.end());
   gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
   if (gpus == JobGpusOn(run.job.allocation, opt_.node.name)) return Status::Ok();  // all of the job's
-  std::vector<int> minors;
-  for (int g : gpus) {
-    if (g >= 0 && g < static_cast<int>(opt_.gpu_minors.size())) minors.push_back(opt_.gpu_minors[g]);
-  }
   StatusOr<std::string> procs =
-      opt_.cgroup->CreateStep(run.cgroup, "step_" + std::to_string(launch.step_id), minors);
+      opt_.cgroup->CreateStep(run.cgroup, "step_" + std::to_string(launch.step_id), opt_.gpu_devices.Grant(gpus));
   if (!procs.ok()) return procs.status().WithPrefix("step cgroup");
   launch.cgroup_procs_file = *procs;
   launch.step_cgroup = true;

@@ -62,9 +62,10 @@ struct AgentOptions {
   const TokenAuthority* tokens = nullptr;  // mints tokens for local users (nullptr: no /v1/token) and
                                            // verifies TCP callers' (required with a listen port)
   std::unique_ptr<Cgroup> cgroup;  // nullptr: no cgroups (said in the log)
-  // The /dev/nvidia<minor> of each GPU index of `node` (NVML's): a job's cgroup then denies it
-  // every GPU device of the node but its own. Empty (fake GPUs): device access is left alone.
-  std::vector<int> gpu_minors;
+  // The /dev/nvidia<minor> (and MIG capability devices) of each GPU index of `node` (NVML's): a
+  // job's cgroup then lets it open of the node's NVIDIA devices only its own (and the shared
+  // control devices). Empty (fake GPUs): device access is left alone.
+  GpuDeviceTable gpu_devices;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
   std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run

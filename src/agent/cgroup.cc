@@ -121,14 +121,6 @@ Status RemoveDir(const std::string& dir, int64_t deadline_ms) {
   return Status::Ok();
 }
 
-std::vector<int> DeniedGpuMinors(const std::string& dev_dir, const std::vector<int>& allowed_minors) {
-  std::vector<int> denied;
-  for (int minor : NvidiaGpuMinors(dev_dir)) {
-    if (std::find(allowed_minors.begin(), allowed_minors.end(), minor) == allowed_minors.end()) denied.push_back(minor);
-  }
-  return denied;
-}
-
 std::string FormatCpuList(std::vector<int> cpus) {
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
@@ -219,6 +211,53 @@ std::vector<int> NvidiaGpuMinors(const std::string& dev_dir) {
   return minors;
 }
 
+namespace {
+
+// (major, minor) of each character device nvidia-cap<N> in <dev_dir>/nvidia-caps.
+std::vector<std::pair<int, int>> CapDevices(const std::string& dev_dir) {
+  std::vector<std::pair<int, int>> out;
+  const std::string caps = dev_dir + "/nvidia-caps";
+  DIR* dir = opendir(caps.c_str());
+  if (dir == nullptr) return out;
+  while (dirent* e = readdir(dir)) {
+    std::string name = e->d_name;
+    if (name.size() <= 10 || name.compare(0, 10, "nvidia-cap") != 0) continue;
+    if (!std::all_of(name.begin() + 10, name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    struct stat st;
+    if (stat((caps + "/" + name).c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
+    out.emplace_back(static_cast<int>(major(st.st_rdev)), static_cast<int>(minor(st.st_rdev)));
+  }
+  closedir(dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+int NvidiaCapsMajor(const std::string& dev_dir) {
+  std::vector<std::pair<int, int>> caps = CapDevices(dev_dir);
+  if (!caps.empty()) return caps.front().first;
+  if (dev_dir != "/dev") return -1;
+  std::ifstream in("/proc/devices");
+  std::string line;
+  bool chars = false;
+  while (std::getline(in, line)) {
+    if (line == "Character devices:") chars = true;
+    if (line == "Block devices:") chars = false;
+    std::istringstream words(line);
+    int major = -1;
+    std::string name;
+    if (chars && (words >> major >> name) && name == "nvidia-caps") return major;
+  }
+  return -1;
+}
+
+std::vector<int> NvidiaCapMinors(const std::string& dev_dir) {
+  std::vector<int> minors;
+  for (const auto& [major, minor] : CapDevices(dev_dir)) minors.push_back(minor);
+  return minors;
+}
+
 void SleepMillis(int ms) {
   timespec ts{ms / 1000, (ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -250,16 +289,24 @@ std::string AgentCgroupBase(const std::string& node, const std::string& spool_di
   return "muster-" + node + "-" + hex;
 }
 
-std::vector<int> AllowedGpuMinors(const std::vector<int>& gpu_minors, const JobNodeAllocation& allocation) {
-  std::vector<int> out;
-  auto add = [&](int gpu) {
-    if (gpu >= 0 && gpu < static_cast<int>(gpu_minors.size())) out.push_back(gpu_minors[gpu]);
-  };
-  for (int g : allocation.gpus) add(g);
-  add(allocation.shared_gpu);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+DeviceGrant GpuDeviceTable::Grant(const std::vector<int>& gpus) const {
+  DeviceGrant g;
+  for (int gpu : gpus) {
+    if (gpu < 0 || gpu >= static_cast<int>(minors.size())) continue;
+    g.gpu_minors.push_back(minors[gpu]);
+    if (gpu < static_cast<int>(caps.size())) g.cap_minors.insert(g.cap_minors.end(), caps[gpu].begin(), caps[gpu].end());
+  }
+  for (std::vector<int>* v : {&g.gpu_minors, &g.cap_minors}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  return g;
+}
+
+DeviceGrant AllowedDevices(const GpuDeviceTable& table, const JobNodeAllocation& allocation) {
+  std::vector<int> gpus = allocation.gpus;
+  if (allocation.shared_gpu >= 0) gpus.push_back(allocation.shared_gpu);
+  return table.Grant(gpus);
 }
 
 }  // namespace muster

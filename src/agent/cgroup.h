@@ -17,18 +17,40 @@
 
 namespace muster {
 
+// The NVIDIA devices a job (or a step) may open. Where devices are restricted, of NVIDIA's devices
+// it may open exactly: these GPUs (/dev/nvidia<minor>, major 195), nvidiactl and nvidia-modeset
+// (195:255 and 195:254), nvidia-uvm and nvidia-uvm-tools (their own major), and these MIG
+// capabilities (/dev/nvidia-caps/nvidia-cap<minor>, the nvidia-caps major). Every other device
+// (InfiniBand, fuse, /dev/null, ...) stays open to it, as under Slurm's ConstrainDevices.
+struct DeviceGrant {
+  std::vector<int> gpu_minors;  // sorted, unique
+  std::vector<int> cap_minors;  // sorted, unique
+  friend bool operator==(const DeviceGrant&, const DeviceGrant&) = default;
+};
+
+// The node's NVIDIA devices, per GPU index (what CUDA_VISIBLE_DEVICES and allocations name):
+// its /dev/nvidia<minor> (a MIG slice's parent GPU's) and, for a MIG slice, the minors of its GPU
+// instance's and compute instance's capability devices.
+struct GpuDeviceTable {
+  std::vector<int> minors;
+  std::vector<std::vector<int>> caps;  // empty, or the same size as `minors`
+  bool empty() const { return minors.empty(); }
+  // The grant for these GPU indexes (indexes the table does not have are ignored).
+  DeviceGrant Grant(const std::vector<int>& gpus) const;
+};
+
 struct CgroupLimits {
   std::vector<int> cpus;          // CPU ids for cpuset ("" = all); also sets the CPU quota
   int64_t memory_bytes = 0;       // 0 = no limit
-  // With restrict_devices, every /dev/nvidia<minor> GPU of the node but these is denied (where a
-  // devices controller exists); without it the job's device access is left alone.
-  std::vector<int> allowed_gpu_minors;
+  // With restrict_devices, the job's NVIDIA devices are those of `devices` (where a devices
+  // controller exists); without it the job's device access is left alone.
+  DeviceGrant devices;
   bool restrict_devices = false;
 };
 
-// The GPU devices a job may open on this node: the minors (`gpu_minors[i]` for GPU index i) of
-// its whole GPUs and of its shared (fractional) GPU.
-std::vector<int> AllowedGpuMinors(const std::vector<int>& gpu_minors, const JobNodeAllocation& allocation);
+// The devices a job may open on this node: those of its whole GPUs and of its shared
+// (fractional) GPU.
+DeviceGrant AllowedDevices(const GpuDeviceTable& table, const JobNodeAllocation& allocation);
 
 class Cgroup {
  public:
@@ -40,14 +62,13 @@ class Cgroup {
   // The file a child writes its pid to before exec so it starts inside (for LaunchSpec); for v1
   // several files (one per hierarchy) joined by ':'.
   virtual std::string ProcsFile(const std::string& name) const = 0;
-  // A step of job `name` that may open only `allowed_gpu_minors` of the node's GPUs (a subset of
-  // its job's), as Slurm's step cgroup under ConstrainDevices: cgroup `step` below the job's
+  // A step of job `name` that may open only the devices of `grant` (a subset of its job's), as Slurm's step cgroup under ConstrainDevices: cgroup `step` below the job's
   // where devices are controlled (v1: in the devices hierarchy only, the step stays in the job's
   // other cgroups; v2: a child of the job's cgroup with its own device program, under the job's
   // limits). Returns the procs file(s), in ProcsFile's form, a task of the step writes itself to.
   // FailedPrecondition where the job's devices are not restricted. Idempotent.
   virtual StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
-                                           const std::vector<int>& allowed_gpu_minors) = 0;
+                                           const DeviceGrant& grant) = 0;
   // Removes a step's cgroup, which must have no process left (an error otherwise); Destroy of
   // the job removes the step cgroups still there.
   virtual Status DestroyStep(const std::string& name, const std::string& step) = 0;

@@ -3,6 +3,7 @@
 // file helpers they share. Not for use outside src/agent.
 #pragma once
 
+#include <linux/bpf.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -28,9 +29,27 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const std::string& root, const st
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const std::string& mount, const std::string& base,
                                                bool require_cpu_memory = true, const std::string& dev_dir = "/dev");
 
+// What a v2 device program lets through of NVIDIA's character devices; every other device passes.
+struct DeviceFence {
+  std::vector<int> nvidia_minors;  // of major 195: the GPUs, nvidia-modeset (254), nvidiactl (255)
+  int caps_major = -1;             // the nvidia-caps major; -1 where the node has none
+  std::vector<int> cap_minors;     // of caps_major
+};
+inline constexpr int kNvidiaModesetMinor = 254;
+inline constexpr int kNvidiactlMinor = 255;
+
+// The fence of a grant: its GPUs and capabilities, with nvidiactl and nvidia-modeset.
+DeviceFence FenceFor(const DeviceGrant& grant, int caps_major);
+
+// The device program (BPF_PROG_TYPE_CGROUP_DEVICE) for a fence, as instructions: for a character
+// device of major 195 (or of caps_major) it allows the listed minors and denies the rest; anything
+// else it allows. Every instruction is reachable whatever the fence (the kernel's verifier refuses
+// unreachable code), and every jump goes forward (old verifiers refuse back edges).
+std::vector<bpf_insn> DeviceProgram(const DeviceFence& fence);
+
 // Loads (BPF_PROG_LOAD, through the kernel's verifier) the device program a v2 job cgroup would get
-// for these denied /dev/nvidia<minor>s, and unloads it. PermissionDenied without the right to.
-Status VerifyDeviceProgram(const std::vector<int>& denied);
+// for this fence, and unloads it. PermissionDenied without the right to.
+Status VerifyDeviceProgram(const DeviceFence& fence);
 
 // ---- Shared helpers ----------------------------------------------------------------------------
 
@@ -48,8 +67,6 @@ std::vector<pid_t> TreePids(const std::string& dir);
 // Removes cgroup `dir` and every cgroup below it, retrying while the kernel says EBUSY (processes
 // just killed) until `deadline_ms` (MonotonicMillis); a missing one is fine.
 Status RemoveDir(const std::string& dir, int64_t deadline_ms);
-// The node's /dev/nvidia<N> minors in `dev_dir` that are not in `allowed_minors`.
-std::vector<int> DeniedGpuMinors(const std::string& dev_dir, const std::vector<int>& allowed_minors);
 // "0-3,8,10-11" for {0,1,2,3,8,10,11}.
 std::string FormatCpuList(std::vector<int> cpus);
 // The value after `key` on the line starting with "key " in a flat-keyed file ("oom_kill 3").
@@ -63,6 +80,10 @@ bool IsFsType(const std::string& path, int64_t magic);
 Status ValidateName(const std::string& name);
 // Minors of the /dev/nvidia<N> character devices (major 195) in `dev_dir`, sorted.
 std::vector<int> NvidiaGpuMinors(const std::string& dev_dir);
+// The MIG capability devices <dev_dir>/nvidia-caps/nvidia-cap<N>: their major (-1 when there are
+// none; for "/dev", then the "nvidia-caps" line of /proc/devices) and their minors, sorted.
+int NvidiaCapsMajor(const std::string& dev_dir);
+std::vector<int> NvidiaCapMinors(const std::string& dev_dir);
 void SleepMillis(int ms);
 int64_t MonotonicMillis();
 

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -273,7 +274,7 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   }
   CgroupLimits limits;
   limits.restrict_devices = true;
-  limits.allowed_gpu_minors = {0};
+  limits.devices.gpu_minors = {0};
   Status created = cg_->Create(name_, limits);
   ASSERT_TRUE(created.ok()) << created.ToString();
   EXPECT_TRUE(cg_->Create(name_, limits).ok()) << "Create is idempotent";
@@ -319,25 +320,72 @@ std::string OpenResults(const std::string& out, const std::string& dev_dir, int 
   return results;
 }
 
+// Of NVIDIA's devices a job opens exactly its GPU, nvidiactl, nvidia-modeset, nvidia-uvm and its
+// MIG slice's capabilities: not another GPU, not another slice's capabilities (nor MIG's config
+// capability). Fake device nodes at the real majors (195; 237 for nvidia-caps, 511 for nvidia-uvm).
+TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
+  if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
+    GTEST_SKIP() << "no v1 devices hierarchy";
+  }
+  if (!MakeFakeGpus(dev_.path, 2)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+  ASSERT_EQ(mkdir((dev_.path + "/nvidia-caps").c_str(), 0755), 0);
+  const std::vector<std::pair<std::string, dev_t>> nodes = {
+      {"nvidiactl", makedev(195, 255)},          {"nvidia-modeset", makedev(195, 254)},
+      {"nvidia-uvm", makedev(511, 0)},           {"nvidia-uvm-tools", makedev(511, 1)},
+      {"nvidia-caps/nvidia-cap1", makedev(237, 1)},  // MIG config
+      {"nvidia-caps/nvidia-cap21", makedev(237, 21)}, {"nvidia-caps/nvidia-cap22", makedev(237, 22)},
+      {"nvidia-caps/nvidia-cap30", makedev(237, 30)}};
+  for (const auto& [name, dev] : nodes) ASSERT_EQ(mknod((dev_.path + "/" + name).c_str(), S_IFCHR | 0666, dev), 0) << name;
+  EXPECT_EQ(cgroup_internal::NvidiaCapsMajor(dev_.path), 237);
+  EXPECT_EQ(cgroup_internal::NvidiaCapMinors(dev_.path), (std::vector<int>{1, 21, 22, 30}));
+  CgroupLimits limits;
+  limits.restrict_devices = true;
+  limits.devices = {{1}, {21, 22}};  // a slice of GPU 1: its GPU instance and compute instance
+  ASSERT_TRUE(cg_->Create(name_, limits).ok());
+  std::vector<std::string> order = {"nvidia0", "nvidia1"};
+  for (const auto& [name, dev] : nodes) order.push_back(name);
+  std::string script;
+  for (const std::string& name : order) script += "true < " + dev_.path + "/" + name + "; ";
+  pid_t pid = Start({"/bin/sh", "-c", script});
+  ASSERT_GT(pid, 0);
+  Wait(pid);
+  const std::string out = Slurp(dev_.path + "/out");
+  std::string results;
+  for (const std::string& name : order) {
+    const size_t at = out.find(dev_.path + "/" + name + ":");
+    const std::string line = at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+    results += name + "=" +
+               (line.find(std::strerror(ENXIO)) != std::string::npos   ? "ok"
+                : line.find(std::strerror(EPERM)) != std::string::npos ? "denied"
+                                                                       : "?") +
+               " ";
+  }
+  EXPECT_EQ(results,
+            "nvidia0=denied nvidia1=ok nvidiactl=ok nvidia-modeset=ok nvidia-uvm=ok nvidia-uvm-tools=ok "
+            "nvidia-caps/nvidia-cap1=denied nvidia-caps/nvidia-cap21=ok nvidia-caps/nvidia-cap22=ok "
+            "nvidia-caps/nvidia-cap30=denied ")
+      << out;
+}
+
 TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
   if (!MakeFakeGpus(dev_.path, 3)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
   if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
     GTEST_SKIP() << "no v1 devices hierarchy";
   }
-  EXPECT_EQ(cg_->CreateStep(name_, "step_0", {1}).status().code(), StatusCode::kFailedPrecondition)
+  EXPECT_EQ(cg_->CreateStep(name_, "step_0", {{1}}).status().code(), StatusCode::kFailedPrecondition)
       << "no job cgroup yet";
   CgroupLimits limits;
   limits.restrict_devices = true;
-  limits.allowed_gpu_minors = {0, 1};
+  limits.devices.gpu_minors = {0, 1};
   ASSERT_TRUE(cg_->Create(name_, limits).ok());
-  StatusOr<std::string> step = cg_->CreateStep(name_, "step_0", {1});
+  StatusOr<std::string> step = cg_->CreateStep(name_, "step_0", {{1}});
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   EXPECT_NE(*step, cg_->ProcsFile(name_));
   EXPECT_NE(step->find("step_0"), std::string::npos) << *step;
-  StatusOr<std::string> again = cg_->CreateStep(name_, "step_0", {1});
+  StatusOr<std::string> again = cg_->CreateStep(name_, "step_0", {{1}});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(*again, *step) << "CreateStep is idempotent";
-  EXPECT_FALSE(cg_->CreateStep(name_, "../x", {1}).ok());
+  EXPECT_FALSE(cg_->CreateStep(name_, "../x", {{1}}).ok());
 
   // `true` rather than `:`: a redirection error on a special builtin would end the shell.
   std::string script;
@@ -358,7 +406,7 @@ TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
   std::vector<pid_t> pids = cg_->Pids(name_);
   EXPECT_NE(std::find(pids.begin(), pids.end(), sleeper), pids.end());
   EXPECT_FALSE(cg_->DestroyStep(name_, "step_0").ok()) << "the step still has a process";
-  ASSERT_TRUE(cg_->CreateStep(name_, "step_1", {0}).ok());
+  ASSERT_TRUE(cg_->CreateStep(name_, "step_1", {{0}}).ok());
   EXPECT_TRUE(cg_->DestroyStep(name_, "step_1").ok()) << "an empty step cgroup goes";
   EXPECT_TRUE(cg_->DestroyStep(name_, "step_1").ok()) << "and a gone one is fine";
   ASSERT_TRUE(cg_->Destroy(name_).ok());
@@ -447,15 +495,21 @@ TEST_P(CgroupTest, FreezeStopsTheJobAndThawLetsItGoOn) {
   EXPECT_TRUE(cg_->SetCpus(name_, {0}).ok());  // not pinned at Create: stays as it is
 }
 
-TEST(AllowedGpuMinors, WholeAndSharedGpusThroughTheMinorTable) {
+TEST(AllowedDevices, WholeAndSharedGpusThroughTheDeviceTable) {
   JobNodeAllocation a;
   a.gpus = {0, 2};
   a.shared_gpu = 3;
-  EXPECT_EQ(AllowedGpuMinors({4, 5, 6, 7}, a), (std::vector<int>{4, 6, 7}));
+  GpuDeviceTable t{{4, 5, 6, 7}, {}};
+  EXPECT_EQ(AllowedDevices(t, a), (DeviceGrant{{4, 6, 7}, {}}));
   a.gpus = {0, 9};  // an index the table does not have is ignored
   a.shared_gpu = -1;
-  EXPECT_EQ(AllowedGpuMinors({4, 5}, a), (std::vector<int>{4}));
-  EXPECT_EQ(AllowedGpuMinors({}, a), (std::vector<int>{}));
+  EXPECT_EQ(AllowedDevices(GpuDeviceTable{{4, 5}, {}}, a), (DeviceGrant{{4}, {}}));
+  EXPECT_EQ(AllowedDevices(GpuDeviceTable{}, a), DeviceGrant{});
+  // MIG slices: indexes 0-2 are slices of the GPU of minor 0, each with its GI and CI capabilities.
+  GpuDeviceTable mig{{0, 0, 0, 1}, {{12, 13}, {21, 22}, {30, 31}, {}}};
+  a.gpus = {1, 3};
+  EXPECT_EQ(AllowedDevices(mig, a), (DeviceGrant{{0, 1}, {21, 22}}));
+  EXPECT_EQ(mig.Grant({2, 0}), (DeviceGrant{{0}, {12, 13, 30, 31}}));
 }
 
 TEST_P(CgroupTest, WritesCpuAndMemoryLimits) {
@@ -546,34 +600,163 @@ TEST(CgroupHelpersTest, KeyedValue) {
   EXPECT_EQ(cgroup_internal::KeyedValue("low 0\nhigh 0\n", "oom_kill"), -1);
 }
 
-// The v2 device program goes through the kernel's verifier (BPF_PROG_LOAD: the same check
-// whether or not cgroup v2 is mounted) for every shape: no GPU denied (a job holding all of its
-// node's: the shape real H200 hosts refused, "unreachable insn"), one, some, all of 1 to 64.
+// ---- The v2 device program --------------------------------------------------------------------
+
+// What the kernel does with a device program, for the instructions DeviceProgram emits: its
+// answer for one device, or -1 for an instruction it does not know or a jump out of the program.
+int RunDeviceProgram(const std::vector<bpf_insn>& p, uint32_t type, uint32_t major, uint32_t minor) {
+  uint64_t r[11] = {0};
+  for (size_t pc = 0; pc < p.size(); ++pc) {
+    const bpf_insn& i = p[pc];
+    auto jump = [&](bool taken) {
+      if (taken) pc += i.off;
+    };
+    switch (i.code) {
+      case BPF_LDX | BPF_MEM | BPF_W:
+        r[i.dst_reg] = i.off == offsetof(bpf_cgroup_dev_ctx, access_type) ? (type | (BPF_DEVCG_ACC_READ << 16))
+                       : i.off == offsetof(bpf_cgroup_dev_ctx, major)     ? major
+                                                                          : minor;
+        break;
+      case BPF_ALU | BPF_AND | BPF_K: r[i.dst_reg] = static_cast<uint32_t>(r[i.dst_reg] & static_cast<uint32_t>(i.imm)); break;
+      case BPF_ALU64 | BPF_MOV | BPF_K: r[i.dst_reg] = static_cast<uint64_t>(i.imm); break;
+      case BPF_JMP | BPF_JNE | BPF_K: jump(r[i.dst_reg] != static_cast<uint64_t>(i.imm)); break;
+      case BPF_JMP | BPF_JEQ | BPF_K: jump(r[i.dst_reg] == static_cast<uint64_t>(i.imm)); break;
+      case BPF_JMP | BPF_JA: jump(true); break;
+      case BPF_JMP | BPF_EXIT: return static_cast<int>(r[0]);
+      default: return -1;
+    }
+  }
+  return -1;
+}
+
+// Every jump goes forward and lands inside, every instruction is reachable from the first, and the
+// program ends in exit: what the verifier demands (and old kernels' verifiers refuse back edges).
+std::string ShapeProblem(const std::vector<bpf_insn>& p) {
+  std::vector<bool> reached(p.size(), false);
+  if (p.empty()) return "empty";
+  reached[0] = true;
+  for (size_t pc = 0; pc < p.size(); ++pc) {
+    if (!reached[pc]) return "unreachable insn " + std::to_string(pc);
+    const bpf_insn& i = p[pc];
+    const bool exit = i.code == (BPF_JMP | BPF_EXIT);
+    const bool always = i.code == (BPF_JMP | BPF_JA);
+    const bool cond = (i.code & 0x07) == BPF_JMP && !exit && !always;
+    if (always || cond) {
+      if (i.off < 0) return "back edge at " + std::to_string(pc);
+      const size_t target = pc + 1 + i.off;
+      if (target >= p.size()) return "jump out at " + std::to_string(pc);
+      reached[target] = true;
+    }
+    if (!exit && !always) {
+      if (pc + 1 >= p.size()) return "falls off the end";
+      reached[pc + 1] = true;
+    }
+  }
+  return "";
+}
+
+// The fence's answer as the issue states it: of major 195 and of the caps major, exactly the listed
+// minors; every other device, and every block device.
+bool Expected(const cgroup_internal::DeviceFence& f, uint32_t type, uint32_t major, uint32_t minor) {
+  auto has = [](const std::vector<int>& v, uint32_t m) { return std::find(v.begin(), v.end(), static_cast<int>(m)) != v.end(); };
+  if (type != BPF_DEVCG_DEV_CHAR) return true;
+  if (major == cgroup_internal::kNvidiaMajor) return has(f.nvidia_minors, minor);
+  if (f.caps_major >= 0 && major == static_cast<uint32_t>(f.caps_major)) return has(f.cap_minors, minor);
+  return true;
+}
+
+constexpr int kCapsMajor = 237;  // where nvidia-caps usually lands
+
+// The fences of a job holding GPUs 0..n-1 of a 64-GPU node (n = 0: a job with no GPU), with and
+// without MIG capability devices on the node.
+std::vector<cgroup_internal::DeviceFence> EveryShape() {
+  std::vector<cgroup_internal::DeviceFence> out;
+  for (int n = 0; n <= 64; ++n) {
+    DeviceGrant g;
+    for (int i = 0; i < n; ++i) g.gpu_minors.push_back(i);
+    out.push_back(cgroup_internal::FenceFor(g, -1));
+    out.push_back(cgroup_internal::FenceFor(g, kCapsMajor));
+    g.cap_minors = {2 * n + 3, 2 * n + 4};  // a MIG slice's GI and CI
+    out.push_back(cgroup_internal::FenceFor(g, kCapsMajor));
+    g.gpu_minors = {n};  // one GPU, or a slice of it, of a big node
+    out.push_back(cgroup_internal::FenceFor(g, kCapsMajor));
+  }
+  return out;
+}
+
+// Without root: each shape is well formed, and lets through exactly what it should (GPU minors
+// 0-255, nvidiactl, nvidia-modeset, the caps, nvidia-uvm at another major, /dev/null, a block device).
+TEST(DeviceProgramTest, EveryShapeIsWellFormedAndAllowsExactlyItsDevices) {
+  for (const cgroup_internal::DeviceFence& f : EveryShape()) {
+    const std::vector<bpf_insn> p = cgroup_internal::DeviceProgram(f);
+    const std::string what = std::to_string(f.nvidia_minors.size()) + " minors, caps major " +
+                             std::to_string(f.caps_major) + " with " + std::to_string(f.cap_minors.size());
+    EXPECT_EQ(ShapeProblem(p), "") << what;
+    for (uint32_t major : {195u, 237u, 510u, 1u}) {
+      for (uint32_t minor = 0; minor < 256; ++minor) {
+        for (uint32_t type : {BPF_DEVCG_DEV_CHAR, BPF_DEVCG_DEV_BLOCK}) {
+          ASSERT_EQ(RunDeviceProgram(p, type, major, minor), Expected(f, type, major, minor) ? 1 : 0)
+              << what << ": " << (type == BPF_DEVCG_DEV_CHAR ? "c " : "b ") << major << ":" << minor;
+        }
+      }
+    }
+  }
+  const cgroup_internal::DeviceFence none = cgroup_internal::FenceFor({}, kCapsMajor);
+  EXPECT_EQ(none.nvidia_minors, (std::vector<int>{254, 255})) << "a GPU-less job still opens nvidiactl and nvidia-modeset";
+  EXPECT_TRUE(cgroup_internal::FenceFor(DeviceGrant{{}, {5}}, -1).cap_minors.empty()) << "no caps major, no caps";
+}
+
+// Random grants (any GPU and capability minors, up to 64 of each) behave, through the interpreter.
+TEST(DeviceProgramTest, RandomFencesAllowExactlyTheirDevices) {
+  const bool ok = rc::check("every fence", [](const std::vector<uint8_t>& gpus, const std::vector<uint8_t>& caps,
+                                              bool have_caps, uint8_t probe_minor) {
+    DeviceGrant g;
+    for (uint8_t m : gpus) {
+      if (g.gpu_minors.size() < 64) g.gpu_minors.push_back(m);
+    }
+    for (uint8_t m : caps) {
+      if (g.cap_minors.size() < 64) g.cap_minors.push_back(m);
+    }
+    const cgroup_internal::DeviceFence f = cgroup_internal::FenceFor(g, have_caps ? kCapsMajor : -1);
+    const std::vector<bpf_insn> p = cgroup_internal::DeviceProgram(f);
+    RC_ASSERT(ShapeProblem(p) == "");
+    for (uint32_t major : {195u, 237u, 13u}) {
+      RC_ASSERT(RunDeviceProgram(p, BPF_DEVCG_DEV_CHAR, major, probe_minor) ==
+                (Expected(f, BPF_DEVCG_DEV_CHAR, major, probe_minor) ? 1 : 0));
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
+// As root, each shape goes through the kernel's verifier (BPF_PROG_LOAD: the same check whether or
+// not cgroup v2 is mounted), among them the one real H200 hosts refused before ("unreachable insn":
+// a job holding every GPU of its node).
 TEST(DeviceProgramTest, EveryShapeLoadsThroughTheVerifier) {
-  Status probe = cgroup_internal::VerifyDeviceProgram({});
+  Status probe = cgroup_internal::VerifyDeviceProgram(cgroup_internal::FenceFor({}, -1));
   if (probe.code() == StatusCode::kPermissionDenied) GTEST_SKIP() << "loading BPF programs needs root: " << probe.message();
   ASSERT_TRUE(probe.ok()) << probe.ToString();
-  for (int n = 1; n <= 64; ++n) {
-    std::vector<int> all(n);
-    for (int i = 0; i < n; ++i) all[i] = i;
-    Status st = cgroup_internal::VerifyDeviceProgram(all);
-    EXPECT_TRUE(st.ok()) << n << " denied: " << st.ToString();
-    st = cgroup_internal::VerifyDeviceProgram({n - 1});
-    EXPECT_TRUE(st.ok()) << "only minor " << n - 1 << ": " << st.ToString();
+  for (const cgroup_internal::DeviceFence& f : EveryShape()) {
+    Status st = cgroup_internal::VerifyDeviceProgram(f);
+    EXPECT_TRUE(st.ok()) << f.nvidia_minors.size() << " minors, caps major " << f.caps_major << " with "
+                         << f.cap_minors.size() << ": " << st.ToString();
   }
 }
 
-// Random sets of denied minors (any of 0..255, up to 64 of them, in any order) all load.
-TEST(DeviceProgramTest, RandomDeniedSetsLoad) {
-  if (cgroup_internal::VerifyDeviceProgram({}).code() == StatusCode::kPermissionDenied) {
+// Random fences all load.
+TEST(DeviceProgramTest, RandomFencesLoad) {
+  if (cgroup_internal::VerifyDeviceProgram(cgroup_internal::FenceFor({}, -1)).code() == StatusCode::kPermissionDenied) {
     GTEST_SKIP() << "loading BPF programs needs root";
   }
-  const bool ok = rc::check("every denied set loads", [](const std::vector<uint8_t>& minors) {
-    std::vector<int> denied;
-    for (uint8_t m : minors) {
-      if (denied.size() < 64) denied.push_back(m);
+  const bool ok = rc::check("every fence loads", [](const std::vector<uint8_t>& gpus, const std::vector<uint8_t>& caps,
+                                                    bool have_caps) {
+    DeviceGrant g;
+    for (uint8_t m : gpus) {
+      if (g.gpu_minors.size() < 64) g.gpu_minors.push_back(m);
     }
-    Status st = cgroup_internal::VerifyDeviceProgram(denied);
+    for (uint8_t m : caps) {
+      if (g.cap_minors.size() < 64) g.cap_minors.push_back(m);
+    }
+    Status st = cgroup_internal::VerifyDeviceProgram(cgroup_internal::FenceFor(g, have_caps ? kCapsMajor : -1));
     RC_ASSERT(st.ok());
   });
   EXPECT_TRUE(ok);

@@ -67,7 +67,7 @@ class CgroupV1 : public Cgroup {
       if (h.has("cpuset")) RETURN_IF_ERROR(SetCpuset(h, dir, limits));
       if (h.has("cpu")) RETURN_IF_ERROR(SetCpuQuota(dir, limits));
       if (h.has("memory")) RETURN_IF_ERROR(SetMemory(dir, limits.memory_bytes));
-      if (h.has("devices") && limits.restrict_devices) RETURN_IF_ERROR(SetDevices(dir, limits));
+      if (h.has("devices") && limits.restrict_devices) RETURN_IF_ERROR(SetDevices(dir, limits.devices));
     }
     return Status::Ok();
   }
@@ -82,7 +82,7 @@ class CgroupV1 : public Cgroup {
   }
 
   StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
-                                   const std::vector<int>& allowed_gpu_minors) override {
+                                   const DeviceGrant& grant) override {
     RETURN_IF_ERROR(ValidateName(name));
     RETURN_IF_ERROR(ValidateName(step));
     const Hierarchy* devices = Find("devices");
@@ -92,9 +92,7 @@ class CgroupV1 : public Cgroup {
     // A new devices cgroup starts with its parent's rules: the job's GPUs are all it can allow.
     const std::string dir = devices->base_dir + "/" + name + "/" + step;
     RETURN_IF_ERROR(MakeDir(dir));
-    CgroupLimits limits;
-    limits.allowed_gpu_minors = allowed_gpu_minors;
-    Status set = SetDevices(dir, limits);
+    Status set = SetDevices(dir, grant);
     if (!set.ok()) {
       rmdir(dir.c_str());
       return set;
@@ -307,17 +305,23 @@ class CgroupV1 : public Cgroup {
     return WriteFile(memsw, value);
   }
 
-  // The hierarchy stays allow-all (other devices such as /dev/infiniband keep working); the
-  // GPUs of the node that the job did not get become exceptions. Writing "allow" for an
-  // allowed GPU removes a deny left by an earlier Create of the same name.
-  Status SetDevices(const std::string& dir, const CgroupLimits& limits) {
-    std::set<int> allowed(limits.allowed_gpu_minors.begin(), limits.allowed_gpu_minors.end());
-    for (int minor : NvidiaGpuMinors(dev_dir_)) {
-      std::string rule = "c " + std::to_string(kNvidiaMajor) + ":" + std::to_string(minor) + " rwm";
-      RETURN_IF_ERROR(WriteFile(dir + (allowed.count(minor) ? "/devices.allow" : "/devices.deny"), rule));
-    }
+  // The hierarchy stays allow-all (other devices such as /dev/infiniband keep working). Of the
+  // NVIDIA devices the node has, those the job did not get become exceptions: its other GPUs and
+  // MIG capabilities (nvidiactl, nvidia-modeset and nvidia-uvm stay open, as in the v2 program).
+  // v1 exceptions name devices one by one, so the ones the node has now are what is fenced.
+  // Writing "allow" for a granted device removes a deny left by an earlier Create of the same name.
+  Status SetDevices(const std::string& dir, const DeviceGrant& grant) {
+    auto set = [&](int major, int minor, const std::vector<int>& granted) {
+      const std::string rule = "c " + std::to_string(major) + ":" + std::to_string(minor) + " rwm";
+      const bool allow = std::find(granted.begin(), granted.end(), minor) != granted.end();
+      return WriteFile(dir + (allow ? "/devices.allow" : "/devices.deny"), rule);
+    };
+    for (int minor : NvidiaGpuMinors(dev_dir_)) RETURN_IF_ERROR(set(kNvidiaMajor, minor, grant.gpu_minors));
+    const int caps_major = NvidiaCapsMajor(dev_dir_);
+    for (int minor : NvidiaCapMinors(dev_dir_)) RETURN_IF_ERROR(set(caps_major, minor, grant.cap_minors));
     return Status::Ok();
   }
+
 
   std::vector<std::string> Jobs() const override {
     std::set<std::string> names;

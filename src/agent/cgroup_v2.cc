@@ -45,43 +45,10 @@ bpf_insn Insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) 
   return i;
 }
 
-// Allows every device except the character devices 195:<minor> for the given minors: the job's
-// other devices (InfiniBand, fuse, ...) keep working, as with the v1 exceptions.
-std::vector<bpf_insn> DenyGpuProgram(const std::vector<int>& denied) {
-  std::vector<bpf_insn> p;
-  const int n = static_cast<int>(denied.size());
-  if (n == 0) {
-    // Nothing to deny (the job holds every GPU of its node): a program that allows. With the tests
-    // below, the deny branch would be unreachable, and the kernel's verifier refuses a program
-    // with unreachable code ("unreachable insn"), which made every full-node job fail to launch.
-    p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1));
-    p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-    return p;
-  }
-  // Instruction indexes: 0-5 prologue, 6..6+n-1 the minor tests, then allow (2), deny (2).
-  const int allow = 6 + n;
-  const int deny = allow + 2;
-  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 2, 1, offsetof(bpf_cgroup_dev_ctx, access_type), 0));
-  p.push_back(Insn(BPF_ALU | BPF_AND | BPF_K, 2, 0, 0, 0xFFFF));  // the device type
-  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 3, 1, offsetof(bpf_cgroup_dev_ctx, major), 0));
-  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 4, 1, offsetof(bpf_cgroup_dev_ctx, minor), 0));
-  p.push_back(Insn(BPF_JMP | BPF_JNE | BPF_K, 2, 0, static_cast<int16_t>(allow - 5), BPF_DEVCG_DEV_CHAR));
-  p.push_back(Insn(BPF_JMP | BPF_JNE | BPF_K, 3, 0, static_cast<int16_t>(allow - 6), kNvidiaMajor));
-  for (int i = 0; i < n; ++i) {
-    int pc = 6 + i;
-    p.push_back(Insn(BPF_JMP | BPF_JEQ | BPF_K, 4, 0, static_cast<int16_t>(deny - (pc + 1)), denied[i]));
-  }
-  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1));
-  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0));
-  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-  return p;
-}
-
 // Loads the device program through the kernel's verifier: its descriptor, or the error with the
 // verifier's log.
-StatusOr<int> LoadDeviceProgram(const std::vector<int>& denied, const std::string& what) {
-  std::vector<bpf_insn> insns = DenyGpuProgram(denied);
+StatusOr<int> LoadDeviceProgram(const DeviceFence& fence, const std::string& what) {
+  std::vector<bpf_insn> insns = DeviceProgram(fence);
   static const char kLicense[] = "GPL";
   // Without a log first: with one, a log that does not fit its buffer fails the load (ENOSPC),
   // whatever the program. Only a refused program is loaded again, with a log large enough to say why.
@@ -116,8 +83,8 @@ StatusOr<int> LoadDeviceProgram(const std::vector<int>& denied, const std::strin
 // Loads the program and attaches it in the override mode (BPF_F_ALLOW_OVERRIDE): a second attach
 // replaces the first, so Create stays idempotent, and a step's cgroup below may attach its own,
 // narrower one, which then rules the step's processes. The attachment keeps the program alive.
-Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denied) {
-  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(denied, dir));
+Status AttachDeviceProgram(const std::string& dir, const DeviceFence& fence) {
+  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(fence, dir));
   int cg = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cg < 0) {
     int err = errno;
@@ -140,8 +107,64 @@ Status AttachDeviceProgram(const std::string& dir, const std::vector<int>& denie
 
 }  // namespace
 
-Status VerifyDeviceProgram(const std::vector<int>& denied) {
-  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(denied, "a test"));
+DeviceFence FenceFor(const DeviceGrant& grant, int caps_major) {
+  DeviceFence f;
+  f.nvidia_minors = grant.gpu_minors;
+  f.nvidia_minors.push_back(kNvidiaModesetMinor);
+  f.nvidia_minors.push_back(kNvidiactlMinor);
+  std::sort(f.nvidia_minors.begin(), f.nvidia_minors.end());
+  f.nvidia_minors.erase(std::unique(f.nvidia_minors.begin(), f.nvidia_minors.end()), f.nvidia_minors.end());
+  f.caps_major = caps_major;
+  if (caps_major >= 0) f.cap_minors = grant.cap_minors;
+  std::sort(f.cap_minors.begin(), f.cap_minors.end());
+  f.cap_minors.erase(std::unique(f.cap_minors.begin(), f.cap_minors.end()), f.cap_minors.end());
+  return f;
+}
+
+// The layout, with every jump forward and every instruction reachable:
+//   0-3   r2 = device type, r3 = major, r4 = minor
+//   4     type != char          -> ALLOW
+//   5     major != 195          -> CAPS (or ALLOW where the node has no caps major)
+//   ...   minor == m            -> ALLOW, for each allowed minor of 195
+//         ja DENY                  (only with a CAPS block)
+//   CAPS  major != caps_major   -> ALLOW
+//   ...   minor == c            -> ALLOW, for each allowed capability
+//   DENY  r0 = 0; exit
+//   ALLOW r0 = 1; exit
+// DENY is reached by a 195 minor no test matches, ALLOW by any other device: both for every fence.
+std::vector<bpf_insn> DeviceProgram(const DeviceFence& fence) {
+  const bool caps = fence.caps_major >= 0;
+  const int n = static_cast<int>(fence.nvidia_minors.size());
+  const int c = caps ? static_cast<int>(fence.cap_minors.size()) : 0;
+  const int caps_at = 6 + n + (caps ? 1 : 0);
+  const int deny = caps ? caps_at + 1 + c : 6 + n;
+  const int allow = deny + 2;
+  std::vector<bpf_insn> p;
+  auto jump = [&](uint8_t op, uint8_t reg, int target, int32_t imm) {
+    const int pc = static_cast<int>(p.size());
+    p.push_back(Insn(BPF_JMP | op | BPF_K, reg, 0, static_cast<int16_t>(target - (pc + 1)), imm));
+  };
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 2, 1, offsetof(bpf_cgroup_dev_ctx, access_type), 0));
+  p.push_back(Insn(BPF_ALU | BPF_AND | BPF_K, 2, 0, 0, 0xFFFF));  // the device type
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 3, 1, offsetof(bpf_cgroup_dev_ctx, major), 0));
+  p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 4, 1, offsetof(bpf_cgroup_dev_ctx, minor), 0));
+  jump(BPF_JNE, 2, allow, BPF_DEVCG_DEV_CHAR);
+  jump(BPF_JNE, 3, caps ? caps_at : allow, kNvidiaMajor);
+  for (int m : fence.nvidia_minors) jump(BPF_JEQ, 4, allow, m);
+  if (caps) {
+    p.push_back(Insn(BPF_JMP | BPF_JA, 0, 0, static_cast<int16_t>(deny - (static_cast<int>(p.size()) + 1)), 0));
+    jump(BPF_JNE, 3, allow, fence.caps_major);
+    for (int m : fence.cap_minors) jump(BPF_JEQ, 4, allow, m);
+  }
+  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0));
+  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+  p.push_back(Insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1));
+  p.push_back(Insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+  return p;
+}
+
+Status VerifyDeviceProgram(const DeviceFence& fence) {
+  ASSIGN_OR_RETURN(const int prog, LoadDeviceProgram(fence, "a test"));
   close(prog);
   return Status::Ok();
 }
@@ -187,7 +210,7 @@ class CgroupV2 : public Cgroup {
       if (Exists(dir + "/memory.swap.max")) RETURN_IF_ERROR(WriteFile(dir + "/memory.swap.max", "max"));
     }
     if (limits.restrict_devices) {
-      RETURN_IF_ERROR(AttachDeviceProgram(dir, DeniedGpuMinors(dev_dir_, limits.allowed_gpu_minors)));
+      RETURN_IF_ERROR(AttachDeviceProgram(dir, FenceFor(limits.devices, NvidiaCapsMajor(dev_dir_))));
       restricted_.insert(name);
     }
     return Status::Ok();
@@ -196,7 +219,7 @@ class CgroupV2 : public Cgroup {
   // The job's cgroup enables no controller for its children, so a step's cgroup below it may hold
   // processes while the job's does too, and is charged to the job's limits.
   StatusOr<std::string> CreateStep(const std::string& name, const std::string& step,
-                                   const std::vector<int>& allowed_gpu_minors) override {
+                                   const DeviceGrant& grant) override {
     RETURN_IF_ERROR(ValidateName(name));
     RETURN_IF_ERROR(ValidateName(step));
     if (!restricted_.count(name) || !Exists(Dir(name))) {
@@ -204,7 +227,7 @@ class CgroupV2 : public Cgroup {
     }
     const std::string dir = Dir(name) + "/" + step;
     RETURN_IF_ERROR(MakeDir(dir));
-    Status attached = AttachDeviceProgram(dir, DeniedGpuMinors(dev_dir_, allowed_gpu_minors));
+    Status attached = AttachDeviceProgram(dir, FenceFor(grant, NvidiaCapsMajor(dev_dir_)));
     if (!attached.ok()) {
       rmdir(dir.c_str());
       return attached;
@@ -315,7 +338,7 @@ class CgroupV2 : public Cgroup {
   std::string Dir(const std::string& name) const { return base_ + "/" + name; }
 
   std::string base_;
-  std::string dev_dir_;
+  std::string dev_dir_;  // where the node's NVIDIA devices are (their caps major is read at each fence)
   std::set<std::string> restricted_;  // job cgroups with a device program
 };
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "agent/nvml_api.h"
 
@@ -65,9 +66,33 @@ StatusOr<Gpu> DescribeDevice(const NvmlApi& api, Device d, const std::string& wh
   return gpu;
 }
 
+// The capability device minors of a MIG device: its GPU instance's and its compute instance's
+// (none where NVML or the driver's capability files do not say).
+std::vector<int> MigCapMinors(const NvmlApi& api, Device mig, int gpu_minor) {
+  std::vector<int> out;
+  unsigned int gi = 0, ci = 0;
+  if (api.gpu_instance_id == nullptr || api.compute_instance_id == nullptr) return out;
+  if (api.gpu_instance_id(mig, &gi) != kSuccess || api.compute_instance_id(mig, &ci) != kSuccess) return out;
+  const std::string dir = api.proc_caps + "/gpu" + std::to_string(gpu_minor) + "/mig/gi" + std::to_string(gi);
+  for (const std::string& file : {dir + "/access", dir + "/ci" + std::to_string(ci) + "/access"}) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const int minor = CapabilityMinor(text.str());
+    if (minor >= 0) out.push_back(minor);
+  }
+  return out;
+}
+
+// A MIG slice of a GPU in MIG mode, with its capability devices.
+struct MigSlice {
+  Gpu gpu;
+  std::vector<int> cap_minors;
+};
+
 // The MIG devices of a GPU in MIG mode (none when it has no instances yet).
-StatusOr<std::vector<Gpu>> MigDevices(const NvmlApi& api, const Physical& p) {
-  std::vector<Gpu> out;
+StatusOr<std::vector<MigSlice>> MigDevices(const NvmlApi& api, const Physical& p) {
+  std::vector<MigSlice> out;
   unsigned int max = 0;
   if (api.max_mig_devices == nullptr || api.mig_handle_by_index == nullptr) return out;
   Return r = api.max_mig_devices(p.handle, &max);
@@ -87,7 +112,7 @@ StatusOr<std::vector<Gpu>> MigDevices(const NvmlApi& api, const Physical& p) {
     gpu.model = ShortGpuModel(p.name);
     gpu.numa_node = p.numa_node;
     gpu.parent_index = static_cast<int>(p.nvml_index);
-    out.push_back(std::move(gpu));
+    out.push_back({std::move(gpu), MigCapMinors(api, mig, p.minor)});
   }
   return out;
 }
@@ -136,7 +161,51 @@ LinkScan ScanLinks(const NvmlApi& api, const std::vector<Physical>& gpus) {
 
 }  // namespace
 
+namespace {
+
+// The facts of GpuFeatures that NVML's system and device calls give (links aside).
+FeatureFacts SystemFacts(const NvmlApi& api, const std::vector<Device>& physical) {
+  FeatureFacts f;
+  char version[96] = {0};
+  if (api.driver_version != nullptr && api.driver_version(version, sizeof(version)) == kSuccess) f.driver_version = version;
+  int cuda = 0;
+  if (api.cuda_driver_version != nullptr && api.cuda_driver_version(&cuda) == kSuccess) f.cuda_driver_version = cuda;
+  for (Device d : physical) {
+    char name[kNameBufferSize] = {0};
+    if (api.name(d, name, sizeof(name)) == kSuccess) f.models.push_back(ShortGpuModel(name));
+    Memory mem{};
+    if (api.memory_info(d, &mem) == kSuccess) f.memory_mb.push_back(static_cast<int64_t>(mem.total / (1024 * 1024)));
+    int major = 0, minor = 0;
+    if (api.compute_capability != nullptr && api.compute_capability(d, &major, &minor) == kSuccess) {
+      f.compute_capabilities.emplace_back(major, minor);
+    }
+    unsigned int current = 0, pending = 0;
+    if (api.mig_mode != nullptr && api.mig_mode(d, &current, &pending) == kSuccess) {
+      f.mig_capable = true;
+      f.mig_enabled = f.mig_enabled || current == kMigEnabled;
+    }
+  }
+  return f;
+}
+
+StatusOr<GpuInventory> DiscoverDevices(const NvmlApi& api, FeatureFacts* facts);
+
+}  // namespace
+
 StatusOr<GpuInventory> DiscoverWith(const NvmlApi& api) {
+  FeatureFacts facts;
+  ASSIGN_OR_RETURN(GpuInventory inv, DiscoverDevices(api, &facts));
+  for (int a = 0; a < inv.links.size(); ++a) {
+    for (int b = a + 1; b < inv.links.size(); ++b) facts.nvlink = facts.nvlink || inv.links.links(a, b) > 0;
+  }
+  facts.nvswitch = inv.links.nvswitch();
+  inv.features = GpuFeatures(facts);
+  return inv;
+}
+
+namespace {
+
+StatusOr<GpuInventory> DiscoverDevices(const NvmlApi& api, FeatureFacts* facts) {
   Return r = api.init();
   if (r != kSuccess) return CallFailed(api, "nvmlInit_v2", r);
   struct Shutdown {
@@ -179,10 +248,11 @@ StatusOr<GpuInventory> DiscoverWith(const NvmlApi& api) {
                current == kMigEnabled;
     if (mig) {
       any_mig = true;
-      ASSIGN_OR_RETURN(std::vector<Gpu> slices, MigDevices(api, p));
-      for (Gpu& g : slices) {
-        inv.gpus.push_back(std::move(g));
+      ASSIGN_OR_RETURN(std::vector<MigSlice> slices, MigDevices(api, p));
+      for (MigSlice& s : slices) {
+        inv.gpus.push_back(std::move(s.gpu));
         inv.minors.push_back(p.minor);
+        inv.cap_minors.push_back(std::move(s.cap_minors));
       }
       continue;
     }
@@ -191,12 +261,16 @@ StatusOr<GpuInventory> DiscoverWith(const NvmlApi& api) {
     whole_entry[i] = static_cast<int>(inv.gpus.size());
     inv.gpus.push_back(std::move(g));
     inv.minors.push_back(p.minor);
+    inv.cap_minors.emplace_back();
   }
   if (static_cast<int>(inv.gpus.size()) > kMaxDevices) {
     return OutOfRange("the node has " + std::to_string(inv.gpus.size()) + " GPU devices; at most " +
                       std::to_string(kMaxDevices) + " are supported");
   }
   for (size_t i = 0; i < inv.gpus.size(); ++i) inv.gpus[i].index = static_cast<int>(i);
+  std::vector<Device> handles;
+  for (const Physical& p : physical) handles.push_back(p.handle);
+  *facts = SystemFacts(api, handles);
 
   const int n = static_cast<int>(inv.gpus.size());
   LinkScan scan = ScanLinks(api, physical);
@@ -227,10 +301,12 @@ StatusOr<GpuInventory> DiscoverWith(const NvmlApi& api) {
   return inv;
 }
 
+}  // namespace
+
 }  // namespace nvml
 
-StatusOr<GpuInventory> DiscoverNvmlGpus() {
-  ASSIGN_OR_RETURN(std::unique_ptr<nvml::NvmlLibrary> lib, nvml::NvmlLibrary::Load());
+StatusOr<GpuInventory> DiscoverNvmlGpus(const std::string& library) {
+  ASSIGN_OR_RETURN(std::unique_ptr<nvml::NvmlLibrary> lib, nvml::NvmlLibrary::Load(library));
   return nvml::DiscoverWith(lib->api());
 }
 
@@ -282,6 +358,7 @@ StatusOr<GpuInventory> FakeGpus(int count, const std::string& model, int64_t mem
     g.numa_node = count > 1 && i >= count / 2 ? 1 : 0;  // first half on NUMA node 0, second on 1
     inv.gpus.push_back(std::move(g));
     inv.minors.push_back(i);
+    inv.cap_minors.emplace_back();
   }
   return inv;
 }

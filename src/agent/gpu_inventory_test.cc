@@ -40,6 +40,7 @@ struct FakeDevice {
   std::vector<FakeDevice> slices;  // MIG devices (slot i = slices[i]; empty name = empty slot)
   unsigned attr_slices = 0;
   unsigned long long attr_memory_mb = 0;
+  unsigned gi = 0, ci = 0;  // a MIG device's GPU and compute instance ids
 };
 
 std::vector<FakeDevice>* g_devices = nullptr;
@@ -129,6 +130,30 @@ Return Attributes(Device d, nvml::DeviceAttributes* a) {
   return nvml::kSuccess;
 }
 
+std::string g_driver = "580.65.06";
+Return DriverVersion(char* buf, unsigned len) {
+  std::snprintf(buf, len, "%s", g_driver.c_str());
+  return nvml::kSuccess;
+}
+Return CudaVersion(int* v) {
+  *v = 13000;
+  return nvml::kSuccess;
+}
+Return ComputeCapability(Device d, int* major, int* minor) {
+  *major = 9;
+  *minor = 0;
+  return nvml::kSuccess;
+}
+
+Return GpuInstance(Device d, unsigned* id) {
+  *id = D(d)->gi;
+  return nvml::kSuccess;
+}
+Return ComputeInstance(Device d, unsigned* id) {
+  *id = D(d)->ci;
+  return nvml::kSuccess;
+}
+
 NvmlApi FakeApi() {
   NvmlApi a;
   a.init = Init;
@@ -149,6 +174,11 @@ NvmlApi FakeApi() {
   a.max_mig_devices = MaxMig;
   a.mig_handle_by_index = MigByIndex;
   a.attributes = Attributes;
+  a.gpu_instance_id = GpuInstance;
+  a.compute_instance_id = ComputeInstance;
+  a.driver_version = DriverVersion;
+  a.cuda_driver_version = CudaVersion;
+  a.compute_capability = ComputeCapability;
   return a;
 }
 
@@ -217,6 +247,10 @@ TEST_F(NvmlDiscoveryTest, EightGpusBehindNvSwitchesAreAllToAll) {
   EXPECT_EQ(inv.gpus[0].numa_node, 1);  // H100(7)
   EXPECT_EQ(inv.minors, (std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0}));
   EXPECT_FALSE(inv.gpus[3].is_mig());
+  // GPU feature discovery: the product, its memory class, compute capability, driver and CUDA
+  // versions, MIG capability, and the NVSwitch fabric.
+  EXPECT_EQ(inv.features, (std::vector<std::string>{"cc_9.0", "cuda_13.0", "driver_580", "gpumem_80g", "h100",
+                                                    "mig_capable", "nvlink", "nvswitch"}));
 }
 
 TEST_F(NvmlDiscoveryTest, BridgedPairsBecomeIslandsAndCpuLinksAreIgnored) {
@@ -253,6 +287,10 @@ TEST_F(NvmlDiscoveryTest, MigSlicesReplaceTheirGpuAndNumaFallsBackToSysfs) {
   s2.memory = 40192ULL << 20;
   s2.attr_slices = 3;
   s2.attr_memory_mb = 40192;
+  s1.gi = 7;
+  s1.ci = 0;
+  s2.gi = 2;
+  s2.ci = 0;
   devices_[0].slices = {s1, FakeDevice(), s2};  // slot 1 empty
   devices_[1].minor = 5;
 
@@ -262,8 +300,15 @@ TEST_F(NvmlDiscoveryTest, MigSlicesReplaceTheirGpuAndNumaFallsBackToSysfs) {
   std::string dev_dir = sysfs + "/0000:10:00.0";
   ASSERT_EQ(mkdir(dev_dir.c_str(), 0755), 0);
   std::ofstream(dev_dir + "/numa_node") << "1\n";
+  // The driver's capability files, as /proc/driver/nvidia/capabilities has them: slice 1's GPU
+  // instance 7 and its compute instance 0; slice 2's instance files are missing.
+  const std::string caps = sysfs + "/caps";
+  ASSERT_EQ(system(("mkdir -p " + caps + "/gpu0/mig/gi7/ci0").c_str()), 0);
+  std::ofstream(caps + "/gpu0/mig/gi7/access") << "DeviceFileMinor: 66\nDeviceFileMode: 292\nDeviceFileModify: 1\n";
+  std::ofstream(caps + "/gpu0/mig/gi7/ci0/access") << "DeviceFileMinor: 67\nDeviceFileMode: 292\nDeviceFileModify: 1\n";
   NvmlApi api = FakeApi();
   api.sysfs_pci = sysfs;
+  api.proc_caps = caps;
   GpuInventory inv = Discover(api);
   std::string cmd = "rm -rf '" + sysfs + "'";
   (void)!system(cmd.c_str());
@@ -282,6 +327,10 @@ TEST_F(NvmlDiscoveryTest, MigSlicesReplaceTheirGpuAndNumaFallsBackToSysfs) {
   EXPECT_EQ(inv.gpus[2].index, 2);
   EXPECT_EQ(inv.gpus[2].parent_index, -1);
   EXPECT_EQ(inv.minors, (std::vector<int>{0, 0, 5}));
+  EXPECT_EQ(inv.cap_minors, (std::vector<std::vector<int>>{{66, 67}, {}, {}}));
+  EXPECT_EQ(inv.features, (std::vector<std::string>{"cc_9.0", "cuda_13.0", "driver_580", "gpumem_80g", "h100",
+                                                    "mig_capable", "mig_on"}))
+      << "no NVLink here";
   EXPECT_EQ(inv.links, GpuLinkMatrix(3));
 }
 
@@ -332,6 +381,28 @@ TEST(NvmlNamesTest, ShortModelNames) {
       {"NVIDIA", "gpu"},
   };
   for (const auto& [name, want] : cases) EXPECT_EQ(nvml::ShortGpuModel(name), want) << name;
+}
+
+TEST(NvmlNamesTest, GpuFeaturesFromFacts) {
+  nvml::FeatureFacts f;
+  f.models = {"h200", "h200"};
+  f.memory_mb = {143771, 143771};
+  f.compute_capabilities = {{9, 0}};
+  f.driver_version = "580.95.05";
+  f.cuda_driver_version = 12080;
+  EXPECT_EQ(nvml::GpuFeatures(f),
+            (std::vector<std::string>{"cc_9.0", "cuda_12.8", "driver_580", "gpumem_140g", "h200"}));
+  EXPECT_TRUE(nvml::GpuFeatures(nvml::FeatureFacts{}).empty()) << "nothing known, nothing said";
+  f = {};
+  f.driver_version = "garbage";
+  EXPECT_TRUE(nvml::GpuFeatures(f).empty());
+}
+
+TEST(NvmlNamesTest, CapabilityMinors) {
+  EXPECT_EQ(nvml::CapabilityMinor("DeviceFileMinor: 66\nDeviceFileMode: 292\n"), 66);
+  EXPECT_EQ(nvml::CapabilityMinor("DeviceFileMode: 292\nDeviceFileMinor:3"), 3);
+  EXPECT_EQ(nvml::CapabilityMinor("DeviceFileMinor: x"), -1);
+  EXPECT_EQ(nvml::CapabilityMinor(""), -1);
 }
 
 TEST(NvmlNamesTest, MigProfilesAndBusIds) {

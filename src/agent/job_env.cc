@@ -3,8 +3,7 @@
 // compressed node list, as Slurm's follow its node bitmap, and compress runs as "2(x3),1".
 //
 // CUDA_VISIBLE_DEVICES holds device indexes (renumbered from 0 when the job's cgroup hides the
-// other GPUs). For a MIG slice CUDA expects the slice's "MIG-..." UUID instead; the job record
-// only has indexes, and nothing replaces them yet (MIG jobs are not handed their slices' UUIDs).
+// other GPUs), and for a MIG slice its "MIG-..." UUID, which is how CUDA selects a slice.
 #include "agent/job_env.h"
 
 #include <algorithm>
@@ -300,9 +299,27 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     const std::vector<int>& shown = step && where.step_gpus && where.step_cgroup ? gpus : job_gpus;
     for (int& v : visible) v = static_cast<int>(std::lower_bound(shown.begin(), shown.end(), v) - shown.begin());
   }
-  env.Set("CUDA_VISIBLE_DEVICES", JoinInts(visible));
+  std::string cuda;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const int g = mine[i];
+    const bool mig = g >= 0 && g < static_cast<int>(where.mig_uuids.size()) && !where.mig_uuids[g].empty();
+    if (!cuda.empty()) cuda += ',';
+    cuda += mig ? where.mig_uuids[g] : std::to_string(visible[i]);
+  }
+  env.Set("CUDA_VISIBLE_DEVICES", cuda);
   env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));
   return env.Lines();
+}
+
+std::vector<std::string> MigUuids(const std::vector<Gpu>& gpus) {
+  std::vector<std::string> out;
+  bool any = false;
+  for (const Gpu& g : gpus) {
+    out.push_back(g.is_mig() ? g.uuid : "");
+    any = any || g.is_mig();
+  }
+  if (!any) out.clear();
+  return out;
 }
 
 std::string ExpandOutputPattern(const std::string& pattern, const JobRecord& job, const std::string& node_name,

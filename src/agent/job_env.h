@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/gpu.h"
 #include "model/job_record.h"
 
 namespace muster {
@@ -29,7 +30,13 @@ struct TaskPlacement {
   // The step runs in a cgroup of its own that shows only step_gpus (with devices_constrained):
   // CUDA numbers them from 0, as under Slurm's step cgroup.
   bool step_cgroup = false;
+  // Per GPU index of the node: a MIG slice's "MIG-..." UUID, "" for a whole GPU (or empty). CUDA
+  // finds a slice only by its UUID: CUDA_VISIBLE_DEVICES names a job's slices so.
+  std::vector<std::string> mig_uuids;
 };
+
+// The mig_uuids of a node's GPUs.
+std::vector<std::string> MigUuids(const std::vector<Gpu>& gpus);
 
 // Full environment: the job's exported submit environment (sbatch --export=ALL), then Slurm's
 // variables (SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_JOB_NODELIST/SLURM_NODELIST, SLURM_JOB_NUM_NODES/
@@ -41,7 +48,8 @@ struct TaskPlacement {
 // and CUDA_VISIBLE_DEVICES / GPU_DEVICE_ORDINAL listing only the allocated GPUs of this node: their
 // node indexes, or with `devices_constrained` (the job's cgroup hides the node's other GPUs, so
 // CUDA numbers the ones left from 0) 0..n-1, as Slurm renumbers under ConstrainDevices=yes.
-// SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way. A step's tasks see the
+// A MIG slice appears in CUDA_VISIBLE_DEVICES as its "MIG-..." UUID (where.mig_uuids), which is
+// how CUDA selects a slice. SLURM_JOB_GPUS / SLURM_STEP_GPUS keep the node indexes either way. A step's tasks see the
 // step's GPUs (step_gpus), each bound to its share with gpu_bind_per_task; renumbered, they are
 // numbered among the step's GPUs in a step cgroup, else among the job's. A step without GPUs
 // gets none of these variables, even when srun's environment had them.

@@ -347,6 +347,33 @@ TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   EXPECT_EQ(in_step["SLURM_STEP_GPUS"], "2,5");
 }
 
+// A MIG slice is named by its UUID in CUDA_VISIBLE_DEVICES (CUDA selects slices so); whole GPUs
+// beside it keep their numbers; SLURM_JOB_GPUS keeps the node's indexes.
+TEST(JobEnvTest, MigSlicesAreNamedByTheirUuids) {
+  std::vector<Gpu> gpus(4);
+  for (int i = 0; i < 4; ++i) gpus[i].index = i;
+  gpus[1].mig_profile = "1g.18gb";
+  gpus[1].uuid = "MIG-aaaaaaaa-1111-2222-3333-444444444444";
+  gpus[2].mig_profile = "3g.71gb";
+  gpus[2].uuid = "MIG-bbbbbbbb-1111-2222-3333-444444444444";
+  gpus[3].uuid = "GPU-cccccccc-1111-2222-3333-444444444444";
+  TaskPlacement where;
+  where.mig_uuids = MigUuids(gpus);
+  ASSERT_EQ(where.mig_uuids, (std::vector<std::string>{"", gpus[1].uuid, gpus[2].uuid, ""}));
+  EXPECT_TRUE(MigUuids({gpus[0], gpus[3]}).empty()) << "no MIG on the node: nothing to say";
+  JobRecord job = GpuJobOnN1(1000, 1, {2});
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", where, "c", true));
+  EXPECT_EQ(got["CUDA_VISIBLE_DEVICES"], gpus[2].uuid);
+  EXPECT_EQ(got["SLURM_JOB_GPUS"], "2");
+  job = GpuJobOnN1(1000, 1, {1, 3});
+  got = ToMap(BuildJobEnvironment(job, "n1", where, "c", true));
+  EXPECT_EQ(got["CUDA_VISIBLE_DEVICES"], gpus[1].uuid + ",1") << "the whole GPU 3 is the job's second device";
+  TaskPlacement step = StepTaskOnN1(0, 0, 1);
+  step.mig_uuids = where.mig_uuids;
+  step.step_gpus = std::vector<int>{1};
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", step, "c", true))["CUDA_VISIBLE_DEVICES"], gpus[1].uuid);
+}
+
 // A step of some of the job's GPUs (srun --gpus=1) sees only those; renumbered, each is numbered
 // among the step's GPUs in a step cgroup of its own, else among the job's. With per-task binding
 // task L sees the L-th share; a step without GPUs loses what srun's environment named.

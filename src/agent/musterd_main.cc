@@ -3,6 +3,7 @@
 // socket and, with agent.listen, on TCP (tokens required); with agent.listen and
 // controller.listen both set it also talks to the controller over TCP, with a token of its own.
 //   musterd --node NAME [--conf PATH]
+#include <algorithm>
 #include <signal.h>
 #include <unistd.h>
 
@@ -69,16 +70,23 @@ int Main(int argc, char** argv) {
   opt.node.drain = false;
   opt.node.reason.clear();
   if (conf->gpus != "fake") {
-    StatusOr<GpuInventory> nvml = DiscoverNvmlGpus();
+    StatusOr<GpuInventory> nvml = DiscoverNvmlGpus(conf->nvml_library);
     if (nvml.ok()) {
       opt.node.gpus = nvml->gpus;
       opt.node.links = nvml->links;
-      opt.gpu_minors = nvml->minors;
+      opt.gpu_devices.minors = nvml->minors;
+      opt.gpu_devices.caps = nvml->cap_minors;
+      // GPU feature discovery: what NVML says joins the features the cluster file gives.
+      for (const std::string& f : nvml->features) {
+        if (std::find(opt.node.features.begin(), opt.node.features.end(), f) == opt.node.features.end()) {
+          opt.node.features.push_back(f);
+        }
+      }
     } else if (conf->gpus == "nvml" || nvml.status().code() != StatusCode::kNotFound) {
       return Fail("NVML: " + nvml.status().message());
     }
   }
-  if (!conf->gpu_devices.empty() && opt.gpu_minors.empty()) {
+  if (!conf->gpu_devices.empty() && opt.gpu_devices.empty()) {
     // Fake GPUs standing on device nodes of a directory: GPU i is its i-th nvidia<N>.
     std::vector<int> minors = cgroup_internal::NvidiaGpuMinors(conf->gpu_devices);
     if (minors.size() < opt.node.gpus.size()) {
@@ -87,7 +95,7 @@ int Main(int argc, char** argv) {
                   std::to_string(opt.node.gpus.size()) + " GPUs");
     }
     minors.resize(opt.node.gpus.size());
-    opt.gpu_minors = minors;
+    opt.gpu_devices.minors = minors;
   }
   opt.cluster_name = conf->cluster_name;
   opt.ctld_address = "unix:" + conf->ctld_socket;

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include <cctype>
 #include <sstream>
 #include <vector>
@@ -57,6 +59,12 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& sona
   Bind(handle, "nvmlDeviceGetMaxMigDeviceCount", &a.max_mig_devices);
   Bind(handle, "nvmlDeviceGetMigDeviceHandleByIndex", &a.mig_handle_by_index);
   Bind(handle, "nvmlDeviceGetAttributes_v2", &a.attributes);
+  Bind(handle, "nvmlDeviceGetGpuInstanceId", &a.gpu_instance_id);
+  Bind(handle, "nvmlDeviceGetComputeInstanceId", &a.compute_instance_id);
+  Bind(handle, "nvmlSystemGetDriverVersion", &a.driver_version);
+  Bind(handle, "nvmlSystemGetCudaDriverVersion_v2", &a.cuda_driver_version);
+  if (a.cuda_driver_version == nullptr) Bind(handle, "nvmlSystemGetCudaDriverVersion", &a.cuda_driver_version);
+  Bind(handle, "nvmlDeviceGetCudaComputeCapability", &a.compute_capability);
   if (a.pci_info == nullptr) Bind(handle, "nvmlDeviceGetPciInfo_v2", &a.pci_info);  // drivers before R450
   struct Required {
     const char* symbol;
@@ -98,6 +106,48 @@ std::string ShortGpuModel(const std::string& nvml_name) {
   // Product lines whose first word alone says little: "rtx 4090" -> "rtx_4090", "titan v" -> "titan_v".
   if ((words[i] == "rtx" || words[i] == "titan") && i + 1 < words.size()) return words[i] + "_" + words[i + 1];
   return words[i];
+}
+
+std::vector<std::string> GpuFeatures(const FeatureFacts& f) {
+  std::vector<std::string> out;
+  for (const std::string& m : f.models) {
+    if (!m.empty()) out.push_back(m);
+  }
+  for (int64_t mb : f.memory_mb) {
+    if (mb > 0) out.push_back("gpumem_" + std::to_string((mb + 512) / 1024) + "g");
+  }
+  for (const auto& [major, minor] : f.compute_capabilities) {
+    if (major > 0) out.push_back("cc_" + std::to_string(major) + "." + std::to_string(minor));
+  }
+  const std::string driver_major = f.driver_version.substr(0, f.driver_version.find('.'));
+  if (!driver_major.empty() && driver_major.find_first_not_of("0123456789") == std::string::npos) {
+    out.push_back("driver_" + driver_major);
+  }
+  if (f.cuda_driver_version > 0) {
+    out.push_back("cuda_" + std::to_string(f.cuda_driver_version / 1000) + "." +
+                  std::to_string(f.cuda_driver_version % 1000 / 10));
+  }
+  if (f.mig_capable) out.push_back("mig_capable");
+  if (f.mig_enabled) out.push_back("mig_on");
+  if (f.nvlink) out.push_back("nvlink");
+  if (f.nvswitch) out.push_back("nvswitch");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int CapabilityMinor(const std::string& text) {
+  static const std::string kKey = "DeviceFileMinor:";
+  size_t at = text.find(kKey);
+  if (at == std::string::npos) return -1;
+  at += kKey.size();
+  while (at < text.size() && text[at] == ' ') ++at;
+  int value = 0, digits = 0;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9' && digits < 9) {
+    value = value * 10 + (text[at++] - '0');
+    ++digits;
+  }
+  return digits == 0 ? -1 : value;
 }
 
 std::string MigProfile(const std::string& mig_name, const DeviceAttributes* attributes) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <memory>
 
@@ -84,8 +86,16 @@ struct NvmlApi {
   Return (*max_mig_devices)(Device, unsigned int*) = nullptr;           // optional
   Return (*mig_handle_by_index)(Device, unsigned int, Device*) = nullptr;  // optional
   Return (*attributes)(Device, DeviceAttributes*) = nullptr;            // optional (_v2)
+  Return (*gpu_instance_id)(Device, unsigned int*) = nullptr;           // optional (MIG device)
+  Return (*compute_instance_id)(Device, unsigned int*) = nullptr;       // optional (MIG device)
+  Return (*driver_version)(char*, unsigned int) = nullptr;              // optional: nvmlSystemGetDriverVersion
+  Return (*cuda_driver_version)(int*) = nullptr;                        // optional: nvmlSystemGetCudaDriverVersion_v2
+  Return (*compute_capability)(Device, int*, int*) = nullptr;           // optional: nvmlDeviceGetCudaComputeCapability
   // Where a device's NUMA node is read when NVML does not say: <sysfs_pci>/<bus id>/numa_node.
   std::string sysfs_pci = "/sys/bus/pci/devices";
+  // The driver's capability files: <proc_caps>/gpu<minor>/mig/gi<G>[/ci<C>]/access say which
+  // /dev/nvidia-caps/nvidia-cap<minor> a MIG slice's GPU and compute instances are.
+  std::string proc_caps = "/proc/driver/nvidia/capabilities";
 };
 
 // An open libnvidia-ml.so.1: the table plus the dlopen handle (closed on destruction).
@@ -114,6 +124,24 @@ std::string ShortGpuModel(const std::string& nvml_name);
 // The MIG profile of a MIG device: from its name ("NVIDIA H100 80GB HBM3 MIG 1g.10gb" -> "1g.10gb"),
 // else from its attributes ("<slices>g.<GB>gb", "<c>c.<g>g.<GB>gb" for a compute-instance subset).
 std::string MigProfile(const std::string& mig_name, const DeviceAttributes* attributes);
+// What NVML says of a node's GPUs and driver, for its features (GpuFeatures).
+struct FeatureFacts {
+  std::vector<std::string> models;   // short model names (ShortGpuModel)
+  std::vector<int64_t> memory_mb;    // each physical GPU's memory
+  std::vector<std::pair<int, int>> compute_capabilities;
+  std::string driver_version;        // "580.65.06"
+  int cuda_driver_version = 0;       // 13000 for CUDA 13.0; 0 unknown
+  bool mig_capable = false;
+  bool mig_enabled = false;
+  bool nvlink = false;               // some GPUs share NVLinks
+  bool nvswitch = false;
+};
+// The node features GPU feature discovery publishes: the product ("h200"), its memory class
+// ("gpumem_140g": GiB, rounded), compute capability ("cc_9.0"), driver major ("driver_580"), CUDA
+// driver version ("cuda_13.0"), "mig_capable", "mig_on", "nvlink", "nvswitch"; sorted, unique.
+std::vector<std::string> GpuFeatures(const FeatureFacts& facts);
+// The "DeviceFileMinor: N" of a capability's access file; -1 when it has none.
+int CapabilityMinor(const std::string& access_file_text);
 // NVML's "00000000:17:00.0" -> sysfs's "0000:17:00.0" (lower case).
 std::string SysfsBusId(const std::string& nvml_bus_id);
 

@@ -273,6 +273,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     where.gpu_bind_map = l.gpu_bind_map;
     where.gpu_bind_single = l.gpu_bind_single;
     where.step_cgroup = l.step_cgroup;
+    where.mig_uuids = l.mig_uuids;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());
     }

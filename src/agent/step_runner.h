@@ -83,6 +83,7 @@ struct StepLaunch {
   bool allow_root = false;
   bool devices_constrained = false;  // the job's cgroup hides the node's other GPUs (job_env.h)
   bool step_cgroup = false;          // cgroup_procs_file is the step's own, showing only `gpus`
+  std::vector<std::string> mig_uuids;  // per GPU index of the node (job_env.h), empty without MIG
   std::string spool_marker;       // "MUSTER_SPOOL=<dir>" added to every task's environment
   std::string run_marker;         // "MUSTER_RUN=<job>.<run>" too (shepherd.h), "" for srun -Z
 };

@@ -125,6 +125,7 @@ struct UpArgs {
   std::string cluster_file;  // --cluster: nodes and partitions from this file instead of the options above
   std::string gpu_devices;   // --gpu-devices: the fake GPUs stand on this directory's nvidia<N> devices
   std::string gpu_source = "fake";  // --gpus: fake, or nvml (this host's real GPUs, one node)
+  std::string nvml_library;         // --nvml-library: another NVML library (a test's fake one)
   int first_job_id = 1;
   bool tcp = false;
 };
@@ -157,7 +158,7 @@ const char* kUpUsage =
     "usage: muster up [--nodes N] [--gpus-per-node G] [--cpus-per-node C] [--mem-per-node SIZE]\n"
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
-    "       muster up --gpus nvml [--dir DIR] [--tcp]\n"
+    "       muster up --gpus nvml [--nvml-library FILE] [--dir DIR] [--tcp]\n"
     "       (the first two also take [--gpu-devices DEVDIR])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
     "(default $HOME/.muster) and returns once every node has registered.\n"
@@ -168,7 +169,8 @@ const char* kUpUsage =
     "195), which the node's jobs may open and other jobs may not (with cgroups, as root): device\n"
     "fencing tried without NVIDIA hardware.\n"
     "--gpus nvml: one node with this host's real GPUs (found through NVML), their devices fenced\n"
-    "per job with cgroups (as root); --gpus fake (the default) fakes them.\n"
+    "per job with cgroups (as root); --gpus fake (the default) fakes them. --nvml-library: load\n"
+    "this NVML library instead of libnvidia-ml.so.1 (tests' fake one; then --nodes may exceed 1).\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
@@ -224,7 +226,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
                                                 "--gpu-model", "--gpu-links",     "--dir",
                                                 "--cluster",   "--first-job-id",  "--gpu-devices",
-                                                "--gpus"};
+                                                "--gpus",      "--nvml-library"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -270,7 +272,11 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--cluster") a.cluster_file = v;
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else if (k == "--gpu-devices") a.gpu_devices = v;
-    else if (k == "--gpus") {
+    else if (k == "--nvml-library") {
+      std::error_code lec;
+      a.nvml_library = fs::absolute(v, lec).string();
+      ok = !v.empty() && fs::exists(a.nvml_library, lec);
+    } else if (k == "--gpus") {
       ok = v == "nvml" || v == "fake";
       a.gpu_source = v;
     } else a.dir = v;  // --dir
@@ -281,11 +287,15 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   }
   if (a.gpu_source == "nvml") {
     // This host's GPUs belong to one node: two agents would both hand them out.
-    if ((nodes_given && a.nodes > 1) || !a.cluster_file.empty()) {
+    // (A fake NVML library gives every node GPUs of its own: tests may run several.)
+    if ((nodes_given && a.nodes > 1 && a.nvml_library.empty()) || !a.cluster_file.empty()) {
       err << "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)\n";
       return 2;
     }
-    a.nodes = 1;
+    if (a.nvml_library.empty()) a.nodes = 1;
+  } else if (!a.nvml_library.empty()) {
+    err << "muster up: --nvml-library goes with --gpus nvml\n";
+    return 2;
   }
   std::error_code ec;
   a.dir = fs::absolute(a.dir, ec).lexically_normal().string();
@@ -382,6 +392,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
       << "  heartbeat_interval: 2\n"
       << "  gpus: " << a.gpu_source << "\n"
+      << (a.nvml_library.empty() ? "" : "  nvml_library: " + a.nvml_library + "\n")
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
       << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
   }

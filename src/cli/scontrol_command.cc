@@ -109,12 +109,18 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
       NodeActivityMap usage = UsageFromAllocated(allocated);
       bool any = false;
+      json arr = json::array();
       for (const NodeRecord& n : *nodes) {
         if (!id.empty() && n.node.name != id) continue;
-        out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
+        if (json_out) {
+          arr.push_back(ToJson(n));  // every GPU's UUID and memory, and the NVLink matrix
+        } else {
+          out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
+        }
         any = true;
       }
       if (!any && !id.empty()) return EmitOutput(NodeNotFoundError(id), out, err);
+      if (json_out) out << json{{"nodes", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
       return 0;
     }
     if (what == "partition" || what == "partitions") {

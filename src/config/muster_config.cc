@@ -107,7 +107,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   if (const YAML::Node* ctl = root.Find("controller")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
-                                                   "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs"}));
+                                                   "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
+                                                   "launch_failure"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -132,6 +133,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     RETURN_IF_ERROR(m.Int("first_job_id", &c.first_job_id, 1, int64_t{1} << 40));
     RETURN_IF_ERROR(m.StringList("admins", &admins));
     RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
+    RETURN_IF_ERROR(m.Choice("launch_failure", {"hold", "requeue"}, &c.launch_failure));
   }
   for (const std::string& a : admins) {
     if (reader == ConfigReader::kCommand && !IsNumericUid(a)) continue;
@@ -142,7 +144,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   if (const YAML::Node* ag = root.Find("agent")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
                                                   {"socket_dir", "listen", "spool_dir", "script_dir",
-                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices"}));
+                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -164,6 +166,12 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
     RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));
     RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c.cgroups));
+    if (m.Has("nvml_library")) {
+      RETURN_IF_ERROR(m.String("nvml_library", &v));
+      // A bare soname goes through the loader's search; anything with a '/' is a file beside this one.
+      if (v.empty()) return InvalidArgument(path + ": agent.nvml_library is empty");
+      c.nvml_library = v.find('/') == std::string::npos ? v : Absolute(dir, v);
+    }
     if (m.Has("gpu_devices")) {
       RETURN_IF_ERROR(m.String("gpu_devices", &v));
       if (!v.empty()) c.gpu_devices = Absolute(dir, v);

@@ -14,6 +14,8 @@
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
 //     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
 //     first_job_id: 1                   # the first id of a new state database (Slurm's FirstJobId)
+//     launch_failure: hold              # a job a node could not launch is requeued held (Slurm's
+//                                       # "launch failed requeued held") | requeue (runs elsewhere)
 //     admins: [root]                    # users (or uids) allowed admin verbs
 //     allow_root_jobs: false
 //   agent:
@@ -25,6 +27,7 @@
 //                                       # spares the disk an inode a job
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
+//     nvml_library: libnvidia-ml.so.1   # the NVML library dlopen loads (tests: a fake one)
 //     cgroups: auto                     # auto | off
 //     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
 //                                       # DIR stand for them (fencing tried without NVIDIA hardware)
@@ -62,6 +65,7 @@ struct MusterConfig {
   int64_t kill_wait_s = 30;
   int64_t min_job_age_s = 300;
   int64_t first_job_id = 1;         // seeds the id counter of a new state database
+  std::string launch_failure = "hold";  // hold | requeue
   std::vector<uint32_t> admin_uids;
   bool allow_root_jobs = false;
   // agent
@@ -73,6 +77,7 @@ struct MusterConfig {
   std::string gpus = "auto";
   std::string cgroups = "auto";
   std::string gpu_devices;          // "" = /dev (NVML's devices); else fake GPU i = its i-th nvidia<N>
+  std::string nvml_library = "libnvidia-ml.so.1";  // what dlopen loads (a path: that file)
   // priority, accounts (config/priority_config.h); the daemons' reader only
   PrioritySettings priority;
   // qos, preemption (config/policy_config.h); queues are merged into priority.accounts

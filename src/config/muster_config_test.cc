@@ -93,6 +93,18 @@ TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
       << bad_ctld.status().message();
 }
 
+TEST_F(MusterConfigFile, LaunchFailureHoldsByDefaultOrRequeues) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->launch_failure, "hold") << "Slurm's: launch failed requeued held";
+  StatusOr<MusterConfig> requeue = Load("controller:\n  launch_failure: requeue\n");
+  ASSERT_TRUE(requeue.ok()) << requeue.status().message();
+  EXPECT_EQ(requeue->launch_failure, "requeue");
+  StatusOr<MusterConfig> bad = Load("controller:\n  launch_failure: retry\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("launch_failure"), std::string::npos) << bad.status().message();
+}
+
 TEST_F(MusterConfigFile, GpuDevicesIsADirectoryBesideTheFile) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();

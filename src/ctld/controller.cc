@@ -788,19 +788,29 @@ int Controller::ScheduleOnce() {
                    static_cast<long long>(j.id), j.batch_host.c_str(), ls.message().c_str());
       continue;
     }
-    // The node could not take it: drain the node (so the job does not bounce there again) and
-    // requeue the job.
+    // The node could not take it: drain the node (so the job does not bounce there again), its
+    // reason the agent's words, and requeue the job: held, as Slurm's "launch failed requeued
+    // held" (its user releases it), or to run elsewhere, as the cluster says.
     JobRecord copy;
     NodeRecord node_copy;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      JobRecord& job = jobs_[j.id];
+      if (job.state != JobState::kRunning || job.restart_count != j.restart_count) continue;
       NodeRecord* n = FindNodeLocked(j.batch_host);
       n->node.drain = true;
       n->node.reason = "launch failed: " + ls.message();
       node_copy = *n;
-      RequeueLocked(jobs_[j.id], "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
-      copy = jobs_[j.id];
+      RequeueLocked(job, "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
+      if (config_.hold_on_launch_failure) {
+        job.held = true;
+        job.reason = kLaunchFailedHeld;
+      }
+      copy = job;
     }
+    std::fprintf(stderr, "musterctld: job %lld: launch failed on %s, node drained, job requeued%s: %s\n",
+                 static_cast<long long>(j.id), j.batch_host.c_str(), config_.hold_on_launch_failure ? " held" : "",
+                 ls.message().c_str());
     (void)store_->SaveNode(node_copy);
     (void)Persist(copy);
   }

@@ -47,6 +47,8 @@ namespace muster {
 
 // A job whose launch failed by its own doing ends FAILED with ExitCode 0:53, as under Slurm.
 inline constexpr int kLaunchFailureSignal = 53;
+// The reason of a job requeued held after its node failed to launch it (Slurm's words).
+inline constexpr const char* kLaunchFailedHeld = "launch failed requeued held";
 
 struct ControllerConfig {
   std::string cluster_name = "muster";
@@ -59,6 +61,10 @@ struct ControllerConfig {
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
   int64_t first_job_id = 1;         // as configured (shown by scontrol show config)
+  // A job its node could not launch (the node's fault: it is drained) is requeued held, with
+  // Slurm's reason "launch failed requeued held", until its user or an admin releases it; false:
+  // requeued to run elsewhere.
+  bool hold_on_launch_failure = true;
   // Slurm's max_script_size: a longer batch script is refused ("Pathname of a file, directory or
   // other parameter too long", Slurm's words).
   int64_t max_script_bytes = 4 << 20;

@@ -394,13 +394,47 @@ TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
   EXPECT_EQ(Job(missing).restart_count, 1);
 }
 
-TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {
+// A node that cannot launch a job (its fault) is drained with the agent's words, and the job is
+// requeued held, as Slurm's "launch failed requeued held", until its user releases it; it does not
+// wait for ever behind a reason that says nothing.
+TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;
   const int64_t id = Submit({"--gres=gpu:1"});
   EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  JobRecord j = Job(id);
+  EXPECT_EQ(j.state, JobState::kPending);
+  EXPECT_TRUE(j.held);
+  EXPECT_EQ(j.reason, "launch failed requeued held");
+  EXPECT_EQ(j.restart_count, 1);
+  const NodeRecord drained = ctld_->ListNodes()[0];
+  EXPECT_TRUE(drained.node.drain);
+  EXPECT_EQ(j.reason_detail, "launch failed on " + drained.node.name + ": cgroup: cannot create job_1");
+  EXPECT_EQ(drained.node.reason, "launch failed: cgroup: cannot create job_1");
+  agents_.fail_launch = false;
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0) << "held: it waits for its release";
+  EXPECT_EQ(Job(id).reason, "launch failed requeued held") << "the pass keeps a held job's reason";
+  EXPECT_EQ(ctld_->Hold(id, false, kBob).code(), StatusCode::kPermissionDenied) << "not another user's";
+  ASSERT_TRUE(ctld_->Hold(id, false, kAlice).ok()) << "its user releases it";
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  j = Job(id);
+  EXPECT_EQ(j.state, JobState::kRunning);
+  EXPECT_NE(j.batch_host, drained.node.name) << "not on the drained node";
+}
+
+// With launch_failure: requeue, the job goes back to the queue and runs on another node at once.
+TEST_F(ControllerTest, LaunchFailureRequeuesToRunElsewhereWhenTheClusterSaysSo) {
+  config_.hold_on_launch_failure = false;
+  Open();
+  RegisterAll();
+  agents_.fail_launch = true;
+  const int64_t id = Submit({"--gres=gpu:1"});
+  EXPECT_EQ(ctld_->ScheduleOnce(), 0);
+  EXPECT_FALSE(Job(id).held);
   EXPECT_EQ(Job(id).state, JobState::kPending);
-  EXPECT_TRUE(ctld_->ListNodes()[0].node.drain);
+  agents_.fail_launch = false;
+  EXPECT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
 // One user's bad path fails that user's job and drains nothing: the next job runs on the node.

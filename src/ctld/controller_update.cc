@@ -65,6 +65,7 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     }
     job.held = hold;
     job.reason = hold ? (IsAdmin(caller) ? "JobHeldAdmin" : "JobHeldUser") : "None";
+    if (!hold) job.reason_detail.clear();  // a launch failure's story ends with the release
     copy = job;
   }
   RETURN_IF_ERROR(Persist(copy));
@@ -130,7 +131,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
         return InvalidArgument("Update of this parameter is not supported: " + key + "=" + value);
       }
     }
-    if (job.state == JobState::kPending && job.reason != "JobHeldUser" && job.reason != "JobHeldAdmin") {
+    if (job.state == JobState::kPending && !job.held) {
       job.reason = "None";  // the next pass says why it waits now
     }
     *stored = job;

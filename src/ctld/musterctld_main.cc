@@ -56,6 +56,7 @@ int Main(int argc, char** argv) {
   cc.cluster = conf->cluster.snapshot;
   cc.cluster.usage.clear();
   cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
+  cc.hold_on_launch_failure = conf->launch_failure == "hold";
   cc.kill_wait_s = conf->kill_wait_s;
   cc.min_job_age_s = conf->min_job_age_s;
   cc.first_job_id = conf->first_job_id;

@@ -1,0 +1,347 @@
+// A fake libnvidia-ml.so.1 for tests on real daemons: the slice of NVML's C ABI that musterd
+// uses (discovery, features, health), answering from a JSON file named by $MUSTER_FAKE_NVML, which
+// the test may rewrite at any time to inject faults. Each agent finds its node in its own command
+// line (--node NAME), so one file describes every node of a local cluster:
+//
+//   {"gpus": 4, "name": "NVIDIA H100 80GB HBM3", "memory_mb": 81559, "driver": "580.65.06",
+//    "cuda": 13000, "cc": [9, 0],
+//    "faults": {"node2": {"1": {"xid": [79], "ecc_dbe": 2, "remap_pending": true,
+//                               "remap_failed": false, "lost": false, "throttle": 8}}}}
+//
+// Each Xid of a GPU's list is delivered once, in order, as an event. UUIDs are made from the node
+// name and the index. Test code: never shipped, never loaded unless agent.nvml_library names it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using json = nlohmann::json;
+using Return = int;
+constexpr Return kSuccess = 0;
+constexpr Return kUninitialized = 1;
+constexpr Return kInvalidArgument = 2;
+constexpr Return kNotSupported = 3;
+constexpr Return kInsufficientSize = 7;
+constexpr Return kTimeout = 10;
+constexpr Return kGpuIsLost = 15;
+constexpr Return kUnknown = 999;
+
+struct FakeDevice {
+  int index;
+};
+
+struct Faults {
+  std::vector<int> xids;
+  unsigned long long ecc_dbe = 0;
+  bool remap_pending = false;
+  bool remap_failed = false;
+  bool lost = false;
+  unsigned long long throttle = 0;
+};
+
+struct State {
+  std::mutex mu;
+  bool ready = false;
+  int opened = 0;
+  std::string node;
+  json spec;
+  std::vector<FakeDevice> devices;
+  std::map<int, size_t> xids_delivered;  // per GPU: how many of its Xid list went out as events
+};
+
+State& S() {
+  static State* s = new State();
+  return *s;
+}
+
+std::string NodeFromCmdline() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (size_t start = 0; start < all.size();) {
+    size_t end = all.find('\0', start);
+    if (end == std::string::npos) end = all.size();
+    args.push_back(all.substr(start, end - start));
+    start = end + 1;
+  }
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--node") return args[i + 1];
+  }
+  return "node";
+}
+
+json ReadSpec() {
+  const char* path = std::getenv("MUSTER_FAKE_NVML");
+  if (path == nullptr) return json::object();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : json::object();
+}
+
+// Reads the file again (faults change while the agent runs). Called with S().mu held.
+void Refresh() { S().spec = ReadSpec(); }
+
+Faults FaultsOf(int gpu) {
+  Faults f;
+  const json& all = S().spec.value("faults", json::object());
+  if (!all.is_object() || !all.contains(S().node)) return f;
+  const json& node = all[S().node];
+  const std::string key = std::to_string(gpu);
+  if (!node.is_object() || !node.contains(key) || !node[key].is_object()) return f;
+  const json& g = node[key];
+  if (g.contains("xid") && g["xid"].is_array()) {
+    for (const json& x : g["xid"]) {
+      if (x.is_number_integer()) f.xids.push_back(x.get<int>());
+    }
+  }
+  f.ecc_dbe = g.value("ecc_dbe", 0ULL);
+  f.remap_pending = g.value("remap_pending", false);
+  f.remap_failed = g.value("remap_failed", false);
+  f.lost = g.value("lost", false);
+  f.throttle = g.value("throttle", 0ULL);
+  return f;
+}
+
+FakeDevice* Dev(void* d) { return static_cast<FakeDevice*>(d); }
+
+// A device call's preamble: the library is open, the handle is ours, and the GPU is not lost.
+Return Check(void* d, bool lost_matters = true) {
+  if (!S().ready) return kUninitialized;
+  if (d == nullptr) return kInvalidArgument;
+  if (lost_matters && FaultsOf(Dev(d)->index).lost) return kGpuIsLost;
+  return kSuccess;
+}
+
+void CopyOut(const std::string& s, char* buf, unsigned len) { std::snprintf(buf, len, "%s", s.c_str()); }
+
+struct PciInfo {
+  char bus_id_legacy[16];
+  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+struct Memory {
+  unsigned long long total, free, used;
+};
+struct EventData {
+  void* device;
+  unsigned long long event_type;
+  unsigned long long event_data;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+constexpr unsigned long long kEventXid = 0x8;
+
+}  // namespace
+
+extern "C" {
+
+Return nvmlInit_v2() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (S().opened++ == 0) {
+    S().node = NodeFromCmdline();
+    Refresh();
+    S().devices.clear();
+    const int n = S().spec.value("gpus", 0);
+    for (int i = 0; i < n; ++i) S().devices.push_back({i});
+    S().ready = true;
+  }
+  return kSuccess;
+}
+
+Return nvmlShutdown() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (S().opened > 0 && --S().opened == 0) S().ready = false;
+  return kSuccess;
+}
+
+const char* nvmlErrorString(Return r) {
+  switch (r) {
+    case kSuccess: return "Success";
+    case kUninitialized: return "Uninitialized";
+    case kInvalidArgument: return "Invalid Argument";
+    case kNotSupported: return "Not Supported";
+    case kTimeout: return "Timeout";
+    case kGpuIsLost: return "GPU is lost";
+    default: return "Unknown Error";
+  }
+}
+
+Return nvmlSystemGetDriverVersion(char* buf, unsigned len) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  CopyOut(S().spec.value("driver", std::string("580.65.06")), buf, len);
+  return kSuccess;
+}
+
+Return nvmlSystemGetCudaDriverVersion_v2(int* v) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  *v = S().spec.value("cuda", 13000);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetCount_v2(unsigned* n) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().ready) return kUninitialized;
+  *n = static_cast<unsigned>(S().devices.size());
+  return kSuccess;
+}
+
+Return nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (!S().ready) return kUninitialized;
+  if (i >= S().devices.size()) return kInvalidArgument;
+  *d = &S().devices[i];
+  return kSuccess;
+}
+
+Return nvmlDeviceGetName(void* d, char* buf, unsigned len) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  CopyOut(S().spec.value("name", std::string("NVIDIA H100 80GB HBM3")), buf, len);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  unsigned h = 2166136261u;
+  for (unsigned char c : S().node) h = (h ^ c) * 16777619u;
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-4000-8000-%012x", h, Dev(d)->index, Dev(d)->index + 1);
+  CopyOut(uuid, buf, len);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetMemoryInfo(void* d, Memory* m) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  m->total = static_cast<unsigned long long>(S().spec.value("memory_mb", 81559)) << 20;
+  m->free = m->total;
+  m->used = 0;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetPciInfo_v3(void* d, PciInfo* p) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  std::memset(p, 0, sizeof(*p));
+  std::snprintf(p->bus_id, sizeof(p->bus_id), "00000000:%02X:00.0", 0x10 + Dev(d)->index);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetMinorNumber(void* d, unsigned* minor) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  *minor = static_cast<unsigned>(Dev(d)->index);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetCudaComputeCapability(void* d, int* major, int* minor) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  const json cc = S().spec.value("cc", json::array({9, 0}));
+  *major = cc.is_array() && cc.size() == 2 ? cc[0].get<int>() : 9;
+  *minor = cc.is_array() && cc.size() == 2 ? cc[1].get<int>() : 0;
+  return kSuccess;
+}
+
+// ---- Health ------------------------------------------------------------------------------------
+
+Return nvmlDeviceGetTotalEccErrors(void* d, int error_type, int counter_type, unsigned long long* count) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  Refresh();
+  if (Return r = Check(d); r != kSuccess) return r;
+  // Uncorrected (1), volatile (0): what the agent asks; other counters are 0.
+  *count = error_type == 1 && counter_type == 0 ? FaultsOf(Dev(d)->index).ecc_dbe : 0;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetRemappedRows(void* d, unsigned* corrected, unsigned* uncorrected, unsigned* pending,
+                                 unsigned* failure) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  Refresh();
+  if (Return r = Check(d); r != kSuccess) return r;
+  const Faults f = FaultsOf(Dev(d)->index);
+  *corrected = 0;
+  *uncorrected = f.remap_pending || f.remap_failed ? 1 : 0;
+  *pending = f.remap_pending ? 1 : 0;
+  *failure = f.remap_failed ? 1 : 0;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* reasons) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  Refresh();
+  if (Return r = Check(d); r != kSuccess) return r;
+  *reasons = FaultsOf(Dev(d)->index).throttle;
+  return kSuccess;
+}
+
+struct FakeEventSet {
+  std::vector<int> gpus;
+};
+
+Return nvmlEventSetCreate(FakeEventSet** set) {
+  *set = new FakeEventSet();
+  return kSuccess;
+}
+
+Return nvmlDeviceRegisterEvents(void* d, unsigned long long types, FakeEventSet* set) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  if ((types & kEventXid) != 0) set->gpus.push_back(Dev(d)->index);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetSupportedEventTypes(void* d, unsigned long long* types) {
+  *types = kEventXid;
+  return d == nullptr ? kInvalidArgument : kSuccess;
+}
+
+// Delivers the next undelivered Xid of a registered GPU, or waits (in short steps, reading the
+// file again) until the timeout.
+Return nvmlEventSetWait_v2(FakeEventSet* set, EventData* data, unsigned timeout_ms) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(S().mu);
+      Refresh();
+      for (int gpu : set->gpus) {
+        const std::vector<int> xids = FaultsOf(gpu).xids;
+        size_t& delivered = S().xids_delivered[gpu];
+        if (delivered < xids.size()) {
+          std::memset(data, 0, sizeof(*data));
+          data->device = &S().devices[static_cast<size_t>(gpu)];
+          data->event_type = kEventXid;
+          data->event_data = static_cast<unsigned long long>(xids[delivered++]);
+          return kSuccess;
+        }
+      }
+    }
+    if (std::chrono::steady_clock::now() >= end) return kTimeout;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<unsigned>(timeout_ms, 100)));
+  }
+}
+
+Return nvmlEventSetFree(FakeEventSet* set) {
+  delete set;
+  return kSuccess;
+}
+
+}  // extern "C"
