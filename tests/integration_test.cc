@@ -5,7 +5,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace {
@@ -461,6 +464,105 @@ TEST_F(FakeNvmlCluster, GpuCheckScriptRunsEveryCheck) {
                             "PASS  fencing: a 1-GPU step inside a 2-GPU job sees 1", "PASS  environment"}) {
     EXPECT_NE(r.out.find(check), std::string::npos) << check << "\n" << r.out;
   }
+}
+
+}  // namespace
+
+namespace {
+
+using nlohmann::json;
+
+// The GPUs job `id` holds on `node` (scontrol --json show job), and its run number.
+struct Held {
+  std::vector<int> gpus;
+  int restart_count = -1;
+  std::string state;
+};
+
+class GpuHealthCluster : public FakeNvmlCluster {
+ protected:
+  void Up() {
+    Result up = Sh(env_ + "muster up --gpus nvml --nvml-library " + Library() + " --nodes 2 --dir " + (dir_ / "c").string());
+    ASSERT_EQ(up.rc, 0) << up.out;
+  }
+  Result Run(const std::string& cmd) { return Sh("export " + env_ + "; cd " + dir_.string() + " && " + cmd); }
+  Held JobOn(int64_t id, const std::string& node) {
+    Held h;
+    Result r = Run("scontrol --json show job " + std::to_string(id));
+    json j = json::parse(r.out, nullptr, false);
+    if (!j.is_object() || !j.contains("jobs") || j["jobs"].empty()) return h;
+    const json& job = j["jobs"][0];
+    h.restart_count = job.value("restart_count", 0);
+    h.state = job.value("state", "");
+    for (const json& a : job.value("allocation", json::array())) {
+      if (a.value("node", "") == node) h.gpus = a.value("gpus", std::vector<int>{});
+    }
+    return h;
+  }
+  // Rewrites the fake NVML's file with these faults (node -> GPU -> fields).
+  void Faults(const json& faults) {
+    json spec = {{"gpus", 4}, {"name", "NVIDIA H100 80GB HBM3"}, {"memory_mb", 81559}, {"faults", faults}};
+    const std::string tmp = (dir_ / "nvml.json.tmp").string();
+    std::ofstream(tmp) << spec.dump();
+    fs::rename(tmp, dir_ / "nvml.json");
+  }
+  std::string Reasons() { return Run("sinfo -R -h -o '%N|%E'").out; }
+};
+
+// An Xid on one GPU of a running 2-node gang: the gang is requeued whole and runs again on healthy
+// GPUs; the other job on that node runs on; the GPU is named where admins look, and returns after
+// three healthy checks.
+TEST_F(GpuHealthCluster, AnXidTakesOneGpuOutRequeuesTheGangAndTheGpuReturns) {
+  Up();
+  Result gang = Run("sbatch --parsable -N2 --gres=gpu:2 -o /dev/null --wrap 'sleep 300'");
+  ASSERT_EQ(gang.rc, 0) << gang.out;
+  Result other = Run("sbatch --parsable -w node2 --gres=gpu:1 -o /dev/null --wrap 'sleep 300'");
+  ASSERT_EQ(other.rc, 0) << other.out;
+  const int64_t g = std::atoll(gang.out.c_str()), o = std::atoll(other.out.c_str());
+  Held before;
+  ASSERT_TRUE(WaitFor([&] { return (before = JobOn(g, "node2")).state == "RUNNING" && JobOn(o, "node2").state == "RUNNING"; }, 15s));
+  ASSERT_EQ(before.gpus.size(), 2u);
+  const int bad = before.gpus[0];
+  const std::vector<int> other_gpus = JobOn(o, "node2").gpus;
+  Faults({{"node2", {{std::to_string(bad), {{"xid", {79}}}}}}});
+  // Requeued (run 1) and running again, on node2's healthy GPUs only.
+  Held after;
+  ASSERT_TRUE(WaitFor([&] { return (after = JobOn(g, "node2")).restart_count == 1 && after.state == "RUNNING"; }, 20s))
+      << "gang: " << after.state << " run " << after.restart_count << "\n" << Run("squeue -t all").out;
+  EXPECT_EQ(std::count(after.gpus.begin(), after.gpus.end(), bad), 0) << "placed again on the GPU that failed";
+  const Held still = JobOn(o, "node2");
+  EXPECT_EQ(still.state, "RUNNING");
+  EXPECT_EQ(still.restart_count, 0) << "the other job on the node runs on";
+  EXPECT_EQ(still.gpus, other_gpus);
+  const std::string reason = "GPU " + std::to_string(bad) + " failed: Xid 79 (GPU has fallen off the bus)";
+  EXPECT_NE(Reasons().find("node2|" + reason), std::string::npos) << Reasons();
+  EXPECT_NE(Run("scontrol show node node2").out.find("Reason=" + reason), std::string::npos);
+  EXPECT_EQ(Trim(Run("sinfo -h -n node2 -o %t").out), "mix") << "node2 still takes work";
+  // One-shot: the checks after it are healthy; three of them (2 s apart) bring the GPU back.
+  EXPECT_TRUE(WaitFor([&] { return Reasons().find("node2|") == std::string::npos; }, 20s)) << Reasons();
+  EXPECT_EQ(Run("scontrol show node node2").out.find("Xid 79"), std::string::npos);
+  Run("scancel " + std::to_string(g) + " " + std::to_string(o));
+}
+
+// A GPU that needs a reset (a pending row remap) stays out, an admin's RESUME takes it back only
+// until the next check finds it still pending, and it returns once the remap is done.
+TEST_F(GpuHealthCluster, AGpuThatNeedsAResetStaysOutUntilItHadOne) {
+  Up();
+  Faults({{"node1", {{"3", {{"remap_pending", true}}}}}});
+  const std::string reason = "node1|GPU 3 needs a reset: row remapping pending: the GPU needs a reset";
+  ASSERT_TRUE(WaitFor([&] { return Reasons().find(reason) != std::string::npos; }, 15s)) << Reasons();
+  // Four GPUs asked of node1: only three are healthy there.
+  Result big = Run("sbatch --parsable -w node1 --gres=gpu:4 -o /dev/null --wrap true");
+  ASSERT_EQ(big.rc, 0) << big.out;
+  EXPECT_TRUE(WaitFor([&] { return Trim(Run("squeue -h -j " + Trim(big.out) + " -o %T").out) == "PENDING"; }, 5s));
+  ASSERT_EQ(Run("scontrol update NodeName=node1 State=RESUME").rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return Reasons().find(reason) != std::string::npos; }, 15s))
+      << "still pending: out again at the next check\n" << Reasons();
+  Faults(json::object());  // the reset happened
+  EXPECT_TRUE(WaitFor([&] { return Reasons().find("node1|") == std::string::npos; }, 20s)) << Reasons();
+  EXPECT_TRUE(WaitFor([&] { return Run("sacct -n -X -j " + Trim(big.out) + " -o State").out.find("COMPLETED") != std::string::npos; },
+                      15s))
+      << "the 4-GPU job runs once all four are back";
 }
 
 }  // namespace

@@ -164,6 +164,19 @@ Status Agent::Start() {
   if (!opt_.cgroup) Log(opt_.node.name, "running jobs without cgroups (no usable cgroup hierarchy)");
   reaper_wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (reaper_wake_fd_ < 0) return Internal(std::string("eventfd: ") + std::strerror(errno));
+  if (!opt_.nvml_index.empty()) {
+    // The controller hears of a change at once, with a heartbeat of its own.
+    StatusOr<std::unique_ptr<GpuHealthWatcher>> w =
+        GpuHealthWatcher::Start(opt_.nvml_library, opt_.nvml_index, opt_.gpu_health, [this] {
+          beat_now_ = true;
+          cv_.notify_all();
+        });
+    if (w.ok()) {
+      gpu_health_ = std::move(*w);
+    } else {
+      Log(opt_.node.name, "GPU health is not watched: " + w.status().message());
+    }
+  }
   reaper_ = std::thread([this] { ReaperLoop(); });
   controller_thread_ = std::thread([this] { ControllerLoop(); });
   return Status::Ok();
@@ -230,6 +243,7 @@ void Agent::Stop() {
   if (server_) server_->Stop();
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();
+  gpu_health_.reset();  // its thread calls back into us
   std::lock_guard<std::mutex> lock(mu_);
   if (opt_.end_jobs_on_stop) {
     // A local cluster going down: every run ends with its agent.
@@ -886,7 +900,17 @@ json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
     exits->push_back(r.body);
     ended.push_back(json::parse(r.body));  // our own text
   }
-  return json{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
+  json out{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
+  if (gpu_health_) {
+    // The GPUs out now (none: every GPU healthy); warnings go to the log only.
+    json health = json::array();
+    for (const GpuHealth& h : gpu_health_->Snapshot()) {
+      if (h.condition == GpuCondition::kHealthy) continue;
+      health.push_back({{"index", h.index}, {"condition", GpuConditionName(h.condition)}, {"reason", h.reason}});
+    }
+    out["gpu_health"] = std::move(health);
+  }
+  return out;
 }
 
 Status Agent::ReportToController(const std::string& target, json body, const std::vector<std::string>& exits) {
@@ -900,6 +924,13 @@ Status Agent::ReportToController(const std::string& target, json body, const std
     if (lease_s > 0) {
       Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
       if (!st.ok()) Log(opt_.node.name, "cannot renew the lease: " + st.message());
+    }
+  }
+  if (orders.ok() && gpu_health_ && orders->contains("resume_gpus") && (*orders)["resume_gpus"].is_array()) {
+    for (const json& g : (*orders)["resume_gpus"]) {
+      if (!g.is_number_integer()) continue;
+      Log(opt_.node.name, "GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
+      gpu_health_->Resume(g.get<int>());
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -971,8 +1002,10 @@ void Agent::ControllerLoop() {
         continue;
       }
     }
-    // Exit reports first: they free resources for the next jobs.
-    while (!stop_) {
+    // Exit reports first: they free resources for the next jobs. But not past a heartbeat's time:
+    // under a storm of ending jobs the outbox never empties, and the heartbeat renews the lease
+    // (a starved one let the lease run out while the controller was there).
+    while (!stop_ && clock_->NowMillis() - last_beat < opt_.heartbeat_interval_s * 1000) {
       Report rep;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -992,7 +1025,8 @@ void Agent::ControllerLoop() {
       }
     }
     const int64_t now = clock_->NowMillis();
-    if (now - last_beat >= opt_.heartbeat_interval_s * 1000) {
+    if (gpu_health_ && beat_now_) LogGpuHealth();
+    if (now - last_beat >= opt_.heartbeat_interval_s * 1000 || beat_now_.exchange(false)) {
       last_beat = now;
       std::vector<std::string> exits;
       json body;
@@ -1005,8 +1039,23 @@ void Agent::ControllerLoop() {
       if (!st.ok()) registered_ = false;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stop_.load() || !outbox_.empty(); });
+    cv_.wait_for(lock, std::chrono::milliseconds(200),
+                 [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
   }
+}
+
+void Agent::LogGpuHealth() {
+  std::string now;
+  for (const GpuHealth& h : gpu_health_->Snapshot()) {
+    if (h.condition != GpuCondition::kHealthy) {
+      now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " +
+             GpuConditionName(h.condition) + ": " + h.reason;
+    }
+    if (!h.warning.empty()) now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " + h.warning;
+  }
+  if (now == reported_health_) return;
+  Log(opt_.node.name, now.empty() ? "GPU health: every GPU healthy" : "GPU health: " + now);
+  reported_health_ = now;
 }
 
 std::string Agent::EndingText(const std::string& why) const { return EndingLine(clock_->NowSeconds(), why); }

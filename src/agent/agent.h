@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/cgroup.h"
+#include "agent/gpu_health.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "base/clock.h"
@@ -66,6 +67,11 @@ struct AgentOptions {
   // job's cgroup then lets it open of the node's NVIDIA devices only its own (and the shared
   // control devices). Empty (fake GPUs): device access is left alone.
   GpuDeviceTable gpu_devices;
+  // With NVML GPUs: the library, each GPU index's physical NVML index, and how to watch their
+  // health (gpu_health.h); empty nvml_index: not watched.
+  std::string nvml_library;
+  std::vector<int> nvml_index;
+  GpuHealthConfig gpu_health;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
   std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run
@@ -153,6 +159,8 @@ class Agent {
   // Sends a registration or heartbeat; on success the exits it carried leave the outbox, and the
   // runs the controller says to stop are stopped.
   Status ReportToController(const std::string& target, nlohmann::json body, const std::vector<std::string>& exits);
+  // Logs the GPU health when it changed since last logged (controller thread).
+  void LogGpuHealth();
   // Under mu_: a signal for the run at `it` (see POST /v1/signal); may erase it.
   void SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why);
 
@@ -186,6 +194,9 @@ class Agent {
   int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()
   std::thread reaper_;
   std::thread controller_thread_;
+  std::unique_ptr<GpuHealthWatcher> gpu_health_;  // nullptr: GPUs not watched
+  std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
+  std::string reported_health_;                   // the GPU health last logged (controller thread)
   StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
 };
 

@@ -253,6 +253,7 @@ StatusOr<GpuInventory> DiscoverDevices(const NvmlApi& api, FeatureFacts* facts) 
         inv.gpus.push_back(std::move(s.gpu));
         inv.minors.push_back(p.minor);
         inv.cap_minors.push_back(std::move(s.cap_minors));
+        inv.nvml_index.push_back(static_cast<int>(p.nvml_index));
       }
       continue;
     }
@@ -262,6 +263,7 @@ StatusOr<GpuInventory> DiscoverDevices(const NvmlApi& api, FeatureFacts* facts) 
     inv.gpus.push_back(std::move(g));
     inv.minors.push_back(p.minor);
     inv.cap_minors.emplace_back();
+    inv.nvml_index.push_back(static_cast<int>(p.nvml_index));
   }
   if (static_cast<int>(inv.gpus.size()) > kMaxDevices) {
     return OutOfRange("the node has " + std::to_string(inv.gpus.size()) + " GPU devices; at most " +

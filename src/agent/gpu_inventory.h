@@ -22,6 +22,9 @@ struct GpuInventory {
   // (/dev/nvidia-caps/nvidia-cap<minor>), which a job on the slice must open too; empty for a
   // whole GPU. Same size as `gpus`.
   std::vector<std::vector<int>> cap_minors;
+  // NVML's index of the physical GPU of each entry (a MIG slice's parent's), for health watching;
+  // same size as `gpus` (empty for fake GPUs).
+  std::vector<int> nvml_index;
   // Node features from what NVML says (nvml::GpuFeatures): "h200", "gpumem_140g", "cc_9.0",
   // "driver_580", "cuda_13.0", "mig_capable", "nvlink", ...; none for fake GPUs.
   std::vector<std::string> features;

@@ -75,6 +75,9 @@ int Main(int argc, char** argv) {
       opt.node.gpus = nvml->gpus;
       opt.node.links = nvml->links;
       opt.gpu_devices.minors = nvml->minors;
+      opt.nvml_library = conf->nvml_library;
+      opt.nvml_index = nvml->nvml_index;
+      opt.gpu_health = conf->gpu_health;
       opt.gpu_devices.caps = nvml->cap_minors;
       // GPU feature discovery: what NVML says joins the features the cluster file gives.
       for (const std::string& f : nvml->features) {

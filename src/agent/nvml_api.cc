@@ -65,6 +65,13 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& sona
   Bind(handle, "nvmlSystemGetCudaDriverVersion_v2", &a.cuda_driver_version);
   if (a.cuda_driver_version == nullptr) Bind(handle, "nvmlSystemGetCudaDriverVersion", &a.cuda_driver_version);
   Bind(handle, "nvmlDeviceGetCudaComputeCapability", &a.compute_capability);
+  Bind(handle, "nvmlEventSetCreate", &a.event_set_create);
+  Bind(handle, "nvmlDeviceRegisterEvents", &a.register_events);
+  Bind(handle, "nvmlEventSetWait_v2", &a.event_set_wait);
+  Bind(handle, "nvmlEventSetFree", &a.event_set_free);
+  Bind(handle, "nvmlDeviceGetTotalEccErrors", &a.total_ecc_errors);
+  Bind(handle, "nvmlDeviceGetRemappedRows", &a.remapped_rows);
+  Bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &a.throttle_reasons);
   if (a.pci_info == nullptr) Bind(handle, "nvmlDeviceGetPciInfo_v2", &a.pci_info);  // drivers before R450
   struct Required {
     const char* symbol;

@@ -21,9 +21,30 @@ inline constexpr Return kSuccess = 0;
 inline constexpr Return kErrorInvalidArgument = 2;
 inline constexpr Return kErrorNotSupported = 3;
 inline constexpr Return kErrorNotFound = 6;
+inline constexpr Return kErrorTimeout = 10;
+inline constexpr Return kErrorGpuIsLost = 15;
 
 struct DeviceSt;
 using Device = DeviceSt*;  // nvmlDevice_t (opaque)
+struct EventSetSt;
+using EventSet = EventSetSt*;  // nvmlEventSet_t (opaque)
+
+// nvmlEventData_t.
+struct EventData {
+  Device device;
+  unsigned long long event_type;
+  unsigned long long event_data;  // the Xid, for an Xid event
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+inline constexpr unsigned long long kEventXidCriticalError = 0x8;  // nvmlEventTypeXidCriticalError
+inline constexpr int kMemoryErrorUncorrected = 1;                  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+inline constexpr int kVolatileEcc = 0;                             // NVML_VOLATILE_ECC
+// nvmlClocksThrottleReasons: the slowdowns the hardware imposes.
+inline constexpr unsigned long long kThrottleHwSlowdown = 0x8;
+inline constexpr unsigned long long kThrottleSwThermal = 0x20;
+inline constexpr unsigned long long kThrottleHwThermal = 0x40;
+inline constexpr unsigned long long kThrottleHwPowerBrake = 0x80;
 
 inline constexpr unsigned kNameBufferSize = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 inline constexpr unsigned kUuidBufferSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
@@ -91,6 +112,15 @@ struct NvmlApi {
   Return (*driver_version)(char*, unsigned int) = nullptr;              // optional: nvmlSystemGetDriverVersion
   Return (*cuda_driver_version)(int*) = nullptr;                        // optional: nvmlSystemGetCudaDriverVersion_v2
   Return (*compute_capability)(Device, int*, int*) = nullptr;           // optional: nvmlDeviceGetCudaComputeCapability
+  // Health (all optional: a check whose call is missing is skipped).
+  Return (*event_set_create)(EventSet*) = nullptr;                      // nvmlEventSetCreate
+  Return (*register_events)(Device, unsigned long long, EventSet) = nullptr;  // nvmlDeviceRegisterEvents
+  Return (*event_set_wait)(EventSet, EventData*, unsigned int) = nullptr;     // nvmlEventSetWait_v2
+  Return (*event_set_free)(EventSet) = nullptr;                         // nvmlEventSetFree
+  Return (*total_ecc_errors)(Device, int, int, unsigned long long*) = nullptr;  // nvmlDeviceGetTotalEccErrors
+  Return (*remapped_rows)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*) = nullptr;
+                                                                        // nvmlDeviceGetRemappedRows
+  Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;    // nvmlDeviceGetCurrentClocksThrottleReasons
   // Where a device's NUMA node is read when NVML does not say: <sysfs_pci>/<bus id>/numa_node.
   std::string sysfs_pci = "/sys/bus/pci/devices";
   // The driver's capability files: <proc_caps>/gpu<minor>/mig/gi<G>[/ci<C>]/access say which

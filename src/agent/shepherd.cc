@@ -284,7 +284,8 @@ int ShepherdMain(const std::string& run_dir) {
     }
     const int64_t now = NowMs();
     const int64_t until = ReadLease(spec.lease_file);
-    if (lease_kill_at == 0 && until > 0 && now > until) {
+    // A script that ended by itself ended so, whatever the lease says now.
+    if (lease_kill_at == 0 && until > 0 && now > until && !(spec.batch && child_done)) {
       Log(spec, "the lease ran out " + std::to_string((now - until) / 1000) +
                     " s ago (no word from the controller): ending the run");
       end.lease_expired = true;

@@ -393,6 +393,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  heartbeat_interval: 2\n"
       << "  gpus: " << a.gpu_source << "\n"
       << (a.nvml_library.empty() ? "" : "  nvml_library: " + a.nvml_library + "\n")
+      << (a.gpu_source == "nvml" ? "  gpu_health: {interval: 2, recover_checks: 3}  # checks every 2 s; back after 3 good ones\n"
+                                 : "")
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
       << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
   }

@@ -144,7 +144,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   if (const YAML::Node* ag = root.Find("agent")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
                                                   {"socket_dir", "listen", "spool_dir", "script_dir",
-                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library"}));
+                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library",
+                                                   "gpu_health"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -166,6 +167,27 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
     RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));
     RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c.cgroups));
+    if (const YAML::Node* gh = m.Find("gpu_health")) {
+      ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, *gh, "agent.gpu_health", {"interval", "recover_checks", "critical_xids"}));
+      int64_t interval_s = c.gpu_health.interval_ms / 1000, recover = c.gpu_health.recover_checks;
+      RETURN_IF_ERROR(h.Int("interval", &interval_s, 1, 3600));
+      RETURN_IF_ERROR(h.Int("recover_checks", &recover, 1, 1000));
+      c.gpu_health.interval_ms = interval_s * 1000;
+      c.gpu_health.recover_checks = static_cast<int>(recover);
+      if (h.Has("critical_xids")) {
+        std::vector<std::string> xids;
+        RETURN_IF_ERROR(h.StringList("critical_xids", &xids));
+        c.gpu_health.critical_xids.clear();
+        for (const std::string& x : xids) {
+          char* end = nullptr;
+          const long v = std::strtol(x.c_str(), &end, 10);
+          if (x.empty() || *end != '\0' || v < 1 || v > 100000) {
+            return InvalidArgument(path + ": agent.gpu_health.critical_xids: '" + x + "' is not an Xid number");
+          }
+          c.gpu_health.critical_xids.insert(static_cast<int>(v));
+        }
+      }
+    }
     if (m.Has("nvml_library")) {
       RETURN_IF_ERROR(m.String("nvml_library", &v));
       // A bare soname goes through the loader's search; anything with a '/' is a file beside this one.

@@ -28,6 +28,7 @@
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     nvml_library: libnvidia-ml.so.1   # the NVML library dlopen loads (tests: a fake one)
+//     gpu_health: {interval: 10, recover_checks: 3, critical_xids: [48, 63, 64, 74, 79, 92, 94, 95, 119, 120]}
 //     cgroups: auto                     # auto | off
 //     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
 //                                       # DIR stand for them (fencing tried without NVIDIA hardware)
@@ -46,6 +47,7 @@
 
 #include "base/status.h"
 #include "config/cluster_file.h"
+#include "model/gpu.h"
 #include "sched/priority_policy.h"
 #include "sched/scheduler.h"
 
@@ -78,6 +80,7 @@ struct MusterConfig {
   std::string cgroups = "auto";
   std::string gpu_devices;          // "" = /dev (NVML's devices); else fake GPU i = its i-th nvidia<N>
   std::string nvml_library = "libnvidia-ml.so.1";  // what dlopen loads (a path: that file)
+  GpuHealthConfig gpu_health;       // agent.gpu_health: how NVML GPUs are watched
   // priority, accounts (config/priority_config.h); the daemons' reader only
   PrioritySettings priority;
   // qos, preemption (config/policy_config.h); queues are merged into priority.accounts

@@ -1,5 +1,6 @@
 #include "ctld/api_decode.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -124,6 +125,24 @@ StatusOr<NodeReport> DecodeNodeReport(const json& j) {
       }
       report.running.push_back(run);
     }
+  }
+  if (j.contains("gpu_health")) {
+    if (!j["gpu_health"].is_array()) return InvalidArgument("'gpu_health' must be a list");
+    report.gpu_health = true;
+    for (const json& g : j["gpu_health"]) {
+      GpuFault f;
+      std::string condition;
+      Status err;
+      if (!g.is_object() || !Get(g, "index", f.index, err) || !Get(g, "condition", condition, err) ||
+          !Get(g, "reason", f.reason, err) || f.index < 0 || f.index >= 4096 ||
+          (condition != "failed" && condition != "needs_reset")) {
+        return InvalidArgument("'gpu_health' holds {\"index\", \"condition\": \"failed\"|\"needs_reset\", \"reason\"} objects");
+      }
+      f.needs_reset = condition == "needs_reset";
+      report.gpu_faults.push_back(std::move(f));
+    }
+    std::sort(report.gpu_faults.begin(), report.gpu_faults.end(),
+              [](const GpuFault& a, const GpuFault& b) { return a.index < b.index; });
   }
   if (j.contains("exits")) {
     if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");

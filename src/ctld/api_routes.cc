@@ -82,7 +82,7 @@ json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
 json OrdersJson(const NodeOrders& orders) {
   json stop = json::array();
   for (const JobRun& r : orders.stop) stop.push_back({{"job_id", r.job_id}, {"restart_count", r.restart_count}});
-  return json{{"lease_s", orders.lease_s}, {"stop", std::move(stop)}};
+  return json{{"lease_s", orders.lease_s}, {"stop", std::move(stop)}, {"resume_gpus", orders.resume_gpus}};
 }
 
 }  // namespace

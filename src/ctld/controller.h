@@ -150,6 +150,10 @@ struct RunExit {
 struct NodeReport {
   std::vector<JobRun> running;
   std::vector<RunExit> exits;
+  // The GPUs its health watch has out now (sorted by index), when the agent watches them: a GPU
+  // failing here requeues the jobs on it; one no longer listed returns.
+  bool gpu_health = false;
+  std::vector<GpuFault> gpu_faults;
 };
 
 // The controller's answer to a registration or heartbeat: how long the node may keep running its
@@ -159,6 +163,7 @@ struct NodeReport {
 struct NodeOrders {
   int64_t lease_s = 0;
   std::vector<JobRun> stop;
+  std::vector<int> resume_gpus;  // an admin resumed the node: its health watch takes these back
 };
 
 // srun's request for a job step inside a running allocation (POST /v1/jobs/{id}/steps).
@@ -434,6 +439,13 @@ class Controller {
                              std::vector<JobRecord>* changed);
   // The runs `report` names that the controller does not have running on `node`: the node must
   // stop them.
+  // The node's GPU health as its agent reports it: GPUs newly out end their jobs (requeued, or
+  // NODE_FAIL when they may not be; a gang whole, on every node), GPUs no longer listed return.
+  // The node's reason names its failed GPUs while no other reason holds it.
+  void ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
+                            std::vector<JobRecord>* changed);
+  // GPUs an admin's RESUME took back, per node, for the node's next orders.
+  std::map<std::string, std::vector<int>> resume_gpus_;
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;
   // Tells the agents to run `started` (controller_launch.cc); the batch host's answer per job.
   std::vector<Status> LaunchStarted(const std::vector<JobRecord>& started);

@@ -9,7 +9,10 @@
 #include <cassert>
 #include <cctype>
 #include <csignal>
+#include <cstdio>
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace muster {
 
@@ -69,6 +72,14 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
       n->node.reason_user = UserNameOf(caller.uid);
       n->node.reason_time = now;
     } else if (up == "RESUME" || up == "IDLE") {
+      // GPUs its health watch took out come back too (the agent's watch is told so, and takes them
+      // out again if they are still bad).
+      for (const GpuFault& f : n->failed_gpus) resume_gpus_[name].push_back(f.index);
+      if (!n->failed_gpus.empty()) {
+        n->failed_gpus.clear();
+        node_usage_stale_ = true;
+        ++node_records_epoch_;
+      }
       n->node.drain = false;
       n->node.reason.clear();
       n->node.reason_user.clear();
@@ -131,6 +142,46 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
   }
 }
 
+void Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
+                                      std::vector<JobRecord>* changed) {
+  if (!report.gpu_health || report.gpu_faults == n.failed_gpus) return;
+  const std::string name = n.node.name;
+  std::set<int> newly;
+  for (const GpuFault& f : report.gpu_faults) {
+    if (std::none_of(n.failed_gpus.begin(), n.failed_gpus.end(), [&](const GpuFault& o) { return o.index == f.index; })) {
+      newly.insert(f.index);
+    }
+  }
+  const std::string before = DescribeGpuFaults(n.failed_gpus);
+  for (int64_t id : ActiveIdsLocked()) {
+    JobRecord& j = jobs_.at(id);
+    if (!HoldsResources(j.state)) continue;
+    const GpuFault* hit = nullptr;
+    for (const JobNodeAllocation& a : j.allocation) {
+      if (a.node != name) continue;
+      for (const GpuFault& f : report.gpu_faults) {
+        const bool held = std::find(a.gpus.begin(), a.gpus.end(), f.index) != a.gpus.end() || a.shared_gpu == f.index;
+        if (held && newly.count(f.index)) hit = &f;
+      }
+    }
+    if (hit == nullptr) continue;
+    const JobRecord was = j;  // its run, on every node, is ended
+    LoseJobLocked(j, "GPU " + std::to_string(hit->index) + " of " + name + " failed: " + hit->reason, nullptr);
+    kill->push_back(was);
+    changed->push_back(j);
+  }
+  n.failed_gpus = report.gpu_faults;
+  const std::string now = DescribeGpuFaults(n.failed_gpus);
+  if (n.node.reason.empty() || n.node.reason == before) {
+    n.node.reason = now;
+    n.node.reason_user = now.empty() ? "" : "musterd";
+    n.node.reason_time = now.empty() ? 0 : clock_->NowSeconds();
+  }
+  std::fprintf(stderr, "musterctld: node %s: %s\n", name.c_str(), now.empty() ? "every GPU healthy again" : now.c_str());
+  node_usage_stale_ = true;  // a GPU out counts as taken (RecountUsageLocked)
+  ++node_records_epoch_;
+}
+
 StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
   std::vector<JobRecord> changed, kill, cleanup;
@@ -164,8 +215,10 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
     LoseMissingRunsLocked(node.node.name, report, &kill, &changed);
+    ApplyGpuHealthLocked(*n, report, &kill, &changed);
     // Runs the node holds that are over, or not its: it stops them.
     orders.stop = StrayRunsLocked(node.node.name, report);
+    orders.resume_gpus = std::exchange(resume_gpus_[node.node.name], {});
     RefreshNodeStatesLocked();
     copy = *n;
   }
@@ -181,6 +234,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
   bool woke = false;
   std::vector<JobRecord> changed, cleanup, kill;
+  std::optional<NodeRecord> node_copy;
   NodeOrders orders;
   orders.lease_s = config_.heartbeat_timeout_s;
   {
@@ -197,8 +251,17 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     }
     SettleExitsLocked(node, report.exits, &changed, &cleanup);
     LoseMissingRunsLocked(node, report, &kill, &changed);
+    const std::vector<GpuFault> faults_before = n->failed_gpus;
+    ApplyGpuHealthLocked(*n, report, &kill, &changed);
+    if (n->failed_gpus != faults_before) {
+      RefreshNodeStatesLocked();
+      node_copy = *n;
+      woke = true;
+    }
     orders.stop = StrayRunsLocked(node, report);
+    orders.resume_gpus = std::exchange(resume_gpus_[node], {});
   }
+  if (node_copy) RETURN_IF_ERROR(store_->SaveNode(*node_copy));
   RETURN_IF_ERROR(Persist(changed));
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");
   for (const JobRecord& j : cleanup) SignalAll(j, SIGKILL, 0, "cleanup");
@@ -273,6 +336,12 @@ void Controller::RecountUsageLocked(std::vector<NodeUsage>& usage, std::vector<i
   exclusive.assign(node_at_.size(), 0);
   for (size_t i = 0; i < node_at_.size(); ++i) usage[i].gpus.resize(node_at_[i]->node.gpus.size());
   for (const auto& [id, job] : active_) CountLocked(*job, 1, usage, exclusive);
+  // A GPU its node's health watch took out is taken: no job gets it.
+  for (size_t i = 0; i < node_at_.size(); ++i) {
+    for (const GpuFault& f : node_at_[i]->failed_gpus) {
+      if (f.index >= 0 && f.index < static_cast<int>(usage[i].gpus.size())) usage[i].gpus[f.index].milli += kMilliPerGpu;
+    }
+  }
 }
 
 void Controller::CountUsageLocked(const JobRecord& job, int sign) {

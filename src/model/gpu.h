@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace muster {
@@ -21,6 +22,14 @@ struct Gpu {
   const std::string& type() const { return is_mig() ? mig_profile : model; }
 
   friend bool operator==(const Gpu&, const Gpu&) = default;
+};
+
+// How a node agent watches its NVML GPUs' health (agent/gpu_health.h; muster.yaml agent.gpu_health).
+// The critical Xids default to the set DCGM and the GPU device plugin treat as fatal.
+struct GpuHealthConfig {
+  std::set<int> critical_xids = {48, 63, 64, 74, 79, 92, 94, 95, 119, 120};
+  int64_t interval_ms = 10000;  // between polls of each GPU's counters
+  int recover_checks = 3;       // consecutive healthy polls before a failed GPU returns
 };
 
 }  // namespace muster

@@ -192,8 +192,20 @@ inline int64_t RunSeconds(const JobRecord& job, int64_t now) {
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node);
 
 // Slurm's base node states plus the DRAIN flag, as the controller tracks them.
+// A GPU of a node that its agent's health watch took out (gpu_health.h): the scheduler gives it
+// to no job until it is healthy again or an admin resumes the node.
+struct GpuFault {
+  int index = 0;                    // the node's GPU index
+  bool needs_reset = false;         // it comes back only after a GPU reset (a pending row remap)
+  std::string reason;               // "Xid 79 (GPU has fallen off the bus)"
+  friend bool operator==(const GpuFault&, const GpuFault&) = default;
+};
+// "GPU 1 failed: Xid 79 (GPU has fallen off the bus); GPU 3 needs a reset: ...", "" for none.
+std::string DescribeGpuFaults(const std::vector<GpuFault>& faults);
+
 struct NodeRecord {
   Node node;                        // capacity (name, CPUs, memory, GPUs, links, features) and state
+  std::vector<GpuFault> failed_gpus;  // sorted by index
   std::string agent_address;        // where its musterd listens ("127.0.0.1:7001" or "unix:/path")
   int64_t last_heartbeat = 0;       // seconds since the epoch; 0 = never registered
   int64_t boot_time = 0;            // when the machine booted (scontrol's BootTime)

@@ -313,8 +313,22 @@ StatusOr<JobRecord> JobRecordFromJson(const json& j) {
   return r;
 }
 
+std::string DescribeGpuFaults(const std::vector<GpuFault>& faults) {
+  std::string out;
+  for (const GpuFault& f : faults) {
+    if (!out.empty()) out += "; ";
+    out += "GPU " + std::to_string(f.index) + (f.needs_reset ? " needs a reset: " : " failed: ") + f.reason;
+  }
+  return out;
+}
+
+json ToJson(const GpuFault& f) { return json{{"index", f.index}, {"needs_reset", f.needs_reset}, {"reason", f.reason}}; }
+
 json ToJson(const NodeRecord& n) {
+  json failed = json::array();
+  for (const GpuFault& f : n.failed_gpus) failed.push_back(ToJson(f));
   return json{{"node", ToJson(n.node)},
+              {"failed_gpus", failed},
               {"agent_address", n.agent_address},
               {"last_heartbeat", n.last_heartbeat},
               {"boot_time", n.boot_time},
@@ -337,6 +351,18 @@ StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
   in.Get("os", r.os);
   if (j.contains("hostname")) in.Get("hostname", r.hostname);
   if (!in.status().ok()) return in.status();
+  if (j.contains("failed_gpus")) {
+    if (!j["failed_gpus"].is_array()) return InvalidArgument("node_record.failed_gpus: must be a list");
+    for (const json& f : j["failed_gpus"]) {
+      GpuFault g;
+      Reader fr(f, "node_record.failed_gpus[]");
+      fr.Get("index", g.index);
+      fr.Get("needs_reset", g.needs_reset);
+      fr.Get("reason", g.reason);
+      if (!fr.status().ok()) return fr.status();
+      r.failed_gpus.push_back(g);
+    }
+  }
   const json* node = in.Sub("node");
   if (node == nullptr) return InvalidArgument("node_record.node: missing");
   StatusOr<Node> n = NodeFromJson(*node);

@@ -290,7 +290,9 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
                      [&](const std::string& s) { return StateMatches(s, v.state) == 1; })) {
       continue;
     }
-    if (options.reasons && !(r.node.drain || r.node.state == NodeState::kDown || v.state.complete.find("FAIL") != std::string::npos)) {
+    // (A node with a GPU its health watch took out is listed too: its reason names the GPU.)
+    if (options.reasons && !(r.node.drain || r.node.state == NodeState::kDown || !r.failed_gpus.empty() ||
+                             v.state.complete.find("FAIL") != std::string::npos)) {
       continue;
     }
     views.emplace(r.node.name, v);
