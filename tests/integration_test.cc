@@ -566,3 +566,47 @@ TEST_F(GpuHealthCluster, AGpuThatNeedsAResetStaysOutUntilItHadOne) {
 }
 
 }  // namespace
+
+namespace {
+
+// A site's health-check program (Slurm's HealthCheckProgram): failing, it drains the node with its
+// first output line as the reason; passing again, it resumes the node it drained.
+TEST(HealthCheck, AFailingCheckDrainsTheNodeAndAPassingOneResumesIt) {
+  const fs::path dir = fs::temp_directory_path() / ("muster_hc_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path flag = dir / "broken";
+  {
+    std::ofstream(dir / "check") << "#!/bin/sh\necho x >> " << (dir / "runs").string() << "\nif [ -e " << flag.string()
+                                 << " ]; then echo 'NHC: /scratch is not mounted'; exit 1; fi\nexit 0\n";
+  }
+  fs::permissions(dir / "check", fs::perms::owner_all);
+  const std::string env = "export PATH=" + BinDir() + ":$PATH MUSTER_CONF=" + (dir / "c/muster.yaml").string() + "; ";
+  Result up = Sh(env + "muster up --nodes 2 --health-check " + (dir / "check").string() + " --dir " + (dir / "c").string());
+  ASSERT_EQ(up.rc, 0) << up.out;
+  auto reasons = [&] { return Sh(env + "sinfo -R -h -o '%N|%E|%u'").out; };
+  auto drained = [&](const std::string& node, const std::string& why) {
+    return Sh(env + "scontrol show node " + node).out.find("Reason=" + why) != std::string::npos;
+  };
+  EXPECT_EQ(Trim(reasons()), "");
+  std::ofstream(flag).put('x');
+  const std::string why = "health check: NHC: /scratch is not mounted";
+  EXPECT_TRUE(WaitFor([&] { return drained("node1", why) && drained("node2", why); }, 15s)) << reasons();
+  EXPECT_NE(reasons().find("|" + why + "|musterd"), std::string::npos) << reasons();
+  Result job = Sh(env + "sbatch --parsable --wrap true");
+  EXPECT_TRUE(WaitFor([&] { return Sh(env + "squeue -h -j " + Trim(job.out) + " -o %T").out.find("PENDING") != std::string::npos; }, 5s));
+  fs::remove(flag);
+  EXPECT_TRUE(WaitFor([&] { return Trim(reasons()).empty(); }, 15s)) << reasons();
+  EXPECT_TRUE(WaitFor([&] { return Trim(Sh(env + "squeue -h -j " + Trim(job.out) + " -o %T").out).empty(); }, 15s))
+      << "the job runs once the nodes are back";
+  // An admin's drain is the admin's: a passing check does not lift it.
+  ASSERT_EQ(Sh(env + "scontrol update NodeName=node1 State=DRAIN Reason=maintenance").rc, 0);
+  auto runs = [&] { return ReadFile((dir / "runs").string()).size() / 2; };  // "x\n" per check
+  const size_t now = runs();
+  EXPECT_TRUE(WaitFor([&] { return runs() >= now + 4; }, 20s)) << "two checks on each node pass meanwhile";
+  EXPECT_NE(reasons().find("node1|maintenance"), std::string::npos) << reasons();
+  Sh(env + "muster down --dir " + (dir / "c").string());
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -177,6 +177,27 @@ Status Agent::Start() {
       Log(opt_.node.name, "GPU health is not watched: " + w.status().message());
     }
   }
+  if (!opt_.health_check_program.empty()) {
+    health_check_thread_ = std::thread([this] {
+      while (!stop_) {
+        HealthCheckResult r = RunHealthCheck(opt_.health_check_program, std::max<int64_t>(opt_.health_check_interval_s, 1) * 1000);
+        bool changed;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          changed = !node_health_ || !(*node_health_ == r);
+          node_health_ = r;
+        }
+        if (changed) {
+          Log(opt_.node.name, r.ok ? "health check passed" : "health check failed: " + r.reason);
+          beat_now_ = true;
+          cv_.notify_all();
+        }
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_for(lock, std::chrono::seconds(std::max<int64_t>(opt_.health_check_interval_s, 1)),
+                     [&] { return stop_.load(); });
+      }
+    });
+  }
   reaper_ = std::thread([this] { ReaperLoop(); });
   controller_thread_ = std::thread([this] { ControllerLoop(); });
   return Status::Ok();
@@ -243,6 +264,7 @@ void Agent::Stop() {
   if (server_) server_->Stop();
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();
+  if (health_check_thread_.joinable()) health_check_thread_.join();
   gpu_health_.reset();  // its thread calls back into us
   std::lock_guard<std::mutex> lock(mu_);
   if (opt_.end_jobs_on_stop) {
@@ -910,6 +932,7 @@ json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
     }
     out["gpu_health"] = std::move(health);
   }
+  if (node_health_) out["node_health"] = {{"ok", node_health_->ok}, {"reason", node_health_->reason}};
   return out;
 }
 

@@ -37,6 +37,7 @@
 
 #include "agent/cgroup.h"
 #include "agent/gpu_health.h"
+#include "agent/health_check.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "base/clock.h"
@@ -72,6 +73,9 @@ struct AgentOptions {
   std::string nvml_library;
   std::vector<int> nvml_index;
   GpuHealthConfig gpu_health;
+  // A site's health-check program (health_check.h), run every health_check_interval_s; "" = none.
+  std::string health_check_program;
+  int64_t health_check_interval_s = 60;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
   std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run
@@ -197,6 +201,8 @@ class Agent {
   std::unique_ptr<GpuHealthWatcher> gpu_health_;  // nullptr: GPUs not watched
   std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
   std::string reported_health_;                   // the GPU health last logged (controller thread)
+  std::thread health_check_thread_;               // runs the health-check program
+  std::optional<HealthCheckResult> node_health_;  // its last verdict (under mu_); none before the first
   StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
 };
 

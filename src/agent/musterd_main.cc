@@ -101,6 +101,8 @@ int Main(int argc, char** argv) {
     opt.gpu_devices.minors = minors;
   }
   opt.cluster_name = conf->cluster_name;
+  opt.health_check_program = conf->health_check_program;
+  opt.health_check_interval_s = conf->health_check_interval_s;
   opt.ctld_address = "unix:" + conf->ctld_socket;
   if (!conf->agent_listen.empty()) {
     StatusOr<HostPort> listen = ParseHostPort(conf->agent_listen, "agent.listen");

@@ -145,7 +145,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
                                                   {"socket_dir", "listen", "spool_dir", "script_dir",
                                                    "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library",
-                                                   "gpu_health"}));
+                                                   "gpu_health", "health_check"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -187,6 +187,15 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
           c.gpu_health.critical_xids.insert(static_cast<int>(v));
         }
       }
+    }
+    if (const YAML::Node* hc = m.Find("health_check")) {
+      ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, *hc, "agent.health_check", {"program", "interval"}));
+      RETURN_IF_ERROR(h.String("program", &c.health_check_program));
+      if (!c.health_check_program.empty() && c.health_check_program[0] != '/') {
+        return InvalidArgument(path + ": agent.health_check.program must be an absolute path, got '" +
+                               c.health_check_program + "'");
+      }
+      RETURN_IF_ERROR(h.Int("interval", &c.health_check_interval_s, 1, 86400));
     }
     if (m.Has("nvml_library")) {
       RETURN_IF_ERROR(m.String("nvml_library", &v));

@@ -3,6 +3,8 @@
 #include "config/muster_config.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 #include <unistd.h>
 
 #include <filesystem>
@@ -103,6 +105,35 @@ TEST_F(MusterConfigFile, LaunchFailureHoldsByDefaultOrRequeues) {
   StatusOr<MusterConfig> bad = Load("controller:\n  launch_failure: retry\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("launch_failure"), std::string::npos) << bad.status().message();
+}
+
+TEST_F(MusterConfigFile, GpuHealthAndHealthCheckAreReadAndChecked) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->gpu_health.interval_ms, 10000);
+  EXPECT_EQ(none->gpu_health.recover_checks, 3);
+  EXPECT_EQ(none->gpu_health.critical_xids, (std::set<int>{48, 63, 64, 74, 79, 92, 94, 95, 119, 120}));
+  EXPECT_EQ(none->health_check_program, "");
+  EXPECT_EQ(none->nvml_library, "libnvidia-ml.so.1");
+  StatusOr<MusterConfig> c = Load(
+      "agent:\n  nvml_library: lib/fake.so\n  gpu_health: {interval: 2, recover_checks: 5, critical_xids: [79, 48]}\n"
+      "  health_check: {program: /usr/sbin/nhc, interval: 30}\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->gpu_health.interval_ms, 2000);
+  EXPECT_EQ(c->gpu_health.recover_checks, 5);
+  EXPECT_EQ(c->gpu_health.critical_xids, (std::set<int>{48, 79}));
+  EXPECT_EQ(c->health_check_program, "/usr/sbin/nhc");
+  EXPECT_EQ(c->health_check_interval_s, 30);
+  EXPECT_EQ(c->nvml_library, (dir_ / "lib/fake.so").string());
+  for (const auto& [body, what] : std::vector<std::pair<std::string, std::string>>{
+           {"agent:\n  gpu_health: {critical_xids: [79, x]}\n", "'x' is not an Xid number"},
+           {"agent:\n  gpu_health: {interval: 0}\n", "interval"},
+           {"agent:\n  gpu_health: {every: 3}\n", "every"},
+           {"agent:\n  health_check: {program: nhc}\n", "must be an absolute path"}}) {
+    StatusOr<MusterConfig> bad = Load(body);
+    ASSERT_FALSE(bad.ok()) << body;
+    EXPECT_NE(bad.status().message().find(what), std::string::npos) << bad.status().message();
+  }
 }
 
 TEST_F(MusterConfigFile, GpuDevicesIsADirectoryBesideTheFile) {

@@ -144,6 +144,14 @@ StatusOr<NodeReport> DecodeNodeReport(const json& j) {
     std::sort(report.gpu_faults.begin(), report.gpu_faults.end(),
               [](const GpuFault& a, const GpuFault& b) { return a.index < b.index; });
   }
+  if (j.contains("node_health")) {
+    const json& h = j["node_health"];
+    Status err;
+    if (!h.is_object() || !Get(h, "ok", report.node_ok, err) || !Get(h, "reason", report.node_reason, err)) {
+      return InvalidArgument("'node_health' is {\"ok\", \"reason\"}");
+    }
+    report.node_checked = true;
+  }
   if (j.contains("exits")) {
     if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");
     for (const json& e : j["exits"]) {

@@ -154,6 +154,11 @@ struct NodeReport {
   // failing here requeues the jobs on it; one no longer listed returns.
   bool gpu_health = false;
   std::vector<GpuFault> gpu_faults;
+  // The site's health-check program's last verdict, when the agent runs one: a failure drains
+  // the node ("health check: <its first line>"), a pass resumes a node it drained.
+  bool node_checked = false;
+  bool node_ok = true;
+  std::string node_reason;
 };
 
 // The controller's answer to a registration or heartbeat: how long the node may keep running its
@@ -444,6 +449,8 @@ class Controller {
   // The node's reason names its failed GPUs while no other reason holds it.
   void ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
                             std::vector<JobRecord>* changed);
+  // The health-check verdict of the report (NodeReport::node_checked); true when the node changed.
+  bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report);
   // GPUs an admin's RESUME took back, per node, for the node's next orders.
   std::map<std::string, std::vector<int>> resume_gpus_;
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;

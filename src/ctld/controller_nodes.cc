@@ -182,6 +182,32 @@ void Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
   ++node_records_epoch_;
 }
 
+namespace {
+constexpr char kHealthCheckReason[] = "health check: ";
+}  // namespace
+
+bool Controller::ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) {
+  if (!report.node_checked) return false;
+  const bool ours = n.node.drain && n.node.reason.rfind(kHealthCheckReason, 0) == 0;
+  if (!report.node_ok) {
+    const std::string reason = kHealthCheckReason + report.node_reason;
+    if (n.node.drain && (n.node.reason == reason || !ours)) return false;  // drained already (by it, or an admin)
+    n.node.drain = true;
+    n.node.reason = reason;
+    n.node.reason_user = "musterd";
+    n.node.reason_time = clock_->NowSeconds();
+    std::fprintf(stderr, "musterctld: node %s drained: %s\n", n.node.name.c_str(), reason.c_str());
+    return true;
+  }
+  if (!ours) return false;
+  n.node.drain = false;
+  n.node.reason.clear();
+  n.node.reason_user.clear();
+  n.node.reason_time = 0;
+  std::fprintf(stderr, "musterctld: node %s: health check passes again, resumed\n", n.node.name.c_str());
+  return true;
+}
+
 StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent (an admin uid) may register nodes");
   std::vector<JobRecord> changed, kill, cleanup;
@@ -216,6 +242,7 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     n->last_heartbeat = clock_->NowSeconds();
     LoseMissingRunsLocked(node.node.name, report, &kill, &changed);
     ApplyGpuHealthLocked(*n, report, &kill, &changed);
+    ApplyNodeHealthLocked(*n, report);
     // Runs the node holds that are over, or not its: it stops them.
     orders.stop = StrayRunsLocked(node.node.name, report);
     orders.resume_gpus = std::exchange(resume_gpus_[node.node.name], {});
@@ -253,7 +280,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     LoseMissingRunsLocked(node, report, &kill, &changed);
     const std::vector<GpuFault> faults_before = n->failed_gpus;
     ApplyGpuHealthLocked(*n, report, &kill, &changed);
-    if (n->failed_gpus != faults_before) {
+    if (ApplyNodeHealthLocked(*n, report) || n->failed_gpus != faults_before) {
       RefreshNodeStatesLocked();
       node_copy = *n;
       woke = true;
