@@ -610,3 +610,68 @@ TEST(HealthCheck, AFailingCheckDrainsTheNodeAndAPassingOneResumesIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// Fractional GPUs with limits: under MPS (a stand-in control program here) two sharers of a GPU
+// get their shares as MPS limits, the daemon runs from the first to the last; without MPS the job
+// and scontrol say the share is not enforced.
+TEST(GpuShares, SharersGetMpsLimitsAndTheDaemonLivesFromFirstToLast) {
+  const fs::path dir = fs::temp_directory_path() / ("muster_mps_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "work");
+  fs::permissions(dir, fs::perms::all);
+  fs::permissions(dir / "work", fs::perms::all);
+  const std::string calls = (dir / "calls").string();
+  {
+    std::ofstream(dir / "mps-control") << "#!/bin/sh\nif [ \"$1\" = -d ]; then echo \"start $CUDA_VISIBLE_DEVICES\" >> " << calls
+                                       << "; exit 0; fi\nread cmd; echo \"$cmd $CUDA_VISIBLE_DEVICES\" >> " << calls << "\n";
+  }
+  fs::permissions(dir / "mps-control", fs::perms::owner_all);
+  const std::string env = "export PATH=" + BinDir() + ":$PATH MUSTER_CONF=" + (dir / "c/muster.yaml").string() + "; cd " +
+                          (dir / "work").string() + "; ";
+  Result up = Sh(env + "muster up --nodes 1 --gpus-per-node 2 --mps " + (dir / "mps-control").string() + " --dir " +
+                 (dir / "c").string());
+  ASSERT_EQ(up.rc, 0) << up.out;
+  EXPECT_NE(Sh(env + "sinfo -h -o %f").out.find("mps"), std::string::npos) << "the node says it has MPS";
+  const std::string show = "env | grep -E \"^(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE|CUDA_MPS_PINNED_DEVICE_MEM_LIMIT|MUSTER_GPU_SHARE)=\" | sort; "
+                           "touch started.$SLURM_JOB_ID; while [ ! -e go ]; do sleep 0.1; done";
+  Result a = Sh(env + "sbatch --parsable --gpu-fraction=0.25 -o a.out --wrap '" + show + "'");
+  Result b = Sh(env + "sbatch --parsable --gpu-memory=20G -o b.out --wrap '" + show + "'");
+  ASSERT_EQ(a.rc, 0) << a.out;
+  ASSERT_EQ(b.rc, 0) << b.out;
+  const std::string ida = Trim(a.out), idb = Trim(b.out);
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "work" / ("started." + ida)) && fs::exists(dir / "work" / ("started." + idb)); }, 15s));
+  // Both on one GPU (they fit), one daemon for it.
+  EXPECT_EQ(ReadFile(calls), "start 0\n") << ReadFile(calls);
+  EXPECT_NE(Sh(env + "scontrol show job " + ida).out.find("GpuShare=250/1000 of GPU 0 on node1 (enforced by MPS)"),
+            std::string::npos)
+      << Sh(env + "scontrol show job " + ida).out;
+  std::ofstream(dir / "work/go").put('x');
+  ASSERT_TRUE(WaitFor([&] { return Trim(Sh(env + "squeue -h -o %i").out).empty(); }, 15s));
+  const std::string out_a = ReadFile((dir / "work/a.out").string()), out_b = ReadFile((dir / "work/b.out").string());
+  EXPECT_NE(out_a.find("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25\n"), std::string::npos) << out_a;
+  EXPECT_NE(out_a.find("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=20480M\n"), std::string::npos) << out_a << "(a quarter of 80G)";
+  EXPECT_NE(out_a.find("MUSTER_GPU_SHARE=250/1000 of GPU 0 on node1 (20480 MiB), enforced by MPS"), std::string::npos) << out_a;
+  EXPECT_NE(out_b.find("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=20480M\n"), std::string::npos) << out_b;
+  EXPECT_TRUE(WaitFor([&] { return ReadFile(calls) == "start 0\nquit 0\n"; }, 10s)) << "stopped after the last sharer: "
+                                                                                   << ReadFile(calls);
+  Sh(env + "muster down --dir " + (dir / "c").string());
+  // Without MPS: said, not enforced.
+  up = Sh(env + "muster up --nodes 1 --gpus-per-node 2 --mps off --dir " + (dir / "c").string());
+  ASSERT_EQ(up.rc, 0) << up.out;
+  Result c = Sh(env + "sbatch --parsable --gpu-fraction=0.5 -o c.out --wrap 'echo $MUSTER_GPU_SHARE; touch started.c; while [ ! -e go2 ]; do sleep 0.1; done'");
+  ASSERT_EQ(c.rc, 0) << c.out;
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "work/started.c"); }, 15s));
+  EXPECT_NE(Sh(env + "scontrol show job " + Trim(c.out)).out.find("GpuShare=500/1000 of GPU 0 on node1 (not enforced: no MPS on node1)"),
+            std::string::npos);
+  std::ofstream(dir / "work/go2").put('x');
+  ASSERT_TRUE(WaitFor([&] { return Trim(Sh(env + "squeue -h -o %i").out).empty(); }, 15s));
+  EXPECT_NE(ReadFile((dir / "work/c.out").string()).find("500/1000 of GPU 0 on node1 (40960 MiB), not enforced: no MPS"),
+            std::string::npos)
+      << ReadFile((dir / "work/c.out").string());
+  Sh(env + "muster down --dir " + (dir / "c").string());
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -103,6 +103,7 @@ Status Agent::Start() {
   // Runs an earlier incarnation of this agent started: those whose shepherds still hold them are
   // ours again; what no shepherd holds is ended (cgroups first: a suspended job's processes are
   // frozen there, and only a thaw lets SIGKILL end them).
+  mps_ = std::make_unique<MpsManager>(opt_.mps_control, opt_.spool_dir + "/mps", opt_.node.name);
   const std::set<std::string> kept = AdoptRuns();
   if (opt_.cgroup) {
     std::set<std::string> kept_cgroups;
@@ -226,6 +227,8 @@ std::set<std::string> Agent::AdoptRuns() {
     run.cgroup = saved->value("cgroup", std::string());
     run.log_path = saved->value("log_path", std::string());
     run.cpus = saved->value("cpus", std::vector<int>{});
+    run.mps_gpu = saved->value("mps_gpu", -1);
+    if (run.mps_gpu >= 0) mps_->Adopt(run.mps_gpu);  // its daemon runs on; released with the run
     const std::string what = "job " + std::to_string(job->id) + " (run " + std::to_string(job->restart_count) + ")";
     StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Adopt(dir);
     if (shepherd.ok() && !ReadShepherdExit(dir)) {
@@ -447,7 +450,29 @@ Status Agent::StartRun(Running& run) {
     launch.env.push_back(kSpoolMarker + opt_.spool_dir);
     launch.env.push_back(spec.marker);
     run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
+    // A shared (fractional) GPU: its MPS daemon, and the job's share of it (mps.h).
+    for (const JobNodeAllocation& a : job.allocation) {
+      if (a.node != opt_.node.name || a.shared_gpu < 0 || a.shared_gpu >= static_cast<int>(opt_.node.gpus.size())) continue;
+      const Gpu& gpu = opt_.node.gpus[static_cast<size_t>(a.shared_gpu)];
+      MpsShare share;
+      share.gpu = a.shared_gpu;
+      share.device = opt_.gpu_devices.empty() || gpu.uuid.empty() ? std::to_string(a.shared_gpu) : gpu.uuid;
+      const std::vector<int> mine = JobGpusOn(job.allocation, opt_.node.name);
+      share.visible_index = devices_constrained
+                                ? static_cast<int>(std::lower_bound(mine.begin(), mine.end(), a.shared_gpu) - mine.begin())
+                                : a.shared_gpu;
+      share.milli = a.shared_milli;
+      share.memory_mb = job.request.gpu_memory_mb > 0 ? job.request.gpu_memory_mb : gpu.memory_mb * a.shared_milli / kMilliPerGpu;
+      StatusOr<std::vector<std::string>> share_env = mps_->Acquire(share);
+      if (!share_env.ok()) {
+        RemoveJobScriptDir(ScriptDir(), job.id);
+        return share_env.status().WithPrefix("MPS");
+      }
+      if (mps_->available()) run.mps_gpu = a.shared_gpu;
+      launch.env.insert(launch.env.end(), share_env->begin(), share_env->end());
+    }
     if (Status st = EnsureCgroup(run); !st.ok()) {
+      if (run.mps_gpu >= 0) mps_->Release(std::exchange(run.mps_gpu, -1));
       RemoveJobScriptDir(ScriptDir(), job.id);
       return st;
     }
@@ -481,7 +506,7 @@ std::string Agent::RunDir(int64_t job_id, int restart_count) const {
 
 void Agent::SaveRunLocked(const Running& run) const {
   json saved{{"job", ToJson(run.job)}, {"batch", run.batch}, {"cgroup", run.cgroup},
-             {"log_path", run.log_path}, {"cpus", run.cpus}};
+             {"log_path", run.log_path}, {"cpus", run.cpus}, {"mps_gpu", run.mps_gpu}};
   const std::string path = run.run_dir + "/job.json", tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
@@ -492,6 +517,7 @@ void Agent::SaveRunLocked(const Running& run) const {
 }
 
 void Agent::CleanUpRunLocked(Running& run, bool keep_run_dir) {
+  if (run.mps_gpu >= 0) mps_->Release(std::exchange(run.mps_gpu, -1));
   if (!run.cgroup.empty() && opt_.cgroup) (void)opt_.cgroup->Destroy(run.cgroup);
   if (opt_.cgroup && run.cgroup.empty()) (void)opt_.cgroup->Destroy("job_" + std::to_string(run.job.id));
   ReleaseCpus(run.job.id);

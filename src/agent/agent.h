@@ -38,6 +38,7 @@
 #include "agent/cgroup.h"
 #include "agent/gpu_health.h"
 #include "agent/health_check.h"
+#include "agent/mps.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "base/clock.h"
@@ -75,6 +76,7 @@ struct AgentOptions {
   GpuHealthConfig gpu_health;
   // A site's health-check program (health_check.h), run every health_check_interval_s; "" = none.
   std::string health_check_program;
+  std::string mps_control;  // nvidia-cuda-mps-control ("" = no MPS: GPU shares are counted only)
   int64_t health_check_interval_s = 60;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
@@ -112,6 +114,7 @@ class Agent {
     // Step cgroups made below the job's (srun with a part of the job's GPUs), by step id: true
     // once the step was started (or failed to), so that a step that no longer runs can lose it.
     std::map<int, bool> step_cgroups;
+    int mps_gpu = -1;              // the shared GPU whose MPS daemon this run holds (mps.h)
   };
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
@@ -199,6 +202,7 @@ class Agent {
   std::thread reaper_;
   std::thread controller_thread_;
   std::unique_ptr<GpuHealthWatcher> gpu_health_;  // nullptr: GPUs not watched
+  std::unique_ptr<MpsManager> mps_;               // shared GPUs' MPS daemons (under mu_)
   std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
   std::string reported_health_;                   // the GPU health last logged (controller thread)
   std::thread health_check_thread_;               // runs the health-check program

@@ -14,6 +14,7 @@
 #include "agent/cgroup.h"
 #include "agent/cgroup_internal.h"
 #include "agent/gpu_inventory.h"
+#include "agent/mps.h"
 #include "agent/shepherd.h"
 #include "base/clock.h"
 #include "config/muster_config.h"
@@ -102,6 +103,10 @@ int Main(int argc, char** argv) {
   }
   opt.cluster_name = conf->cluster_name;
   opt.health_check_program = conf->health_check_program;
+  opt.mps_control = conf->mps == "off" ? "" : conf->mps == "auto" ? FindMpsControl() : conf->mps;
+  if (!opt.mps_control.empty() && std::find(opt.node.features.begin(), opt.node.features.end(), "mps") == opt.node.features.end()) {
+    opt.node.features.push_back("mps");  // jobs that want an enforced share ask -C mps
+  }
   opt.health_check_interval_s = conf->health_check_interval_s;
   opt.ctld_address = "unix:" + conf->ctld_socket;
   if (!conf->agent_listen.empty()) {

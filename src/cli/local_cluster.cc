@@ -127,6 +127,7 @@ struct UpArgs {
   std::string gpu_source = "fake";  // --gpus: fake, or nvml (this host's real GPUs, one node)
   std::string nvml_library;         // --nvml-library: another NVML library (a test's fake one)
   std::string health_check;         // --health-check: the agents' health-check program
+  std::string mps = "auto";         // --mps: auto | off | a control program (tests' stand-in)
   int first_job_id = 1;
   bool tcp = false;
 };
@@ -160,7 +161,8 @@ const char* kUpUsage =
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
     "       muster up --gpus nvml [--nvml-library FILE] [--dir DIR] [--tcp]\n"
-    "       (the first two also take [--gpu-devices DEVDIR]; all take [--health-check PROGRAM])\n"
+    "       (the first two also take [--gpu-devices DEVDIR]; all take [--health-check PROGRAM]\n"
+    "       [--mps auto|off|PROGRAM])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
     "(default $HOME/.muster) and returns once every node has registered.\n"
     "--cluster: the nodes, partitions and topology of a cluster file (YAML, or a Slurm site's\n"
@@ -174,6 +176,8 @@ const char* kUpUsage =
     "this NVML library instead of libnvidia-ml.so.1 (tests' fake one; then --nodes may exceed 1).\n"
     "--health-check PROGRAM: the agents run it every 2 s, as Slurm's HealthCheckProgram: a non-zero\n"
     "exit drains the node (its first output line the reason), a zero exit resumes it.\n"
+    "--mps: shared GPUs (--gpu-fraction, --gpu-memory) under NVIDIA MPS where nvidia-cuda-mps-control\n"
+    "is found (auto), never (off), or with this control program.\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
@@ -229,7 +233,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
                                                 "--gpu-model", "--gpu-links",     "--dir",
                                                 "--cluster",   "--first-job-id",  "--gpu-devices",
-                                                "--gpus",      "--nvml-library",  "--health-check"};
+                                                "--gpus",      "--nvml-library",  "--health-check",
+                                                "--mps"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -275,7 +280,11 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--cluster") a.cluster_file = v;
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else if (k == "--gpu-devices") a.gpu_devices = v;
-    else if (k == "--health-check") {
+    else if (k == "--mps") {
+      std::error_code mec;
+      a.mps = v == "auto" || v == "off" ? v : fs::absolute(v, mec).string();
+      ok = v == "auto" || v == "off" || access(a.mps.c_str(), X_OK) == 0;
+    } else if (k == "--health-check") {
       std::error_code hec;
       a.health_check = fs::absolute(v, hec).string();
       ok = !v.empty() && access(a.health_check.c_str(), X_OK) == 0;
@@ -403,6 +412,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (a.gpu_source == "nvml" ? "  gpu_health: {interval: 2, recover_checks: 3}  # checks every 2 s; back after 3 good ones\n"
                                  : "")
       << (a.health_check.empty() ? "" : "  health_check: {program: " + a.health_check + ", interval: 2}\n")
+      << (a.mps == "auto" ? "" : "  mps: " + a.mps + "\n")
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
       << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
   }

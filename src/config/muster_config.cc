@@ -145,7 +145,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
                                                   {"socket_dir", "listen", "spool_dir", "script_dir",
                                                    "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library",
-                                                   "gpu_health", "health_check"}));
+                                                   "gpu_health", "health_check", "mps"}));
     std::string v;
     if (m.Has("socket_dir")) {
       RETURN_IF_ERROR(m.String("socket_dir", &v));
@@ -186,6 +186,12 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
           }
           c.gpu_health.critical_xids.insert(static_cast<int>(v));
         }
+      }
+    }
+    if (m.Has("mps")) {
+      RETURN_IF_ERROR(m.String("mps", &c.mps));
+      if (c.mps != "auto" && c.mps != "off" && (c.mps.empty() || c.mps[0] != '/')) {
+        return InvalidArgument(path + ": agent.mps must be auto, off or an absolute path, got '" + c.mps + "'");
       }
     }
     if (const YAML::Node* hc = m.Find("health_check")) {

@@ -30,6 +30,7 @@
 //     nvml_library: libnvidia-ml.so.1   # the NVML library dlopen loads (tests: a fake one)
 //     gpu_health: {interval: 10, recover_checks: 3, critical_xids: [48, 63, 64, 74, 79, 92, 94, 95, 119, 120]}
 //     health_check: {program: /usr/sbin/nhc, interval: 60}   # Slurm's HealthCheckProgram
+//     mps: auto                         # shared GPUs under MPS: auto | off | /path/to/nvidia-cuda-mps-control
 //     cgroups: auto                     # auto | off
 //     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
 //                                       # DIR stand for them (fencing tried without NVIDIA hardware)
@@ -82,6 +83,7 @@ struct MusterConfig {
   std::string gpu_devices;          // "" = /dev (NVML's devices); else fake GPU i = its i-th nvidia<N>
   std::string nvml_library = "libnvidia-ml.so.1";  // what dlopen loads (a path: that file)
   GpuHealthConfig gpu_health;       // agent.gpu_health: how NVML GPUs are watched
+  std::string mps = "auto";         // agent.mps: auto (nvidia-cuda-mps-control if found) | off | its path
   std::string health_check_program; // agent.health_check.program ("" = none), run every
   int64_t health_check_interval_s = 60;  // agent.health_check.interval seconds
   // priority, accounts (config/priority_config.h); the daemons' reader only

@@ -190,9 +190,13 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
   const int64_t now = c.NowSeconds();
   std::string text;
   bool none = true;
+  std::set<std::string> mps_nodes;
+  for (const NodeRecord& n : c.ListNodes()) {
+    if (n.node.has_feature("mps")) mps_nodes.insert(n.node.name);
+  }
   c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
     none = jobs.empty();
-    for (const JobRecord* j : jobs) text += FormatScontrolJob(*j, now, one_liner);
+    for (const JobRecord* j : jobs) text += FormatScontrolJob(*j, now, one_liner, mps_nodes);
   });
   if (!q.ids.empty() && none) return ErrorResponse(NotFound("Invalid job id specified"));
   return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,10 @@
 namespace muster {
 
 // One job. `now` gives RunTime of a running job.
-std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner = false);
+// `mps_nodes`: the nodes whose agents run shared GPUs under MPS ("mps" feature): a fractional
+// job's GpuShare line says whether its share is enforced.
+std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner = false,
+                              const std::set<std::string>& mps_nodes = {});
 
 // One node; `partitions` names the ones that hold it (Partitions=), `usage` what is allocated.
 std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partition>& partitions,
