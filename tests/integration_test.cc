@@ -315,7 +315,10 @@ TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   // The first run was ended by its shepherd when the node's lease ran out, before the controller
   // gave the job up: it never runs twice.
   EXPECT_TRUE(Dead(first_run)) << "pid " << first_run;
-  EXPECT_NE(Run("squeue -h -j " + std::to_string(id) + " -o %R").out.find("ReqNodeNotAvail"), std::string::npos);
+  // Why it waits: said by the next scheduling pass after the requeue.
+  EXPECT_TRUE(WaitFor([&] {
+    return Run("squeue -h -j " + std::to_string(id) + " -o %R").out.find("ReqNodeNotAvail") != std::string::npos;
+  }, 10s)) << Run("squeue -h -j " + std::to_string(id) + " -o %R").out;
   // The agent comes back: the job runs again, counted as a restart.
   Result restart = Sh("setsid " + BinDir() + "/musterd --conf " + (dir_ / "c/muster.yaml").string() +
                       " --node node2 --end-jobs-on-stop >> " + (dir_ / "c/log/musterd-node2.log").string() +
