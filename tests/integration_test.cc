@@ -678,3 +678,31 @@ TEST(GpuShares, SharersGetMpsLimitsAndTheDaemonLivesFromFirstToLast) {
 }
 
 }  // namespace
+
+namespace {
+
+// MIG on real daemons, with the fake backend describing a layout: each slice is a GPU of the node
+// with its profile and UUID, and a job placed on a slice finds it by its MIG UUID.
+TEST_F(FakeNvmlCluster, MigSlicesAreDiscoveredAndJobsGetThemByUuid) {
+  std::ofstream(dir_ / "nvml.json", std::ios::trunc)
+      << R"({"gpus": 2, "name": "NVIDIA H100 80GB HBM3", "memory_mb": 81559, "mig": {"1": ["1g.10gb", "3g.40gb"]}})";
+  Result up = Sh(env_ + "muster up --gpus nvml --nvml-library " + Library() + " --nodes 1 --dir " + (dir_ / "c").string());
+  ASSERT_EQ(up.rc, 0) << up.out;
+  Result gres = Sh(env_ + "sinfo -h -o %G");
+  EXPECT_NE(gres.out.find("gpu:1g.10gb:1"), std::string::npos) << gres.out;
+  EXPECT_NE(gres.out.find("gpu:3g.40gb:1"), std::string::npos) << gres.out;
+  EXPECT_NE(Sh(env_ + "sinfo -h -o %f").out.find("mig_on"), std::string::npos);
+  const nlohmann::json node = nlohmann::json::parse(Sh(env_ + "scontrol --json show node node1").out)["nodes"][0]["node"];
+  ASSERT_EQ(node["gpus"].size(), 3u) << node.dump();
+  EXPECT_EQ(node["gpus"][1]["mig_profile"], "1g.10gb");
+  EXPECT_EQ(node["gpus"][1]["memory_mb"], 10240);
+  const std::string slice = node["gpus"][1]["uuid"];
+  EXPECT_EQ(slice.rfind("MIG-", 0), 0u) << slice;
+  Result job = Sh("export " + env_ + "; cd " + dir_.string() + " && sbatch --parsable --gres=gpu:1g.10gb:1 -o " +
+                  (dir_ / "mig.out").string() + " --wrap 'echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS'");
+  ASSERT_EQ(job.rc, 0) << job.out;
+  EXPECT_TRUE(WaitFor([&] { return Trim(ReadFile((dir_ / "mig.out").string())) == slice + " 1"; }, 15s))
+      << ReadFile((dir_ / "mig.out").string());
+}
+
+}  // namespace

@@ -4,7 +4,7 @@
 // line (--node NAME), so one file describes every node of a local cluster:
 //
 //   {"gpus": 4, "name": "NVIDIA H100 80GB HBM3", "memory_mb": 81559, "driver": "580.65.06",
-//    "cuda": 13000, "cc": [9, 0],
+//    "cuda": 13000, "cc": [9, 0], "mig": {"1": ["1g.10gb", "3g.40gb"]},
 //    "faults": {"node2": {"1": {"xid": [79], "ecc_dbe": 2, "remap_pending": true,
 //                               "remap_failed": false, "lost": false, "throttle": 8}}}}
 //
@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -42,7 +43,9 @@ constexpr Return kGpuIsLost = 15;
 constexpr Return kUnknown = 999;
 
 struct FakeDevice {
-  int index;
+  int index;            // the physical GPU's (a MIG device's parent's)
+  int slot = -1;        // a MIG device: its slot on the parent; -1 for a physical GPU
+  std::string profile;  // a MIG device's profile ("1g.10gb")
 };
 
 struct Faults {
@@ -61,6 +64,7 @@ struct State {
   std::string node;
   json spec;
   std::vector<FakeDevice> devices;
+  std::map<int, std::vector<FakeDevice>> migs;  // per physical GPU in MIG mode, its MIG devices
   std::map<int, size_t> xids_delivered;  // per GPU: how many of its Xid list went out as events
 };
 
@@ -160,6 +164,14 @@ Return nvmlInit_v2() {
     S().devices.clear();
     const int n = S().spec.value("gpus", 0);
     for (int i = 0; i < n; ++i) S().devices.push_back({i});
+    S().migs.clear();
+    const json mig = S().spec.value("mig", json::object());
+    for (int i = 0; i < n && mig.is_object(); ++i) {
+      const std::string key = std::to_string(i);
+      if (!mig.contains(key) || !mig[key].is_array()) continue;
+      std::vector<FakeDevice>& slices = S().migs[i];
+      for (const json& p : mig[key]) slices.push_back({i, static_cast<int>(slices.size()), p.get<std::string>()});
+    }
     S().ready = true;
   }
   return kSuccess;
@@ -213,7 +225,8 @@ Return nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
 Return nvmlDeviceGetName(void* d, char* buf, unsigned len) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
-  CopyOut(S().spec.value("name", std::string("NVIDIA H100 80GB HBM3")), buf, len);
+  const std::string name = S().spec.value("name", std::string("NVIDIA H100 80GB HBM3"));
+  CopyOut(Dev(d)->slot < 0 ? name : name + " MIG " + Dev(d)->profile, buf, len);
   return kSuccess;
 }
 
@@ -223,7 +236,11 @@ Return nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {
   unsigned h = 2166136261u;
   for (unsigned char c : S().node) h = (h ^ c) * 16777619u;
   char uuid[64];
-  std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-4000-8000-%012x", h, Dev(d)->index, Dev(d)->index + 1);
+  if (Dev(d)->slot >= 0) {
+    std::snprintf(uuid, sizeof uuid, "MIG-%08x-%04x-5000-8000-%012x", h, Dev(d)->index, Dev(d)->slot + 1);
+  } else {
+    std::snprintf(uuid, sizeof uuid, "GPU-%08x-%04x-4000-8000-%012x", h, Dev(d)->index, Dev(d)->index + 1);
+  }
   CopyOut(uuid, buf, len);
   return kSuccess;
 }
@@ -232,6 +249,11 @@ Return nvmlDeviceGetMemoryInfo(void* d, Memory* m) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
   m->total = static_cast<unsigned long long>(S().spec.value("memory_mb", 81559)) << 20;
+  if (Dev(d)->slot >= 0) {  // "3g.40gb": 40 GiB
+    const std::string& p = Dev(d)->profile;
+    const size_t dot = p.find('.');
+    m->total = static_cast<unsigned long long>(std::atoll(p.c_str() + (dot == std::string::npos ? 0 : dot + 1))) << 30;
+  }
   m->free = m->total;
   m->used = 0;
   return kSuccess;
@@ -258,6 +280,48 @@ Return nvmlDeviceGetCudaComputeCapability(void* d, int* major, int* minor) {
   const json cc = S().spec.value("cc", json::array({9, 0}));
   *major = cc.is_array() && cc.size() == 2 ? cc[0].get<int>() : 9;
   *minor = cc.is_array() && cc.size() == 2 ? cc[1].get<int>() : 0;
+  return kSuccess;
+}
+
+// ---- MIG ---------------------------------------------------------------------------------------
+
+Return nvmlDeviceGetMigMode(void* d, unsigned* current, unsigned* pending) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  if (Dev(d)->slot >= 0) return kNotSupported;
+  *current = *pending = S().migs.count(Dev(d)->index) ? 1 : 0;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetMaxMigDeviceCount(void* d, unsigned* n) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  *n = 7;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetMigDeviceHandleByIndex(void* d, unsigned i, void** out) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  auto it = S().migs.find(Dev(d)->index);
+  if (it == S().migs.end() || i >= it->second.size()) return 6;  // NVML_ERROR_NOT_FOUND: an empty slot
+  *out = &it->second[i];
+  return kSuccess;
+}
+
+Return nvmlDeviceGetGpuInstanceId(void* d, unsigned* id) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  if (Dev(d)->slot < 0) return kNotSupported;
+  *id = static_cast<unsigned>(Dev(d)->slot + 1);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetComputeInstanceId(void* d, unsigned* id) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = Check(d, false); r != kSuccess) return r;
+  if (Dev(d)->slot < 0) return kNotSupported;
+  *id = 0;
   return kSuccess;
 }
 
