@@ -68,6 +68,9 @@ void GpuHealthTracker::Observe(int gpu, const GpuObservation& seen) {
   } else if (seen.remap_pending) {
     bad = GpuCondition::kNeedsReset;
     why = "row remapping pending: the GPU needs a reset";
+  } else if (seen.pages_pending) {
+    bad = GpuCondition::kNeedsReset;
+    why = "page retirement pending: the GPU needs a reset";
   } else if (seen.ecc_dbe > 0) {
     bad = GpuCondition::kFailed;
     why = std::to_string(seen.ecc_dbe) + " uncorrected (double-bit) ECC error" + (seen.ecc_dbe > 1 ? "s" : "") +
@@ -211,6 +214,12 @@ void GpuHealthWatcher::PollOnce() {
         o.remap_pending = pending != 0;
         o.remap_failed = failure != 0;
       }
+    }
+    if (api_->retired_pages_pending != nullptr && !o.remap_pending) {
+      int pending = 0;  // NOT_SUPPORTED on GPUs that remap rows instead (Ampere and later)
+      const nvml::Return r = api_->retired_pages_pending(d, &pending);
+      lost(r);
+      if (r == nvml::kSuccess) o.pages_pending = pending != 0;
     }
     if (api_->throttle_reasons != nullptr) {
       unsigned long long reasons = 0;

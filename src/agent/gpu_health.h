@@ -42,6 +42,7 @@ struct GpuObservation {
   unsigned long long ecc_dbe = 0;    // volatile (since the last reset) uncorrected ECC errors
   bool remap_pending = false;        // a row remap waits for a reset
   bool remap_failed = false;         // a row remap failed
+  bool pages_pending = false;        // (before Ampere) a page retirement waits for a reset
   unsigned long long throttle = 0;   // clocks throttle reasons (nvml.h bits)
 };
 

@@ -66,6 +66,11 @@ TEST(GpuHealthTracker, APendingRemapNeedsAResetAndLostAndFailedRemapFail) {
   EXPECT_EQ(t.Snapshot()[0].condition, GpuCondition::kNeedsReset) << "not without the reset it needs";
   t.Observe(0, {});  // reset: the pending remap and the volatile count are gone
   EXPECT_EQ(t.Snapshot()[0].condition, GpuCondition::kHealthy);
+  GpuObservation pages;
+  pages.pages_pending = true;
+  t.Observe(0, pages);
+  EXPECT_EQ(t.Snapshot()[0].condition, GpuCondition::kNeedsReset);
+  EXPECT_EQ(t.Snapshot()[0].reason, "page retirement pending: the GPU needs a reset");
   GpuObservation lost;
   lost.lost = true;
   t.Observe(1, lost);

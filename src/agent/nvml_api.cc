@@ -72,6 +72,7 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& sona
   Bind(handle, "nvmlDeviceGetTotalEccErrors", &a.total_ecc_errors);
   Bind(handle, "nvmlDeviceGetRemappedRows", &a.remapped_rows);
   Bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &a.throttle_reasons);
+  Bind(handle, "nvmlDeviceGetRetiredPagesPendingStatus", &a.retired_pages_pending);
   if (a.pci_info == nullptr) Bind(handle, "nvmlDeviceGetPciInfo_v2", &a.pci_info);  // drivers before R450
   struct Required {
     const char* symbol;

@@ -121,6 +121,7 @@ struct NvmlApi {
   Return (*remapped_rows)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*) = nullptr;
                                                                         // nvmlDeviceGetRemappedRows
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;    // nvmlDeviceGetCurrentClocksThrottleReasons
+  Return (*retired_pages_pending)(Device, int*) = nullptr;              // nvmlDeviceGetRetiredPagesPendingStatus
   // Where a device's NUMA node is read when NVML does not say: <sysfs_pci>/<bus id>/numa_node.
   std::string sysfs_pci = "/sys/bus/pci/devices";
   // The driver's capability files: <proc_caps>/gpu<minor>/mig/gi<G>[/ci<C>]/access say which
