@@ -174,6 +174,7 @@ NodeRecord RichNode(const std::string& name) {
     node.gpus.push_back({i, "h100", 81559, "GPU-" + std::to_string(i), i / 2, i < 2 ? "" : "1g.10gb", i < 2 ? -1 : 1});
   }
   node.links = GpuLinkMatrix::NvSwitch(4, 12);  // every field set, the NVSwitch flag included
+  n.failed_gpus = {{1, false, "Xid 79 (GPU has fallen off the bus)"}, {3, true, "row remapping pending"}};
   n.agent_address = "unix:/run/musterd.sock";
   n.last_heartbeat = 1700000100;
   n.boot_time = 1699990000;
