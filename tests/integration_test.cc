@@ -667,7 +667,8 @@ TEST(GpuShares, SharersGetMpsLimitsAndTheDaemonLivesFromFirstToLast) {
   ASSERT_EQ(c.rc, 0) << c.out;
   ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "work/started.c"); }, 15s));
   EXPECT_NE(Sh(env + "scontrol show job " + Trim(c.out)).out.find("GpuShare=500/1000 of GPU 0 on node1 (not enforced: no MPS on node1)"),
-            std::string::npos);
+            std::string::npos)
+      << Sh(env + "scontrol show job " + Trim(c.out)).out << Sh(env + "sinfo -h -o %f").out;
   std::ofstream(dir / "work/go2").put('x');
   ASSERT_TRUE(WaitFor([&] { return Trim(Sh(env + "squeue -h -o %i").out).empty(); }, 15s));
   EXPECT_NE(ReadFile((dir / "work/c.out").string()).find("500/1000 of GPU 0 on node1 (40960 MiB), not enforced: no MPS"),

@@ -315,7 +315,7 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "POST" && r.path == "/v1/step") return Step(r);
   if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
-    return Ok(json{{"node", opt_.node.name}, {"running", RunningJobs()}});
+    return Ok(json{{"node", opt_.node.name}, {"running", RunningJobs()}, {"registered", registered_.load()}});
   }
   return HttpResponse::Error(404, "no such path: " + r.path);
 }
@@ -1063,7 +1063,7 @@ void Agent::ControllerLoop() {
       }
       Status st = CallController(rep.path, rep.body).status();
       if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
-        registered_ = st.code() != StatusCode::kUnavailable && registered_;
+        registered_ = st.code() != StatusCode::kUnavailable && registered_.load();
         break;  // retried after the pause below
       }
       std::lock_guard<std::mutex> lock(mu_);

@@ -195,7 +195,7 @@ class Agent {
   // Under mu_: a run's exit, kept in its run directory until acknowledged (Acknowledged).
   void QueueExitLocked(const std::string& run_dir, const std::string& body);
   void AcknowledgedLocked(const Report& r);
-  bool registered_ = false;
+  std::atomic<bool> registered_{false};  // with the controller now (GET /v1/ping says)
   int64_t start_time_ = 0;  // when this agent first registered (SlurmdStartTime)
   std::atomic<bool> stop_{false};
   int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()

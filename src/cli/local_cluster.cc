@@ -456,19 +456,19 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       StopCluster(a.dir, quiet);
       return 1;
     }
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect("unix:" + a.dir + "/run/ctld.sock", "", 2000);
-    if (c.ok()) {
-      StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/nodes");
-      if (r.ok() && r->status == 200) {
-        StatusOr<nlohmann::json> parsed = ParseJsonObject(r->body, "the controller's answer");
-        const nlohmann::json j = parsed.ok() ? *parsed : nlohmann::json();
-        registered = 0;
-        if (j.is_object() && j.contains("nodes")) {
-          for (const auto& n : j["nodes"]) registered += n.value("last_heartbeat", int64_t{0}) > 0;
-        }
-        if (registered == static_cast<int>(node_names.size())) break;
-      }
+    // Registered: each agent says so itself. (The controller's node records cannot tell: a
+    // cluster started again in the same directory recovers them from its store.)
+    registered = 0;
+    for (const std::string& node : node_names) {
+      StatusOr<std::unique_ptr<HttpClient>> c =
+          HttpClient::Connect("unix:" + a.dir + "/run/musterd-" + node + ".sock", "", 2000);
+      if (!c.ok()) continue;
+      StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/ping");
+      if (!r.ok() || r->status != 200) continue;
+      StatusOr<nlohmann::json> parsed = ParseJsonObject(r->body, "the agent's answer");
+      registered += parsed.ok() && parsed->value("registered", false);
     }
+    if (registered == static_cast<int>(node_names.size())) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const int want = static_cast<int>(node_names.size());

@@ -288,7 +288,8 @@ Return nvmlDeviceGetCudaComputeCapability(void* d, int* major, int* minor) {
 Return nvmlDeviceGetMigMode(void* d, unsigned* current, unsigned* pending) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
-  if (Dev(d)->slot >= 0) return kNotSupported;
+  // MIG-capable only where the file describes a MIG layout ("mig": {} for capable, all off).
+  if (Dev(d)->slot >= 0 || !S().spec.contains("mig")) return kNotSupported;
   *current = *pending = S().migs.count(Dev(d)->index) ? 1 : 0;
   return kSuccess;
 }
