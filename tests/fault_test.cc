@@ -1,4 +1,4 @@
-// The fault suite: each finding of the fault and hostile-user review (issue 30) reproduced on a
+// The fault suite: each finding of the fault and hostile-user review reproduced on a
 // real local cluster, as a regression test. Label "integration" in CTest.
 #include "local_cluster_test_util.h"
 

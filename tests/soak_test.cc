@@ -1,4 +1,4 @@
-// The kill soak (issue 30): a local cluster under a storm of submissions while its controller is
+// The kill soak: a local cluster under a storm of submissions while its controller is
 // killed (kill -9) and restarted again and again, and its agents too. Every acknowledged job must
 // run exactly once and end COMPLETED with exit 0; no id may be given twice; nothing may run on two
 // nodes at once. MUSTER_SOAK_KILLS sets the controller kills (10 by default: the short form CI

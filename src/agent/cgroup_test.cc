@@ -729,8 +729,7 @@ TEST(DeviceProgramTest, RandomFencesAllowExactlyTheirDevices) {
 }
 
 // As root, each shape goes through the kernel's verifier (BPF_PROG_LOAD: the same check whether or
-// not cgroup v2 is mounted), among them the one real H200 hosts refused before ("unreachable insn":
-// a job holding every GPU of its node).
+// not cgroup v2 is mounted), a job holding every GPU of its node among them.
 TEST(DeviceProgramTest, EveryShapeLoadsThroughTheVerifier) {
   Status probe = cgroup_internal::VerifyDeviceProgram(cgroup_internal::FenceFor({}, -1));
   if (probe.code() == StatusCode::kPermissionDenied) GTEST_SKIP() << "loading BPF programs needs root: " << probe.message();

@@ -1,5 +1,5 @@
 // scontrol: show job|node|partition|config|hostnames, update (jobs and nodes), hold, uhold,
-// release, requeue, ping; -o one line per record, --json for jobs. Split from commands.cc.
+// release, requeue, ping; -o one line per record, --json for jobs.
 #include <cctype>
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-// `muster sim`: the scheduling-quality benchmarks on real GPU cluster traces (issue 5).
+// `muster sim`: the scheduling-quality benchmarks on real GPU cluster traces.
 //   muster sim openb   the FGD paper's placement protocol on the openb trace, per policy, averaged
 //                      over seeds, with the published figures beside ours (docs/simulator.md).
 //   muster sim philly  the Philly trace replayed through the real controller in virtual time, per

@@ -1,6 +1,6 @@
 // srun's step session: launches a created step's tasks on their nodes' agents, forwards their
 // output, stdin (and --pty terminal) and srun's signals, prints Slurm's step messages, and
-// reports the step's end. Split from cli/srun.cc (which gets the step).
+// reports the step's end.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The controller's job queries: the jobs it holds (squeue, scontrol show job), and accounting
 // (sacct): jobs and steps from the store, which keeps every job ever accepted, merged with the
-// controller's own records (newer while it holds them). Split from controller.cc.
+// controller's own records (newer while it holds them).
 #include <algorithm>
 
 #include "ctld/controller.h"

@@ -1,6 +1,6 @@
 // The controller's node side: registration, heartbeats and admin state changes, the node
 // states (idle/mix/alloc) derived from what the jobs hold, and what a scheduling pass is given
-// (the snapshot and the waiting list). Split from controller.cc.
+// (the snapshot and the waiting list).
 #include "ctld/controller.h"
 #include "ctld/kept_entries.h"
 #include "model/dependency.h"

@@ -1,4 +1,4 @@
-// The controller's scheduling policies (issue 4): preemption, limits, quotas and QOS, in virtual time.
+// The controller's scheduling policies: preemption, limits, quotas and QOS, in virtual time.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -130,7 +130,7 @@ TEST_F(PolicyTest, LimitsLeaveJobsPendingWithSlurmsReasons) {
   EXPECT_TRUE(ctld_->Submit(s, kAdmin).ok());
 }
 
-// Proof (issue 4, section 5): a team that lent its idle quota gets it back within one cycle plus
+// Proof: a team that lent its idle quota gets it back within one cycle plus
 // the grace time once it submits, and the borrower keeps its own quota.
 TEST_F(PolicyTest, QuotaReclaimReturnsTheQuotaWithinOneCyclePlusTheGrace) {
   SchedPolicy p;
@@ -330,7 +330,7 @@ TEST_F(PolicyTest, AVictimDoesNotStartBeforeItsPreemptor) {
 }
 
 
-// SUSPEND (issue 4, section 4): the victim stops where it stands, gives back its CPUs at once and
+// SUSPEND: the victim stops where it stands, gives back its CPUs at once and
 // keeps its memory and GPUs; its preemptor starts on them; once that ends, the victim resumes,
 // and its clock (elapsed time, time limit) leaves the suspension out.
 TEST_F(PolicyTest, SuspendStopsTheVictimAndResumesItAfterThePreemptor) {

@@ -1,5 +1,5 @@
 // The controller's job steps (srun inside an allocation): creating them on the job's nodes,
-// recording their ends, and ending those left running with their job. Split from controller.cc.
+// recording their ends, and ending those left running with their job.
 #include <algorithm>
 
 #include "ctld/controller.h"

@@ -1,5 +1,5 @@
 // The controller's job steps (controller_steps.cc): their CPUs, memory, GPUs, nodes and ids, as
-// srun inside an allocation asks for them. Split from controller_test.cc.
+// srun inside an allocation asks for them.
 #include <gtest/gtest.h>
 
 #include <set>

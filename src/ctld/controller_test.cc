@@ -561,7 +561,7 @@ TEST_F(FairShareTest, JobsAreChargedToConfiguredAccounts) {
   EXPECT_TRUE(listed);
 }
 
-// Proof (issue 4): two accounts with equal shares, both always wanting more than the cluster, get
+// Proof: two accounts with equal shares, both always wanting more than the cluster, get
 // GPU time within 5% of half each over a simulated day, although one asks for 2-GPU jobs of 30
 // minutes and the other for 1-GPU jobs of 45 minutes. Virtual time: a cycle a minute.
 TEST_F(FairShareTest, TwoSaturatingAccountsConvergeToTheirShares) {

@@ -144,7 +144,7 @@ class FairShareTest : public ControllerTest {
   }
 };
 
-// Preemption and limits through the controller (issue 4, sections 2 and 4), in virtual time.
+// Preemption and limits through the controller, in virtual time.
 class PolicyTest : public FairShareTest {
  protected:
   void UsePolicy(const SchedPolicy& p) {

@@ -1,7 +1,7 @@
 // The controller's clock-driven duties, once a second (Tick): nodes that stopped answering go
 // DOWN and lose their jobs; running jobs get their --signal warning and are ended at their time
 // limit; jobs being stopped that outlive their SIGKILL are signalled again; the decayed usage is
-// saved. Split from controller.cc, unchanged.
+// saved.
 #include <unistd.h>
 
 #include <csignal>

@@ -1,6 +1,6 @@
 // What a job's owner (or an admin) does to it after submission: cancel or signal (scancel),
 // hold and release, scontrol update JobId= (name, time limit, nice, dependency, begin time),
-// requeue, and the end of an interactive allocation (salloc). Split from controller.cc.
+// requeue, and the end of an interactive allocation (salloc).
 #include <cctype>
 #include <csignal>
 #include <cstdlib>

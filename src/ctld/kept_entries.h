@@ -94,8 +94,8 @@ class KeptEntries {
 
  private:
   std::vector<T>* list_ = nullptr;
-  // Job id -> position in *list_. An open-addressing table: a node-based std::unordered_map,
-  // looked up for every running and waiting job every pass, was 5% of a Philly replay.
+  // Job id -> position in *list_: looked up for every running and waiting job every pass, so an
+  // open-addressing table (no node allocation per entry).
   boost::unordered_flat_map<int64_t, size_t> slot_;
   std::vector<uint64_t> seen_;  // per position: the last pass that asked for it
   std::vector<Tag> tags_;       // per position: the entry's tag

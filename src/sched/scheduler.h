@@ -257,8 +257,7 @@ class Scheduler {
     size_t operator()(const PreemptMemoKey& k) const;
   };
   boost::unordered_flat_map<PreemptMemoKey, int64_t, PreemptMemoHash> preempt_failed_;
-  // The cycle's pending jobs, ascending (a set of thousands of nodes, made every pass, was a
-  // good part of its allocations).
+  // The cycle's pending jobs, ascending: a sorted vector, made every pass without a node per job.
   std::vector<int64_t> queued_;
   bool Queued(int64_t id) const { return std::binary_search(queued_.begin(), queued_.end(), id); }
   int min_running_tier_ = 0;  // the lowest partition tier of a running job (under the tier rule)

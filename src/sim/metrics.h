@@ -1,4 +1,4 @@
-// Scheduling-quality metrics of a replayed trace (issue 5, the Philly benchmark): job completion
+// Scheduling-quality metrics of a replayed trace: job completion
 // time (JCT = end - arrival), queueing delay (JCT - run time: the time it waited, before its first
 // start and, when preempted, between runs), slowdown (JCT / run time), makespan (last end - first
 // arrival), GPU utilization over the makespan and each virtual cluster's share of the GPU time.

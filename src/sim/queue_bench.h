@@ -1,4 +1,4 @@
-// The queueing benchmark on the Philly trace (issue 5, section 3): the cluster it runs on, the
+// The queueing benchmark on the Philly trace: the cluster it runs on, the
 // policies it compares, and how each is set up on the real controller (sim/replay.h).
 //
 //   fifo           strict first come first served: the first job that does not fit blocks the rest
