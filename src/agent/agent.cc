@@ -180,8 +180,11 @@ Status Agent::Start() {
   }
   if (!opt_.health_check_program.empty()) {
     health_check_thread_ = std::thread([this] {
+      // A check may take its whole interval (a hung one fails then), and runs again after one.
+      const auto interval = std::chrono::seconds(std::max<int64_t>(opt_.health_check_interval_s, 1));
       while (!stop_) {
-        HealthCheckResult r = RunHealthCheck(opt_.health_check_program, std::max<int64_t>(opt_.health_check_interval_s, 1) * 1000);
+        HealthCheckResult r = RunHealthCheck(
+            opt_.health_check_program, std::chrono::duration_cast<std::chrono::milliseconds>(interval).count());
         bool changed;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -194,8 +197,7 @@ Status Agent::Start() {
           cv_.notify_all();
         }
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_for(lock, std::chrono::seconds(std::max<int64_t>(opt_.health_check_interval_s, 1)),
-                     [&] { return stop_.load(); });
+        cv_.wait_for(lock, interval, [&] { return stop_.load(); });
       }
     });
   }
@@ -845,7 +847,6 @@ void Agent::ReaperLoop() {
     return fd < 0 || (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0);
   };
   while (!stop_) {
-    std::vector<std::string> reports;
     int timeout_ms = kIdleWaitMs;
     fds.assign(1, pollfd{reaper_wake_fd_, POLLIN, 0});
     {
@@ -883,7 +884,6 @@ void Agent::ReaperLoop() {
         if (run.batch) {
           report = ExitReportOf(run, *end).dump();  // (before the cgroup goes: its OOM count)
           Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + report);
-          reports.push_back(report);
         } else if (end->lease_expired) {
           Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": ended here, its lease ran out");
         }
@@ -907,7 +907,6 @@ void Agent::ReaperLoop() {
         if (s.fd() >= 0) fds.push_back(pollfd{s.fd(), POLLIN, 0});
       }
     }
-    if (!reports.empty()) cv_.notify_all();
     if (stop_) break;
     // Another thread may erase a job meanwhile, closing its pidfd: poll holds its own reference
     // to every file it waits on, and the list is rebuilt from jobs_ each round.

@@ -193,38 +193,22 @@ Status ValidateName(const std::string& name) {
   return Status::Ok();
 }
 
-std::vector<int> NvidiaGpuMinors(const std::string& dev_dir) {
-  std::vector<int> minors;
-  DIR* dir = opendir(dev_dir.c_str());
-  if (dir == nullptr) return minors;
-  while (dirent* e = readdir(dir)) {
-    std::string name = e->d_name;
-    if (name.size() <= 6 || name.compare(0, 6, "nvidia") != 0) continue;
-    if (!std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    struct stat st;
-    if (stat((dev_dir + "/" + name).c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
-    if (static_cast<int>(major(st.st_rdev)) != kNvidiaMajor) continue;
-    minors.push_back(static_cast<int>(minor(st.st_rdev)));
-  }
-  closedir(dir);
-  std::sort(minors.begin(), minors.end());
-  return minors;
-}
-
 namespace {
 
-// (major, minor) of each character device nvidia-cap<N> in <dev_dir>/nvidia-caps.
-std::vector<std::pair<int, int>> CapDevices(const std::string& dev_dir) {
+// (major, minor) of each character device <prefix><N> in `dir`, sorted.
+std::vector<std::pair<int, int>> NumberedCharDevices(const std::string& dir_path, const std::string& prefix) {
   std::vector<std::pair<int, int>> out;
-  const std::string caps = dev_dir + "/nvidia-caps";
-  DIR* dir = opendir(caps.c_str());
+  DIR* dir = opendir(dir_path.c_str());
   if (dir == nullptr) return out;
   while (dirent* e = readdir(dir)) {
     std::string name = e->d_name;
-    if (name.size() <= 10 || name.compare(0, 10, "nvidia-cap") != 0) continue;
-    if (!std::all_of(name.begin() + 10, name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (!std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
     struct stat st;
-    if (stat((caps + "/" + name).c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
+    if (stat((dir_path + "/" + name).c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
     out.emplace_back(static_cast<int>(major(st.st_rdev)), static_cast<int>(minor(st.st_rdev)));
   }
   closedir(dir);
@@ -234,8 +218,20 @@ std::vector<std::pair<int, int>> CapDevices(const std::string& dev_dir) {
 
 }  // namespace
 
+std::vector<int> NvidiaGpuMinors(const std::string& dev_dir) {
+  std::vector<int> minors;
+  for (const auto& [major, minor] : NumberedCharDevices(dev_dir, "nvidia")) {
+    if (major == kNvidiaMajor) minors.push_back(minor);
+  }
+  return minors;
+}
+
+std::vector<std::pair<int, int>> NvidiaCapDevices(const std::string& dev_dir) {
+  return NumberedCharDevices(dev_dir + "/nvidia-caps", "nvidia-cap");
+}
+
 int NvidiaCapsMajor(const std::string& dev_dir) {
-  std::vector<std::pair<int, int>> caps = CapDevices(dev_dir);
+  std::vector<std::pair<int, int>> caps = NvidiaCapDevices(dev_dir);
   if (!caps.empty()) return caps.front().first;
   if (dev_dir != "/dev") return -1;
   std::ifstream in("/proc/devices");
@@ -250,12 +246,6 @@ int NvidiaCapsMajor(const std::string& dev_dir) {
     if (chars && (words >> major >> name) && name == "nvidia-caps") return major;
   }
   return -1;
-}
-
-std::vector<int> NvidiaCapMinors(const std::string& dev_dir) {
-  std::vector<int> minors;
-  for (const auto& [major, minor] : CapDevices(dev_dir)) minors.push_back(minor);
-  return minors;
 }
 
 void SleepMillis(int ms) {

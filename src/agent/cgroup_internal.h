@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/cgroup.h"
@@ -80,10 +81,10 @@ bool IsFsType(const std::string& path, int64_t magic);
 Status ValidateName(const std::string& name);
 // Minors of the /dev/nvidia<N> character devices (major 195) in `dev_dir`, sorted.
 std::vector<int> NvidiaGpuMinors(const std::string& dev_dir);
-// The MIG capability devices <dev_dir>/nvidia-caps/nvidia-cap<N>: their major (-1 when there are
-// none; for "/dev", then the "nvidia-caps" line of /proc/devices) and their minors, sorted.
+// The MIG capability devices <dev_dir>/nvidia-caps/nvidia-cap<N>: (major, minor) of each, sorted;
+// and their major (-1 when there are none; for "/dev", then the "nvidia-caps" line of /proc/devices).
+std::vector<std::pair<int, int>> NvidiaCapDevices(const std::string& dev_dir);
 int NvidiaCapsMajor(const std::string& dev_dir);
-std::vector<int> NvidiaCapMinors(const std::string& dev_dir);
 void SleepMillis(int ms);
 int64_t MonotonicMillis();
 

@@ -337,7 +337,8 @@ TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
       {"nvidia-caps/nvidia-cap30", makedev(237, 30)}};
   for (const auto& [name, dev] : nodes) ASSERT_EQ(mknod((dev_.path + "/" + name).c_str(), S_IFCHR | 0666, dev), 0) << name;
   EXPECT_EQ(cgroup_internal::NvidiaCapsMajor(dev_.path), 237);
-  EXPECT_EQ(cgroup_internal::NvidiaCapMinors(dev_.path), (std::vector<int>{1, 21, 22, 30}));
+  EXPECT_EQ(cgroup_internal::NvidiaCapDevices(dev_.path),
+            (std::vector<std::pair<int, int>>{{237, 1}, {237, 21}, {237, 22}, {237, 30}}));
   CgroupLimits limits;
   limits.restrict_devices = true;
   limits.devices = {{1}, {21, 22}};  // a slice of GPU 1: its GPU instance and compute instance

@@ -317,8 +317,7 @@ class CgroupV1 : public Cgroup {
       return WriteFile(dir + (allow ? "/devices.allow" : "/devices.deny"), rule);
     };
     for (int minor : NvidiaGpuMinors(dev_dir_)) RETURN_IF_ERROR(set(kNvidiaMajor, minor, grant.gpu_minors));
-    const int caps_major = NvidiaCapsMajor(dev_dir_);
-    for (int minor : NvidiaCapMinors(dev_dir_)) RETURN_IF_ERROR(set(caps_major, minor, grant.cap_minors));
+    for (const auto& [major, minor] : NvidiaCapDevices(dev_dir_)) RETURN_IF_ERROR(set(major, minor, grant.cap_minors));
     return Status::Ok();
   }
 

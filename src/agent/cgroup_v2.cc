@@ -152,7 +152,7 @@ std::vector<bpf_insn> DeviceProgram(const DeviceFence& fence) {
   jump(BPF_JNE, 3, caps ? caps_at : allow, kNvidiaMajor);
   for (int m : fence.nvidia_minors) jump(BPF_JEQ, 4, allow, m);
   if (caps) {
-    p.push_back(Insn(BPF_JMP | BPF_JA, 0, 0, static_cast<int16_t>(deny - (static_cast<int>(p.size()) + 1)), 0));
+    jump(BPF_JA, 0, deny, 0);
     jump(BPF_JNE, 3, allow, fence.caps_major);
     for (int m : fence.cap_minors) jump(BPF_JEQ, 4, allow, m);
   }

@@ -16,13 +16,8 @@ HealthCheckResult RunHealthCheck(const std::string& program, int64_t timeout_ms)
   HealthCheckResult r;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return {false, std::string("health check: pipe: ") + std::strerror(errno)};
-  LaunchSpec spec;
-  spec.uid = geteuid();
-  spec.gid = getegid();
-  spec.allow_root = true;
+  LaunchSpec spec = AgentProgram({program});
   spec.workdir = "/";
-  spec.argv = {program};
-  spec.env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
   spec.stdin_path = "/dev/null";
   spec.stdout_fd = fds[1];
   spec.stderr_fd = fds[1];

@@ -529,6 +529,17 @@ pid_t StartChild(const LaunchSpec& spec, const Prepared& p, int read_fd, int rep
 
 }  // namespace
 
+LaunchSpec AgentProgram(std::vector<std::string> argv, std::vector<std::string> env) {
+  LaunchSpec spec;
+  spec.uid = geteuid();
+  spec.gid = getegid();
+  spec.allow_root = true;
+  spec.argv = std::move(argv);
+  spec.env = std::move(env);
+  spec.env.push_back("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+  return spec;
+}
+
 StatusOr<pid_t> Launch(const LaunchSpec& spec) {
   ASSIGN_OR_RETURN(Prepared p, Prepare(spec));
   int fds[2];

@@ -58,6 +58,10 @@ std::vector<std::string> PropagatedLimitsEnvironment();
 // the job's fault (IsJobFault); the line then also goes to its stdout when that is open.
 StatusOr<pid_t> Launch(const LaunchSpec& spec);
 
+// The spec of a program the agent runs as itself (a run's shepherd, a site's health check, MPS's
+// control program): the agent's uid and gid, `env` and then PATH=/usr/sbin:/usr/bin:/sbin:/bin.
+LaunchSpec AgentProgram(std::vector<std::string> argv, std::vector<std::string> env = {});
+
 // Whether a launch error is the job's own (a path it gave that cannot be opened: the job fails,
 // as Slurm's JobLaunchFailure) rather than the node's (it cannot fork, set the user's identity,
 // join a cgroup, or its disk is full: the node is at fault). Job faults are InvalidArgument.

@@ -37,16 +37,12 @@ Status MpsManager::Control(int gpu, const std::string& device, const std::vector
                            const std::string& input) {
   int in[2];
   if (pipe2(in, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
-  LaunchSpec spec;
-  spec.uid = geteuid();
-  spec.gid = getegid();
-  spec.allow_root = true;
+  std::vector<std::string> argv = {control_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> env = DaemonEnv(dir_, gpu);
+  env.push_back("CUDA_VISIBLE_DEVICES=" + device);
+  LaunchSpec spec = AgentProgram(std::move(argv), std::move(env));
   spec.workdir = "/";
-  spec.argv = {control_};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = DaemonEnv(dir_, gpu);
-  spec.env.push_back("CUDA_VISIBLE_DEVICES=" + device);
-  spec.env.push_back("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
   spec.stdin_fd = in[0];
   spec.stdout_path = dir_ + "/" + std::to_string(gpu) + "/control.out";
   spec.stderr_path = spec.stdout_path;

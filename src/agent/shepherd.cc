@@ -359,12 +359,7 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
     close(lock);
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
-  LaunchSpec self;
-  self.uid = geteuid();
-  self.gid = getegid();
-  self.allow_root = true;
-  self.argv = {exe, "--shepherd", run_dir};
-  self.env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
+  LaunchSpec self = AgentProgram({exe, "--shepherd", run_dir});
   self.stdin_fd = lock;  // the shepherd holds the run's lock from the fork on
   self.stdout_fd = pipe_fds[1];
   self.stderr_fd = 2;  // the agent's log

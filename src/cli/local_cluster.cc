@@ -182,6 +182,14 @@ const char* kUpUsage =
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
 
+// A program or library an option names: its absolute path in *out, when it exists and `mode`
+// (access(2)'s F_OK, X_OK) holds for it.
+bool ExistingFile(const std::string& v, int mode, std::string* out) {
+  std::error_code ec;
+  *out = fs::absolute(v, ec).string();
+  return !v.empty() && !ec && access(out->c_str(), mode) == 0;
+}
+
 // Stops the daemons whose pid files lie in `dir` (agents first: they end their jobs), kills the job
 // processes that killed agents left, and removes the script directory. Returns the daemons stopped.
 int StopCluster(const std::string& dir, std::ostream& out) {
@@ -281,17 +289,12 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else if (k == "--gpu-devices") a.gpu_devices = v;
     else if (k == "--mps") {
-      std::error_code mec;
-      a.mps = v == "auto" || v == "off" ? v : fs::absolute(v, mec).string();
-      ok = v == "auto" || v == "off" || access(a.mps.c_str(), X_OK) == 0;
+      a.mps = v;
+      ok = v == "auto" || v == "off" || ExistingFile(v, X_OK, &a.mps);
     } else if (k == "--health-check") {
-      std::error_code hec;
-      a.health_check = fs::absolute(v, hec).string();
-      ok = !v.empty() && access(a.health_check.c_str(), X_OK) == 0;
+      ok = ExistingFile(v, X_OK, &a.health_check);
     } else if (k == "--nvml-library") {
-      std::error_code lec;
-      a.nvml_library = fs::absolute(v, lec).string();
-      ok = !v.empty() && fs::exists(a.nvml_library, lec);
+      ok = ExistingFile(v, F_OK, &a.nvml_library);
     } else if (k == "--gpus") {
       ok = v == "nvml" || v == "fake";
       a.gpu_source = v;

@@ -446,8 +446,9 @@ class Controller {
   // stop them.
   // The node's GPU health as its agent reports it: GPUs newly out end their jobs (requeued, or
   // NODE_FAIL when they may not be; a gang whole, on every node), GPUs no longer listed return.
-  // The node's reason names its failed GPUs while no other reason holds it.
-  void ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
+  // The node's reason names its failed GPUs while no other reason holds it. True when its failed
+  // GPUs changed.
+  bool ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
                             std::vector<JobRecord>* changed);
   // The health-check verdict of the report (NodeReport::node_checked); true when the node changed.
   bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report);

@@ -142,9 +142,9 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
   }
 }
 
-void Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
+bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
                                       std::vector<JobRecord>* changed) {
-  if (!report.gpu_health || report.gpu_faults == n.failed_gpus) return;
+  if (!report.gpu_health || report.gpu_faults == n.failed_gpus) return false;
   const std::string name = n.node.name;
   std::set<int> newly;
   for (const GpuFault& f : report.gpu_faults) {
@@ -180,6 +180,7 @@ void Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
   std::fprintf(stderr, "musterctld: node %s: %s\n", name.c_str(), now.empty() ? "every GPU healthy again" : now.c_str());
   node_usage_stale_ = true;  // a GPU out counts as taken (RecountUsageLocked)
   ++node_records_epoch_;
+  return true;
 }
 
 namespace {
@@ -278,9 +279,8 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     }
     SettleExitsLocked(node, report.exits, &changed, &cleanup);
     LoseMissingRunsLocked(node, report, &kill, &changed);
-    const std::vector<GpuFault> faults_before = n->failed_gpus;
-    ApplyGpuHealthLocked(*n, report, &kill, &changed);
-    if (ApplyNodeHealthLocked(*n, report) || n->failed_gpus != faults_before) {
+    const bool gpus_changed = ApplyGpuHealthLocked(*n, report, &kill, &changed);
+    if (ApplyNodeHealthLocked(*n, report) || gpus_changed) {
       RefreshNodeStatesLocked();
       node_copy = *n;
       woke = true;
