@@ -38,6 +38,7 @@ struct Fixture {
     std::filesystem::create_directories(dir);
     ControllerConfig config;
     config.cluster_name = "bench";
+    config.log_events = false;
     NodeTemplate t;
     t.cpus = 16;
     t.memory_mb = 64000;

@@ -48,6 +48,15 @@ TEST_F(LocalCluster, BatchJobRunsToCompletionWithSlurmEnvironmentAndOutputFile) 
   Result missing = Run("scontrol show job 999999");
   EXPECT_NE(missing.rc, 0);
   EXPECT_NE(missing.out.find("Invalid job id specified"), std::string::npos) << missing.out;
+  // The daemons' logs name the job and the node on each line about them.
+  const std::string ctld_log = ReadFile((dir_ / "c" / "log" / "musterctld.log").string());
+  EXPECT_NE(ctld_log.find("Z musterctld info: JobId=" + sid + ": started on node1 (run 0)\n"), std::string::npos) << ctld_log;
+  EXPECT_NE(ctld_log.find("Z musterctld info: JobId=" + std::to_string(bad) + ": ended: FAILED, exit 3:0\n"),
+            std::string::npos) << ctld_log;
+  EXPECT_NE(ctld_log.find("Z musterctld info: NodeName=node1: registered ("), std::string::npos) << ctld_log;
+  const std::string agent_log = ReadFile((dir_ / "c" / "log" / "musterd-node1.log").string());
+  EXPECT_NE(agent_log.find("Z musterd[node1] info: JobId=" + std::to_string(bad) + ": run 0 ended, exit 3:0\n"),
+            std::string::npos) << agent_log;
 }
 
 TEST_F(LocalCluster, JobsRunAsTheSubmittingUser) {
@@ -393,7 +402,7 @@ TEST(MusterUp, NvmlWithoutADriverSaysSoAndLeavesNothingRunning) {
   fs::remove_all(dir);
   Result up = Sh("PATH=" + BinDir() + ":$PATH muster up --gpus nvml --dir " + dir.string());
   EXPECT_EQ(up.rc, 1) << up.out;
-  EXPECT_NE(up.out.find("muster up: musterd for node1 exited: musterd: error: NVML: cannot load libnvidia-ml.so.1"),
+  EXPECT_NE(up.out.find("muster up: musterd for node1 exited: musterd[node1] error: NVML: cannot load libnvidia-ml.so.1"),
             std::string::npos)
       << up.out;
   EXPECT_NE(ReadFile((dir / "muster.yaml").string()).find("gpus: nvml"), std::string::npos);

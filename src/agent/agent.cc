@@ -22,6 +22,7 @@
 #include "agent/job_env.h"
 #include "agent/stray_processes.h"
 #include "agent/launcher.h"
+#include "base/log.h"
 #include "model/record_json.h"
 #include "model/step_layout.h"
 #include "net/json_body.h"
@@ -32,10 +33,6 @@ namespace muster {
 using nlohmann::json;
 
 namespace {
-
-void Log(const std::string& node, const std::string& msg) {
-  std::fprintf(stderr, "musterd[%s]: %s\n", node.c_str(), msg.c_str());
-}
 
 HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200, j.dump()); }
 
@@ -114,12 +111,12 @@ Status Agent::Start() {
     for (const std::string& name : opt_.cgroup->Jobs()) {
       if (kept_cgroups.count(name)) continue;
       Status gone = opt_.cgroup->Destroy(name);
-      Log(opt_.node.name, "cgroup " + name + " left by an earlier run of this agent: " +
+      LogInfo("cgroup " + name + " left by an earlier run of this agent: " +
                               (gone.ok() ? std::string("its processes killed, removed") : gone.message()));
     }
   }
   if (int n = KillStrayProcesses(opt_.spool_dir, [&](const std::string& run) { return kept.count(run) > 0; }); n > 0) {
-    Log(opt_.node.name, "killed " + std::to_string(n) + " processes left by an earlier run of this agent");
+    LogInfo("killed " + std::to_string(n) + " processes left by an earlier run of this agent");
   }
   if (ScriptDir() != opt_.spool_dir) {
     std::filesystem::create_directories(ScriptDir(), ec);
@@ -162,7 +159,7 @@ Status Agent::Start() {
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
   if (!s.ok()) return s.status();
   server_ = std::move(*s);
-  if (!opt_.cgroup) Log(opt_.node.name, "running jobs without cgroups (no usable cgroup hierarchy)");
+  if (!opt_.cgroup) LogInfo("running jobs without cgroups (no usable cgroup hierarchy)");
   reaper_wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (reaper_wake_fd_ < 0) return Internal(std::string("eventfd: ") + std::strerror(errno));
   if (!opt_.nvml_index.empty()) {
@@ -175,7 +172,7 @@ Status Agent::Start() {
     if (w.ok()) {
       gpu_health_ = std::move(*w);
     } else {
-      Log(opt_.node.name, "GPU health is not watched: " + w.status().message());
+      LogWarning("GPU health is not watched: " + w.status().message());
     }
   }
   if (!opt_.health_check_program.empty()) {
@@ -192,7 +189,7 @@ Status Agent::Start() {
           node_health_ = r;
         }
         if (changed) {
-          Log(opt_.node.name, r.ok ? "health check passed" : "health check failed: " + r.reason);
+          Log(r.ok ? LogLevel::kInfo : LogLevel::kWarning, {}, r.ok ? "health check passed" : "health check failed: " + r.reason);
           beat_now_ = true;
           cv_.notify_all();
         }
@@ -231,7 +228,7 @@ std::set<std::string> Agent::AdoptRuns() {
     run.cpus = saved->value("cpus", std::vector<int>{});
     run.mps_gpu = saved->value("mps_gpu", -1);
     if (run.mps_gpu >= 0) mps_->Adopt(run.mps_gpu);  // its daemon runs on; released with the run
-    const std::string what = "job " + std::to_string(job->id) + " (run " + std::to_string(job->restart_count) + ")";
+    const std::string what = "run " + std::to_string(job->restart_count);
     StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Adopt(dir);
     if (shepherd.ok() && !ReadShepherdExit(dir)) {
       run.shepherd.emplace(std::move(*shepherd));
@@ -242,7 +239,7 @@ std::set<std::string> Agent::AdoptRuns() {
         }
       }
       kept.insert(RunMarker(job->id, job->restart_count));
-      Log(opt_.node.name, what + ": adopted from an earlier run of this agent (shepherd pid " +
+      LogInfo(LogSubject::Job(job->id), what + ": adopted from an earlier run of this agent (shepherd pid " +
                               std::to_string(run.shepherd->pid()) + ")");
       jobs_[job->id] = std::move(run);
       continue;
@@ -253,7 +250,7 @@ std::set<std::string> Agent::AdoptRuns() {
     std::string report((std::istreambuf_iterator<char>(queued)), std::istreambuf_iterator<char>());
     std::optional<ShepherdExit> end = ReadShepherdExit(dir);
     if (report.empty() && run.batch && end) report = ExitReportOf(run, *end).dump();
-    Log(opt_.node.name, what + (!report.empty() ? ": ended while the agent was away, reported now"
+    LogInfo(LogSubject::Job(job->id), what + (!report.empty() ? ": ended while the agent was away, reported now"
                                                 : ": its shepherd is gone, with no end recorded"));
     CleanUpRunLocked(run, /*keep_run_dir=*/!report.empty());
     if (!report.empty()) QueueExitLocked(dir, report);
@@ -348,7 +345,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   // for it: the controller has requeued the job elsewhere, so it must not run here.
   if (const int64_t not_after = body.value("not_after_ms", int64_t{0});
       not_after > 0 && clock_->NowMillis() > not_after) {
-    Log(opt_.node.name, "refusing a launch that came " + std::to_string(clock_->NowMillis() - not_after) +
+    LogWarning("refusing a launch that came " + std::to_string(clock_->NowMillis() - not_after) +
                             " ms after the controller stopped waiting for it");
     return HttpResponse::Error(409, "launch expired: the controller gave up on it");
   }
@@ -375,8 +372,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
     // The job's own doing (a file it names that it may not open) fails the job; anything else
     // is this node's fault. 422 and 409 tell the controller which.
     const bool job_fault = IsJobFault(st);
-    Log(opt_.node.name, "job " + std::to_string(job->id) + ": launch failed (" + (job_fault ? "the job's" : "the node's") +
-                            " fault): " + st.message());
+    LogWarning(LogSubject::Job(job->id), std::string("launch failed (") + (job_fault ? "the job's" : "the node's") + " fault): " + st.message());
     return HttpResponse::Json(job_fault ? 422 : 409,
                               json{{"error", st.message()}, {"fault", job_fault ? "job" : "node"}}.dump());
   }
@@ -496,7 +492,7 @@ Status Agent::StartRun(Running& run) {
   }
   run.shepherd.emplace(std::move(*shepherd));
   if (run.batch) {
-    Log(opt_.node.name, "job " + std::to_string(job.id) + " started as pid " + std::to_string(run.shepherd->script_pid()) +
+    LogInfo(LogSubject::Job(job.id), "started as pid " + std::to_string(run.shepherd->script_pid()) +
                             " (uid " + std::to_string(job.uid) + "; shepherd " + std::to_string(run.shepherd->pid()) + ")");
   }
   return Status::Ok();
@@ -624,7 +620,7 @@ void Agent::SuspendLocked(Running& run, bool stop) {
                                                      : FailedPrecondition("no cgroup");
   if (!frozen.ok()) {
     if (frozen.code() != StatusCode::kFailedPrecondition) {
-      Log(opt_.node.name, "job " + std::to_string(id) + ": " + frozen.message() + "; signalling instead");
+      LogWarning(LogSubject::Job(id), frozen.message() + "; signalling instead");
     }
     const int sig = stop ? SIGSTOP : SIGCONT;
     if (run.batch && run.shepherd) (void)run.shepherd->Signal(sig, "group");
@@ -642,7 +638,7 @@ void Agent::SuspendLocked(Running& run, bool stop) {
       if (!cpus.empty()) (void)opt_.cgroup->SetCpus(run.cgroup, cpus);
     }
   }
-  Log(opt_.node.name, std::string("job ") + std::to_string(id) + (stop ? " suspended" : " resumed"));
+  LogInfo(LogSubject::Job(id), stop ? "suspended" : "resumed");
 }
 
 std::vector<int> Agent::AssignCpus(int64_t job_id, int count) {
@@ -718,10 +714,10 @@ HttpResponse Agent::Step(const HttpRequest& r) {
     if (auto it = jobs_.find(step->job_id); it != jobs_.end()) it->second.step_cgroups[step->step_id] = true;
   }
   if (!st.ok()) {
-    Log(opt_.node.name, "step " + name + ": " + st.message());
+    LogWarning(LogSubject::Step(step->job_id, step->step_id), st.message());
     return HttpResponse::Error(st.code() == StatusCode::kUnavailable ? 503 : 409, st.message());
   }
-  Log(opt_.node.name, "step " + name + ": started " + std::to_string(step->tasks.size()) + " task(s)" +
+  LogInfo(LogSubject::Step(step->job_id, step->step_id), "started " + std::to_string(step->tasks.size()) + " task(s)" +
                          (step->no_allocate ? " without an allocation (srun -Z)" : ""));
   std::lock_guard<std::mutex> lock(mu_);
   if (step->no_allocate) {
@@ -768,7 +764,7 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   auto this_run = [&](std::map<int64_t, Running>::iterator it) {
     if (it == jobs_.end()) return false;  // nothing of it here (already gone)
     if (run_of < 0 || it->second.job.restart_count == run_of) return true;
-    Log(opt_.node.name, "job " + std::to_string(id) + ": ignoring '" + why + "' for run " + std::to_string(run_of) +
+    LogInfo(LogSubject::Job(id), "ignoring '" + why + "' for run " + std::to_string(run_of) +
                             " (run " + std::to_string(it->second.job.restart_count) + " is here)");
     return false;
   };
@@ -878,14 +874,18 @@ void Agent::ReaperLoop() {
           end = ShepherdExit{};
           end->signal = SIGKILL;
           end->lease_expired = true;
-          Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": its shepherd died without recording an end");
+          LogWarning(LogSubject::Job(run.job.id), "its shepherd died without recording an end");
         }
         std::string report;
         if (run.batch) {
-          report = ExitReportOf(run, *end).dump();  // (before the cgroup goes: its OOM count)
-          Log(opt_.node.name, "job " + std::to_string(run.job.id) + " ended: " + report);
+          const json exit_report = ExitReportOf(run, *end);  // (before the cgroup goes: its OOM count)
+          report = exit_report.dump();
+          LogInfo(LogSubject::Job(run.job.id),
+                  "run " + std::to_string(run.job.restart_count) + " ended, exit " + std::to_string(end->exit_code) + ":" +
+                      std::to_string(end->signal) + (exit_report.value("oom", false) ? " (out of memory)" : "") +
+                      (end->lease_expired ? " (its lease ran out)" : ""));
         } else if (end->lease_expired) {
-          Log(opt_.node.name, "job " + std::to_string(run.job.id) + ": ended here, its lease ran out");
+          LogWarning(LogSubject::Job(run.job.id), "ended here, its lease ran out");
         }
         steps_.Signal(run.job.id, -1, SIGKILL);              // the job's steps end with it
         CleanUpRunLocked(run, /*keep_run_dir=*/!report.empty());  // and every process of its cgroup
@@ -971,13 +971,13 @@ Status Agent::ReportToController(const std::string& target, json body, const std
     const int64_t lease_s = orders->value("lease_s", int64_t{0});
     if (lease_s > 0) {
       Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
-      if (!st.ok()) Log(opt_.node.name, "cannot renew the lease: " + st.message());
+      if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
     }
   }
   if (orders.ok() && gpu_health_ && orders->contains("resume_gpus") && (*orders)["resume_gpus"].is_array()) {
     for (const json& g : (*orders)["resume_gpus"]) {
       if (!g.is_number_integer()) continue;
-      Log(opt_.node.name, "GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
+      LogInfo("GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
       gpu_health_->Resume(g.get<int>());
     }
   }
@@ -996,8 +996,7 @@ Status Agent::ReportToController(const std::string& target, json body, const std
     const int rc = s.value("restart_count", -1);
     auto it = jobs_.find(id);
     if (it == jobs_.end() || it->second.job.restart_count != rc) continue;
-    Log(opt_.node.name, "job " + std::to_string(id) + " (run " + std::to_string(rc) +
-                            "): the controller does not run it here; stopping it");
+    LogWarning(LogSubject::Job(id), "run " + std::to_string(rc) + ": the controller does not run it here; stopping it");
     SignalRunLocked(it, SIGKILL, 0, "cleanup");
   }
   return Status::Ok();
@@ -1043,7 +1042,7 @@ void Agent::ControllerLoop() {
       if (st.ok()) {
         registered_ = true;
         last_beat = clock_->NowMillis();
-        Log(opt_.node.name, "registered with the controller");
+        LogInfo("registered with the controller");
       } else {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
@@ -1102,7 +1101,7 @@ void Agent::LogGpuHealth() {
     if (!h.warning.empty()) now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " + h.warning;
   }
   if (now == reported_health_) return;
-  Log(opt_.node.name, now.empty() ? "GPU health: every GPU healthy" : "GPU health: " + now);
+  Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, {}, now.empty() ? "GPU health: every GPU healthy" : "GPU health: " + now);
   reported_health_ = now;
 }
 
@@ -1114,7 +1113,7 @@ void Agent::LogEnding(const Running& r, const std::string& ending) const {
   // the job runs), and without waiting long on it.
   Status st = AppendAsUser(r.log_path, UserIdentity{r.job.uid, r.job.gid, r.job.user},
                            "musterd: error: *** JOB " + std::to_string(r.job.id) + " ON " + opt_.node.name + ending);
-  if (!st.ok()) Log(opt_.node.name, "job " + std::to_string(r.job.id) + ": ending line not written: " + st.message());
+  if (!st.ok()) LogWarning(LogSubject::Job(r.job.id), "ending line not written: " + st.message());
 }
 
 }  // namespace muster

@@ -2,7 +2,7 @@
 // heartbeats, launches and signals jobs, and mints tokens for local users. Listens on its Unix
 // socket and, with agent.listen, on TCP (tokens required); with agent.listen and
 // controller.listen both set it also talks to the controller over TCP, with a token of its own.
-//   musterd --node NAME [--conf PATH]
+//   musterd --node NAME [--conf PATH] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
@@ -17,6 +17,8 @@
 #include "agent/mps.h"
 #include "agent/shepherd.h"
 #include "base/clock.h"
+#include "base/log.h"
+#include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "net/key_file.h"
 #include "net/token.h"
@@ -25,40 +27,32 @@ namespace muster {
 namespace {
 
 int Fail(const std::string& msg) {
-  std::fprintf(stderr, "musterd: error: %s\n", msg.c_str());
+  LogError(msg);
   return 1;
 }
 
 int Main(int argc, char** argv) {
   // A job's shepherd (agent/shepherd.h): the same binary, started by the agent for each run.
   if (argc == 3 && std::string(argv[1]) == "--shepherd") return ShepherdMain(argv[2]);
-  std::string conf_path = DefaultConfigPath();
-  std::string node_name;
-  bool end_jobs_on_stop = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--conf" || a == "--node") && i + 1 < argc) {
-      (a == "--conf" ? conf_path : node_name) = argv[++i];
-    } else if (a.rfind("--conf=", 0) == 0) {
-      conf_path = a.substr(7);
-    } else if (a.rfind("--node=", 0) == 0) {
-      node_name = a.substr(7);
-    } else if (a == "--end-jobs-on-stop") {
-      end_jobs_on_stop = true;
-    } else if (a == "-h" || a == "--help") {
-      std::printf("usage: musterd --node NAME [--conf PATH] [--end-jobs-on-stop]\n");
-      return 0;
-    } else {
-      return Fail("unknown argument '" + a + "' (see --help)");
-    }
+  (void)InitLogging({.process = "musterd"});
+  StatusOr<DaemonArgs> args = ParseDaemonArgs(Daemon::kAgent, std::vector<std::string>(argv + 1, argv + argc));
+  if (!args.ok()) return Fail(args.status().message());
+  if (args->help) {
+    std::printf("%s", DaemonUsage(Daemon::kAgent).c_str());
+    return 0;
   }
-  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
-  if (!conf.ok()) return Fail(conf.status().message());
+  const std::string conf_path = args->conf_path;
+  std::string node_name = args->node;
+  const bool end_jobs_on_stop = args->end_jobs_on_stop;
   if (node_name.empty()) {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     node_name = host;
   }
+  args->log.node = node_name;
+  if (Status st = InitLogging(args->log); !st.ok()) return Fail(st.message());
+  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  if (!conf.ok()) return Fail(conf.status().message());
   const Node* configured = nullptr;
   for (const Node& n : conf->cluster.snapshot.nodes) {
     if (n.name == node_name) configured = &n;
@@ -142,8 +136,7 @@ int Main(int argc, char** argv) {
     return Fail("agent.listen is set but the cluster key cannot be read (" + key.status().message() +
                 "): a TCP listener needs it to verify callers' tokens");
   } else {
-    std::fprintf(stderr, "musterd[%s]: no cluster key (%s): not minting tokens\n", node_name.c_str(),
-                 key.status().message().c_str());
+    LogWarning("no cluster key (" + key.status().message() + "): not minting tokens");
   }
   if (conf->cgroups != "off") {
     // Named after the node and the spool directory too: two clusters on one host whose nodes
@@ -154,7 +147,7 @@ int Main(int argc, char** argv) {
     if (cg.ok()) {
       opt.cgroup = std::move(*cg);
     } else {
-      std::fprintf(stderr, "musterd[%s]: cgroups unavailable: %s\n", node_name.c_str(), cg.status().message().c_str());
+      LogWarning("cgroups unavailable: " + cg.status().message());
     }
   }
   sigset_t set;
@@ -167,13 +160,13 @@ int Main(int argc, char** argv) {
   const std::string opt_ctld = opt.ctld_address;
   Agent agent(std::move(opt), &clock);
   if (Status st = agent.Start(); !st.ok()) return Fail(st.message());
-  std::fprintf(stderr, "musterd[%s]: serving on %s%s, controller at %s (pid %d)\n", node_name.c_str(),
-               conf->AgentSocket(node_name).c_str(),
-               conf->agent_listen.empty() ? "" : (" and " + agent.Address()).c_str(), opt_ctld.c_str(), getpid());
+  LogInfo("serving on " + conf->AgentSocket(node_name) + (conf->agent_listen.empty() ? "" : " and " + agent.Address()) +
+          ", controller at " + opt_ctld + " (pid " + std::to_string(getpid()) + ")");
   int sig = 0;
   sigwait(&set, &sig);
   // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a
   // node shutdown ends them with the machine).
+  LogInfo("signal " + std::to_string(sig) + ", stopping");
   agent.Stop();
   return 0;
 }

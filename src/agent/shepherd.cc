@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "agent/stray_processes.h"
+#include "base/log.h"
 #include "net/json_body.h"
 #include "net/step_io.h"
 
@@ -169,11 +170,6 @@ void SignalRun(const ShepherdSpec& spec, int sig) {
   }
 }
 
-void Log(const ShepherdSpec& spec, const std::string& msg) {
-  std::fprintf(stderr, "musterd-shepherd[%lld.%d]: %s\n", static_cast<long long>(spec.job_id), spec.restart_count,
-               msg.c_str());
-}
-
 }  // namespace
 
 std::string RunMarker(int64_t job_id, int restart_count) {
@@ -216,6 +212,8 @@ int ShepherdMain(const std::string& run_dir) {
     return 1;
   }
   const ShepherdSpec& spec = *parsed;
+  // Its lines go where the agent's stderr goes (the agent's log under muster up and systemd).
+  (void)InitLogging({.process = "musterd-shepherd"});
   const int ctl = open((run_dir + kCtlFile).c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);  // RDWR: never EOF
   pid_t child = -1;
   int child_fd = -1;
@@ -286,8 +284,8 @@ int ShepherdMain(const std::string& run_dir) {
     const int64_t until = ReadLease(spec.lease_file);
     // A script that ended by itself ended so, whatever the lease says now.
     if (lease_kill_at == 0 && until > 0 && now > until && !(spec.batch && child_done)) {
-      Log(spec, "the lease ran out " + std::to_string((now - until) / 1000) +
-                    " s ago (no word from the controller): ending the run");
+      LogWarning(LogSubject::Job(spec.job_id), "run " + std::to_string(spec.restart_count) + ": the lease ran out " +
+                                                   std::to_string((now - until) / 1000) + " s ago (no word from the controller): ending the run");
       end.lease_expired = true;
       if (child > 0 && !child_done) (void)SignalGroup(child, SIGTERM);
       SignalRun(spec, SIGTERM);

@@ -26,6 +26,7 @@
 #include "agent/as_user.h"
 #include "agent/job_env.h"
 #include "agent/launcher.h"
+#include "base/log.h"
 #include "net/json_body.h"
 #include "net/step_io.h"
 
@@ -237,8 +238,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
   // srun's address is srun's word: reached with its user's rights, within a time limit.
   StatusOr<int> io = ConnectAsUser(l.io_address, UserIdentity{l.job.uid, l.job.gid, l.job.user}, kConnectTimeoutMs);
   if (!io.ok()) {
-    std::fprintf(stderr, "musterd[%s]: step %lld.%d: cannot reach srun at %s: %s\n", l.node_name.c_str(),
-                 static_cast<long long>(l.job_id), l.step_id, l.io_address.c_str(), io.status().message().c_str());
+    LogWarning(LogSubject::Step(l.job_id, l.step_id), "cannot reach srun at " + l.io_address + ": " + io.status().message());
     bool orphaned = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -362,8 +362,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
       CloseFd(out[0]);
       CloseFd(err[0]);
       CloseFd(in[0]);
-      std::fprintf(stderr, "musterd[%s]: step %lld.%d task %d: %s\n", l.node_name.c_str(),
-                   static_cast<long long>(l.job_id), l.step_id, t.procid, st.message().c_str());
+      LogWarning(LogSubject::Step(l.job_id, l.step_id), "task " + std::to_string(t.procid) + ": " + st.message());
       const std::string msg =
           "musterd: error: " + l.node_name + ": task " + std::to_string(t.procid) + ": " + st.message() + "\n";
       io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(OutputFrame(StepIoKind::kErr, t.procid, msg)));
@@ -402,8 +401,7 @@ bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
   while (true) {
     StatusOr<std::optional<StepIoFrame>> f = decoder->Next();
     if (!f.ok()) {
-      std::fprintf(stderr, "musterd: step %lld.%d: %s\n", static_cast<long long>(s->job_id), s->step_id,
-                   f.status().message().c_str());
+      LogWarning(LogSubject::Step(s->job_id, s->step_id), f.status().message());
       return false;
     }
     if (!f->has_value()) return true;

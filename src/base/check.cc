@@ -1,7 +1,8 @@
 #include "base/check.h"
 
-#include <cstdio>
 #include <cstdlib>
+
+#include "base/log.h"
 
 namespace muster::internal {
 
@@ -10,8 +11,8 @@ CheckFailure::CheckFailure(const char* file, int line, const char* cond) {
 }
 
 CheckFailure::~CheckFailure() {
-  std::fprintf(stderr, "%s\n", stream_.str().c_str());
-  std::fflush(stderr);
+  LogError(stream_.str());
+  FlushLog();
   std::abort();
 }
 

@@ -229,6 +229,8 @@ std::string LastLogLine(const std::string& path) {
   while (std::getline(in, line)) {
     if (!line.empty()) last = line;
   }
+  // The daemons' lines start with their UTC time ("2026-12-05T01:23:45.123Z "): not repeated here.
+  if (last.size() > 25 && last[4] == '-' && last[10] == 'T' && last[24] == ' ') last.erase(0, 25);
   return last;
 }
 

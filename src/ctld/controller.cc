@@ -1,5 +1,6 @@
 #include "ctld/controller.h"
 
+#include "base/log.h"
 #include "model/job_list_json.h"
 
 #include <grp.h>
@@ -430,6 +431,12 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     }
   }
   Wake();
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    LogInfo(LogSubject::Job(jobs.front().id),
+            (jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
+                " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
+                (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
+  }
   return jobs.front().id;
 }
 
@@ -469,6 +476,10 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.kill_at = 0;
   EndStepsLocked(job);
   RefreshNodeStatesLocked();
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    LogInfo(LogSubject::Job(job.id), std::string("ended: ") + JobStateName(state) + ", exit " + std::to_string(exit_code) +
+                                         ":" + std::to_string(signal));
+  }
 }
 
 void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
@@ -512,6 +523,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.kill_at = 0;
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = ServiceRankLocked(job, job.eligible_time);
   RefreshNodeStatesLocked();
+  if (config_.log_events) LogInfo(LogSubject::Job(job.id), "requeued: " + why);
 }
 
 Status Controller::Persist(std::span<const JobRecord> jobs) {
@@ -754,6 +766,13 @@ int Controller::ScheduleOnce() {
     }
     return 0;
   }
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    for (const JobRecord& j : started) {
+      std::vector<std::string> hosts;
+      for (const JobNodeAllocation& a : j.allocation) hosts.push_back(a.node);
+      LogInfo(LogSubject::Job(j.id), "started on " + CompressHostlist(hosts) + " (run " + std::to_string(j.restart_count) + ")");
+    }
+  }
   const std::vector<Status> launch = LaunchStarted(started);
   int launched = 0;
   for (size_t k = 0; k < started.size(); ++k) {
@@ -784,8 +803,8 @@ int Controller::ScheduleOnce() {
       // No answer (the agent is down, restarting, or slow): whether the run started there is not
       // known. The job stays where it was put; the node's next report settles it (it names the
       // run, or the run is lost and requeued), or its lease runs out with it.
-      std::fprintf(stderr, "musterctld: job %lld: no answer from %s to its launch (%s); its next report decides\n",
-                   static_cast<long long>(j.id), j.batch_host.c_str(), ls.message().c_str());
+      LogWarning(LogSubject::Job(j.id), "no answer from " + j.batch_host + " to its launch (" + ls.message() +
+                                            "); its next report decides");
       continue;
     }
     // The node could not take it: drain the node (so the job does not bounce there again), its
@@ -808,9 +827,8 @@ int Controller::ScheduleOnce() {
       }
       copy = job;
     }
-    std::fprintf(stderr, "musterctld: job %lld: launch failed on %s, node drained, job requeued%s: %s\n",
-                 static_cast<long long>(j.id), j.batch_host.c_str(), config_.hold_on_launch_failure ? " held" : "",
-                 ls.message().c_str());
+    LogWarning(LogSubject::Job(j.id), "launch failed on " + j.batch_host + ", node drained, job requeued" +
+                                          (config_.hold_on_launch_failure ? " held: " : ": ") + ls.message());
     (void)store_->SaveNode(node_copy);
     (void)Persist(copy);
   }

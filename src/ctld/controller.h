@@ -65,6 +65,9 @@ struct ControllerConfig {
   // Slurm's reason "launch failed requeued held", until its user or an admin releases it; false:
   // requeued to run elsewhere.
   bool hold_on_launch_failure = true;
+  // A log line for each job submitted, started, requeued and ended, and each node registered
+  // (the simulator replays millions of jobs in virtual time: off).
+  bool log_events = true;
   // Slurm's max_script_size: a longer batch script is refused ("Pathname of a file, directory or
   // other parameter too long", Slurm's words).
   int64_t max_script_bytes = 4 << 20;

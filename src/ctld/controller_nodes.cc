@@ -1,6 +1,7 @@
 // The controller's node side: registration, heartbeats and admin state changes, the node
 // states (idle/mix/alloc) derived from what the jobs hold, and what a scheduling pass is given
 // (the snapshot and the waiting list).
+#include "base/log.h"
 #include "ctld/controller.h"
 #include "ctld/kept_entries.h"
 #include "model/dependency.h"
@@ -177,7 +178,7 @@ bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
     n.node.reason_user = now.empty() ? "" : "musterd";
     n.node.reason_time = now.empty() ? 0 : clock_->NowSeconds();
   }
-  std::fprintf(stderr, "musterctld: node %s: %s\n", name.c_str(), now.empty() ? "every GPU healthy again" : now.c_str());
+  Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, LogSubject::Node(name), now.empty() ? "every GPU healthy again" : now);
   node_usage_stale_ = true;  // a GPU out counts as taken (RecountUsageLocked)
   ++node_records_epoch_;
   return true;
@@ -197,7 +198,7 @@ bool Controller::ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) 
     n.node.reason = reason;
     n.node.reason_user = "musterd";
     n.node.reason_time = clock_->NowSeconds();
-    std::fprintf(stderr, "musterctld: node %s drained: %s\n", n.node.name.c_str(), reason.c_str());
+    LogWarning(LogSubject::Node(n.node.name), "drained: " + reason);
     return true;
   }
   if (!ours) return false;
@@ -205,7 +206,7 @@ bool Controller::ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) 
   n.node.reason.clear();
   n.node.reason_user.clear();
   n.node.reason_time = 0;
-  std::fprintf(stderr, "musterctld: node %s: health check passes again, resumed\n", n.node.name.c_str());
+  LogInfo(LogSubject::Node(n.node.name), "health check passes again, resumed");
   return true;
 }
 
@@ -241,6 +242,11 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     n->os = node.os;
     n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
+    if (config_.log_events) {
+      LogInfo(LogSubject::Node(node.node.name), "registered (" + std::to_string(node.node.gpus.size()) + " GPUs, " +
+                                                    std::to_string(node.node.cpus) + " CPUs, agent " + node.agent_address +
+                                                    ")" + (stays ? ", stays " + std::string(NodeStateName(before)) : ""));
+    }
     LoseMissingRunsLocked(node.node.name, report, &kill, &changed);
     ApplyGpuHealthLocked(*n, report, &kill, &changed);
     ApplyNodeHealthLocked(*n, report);
@@ -274,6 +280,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     if (n->node.state == NodeState::kDown && n->node.reason == "Not responding") {
       n->node.state = NodeState::kIdle;
       n->node.reason.clear();
+      LogInfo(LogSubject::Node(node), "responding again");
       RefreshNodeStatesLocked();
       woke = true;
     }

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "base/log.h"
 #include "ctld/controller.h"
 
 namespace muster {
@@ -65,6 +66,7 @@ void Controller::Tick() {
         n.node.reason_user = UserNameOf(geteuid());  // the controller's own reason (Slurm: SlurmUser)
         n.node.reason_time = now;
         down_nodes.push_back(n);
+        LogWarning(LogSubject::Node(name), "not responding for " + std::to_string(silent) + " s: set DOWN");
       }
       // Its jobs are given up once its lease has run out and its shepherds have ended them: never
       // do they run in two places at once.
@@ -123,7 +125,7 @@ void Controller::Tick() {
   (void)Persist(changed);
   if (!usage.empty()) {
     if (Status st = store_->SetMeta(kUsageKey, usage); !st.ok()) {
-      std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
+      LogError("cannot save the usage: " + st.ToString());
       std::lock_guard<std::mutex> lock(mu_);
       usage_dirty_ = true;  // again at the next Tick
       usage_saved_at_ = 0;

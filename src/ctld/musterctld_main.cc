@@ -1,6 +1,6 @@
 // musterctld: the controller daemon. Owns the cluster state (SQLite), runs the scheduler loop and
 // serves the HTTP/JSON API on a Unix socket (peer credentials) and optionally TCP (tokens).
-//   musterctld [--conf PATH]
+//   musterctld [--conf PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
 // Stops cleanly on SIGTERM/SIGINT; after kill -9 a restart recovers everything from the store.
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/log.h"
+#include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "ctld/api_routes.h"
 #include "ctld/controller.h"
@@ -24,25 +26,20 @@ namespace muster {
 namespace {
 
 int Fail(const std::string& msg) {
-  std::fprintf(stderr, "musterctld: error: %s\n", msg.c_str());
+  LogError(msg);
   return 1;
 }
 
 int Main(int argc, char** argv) {
-  std::string conf_path = DefaultConfigPath();
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--conf" && i + 1 < argc) {
-      conf_path = argv[++i];
-    } else if (a.rfind("--conf=", 0) == 0) {
-      conf_path = a.substr(7);
-    } else if (a == "-h" || a == "--help") {
-      std::printf("usage: musterctld [--conf PATH]\n  PATH defaults to $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml\n");
-      return 0;
-    } else {
-      return Fail("unknown argument '" + a + "' (see --help)");
-    }
+  (void)InitLogging({.process = "musterctld"});
+  StatusOr<DaemonArgs> args = ParseDaemonArgs(Daemon::kController, std::vector<std::string>(argv + 1, argv + argc));
+  if (!args.ok()) return Fail(args.status().message());
+  if (args->help) {
+    std::printf("%s", DaemonUsage(Daemon::kController).c_str());
+    return 0;
   }
+  if (Status st = InitLogging(args->log); !st.ok()) return Fail(st.message());
+  const std::string conf_path = args->conf_path;
   StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
@@ -107,18 +104,18 @@ int Main(int argc, char** argv) {
     return router.Handle(r);
   });
   if (!server.ok()) return Fail(server.status().message());
-  std::fprintf(stderr, "musterctld: cluster '%s' serving on %s%s (pid %d)\n", conf->cluster_name.c_str(),
-               conf->ctld_socket.c_str(),
-               opt.tcp_port >= 0 ? (" and tcp port " + std::to_string((*server)->tcp_port())).c_str() : "", getpid());
+  LogInfo("cluster '" + conf->cluster_name + "' serving on " + conf->ctld_socket +
+          (opt.tcp_port >= 0 ? " and tcp port " + std::to_string((*server)->tcp_port()) : "") + " (pid " +
+          std::to_string(getpid()) + ")");
   std::thread loop([&controller] { controller.RunLoop(200); });
   int sig = 0;
   sigwait(&set, &sig);
-  std::fprintf(stderr, "musterctld: signal %d, stopping\n", sig);
+  LogInfo("signal " + std::to_string(sig) + ", stopping");
   (*server)->Stop();
   controller.Stop();
   loop.join();
   if (Status st = controller.SaveUsage(); !st.ok()) {
-    std::fprintf(stderr, "musterctld: cannot save the usage: %s\n", st.ToString().c_str());
+    LogError("cannot save the usage: " + st.ToString());
   }
   return 0;
 }

@@ -31,12 +31,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 
+#include "base/log.h"
 #include "net/http.h"
 #include "net/token.h"
 #include "net/url.h"
@@ -423,7 +423,7 @@ class ServerImpl : public HttpServer {
         ioc.run();
         return;
       } catch (const std::exception& e) {  // a bug or bad_alloc in a completion; keep serving
-        std::cerr << "muster http server: " << e.what() << "\n";
+        LogError(std::string("http server: ") + e.what());
       }
     }
   }

@@ -185,6 +185,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   ControllerConfig config = options.controller;
   config.heartbeat_timeout_s = int64_t{1} << 40;  // simulated agents never fall silent
   config.allow_root_jobs = true;
+  config.log_events = false;
   config.min_job_age_s = 1;  // finished jobs leave the controller's memory, as on a long-lived one
   config.usage_save_s = 86400;  // the memory store dies with the run: saving usage is only work
   // Slurm's default PriorityCalcPeriod (Tick comes every minute of virtual time, over months).

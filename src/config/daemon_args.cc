@@ -1,0 +1,93 @@
+#include "config/daemon_args.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "config/muster_config.h"
+
+namespace muster {
+namespace {
+
+struct Option {
+  const char* name;
+  bool agent_only;
+  bool takes_value;
+  const char* help;  // "METAVAR: text" for options with a value
+  std::function<Status(DaemonArgs&, const std::string&)> apply;
+};
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option> options = {
+      {"--conf", false, true, "PATH: the configuration (default $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml)",
+       [](DaemonArgs& a, const std::string& v) { a.conf_path = v; return Status::Ok(); }},
+      {"--node", true, true, "NAME: the node this agent serves (default: the host name)",
+       [](DaemonArgs& a, const std::string& v) { a.node = v; return Status::Ok(); }},
+      {"--end-jobs-on-stop", true, false, "end the node's jobs when the agent stops (local clusters)",
+       [](DaemonArgs& a, const std::string&) { a.end_jobs_on_stop = true; return Status::Ok(); }},
+      {"--log-file", false, true, "PATH: append the log there (default: stderr, which systemd sends to the journal)",
+       [](DaemonArgs& a, const std::string& v) { a.log.file = v; return Status::Ok(); }},
+      {"--log-level", false, true, "LEVEL: debug, info (default), warning or error",
+       [](DaemonArgs& a, const std::string& v) {
+         StatusOr<LogLevel> level = ParseLogLevel(v);
+         if (!level.ok()) return level.status();
+         a.log.level = *level;
+         return Status::Ok();
+       }},
+      {"--syslog", false, false, "log to syslog (the journal) instead",
+       [](DaemonArgs& a, const std::string&) { a.log.syslog = true; return Status::Ok(); }},
+      {"--help", false, false, "print this and exit",
+       [](DaemonArgs& a, const std::string&) { a.help = true; return Status::Ok(); }},
+  };
+  return options;
+}
+
+const char* Name(Daemon d) { return d == Daemon::kAgent ? "musterd" : "musterctld"; }
+
+}  // namespace
+
+StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::string>& args) {
+  DaemonArgs out;
+  out.conf_path = DefaultConfigPath();
+  out.log.process = Name(daemon);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i] == "-h" ? "--help" : args[i];
+    std::string value;
+    bool inline_value = false;
+    if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg.resize(eq);
+      inline_value = true;
+    }
+    const Option* found = nullptr;
+    for (const Option& o : Options()) {
+      if (arg == o.name && (daemon == Daemon::kAgent || !o.agent_only)) found = &o;
+    }
+    if (found == nullptr) return InvalidArgument("unknown argument '" + args[i] + "' (see --help)");
+    if (found->takes_value && !inline_value) {
+      if (i + 1 >= args.size()) return InvalidArgument(arg + " needs a value");
+      value = args[++i];
+    } else if (!found->takes_value && inline_value) {
+      return InvalidArgument(arg + " takes no value");
+    }
+    if (Status st = found->apply(out, value); !st.ok()) return st;
+  }
+  return out;
+}
+
+std::string DaemonUsage(Daemon daemon) {
+  std::string out = std::string("usage: ") + Name(daemon) + (daemon == Daemon::kAgent ? " --node NAME" : "") + " [options]\n";
+  for (const Option& o : Options()) {
+    if (o.agent_only && daemon != Daemon::kAgent) continue;
+    std::string flag = o.name, help = o.help;
+    if (o.takes_value) {
+      const size_t colon = help.find(": ");
+      flag += " " + help.substr(0, colon);
+      help = help.substr(colon + 2);
+    }
+    flag.resize(std::max<size_t>(flag.size(), 20), ' ');
+    out += "  " + flag + "  " + help + "\n";
+  }
+  return out;
+}
+
+}  // namespace muster

@@ -1,0 +1,31 @@
+// The daemons' command lines, read by one table (musterctld and musterd share every option but
+// the agent's own):
+//   musterctld [--conf PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
+//   musterd --node NAME [--conf PATH] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
+// Each option with a value takes it as the next argument or after '='.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/log.h"
+#include "base/status.h"
+
+namespace muster {
+
+enum class Daemon { kController, kAgent };
+
+struct DaemonArgs {
+  std::string conf_path;  // defaults to DefaultConfigPath()
+  std::string node;       // musterd: the node it serves (default: the host name)
+  bool end_jobs_on_stop = false;
+  bool help = false;
+  LogOptions log;         // process set to the daemon's name; node left to the caller
+};
+
+// Errors are the message the daemon prints ("unknown argument '--x' (see --help)",
+// "--log-level needs a value", "invalid log level 'loud' (debug, info, warning or error)").
+StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::string>& args);
+std::string DaemonUsage(Daemon daemon);
+
+}  // namespace muster

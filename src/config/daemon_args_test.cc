@@ -1,0 +1,49 @@
+#include "config/daemon_args.h"
+
+#include <gtest/gtest.h>
+
+namespace muster {
+namespace {
+
+TEST(DaemonArgsTest, ReadsEveryOptionInBothSpellings) {
+  StatusOr<DaemonArgs> a = ParseDaemonArgs(Daemon::kAgent, {"--node", "n1", "--conf=/etc/m.yaml", "--end-jobs-on-stop",
+                                                             "--log-file", "/var/log/d.log", "--log-level=debug"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->node, "n1");
+  EXPECT_EQ(a->conf_path, "/etc/m.yaml");
+  EXPECT_TRUE(a->end_jobs_on_stop);
+  EXPECT_EQ(a->log.file, "/var/log/d.log");
+  EXPECT_EQ(a->log.level, LogLevel::kDebug);
+  EXPECT_EQ(a->log.process, "musterd");
+  EXPECT_FALSE(a->log.syslog);
+
+  StatusOr<DaemonArgs> c = ParseDaemonArgs(Daemon::kController, {"--syslog", "-h"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->log.syslog);
+  EXPECT_TRUE(c->help);
+  EXPECT_EQ(c->log.process, "musterctld");
+  EXPECT_EQ(c->log.level, LogLevel::kInfo);
+}
+
+TEST(DaemonArgsTest, BadArgumentsAreNamed) {
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kController, {"--node", "n1"}).status().message(),
+            "unknown argument '--node' (see --help)");  // the controller serves no node
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--bogus"}).status().message(), "unknown argument '--bogus' (see --help)");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--log-level"}).status().message(), "--log-level needs a value");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--syslog=yes"}).status().message(), "--syslog takes no value");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--log-level", "loud"}).status().message(),
+            "invalid log level 'loud' (debug, info, warning or error)");
+}
+
+TEST(DaemonArgsTest, TheUsageListsEachDaemonsOptions) {
+  const std::string ctld = DaemonUsage(Daemon::kController);
+  EXPECT_EQ(ctld.rfind("usage: musterctld [options]\n", 0), 0u) << ctld;
+  EXPECT_EQ(ctld.find("--node"), std::string::npos);
+  EXPECT_NE(ctld.find("  --log-level LEVEL     debug, info (default), warning or error\n"), std::string::npos) << ctld;
+  const std::string agent = DaemonUsage(Daemon::kAgent);
+  EXPECT_EQ(agent.rfind("usage: musterd --node NAME [options]\n", 0), 0u) << agent;
+  EXPECT_NE(agent.find("--end-jobs-on-stop"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace muster
