@@ -40,6 +40,7 @@ struct QueueArgs {
   std::vector<int64_t> las_limits;  // muster: its queues' ends in GPU-seconds ({}: the default)
   int64_t min_runtime_s = -1;       // muster and srtf_oracle: PreemptExemptTime (-1: the default)
   bool learn_mix = true;            // --placement: learned (the controller's default) or bestfit
+  bool check_caches = false;        // every pass decided again from nothing and compared
   std::string json, csv, svg;
 };
 
@@ -69,7 +70,7 @@ int Fail(std::ostream& err, TraceKind kind, const std::string& msg, int code) {
 std::string SimPhillyUsage() {
   return "usage: muster sim philly --trace philly.csv [--policy NAME|all] [--nodes N | --cluster FILE] [--slice N]\n"
          "                         [--overestimate F] [--restart-penalty S] [--placement learned|bestfit]\n"
-         "                         [--json FILE] [--csv FILE] [--svg FILE]\n"
+         "                         [--json FILE] [--csv FILE] [--svg FILE] [--check-caches]\n"
          "\n"
          "The queueing benchmark: replays the Philly trace (arrivals, durations, GPUs) through the real\n"
          "controller in virtual time, once per policy, on N (60) nodes of 8 GPUs under leaf switches of 6,\n"
@@ -91,7 +92,9 @@ std::string SimPhillyUsage() {
          "  --json FILE           the figures as JSON\n"
          "  --csv FILE            the time series (allocated GPUs, pending jobs, idle GPUs while jobs wait)\n"
          "  --svg FILE            plots: FILE with the JCT CDF per policy, and FILE with '-alloc' before\n"
-         "                        the extension with the allocated GPUs over time\n";
+         "                        the extension with the allocated GPUs over time\n"
+         "  --check-caches        decide every pass twice, through the scheduler's kept caches and from\n"
+         "                        nothing, and fail on the first pass where they differ (slower)\n";
 }
 
 std::string SimSwfUsage() {
@@ -120,6 +123,10 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     if (k == "-h" || k == "--help") {
       out << (swf ? SimSwfUsage() : SimPhillyUsage());
       return 0;
+    }
+    if (k == "--check-caches") {
+      a.check_caches = true;
+      continue;
     }
     if (i + 1 >= args.size()) return Fail(err, a.kind, k + " needs a value (or is unknown)", 2);
     const std::string& v = args[++i];
@@ -297,6 +304,7 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     o.restart_penalty_s = a.restart_penalty_s;
     o.count_cpus = swf;
     o.controller.learn_workload_mix = a.learn_mix;
+    o.controller.check_caches = a.check_caches;
     if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = a.las_limits;
     if (a.min_runtime_s >= 0 && o.controller.scheduler.policy != nullptr) {
       SchedPolicy p = *o.controller.scheduler.policy;
@@ -318,6 +326,14 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
                   Num(m->gpu_utilization * 100, 1).c_str(), static_cast<long long>(r->preemptions),
                   Num(wall, 1).c_str());
     out << line << std::flush;
+    if (a.check_caches) {
+      out << "  cache check: " << r->cache_check_passes << " passes decided twice, " << r->cache_check_differences
+          << " differ\n" << std::flush;
+      if (r->cache_check_differences > 0) {
+        return Fail(err, a.kind, std::string(key) + ": the scheduler's kept caches decided otherwise than a fresh pass: " +
+                                     r->cache_check_first, 1);
+      }
+    }
     nlohmann::json j = {{"avg_jct_s", m->avg_jct_s},     {"p50_jct_s", m->p50_jct_s},
                         {"p99_jct_s", m->p99_jct_s},     {"avg_queue_s", m->avg_queue_s},
                         {"avg_slowdown", m->avg_slowdown}, {"makespan_s", m->makespan_s},

@@ -228,8 +228,9 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   }
   if (const YAML::Node* sc = root.Find("scheduler")) {
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
-                                                  {"backfill", "backfill_depth", "backfill_horizon", "placement"}));
+                                                  {"backfill", "backfill_depth", "backfill_horizon", "placement", "check_caches"}));
     RETURN_IF_ERROR(m.Bool("backfill", &c.scheduler.backfill));
+    RETURN_IF_ERROR(m.Bool("check_caches", &c.check_caches));
     RETURN_IF_ERROR(m.Int("backfill_depth", &c.scheduler.backfill_depth, 1, 100000));
     if (m.Has("backfill_horizon")) {
       RETURN_IF_ERROR(m.TimeS("backfill_horizon", &c.scheduler.backfill_horizon_s));

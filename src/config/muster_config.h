@@ -95,6 +95,7 @@ struct MusterConfig {
   // the accounts, QOS and preemption above
   SchedulerOptions scheduler = DefaultSchedulerOptions();
   bool learn_workload_mix = true;  // scheduler.placement: learned (true) or bestfit
+  bool check_caches = false;       // scheduler.check_caches: every pass decided twice (ControllerConfig)
   static SchedulerOptions DefaultSchedulerOptions() {
     SchedulerOptions o;
     o.backfill = true;

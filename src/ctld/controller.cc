@@ -17,6 +17,7 @@
 #include "model/dependency.h"
 #include "model/job_array.h"
 #include "model/hostlist.h"
+#include "sched/cache_check.h"
 #include "model/job_request.h"
 
 namespace muster {
@@ -630,6 +631,8 @@ int Controller::ScheduleOnce() {
   uint64_t erased_at = 0;    // jobs_erased_ when the waiting list was made
   std::vector<MixShape> mix_shapes;
   bool remake_mix = false;
+  ClusterSnapshot fresh_snapshot;     // check mode: the pass's input built from nothing
+  std::vector<PendingJob> fresh_pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     options = config_.scheduler;
@@ -647,6 +650,11 @@ int Controller::ScheduleOnce() {
       snapshot.running.clear();  // where each node is may have moved: every entry afresh
     }
     FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
+    if (config_.check_caches) {
+      fresh_snapshot = SnapshotLocked(/*jobs=*/true);
+      fresh_snapshot.now = snapshot.now;
+      fresh_pending = FreshPendingLocked(pending);
+    }
     // The mix to place with: made again with a new index (its memos are per node of it), or once
     // enough jobs came since.
     if (const int64_t seen = mix_learner_.observed(); config_.learn_workload_mix && seen > 0) {
@@ -668,6 +676,14 @@ int Controller::ScheduleOnce() {
     cycle_scheduler_->Reload(options);
   }
   std::vector<Decision> decisions = cycle_scheduler_->RunCycle(pending);
+  if (config_.check_caches) {
+    ++cache_check_.passes;
+    const std::string diff = CompareDecisions(decisions, FreshCycle(fresh_snapshot, fresh_pending, options));
+    if (!diff.empty()) {
+      if (cache_check_.differences++ == 0) cache_check_.first = diff;
+      LogError("scheduler cache check: the kept pass and a fresh one differ: " + diff);
+    }
+  }
 
   std::vector<JobRecord> started;
   std::vector<JobRecord> preempted;  // victims, being stopped or suspended
@@ -833,6 +849,11 @@ int Controller::ScheduleOnce() {
     (void)Persist(copy);
   }
   return launched;
+}
+
+Controller::CacheCheck Controller::cache_check() const {
+  std::lock_guard<std::mutex> cycle(cycle_mu_);
+  return cache_check_;
 }
 
 void Controller::Wake() {

@@ -68,6 +68,10 @@ struct ControllerConfig {
   // A log line for each job submitted, started, requeued and ended, and each node registered
   // (the simulator replays millions of jobs in virtual time: off).
   bool log_events = true;
+  // Check mode (sched/cache_check.h): every pass is decided again from nothing (the snapshot and
+  // waiting list built afresh from the records, a new Scheduler) and the decisions compared with
+  // the kept pass's; a difference is logged and counted (cache_check()). About doubles a pass.
+  bool check_caches = false;
   // Slurm's max_script_size: a longer batch script is refused ("Pathname of a file, directory or
   // other parameter too long", Slurm's words).
   int64_t max_script_bytes = 4 << 20;
@@ -327,6 +331,14 @@ class Controller {
   StatusOr<NodeOrders> Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller);
   Status JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller);
 
+  // Check mode's tally (ControllerConfig::check_caches).
+  struct CacheCheck {
+    int64_t passes = 0;       // passes decided twice
+    int64_t differences = 0;  // passes whose decisions differed
+    std::string first;        // the first difference (CompareDecisions)
+  };
+  CacheCheck cache_check() const;
+
   // --- loop ---
   // One scheduling cycle: snapshot under the lock, RunCycle without it, then re-check every start
   // against the current state, persist, and launch. Returns the number of jobs started.
@@ -402,6 +414,9 @@ class Controller {
   // The pass's waiting list, in cycle_pending_kept_'s entries (each tagged with its record).
   // True when a job is suspended (it may resume).
   bool FillPendingLocked(std::vector<PendingJob>& pending);
+  // Check mode: the pass's waiting list as the records hold it now (every field from the record,
+  // no revision), in the same order.
+  std::vector<PendingJob> FreshPendingLocked(const std::vector<PendingJob>& pending) const;
   // --begin and --dependency: whether a waiting job may be scheduled now. If not, its reason says
   // why (BeginTime, Dependency, DependencyNeverSatisfied) and dependency_left what it waits for;
   // a dependency found satisfied is dropped, as Slurm does, and the job is eligible from then.
@@ -543,10 +558,11 @@ class Controller {
   std::vector<StepRecord> steps_;
   // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
   // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
-  std::mutex cycle_mu_;
+  mutable std::mutex cycle_mu_;
   ClusterSnapshot cycle_snapshot_;
   std::unique_ptr<ClusterIndex> cycle_index_;
   std::unique_ptr<Scheduler> cycle_scheduler_;  // over cycle_snapshot_ and cycle_index_, gone with it
+  CacheCheck cache_check_;                      // (under cycle_mu_)
   uint64_t cycle_epoch_ = 0;
   std::vector<PendingJob> cycle_pending_;
   bool pending_stale_ = false;     // (under mu_) a job's request changed: cycle_pending_ is rebuilt

@@ -631,4 +631,24 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   return suspended;
 }
 
+std::vector<PendingJob> Controller::FreshPendingLocked(const std::vector<PendingJob>& pending) const {
+  std::vector<PendingJob> out;
+  out.reserve(pending.size());
+  for (const PendingJob& kept : pending) {
+    auto it = active_by_id_.find(kept.id);
+    if (it == active_by_id_.end()) continue;
+    const JobRecord& j = *it->second;
+    PendingJob p;
+    p.id = j.id;
+    p.request = j.request;
+    p.priority = j.priority;
+    p.submit_time = j.eligible_time;
+    p.user = j.user;
+    p.account = j.account;
+    p.qos = j.qos;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace muster

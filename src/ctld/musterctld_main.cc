@@ -62,6 +62,7 @@ int Main(int argc, char** argv) {
   cc.priority = conf->priority;
   cc.scheduler = conf->scheduler;
   cc.learn_workload_mix = conf->learn_workload_mix;
+  cc.check_caches = conf->check_caches;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);

@@ -1,12 +1,15 @@
 // Property tests over random clusters and queues (fixed seeds): no over-allocation of any CPU,
 // byte of memory or GPU fraction; gangs are whole or absent; a multi-node job that fits under one
-// leaf switch is placed under one; the decisions do not depend on node or queue order.
+// leaf switch is placed under one; the decisions do not depend on node or queue order; a
+// Scheduler kept over many cycles (its caches trusting the entries' revisions) decides as one
+// built afresh each cycle (sched/cache_check.h).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 #include <set>
 
+#include "sched/cache_check.h"
 #include "sched/cluster_builder.h"
 #include "sched/scenario_harness.h"
 #include "sched/scheduler.h"
@@ -186,6 +189,126 @@ TEST(SchedulerPropertyTest, RandomClustersAndQueues) {
   // The generator must actually exercise placement (guards against a vacuous pass).
   EXPECT_GT(starts, 10000);
   EXPECT_GT(gangs, 1000);
+}
+
+// Cycles as the controller runs them: one Scheduler and its index kept throughout, the snapshot
+// and queue changed in place between cycles (jobs start, end, arrive, are preempted, change
+// priority or are updated with a new revision), every cycle checked against a fresh one.
+TEST(SchedulerPropertyTest, KeptCachesDecideAsAFreshScheduler) {
+  int64_t kept_memos = 0, kept_running = 0, starts = 0, preemptions = 0, checked = 0;
+  const char* shapes[] = {"--gres=gpu:1 -t 30", "--gres=gpu:2 -t 120", "--gres=gpu:4", "-N 2 --gres=gpu:8 -t 600",
+                          "--gpus=12 -t 60", "-n 6 -c 4 -t 10", "--gpu-fraction=0.5 -t 20", "--exclusive -t 90",
+                          "-C ib --gres=gpu:2", "--mem=64G --gres=gpu:1 -t 45"};
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed * 7919);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    RandomCase rc = MakeCase(seed);
+    const std::vector<NodeUsage> base = rc.cluster.usage;  // held for good (no running job behind it)
+    SchedulerOptions opt{.strict_priority = seed % 3 != 0, .backfill = seed % 2 == 0};
+    if (seed % 4 < 2) {
+      auto policy = std::make_shared<SchedPolicy>();
+      policy->qos = {Qos{.name = "normal"}, Qos{.name = "high", .priority = 10, .preempt = {"normal"}}};
+      opt.policy = policy;
+    }
+    ClusterSnapshot snap = rc.cluster;
+    snap.now = 1'000'000;
+    uint64_t revision = 0;
+    int64_t next_id = 1000;
+    std::vector<PendingJob> queue = rc.jobs;
+    auto renew = [&](PendingJob& j) {
+      j.revision = ++revision;
+      if (opt.policy && pick(0, 3) == 0) j.qos = "high";
+    };
+    for (PendingJob& j : queue) renew(j);
+    ClusterIndex index(snap);
+    Scheduler kept(snap, index, opt);
+    std::set<std::pair<int64_t, uint64_t>> seen_pending, seen_running;
+    for (int cycle = 0; cycle < 6; ++cycle) {
+      if (cycle > 0) kept.Reload(opt);
+      for (const PendingJob& j : queue) kept_memos += seen_pending.count({j.id, j.revision});
+      for (const RunningJob& r : snap.running) kept_running += seen_running.count({r.id, r.revision});
+      const std::vector<Decision> ds = kept.RunCycle(queue);
+      ASSERT_EQ(CompareDecisions(ds, FreshCycle(snap, queue, opt)), "") << "cycle " << cycle;
+      ++checked;
+      for (const PendingJob& j : queue) seen_pending.insert({j.id, j.revision});
+      for (const RunningJob& r : snap.running) seen_running.insert({r.id, r.revision});
+
+      // What happens before the next cycle.
+      snap.now += pick(60, 3600);
+      std::set<int64_t> gone;
+      for (const Decision& d : ds) {
+        for (const Preemption& p : d.preempt) gone.insert(p.victim), ++preemptions;  // stopped at once
+        if (d.kind != DecisionKind::kStart) continue;
+        ++starts;
+        auto it = std::find_if(queue.begin(), queue.end(), [&](const PendingJob& j) { return j.id == d.job_id; });
+        ASSERT_NE(it, queue.end());
+        RunningJob r;
+        r.id = it->id;
+        r.allocation = d.nodes;
+        r.start_time = snap.now;
+        r.end_time = it->request.time_limit_s > 0 ? snap.now + it->request.time_limit_s : kUnlimited;
+        r.user = it->user;
+        r.account = it->account;
+        r.qos = it->qos;
+        r.partition = "p";
+        r.priority = it->priority;
+        r.revision = ++revision;
+        snap.running.push_back(r);
+        queue.erase(it);
+      }
+      for (RunningJob& r : snap.running) {
+        if (pick(0, 4) == 0) gone.insert(r.id);   // ended
+        if (pick(0, 3) == 0) r.priority += pick(-5, 5);  // allowed without a new revision
+      }
+      std::erase_if(snap.running, [&](const RunningJob& r) { return gone.count(r.id) > 0; });
+      for (PendingJob& j : queue) {
+        if (pick(0, 2) == 0) j.priority = pick(0, 100);  // allowed without a new revision
+        if (pick(0, 9) == 0) {                           // scontrol update: a new request, a new revision
+          j.request = MakeJob(j.id, shapes[pick(0, std::size(shapes) - 1)]).request;
+          renew(j);
+        }
+      }
+      for (int n = pick(0, 4); n > 0; --n) {
+        PendingJob j = MakeJob(next_id++, shapes[pick(0, std::size(shapes) - 1)], pick(0, 100), snap.now);
+        renew(j);
+        queue.push_back(j);
+      }
+      snap.usage = base;
+      for (const RunningJob& r : snap.running) ApplyAllocation(snap, r.allocation);
+    }
+  }
+  // The kept caches were used, and the cycles did work (guards against a vacuous pass).
+  EXPECT_EQ(checked, 400 * 6);
+  EXPECT_GT(kept_memos, 12000);
+  EXPECT_GT(kept_running, 5000);
+  EXPECT_GT(starts, 5000);
+  EXPECT_GT(preemptions, 200);
+}
+
+// The check has teeth: a job whose request changed under an unchanged revision (a broken
+// promise) is decided from the stale memo by the kept Scheduler, and the check says so.
+TEST(SchedulerPropertyTest, AStaleRevisionFailsTheCheck) {
+  ClusterSnapshot snap = ClusterBuilder().Nodes("n[1-2]", NodeTemplate{.cpus = 16, .memory_mb = 65536, .gpus = 4, .layout = "pcie"})
+                             .Partition("p", "n[1-2]", true)
+                             .Build();
+  ClusterIndex index(snap);
+  Scheduler kept(snap, index, {});
+  std::vector<PendingJob> queue = {MakeJob(1, "-N 1 --gres=gpu:8")};  // no node has 8: never fits
+  queue[0].revision = 7;
+  const std::vector<Decision> first = kept.RunCycle(queue);
+  EXPECT_EQ(CompareDecisions(first, FreshCycle(snap, queue, {})), "");
+  ASSERT_NE(first[0].kind, DecisionKind::kStart);
+  queue[0].request = MakeJob(1, "-N 1 --gres=gpu:2").request;  // changed, revision kept: stale
+  kept.Reload({});
+  const std::vector<Decision> second = kept.RunCycle(queue);
+  const std::string diff = CompareDecisions(second, FreshCycle(snap, queue, {}));
+  EXPECT_NE(diff, "");
+  EXPECT_NE(diff.find("fresh 1 START n1"), std::string::npos) << diff;
+  // With the revision moved, as the promise asks, the kept Scheduler decides as the fresh one.
+  queue[0].revision = 8;
+  kept.Reload({});
+  EXPECT_EQ(CompareDecisions(kept.RunCycle(queue), FreshCycle(snap, queue, {})), "");
 }
 
 }  // namespace

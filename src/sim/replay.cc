@@ -305,6 +305,10 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   }
   result.jobs = std::move(finished);
   result.preemptions = agents.preemptions_;
+  const Controller::CacheCheck check = ctld.cache_check();
+  result.cache_check_passes = check.passes;
+  result.cache_check_differences = check.differences;
+  result.cache_check_first = check.first;
   return result;
 }
 

@@ -62,6 +62,11 @@ struct ReplayResult {
   int64_t cycles = 0;       // scheduling passes
   int64_t preemptions = 0;  // runs stopped for another job
   int64_t timeouts = 0;     // jobs ended by their time limit
+  // With options.controller.check_caches: the passes decided twice, and how many differed
+  // (Controller::cache_check; the first difference in cache_check_first).
+  int64_t cache_check_passes = 0;
+  int64_t cache_check_differences = 0;
+  std::string cache_check_first;
 };
 
 // Errors: a job the controller refuses (its message, with the trace id), or a run that ends
