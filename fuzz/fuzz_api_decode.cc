@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "agent/step_runner.h"
-#include "ctld/api_decode.h"
+#include "api/decode.h"
 #include "fuzz/fuzz_util.h"
 #include "model/record_json.h"
 #include "net/json_body.h"

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "agent/agent_internal.h"
 #include "agent/as_user.h"
 #include "agent/job_env.h"
 #include "agent/stray_processes.h"
@@ -34,34 +35,8 @@ using nlohmann::json;
 
 namespace {
 
-HttpResponse Ok(const json& j = json::object()) { return HttpResponse::Json(200, j.dump()); }
-
 // How long the reaper sleeps when nothing can wake it sooner (a safety timeout).
 constexpr int kIdleWaitMs = 1000;
-constexpr char kExitPath[] = "/v1/agent/exit";
-
-// The job an srun -Z step runs in: the caller's, on this node only, holding nothing.
-JobRecord NoAllocationJob(const StepLaunch& step, const Caller& caller, const std::string& node) {
-  JobRecord job;
-  job.id = step.job_id;
-  job.name = std::filesystem::path(step.argv.front()).filename().string();
-  job.uid = caller.uid;
-  job.gid = caller.gid;
-  std::vector<char> buf(16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwuid_r(caller.uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
-    job.user = found->pw_name;
-    if (caller.via != "unix") job.gid = found->pw_gid;  // a token names no group
-  }
-  job.workdir = step.cwd.empty() ? "/" : step.cwd;
-  job.state = JobState::kRunning;
-  JobNodeAllocation here;
-  here.node = node;
-  here.tasks = static_cast<int>(step.tasks.size());
-  job.allocation = {here};
-  return job;
-}
 
 }  // namespace
 
@@ -314,7 +289,7 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "POST" && r.path == "/v1/step") return Step(r);
   if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
-    return Ok(json{{"node", opt_.node.name}, {"running", RunningJobs()}, {"registered", registered_.load()}});
+    return JsonOk(json{{"node", opt_.node.name}, {"running", RunningJobs()}, {"registered", registered_.load()}});
   }
   return HttpResponse::Error(404, "no such path: " + r.path);
 }
@@ -332,7 +307,7 @@ HttpResponse Agent::Token(const HttpRequest& r) {
     return HttpResponse::Error(403, "tokens are only given over the local Unix socket");
   }
   const int64_t now = clock_->NowSeconds();
-  return Ok(json{{"token", opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300)}, {"expires", now + 300}});
+  return JsonOk(json{{"token", opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300)}, {"expires", now + 300}});
 }
 
 HttpResponse Agent::Launch(const HttpRequest& r) {
@@ -354,7 +329,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   std::lock_guard<std::mutex> lock(mu_);
   if (auto old = jobs_.find(job->id); old != jobs_.end()) {
-    if (old->second.job.restart_count == job->restart_count) return Ok();  // a retried launch
+    if (old->second.job.restart_count == job->restart_count) return JsonOk();  // a retried launch
     if (old->second.job.restart_count > job->restart_count) {
       return HttpResponse::Error(409, "job " + std::to_string(job->id) + ": run " + std::to_string(job->restart_count) +
                                           " is older than run " + std::to_string(old->second.job.restart_count) +
@@ -378,7 +353,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   }
   jobs_[job->id] = std::move(run);
   WakeReaper();
-  return Ok();
+  return JsonOk();
 }
 
 Status Agent::StartRun(Running& run) {
@@ -588,251 +563,6 @@ Status Agent::EnsureCgroup(Running& run) {
   return Status::Ok();
 }
 
-Status Agent::PlaceStep(Running& run, StepLaunch& launch) {
-  launch.mig_uuids = MigUuids(opt_.node.gpus);
-  if (run.cgroup.empty()) return Status::Ok();
-  // The cgroups of steps that ended (best effort: one whose processes linger stays till the job's goes).
-  for (auto it = run.step_cgroups.begin(); it != run.step_cgroups.end();) {
-    const bool gone = it->second && !steps_.Runs(run.job.id, it->first) &&
-                      opt_.cgroup->DestroyStep(run.cgroup, "step_" + std::to_string(it->first)).ok();
-    it = gone ? run.step_cgroups.erase(it) : std::next(it);
-  }
-  launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
-  launch.devices_constrained = !opt_.gpu_devices.empty();
-  if (!launch.devices_constrained || !launch.gpus) return Status::Ok();
-  std::vector<int> gpus = *launch.gpus;
-  std::sort(gpus.begin(), gpus.end());
-  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-  if (gpus == JobGpusOn(run.job.allocation, opt_.node.name)) return Status::Ok();  // all of the job's
-  StatusOr<std::string> procs =
-      opt_.cgroup->CreateStep(run.cgroup, "step_" + std::to_string(launch.step_id), opt_.gpu_devices.Grant(gpus));
-  if (!procs.ok()) return procs.status().WithPrefix("step cgroup");
-  launch.cgroup_procs_file = *procs;
-  launch.step_cgroup = true;
-  run.step_cgroups[launch.step_id] = false;
-  return Status::Ok();
-}
-
-void Agent::SuspendLocked(Running& run, bool stop) {
-  if (run.suspended == stop) return;
-  const int64_t id = run.job.id;
-  Status frozen = !run.cgroup.empty() && opt_.cgroup ? opt_.cgroup->Freeze(run.cgroup, stop)
-                                                     : FailedPrecondition("no cgroup");
-  if (!frozen.ok()) {
-    if (frozen.code() != StatusCode::kFailedPrecondition) {
-      LogWarning(LogSubject::Job(id), frozen.message() + "; signalling instead");
-    }
-    const int sig = stop ? SIGSTOP : SIGCONT;
-    if (run.batch && run.shepherd) (void)run.shepherd->Signal(sig, "group");
-    steps_.Signal(id, -1, sig);
-  }
-  run.suspended = stop;
-  if (stop) {
-    run.pinned = std::find(cpu_owner_.begin(), cpu_owner_.end(), id) != cpu_owner_.end();
-    ReleaseCpus(id);  // for the job that preempted it
-  } else if (!run.cgroup.empty() && opt_.cgroup) {
-    // Pinned before: pinned again, to whichever CPUs are free now.
-    for (const JobNodeAllocation& a : run.job.allocation) {
-      if (a.node != opt_.node.name || !run.pinned) continue;
-      std::vector<int> cpus = AssignCpus(id, static_cast<int>((a.cpu_milli + 999) / 1000));
-      if (!cpus.empty()) (void)opt_.cgroup->SetCpus(run.cgroup, cpus);
-    }
-  }
-  LogInfo(LogSubject::Job(id), stop ? "suspended" : "resumed");
-}
-
-std::vector<int> Agent::AssignCpus(int64_t job_id, int count) {
-  // Pin to real CPUs only when the node's configured CPUs exist here; a node of a local cluster
-  // with fake hardware (more CPUs than this machine has) runs without a CPU set.
-  const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  if (opt_.node.cpus > online || count <= 0) return {};
-  if (cpu_owner_.size() != static_cast<size_t>(opt_.node.cpus)) cpu_owner_.assign(opt_.node.cpus, 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < opt_.node.cpus && static_cast<int>(cpus.size()) < count; ++c) {
-    if (cpu_owner_[c] == 0) cpus.push_back(c);
-  }
-  if (static_cast<int>(cpus.size()) < count) return {};  // the controller over-allocated: do not pin
-  for (int c : cpus) cpu_owner_[c] = job_id;
-  return cpus;
-}
-
-void Agent::ReleaseCpus(int64_t job_id) {
-  for (int64_t& owner : cpu_owner_) {
-    if (owner == job_id) owner = 0;
-  }
-}
-
-HttpResponse Agent::Step(const HttpRequest& r) {
-  StatusOr<StepLaunch> step = StepLaunchFromJson(r.body);
-  if (!step.ok()) return HttpResponse::Error(400, step.status().message());
-  const std::string name = std::to_string(step->job_id) + "." + std::to_string(step->step_id);
-  if (step->no_allocate) {
-    if (!Trusted(r.caller)) return HttpResponse::Error(403, "Access/permission denied");
-    if (r.caller.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
-    std::lock_guard<std::mutex> lock(mu_);
-    std::erase_if(no_allocation_, [&](const auto& e) { return steps_.Running(e.first) == 0; });
-    if (jobs_.count(step->job_id) || no_allocation_.count(step->job_id)) {
-      return HttpResponse::Error(409, "job " + std::to_string(step->job_id) + " already runs on " + opt_.node.name);
-    }
-    step->job = NoAllocationJob(*step, r.caller, opt_.node.name);
-  } else {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(step->job_id);
-    if (it == jobs_.end() || it->second.job.restart_count != step->restart_count) {
-      return HttpResponse::Error(404, "job " + std::to_string(step->job_id) + " does not run on " + opt_.node.name);
-    }
-    Running& run = it->second;
-    if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != run.job.uid)) {
-      return HttpResponse::Error(403, "Access/permission denied");
-    }
-    if (run.kill_at_ms > 0) return HttpResponse::Error(409, "Job/step already completing or completed");
-    Status st = EnsureCgroup(run);
-    if (!st.ok()) return HttpResponse::Error(409, st.message());
-    SaveRunLocked(run);  // its cgroup, for an agent that adopts the run
-    if (step->gpus) {
-      const std::vector<int> job_gpus = JobGpusOn(run.job.allocation, opt_.node.name);
-      for (int g : *step->gpus) {
-        if (!std::binary_search(job_gpus.begin(), job_gpus.end(), g)) {
-          return HttpResponse::Error(400, "GPU " + std::to_string(g) + " on " + opt_.node.name + " is not job " +
-                                              std::to_string(step->job_id) + "'s");
-        }
-      }
-    }
-    step->job = run.job;
-    st = PlaceStep(run, *step);
-    if (!st.ok()) return HttpResponse::Error(409, st.message());
-  }
-  step->node_name = opt_.node.name;
-  step->cluster_name = opt_.cluster_name;
-  step->allow_root = opt_.allow_root_jobs;
-  step->spool_marker = kSpoolMarker + opt_.spool_dir;
-  if (!step->no_allocate) step->run_marker = RunMarker(step->job_id, step->restart_count);
-  if (step->job.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
-  Status st = steps_.Start(*step);
-  if (step->step_cgroup) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = jobs_.find(step->job_id); it != jobs_.end()) it->second.step_cgroups[step->step_id] = true;
-  }
-  if (!st.ok()) {
-    LogWarning(LogSubject::Step(step->job_id, step->step_id), st.message());
-    return HttpResponse::Error(st.code() == StatusCode::kUnavailable ? 503 : 409, st.message());
-  }
-  LogInfo(LogSubject::Step(step->job_id, step->step_id), "started " + std::to_string(step->tasks.size()) + " task(s)" +
-                         (step->no_allocate ? " without an allocation (srun -Z)" : ""));
-  std::lock_guard<std::mutex> lock(mu_);
-  if (step->no_allocate) {
-    no_allocation_[step->job_id] = step->job.uid;
-  } else if (!jobs_.count(step->job_id)) {
-    steps_.Signal(step->job_id, step->step_id, SIGKILL);  // the job ended meanwhile
-  }
-  return Ok();
-}
-
-HttpResponse Agent::SignalStep(const HttpRequest& r) {
-  StatusOr<json> parsed = ParseRequestBody(r.body);
-  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
-  const json& body = *parsed;
-  const int64_t id = body.value("job_id", int64_t{0});
-  const int step = body.value("step_id", -1);
-  const int sig = body.value("signal", 0);
-  if (step < 0 || sig <= 0 || sig >= NSIG) return HttpResponse::Error(400, "bad step or signal");
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = jobs_.find(id);
-  const auto without = no_allocation_.find(id);
-  if (it == jobs_.end() && without == no_allocation_.end()) return Ok();  // nothing of it here (already gone)
-  const uint32_t owner = it != jobs_.end() ? it->second.job.uid : without->second;
-  if (!Trusted(r.caller) && (!r.caller.authenticated || r.caller.uid != owner)) {
-    return HttpResponse::Error(403, "Access/permission denied");
-  }
-  steps_.Signal(id, step, sig);
-  return Ok();
-}
-
-HttpResponse Agent::Signal(const HttpRequest& r) {
-  if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
-  StatusOr<json> parsed = ParseRequestBody(r.body);
-  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
-  const json& body = *parsed;
-  const int64_t id = body.value("job_id", int64_t{0});
-  const int sig = body.value("signal", 0);
-  const int64_t kill_after = body.value("kill_after", int64_t{0});
-  const std::string why = body.value("why", std::string());
-  const int run_of = body.value("restart_count", -1);
-  if (sig < 0 || sig >= NSIG) return HttpResponse::Error(400, "bad signal " + std::to_string(sig));
-  // An order for another run of the job (a requeued job's old run, which this node may no longer
-  // hold) is not for what runs here now.
-  auto this_run = [&](std::map<int64_t, Running>::iterator it) {
-    if (it == jobs_.end()) return false;  // nothing of it here (already gone)
-    if (run_of < 0 || it->second.job.restart_count == run_of) return true;
-    LogInfo(LogSubject::Job(id), "ignoring '" + why + "' for run " + std::to_string(run_of) +
-                            " (run " + std::to_string(it->second.job.restart_count) + " is here)");
-    return false;
-  };
-  // Slurm's ending line goes to the job's output and to its sruns before the signal, and waiting
-  // on what the user controls (their file system, their srun's acknowledgement) happens without
-  // the agent's lock.
-  Running told;  // the run's record, for the line (copied)
-  std::string ending;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(id);
-    if (!this_run(it)) return Ok();
-    Running& run = it->second;
-    if (!run.ending_logged && (why == "cancel" || why == "timeout" || why == "preempt")) {
-      run.ending_logged = true;
-      ending = EndingText(why);
-      told.job.id = run.job.id;
-      told.job.uid = run.job.uid;
-      told.job.gid = run.job.gid;
-      told.job.user = run.job.user;
-      told.batch = run.batch;
-      told.log_path = run.log_path;
-    }
-  }
-  if (!ending.empty()) {
-    if (told.batch) LogEnding(told, ending);
-    steps_.NotifyEnding(id, opt_.node.name, ending);
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = jobs_.find(id);
-  if (this_run(it)) SignalRunLocked(it, sig, kill_after, why);
-  return Ok();
-}
-
-void Agent::SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why) {
-  const int64_t id = it->first;
-  Running& run = it->second;
-  if (why == "suspend" || why == "resume") {
-    SuspendLocked(run, why == "suspend");
-    return;
-  }
-  // A suspended job being ended runs again first: a stopped (or frozen) process would neither
-  // act on SIGTERM nor, frozen in a v1 cgroup, die of SIGKILL. (As Slurm's scancel does.)
-  // A signal that ends nothing: "signal" for all the job's processes (the batch shell's process
-  // group and the steps: scancel -f), "signal-batch" for the batch shell alone (scancel -b,
-  // sbatch --signal=B:), "signal-steps" for the steps alone (scancel -s, sbatch --signal).
-  const bool only_signal = why == "signal" || why == "signal-batch" || why == "signal-steps";
-  if (run.suspended && !only_signal) SuspendLocked(run, false);
-  // The batch script through its shepherd, its parent: the only one that may name its pid safely.
-  if (run.batch && run.shepherd && sig > 0 && why == "signal-batch") (void)run.shepherd->Signal(sig, "leader");
-  if (run.batch && run.shepherd && sig > 0 && why != "signal-batch" && why != "signal-steps") {
-    (void)run.shepherd->Signal(sig, "group");
-  }
-  if (sig > 0 && why != "signal-batch") steps_.Signal(id, -1, sig);  // step tasks run in sessions of their own
-  // Step tasks here get the signal and kill_after to end, like a batch script.
-  const bool graceful = sig != SIGKILL && kill_after > 0 && steps_.Running(id) > 0;
-  if (!run.batch && !graceful && (sig == SIGKILL || kill_after >= 0) && !only_signal) {
-    // Nothing of the job runs here: the allocation on this node simply ends.
-    DropRunLocked(it);
-    return;
-  }
-  if (kill_after > 0) {
-    const int64_t at = clock_->NowMillis() + kill_after * 1000;
-    if (run.kill_at_ms == 0 || at < run.kill_at_ms) run.kill_at_ms = at;
-    WakeReaper();
-  }
-}
-
 // Waits (poll) on the pidfds of the batch scripts, a wake-up eventfd and the nearest SIGKILL
 // deadline, instead of waking every few milliseconds: a job's end is seen at once, and an idle
 // agent does not run at all.
@@ -915,194 +645,6 @@ void Agent::ReaperLoop() {
       (void)!read(reaper_wake_fd_, &n, sizeof n);
     }
   }
-}
-
-StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
-  const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
-  if (ctld_ && token != ctld_sent_token_) ctld_.reset();  // renewed: send the new one
-  if (!ctld_) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, token, 10000);
-    if (!c.ok()) return c.status();
-    ctld_ = std::move(*c);
-    ctld_sent_token_ = token;
-  }
-  StatusOr<HttpResponse> resp = ctld_->Request("POST", target, body);
-  if (!resp.ok()) {
-    ctld_.reset();
-    return resp.status();
-  }
-  if (resp->status == 200) return std::move(resp->body);
-  const std::string msg = ErrorMessageOf(resp->body, resp->body);
-  return Status(resp->status == 404 ? StatusCode::kNotFound
-                                    : (resp->status == 409 ? StatusCode::kFailedPrecondition : StatusCode::kInternal),
-                msg);
-}
-
-json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
-  json running = json::array();
-  for (const auto& [id, r] : jobs_) running.push_back({{"job_id", id}, {"restart_count", r.job.restart_count}});
-  json ended = json::array();
-  for (const Report& r : outbox_) {
-    if (r.path != kExitPath) continue;
-    exits->push_back(r.body);
-    ended.push_back(json::parse(r.body));  // our own text
-  }
-  json out{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
-  if (gpu_health_) {
-    // The GPUs out now (none: every GPU healthy); warnings go to the log only.
-    json health = json::array();
-    for (const GpuHealth& h : gpu_health_->Snapshot()) {
-      if (h.condition == GpuCondition::kHealthy) continue;
-      health.push_back({{"index", h.index}, {"condition", GpuConditionName(h.condition)}, {"reason", h.reason}});
-    }
-    out["gpu_health"] = std::move(health);
-  }
-  if (node_health_) out["node_health"] = {{"ok", node_health_->ok}, {"reason", node_health_->reason}};
-  return out;
-}
-
-Status Agent::ReportToController(const std::string& target, json body, const std::vector<std::string>& exits) {
-  StatusOr<std::string> answer = CallController(target, body.dump(-1, ' ', false, json::error_handler_t::replace));
-  if (!answer.ok()) return answer.status();
-  StatusOr<json> orders = ParseJsonObject(*answer, "the controller's answer");
-  // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
-  // this file; the controller waits the lease and a margin before it gives them up).
-  if (orders.ok()) {
-    const int64_t lease_s = orders->value("lease_s", int64_t{0});
-    if (lease_s > 0) {
-      Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
-      if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
-    }
-  }
-  if (orders.ok() && gpu_health_ && orders->contains("resume_gpus") && (*orders)["resume_gpus"].is_array()) {
-    for (const json& g : (*orders)["resume_gpus"]) {
-      if (!g.is_number_integer()) continue;
-      LogInfo("GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
-      gpu_health_->Resume(g.get<int>());
-    }
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  // The exits it carried are settled: acknowledged as if each had been sent alone.
-  std::erase_if(outbox_, [&](const Report& e) {
-    if (e.path != kExitPath || std::find(exits.begin(), exits.end(), e.body) == exits.end()) return false;
-    AcknowledgedLocked(e);
-    return true;
-  });
-  if (!orders.ok() || !orders->contains("stop") || !(*orders)["stop"].is_array()) return Status::Ok();
-  // Runs the controller does not have running here (requeued, ended while we were away, a launch
-  // it gave up on): they stop.
-  for (const json& s : (*orders)["stop"]) {
-    const int64_t id = s.value("job_id", int64_t{0});
-    const int rc = s.value("restart_count", -1);
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || it->second.job.restart_count != rc) continue;
-    LogWarning(LogSubject::Job(id), "run " + std::to_string(rc) + ": the controller does not run it here; stopping it");
-    SignalRunLocked(it, SIGKILL, 0, "cleanup");
-  }
-  return Status::Ok();
-}
-
-Status Agent::Register() {
-  NodeRecord rec;
-  rec.node = opt_.node;
-  rec.agent_address = Address();
-  if (start_time_ == 0) start_time_ = clock_->NowSeconds();
-  rec.start_time = start_time_;
-  rec.boot_time = start_time_;  // unless the kernel says when it booted
-  if (std::ifstream stat("/proc/stat"); stat) {
-    for (std::string key; stat >> key;) {
-      if (key == "btime") {
-        stat >> rec.boot_time;
-        break;
-      }
-      stat.ignore(1 << 20, '\n');
-    }
-  }
-  if (utsname u{}; uname(&u) == 0) {
-    rec.arch = u.machine;
-    rec.hostname = u.nodename;
-    rec.os = std::string(u.sysname) + " " + u.release + " " + u.version;
-  }
-  rec.version = "0.1";
-  std::vector<std::string> exits;
-  json body;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    body = NodeReportLocked(&exits);
-  }
-  body["node"] = ToJson(rec);
-  return ReportToController("/v1/agent/register", std::move(body), exits);
-}
-
-void Agent::ControllerLoop() {
-  int64_t last_beat = 0;
-  while (!stop_) {
-    if (!registered_) {
-      Status st = Register();
-      if (st.ok()) {
-        registered_ = true;
-        last_beat = clock_->NowMillis();
-        LogInfo("registered with the controller");
-      } else {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
-        continue;
-      }
-    }
-    // Exit reports first: they free resources for the next jobs. But not past a heartbeat's time:
-    // under a storm of ending jobs the outbox never empties, and the heartbeat renews the lease
-    // (a starved one let the lease run out while the controller was there).
-    while (!stop_ && clock_->NowMillis() - last_beat < opt_.heartbeat_interval_s * 1000) {
-      Report rep;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (outbox_.empty()) break;
-        rep = outbox_.front();
-      }
-      Status st = CallController(rep.path, rep.body).status();
-      if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
-        registered_ = st.code() != StatusCode::kUnavailable && registered_.load();
-        break;  // retried after the pause below
-      }
-      std::lock_guard<std::mutex> lock(mu_);
-      // (a heartbeat may have carried it meanwhile, and taken it off)
-      if (!outbox_.empty() && outbox_.front().path == rep.path && outbox_.front().body == rep.body) {
-        AcknowledgedLocked(outbox_.front());
-        outbox_.pop_front();
-      }
-    }
-    const int64_t now = clock_->NowMillis();
-    if (gpu_health_ && beat_now_) LogGpuHealth();
-    if (now - last_beat >= opt_.heartbeat_interval_s * 1000 || beat_now_.exchange(false)) {
-      last_beat = now;
-      std::vector<std::string> exits;
-      json body;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        body = NodeReportLocked(&exits);
-      }
-      Status st = ReportToController("/v1/agent/heartbeat", std::move(body), exits);
-      // A controller that restarted without us, or lost us: register again.
-      if (!st.ok()) registered_ = false;
-    }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(200),
-                 [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
-  }
-}
-
-void Agent::LogGpuHealth() {
-  std::string now;
-  for (const GpuHealth& h : gpu_health_->Snapshot()) {
-    if (h.condition != GpuCondition::kHealthy) {
-      now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " +
-             GpuConditionName(h.condition) + ": " + h.reason;
-    }
-    if (!h.warning.empty()) now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " + h.warning;
-  }
-  if (now == reported_health_) return;
-  Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, {}, now.empty() ? "GPU health: every GPU healthy" : "GPU health: " + now);
-  reported_health_ = now;
 }
 
 std::string Agent::EndingText(const std::string& why) const { return EndingLine(clock_->NowSeconds(), why); }

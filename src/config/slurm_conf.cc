@@ -18,420 +18,38 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "config/slurm_conf_values.h"
 #include "config/yaml_reader.h"  // ReadTextFile
 #include "model/gpu_links.h"
 #include "model/hostlist.h"
 #include "model/job_request.h"
 #include "model/limits.h"
+#include "model/slurm_syntax.h"
 
 namespace muster {
 
 namespace {
 
-constexpr int kMaxDevicesPerNode = 64;  // ClusterSnapshot::Validate's limit
 constexpr size_t kMaxNodes = 100'000;   // keeps a typo like gpu[1-9999999] from eating memory
 constexpr int64_t kMaxCpus = 1'000'000;
 constexpr int kMaxLinks = 255;          // GpuLinkMatrix stores counts as uint8_t
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
-// User text in a message, shortened so that a megabyte of junk stays readable.
-std::string Short(std::string_view s) {
-  constexpr size_t kMax = 80;
-  if (s.size() <= kMax) return std::string(s);
-  return std::string(s.substr(0, kMax)) + "...";
-}
-std::string Quote(std::string_view s) { return "'" + Short(s) + "'"; }
+std::string Short(std::string_view s) { return SlurmConfShort(s); }
+std::string Quote(std::string_view s) { return SlurmConfQuote(s); }
 
-// Names used in gres and constraint syntax: no blanks, ':', ',', '&', '|', brackets (as in
-// cluster_file.cc, so both loaders accept the same names).
-bool IsPlainName(const std::string& s) {
-  if (s.empty() || s.size() > 128) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
-  });
-}
+using Pair = SlurmConfPair;
+using LogicalLine = SlurmConfLine;
 
-// A whole run of decimal digits, at most 12 of them; false for anything else.
-bool ParseDigits(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 12) return false;
-  int64_t v = 0;
-  for (char c : s) {
-    if (!IsDigit(c)) return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
-  return true;
-}
+std::string Where(const std::string& source, int line) { return SlurmConfWhere(source, line); }
 
-std::vector<std::string> SplitOn(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t at = s.find(sep, start);
-    out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-    if (at == std::string_view::npos) return out;
-    start = at + 1;
-  }
-}
-
-// ---- Slurm's config syntax ------------------------------------------------------------------------
-
-// One logical line: physical lines joined at trailing backslashes, comments removed.
-struct LogicalLine {
-  std::string text;
-  std::vector<std::pair<size_t, int>> starts;  // (offset in text, physical line number), ascending
-
-  int LineAt(size_t offset) const {
-    // The last start at or before `offset` (starts[0] is at 0).
-    auto it = std::upper_bound(starts.begin(), starts.end(), offset,
-                               [](size_t off, const std::pair<size_t, int>& s) { return off < s.first; });
-    return std::prev(it)->second;
-  }
-};
-
-// As Slurm's _get_next_line: '#' starts a comment unless escaped as "\#" (then a literal '#'); a
-// line ending in '\' (after its comment and trailing blanks) continues on the next.
-std::vector<LogicalLine> LogicalLines(const std::string& text) {
-  std::vector<LogicalLine> lines;
-  LogicalLine pending;
-  bool continuing = false;
-  int number = 0;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    ++number;
-    std::string line;
-    for (size_t k = start; k < end; ++k) {
-      if (text[k] == '#') {
-        if (!line.empty() && line.back() == '\\') {
-          line.back() = '#';
-          continue;
-        }
-        break;
-      }
-      line += text[k];
-    }
-    while (!line.empty() && IsBlank(line.back())) line.pop_back();
-    if (!continuing) pending = LogicalLine{};
-    continuing = !line.empty() && line.back() == '\\';
-    if (continuing) line.pop_back();
-    pending.starts.emplace_back(pending.text.size(), number);
-    pending.text += line;
-    if (!continuing) lines.push_back(std::move(pending));
-    if (end == text.size()) break;
-    start = end + 1;
-  }
-  if (continuing) lines.push_back(std::move(pending));  // a trailing '\' at the end of the file
-  return lines;
-}
-
-struct Pair {
-  std::string key;    // as written
-  std::string lower;  // lower case, for comparisons
-  std::string value;  // quotes removed
-  int line = 0;       // physical line of the key
-};
-
-std::string Where(const std::string& source, int line) { return source + ":" + std::to_string(line); }
-
-// "<source>:<line>: <Key>=<value>: <message>".
 Status PairError(const std::string& source, const Pair& p, const std::string& msg) {
-  return InvalidArgument(Where(source, p.line) + ": " + p.key + "=" + Short(p.value) + ": " + msg);
+  return SlurmConfPairError(source, p, msg);
 }
 
-// Slurm's key=value pattern: a key of letters, digits, '_' and '.', blanks allowed around '=', and
-// a value that is "quoted" (may hold blanks) or runs to the next blank.
-StatusOr<std::vector<Pair>> Tokenize(const LogicalLine& logical, const std::string& source) {
-  const std::string& t = logical.text;
-  std::vector<Pair> out;
-  size_t i = 0;
-  while (true) {
-    while (i < t.size() && IsBlank(t[i])) ++i;
-    if (i == t.size()) return out;
-    const size_t key_start = i;
-    const int line = logical.LineAt(key_start);
-    while (i < t.size() && IsKeyChar(t[i])) ++i;
-    size_t eq = i;
-    while (eq < t.size() && IsBlank(t[eq])) ++eq;
-    if (i == key_start || eq == t.size() || t[eq] != '=') {
-      size_t end = key_start;
-      while (end < t.size() && !IsBlank(t[end])) ++end;
-      return InvalidArgument(Where(source, line) + ": expected Key=Value, got " +
-                             Quote(std::string_view(t).substr(key_start, std::max(end, key_start + 1) - key_start)));
-    }
-    Pair p;
-    p.key = t.substr(key_start, i - key_start);
-    p.lower = Lower(p.key);
-    p.line = line;
-    i = eq + 1;
-    while (i < t.size() && IsBlank(t[i])) ++i;
-    if (i < t.size() && t[i] == '"') {
-      const size_t close = t.find('"', i + 1);
-      if (close == std::string::npos) {
-        return InvalidArgument(Where(source, line) + ": unterminated '\"' in the value of " + p.key + "=");
-      }
-      p.value = t.substr(i + 1, close - i - 1);
-      i = close + 1;
-      if (i < t.size() && !IsBlank(t[i])) {
-        return InvalidArgument(Where(source, line) + ": text after the closing '\"' of " + p.key + "=");
-      }
-    } else {
-      const size_t value_start = i;
-      while (i < t.size() && !IsBlank(t[i])) ++i;
-      p.value = t.substr(value_start, i - value_start);
-    }
-    out.push_back(std::move(p));
-  }
-}
-
-// Slurm's `Include FILE` (no '='), recognised so that it gets its own message.
-bool IsInclude(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && IsBlank(text[i])) ++i;
-  if (text.size() - i < 7 || Lower(std::string_view(text).substr(i, 7)) != "include") return false;
-  return i + 7 == text.size() || IsBlank(text[i + 7]);
-}
-
-// The options of one NodeName=/PartitionName=/... line: the line's pairs over the DEFAULT line's.
-// Aliases (Feature/Features, Procs/CPUs) share one canonical key.
-class Options {
- public:
-  Options(const std::string& source, std::string kind) : source_(source), kind_(std::move(kind)) {}
-
-  // Adds the pairs of one line (the first one, the line's own name, included). An option not in
-  // `known` or given twice on the line is an error.
-  Status AddLine(const std::vector<Pair>& pairs, const std::map<std::string, std::string>& known) {
-    std::set<std::string> seen;
-    for (const Pair& p : pairs) {
-      auto k = known.find(p.lower);
-      if (k == known.end()) return PairError(source_, p, "not a " + kind_ + " option");
-      if (!seen.insert(k->second).second) return PairError(source_, p, "given twice on this line");
-      pairs_[k->second] = p;
-    }
-    return Status::Ok();
-  }
-  void Merge(const Options& over) {
-    for (const auto& [k, p] : over.pairs_) pairs_[k] = p;
-  }
-
-  const Pair* Find(const std::string& key) const {
-    auto it = pairs_.find(key);
-    return it == pairs_.end() ? nullptr : &it->second;
-  }
-  Status Error(const Pair& p, const std::string& msg) const { return PairError(source_, p, msg); }
-
-  // The readers leave *out unchanged when the key is absent.
-  Status Int(const std::string& key, int64_t* out, int64_t min, int64_t max) const {
-    const Pair* p = Find(key);
-    if (p == nullptr) return Status::Ok();
-    int64_t v = 0;
-    if (!ParseDigits(p->value, &v) || v < min || v > max) {
-      return Error(*p, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-    }
-    *out = v;
-    return Status::Ok();
-  }
-  Status Memory(const std::string& key, int64_t* out) const {
-    const Pair* p = Find(key);
-    if (p == nullptr) return Status::Ok();
-    StatusOr<int64_t> mb = ParseMemoryMb(p->value);
-    if (!mb.ok()) return Error(*p, mb.status().message());
-    *out = *mb;
-    return Status::Ok();
-  }
-  Status Time(const std::string& key, int64_t* out) const {
-    const Pair* p = Find(key);
-    if (p == nullptr) return Status::Ok();
-    StatusOr<int64_t> s = ParseTimeSpec(p->value);
-    if (!s.ok()) return Error(*p, s.status().message());
-    *out = *s;
-    return Status::Ok();
-  }
-  // Slurm's booleans: YES/NO (also TRUE/FALSE, Y/N, 1/0, UP/DOWN as its s_p_boolean reads them).
-  Status Bool(const std::string& key, bool* out) const {
-    const Pair* p = Find(key);
-    if (p == nullptr) return Status::Ok();
-    const std::string v = Lower(p->value);
-    if (v == "yes" || v == "y" || v == "true" || v == "1" || v == "up") {
-      *out = true;
-    } else if (v == "no" || v == "n" || v == "false" || v == "0" || v == "down") {
-      *out = false;
-    } else {
-      return Error(*p, "expected YES or NO");
-    }
-    return Status::Ok();
-  }
-
- private:
-  std::string source_;
-  std::string kind_;
-  std::map<std::string, Pair> pairs_;  // canonical key -> pair
-};
-
-// Known options, lower case -> canonical key. Slurm's lists (read_config.c), through 24.11: an
-// option Slurm knows is accepted here even when Muster does not use it.
-const std::map<std::string, std::string>& NodeOptions() {
-  static const std::map<std::string, std::string> known = [] {
-    std::map<std::string, std::string> m;
-    for (const char* k : {"nodename", "bcastaddr", "boards", "corespeccount", "corespersocket", "cpubind", "cpus",
-                          "cpuspeclist", "gres", "memspeclimit", "nodeaddr", "nodehostname", "parameters", "port",
-                          "realmemory", "reason", "restrictedcorespergpu", "sockets", "socketsperboard", "state",
-                          "threadspercore", "tmpdisk", "topology", "tresweights", "weight", "extra"}) {
-      m[k] = k;
-    }
-    m["feature"] = "features";
-    m["features"] = "features";
-    m["procs"] = "cpus";
-    return m;
-  }();
-  return known;
-}
-
-const std::map<std::string, std::string>& PartitionOptions() {
-  static const std::map<std::string, std::string> known = [] {
-    std::map<std::string, std::string> m;
-    for (const char* k :
-         {"partitionname", "allocnodes", "allowaccounts", "allowgroups", "allowqos", "alternate", "cpubind",
-          "default", "defaulttime", "defcpupergpu", "defmempercpu", "defmempergpu", "defmempernode", "denyaccounts",
-          "denyqos", "disablerootjobs", "exclusivetopo", "exclusiveuser", "gracetime", "hidden", "lln",
-          "maxcpuspernode", "maxcpuspersocket", "maxmempercpu", "maxmempernode", "maxnodes", "maxtime", "minnodes",
-          "nodes", "oversubscribe", "overtimelimit", "powerdownonidle", "preemptmode", "priority",
-          "priorityjobfactor", "prioritytier", "qos", "reqresv", "resumetimeout", "rootonly",
-          "selecttypeparameters", "shared", "state", "suspendtime", "suspendtimeout", "topology",
-          "tresbillingweights"}) {
-      m[k] = k;
-    }
-    return m;
-  }();
-  return known;
-}
-
-const std::map<std::string, std::string>& DownNodesOptions() {
-  static const std::map<std::string, std::string> m = {{"downnodes", "downnodes"}, {"reason", "reason"},
-                                                       {"state", "state"}};
-  return m;
-}
-
-const std::map<std::string, std::string>& NodeSetOptions() {
-  static const std::map<std::string, std::string> m = {
-      {"nodeset", "nodeset"}, {"nodes", "nodes"}, {"feature", "feature"}, {"features", "feature"}};
-  return m;
-}
-
-const std::map<std::string, std::string>& GresOptions() {
-  static const std::map<std::string, std::string> known = [] {
-    std::map<std::string, std::string> m;
-    for (const char* k : {"nodename", "name", "type", "file", "count", "cores", "cpus", "links", "flags",
-                          "autodetect", "multiplefiles"}) {
-      m[k] = k;
-    }
-    return m;
-  }();
-  return known;
-}
-
-// A node's State= (or a DownNodes line's): how it maps onto Node. Slurm reads these names in
-// state_str2int; CLOUD nodes (powered down until needed) and UNKNOWN nodes (state learnt when
-// their daemon registers) start out available.
-struct NodeStateValue {
-  NodeState state = NodeState::kIdle;
-  bool drain = false;
-};
-StatusOr<NodeStateValue> ParseNodeState(const std::string& v) {
-  const std::string s = Lower(v);
-  if (s == "unknown" || s == "idle" || s == "cloud") return NodeStateValue{NodeState::kIdle, false};
-  if (s == "down" || s == "fail") return NodeStateValue{NodeState::kDown, false};
-  if (s == "drain" || s == "failing") return NodeStateValue{NodeState::kIdle, true};
-  if (s == "future") return NodeStateValue{NodeState::kFuture, false};
-  return InvalidArgument("unknown node state (expected UNKNOWN, IDLE, CLOUD, DOWN, DRAIN, FAIL, FAILING or FUTURE)");
-}
-
-// One gpu entry of a node's Gres=: gpu[:type][:no_consume][:count][(S:...)].
-struct GresSpec {
-  std::string type;
-  int count = 0;
-};
-
-// Parses Gres=; non-gpu gres (mps, shard, nic, ...) are skipped.
-StatusOr<std::vector<GresSpec>> ParseGres(const std::string& value) {
-  std::vector<GresSpec> out;
-  // Split on ',' outside parentheses: "gpu:a100:2(S:0,1),gpu:v100:1".
-  std::vector<std::string> items;
-  std::string cur;
-  int depth = 0;
-  for (char c : value) {
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      items.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (depth != 0) return InvalidArgument("unbalanced parentheses");
-  items.push_back(cur);
-  int64_t total = 0;
-  for (const std::string& item : items) {
-    std::string spec = item;
-    if (size_t paren = spec.find('('); paren != std::string::npos) {
-      if (spec.back() != ')') return InvalidArgument("text after the ')' of " + Quote(item));
-      spec.erase(paren);
-    }
-    if (spec.empty()) return InvalidArgument("an empty gres in the list");
-    std::vector<std::string> parts = SplitOn(spec, ':');
-    if (Lower(parts[0]) != "gpu") continue;
-    parts.erase(parts.begin());
-    auto no_consume = [](const std::string& p) { return Lower(p) == "no_consume"; };
-    parts.erase(std::remove_if(parts.begin(), parts.end(), no_consume), parts.end());
-    GresSpec g;
-    int64_t count = 1;
-    if (!parts.empty() && ParseDigits(parts.back(), &count)) parts.pop_back();
-    if (parts.size() > 1) return InvalidArgument("expected gpu[:type]:count, got " + Quote(item));
-    if (parts.size() == 1) {
-      if (!IsPlainName(parts[0])) return InvalidArgument("invalid GPU type " + Quote(parts[0]));
-      g.type = parts[0];
-    }
-    total += count;
-    if (total > kMaxDevicesPerNode) {
-      return InvalidArgument("more than " + std::to_string(kMaxDevicesPerNode) + " GPUs on a node");
-    }
-    g.count = static_cast<int>(count);
-    if (g.count > 0) out.push_back(std::move(g));
-  }
-  return out;
-}
-
-// A gres type that is a MIG profile ("1g.10gb", "3g.40gb", or one after a model and '_', as in
-// "a100_3g.40gb"): such devices are MIG slices, as Slurm's own MIG examples name them. Returns the
-// slice's memory in MiB, or 0 if the type is not a profile.
-int64_t MigProfileMemoryMb(const std::string& full_type) {
-  const size_t underscore = full_type.rfind('_');
-  const std::string type = underscore == std::string::npos ? full_type : full_type.substr(underscore + 1);
-  size_t i = 0;
-  while (i < type.size() && i < 3 && IsDigit(type[i])) ++i;
-  if (i == 0 || type.compare(i, 2, "g.") != 0) return 0;
-  size_t j = i + 2, k = j;
-  while (k < type.size() && k - j < 6 && IsDigit(type[k])) ++k;
-  if (k == j || type.compare(k, std::string::npos, "gb") != 0) return 0;
-  int64_t gb = 0;
-  if (!ParseDigits(std::string_view(type).substr(j, k - j), &gb) || gb == 0) return 0;
-  return gb * 1024;
-}
-
-// "gpu:a100:4,gpu:2" for messages.
-std::string FormatGres(const std::vector<std::pair<std::string, int>>& by_type) {
-  std::string out;
-  for (const auto& [type, count] : by_type) {
-    if (!out.empty()) out += ",";
-    out += "gpu:" + (type.empty() ? "" : type + ":") + std::to_string(count);
-  }
-  return out.empty() ? "no GPUs" : out;
-}
+using Options = SlurmConfOptions;
+using namespace slurm_conf;
 
 // ---- the reader -----------------------------------------------------------------------------------
 
@@ -444,12 +62,12 @@ class SlurmConfReader {
   int topology_plugin_line() const { return topology_plugin_line_; }
 
   Status ReadSlurmConf(const std::string& text) {
-    for (const LogicalLine& logical : LogicalLines(text)) {
-      if (IsInclude(logical.text)) {
+    for (const LogicalLine& logical : SlurmConfLines(text)) {
+      if (IsSlurmConfInclude(logical.text)) {
         return InvalidArgument(Where(source_, logical.starts.front().second) +
                                ": Include is not supported (put the included lines into this file)");
       }
-      ASSIGN_OR_RETURN(std::vector<Pair> pairs, Tokenize(logical, source_));
+      ASSIGN_OR_RETURN(std::vector<Pair> pairs, TokenizeSlurmConfLine(logical, source_));
       // As in Slurm, NodeName=, PartitionName=, ... take the rest of their line as their options;
       // other keys stand alone, several to a line if need be.
       for (size_t k = 0; k < pairs.size(); ++k) {
@@ -473,12 +91,12 @@ class SlurmConfReader {
   // gres.conf: NodeName=<hostlist> Name=gpu [Type=..] File=/dev/nvidia[0-7] [Links=..], AutoDetect=.
   Status ReadGresConf(const std::string& text, const std::string& gsrc) {
     gres_source_ = gsrc;
-    for (const LogicalLine& logical : LogicalLines(text)) {
-      if (IsInclude(logical.text)) {
+    for (const LogicalLine& logical : SlurmConfLines(text)) {
+      if (IsSlurmConfInclude(logical.text)) {
         return InvalidArgument(Where(gsrc, logical.starts.front().second) +
                                ": Include is not supported (put the included lines into this file)");
       }
-      ASSIGN_OR_RETURN(std::vector<Pair> pairs, Tokenize(logical, gsrc));
+      ASSIGN_OR_RETURN(std::vector<Pair> pairs, TokenizeSlurmConfLine(logical, gsrc));
       if (pairs.empty()) continue;
       Options o(gsrc, "gres.conf");
       RETURN_IF_ERROR(o.AddLine(pairs, GresOptions()));
@@ -1035,8 +653,8 @@ class SlurmConfReader {
 
   // The line of "SwitchName=<name>" in topology.conf text (1 if not found).
   int SwitchLine(const std::string& text, const std::string& name) const {
-    for (const LogicalLine& l : LogicalLines(text)) {
-      StatusOr<std::vector<Pair>> pairs = Tokenize(l, "");
+    for (const LogicalLine& l : SlurmConfLines(text)) {
+      StatusOr<std::vector<Pair>> pairs = TokenizeSlurmConfLine(l, "");
       if (pairs.ok() && !pairs->empty() && (*pairs)[0].lower == "switchname" && (*pairs)[0].value == name) {
         return (*pairs)[0].line;
       }

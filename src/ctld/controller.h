@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
+#include "base/caller.h"
 #include "base/clock.h"
 #include "base/name_index.h"
 #include "ctld/kept_entries.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
-#include "net/http.h"
 #include "model/policy_ops.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/priority_policy.h"
@@ -473,6 +473,39 @@ class Controller {
   // GPUs an admin's RESUME took back, per node, for the node's next orders.
   std::map<std::string, std::vector<int>> resume_gpus_;
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;
+  // The scheduling pass's stages (controller_schedule.cc), under cycle_mu_. The input: what the
+  // pass decides from, kept between passes in cycle_*; these are the pass's own.
+  struct CycleInput {
+    SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
+    uint64_t erased_at = 0;    // jobs_erased_ when the waiting list was made
+    std::vector<MixShape> mix_shapes;  // a new workload mix to place with, when remake_mix
+    bool remake_mix = false;
+    ClusterSnapshot fresh_snapshot;  // check mode: the input built from nothing
+    std::vector<PendingJob> fresh_pending;
+  };
+  // What applying the decisions did, for the stages after it (outside the lock).
+  struct CycleOutcome {
+    std::vector<JobRecord> started;
+    std::vector<JobRecord> preempted;  // victims, being stopped or suspended
+    std::vector<JobRecord> resumed;
+  };
+  // 1. The waiting list and the snapshot (cycle_pending_, cycle_snapshot_) brought up to date;
+  //    false when there is nothing to decide.
+  bool BuildCycleInput(CycleInput& in);
+  // 2. The scheduler core over them (the kept index, mix and Scheduler; in check mode a fresh
+  //    pass too, compared).
+  std::vector<Decision> RunCore(CycleInput& in);
+  // 3. Each decision re-checked against the state now and applied: starts, pending reasons and
+  //    reservations, victims to stop, suspended jobs to resume.
+  CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at);
+  bool StillFitsLocked(const Decision& start, const std::vector<NodeUsage>& now) const;
+  // 4. Victims persisted and signalled, resumed jobs continued.
+  void StopAndResume(const CycleOutcome& out);
+  // 5. Starts persisted, then launched; returns how many launched. A launch that fails: the
+  //    job's fault fails it, no answer leaves it to the node's next report, the node's fault
+  //    drains the node and requeues the job (LaunchFailed).
+  int PersistAndLaunch(const std::vector<JobRecord>& started);
+  void LaunchFailed(const JobRecord& job, const Status& launch);
   // Tells the agents to run `started` (controller_launch.cc); the batch host's answer per job.
   std::vector<Status> LaunchStarted(const std::vector<JobRecord>& started);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can

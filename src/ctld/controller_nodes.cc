@@ -305,7 +305,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
 
 namespace {
 
-// A job's allocation as the scheduler sees it (the inverse of the controller's FromDecision),
+// A job's allocation as the scheduler sees it (the inverse of controller_schedule.cc's FromDecision),
 // written over `n` so that a snapshot kept between passes reuses its buffers.
 void AssignDecision(NodeAllocation& n, const JobNodeAllocation& a) {
   SetIfDifferent(n.node, a.node);

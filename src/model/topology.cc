@@ -8,89 +8,13 @@
 
 #include "base/strings.h"
 #include "model/hostlist.h"
+#include "model/slurm_syntax.h"
 
 namespace muster {
 namespace {
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 std::string LineTag(int line) { return "line " + std::to_string(line); }
-
-struct LogicalLine {
-  int number = 0;  // 1-based number of its first physical line
-  std::string text;
-};
-
-// Splits into logical lines the way Slurm's config reader does: '#' starts a comment, and a line
-// ending in '\' continues on the next one (joined with nothing in between).
-std::vector<LogicalLine> LogicalLines(const std::string& text) {
-  std::vector<LogicalLine> lines;
-  LogicalLine pending;
-  bool continuing = false;
-  int number = 0;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    ++number;
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    while (!line.empty() && IsBlank(line.back())) line.pop_back();
-    if (!continuing) pending = LogicalLine{number, ""};
-    continuing = !line.empty() && line.back() == '\\';
-    if (continuing) line.pop_back();
-    pending.text += line;
-    if (!continuing) lines.push_back(std::move(pending));
-    if (end == text.size()) break;
-    start = end + 1;
-  }
-  if (continuing) lines.push_back(std::move(pending));  // a trailing '\' at end of file
-  return lines;
-}
-
-struct KeyValue {
-  std::string key;  // as written; compare with Lower()
-  std::string value;
-};
-
-// Splits "Key=Value Key2=\"quoted value\"" into pairs.
-StatusOr<std::vector<KeyValue>> Tokenize(std::string_view text, int line) {
-  std::vector<KeyValue> out;
-  size_t i = 0;
-  while (true) {
-    while (i < text.size() && IsBlank(text[i])) ++i;
-    if (i == text.size()) break;
-    size_t token_start = i;
-    while (i < text.size() && text[i] != '=' && !IsBlank(text[i])) ++i;
-    if (i == text.size() || text[i] != '=' || i == token_start) {
-      size_t end = i;
-      while (end < text.size() && !IsBlank(text[end])) ++end;
-      return InvalidArgument(LineTag(line) + ": expected Key=Value, got '" +
-                             std::string(text.substr(token_start, end - token_start)) + "'");
-    }
-    KeyValue kv;
-    kv.key = std::string(text.substr(token_start, i - token_start));
-    ++i;  // '='
-    if (i < text.size() && text[i] == '"') {
-      size_t close = text.find('"', i + 1);
-      if (close == std::string_view::npos) {
-        return InvalidArgument(LineTag(line) + ": unterminated '\"' in the value of " + kv.key + "=");
-      }
-      kv.value = std::string(text.substr(i + 1, close - i - 1));
-      i = close + 1;
-      if (i < text.size() && !IsBlank(text[i])) {
-        return InvalidArgument(LineTag(line) + ": text after the closing '\"' of " + kv.key + "=");
-      }
-    } else {
-      size_t value_start = i;
-      while (i < text.size() && !IsBlank(text[i])) ++i;
-      kv.value = std::string(text.substr(value_start, i - value_start));
-    }
-    if (kv.value.empty()) return InvalidArgument(LineTag(line) + ": " + kv.key + "= has an empty value");
-    out.push_back(std::move(kv));
-  }
-  return out;
-}
 
 // Quotes and backslashes would not survive ToTopologyConf (they start quoted values and line
 // continuations), and no real host or switch name has them.
@@ -130,10 +54,13 @@ StatusOr<Topology> Topology::ParseTopologyConf(const std::string& text) {
   Topology topo;
   std::vector<std::vector<std::string>> child_names;  // per switch, resolved once all are read
   std::unordered_map<std::string, int> index;
-  for (const LogicalLine& logical : LogicalLines(text)) {
-    const int line = logical.number;
-    ASSIGN_OR_RETURN(std::vector<KeyValue> pairs, Tokenize(logical.text, line));
+  for (const SlurmConfLine& logical : SlurmConfLines(text)) {
+    ASSIGN_OR_RETURN(std::vector<SlurmConfPair> pairs, TokenizeSlurmConfLine(logical, /*source=*/""));
     if (pairs.empty()) continue;
+    const int line = pairs[0].line;
+    for (const SlurmConfPair& p : pairs) {
+      if (p.value.empty()) return InvalidArgument(LineTag(p.line) + ": " + p.key + "= has an empty value");
+    }
     // Slurm's parser knows only SwitchName at the top level; the rest of the line are its options.
     if (Lower(pairs[0].key) != "switchname") {
       return InvalidArgument(LineTag(line) + ": expected SwitchName= first, got '" + pairs[0].key + "='");

@@ -15,19 +15,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/caller.h"
 #include "base/status.h"
 
 namespace muster {
 
 class TokenAuthority;
-
-struct Caller {
-  bool authenticated = false;
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-  std::string via;     // "unix" (peer credentials) or "token" (TCP with a valid token) or "none"
-  std::string error;   // why not authenticated (bad signature, expired, ...), for the 401 body
-};
 
 struct HttpRequest {
   std::string method;                          // "GET", "POST", ...

@@ -1,4 +1,4 @@
-#include "ctld/api_decode.h"
+#include "api/decode.h"
 
 #include <algorithm>
 #include <utility>

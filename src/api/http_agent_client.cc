@@ -1,4 +1,4 @@
-#include "ctld/http_agent_client.h"
+#include "api/http_agent_client.h"
 #include "net/json_body.h"
 
 #include <unistd.h>

@@ -1,0 +1,211 @@
+// The agent's side of the controller link: registration, heartbeats carrying the node's report
+// (runs, exits, GPU and node health) and the orders that come back, and the exit-report outbox.
+#include "agent/agent.h"
+
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "agent/agent_internal.h"
+#include "base/log.h"
+#include "model/record_json.h"
+#include "net/json_body.h"
+
+namespace muster {
+
+using nlohmann::json;
+
+StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
+  const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
+  if (ctld_ && token != ctld_sent_token_) ctld_.reset();  // renewed: send the new one
+  if (!ctld_) {
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, token, 10000);
+    if (!c.ok()) return c.status();
+    ctld_ = std::move(*c);
+    ctld_sent_token_ = token;
+  }
+  StatusOr<HttpResponse> resp = ctld_->Request("POST", target, body);
+  if (!resp.ok()) {
+    ctld_.reset();
+    return resp.status();
+  }
+  if (resp->status == 200) return std::move(resp->body);
+  const std::string msg = ErrorMessageOf(resp->body, resp->body);
+  return Status(resp->status == 404 ? StatusCode::kNotFound
+                                    : (resp->status == 409 ? StatusCode::kFailedPrecondition : StatusCode::kInternal),
+                msg);
+}
+
+json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
+  json running = json::array();
+  for (const auto& [id, r] : jobs_) running.push_back({{"job_id", id}, {"restart_count", r.job.restart_count}});
+  json ended = json::array();
+  for (const Report& r : outbox_) {
+    if (r.path != kExitPath) continue;
+    exits->push_back(r.body);
+    ended.push_back(json::parse(r.body));  // our own text
+  }
+  json out{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
+  if (gpu_health_) {
+    // The GPUs out now (none: every GPU healthy); warnings go to the log only.
+    json health = json::array();
+    for (const GpuHealth& h : gpu_health_->Snapshot()) {
+      if (h.condition == GpuCondition::kHealthy) continue;
+      health.push_back({{"index", h.index}, {"condition", GpuConditionName(h.condition)}, {"reason", h.reason}});
+    }
+    out["gpu_health"] = std::move(health);
+  }
+  if (node_health_) out["node_health"] = {{"ok", node_health_->ok}, {"reason", node_health_->reason}};
+  return out;
+}
+
+Status Agent::ReportToController(const std::string& target, json body, const std::vector<std::string>& exits) {
+  StatusOr<std::string> answer = CallController(target, body.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (!answer.ok()) return answer.status();
+  StatusOr<json> orders = ParseJsonObject(*answer, "the controller's answer");
+  // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
+  // this file; the controller waits the lease and a margin before it gives them up).
+  if (orders.ok()) {
+    const int64_t lease_s = orders->value("lease_s", int64_t{0});
+    if (lease_s > 0) {
+      Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
+      if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
+    }
+  }
+  if (orders.ok() && gpu_health_ && orders->contains("resume_gpus") && (*orders)["resume_gpus"].is_array()) {
+    for (const json& g : (*orders)["resume_gpus"]) {
+      if (!g.is_number_integer()) continue;
+      LogInfo("GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
+      gpu_health_->Resume(g.get<int>());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  // The exits it carried are settled: acknowledged as if each had been sent alone.
+  std::erase_if(outbox_, [&](const Report& e) {
+    if (e.path != kExitPath || std::find(exits.begin(), exits.end(), e.body) == exits.end()) return false;
+    AcknowledgedLocked(e);
+    return true;
+  });
+  if (!orders.ok() || !orders->contains("stop") || !(*orders)["stop"].is_array()) return Status::Ok();
+  // Runs the controller does not have running here (requeued, ended while we were away, a launch
+  // it gave up on): they stop.
+  for (const json& s : (*orders)["stop"]) {
+    const int64_t id = s.value("job_id", int64_t{0});
+    const int rc = s.value("restart_count", -1);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second.job.restart_count != rc) continue;
+    LogWarning(LogSubject::Job(id), "run " + std::to_string(rc) + ": the controller does not run it here; stopping it");
+    SignalRunLocked(it, SIGKILL, 0, "cleanup");
+  }
+  return Status::Ok();
+}
+
+Status Agent::Register() {
+  NodeRecord rec;
+  rec.node = opt_.node;
+  rec.agent_address = Address();
+  if (start_time_ == 0) start_time_ = clock_->NowSeconds();
+  rec.start_time = start_time_;
+  rec.boot_time = start_time_;  // unless the kernel says when it booted
+  if (std::ifstream stat("/proc/stat"); stat) {
+    for (std::string key; stat >> key;) {
+      if (key == "btime") {
+        stat >> rec.boot_time;
+        break;
+      }
+      stat.ignore(1 << 20, '\n');
+    }
+  }
+  if (utsname u{}; uname(&u) == 0) {
+    rec.arch = u.machine;
+    rec.hostname = u.nodename;
+    rec.os = std::string(u.sysname) + " " + u.release + " " + u.version;
+  }
+  rec.version = "0.1";
+  std::vector<std::string> exits;
+  json body;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    body = NodeReportLocked(&exits);
+  }
+  body["node"] = ToJson(rec);
+  return ReportToController("/v1/agent/register", std::move(body), exits);
+}
+
+void Agent::ControllerLoop() {
+  int64_t last_beat = 0;
+  while (!stop_) {
+    if (!registered_) {
+      Status st = Register();
+      if (st.ok()) {
+        registered_ = true;
+        last_beat = clock_->NowMillis();
+        LogInfo("registered with the controller");
+      } else {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+        continue;
+      }
+    }
+    // Exit reports first: they free resources for the next jobs. But not past a heartbeat's time:
+    // under a storm of ending jobs the outbox never empties, and the heartbeat renews the lease
+    // (a starved one let the lease run out while the controller was there).
+    while (!stop_ && clock_->NowMillis() - last_beat < opt_.heartbeat_interval_s * 1000) {
+      Report rep;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (outbox_.empty()) break;
+        rep = outbox_.front();
+      }
+      Status st = CallController(rep.path, rep.body).status();
+      if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
+        registered_ = st.code() != StatusCode::kUnavailable && registered_.load();
+        break;  // retried after the pause below
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      // (a heartbeat may have carried it meanwhile, and taken it off)
+      if (!outbox_.empty() && outbox_.front().path == rep.path && outbox_.front().body == rep.body) {
+        AcknowledgedLocked(outbox_.front());
+        outbox_.pop_front();
+      }
+    }
+    const int64_t now = clock_->NowMillis();
+    if (gpu_health_ && beat_now_) LogGpuHealth();
+    if (now - last_beat >= opt_.heartbeat_interval_s * 1000 || beat_now_.exchange(false)) {
+      last_beat = now;
+      std::vector<std::string> exits;
+      json body;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        body = NodeReportLocked(&exits);
+      }
+      Status st = ReportToController("/v1/agent/heartbeat", std::move(body), exits);
+      // A controller that restarted without us, or lost us: register again.
+      if (!st.ok()) registered_ = false;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(200),
+                 [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
+  }
+}
+
+void Agent::LogGpuHealth() {
+  std::string now;
+  for (const GpuHealth& h : gpu_health_->Snapshot()) {
+    if (h.condition != GpuCondition::kHealthy) {
+      now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " +
+             GpuConditionName(h.condition) + ": " + h.reason;
+    }
+    if (!h.warning.empty()) now += (now.empty() ? "" : "; ") + std::string("GPU ") + std::to_string(h.index) + " " + h.warning;
+  }
+  if (now == reported_health_) return;
+  Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, {}, now.empty() ? "GPU health: every GPU healthy" : "GPU health: " + now);
+  reported_health_ = now;
+}
+
+}  // namespace muster

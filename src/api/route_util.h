@@ -1,0 +1,37 @@
+// What the controller's routes share: status codes for Status values, JSON answers, the
+// request's body and ids, and the checks of names in queries.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "base/status.h"
+#include "ctld/controller.h"
+#include "net/http.h"
+
+namespace muster::api {
+
+// 200 with `body` (strings that are not valid UTF-8, as a job's environment may hold, replaced).
+HttpResponse Ok(const nlohmann::json& body);
+// {"error": message} with the HTTP status for the code (400 bad request, with Slurm's message;
+// 401 unauthenticated, 403 not allowed, 404 unknown id or name, 409 wrong state, 503
+// unavailable); `user_msg` (what Slurm tells a submitter before the error) beside it.
+HttpResponse ErrorResponse(const Status& status, const std::string& user_msg = "");
+StatusOr<nlohmann::json> ParseBody(const HttpRequest& req);
+// A job id in a path ("Invalid job id specified" otherwise).
+StatusOr<int64_t> ParseId(const std::string& s);
+// The query's "ids=1,2,3" (empty set when absent); the first bad id is the error.
+StatusOr<std::set<int64_t>> ParseIds(const std::map<std::string, std::string>& query);
+// The query's "key=a,b,c" as a set (empty when absent).
+std::set<std::string> CommaSet(const std::map<std::string, std::string>& query, const char* key);
+// Names in a query (squeue -u), checked against the controller's user database (the commands
+// make no user-database lookups of their own): Slurm's "Invalid user: x" for one it does not know.
+Status CheckUserNames(const std::set<std::string>& users);
+// A job record for `caller`: another user's job (unless the caller is an admin) without what may
+// hold secrets (the script, its arguments and environment).
+nlohmann::json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c);
+
+}  // namespace muster::api

@@ -1,0 +1,18 @@
+#include "api/routes.h"
+
+namespace muster {
+
+void AddControllerRoutes(Controller& controller, Router& router) {
+  api::AddJobRoutes(controller, router);
+  api::AddStepRoutes(controller, router);
+  api::AddNodeRoutes(controller, router);
+  api::AddAccountRoutes(controller, router);
+}
+
+int64_t ControllerBodyLimit(std::string_view method, std::string_view path) {
+  if (method == "GET" || method == "HEAD") return 64 << 10;
+  if (method == "POST" && (path == "/v1/jobs" || path.starts_with("/v1/agent/"))) return 16 << 20;
+  return 1 << 20;
+}
+
+}  // namespace muster

@@ -1,0 +1,30 @@
+// The controller's HTTP/JSON API (docs/api.md), by resource: routes that decode requests, call
+// the Controller with the authenticated caller, and encode the answers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ctld/controller.h"
+#include "net/http.h"
+
+namespace muster::api {
+
+void AddJobRoutes(Controller& c, Router& r);      // routes_jobs.cc
+void AddStepRoutes(Controller& c, Router& r);     // routes_steps.cc
+void AddNodeRoutes(Controller& c, Router& r);     // routes_nodes.cc
+void AddAccountRoutes(Controller& c, Router& r);  // routes_accounts.cc
+
+}  // namespace muster::api
+
+namespace muster {
+
+// Adds every /v1 route of the controller to `router`.
+void AddControllerRoutes(Controller& controller, Router& router);
+
+// The largest request body each route takes (HttpServer::Options::body_limit): a submission (its
+// script, at most ControllerConfig::max_script_bytes, escaped in JSON, with its environment) and
+// the agents' reports 16 MiB; other changes 1 MiB; reads 64 KiB.
+int64_t ControllerBodyLimit(std::string_view method, std::string_view path);
+
+}  // namespace muster

@@ -1,0 +1,210 @@
+// Jobs: submit (and --test-only), list (squeue's table, scontrol's blocks or JSON), show,
+// cancel and signal, hold and release, complete, requeue, update; and the ping and config.
+#include <nlohmann/json.hpp>
+
+#include "api/decode.h"
+#include "api/route_util.h"
+#include "api/routes.h"
+#include "config/muster_config.h"
+#include "model/job_list_json.h"
+#include "model/record_json.h"
+#include "report/scontrol_format.h"
+#include "report/squeue_format.h"
+
+namespace muster::api {
+
+using nlohmann::json;
+
+namespace {
+
+// squeue's table, rendered here (report/squeue_format.h): the command prints it as it comes.
+HttpResponse RenderSqueue(const Controller& c, const std::map<std::string, std::string>& query) {
+  StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(query);
+  if (!parsed.ok()) return ErrorResponse(parsed.status());
+  // (named, not a structured binding: clang 14, which builds the sanitizer pass, cannot capture those)
+  const SqueueSelection& selection = parsed->first;
+  const SqueueOptions& options = parsed->second;
+  if (Status st = CheckUserNames(selection.users); !st.ok()) return ErrorResponse(st);
+  JobQuery q;
+  q.ids = selection.ids;
+  q.active_only = selection.ids.empty() && selection.states.empty();
+  const int64_t now = c.NowSeconds();
+  StatusOr<std::string> text = std::string();
+  bool none = false;
+  // Rendered under the controller's lock straight from its records: cheaper than copying them
+  // out first (a thousand jobs take about a millisecond either way).
+  c.VisitJobs(q, [&](const std::vector<const JobRecord*>& all) {
+    std::vector<const JobRecord*> shown;
+    shown.reserve(all.size());
+    for (const JobRecord* j : all) {
+      if (selection.Matches(*j)) shown.push_back(j);
+    }
+    none = all.empty();  // -j of jobs the controller does not know (a finished one is only not shown)
+    text = FormatSqueueJobs(std::move(shown), options, now);
+  });
+  if (!selection.ids.empty() && selection.states.empty() && none) {
+    return ErrorResponse(NotFound("Invalid job id specified"));
+  }
+  if (!text.ok()) return ErrorResponse(text.status());
+  return HttpResponse{200, "text/plain; charset=utf-8", std::move(*text)};
+}
+
+// `scontrol show job [id]`: every job the controller holds (or `ids`), Slurm's Key=Value blocks
+// rendered from the full records (BatchFlag, StdOut... need the script), `oneliner=1` for -o.
+HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string, std::string>& query) {
+  JobQuery q;
+  StatusOr<std::set<int64_t>> ids = ParseIds(query);
+  if (!ids.ok()) return ErrorResponse(ids.status());
+  q.ids = std::move(*ids);
+  const bool one_liner = query.count("oneliner") && query.at("oneliner") == "1";
+  const int64_t now = c.NowSeconds();
+  std::string text;
+  bool none = true;
+  std::set<std::string> mps_nodes;
+  for (const NodeRecord& n : c.ListNodes()) {
+    if (n.node.has_feature("mps")) mps_nodes.insert(n.node.name);
+  }
+  c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
+    none = jobs.empty();
+    for (const JobRecord* j : jobs) text += FormatScontrolJob(*j, now, one_liner, mps_nodes);
+  });
+  if (!q.ids.empty() && none) return ErrorResponse(NotFound("Invalid job id specified"));
+  return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};
+}
+
+}  // namespace
+
+void AddJobRoutes(Controller& c, Router& r) {
+  r.Add("GET", "/v1/ping", [&c](const HttpRequest& req) {
+    return Ok(json{{"cluster", c.cluster_name()}, {"authenticated", req.caller.authenticated}, {"uid", req.caller.uid}});
+  });
+
+  r.Add("GET", "/v1/config", [&c](const HttpRequest&) {
+    json items = json::array();
+    for (const auto& [k, v] : c.SlurmConfig()) items.push_back({{"key", k}, {"value", v}});
+    return Ok(json{{"config", items}});
+  });
+
+  r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StatusOr<SubmitRequest> decoded = DecodeSubmitRequest(*body);
+    if (!decoded.ok()) return ErrorResponse(decoded.status());
+    const SubmitRequest& s = *decoded;
+    // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
+    if (req.query.count("test_only") && req.query.at("test_only") == "1") {
+      std::string user_msg;
+      StatusOr<Controller::WillRun> w = c.TestOnly(s, req.caller, &user_msg);
+      if (!w.ok()) return ErrorResponse(w.status(), user_msg);
+      return Ok(json{{"job_id", w->job_id},
+                     {"start_time", w->start_time},
+                     {"nodes", w->nodes},
+                     {"cpus", w->cpus},
+                     {"partition", w->partition}});
+    }
+    std::string user_msg;
+    StatusOr<int64_t> id = c.Submit(s, req.caller, &user_msg);
+    if (!id.ok()) return ErrorResponse(id.status(), user_msg);
+    return Ok(json{{"job_id", *id}});
+  });
+
+  // ?active=1: only jobs not finished (what squeue shows by default); ?ids=1,2,3: only these.
+  r.Add("GET", "/v1/jobs", [&c](const HttpRequest& req) {
+    if (auto it = req.query.find("render"); it != req.query.end()) {
+      if (it->second == "squeue") return RenderSqueue(c, req.query);
+      if (it->second == "scontrol") return RenderScontrolJobs(c, req.query);
+      return ErrorResponse(InvalidArgument("render: unknown view '" + it->second + "' (known: squeue, scontrol)"));
+    }
+    JobQuery q;
+    q.active_only = req.query.count("active") && req.query.at("active") == "1";
+    StatusOr<std::set<int64_t>> ids = ParseIds(req.query);
+    if (!ids.ok()) return ErrorResponse(ids.status());
+    q.ids = std::move(*ids);
+    std::vector<JobRecord> jobs = c.ListJobs(q);
+    // users=, partitions=, states=: squeue's selection (squeue --json), applied as squeue does.
+    if (req.query.count("users") || req.query.count("partitions") || req.query.count("states") ||
+        req.query.count("accounts") || req.query.count("names")) {
+      StatusOr<std::pair<SqueueSelection, SqueueOptions>> parsed = ParseSqueueQuery(req.query);
+      if (!parsed.ok()) return ErrorResponse(parsed.status());
+      const SqueueSelection& selection = parsed->first;
+      if (Status st = CheckUserNames(selection.users); !st.ok()) return ErrorResponse(st);
+      std::erase_if(jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
+    }
+    // The list's compact form (model/job_list_json.h) leaves out what only the job's own processes
+    // need (script, arguments, environment; GET /v1/jobs/{id} has them) and default values.
+    return HttpResponse::Json(200, JobListJson(jobs));
+  });
+
+  r.Add("GET", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<JobRecord> j = c.GetJob(*id);
+    if (!j.ok()) return ErrorResponse(j.status());
+    return Ok(json{{"job", VisibleJob(*j, req.caller, c)}});
+  });
+
+  r.Add("DELETE", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    int signal = 0;
+    if (auto it = req.query.find("signal"); it != req.query.end()) {
+      try {
+        signal = std::stoi(it->second);
+      } catch (...) {
+        return ErrorResponse(InvalidArgument("Invalid signal"));
+      }
+      if (signal < 0 || signal > 64) return ErrorResponse(InvalidArgument("Invalid signal"));
+    }
+    const std::string target = req.query.count("target") ? req.query.at("target") : "full";
+    Status st = c.Cancel(*id, signal, req.caller, target);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  for (const char* verb : {"hold", "release"}) {
+    const bool hold = std::string(verb) == "hold";
+    r.Add("POST", std::string("/v1/jobs/{id}/") + verb, [&c, hold](const HttpRequest& req) {
+      StatusOr<int64_t> id = ParseId(req.params.at("id"));
+      if (!id.ok()) return ErrorResponse(id.status());
+      Status st = c.Hold(*id, hold, req.caller);
+      if (!st.ok()) return ErrorResponse(st);
+      return Ok(json::object());
+    });
+  }
+
+  // salloc: its command exited; {"exit_code": N}.
+  r.Add("POST", "/v1/jobs/{id}/complete", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StatusOr<int> exit_code = DecodeExitCode(*body);
+    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
+    Status st = c.CompleteAllocation(*id, *exit_code, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("POST", "/v1/jobs/{id}/requeue", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    Status st = c.Requeue(*id, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  // scontrol update JobId=: {"TimeLimit": "10", "JobName": "x", ...} (Controller::UpdateJob).
+  r.Add("POST", "/v1/jobs/{id}/update", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StatusOr<std::map<std::string, std::string>> fields = DecodeUpdateFields(*body);
+    if (!fields.ok()) return ErrorResponse(fields.status());
+    Status st = c.UpdateJob(*id, *fields, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+}
+
+}  // namespace muster::api

@@ -1,0 +1,98 @@
+// Nodes and partitions (sinfo, scontrol update node), and the agents' register, heartbeat and
+// exit reports.
+#include <nlohmann/json.hpp>
+
+#include "api/decode.h"
+#include "api/route_util.h"
+#include "api/routes.h"
+#include "model/record_json.h"
+
+namespace muster::api {
+
+using nlohmann::json;
+
+namespace {
+
+json OrdersJson(const NodeOrders& orders) {
+  json stop = json::array();
+  for (const JobRun& r : orders.stop) stop.push_back({{"job_id", r.job_id}, {"restart_count", r.restart_count}});
+  return json{{"lease_s", orders.lease_s}, {"stop", std::move(stop)}, {"resume_gpus", orders.resume_gpus}};
+}
+
+}  // namespace
+
+void AddNodeRoutes(Controller& c, Router& r) {
+  // Each node record with "allocated": {"cpus", "gpus", "memory_mb"} held by its running jobs.
+  r.Add("GET", "/v1/nodes", [&c](const HttpRequest&) {
+    const std::map<std::string, NodeAllocated> allocated = c.AllocatedByNode();
+    json nodes = json::array();
+    for (const NodeRecord& n : c.ListNodes()) {
+      json v = ToJson(n);
+      auto it = allocated.find(n.node.name);
+      const NodeAllocated a = it == allocated.end() ? NodeAllocated{} : it->second;
+      v["allocated"] = json{{"cpus", a.cpus}, {"gpus", a.gpus}, {"memory_mb", a.memory_mb}};
+      nodes.push_back(std::move(v));
+    }
+    return Ok(json{{"nodes", nodes}});
+  });
+
+  r.Add("POST", "/v1/nodes/{name}", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    std::string state, reason;
+    Status err;
+    if (!Get(*body, "state", state, err) || !Get(*body, "reason", reason, err)) return ErrorResponse(err);
+    Status st = c.UpdateNode(req.params.at("name"), state, reason, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("GET", "/v1/partitions", [&c](const HttpRequest&) {
+    json parts = json::array();
+    for (const Partition& p : c.ListPartitions()) parts.push_back(ToJson(p));
+    return Ok(json{{"partitions", parts}});
+  });
+
+  r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
+    StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
+    if (!node.ok()) return ErrorResponse(node.status());
+    StatusOr<NodeReport> report = DecodeNodeReport(*body);
+    if (!report.ok()) return ErrorResponse(report.status());
+    StatusOr<NodeOrders> orders = c.RegisterNode(*node, *report, req.caller);
+    if (!orders.ok()) return ErrorResponse(orders.status());
+    json out = OrdersJson(*orders);
+    out["cluster"] = c.cluster_name();
+    return Ok(out);
+  });
+
+  r.Add("POST", "/v1/agent/heartbeat", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    std::string node;
+    Status err;
+    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
+    StatusOr<NodeReport> report = DecodeNodeReport(*body);
+    if (!report.ok()) return ErrorResponse(report.status());
+    StatusOr<NodeOrders> orders = c.Heartbeat(node, *report, req.caller);
+    if (!orders.ok()) return ErrorResponse(orders.status());
+    return Ok(OrdersJson(*orders));
+  });
+
+  r.Add("POST", "/v1/agent/exit", [&c](const HttpRequest& req) {
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    std::string node;
+    Status err;
+    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
+    StatusOr<RunExit> exit = DecodeRunExit(*body);
+    if (!exit.ok()) return ErrorResponse(exit.status());
+    Status st = c.JobExited(exit->job_id, node, exit->report, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+}
+
+}  // namespace muster::api

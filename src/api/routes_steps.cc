@@ -1,0 +1,65 @@
+// Steps: srun's step creation and end, the step list, and sacct's steps.
+#include <nlohmann/json.hpp>
+
+#include "api/decode.h"
+#include "api/route_util.h"
+#include "api/routes.h"
+#include "model/record_json.h"
+
+namespace muster::api {
+
+using nlohmann::json;
+
+void AddStepRoutes(Controller& c, Router& r) {
+  // srun: a step of a running job, with where its tasks go (docs/api.md).
+  r.Add("POST", "/v1/jobs/{id}/steps", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StatusOr<StepRequest> decoded = DecodeStepRequest(*body);
+    if (!decoded.ok()) return ErrorResponse(decoded.status());
+    const StepRequest& s = *decoded;
+    StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);
+    if (!step.ok()) return ErrorResponse(step.status());
+    json nodes = json::array();
+    for (size_t i = 0; i < step->nodes.size(); ++i) {
+      json tasks = json::array();
+      const int first = step->layout.first_task(i);
+      for (int t = 0; t < step->layout.tasks[i]; ++t) tasks.push_back(first + t);
+      json node{{"name", step->nodes[i].node.name}, {"agent_address", step->nodes[i].agent_address}, {"tasks", tasks}};
+      if (i < step->step.node_gpus.size()) node["gpus"] = step->step.node_gpus[i];
+      else if (s.gpus.given) node["gpus"] = json::array();  // none of the job's GPUs
+      nodes.push_back(std::move(node));
+    }
+    return Ok(json{{"step_id", step->step.step_id},
+                   {"ntasks", step->layout.ntasks},
+                   {"time_limit_s", step->step.time_limit_s},
+                   {"kill_wait_s", c.kill_wait_s()},
+                   {"warning", step->layout.warning},
+                   {"job", VisibleJob(step->job, req.caller, c)},
+                   {"nodes", nodes}});
+  });
+
+  r.Add("POST", "/v1/jobs/{id}/steps/{step}/done", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<int64_t> step = ParseId(req.params.at("step"));
+    if (!step.ok() || *step > 1 << 30) return ErrorResponse(InvalidArgument("Invalid step id specified"));
+    StatusOr<json> body = ParseBody(req);
+    if (!body.ok()) return ErrorResponse(body.status());
+    StatusOr<int> exit_code = DecodeExitCode(*body);
+    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
+    Status st = c.FinishStep(*id, static_cast<int>(*step), *exit_code, req.caller);
+    if (!st.ok()) return ErrorResponse(st);
+    return Ok(json::object());
+  });
+
+  r.Add("GET", "/v1/steps", [&c](const HttpRequest&) {
+    json steps = json::array();
+    for (const StepRecord& s : c.ListSteps()) steps.push_back(ToJson(s));
+    return Ok(json{{"steps", steps}});
+  });
+}
+
+}  // namespace muster::api

@@ -1,0 +1,289 @@
+// The scheduling pass, in named stages: build the cycle's input (under the lock, from what is
+// kept between passes), run the scheduler core on it (without the lock), re-check and apply its
+// decisions against the state as it is now (under the lock), stop and resume what it named, then
+// persist and launch what started.
+#include <signal.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/log.h"
+#include "ctld/controller.h"
+#include "model/hostlist.h"
+#include "sched/cache_check.h"
+
+namespace muster {
+namespace {
+
+// A start as the job records it (whole GPUs by index, a shared one with its share).
+JobNodeAllocation FromDecision(const NodeAllocation& a) {
+  JobNodeAllocation j;
+  j.node = a.node;
+  j.cpu_milli = a.cpu_milli;
+  j.memory_mb = a.memory_mb;
+  j.tasks = a.tasks;
+  j.exclusive = a.exclusive;
+  for (const GpuShare& g : a.gpus) {
+    if (g.milli >= kMilliPerGpu) {
+      j.gpus.push_back(g.index);
+    } else {
+      j.shared_gpu = g.index;
+      j.shared_milli = g.milli;
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+int Controller::ScheduleOnce() {
+  // One pass at a time: the snapshot, its index and the buffers are kept between passes. Every
+  // job end and submission runs a pass over the whole queue; building these afresh each time
+  // (allocating a few hundred KiB, copying every node and job) would be most of a pass's cost
+  // with thousands of jobs pending.
+  std::lock_guard<std::mutex> cycle(cycle_mu_);
+  CycleInput in;
+  if (!BuildCycleInput(in)) return 0;
+  const std::vector<Decision> decisions = RunCore(in);
+  CycleOutcome out = ApplyDecisions(decisions, in.erased_at);
+  StopAndResume(out);
+  return PersistAndLaunch(out.started);
+}
+
+bool Controller::BuildCycleInput(CycleInput& in) {
+  std::vector<PendingJob>& pending = cycle_pending_;
+  ClusterSnapshot& snapshot = cycle_snapshot_;
+  std::lock_guard<std::mutex> lock(mu_);
+  in.options = config_.scheduler;
+  in.erased_at = jobs_erased_;
+  if (pending_stale_) {
+    pending.clear();
+    pending_stale_ = false;
+  }
+  const bool suspended = FillPendingLocked(pending);
+  // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
+  if (pending.empty() && !suspended) return false;
+  if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) {
+    cycle_scheduler_.reset();  // before the index it refers to
+    cycle_index_.reset();
+    snapshot.running.clear();  // where each node is may have moved: every entry afresh
+  }
+  FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
+  if (config_.check_caches) {
+    in.fresh_snapshot = SnapshotLocked(/*jobs=*/true);
+    in.fresh_snapshot.now = snapshot.now;
+    in.fresh_pending = FreshPendingLocked(pending);
+  }
+  // The mix to place with: made again with a new index (its memos are per node of it), or once
+  // enough jobs came since.
+  if (const int64_t seen = mix_learner_.observed(); config_.learn_workload_mix && seen > 0) {
+    const int64_t every = std::clamp<int64_t>(cycle_mix_at_ / 10, 1, 1000);
+    if (!cycle_index_ || !cycle_mix_ || seen - cycle_mix_at_ >= every) {
+      in.mix_shapes = mix_learner_.Shapes();
+      in.remake_mix = true;
+      cycle_mix_at_ = seen;
+    }
+  }
+  return true;
+}
+
+std::vector<Decision> Controller::RunCore(CycleInput& in) {
+  const ClusterSnapshot& snapshot = cycle_snapshot_;
+  if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);  // its scheduler went with it
+  if (in.remake_mix) cycle_mix_ = std::make_shared<const WorkloadMix>(std::move(in.mix_shapes));
+  in.options.mix = cycle_mix_;
+  // The scheduler too is kept with the index: its empty-cluster capacity and its buffers.
+  if (!cycle_scheduler_) {
+    cycle_scheduler_ = std::make_unique<Scheduler>(snapshot, *cycle_index_, in.options);
+  } else {
+    cycle_scheduler_->Reload(in.options);
+  }
+  std::vector<Decision> decisions = cycle_scheduler_->RunCycle(cycle_pending_);
+  if (config_.check_caches) {
+    ++cache_check_.passes;
+    const std::string diff = CompareDecisions(decisions, FreshCycle(in.fresh_snapshot, in.fresh_pending, in.options));
+    if (!diff.empty()) {
+      if (cache_check_.differences++ == 0) cache_check_.first = diff;
+      LogError("scheduler cache check: the kept pass and a fresh one differ: " + diff);
+    }
+  }
+  return decisions;
+}
+
+bool Controller::StillFitsLocked(const Decision& d, const std::vector<NodeUsage>& now) const {
+  for (const NodeAllocation& a : d.nodes) {
+    const int p = NodePosLocked(a.node);
+    if (p < 0 || !node_at_[p]->node.schedulable()) return false;
+    const Node& n = node_at_[p]->node;
+    const NodeUsage& u = now[p];
+    if (u.exclusive || (a.exclusive && u.jobs != 0) || u.cpu_milli + a.cpu_milli > int64_t{n.cpus} * 1000 ||
+        u.memory_mb + a.memory_mb > n.memory_mb) {
+      return false;
+    }
+    for (const GpuShare& g : a.gpus) {
+      if (g.index >= static_cast<int>(u.gpus.size()) || u.gpus[g.index].milli + g.milli > kMilliPerGpu) return false;
+    }
+  }
+  return true;
+}
+
+Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at) {
+  CycleOutcome out;
+  std::lock_guard<std::mutex> lock(mu_);
+  // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
+  // while the cycle ran without the lock.
+  std::vector<NodeUsage>& now = cycle_usage_;
+  UsageLocked(now);
+  for (const Decision& d : decisions) {
+    // A waiting job's record, as the waiting list found it, unless records were erased since.
+    JobRecord* const* listed = erased_at == jobs_erased_ ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
+    JobRecord* record = listed != nullptr ? *listed : nullptr;
+    if (record == nullptr) {
+      auto it = jobs_.find(d.job_id);
+      if (it == jobs_.end()) continue;
+      record = &it->second;
+    }
+    JobRecord& job = *record;
+    if (d.kind == DecisionKind::kResume) {
+      if (job.state == JobState::kSuspended && ResumeLocked(job, now, d.nodes)) out.resumed.push_back(job);
+      continue;
+    }
+    if (job.state != JobState::kPending || job.held) continue;
+    if (d.kind != DecisionKind::kStart) {
+      job.reason = d.kind == DecisionKind::kPending ? PendingReasonName(d.reason) : "BadConstraints";
+      job.reason_detail = d.message;
+      job.expected_start = d.start_time;  // squeue --start
+      job.sched_nodes.clear();
+      if (d.start_time > 0) {
+        std::vector<std::string> names;
+        for (const NodeAllocation& a : d.nodes) names.push_back(a.node);
+        job.sched_nodes = CompressHostlist(names);
+      }
+      for (const Preemption& p : d.preempt) PreemptLocked(job, p, &out.preempted);
+      continue;
+    }
+    if (!StillFitsLocked(d, now)) continue;  // retried next cycle
+    for (const NodeAllocation& a : d.nodes) AddUsageLocked(now, a);
+    job.state = JobState::kRunning;
+    job.reason = "None";
+    job.reason_detail.clear();
+    job.start_time = clock_->NowSeconds();
+    job.expected_start = 0;
+    job.sched_nodes.clear();
+    job.allocation.clear();
+    for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
+    job.batch_host = job.allocation.front().node;
+    CountUsageLocked(job, 1);
+    out.started.push_back(job);
+  }
+  // `now` holds every start and resume; a victim being stopped may have given CPUs back
+  // (suspended), which only UsageLocked knows.
+  if (!out.started.empty() || !out.preempted.empty() || !out.resumed.empty()) {
+    RefreshNodeStatesLocked(out.preempted.empty() ? &now : nullptr);
+  }
+  return out;
+}
+
+void Controller::StopAndResume(const CycleOutcome& out) {
+  if (!out.preempted.empty()) {
+    (void)Persist(out.preempted);  // a lost record re-runs the preemption after a restart, no worse
+    // SIGKILL when the grace is over: at kill_at, set from the grace when stopping began.
+    for (const JobRecord& j : out.preempted) {
+      if (j.state == JobState::kSuspended) {
+        SignalAll(j, SIGSTOP, 0, "suspend");
+      } else {
+        SignalAll(j, SIGTERM, j.kill_at - j.preempt_time, "preempt");
+      }
+    }
+  }
+  if (!out.resumed.empty()) {
+    (void)Persist(out.resumed);  // a lost record resumes it again after a restart
+    for (const JobRecord& j : out.resumed) SignalAll(j, SIGCONT, 0, "resume");
+  }
+}
+
+int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
+  if (started.empty()) return 0;
+  // Durable first: a restart must know these jobs run (their agents will report them).
+  Status st = Persist(started);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const JobRecord& j : started) {
+      RequeueLocked(jobs_[j.id], "could not persist the start: " + st.message(), nullptr);
+    }
+    return 0;
+  }
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    for (const JobRecord& j : started) {
+      std::vector<std::string> hosts;
+      for (const JobNodeAllocation& a : j.allocation) hosts.push_back(a.node);
+      LogInfo(LogSubject::Job(j.id), "started on " + CompressHostlist(hosts) + " (run " + std::to_string(j.restart_count) + ")");
+    }
+  }
+  const std::vector<Status> launch = LaunchStarted(started);
+  int launched = 0;
+  for (size_t k = 0; k < started.size(); ++k) {
+    if (launch[k].ok()) {
+      ++launched;
+    } else {
+      LaunchFailed(started[k], launch[k]);
+    }
+  }
+  return launched;
+}
+
+void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
+  if (ls.code() == StatusCode::kInvalidArgument) {
+    // The job's own doing (its -o, -e or -i names a file it may not open): the job fails, as
+    // Slurm's JobLaunchFailure, and the node takes the next job.
+    JobRecord copy;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      JobRecord& job = jobs_[j.id];
+      if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
+      FinishJobLocked(job, JobState::kFailed, 0, kLaunchFailureSignal);
+      job.reason = "JobLaunchFailure";
+      job.reason_detail = ls.message();
+      copy = job;
+    }
+    (void)Persist(copy);
+    if (copy.allocation.size() > 1) SignalAll(copy, SIGKILL, 0, "cleanup");  // the other nodes let it go
+    return;
+  }
+  if (ls.code() == StatusCode::kUnavailable) {
+    // No answer (the agent is down, restarting, or slow): whether the run started there is not
+    // known. The job stays where it was put; the node's next report settles it (it names the
+    // run, or the run is lost and requeued), or its lease runs out with it.
+    LogWarning(LogSubject::Job(j.id), "no answer from " + j.batch_host + " to its launch (" + ls.message() +
+                                          "); its next report decides");
+    return;
+  }
+  // The node could not take it: drain the node (so the job does not bounce there again), its
+  // reason the agent's words, and requeue the job: held, as Slurm's "launch failed requeued
+  // held" (its user releases it), or to run elsewhere, as the cluster says.
+  JobRecord copy;
+  NodeRecord node_copy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    JobRecord& job = jobs_[j.id];
+    if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
+    NodeRecord* n = FindNodeLocked(j.batch_host);
+    n->node.drain = true;
+    n->node.reason = "launch failed: " + ls.message();
+    node_copy = *n;
+    RequeueLocked(job, "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
+    if (config_.hold_on_launch_failure) {
+      job.held = true;
+      job.reason = kLaunchFailedHeld;
+    }
+    copy = job;
+  }
+  LogWarning(LogSubject::Job(j.id), "launch failed on " + j.batch_host + ", node drained, job requeued" +
+                                        (config_.hold_on_launch_failure ? " held: " : ": ") + ls.message());
+  (void)store_->SaveNode(node_copy);
+  (void)Persist(copy);
+}
+
+}  // namespace muster
