@@ -14,4 +14,7 @@ inline constexpr char kMusterVersion[] = "0.1.0";
 // scontrol), prints the answer for `command` to `out` and returns 0; else returns -1.
 int AnswerMetaOption(const std::string& command, const std::vector<std::string>& args, std::ostream& out);
 
+// `muster` with no or an unknown command.
+std::string MusterUsage();
+
 }  // namespace muster

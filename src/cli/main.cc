@@ -2,19 +2,20 @@
 // name through a symlink (sbatch, srun, salloc, squeue, sinfo, scancel, sacct, scontrol -> muster).
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli/command_help.h"
 #include "cli/commands.h"
 #include "cli/local_cluster.h"
-#include "cli/place_command.h"
 #include "cli/priority_commands.h"
 #include "cli/sacct_command.h"
 #include "cli/salloc_command.h"
 #include "cli/sacctmgr_command.h"
-#include "cli/sim_command.h"
 #include "cli/srun.h"
 
 namespace {
@@ -27,6 +28,22 @@ std::string SelfExe(const char* argv0) {
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) return std::string(buf, n);
   return argv0;
+}
+
+// `muster sim` and `muster place` are the offline tools, a program of their own (muster-sim,
+// installed beside muster): the commands' binary links no controller, store or simulator.
+int RunSimTool(const std::string& command, const std::vector<std::string>& args, const char* argv0) {
+  const std::string self = SelfExe(argv0);
+  const std::string tool = self.substr(0, self.rfind('/') + 1) + "muster-sim";
+  std::vector<std::string> argv_s = {tool, command};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv_c;
+  for (std::string& a : argv_s) argv_c.push_back(a.data());
+  argv_c.push_back(nullptr);
+  execv(tool.c_str(), argv_c.data());
+  std::cerr << "muster " << command << ": cannot run " << tool << " (the simulator, installed beside muster): "
+            << std::strerror(errno) << "\n";
+  return 1;
 }
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args, const char* argv0) {
@@ -43,8 +60,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
-  if (command == "place") return muster::PlaceMain(args, std::cout, std::cerr);
-  if (command == "sim") return muster::SimMain(args, std::cout, std::cerr);
+  if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);
   return -1;
 }
 

@@ -226,123 +226,50 @@ StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request,
 
 StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
                                            std::string* user_msg) {
-  if (user_msg != nullptr) user_msg->clear();
-  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
-  if (caller.uid == 0 && !config_.allow_root_jobs) {
-    return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
-  }
-  StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
-  if (!req.ok()) return req.status();
-  if (!request.name.empty()) req->name = request.name;
-  if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
-  if (static_cast<int64_t>(request.script.size()) > config_.max_script_bytes) {
-    return InvalidArgument("Pathname of a file, directory or other parameter too long");
-  }
-  if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
-  ArraySpec array;
-  if (!request.array.empty()) {
-    StatusOr<ArraySpec> spec = ParseArraySpec(request.array);
-    if (!spec.ok()) return InvalidArgument("Invalid job array specification");
-    array = std::move(*spec);
-  }
-
   JobRecord job;
+  ArraySpec array;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const Partition* part = nullptr;
-    std::string pname = req->partition;
-    for (const Partition& p : config_.cluster.partitions) {
-      if ((pname.empty() && p.is_default) || p.name == pname) part = &p;
-    }
-    if (pname.empty() && part == nullptr && !config_.cluster.partitions.empty()) {
-      part = &config_.cluster.partitions[0];
-    }
-    if (part == nullptr) return InvalidArgument("Invalid partition name specified");
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
-    if (!idle_) {
-      idle_ = SnapshotLocked(/*jobs=*/false);
-      idle_->partitions = config_.cluster.partitions;
-      idle_->topology = config_.cluster.topology;
-      idle_->usage.clear();
-      for (Node& n : idle_->nodes) {
-        n.state = NodeState::kIdle;
-        n.drain = false;
+    auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
+      if (!idle_) {
+        idle_ = SnapshotLocked(/*jobs=*/false);
+        idle_->partitions = config_.cluster.partitions;
+        idle_->topology = config_.cluster.topology;
+        idle_->usage.clear();
+        for (Node& n : idle_->nodes) {
+          n.state = NodeState::kIdle;
+          n.drain = false;
+        }
       }
-    }
-    const ClusterSnapshot& idle = *idle_;
-    PendingJob probe;
-    probe.id = 0;
-    probe.request = *req;
-    probe.request.partition = part->name;
-    if (!idle_probe_) {
-      SchedulerOptions probe_options = config_.scheduler;
-      probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
-      idle_probe_ = std::make_unique<Scheduler>(idle, probe_options);
-    }
-    std::vector<Decision> d = idle_probe_->RunCycle({probe});
-    if (!d.empty() && d[0].kind == DecisionKind::kReject) {
-      if (user_msg != nullptr) *user_msg = d[0].user_msg;
-      return InvalidArgument(d[0].message);
-    }
-
-    job.name = req->name.empty() ? "sbatch" : req->name;
-    job.uid = caller.uid;
-    job.gid = caller.gid;
-    std::tie(job.user, job.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
-    job.account = request.account;
-    if (job.account.empty()) {
-      job.account = priority_.DefaultAccount(job.user);
-    } else if (!priority_.MayUse(job.user, job.account)) {
-      return InvalidArgument("Invalid account or account/partition combination specified");
-    }
-    RETURN_IF_ERROR(QosAndNiceLocked(request, caller, &job));
-    job.partition = part->name;
-    job.request = *req;
-    job.request.partition = part->name;
-    job.submit_args = request.resource_args;
-    job.script = request.interactive ? std::string() : request.script;
-    job.interactive = request.interactive;
-    job.script_args = request.script_args;
-    job.workdir = request.workdir.empty() ? "/" : request.workdir;
-    job.submit_host = request.submit_host;
-    job.submit_sid = request.submit_sid;
-    job.comment = request.comment;
-    job.submit_key = request.submit_key;
-    if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 ||
-        request.warn_time_s > 65535) {
-      return InvalidArgument("Invalid --signal specification");
-    }
-    job.warn_signal = request.warn_signal;
-    job.warn_time_s = request.warn_time_s;
-    job.warn_batch_only = request.warn_batch_only;
-    job.environment = request.environment;
-    job.stdout_pattern = request.stdout_pattern;
-    job.stderr_pattern = request.stderr_pattern;
-    job.stdin_path = request.stdin_path;
-    // No memory asked for: the partition's DefMemPerCPU, as Slurm records it in the job (what the
-    // scheduler would apply anyway; now scontrol and sacct show it too).
-    if (job.request.mem_per_node_mb == 0 && job.request.mem_per_cpu_mb == 0 && job.request.mem_per_gpu_mb == 0) {
-      job.request.mem_per_cpu_mb = part->def_mem_per_cpu_mb;
-    }
-    job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
-    // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
-    // does (else such a job would wait for ever under a MaxWall).
-    if (job.time_limit_s == kUnlimited || job.time_limit_s <= 0) {
-      if (const int64_t wall = MaxWallLocked(job.account, job.qos); wall != kUnlimited) {
-        job.time_limit_s = wall;
-        job.request.time_limit_s = wall;
+      PendingJob probe;
+      probe.id = 0;
+      probe.request = request;
+      if (!idle_probe_) {
+        SchedulerOptions probe_options = config_.scheduler;
+        probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
+        idle_probe_ = std::make_unique<Scheduler>(*idle_, probe_options);
       }
-    }
-    job.requeue = request.requeue;
-    job.held = request.hold;
-    job.state = JobState::kPending;
-    job.reason = request.hold ? "JobHeldUser" : "None";
-    job.submit_time = clock_->NowSeconds();
-    job.eligible_time = job.submit_time;
-    if (!ParseDependency(request.dependency).ok()) return InvalidArgument("Job dependency problem");
-    job.dependency = request.dependency;
-    job.begin_time = request.begin_time > job.submit_time ? request.begin_time : 0;
-    if (job.begin_time > 0) job.eligible_time = job.begin_time;
+      std::vector<Decision> d = idle_probe_->RunCycle({probe});
+      if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+        if (msg != nullptr) *msg = d[0].user_msg;
+        return InvalidArgument(d[0].message);
+      }
+      return Status::Ok();
+    };
+    SubmitPolicy policy;
+    policy.allow_root_jobs = config_.allow_root_jobs;
+    policy.max_script_bytes = config_.max_script_bytes;
+    policy.accounts = &config_.priority.accounts;
+    policy.qos = config_.scheduler.policy != nullptr ? &config_.scheduler.policy->qos : nullptr;
+    policy.caller_is_admin = IsAdmin(caller);
+    Submitter who;
+    if (caller.authenticated) std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
+    StatusOr<BuiltJob> built =
+        BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+    if (!built.ok()) return built.status();
+    job = std::move(built->job);
+    array = std::move(built->array);
   }
   if (will_run != nullptr) {
     PendingJob probe;
@@ -385,8 +312,6 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     jobs.push_back(std::move(job));
   } else {
     jobs.reserve(array.tasks.size());
-    job.array_tasks = FormatArrayTasks(array.tasks);
-    job.array_max_running = array.max_running;
     for (int t : array.tasks) {
       jobs.push_back(job);
       jobs.back().array_task_id = t;

@@ -33,6 +33,7 @@
 #include "base/caller.h"
 #include "base/clock.h"
 #include "base/name_index.h"
+#include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
@@ -83,38 +84,6 @@ struct ControllerConfig {
   // where they leave the least fragment it could not use; false: best fit.
   bool learn_workload_mix = true;
   PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
-};
-
-// What a client submits. Who submits comes from the authenticated Caller, never from here.
-struct SubmitRequest {
-  std::vector<std::string> resource_args;  // sbatch resource options, parsed here (ParseJobRequest)
-  std::string name;
-  std::string script;
-  std::vector<std::string> script_args;
-  std::string workdir;
-  std::vector<std::string> environment;
-  std::string stdout_pattern;
-  std::string stderr_pattern;
-  std::string stdin_path;
-  std::string account;
-  std::string qos;     // "" = "normal"
-  int64_t nice = 0;    // negative: admins only
-  bool hold = false;
-  bool requeue = true;
-  std::string submit_host;
-  int64_t submit_sid = 0;  // the submitting command's session id
-  std::string comment;     // --comment
-  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
-  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
-  // after its end), returns that job's id and makes none.
-  std::string submit_key;
-  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
-  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
-  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
-  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
-  int warn_signal = 0;     // --signal: 1..64 (0 = none)
-  int warn_time_s = 0;     // 0..65535 seconds before the time limit
-  bool warn_batch_only = false;
 };
 
 // What an agent reports when a job's batch script (or a job's processes on a node) ended.
@@ -524,11 +493,6 @@ class Controller {
   // A suspended job takes its CPUs (`cpus`, from the scheduler's kResume) back if they are still
   // free in `now` (the state at apply time; updated), and runs again.
   bool ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const std::vector<NodeAllocation>& cpus);
-  // Submission: checks -q (known, and allowed for the job's account) and --nice (bounded;
-  // negative for admins), and sets them on `job`.
-  Status QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const;
-  // The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
-  int64_t MaxWallLocked(const std::string& account, const std::string& qos) const;
   Status Persist(std::span<const JobRecord> jobs);
   Status Persist(const JobRecord& job) { return Persist(std::span(&job, 1)); }
   StatusOr<int64_t> NextJobId();

@@ -1,47 +1,11 @@
 // Controller: accounts, queues and QOS changed at run time (sacctmgr), on top of muster.yaml;
-// what they mean for a submission (QOS, nice, MaxWall); stopping preemption victims.
+// stopping preemption victims. (What they mean for a submission: ctld/build_job.cc.)
 #include <algorithm>
 #include <memory>
 
 #include "ctld/controller.h"
 
 namespace muster {
-
-namespace {
-constexpr int64_t kMaxNice = 2147483645;  // Slurm's bound on --nice
-}  // namespace
-
-Status Controller::QosAndNiceLocked(const SubmitRequest& request, const Caller& caller, JobRecord* job) const {
-  if (!request.qos.empty() && request.qos != kDefaultQosName &&
-      (config_.scheduler.policy == nullptr || FindQos(config_.scheduler.policy->qos, request.qos) == nullptr)) {
-    return InvalidArgument("Invalid qos specification");
-  }
-  if (!request.qos.empty() && !IsAdmin(caller) && !MayUseQos(config_.priority.accounts, job->account, request.qos)) {
-    return InvalidArgument("Invalid qos specification");
-  }
-  if (request.nice < -kMaxNice || request.nice > kMaxNice) {
-    return InvalidArgument("Invalid nice value: must be between -" + std::to_string(kMaxNice) + " and " +
-                           std::to_string(kMaxNice));
-  }
-  if (request.nice < 0 && !IsAdmin(caller)) {
-    return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
-  }
-  job->qos = request.qos;
-  job->nice = request.nice;
-  return Status::Ok();
-}
-
-int64_t Controller::MaxWallLocked(const std::string& account, const std::string& qos) const {
-  int64_t wall = kUnlimited;
-  auto lower = [&](int64_t w) {
-    if (w != kUnlimited && (wall == kUnlimited || w < wall)) wall = w;
-  };
-  for (const Account* a : config_.priority.accounts.Path(account)) lower(a->max_wall_s);
-  if (config_.scheduler.policy != nullptr) {
-    if (const Qos* q = FindQos(config_.scheduler.policy->qos, qos)) lower(q->max_wall_s);
-  }
-  return wall;
-}
 
 void Controller::InstallPolicyLocked(const AccountTree& tree, const std::vector<Qos>& qos) {
   auto policy = std::make_shared<SchedPolicy>();

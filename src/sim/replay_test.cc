@@ -164,7 +164,7 @@ TEST(ReplayCacheCheck, APhillySliceDecidesEveryPassAsAFreshScheduler) {
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   // muster: least attained service with preemption; fifo_backfill: strict order with backfill
   // reservations (its passes are many: a virtual hour between ticks keeps the test short).
-  for (const auto& [policy, jobs] : {std::pair{QueuePolicy::kMuster, 700}, std::pair{QueuePolicy::kFifoBackfill, 300}}) {
+  for (const auto& [policy, jobs] : {std::pair{QueuePolicy::kMuster, 500}, std::pair{QueuePolicy::kFifoBackfill, 200}}) {
     SCOPED_TRACE(QueuePolicyKey(policy));
     std::vector<PhillyJob> slice(trace->begin(), trace->begin() + jobs);
     ReplayOptions o = QueueOptions(policy, QueueBenchCluster({.nodes = 6, .gpus_per_node = 8, .nodes_per_leaf = 3}));

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/sim_command.h"
+#include "sim/sim_command.h"
 #include "base/strings.h"
 #include "config/slurm_conf.h"
 #include "model/job_request.h"

@@ -29,8 +29,6 @@ struct PlaceArgs {
 // The arguments after "place". Errors are usage errors (exit status 2).
 StatusOr<PlaceArgs> ParsePlaceArgs(const std::vector<std::string>& args);
 std::string PlaceUsage();
-// `muster` with no or an unknown command.
-std::string MusterUsage();
 
 // The outcome of the cycles. Cycle 1 sees the whole queue; after each cycle the started jobs are
 // applied to the cluster (ApplyAllocation) and leave the queue with the rejected ones, and the

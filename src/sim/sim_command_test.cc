@@ -1,6 +1,6 @@
 // `muster sim philly` and `muster sim swf` as a user runs them, in-process: the table and the JSON of a replay of a small
 // trace file, and the errors for bad options and outputs that cannot be written.
-#include "cli/sim_command.h"
+#include "sim/sim_command.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // `muster place`: argument parsing, the report (a golden text from hand-written decisions, so it
 // does not move when the scheduler's choices do), the cycles, and the exit statuses.
-#include "cli/place_command.h"
+#include "sim/place_command.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/sim_command.h"
+#include "sim/sim_command.h"
 
 #include <unistd.h>
 

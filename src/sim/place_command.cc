@@ -1,4 +1,4 @@
-#include "cli/place_command.h"
+#include "sim/place_command.h"
 
 #include <algorithm>
 #include <charconv>
@@ -415,28 +415,6 @@ std::string FormatPlace(const PlaceResult& r) {
   o << "GPUs allocated: " << FormatGpuMilli(before) << "/" << total / 1000 << " (" << Percent(before, total)
     << ") before, " << FormatGpuMilli(after) << "/" << total / 1000 << " (" << Percent(after, total) << ") after\n";
   return o.str();
-}
-
-std::string MusterUsage() {
-  return "usage: muster <command> [options]\n"
-         "\n"
-         "Commands:\n"
-         "  up        start a local cluster (controller + node agents with fake GPUs) in the background\n"
-         "  down      stop the local cluster started by 'muster up'\n"
-         "  sbatch    submit a batch script (Slurm's options; also as the 'sbatch' symlink)\n"
-         "  srun      run a parallel step on the nodes of the current allocation (also 'srun')\n"
-         "  salloc    an interactive allocation, and a command (your shell) inside it (also 'salloc')\n"
-         "  squeue    list jobs (also 'squeue')\n"
-         "  sinfo     list partitions and nodes (also 'sinfo')\n"
-         "  scancel   cancel or signal jobs (also 'scancel')\n"
-         "  scontrol  show job|node|partition, update nodes, hold/release jobs (also 'scontrol')\n"
-         "  sacct     accounting records of jobs and their steps, finished ones included (also 'sacct')\n"
-         "  sprio     the priority factors of pending jobs (also 'sprio')\n"
-         "  sshare    the fair-share tree: shares, usage and each user's factor (also 'sshare')\n"
-         "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
-         "  sim       scheduling-quality benchmarks on real traces (sim openb: the FGD placement protocol)\n"
-         "\n"
-         "Run 'muster <command> --help' for the options of a command.\n";
 }
 
 std::string PlaceUsage() {

@@ -1,0 +1,172 @@
+#include "ctld/build_job.h"
+
+#include "model/dependency.h"
+#include "model/job_request.h"
+#include "model/limits.h"
+#include "model/policy_ops.h"
+
+namespace muster {
+namespace {
+
+constexpr int64_t kMaxNice = 2147483645;  // Slurm's bound on --nice
+
+const Partition* FindPartition(const std::vector<Partition>& partitions, const std::string& name) {
+  const Partition* part = nullptr;
+  for (const Partition& p : partitions) {
+    if ((name.empty() && p.is_default) || p.name == name) part = &p;
+  }
+  if (name.empty() && part == nullptr && !partitions.empty()) part = &partitions[0];
+  return part;
+}
+
+std::string DefaultAccount(const AccountTree* accounts, const std::string& user) {
+  if (accounts == nullptr) return "";
+  for (const UserAssociation& u : accounts->users) {
+    if (u.user == user) return u.account;
+  }
+  return "";
+}
+
+// A user with associations may charge only those accounts; any other user any account.
+bool MayUseAccount(const AccountTree* accounts, const std::string& user, const std::string& account) {
+  if (accounts == nullptr) return true;
+  bool any = false;
+  for (const UserAssociation& u : accounts->users) {
+    if (u.user != user) continue;
+    if (u.account == account) return true;
+    any = true;
+  }
+  return !any;
+}
+
+Status CheckQosAndNice(const SubmitRequest& request, const SubmitPolicy& policy, const std::string& account) {
+  if (!request.qos.empty() && request.qos != kDefaultQosName &&
+      (policy.qos == nullptr || FindQos(*policy.qos, request.qos) == nullptr)) {
+    return InvalidArgument("Invalid qos specification");
+  }
+  if (!request.qos.empty() && !policy.caller_is_admin && policy.accounts != nullptr &&
+      !MayUseQos(*policy.accounts, account, request.qos)) {
+    return InvalidArgument("Invalid qos specification");
+  }
+  if (request.nice < -kMaxNice || request.nice > kMaxNice) {
+    return InvalidArgument("Invalid nice value: must be between -" + std::to_string(kMaxNice) + " and " +
+                           std::to_string(kMaxNice));
+  }
+  if (request.nice < 0 && !policy.caller_is_admin) {
+    return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
+  }
+  return Status::Ok();
+}
+
+// The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
+int64_t MaxWall(const SubmitPolicy& policy, const std::string& account, const std::string& qos) {
+  int64_t wall = kUnlimited;
+  auto lower = [&](int64_t w) {
+    if (w != kUnlimited && (wall == kUnlimited || w < wall)) wall = w;
+  };
+  if (policy.accounts != nullptr) {
+    for (const Account* a : policy.accounts->Path(account)) lower(a->max_wall_s);
+  }
+  if (policy.qos != nullptr) {
+    if (const Qos* q = FindQos(*policy.qos, qos)) lower(q->max_wall_s);
+  }
+  return wall;
+}
+
+}  // namespace
+
+StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, const Submitter& submitter,
+                            const std::vector<Partition>& partitions, const SubmitPolicy& policy, int64_t now,
+                            const EverRuns& ever_runs, std::string* user_msg) {
+  if (user_msg != nullptr) user_msg->clear();
+  if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
+  if (caller.uid == 0 && !policy.allow_root_jobs) {
+    return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
+  }
+  StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
+  if (!req.ok()) return req.status();
+  if (!request.name.empty()) req->name = request.name;
+  if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
+  if (static_cast<int64_t>(request.script.size()) > policy.max_script_bytes) {
+    return InvalidArgument("Pathname of a file, directory or other parameter too long");
+  }
+  if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
+  BuiltJob out;
+  if (!request.array.empty()) {
+    StatusOr<ArraySpec> spec = ParseArraySpec(request.array);
+    if (!spec.ok()) return InvalidArgument("Invalid job array specification");
+    out.array = std::move(*spec);
+  }
+  const Partition* part = FindPartition(partitions, req->partition);
+  if (part == nullptr) return InvalidArgument("Invalid partition name specified");
+  req->partition = part->name;
+  if (ever_runs) RETURN_IF_ERROR(ever_runs(*req, user_msg));
+
+  JobRecord& job = out.job;
+  job.name = req->name.empty() ? "sbatch" : req->name;
+  job.uid = caller.uid;
+  job.gid = caller.gid;
+  job.user = submitter.user;
+  job.group = submitter.group;
+  job.account = request.account;
+  if (job.account.empty()) {
+    job.account = DefaultAccount(policy.accounts, job.user);
+  } else if (!MayUseAccount(policy.accounts, job.user, job.account)) {
+    return InvalidArgument("Invalid account or account/partition combination specified");
+  }
+  RETURN_IF_ERROR(CheckQosAndNice(request, policy, job.account));
+  job.qos = request.qos;
+  job.nice = request.nice;
+  job.partition = part->name;
+  job.request = *req;
+  job.submit_args = request.resource_args;
+  job.script = request.interactive ? std::string() : request.script;
+  job.interactive = request.interactive;
+  job.script_args = request.script_args;
+  job.workdir = request.workdir.empty() ? "/" : request.workdir;
+  job.submit_host = request.submit_host;
+  job.submit_sid = request.submit_sid;
+  job.comment = request.comment;
+  job.submit_key = request.submit_key;
+  if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 || request.warn_time_s > 65535) {
+    return InvalidArgument("Invalid --signal specification");
+  }
+  job.warn_signal = request.warn_signal;
+  job.warn_time_s = request.warn_time_s;
+  job.warn_batch_only = request.warn_batch_only;
+  job.environment = request.environment;
+  job.stdout_pattern = request.stdout_pattern;
+  job.stderr_pattern = request.stderr_pattern;
+  job.stdin_path = request.stdin_path;
+  // No memory asked for: the partition's DefMemPerCPU, as Slurm records it in the job (what the
+  // scheduler would apply anyway; now scontrol and sacct show it too).
+  if (job.request.mem_per_node_mb == 0 && job.request.mem_per_cpu_mb == 0 && job.request.mem_per_gpu_mb == 0) {
+    job.request.mem_per_cpu_mb = part->def_mem_per_cpu_mb;
+  }
+  job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
+  // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
+  // does (else such a job would wait for ever under a MaxWall).
+  if (job.time_limit_s == kUnlimited || job.time_limit_s <= 0) {
+    if (const int64_t wall = MaxWall(policy, job.account, job.qos); wall != kUnlimited) {
+      job.time_limit_s = wall;
+      job.request.time_limit_s = wall;
+    }
+  }
+  job.requeue = request.requeue;
+  job.held = request.hold;
+  job.state = JobState::kPending;
+  job.reason = request.hold ? "JobHeldUser" : "None";
+  job.submit_time = now;
+  job.eligible_time = job.submit_time;
+  if (!ParseDependency(request.dependency).ok()) return InvalidArgument("Job dependency problem");
+  job.dependency = request.dependency;
+  job.begin_time = request.begin_time > job.submit_time ? request.begin_time : 0;
+  if (job.begin_time > 0) job.eligible_time = job.begin_time;
+  if (!out.array.tasks.empty()) {
+    job.array_tasks = FormatArrayTasks(out.array.tasks);
+    job.array_max_running = out.array.max_running;
+  }
+  return out;
+}
+
+}  // namespace muster

@@ -1,0 +1,90 @@
+// A submission made into a job record: BuildJob, a pure function of the request, who submits it,
+// the partitions and the policy (no clock, no lock, no store). The controller gives it the time,
+// the submitter's names and its probe of whether the job could ever run, and keeps what comes
+// back (ids, persistence and scheduling are its own).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/caller.h"
+#include "base/status.h"
+#include "model/account.h"
+#include "model/job_array.h"
+#include "model/job_record.h"
+#include "model/partition.h"
+#include "model/qos.h"
+
+namespace muster {
+
+// sbatch, salloc and srun's submission, as the API decodes it (POST /v1/jobs). Who submits comes
+// from the authenticated Caller, never from here.
+struct SubmitRequest {
+  std::vector<std::string> resource_args;  // sbatch resource options, parsed here (ParseJobRequest)
+  std::string name;
+  std::string script;
+  std::vector<std::string> script_args;
+  std::string workdir;
+  std::vector<std::string> environment;
+  std::string stdout_pattern;
+  std::string stderr_pattern;
+  std::string stdin_path;
+  std::string account;
+  std::string qos;     // "" = "normal"
+  int64_t nice = 0;    // negative: admins only
+  bool hold = false;
+  bool requeue = true;
+  std::string submit_host;
+  int64_t submit_sid = 0;  // the submitting command's session id
+  std::string comment;     // --comment
+  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
+  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
+  // after its end), returns that job's id and makes none.
+  std::string submit_key;
+  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
+  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
+  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
+  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
+  int warn_signal = 0;     // --signal: 1..64 (0 = none)
+  int warn_time_s = 0;     // 0..65535 seconds before the time limit
+  bool warn_batch_only = false;
+};
+
+// What BuildJob checks a submission against.
+struct SubmitPolicy {
+  bool allow_root_jobs = false;
+  int64_t max_script_bytes = 0;
+  const AccountTree* accounts = nullptr;  // associations (default and allowed accounts), MaxWall, QOS access
+  const std::vector<Qos>* qos = nullptr;  // the QOS defined (none: only "normal")
+  bool caller_is_admin = false;           // may lower nice, use any QOS
+};
+
+// Who submits: the authenticated caller's names (resolved by the controller).
+struct Submitter {
+  std::string user;
+  std::string group;
+};
+
+struct BuiltJob {
+  JobRecord job;    // PENDING (or held), no id yet
+  ArraySpec array;  // its tasks when it is an array (then one record per task, from `job`)
+};
+
+// Whether a job could ever run as asked (on an idle cluster with every node up): OK, or the
+// rejection and what Slurm tells the submitter before it (`*user_msg`).
+using EverRuns = std::function<Status(const JobRequest& request, std::string* user_msg)>;
+
+// The checks, in Slurm's order, with Slurm's messages: authentication ("authentication required:
+// ..."), root ("jobs may not run as root on this cluster ..."), the resource options
+// (ParseJobRequest's), an empty or too long script, an interactive array, the array
+// specification, the partition ("Invalid partition name specified"), `ever_runs`, the account
+// ("Invalid account or account/partition combination specified"), QOS and nice, --signal,
+// --dependency. Defaults applied: the partition's default memory per CPU and time limit, else the
+// account's or QOS's MaxWall; --begin in the past is now.
+StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, const Submitter& submitter,
+                            const std::vector<Partition>& partitions, const SubmitPolicy& policy, int64_t now,
+                            const EverRuns& ever_runs, std::string* user_msg);
+
+}  // namespace muster

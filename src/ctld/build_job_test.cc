@@ -1,0 +1,180 @@
+#include "ctld/build_job.h"
+
+#include <gtest/gtest.h>
+
+namespace muster {
+namespace {
+
+struct Fixture {
+  std::vector<Partition> partitions;
+  AccountTree accounts;
+  std::vector<Qos> qos;
+  SubmitPolicy policy;
+  Caller caller{true, 1000, 100, "unix", ""};
+  Submitter who{"alice", "staff"};
+  std::vector<std::string> probed;  // the partitions ever_runs was asked about
+
+  Fixture() {
+    Partition gpu;
+    gpu.name = "gpu";
+    gpu.is_default = true;
+    gpu.default_time_s = 3600;
+    gpu.def_mem_per_cpu_mb = 2048;
+    Partition debug;
+    debug.name = "debug";
+    partitions = {gpu, debug};
+    Account team;
+    team.name = "team";
+    team.max_wall_s = 7200;
+    team.qos = {"normal"};
+    accounts.accounts = {team, Account{.name = "other"}};
+    accounts.users = {UserAssociation{.user = "alice", .account = "team"}};
+    qos = {Qos{.name = "normal"}, Qos{.name = "high"}};
+    policy = SubmitPolicy{.allow_root_jobs = false, .max_script_bytes = 1000, .accounts = &accounts, .qos = &qos};
+  }
+
+  SubmitRequest Request(std::vector<std::string> args = {"-N1"}) const {
+    SubmitRequest r;
+    r.resource_args = std::move(args);
+    r.script = "#!/bin/sh\ntrue\n";
+    return r;
+  }
+
+  StatusOr<BuiltJob> Build(const SubmitRequest& r, std::string* user_msg = nullptr) {
+    EverRuns ever = [this](const JobRequest& req, std::string* msg) -> Status {
+      probed.push_back(req.partition);
+      if (req.gpus_per_node > 8) {
+        *msg = "GPUs: no node has that many";
+        return InvalidArgument("Requested node configuration is not available");
+      }
+      return Status::Ok();
+    };
+    return BuildJob(r, caller, who, partitions, policy, /*now=*/1'700'000'000, ever, user_msg);
+  }
+};
+
+TEST(BuildJobTest, APlainSubmissionTakesTheDefaults) {
+  Fixture f;
+  StatusOr<BuiltJob> b = f.Build(f.Request());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const JobRecord& j = b->job;
+  EXPECT_EQ(j.id, 0);  // the controller numbers it
+  EXPECT_EQ(j.name, "sbatch");
+  EXPECT_EQ(j.user, "alice");
+  EXPECT_EQ(j.group, "staff");
+  EXPECT_EQ(j.uid, 1000u);
+  EXPECT_EQ(j.gid, 100u);
+  EXPECT_EQ(j.partition, "gpu");
+  EXPECT_EQ(j.request.partition, "gpu");
+  EXPECT_EQ(j.account, "team");                // alice's default association
+  EXPECT_EQ(j.request.mem_per_cpu_mb, 2048);   // the partition's DefMemPerCPU
+  EXPECT_EQ(j.time_limit_s, 3600);             // the partition's DefaultTime
+  EXPECT_EQ(j.workdir, "/");
+  EXPECT_EQ(j.state, JobState::kPending);
+  EXPECT_EQ(j.reason, "None");
+  EXPECT_EQ(j.submit_time, 1'700'000'000);
+  EXPECT_EQ(j.eligible_time, 1'700'000'000);
+  EXPECT_EQ(j.submit_args, std::vector<std::string>{"-N1"});
+  EXPECT_TRUE(b->array.tasks.empty());
+  EXPECT_EQ(f.probed, std::vector<std::string>{"gpu"});
+}
+
+TEST(BuildJobTest, MaxWallHoldBeginAndArrays) {
+  Fixture f;
+  f.partitions[0].default_time_s = kUnlimited;
+  SubmitRequest r = f.Request({"-p", "gpu"});
+  r.hold = true;
+  r.begin_time = 1'700'000'600;
+  r.array = "1-4%2";
+  r.name = "train";
+  StatusOr<BuiltJob> b = f.Build(r);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->job.name, "train");
+  EXPECT_EQ(b->job.time_limit_s, 7200);  // no limit given or defaulted: the account's MaxWall
+  EXPECT_EQ(b->job.request.time_limit_s, 7200);
+  EXPECT_TRUE(b->job.held);
+  EXPECT_EQ(b->job.reason, "JobHeldUser");
+  EXPECT_EQ(b->job.begin_time, 1'700'000'600);
+  EXPECT_EQ(b->job.eligible_time, 1'700'000'600);
+  EXPECT_EQ(b->array.tasks, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(b->array.max_running, 2);
+  EXPECT_EQ(b->job.array_max_running, 2);
+  EXPECT_EQ(b->job.array_tasks, "1-4");
+  r.begin_time = 5;  // in the past: now
+  b = f.Build(r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->job.begin_time, 0);
+  EXPECT_EQ(b->job.eligible_time, 1'700'000'000);
+}
+
+TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
+  struct Case {
+    const char* what;
+    std::function<void(Fixture&, SubmitRequest&)> change;
+    StatusCode code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"unauthenticated", [](Fixture& f, SubmitRequest&) { f.caller = Caller{false, 0, 0, "none", "no token"}; },
+       StatusCode::kUnauthenticated, "authentication required: no token"},
+      {"root", [](Fixture& f, SubmitRequest&) { f.caller.uid = 0; }, StatusCode::kPermissionDenied,
+       "jobs may not run as root on this cluster (allow_root_jobs is off)"},
+      {"bad option", [](Fixture&, SubmitRequest& r) { r.resource_args = {"--gres=gpu:x"}; r.script.clear(); },
+       StatusCode::kInvalidArgument, ""},
+      {"empty script", [](Fixture&, SubmitRequest& r) { r.script.clear(); }, StatusCode::kInvalidArgument,
+       "Batch script is empty!"},
+      {"long script", [](Fixture&, SubmitRequest& r) { r.script.assign(1001, 'x'); }, StatusCode::kInvalidArgument,
+       "Pathname of a file, directory or other parameter too long"},
+      {"interactive array", [](Fixture&, SubmitRequest& r) { r.interactive = true; r.array = "1-2"; },
+       StatusCode::kInvalidArgument, "an interactive allocation cannot be a job array"},
+      {"bad array", [](Fixture&, SubmitRequest& r) { r.array = "5-1"; }, StatusCode::kInvalidArgument,
+       "Invalid job array specification"},
+      {"bad partition", [](Fixture&, SubmitRequest& r) { r.resource_args = {"-p", "nope"}; r.account = "x"; },
+       StatusCode::kInvalidArgument, "Invalid partition name specified"},
+      {"never runs", [](Fixture&, SubmitRequest& r) { r.resource_args = {"--gres=gpu:9"}; r.account = "other"; },
+       StatusCode::kInvalidArgument, "Requested node configuration is not available"},
+      {"account", [](Fixture&, SubmitRequest& r) { r.account = "other"; }, StatusCode::kInvalidArgument,
+       "Invalid account or account/partition combination specified"},
+      {"unknown qos", [](Fixture&, SubmitRequest& r) { r.qos = "gold"; }, StatusCode::kInvalidArgument,
+       "Invalid qos specification"},
+      {"qos not allowed", [](Fixture&, SubmitRequest& r) { r.qos = "high"; }, StatusCode::kInvalidArgument,
+       "Invalid qos specification"},
+      {"negative nice", [](Fixture&, SubmitRequest& r) { r.nice = -5; }, StatusCode::kPermissionDenied,
+       "Invalid nice value: only an administrator may lower it"},
+      {"signal", [](Fixture&, SubmitRequest& r) { r.warn_signal = 65; }, StatusCode::kInvalidArgument,
+       "Invalid --signal specification"},
+      {"dependency", [](Fixture&, SubmitRequest& r) { r.dependency = "afterok:x"; }, StatusCode::kInvalidArgument,
+       "Job dependency problem"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Fixture f;
+    SubmitRequest r = f.Request();
+    c.change(f, r);
+    std::string user_msg;
+    StatusOr<BuiltJob> b = f.Build(r, &user_msg);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().code(), c.code) << b.status().ToString();
+    if (!c.message.empty()) {
+      EXPECT_EQ(b.status().message(), c.message);
+    }
+    if (std::string(c.what) == "never runs") {
+      EXPECT_EQ(user_msg, "GPUs: no node has that many");
+    }
+  }
+}
+
+TEST(BuildJobTest, AdminsMayLowerNiceAndUseAnyQos) {
+  Fixture f;
+  f.policy.caller_is_admin = true;
+  SubmitRequest r = f.Request();
+  r.qos = "high";
+  r.nice = -100;
+  StatusOr<BuiltJob> b = f.Build(r);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->job.qos, "high");
+  EXPECT_EQ(b->job.nice, -100);
+}
+
+}  // namespace
+}  // namespace muster
