@@ -10,24 +10,7 @@ namespace muster {
 
 using nlohmann::json;
 
-StatusOr<SubmitRequest> DecodeSubmitRequest(const json& b) {
-  SubmitRequest s;
-  Status err;
-  if (!Get(b, "resource_args", s.resource_args, err) || !Get(b, "name", s.name, err) ||
-      !Get(b, "script", s.script, err) || !Get(b, "script_args", s.script_args, err) ||
-      !Get(b, "workdir", s.workdir, err) || !Get(b, "environment", s.environment, err) ||
-      !Get(b, "stdout", s.stdout_pattern, err) || !Get(b, "stderr", s.stderr_pattern, err) ||
-      !Get(b, "stdin", s.stdin_path, err) || !Get(b, "account", s.account, err) || !Get(b, "hold", s.hold, err) ||
-      !Get(b, "qos", s.qos, err) || !Get(b, "nice", s.nice, err) || !Get(b, "requeue", s.requeue, err) ||
-      !Get(b, "submit_host", s.submit_host, err) || !Get(b, "submit_sid", s.submit_sid, err) ||
-      !Get(b, "dependency", s.dependency, err) || !Get(b, "comment", s.comment, err) || !Get(b, "array", s.array, err) ||
-      !Get(b, "submit_key", s.submit_key, err) || !Get(b, "interactive", s.interactive, err) ||
-      !Get(b, "begin_time", s.begin_time, err) || !Get(b, "warn_signal", s.warn_signal, err) ||
-      !Get(b, "warn_time_s", s.warn_time_s, err) || !Get(b, "warn_batch_only", s.warn_batch_only, err)) {
-    return err;
-  }
-  return s;
-}
+StatusOr<SubmitRequest> DecodeSubmitRequest(const json& b) { return SubmitRequestFromJson(b); }
 
 StatusOr<StepRequest> DecodeStepRequest(const json& body) {
   StepRequest s;

@@ -8,6 +8,7 @@
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
+#include "model/submit_request.h"
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
 
@@ -94,13 +95,9 @@ void AddJobRoutes(Controller& c, Router& r) {
     // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
     if (req.query.count("test_only") && req.query.at("test_only") == "1") {
       std::string user_msg;
-      StatusOr<Controller::WillRun> w = c.TestOnly(s, req.caller, &user_msg);
+      StatusOr<WillRun> w = c.TestOnly(s, req.caller, &user_msg);
       if (!w.ok()) return ErrorResponse(w.status(), user_msg);
-      return Ok(json{{"job_id", w->job_id},
-                     {"start_time", w->start_time},
-                     {"nodes", w->nodes},
-                     {"cpus", w->cpus},
-                     {"partition", w->partition}});
+      return Ok(ToJson(*w));
     }
     std::string user_msg;
     StatusOr<int64_t> id = c.Submit(s, req.caller, &user_msg);

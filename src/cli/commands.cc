@@ -106,30 +106,30 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     begin_time = *t;
   }
-  const json env = SubmitEnvironment(req->export_mode);
-  json body{{"resource_args", req->resource_args},
-            {"name", req->name},
-            {"script", req->script},
-            {"script_args", req->script_args},
-            {"workdir", req->workdir},
-            {"environment", env},
-            {"stdout", req->output},
-            {"stderr", req->error},
-            {"stdin", req->input},
-            {"account", req->account},
-            {"qos", req->qos},
-            {"nice", req->nice},
-            {"hold", req->hold},
-            {"requeue", req->requeue},
-            {"dependency", req->dependency},
-            {"comment", req->comment},
-            {"array", req->array},
-            {"begin_time", begin_time},
-            {"warn_signal", req->signal},
-            {"warn_time_s", req->signal_time_s},
-            {"warn_batch_only", req->signal_batch_only},
-            {"submit_host", LocalHostname()},
-            {"submit_sid", static_cast<int64_t>(getsid(0))}};
+  SubmitRequest submit;
+  submit.resource_args = req->resource_args;
+  submit.name = req->name;
+  submit.script = req->script;
+  submit.script_args = req->script_args;
+  submit.workdir = req->workdir;
+  submit.environment = SubmitEnvironment(req->export_mode);
+  submit.stdout_pattern = req->output;
+  submit.stderr_pattern = req->error;
+  submit.stdin_path = req->input;
+  submit.account = req->account;
+  submit.qos = req->qos;
+  submit.nice = req->nice;
+  submit.hold = req->hold;
+  submit.requeue = req->requeue;
+  submit.dependency = req->dependency;
+  submit.comment = req->comment;
+  submit.array = req->array;
+  submit.begin_time = begin_time;
+  submit.warn_signal = req->signal;
+  submit.warn_time_s = req->signal_time_s;
+  submit.warn_batch_only = req->signal_batch_only;
+  submit.submit_host = LocalHostname();
+  submit.submit_sid = static_cast<int64_t>(getsid(0));
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
@@ -138,19 +138,18 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (req->test_only) {
     // Slurm's words: "sbatch: Job 7 to start at 2026-12-03T11:04:24 using 2 processors on nodes
     // n[1-2] in partition gpu", or "allocation failure: <why>" (exit 1).
-    StatusOr<json> w = (*c)->Call("POST", "/v1/jobs?test_only=1", body);
+    StatusOr<WillRun> w = (*c)->TestOnly(submit);
     if (!w.ok()) {
       err << "allocation failure: " << w.status().message() << "\n";
       return 1;
     }
-    const int64_t start = w->value("start_time", int64_t{0});
-    err << "sbatch: Job " << w->value("job_id", int64_t{0}) << " to start at "
-        << (start > 0 ? FormatSlurmTime(start) : std::string("Unknown")) << " using " << w->value("cpus", 0)
-        << " processors on nodes " << (start > 0 ? w->value("nodes", std::string()) : std::string("(unknown)"))
-        << " in partition " << w->value("partition", std::string()) << "\n";
+    err << "sbatch: Job " << w->job_id << " to start at "
+        << (w->start_time > 0 ? FormatSlurmTime(w->start_time) : std::string("Unknown")) << " using " << w->cpus
+        << " processors on nodes " << (w->start_time > 0 ? w->nodes : std::string("(unknown)")) << " in partition "
+        << w->partition << "\n";
     return 0;
   }
-  StatusOr<json> r = (*c)->Submit(body);
+  StatusOr<int64_t> r = (*c)->Submit(submit);
   if (!r.ok()) {
     if (r.status().message() == "Invalid partition name specified") {
       err << "sbatch: error: invalid partition specified: " << req->request.partition << "\n";
@@ -159,7 +158,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "sbatch: error: Batch job submission failed: " << r.status().message() << "\n";
     return 1;
   }
-  const int64_t id = (*r)["job_id"].get<int64_t>();
+  const int64_t id = *r;
   if (req->parsable) {
     out << id << "\n";
   } else {

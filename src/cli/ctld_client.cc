@@ -161,26 +161,38 @@ StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::
   return std::move(r->body);
 }
 
-StatusOr<json> CtldClient::Submit(json body, int retry_s) {
-  if (!body.contains("submit_key")) {
+StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
+  if (request.submit_key.empty()) {
     static constexpr char kHex[] = "0123456789abcdef";
-    std::string key;
     for (unsigned char b : RandomBytes(16)) {
-      key += kHex[b >> 4];
-      key += kHex[b & 15];
+      request.submit_key += kHex[b >> 4];
+      request.submit_key += kHex[b & 15];
     }
-    body["submit_key"] = key;
   }
+  const json body = ToJson(request);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s);
   std::chrono::milliseconds pause(100);
   while (true) {
     StatusOr<json> r = Call("POST", "/v1/jobs", body);
-    if (r.ok() || r.status().code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) {
-      return r;
+    if (r.ok()) {
+      if (!r->is_object() || !r->contains("job_id") || !(*r)["job_id"].is_number_integer()) {
+        return Internal("the controller sent a malformed answer: no job_id");
+      }
+      return (*r)["job_id"].get<int64_t>();
+    }
+    if (r.status().code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) {
+      return r.status();
     }
     std::this_thread::sleep_for(pause);  // the controller restarts, or its store is busy
     pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
+}
+
+StatusOr<WillRun> CtldClient::TestOnly(const SubmitRequest& request) {
+  ASSIGN_OR_RETURN(json answer, Call("POST", "/v1/jobs?test_only=1", ToJson(request)));
+  StatusOr<WillRun> w = WillRunFromJson(answer);
+  if (!w.ok()) return Internal("the controller sent a malformed answer: " + w.status().message());
+  return w;
 }
 
 StatusOr<json> CtldClient::Call(const std::string& method, const std::string& target, const json& body) {

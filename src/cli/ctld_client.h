@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "model/submit_request.h"
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "net/http.h"
@@ -37,7 +38,11 @@ class CtldClient {
   // POST /v1/jobs under a submission key of its own (random): when the answer is lost (the
   // connection reset, the controller restarted) the request is sent again, for up to `retry_s`
   // seconds, and the controller answers the retry with the job the first attempt made.
-  StatusOr<nlohmann::json> Submit(nlohmann::json body, int retry_s = 60);
+  // The new job's id.
+  StatusOr<int64_t> Submit(SubmitRequest request, int retry_s = 60);
+  // POST /v1/jobs?test_only=1 (sbatch --test-only): when and where it would start; nothing is
+  // submitted.
+  StatusOr<WillRun> TestOnly(const SubmitRequest& request);
 
   // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
   StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");

@@ -245,26 +245,26 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "salloc: error: Job submit/allocate failed: " << c.status().message() << "\n";
     return 1;
   }
-  json body{{"resource_args", req->resource_args},
-            {"name", name},
-            {"interactive", true},
-            {"workdir", req->workdir},
-            {"environment", json::array()},
-            {"account", req->account},
-            {"qos", req->qos},
-            {"nice", req->nice},
-            {"comment", req->comment},
-            {"dependency", req->dependency},
-            {"requeue", false},
-            {"submit_host", LocalHostname()},
-            {"submit_sid", static_cast<int64_t>(getsid(0))}};
-  StatusOr<json> r = (*c)->Submit(body);
+  SubmitRequest submit;
+  submit.resource_args = req->resource_args;
+  submit.name = name;
+  submit.interactive = true;
+  submit.workdir = req->workdir;
+  submit.account = req->account;
+  submit.qos = req->qos;
+  submit.nice = req->nice;
+  submit.comment = req->comment;
+  submit.dependency = req->dependency;
+  submit.requeue = false;
+  submit.submit_host = LocalHostname();
+  submit.submit_sid = static_cast<int64_t>(getsid(0));
+  StatusOr<int64_t> r = (*c)->Submit(submit);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "salloc: error: " << (*c)->user_msg() << "\n";
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";
     return 1;
   }
-  const int64_t id = (*r)["job_id"].get<int64_t>();
+  const int64_t id = *r;
   const std::string sid = std::to_string(id);
   err << "salloc: Pending job allocation " << sid << "\n";
   StatusOr<JobRecord> job = AwaitAllocation(**c, id, "salloc", err, immediate);

@@ -159,17 +159,23 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   char cwd[4096] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
   const std::string name = !opt.job_name.empty() ? opt.job_name : opt.command.front().substr(opt.command.front().rfind('/') + 1);
-  json body{{"resource_args", resources}, {"name", name},           {"interactive", true},
-            {"workdir", cwd},             {"account", opt.account}, {"qos", opt.qos},
-            {"requeue", false},           {"submit_host", LocalHostname()},
-            {"submit_sid", static_cast<int64_t>(getsid(0))}};
-  StatusOr<json> r = (*c)->Submit(body);
+  SubmitRequest submit;
+  submit.resource_args = resources;
+  submit.name = name;
+  submit.interactive = true;
+  submit.workdir = cwd;
+  submit.account = opt.account;
+  submit.qos = opt.qos;
+  submit.requeue = false;
+  submit.submit_host = LocalHostname();
+  submit.submit_sid = static_cast<int64_t>(getsid(0));
+  StatusOr<int64_t> r = (*c)->Submit(submit);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "srun: error: " << (*c)->user_msg() << "\n";
     err << "srun: error: Unable to allocate resources: " << r.status().message() << "\n";
     return 1;
   }
-  const int64_t id = (*r)["job_id"].get<int64_t>();
+  const int64_t id = *r;
   StatusOr<JobRecord> job = AwaitAllocation(**c, id, "srun", err, opt.immediate);
   if (!job.ok()) return 1;
   // The step sees the job as a step inside sbatch or salloc would.

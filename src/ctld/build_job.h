@@ -16,41 +16,9 @@
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/qos.h"
+#include "model/submit_request.h"
 
 namespace muster {
-
-// sbatch, salloc and srun's submission, as the API decodes it (POST /v1/jobs). Who submits comes
-// from the authenticated Caller, never from here.
-struct SubmitRequest {
-  std::vector<std::string> resource_args;  // sbatch resource options, parsed here (ParseJobRequest)
-  std::string name;
-  std::string script;
-  std::vector<std::string> script_args;
-  std::string workdir;
-  std::vector<std::string> environment;
-  std::string stdout_pattern;
-  std::string stderr_pattern;
-  std::string stdin_path;
-  std::string account;
-  std::string qos;     // "" = "normal"
-  int64_t nice = 0;    // negative: admins only
-  bool hold = false;
-  bool requeue = true;
-  std::string submit_host;
-  int64_t submit_sid = 0;  // the submitting command's session id
-  std::string comment;     // --comment
-  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
-  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
-  // after its end), returns that job's id and makes none.
-  std::string submit_key;
-  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
-  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
-  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
-  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
-  int warn_signal = 0;     // --signal: 1..64 (0 = none)
-  int warn_time_s = 0;     // 0..65535 seconds before the time limit
-  bool warn_batch_only = false;
-};
 
 // What BuildJob checks a submission against.
 struct SubmitPolicy {

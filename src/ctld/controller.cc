@@ -217,7 +217,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   return id;
 }
 
-StatusOr<Controller::WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller,
+StatusOr<WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller,
                                                    std::string* user_msg) {
   WillRun w;
   RETURN_IF_ERROR(SubmitOrTest(request, caller, &w, user_msg).status());

@@ -232,13 +232,7 @@ class Controller {
   // sbatch --test-only: checks the request as Submit does and says when and where it would start
   // if submitted now (a scheduling pass over the running jobs with it as the only waiting one);
   // stores nothing. The job id is taken, as Slurm takes one.
-  struct WillRun {
-    int64_t job_id = 0;
-    int64_t start_time = 0;  // 0 = unknown (it waits for something other than resources)
-    std::string nodes;       // hostlist; "" when unknown
-    int cpus = 0;
-    std::string partition;
-  };
+
   StatusOr<WillRun> TestOnly(const SubmitRequest& request, const Caller& caller, std::string* user_msg = nullptr);
   // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
   // target: who gets a signal (not for cancel): "full" (the batch shell, its children and the

@@ -199,7 +199,7 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   SubmitRequest s;
   s.resource_args = {"-p", "debug", "-t", "5"};
   s.script = "#!/bin/sh\ntrue\n";
-  StatusOr<Controller::WillRun> w = ctld_->TestOnly(s, kAlice);
+  StatusOr<WillRun> w = ctld_->TestOnly(s, kAlice);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_EQ(w->start_time, clock_.NowSeconds());
   EXPECT_EQ(w->nodes, "n1");
@@ -210,7 +210,7 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   const int64_t busy = Submit(s.resource_args);
   ctld_->ScheduleOnce();
   ASSERT_EQ(Job(busy).state, JobState::kRunning);
-  StatusOr<Controller::WillRun> later = ctld_->TestOnly(s, kAlice);
+  StatusOr<WillRun> later = ctld_->TestOnly(s, kAlice);
   ASSERT_TRUE(later.ok()) << later.status().ToString();
   EXPECT_EQ(later->start_time, Job(busy).start_time + 300) << "when the exclusive job's limit ends";
   EXPECT_GT(later->job_id, w->job_id);

@@ -1,0 +1,65 @@
+// A submission's wire form (POST /v1/jobs), shared by the commands that submit (sbatch, salloc,
+// srun) and the controller's route: one struct for each side, one codec, every key named once.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace muster {
+
+// What a client submits. Who submits comes from the authenticated Caller, never from here.
+struct SubmitRequest {
+  std::vector<std::string> resource_args;  // sbatch resource options, parsed by the controller (ParseJobRequest)
+  std::string name;
+  std::string script;
+  std::vector<std::string> script_args;
+  std::string workdir;
+  std::vector<std::string> environment;
+  std::string stdout_pattern;
+  std::string stderr_pattern;
+  std::string stdin_path;
+  std::string account;
+  std::string qos;     // "" = "normal"
+  int64_t nice = 0;    // negative: admins only
+  bool hold = false;
+  bool requeue = true;
+  std::string submit_host;
+  int64_t submit_sid = 0;  // the submitting command's session id
+  std::string comment;     // --comment
+  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
+  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
+  // after its end), returns that job's id and makes none.
+  std::string submit_key;
+  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
+  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
+  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
+  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
+  int warn_signal = 0;     // --signal: 1..64 (0 = none)
+  int warn_time_s = 0;     // 0..65535 seconds before the time limit
+  bool warn_batch_only = false;
+  friend bool operator==(const SubmitRequest&, const SubmitRequest&) = default;
+};
+
+// sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.
+struct WillRun {
+  int64_t job_id = 0;
+  int64_t start_time = 0;  // 0 = unknown (it waits for something other than resources)
+  std::string nodes;       // hostlist; "" when unknown
+  int cpus = 0;
+  std::string partition;
+  friend bool operator==(const WillRun&, const WillRun&) = default;
+};
+
+// Every field, under its key ("stdout", "stderr" and "stdin" for the patterns and path).
+nlohmann::json ToJson(const SubmitRequest& request);
+nlohmann::json ToJson(const WillRun& answer);
+// Missing or null keys keep their defaults; unknown keys are ignored. The first key of the wrong
+// type is the error: "field 'nice' has the wrong type".
+StatusOr<SubmitRequest> SubmitRequestFromJson(const nlohmann::json& body);
+StatusOr<WillRun> WillRunFromJson(const nlohmann::json& body);
+
+}  // namespace muster
