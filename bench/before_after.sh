@@ -4,8 +4,9 @@
 #   bench/before_after.sh OLD_BUILD NEW_BUILD [OUT_DIR]
 # 1. the scheduler core: core_bench of each, the 1,000-node configurations, alternately; new/old
 #    time ratios (< 1: the new one is faster);
-# 2. the Philly queueing benchmark on the trace's first 10,000 jobs (every policy) and the openb
-#    placement benchmark (3 seeds): the JSON of each, identical but for wall times;
+# 2. the Philly queueing benchmark on the trace's first 10,000 jobs (fifo_backfill, by far the
+#    slowest to replay: 2,000) and the openb placement benchmark (3 seeds), old and new side by
+#    side: the JSON of each, identical but for wall times;
 # 3. the end-to-end benchmark (bench/e2e.sh, NJOBS=300 RUNS=1 LAT_REPS=3) on each, with ratios;
 # 4. the Slurm compatibility check (compat/run.sh against the live Slurm peer once, then each
 #    build): the set of commands that differ from Slurm, which must be the same.
@@ -31,13 +32,19 @@ for r in 1 2; do
   done
 done
 
-log "Philly, first 10,000 jobs, every policy; openb, 3 seeds"
-for side in old new; do
-  b=$old; [[ $side == new ]] && b=$new
-  sim "$b" philly --trace "$traces/philly/philly.csv" --slice 10000 --json "$out/philly_$side.json" >"$out/philly_$side.txt"
-  sim "$b" openb --nodes "$traces/openb/openb_node_list_gpu_node.csv" --pods "$traces/openb/openb_pod_list_default.csv" \
-    --seeds 3 --json "$out/openb_$side.json" >"$out/openb_$side.txt"
-done
+log "Philly, first 10,000 jobs (fifo_backfill: 2,000), each policy; openb, 3 seeds; old and new side by side"
+sims() {  # side build
+  local p n
+  for p in fifo sjf_oracle srtf_oracle muster fifo_backfill; do
+    n=10000; [[ $p == fifo_backfill ]] && n=2000
+    sim "$2" philly --trace "$traces/philly/philly.csv" --slice $n --policy $p --json "$out/philly_${p}_$1.json" >"$out/philly_${p}_$1.txt"
+  done
+  sim "$2" openb --nodes "$traces/openb/openb_node_list_gpu_node.csv" --pods "$traces/openb/openb_pod_list_default.csv" \
+    --seeds 3 --json "$out/openb_$1.json" >"$out/openb_$1.txt"
+}
+sims old "$old" & old_pid=$!
+sims new "$new" & new_pid=$!
+wait $old_pid; wait $new_pid
 
 log "end to end: bench/e2e.sh on each"
 for side in old new; do
@@ -83,7 +90,7 @@ for name in times["old"]:
     core[name] = round(n / o, 3)
 summary["core_new_over_old"] = core
 # sims
-for kind in ("philly", "openb"):
+for kind in ["philly_" + p for p in ("fifo", "sjf_oracle", "srtf_oracle", "muster", "fifo_backfill")] + ["openb"]:
     a = strip_wall(json.load(open(f"{out}/{kind}_old.json")))
     b = strip_wall(json.load(open(f"{out}/{kind}_new.json")))
     summary[f"{kind}_json_identical_but_wall"] = a == b

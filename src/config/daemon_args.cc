@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
 
 #include "config/muster_config.h"
 
@@ -78,14 +79,15 @@ std::string DaemonUsage(Daemon daemon) {
   std::string out = std::string("usage: ") + Name(daemon) + (daemon == Daemon::kAgent ? " --node NAME" : "") + " [options]\n";
   for (const Option& o : Options()) {
     if (o.agent_only && daemon != Daemon::kAgent) continue;
-    std::string flag = o.name, help = o.help;
+    std::string flag = o.name;
+    std::string_view help = o.help;
     if (o.takes_value) {
       const size_t colon = help.find(": ");
-      flag += " " + help.substr(0, colon);
-      help = help.substr(colon + 2);
+      flag.append(" ").append(help.substr(0, colon));
+      help.remove_prefix(colon + 2);
     }
     flag.resize(std::max<size_t>(flag.size(), 20), ' ');
-    out += "  " + flag + "  " + help + "\n";
+    out.append("  ").append(flag).append("  ").append(help).append("\n");
   }
   return out;
 }

@@ -35,6 +35,7 @@
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
+#include "model/dependency.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
 #include "model/policy_ops.h"
@@ -384,6 +385,10 @@ class Controller {
   // why (BeginTime, Dependency, DependencyNeverSatisfied) and dependency_left what it waits for;
   // a dependency found satisfied is dropped, as Slurm does, and the job is eligible from then.
   bool EligibleLocked(JobRecord& job);
+  // The state of the job's --dependency (none when it has none); a satisfied one is dropped from
+  // the job (Slurm's Dependency=(null)) and the job is eligible from `now`; else what is left of
+  // it is recorded (dependency_left).
+  std::optional<DependencyState> DependencyLocked(JobRecord& job, int64_t now);
   // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
   // or PermissionDenied ("Access/permission denied") otherwise.
   StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller);

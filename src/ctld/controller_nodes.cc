@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "ctld/controller.h"
 #include "ctld/kept_entries.h"
+#include "sched/admission.h"
 #include "model/dependency.h"
 
 #include <algorithm>
@@ -516,14 +517,19 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
 }
 
 bool Controller::EligibleLocked(JobRecord& job) {
-  const int64_t now = clock_->NowSeconds();
-  if (job.begin_time > now) {
-    job.reason = "BeginTime";
-    return false;
-  }
-  if (job.dependency.empty()) return true;
+  AdmissionFacts f;
+  f.now = clock_->NowSeconds();
+  f.begin_time = job.begin_time;
+  if (job.begin_time <= f.now) f.dependency = DependencyLocked(job, f.now);
+  const std::optional<PendingReason> why = AdmissionReason(f);
+  if (why) job.reason = PendingReasonName(*why);
+  return !why;
+}
+
+std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int64_t now) {
+  if (job.dependency.empty()) return std::nullopt;
   StatusOr<DependencySpec> spec = ParseDependency(job.dependency);  // checked at submission
-  if (!spec.ok()) return true;
+  if (!spec.ok()) return std::nullopt;
   // A job array stands for all its tasks: started when one has, ended when all have, ok when all
   // completed with 0 (Slurm's dependency on an array job id).
   std::map<int64_t, JobRecord> arrays;
@@ -566,11 +572,10 @@ bool Controller::EligibleLocked(JobRecord& job) {
     job.dependency.clear();
     job.dependency_left.clear();
     job.eligible_time = std::max(job.eligible_time, now);
-    return true;
+    return all;
   }
   job.dependency_left = FormatDependency(*spec, states);
-  job.reason = all == DependencyState::kNever ? "DependencyNeverSatisfied" : "Dependency";
-  return false;
+  return all;
 }
 
 bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
@@ -594,21 +599,29 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   }
   KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
   kept.Begin(pending);
+  const int64_t now = clock_->NowSeconds();
   for (const auto& [id, job] : active_) {
     const JobRecord& j = *job;
     suspended = suspended || j.state == JobState::kSuspended;
     if (j.state != JobState::kPending || j.held) continue;
-    if ((j.begin_time > 0 || !j.dependency.empty()) && !EligibleLocked(*job)) continue;
+    // Admission (sched/admission.h): the facts about other jobs gathered here, the verdict there.
+    AdmissionFacts f;
+    f.now = now;
+    f.begin_time = j.begin_time;
+    if (j.begin_time <= now && !j.dependency.empty()) f.dependency = DependencyLocked(*job, now);
+    int* running = nullptr;
     if (j.array_max_running > 0) {
-      int& running = array_running[j.array_job_id];
-      if (running >= j.array_max_running) {
-        job->reason = "JobArrayTaskLimit";
-        continue;
-      }
-      ++running;
+      running = &array_running[j.array_job_id];
+      f.array_max_running = j.array_max_running;
+      f.array_running = *running;
     }
-    if (const JobRecord* by = waits_for(j); by != nullptr && waits_for(*by) == nullptr) {
-      job->reason = "Priority";
+    const JobRecord* by = waits_for(j);
+    f.preemptor_waits = by != nullptr && waits_for(*by) == nullptr;
+    const std::optional<PendingReason> why = AdmissionReason(f);
+    // Past its array's limit check, it counts against the limit for the jobs after it.
+    if (running != nullptr && (!why || *why == PendingReason::kPriority)) ++*running;
+    if (why) {
+      job->reason = PendingReasonName(*why);
       continue;
     }
     bool fresh = false;

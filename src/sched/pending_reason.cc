@@ -23,6 +23,10 @@ const char* PendingReasonName(PendingReason r) {
     case PendingReason::kQOSMaxJobsPerUserLimit: return "QOSMaxJobsPerUserLimit";
     case PendingReason::kQOSMaxWallDurationPerJobLimit: return "QOSMaxWallDurationPerJobLimit";
     case PendingReason::kQOSGrpGRES: return "QOSGrpGRES";
+    case PendingReason::kBeginTime: return "BeginTime";
+    case PendingReason::kDependency: return "Dependency";
+    case PendingReason::kDependencyNeverSatisfied: return "DependencyNeverSatisfied";
+    case PendingReason::kJobArrayTaskLimit: return "JobArrayTaskLimit";
   }
   return "None";
 }

@@ -24,6 +24,11 @@ enum class PendingReason {
   kQOSMaxJobsPerUserLimit,           // the user's running jobs in the QOS
   kQOSMaxWallDurationPerJobLimit,    // time limit over the QOS's MaxWall
   kQOSGrpGRES,                       // the QOS's GPUs
+  // Admission (sched/admission.h): before any placement is tried.
+  kBeginTime,                 // --begin in the future
+  kDependency,                // --dependency not satisfied yet
+  kDependencyNeverSatisfied,  // --dependency that cannot be any more
+  kJobArrayTaskLimit,         // the array's '%' limit of running tasks
 };
 
 // The name squeue prints ("Resources", "Priority", ...).
