@@ -20,9 +20,9 @@
 
 #include "agent/agent_internal.h"
 #include "agent/as_user.h"
-#include "agent/job_env.h"
-#include "agent/stray_processes.h"
-#include "agent/launcher.h"
+#include "proc/job_env.h"
+#include "proc/stray_processes.h"
+#include "proc/launcher.h"
 #include "base/log.h"
 #include "model/record_json.h"
 #include "model/step_layout.h"

@@ -21,7 +21,7 @@
 
 #include "agent/cgroup_internal.h"
 #include <rapidcheck.h>
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 
 namespace muster {
 namespace {

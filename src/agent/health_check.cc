@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 
 namespace muster {
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 
 namespace muster {
 

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/stray_processes.h"
+#include "proc/stray_processes.h"
 #include "base/log.h"
 #include "net/json_body.h"
 #include "net/step_io.h"

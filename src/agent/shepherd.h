@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 #include "base/status.h"
 
 namespace muster {

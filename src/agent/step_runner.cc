@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/as_user.h"
-#include "agent/job_env.h"
-#include "agent/launcher.h"
+#include "proc/job_env.h"
+#include "proc/launcher.h"
 #include "base/log.h"
 #include "net/json_body.h"
 #include "net/step_io.h"

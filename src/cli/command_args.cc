@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <map>
 
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 #include "model/job_array.h"
 
 extern char** environ;

@@ -22,7 +22,7 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/stray_processes.h"
+#include "proc/stray_processes.h"
 #include "config/muster_config.h"
 #include "config/slurm_conf.h"
 #include "model/hostlist.h"

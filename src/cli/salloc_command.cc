@@ -21,7 +21,7 @@
 #include <map>
 #include <thread>
 
-#include "agent/job_env.h"
+#include "proc/job_env.h"
 #include "cli/command_args.h"
 #include "cli/command_help.h"
 #include "cli/ctld_client.h"

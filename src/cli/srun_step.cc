@@ -27,7 +27,7 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
-#include "agent/job_env.h"
+#include "proc/job_env.h"
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"

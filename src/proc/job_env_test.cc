@@ -1,4 +1,4 @@
-#include "agent/job_env.h"
+#include "proc/job_env.h"
 
 #include <gtest/gtest.h>
 

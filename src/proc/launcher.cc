@@ -10,7 +10,7 @@
 // it only makes raw system calls (credentials through syscall(), never glibc's setuid(), which
 // would signal the agent's other threads), with every signal blocked until the handlers are reset.
 // Under the sanitizers, whose runtimes do not expect such a child, it falls back to fork().
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 
 #include <fcntl.h>
 #include <grp.h>

@@ -1,4 +1,4 @@
-#include "agent/stray_processes.h"
+#include "proc/stray_processes.h"
 
 #include <signal.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "agent/launcher.h"
+#include "proc/launcher.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 //
 // CUDA_VISIBLE_DEVICES holds device indexes (renumbered from 0 when the job's cgroup hides the
 // other GPUs), and for a MIG slice its "MIG-..." UUID, which is how CUDA selects a slice.
-#include "agent/job_env.h"
+#include "proc/job_env.h"
 
 #include <algorithm>
 #include <cctype>
