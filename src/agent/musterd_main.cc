@@ -34,23 +34,18 @@ int Fail(const std::string& msg) {
 int Main(int argc, char** argv) {
   // A job's shepherd (agent/shepherd.h): the same binary, started by the agent for each run.
   if (argc == 3 && std::string(argv[1]) == "--shepherd") return ShepherdMain(argv[2]);
-  (void)InitLogging({.process = "musterd"});
-  StatusOr<DaemonArgs> args = ParseDaemonArgs(Daemon::kAgent, std::vector<std::string>(argv + 1, argv + argc));
-  if (!args.ok()) return Fail(args.status().message());
-  if (args->help) {
-    std::printf("%s", DaemonUsage(Daemon::kAgent).c_str());
-    return 0;
-  }
-  const std::string conf_path = args->conf_path;
-  std::string node_name = args->node;
-  const bool end_jobs_on_stop = args->end_jobs_on_stop;
+  DaemonArgs args;
+  if (std::optional<int> rc = StartDaemon(Daemon::kAgent, argc, argv, &args)) return *rc;
+  const std::string conf_path = args.conf_path;
+  std::string node_name = args.node;
+  const bool end_jobs_on_stop = args.end_jobs_on_stop;
   if (node_name.empty()) {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
     node_name = host;
   }
-  args->log.node = node_name;
-  if (Status st = InitLogging(args->log); !st.ok()) return Fail(st.message());
+  args.log.node = node_name;
+  if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
   StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   const Node* configured = nullptr;

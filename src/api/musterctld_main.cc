@@ -31,16 +31,10 @@ int Fail(const std::string& msg) {
 }
 
 int Main(int argc, char** argv) {
-  (void)InitLogging({.process = "musterctld"});
-  StatusOr<DaemonArgs> args = ParseDaemonArgs(Daemon::kController, std::vector<std::string>(argv + 1, argv + argc));
-  if (!args.ok()) return Fail(args.status().message());
-  if (args->help) {
-    std::printf("%s", DaemonUsage(Daemon::kController).c_str());
-    return 0;
-  }
-  if (Status st = InitLogging(args->log); !st.ok()) return Fail(st.message());
-  const std::string conf_path = args->conf_path;
-  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  DaemonArgs args;
+  if (std::optional<int> rc = StartDaemon(Daemon::kController, argc, argv, &args)) return *rc;
+  if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
+  StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());

@@ -1,6 +1,7 @@
 #include "config/daemon_args.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <string_view>
 
@@ -90,6 +91,21 @@ std::string DaemonUsage(Daemon daemon) {
     out.append("  ").append(flag).append("  ").append(help).append("\n");
   }
   return out;
+}
+
+std::optional<int> StartDaemon(Daemon daemon, int argc, char** argv, DaemonArgs* args) {
+  (void)InitLogging({.process = Name(daemon)});
+  StatusOr<DaemonArgs> parsed = ParseDaemonArgs(daemon, std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) {
+    LogError(parsed.status().message());
+    return 1;
+  }
+  if (parsed->help) {
+    std::printf("%s", DaemonUsage(daemon).c_str());
+    return 0;
+  }
+  *args = std::move(*parsed);
+  return std::nullopt;
 }
 
 }  // namespace muster

@@ -5,6 +5,7 @@
 // Each option with a value takes it as the next argument or after '='.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,10 @@ struct DaemonArgs {
 // "--log-level needs a value", "invalid log level 'loud' (debug, info, warning or error)").
 StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::string>& args);
 std::string DaemonUsage(Daemon daemon);
+
+// The start of a daemon's main: its log on stderr under its name, its command line read, --help
+// answered. The exit code when the daemon stops here (0 after --help, 1 after an error it
+// logged), else nullopt with `*args` filled (the caller then points the log where they say).
+std::optional<int> StartDaemon(Daemon daemon, int argc, char** argv, DaemonArgs* args);
 
 }  // namespace muster

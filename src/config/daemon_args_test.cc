@@ -45,5 +45,16 @@ TEST(DaemonArgsTest, TheUsageListsEachDaemonsOptions) {
   EXPECT_NE(agent.find("--end-jobs-on-stop"), std::string::npos);
 }
 
+TEST(DaemonArgsTest, StartDaemonStopsOnABadArgumentAndGoesOnWithGoodOnes) {
+  DaemonArgs args;
+  char prog[] = "musterd", bad[] = "--bogus", node[] = "--node", n1[] = "n1";
+  char* bad_argv[] = {prog, bad, nullptr};
+  EXPECT_EQ(StartDaemon(Daemon::kAgent, 2, bad_argv, &args), std::optional<int>(1));
+  char* good_argv[] = {prog, node, n1, nullptr};
+  EXPECT_EQ(StartDaemon(Daemon::kAgent, 3, good_argv, &args), std::nullopt);
+  EXPECT_EQ(args.node, "n1");
+  EXPECT_EQ(args.log.process, "musterd");
+}
+
 }  // namespace
 }  // namespace muster

@@ -36,18 +36,8 @@ constexpr int kMaxLinks = 255;          // GpuLinkMatrix stores counts as uint8_
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-std::string Short(std::string_view s) { return SlurmConfShort(s); }
-std::string Quote(std::string_view s) { return SlurmConfQuote(s); }
-
 using Pair = SlurmConfPair;
 using LogicalLine = SlurmConfLine;
-
-std::string Where(const std::string& source, int line) { return SlurmConfWhere(source, line); }
-
-Status PairError(const std::string& source, const Pair& p, const std::string& msg) {
-  return SlurmConfPairError(source, p, msg);
-}
-
 using Options = SlurmConfOptions;
 using namespace slurm_conf;
 
@@ -64,7 +54,7 @@ class SlurmConfReader {
   Status ReadSlurmConf(const std::string& text) {
     for (const LogicalLine& logical : SlurmConfLines(text)) {
       if (IsSlurmConfInclude(logical.text)) {
-        return InvalidArgument(Where(source_, logical.starts.front().second) +
+        return InvalidArgument(SlurmConfWhere(source_, logical.starts.front().second) +
                                ": Include is not supported (put the included lines into this file)");
       }
       ASSIGN_OR_RETURN(std::vector<Pair> pairs, TokenizeSlurmConfLine(logical, source_));
@@ -93,7 +83,7 @@ class SlurmConfReader {
     gres_source_ = gsrc;
     for (const LogicalLine& logical : SlurmConfLines(text)) {
       if (IsSlurmConfInclude(logical.text)) {
-        return InvalidArgument(Where(gsrc, logical.starts.front().second) +
+        return InvalidArgument(SlurmConfWhere(gsrc, logical.starts.front().second) +
                                ": Include is not supported (put the included lines into this file)");
       }
       ASSIGN_OR_RETURN(std::vector<Pair> pairs, TokenizeSlurmConfLine(logical, gsrc));
@@ -125,7 +115,7 @@ class SlurmConfReader {
       const Pair* name = o.Find("name");
       if (name == nullptr) {
         if (o.Find("autodetect") != nullptr) continue;
-        return InvalidArgument(Where(gsrc, pairs[0].line) + ": missing Name= (the gres name, e.g. Name=gpu)");
+        return InvalidArgument(SlurmConfWhere(gsrc, pairs[0].line) + ": missing Name= (the gres name, e.g. Name=gpu)");
       }
       if (Lower(name->value) != "gpu") continue;  // mps, shard, nic, ...: nothing Muster models
       int64_t count = 1;
@@ -142,7 +132,7 @@ class SlurmConfReader {
       }
       if (const Pair* c = o.Find("count")) {
         int64_t n = 0;
-        if (!ParseDigits(c->value, &n) || n < 1 || n > kMaxDevicesPerNode) {
+        if (!ParseSlurmConfInt(c->value, &n) || n < 1 || n > kMaxDevicesPerNode) {
           return o.Error(*c, "expected an integer in [1, " + std::to_string(kMaxDevicesPerNode) + "]");
         }
         if (o.Find("file") != nullptr && n != count) {
@@ -152,7 +142,7 @@ class SlurmConfReader {
       }
       std::string type;
       if (const Pair* t = o.Find("type")) {
-        if (!IsPlainName(t->value)) return o.Error(*t, "invalid GPU type " + Quote(t->value));
+        if (!IsPlainName(t->value)) return o.Error(*t, "invalid GPU type " + SlurmConfQuote(t->value));
         type = t->value;
       }
       std::vector<int64_t> links;
@@ -165,7 +155,7 @@ class SlurmConfReader {
         for (const std::string& cell : SplitOn(links_pair->value, ',')) {
           int64_t v = 0;
           const bool negative = !cell.empty() && cell[0] == '-';
-          if (!ParseDigits(negative ? std::string_view(cell).substr(1) : std::string_view(cell), &v)) {
+          if (!ParseSlurmConfInt(negative ? std::string_view(cell).substr(1) : std::string_view(cell), &v)) {
             return o.Error(*links_pair, "expected a comma-separated list of link counts (-1 for the GPU itself)");
           }
           links.push_back(negative ? -v : v);
@@ -206,7 +196,7 @@ class SlurmConfReader {
     for (const Switch& sw : t->switches()) {
       for (const std::string& n : sw.nodes) {
         if (!node_pos_.count(n)) {
-          return InvalidArgument(Where(tsrc, SwitchLine(text, sw.name)) + ": switch '" + sw.name +
+          return InvalidArgument(SlurmConfWhere(tsrc, SwitchLine(text, sw.name)) + ": switch '" + sw.name +
                                  "' lists node '" + n + "', which " + source_ + " does not define");
         }
       }
@@ -242,14 +232,14 @@ class SlurmConfReader {
   Status ReadGlobal(const Pair& p) {
     if (p.lower == "clustername") {
       // Slurm maps the name to lower case ("because of limitations in some databases").
-      if (!IsPlainName(p.value)) return PairError(source_, p, "invalid cluster name");
+      if (!IsPlainName(p.value)) return SlurmConfPairError(source_, p, "invalid cluster name");
       out_.name = Lower(p.value);
     } else if (p.lower == "topologyplugin") {
       topology_plugin_ = Lower(p.value);
       topology_plugin_line_ = p.line;
     } else if (p.lower == "defmempercpu") {
       StatusOr<int64_t> mb = ParseMemoryMb(p.value);
-      if (!mb.ok()) return PairError(source_, p, mb.status().message());
+      if (!mb.ok()) return SlurmConfPairError(source_, p, mb.status().message());
       def_mem_per_cpu_mb_ = *mb;
     }
     // Every other key configures something Muster does not model (or does its own way).
@@ -323,7 +313,7 @@ class SlurmConfReader {
     RETURN_IF_ERROR(o.Memory("realmemory", &proto.memory_mb));
     if (const Pair* f = o.Find("features"); f != nullptr && !f->value.empty()) {
       for (const std::string& feature : SplitOn(f->value, ',')) {
-        if (!IsPlainName(feature)) return o.Error(*f, "invalid feature name " + Quote(feature));
+        if (!IsPlainName(feature)) return o.Error(*f, "invalid feature name " + SlurmConfQuote(feature));
         if (!proto.has_feature(feature)) proto.features.push_back(feature);
       }
     }
@@ -346,16 +336,16 @@ class SlurmConfReader {
     }
 
     StatusOr<std::vector<std::string>> hosts = ExpandHostlist(names.value);
-    if (!hosts.ok()) return PairError(source_, names, hosts.status().message());
-    if (hosts->empty()) return PairError(source_, names, "names no nodes");
+    if (!hosts.ok()) return SlurmConfPairError(source_, names, hosts.status().message());
+    if (hosts->empty()) return SlurmConfPairError(source_, names, "names no nodes");
     if (nodes().size() + hosts->size() > kMaxNodes) {
-      return PairError(source_, names, "more than " + std::to_string(kMaxNodes) + " nodes in the cluster");
+      return SlurmConfPairError(source_, names, "more than " + std::to_string(kMaxNodes) + " nodes in the cluster");
     }
     for (const std::string& h : *hosts) {
-      if (!IsPlainName(h)) return PairError(source_, names, "invalid node name " + Quote(h));
+      if (!IsPlainName(h)) return SlurmConfPairError(source_, names, "invalid node name " + SlurmConfQuote(h));
       if (auto [at, inserted] = node_pos_.emplace(h, nodes().size()); !inserted) {
-        return PairError(source_, names,
-                         "node " + Quote(h) + " is already defined on line " + std::to_string(node_line_[at->second]));
+        return SlurmConfPairError(source_, names,
+                         "node " + SlurmConfQuote(h) + " is already defined on line " + std::to_string(node_line_[at->second]));
       }
       Node n = proto;
       n.name = h;
@@ -375,10 +365,10 @@ class SlurmConfReader {
       partition_defaults_.Merge(line);
       return Status::Ok();
     }
-    if (!IsPlainName(pairs[0].value)) return PairError(source_, pairs[0], "invalid partition name");
+    if (!IsPlainName(pairs[0].value)) return SlurmConfPairError(source_, pairs[0], "invalid partition name");
     for (const PendingLine& p : partitions_) {
       if (p.options.Find("partitionname")->value == pairs[0].value) {
-        return PairError(source_, pairs[0], "partition " + Quote(pairs[0].value) + " is already defined on line " +
+        return SlurmConfPairError(source_, pairs[0], "partition " + SlurmConfQuote(pairs[0].value) + " is already defined on line " +
                                                 std::to_string(p.line));
       }
     }
@@ -398,7 +388,7 @@ class SlurmConfReader {
   Status ReadNodeSetLine(const std::vector<Pair>& pairs) {
     Options o(source_, "NodeSet");
     RETURN_IF_ERROR(o.AddLine(pairs, NodeSetOptions()));
-    if (!IsPlainName(pairs[0].value)) return PairError(source_, pairs[0], "invalid node set name");
+    if (!IsPlainName(pairs[0].value)) return SlurmConfPairError(source_, pairs[0], "invalid node set name");
     node_sets_.push_back(PendingLine{std::move(o), pairs[0].line});
     return Status::Ok();
   }
@@ -422,7 +412,7 @@ class SlurmConfReader {
           continue;
         }
       }
-      if (!node_pos_.count(h)) return o.Error(p, "unknown node " + Quote(h));
+      if (!node_pos_.count(h)) return o.Error(p, "unknown node " + SlurmConfQuote(h));
       if (seen.insert(h).second) out.push_back(h);
     }
     return out;
@@ -535,17 +525,17 @@ class SlurmConfReader {
     if (ok) return Status::Ok();
     const Node& n = nodes()[i];
     const std::string slurm_side = specs.empty() ? "no GPUs"
-                                                 : "Gres=" + Short(gres_pair_[i].value);
-    return InvalidArgument(Where(gres_source_, first_gres_line_.at(i)) + ": node " + Quote(n.name) + " has " +
+                                                 : "Gres=" + SlurmConfShort(gres_pair_[i].value);
+    return InvalidArgument(SlurmConfWhere(gres_source_, first_gres_line_.at(i)) + ": node " + SlurmConfQuote(n.name) + " has " +
                            FormatGres(have) + " here but " + slurm_side + " in " +
-                           Where(source_, specs.empty() ? node_line_[i] : gres_pair_[i].line));
+                           SlurmConfWhere(source_, specs.empty() ? node_line_[i] : gres_pair_[i].line));
   }
 
   // gres.conf Links=: per GPU, its NVLink count to every GPU of the node in order (-1 for itself).
   Status BuildLinks(size_t i, const std::vector<GresDevice>& devices) {
-    const std::string node = Quote(nodes()[i].name);
+    const std::string node = SlurmConfQuote(nodes()[i].name);
     const int count = static_cast<int>(devices.size());
-    auto error = [&](int g, const std::string& msg) { return PairError(gres_source_, devices[g].links_pair, msg); };
+    auto error = [&](int g, const std::string& msg) { return SlurmConfPairError(gres_source_, devices[g].links_pair, msg); };
     auto gpu = [&](int g) { return "GPU " + std::to_string(g) + " of node " + node; };
     for (int g = 0; g < count; ++g) {
       const GresDevice& d = devices[g];
@@ -695,7 +685,7 @@ StatusOr<ClusterConfig> Load(const std::string& text, const std::string& source,
     if (r.topology_plugin() == "topology/tree") {
       StatusOr<std::string> t = config_internal::ReadTextFile(topology);
       if (!t.ok()) {
-        return t.status().WithPrefix(Where(source, r.topology_plugin_line()) + ": TopologyPlugin=topology/tree");
+        return t.status().WithPrefix(SlurmConfWhere(source, r.topology_plugin_line()) + ": TopologyPlugin=topology/tree");
       }
       files.topology_conf = std::move(*t);
       files.topology_source = topology;

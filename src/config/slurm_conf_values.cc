@@ -10,7 +10,6 @@ namespace muster::slurm_conf {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-std::string Quote(std::string_view s) { return SlurmConfQuote(s); }
 
 }  // namespace
 
@@ -23,7 +22,6 @@ bool IsPlainName(const std::string& s) {
   });
 }
 
-bool ParseDigits(std::string_view s, int64_t* out) { return ParseSlurmConfInt(s, out); }
 
 std::vector<std::string> SplitOn(std::string_view s, char sep) {
   std::vector<std::string> out;
@@ -133,7 +131,7 @@ StatusOr<std::vector<GresSpec>> ParseGres(const std::string& value) {
   for (const std::string& item : items) {
     std::string spec = item;
     if (size_t paren = spec.find('('); paren != std::string::npos) {
-      if (spec.back() != ')') return InvalidArgument("text after the ')' of " + Quote(item));
+      if (spec.back() != ')') return InvalidArgument("text after the ')' of " + SlurmConfQuote(item));
       spec.erase(paren);
     }
     if (spec.empty()) return InvalidArgument("an empty gres in the list");
@@ -144,10 +142,10 @@ StatusOr<std::vector<GresSpec>> ParseGres(const std::string& value) {
     parts.erase(std::remove_if(parts.begin(), parts.end(), no_consume), parts.end());
     GresSpec g;
     int64_t count = 1;
-    if (!parts.empty() && ParseDigits(parts.back(), &count)) parts.pop_back();
-    if (parts.size() > 1) return InvalidArgument("expected gpu[:type]:count, got " + Quote(item));
+    if (!parts.empty() && ParseSlurmConfInt(parts.back(), &count)) parts.pop_back();
+    if (parts.size() > 1) return InvalidArgument("expected gpu[:type]:count, got " + SlurmConfQuote(item));
     if (parts.size() == 1) {
-      if (!IsPlainName(parts[0])) return InvalidArgument("invalid GPU type " + Quote(parts[0]));
+      if (!IsPlainName(parts[0])) return InvalidArgument("invalid GPU type " + SlurmConfQuote(parts[0]));
       g.type = parts[0];
     }
     total += count;
@@ -173,7 +171,7 @@ int64_t MigProfileMemoryMb(const std::string& full_type) {
   while (k < type.size() && k - j < 6 && IsDigit(type[k])) ++k;
   if (k == j || type.compare(k, std::string::npos, "gb") != 0) return 0;
   int64_t gb = 0;
-  if (!ParseDigits(std::string_view(type).substr(j, k - j), &gb) || gb == 0) return 0;
+  if (!ParseSlurmConfInt(std::string_view(type).substr(j, k - j), &gb) || gb == 0) return 0;
   return gb * 1024;
 }
 

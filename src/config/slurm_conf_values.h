@@ -19,8 +19,6 @@ inline constexpr int kMaxDevicesPerNode = 64;  // ClusterSnapshot::Validate's li
 // Names used in gres and constraint syntax: no blanks, ':', ',', '&', '|', brackets (as in
 // cluster_file.cc, so both loaders accept the same names).
 bool IsPlainName(const std::string& s);
-// A whole run of decimal digits, at most 12 of them; false for anything else.
-bool ParseDigits(std::string_view s, int64_t* out);
 std::vector<std::string> SplitOn(std::string_view s, char sep);
 
 // Known options, lower case -> canonical key (aliases share one). Slurm's lists (read_config.c),

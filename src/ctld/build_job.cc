@@ -19,26 +19,6 @@ const Partition* FindPartition(const std::vector<Partition>& partitions, const s
   return part;
 }
 
-std::string DefaultAccount(const AccountTree* accounts, const std::string& user) {
-  if (accounts == nullptr) return "";
-  for (const UserAssociation& u : accounts->users) {
-    if (u.user == user) return u.account;
-  }
-  return "";
-}
-
-// A user with associations may charge only those accounts; any other user any account.
-bool MayUseAccount(const AccountTree* accounts, const std::string& user, const std::string& account) {
-  if (accounts == nullptr) return true;
-  bool any = false;
-  for (const UserAssociation& u : accounts->users) {
-    if (u.user != user) continue;
-    if (u.account == account) return true;
-    any = true;
-  }
-  return !any;
-}
-
 Status CheckQosAndNice(const SubmitRequest& request, const SubmitPolicy& policy, const std::string& account) {
   if (!request.qos.empty() && request.qos != kDefaultQosName &&
       (policy.qos == nullptr || FindQos(*policy.qos, request.qos) == nullptr)) {
@@ -110,8 +90,8 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
   job.group = submitter.group;
   job.account = request.account;
   if (job.account.empty()) {
-    job.account = DefaultAccount(policy.accounts, job.user);
-  } else if (!MayUseAccount(policy.accounts, job.user, job.account)) {
+    job.account = policy.accounts != nullptr ? policy.accounts->DefaultAccount(job.user) : "";
+  } else if (policy.accounts != nullptr && !policy.accounts->MayUse(job.user, job.account)) {
     return InvalidArgument("Invalid account or account/partition combination specified");
   }
   RETURN_IF_ERROR(CheckQosAndNice(request, policy, job.account));

@@ -39,6 +39,7 @@
 #include "model/job_record.h"
 #include "model/step_layout.h"
 #include "model/policy_ops.h"
+#include "sched/admission.h"
 #include "sched/cluster_snapshot.h"
 #include "sched/priority_policy.h"
 #include "sched/mix_learner.h"
@@ -389,6 +390,9 @@ class Controller {
   // the job (Slurm's Dependency=(null)) and the job is eligible from `now`; else what is left of
   // it is recorded (dependency_left).
   std::optional<DependencyState> DependencyLocked(JobRecord& job, int64_t now);
+  // Admission's facts about the job itself: its --begin and, once that has come, its
+  // --dependency (DependencyLocked); the array's and the preemptor's are the pass's to add.
+  AdmissionFacts OwnAdmissionFactsLocked(JobRecord& job, int64_t now);
   // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
   // or PermissionDenied ("Access/permission denied") otherwise.
   StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller);

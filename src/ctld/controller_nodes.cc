@@ -516,12 +516,16 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
   kept.Finish();
 }
 
-bool Controller::EligibleLocked(JobRecord& job) {
+AdmissionFacts Controller::OwnAdmissionFactsLocked(JobRecord& job, int64_t now) {
   AdmissionFacts f;
-  f.now = clock_->NowSeconds();
+  f.now = now;
   f.begin_time = job.begin_time;
-  if (job.begin_time <= f.now) f.dependency = DependencyLocked(job, f.now);
-  const std::optional<PendingReason> why = AdmissionReason(f);
+  if (job.begin_time <= now && !job.dependency.empty()) f.dependency = DependencyLocked(job, now);
+  return f;
+}
+
+bool Controller::EligibleLocked(JobRecord& job) {
+  const std::optional<PendingReason> why = AdmissionReason(OwnAdmissionFactsLocked(job, clock_->NowSeconds()));
   if (why) job.reason = PendingReasonName(*why);
   return !why;
 }
@@ -605,10 +609,7 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
     suspended = suspended || j.state == JobState::kSuspended;
     if (j.state != JobState::kPending || j.held) continue;
     // Admission (sched/admission.h): the facts about other jobs gathered here, the verdict there.
-    AdmissionFacts f;
-    f.now = now;
-    f.begin_time = j.begin_time;
-    if (j.begin_time <= now && !j.dependency.empty()) f.dependency = DependencyLocked(*job, now);
+    AdmissionFacts f = OwnAdmissionFactsLocked(*job, now);
     int* running = nullptr;
     if (j.array_max_running > 0) {
       running = &array_running[j.array_job_id];

@@ -68,4 +68,21 @@ std::vector<const Account*> AccountTree::Path(const std::string& account) const 
   return path;
 }
 
+std::string AccountTree::DefaultAccount(const std::string& user) const {
+  for (const UserAssociation& u : users) {
+    if (u.user == user) return u.account;
+  }
+  return "";
+}
+
+bool AccountTree::MayUse(const std::string& user, const std::string& account) const {
+  bool any = false;
+  for (const UserAssociation& u : users) {
+    if (u.user != user) continue;
+    if (u.account == account) return true;
+    any = true;
+  }
+  return !any;
+}
+
 }  // namespace muster

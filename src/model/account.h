@@ -58,6 +58,13 @@ struct AccountTree {
   const Account* Find(const std::string& name) const;
   // `account` and its ancestors, nearest first ("" or unknown: empty).
   std::vector<const Account*> Path(const std::string& account) const;
+
+  // The account a job of `user` is charged to when it names none: the user's first configured
+  // association's, else "" (the root).
+  std::string DefaultAccount(const std::string& user) const;
+  // Whether `user` may charge `account`: a user with configured associations only to those; any
+  // other user to any account.
+  bool MayUse(const std::string& user, const std::string& account) const;
 };
 
 }  // namespace muster

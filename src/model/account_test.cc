@@ -5,6 +5,17 @@
 namespace muster {
 namespace {
 
+TEST(AccountTreeTest, DefaultAccountAndWhoMayUseWhat) {
+  AccountTree t;
+  t.accounts = {{"vision", "", 1}, {"nlp", "", 1}};
+  t.users = {{"alice", "vision", 1}, {"alice", "nlp", 1}, {"bob", "nlp", 1}};
+  EXPECT_EQ(t.DefaultAccount("alice"), "vision");  // the first association
+  EXPECT_EQ(t.DefaultAccount("carol"), "");        // none configured: the root
+  EXPECT_TRUE(t.MayUse("alice", "nlp"));
+  EXPECT_FALSE(t.MayUse("bob", "vision"));
+  EXPECT_TRUE(t.MayUse("carol", "anything"));  // no association: not restricted
+}
+
 TEST(AccountTreeTest, AcceptsANestedTree) {
   AccountTree t;
   t.accounts = {{"science", "", 10}, {"physics", "science", 2}, {"ops", "", 0}};

@@ -68,23 +68,6 @@ double RequestedCpus(const JobRequest& r) {
 PriorityPolicy::PriorityPolicy(PrioritySettings settings)
     : settings_(std::move(settings)), usage_(settings_.half_life_s) {}
 
-std::string PriorityPolicy::DefaultAccount(const std::string& user) const {
-  for (const UserAssociation& u : settings_.accounts.users) {
-    if (u.user == user) return u.account;
-  }
-  return "";
-}
-
-bool PriorityPolicy::MayUse(const std::string& user, const std::string& account) const {
-  bool any = false;
-  for (const UserAssociation& u : settings_.accounts.users) {
-    if (u.user != user) continue;
-    if (u.account == account) return true;
-    any = true;
-  }
-  return !any;
-}
-
 void PriorityPolicy::Charge(int64_t job_id, const std::string& account, const std::string& user, double rate,
                             int64_t start, int64_t now) {
   auto [it, fresh] = charged_through_.try_emplace(job_id, start);

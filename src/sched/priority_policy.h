@@ -102,13 +102,6 @@ class PriorityPolicy {
   // Replaces the account tree (sacctmgr changed it); usage is kept.
   void SetAccounts(AccountTree tree) { settings_.accounts = std::move(tree); }
 
-  // The account a job of `user` is charged to when it names none: the user's first configured
-  // association's, else "" (the root).
-  std::string DefaultAccount(const std::string& user) const;
-  // Whether `user` may charge `account`: a user with configured associations only to those; any
-  // other user to any account.
-  bool MayUse(const std::string& user, const std::string& account) const;
-
   // Charges a running job at `rate` billing units a second, from where it was last charged (or
   // `start`) to `now`. A job's last charge is remembered until Forget (call it after the final
   // charge at the job's end).

@@ -15,15 +15,6 @@ PrioritySettings Settings() {
   return s;
 }
 
-TEST(PriorityPolicyTest, DefaultAccountAndWhoMayUseWhat) {
-  PriorityPolicy p(Settings());
-  EXPECT_EQ(p.DefaultAccount("alice"), "vision");  // the first association
-  EXPECT_EQ(p.DefaultAccount("carol"), "");        // none configured: the root
-  EXPECT_TRUE(p.MayUse("alice", "nlp"));
-  EXPECT_FALSE(p.MayUse("bob", "vision"));
-  EXPECT_TRUE(p.MayUse("carol", "anything"));  // no association: not restricted
-}
-
 TEST(PriorityPolicyTest, ChargesEachSecondOnce) {
   PriorityPolicy p(Settings());
   p.Charge(7, "nlp", "bob", 2.0, 100, 110);  // 10 s at 2/s
