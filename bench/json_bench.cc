@@ -43,12 +43,12 @@ std::vector<JobRecord> Jobs(int n) {
       j.state = JobState::kRunning;
       j.start_time = j.submit_time + 60;
       for (int k = 0; k < 2; ++k) {
-        JobNodeAllocation a;
+        NodeAllocation a;
         a.node = "gpu" + std::to_string((i + k) % 500);
         a.cpu_milli = 8000;
         a.memory_mb = 65536;
         a.tasks = 1;
-        a.gpus = {0, 1, 2, 3};
+        a.gpus = FromStoredGpus({{0, 1, 2, 3}});
         j.allocation.push_back(a);
       }
       j.batch_host = j.allocation.front().node;

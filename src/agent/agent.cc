@@ -424,24 +424,25 @@ Status Agent::StartRun(Running& run) {
     launch.env.push_back(spec.marker);
     run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
     // A shared (fractional) GPU: its MPS daemon, and the job's share of it (mps.h).
-    for (const JobNodeAllocation& a : job.allocation) {
-      if (a.node != opt_.node.name || a.shared_gpu < 0 || a.shared_gpu >= static_cast<int>(opt_.node.gpus.size())) continue;
-      const Gpu& gpu = opt_.node.gpus[static_cast<size_t>(a.shared_gpu)];
+    for (const NodeAllocation& a : job.allocation) {
+      const GpuShare* shared = a.node == opt_.node.name ? SharedGpu(a) : nullptr;
+      if (shared == nullptr || shared->index >= static_cast<int>(opt_.node.gpus.size())) continue;
+      const Gpu& gpu = opt_.node.gpus[static_cast<size_t>(shared->index)];
       MpsShare share;
-      share.gpu = a.shared_gpu;
-      share.device = opt_.gpu_devices.empty() || gpu.uuid.empty() ? std::to_string(a.shared_gpu) : gpu.uuid;
+      share.gpu = shared->index;
+      share.device = opt_.gpu_devices.empty() || gpu.uuid.empty() ? std::to_string(shared->index) : gpu.uuid;
       const std::vector<int> mine = JobGpusOn(job.allocation, opt_.node.name);
       share.visible_index = devices_constrained
-                                ? static_cast<int>(std::lower_bound(mine.begin(), mine.end(), a.shared_gpu) - mine.begin())
-                                : a.shared_gpu;
-      share.milli = a.shared_milli;
-      share.memory_mb = job.request.gpu_memory_mb > 0 ? job.request.gpu_memory_mb : gpu.memory_mb * a.shared_milli / kMilliPerGpu;
+                                ? static_cast<int>(std::lower_bound(mine.begin(), mine.end(), shared->index) - mine.begin())
+                                : shared->index;
+      share.milli = shared->milli;
+      share.memory_mb = job.request.gpu_memory_mb > 0 ? job.request.gpu_memory_mb : gpu.memory_mb * shared->milli / kMilliPerGpu;
       StatusOr<std::vector<std::string>> share_env = mps_->Acquire(share);
       if (!share_env.ok()) {
         RemoveJobScriptDir(ScriptDir(), job.id);
         return share_env.status().WithPrefix("MPS");
       }
-      if (mps_->available()) run.mps_gpu = a.shared_gpu;
+      if (mps_->available()) run.mps_gpu = shared->index;
       launch.env.insert(launch.env.end(), share_env->begin(), share_env->end());
     }
     if (Status st = EnsureCgroup(run); !st.ok()) {
@@ -545,10 +546,10 @@ Status Agent::EnsureCgroup(Running& run) {
   if (!opt_.cgroup || !run.cgroup.empty()) return Status::Ok();
   const JobRecord& job = run.job;
   CgroupLimits limits;
-  for (const JobNodeAllocation& a : job.allocation) {
+  for (const NodeAllocation& a : job.allocation) {
     if (a.node != opt_.node.name) continue;
     limits.memory_bytes = a.memory_mb * 1024 * 1024;
-    limits.cpus = AssignCpus(job.id, static_cast<int>((a.cpu_milli + 999) / 1000));
+    limits.cpus = AssignCpus(job.id, static_cast<int>(CpusOf(a)));
     run.cpus = limits.cpus;
     limits.devices = AllowedDevices(opt_.gpu_devices, a);
   }

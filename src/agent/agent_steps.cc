@@ -43,7 +43,7 @@ JobRecord NoAllocationJob(const StepLaunch& step, const Caller& caller, const st
   }
   job.workdir = step.cwd.empty() ? "/" : step.cwd;
   job.state = JobState::kRunning;
-  JobNodeAllocation here;
+  NodeAllocation here;
   here.node = node;
   here.tasks = static_cast<int>(step.tasks.size());
   job.allocation = {here};
@@ -96,9 +96,9 @@ void Agent::SuspendLocked(Running& run, bool stop) {
     ReleaseCpus(id);  // for the job that preempted it
   } else if (!run.cgroup.empty() && opt_.cgroup) {
     // Pinned before: pinned again, to whichever CPUs are free now.
-    for (const JobNodeAllocation& a : run.job.allocation) {
+    for (const NodeAllocation& a : run.job.allocation) {
       if (a.node != opt_.node.name || !run.pinned) continue;
-      std::vector<int> cpus = AssignCpus(id, static_cast<int>((a.cpu_milli + 999) / 1000));
+      std::vector<int> cpus = AssignCpus(id, static_cast<int>(CpusOf(a)));
       if (!cpus.empty()) (void)opt_.cgroup->SetCpus(run.cgroup, cpus);
     }
   }

@@ -293,10 +293,8 @@ DeviceGrant GpuDeviceTable::Grant(const std::vector<int>& gpus) const {
   return g;
 }
 
-DeviceGrant AllowedDevices(const GpuDeviceTable& table, const JobNodeAllocation& allocation) {
-  std::vector<int> gpus = allocation.gpus;
-  if (allocation.shared_gpu >= 0) gpus.push_back(allocation.shared_gpu);
-  return table.Grant(gpus);
+DeviceGrant AllowedDevices(const GpuDeviceTable& table, const NodeAllocation& allocation) {
+  return table.Grant(GpuIndexes(allocation));
 }
 
 }  // namespace muster

@@ -50,7 +50,7 @@ struct CgroupLimits {
 
 // The devices a job may open on this node: those of its whole GPUs and of its shared
 // (fractional) GPU.
-DeviceGrant AllowedDevices(const GpuDeviceTable& table, const JobNodeAllocation& allocation);
+DeviceGrant AllowedDevices(const GpuDeviceTable& table, const NodeAllocation& allocation);
 
 class Cgroup {
  public:

@@ -497,18 +497,16 @@ TEST_P(CgroupTest, FreezeStopsTheJobAndThawLetsItGoOn) {
 }
 
 TEST(AllowedDevices, WholeAndSharedGpusThroughTheDeviceTable) {
-  JobNodeAllocation a;
-  a.gpus = {0, 2};
-  a.shared_gpu = 3;
+  NodeAllocation a;
+  a.gpus = FromStoredGpus({{0, 2}, 3, 250});
   GpuDeviceTable t{{4, 5, 6, 7}, {}};
   EXPECT_EQ(AllowedDevices(t, a), (DeviceGrant{{4, 6, 7}, {}}));
-  a.gpus = {0, 9};  // an index the table does not have is ignored
-  a.shared_gpu = -1;
+  a.gpus = FromStoredGpus({{0, 9}});  // an index the table does not have is ignored
   EXPECT_EQ(AllowedDevices(GpuDeviceTable{{4, 5}, {}}, a), (DeviceGrant{{4}, {}}));
   EXPECT_EQ(AllowedDevices(GpuDeviceTable{}, a), DeviceGrant{});
   // MIG slices: indexes 0-2 are slices of the GPU of minor 0, each with its GI and CI capabilities.
   GpuDeviceTable mig{{0, 0, 0, 1}, {{12, 13}, {21, 22}, {30, 31}, {}}};
-  a.gpus = {1, 3};
+  a.gpus = FromStoredGpus({{1, 3}});
   EXPECT_EQ(AllowedDevices(mig, a), (DeviceGrant{{0, 1}, {21, 22}}));
   EXPECT_EQ(mig.Grant({2, 0}), (DeviceGrant{{0}, {12, 13, 30, 31}}));
 }

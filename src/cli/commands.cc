@@ -508,7 +508,7 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
       if (!account.empty() && j.account != account) continue;
       if (!partition.empty() && j.partition != partition) continue;
       if (!states.empty() && !states.count(j.state)) continue;
-      if (!on_nodes.empty() && std::none_of(j.allocation.begin(), j.allocation.end(), [&](const JobNodeAllocation& al) {
+      if (!on_nodes.empty() && std::none_of(j.allocation.begin(), j.allocation.end(), [&](const NodeAllocation& al) {
             return std::find(on_nodes.begin(), on_nodes.end(), al.node) != on_nodes.end();
           })) {
         continue;

@@ -107,9 +107,9 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
     return 1;
   }
   // The tasks in blocks over the nodes, as a step of a job holding them would place them.
-  std::vector<JobNodeAllocation> held;
+  std::vector<NodeAllocation> held;
   for (const std::string& n : *names) {
-    JobNodeAllocation a;
+    NodeAllocation a;
     a.node = n;
     a.tasks = 1;
     held.push_back(a);

@@ -299,7 +299,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       std::vector<std::string> names;
       for (const NodeAllocation& a : d[0].nodes) {
         names.push_back(a.node);
-        will_run->cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
+        will_run->cpus += static_cast<int>(CpusOf(a));
       }
       will_run->nodes = CompressHostlist(names);
     }
@@ -442,7 +442,7 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
   std::vector<NodeRecord> targets;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const JobNodeAllocation& a : job.allocation) {
+    for (const NodeAllocation& a : job.allocation) {
       if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
     }
   }
@@ -491,7 +491,7 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
     }
     JobRecord copy;
     const std::string ending = job.ending;
-    const std::vector<JobNodeAllocation> held = job.allocation;
+    const std::vector<NodeAllocation> held = job.allocation;
     if (ending == "preempt-requeue" || ending == "requeue") {
       // Preempted with REQUEUE, or scontrol requeue: pending again, to run from the start.
       RequeueLocked(job, ending == "requeue" ? "Requeued" : "Preempted by job " + std::to_string(job.preempted_by),

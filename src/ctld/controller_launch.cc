@@ -24,7 +24,7 @@ std::vector<Status> Controller::LaunchStarted(const std::vector<JobRecord>& star
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t k = 0; k < started.size(); ++k) {
-      for (const JobNodeAllocation& a : started[k].allocation) hosts[k].push_back(nodes_[a.node]);
+      for (const NodeAllocation& a : started[k].allocation) hosts[k].push_back(nodes_[a.node]);
       by_host[started[k].batch_host].push_back(k);
     }
   }

@@ -123,7 +123,7 @@ std::vector<JobRun> Controller::StrayRunsLocked(const std::string& node, const N
     const bool ours = it != jobs_.end() && HoldsResources(it->second.state) &&
                       it->second.restart_count == run.restart_count &&
                       std::any_of(it->second.allocation.begin(), it->second.allocation.end(),
-                                  [&](const JobNodeAllocation& a) { return a.node == node; });
+                                  [&](const NodeAllocation& a) { return a.node == node; });
     if (!ours) stray.push_back(run);
   }
   return stray;
@@ -159,11 +159,10 @@ bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
     JobRecord& j = jobs_.at(id);
     if (!HoldsResources(j.state)) continue;
     const GpuFault* hit = nullptr;
-    for (const JobNodeAllocation& a : j.allocation) {
+    for (const NodeAllocation& a : j.allocation) {
       if (a.node != name) continue;
       for (const GpuFault& f : report.gpu_faults) {
-        const bool held = std::find(a.gpus.begin(), a.gpus.end(), f.index) != a.gpus.end() || a.shared_gpu == f.index;
-        if (held && newly.count(f.index)) hit = &f;
+        if (HoldsGpu(a, f.index) && newly.count(f.index)) hit = &f;
       }
     }
     if (hit == nullptr) continue;
@@ -306,20 +305,6 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
 
 namespace {
 
-// A job's allocation as the scheduler sees it (the inverse of controller_schedule.cc's FromDecision),
-// written over `n` so that a snapshot kept between passes reuses its buffers.
-void AssignDecision(NodeAllocation& n, const JobNodeAllocation& a) {
-  SetIfDifferent(n.node, a.node);
-  n.cpu_milli = a.cpu_milli;
-  n.memory_mb = a.memory_mb;
-  n.tasks = a.tasks;
-  n.exclusive = a.exclusive;
-  n.gpus.clear();
-  for (int g : a.gpus) n.gpus.push_back({g, kMilliPerGpu});
-  if (a.shared_gpu >= 0) n.gpus.push_back({a.shared_gpu, a.shared_milli});
-  std::sort(n.gpus.begin(), n.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
-}
-
 // Whether an index built with node `a` holds for node `b`: everything but the state is the same,
 // and of the state, whether the node takes work.
 bool SameForIndex(const Node& a, const Node& b) {
@@ -387,7 +372,7 @@ void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage
                              std::vector<int>& exclusive) const {
   if (!HoldsResources(j.state)) return;
   const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
-  for (const JobNodeAllocation& a : j.allocation) {
+  for (const NodeAllocation& a : j.allocation) {
     const int p = NodePosLocked(a.node);
     if (p < 0) continue;
     NodeUsage& u = usage[p];
@@ -396,11 +381,8 @@ void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage
     u.jobs += sign;
     if (a.exclusive) exclusive[p] += sign;
     u.exclusive = exclusive[p] > 0;
-    for (int g : a.gpus) {
-      if (g >= 0 && g < static_cast<int>(u.gpus.size())) u.gpus[g].milli += sign * kMilliPerGpu;
-    }
-    if (a.shared_gpu >= 0 && a.shared_gpu < static_cast<int>(u.gpus.size())) {
-      u.gpus[a.shared_gpu].milli += sign * a.shared_milli;
+    for (const GpuShare& g : a.gpus) {
+      if (g.index >= 0 && g.index < static_cast<int>(u.gpus.size())) u.gpus[g.index].milli += sign * g.milli;
     }
   }
 }
@@ -500,7 +482,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
       NodeAllocation& n = r.allocation[a];
       // Where the node is in s.nodes, looked up only when the entry names another node.
       if (n.node != j.allocation[a].node || r.node_pos[a] < 0) r.node_pos[a] = NodePosLocked(j.allocation[a].node);
-      AssignDecision(n, j.allocation[a]);
+      n = j.allocation[a];  // (assigned over: a kept entry reuses its buffers)
       if (!run.cpus) n.cpu_milli = 0;
     }
     const JobUse held = UseOf(r.allocation);
@@ -510,7 +492,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
     r.suspended = suspended;
     r.suspended_cpu_milli.clear();
     if (suspended) {
-      for (const JobNodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
+      for (const NodeAllocation& a : j.allocation) r.suspended_cpu_milli.push_back(a.cpu_milli);
     }
   }
   kept.Finish();

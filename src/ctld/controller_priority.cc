@@ -10,8 +10,8 @@ namespace muster {
 
 void Controller::ChargeLocked(const JobRecord& job, int64_t now) {
   double gpus = 0, cpus = 0, memory_mb = 0;
-  for (const JobNodeAllocation& a : job.allocation) {
-    gpus += static_cast<double>(a.gpus.size()) + a.shared_milli / static_cast<double>(kMilliPerGpu);
+  for (const NodeAllocation& a : job.allocation) {
+    gpus += GpuUnits(a);
     if (job.suspend_time == 0) cpus += a.cpu_milli / 1000.0;  // a suspended job gave its CPUs back
     memory_mb += static_cast<double>(a.memory_mb);
   }

@@ -15,28 +15,6 @@
 #include "sched/cache_check.h"
 
 namespace muster {
-namespace {
-
-// A start as the job records it (whole GPUs by index, a shared one with its share).
-JobNodeAllocation FromDecision(const NodeAllocation& a) {
-  JobNodeAllocation j;
-  j.node = a.node;
-  j.cpu_milli = a.cpu_milli;
-  j.memory_mb = a.memory_mb;
-  j.tasks = a.tasks;
-  j.exclusive = a.exclusive;
-  for (const GpuShare& g : a.gpus) {
-    if (g.milli >= kMilliPerGpu) {
-      j.gpus.push_back(g.index);
-    } else {
-      j.shared_gpu = g.index;
-      j.shared_milli = g.milli;
-    }
-  }
-  return j;
-}
-
-}  // namespace
 
 int Controller::ScheduleOnce() {
   // One pass at a time: the snapshot, its index and the buffers are kept between passes. Every
@@ -173,7 +151,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     job.expected_start = 0;
     job.sched_nodes.clear();
     job.allocation.clear();
-    for (const NodeAllocation& a : d.nodes) job.allocation.push_back(FromDecision(a));
+    job.allocation = d.nodes;
     job.batch_host = job.allocation.front().node;
     CountUsageLocked(job, 1);
     out.started.push_back(job);
@@ -218,7 +196,7 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
     for (const JobRecord& j : started) {
       std::vector<std::string> hosts;
-      for (const JobNodeAllocation& a : j.allocation) hosts.push_back(a.node);
+      for (const NodeAllocation& a : j.allocation) hosts.push_back(a.node);
       LogInfo(LogSubject::Job(j.id), "started on " + CompressHostlist(hosts) + " (run " + std::to_string(j.restart_count) + ")");
     }
   }

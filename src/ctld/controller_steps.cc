@@ -25,7 +25,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     StepShapeRequest shape = request.shape;
     if (!request.constraint.empty()) {
       ASSIGN_OR_RETURN(const std::vector<std::vector<std::string>> terms, ParseConstraint(request.constraint));
-      for (const JobNodeAllocation& a : job.allocation) {
+      for (const NodeAllocation& a : job.allocation) {
         auto n = nodes_.find(a.node);
         if (n == nodes_.end() || !SatisfiesConstraint(n->second.node, terms)) shape.exclude.push_back(a.node);
       }
@@ -36,9 +36,9 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     std::vector<int> job_cpus(layout->nodes.size(), 1);
     std::vector<int64_t> job_mem(layout->nodes.size(), 0);
     for (size_t i = 0; i < layout->nodes.size(); ++i) {
-      for (const JobNodeAllocation& a : job.allocation) {
+      for (const NodeAllocation& a : job.allocation) {
         if (a.node != layout->nodes[i]) continue;
-        job_cpus[i] = std::max(static_cast<int>((a.cpu_milli + 999) / 1000), 1);
+        job_cpus[i] = std::max(static_cast<int>(CpusOf(a)), 1);
         job_mem[i] += a.memory_mb;
       }
     }

@@ -25,7 +25,7 @@ TEST_F(ControllerTest, SubmitRunComplete) {
   JobRecord j = Job(id);
   EXPECT_EQ(j.state, JobState::kRunning);
   EXPECT_EQ(j.batch_host, "n1");
-  EXPECT_EQ(j.allocation.at(0).gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(WholeGpus(j.allocation.at(0)), (std::vector<int>{0, 1}));
   ASSERT_EQ(agents_.launched.size(), 1u);
   EXPECT_EQ(agents_.launched[0], std::make_pair(std::string("n1"), id));
   // A gang: every node hears of it (steps run there), the batch host first.

@@ -1,5 +1,6 @@
 #include "model/job_list_json.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -38,7 +39,7 @@ JobRecord Rich() {
   j.submit_time = 1000;
   j.start_time = 1005;
   j.exit_code = 3;
-  j.allocation = {{"gpu01", 2000, 4096, 1, {0, 1, 7}, -1, 0, false}, {"gpu02", 2000, 0, 1, {}, 0, 250, true}};
+  j.allocation = {{"gpu01", 2000, 4096, 1, FromStoredGpus({{0, 1, 7}, -1, 0}), false}, {"gpu02", 2000, 0, 1, FromStoredGpus({{}, 0, 250}), true}};
   j.batch_host = "gpu01";
   return j;
 }
@@ -122,10 +123,16 @@ RC_GTEST_PROP(JobListJson, RandomRecordsRoundTrip, ()) {
   j.request.nodelist = *rc::gen::container<std::vector<std::string>>(rc::gen::arbitrary<std::string>());
   const int nodes = *rc::gen::inRange(0, 4);
   for (int i = 0; i < nodes; ++i) {
-    JobNodeAllocation a;
+    NodeAllocation a;
     a.node = *rc::gen::arbitrary<std::string>();
-    a.gpus = *rc::gen::container<std::vector<int>>(rc::gen::inRange(-1, 64));
-    a.shared_gpu = *rc::gen::inRange(-1, 8);
+    // A valid allocation: distinct indexes ascending, at most one of them shared (1-999 thousandths).
+    const std::vector<int> held = *rc::gen::unique<std::vector<int>>(rc::gen::inRange(0, 64));
+    const int shared = held.empty() ? -1 : *rc::gen::inRange(-1, static_cast<int>(held.size()));
+    const int milli = *rc::gen::inRange(1, kMilliPerGpu);
+    for (size_t g = 0; g < held.size(); ++g) {
+      a.gpus.push_back({held[g], static_cast<int>(g) == shared ? milli : kMilliPerGpu});
+    }
+    std::sort(a.gpus.begin(), a.gpus.end(), [](const GpuShare& x, const GpuShare& y) { return x.index < y.index; });
     a.exclusive = *rc::gen::arbitrary<bool>();
     j.allocation.push_back(a);
   }

@@ -36,19 +36,6 @@ const char* JobStateCompact(JobState s);  // "PD", "R", "S", "CG", "CD", "CA", "
 StatusOr<JobState> ParseJobState(const std::string& name);  // either form, case-insensitive
 bool IsFinished(JobState s);  // COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OOM, BOOT_FAIL, DEADLINE
 
-// Where a running job's resources are on one node (same as the scheduler's NodeAllocation).
-struct JobNodeAllocation {
-  std::string node;
-  int64_t cpu_milli = 0;
-  int64_t memory_mb = 0;
-  int tasks = 0;
-  std::vector<int> gpus;          // whole GPUs, device indexes on the node
-  int shared_gpu = -1;            // fractional: the shared GPU's index, else -1
-  int shared_milli = 0;           // fractional: thousandths of it
-  bool exclusive = false;
-  friend bool operator==(const JobNodeAllocation&, const JobNodeAllocation&) = default;
-};
-
 // One preemption of a job: by which job, when, how (REQUEUE or CANCEL) and the rule that allowed it.
 struct PreemptionEvent {
   int64_t by = 0;
@@ -157,7 +144,7 @@ struct JobRecord {
   std::string sched_nodes;          // pending: the nodes of that reservation (hostlist)
   int exit_code = 0;                // of the batch script
   int exit_signal = 0;
-  std::vector<JobNodeAllocation> allocation;  // while running (kept after the end for accounting)
+  std::vector<NodeAllocation> allocation;  // while running (kept after the end for accounting)
   std::string batch_host;           // first node of the allocation
   int64_t cancelled_by = -1;        // the uid whose scancel ended it (sacct's "CANCELLED by 0"); -1 = none
   // Its last kPreemptionHistory preemptions, oldest first. Bounded: under least-attained service

@@ -13,6 +13,8 @@
 // Internal to the model layer.
 #pragma once
 
+#include <type_traits>
+
 #include "model/job_record.h"
 
 namespace muster::record_fields {
@@ -44,14 +46,25 @@ void JobRequestFields(V& v, R& r, const JobRequest& d) {
 }
 
 template <class V, class A>
-void AllocationFields(V& v, A& a, const JobNodeAllocation& d) {
+void AllocationFields(V& v, A& a, const NodeAllocation& d) {
   v.Field("node", a.node, d.node);
   v.Field("cpu_milli", a.cpu_milli, d.cpu_milli);
   v.Field("memory_mb", a.memory_mb, d.memory_mb);
   v.Field("tasks", a.tasks, d.tasks);
-  v.Field("gpus", a.gpus, d.gpus);
-  v.Field("shared_gpu", a.shared_gpu, d.shared_gpu);
-  v.Field("shared_milli", a.shared_milli, d.shared_milli);
+  // The GPUs in their stored form (model/allocation.h's StoredGpus): read into it, then rebuilt.
+  const StoredGpus sd = ToStoredGpus(d);
+  if constexpr (std::is_const_v<A>) {
+    const StoredGpus s = ToStoredGpus(a);
+    v.Field("gpus", s.whole, sd.whole);
+    v.Field("shared_gpu", s.shared, sd.shared);
+    v.Field("shared_milli", s.shared_milli, sd.shared_milli);
+  } else {
+    StoredGpus s = ToStoredGpus(a);
+    v.Field("gpus", s.whole, sd.whole);
+    v.Field("shared_gpu", s.shared, sd.shared);
+    v.Field("shared_milli", s.shared_milli, sd.shared_milli);
+    a.gpus = FromStoredGpus(s);
+  }
   v.Field("exclusive", a.exclusive, d.exclusive);
 }
 
@@ -117,7 +130,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("exit_signal", j.exit_signal, d.exit_signal);
   v.Field("restart_count", j.restart_count, d.restart_count);
   v.Objects("allocation", j.allocation, d.allocation,
-            [](auto& sub, auto& a, const JobNodeAllocation& ad) { AllocationFields(sub, a, ad); });
+            [](auto& sub, auto& a, const NodeAllocation& ad) { AllocationFields(sub, a, ad); });
   v.Field("batch_host", j.batch_host, d.batch_host);
   v.Field("ending", j.ending, d.ending);
   v.Field("kill_at", j.kill_at, d.kill_at);

@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/allocation.h"
 #include "model/limits.h"
 
 namespace muster {
-
-inline constexpr int kMilliPerGpu = 1000;
 
 struct JobRequest {
   std::string name;                 // -J

@@ -166,10 +166,10 @@ StatusOr<JobState> ParseJobState(const std::string& name) {
 void SumAllocation(const JobRecord& job, std::map<std::string, NodeAllocated>& by_node) {
   if (!HoldsResources(job.state)) return;
   const bool cpus = HoldsCpus(job);
-  for (const JobNodeAllocation& a : job.allocation) {
+  for (const NodeAllocation& a : job.allocation) {
     NodeAllocated& u = by_node[a.node];
-    if (cpus) u.cpus += static_cast<int>((a.cpu_milli + 999) / 1000);
-    u.gpus += static_cast<int>(a.gpus.size()) + (a.shared_gpu >= 0 ? 1 : 0);
+    if (cpus) u.cpus += static_cast<int>(CpusOf(a));
+    u.gpus += static_cast<int>(GpuCount(a));
     u.memory_mb += a.memory_mb;
   }
 }

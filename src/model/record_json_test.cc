@@ -33,8 +33,8 @@ JobRecord RichJob() {
   j.submit_time = 1000;
   j.start_time = 1005;
   j.exit_code = 3;
-  j.allocation = {{"gpu01", 2000, 4096, 1, {0, 1, 2, 3, 4, 5, 6, 7}, -1, 0, false},
-                  {"gpu02", 2000, 4096, 1, {}, 3, 250, false}};
+  j.allocation = {{"gpu01", 2000, 4096, 1, FromStoredGpus({{0, 1, 2, 3, 4, 5, 6, 7}, -1, 0}), false},
+                  {"gpu02", 2000, 4096, 1, FromStoredGpus({{}, 3, 250}), false}};
   j.batch_host = "gpu01";
   return j;
 }

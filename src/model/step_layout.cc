@@ -20,13 +20,13 @@ std::vector<int> BlockTaskCounts(int ntasks, int nnodes) {
   return out;
 }
 
-StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request) {
+StatusOr<StepLayout> PlanStepLayout(const std::vector<NodeAllocation>& allocation, const StepShapeRequest& request) {
   if (request.ntasks < 0) return InvalidArgument("Invalid number of tasks (-n " + std::to_string(request.ntasks) + ")");
   if (request.nnodes < 0) return InvalidArgument("invalid number of nodes (-N " + std::to_string(request.nnodes) + ")");
   if (request.ntasks_per_node < 0) return InvalidArgument("Invalid --ntasks-per-node");
   std::map<std::string, int> tasks_on;
   std::vector<std::string> names;
-  for (const JobNodeAllocation& a : allocation) {
+  for (const NodeAllocation& a : allocation) {
     if (!tasks_on.count(a.node)) names.push_back(a.node);
     tasks_on[a.node] = std::max(1, a.tasks);
   }
@@ -86,12 +86,11 @@ StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& alloca
   return layout;
 }
 
-std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, const std::string& node) {
+std::vector<int> JobGpusOn(const std::vector<NodeAllocation>& allocation, const std::string& node) {
   std::vector<int> gpus;
-  for (const JobNodeAllocation& a : allocation) {
+  for (const NodeAllocation& a : allocation) {
     if (a.node != node) continue;
-    gpus.insert(gpus.end(), a.gpus.begin(), a.gpus.end());
-    if (a.shared_gpu >= 0) gpus.push_back(a.shared_gpu);
+    for (const GpuShare& g : a.gpus) gpus.push_back(g.index);
   }
   std::sort(gpus.begin(), gpus.end());
   gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
@@ -99,7 +98,7 @@ std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, con
 }
 
 StatusOr<std::vector<std::vector<int>>> PlanStepGpus(
-    const std::vector<JobNodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
+    const std::vector<NodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
     const std::function<bool(const std::string& node, int gpu)>& held) {
   const int n = static_cast<int>(layout.nodes.size());
   std::vector<std::vector<int>> out;

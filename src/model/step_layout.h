@@ -41,7 +41,7 @@ std::vector<int> BlockTaskCounts(int ntasks, int nnodes);
 // allocation or -n beyond what --ntasks-per-node allows. With -w the step runs on those nodes
 // (-N more: the job's others fill up, in order), never on the -x ones; a -w node outside the
 // job, or on -x too: "Requested node configuration is not available".
-StatusOr<StepLayout> PlanStepLayout(const std::vector<JobNodeAllocation>& allocation, const StepShapeRequest& request);
+StatusOr<StepLayout> PlanStepLayout(const std::vector<NodeAllocation>& allocation, const StepShapeRequest& request);
 
 // The GPUs a step asks for (srun --gres=gpu:N, --gpus-per-node, -G/--gpus, --gpus-per-task,
 // --gres=none). Not given: all the job's GPUs on each of the step's nodes (Slurm's default).
@@ -54,7 +54,7 @@ struct StepGpuRequest {
 };
 
 // The job's GPUs on `node` (whole ones and a fractional job's shared one), by index.
-std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, const std::string& node);
+std::vector<int> JobGpusOn(const std::vector<NodeAllocation>& allocation, const std::string& node);
 
 // Which of the job's GPUs the step takes on each of its nodes (layout order), lowest indexes
 // first among those `held(node, gpu)` does not name (the job's running steps'; pass nullptr for
@@ -62,7 +62,7 @@ std::vector<int> JobGpusOn(const std::vector<JobNodeAllocation>& allocation, con
 // "Invalid generic resource (gres) specification"; more than are free: Unavailable "Requested
 // nodes are busy" (srun waits), as Slurm says.
 StatusOr<std::vector<std::vector<int>>> PlanStepGpus(
-    const std::vector<JobNodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
+    const std::vector<NodeAllocation>& allocation, const StepLayout& layout, const StepGpuRequest& request,
     const std::function<bool(const std::string& node, int gpu)>& held);
 
 }  // namespace muster

@@ -5,10 +5,10 @@
 namespace muster {
 namespace {
 
-std::vector<JobNodeAllocation> Alloc(const std::vector<std::pair<std::string, int>>& nodes) {
-  std::vector<JobNodeAllocation> out;
+std::vector<NodeAllocation> Alloc(const std::vector<std::pair<std::string, int>>& nodes) {
+  std::vector<NodeAllocation> out;
   for (const auto& [name, tasks] : nodes) {
-    JobNodeAllocation a;
+    NodeAllocation a;
     a.node = name;
     a.tasks = tasks;
     out.push_back(a);
@@ -112,12 +112,11 @@ TEST(PlanStepLayout, Errors) {
 // Slurm 22.05: a step gets all the job's GPUs on its nodes unless it names some; --gpus spreads
 // over the nodes, --gpus-per-task multiplies by the tasks there; held ones are skipped.
 TEST(PlanStepGpus, DefaultsCountsAndHeldGpus) {
-  std::vector<JobNodeAllocation> alloc(2);
+  std::vector<NodeAllocation> alloc(2);
   alloc[0].node = "n1";
-  alloc[0].gpus = {4, 1, 2};
+  alloc[0].gpus = FromStoredGpus({{4, 1, 2}});
   alloc[1].node = "n2";
-  alloc[1].gpus = {0};
-  alloc[1].shared_gpu = 3;
+  alloc[1].gpus = FromStoredGpus({{0}, 3, 500});
   EXPECT_EQ(JobGpusOn(alloc, "n1"), (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(JobGpusOn(alloc, "n2"), (std::vector<int>{0, 3}));
   EXPECT_TRUE(JobGpusOn(alloc, "n3").empty());

@@ -115,8 +115,6 @@ std::vector<std::string> OrderedNodes(const std::vector<std::string>& names) {
   return ordered.ok() ? *ordered : names;
 }
 
-int64_t CpusOf(const JobNodeAllocation& a) { return (a.cpu_milli + 999) / 1000; }
-
 // Tasks of a step spread over its nodes in blocks, the first nodes taking the remainder.
 std::vector<int64_t> BlockDistribution(int64_t tasks, size_t nodes) {
   std::vector<int64_t> out(nodes, 0);
@@ -146,9 +144,9 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   const bool step = where.step_id >= 0;
 
   // The job's nodes, in order, with their allocations.
-  std::map<std::string, const JobNodeAllocation*> alloc_of;
+  std::map<std::string, const NodeAllocation*> alloc_of;
   std::vector<std::string> names;
-  for (const JobNodeAllocation& a : job.allocation) {
+  for (const NodeAllocation& a : job.allocation) {
     if (!alloc_of.count(a.node)) names.push_back(a.node);
     alloc_of[a.node] = &a;
   }
@@ -164,7 +162,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     job_cpus.push_back(it != alloc_of.end() ? CpusOf(*it->second) : 0);
     total_tasks += tasks;
   }
-  const JobNodeAllocation* here = alloc_of.count(node_name) ? alloc_of[node_name] : nullptr;
+  const NodeAllocation* here = alloc_of.count(node_name) ? alloc_of[node_name] : nullptr;
 
   env.Set("SLURM_CLUSTER_NAME", cluster_name);
   env.Set("SLURM_JOB_ID", job.id);

@@ -176,12 +176,12 @@ TEST(JobEnvTest, BatchScriptMatchesSlurmCapture) {
   job.request.ntasks = 4;
   job.request.gpus_per_node = 8;
   job.request.mem_per_cpu_mb = 500;  // the peer's DefMemPerCPU, which Slurm resolves into the request
-  JobNodeAllocation a;
+  NodeAllocation a;
   a.node = "n1";
   a.cpu_milli = 4000;
   a.memory_mb = 2000;
   a.tasks = 4;
-  a.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  a.gpus = FromStoredGpus({{0, 1, 2, 3, 4, 5, 6, 7}});
   job.allocation = {a};
   job.submit_host = "vm";
   EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "peer"));
@@ -194,12 +194,12 @@ TEST(JobEnvTest, SrunStepMatchesSlurmCapture) {
   JobRecord job = PeerJob(9160, "bash");
   job.request.ntasks = 1;
   job.request.gpus_per_node = 2;
-  JobNodeAllocation a;
+  NodeAllocation a;
   a.node = "n1";
   a.cpu_milli = 1000;
   a.memory_mb = 500;
   a.tasks = 1;
-  a.gpus = {0, 1};
+  a.gpus = FromStoredGpus({{0, 1}});
   job.allocation = {a};
   TaskPlacement where;
   where.procid = 0;
@@ -219,13 +219,13 @@ JobRecord FourNodeJob() {
   job.request.mem_per_node_mb = 16384;
   // Listed out of order: the per-node lists follow the sorted node list.
   for (const char* n : {"gpu03", "gpu01", "gpu04", "gpu02"}) {
-    JobNodeAllocation a;
+    NodeAllocation a;
     a.node = n;
     bool last = std::string(n) == "gpu04";
     a.tasks = last ? 1 : 2;
     a.cpu_milli = last ? 2000 : 4000;
     a.memory_mb = 16384;
-    a.gpus = {0, 1};
+    a.gpus = FromStoredGpus({{0, 1}});
     job.allocation.push_back(a);
   }
   return job;
@@ -281,12 +281,11 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
   JobRecord job = PeerJob(5, "frac");
   job.environment = {"SLURM_JOB_ID=1",        "SLURM_STEP_ID=9",   "SLURM_CPU_BIND=cores",
                      "CUDA_VISIBLE_DEVICES=7", "MY_VAR=a=b",        "SLURM_PROCID=3"};
-  JobNodeAllocation a;
+  NodeAllocation a;
   a.node = "n1";
   a.cpu_milli = 500;
   a.tasks = 1;
-  a.shared_gpu = 3;
-  a.shared_milli = 250;
+  a.gpus = {{3, 250}};
   job.allocation = {a};
   job.restart_count = 2;
   job.submit_host = "login1";
@@ -301,7 +300,7 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
   EXPECT_EQ(got["SLURM_CPUS_ON_NODE"], "1");
   EXPECT_EQ(got["SLURM_RESTART_COUNT"], "2");
 
-  job.allocation[0].shared_gpu = -1;
+  job.allocation[0].gpus.clear();
   job.submit_host = "login1";
   got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
   EXPECT_EQ(got.count("CUDA_VISIBLE_DEVICES"), 0u) << "no GPUs: the login node's value does not leak in";
@@ -314,11 +313,11 @@ TEST(JobEnvTest, FractionalGpuAndStaleInheritedVariables) {
 // same) of step `step_id` of `ntasks` tasks on n1.
 JobRecord GpuJobOnN1(int64_t cpu_milli, int tasks, std::vector<int> gpus) {
   JobRecord job = PeerJob(6, "gpus");
-  JobNodeAllocation a;
+  NodeAllocation a;
   a.node = "n1";
   a.cpu_milli = cpu_milli;
   a.tasks = tasks;
-  a.gpus = std::move(gpus);
+  a.gpus = FromStoredGpus({std::move(gpus)});
   job.allocation = {a};
   return job;
 }

@@ -76,19 +76,17 @@ std::string Tres(int64_t cpus, int64_t mem_mb, int64_t nodes, int64_t gpus, bool
   return s;
 }
 
-const JobNodeAllocation* BatchAllocation(const JobRecord& j) {
-  for (const JobNodeAllocation& a : j.allocation) {
+const NodeAllocation* BatchAllocation(const JobRecord& j) {
+  for (const NodeAllocation& a : j.allocation) {
     if (a.node == j.batch_host) return &a;
   }
   return j.allocation.empty() ? nullptr : &j.allocation.front();
 }
 
-int64_t AllocGpus(const JobNodeAllocation& a) { return static_cast<int64_t>(a.gpus.size()) + (a.shared_gpu >= 0 ? 1 : 0); }
-
 int64_t RowCpus(const Row& r) {
   if (r.batch) {
-    const JobNodeAllocation* a = BatchAllocation(*r.job);
-    return a ? (a->cpu_milli + 999) / 1000 : 0;
+    const NodeAllocation* a = BatchAllocation(*r.job);
+    return a ? CpusOf(*a) : 0;
   }
   if (r.step && !r.step->node_cpus.empty()) {  // the CPUs it held (Slurm 22.05: all the job's by default)
     int64_t cpus = 0;
@@ -163,8 +161,8 @@ const std::map<std::string, Getter>& Getters() {
          const JobRecord& j = *r.job;
          if (j.allocation.empty()) return "";
          if (r.batch) {
-           const JobNodeAllocation* a = BatchAllocation(j);
-           return Tres(RowCpus(r), a->memory_mb, 1, AllocGpus(*a), false);
+           const NodeAllocation* a = BatchAllocation(j);
+           return Tres(RowCpus(r), a->memory_mb, 1, GpuCount(*a), false);
          }
          if (r.step) {
            int64_t mem = 0, gpus = 0;

@@ -149,9 +149,10 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner,
   if (!JobTresPerJob(job).empty()) o += "TresPerJob=" + JobTresPerJob(job) + eol;
   if (!JobTresPerNode(job).empty()) o += "TresPerNode=" + JobTresPerNode(job) + eol;
   if (!JobTresPerTask(job).empty()) o += "TresPerTask=" + JobTresPerTask(job) + eol;
-  for (const JobNodeAllocation& a : job.allocation) {
-    if (a.shared_gpu < 0) continue;
-    o += "GpuShare=" + std::to_string(a.shared_milli) + "/1000 of GPU " + std::to_string(a.shared_gpu) + " on " + a.node +
+  for (const NodeAllocation& a : job.allocation) {
+    const GpuShare* shared = SharedGpu(a);
+    if (shared == nullptr) continue;
+    o += "GpuShare=" + std::to_string(shared->milli) + "/1000 of GPU " + std::to_string(shared->index) + " on " + a.node +
          (mps_nodes.count(a.node) ? " (enforced by MPS)" : " (not enforced: no MPS on " + a.node + ")") + eol;
   }
   o += one_liner ? "\n" : "\n\n";

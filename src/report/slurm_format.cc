@@ -282,7 +282,7 @@ int JobTaskCount(const JobRecord& job) {
 int64_t JobGpuCount(const JobRecord& job) {
   if (!job.allocation.empty()) {
     int64_t n = 0;
-    for (const JobNodeAllocation& a : job.allocation) n += static_cast<int64_t>(a.gpus.size());
+    for (const NodeAllocation& a : job.allocation) n += static_cast<int64_t>(WholeGpus(a).size());  // a shared GPU is not counted
     return n;
   }
   const JobRequest& r = job.request;
@@ -295,7 +295,7 @@ int64_t JobGpuCount(const JobRecord& job) {
 int64_t JobCpuCount(const JobRecord& job) {
   if (!job.allocation.empty()) {
     int64_t n = 0;
-    for (const JobNodeAllocation& a : job.allocation) n += (a.cpu_milli + 999) / 1000;
+    for (const NodeAllocation& a : job.allocation) n += CpusOf(a);
     return n;
   }
   const JobRequest& r = job.request;
@@ -307,7 +307,7 @@ int64_t JobCpuCount(const JobRecord& job) {
 int64_t JobMemoryMb(const JobRecord& job) {
   if (!job.allocation.empty()) {
     int64_t mb = 0;
-    for (const JobNodeAllocation& a : job.allocation) mb += a.memory_mb;
+    for (const NodeAllocation& a : job.allocation) mb += a.memory_mb;
     return mb;
   }
   const JobRequest& r = job.request;
@@ -320,7 +320,7 @@ int64_t JobMemoryMb(const JobRecord& job) {
 std::string JobNodeList(const JobRecord& job) {
   if (job.state == JobState::kPending) return "";
   std::vector<std::string> names;
-  for (const JobNodeAllocation& a : job.allocation) names.push_back(a.node);
+  for (const NodeAllocation& a : job.allocation) names.push_back(a.node);
   return CompressHostlist(names);
 }
 

@@ -74,13 +74,13 @@ inline JobRecord BaseJob(int64_t id, const std::string& name) {
   return j;
 }
 
-inline JobNodeAllocation Alloc(const std::string& node, int cpus, int64_t mem_mb, int gpus) {
-  JobNodeAllocation a;
+inline NodeAllocation Alloc(const std::string& node, int cpus, int64_t mem_mb, int gpus) {
+  NodeAllocation a;
   a.node = node;
   a.cpu_milli = cpus * 1000;
   a.memory_mb = mem_mb;
   a.tasks = cpus;
-  for (int i = 0; i < gpus; ++i) a.gpus.push_back(i);
+  for (int i = 0; i < gpus; ++i) a.gpus.push_back({i, kMilliPerGpu});
   return a;
 }
 

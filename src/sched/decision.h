@@ -7,26 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "model/allocation.h"
 #include "model/qos.h"
 #include "sched/pending_reason.h"
 
 namespace muster {
-
-struct GpuShare {
-  int index = 0;      // device index on the node
-  int milli = 1000;   // 1000 = whole GPU
-  friend bool operator==(const GpuShare&, const GpuShare&) = default;
-};
-
-struct NodeAllocation {
-  std::string node;
-  int64_t cpu_milli = 0;
-  int64_t memory_mb = 0;
-  int tasks = 0;
-  std::vector<GpuShare> gpus;  // ascending index
-  bool exclusive = false;
-  friend bool operator==(const NodeAllocation&, const NodeAllocation&) = default;
-};
 
 enum class DecisionKind { kStart, kPending, kReject, kResume };
 

@@ -136,8 +136,8 @@ JobRecord RichJob(int64_t id) {
   j.exit_signal = 9;
   j.restart_count = 2;
   j.allocation = {
-      {"gpu001", 32000, 256000, 8, {0, 1, 2, 3, 4, 5, 6, 7}, 2, 500, true},
-      {"gpu002", 32000, 256000, 8, {0, 1, 2, 3}, 5, 250, true},
+      {"gpu001", 32000, 256000, 8, FromStoredGpus({{0, 1, 3, 4, 5, 6, 7}, 2, 500}), true},
+      {"gpu002", 32000, 256000, 8, FromStoredGpus({{0, 1, 2, 3}, 5, 250}), true},
   };
   j.batch_host = "gpu001";
   j.ending = "preempt-requeue";
