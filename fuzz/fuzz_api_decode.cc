@@ -5,6 +5,8 @@
 
 #include "agent/step_runner.h"
 #include "api/decode.h"
+#include "api/wire/agent.h"
+#include "api/wire/jobs.h"
 #include "fuzz/fuzz_util.h"
 #include "model/record_json.h"
 #include "net/json_body.h"
@@ -14,14 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = fuzz::Text(data, size);
   StatusOr<nlohmann::json> body = ParseRequestBody(text);
   (void)StepLaunchFromJson(text);  // the agent parses its own
+  // The wire types, through their one codec (Boost.JSON).
+  (void)wire::Decode<Heartbeat>(text);
+  (void)wire::Decode<ExitNotice>(text);
+  (void)wire::Decode<NodeOrders>(text);
+  (void)wire::Decode<ExitCode>(text);
+  if (StatusOr<NodeReport> r = wire::Decode<NodeReport>(text); r.ok()) (void)wire::CheckedNodeReport(std::move(*r));
   if (!body.ok()) return 0;
   (void)DecodeSubmitRequest(*body);
   (void)DecodeStepRequest(*body);
   (void)DecodeUpdateFields(*body);
-  (void)DecodeExitCode(*body);
   (void)DecodePolicyOp(*body);
-  (void)DecodeRunExit(*body);
-  (void)DecodeNodeReport(*body);
   if (body->contains("job")) (void)JobRecordFromJson((*body)["job"]);
   if (body->contains("node")) (void)NodeRecordFromJson((*body)["node"]);
   // What the controller answers with may be any of it, dumped: it must not recurse away either.

@@ -53,7 +53,7 @@ Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)
     std::lock_guard<std::mutex> lock(mu_);
     if (no_allocation_.erase(job_id) > 0) return;  // the controller never heard of it
     outbox_.push_back(Report{"/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
-                             json{{"exit_code", 1}}.dump(), ""});
+                             wire::Encode(ExitCode{1}), ""});
     cv_.notify_all();
   });
 }
@@ -224,7 +224,7 @@ std::set<std::string> Agent::AdoptRuns() {
     std::ifstream queued(dir + "/report.json");
     std::string report((std::istreambuf_iterator<char>(queued)), std::istreambuf_iterator<char>());
     std::optional<ShepherdExit> end = ReadShepherdExit(dir);
-    if (report.empty() && run.batch && end) report = ExitReportOf(run, *end).dump();
+    if (report.empty() && run.batch && end) report = wire::Encode(ExitReportOf(run, *end));
     LogInfo(LogSubject::Job(job->id), what + (!report.empty() ? ": ended while the agent was away, reported now"
                                                 : ": its shepherd is gone, with no end recorded"));
     CleanUpRunLocked(run, /*keep_run_dir=*/!report.empty());
@@ -531,15 +531,17 @@ void Agent::DropRunLocked(std::map<int64_t, Running>::iterator it) {
   WakeReaper();
 }
 
-json Agent::ExitReportOf(const Running& run, const ShepherdExit& end) const {
-  const bool oom = !run.cgroup.empty() && opt_.cgroup && opt_.cgroup->OomKilled(run.cgroup);
-  return json{{"job_id", run.job.id},
-              {"node", opt_.node.name},
-              {"exit_code", end.exited ? end.exit_code : 0},
-              {"signal", end.exited ? 0 : end.signal},
-              {"oom", oom},
-              {"lease_expired", end.lease_expired},
-              {"restart_count", run.job.restart_count}};
+ExitNotice Agent::ExitReportOf(const Running& run, const ShepherdExit& end) const {
+  ExitNotice n;
+  n.node = opt_.node.name;
+  n.exit.job_id = run.job.id;
+  ExitReport& r = n.exit.report;
+  r.exit_code = end.exited ? end.exit_code : 0;
+  r.signal = end.exited ? 0 : end.signal;
+  r.oom = !run.cgroup.empty() && opt_.cgroup && opt_.cgroup->OomKilled(run.cgroup);
+  r.lease_expired = end.lease_expired;
+  r.restart_count = run.job.restart_count;
+  return n;
 }
 
 Status Agent::EnsureCgroup(Running& run) {
@@ -609,11 +611,11 @@ void Agent::ReaperLoop() {
         }
         std::string report;
         if (run.batch) {
-          const json exit_report = ExitReportOf(run, *end);  // (before the cgroup goes: its OOM count)
-          report = exit_report.dump();
+          const ExitNotice exit_report = ExitReportOf(run, *end);  // (before the cgroup goes: its OOM count)
+          report = wire::Encode(exit_report);
           LogInfo(LogSubject::Job(run.job.id),
                   "run " + std::to_string(run.job.restart_count) + " ended, exit " + std::to_string(end->exit_code) + ":" +
-                      std::to_string(end->signal) + (exit_report.value("oom", false) ? " (out of memory)" : "") +
+                      std::to_string(end->signal) + (exit_report.exit.report.oom ? " (out of memory)" : "") +
                       (end->lease_expired ? " (its lease ran out)" : ""));
         } else if (end->lease_expired) {
           LogWarning(LogSubject::Job(run.job.id), "ended here, its lease ran out");

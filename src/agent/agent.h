@@ -41,6 +41,8 @@
 #include "agent/mps.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
+#include "api/wire/agent.h"
+#include "api/wire/jobs.h"
 #include "base/clock.h"
 #include "model/job_record.h"
 #include "net/http.h"
@@ -135,7 +137,7 @@ class Agent {
   // exit report) its run directory.
   void CleanUpRunLocked(Running& r, bool keep_run_dir = false);
   // The exit report (POST /v1/agent/exit) of a run that ended so (oom read from its cgroup).
-  nlohmann::json ExitReportOf(const Running& r, const ShepherdExit& end) const;
+  ExitNotice ExitReportOf(const Running& r, const ShepherdExit& end) const;
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
   Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
   // Under mu_: the cgroup step `launch` runs in (its procs file(s) in `launch`): the job's, or one
@@ -162,10 +164,10 @@ class Agent {
   Status Register();
   // Under mu_: what this node runs ({"job_id", "restart_count"}) and the exits not yet
   // acknowledged (their bodies also into `exits`), as registration and heartbeats carry them.
-  nlohmann::json NodeReportLocked(std::vector<std::string>* exits) const;
+  NodeReport NodeReportLocked(std::vector<std::string>* exits) const;
   // Sends a registration or heartbeat; on success the exits it carried leave the outbox, and the
   // runs the controller says to stop are stopped.
-  Status ReportToController(const std::string& target, nlohmann::json body, const std::vector<std::string>& exits);
+  Status ReportToController(const std::string& target, const std::string& body, const std::vector<std::string>& exits);
   // Logs the GPU health when it changed since last logged (controller thread).
   void LogGpuHealth();
   // Under mu_: a signal for the run at `it` (see POST /v1/signal); may erase it.

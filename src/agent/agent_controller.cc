@@ -41,47 +41,45 @@ StatusOr<std::string> Agent::CallController(const std::string& target, const std
                 msg);
 }
 
-json Agent::NodeReportLocked(std::vector<std::string>* exits) const {
-  json running = json::array();
-  for (const auto& [id, r] : jobs_) running.push_back({{"job_id", id}, {"restart_count", r.job.restart_count}});
-  json ended = json::array();
+NodeReport Agent::NodeReportLocked(std::vector<std::string>* exits) const {
+  NodeReport out;
+  for (const auto& [id, r] : jobs_) out.running.push_back({id, r.job.restart_count});
   for (const Report& r : outbox_) {
     if (r.path != kExitPath) continue;
+    StatusOr<ExitNotice> notice = wire::Decode<ExitNotice>(r.body, "a queued exit report");  // our own text
+    if (!notice.ok()) continue;
     exits->push_back(r.body);
-    ended.push_back(json::parse(r.body));  // our own text
+    out.exits.push_back(std::move(notice->exit));
   }
-  json out{{"node", opt_.node.name}, {"running", std::move(running)}, {"exits", std::move(ended)}};
   if (gpu_health_) {
     // The GPUs out now (none: every GPU healthy); warnings go to the log only.
-    json health = json::array();
+    out.gpu_faults.emplace();
     for (const GpuHealth& h : gpu_health_->Snapshot()) {
       if (h.condition == GpuCondition::kHealthy) continue;
-      health.push_back({{"index", h.index}, {"condition", GpuConditionName(h.condition)}, {"reason", h.reason}});
+      out.gpu_faults->push_back({h.index, h.condition == GpuCondition::kNeedsReset, h.reason});
     }
-    out["gpu_health"] = std::move(health);
   }
-  if (node_health_) out["node_health"] = {{"ok", node_health_->ok}, {"reason", node_health_->reason}};
+  if (node_health_) out.node_health = NodeHealth{node_health_->ok, node_health_->reason};
   return out;
 }
 
-Status Agent::ReportToController(const std::string& target, json body, const std::vector<std::string>& exits) {
-  StatusOr<std::string> answer = CallController(target, body.dump(-1, ' ', false, json::error_handler_t::replace));
+Status Agent::ReportToController(const std::string& target, const std::string& body, const std::vector<std::string>& exits) {
+  StatusOr<std::string> answer = CallController(target, body);
   if (!answer.ok()) return answer.status();
-  StatusOr<json> orders = ParseJsonObject(*answer, "the controller's answer");
+  StatusOr<NodeOrders> orders = wire::Decode<NodeOrders>(*answer, "the controller's answer");
   // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
   // this file; the controller waits the lease and a margin before it gives them up).
   if (orders.ok()) {
-    const int64_t lease_s = orders->value("lease_s", int64_t{0});
+    const int64_t lease_s = orders->lease_s;
     if (lease_s > 0) {
       Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
       if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
     }
   }
-  if (orders.ok() && gpu_health_ && orders->contains("resume_gpus") && (*orders)["resume_gpus"].is_array()) {
-    for (const json& g : (*orders)["resume_gpus"]) {
-      if (!g.is_number_integer()) continue;
-      LogInfo("GPU " + std::to_string(g.get<int>()) + " resumed by an admin");
-      gpu_health_->Resume(g.get<int>());
+  if (orders.ok() && gpu_health_) {
+    for (int g : orders->resume_gpus) {
+      LogInfo("GPU " + std::to_string(g) + " resumed by an admin");
+      gpu_health_->Resume(g);
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -91,12 +89,12 @@ Status Agent::ReportToController(const std::string& target, json body, const std
     AcknowledgedLocked(e);
     return true;
   });
-  if (!orders.ok() || !orders->contains("stop") || !(*orders)["stop"].is_array()) return Status::Ok();
+  if (!orders.ok()) return Status::Ok();
   // Runs the controller does not have running here (requeued, ended while we were away, a launch
   // it gave up on): they stop.
-  for (const json& s : (*orders)["stop"]) {
-    const int64_t id = s.value("job_id", int64_t{0});
-    const int rc = s.value("restart_count", -1);
+  for (const JobRun& s : orders->stop) {
+    const int64_t id = s.job_id;
+    const int rc = s.restart_count;
     auto it = jobs_.find(id);
     if (it == jobs_.end() || it->second.job.restart_count != rc) continue;
     LogWarning(LogSubject::Job(id), "run " + std::to_string(rc) + ": the controller does not run it here; stopping it");
@@ -128,13 +126,14 @@ Status Agent::Register() {
   }
   rec.version = "0.1";
   std::vector<std::string> exits;
-  json body;
+  wire::bj::object body;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    body = NodeReportLocked(&exits);
+    body = wire::ToObject(NodeReportLocked(&exits));
   }
-  body["node"] = ToJson(rec);
-  return ReportToController("/v1/agent/register", std::move(body), exits);
+  // The node's record in its own codec (model/record_json.h), beside the report's keys.
+  body["node"] = wire::bj::parse(ToJson(rec).dump(-1, ' ', false, json::error_handler_t::replace));
+  return ReportToController("/v1/agent/register", wire::bj::serialize(body), exits);
 }
 
 void Agent::ControllerLoop() {
@@ -179,12 +178,13 @@ void Agent::ControllerLoop() {
     if (now - last_beat >= opt_.heartbeat_interval_s * 1000 || beat_now_.exchange(false)) {
       last_beat = now;
       std::vector<std::string> exits;
-      json body;
+      Heartbeat beat;
+      beat.node = opt_.node.name;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        body = NodeReportLocked(&exits);
+        beat.report = NodeReportLocked(&exits);
       }
-      Status st = ReportToController("/v1/agent/heartbeat", std::move(body), exits);
+      Status st = ReportToController("/v1/agent/heartbeat", wire::Encode(beat), exits);
       // A controller that restarted without us, or lost us: register again.
       if (!st.ok()) registered_ = false;
     }

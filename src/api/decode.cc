@@ -58,13 +58,6 @@ StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const json& body
   return fields;
 }
 
-StatusOr<int> DecodeExitCode(const json& body) {
-  int exit_code = 0;
-  Status err;
-  if (!Get(body, "exit_code", exit_code, err)) return err;
-  return exit_code;
-}
-
 StatusOr<PolicyOp> DecodePolicyOp(const json& b) {
   PolicyOp op;
   Status err;
@@ -81,68 +74,6 @@ StatusOr<PolicyOp> DecodePolicyOp(const json& b) {
     }
   }
   return op;
-}
-
-StatusOr<RunExit> DecodeRunExit(const json& j) {
-  if (!j.is_object()) return InvalidArgument("an exit report must be a JSON object");
-  RunExit e;
-  Status err;
-  ExitReport& rep = e.report;
-  if (!Get(j, "job_id", e.job_id, err) || !Get(j, "exit_code", rep.exit_code, err) || !Get(j, "signal", rep.signal, err) ||
-      !Get(j, "oom", rep.oom, err) || !Get(j, "note", rep.note, err) || !Get(j, "restart_count", rep.restart_count, err) ||
-      !Get(j, "lease_expired", rep.lease_expired, err)) {
-    return err;
-  }
-  return e;
-}
-
-StatusOr<NodeReport> DecodeNodeReport(const json& j) {
-  NodeReport report;
-  if (j.contains("running")) {
-    if (!j["running"].is_array()) return InvalidArgument("'running' must be a list");
-    for (const json& r : j["running"]) {
-      JobRun run;
-      Status err;
-      if (!r.is_object() || !Get(r, "job_id", run.job_id, err) || !Get(r, "restart_count", run.restart_count, err)) {
-        return InvalidArgument("'running' holds {\"job_id\", \"restart_count\"} objects");
-      }
-      report.running.push_back(run);
-    }
-  }
-  if (j.contains("gpu_health")) {
-    if (!j["gpu_health"].is_array()) return InvalidArgument("'gpu_health' must be a list");
-    report.gpu_health = true;
-    for (const json& g : j["gpu_health"]) {
-      GpuFault f;
-      std::string condition;
-      Status err;
-      if (!g.is_object() || !Get(g, "index", f.index, err) || !Get(g, "condition", condition, err) ||
-          !Get(g, "reason", f.reason, err) || f.index < 0 || f.index >= 4096 ||
-          (condition != "failed" && condition != "needs_reset")) {
-        return InvalidArgument("'gpu_health' holds {\"index\", \"condition\": \"failed\"|\"needs_reset\", \"reason\"} objects");
-      }
-      f.needs_reset = condition == "needs_reset";
-      report.gpu_faults.push_back(std::move(f));
-    }
-    std::sort(report.gpu_faults.begin(), report.gpu_faults.end(),
-              [](const GpuFault& a, const GpuFault& b) { return a.index < b.index; });
-  }
-  if (j.contains("node_health")) {
-    const json& h = j["node_health"];
-    Status err;
-    if (!h.is_object() || !Get(h, "ok", report.node_ok, err) || !Get(h, "reason", report.node_reason, err)) {
-      return InvalidArgument("'node_health' is {\"ok\", \"reason\"}");
-    }
-    report.node_checked = true;
-  }
-  if (j.contains("exits")) {
-    if (!j["exits"].is_array()) return InvalidArgument("'exits' must be a list");
-    for (const json& e : j["exits"]) {
-      ASSIGN_OR_RETURN(RunExit exit, DecodeRunExit(e));
-      report.exits.push_back(std::move(exit));
-    }
-  }
-  return report;
 }
 
 }  // namespace muster

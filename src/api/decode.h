@@ -33,13 +33,7 @@ StatusOr<SubmitRequest> DecodeSubmitRequest(const nlohmann::json& body);
 StatusOr<StepRequest> DecodeStepRequest(const nlohmann::json& body);
 // POST /v1/jobs/{id}/update: {"Field": "value", ...}.
 StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const nlohmann::json& body);
-// {"exit_code": N} (complete, steps/{step}/done).
-StatusOr<int> DecodeExitCode(const nlohmann::json& body);
 // POST /v1/policy.
 StatusOr<PolicyOp> DecodePolicyOp(const nlohmann::json& body);
-// An exit report (POST /v1/agent/exit, and each of a node report's "exits").
-StatusOr<RunExit> DecodeRunExit(const nlohmann::json& body);
-// A registration's or heartbeat's {"running": [{"job_id", "restart_count"}, ...], "exits": [...]}.
-StatusOr<NodeReport> DecodeNodeReport(const nlohmann::json& body);
 
 }  // namespace muster

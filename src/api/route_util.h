@@ -10,12 +10,18 @@
 
 #include "base/status.h"
 #include "ctld/controller.h"
+#include "api/wire/codec.h"
 #include "net/http.h"
 
 namespace muster::api {
 
 // 200 with `body` (strings that are not valid UTF-8, as a job's environment may hold, replaced).
 HttpResponse Ok(const nlohmann::json& body);
+// A wire answer (api/wire/codec.h) with status 200.
+template <wire::Record T>
+HttpResponse Ok(const T& answer) {
+  return HttpResponse::Json(200, wire::Encode(answer));
+}
 // {"error": message} with the HTTP status for the code (400 bad request, with Slurm's message;
 // 401 unauthenticated, 403 not allowed, 404 unknown id or name, 409 wrong state, 503
 // unavailable); `user_msg` (what Slurm tells a submitter before the error) beside it.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/decode.h"
+#include "api/wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "config/muster_config.h"
@@ -173,11 +174,9 @@ void AddJobRoutes(Controller& c, Router& r) {
   r.Add("POST", "/v1/jobs/{id}/complete", [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<int> exit_code = DecodeExitCode(*body);
-    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
-    Status st = c.CompleteAllocation(*id, *exit_code, req.caller);
+    StatusOr<ExitCode> done = wire::Decode<ExitCode>(req.body);
+    if (!done.ok()) return ErrorResponse(done.status());
+    Status st = c.CompleteAllocation(*id, done->exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/decode.h"
+#include "api/wire/agent.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/record_json.h"
@@ -10,16 +11,6 @@
 namespace muster::api {
 
 using nlohmann::json;
-
-namespace {
-
-json OrdersJson(const NodeOrders& orders) {
-  json stop = json::array();
-  for (const JobRun& r : orders.stop) stop.push_back({{"job_id", r.job_id}, {"restart_count", r.restart_count}});
-  return json{{"lease_s", orders.lease_s}, {"stop", std::move(stop)}, {"resume_gpus", orders.resume_gpus}};
-}
-
-}  // namespace
 
 void AddNodeRoutes(Controller& c, Router& r) {
   // Each node record with "allocated": {"cpus", "gpus", "memory_mb"} held by its running jobs.
@@ -59,37 +50,32 @@ void AddNodeRoutes(Controller& c, Router& r) {
     if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
     StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
     if (!node.ok()) return ErrorResponse(node.status());
-    StatusOr<NodeReport> report = DecodeNodeReport(*body);
+    StatusOr<NodeReport> report = wire::Decode<NodeReport>(req.body);
+    if (report.ok()) report = wire::CheckedNodeReport(std::move(*report));
     if (!report.ok()) return ErrorResponse(report.status());
     StatusOr<NodeOrders> orders = c.RegisterNode(*node, *report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
-    json out = OrdersJson(*orders);
-    out["cluster"] = c.cluster_name();
-    return Ok(out);
+    orders->cluster = c.cluster_name();
+    return Ok(*orders);
   });
 
   r.Add("POST", "/v1/agent/heartbeat", [&c](const HttpRequest& req) {
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    std::string node;
-    Status err;
-    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
-    StatusOr<NodeReport> report = DecodeNodeReport(*body);
-    if (!report.ok()) return ErrorResponse(report.status());
-    StatusOr<NodeOrders> orders = c.Heartbeat(node, *report, req.caller);
+    StatusOr<Heartbeat> beat = wire::Decode<Heartbeat>(req.body);
+    if (beat.ok()) {
+      StatusOr<NodeReport> checked = wire::CheckedNodeReport(std::move(beat->report));
+      if (!checked.ok()) return ErrorResponse(checked.status());
+      beat->report = std::move(*checked);
+    }
+    if (!beat.ok()) return ErrorResponse(beat.status());
+    StatusOr<NodeOrders> orders = c.Heartbeat(beat->node, beat->report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
-    return Ok(OrdersJson(*orders));
+    return Ok(*orders);
   });
 
   r.Add("POST", "/v1/agent/exit", [&c](const HttpRequest& req) {
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    std::string node;
-    Status err;
-    if (!Get(*body, "node", node, err)) return ErrorResponse(err);
-    StatusOr<RunExit> exit = DecodeRunExit(*body);
-    if (!exit.ok()) return ErrorResponse(exit.status());
-    Status st = c.JobExited(exit->job_id, node, exit->report, req.caller);
+    StatusOr<ExitNotice> notice = wire::Decode<ExitNotice>(req.body);
+    if (!notice.ok()) return ErrorResponse(notice.status());
+    Status st = c.JobExited(notice->exit.job_id, notice->node, notice->exit.report, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

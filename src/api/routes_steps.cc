@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/decode.h"
+#include "api/wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/record_json.h"
@@ -46,11 +47,9 @@ void AddStepRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<int64_t> step = ParseId(req.params.at("step"));
     if (!step.ok() || *step > 1 << 30) return ErrorResponse(InvalidArgument("Invalid step id specified"));
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<int> exit_code = DecodeExitCode(*body);
-    if (!exit_code.ok()) return ErrorResponse(exit_code.status());
-    Status st = c.FinishStep(*id, static_cast<int>(*step), *exit_code, req.caller);
+    StatusOr<ExitCode> done = wire::Decode<ExitCode>(req.body);
+    if (!done.ok()) return ErrorResponse(done.status());
+    Status st = c.FinishStep(*id, static_cast<int>(*step), done->exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "api/wire/agent.h"
 #include "base/caller.h"
 #include "base/clock.h"
 #include "base/name_index.h"
@@ -88,16 +89,6 @@ struct ControllerConfig {
   PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
 };
 
-// What an agent reports when a job's batch script (or a job's processes on a node) ended.
-struct ExitReport {
-  int exit_code = 0;
-  int signal = 0;
-  bool oom = false;       // the cgroup recorded an OOM kill
-  std::string note;       // free text for the log
-  int restart_count = 0;  // which run of the job this was (a requeued job runs again)
-  bool lease_expired = false;  // the node ended it when its lease ran out: lost, as with the node
-};
-
 // How long after a node's last word the controller gives up its jobs: its lease (what every answer
 // grants it: heartbeat_timeout_s), the time its shepherds take to end them (kill_wait_s), and this
 // margin for the answer's way and the Tick's period. By then nothing of them runs there.
@@ -105,49 +96,6 @@ inline constexpr int64_t kLeaseMarginS = 5;
 // How long a launch may be on its way to a node (the agent client's timeout, and then some): a run
 // started more recently that a node's report does not name is not taken for lost yet.
 inline constexpr int64_t kLaunchGraceS = 15;
-
-// One run of a job: the job and its restart count. Every order to an agent names the run it is
-// for, and the agent acts on no other: a requeued job's new run is out of reach of orders meant
-// for its old one.
-struct JobRun {
-  int64_t job_id = 0;
-  int restart_count = 0;
-  friend auto operator<=>(const JobRun&, const JobRun&) = default;
-};
-
-// The end of a run, as a node reports it.
-struct RunExit {
-  int64_t job_id = 0;
-  ExitReport report;
-};
-
-// What a node agent says when it registers and in every heartbeat: the runs it holds, and the
-// runs that ended there and that the controller has not acknowledged yet. Read in one piece, the
-// ends first: a job that ended while the controller (or the agent) was away is settled from its
-// real exit, never taken for lost.
-struct NodeReport {
-  std::vector<JobRun> running;
-  std::vector<RunExit> exits;
-  // The GPUs its health watch has out now (sorted by index), when the agent watches them: a GPU
-  // failing here requeues the jobs on it; one no longer listed returns.
-  bool gpu_health = false;
-  std::vector<GpuFault> gpu_faults;
-  // The site's health-check program's last verdict, when the agent runs one: a failure drains
-  // the node ("health check: <its first line>"), a pass resumes a node it drained.
-  bool node_checked = false;
-  bool node_ok = true;
-  std::string node_reason;
-};
-
-// The controller's answer to a registration or heartbeat: how long the node may keep running its
-// jobs without hearing from the controller again (its lease), and the runs it must stop because
-// the controller no longer has them running there (a requeued job's old run, a launch it gave up
-// on, a job that ended while the node was away).
-struct NodeOrders {
-  int64_t lease_s = 0;
-  std::vector<JobRun> stop;
-  std::vector<int> resume_gpus;  // an admin resumed the node: its health watch takes these back
-};
 
 // srun's request for a job step inside a running allocation (POST /v1/jobs/{id}/steps).
 struct StepRequest {
@@ -440,7 +388,7 @@ class Controller {
   // GPUs changed.
   bool ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
                             std::vector<JobRecord>* changed);
-  // The health-check verdict of the report (NodeReport::node_checked); true when the node changed.
+  // The health-check verdict of the report (NodeReport::node_health); true when the node changed.
   bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report);
   // GPUs an admin's RESUME took back, per node, for the node's next orders.
   std::map<std::string, std::vector<int>> resume_gpus_;

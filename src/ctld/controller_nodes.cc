@@ -146,10 +146,11 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
 
 bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
                                       std::vector<JobRecord>* changed) {
-  if (!report.gpu_health || report.gpu_faults == n.failed_gpus) return false;
+  if (!report.gpu_faults || *report.gpu_faults == n.failed_gpus) return false;
+  const std::vector<GpuFault>& faults = *report.gpu_faults;
   const std::string name = n.node.name;
   std::set<int> newly;
-  for (const GpuFault& f : report.gpu_faults) {
+  for (const GpuFault& f : faults) {
     if (std::none_of(n.failed_gpus.begin(), n.failed_gpus.end(), [&](const GpuFault& o) { return o.index == f.index; })) {
       newly.insert(f.index);
     }
@@ -161,7 +162,7 @@ bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
     const GpuFault* hit = nullptr;
     for (const NodeAllocation& a : j.allocation) {
       if (a.node != name) continue;
-      for (const GpuFault& f : report.gpu_faults) {
+      for (const GpuFault& f : faults) {
         if (HoldsGpu(a, f.index) && newly.count(f.index)) hit = &f;
       }
     }
@@ -171,7 +172,7 @@ bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
     kill->push_back(was);
     changed->push_back(j);
   }
-  n.failed_gpus = report.gpu_faults;
+  n.failed_gpus = faults;
   const std::string now = DescribeGpuFaults(n.failed_gpus);
   if (n.node.reason.empty() || n.node.reason == before) {
     n.node.reason = now;
@@ -189,10 +190,10 @@ constexpr char kHealthCheckReason[] = "health check: ";
 }  // namespace
 
 bool Controller::ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) {
-  if (!report.node_checked) return false;
+  if (!report.node_health) return false;
   const bool ours = n.node.drain && n.node.reason.rfind(kHealthCheckReason, 0) == 0;
-  if (!report.node_ok) {
-    const std::string reason = kHealthCheckReason + report.node_reason;
+  if (!report.node_health->ok) {
+    const std::string reason = kHealthCheckReason + report.node_health->reason;
     if (n.node.drain && (n.node.reason == reason || !ours)) return false;  // drained already (by it, or an admin)
     n.node.drain = true;
     n.node.reason = reason;

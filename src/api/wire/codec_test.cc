@@ -1,0 +1,91 @@
+#include "api/wire/codec.h"
+
+#include <gtest/gtest.h>
+
+#include "api/wire/agent.h"
+#include "api/wire/jobs.h"
+
+namespace muster {
+namespace {
+
+NodeReport Sample() {
+  NodeReport r;
+  r.running = {{7, 0}, {9, 2}};
+  RunExit e;
+  e.job_id = 8;
+  e.report.exit_code = 3;
+  e.report.oom = true;
+  e.report.note = "n\xff";  // the users' bytes travel as they are
+  e.report.restart_count = 1;
+  r.exits = {e};
+  r.gpu_faults = std::vector<GpuFault>{{1, false, "Xid 79"}, {3, true, "row remap pending"}};
+  r.node_health = NodeHealth{false, "disk full"};
+  return r;
+}
+
+TEST(WireCodecTest, RecordsRoundTrip) {
+  const NodeReport r = Sample();
+  StatusOr<NodeReport> back = wire::Decode<NodeReport>(wire::Encode(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, r);
+  NodeOrders o{30, {{7, 0}}, {2}, "c1"};
+  EXPECT_EQ(*wire::Decode<NodeOrders>(wire::Encode(o)), o);
+}
+
+TEST(WireCodecTest, KeysAreTheDocumentedOnes) {
+  ExitNotice n;
+  n.node = "node1";
+  n.exit.job_id = 4;
+  n.exit.report.signal = 9;
+  EXPECT_EQ(wire::Encode(n),
+            R"({"node":"node1","job_id":4,"exit_code":0,"signal":9,"oom":false,"note":"","restart_count":0,"lease_expired":false})");
+  // Unset optionals leave their keys out: a node that watches nothing says nothing of it.
+  EXPECT_EQ(wire::Encode(NodeReport{}), R"({"running":[],"exits":[]})");
+  EXPECT_NE(wire::Encode(Sample()).find(R"("gpu_health":[{"index":1,"condition":"failed","reason":"Xid 79"})"),
+            std::string::npos);
+}
+
+TEST(WireCodecTest, MissingKeysKeepDefaultsAndUnknownOnesAreIgnored) {
+  StatusOr<Heartbeat> b = wire::Decode<Heartbeat>(R"({"node":"n1","later":{"x":[1]},"running":[{"job_id":5}]})");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->node, "n1");
+  ASSERT_EQ(b->report.running.size(), 1u);
+  EXPECT_EQ(b->report.running[0].restart_count, 0);
+  EXPECT_FALSE(b->report.gpu_faults.has_value());
+  EXPECT_FALSE(b->report.node_health.has_value());
+  StatusOr<ExitCode> nulls = wire::Decode<ExitCode>(R"({"exit_code":null})");
+  ASSERT_TRUE(nulls.ok());
+  EXPECT_EQ(nulls->exit_code, 0);
+}
+
+TEST(WireCodecTest, ErrorsNameTheField) {
+  auto message = [](std::string_view text) { return wire::Decode<Heartbeat>(text).status().message(); };
+  EXPECT_EQ(message(R"({"node":3})"), "field 'node' has the wrong type");
+  EXPECT_EQ(message(R"({"running":[{"job_id":"7"}]})"), "field 'running[].job_id' has the wrong type");
+  EXPECT_EQ(message(R"({"running":[{"job_id":1.5}]})"), "field 'running[].job_id' has the wrong type");
+  EXPECT_EQ(message(R"({"running":[{"job_id":1e300}]})"), "field 'running[].job_id' has the wrong type");
+  EXPECT_EQ(message(R"({"running":{}})"), "field 'running' has the wrong type");
+  EXPECT_EQ(message(R"({"running":[3]})"), "field 'running' has the wrong type");
+  EXPECT_EQ(message(R"({"exits":[{"restart_count":99999999999}]})"), "field 'exits[].restart_count' has the wrong type");
+  EXPECT_EQ(message(R"({"gpu_health":[{"index":1,"condition":"tired"}]})"),
+            "field 'gpu_health[].condition' must be one of \"failed\", \"needs_reset\"");
+  EXPECT_EQ(message(R"({"node_health":{"ok":"yes"}})"), "field 'node_health.ok' has the wrong type");
+  EXPECT_EQ(message("[1]"), "expected a JSON object");
+  EXPECT_EQ(message("{\"node\":"), "request body is not valid JSON");
+  EXPECT_EQ(message(std::string(40, '[') + std::string(40, ']')), "request body nests deeper than 32 levels");
+  EXPECT_EQ(wire::Decode<NodeOrders>("x", "the controller's answer").status().message(),
+            "the controller's answer is not valid JSON");
+}
+
+TEST(WireCodecTest, NodeReportsAreChecked) {
+  NodeReport r;
+  r.gpu_faults = std::vector<GpuFault>{{5, false, "a"}, {2, true, "b"}};
+  StatusOr<NodeReport> checked = wire::CheckedNodeReport(r);
+  ASSERT_TRUE(checked.ok());
+  EXPECT_EQ(checked->gpu_faults->front().index, 2) << "sorted by index";
+  r.gpu_faults->push_back({4096, false, "c"});
+  EXPECT_EQ(wire::CheckedNodeReport(r).status().message(), "field 'gpu_health[].index' is out of range: 4096");
+}
+
+}  // namespace
+}  // namespace muster
