@@ -257,9 +257,8 @@ Status ParseStepGpus(SrunOptions* out) {
 
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
   SrunOptions out;
-  ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, [&out](const OptionOccurrence& o) {
-                     return Apply(o, &out);
-                   }));
+  const auto apply = [&out](const OptionOccurrence& o) { return Apply(o, &out); };
+  ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, apply));
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   RETURN_IF_ERROR(ParseStepGpus(&out));
   if (out.command.empty() && !out.help && !out.usage && !out.version) {

@@ -37,6 +37,7 @@
 namespace muster {
 namespace {
 
+// Which option an OptionSpec is (its id), for Apply.
 enum Opt : int {
   kJobName, kPartition, kNodes, kNtasks, kNtasksPerNode, kCpusPerTask, kMem, kMemPerCpu,
   kMemPerGpu, kGres, kGpus, kGpusPerNode, kGpusPerTask, kCpusPerGpu, kConstraint, kExclusive,

@@ -6,12 +6,10 @@ namespace muster {
 namespace {
 
 Status GetoptError(const GetoptStyle& style, const std::string& line) {
-  std::string text;
-  if (!style.program.empty()) text = std::string(style.program) + ": ";
-  text += line;
-  if (!style.program.empty()) text += "\nTry \"" + std::string(style.program) + " --help\" for more information";
-  text += style.end;
-  return InvalidArgument(std::move(text));
+  if (style.program.empty()) return InvalidArgument(line + std::string(style.end));
+  const std::string program(style.program);
+  return InvalidArgument(program + ": " + line + "\nTry \"" + program + " --help\" for more information" +
+                         std::string(style.end));
 }
 
 std::string Quoted(const GetoptStyle& style, std::string_view s) {
