@@ -183,15 +183,9 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (!own(args[i])) rest.push_back(args[i]), origin.push_back(i);
   }
-  StatusOr<size_t> first = SbatchFirstOperand(rest);
+  StatusOr<size_t> first = SbatchFirstOperand(rest, "salloc");
   if (!first.ok()) {
-    std::string m = first.status().message();
-    for (const char* from : {"sbatch: ", "\"sbatch --help\""}) {
-      for (size_t p = m.find(from); p != std::string::npos; p = m.find(from)) {
-        m.replace(p, std::strlen(from), std::string(from) == "sbatch: " ? "salloc: " : "\"salloc --help\"");
-      }
-    }
-    err << m << "\n";
+    err << first.status().message() << "\n";
     return 1;
   }
   const size_t options_end = *first < origin.size() ? origin[*first] : args.size();

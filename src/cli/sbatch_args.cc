@@ -2,10 +2,8 @@
 //
 // Follows Slurm 22.05's sbatch (src/sbatch/sbatch.c, opt.c, src/common/slurm_opt.c, as read from
 // its source) and the captures in shared/peers/slurm/captures/sbatch_*.txt:
-//   - getopt_long with "+" (options stop at the first non-option: the script path, then its
-//     arguments; "--" also ends them), unique prefixes of long names, short-option clusters
-//     ("-HJname"), optional arguments only as "--opt=value". getopt's own messages, then
-//     'Try "sbatch --help" for more information', exit 255.
+//   - getopt_long in "+" mode (model/option_engine.h: options stop at the script path); getopt's own
+//     messages, then 'Try "sbatch --help" for more information', exit 255.
 //   - The script is checked before its directives are read: empty, only whitespace, no "#!", a NUL
 //     byte, DOS line breaks (exit 1, Slurm's wording). --wrap makes "#!/bin/sh\n# This script was
 //     created by sbatch --wrap.\n\n<cmd>\n", as Slurm's script_wrap does, and cannot take script
@@ -31,8 +29,6 @@
 
 #include "cli/command_args.h"
 
-#include "cli/command_args.h"
-
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -46,140 +42,119 @@
 namespace muster {
 namespace {
 
-enum class Arg { kNone, kRequired, kOptional };
-
-// What Muster does with an option.
-enum class Kind {
-  kResource,     // handed to ParseJobRequest
-  kOwn,          // handled here
-  kMeta,         // --help, --usage, --version
-  kIgnored,      // accepted, no effect
-  kUnsupported,  // a Slurm option Muster does not implement
-};
-
-struct OptionSpec {
-  const char* long_name;
-  char short_name;  // 0 = none
-  Arg arg;
-  Kind kind;
-  const char* canonical;  // the long name used for aliases ("tasks" -> "ntasks"); nullptr = itself
-};
+using Arg = OptionArg;
+using Kind = OptionUse;
 
 // Slurm 22.05 sbatch's options (slurm_opt.c entries that apply to sbatch), plus Muster's
 // --gpu-fraction and --gpu-memory. Order matters only for the "ambiguous" message.
-constexpr OptionSpec kOptions[] = {
-    {"account", 'A', Arg::kRequired, Kind::kOwn, nullptr},
-    {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"array", 'a', Arg::kRequired, Kind::kOwn, nullptr},
-    {"batch", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"bb", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"bbf", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"begin", 'b', Arg::kRequired, Kind::kOwn, nullptr},
-    {"chdir", 'D', Arg::kRequired, Kind::kOwn, nullptr},
-    {"cluster", 'M', Arg::kRequired, Kind::kUnsupported, "clusters"},
-    {"cluster-constraint", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"clusters", 'M', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"comment", 0, Arg::kRequired, Kind::kOwn, nullptr},
-    {"constraint", 'C', Arg::kRequired, Kind::kResource, nullptr},
-    {"container", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"contiguous", 0, Arg::kNone, Kind::kUnsupported, nullptr},
-    {"core-spec", 'S', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"cores-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"cpu-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"cpus-per-gpu", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"cpus-per-task", 'c', Arg::kRequired, Kind::kResource, nullptr},
-    {"deadline", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"delay-boot", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"dependency", 'd', Arg::kRequired, Kind::kOwn, nullptr},
-    {"distribution", 'm', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"error", 'e', Arg::kRequired, Kind::kOwn, nullptr},
-    {"exclude", 'x', Arg::kRequired, Kind::kResource, nullptr},
-    {"exclusive", 0, Arg::kOptional, Kind::kResource, nullptr},
-    {"export", 0, Arg::kRequired, Kind::kOwn, nullptr},
-    {"export-file", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"extra-node-info", 'B', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"get-user-env", 0, Arg::kOptional, Kind::kIgnored, nullptr},
-    {"gid", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"gpu-bind", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"gpu-fraction", 0, Arg::kRequired, Kind::kResource, nullptr},  // Muster
-    {"gpu-freq", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"gpu-memory", 0, Arg::kRequired, Kind::kResource, nullptr},  // Muster
-    {"gpus", 'G', Arg::kRequired, Kind::kResource, nullptr},
-    {"gpus-per-node", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"gpus-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"gpus-per-task", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"gres", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"gres-flags", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"help", 'h', Arg::kNone, Kind::kMeta, nullptr},
-    {"hint", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"hold", 'H', Arg::kNone, Kind::kOwn, nullptr},
-    {"ignore-pbs", 0, Arg::kNone, Kind::kIgnored, nullptr},
-    {"input", 'i', Arg::kRequired, Kind::kOwn, nullptr},
-    {"job-name", 'J', Arg::kRequired, Kind::kOwn, nullptr},
-    {"kill-on-invalid-dep", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"licenses", 'L', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"mail-type", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"mail-user", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"mem", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"mem-per-cpu", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"mem-per-gpu", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"network", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"nice", 0, Arg::kOptional, Kind::kOwn, nullptr},
-    {"no-kill", 'k', Arg::kOptional, Kind::kIgnored, nullptr},
-    {"no-requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
-    {"nodefile", 'F', Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"nodelist", 'w', Arg::kRequired, Kind::kResource, nullptr},
-    {"nodes", 'N', Arg::kRequired, Kind::kResource, nullptr},
-    {"ntasks", 'n', Arg::kRequired, Kind::kResource, nullptr},
-    {"ntasks-per-core", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"ntasks-per-gpu", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"ntasks-per-node", 0, Arg::kRequired, Kind::kResource, nullptr},
-    {"ntasks-per-socket", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"open-mode", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"output", 'o', Arg::kRequired, Kind::kOwn, nullptr},
-    {"overcommit", 'O', Arg::kNone, Kind::kUnsupported, nullptr},
-    {"oversubscribe", 's', Arg::kNone, Kind::kUnsupported, nullptr},
-    {"parsable", 0, Arg::kOptional, Kind::kOwn, nullptr},
-    {"partition", 'p', Arg::kRequired, Kind::kResource, nullptr},
-    {"power", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"priority", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"profile", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"propagate", 0, Arg::kOptional, Kind::kIgnored, nullptr},
-    {"qos", 'q', Arg::kRequired, Kind::kOwn, nullptr},
-    {"quiet", 'Q', Arg::kNone, Kind::kIgnored, nullptr},
-    {"reboot", 0, Arg::kNone, Kind::kUnsupported, nullptr},
-    {"requeue", 0, Arg::kNone, Kind::kOwn, nullptr},
-    {"reservation", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"signal", 0, Arg::kRequired, Kind::kOwn, nullptr},
-    {"sockets-per-node", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"spread-job", 0, Arg::kNone, Kind::kUnsupported, nullptr},
-    {"switches", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"test-only", 0, Arg::kNone, Kind::kOwn, nullptr},
-    {"thread-spec", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"threads-per-core", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"time", 't', Arg::kRequired, Kind::kResource, nullptr},
-    {"time-min", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"tmp", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"uid", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"usage", 'u', Arg::kNone, Kind::kMeta, nullptr},
-    {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported, nullptr},
-    {"verbose", 'v', Arg::kNone, Kind::kIgnored, nullptr},
-    {"version", 'V', Arg::kNone, Kind::kMeta, nullptr},
-    {"wait", 'W', Arg::kNone, Kind::kOwn, nullptr},
-    {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported, nullptr},
-    {"wckey", 0, Arg::kRequired, Kind::kIgnored, nullptr},
-    {"wrap", 0, Arg::kRequired, Kind::kOwn, nullptr},
-};
-
-std::string Canonical(const OptionSpec& o) { return o.canonical ? o.canonical : o.long_name; }
-
-// One option occurrence, as getopt returned it.
-struct ParsedOption {
-  const OptionSpec* spec;
-  std::optional<std::string> value;
+constexpr OptionSpec kSbatchOptions[] = {
+    {"account", 'A', Arg::kRequired, Kind::kOwn},
+    {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored},
+    {"array", 'a', Arg::kRequired, Kind::kOwn},
+    {"batch", 0, Arg::kRequired, Kind::kUnsupported},
+    {"bb", 0, Arg::kRequired, Kind::kUnsupported},
+    {"bbf", 0, Arg::kRequired, Kind::kUnsupported},
+    {"begin", 'b', Arg::kRequired, Kind::kOwn},
+    {"chdir", 'D', Arg::kRequired, Kind::kOwn},
+    {"cluster", 'M', Arg::kRequired, Kind::kUnsupported, 0, "clusters"},
+    {"cluster-constraint", 0, Arg::kRequired, Kind::kUnsupported},
+    {"clusters", 'M', Arg::kRequired, Kind::kUnsupported},
+    {"comment", 0, Arg::kRequired, Kind::kOwn},
+    {"constraint", 'C', Arg::kRequired, Kind::kResource},
+    {"container", 0, Arg::kRequired, Kind::kUnsupported},
+    {"contiguous", 0, Arg::kNone, Kind::kUnsupported},
+    {"core-spec", 'S', Arg::kRequired, Kind::kUnsupported},
+    {"cores-per-socket", 0, Arg::kRequired, Kind::kUnsupported},
+    {"cpu-freq", 0, Arg::kRequired, Kind::kIgnored},
+    {"cpus-per-gpu", 0, Arg::kRequired, Kind::kResource},
+    {"cpus-per-task", 'c', Arg::kRequired, Kind::kResource},
+    {"deadline", 0, Arg::kRequired, Kind::kUnsupported},
+    {"delay-boot", 0, Arg::kRequired, Kind::kUnsupported},
+    {"dependency", 'd', Arg::kRequired, Kind::kOwn},
+    {"distribution", 'm', Arg::kRequired, Kind::kUnsupported},
+    {"error", 'e', Arg::kRequired, Kind::kOwn},
+    {"exclude", 'x', Arg::kRequired, Kind::kResource},
+    {"exclusive", 0, Arg::kOptional, Kind::kResource, 0, nullptr,
+     "only whole nodes: =user, =mcs and =topo are refused"},
+    {"export", 0, Arg::kRequired, Kind::kOwn},
+    {"export-file", 0, Arg::kRequired, Kind::kUnsupported},
+    {"extra-node-info", 'B', Arg::kRequired, Kind::kUnsupported},
+    {"get-user-env", 0, Arg::kOptional, Kind::kIgnored},
+    {"gid", 0, Arg::kRequired, Kind::kUnsupported},
+    {"gpu-bind", 0, Arg::kRequired, Kind::kUnsupported},
+    {"gpu-fraction", 0, Arg::kRequired, Kind::kResource, 0, nullptr,
+     "Muster: a fraction of one shared GPU (0 < F < 1)"},
+    {"gpu-freq", 0, Arg::kRequired, Kind::kIgnored},
+    {"gpu-memory", 0, Arg::kRequired, Kind::kResource, 0, nullptr, "Muster: this much memory on one shared GPU"},
+    {"gpus", 'G', Arg::kRequired, Kind::kResource},
+    {"gpus-per-node", 0, Arg::kRequired, Kind::kResource},
+    {"gpus-per-socket", 0, Arg::kRequired, Kind::kUnsupported},
+    {"gpus-per-task", 0, Arg::kRequired, Kind::kResource},
+    {"gres", 0, Arg::kRequired, Kind::kResource, 0, nullptr, "only gpu[:type][:count] (or none)"},
+    {"gres-flags", 0, Arg::kRequired, Kind::kUnsupported},
+    {"help", 'h', Arg::kNone, Kind::kMeta},
+    {"hint", 0, Arg::kRequired, Kind::kUnsupported},
+    {"hold", 'H', Arg::kNone, Kind::kOwn},
+    {"ignore-pbs", 0, Arg::kNone, Kind::kIgnored},
+    {"input", 'i', Arg::kRequired, Kind::kOwn},
+    {"job-name", 'J', Arg::kRequired, Kind::kOwn},
+    {"kill-on-invalid-dep", 0, Arg::kRequired, Kind::kIgnored},
+    {"licenses", 'L', Arg::kRequired, Kind::kUnsupported},
+    {"mail-type", 0, Arg::kRequired, Kind::kIgnored},
+    {"mail-user", 0, Arg::kRequired, Kind::kIgnored},
+    {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported},
+    {"mem", 0, Arg::kRequired, Kind::kResource, 0, nullptr, "0 (all of a node's memory) is refused"},
+    {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported},
+    {"mem-per-cpu", 0, Arg::kRequired, Kind::kResource},
+    {"mem-per-gpu", 0, Arg::kRequired, Kind::kResource},
+    {"mincpus", 0, Arg::kRequired, Kind::kUnsupported},
+    {"network", 0, Arg::kRequired, Kind::kUnsupported},
+    {"nice", 0, Arg::kOptional, Kind::kOwn},
+    {"no-kill", 'k', Arg::kOptional, Kind::kIgnored},
+    {"no-requeue", 0, Arg::kNone, Kind::kOwn},
+    {"nodefile", 'F', Arg::kRequired, Kind::kUnsupported},
+    {"nodelist", 'w', Arg::kRequired, Kind::kResource, 0, nullptr, "more nodes than -N allows is refused"},
+    {"nodes", 'N', Arg::kRequired, Kind::kResource, 0, nullptr, "0 is refused; no :step or lists"},
+    {"ntasks", 'n', Arg::kRequired, Kind::kResource, 0, nullptr,
+     "fewer than -N min is refused (Slurm lowers -N with a warning)"},
+    {"ntasks-per-core", 0, Arg::kRequired, Kind::kUnsupported},
+    {"ntasks-per-gpu", 0, Arg::kRequired, Kind::kUnsupported},
+    {"ntasks-per-node", 0, Arg::kRequired, Kind::kResource},
+    {"ntasks-per-socket", 0, Arg::kRequired, Kind::kUnsupported},
+    {"open-mode", 0, Arg::kRequired, Kind::kIgnored},
+    {"output", 'o', Arg::kRequired, Kind::kOwn},
+    {"overcommit", 'O', Arg::kNone, Kind::kUnsupported},
+    {"oversubscribe", 's', Arg::kNone, Kind::kUnsupported},
+    {"parsable", 0, Arg::kOptional, Kind::kOwn},
+    {"partition", 'p', Arg::kRequired, Kind::kResource},
+    {"power", 0, Arg::kRequired, Kind::kUnsupported},
+    {"priority", 0, Arg::kRequired, Kind::kUnsupported},
+    {"profile", 0, Arg::kRequired, Kind::kIgnored},
+    {"propagate", 0, Arg::kOptional, Kind::kIgnored},
+    {"qos", 'q', Arg::kRequired, Kind::kOwn},
+    {"quiet", 'Q', Arg::kNone, Kind::kIgnored},
+    {"reboot", 0, Arg::kNone, Kind::kUnsupported},
+    {"requeue", 0, Arg::kNone, Kind::kOwn},
+    {"reservation", 0, Arg::kRequired, Kind::kUnsupported},
+    {"signal", 0, Arg::kRequired, Kind::kOwn, 0, nullptr, "R: (reservation overlap) accepted, means nothing"},
+    {"sockets-per-node", 0, Arg::kRequired, Kind::kUnsupported},
+    {"spread-job", 0, Arg::kNone, Kind::kUnsupported},
+    {"switches", 0, Arg::kRequired, Kind::kUnsupported},
+    {"test-only", 0, Arg::kNone, Kind::kOwn},
+    {"thread-spec", 0, Arg::kRequired, Kind::kUnsupported},
+    {"threads-per-core", 0, Arg::kRequired, Kind::kUnsupported},
+    {"time", 't', Arg::kRequired, Kind::kResource},
+    {"time-min", 0, Arg::kRequired, Kind::kUnsupported},
+    {"tmp", 0, Arg::kRequired, Kind::kUnsupported},
+    {"uid", 0, Arg::kRequired, Kind::kUnsupported},
+    {"usage", 'u', Arg::kNone, Kind::kMeta},
+    {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported},
+    {"verbose", 'v', Arg::kNone, Kind::kIgnored},
+    {"version", 'V', Arg::kNone, Kind::kMeta},
+    {"wait", 'W', Arg::kNone, Kind::kOwn},
+    {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported},
+    {"wckey", 0, Arg::kRequired, Kind::kIgnored},
+    {"wrap", 0, Arg::kRequired, Kind::kOwn, 0, nullptr, "ignored in #SBATCH directives, as in Slurm"},
 };
 
 // Status codes carry the exit status through Status (see SbatchError).
@@ -189,84 +164,9 @@ Status OptionError(const std::string& text) {  // exit 255
 Status FatalError(const std::string& text) {  // exit 1
   return Status(StatusCode::kFailedPrecondition, text);
 }
-Status GetoptError(const std::string& line) {
-  return OptionError("sbatch: " + line + "\nTry \"sbatch --help\" for more information");
-}
 
-const OptionSpec* FindShort(char c) {
-  for (const OptionSpec& o : kOptions) {
-    if (o.short_name == c) return &o;
-  }
-  return nullptr;
-}
-
-// getopt_long's lookup: an exact name, else a prefix shared by options that all mean the same.
-StatusOr<const OptionSpec*> FindLong(std::string_view name, const std::string& arg) {
-  std::vector<const OptionSpec*> matches;
-  for (const OptionSpec& o : kOptions) {
-    const std::string_view full(o.long_name);
-    if (full == name) return &o;
-    if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
-  }
-  if (matches.empty()) return GetoptError("unrecognized option '" + arg + "'");
-  for (const OptionSpec* m : matches) {
-    if (Canonical(*m) != Canonical(*matches[0]) || m->arg != matches[0]->arg) {
-      std::string list;
-      for (const OptionSpec* c : matches) list += " '--" + std::string(c->long_name) + "'";
-      return GetoptError("option '--" + std::string(name) + "' is ambiguous; possibilities:" + list);
-    }
-  }
-  return matches[0];
-}
-
-// getopt_long in "+" mode over `args`: the options, and the index of the first non-option.
-Status Getopt(const std::vector<std::string>& args, std::vector<ParsedOption>* out, size_t* first_operand) {
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (a.size() < 2 || a[0] != '-') break;
-    if (a[1] == '-') {
-      const size_t eq = a.find('=');
-      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      ASSIGN_OR_RETURN(const OptionSpec* spec, FindLong(name, a));
-      ParsedOption p{spec, std::nullopt};
-      const std::string shown = "--" + std::string(spec->long_name);
-      if (eq != std::string::npos) {
-        if (spec->arg == Arg::kNone) return GetoptError("option '" + shown + "' doesn't allow an argument");
-        p.value = a.substr(eq + 1);
-      } else if (spec->arg == Arg::kRequired) {
-        if (i + 1 >= args.size()) return GetoptError("option '" + shown + "' requires an argument");
-        p.value = args[++i];
-      }
-      out->push_back(std::move(p));
-      continue;
-    }
-    for (size_t k = 1; k < a.size(); ++k) {  // a cluster of short options
-      const OptionSpec* spec = FindShort(a[k]);
-      if (spec == nullptr) return GetoptError("invalid option -- '" + std::string(1, a[k]) + "'");
-      ParsedOption p{spec, std::nullopt};
-      if (spec->arg != Arg::kNone) {
-        if (k + 1 < a.size()) {
-          p.value = a.substr(k + 1);
-        } else if (spec->arg == Arg::kRequired) {
-          if (i + 1 >= args.size()) {
-            return GetoptError("option requires an argument -- '" + std::string(1, a[k]) + "'");
-          }
-          p.value = args[++i];
-        }
-        out->push_back(std::move(p));
-        break;
-      }
-      out->push_back(std::move(p));
-    }
-  }
-  *first_operand = i;
-  return Status::Ok();
-}
+// getopt's messages as sbatch prints them; SbatchError adds the final newline. The exit status is 255.
+constexpr GetoptStyle kGetoptStyle{.program = "sbatch"};
 
 // Slurm's _get_argument: the next word of a directive line, or nullopt at its end.
 StatusOr<std::optional<std::string>> NextWord(const std::string& line, size_t* pos, const std::string& file,
@@ -376,12 +276,6 @@ bool IsMemoryOption(const std::string& name) {
   return name == "mem" || name == "mem-per-cpu" || name == "mem-per-gpu";
 }
 
-std::string ResourceArg(const ParsedOption& p) {
-  std::string s = "--" + Canonical(*p.spec);
-  if (p.value) s += "=" + *p.value;
-  return s;
-}
-
 // Slurm's message for a bad value of one resource option; Muster's own for values Slurm accepts.
 Status ResourceValueError(const std::string& option, const std::string& value, const Status& muster) {
   std::string detail = muster.message();
@@ -414,16 +308,16 @@ std::string BaseName(const std::string& path) {
 }
 
 // Applies the non-resource options of one pass (directives or command line) to `r`.
-Status ApplyOwn(const std::vector<ParsedOption>& opts, const std::string& cwd, SbatchRequest* r) {
-  for (const ParsedOption& p : opts) {
-    const std::string name = Canonical(*p.spec);
+Status ApplyOwn(const std::vector<OptionOccurrence>& opts, const std::string& cwd, SbatchRequest* r) {
+  for (const OptionOccurrence& p : opts) {
+    const std::string name = p.spec->Canonical();
     const std::string v = p.value.value_or("");
-    switch (p.spec->kind) {
+    switch (p.spec->use) {
       case Kind::kResource:
       case Kind::kMeta:
         break;
       case Kind::kIgnored:
-        r->ignored_args.push_back(ResourceArg(p));
+        r->ignored_args.push_back(p.CanonicalArg());
         break;
       case Kind::kUnsupported:
         return FatalError("sbatch: error: --" + name + " is not supported by Muster");
@@ -518,12 +412,12 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, co
   r.workdir = cwd;
 
   // First pass: the command line's shape, --help/--usage/--version, --wrap, the script operand.
-  std::vector<ParsedOption> cli;
-  size_t first_operand = 0;
-  RETURN_IF_ERROR(Getopt(args, &cli, &first_operand));
+  ASSIGN_OR_RETURN(ParsedOptions parsed, Getopt(kSbatchOptions, args, kGetoptStyle));
+  const std::vector<OptionOccurrence>& cli = parsed.options;
+  const size_t first_operand = parsed.first_operand;
   std::optional<std::string> wrap;
-  for (const ParsedOption& p : cli) {
-    const std::string name = Canonical(*p.spec);
+  for (const OptionOccurrence& p : cli) {
+    const std::string name = p.spec->Canonical();
     if (name == "help") r.help = true;
     if (name == "usage") r.usage = true;
     if (name == "version") r.version = true;
@@ -554,33 +448,33 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, co
   }
 
   // Second pass: directives, then the command line.
-  std::vector<ParsedOption> directives;
-  size_t stop = 0;
-  RETURN_IF_ERROR(Getopt(directive_words, &directives, &stop));
-  if (stop < directive_words.size()) {
-    return OptionError("sbatch: error: Invalid directive found in batch script: " + directive_words[stop]);
+  ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(kSbatchOptions, directive_words, kGetoptStyle));
+  const std::vector<OptionOccurrence>& directives = in_script.options;
+  if (in_script.first_operand < directive_words.size()) {
+    return OptionError("sbatch: error: Invalid directive found in batch script: " +
+                       directive_words[in_script.first_operand]);
   }
   RETURN_IF_ERROR(ApplyOwn(directives, cwd, &r));
   RETURN_IF_ERROR(ApplyOwn(cli, cwd, &r));
 
   bool cli_sets_memory = false;
-  for (const ParsedOption& p : cli) {
-    cli_sets_memory = cli_sets_memory || IsMemoryOption(Canonical(*p.spec));
+  for (const OptionOccurrence& p : cli) {
+    cli_sets_memory = cli_sets_memory || IsMemoryOption(p.spec->Canonical());
   }
-  std::vector<const ParsedOption*> resources;
-  for (const ParsedOption& p : directives) {
-    if (p.spec->kind != Kind::kResource) continue;
-    if (cli_sets_memory && IsMemoryOption(Canonical(*p.spec))) continue;
+  std::vector<const OptionOccurrence*> resources;
+  for (const OptionOccurrence& p : directives) {
+    if (p.spec->use != Kind::kResource) continue;
+    if (cli_sets_memory && IsMemoryOption(p.spec->Canonical())) continue;
     resources.push_back(&p);
   }
-  for (const ParsedOption& p : cli) {
-    if (p.spec->kind == Kind::kResource) resources.push_back(&p);
+  for (const OptionOccurrence& p : cli) {
+    if (p.spec->use == Kind::kResource) resources.push_back(&p);
   }
   // Each value alone first, so that its error names it as Slurm would; then all of them together.
-  for (const ParsedOption* p : resources) {
-    const std::string arg = ResourceArg(*p);
+  for (const OptionOccurrence* p : resources) {
+    const std::string arg = p->CanonicalArg();
     StatusOr<JobRequest> one = ParseJobRequest({arg});
-    const std::string option = Canonical(*p->spec);
+    const std::string option = p->spec->Canonical();
     if (!one.ok() && one.status().message().compare(0, option.size() + 3, "--" + option + ":") == 0) {
       return ResourceValueError(option, p->value.value_or(""), one.status());
     }
@@ -601,12 +495,12 @@ CommandError SbatchError(const Status& status) {
   return e;
 }
 
-StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args) {
-  std::vector<ParsedOption> options;
-  size_t first = 0;
-  RETURN_IF_ERROR(Getopt(args, &options, &first));
-  return first;
+StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args, std::string_view program) {
+  const GetoptStyle style{.program = program};
+  return Getopt(kSbatchOptions, args, style, [](const OptionOccurrence&) { return Status::Ok(); });
 }
+
+OptionTable SbatchOptionTable() { return kSbatchOptions; }
 
 std::vector<std::string> SbatchEnvironmentArgs(const std::function<const char*(const char*)>& getenv) {
   // Slurm 22.05 sbatch(1), INPUT ENVIRONMENT VARIABLES: variable -> option (flags take no value).

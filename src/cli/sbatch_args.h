@@ -7,10 +7,12 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "model/job_request.h"
+#include "model/option_engine.h"
 
 namespace muster {
 
@@ -75,8 +77,12 @@ std::string WrapScript(const std::string& command);
 
 // Where sbatch's options end in `args`: the index of the first operand (after "--" if that ends
 // them), as getopt_long in "+" mode finds it. salloc reads its options the same way. Errors are
-// getopt's (unknown or ambiguous options), as ParseSbatchArgs reports them.
-StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args);
+// getopt's (unknown or ambiguous options), as ParseSbatchArgs reports them, with `program` in
+// place of "sbatch".
+StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args, std::string_view program = "sbatch");
+
+// sbatch's options (Slurm 22.05's, and what Muster does with each).
+OptionTable SbatchOptionTable();
 
 // sbatch's input environment variables (SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, ...)
 // as options ("--job-name=x"), in a fixed order. Placed before the command line's own options, they

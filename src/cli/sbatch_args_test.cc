@@ -429,5 +429,28 @@ TEST(SbatchArgsTest, InputEnvironmentVariablesBecomeOptions) {
   EXPECT_EQ(r->request.time_limit_s, 9 * 60);
 }
 
+TEST(SbatchArgsTest, ListsEveryOptionOfItsTable) {
+  const OptionTable table = SbatchOptionTable();
+  const std::vector<OptionRow> rows = ListOptions(table);
+  ASSERT_EQ(rows.size(), table.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].name, "--" + std::string(table[i].name));
+    // Each option is found by its full name, as the listing names it.
+    StatusOr<size_t> first = SbatchFirstOperand({rows[i].name + (table[i].arg == OptionArg::kNone ? "" : "=v")});
+    EXPECT_TRUE(first.ok()) << rows[i].name << ": " << first.status().message();
+  }
+  std::map<std::string, OptionRow> by_name;
+  for (const OptionRow& row : rows) by_name[row.name] = row;
+  EXPECT_EQ(by_name["--account"].short_name, "-A");
+  EXPECT_EQ(by_name["--account"].state, "own");
+  EXPECT_EQ(by_name["--nodes"].state, "resource");
+  EXPECT_EQ(by_name["--bb"].state, "unsupported");
+  EXPECT_EQ(by_name["--verbose"].state, "ignored");
+  EXPECT_EQ(by_name["--help"].state, "meta");
+  EXPECT_EQ(by_name["--cluster"].alias_of, "--clusters");
+  EXPECT_EQ(by_name["--nice"].argument, "optional");
+  EXPECT_FALSE(by_name["--gpu-fraction"].note.empty());
+}
+
 }  // namespace
 }  // namespace muster

@@ -8,95 +8,70 @@
 
 #include "base/strings.h"
 #include "model/job_request.h"
+#include "model/option_engine.h"
 
 namespace muster {
 
 namespace {
 
-enum class Opt {
-  kNtasks,
-  kNodes,
-  kNtasksPerNode,
-  kLabel,
-  kJobName,
-  kKillOnBadExit,
-  kUnbuffered,
-  kHelp,
-  kUsage,
-  kVersion,
-  kResource,  // for a new allocation (srun outside one): handed to the controller as given
-  kAccount,
-  kQos,
-  kJobid,
-  kExport,
-  kMultiProg,
-  kOutput,
-  kError,
-  kInput,
-  kTaskProlog,
-  kTaskEpilog,
-  kCpuBind,
-  kImmediate,
-  kOverlap,
-  kExact,
-  kOvercommit,
-  kNoAllocate,
-  kPty,
-  kGpuBind,
+// What srun does with each option (OptionSpec::id). kResource: an option for a new allocation (srun
+// outside one), handed to the controller as given.
+enum Opt : int {
+  kNtasks, kNodes, kNtasksPerNode, kLabel, kJobName, kKillOnBadExit, kUnbuffered, kHelp, kUsage, kVersion,
+  kResource, kAccount, kQos, kJobid, kExport, kMultiProg, kOutput, kError, kInput, kTaskProlog, kTaskEpilog,
+  kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind,
 };
-enum class Arg { kNone, kRequired, kOptional };
+using Arg = OptionArg;
+using Kind = OptionUse;
 
-struct OptionSpec {
-  const char* long_name;
-  char short_name;
-  Arg arg;
-  Opt opt;
-};
-
-constexpr OptionSpec kOptions[] = {
-    {"account", 'A', Arg::kRequired, Opt::kAccount},
-    {"cpu-bind", 0, Arg::kRequired, Opt::kCpuBind},
-    {"error", 'e', Arg::kRequired, Opt::kError},
-    {"export", 0, Arg::kRequired, Opt::kExport},
-    {"immediate", 'I', Arg::kOptional, Opt::kImmediate},
-    {"input", 'i', Arg::kRequired, Opt::kInput},
-    {"jobid", 0, Arg::kRequired, Opt::kJobid},
-    {"multi-prog", 0, Arg::kNone, Opt::kMultiProg},
-    {"no-allocate", 'Z', Arg::kNone, Opt::kNoAllocate},
-    {"pty", 0, Arg::kOptional, Opt::kPty},
-    {"output", 'o', Arg::kRequired, Opt::kOutput},
-    {"overlap", 0, Arg::kNone, Opt::kOverlap},
-    {"overcommit", 'O', Arg::kNone, Opt::kOvercommit},
-    {"exact", 0, Arg::kNone, Opt::kExact},
-    {"task-epilog", 0, Arg::kRequired, Opt::kTaskEpilog},
-    {"task-prolog", 0, Arg::kRequired, Opt::kTaskProlog},
-    {"constraint", 'C', Arg::kRequired, Opt::kResource},
-    {"cpus-per-gpu", 0, Arg::kRequired, Opt::kResource},
-    {"cpus-per-task", 'c', Arg::kRequired, Opt::kResource},
-    {"exclude", 'x', Arg::kRequired, Opt::kResource},
-    {"exclusive", 0, Arg::kOptional, Opt::kResource},
-    {"gpu-bind", 0, Arg::kRequired, Opt::kGpuBind},
-    {"gpus", 'G', Arg::kRequired, Opt::kResource},
-    {"gpus-per-node", 0, Arg::kRequired, Opt::kResource},
-    {"gpus-per-task", 0, Arg::kRequired, Opt::kResource},
-    {"gres", 0, Arg::kRequired, Opt::kResource},
-    {"help", 'h', Arg::kNone, Opt::kHelp},
-    {"mem", 0, Arg::kRequired, Opt::kResource},
-    {"mem-per-cpu", 0, Arg::kRequired, Opt::kResource},
-    {"mem-per-gpu", 0, Arg::kRequired, Opt::kResource},
-    {"nodelist", 'w', Arg::kRequired, Opt::kResource},
-    {"partition", 'p', Arg::kRequired, Opt::kResource},
-    {"qos", 'q', Arg::kRequired, Opt::kQos},
-    {"time", 't', Arg::kRequired, Opt::kResource},
-    {"job-name", 'J', Arg::kRequired, Opt::kJobName},
-    {"kill-on-bad-exit", 'K', Arg::kOptional, Opt::kKillOnBadExit},
-    {"label", 'l', Arg::kNone, Opt::kLabel},
-    {"nodes", 'N', Arg::kRequired, Opt::kNodes},
-    {"ntasks", 'n', Arg::kRequired, Opt::kNtasks},
-    {"ntasks-per-node", 0, Arg::kRequired, Opt::kNtasksPerNode},
-    {"unbuffered", 'u', Arg::kNone, Opt::kUnbuffered},
-    {"usage", 0, Arg::kNone, Opt::kUsage},
-    {"version", 'V', Arg::kNone, Opt::kVersion},
+constexpr OptionSpec kSrunOptions[] = {
+    {"account", 'A', Arg::kRequired, Kind::kOwn, Opt::kAccount},
+    {"cpu-bind", 0, Arg::kRequired, Kind::kOwn, Opt::kCpuBind, nullptr,
+     "accepted; tasks are not bound (the job's cgroup confines them)"},
+    {"error", 'e', Arg::kRequired, Kind::kOwn, Opt::kError},
+    {"export", 0, Arg::kRequired, Kind::kOwn, Opt::kExport},
+    {"immediate", 'I', Arg::kOptional, Kind::kOwn, Opt::kImmediate},
+    {"input", 'i', Arg::kRequired, Kind::kOwn, Opt::kInput},
+    {"jobid", 0, Arg::kRequired, Kind::kOwn, Opt::kJobid},
+    {"multi-prog", 0, Arg::kNone, Kind::kOwn, Opt::kMultiProg},
+    {"no-allocate", 'Z', Arg::kNone, Kind::kOwn, Opt::kNoAllocate},
+    {"pty", 0, Arg::kOptional, Kind::kOwn, Opt::kPty},
+    {"output", 'o', Arg::kRequired, Kind::kOwn, Opt::kOutput},
+    {"overlap", 0, Arg::kNone, Kind::kOwn, Opt::kOverlap},
+    {"overcommit", 'O', Arg::kNone, Kind::kOwn, Opt::kOvercommit},
+    {"exact", 0, Arg::kNone, Kind::kOwn, Opt::kExact},
+    {"task-epilog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskEpilog},
+    {"task-prolog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskProlog},
+    {"constraint", 'C', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"cpus-per-gpu", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"cpus-per-task", 'c', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"exclude", 'x', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"exclusive", 0, Arg::kOptional, Kind::kResource, Opt::kResource, nullptr,
+     "whole nodes for a new allocation; inside one, as --exact"},
+    {"gpu-bind", 0, Arg::kRequired, Kind::kOwn, Opt::kGpuBind, nullptr,
+     "closest gives all the step's GPUs (no CPU binding)"},
+    {"gpus", 'G', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"gpus-per-node", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"gpus-per-task", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"gres", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"help", 'h', Arg::kNone, Kind::kMeta, Opt::kHelp},
+    {"mem", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"mem-per-cpu", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"mem-per-gpu", 0, Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"nodelist", 'w', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"partition", 'p', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"qos", 'q', Arg::kRequired, Kind::kOwn, Opt::kQos},
+    {"time", 't', Arg::kRequired, Kind::kResource, Opt::kResource},
+    {"job-name", 'J', Arg::kRequired, Kind::kOwn, Opt::kJobName},
+    {"kill-on-bad-exit", 'K', Arg::kOptional, Kind::kOwn, Opt::kKillOnBadExit},
+    {"label", 'l', Arg::kNone, Kind::kOwn, Opt::kLabel},
+    {"nodes", 'N', Arg::kRequired, Kind::kOwn, Opt::kNodes, nullptr,
+     "inside an allocation the step takes the minimum of min[-max]"},
+    {"ntasks", 'n', Arg::kRequired, Kind::kOwn, Opt::kNtasks},
+    {"ntasks-per-node", 0, Arg::kRequired, Kind::kOwn, Opt::kNtasksPerNode},
+    {"unbuffered", 'u', Arg::kNone, Kind::kOwn, Opt::kUnbuffered},
+    {"usage", 0, Arg::kNone, Kind::kMeta, Opt::kUsage},
+    {"version", 'V', Arg::kNone, Kind::kMeta, Opt::kVersion},
 };
 
 Status Error(const std::string& text) { return InvalidArgument(text); }
@@ -135,25 +110,8 @@ StatusOr<std::vector<std::vector<int>>> ParseGpuBindMap(const std::string& value
   return out;
 }
 
-Status GetoptError(const std::string& line) {
-  return Error("srun: " + line + "\nTry \"srun --help\" for more information\n");
-}
-
-StatusOr<const OptionSpec*> FindLong(std::string_view name, const std::string& arg) {
-  std::vector<const OptionSpec*> matches;
-  for (const OptionSpec& o : kOptions) {
-    const std::string_view full(o.long_name);
-    if (full == name) return &o;
-    if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
-  }
-  if (matches.empty()) return GetoptError("unrecognized option '" + arg + "'");
-  if (matches.size() > 1) {
-    std::string list;
-    for (const OptionSpec* c : matches) list += " '--" + std::string(c->long_name) + "'";
-    return GetoptError("option '--" + std::string(name) + "' is ambiguous; possibilities:" + list);
-  }
-  return matches[0];
-}
+// getopt's messages as srun prints them (exit 1).
+constexpr GetoptStyle kGetoptStyle{.program = "srun", .end = "\n"};
 
 StatusOr<int> Count(const std::string& value, const char* what, int min) {
   int v = 0;
@@ -163,8 +121,11 @@ StatusOr<int> Count(const std::string& value, const char* what, int min) {
   return v;
 }
 
-Status Apply(const OptionSpec& o, const std::string& value, bool has_value, SrunOptions* out) {
-  switch (o.opt) {
+Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
+  const OptionSpec& o = *occurrence.spec;
+  const std::string value = occurrence.value.value_or("");
+  const bool has_value = occurrence.value.has_value();
+  switch (static_cast<Opt>(o.id)) {
     case Opt::kNtasks: {
       ASSIGN_OR_RETURN(out->ntasks, Count(value, "number of tasks", 1));
       break;
@@ -189,21 +150,21 @@ Status Apply(const OptionSpec& o, const std::string& value, bool has_value, Srun
     case Opt::kUsage: out->usage = true; break;
     case Opt::kVersion: out->version = true; break;
     case Opt::kResource:
-      if (std::string_view(o.long_name) == "cpus-per-task") {
+      if (std::string_view(o.name) == "cpus-per-task") {
         ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
-      } else if (std::string_view(o.long_name) == "exclusive") {
+      } else if (std::string_view(o.name) == "exclusive") {
         out->exclusive = true;
-      } else if (std::string_view(o.long_name) == "time") {
+      } else if (std::string_view(o.name) == "time") {
         StatusOr<int64_t> t = ParseTimeSpec(value);
         if (!t.ok()) return Error("srun: error: Invalid time limit specification\n");
         out->time_limit_s = std::max<int64_t>(*t, 0);
-      } else if (std::string_view(o.long_name).rfind("mem", 0) == 0) {  // --mem, --mem-per-cpu, --mem-per-gpu
+      } else if (std::string_view(o.name).rfind("mem", 0) == 0) {  // --mem, --mem-per-cpu, --mem-per-gpu
         StatusOr<int64_t> mb = ParseMemoryMb(value);
-        if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.long_name) + " specification\n");
-        const std::string_view name = o.long_name;
+        if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.name) + " specification\n");
+        const std::string_view name = o.name;
         (name == "mem" ? out->mem_mb : name == "mem-per-cpu" ? out->mem_per_cpu_mb : out->mem_per_gpu_mb) = *mb;
       }
-      out->resource_args.push_back("--" + std::string(o.long_name) + (has_value ? "=" + value : ""));
+      out->resource_args.push_back(occurrence.CanonicalArg());
       break;
     case Opt::kAccount: out->account = value; break;
     case Opt::kQos: out->qos = value; break;
@@ -296,53 +257,8 @@ Status ParseStepGpus(SrunOptions* out) {
 
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
   SrunOptions out;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (a.size() < 2 || a[0] != '-') break;
-    if (a[1] == '-') {
-      const size_t eq = a.find('=');
-      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      ASSIGN_OR_RETURN(const OptionSpec* o, FindLong(name, a));
-      const std::string shown = "--" + std::string(o->long_name);
-      std::string value;
-      bool has_value = false;
-      if (eq != std::string::npos) {
-        if (o->arg == Arg::kNone) return GetoptError("option '" + shown + "' doesn't allow an argument");
-        value = a.substr(eq + 1);
-        has_value = true;
-      } else if (o->arg == Arg::kRequired) {
-        if (i + 1 >= args.size()) return GetoptError("option '" + shown + "' requires an argument");
-        value = args[++i];
-        has_value = true;
-      }
-      RETURN_IF_ERROR(Apply(*o, value, has_value, &out));
-      continue;
-    }
-    // Short options, possibly grouped ("-lK"), with an attached or separate value ("-n4", "-n 4").
-    for (size_t k = 1; k < a.size(); ++k) {
-      const OptionSpec* o = nullptr;
-      for (const OptionSpec& s : kOptions) {
-        if (s.short_name == a[k]) o = &s;
-      }
-      if (o == nullptr) return GetoptError(std::string("invalid option -- '") + a[k] + "'");
-      if (o->arg == Arg::kNone || (o->arg == Arg::kOptional && k + 1 == a.size())) {
-        RETURN_IF_ERROR(Apply(*o, "", false, &out));
-        continue;
-      }
-      std::string value = a.substr(k + 1);
-      if (value.empty()) {
-        if (i + 1 >= args.size()) return GetoptError(std::string("option requires an argument -- '") + a[k] + "'");
-        value = args[++i];
-      }
-      RETURN_IF_ERROR(Apply(*o, value, true, &out));
-      break;
-    }
-  }
+  const auto apply = [&out](const OptionOccurrence& o) { return Apply(o, &out); };
+  ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, apply));
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   RETURN_IF_ERROR(ParseStepGpus(&out));
   if (out.command.empty() && !out.help && !out.usage && !out.version) {
@@ -448,6 +364,8 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
   }
   return argv;
 }
+
+OptionTable SrunOptionTable() { return kSrunOptions; }
 
 bool ShapesStep(const std::string& resource_arg) {
   for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--mem-per-gpu=", "--gres=",

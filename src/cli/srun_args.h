@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/option_engine.h"
 #include "model/step_layout.h"
 
 namespace muster {
@@ -82,6 +83,9 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 // Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.
 StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
+
+// srun's options (those of Slurm 22.05's that Muster knows, and what it does with each).
+OptionTable SrunOptionTable();
 
 // Whether a resource option (an entry of resource_args) also shapes a step inside an allocation
 // (-c and --exclusive: its CPUs; --mem, --mem-per-cpu: its memory; the GPU options: its GPUs);

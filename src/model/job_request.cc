@@ -1,10 +1,8 @@
 // ParseJobRequest: sbatch/srun resource options -> JobRequest.
 //
-// Parsing follows getopt_long as sbatch uses it: "--opt=value", "--opt value", "-N2", "-N 2",
-// unambiguous prefixes of long names ("--part=gpu"), a required value is taken from the next
-// argument whatever it looks like ("-t -5"), "--" ends the options, and a repeated option
-// overrides the earlier one. Each value is checked where it appears (errors come in argv order);
-// combinations are checked once at the end.
+// Parsing follows getopt_long as sbatch uses it (model/option_engine.h), but accepts no operand; a
+// repeated option overrides the earlier one. Each value is checked where it appears (errors come in
+// argv order); combinations are checked once at the end.
 //
 // Combinations rejected, as Slurm rejects them (slurm_opt.c, proc_args.c, gres validation):
 //   --mem / --mem-per-cpu / --mem-per-gpu together; --cpus-per-task with --cpus-per-gpu;
@@ -34,48 +32,52 @@
 
 #include "model/hostlist.h"
 #include "model/limits.h"
+#include "model/option_engine.h"
 
 namespace muster {
 namespace {
 
-enum class Opt {
+// Which option an OptionSpec is (its id), for Apply.
+enum Opt : int {
   kJobName, kPartition, kNodes, kNtasks, kNtasksPerNode, kCpusPerTask, kMem, kMemPerCpu,
   kMemPerGpu, kGres, kGpus, kGpusPerNode, kGpusPerTask, kCpusPerGpu, kConstraint, kExclusive,
   kTime, kNodelist, kExclude, kGpuFraction, kGpuMemory,
 };
 
-enum class Arg { kRequired, kOptional };  // kOptional: only as "--opt=value", like getopt
+using Arg = OptionArg;
+constexpr OptionUse kResource = OptionUse::kResource;
 
-struct OptionSpec {
-  const char* long_name;
-  char short_name;  // 0 = none
-  Arg arg;
-  Opt id;
+constexpr OptionSpec kResourceOptions[] = {
+    {"job-name", 'J', Arg::kRequired, kResource, Opt::kJobName},
+    {"partition", 'p', Arg::kRequired, kResource, Opt::kPartition},
+    {"nodes", 'N', Arg::kRequired, kResource, Opt::kNodes, nullptr, "0 is refused; no :step or lists"},
+    {"ntasks", 'n', Arg::kRequired, kResource, Opt::kNtasks, nullptr,
+     "fewer than -N min is refused (Slurm lowers -N with a warning)"},
+    {"ntasks-per-node", 0, Arg::kRequired, kResource, Opt::kNtasksPerNode, nullptr,
+     "-n above it times the largest node count is refused"},
+    {"cpus-per-task", 'c', Arg::kRequired, kResource, Opt::kCpusPerTask},
+    {"mem", 0, Arg::kRequired, kResource, Opt::kMem, nullptr, "0 (all of a node's memory) is refused"},
+    {"mem-per-cpu", 0, Arg::kRequired, kResource, Opt::kMemPerCpu},
+    {"mem-per-gpu", 0, Arg::kRequired, kResource, Opt::kMemPerGpu},
+    {"gres", 0, Arg::kRequired, kResource, Opt::kGres, nullptr, "only gpu[:type][:count], one GPU type (or none)"},
+    {"gpus", 'G', Arg::kRequired, kResource, Opt::kGpus},
+    {"gpus-per-node", 0, Arg::kRequired, kResource, Opt::kGpusPerNode},
+    {"gpus-per-task", 0, Arg::kRequired, kResource, Opt::kGpusPerTask},
+    {"cpus-per-gpu", 0, Arg::kRequired, kResource, Opt::kCpusPerGpu},
+    {"constraint", 'C', Arg::kRequired, kResource, Opt::kConstraint},
+    {"exclusive", 0, Arg::kOptional, kResource, Opt::kExclusive, nullptr, "only whole nodes (=user etc. refused)"},
+    {"time", 't', Arg::kRequired, kResource, Opt::kTime},
+    {"nodelist", 'w', Arg::kRequired, kResource, Opt::kNodelist, nullptr, "more nodes than -N allows is refused"},
+    {"exclude", 'x', Arg::kRequired, kResource, Opt::kExclude},
+    {"gpu-fraction", 0, Arg::kRequired, kResource, Opt::kGpuFraction, nullptr,
+     "Muster: a fraction of one shared GPU (0 < F < 1), not with whole GPUs"},
+    {"gpu-memory", 0, Arg::kRequired, kResource, Opt::kGpuMemory, nullptr,
+     "Muster: this much memory on one shared GPU, not with whole GPUs"},
 };
 
-constexpr OptionSpec kOptions[] = {
-    {"job-name", 'J', Arg::kRequired, Opt::kJobName},
-    {"partition", 'p', Arg::kRequired, Opt::kPartition},
-    {"nodes", 'N', Arg::kRequired, Opt::kNodes},
-    {"ntasks", 'n', Arg::kRequired, Opt::kNtasks},
-    {"ntasks-per-node", 0, Arg::kRequired, Opt::kNtasksPerNode},
-    {"cpus-per-task", 'c', Arg::kRequired, Opt::kCpusPerTask},
-    {"mem", 0, Arg::kRequired, Opt::kMem},
-    {"mem-per-cpu", 0, Arg::kRequired, Opt::kMemPerCpu},
-    {"mem-per-gpu", 0, Arg::kRequired, Opt::kMemPerGpu},
-    {"gres", 0, Arg::kRequired, Opt::kGres},
-    {"gpus", 'G', Arg::kRequired, Opt::kGpus},
-    {"gpus-per-node", 0, Arg::kRequired, Opt::kGpusPerNode},
-    {"gpus-per-task", 0, Arg::kRequired, Opt::kGpusPerTask},
-    {"cpus-per-gpu", 0, Arg::kRequired, Opt::kCpusPerGpu},
-    {"constraint", 'C', Arg::kRequired, Opt::kConstraint},
-    {"exclusive", 0, Arg::kOptional, Opt::kExclusive},
-    {"time", 't', Arg::kRequired, Opt::kTime},
-    {"nodelist", 'w', Arg::kRequired, Opt::kNodelist},
-    {"exclude", 'x', Arg::kRequired, Opt::kExclude},
-    {"gpu-fraction", 0, Arg::kRequired, Opt::kGpuFraction},
-    {"gpu-memory", 0, Arg::kRequired, Opt::kGpuMemory},
-};
+constexpr size_t kQuoteLimit = 80;  // so that a megabyte of junk in a message stays readable
+// getopt's messages without a program name (the caller frames them).
+constexpr GetoptStyle kGetoptStyle{.ambiguity_quotes_argument = true, .quote_limit = kQuoteLimit};
 
 struct GpuSpec {
   std::string type;  // "" = any
@@ -92,11 +94,10 @@ struct ParseState {
   std::optional<GpuSpec> gpus, gpus_per_node, gpus_per_task;
 };
 
-// Quotes user input for a message, shortened so that a megabyte of junk stays readable.
+// Quotes user input for a message, shortened.
 std::string Quote(std::string_view s) {
-  constexpr size_t kMax = 80;
-  if (s.size() <= kMax) return "'" + std::string(s) + "'";
-  return "'" + std::string(s.substr(0, kMax)) + "...'";
+  if (s.size() <= kQuoteLimit) return "'" + std::string(s) + "'";
+  return "'" + std::string(s.substr(0, kQuoteLimit)) + "...'";
 }
 
 bool AllDigits(std::string_view s) {
@@ -266,10 +267,10 @@ StatusOr<std::vector<std::string>> ParseNodeNames(const std::string& v) {
 }
 
 // Parses one option's value into `st` (a repeated option overrides the earlier one).
-Status Apply(const OptionSpec& spec, const std::optional<std::string>& value, ParseState* st) {
+Status Apply(const std::optional<std::string>& value, Opt id, ParseState* st) {
   JobRequest& r = st->req;
   const std::string v = value.value_or("");
-  switch (spec.id) {
+  switch (id) {
     case Opt::kJobName: r.name = v; break;
     case Opt::kPartition: r.partition = v; break;
     case Opt::kConstraint: r.constraint = v; break;
@@ -336,32 +337,6 @@ Status Apply(const OptionSpec& spec, const std::optional<std::string>& value, Pa
     }
   }
   return Status::Ok();
-}
-
-// Long option lookup like getopt_long: an exact name, else a unique prefix.
-StatusOr<const OptionSpec*> FindLong(std::string_view name, const std::string& shown) {
-  const OptionSpec* found = nullptr;
-  std::string candidates;
-  int matches = 0;
-  for (const OptionSpec& o : kOptions) {
-    const std::string_view full(o.long_name);
-    if (full == name) return &o;
-    if (!name.empty() && full.substr(0, name.size()) == name) {
-      found = &o;
-      ++matches;
-      candidates += " '--" + std::string(full) + "'";
-    }
-  }
-  if (matches == 1) return found;
-  if (matches > 1) return InvalidArgument("option " + Quote(shown) + " is ambiguous; possibilities:" + candidates);
-  return InvalidArgument("unrecognized option " + Quote(shown));
-}
-
-const OptionSpec* FindShort(char c) {
-  for (const OptionSpec& o : kOptions) {
-    if (o.short_name != 0 && o.short_name == c) return &o;
-  }
-  return nullptr;
 }
 
 // Checks the options against each other and fills the GPU fields of the request.
@@ -446,45 +421,18 @@ Status Finish(ParseState& st) {
 
 StatusOr<JobRequest> ParseJobRequest(const std::vector<std::string>& args) {
   ParseState st;
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (options_ended || a.size() < 2 || a[0] != '-') {
-      return InvalidArgument("unexpected argument " + Quote(a) + " (only resource options are accepted here)");
-    }
-    if (a == "--") {
-      options_ended = true;
-      continue;
-    }
-    const OptionSpec* spec = nullptr;
-    std::optional<std::string> value;
-    if (a[1] == '-') {
-      const size_t eq = a.find('=');
-      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      ASSIGN_OR_RETURN(spec, FindLong(name, a));  // getopt shows the whole argument
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-      } else if (spec->arg == Arg::kRequired) {
-        if (i + 1 >= args.size()) {
-          return InvalidArgument("option '--" + std::string(spec->long_name) + "' requires an argument");
-        }
-        value = args[++i];
-      }
-    } else {
-      spec = FindShort(a[1]);
-      if (spec == nullptr) return InvalidArgument("invalid option -- '" + std::string(1, a[1]) + "'");
-      if (a.size() > 2) {
-        value = a.substr(2);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return InvalidArgument("option requires an argument -- '" + std::string(1, a[1]) + "'");
-      }
-    }
-    RETURN_IF_ERROR(Apply(*spec, value, &st).WithPrefix("--" + std::string(spec->long_name)));
+  const auto apply = [&st](const OptionOccurrence& o) {
+    return Apply(o.value, static_cast<Opt>(o.spec->id), &st).WithPrefix("--" + std::string(o.spec->name));
+  };
+  ASSIGN_OR_RETURN(const size_t first_operand, Getopt(kResourceOptions, args, kGetoptStyle, apply));
+  if (first_operand < args.size()) {
+    return InvalidArgument("unexpected argument " + Quote(args[first_operand]) +
+                           " (only resource options are accepted here)");
   }
   RETURN_IF_ERROR(Finish(st));
   return st.req;
 }
+
+OptionTable JobRequestOptionTable() { return kResourceOptions; }
 
 }  // namespace muster

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "model/allocation.h"
 #include "model/limits.h"
+#include "model/option_engine.h"
 
 namespace muster {
 
@@ -53,6 +54,9 @@ struct JobRequest {
 // Errors name the option and what was expected, e.g. "--time: invalid time specification 'abc'
 // (expected minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)".
 StatusOr<JobRequest> ParseJobRequest(const std::vector<std::string>& args);
+
+// The resource options ParseJobRequest knows (sbatch, srun and salloc take them too).
+OptionTable JobRequestOptionTable();
 
 // Slurm time specifications ("60", "1:30:00", "2-12", "UNLIMITED") -> seconds; kUnlimited (-1)
 // for UNLIMITED/INFINITE.
