@@ -7,6 +7,8 @@
 #include "api/decode.h"
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
+#include "api/wire/policy.h"
+#include "api/wire/submit.h"
 #include "fuzz/fuzz_util.h"
 #include "model/record_json.h"
 #include "net/json_body.h"
@@ -21,12 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<ExitNotice>(text);
   (void)wire::Decode<NodeOrders>(text);
   (void)wire::Decode<ExitCode>(text);
+  (void)wire::Decode<SubmitRequest>(text);
+  (void)wire::Decode<JobUpdate>(text);
+  (void)wire::Decode<NodeUpdate>(text);
+  (void)wire::Decode<PolicyOp>(text);
   if (StatusOr<NodeReport> r = wire::Decode<NodeReport>(text); r.ok()) (void)wire::CheckedNodeReport(std::move(*r));
   if (!body.ok()) return 0;
-  (void)DecodeSubmitRequest(*body);
   (void)DecodeStepRequest(*body);
-  (void)DecodeUpdateFields(*body);
-  (void)DecodePolicyOp(*body);
   if (body->contains("job")) (void)JobRecordFromJson((*body)["job"]);
   if (body->contains("node")) (void)NodeRecordFromJson((*body)["node"]);
   // What the controller answers with may be any of it, dumped: it must not recurse away either.

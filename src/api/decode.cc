@@ -10,8 +10,6 @@ namespace muster {
 
 using nlohmann::json;
 
-StatusOr<SubmitRequest> DecodeSubmitRequest(const json& b) { return SubmitRequestFromJson(b); }
-
 StatusOr<StepRequest> DecodeStepRequest(const json& body) {
   StepRequest s;
   Status err;
@@ -46,34 +44,6 @@ StatusOr<StepRequest> DecodeStepRequest(const json& body) {
     }
   }
   return s;
-}
-
-StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const json& body) {
-  if (!body.is_object()) return InvalidArgument("the body must be an object of fields");
-  std::map<std::string, std::string> fields;
-  for (const auto& [k, v] : body.items()) {
-    if (!v.is_string()) return InvalidArgument("field '" + k + "' must be a string");
-    fields[k] = v.get<std::string>();
-  }
-  return fields;
-}
-
-StatusOr<PolicyOp> DecodePolicyOp(const json& b) {
-  PolicyOp op;
-  Status err;
-  if (!Get(b, "verb", op.verb, err) || !Get(b, "entity", op.entity, err) || !Get(b, "name", op.name, err)) return err;
-  if (b.contains("fields")) {
-    if (!b["fields"].is_array()) return InvalidArgument("fields: expected [[key, value], ...]");
-    for (const json& f : b["fields"]) {
-      if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
-        std::string got = f.dump(-1, ' ', false, json::error_handler_t::replace);
-        if (got.size() > 80) got = got.substr(0, 77) + "...";
-        return InvalidArgument("fields: expected [[key, value], ...], got " + got);
-      }
-      op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
-    }
-  }
-  return op;
 }
 
 }  // namespace muster

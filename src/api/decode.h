@@ -27,13 +27,7 @@ bool Get(const nlohmann::json& j, const char* key, T& out, Status& err) {
   }
 }
 
-// POST /v1/jobs.
-StatusOr<SubmitRequest> DecodeSubmitRequest(const nlohmann::json& body);
 // POST /v1/jobs/{id}/steps (srun -w/-x hostlists expanded here).
 StatusOr<StepRequest> DecodeStepRequest(const nlohmann::json& body);
-// POST /v1/jobs/{id}/update: {"Field": "value", ...}.
-StatusOr<std::map<std::string, std::string>> DecodeUpdateFields(const nlohmann::json& body);
-// POST /v1/policy.
-StatusOr<PolicyOp> DecodePolicyOp(const nlohmann::json& body);
 
 }  // namespace muster

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/decode.h"
+#include "api/wire/policy.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/job_list_json.h"
@@ -137,9 +138,7 @@ void AddAccountRoutes(Controller& c, Router& r) {
       return ErrorResponse(Status(StatusCode::kPermissionDenied,
                                   "Access/permission denied: only an administrator may change accounts and QOS"));
     }
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<PolicyOp> op = DecodePolicyOp(*body);
+    StatusOr<PolicyOp> op = wire::Decode<PolicyOp>(req.body);
     if (!op.ok()) return ErrorResponse(op.status());
     Status st = c.ChangePolicy(*op, req.caller);
     if (!st.ok()) return ErrorResponse(st);

@@ -4,12 +4,13 @@
 
 #include "api/decode.h"
 #include "api/wire/jobs.h"
+#include "api/wire/submit.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
-#include "model/submit_request.h"
+#include "api/wire/submit.h"
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
 
@@ -78,19 +79,17 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
 
 void AddJobRoutes(Controller& c, Router& r) {
   r.Add("GET", "/v1/ping", [&c](const HttpRequest& req) {
-    return Ok(json{{"cluster", c.cluster_name()}, {"authenticated", req.caller.authenticated}, {"uid", req.caller.uid}});
+    return Ok(PingAnswer{c.cluster_name(), req.caller.authenticated, req.caller.uid});
   });
 
   r.Add("GET", "/v1/config", [&c](const HttpRequest&) {
-    json items = json::array();
-    for (const auto& [k, v] : c.SlurmConfig()) items.push_back({{"key", k}, {"value", v}});
-    return Ok(json{{"config", items}});
+    ConfigAnswer answer;
+    for (const auto& [k, v] : c.SlurmConfig()) answer.config.push_back({k, v});
+    return Ok(answer);
   });
 
   r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<SubmitRequest> decoded = DecodeSubmitRequest(*body);
+    StatusOr<SubmitRequest> decoded = wire::Decode<SubmitRequest>(req.body);
     if (!decoded.ok()) return ErrorResponse(decoded.status());
     const SubmitRequest& s = *decoded;
     // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
@@ -98,12 +97,12 @@ void AddJobRoutes(Controller& c, Router& r) {
       std::string user_msg;
       StatusOr<WillRun> w = c.TestOnly(s, req.caller, &user_msg);
       if (!w.ok()) return ErrorResponse(w.status(), user_msg);
-      return Ok(ToJson(*w));
+      return Ok(*w);
     }
     std::string user_msg;
     StatusOr<int64_t> id = c.Submit(s, req.caller, &user_msg);
     if (!id.ok()) return ErrorResponse(id.status(), user_msg);
-    return Ok(json{{"job_id", *id}});
+    return Ok(SubmitAnswer{*id});
   });
 
   // ?active=1: only jobs not finished (what squeue shows by default); ?ids=1,2,3: only these.
@@ -189,15 +188,13 @@ void AddJobRoutes(Controller& c, Router& r) {
     return Ok(json::object());
   });
 
-  // scontrol update JobId=: {"TimeLimit": "10", "JobName": "x", ...} (Controller::UpdateJob).
+  // scontrol update JobId=: {"fields": {"TimeLimit": "10", "JobName": "x", ...}} (Controller::UpdateJob).
   r.Add("POST", "/v1/jobs/{id}/update", [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<std::map<std::string, std::string>> fields = DecodeUpdateFields(*body);
-    if (!fields.ok()) return ErrorResponse(fields.status());
-    Status st = c.UpdateJob(*id, *fields, req.caller);
+    StatusOr<JobUpdate> update = wire::Decode<JobUpdate>(req.body);
+    if (!update.ok()) return ErrorResponse(update.status());
+    Status st = c.UpdateJob(*id, update->fields, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

@@ -4,6 +4,7 @@
 
 #include "api/decode.h"
 #include "api/wire/agent.h"
+#include "api/wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/record_json.h"
@@ -28,12 +29,9 @@ void AddNodeRoutes(Controller& c, Router& r) {
   });
 
   r.Add("POST", "/v1/nodes/{name}", [&c](const HttpRequest& req) {
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    std::string state, reason;
-    Status err;
-    if (!Get(*body, "state", state, err) || !Get(*body, "reason", reason, err)) return ErrorResponse(err);
-    Status st = c.UpdateNode(req.params.at("name"), state, reason, req.caller);
+    StatusOr<NodeUpdate> update = wire::Decode<NodeUpdate>(req.body);
+    if (!update.ok()) return ErrorResponse(update.status());
+    Status st = c.UpdateNode(req.params.at("name"), update->state, update->reason, req.caller);
     if (!st.ok()) return ErrorResponse(st);
     return Ok(json::object());
   });

@@ -47,27 +47,24 @@ namespace {
 int WaitForJob(CtldClient& c, int64_t id, std::ostream& err) {
   int delay_ms = 250;
   while (true) {
-    StatusOr<std::string> r = c.CallRaw("GET", "/v1/accounting/jobs?ids=" + std::to_string(id));
-    if (r.ok()) {
-      StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(*r);
-      if (jobs.ok() && jobs->empty()) {
-        err << "sbatch: error: Job " << id << " no longer found and exit code not found\n";
-        return 1;
-      }
-      if (jobs.ok()) {
-        bool done = true;
-        int rc = 0;
-        for (const JobRecord& j : *jobs) {
-          if (!IsFinished(j.state)) {
-            done = false;
-            break;
-          }
-          rc = std::max(rc, j.exit_signal > 0 ? 1 : j.exit_code);
+    StatusOr<std::vector<JobRecord>> jobs = c.AccountingJobs("ids=" + std::to_string(id));
+    if (jobs.ok() && jobs->empty()) {
+      err << "sbatch: error: Job " << id << " no longer found and exit code not found\n";
+      return 1;
+    }
+    if (jobs.ok()) {
+      bool done = true;
+      int rc = 0;
+      for (const JobRecord& j : *jobs) {
+        if (!IsFinished(j.state)) {
+          done = false;
+          break;
         }
-        if (done) return rc;
+        rc = std::max(rc, j.exit_signal > 0 ? 1 : j.exit_code);
       }
+      if (done) return rc;
     } else {
-      err << "sbatch: error: Currently unable to load job state information, retrying: " << r.status().message()
+      err << "sbatch: error: Currently unable to load job state information, retrying: " << jobs.status().message()
           << "\n";
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
@@ -269,12 +266,9 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(SqueueSelectionQuery(selection));
     if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
     std::erase_if(*jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
-    StatusOr<json> listed = (*c)->Call("GET", "/v1/steps");
+    StatusOr<std::vector<StepRecord>> listed = (*c)->Steps();
     if (!listed.ok()) return ConnectError("squeue", listed.status(), err);
-    std::vector<StepRecord> all;
-    for (const json& s : listed->value("steps", json::array())) {
-      if (StatusOr<StepRecord> r = StepRecordFromJson(s); r.ok()) all.push_back(std::move(*r));
-    }
+    std::vector<StepRecord> all = std::move(*listed);
     for (StepRecord& s : BatchSteps(*jobs)) all.push_back(std::move(s));
     if (!step_ids.empty()) {
       std::erase_if(all, [&](const StepRecord& s) {
@@ -289,7 +283,7 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   if (!json_out) {
     // The controller selects and renders the table (report/squeue_format.h).
-    StatusOr<std::string> text = (*c)->CallRaw("GET", "/v1/jobs?" + SqueueQuery(selection, opt));
+    StatusOr<std::string> text = (*c)->RenderedJobs(SqueueQuery(selection, opt));
     if (!text.ok() && text.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
     if (!text.ok() && text.status().code() == StatusCode::kInvalidArgument) {
       err << "squeue: error: " << text.status().message() << "\n";
@@ -522,18 +516,17 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   for (int64_t id : ids) {
     // Who gets it, as in Slurm: -b the batch shell alone, -f everything, else only the steps
     // (SIGKILL everything).
-    std::string query = sig ? "?signal=" + std::to_string(sig) : "";
-    if (sig) query += batch_only ? "&target=batch" : full || sig == SIGKILL ? "&target=full" : "&target=steps";
-    StatusOr<json> r = (*c)->Call("DELETE", "/v1/jobs/" + std::to_string(id) + query);
+    const char* target = batch_only ? "batch" : full || sig == SIGKILL ? "full" : "steps";
+    Status r = (*c)->Cancel(id, sig, sig ? target : "");
     if (r.ok()) continue;
     // A job a filter chose that ended (or left the controller) since the listing: what was asked
     // holds, so it is not an error (Slurm reports these only with -v).
-    const bool gone = r.status().code() == StatusCode::kFailedPrecondition || r.status().code() == StatusCode::kNotFound;
+    const bool gone = r.code() == StatusCode::kFailedPrecondition || r.code() == StatusCode::kNotFound;
     if (filtered && gone && !verbose) continue;
-    if (r.status().code() == StatusCode::kNotFound) {
+    if (r.code() == StatusCode::kNotFound) {
       rc = std::max(rc, EmitOutput(ScancelInvalidJob(id, verbose), out, err));
     } else {
-      err << "scancel: error: Kill job error on job id " << id << ": " << r.status().message() << "\n";
+      err << "scancel: error: Kill job error on job id " << id << ": " << r.message() << "\n";
       rc = 1;
     }
   }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "api/wire/policy.h"
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
@@ -148,8 +149,8 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   return c;
 }
 
-StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::string& target, const json& body) {
-  StatusOr<HttpResponse> r = http_->Request(method, target, body.is_null() ? "" : body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+StatusOr<std::string> CtldClient::Send(const std::string& method, const std::string& target, const std::string& body) {
+  StatusOr<HttpResponse> r = http_->Request(method, target, body);
   user_msg_.clear();
   if (!r.ok()) return r.status();
   if (r->status != 200) {
@@ -161,6 +162,26 @@ StatusOr<std::string> CtldClient::CallRaw(const std::string& method, const std::
   return std::move(r->body);
 }
 
+template <wire::Record Answer>
+StatusOr<Answer> CtldClient::Read(const StatusOr<std::string>& text) {
+  if (!text.ok()) return text.status();
+  StatusOr<Answer> answer = wire::Decode<Answer>(*text, "the controller's answer");
+  if (!answer.ok()) return Internal("the controller sent a malformed answer: " + answer.status().message());
+  return answer;
+}
+
+template <wire::Record Answer, wire::Record Request>
+StatusOr<Answer> CtldClient::Exchange(const std::string& method, const std::string& target, const Request& request) {
+  return Read<Answer>(Send(method, target, wire::Encode(request)));
+}
+
+StatusOr<json> CtldClient::GetJson(const std::string& target) {
+  ASSIGN_OR_RETURN(std::string text, Send("GET", target));
+  StatusOr<json> j = ParseJsonObject(text, "the controller's answer");
+  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
+  return j;
+}
+
 StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
   if (request.submit_key.empty()) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -169,17 +190,11 @@ StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
       request.submit_key += kHex[b & 15];
     }
   }
-  const json body = ToJson(request);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s);
   std::chrono::milliseconds pause(100);
   while (true) {
-    StatusOr<json> r = Call("POST", "/v1/jobs", body);
-    if (r.ok()) {
-      if (!r->is_object() || !r->contains("job_id") || !(*r)["job_id"].is_number_integer()) {
-        return Internal("the controller sent a malformed answer: no job_id");
-      }
-      return (*r)["job_id"].get<int64_t>();
-    }
+    StatusOr<SubmitAnswer> r = Exchange<SubmitAnswer>("POST", "/v1/jobs", request);
+    if (r.ok()) return r->job_id;
     if (r.status().code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) {
       return r.status();
     }
@@ -189,28 +204,84 @@ StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
 }
 
 StatusOr<WillRun> CtldClient::TestOnly(const SubmitRequest& request) {
-  ASSIGN_OR_RETURN(json answer, Call("POST", "/v1/jobs?test_only=1", ToJson(request)));
-  StatusOr<WillRun> w = WillRunFromJson(answer);
-  if (!w.ok()) return Internal("the controller sent a malformed answer: " + w.status().message());
-  return w;
+  return Exchange<WillRun>("POST", "/v1/jobs?test_only=1", request);
 }
 
-StatusOr<json> CtldClient::Call(const std::string& method, const std::string& target, const json& body) {
-  ASSIGN_OR_RETURN(std::string text, CallRaw(method, target, body));
-  StatusOr<json> j = ParseJson(text, "the controller's answer");
-  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
-  return j;
-}
+namespace {
 
-StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
-  ASSIGN_OR_RETURN(std::string body, CallRaw("GET", query.empty() ? "/v1/jobs" : "/v1/jobs?" + query));
-  StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(body);
+StatusOr<std::vector<JobRecord>> ReadJobList(const std::string& text) {
+  StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(text);
   if (!jobs.ok()) return Internal("the controller sent a malformed job list: " + jobs.status().message());
   return jobs;
 }
 
+StatusOr<std::vector<StepRecord>> ReadSteps(const json& answer) {
+  std::vector<StepRecord> out;
+  if (!answer.contains("steps") || !answer["steps"].is_array()) return Internal("malformed step list");
+  for (const json& s : answer["steps"]) {
+    StatusOr<StepRecord> r = StepRecordFromJson(s);
+    if (!r.ok()) return Internal("the controller sent a malformed step: " + r.status().message());
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
+  ASSIGN_OR_RETURN(std::string body, Send("GET", query.empty() ? "/v1/jobs" : "/v1/jobs?" + query));
+  return ReadJobList(body);
+}
+
+StatusOr<std::string> CtldClient::RenderedJobs(const std::string& query) { return Send("GET", "/v1/jobs?" + query); }
+
+StatusOr<JobRecord> CtldClient::Job(int64_t id) {
+  ASSIGN_OR_RETURN(json j, GetJson("/v1/jobs/" + std::to_string(id)));
+  if (!j.contains("job")) return Internal("the controller sent a malformed answer: no job");
+  StatusOr<JobRecord> job = JobRecordFromJson(j["job"]);
+  if (!job.ok()) return Internal("the controller sent a malformed job: " + job.status().message());
+  return job;
+}
+
+Status CtldClient::Cancel(int64_t id, int signal, const std::string& target) {
+  std::string query;
+  if (signal != 0) query = "?signal=" + std::to_string(signal) + (target.empty() ? "" : "&target=" + target);
+  return Send("DELETE", "/v1/jobs/" + std::to_string(id) + query).status();
+}
+
+Status CtldClient::JobAction(int64_t id, const std::string& verb) {
+  return Exchange<Empty>("POST", "/v1/jobs/" + std::to_string(id) + "/" + verb, Empty{}).status();
+}
+
+Status CtldClient::UpdateJob(int64_t id, const JobUpdate& update) {
+  return Exchange<Empty>("POST", "/v1/jobs/" + std::to_string(id) + "/update", update).status();
+}
+
+Status CtldClient::Complete(int64_t id, int exit_code) {
+  return Exchange<Empty>("POST", "/v1/jobs/" + std::to_string(id) + "/complete", ExitCode{exit_code}).status();
+}
+
+Status CtldClient::StepDone(int64_t job_id, int step_id, int exit_code) {
+  return Exchange<Empty>("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
+                         ExitCode{exit_code})
+      .status();
+}
+
+StatusOr<json> CtldClient::CreateStep(int64_t job_id, const json& request) {
+  ASSIGN_OR_RETURN(std::string text, Send("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps",
+                                          request.dump(-1, ' ', false, json::error_handler_t::replace)));
+  StatusOr<json> j = ParseJsonObject(text, "the controller's answer");
+  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
+  return j;
+}
+
+StatusOr<std::vector<StepRecord>> CtldClient::Steps() {
+  ASSIGN_OR_RETURN(json j, GetJson("/v1/steps"));
+  return ReadSteps(j);
+}
+
 StatusOr<std::vector<NodeRecord>> CtldClient::Nodes(std::map<std::string, NodeAllocated>* allocated) {
-  ASSIGN_OR_RETURN(json j, Call("GET", "/v1/nodes"));
+  ASSIGN_OR_RETURN(json j, GetJson("/v1/nodes"));
   std::vector<NodeRecord> out;
   if (!j.contains("nodes") || !j["nodes"].is_array()) return Internal("malformed node list");
   for (const json& x : j["nodes"]) {
@@ -227,8 +298,12 @@ StatusOr<std::vector<NodeRecord>> CtldClient::Nodes(std::map<std::string, NodeAl
   return out;
 }
 
+Status CtldClient::UpdateNode(const std::string& name, const NodeUpdate& update) {
+  return Exchange<Empty>("POST", "/v1/nodes/" + name, update).status();
+}
+
 StatusOr<std::vector<Partition>> CtldClient::Partitions() {
-  ASSIGN_OR_RETURN(json j, Call("GET", "/v1/partitions"));
+  ASSIGN_OR_RETURN(json j, GetJson("/v1/partitions"));
   std::vector<Partition> out;
   if (!j.contains("partitions") || !j["partitions"].is_array()) return Internal("malformed partition list");
   for (const json& x : j["partitions"]) {
@@ -237,5 +312,24 @@ StatusOr<std::vector<Partition>> CtldClient::Partitions() {
   }
   return out;
 }
+
+StatusOr<PingAnswer> CtldClient::Ping() { return Read<PingAnswer>(Send("GET", "/v1/ping")); }
+StatusOr<ConfigAnswer> CtldClient::Config() { return Read<ConfigAnswer>(Send("GET", "/v1/config")); }
+
+StatusOr<std::vector<JobRecord>> CtldClient::AccountingJobs(const std::string& query) {
+  ASSIGN_OR_RETURN(std::string body, Send("GET", "/v1/accounting/jobs?" + query));
+  return ReadJobList(body);
+}
+
+StatusOr<std::vector<StepRecord>> CtldClient::AccountingSteps(const std::string& ids) {
+  ASSIGN_OR_RETURN(json j, GetJson("/v1/accounting/steps?ids=" + ids));
+  return ReadSteps(j);
+}
+
+StatusOr<json> CtldClient::Priority() { return GetJson("/v1/priority"); }
+StatusOr<json> CtldClient::Shares() { return GetJson("/v1/shares"); }
+StatusOr<json> CtldClient::Policy() { return GetJson("/v1/policy"); }
+
+Status CtldClient::ChangePolicy(const PolicyOp& op) { return Exchange<Empty>("POST", "/v1/policy", op).status(); }
 
 }  // namespace muster

@@ -12,28 +12,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/wire/jobs.h"
+#include "api/wire/submit.h"
 #include "base/status.h"
-#include "model/submit_request.h"
 #include "model/job_record.h"
 #include "model/partition.h"
+#include "model/policy_ops.h"
 #include "net/http.h"
 
 namespace muster {
 
 struct MusterConfig;
 
+// Every call the commands make to the controller, typed: the requests and answers are the wire
+// types of src/api/wire (and the records' codecs of model/). Errors follow the HTTP status (400
+// InvalidArgument, 401 Unauthenticated, 403 PermissionDenied, 404 NotFound, 409
+// FailedPrecondition, 503 Unavailable) with the server's message; an answer that does not read
+// is Internal "the controller sent a malformed answer: ...".
 class CtldClient {
  public:
   static StatusOr<std::unique_ptr<CtldClient>> Connect();
-
-  // Sends a request; returns the JSON body for 200, else an error whose code follows the HTTP
-  // status (400 InvalidArgument, 401 Unauthenticated, 403 PermissionDenied, 404 NotFound, 409
-  // FailedPrecondition) and whose message is the server's.
-  StatusOr<nlohmann::json> Call(const std::string& method, const std::string& target,
-                                const nlohmann::json& body = nullptr);
-  // The same, returning the body of a 200 answer as it came.
-  StatusOr<std::string> CallRaw(const std::string& method, const std::string& target,
-                                const nlohmann::json& body = nullptr);
 
   // POST /v1/jobs under a submission key of its own (random): when the answer is lost (the
   // connection reset, the controller restarted) the request is sent again, for up to `retry_s`
@@ -46,15 +44,57 @@ class CtldClient {
 
   // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
   StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");
+  // GET /v1/jobs?render=...: the job list rendered by the controller in one of Slurm's text
+  // formats (squeue's table, scontrol show job), as text.
+  StatusOr<std::string> RenderedJobs(const std::string& query);
+  StatusOr<JobRecord> Job(int64_t id);
+  // DELETE /v1/jobs/{id}: cancel it, or with `signal` send that signal to `target` ("full",
+  // "batch" or "steps").
+  Status Cancel(int64_t id, int signal = 0, const std::string& target = "");
+  // POST /v1/jobs/{id}/{verb}: hold, release, suspend, resume, requeue, requeuehold.
+  Status JobAction(int64_t id, const std::string& verb);
+  Status UpdateJob(int64_t id, const JobUpdate& update);
+  // POST /v1/jobs/{id}/complete: an interactive allocation's command ended.
+  Status Complete(int64_t id, int exit_code);
+  // POST /v1/jobs/{id}/steps/{step}/done.
+  Status StepDone(int64_t job_id, int step_id, int exit_code);
+  // POST /v1/jobs/{id}/steps: srun's step, with where its tasks go (docs/api.md), as the
+  // controller answered (its "job" a record in record_json's form).
+  StatusOr<nlohmann::json> CreateStep(int64_t job_id, const nlohmann::json& request);
+  // GET /v1/steps: the running steps.
+  StatusOr<std::vector<StepRecord>> Steps();
+
   // `allocated`, when given, receives what running jobs hold on each node (sinfo's CPUAlloc...).
   StatusOr<std::vector<NodeRecord>> Nodes(std::map<std::string, NodeAllocated>* allocated = nullptr);
+  Status UpdateNode(const std::string& name, const NodeUpdate& update);
   StatusOr<std::vector<Partition>> Partitions();
+  StatusOr<PingAnswer> Ping();
+  StatusOr<ConfigAnswer> Config();
+
+  // GET /v1/accounting/jobs?<query> (sacct's selection) and the steps of the jobs `ids`.
+  StatusOr<std::vector<JobRecord>> AccountingJobs(const std::string& query);
+  StatusOr<std::vector<StepRecord>> AccountingSteps(const std::string& ids);
+  // GET /v1/priority (sprio), /v1/shares (sshare), /v1/policy (sacctmgr show); POST /v1/policy.
+  StatusOr<nlohmann::json> Priority();
+  StatusOr<nlohmann::json> Shares();
+  StatusOr<nlohmann::json> Policy();
+  Status ChangePolicy(const PolicyOp& op);
+
   const std::string& cluster_name() const { return cluster_name_; }
   // What the controller told the submitter with its last error, before the error itself (Slurm's
   // job_submit_user_msg: "Memory specification can not be satisfied"); "" when nothing.
   const std::string& user_msg() const { return user_msg_; }
 
  private:
+  // The body of a 200 answer, as it came; an error (with user_msg_ set) otherwise.
+  StatusOr<std::string> Send(const std::string& method, const std::string& target, const std::string& body = "");
+  // A wire answer read from a 200 answer's body.
+  template <wire::Record Answer>
+  static StatusOr<Answer> Read(const StatusOr<std::string>& text);
+  template <wire::Record Answer, wire::Record Request>
+  StatusOr<Answer> Exchange(const std::string& method, const std::string& target, const Request& request);
+  StatusOr<nlohmann::json> GetJson(const std::string& target);
+
   std::unique_ptr<HttpClient> http_;
   std::string cluster_name_;
   std::string user_msg_;

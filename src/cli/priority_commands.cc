@@ -55,7 +55,7 @@ int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sprio", c.status(), err);
-  StatusOr<json> r = (*c)->Call("GET", "/v1/priority", json());
+  StatusOr<json> r = (*c)->Priority();
   if (!r.ok()) return ConnectError("sprio", r.status(), err);
   SprioWeights w;
   std::vector<SprioRow> rows;
@@ -122,7 +122,7 @@ int SshareMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sshare", c.status(), err);
-  StatusOr<json> r = (*c)->Call("GET", "/v1/shares", json());
+  StatusOr<json> r = (*c)->Shares();
   if (!r.ok()) return ConnectError("sshare", r.status(), err);
   std::vector<SshareRow> rows;
   try {

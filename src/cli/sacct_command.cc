@@ -175,21 +175,15 @@ int SacctMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sacct", c.status(), err);
-  StatusOr<std::string> text = (*c)->CallRaw("GET", "/v1/accounting/jobs?" + req->query);
-  if (!text.ok()) return ConnectError("sacct", text.status(), err);
-  StatusOr<std::vector<JobRecord>> jobs = ParseJobListJson(*text);
+  StatusOr<std::vector<JobRecord>> jobs = (*c)->AccountingJobs(req->query);
   if (!jobs.ok()) return ConnectError("sacct", jobs.status(), err);
   std::vector<StepRecord> steps;
   if (!jobs->empty() && (req->options.steps || req->json)) {
     std::string ids;
     for (const JobRecord& j : *jobs) ids += (ids.empty() ? "" : ",") + std::to_string(j.id);
-    StatusOr<nlohmann::json> s = (*c)->Call("GET", "/v1/accounting/steps?ids=" + ids);
+    StatusOr<std::vector<StepRecord>> s = (*c)->AccountingSteps(ids);
     if (!s.ok()) return ConnectError("sacct", s.status(), err);
-    for (const nlohmann::json& sj : (*s)["steps"]) {
-      StatusOr<StepRecord> step = StepRecordFromJson(sj);
-      if (!step.ok()) return ConnectError("sacct", step.status(), err);
-      steps.push_back(std::move(*step));
-    }
+    steps = std::move(*s);
   }
   const int64_t now = SystemClock().NowSeconds();
   if (req->json) {

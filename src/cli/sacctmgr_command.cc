@@ -182,7 +182,7 @@ int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::o
       return 1;
     }
     if (!c.ok()) return ConnectError("sacctmgr", c.status(), err);
-    StatusOr<json> r = (*c)->Call("GET", "/v1/policy", json());
+    StatusOr<json> r = (*c)->Policy();
     if (!r.ok()) return ConnectError("sacctmgr", r.status(), err);
     try {
       Print(ShowTable(entity, *r), header, parsable, out);
@@ -203,7 +203,7 @@ int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   // NAME, name=NAME (after an optional "where"), then Key=Value settings (after an optional "set").
   std::string name;
-  json fields = json::array();
+  PolicyOp op{verb, entity, "", {}};
   for (size_t i = 2; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (Lower(w) == "where" || Lower(w) == "set") continue;
@@ -220,7 +220,7 @@ int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::o
     if (Lower(key) == "name" || Lower(key) == "names") {
       name = value;
     } else {
-      fields.push_back({key, value});
+      op.fields.emplace_back(key, value);
     }
   }
   if (name.empty()) {
@@ -228,17 +228,16 @@ int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::o
     return 1;
   }
   if (!c.ok()) return ConnectError("sacctmgr", c.status(), err);
-  StatusOr<json> r =
-      (*c)->Call("POST", "/v1/policy", json{{"verb", verb}, {"entity", entity}, {"name", name}, {"fields", fields}});
-  if (!r.ok()) {
-    err << "sacctmgr: error: " << r.status().message() << "\n";
+  op.name = name;
+  if (Status st = (*c)->ChangePolicy(op); !st.ok()) {
+    err << "sacctmgr: error: " << st.message() << "\n";
     return 1;
   }
   const char* what = entity == "account" ? "Account(s)" : entity == "user" ? "User(s)" : "QOS(s)";
   out << (verb == "add" ? " Adding " : verb == "modify" ? " Modified " : " Deleting ") << what << "\n  " << name << "\n";
-  if (!fields.empty() && verb != "delete") {
+  if (!op.fields.empty() && verb != "delete") {
     out << " Settings\n";
-    for (const json& f : fields) out << "  " << f[0].get<std::string>() << " = " << f[1].get<std::string>() << "\n";
+    for (const auto& [key, value] : op.fields) out << "  " << key << " = " << value << "\n";
   }
   return 0;
 }

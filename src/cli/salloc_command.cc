@@ -125,13 +125,12 @@ StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, 
   bool queued = false;
   for (int polls = 0;; ++polls) {
     if (g_interrupted) {
-      (void)c.Call("DELETE", "/v1/jobs/" + sid);
+      (void)c.Cancel(id);
       restore();
       err << cmd << ": Job allocation " << sid << " has been revoked.\n";
       return FailedPrecondition("job allocation revoked");
     }
-    StatusOr<json> j = c.Call("GET", "/v1/jobs/" + sid);
-    StatusOr<JobRecord> rec = j.ok() ? JobRecordFromJson((*j)["job"]) : StatusOr<JobRecord>(j.status());
+    StatusOr<JobRecord> rec = c.Job(id);
     if (!rec.ok()) {
       restore();
       err << cmd << ": error: " << rec.status().message() << "\n";
@@ -148,7 +147,7 @@ StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, 
       return FailedPrecondition("job allocation revoked");
     }
     if (immediate_s >= 0 && std::chrono::steady_clock::now() >= deadline) {
-      (void)c.Call("DELETE", "/v1/jobs/" + sid);
+      (void)c.Cancel(id);
       restore();
       err << cmd << ": error: Unable to allocate resources: Job can not start immediately\n";
       return FailedPrecondition("job can not start immediately");
@@ -275,8 +274,8 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   const int rc = RunCommand(command, env);
   err << "salloc: Relinquishing job allocation " << sid << "\n";
-  StatusOr<json> done = (*c)->Call("POST", "/v1/jobs/" + sid + "/complete", json{{"exit_code", rc}});
-  if (!done.ok()) err << "salloc: error: ending the allocation: " << done.status().message() << "\n";
+  Status done = (*c)->Complete(id, rc);
+  if (!done.ok()) err << "salloc: error: ending the allocation: " << done.message() << "\n";
   return rc;
 }
 

@@ -65,7 +65,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!c.ok()) return ConnectError("scontrol", c.status(), err);
   const std::string verb = a[0];
   if (verb == "ping") {
-    StatusOr<json> r = (*c)->Call("GET", "/v1/ping");
+    StatusOr<PingAnswer> r = (*c)->Ping();
     out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
     return r.ok() ? 0 : 1;
   }
@@ -73,12 +73,12 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string what = a[1];
     const std::string id = a.size() >= 3 ? a[2] : "";
     if (what == "config") {
-      StatusOr<json> r = (*c)->Call("GET", "/v1/config");
+      StatusOr<ConfigAnswer> r = (*c)->Config();
       if (!r.ok()) return ConnectError("scontrol", r.status(), err);
       out << "Configuration data as of " << FormatSlurmTime(SystemClock().NowSeconds()) << "\n";
-      for (const json& kv : (*r)["config"]) {
-        const std::string k = kv.value("key", "");
-        out << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << "= " << kv.value("value", "") << "\n";
+      for (const ConfigEntry& kv : r->config) {
+        const std::string& k = kv.key;
+        out << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << "= " << kv.value << "\n";
       }
       return 0;
     }
@@ -95,8 +95,8 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
         return 0;
       }
       // The controller renders the records (report/scontrol_format.h) from what it holds.
-      StatusOr<std::string> text = (*c)->CallRaw(
-          "GET", "/v1/jobs?render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
+      StatusOr<std::string> text = (*c)->RenderedJobs(
+          "render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
       if (!text.ok() && text.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
       if (!text.ok()) return ConnectError("scontrol", text.status(), err);
       out << (text->empty() ? "No jobs in the system\n" : *text);
@@ -143,14 +143,14 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string op = verb == "uhold" ? "hold" : verb;
     int rc = 0;
     for (const std::string& s : Split(a[1], ',')) {
-      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+      if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) {
         err << "Invalid job id specified\n";
         rc = 1;
         continue;
       }
-      StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + s + "/" + op);
-      if (!r.ok()) {
-        err << "Job " << s << ": " << r.status().message() << "\n";
+      Status st = (*c)->JobAction(std::stoll(s), op);
+      if (!st.ok()) {
+        err << "Job " << s << ": " << st.message() << "\n";
         rc = 1;
       }
     }
@@ -159,11 +159,11 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
   if (verb == "update" && a.size() >= 2 && Lower(a[1].substr(0, a[1].find('='))) == "jobid") {
     // update JobId=N Key=Value ...: the controller checks each field (Controller::UpdateJob).
     const std::string id = a[1].substr(a[1].find('=') + 1);
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
+    if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos) {
       err << "Invalid job id specified\n";
       return 1;
     }
-    json fields = json::object();
+    JobUpdate update;
     for (size_t i = 2; i < a.size(); ++i) {
       const size_t eq = a[i].find('=');
       if (eq == std::string::npos) {
@@ -183,11 +183,11 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
         err << "Update of this parameter is not supported: " << a[i] << "\nRequest aborted\n";
         return 1;
       }
-      fields[key] = value;
+      update.fields[key] = value;
     }
-    StatusOr<json> r = (*c)->Call("POST", "/v1/jobs/" + id + "/update", fields);
-    if (!r.ok()) {
-      err << "slurm_update error: " << r.status().message() << "\n";
+    Status st = (*c)->UpdateJob(std::stoll(id), update);
+    if (!st.ok()) {
+      err << "slurm_update error: " << st.message() << "\n";
       return 1;
     }
     return 0;
@@ -224,9 +224,9 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       return 1;
     }
     for (const std::string& n : *names) {
-      StatusOr<json> r = (*c)->Call("POST", "/v1/nodes/" + n, json{{"state", state}, {"reason", reason}});
-      if (!r.ok()) {
-        err << "slurm_update error: " << r.status().message() << "\n";
+      Status st = (*c)->UpdateNode(n, NodeUpdate{state, reason});
+      if (!st.ok()) {
+        err << "slurm_update error: " << st.message() << "\n";
         return 1;
       }
     }

@@ -62,7 +62,7 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
   StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
   for (int attempt = 0;; ++attempt) {
-    created = (*ctld)->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps", req);
+    created = (*ctld)->CreateStep(job_id, req);
     if (created.ok() || created.status().code() != StatusCode::kUnavailable ||
         created.status().message() != "Requested nodes are busy") {
       if (created.ok() && attempt > 0) {
@@ -101,7 +101,8 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
   }
   err << "srun: do not allocate resources\n" << std::flush;  // Slurm's line
   StatusOr<std::unique_ptr<CtldClient>> ctld = CtldClient::Connect();
-  StatusOr<json> nodes = ctld.ok() ? (*ctld)->Call("GET", "/v1/nodes") : StatusOr<json>(ctld.status());
+  StatusOr<std::vector<NodeRecord>> nodes =
+      ctld.ok() ? (*ctld)->Nodes() : StatusOr<std::vector<NodeRecord>>(ctld.status());
   if (!nodes.ok()) {
     err << "srun: error: " + nodes.status().message() + "\n" << std::flush;
     return 1;
@@ -123,8 +124,8 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
   json step_nodes = json::array();
   for (size_t i = 0; i < layout->nodes.size(); ++i) {
     std::string agent;
-    for (const json& n : (*nodes)["nodes"]) {
-      if (n.value("node", json::object()).value("name", "") == layout->nodes[i]) agent = n.value("agent_address", "");
+    for (const NodeRecord& n : *nodes) {
+      if (n.node.name == layout->nodes[i]) agent = n.agent_address;
     }
     if (agent.empty()) {
       err << "srun: error: Invalid node name specified: " + layout->nodes[i] + "\n" << std::flush;
@@ -183,7 +184,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   setenv("SLURM_JOBID", std::to_string(id).c_str(), 1);
   setenv("SLURM_JOB_NUM_NODES", std::to_string(job->allocation.size()).c_str(), 1);
   const int rc = CreateAndRunStep(opt, id, out, err);
-  (void)(*c)->Call("POST", "/v1/jobs/" + std::to_string(id) + "/complete", json{{"exit_code", rc}});
+  (void)(*c)->Complete(id, rc);
   return rc;
 }
 

@@ -622,8 +622,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
   if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
   const auto step_failed = [&] {
     if (ctld != nullptr) {
-      (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                       json{{"exit_code", 1}});
+      (void)ctld->StepDone(job_id, step_id_, 1);
     }
     return 1;
   };
@@ -690,8 +689,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
   Loop();
   FlushExits();
   if (ctld != nullptr) {
-    (void)ctld->Call("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id_) + "/done",
-                     json{{"exit_code", ExitStatus()}});
+    (void)ctld->StepDone(job_id, step_id_, ExitStatus());
   }
   raw.reset();
   for (int s : kForwarded) signal(s, SIG_DFL);

@@ -16,7 +16,7 @@
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/qos.h"
-#include "model/submit_request.h"
+#include "api/wire/submit.h"
 
 namespace muster {
 

@@ -1,9 +1,22 @@
-// The jobs' requests and answers that have no richer type: a run's or a step's exit code.
+// The small requests and answers about jobs, nodes and the controller itself: each names its
+// keys once (api/wire/codec.h).
 #pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "api/wire/codec.h"
 
 namespace muster {
+
+// An answer with nothing to say: {}.
+struct Empty {
+  using WireRecord = void;
+  template <class V, class Self>
+  static void Fields(V&, Self&) {}
+};
 
 // POST /v1/jobs/{id}/complete (salloc, srun ending their allocation) and
 // POST /v1/jobs/{id}/steps/{step}/done: {"exit_code": N}.
@@ -13,6 +26,63 @@ struct ExitCode {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("exit_code", s.exit_code);
+  }
+};
+
+// POST /v1/jobs/{id}/update (scontrol update JobId=N Key=Value ...): the fields as scontrol names
+// them ("TimeLimit", "Partition", ...), each checked by the controller.
+struct JobUpdate {
+  using WireRecord = void;
+  std::map<std::string, std::string> fields;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("fields", s.fields);
+  }
+};
+
+// POST /v1/nodes/{name} (scontrol update NodeName=... State=... Reason=...).
+struct NodeUpdate {
+  using WireRecord = void;
+  std::string state;
+  std::string reason;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("state", s.state);
+    v("reason", s.reason);
+  }
+};
+
+// GET /v1/ping: who the controller takes the caller for.
+struct PingAnswer {
+  using WireRecord = void;
+  std::string cluster;
+  bool authenticated = false;
+  uint32_t uid = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("cluster", s.cluster);
+    v("authenticated", s.authenticated);
+    v("uid", s.uid);
+  }
+};
+
+// GET /v1/config (scontrol show config): Slurm's keys and their values, in Slurm's order.
+struct ConfigEntry {
+  using WireRecord = void;
+  std::string key;
+  std::string value;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("key", s.key);
+    v("value", s.value);
+  }
+};
+struct ConfigAnswer {
+  using WireRecord = void;
+  std::vector<ConfigEntry> config;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("config", s.config);
   }
 };
 

@@ -1,4 +1,4 @@
-#include "model/submit_request.h"
+#include "api/wire/submit.h"
 
 #include <gtest/gtest.h>
 
@@ -37,43 +37,44 @@ SubmitRequest Full() {
 
 TEST(SubmitRequestTest, EveryFieldRoundTripsUnderItsKey) {
   const SubmitRequest r = Full();
-  const nlohmann::json j = ToJson(r);
+  const wire::bj::object j = wire::ToObject(r);
   EXPECT_EQ(j.size(), 25u);
-  EXPECT_EQ(j["stdout"], "out-%j");
-  EXPECT_EQ(j["stderr"], "err-%j");
-  EXPECT_EQ(j["stdin"], "/dev/null");
-  StatusOr<SubmitRequest> back = SubmitRequestFromJson(j);
+  EXPECT_EQ(j.at("stdout"), "out-%j");
+  EXPECT_EQ(j.at("stderr"), "err-%j");
+  EXPECT_EQ(j.at("stdin"), "/dev/null");
+  StatusOr<SubmitRequest> back = wire::Decode<SubmitRequest>(wire::Encode(r));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
   // Every field differs from its default, so a key left out of either side would show here.
   const SubmitRequest defaults;
-  for (auto& [key, value] : j.items()) {
-    nlohmann::json one = nlohmann::json::object();
-    one[key] = value;
-    StatusOr<SubmitRequest> only = SubmitRequestFromJson(one);
-    ASSERT_TRUE(only.ok()) << key;
-    EXPECT_NE(*only, defaults) << key << " is not read";
+  for (const auto& kv : j) {
+    wire::bj::object one;
+    one[kv.key()] = kv.value();
+    StatusOr<SubmitRequest> only = wire::FromValue<SubmitRequest>(one);
+    ASSERT_TRUE(only.ok()) << kv.key();
+    EXPECT_NE(*only, defaults) << kv.key() << " is not read";
   }
 }
 
 TEST(SubmitRequestTest, MissingKeysKeepDefaultsAndTheFirstWrongTypeIsNamed) {
-  StatusOr<SubmitRequest> empty = SubmitRequestFromJson(nlohmann::json::object());
+  StatusOr<SubmitRequest> empty = wire::Decode<SubmitRequest>("{}");
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(*empty, SubmitRequest{});
   EXPECT_TRUE(empty->requeue);
-  EXPECT_EQ(SubmitRequestFromJson({{"nice", "x"}, {"hold", 3}}).status().message(), "field 'hold' has the wrong type");
-  EXPECT_EQ(SubmitRequestFromJson({{"resource_args", {1, 2}}}).status().message(),
+  EXPECT_EQ(wire::Decode<SubmitRequest>(R"({"nice": "x", "hold": 3})").status().message(),
+            "field 'hold' has the wrong type");
+  EXPECT_EQ(wire::Decode<SubmitRequest>(R"({"resource_args": [1, 2]})").status().message(),
             "field 'resource_args' has the wrong type");
-  EXPECT_TRUE(SubmitRequestFromJson({{"name", nullptr}, {"unknown", 1}}).ok());
-  EXPECT_FALSE(SubmitRequestFromJson(nlohmann::json::array()).ok());
+  EXPECT_TRUE(wire::Decode<SubmitRequest>(R"({"name": null, "unknown": 1})").ok());
+  EXPECT_FALSE(wire::Decode<SubmitRequest>("[]").ok());
 }
 
 TEST(SubmitRequestTest, TheTestOnlyAnswerRoundTrips) {
   const WillRun w{7, 1'700'000'100, "n[1-2]", 16, "gpu"};
-  StatusOr<WillRun> back = WillRunFromJson(ToJson(w));
+  StatusOr<WillRun> back = wire::Decode<WillRun>(wire::Encode(w));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, w);
-  EXPECT_EQ(WillRunFromJson({{"cpus", "many"}}).status().message(), "field 'cpus' has the wrong type");
+  EXPECT_EQ(wire::Decode<WillRun>(R"({"cpus": "many"})").status().message(), "field 'cpus' has the wrong type");
 }
 
 }  // namespace
