@@ -3,6 +3,7 @@
 
 #include "api/decode.h"
 #include "api/wire/policy.h"
+#include "api/wire/priority.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/job_list_json.h"
@@ -64,72 +65,38 @@ void AddAccountRoutes(Controller& c, Router& r) {
   // sprio: the pending jobs' weighted priority factors, and the weights.
   r.Add("GET", "/v1/priority", [&c](const HttpRequest&) {
     const PriorityWeights& w = c.priority_weights();
-    json jobs = json::array();
+    PriorityAnswer answer;
+    answer.weights = {w.age, w.fairshare, w.job_size, w.partition, w.qos};
     for (const Controller::JobPriority& p : c.PendingPriorities()) {
-      jobs.push_back({{"job_id", p.job_id},
-                      {"partition", p.partition},
-                      {"user", p.user},
-                      {"account", p.account},
-                      {"priority", p.priority},
-                      {"factors",
-                       {{"age", p.factors.age},
-                        {"fairshare", p.factors.fairshare},
-                        {"job_size", p.factors.job_size},
-                        {"partition", p.factors.partition},
-                        {"qos", p.factors.qos}}}});
+      const PriorityFactors& f = p.factors;
+      answer.jobs.push_back({p.job_id, p.partition, p.user, p.account, p.priority,
+                             {f.age, f.fairshare, f.job_size, f.partition, f.qos}});
     }
-    json weights{{"age", w.age}, {"fairshare", w.fairshare}, {"job_size", w.job_size},
-                 {"partition", w.partition}, {"qos", w.qos}};
-    return Ok(json{{"weights", weights}, {"jobs", jobs}});
+    return Ok(answer);
   });
 
-  // sshare: the fair-share tree (Level FS is null where it is infinite: no usage).
+  // sshare: the fair-share tree (Level FS left out where it is infinite: no usage).
   r.Add("GET", "/v1/shares", [&c](const HttpRequest& req) {
-    json rows = json::array();
+    SharesAnswer answer;
     for (const FairShareRow& f : c.Shares()) {
-      json level = std::isinf(f.level_fs) ? json(nullptr) : json(f.level_fs);
-      rows.push_back({{"account", f.account},
-                      {"user", f.user},
-                      {"depth", f.depth},
-                      {"raw_shares", f.raw_shares},
-                      {"norm_shares", f.norm_shares},
-                      {"raw_usage", f.raw_usage},
-                      {"norm_usage", f.norm_usage},
-                      {"level_fs", level},
-                      {"fairshare", f.fairshare}});
+      answer.shares.push_back({f.account, f.user, f.depth, f.raw_shares, f.norm_shares, f.raw_usage, f.norm_usage,
+                               std::isinf(f.level_fs) ? std::nullopt : std::optional<double>(f.level_fs),
+                               f.fairshare});
     }
     // The caller's name, for sshare's default view (its own associations).
-    std::string me = req.caller.authenticated ? Controller::UserNameOf(req.caller.uid) : "";
-    return Ok(json{{"caller", me}, {"shares", rows}});
+    answer.caller = req.caller.authenticated ? Controller::UserNameOf(req.caller.uid) : "";
+    return Ok(answer);
   });
 
   // sacctmgr: accounts (queues), user associations, QOS. Amounts: -1 = not set.
   r.Add("GET", "/v1/policy", [&c](const HttpRequest&) {
     const SchedPolicy p = c.Policy();
-    json accounts = json::array(), users = json::array(), qos = json::array();
-    auto tres = [](const TresAmounts& t) { return json{{"gpu", t.gpus}, {"cpu", t.cpus}, {"mem_mb", t.memory_mb}}; };
-    for (const Account& a : p.accounts.accounts) {
-      accounts.push_back({{"name", a.name}, {"parent", a.parent}, {"shares", a.shares}, {"quota", tres(a.quota)},
-                          {"over_quota_weight", a.over_quota_weight}, {"limit", tres(a.limit)},
-                          {"max_jobs", a.max_jobs}, {"max_wall_s", a.max_wall_s},
-                          {"max_gpus_per_user", a.max_gpus_per_user}});
-    }
-    for (const UserAssociation& u : p.accounts.users) {
-      users.push_back({{"user", u.user}, {"account", u.account}, {"shares", u.shares}});
-    }
-    for (const Qos& q : p.qos) {
-      qos.push_back({{"name", q.name}, {"priority", q.priority}, {"preempt", q.preempt},
-                     {"preempt_mode", q.has_preempt_mode ? PreemptModeName(q.preempt_mode) : ""},
-                     {"grace_time_s", q.grace_time_s}, {"preempt_exempt_time_s", q.preempt_exempt_time_s},
-                     {"max_gpus_per_user", q.max_gpus_per_user}, {"max_gpus_per_job", q.max_gpus_per_job},
-                     {"max_jobs_per_user", q.max_jobs_per_user}, {"max_wall_s", q.max_wall_s},
-                     {"grp_gpus", q.grp_gpus}});
-    }
     const PreemptionSettings& s = p.preemption;
-    json pre{{"by_qos", s.by_qos}, {"by_partition_tier", s.by_partition_tier}, {"reclaim_quota", s.reclaim_quota},
-             {"mode", PreemptModeName(s.mode)}, {"grace_time_s", s.grace_time_s}, {"exempt_time_s", s.exempt_time_s}};
-    return Ok(json{{"accounts", accounts}, {"users", users}, {"qos", qos}, {"preemption", pre},
-                   {"warnings", c.policy_warnings()}});
+    PolicyAnswer answer{p.accounts.accounts, p.accounts.users, p.qos,
+                        {s.by_qos, s.by_partition_tier, s.reclaim_quota, PreemptModeName(s.mode), s.grace_time_s,
+                         s.exempt_time_s},
+                        c.policy_warnings()};
+    return Ok(answer);
   });
 
   r.Add("POST", "/v1/policy", [&c](const HttpRequest& req) {

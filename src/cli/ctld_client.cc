@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <thread>
 
-#include "api/wire/policy.h"
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
@@ -326,9 +325,9 @@ StatusOr<std::vector<StepRecord>> CtldClient::AccountingSteps(const std::string&
   return ReadSteps(j);
 }
 
-StatusOr<json> CtldClient::Priority() { return GetJson("/v1/priority"); }
-StatusOr<json> CtldClient::Shares() { return GetJson("/v1/shares"); }
-StatusOr<json> CtldClient::Policy() { return GetJson("/v1/policy"); }
+StatusOr<PriorityAnswer> CtldClient::Priority() { return Read<PriorityAnswer>(Send("GET", "/v1/priority")); }
+StatusOr<SharesAnswer> CtldClient::Shares() { return Read<SharesAnswer>(Send("GET", "/v1/shares")); }
+StatusOr<PolicyAnswer> CtldClient::Policy() { return Read<PolicyAnswer>(Send("GET", "/v1/policy")); }
 
 Status CtldClient::ChangePolicy(const PolicyOp& op) { return Exchange<Empty>("POST", "/v1/policy", op).status(); }
 

@@ -13,11 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "api/wire/jobs.h"
+#include "api/wire/policy.h"
+#include "api/wire/priority.h"
 #include "api/wire/submit.h"
 #include "base/status.h"
 #include "model/job_record.h"
 #include "model/partition.h"
-#include "model/policy_ops.h"
 #include "net/http.h"
 
 namespace muster {
@@ -75,9 +76,9 @@ class CtldClient {
   StatusOr<std::vector<JobRecord>> AccountingJobs(const std::string& query);
   StatusOr<std::vector<StepRecord>> AccountingSteps(const std::string& ids);
   // GET /v1/priority (sprio), /v1/shares (sshare), /v1/policy (sacctmgr show); POST /v1/policy.
-  StatusOr<nlohmann::json> Priority();
-  StatusOr<nlohmann::json> Shares();
-  StatusOr<nlohmann::json> Policy();
+  StatusOr<PriorityAnswer> Priority();
+  StatusOr<SharesAnswer> Shares();
+  StatusOr<PolicyAnswer> Policy();
   Status ChangePolicy(const PolicyOp& op);
 
   const std::string& cluster_name() const { return cluster_name_; }

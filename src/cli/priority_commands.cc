@@ -12,7 +12,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   SprioOptions opt;
@@ -55,32 +54,15 @@ int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sprio", c.status(), err);
-  StatusOr<json> r = (*c)->Priority();
+  StatusOr<PriorityAnswer> r = (*c)->Priority();
   if (!r.ok()) return ConnectError("sprio", r.status(), err);
-  SprioWeights w;
+  const PriorityWeightsAnswer& jw = r->weights;
+  const SprioWeights w{jw.age, jw.fairshare, jw.job_size, jw.partition, jw.qos};
   std::vector<SprioRow> rows;
-  try {
-    const json& jw = r->at("weights");
-    w = {jw.at("age").get<int64_t>(), jw.at("fairshare").get<int64_t>(), jw.at("job_size").get<int64_t>(),
-         jw.at("partition").get<int64_t>(), jw.at("qos").get<int64_t>()};
-    for (const json& j : r->at("jobs")) {
-      SprioRow row;
-      row.job_id = j.at("job_id").get<int64_t>();
-      row.partition = j.at("partition").get<std::string>();
-      row.user = j.at("user").get<std::string>();
-      row.priority = j.at("priority").get<int64_t>();
-      const json& f = j.at("factors");
-      row.age = f.at("age").get<double>();
-      row.fairshare = f.at("fairshare").get<double>();
-      row.job_size = f.at("job_size").get<double>();
-      row.partition_factor = f.at("partition").get<double>();
-      row.qos = f.at("qos").get<double>();
-      if ((!ids.empty() && !ids.count(row.job_id)) || (!users.empty() && !users.count(row.user))) continue;
-      rows.push_back(std::move(row));
-    }
-  } catch (const json::exception& e) {
-    err << "sprio: error: unexpected answer from the controller: " << e.what() << "\n";
-    return 1;
+  for (const JobPriorityAnswer& j : r->jobs) {
+    if ((!ids.empty() && !ids.count(j.job_id)) || (!users.empty() && !users.count(j.user))) continue;
+    const PriorityFactorsAnswer& f = j.factors;
+    rows.push_back({j.job_id, j.partition, j.user, j.priority, f.age, f.fairshare, f.job_size, f.partition, f.qos});
   }
   if (!opt.weights && rows.empty() && (!ids.empty() || !users.empty())) {
     out << "Unable to find jobs matching user/id(s) specified\n";
@@ -122,31 +104,16 @@ int SshareMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sshare", c.status(), err);
-  StatusOr<json> r = (*c)->Shares();
+  StatusOr<SharesAnswer> r = (*c)->Shares();
   if (!r.ok()) return ConnectError("sshare", r.status(), err);
   std::vector<SshareRow> rows;
-  try {
-    // Without -a or -u: the caller's own associations (and every account), as Slurm shows.
-    if (!all && users.empty()) users.insert(r->at("caller").get<std::string>());
-    for (const json& j : r->at("shares")) {
-      SshareRow row;
-      row.account = j.at("account").get<std::string>();
-      row.user = j.at("user").get<std::string>();
-      row.depth = j.at("depth").get<int>();
-      row.raw_shares = j.at("raw_shares").get<int64_t>();
-      row.norm_shares = j.at("norm_shares").get<double>();
-      row.raw_usage = j.at("raw_usage").get<double>();
-      row.norm_usage = j.at("norm_usage").get<double>();
-      row.fairshare = j.at("fairshare").get<double>();
-      row.level_fs = j.at("level_fs").is_null() ? std::numeric_limits<double>::infinity()
-                                                : j.at("level_fs").get<double>();
-      if (!row.user.empty() && !all && !users.count(row.user)) continue;
-      if (!accounts.empty() && !accounts.count(row.account)) continue;
-      rows.push_back(std::move(row));
-    }
-  } catch (const json::exception& e) {
-    err << "sshare: error: unexpected answer from the controller: " << e.what() << "\n";
-    return 1;
+  // Without -a or -u: the caller's own associations (and every account), as Slurm shows.
+  if (!all && users.empty()) users.insert(r->caller);
+  for (const ShareAnswer& j : r->shares) {
+    if (!j.user.empty() && !all && !users.count(j.user)) continue;
+    if (!accounts.empty() && !accounts.count(j.account)) continue;
+    rows.push_back({j.account, j.user, j.depth, j.raw_shares, j.norm_shares, j.raw_usage, j.norm_usage, j.fairshare,
+                    j.level_fs.value_or(std::numeric_limits<double>::infinity())});
   }
   out << FormatSshare(rows, opt);
   return 0;

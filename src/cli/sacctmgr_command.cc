@@ -11,8 +11,6 @@
 
 namespace muster {
 
-using nlohmann::json;
-
 namespace {
 
 constexpr char kUsage[] =
@@ -57,28 +55,19 @@ void Print(const Table& t, bool header, int parsable, std::ostream& out) {
   for (const auto& r : t.rows) line(r);
 }
 
-std::string Amount(const json& v) {
-  const int64_t n = v.get<int64_t>();
-  return n == kUnlimited ? "" : std::to_string(n);
-}
-std::string Time(const json& v) {
-  const int64_t n = v.get<int64_t>();
-  return n == kUnlimited ? "" : FormatTimeSpec(n);
-}
-std::string Tres(const json& t) {
+std::string Amount(int64_t n) { return n == kUnlimited ? "" : std::to_string(n); }
+std::string Time(int64_t n) { return n == kUnlimited ? "" : FormatTimeSpec(n); }
+std::string Tres(const TresAmounts& t) {
   std::string s;
   auto add = [&](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
-  if (t.at("cpu").get<int64_t>() != kUnlimited) add("cpu=" + std::to_string(t.at("cpu").get<int64_t>()));
-  if (const int64_t mb = t.at("mem_mb").get<int64_t>(); mb != kUnlimited) {
+  if (t.cpus != kUnlimited) add("cpu=" + std::to_string(t.cpus));
+  if (const int64_t mb = t.memory_mb; mb != kUnlimited) {
     add("mem=" + (mb % 1024 == 0 ? std::to_string(mb / 1024) + "G" : std::to_string(mb) + "M"));
   }
-  if (t.at("gpu").get<int64_t>() != kUnlimited) add("gres/gpu=" + std::to_string(t.at("gpu").get<int64_t>()));
+  if (t.gpus != kUnlimited) add("gres/gpu=" + std::to_string(t.gpus));
   return s;
 }
-std::string GpuTres(const json& v) {
-  const int64_t n = v.get<int64_t>();
-  return n == kUnlimited ? "" : "gres/gpu=" + std::to_string(n);
-}
+std::string GpuTres(int64_t n) { return n == kUnlimited ? "" : "gres/gpu=" + std::to_string(n); }
 std::string Weight(double w) {
   std::string s = std::to_string(w);
   s.erase(s.find_last_not_of('0') + 1);
@@ -86,51 +75,42 @@ std::string Weight(double w) {
   return s;
 }
 
-Table ShowTable(const std::string& what, const json& p) {
+Table ShowTable(const std::string& what, const PolicyAnswer& p) {
   Table t;
   if (what == "qos") {
     t.head = {"Name", "Priority", "GraceTime", "Preempt", "PreemptExemptTime", "PreemptMode", "GrpTRES",
               "MaxTRES", "MaxWall", "MaxTRESPU", "MaxJobsPU"};
-    for (const json& q : p.at("qos")) {
+    for (const Qos& q : p.qos) {
       std::string preempt;
-      for (const json& x : q.at("preempt")) preempt += (preempt.empty() ? "" : ",") + x.get<std::string>();
-      const std::string mode = q.at("preempt_mode").get<std::string>();
-      t.rows.push_back({q.at("name").get<std::string>(), std::to_string(q.at("priority").get<int64_t>()),
-                        Time(q.at("grace_time_s")), preempt, Time(q.at("preempt_exempt_time_s")),
-                        mode.empty() ? "cluster" : Lower(mode), GpuTres(q.at("grp_gpus")),
-                        GpuTres(q.at("max_gpus_per_job")), Time(q.at("max_wall_s")),
-                        GpuTres(q.at("max_gpus_per_user")), Amount(q.at("max_jobs_per_user"))});
+      for (const std::string& x : q.preempt) preempt += (preempt.empty() ? "" : ",") + x;
+      t.rows.push_back({q.name, std::to_string(q.priority), Time(q.grace_time_s), preempt,
+                        Time(q.preempt_exempt_time_s), q.has_preempt_mode ? Lower(PreemptModeName(q.preempt_mode)) : "cluster",
+                        GpuTres(q.grp_gpus), GpuTres(q.max_gpus_per_job), Time(q.max_wall_s),
+                        GpuTres(q.max_gpus_per_user), Amount(q.max_jobs_per_user)});
     }
     return t;
   }
   if (what == "account") {
     t.head = {"Account", "Parent", "Share", "Quota", "OverQuotaWeight", "GrpTRES", "MaxJobs", "MaxWall",
               "MaxTRESPU"};
-    for (const json& a : p.at("accounts")) {
-      const std::string parent = a.at("parent").get<std::string>();
-      t.rows.push_back({a.at("name").get<std::string>(), parent.empty() ? "root" : parent,
-                        std::to_string(a.at("shares").get<int64_t>()), Tres(a.at("quota")),
-                        Weight(a.at("over_quota_weight").get<double>()), Tres(a.at("limit")), Amount(a.at("max_jobs")),
-                        Time(a.at("max_wall_s")), GpuTres(a.at("max_gpus_per_user"))});
+    for (const Account& a : p.accounts) {
+      t.rows.push_back({a.name, a.parent.empty() ? "root" : a.parent, std::to_string(a.shares), Tres(a.quota),
+                        Weight(a.over_quota_weight), Tres(a.limit), Amount(a.max_jobs), Time(a.max_wall_s),
+                        GpuTres(a.max_gpus_per_user)});
     }
     return t;
   }
   // assoc: every account, then its users.
   t.head = {"Account", "User", "Share", "GrpTRES", "MaxJobs", "MaxWall", "MaxTRESPU"};
-  for (const json& a : p.at("accounts")) {
-    const std::string name = a.at("name").get<std::string>();
-    t.rows.push_back({name, "", std::to_string(a.at("shares").get<int64_t>()), Tres(a.at("limit")),
-                      Amount(a.at("max_jobs")), Time(a.at("max_wall_s")), GpuTres(a.at("max_gpus_per_user"))});
-    for (const json& u : p.at("users")) {
-      if (u.at("account").get<std::string>() != name) continue;
-      t.rows.push_back({name, u.at("user").get<std::string>(), std::to_string(u.at("shares").get<int64_t>()), "", "",
-                        "", ""});
+  for (const Account& a : p.accounts) {
+    t.rows.push_back({a.name, "", std::to_string(a.shares), Tres(a.limit), Amount(a.max_jobs), Time(a.max_wall_s),
+                      GpuTres(a.max_gpus_per_user)});
+    for (const UserAssociation& u : p.users) {
+      if (u.account == a.name) t.rows.push_back({a.name, u.user, std::to_string(u.shares), "", "", "", ""});
     }
   }
-  for (const json& u : p.at("users")) {
-    if (!u.at("account").get<std::string>().empty()) continue;
-    t.rows.push_back({"root", u.at("user").get<std::string>(), std::to_string(u.at("shares").get<int64_t>()), "", "",
-                      "", ""});
+  for (const UserAssociation& u : p.users) {
+    if (u.account.empty()) t.rows.push_back({"root", u.user, std::to_string(u.shares), "", "", "", ""});
   }
   return t;
 }
@@ -182,15 +162,10 @@ int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::o
       return 1;
     }
     if (!c.ok()) return ConnectError("sacctmgr", c.status(), err);
-    StatusOr<json> r = (*c)->Policy();
+    StatusOr<PolicyAnswer> r = (*c)->Policy();
     if (!r.ok()) return ConnectError("sacctmgr", r.status(), err);
-    try {
-      Print(ShowTable(entity, *r), header, parsable, out);
-      for (const json& w : r->at("warnings")) err << "sacctmgr: warning: " << w.get<std::string>() << "\n";
-    } catch (const json::exception& e) {
-      err << "sacctmgr: error: unexpected reply from the controller: " << e.what() << "\n";
-      return 1;
-    }
+    Print(ShowTable(entity, *r), header, parsable, out);
+    for (const std::string& w : r->warnings) err << "sacctmgr: warning: " << w << "\n";
     return 0;
   }
   if (verb != "add" && verb != "modify" && verb != "delete") {
