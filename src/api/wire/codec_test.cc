@@ -4,6 +4,8 @@
 
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
+#include "api/wire/policy.h"
+#include "api/wire/priority.h"
 
 namespace muster {
 namespace {
@@ -85,6 +87,61 @@ TEST(WireCodecTest, NodeReportsAreChecked) {
   EXPECT_EQ(checked->gpu_faults->front().index, 2) << "sorted by index";
   r.gpu_faults->push_back({4096, false, "c"});
   EXPECT_EQ(wire::CheckedNodeReport(r).status().message(), "field 'gpu_health[].index' is out of range: 4096");
+}
+
+TEST(WireCodecTest, PolicyAnswersRoundTrip) {
+  PolicyAnswer p;
+  Account a;
+  a.name = "team";
+  a.quota.gpus = 8;
+  a.over_quota_weight = 2.5;
+  a.qos = {"normal", "high"};
+  p.accounts = {a};
+  p.users = {{"alice", "team", 3}};
+  Qos own, cluster;
+  own.name = "high";
+  own.preempt = {"normal"};
+  own.has_preempt_mode = true;
+  own.preempt_mode = PreemptMode::kSuspend;
+  cluster.name = "normal";
+  p.qos = {own, cluster};
+  p.warnings = {"w"};
+  const std::string text = wire::Encode(p);
+  EXPECT_NE(text.find(R"("preempt_mode":"SUSPEND")"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("preempt_mode":"")"), std::string::npos) << "a QOS that takes the cluster's mode";
+  StatusOr<PolicyAnswer> back = wire::Decode<PolicyAnswer>(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->qos, p.qos);
+  EXPECT_EQ(back->accounts.at(0).quota, a.quota);
+  EXPECT_EQ(back->accounts.at(0).qos, a.qos);
+  EXPECT_DOUBLE_EQ(back->accounts.at(0).over_quota_weight, 2.5);
+  EXPECT_EQ(back->users.at(0).shares, 3);
+  EXPECT_EQ(back->warnings, p.warnings);
+  PolicyOp op{"add", "qos", "x", {{"Priority", "10"}, {"Preempt", "normal"}}};
+  EXPECT_EQ(*wire::Decode<PolicyOp>(wire::Encode(op)), op);
+  EXPECT_EQ(wire::Decode<PolicyOp>(R"({"fields": [["a"]]})").status().message(), "field 'fields' has the wrong type");
+}
+
+TEST(WireCodecTest, SharesLeaveAnInfiniteLevelOut) {
+  SharesAnswer s;
+  s.caller = "alice";
+  s.shares.push_back({"team", "", 0, 1, 0.5, 0, 0, std::nullopt, 0});
+  s.shares.push_back({"team", "alice", 1, 1, 0.5, 10, 0.25, 2.0, 0.75});
+  const std::string text = wire::Encode(s);
+  EXPECT_EQ(text.find("level_fs\":null"), std::string::npos);
+  StatusOr<SharesAnswer> back = wire::Decode<SharesAnswer>(text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_FALSE(back->shares[0].level_fs.has_value());
+  EXPECT_EQ(back->shares[1].level_fs, 2.0);
+  EXPECT_EQ(back->shares[1].norm_usage, 0.25);
+  PriorityAnswer pr;
+  pr.weights.age = 1000;
+  pr.jobs.push_back({7, "gpu", "alice", "team", 1234, {0.5, 0.25, 0, 1, 0}});
+  StatusOr<PriorityAnswer> p2 = wire::Decode<PriorityAnswer>(wire::Encode(pr));
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(p2->weights.age, 1000);
+  EXPECT_EQ(p2->jobs.at(0).priority, 1234);
+  EXPECT_EQ(p2->jobs.at(0).factors.fairshare, 0.25);
 }
 
 }  // namespace
