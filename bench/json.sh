@@ -21,10 +21,9 @@ for b in data["benchmarks"]:
     name = b["run_name"].removeprefix("BM_")
     ms[name] = round(b["real_time"], 2)
 rows = {"jobs": 10000}
-for step in ("ListEncode", "ListDecode"):
+for step in ("ListEncode", "ListDecode", "SqueueJsonOutput"):
     boost, nl = ms[step + "_Boost"], ms[step + "_Nlohmann"]
     rows[step] = {"boost_ms": boost, "nlohmann_ms": nl, "nlohmann_over_boost": round(nl / boost, 2)}
-rows["SqueueJsonOutput"] = {"nlohmann_ms": ms["SqueueJsonOutput_Nlohmann"]}
 text = json.dumps(rows, indent=2)
 print(text)
 if sys.argv[2] == "--save":

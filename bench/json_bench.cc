@@ -144,11 +144,19 @@ void BM_SqueueJsonOutput_Nlohmann(benchmark::State& state) {
   }
 }
 
+// The same output as squeue --json writes it now (model/job_list_json.h, Boost.JSON).
+void BM_SqueueJsonOutput_Boost(benchmark::State& state) {
+  std::vector<JobRecord> listed;
+  for (const JobRecord& j : TenThousand()) listed.push_back(ListedJob(j));
+  for (auto _ : state) benchmark::DoNotOptimize(JobRecordsPrettyJson(listed));
+}
+
 BENCHMARK(BM_ListEncode_Boost)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ListEncode_Nlohmann)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ListDecode_Boost)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ListDecode_Nlohmann)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SqueueJsonOutput_Nlohmann)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SqueueJsonOutput_Boost)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace muster

@@ -188,8 +188,10 @@ TEST_F(LocalCluster, DrainedNodeGetsNoNewWork) {
   ASSERT_TRUE(WaitState(a, "RUNNING"));
   EXPECT_EQ(Trim(Run("squeue -h -j " + std::to_string(a) + " -o %N").out), "node2");
   const int64_t b = Submit("--gres=gpu:4 --wrap true");
-  std::this_thread::sleep_for(500ms);
-  EXPECT_EQ(State(b), "PENDING");
+  // A pass has looked at it (a reason set) and kept it waiting: node1 is drained, node2 is full.
+  const std::string b_id = std::to_string(b);
+  EXPECT_TRUE(WaitFor([&] { return Trim(Run("squeue -h -j " + b_id + " -o %T:%r").out) == "PENDING:Resources"; }, 10s))
+      << Run("squeue -h -j " + b_id + " -o %T:%r").out;
   ASSERT_EQ(Run("scontrol update NodeName=node1 State=RESUME").rc, 0);
   ASSERT_TRUE(WaitState(b, "COMPLETED"));
   EXPECT_EQ(Run("scancel " + std::to_string(a)).rc, 0);
@@ -208,8 +210,7 @@ TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
   ASSERT_TRUE(WaitState(run, "RUNNING"));
   const int64_t wait = Submit("--gres=gpu:4 --wrap 'echo second'");
   ASSERT_EQ(kill(std::atoi(Pid("musterctld").c_str()), SIGKILL), 0);
-  std::this_thread::sleep_for(200ms);
-  EXPECT_NE(Run("squeue").rc, 0);  // it is really gone
+  EXPECT_TRUE(WaitFor([&] { return Run("squeue").rc != 0; }, 10s));  // it is really gone
   Result restart = Sh("setsid " + BinDir() + "/musterctld --conf " + (dir_ / "c/muster.yaml").string() +
                       " >> " + (dir_ / "c/log/musterctld.log").string() + " 2>&1 & echo $! > " +
                       (dir_ / "c/musterctld.pid").string());

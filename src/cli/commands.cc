@@ -301,9 +301,7 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (!jobs.ok()) return ConnectError("squeue", jobs.status(), err);
   if (!ids.empty() && jobs->empty() && states.empty()) return EmitOutput(InvalidJobIdError(), out, err);
   std::erase_if(*jobs, [&](const JobRecord& j) { return !selection.Matches(j); });
-  json arr = json::array();
-  for (const JobRecord& j : *jobs) arr.push_back(ToJson(j));
-  out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  out << JobRecordsPrettyJson(*jobs) << "\n";
   return 0;
 }
 

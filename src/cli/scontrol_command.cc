@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/ctld_client.h"
 #include "model/hostlist.h"
+#include "model/job_list_json.h"
 #include "model/record_json.h"
 #include "model/slurm_time.h"
 #include "report/scontrol_format.h"
@@ -89,9 +90,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
         StatusOr<std::vector<JobRecord>> jobs = (*c)->Jobs(numeric ? "ids=" + id : "");
         if (!jobs.ok() && jobs.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
         if (!jobs.ok()) return ConnectError("scontrol", jobs.status(), err);
-        json arr = json::array();
-        for (const JobRecord& j : *jobs) arr.push_back(ToJson(j));
-        out << json{{"jobs", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        out << JobRecordsPrettyJson(*jobs) << "\n";
         return 0;
       }
       // The controller renders the records (report/scontrol_format.h) from what it holds.

@@ -1,5 +1,8 @@
 #include "model/job_list_json.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include <boost/json.hpp>
 
 #include "model/job_record_fields.h"
@@ -174,7 +177,183 @@ struct ListedCopy {
   }
 };
 
+// Writes every field, as the full record's codec does (record_json.cc).
+struct FullWriter {
+  bj::object& out;
+
+  template <typename T>
+  void Field(const char* key, const T& value, const T&) {
+    if constexpr (requires { value.begin(); value.end(); } && !std::is_same_v<T, std::string>) {
+      bj::array arr(out.storage());
+      for (const auto& v : value) arr.emplace_back(v);
+      out.emplace(key, std::move(arr));
+    } else {
+      out.emplace(key, value);
+    }
+  }
+  void Field(const char* key, const JobState& value, const JobState&) { out.emplace(key, JobStateName(value)); }
+  void Field(const char* key, const SharedText& value, const SharedText&) { out.emplace(key, value.str()); }
+  template <typename T, typename Fn>
+  void Object(const char* key, const T& value, const T& def, Fn fields) {
+    bj::object sub(out.storage());
+    FullWriter w{sub};
+    fields(w, value, def);
+    out.emplace(key, std::move(sub));
+  }
+  template <typename T, typename Fn>
+  void Objects(const char* key, const std::vector<T>& values, const std::vector<T>&, Fn fields) {
+    bj::array arr(out.storage());
+    for (const T& v : values) {
+      bj::object sub(out.storage());
+      FullWriter w{sub};
+      fields(w, v, T{});
+      arr.emplace_back(std::move(sub));
+    }
+    out.emplace(key, std::move(arr));
+  }
+};
+
+// The UTF-8 sequence at s[i]: its length when it is valid (1 to 4); else 0, and in *skip how many
+// bytes one U+FFFD replaces, as nlohmann's decoder does: the bytes before the first that does not
+// fit (that byte is read again as the start of the next sequence), a stray byte alone, or all that
+// is left when the string ends inside a sequence.
+size_t Utf8Length(std::string_view s, size_t i, size_t* skip) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    *skip = 1;
+    return 0;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    if (i + k >= s.size()) {
+      *skip = s.size() - i;
+      return 0;
+    }
+    const unsigned char min = k == 1 ? lo : 0x80, max = k == 1 ? hi : 0xBF;
+    if (b(i + k) < min || b(i + k) > max) {
+      *skip = k;
+      return 0;
+    }
+  }
+  return n;
+}
+
+void AppendString(std::string_view s, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else if (size_t skip = 0, n = Utf8Length(s, i, &skip); n == 0) {
+          out += "\xEF\xBF\xBD";  // U+FFFD
+          i += skip;
+          continue;
+        } else {
+          out.append(s.substr(i, n));
+          i += n;
+          continue;
+        }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+void AppendPretty(const bj::value& v, int indent, std::string& out) {
+  const std::string pad(static_cast<size_t>(indent) + 2, ' ');
+  switch (v.kind()) {
+    case bj::kind::object: {
+      const bj::object& o = v.get_object();
+      if (o.empty()) {
+        out += "{}";
+        return;
+      }
+      std::vector<const bj::key_value_pair*> kv;
+      kv.reserve(o.size());
+      for (const bj::key_value_pair& e : o) kv.push_back(&e);
+      std::sort(kv.begin(), kv.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+      out += "{\n";
+      for (size_t k = 0; k < kv.size(); ++k) {
+        out += pad;
+        AppendString(kv[k]->key(), out);
+        out += ": ";
+        AppendPretty(kv[k]->value(), indent + 2, out);
+        out += k + 1 < kv.size() ? ",\n" : "\n";
+      }
+      out.append(static_cast<size_t>(indent), ' ');
+      out += '}';
+      return;
+    }
+    case bj::kind::array: {
+      const bj::array& a = v.get_array();
+      if (a.empty()) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      for (size_t k = 0; k < a.size(); ++k) {
+        out += pad;
+        AppendPretty(a[k], indent + 2, out);
+        out += k + 1 < a.size() ? ",\n" : "\n";
+      }
+      out.append(static_cast<size_t>(indent), ' ');
+      out += ']';
+      return;
+    }
+    case bj::kind::string:
+      AppendString(v.get_string(), out);
+      return;
+    default:
+      out += bj::serialize(v);  // numbers, booleans, null
+  }
+}
+
 }  // namespace
+
+std::string JobRecordsPrettyJson(const std::vector<JobRecord>& jobs) {
+  bj::monotonic_resource mr;
+  bj::storage_ptr sp(&mr);
+  bj::array arr(sp);
+  arr.reserve(jobs.size());
+  static const JobRecord kDefault;
+  for (const JobRecord& j : jobs) {
+    bj::object o(sp);
+    FullWriter w{o};
+    record_fields::JobRecordFields(w, j, kDefault);
+    arr.emplace_back(std::move(o));
+  }
+  bj::object root(sp);
+  root.emplace("jobs", std::move(arr));
+  std::string out;
+  out.reserve(jobs.size() * 2048);
+  AppendPretty(root, 0, out);
+  return out;
+}
 
 JobRecord ListedJob(const JobRecord& job) {
   JobRecord out;

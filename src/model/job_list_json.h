@@ -22,6 +22,11 @@ JobRecord ListedJob(const JobRecord& job);
 
 std::string JobListJson(const std::vector<JobRecord>& jobs);
 
+// squeue --json's output: {"jobs": [job, ...]} with every key of the full record (defaults too,
+// as model/record_json.h writes them), keys sorted, indented by two spaces; strings escaped as JSON
+// requires, and bytes that are not UTF-8 replaced by U+FFFD. Ends without a newline.
+std::string JobRecordsPrettyJson(const std::vector<JobRecord>& jobs);
+
 // Errors name the job's index and the field ("jobs[3].uid: wrong type"); unknown keys are ignored.
 StatusOr<std::vector<JobRecord>> ParseJobListJson(std::string_view text);
 

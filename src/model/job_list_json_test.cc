@@ -141,5 +141,34 @@ RC_GTEST_PROP(JobListJson, RandomRecordsRoundTrip, ()) {
   RC_ASSERT((*back)[0] == j);
 }
 
+// squeue --json's output, written with Boost.JSON, is byte for byte what nlohmann's dump(2) of the
+// full records gave: the same keys (sorted), values, indentation and escapes, and U+FFFD for bytes
+// that are not UTF-8.
+TEST(JobRecordsPrettyJson, IsNlohmannsIndentedFullRecords) {
+  JobRecord a = Rich();
+  a.name = std::string("tab\there \"quoted\" back\\slash \x01 caf\xc3\xa9 bad\xff\xc3 end");
+  a.comment = "\xe2\x82";  // a truncated sequence
+  a.environment = {"A=1", std::string("B=\x7f\xf0\x9f\x98\x80")};
+  const std::vector<JobRecord> jobs = {a, JobRecord{}};
+  nlohmann::json arr = nlohmann::json::array();
+  for (const JobRecord& j : jobs) arr.push_back(ToJson(j));
+  const std::string expected =
+      nlohmann::json{{"jobs", arr}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  EXPECT_EQ(JobRecordsPrettyJson(jobs), expected);
+  const std::string empty = nlohmann::json{{"jobs", nlohmann::json::array()}}.dump(2);
+  EXPECT_EQ(JobRecordsPrettyJson({}), empty);
+}
+
+// Any bytes at all in the strings: the same output as nlohmann's.
+RC_GTEST_PROP(JobRecordsPrettyJson, AnyBytesEscapeAsNlohmannDoes, ()) {
+  JobRecord j;
+  j.name = *rc::gen::arbitrary<std::string>();
+  j.comment = *rc::gen::container<std::string>(rc::gen::inRange<char>(-128, 127));
+  const std::string expected =
+      nlohmann::json{{"jobs", nlohmann::json::array({ToJson(j)})}}.dump(2, ' ', false,
+                                                                        nlohmann::json::error_handler_t::replace);
+  RC_ASSERT(JobRecordsPrettyJson({j}) == expected);
+}
+
 }  // namespace
 }  // namespace muster
