@@ -27,9 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<JobUpdate>(text);
   (void)wire::Decode<NodeUpdate>(text);
   (void)wire::Decode<PolicyOp>(text);
+  (void)wire::Decode<StepAnswer>(text);
+  if (StatusOr<StepCreate> s = wire::Decode<StepCreate>(text); s.ok()) (void)ToStepRequest(*s);
   if (StatusOr<NodeReport> r = wire::Decode<NodeReport>(text); r.ok()) (void)wire::CheckedNodeReport(std::move(*r));
   if (!body.ok()) return 0;
-  (void)DecodeStepRequest(*body);
   if (body->contains("job")) (void)JobRecordFromJson((*body)["job"]);
   if (body->contains("node")) (void)NodeRecordFromJson((*body)["node"]);
   // What the controller answers with may be any of it, dumped: it must not recurse away either.

@@ -8,40 +8,33 @@
 
 namespace muster {
 
-using nlohmann::json;
-
-StatusOr<StepRequest> DecodeStepRequest(const json& body) {
+StatusOr<StepRequest> ToStepRequest(const StepCreate& c) {
   StepRequest s;
-  Status err;
-  if (!Get(body, "name", s.name, err) || !Get(body, "ntasks", s.shape.ntasks, err) ||
-      !Get(body, "nnodes", s.shape.nnodes, err) || !Get(body, "ntasks_per_node", s.shape.ntasks_per_node, err) ||
-      !Get(body, "overlap", s.overlap, err) || !Get(body, "exact", s.exact, err) ||
-      !Get(body, "cpus_per_task", s.cpus_per_task, err) || !Get(body, "overcommit", s.overcommit, err) ||
-      !Get(body, "mem_mb", s.mem_mb, err) || !Get(body, "mem_per_cpu_mb", s.mem_per_cpu_mb, err) ||
-      !Get(body, "mem_per_gpu_mb", s.mem_per_gpu_mb, err) || !Get(body, "constraint", s.constraint, err) ||
-      !Get(body, "time_limit_s", s.time_limit_s, err)) {
-    return err;
-  }
-  // "nodelist" / "exclude": srun -w / -x, hostlist expressions.
-  for (auto [key, out] : {std::pair{"nodelist", &s.shape.nodelist}, std::pair{"exclude", &s.shape.exclude}}) {
-    std::string expr;
-    if (!Get(body, key, expr, err)) return err;
-    if (expr.empty()) continue;
-    StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
-    if (!names.ok()) return InvalidArgument("Invalid node name specified: " + expr);
+  s.name = c.name;
+  s.shape.ntasks = c.ntasks;
+  s.shape.nnodes = c.nnodes;
+  s.shape.ntasks_per_node = c.ntasks_per_node;
+  s.overlap = c.overlap;
+  s.exact = c.exact;
+  s.cpus_per_task = c.cpus_per_task;
+  s.overcommit = c.overcommit;
+  s.mem_mb = c.mem_mb;
+  s.mem_per_cpu_mb = c.mem_per_cpu_mb;
+  s.mem_per_gpu_mb = c.mem_per_gpu_mb;
+  s.constraint = c.constraint;
+  s.time_limit_s = c.time_limit_s;
+  // srun -w / -x: hostlist expressions.
+  for (auto [expr, out] : {std::pair{&c.nodelist, &s.shape.nodelist}, std::pair{&c.exclude, &s.shape.exclude}}) {
+    if (expr->empty()) continue;
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(*expr);
+    if (!names.ok()) return InvalidArgument("Invalid node name specified: " + *expr);
     *out = std::move(*names);
   }
-  // "gpus": {"per_node": N, "total": N, "per_task": N} when srun named the step's GPUs.
-  if (body.contains("gpus") && !body["gpus"].is_null()) {
-    const json& g = body["gpus"];
-    s.gpus.given = true;
-    if (!g.is_object() || !Get(g, "per_node", s.gpus.per_node, err) || !Get(g, "total", s.gpus.total, err) ||
-        !Get(g, "per_task", s.gpus.per_task, err)) {
-      return err.ok() ? InvalidArgument("field 'gpus' must be an object") : err;
-    }
-    if (s.gpus.per_node < 0 || s.gpus.total < 0 || s.gpus.per_task < 0) {
+  if (c.gpus) {
+    if (c.gpus->per_node < 0 || c.gpus->total < 0 || c.gpus->per_task < 0) {
       return InvalidArgument("Invalid generic resource (gres) specification");
     }
+    s.gpus = {true, c.gpus->per_node, c.gpus->total, c.gpus->per_task};
   }
   return s;
 }

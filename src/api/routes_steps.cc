@@ -16,30 +16,32 @@ void AddStepRoutes(Controller& c, Router& r) {
   r.Add("POST", "/v1/jobs/{id}/steps", [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    StatusOr<StepRequest> decoded = DecodeStepRequest(*body);
+    StatusOr<StepCreate> wanted = wire::Decode<StepCreate>(req.body);
+    if (!wanted.ok()) return ErrorResponse(wanted.status());
+    StatusOr<StepRequest> decoded = ToStepRequest(*wanted);
     if (!decoded.ok()) return ErrorResponse(decoded.status());
     const StepRequest& s = *decoded;
     StatusOr<StepCreated> step = c.CreateStep(*id, s, req.caller);
     if (!step.ok()) return ErrorResponse(step.status());
-    json nodes = json::array();
+    StepAnswer answer;
+    answer.step_id = step->step.step_id;
+    answer.ntasks = step->layout.ntasks;
+    answer.time_limit_s = step->step.time_limit_s;
+    answer.kill_wait_s = c.kill_wait_s();
+    answer.warning = step->layout.warning;
+    answer.job = step->job;
     for (size_t i = 0; i < step->nodes.size(); ++i) {
-      json tasks = json::array();
+      StepNode node{step->nodes[i].node.name, step->nodes[i].agent_address, {}, std::nullopt};
       const int first = step->layout.first_task(i);
-      for (int t = 0; t < step->layout.tasks[i]; ++t) tasks.push_back(first + t);
-      json node{{"name", step->nodes[i].node.name}, {"agent_address", step->nodes[i].agent_address}, {"tasks", tasks}};
-      if (i < step->step.node_gpus.size()) node["gpus"] = step->step.node_gpus[i];
-      else if (s.gpus.given) node["gpus"] = json::array();  // none of the job's GPUs
-      nodes.push_back(std::move(node));
+      for (int t = 0; t < step->layout.tasks[i]; ++t) node.tasks.push_back(first + t);
+      if (i < step->step.node_gpus.size()) {
+        node.gpus = step->step.node_gpus[i];
+      } else if (s.gpus.given) {
+        node.gpus = std::vector<int>{};  // none of the job's GPUs
+      }
+      answer.nodes.push_back(std::move(node));
     }
-    return Ok(json{{"step_id", step->step.step_id},
-                   {"ntasks", step->layout.ntasks},
-                   {"time_limit_s", step->step.time_limit_s},
-                   {"kill_wait_s", c.kill_wait_s()},
-                   {"warning", step->layout.warning},
-                   {"job", VisibleJob(step->job, req.caller, c)},
-                   {"nodes", nodes}});
+    return Ok(answer);
   });
 
   r.Add("POST", "/v1/jobs/{id}/steps/{step}/done", [&c](const HttpRequest& req) {

@@ -266,12 +266,8 @@ Status CtldClient::StepDone(int64_t job_id, int step_id, int exit_code) {
       .status();
 }
 
-StatusOr<json> CtldClient::CreateStep(int64_t job_id, const json& request) {
-  ASSIGN_OR_RETURN(std::string text, Send("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps",
-                                          request.dump(-1, ' ', false, json::error_handler_t::replace)));
-  StatusOr<json> j = ParseJsonObject(text, "the controller's answer");
-  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
-  return j;
+StatusOr<StepAnswer> CtldClient::CreateStep(int64_t job_id, const StepCreate& request) {
+  return Exchange<StepAnswer>("POST", "/v1/jobs/" + std::to_string(job_id) + "/steps", request);
 }
 
 StatusOr<std::vector<StepRecord>> CtldClient::Steps() {

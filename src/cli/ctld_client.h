@@ -15,6 +15,7 @@
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
 #include "api/wire/priority.h"
+#include "api/wire/steps.h"
 #include "api/wire/submit.h"
 #include "base/status.h"
 #include "model/job_record.h"
@@ -59,9 +60,8 @@ class CtldClient {
   Status Complete(int64_t id, int exit_code);
   // POST /v1/jobs/{id}/steps/{step}/done.
   Status StepDone(int64_t job_id, int step_id, int exit_code);
-  // POST /v1/jobs/{id}/steps: srun's step, with where its tasks go (docs/api.md), as the
-  // controller answered (its "job" a record in record_json's form).
-  StatusOr<nlohmann::json> CreateStep(int64_t job_id, const nlohmann::json& request);
+  // POST /v1/jobs/{id}/steps: srun's step, with where its tasks go (docs/api.md).
+  StatusOr<StepAnswer> CreateStep(int64_t job_id, const StepCreate& request);
   // GET /v1/steps: the running steps.
   StatusOr<std::vector<StepRecord>> Steps();
 

@@ -44,23 +44,31 @@ int CreateAndRunStep(const SrunOptions& opt, int64_t job_id, std::ostream& out, 
   if (name.empty()) name = std::filesystem::path(opt.command[0]).filename().string();
   // Inside an allocation -c and --exclusive shape the step (its CPUs), as --exact does.
   const bool exact = opt.exact || opt.exclusive || opt.cpus_per_task > 0;
-  json req{{"name", name},        {"ntasks", opt.ntasks}, {"nnodes", opt.nnodes}, {"ntasks_per_node", opt.ntasks_per_node},
-           {"overlap", opt.overlap}, {"exact", exact},    {"cpus_per_task", opt.cpus_per_task},
-           {"overcommit", opt.overcommit}, {"mem_mb", opt.mem_mb}, {"mem_per_cpu_mb", opt.mem_per_cpu_mb},
-           {"mem_per_gpu_mb", opt.mem_per_gpu_mb}};
-  if (opt.time_limit_s > 0) req["time_limit_s"] = opt.time_limit_s;
+  StepCreate req;
+  req.name = name;
+  req.ntasks = opt.ntasks;
+  req.nnodes = opt.nnodes;
+  req.ntasks_per_node = opt.ntasks_per_node;
+  req.overlap = opt.overlap;
+  req.exact = exact;
+  req.cpus_per_task = opt.cpus_per_task;
+  req.overcommit = opt.overcommit;
+  req.mem_mb = opt.mem_mb;
+  req.mem_per_cpu_mb = opt.mem_per_cpu_mb;
+  req.mem_per_gpu_mb = opt.mem_per_gpu_mb;
+  req.time_limit_s = std::max<int64_t>(opt.time_limit_s, 0);
   for (const std::string& a : opt.resource_args) {  // -w / -x: which of the job's nodes
-    if (a.rfind("--nodelist=", 0) == 0) req["nodelist"] = a.substr(11);
-    if (a.rfind("--exclude=", 0) == 0) req["exclude"] = a.substr(10);
-    if (a.rfind("--constraint=", 0) == 0) req["constraint"] = a.substr(13);
+    if (a.rfind("--nodelist=", 0) == 0) req.nodelist = a.substr(11);
+    if (a.rfind("--exclude=", 0) == 0) req.exclude = a.substr(10);
+    if (a.rfind("--constraint=", 0) == 0) req.constraint = a.substr(13);
   }
   if (opt.gpus.given) {
-    req["gpus"] = json{{"per_node", opt.gpus.per_node}, {"total", opt.gpus.total}, {"per_task", opt.gpus.per_task}};
+    req.gpus = StepGpus{opt.gpus.per_node, opt.gpus.total, opt.gpus.per_task};
   } else if (Env("SLURM_STEP_GRES") == "none") {
-    req["gpus"] = json{{"per_node", 0}};  // Slurm: no GPUs for the step
+    req.gpus = StepGpus{};  // Slurm: no GPUs for the step
   }
   // Busy (other steps hold the CPUs): asked again until they are free, as Slurm's srun waits.
-  StatusOr<json> created = Status(StatusCode::kInternal, "not asked");
+  StatusOr<StepAnswer> created = Status(StatusCode::kInternal, "not asked");
   for (int attempt = 0;; ++attempt) {
     created = (*ctld)->CreateStep(job_id, req);
     if (created.ok() || created.status().code() != StatusCode::kUnavailable ||
@@ -121,7 +129,10 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
     err << "srun: error: " + layout.status().message() + "\n" << std::flush;
     return 1;
   }
-  json step_nodes = json::array();
+  StepAnswer step;
+  step.ntasks = layout->ntasks;
+  step.warning = layout->warning;
+  step.time_limit_s = opt.time_limit_s;
   for (size_t i = 0; i < layout->nodes.size(); ++i) {
     std::string agent;
     for (const NodeRecord& n : *nodes) {
@@ -131,17 +142,15 @@ int RunWithoutAllocation(const SrunOptions& opt, std::ostream& out, std::ostream
       err << "srun: error: Invalid node name specified: " + layout->nodes[i] + "\n" << std::flush;
       return 1;
     }
-    json tasks = json::array();
-    for (int t = 0; t < layout->tasks[i]; ++t) tasks.push_back(layout->first_task(i) + t);
-    step_nodes.push_back(json{{"name", layout->nodes[i]}, {"agent_address", agent}, {"tasks", tasks}});
+    StepNode node{layout->nodes[i], agent, {}, std::nullopt};
+    for (int t = 0; t < layout->tasks[i]; ++t) node.tasks.push_back(layout->first_task(i) + t);
+    step.nodes.push_back(std::move(node));
   }
   // A job id no job of the controller's has: Slurm's range for them (0xffff0000..0xfffffffd).
   std::random_device rd;
   const int64_t job_id = 0xffff0000LL + static_cast<int64_t>(rd() % (0xfffffffdULL - 0xffff0000ULL + 1));
-  return RunCreatedStep(opt, job_id, /*no_allocate=*/true,
-                        json{{"step_id", 0}, {"ntasks", layout->ntasks}, {"warning", layout->warning},
-                             {"job", json{{"id", job_id}}}, {"nodes", step_nodes}, {"time_limit_s", opt.time_limit_s}},
-                        nullptr, out, err);
+  step.job.id = job_id;
+  return RunCreatedStep(opt, job_id, /*no_allocate=*/true, step, nullptr, out, err);
 }
 
 // srun outside an allocation: allocate one (an interactive job with srun's resource options),

@@ -161,11 +161,11 @@ class StepSession {
       std::filesystem::remove_all(io_dir_, ec);
     }
   }
-  int RunStep(int64_t job_id, bool no_allocate, const json& created, CtldClient* ctld);
+  int RunStep(int64_t job_id, bool no_allocate, const StepAnswer& created, CtldClient* ctld);
 
  private:
   Status Listen(bool tcp);
-  void LaunchAll(const json& job);
+  void LaunchAll(const JobRecord& job);
   void Loop();
   void HandleFrame(Conn& c, const StepIoFrame& f);
   void HandleSignal(int sig);
@@ -244,7 +244,7 @@ Status StepSession::Listen(bool tcp) {
   return Internal(std::string("cannot create a directory for the I/O socket: ") + std::strerror(errno));
 }
 
-void StepSession::LaunchAll(const json& job) {
+void StepSession::LaunchAll(const JobRecord& job) {
   char cwd[PATH_MAX] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
   const std::vector<std::string> env = SubmitEnvironment(opt_.export_mode);
@@ -253,12 +253,12 @@ void StepSession::LaunchAll(const json& job) {
   };
   // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
   // the nodes append to them.
-  if (StatusOr<JobRecord> rec = JobRecordFromJson(job); rec.ok()) {
+  {
     TaskPlacement where;
     where.step_id = step_id_;
     for (const std::string& how : {opt_.output, opt_.error}) {
       if (!IsStepFilePattern(how) || PatternPerTaskOrNode(how)) continue;
-      const std::string path = absolute(ExpandOutputPattern(how, *rec, "", where));
+      const std::string path = absolute(ExpandOutputPattern(how, job, "", where));
       const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
       if (fd >= 0) close(fd);
     }
@@ -274,7 +274,7 @@ void StepSession::LaunchAll(const json& job) {
     }
     json body{{"job_id", job_id_},
               {"step_id", step_id_},
-              {"restart_count", job.value("restart_count", 0)},
+              {"restart_count", job.restart_count},
               {"tasks", tasks},
               {"ntasks", static_cast<int>(tasks_.size())},
               {"step_nodes", step_nodes},
@@ -591,20 +591,21 @@ void StepSession::Loop() {
   }
 }
 
-int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldClient* ctld) {
+int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, CtldClient* ctld) {
   job_id_ = job_id;
   no_allocate_ = no_allocate;
-  time_limit_s_ = c.value("time_limit_s", int64_t{0});
-  kill_wait_s_ = c.value("kill_wait_s", int64_t{30});
+  time_limit_s_ = c.time_limit_s;
+  kill_wait_s_ = c.kill_wait_s;
   try {
-    step_id_ = c.at("step_id").get<int>();
-    tasks_.resize(c.at("ntasks").get<size_t>());
-    for (const json& n : c.at("nodes")) {
+    step_id_ = c.step_id;
+    if (c.ntasks < 0 || c.ntasks > (1 << 20)) throw std::out_of_range("task count");
+    tasks_.resize(static_cast<size_t>(c.ntasks));
+    for (const StepNode& n : c.nodes) {
       NodeTasks nt;
-      nt.name = n.at("name").get<std::string>();
-      nt.agent = n.at("agent_address").get<std::string>();
-      nt.procids = n.at("tasks").get<std::vector<int>>();
-      if (n.contains("gpus")) nt.gpus = n.at("gpus").get<std::vector<int>>();
+      nt.name = n.name;
+      nt.agent = n.agent_address;
+      nt.procids = n.tasks;
+      nt.gpus = n.gpus;
       for (int p : nt.procids) {
         if (p < 0 || p >= static_cast<int>(tasks_.size())) throw std::out_of_range("task id");
         tasks_[p].node = nodes_.size();
@@ -619,7 +620,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
     Emit(err_, std::string("srun: error: malformed step from the controller: ") + e.what() + "\n");
     return 1;
   }
-  if (const std::string w = c.value("warning", std::string()); !w.empty()) Emit(err_, "srun: warning: " + w + "\n");
+  if (!c.warning.empty()) Emit(err_, "srun: warning: " + c.warning + "\n");
   const auto step_failed = [&] {
     if (ctld != nullptr) {
       (void)ctld->StepDone(job_id, step_id_, 1);
@@ -685,7 +686,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
   }
   std::optional<RawTerminal> raw;
   if (opt_.pty) raw.emplace();
-  LaunchAll(c.value("job", json::object()));
+  LaunchAll(c.job);
   Loop();
   FlushExits();
   if (ctld != nullptr) {
@@ -703,7 +704,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const json& c, CtldCl
 
 }  // namespace
 
-int RunCreatedStep(const SrunOptions& opt, int64_t job_id, bool no_allocate, const json& created, CtldClient* ctld,
+int RunCreatedStep(const SrunOptions& opt, int64_t job_id, bool no_allocate, const StepAnswer& created, CtldClient* ctld,
                    std::ostream& out, std::ostream& err) {
   StepSession session(opt, out, err);
   return session.RunStep(job_id, no_allocate, created, ctld);

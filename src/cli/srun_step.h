@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <ostream>
-#include <nlohmann/json.hpp>
 
+#include "api/wire/steps.h"
 #include "cli/srun_args.h"
 
 namespace muster {
@@ -18,7 +18,7 @@ class CtldClient;
 // "gpus"}]}), or srun -Z's own of the same shape (`no_allocate`: the agents hear so). With
 // `ctld`, the step's end is reported there. Returns srun's exit status (the highest task exit
 // code, 128+signal for a task killed by one).
-int RunCreatedStep(const SrunOptions& opt, int64_t job_id, bool no_allocate, const nlohmann::json& created,
+int RunCreatedStep(const SrunOptions& opt, int64_t job_id, bool no_allocate, const StepAnswer& created,
                    CtldClient* ctld, std::ostream& out, std::ostream& err);
 
 }  // namespace muster

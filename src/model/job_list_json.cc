@@ -362,6 +362,24 @@ JobRecord ListedJob(const JobRecord& job) {
   return out;
 }
 
+boost::json::object ListedJobObject(const JobRecord& job, boost::json::storage_ptr sp) {
+  static const JobRecord kDefault;
+  bj::object o(std::move(sp));
+  ListWriter w{o};
+  record_fields::JobRecordFields(w, job, kDefault);
+  return o;
+}
+
+StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std::string& what) {
+  static const JobRecord kDefault;
+  Status status;
+  JobRecord r;
+  ListReader reader(o, what, &status);
+  record_fields::JobRecordFields(reader, r, kDefault);
+  if (!status.ok()) return status;
+  return r;
+}
+
 std::string JobListJson(const std::vector<JobRecord>& jobs) {
   bj::monotonic_resource mr;
   bj::storage_ptr sp(&mr);

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "base/status.h"
 #include "model/job_record.h"
 
@@ -21,6 +23,11 @@ namespace muster {
 JobRecord ListedJob(const JobRecord& job);
 
 std::string JobListJson(const std::vector<JobRecord>& jobs);
+
+// One job of the list as a JSON object (what JobListJson writes for it), and back; for answers that
+// carry a job beside other keys (api/wire). Errors name the field under `what` ("job.uid: wrong type").
+boost::json::object ListedJobObject(const JobRecord& job, boost::json::storage_ptr sp = {});
+StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std::string& what = "job");
 
 // squeue --json's output: {"jobs": [job, ...]} with every key of the full record (defaults too,
 // as model/record_json.h writes them), keys sorted, indented by two spaces; strings escaped as JSON

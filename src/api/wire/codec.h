@@ -44,6 +44,13 @@ struct External : std::false_type {};
 template <class T>
 concept Record = requires { typename T::WireRecord; } || External<T>::value;
 
+// A type with a codec of its own elsewhere (a job record: model/job_list_json.h) is carried by
+// specializing Custom:
+//   static bj::value Write(const T&, const bj::storage_ptr&);
+//   static Status Read(const bj::value&, T&, const std::string& path);
+template <class T>
+struct Custom : std::false_type {};
+
 template <class T, class V, class Self>
 void VisitFields(V& v, Self& s) {
   if constexpr (External<T>::value) {
@@ -87,7 +94,9 @@ class Writer {
 
   template <class T>
   static bj::value ToValue(const T& value, const bj::storage_ptr& sp) {
-    if constexpr (Record<T>) {
+    if constexpr (Custom<T>::value) {
+      return Custom<T>::Write(value, sp);
+    } else if constexpr (Record<T>) {
       bj::object o(sp);
       Writer w(o);
       VisitFields<T>(w, value);
@@ -154,7 +163,11 @@ class Reader {
   // Reads `v` into `out`; false when it has the wrong type (a nested error is already set).
   template <class T>
   bool Read(const bj::value& v, T& out, const std::string& path) {
-    if constexpr (Record<T>) {
+    if constexpr (Custom<T>::value) {
+      Status st = Custom<T>::Read(v, out, path);
+      if (!st.ok()) SetError(std::move(st));
+      return true;
+    } else if constexpr (Record<T>) {
       if (!v.is_object()) return false;
       Reader r(v.get_object(), path + ".", status_);
       VisitFields<T>(r, out);

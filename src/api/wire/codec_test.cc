@@ -6,6 +6,7 @@
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
 #include "api/wire/priority.h"
+#include "api/wire/steps.h"
 
 namespace muster {
 namespace {
@@ -142,6 +143,41 @@ TEST(WireCodecTest, SharesLeaveAnInfiniteLevelOut) {
   EXPECT_EQ(p2->weights.age, 1000);
   EXPECT_EQ(p2->jobs.at(0).priority, 1234);
   EXPECT_EQ(p2->jobs.at(0).factors.fairshare, 0.25);
+}
+
+TEST(WireCodecTest, StepsCarryTheJobInTheListsForm) {
+  StepCreate c;
+  c.name = "train";
+  c.ntasks = 4;
+  c.nodelist = "n[1-2]";
+  c.gpus = StepGpus{0, 2, 0};
+  StatusOr<StepCreate> c2 = wire::Decode<StepCreate>(wire::Encode(c));
+  ASSERT_TRUE(c2.ok());
+  EXPECT_EQ(c2->mem_mb, -1) << "not given";
+  EXPECT_EQ(c2->nodelist, "n[1-2]");
+  ASSERT_TRUE(c2->gpus.has_value());
+  EXPECT_EQ(c2->gpus->total, 2);
+  StepAnswer a;
+  a.step_id = 3;
+  a.ntasks = 2;
+  a.job.id = 42;
+  a.job.user = "alice";
+  a.job.restart_count = 1;
+  a.job.script = "#!/bin/sh\nsecret\n";
+  a.nodes = {{"n1", "unix:/run/a.sock", {0}, std::vector<int>{1}}, {"n2", "host:7", {1}, std::nullopt}};
+  const std::string text = wire::Encode(a);
+  EXPECT_EQ(text.find("secret"), std::string::npos) << "a list's job carries no script";
+  StatusOr<StepAnswer> back = wire::Decode<StepAnswer>(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->job.id, 42);
+  EXPECT_EQ(back->job.user, "alice");
+  EXPECT_EQ(back->job.restart_count, 1);
+  EXPECT_EQ(back->kill_wait_s, 30);
+  ASSERT_EQ(back->nodes.size(), 2u);
+  EXPECT_EQ(back->nodes[0].gpus, std::vector<int>{1});
+  EXPECT_FALSE(back->nodes[1].gpus.has_value());
+  EXPECT_EQ(wire::Decode<StepAnswer>(R"({"job": {"uid": "x"}})").status().message(), "job.uid: wrong type");
+  EXPECT_EQ(wire::Decode<StepAnswer>(R"({"job": 3})").status().message(), "field 'job' has the wrong type");
 }
 
 }  // namespace
