@@ -165,14 +165,7 @@ int SacctMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (req->help) return out << kHelp, 0;
   if (req->usage) return out << kUsage, 0;
   if (req->version) return out << "muster 0.1.0 (sacct)\n", 0;
-  if (req->helpformat) {
-    const std::vector<std::string> names = SacctFieldNames();
-    for (size_t i = 0; i < names.size(); ++i) {
-      out << names[i] << std::string(names[i].size() < 20 ? 20 - names[i].size() : 1, ' ');
-      if (i % 4 == 3 || i + 1 == names.size()) out << "\n";
-    }
-    return 0;
-  }
+  if (req->helpformat) return out << FormatSacctHelpFormat(), 0;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sacct", c.status(), err);
   StatusOr<std::vector<JobRecord>> jobs = (*c)->AccountingJobs(req->query);

@@ -76,11 +76,9 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     if (what == "config") {
       StatusOr<ConfigAnswer> r = (*c)->Config();
       if (!r.ok()) return ConnectError("scontrol", r.status(), err);
-      out << "Configuration data as of " << FormatSlurmTime(SystemClock().NowSeconds()) << "\n";
-      for (const ConfigEntry& kv : r->config) {
-        const std::string& k = kv.key;
-        out << k << std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') << "= " << kv.value << "\n";
-      }
+      std::vector<std::pair<std::string, std::string>> config;
+      for (const ConfigEntry& kv : r->config) config.emplace_back(kv.key, kv.value);
+      out << FormatScontrolConfig(config, SystemClock().NowSeconds());
       return 0;
     }
     if (what == "job" || what == "jobs") {

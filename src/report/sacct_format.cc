@@ -434,4 +434,14 @@ json SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>
               {"jobs", out_jobs}};
 }
 
+std::string FormatSacctHelpFormat() {
+  const std::vector<std::string> names = SacctFieldNames();
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += names[i] + std::string(names[i].size() < 20 ? 20 - names[i].size() : 1, ' ');
+    if (i % 4 == 3 || i + 1 == names.size()) out += "\n";
+  }
+  return out;
+}
+
 }  // namespace muster

@@ -35,6 +35,8 @@ std::vector<SacctField> SacctBriefFields();    // -b: JobID State ExitCode
 std::vector<SacctField> SacctLongFields();     // -l
 // Every field name sacct knows, in its order (sacct -e).
 std::vector<std::string> SacctFieldNames();
+// sacct -e's listing: the names four to a line, each padded to 20.
+std::string FormatSacctHelpFormat();
 
 enum class SacctLayout { kColumns, kParsable, kParsable2 };
 

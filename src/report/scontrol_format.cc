@@ -247,4 +247,10 @@ std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRe
   return o;
 }
 
+std::string FormatScontrolConfig(const std::vector<std::pair<std::string, std::string>>& config, int64_t now) {
+  std::string out = "Configuration data as of " + FormatSlurmTime(now) + "\n";
+  for (const auto& [k, v] : config) out += k + std::string(k.size() < 24 ? 24 - k.size() : 1, ' ') + "= " + v + "\n";
+  return out;
+}
+
 }  // namespace muster

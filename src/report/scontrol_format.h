@@ -28,4 +28,7 @@ std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partiti
 std::string FormatScontrolPartition(const Partition& partition, const std::vector<NodeRecord>& nodes,
                                     bool one_liner = false);
 
+// scontrol show config: "Configuration data as of <now>", then "Key<padded to 24>= value" a line.
+std::string FormatScontrolConfig(const std::vector<std::pair<std::string, std::string>>& config, int64_t now);
+
 }  // namespace muster
