@@ -73,18 +73,16 @@ NameCache& Names() {
 }  // namespace
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
-    : config_(std::move(config)), store_(store), agents_(agents), clock_(clock), priority_(config_.priority) {
-  // The configured cluster's totals, for the job-size and partition factors.
+    : config_(std::move(config)),
+      store_(store),
+      agents_(agents),
+      clock_(clock),
+      policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s) {
+  config_.scheduler.policy.reset();
+  config_.priority.accounts = AccountTree{};
   size_t max_gpus = 1;  // on one node, for the workload mix
-  for (const Node& n : config_.cluster.nodes) {
-    cluster_gpus_ += static_cast<double>(n.gpus.size());
-    cluster_cpus_ += n.cpus;
-    max_gpus = std::max(max_gpus, n.gpus.size());
-  }
-  for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
+  for (const Node& n : config_.cluster.nodes) max_gpus = std::max(max_gpus, n.gpus.size());
   mix_learner_ = MixLearner(/*half_life_jobs=*/1000, static_cast<int>(max_gpus));
-  base_accounts_ = config_.priority.accounts;
-  if (config_.scheduler.policy != nullptr) base_qos_ = config_.scheduler.policy->qos;
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
@@ -122,8 +120,8 @@ Status Controller::Recover() {
   }
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t now = clock_->NowSeconds();
-  if (policy.ok()) RETURN_IF_ERROR(ReplayPolicyLocked(*policy).WithPrefix("loading account and QOS changes"));
-  if (usage.ok()) RETURN_IF_ERROR(priority_.Restore(*usage).WithPrefix("loading usage"));
+  if (policy.ok()) RETURN_IF_ERROR(policy_.Replay(*policy).WithPrefix("loading account and QOS changes"));
+  if (usage.ok()) RETURN_IF_ERROR(policy_.RestoreUsage(*usage).WithPrefix("loading usage"));
   for (NodeRecord& n : *nodes) {
     auto it = nodes_.find(n.node.name);
     if (it == nodes_.end()) continue;  // no longer configured
@@ -150,7 +148,7 @@ Status Controller::Recover() {
     if (IsFinished(j.state)) EndStepsLocked(j);
   }
   RefreshNodeStatesLocked();
-  RefreshPriorityLocked(now);
+  policy_.RefreshPriorities(active_, now);
   return Status::Ok();
 }
 
@@ -260,8 +258,11 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     SubmitPolicy policy;
     policy.allow_root_jobs = config_.allow_root_jobs;
     policy.max_script_bytes = config_.max_script_bytes;
-    policy.accounts = &config_.priority.accounts;
-    policy.qos = config_.scheduler.policy != nullptr ? &config_.scheduler.policy->qos : nullptr;
+    // A copy of the accounts and QOS in force: BuildJob reads nothing else of the controller's
+    // but the partitions (fixed) and ever_runs, so it could run outside mu_.
+    const PolicyState::InForce in_force = policy_.in_force();
+    policy.accounts = in_force.accounts.get();
+    policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
     policy.caller_is_admin = IsAdmin(caller);
     Submitter who;
     if (caller.authenticated) std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
@@ -283,6 +284,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       std::lock_guard<std::mutex> lock(mu_);
       ClusterSnapshot now = SnapshotLocked(/*jobs=*/true);
       SchedulerOptions options = config_.scheduler;
+      options.policy = policy_.scheduler_policy();
       options.backfill = true;  // for the reservation's time when it cannot start now
       options.strict_priority = true;
       Scheduler scheduler(now, options);
@@ -332,7 +334,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       JobRecord& stored = jobs_[j.id] = j;
       AddActiveLocked(stored);
       LearnShapeLocked(stored);
-      PrioritizeLocked(stored, clock_->NowSeconds());
+      policy_.Prioritize(stored, clock_->NowSeconds());
       // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
       if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
@@ -371,13 +373,11 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.exit_code = exit_code;
   job.exit_signal = signal;
   job.end_time = clock_->NowSeconds();
-  if (job.start_time > 0) ChargeLocked(job, job.end_time);
+  policy_.Ended(job);  // (charged before its suspension is cleared)
   if (job.suspend_time > 0) {
     job.suspended_s = SuspendedSeconds(job, job.end_time);
     job.suspend_time = 0;
   }
-  priority_.Forget(job.id);
-  factors_.erase(job.id);
   job.reason = "None";
   job.ending.clear();
   job.kill_at = 0;
@@ -411,9 +411,8 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
   CountUsageLocked(job, -1);
   if (kill != nullptr) kill->push_back(job);
-  if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
+  policy_.Requeued(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());
-  priority_.Forget(job.id);
   job.state = JobState::kPending;
   job.restart_count += 1;
   job.warn_sent = false;
@@ -428,7 +427,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   job.ending.clear();
   job.kill_at = 0;
-  if (config_.priority.order != JobOrder::kMultifactor) job.priority = ServiceRankLocked(job, job.eligible_time);
+  if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   RefreshNodeStatesLocked();
   if (config_.log_events) LogInfo(LogSubject::Job(job.id), "requeued: " + why);
 }

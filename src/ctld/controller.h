@@ -36,6 +36,7 @@
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
+#include "ctld/policy_state.h"
 #include "model/dependency.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
@@ -449,6 +450,8 @@ class Controller {
   StatusOr<int64_t> NextJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
+  // As configured, but for scheduler.policy and priority.accounts: emptied at construction,
+  // policy_ holds those (with the sacctmgr changes in force).
   ControllerConfig config_;
   Store* store_;
   AgentClient* agents_;
@@ -462,7 +465,7 @@ class Controller {
   // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
   // at, without a lookup per job. A sorted vector: every pass walks it several times (usage,
   // snapshot, waiting list), and new ids come at its end. No loop over it adds or removes jobs.
-  boost::container::flat_map<int64_t, JobRecord*> active_;
+  ActiveJobs active_;
   // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
   // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
   // FinishJobLocked.
@@ -474,7 +477,6 @@ class Controller {
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   int64_t last_purge_ = 0;
   uint64_t jobs_erased_ = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
-  int64_t priority_calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
   void EndStepsLocked(const JobRecord& job);
@@ -532,35 +534,10 @@ class Controller {
   static constexpr char kUsageKey[] = "priority_usage";
   static constexpr char kPolicyKey[] = "policy_ops";
 
-  // Priority: usage charged by Tick and at each job's end, fair share refreshed by Tick, factors
-  // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
-  // config.usage_save_s seconds (and restored by Recover).
-  void ChargeLocked(const JobRecord& job, int64_t now);
-  void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
-  void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
-  // Under a service order Tick leaves the refresh to sprio and sshare (see Tick): this flags it.
-  bool priority_stale_ = false;
-  void RefreshIfStaleLocked();
-  void PrioritizeLocked(JobRecord& job, int64_t now);
-  // The job's priority under a service order (config_.priority.order is not multifactor), with
-  // the service it has attained up to `now`.
-  // `same_below_run_s`: as ServicePriority's.
-  int64_t ServiceRankLocked(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
-  double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor
-  int max_tier_ = 0;
-  PriorityPolicy priority_;
-  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
-
-  // The accounts and QOS of muster.yaml, the sacctmgr changes applied on top (in order), and
-  // installing the result (config_.priority.accounts, priority_, config_.scheduler.policy).
-  AccountTree base_accounts_;
-  std::vector<Qos> base_qos_;
-  std::vector<PolicyOp> policy_ops_;
-  std::vector<std::string> policy_warnings_;
-  void InstallPolicyLocked(const AccountTree& tree, const std::vector<Qos>& qos);
-  Status ReplayPolicyLocked(const std::string& stored);
-  int64_t usage_saved_at_ = 0;
-  bool usage_dirty_ = false;
+  // Accounts, QOS, usage, fair share and priorities: the last part in the lock order, called
+  // with mu_ held or not (never the other way round). Its usage is saved to the store's meta
+  // 'priority_usage' at most every config.usage_save_s seconds (and restored by Recover).
+  PolicyState policy_;
 
   // Submission keys (SubmitRequest::submit_key) of the jobs held, by (uid, key): the first job's
   // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.

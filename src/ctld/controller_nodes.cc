@@ -470,7 +470,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
                same_run && run_s >= from->rank_from_run_s && run_s < from->rank_until_run_s) {
       r.priority = from->rank;
     } else {
-      r.priority = from->rank = ServiceRankLocked(j, s.now, &from->rank_until_run_s);
+      r.priority = from->rank = policy_.ServiceRank(j, s.now, &from->rank_until_run_s);
       from->rank_from_run_s = run_s;
     }
     // The allocation, copied again only for another run, or when the CPUs came or went.

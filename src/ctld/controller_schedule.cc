@@ -35,6 +35,7 @@ bool Controller::BuildCycleInput(CycleInput& in) {
   ClusterSnapshot& snapshot = cycle_snapshot_;
   std::lock_guard<std::mutex> lock(mu_);
   in.options = config_.scheduler;
+  in.options.policy = policy_.scheduler_policy();
   in.erased_at = jobs_erased_;
   if (pending_stale_) {
     pending.clear();

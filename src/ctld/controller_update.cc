@@ -135,7 +135,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
       job.reason = "None";  // the next pass says why it waits now
     }
     *stored = job;
-    PrioritizeLocked(*stored, clock_->NowSeconds());
+    policy_.Prioritize(*stored, clock_->NowSeconds());
     // The request and name are copied into the kept waiting list once per job: the next pass
     // rebuilds it (the list is the pass's own; only the pass may clear it).
     pending_stale_ = true;
