@@ -142,8 +142,8 @@ Status Controller::Recover() {
     }
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
-  steps_ = std::move(*steps);
-  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  std::erase_if(*steps, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
   }
@@ -170,7 +170,7 @@ void Controller::PurgeExpiredLocked(int64_t now) {
       ++it;
     }
   }
-  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  steps_.RetainJobs([&](int64_t job_id) { return jobs_.count(job_id) > 0; });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {

@@ -37,6 +37,7 @@
 #include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
 #include "ctld/policy_state.h"
+#include "ctld/step_table.h"
 #include "model/dependency.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
@@ -505,7 +506,8 @@ class Controller {
   // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
   // never twice the same.
   mutable uint64_t run_revisions_ = 0;
-  std::vector<StepRecord> steps_;
+  // The steps of the jobs held: after mu_ in the lock order (called with it held or not).
+  StepTable steps_;
   // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
   // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
   mutable std::mutex cycle_mu_;

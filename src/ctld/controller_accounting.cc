@@ -81,12 +81,7 @@ StatusOr<std::vector<StepRecord>> Controller::AccountingSteps(const std::set<int
   for (StepRecord& s : *stored) {
     if (job_ids.count(s.job_id)) by_key[{s.job_id, s.step_id}] = std::move(s);
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const StepRecord& s : steps_) {
-      if (job_ids.count(s.job_id)) by_key[{s.job_id, s.step_id}] = s;
-    }
-  }
+  for (StepRecord& s : steps_.Of(job_ids)) by_key[{s.job_id, s.step_id}] = std::move(s);
   std::vector<StepRecord> out;
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
   return out;
