@@ -99,6 +99,14 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
 
 Controller::~Controller() { Stop(); }
 
+Controller::JobsLock::~JobsLock() {
+  if (c_->job_events_.empty()) return;
+  std::vector<std::pair<int64_t, std::string>> events;
+  events.swap(c_->job_events_);
+  lock_.unlock();
+  for (const auto& [id, line] : events) LogInfo(LogSubject::Job(id), line);
+}
+
 Status Controller::Recover() {
   StatusOr<std::vector<NodeRecord>> nodes = store_->LoadNodes();
   if (!nodes.ok()) return nodes.status().WithPrefix("loading nodes");
@@ -118,7 +126,7 @@ Status Controller::Recover() {
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   const int64_t now = clock_->NowSeconds();
   if (policy.ok()) RETURN_IF_ERROR(policy_.Replay(*policy).WithPrefix("loading account and QOS changes"));
   if (usage.ok()) RETURN_IF_ERROR(policy_.RestoreUsage(*usage).WithPrefix("loading usage"));
@@ -207,7 +215,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   }
   StatusOr<int64_t> id = SubmitOrTest(request, caller, nullptr, user_msg);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     keys_in_flight_.erase(key);
     if (id.ok()) submit_keys_[key] = *id;
   }
@@ -227,7 +235,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   JobRecord job;
   ArraySpec array;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
     auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
       if (!idle_) {
@@ -281,7 +289,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     probe.submit_time = job.submit_time;
     std::vector<Decision> d;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      JobsLock lock(this);
       ClusterSnapshot now = SnapshotLocked(/*jobs=*/true);
       SchedulerOptions options = config_.scheduler;
       options.policy = policy_.scheduler_policy();
@@ -328,7 +336,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   // Durable before acknowledged; concurrent submissions share one commit (group commit).
   RETURN_IF_ERROR(store_->SaveJobs(jobs));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     if (array.max_running > 0) throttled_arrays_ = true;
     for (const JobRecord& j : jobs) {
       JobRecord& stored = jobs_[j.id] = j;
@@ -350,7 +358,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
 }
 
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound("Invalid job id specified");
   return it->second;
@@ -384,8 +392,8 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   EndStepsLocked(job);
   RefreshNodeStatesLocked();
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
-    LogInfo(LogSubject::Job(job.id), std::string("ended: ") + JobStateName(state) + ", exit " + std::to_string(exit_code) +
-                                         ":" + std::to_string(signal));
+    job_events_.emplace_back(job.id, std::string("ended: ") + JobStateName(state) + ", exit " +
+                                         std::to_string(exit_code) + ":" + std::to_string(signal));
   }
 }
 
@@ -429,7 +437,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.kill_at = 0;
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   RefreshNodeStatesLocked();
-  if (config_.log_events) LogInfo(LogSubject::Job(job.id), "requeued: " + why);
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);
 }
 
 Status Controller::Persist(std::span<const JobRecord> jobs) {
@@ -440,7 +448,7 @@ Status Controller::Persist(std::span<const JobRecord> jobs) {
 void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why) {
   std::vector<NodeRecord> targets;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     for (const NodeAllocation& a : job.allocation) {
       if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
     }
@@ -459,7 +467,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
   std::vector<JobRecord> changed, cleanup;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     if (!jobs_.count(job_id)) return NotFound("Invalid job id specified");
     SettleExitsLocked(node, {RunExit{job_id, report}}, &changed, &cleanup);
   }
@@ -530,7 +538,7 @@ Controller::CacheCheck Controller::cache_check() const {
 
 void Controller::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     wake_ = true;
   }
   cv_.notify_all();
@@ -538,7 +546,7 @@ void Controller::Wake() {
 
 void Controller::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     stop_ = true;
   }
   cv_.notify_all();

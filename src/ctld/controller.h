@@ -459,6 +459,21 @@ class Controller {
   const Clock* clock_;
 
   mutable std::mutex mu_;
+  // mu_ held for the scope, as a lock_guard; the job events logged meanwhile (job_events_) are
+  // written once it is released.
+  class JobsLock {
+   public:
+    explicit JobsLock(const Controller* c) : c_(c), lock_(c->mu_) {}
+    ~JobsLock();
+    JobsLock(const JobsLock&) = delete;
+    JobsLock& operator=(const JobsLock&) = delete;
+
+   private:
+    const Controller* c_;
+    std::unique_lock<std::mutex> lock_;
+  };
+  // (under mu_) Log lines of jobs that ended or were requeued, by job id, for JobsLock to write.
+  mutable std::vector<std::pair<int64_t, std::string>> job_events_;
   std::condition_variable cv_;
   bool wake_ = false;
   bool stop_ = false;

@@ -10,7 +10,7 @@ namespace muster {
 Status Controller::ChangePolicy(const PolicyOp& op, const Caller& caller) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied: only an administrator may change accounts and QOS");
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   RETURN_IF_ERROR(policy_.Change(op, [this](const std::string& stored) { return store_->SetMeta(kPolicyKey, stored); }));
   policy_.RefreshPriorities(active_, clock_->NowSeconds());
   return Status::Ok();

@@ -7,19 +7,19 @@ namespace muster {
 Status Controller::SaveUsage() {
   std::string usage;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     usage = policy_.SaveUsage(active_, clock_->NowSeconds());
   }
   return store_->SetMeta(kUsageKey, usage);
 }
 
 std::vector<FairShareRow> Controller::Shares() {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   return policy_.Shares(active_, clock_->NowSeconds());
 }
 
 std::vector<Controller::JobPriority> Controller::PendingPriorities() {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   const std::map<int64_t, PriorityFactors> factors = policy_.PendingFactors(active_, clock_->NowSeconds());
   std::vector<JobPriority> out;
   for (const auto& [id, f] : factors) {

@@ -12,7 +12,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
   StepCreated out;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return NotFound("Invalid job id specified");
     const JobRecord& job = it->second;
@@ -129,7 +129,7 @@ Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const 
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
   std::optional<StepRecord> ended;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     auto job = jobs_.find(job_id);
     if (job == jobs_.end()) return NotFound("Invalid job id specified");
     if (job->second.uid != caller.uid && !IsAdmin(caller)) {

@@ -26,7 +26,7 @@ void Controller::Tick() {
   std::vector<NodeRecord> down_nodes;
   std::string usage;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     usage = policy_.Tick(active_, now);
     // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
     if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
