@@ -1,8 +1,10 @@
 // Controller: the cluster's state (jobs, nodes, steps) and its state machines, the scheduling
 // loop's apply step, and the operations behind the API. Persists every change through the Store
 // before it is acknowledged; talks to node agents only through AgentClient; reads time only from
-// the injected Clock. Thread-safe: one mutex guards the state; store writes and agent calls happen
-// outside it.
+// the injected Clock. Thread-safe, as owned parts with one lock each, always taken in this order
+// (a part never calls into one before it): cycle_mu_ (one scheduling pass at a time, its kept
+// state), mu_ (jobs and nodes), steps_ (StepTable), policy_ (PolicyState); id_mu_ (job id blocks)
+// is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
 //
 // Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
 //   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
@@ -458,6 +460,8 @@ class Controller {
   AgentClient* agents_;
   const Clock* clock_;
 
+  // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), the nodes
+  // (nodes_, their usage, the idle probe) and the workload mix learnt; cv_ and keys_cv_ wait on it.
   mutable std::mutex mu_;
   // mu_ held for the scope, as a lock_guard; the job events logged meanwhile (job_events_) are
   // written once it is released.
