@@ -73,18 +73,16 @@ NameCache& Names() {
 }  // namespace
 
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
-    : config_(std::move(config)), store_(store), agents_(agents), clock_(clock), priority_(config_.priority) {
-  // The configured cluster's totals, for the job-size and partition factors.
+    : config_(std::move(config)),
+      store_(store),
+      agents_(agents),
+      clock_(clock),
+      policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s) {
+  config_.scheduler.policy.reset();
+  config_.priority.accounts = AccountTree{};
   size_t max_gpus = 1;  // on one node, for the workload mix
-  for (const Node& n : config_.cluster.nodes) {
-    cluster_gpus_ += static_cast<double>(n.gpus.size());
-    cluster_cpus_ += n.cpus;
-    max_gpus = std::max(max_gpus, n.gpus.size());
-  }
-  for (const Partition& p : config_.cluster.partitions) max_tier_ = std::max(max_tier_, p.priority_tier);
+  for (const Node& n : config_.cluster.nodes) max_gpus = std::max(max_gpus, n.gpus.size());
   mix_learner_ = MixLearner(/*half_life_jobs=*/1000, static_cast<int>(max_gpus));
-  base_accounts_ = config_.priority.accounts;
-  if (config_.scheduler.policy != nullptr) base_qos_ = config_.scheduler.policy->qos;
   for (const Node& n : config_.cluster.nodes) {
     NodeRecord r;
     r.node = n;
@@ -100,6 +98,14 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
 }
 
 Controller::~Controller() { Stop(); }
+
+Controller::JobsLock::~JobsLock() {
+  if (c_->job_events_.empty()) return;
+  std::vector<std::pair<int64_t, std::string>> events;
+  events.swap(c_->job_events_);
+  lock_.unlock();
+  for (const auto& [id, line] : events) LogInfo(LogSubject::Job(id), line);
+}
 
 Status Controller::Recover() {
   StatusOr<std::vector<NodeRecord>> nodes = store_->LoadNodes();
@@ -120,10 +126,10 @@ Status Controller::Recover() {
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   const int64_t now = clock_->NowSeconds();
-  if (policy.ok()) RETURN_IF_ERROR(ReplayPolicyLocked(*policy).WithPrefix("loading account and QOS changes"));
-  if (usage.ok()) RETURN_IF_ERROR(priority_.Restore(*usage).WithPrefix("loading usage"));
+  if (policy.ok()) RETURN_IF_ERROR(policy_.Replay(*policy).WithPrefix("loading account and QOS changes"));
+  if (usage.ok()) RETURN_IF_ERROR(policy_.RestoreUsage(*usage).WithPrefix("loading usage"));
   for (NodeRecord& n : *nodes) {
     auto it = nodes_.find(n.node.name);
     if (it == nodes_.end()) continue;  // no longer configured
@@ -144,13 +150,13 @@ Status Controller::Recover() {
     }
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
-  steps_ = std::move(*steps);
-  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  std::erase_if(*steps, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
   }
   RefreshNodeStatesLocked();
-  RefreshPriorityLocked(now);
+  policy_.RefreshPriorities(active_, now);
   return Status::Ok();
 }
 
@@ -172,7 +178,7 @@ void Controller::PurgeExpiredLocked(int64_t now) {
       ++it;
     }
   }
-  std::erase_if(steps_, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  steps_.RetainJobs([&](int64_t job_id) { return jobs_.count(job_id) > 0; });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {
@@ -209,7 +215,7 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   }
   StatusOr<int64_t> id = SubmitOrTest(request, caller, nullptr, user_msg);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     keys_in_flight_.erase(key);
     if (id.ok()) submit_keys_[key] = *id;
   }
@@ -229,7 +235,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   JobRecord job;
   ArraySpec array;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
     auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
       if (!idle_) {
@@ -260,8 +266,11 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     SubmitPolicy policy;
     policy.allow_root_jobs = config_.allow_root_jobs;
     policy.max_script_bytes = config_.max_script_bytes;
-    policy.accounts = &config_.priority.accounts;
-    policy.qos = config_.scheduler.policy != nullptr ? &config_.scheduler.policy->qos : nullptr;
+    // A copy of the accounts and QOS in force: BuildJob reads nothing else of the controller's
+    // but the partitions (fixed) and ever_runs, so it could run outside mu_.
+    const PolicyState::InForce in_force = policy_.in_force();
+    policy.accounts = in_force.accounts.get();
+    policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
     policy.caller_is_admin = IsAdmin(caller);
     Submitter who;
     if (caller.authenticated) std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
@@ -280,9 +289,10 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     probe.submit_time = job.submit_time;
     std::vector<Decision> d;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      JobsLock lock(this);
       ClusterSnapshot now = SnapshotLocked(/*jobs=*/true);
       SchedulerOptions options = config_.scheduler;
+      options.policy = policy_.scheduler_policy();
       options.backfill = true;  // for the reservation's time when it cannot start now
       options.strict_priority = true;
       Scheduler scheduler(now, options);
@@ -326,13 +336,13 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   // Durable before acknowledged; concurrent submissions share one commit (group commit).
   RETURN_IF_ERROR(store_->SaveJobs(jobs));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     if (array.max_running > 0) throttled_arrays_ = true;
     for (const JobRecord& j : jobs) {
       JobRecord& stored = jobs_[j.id] = j;
       AddActiveLocked(stored);
       LearnShapeLocked(stored);
-      PrioritizeLocked(stored, clock_->NowSeconds());
+      policy_.Prioritize(stored, clock_->NowSeconds());
       // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
       if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
@@ -348,7 +358,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
 }
 
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound("Invalid job id specified");
   return it->second;
@@ -371,21 +381,19 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.exit_code = exit_code;
   job.exit_signal = signal;
   job.end_time = clock_->NowSeconds();
-  if (job.start_time > 0) ChargeLocked(job, job.end_time);
+  policy_.Ended(job);  // (charged before its suspension is cleared)
   if (job.suspend_time > 0) {
     job.suspended_s = SuspendedSeconds(job, job.end_time);
     job.suspend_time = 0;
   }
-  priority_.Forget(job.id);
-  factors_.erase(job.id);
   job.reason = "None";
   job.ending.clear();
   job.kill_at = 0;
   EndStepsLocked(job);
   RefreshNodeStatesLocked();
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
-    LogInfo(LogSubject::Job(job.id), std::string("ended: ") + JobStateName(state) + ", exit " + std::to_string(exit_code) +
-                                         ":" + std::to_string(signal));
+    job_events_.emplace_back(job.id, std::string("ended: ") + JobStateName(state) + ", exit " +
+                                         std::to_string(exit_code) + ":" + std::to_string(signal));
   }
 }
 
@@ -411,9 +419,8 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
 void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
   CountUsageLocked(job, -1);
   if (kill != nullptr) kill->push_back(job);
-  if (job.start_time > 0) ChargeLocked(job, clock_->NowSeconds());  // the run so far counts
+  policy_.Requeued(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());
-  priority_.Forget(job.id);
   job.state = JobState::kPending;
   job.restart_count += 1;
   job.warn_sent = false;
@@ -428,9 +435,9 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   job.ending.clear();
   job.kill_at = 0;
-  if (config_.priority.order != JobOrder::kMultifactor) job.priority = ServiceRankLocked(job, job.eligible_time);
+  if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   RefreshNodeStatesLocked();
-  if (config_.log_events) LogInfo(LogSubject::Job(job.id), "requeued: " + why);
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);
 }
 
 Status Controller::Persist(std::span<const JobRecord> jobs) {
@@ -441,7 +448,7 @@ Status Controller::Persist(std::span<const JobRecord> jobs) {
 void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why) {
   std::vector<NodeRecord> targets;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     for (const NodeAllocation& a : job.allocation) {
       if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
     }
@@ -460,7 +467,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may report job exits");
   std::vector<JobRecord> changed, cleanup;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     if (!jobs_.count(job_id)) return NotFound("Invalid job id specified");
     SettleExitsLocked(node, {RunExit{job_id, report}}, &changed, &cleanup);
   }
@@ -531,7 +538,7 @@ Controller::CacheCheck Controller::cache_check() const {
 
 void Controller::Wake() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     wake_ = true;
   }
   cv_.notify_all();
@@ -539,7 +546,7 @@ void Controller::Wake() {
 
 void Controller::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     stop_ = true;
   }
   cv_.notify_all();

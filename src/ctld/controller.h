@@ -1,8 +1,10 @@
 // Controller: the cluster's state (jobs, nodes, steps) and its state machines, the scheduling
 // loop's apply step, and the operations behind the API. Persists every change through the Store
 // before it is acknowledged; talks to node agents only through AgentClient; reads time only from
-// the injected Clock. Thread-safe: one mutex guards the state; store writes and agent calls happen
-// outside it.
+// the injected Clock. Thread-safe, as owned parts with one lock each, always taken in this order
+// (a part never calls into one before it): cycle_mu_ (one scheduling pass at a time, its kept
+// state), mu_ (jobs and nodes), steps_ (StepTable), policy_ (PolicyState); id_mu_ (job id blocks)
+// is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
 //
 // Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
 //   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
@@ -36,6 +38,8 @@
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
+#include "ctld/policy_state.h"
+#include "ctld/step_table.h"
 #include "model/dependency.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
@@ -449,12 +453,31 @@ class Controller {
   StatusOr<int64_t> NextJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
+  // As configured, but for scheduler.policy and priority.accounts: emptied at construction,
+  // policy_ holds those (with the sacctmgr changes in force).
   ControllerConfig config_;
   Store* store_;
   AgentClient* agents_;
   const Clock* clock_;
 
+  // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), the nodes
+  // (nodes_, their usage, the idle probe) and the workload mix learnt; cv_ and keys_cv_ wait on it.
   mutable std::mutex mu_;
+  // mu_ held for the scope, as a lock_guard; the job events logged meanwhile (job_events_) are
+  // written once it is released.
+  class JobsLock {
+   public:
+    explicit JobsLock(const Controller* c) : c_(c), lock_(c->mu_) {}
+    ~JobsLock();
+    JobsLock(const JobsLock&) = delete;
+    JobsLock& operator=(const JobsLock&) = delete;
+
+   private:
+    const Controller* c_;
+    std::unique_lock<std::mutex> lock_;
+  };
+  // (under mu_) Log lines of jobs that ended or were requeued, by job id, for JobsLock to write.
+  mutable std::vector<std::pair<int64_t, std::string>> job_events_;
   std::condition_variable cv_;
   bool wake_ = false;
   bool stop_ = false;
@@ -462,7 +485,7 @@ class Controller {
   // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
   // at, without a lookup per job. A sorted vector: every pass walks it several times (usage,
   // snapshot, waiting list), and new ids come at its end. No loop over it adds or removes jobs.
-  boost::container::flat_map<int64_t, JobRecord*> active_;
+  ActiveJobs active_;
   // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
   // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
   // FinishJobLocked.
@@ -474,7 +497,6 @@ class Controller {
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   int64_t last_purge_ = 0;
   uint64_t jobs_erased_ = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
-  int64_t priority_calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
   void EndStepsLocked(const JobRecord& job);
@@ -503,7 +525,8 @@ class Controller {
   // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
   // never twice the same.
   mutable uint64_t run_revisions_ = 0;
-  std::vector<StepRecord> steps_;
+  // The steps of the jobs held: after mu_ in the lock order (called with it held or not).
+  StepTable steps_;
   // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
   // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
   mutable std::mutex cycle_mu_;
@@ -532,35 +555,10 @@ class Controller {
   static constexpr char kUsageKey[] = "priority_usage";
   static constexpr char kPolicyKey[] = "policy_ops";
 
-  // Priority: usage charged by Tick and at each job's end, fair share refreshed by Tick, factors
-  // computed each cycle. The usage is saved to the store's meta 'priority_usage' at most every
-  // config.usage_save_s seconds (and restored by Recover).
-  void ChargeLocked(const JobRecord& job, int64_t now);
-  void ChargeRunningLocked(int64_t now);  // every job holding resources, up to `now`
-  void RefreshPriorityLocked(int64_t now);  // fair share, then every pending job's priority
-  // Under a service order Tick leaves the refresh to sprio and sshare (see Tick): this flags it.
-  bool priority_stale_ = false;
-  void RefreshIfStaleLocked();
-  void PrioritizeLocked(JobRecord& job, int64_t now);
-  // The job's priority under a service order (config_.priority.order is not multifactor), with
-  // the service it has attained up to `now`.
-  // `same_below_run_s`: as ServicePriority's.
-  int64_t ServiceRankLocked(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
-  double cluster_gpus_ = 0, cluster_cpus_ = 0;  // configured totals, set by the constructor
-  int max_tier_ = 0;
-  PriorityPolicy priority_;
-  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
-
-  // The accounts and QOS of muster.yaml, the sacctmgr changes applied on top (in order), and
-  // installing the result (config_.priority.accounts, priority_, config_.scheduler.policy).
-  AccountTree base_accounts_;
-  std::vector<Qos> base_qos_;
-  std::vector<PolicyOp> policy_ops_;
-  std::vector<std::string> policy_warnings_;
-  void InstallPolicyLocked(const AccountTree& tree, const std::vector<Qos>& qos);
-  Status ReplayPolicyLocked(const std::string& stored);
-  int64_t usage_saved_at_ = 0;
-  bool usage_dirty_ = false;
+  // Accounts, QOS, usage, fair share and priorities: the last part in the lock order, called
+  // with mu_ held or not (never the other way round). Its usage is saved to the store's meta
+  // 'priority_usage' at most every config.usage_save_s seconds (and restored by Recover).
+  PolicyState policy_;
 
   // Submission keys (SubmitRequest::submit_key) of the jobs held, by (uid, key): the first job's
   // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.

@@ -10,7 +10,7 @@ namespace muster {
 
 void Controller::VisitJobs(const JobQuery& query,
                            const std::function<void(const std::vector<const JobRecord*>&)>& fn) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   std::vector<const JobRecord*> out;
   auto add = [&](const JobRecord& j) {
     if (!(query.active_only && IsFinished(j.state))) out.push_back(&j);
@@ -59,7 +59,7 @@ StatusOr<std::vector<JobRecord>> Controller::Accounting(const AccountingQuery& q
   std::map<int64_t, JobRecord> by_id;
   for (JobRecord& j : *stored) by_id[j.id] = ListedJob(j);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     for (const auto& [id, j] : jobs_) {
       if (query.Matches(j)) {
         by_id[id] = ListedJob(j);
@@ -81,12 +81,7 @@ StatusOr<std::vector<StepRecord>> Controller::AccountingSteps(const std::set<int
   for (StepRecord& s : *stored) {
     if (job_ids.count(s.job_id)) by_key[{s.job_id, s.step_id}] = std::move(s);
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const StepRecord& s : steps_) {
-      if (job_ids.count(s.job_id)) by_key[{s.job_id, s.step_id}] = s;
-    }
-  }
+  for (StepRecord& s : steps_.Of(job_ids)) by_key[{s.job_id, s.step_id}] = std::move(s);
   std::vector<StepRecord> out;
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
   return out;

@@ -22,7 +22,7 @@ std::vector<Status> Controller::LaunchStarted(const std::vector<JobRecord>& star
   std::vector<std::vector<NodeRecord>> hosts(started.size());
   std::map<std::string, std::vector<size_t>> by_host;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     for (size_t k = 0; k < started.size(); ++k) {
       for (const NodeAllocation& a : started[k].allocation) hosts[k].push_back(nodes_[a.node]);
       by_host[started[k].batch_host].push_back(k);

@@ -19,14 +19,14 @@
 namespace muster {
 
 std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   std::map<std::string, NodeAllocated> out;
   for (const auto& [id, j] : active_) SumAllocation(*j, out);
   return out;
 }
 
 std::vector<NodeRecord> Controller::ListNodes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   std::vector<NodeRecord> out;
   for (const auto& [name, n] : nodes_) out.push_back(n);
   return out;
@@ -61,7 +61,7 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
   std::vector<JobRecord> changed, kill;
   NodeRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     NodeRecord* n = FindNodeLocked(name);
     if (n == nullptr) return NotFound("Invalid node name specified: " + name);
     std::string up;
@@ -218,7 +218,7 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
   orders.lease_s = config_.heartbeat_timeout_s;
   NodeRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     NodeRecord* n = FindNodeLocked(node.node.name);
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
     // The runs that ended while the controller or the agent was away, before what it runs is read.
@@ -273,7 +273,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
   NodeOrders orders;
   orders.lease_s = config_.heartbeat_timeout_s;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     NodeRecord* n = FindNodeLocked(node);
     if (n == nullptr) return NotFound("node '" + node + "' is not configured");
     if (n->last_heartbeat == 0) return FailedPrecondition("node '" + node + "' must register first");
@@ -470,7 +470,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
                same_run && run_s >= from->rank_from_run_s && run_s < from->rank_until_run_s) {
       r.priority = from->rank;
     } else {
-      r.priority = from->rank = ServiceRankLocked(j, s.now, &from->rank_until_run_s);
+      r.priority = from->rank = policy_.ServiceRank(j, s.now, &from->rank_until_run_s);
       from->rank_from_run_s = run_s;
     }
     // The allocation, copied again only for another run, or when the CPUs came or went.

@@ -33,8 +33,9 @@ int Controller::ScheduleOnce() {
 bool Controller::BuildCycleInput(CycleInput& in) {
   std::vector<PendingJob>& pending = cycle_pending_;
   ClusterSnapshot& snapshot = cycle_snapshot_;
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   in.options = config_.scheduler;
+  in.options.policy = policy_.scheduler_policy();
   in.erased_at = jobs_erased_;
   if (pending_stale_) {
     pending.clear();
@@ -109,7 +110,7 @@ bool Controller::StillFitsLocked(const Decision& d, const std::vector<NodeUsage>
 
 Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at) {
   CycleOutcome out;
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
   // while the cycle ran without the lock.
   std::vector<NodeUsage>& now = cycle_usage_;
@@ -187,7 +188,7 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   // Durable first: a restart must know these jobs run (their agents will report them).
   Status st = Persist(started);
   if (!st.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     for (const JobRecord& j : started) {
       RequeueLocked(jobs_[j.id], "could not persist the start: " + st.message(), nullptr);
     }
@@ -218,7 +219,7 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
     // Slurm's JobLaunchFailure, and the node takes the next job.
     JobRecord copy;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      JobsLock lock(this);
       JobRecord& job = jobs_[j.id];
       if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
       FinishJobLocked(job, JobState::kFailed, 0, kLaunchFailureSignal);
@@ -244,7 +245,7 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
   JobRecord copy;
   NodeRecord node_copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     JobRecord& job = jobs_[j.id];
     if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
     NodeRecord* n = FindNodeLocked(j.batch_host);

@@ -6,16 +6,13 @@
 
 namespace muster {
 
-std::vector<StepRecord> Controller::ListSteps() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return steps_;
-}
+std::vector<StepRecord> Controller::ListSteps() const { return steps_.List(); }
 
 StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
   StepCreated out;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return NotFound("Invalid job id specified");
     const JobRecord& job = it->second;
@@ -44,106 +41,85 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     }
     // The CPUs its tasks use on node i.
     const auto task_cpus = [&](size_t i) { return int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1); };
-    // What the job's running steps hold on node `n`, of `held` (StepRecord::node_cpus or node_mem_mb).
-    const auto held_on = [&](const std::string& n, const auto held) {
-      int64_t sum = 0;
-      for (const StepRecord& s : steps_) {
-        if (s.job_id != job_id || s.state != JobState::kRunning) continue;
-        const auto& per_node = s.*held;
-        for (size_t k = 0; k < s.nodes.size() && k < per_node.size(); ++k) sum += s.nodes[k] == n ? per_node[k] : 0;
-      }
-      return sum;
-    };
     // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
     for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
       if (task_cpus(i) > job_cpus[i]) return InvalidArgument("More processors requested than permitted");
     }
-    // The CPUs it takes on each node, beside those the job's running steps hold.
-    std::vector<int> need;
-    if (!request.overlap) {
+    // What it takes beside the job's running steps, decided and taken in one go (with its id).
+    const auto plan = [&](std::span<const StepRecord> running) -> StatusOr<StepRecord> {
+      // The CPUs it takes on each node, beside those the job's running steps hold.
+      std::vector<int> need;
+      if (!request.overlap) {
+        for (size_t i = 0; i < layout->nodes.size(); ++i) {
+          const std::string& n = layout->nodes[i];
+          const int want = request.exact || request.cpus_per_task > 0 ? static_cast<int>(task_cpus(i)) : job_cpus[i];
+          if (want > job_cpus[i]) {
+            return InvalidArgument("Requested node configuration is not available (the step needs " +
+                                   std::to_string(want) + " CPUs on " + n + ", the job has " +
+                                   std::to_string(job_cpus[i]) + ")");
+          }
+          if (StepTable::HeldOn(running, n, &StepRecord::node_cpus) + want > job_cpus[i]) {
+            return Status(StatusCode::kUnavailable, "Requested nodes are busy");
+          }
+          need.push_back(want);
+        }
+      }
+      // Its GPUs, beside those the job's other running steps hold (an --overlap step shares them).
+      const auto gpu_held = [&](const std::string& n, int gpu) { return StepTable::GpuHeld(running, n, gpu); };
+      StatusOr<std::vector<std::vector<int>>> gpus =
+          PlanStepGpus(job.allocation, *layout, request.gpus,
+                       request.overlap ? std::function<bool(const std::string&, int)>() : gpu_held);
+      if (!gpus.ok()) return gpus.status();
+      // The memory it takes on each node, beside the job's running steps (--overlap too).
+      std::vector<int64_t> mem(layout->nodes.size(), 0);
+      bool holds_mem = false;
       for (size_t i = 0; i < layout->nodes.size(); ++i) {
-        const std::string& n = layout->nodes[i];
-        const int want = request.exact || request.cpus_per_task > 0 ? static_cast<int>(task_cpus(i)) : job_cpus[i];
-        if (want > job_cpus[i]) {
-          return InvalidArgument("Requested node configuration is not available (the step needs " +
-                                 std::to_string(want) + " CPUs on " + n + ", the job has " +
-                                 std::to_string(job_cpus[i]) + ")");
+        if (job_mem[i] <= 0) continue;  // no memory accounted on this cluster
+        const int64_t cpus = request.overlap ? task_cpus(i) : need[i];
+        int64_t want = 0;
+        if (request.mem_mb >= 0) {
+          want = request.mem_mb == 0 ? job_mem[i] : request.mem_mb;
+        } else if (request.mem_per_cpu_mb > 0) {
+          want = request.mem_per_cpu_mb * cpus;
+        } else if (request.mem_per_gpu_mb > 0) {
+          want = request.mem_per_gpu_mb * static_cast<int64_t>(i < gpus->size() ? (*gpus)[i].size() : 0);
+        } else if (job.request.mem_per_node_mb > 0) {
+          want = job_mem[i];
+        } else {
+          want = job_mem[i] * cpus / job_cpus[i];
         }
-        if (held_on(n, &StepRecord::node_cpus) + want > job_cpus[i]) {
-          return Status(StatusCode::kUnavailable, "Requested nodes are busy");
+        if (StepTable::HeldOn(running, layout->nodes[i], &StepRecord::node_mem_mb) + want > job_mem[i]) {
+          return InvalidArgument("Memory required by task is not available");
         }
-        need.push_back(want);
+        mem[i] = want;
+        holds_mem = holds_mem || want > 0;
       }
-    }
-    // Its GPUs, beside those the job's other running steps hold (an --overlap step shares them).
-    const auto gpu_held = [&](const std::string& n, int gpu) {
-      for (const StepRecord& s : steps_) {
-        if (s.job_id != job_id || s.state != JobState::kRunning || s.node_cpus.empty()) continue;
-        for (size_t k = 0; k < s.nodes.size() && k < s.node_gpus.size(); ++k) {
-          if (s.nodes[k] == n && std::count(s.node_gpus[k].begin(), s.node_gpus[k].end(), gpu)) return true;
-        }
+      StepRecord step;
+      step.name = request.name.empty() ? "step" : request.name;
+      step.nodes = layout->nodes;
+      step.node_cpus = std::move(need);
+      if (holds_mem) step.node_mem_mb = std::move(mem);
+      if (std::any_of(gpus->begin(), gpus->end(), [](const std::vector<int>& g) { return !g.empty(); })) {
+        step.node_gpus = std::move(*gpus);
       }
-      return false;
+      step.ntasks = layout->ntasks;
+      step.time_limit_s = std::max<int64_t>(request.time_limit_s, 0);
+      step.state = JobState::kRunning;
+      step.start_time = clock_->NowSeconds();
+      for (const std::string& n : layout->nodes) {
+        const NodeRecord* node = FindNodeLocked(n);
+        if (node == nullptr) return Internal("node '" + n + "' of job " + std::to_string(job_id) + " is not configured");
+        out.nodes.push_back(*node);
+      }
+      return step;
     };
-    StatusOr<std::vector<std::vector<int>>> gpus =
-        PlanStepGpus(job.allocation, *layout, request.gpus,
-                     request.overlap ? std::function<bool(const std::string&, int)>() : gpu_held);
-    if (!gpus.ok()) return gpus.status();
-    // The memory it takes on each node, beside the job's running steps (--overlap too).
-    std::vector<int64_t> mem(layout->nodes.size(), 0);
-    bool holds_mem = false;
-    for (size_t i = 0; i < layout->nodes.size(); ++i) {
-      if (job_mem[i] <= 0) continue;  // no memory accounted on this cluster
-      const int64_t cpus = request.overlap ? task_cpus(i) : need[i];
-      int64_t want = 0;
-      if (request.mem_mb >= 0) {
-        want = request.mem_mb == 0 ? job_mem[i] : request.mem_mb;
-      } else if (request.mem_per_cpu_mb > 0) {
-        want = request.mem_per_cpu_mb * cpus;
-      } else if (request.mem_per_gpu_mb > 0) {
-        want = request.mem_per_gpu_mb * static_cast<int64_t>(i < gpus->size() ? (*gpus)[i].size() : 0);
-      } else if (job.request.mem_per_node_mb > 0) {
-        want = job_mem[i];
-      } else {
-        want = job_mem[i] * cpus / job_cpus[i];
-      }
-      if (held_on(layout->nodes[i], &StepRecord::node_mem_mb) + want > job_mem[i]) {
-        return InvalidArgument("Memory required by task is not available");
-      }
-      mem[i] = want;
-      holds_mem = holds_mem || want > 0;
-    }
-    int next = 0;
-    for (const StepRecord& s : steps_) {
-      if (s.job_id == job_id) next = std::max(next, s.step_id + 1);
-    }
-    out.step.job_id = job_id;
-    out.step.step_id = next;
-    out.step.name = request.name.empty() ? "step" : request.name;
-    out.step.nodes = layout->nodes;
-    out.step.node_cpus = std::move(need);
-    if (holds_mem) out.step.node_mem_mb = std::move(mem);
-    if (std::any_of(gpus->begin(), gpus->end(), [](const std::vector<int>& g) { return !g.empty(); })) {
-      out.step.node_gpus = std::move(*gpus);
-    }
-    out.step.ntasks = layout->ntasks;
-    out.step.time_limit_s = std::max<int64_t>(request.time_limit_s, 0);
-    out.step.state = JobState::kRunning;
-    out.step.start_time = clock_->NowSeconds();
-    for (const std::string& n : layout->nodes) {
-      const NodeRecord* node = FindNodeLocked(n);
-      if (node == nullptr) return Internal("node '" + n + "' of job " + std::to_string(job_id) + " is not configured");
-      out.nodes.push_back(*node);
-    }
+    ASSIGN_OR_RETURN(out.step, steps_.Create(job_id, plan));
     out.job = job;
     out.layout = std::move(*layout);
-    // Taken now, under the lock, so that concurrent steps of the job get distinct ids.
-    steps_.push_back(out.step);
   }
   Status st = store_->SaveStep(out.step);
   if (!st.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::erase_if(steps_, [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == out.step.step_id; });
+    steps_.Erase(job_id, out.step.step_id);
     return st;
   }
   return out;
@@ -151,38 +127,22 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
 
 Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const Caller& caller) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required: " + caller.error);
-  StepRecord copy;
+  std::optional<StepRecord> ended;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     auto job = jobs_.find(job_id);
     if (job == jobs_.end()) return NotFound("Invalid job id specified");
     if (job->second.uid != caller.uid && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     }
-    auto it = std::find_if(steps_.begin(), steps_.end(),
-                           [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == step_id; });
-    if (it == steps_.end()) return NotFound("Invalid job id specified");
-    if (it->state != JobState::kRunning) return Status::Ok();  // already recorded
-    it->state = exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
-    it->exit_code = exit_code;
-    it->end_time = clock_->NowSeconds();
-    if (exit_code != 0 && it->time_limit_s > 0 && it->end_time - it->start_time >= it->time_limit_s) {
-      it->state = JobState::kTimeout;
-    }
-    copy = *it;
+    ASSIGN_OR_RETURN(ended, steps_.Finish(job_id, step_id, exit_code, clock_->NowSeconds()));
   }
-  return store_->SaveStep(copy);
+  if (!ended) return Status::Ok();  // already recorded
+  return store_->SaveStep(*ended);
 }
 
 // Steps still RUNNING when their job ends (srun killed with the job, or gone without reporting)
-// end with it, as CANCELLED at the job's end. The store is corrected at the next Recover(), which
-// applies the same rule: the step records only ever lag, never disagree.
-void Controller::EndStepsLocked(const JobRecord& job) {
-  for (StepRecord& st : steps_) {
-    if (st.job_id != job.id || st.state != JobState::kRunning) continue;
-    st.state = JobState::kCancelled;
-    st.end_time = job.end_time;
-  }
-}
+// end with it, as CANCELLED at the job's end.
+void Controller::EndStepsLocked(const JobRecord& job) { steps_.EndJob(job.id, job.end_time); }
 
 }  // namespace muster

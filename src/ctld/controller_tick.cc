@@ -26,31 +26,8 @@ void Controller::Tick() {
   std::vector<NodeRecord> down_nodes;
   std::string usage;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    // Running jobs are charged when their usage is read, as Slurm's decay thread does: every
-    // PriorityCalcPeriod for fair share, and when it is saved (and each job as it ends).
-    const bool refresh = now - priority_calc_at_ >= config_.priority.calc_period_s;
-    const bool save = now - usage_saved_at_ >= config_.usage_save_s;
-    if (refresh || save) ChargeRunningLocked(now);
-    if (refresh) {
-      // Under a service order a waiting job's priority is its rank alone: the multifactor
-      // factors and the fair-share tree are read only by sprio and sshare, which refresh them
-      // when asked (most of a Tick's time in a Philly replay).
-      if (config_.priority.order == JobOrder::kMultifactor) {
-        RefreshPriorityLocked(now);
-      } else {
-        for (const auto& [id, job] : active_) {
-          if (job->state == JobState::kPending) job->priority = ServiceRankLocked(*job, now);
-        }
-        priority_stale_ = true;
-      }
-      priority_calc_at_ = now;
-    }
-    if (save) {  // (every usage_save_s, charged or not: else an idle spell would charge every Tick)
-      if (usage_dirty_) usage = priority_.Save();
-      usage_saved_at_ = now;
-      usage_dirty_ = false;
-    }
+    JobsLock lock(this);
+    usage = policy_.Tick(active_, now);
     // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
     if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
       last_purge_ = now;
@@ -126,9 +103,7 @@ void Controller::Tick() {
   if (!usage.empty()) {
     if (Status st = store_->SetMeta(kUsageKey, usage); !st.ok()) {
       LogError("cannot save the usage: " + st.ToString());
-      std::lock_guard<std::mutex> lock(mu_);
-      usage_dirty_ = true;  // again at the next Tick
-      usage_saved_at_ = 0;
+      policy_.UsageSaveFailed();  // again at the next Tick
     }
   }
   // sbatch --signal: the steps, or with B: the batch shell alone (Slurm's rule).

@@ -19,7 +19,7 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
   JobRecord copy;
   bool running = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
@@ -56,7 +56,7 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
 Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
   JobRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
@@ -86,7 +86,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   JobRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const stored, OwnedJobLocked(job_id, caller));
     const bool admin = IsAdmin(caller);
     JobRecord job = *stored;  // changed as a copy: all fields or none
@@ -135,7 +135,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
       job.reason = "None";  // the next pass says why it waits now
     }
     *stored = job;
-    PrioritizeLocked(*stored, clock_->NowSeconds());
+    policy_.Prioritize(*stored, clock_->NowSeconds());
     // The request and name are copied into the kept waiting list once per job: the next pass
     // rebuilds it (the list is the pass's own; only the pass may clear it).
     pending_stale_ = true;
@@ -147,7 +147,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
 }
 
 std::vector<std::pair<std::string, std::string>> Controller::SlurmConfig() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  JobsLock lock(this);
   const SchedulerOptions& s = config_.scheduler;
   std::vector<std::pair<std::string, std::string>> out = {
       {"ClusterName", config_.cluster_name},
@@ -167,7 +167,7 @@ Status Controller::CompleteAllocation(int64_t job_id, int exit_code, const Calle
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   JobRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (!job.interactive) return FailedPrecondition("job " + std::to_string(job_id) + " is a batch job: its script ends it");
@@ -190,7 +190,7 @@ Status Controller::Requeue(int64_t job_id, const Caller& caller) {
   if (!caller.authenticated) return Status(StatusCode::kUnauthenticated, "authentication required");
   JobRecord copy;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
