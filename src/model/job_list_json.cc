@@ -15,34 +15,39 @@ namespace {
 
 bool Skipped(std::string_view key) { return key == "script" || key == "script_args" || key == "environment"; }
 
-// Writes the fields that differ from their defaults.
-struct ListWriter {
+// Writes a job's fields: `listed`, the job list's form (the fields that differ from their defaults,
+// without the script, its arguments and the environment); else every field, as the full record's
+// codec (record_json.cc) writes them.
+struct JobWriter {
   bj::object& out;
+  bool listed;
 
   template <typename T>
   void Field(const char* key, const T& value, const T& def) {
-    if (value == def || Skipped(key)) return;
+    if (listed && (value == def || Skipped(key))) return;
     Put(key, value);
   }
   void Field(const char* key, const JobState& value, const JobState& def) {
-    if (value != def) out.emplace(key, JobStateName(value));
+    if (!listed || value != def) out.emplace(key, JobStateName(value));
   }
-  void Field(const char*, const SharedText&, const SharedText&) {}  // the script: never listed
+  void Field(const char* key, const SharedText& value, const SharedText&) {
+    if (!listed) out.emplace(key, value.str());  // the script: never listed
+  }
   template <typename T, typename Fn>
   void Object(const char* key, const T& value, const T& def, Fn fields) {
-    if (value == def) return;
+    if (listed && value == def) return;
     bj::object sub(out.storage());
-    ListWriter w{sub};
+    JobWriter w{sub, listed};
     fields(w, value, def);
     out.emplace(key, std::move(sub));
   }
   template <typename T, typename Fn>
   void Objects(const char* key, const std::vector<T>& values, const std::vector<T>&, Fn fields) {
-    if (values.empty()) return;
+    if (listed && values.empty()) return;
     bj::array arr(out.storage());
     for (const T& v : values) {
       bj::object sub(out.storage());
-      ListWriter w{sub};
+      JobWriter w{sub, listed};
       fields(w, v, T{});
       arr.emplace_back(std::move(sub));
     }
@@ -177,42 +182,6 @@ struct ListedCopy {
   }
 };
 
-// Writes every field, as the full record's codec does (record_json.cc).
-struct FullWriter {
-  bj::object& out;
-
-  template <typename T>
-  void Field(const char* key, const T& value, const T&) {
-    if constexpr (requires { value.begin(); value.end(); } && !std::is_same_v<T, std::string>) {
-      bj::array arr(out.storage());
-      for (const auto& v : value) arr.emplace_back(v);
-      out.emplace(key, std::move(arr));
-    } else {
-      out.emplace(key, value);
-    }
-  }
-  void Field(const char* key, const JobState& value, const JobState&) { out.emplace(key, JobStateName(value)); }
-  void Field(const char* key, const SharedText& value, const SharedText&) { out.emplace(key, value.str()); }
-  template <typename T, typename Fn>
-  void Object(const char* key, const T& value, const T& def, Fn fields) {
-    bj::object sub(out.storage());
-    FullWriter w{sub};
-    fields(w, value, def);
-    out.emplace(key, std::move(sub));
-  }
-  template <typename T, typename Fn>
-  void Objects(const char* key, const std::vector<T>& values, const std::vector<T>&, Fn fields) {
-    bj::array arr(out.storage());
-    for (const T& v : values) {
-      bj::object sub(out.storage());
-      FullWriter w{sub};
-      fields(w, v, T{});
-      arr.emplace_back(std::move(sub));
-    }
-    out.emplace(key, std::move(arr));
-  }
-};
-
 // The UTF-8 sequence at s[i]: its length when it is valid (1 to 4); else 0, and in *skip how many
 // bytes one U+FFFD replaces, as nlohmann's decoder does: the bytes before the first that does not
 // fit (that byte is read again as the start of the next sequence), a stray byte alone, or all that
@@ -333,25 +302,31 @@ void AppendPretty(const bj::value& v, int indent, std::string& out) {
   }
 }
 
+bj::object JobObject(const JobRecord& job, bool listed, bj::storage_ptr sp) {
+  static const JobRecord kDefault;
+  bj::object o(std::move(sp));
+  JobWriter w{o, listed};
+  record_fields::JobRecordFields(w, job, kDefault);
+  return o;
+}
+
+// {"jobs": [job, ...]}.
+bj::object JobsObject(const std::vector<JobRecord>& jobs, bool listed, const bj::storage_ptr& sp) {
+  bj::array arr(sp);
+  arr.reserve(jobs.size());
+  for (const JobRecord& j : jobs) arr.emplace_back(JobObject(j, listed, sp));
+  bj::object root(sp);
+  root.emplace("jobs", std::move(arr));
+  return root;
+}
+
 }  // namespace
 
 std::string JobRecordsPrettyJson(const std::vector<JobRecord>& jobs) {
   bj::monotonic_resource mr;
-  bj::storage_ptr sp(&mr);
-  bj::array arr(sp);
-  arr.reserve(jobs.size());
-  static const JobRecord kDefault;
-  for (const JobRecord& j : jobs) {
-    bj::object o(sp);
-    FullWriter w{o};
-    record_fields::JobRecordFields(w, j, kDefault);
-    arr.emplace_back(std::move(o));
-  }
-  bj::object root(sp);
-  root.emplace("jobs", std::move(arr));
   std::string out;
   out.reserve(jobs.size() * 2048);
-  AppendPretty(root, 0, out);
+  AppendPretty(JobsObject(jobs, /*listed=*/false, bj::storage_ptr(&mr)), 0, out);
   return out;
 }
 
@@ -363,11 +338,7 @@ JobRecord ListedJob(const JobRecord& job) {
 }
 
 boost::json::object ListedJobObject(const JobRecord& job, boost::json::storage_ptr sp) {
-  static const JobRecord kDefault;
-  bj::object o(std::move(sp));
-  ListWriter w{o};
-  record_fields::JobRecordFields(w, job, kDefault);
-  return o;
+  return JobObject(job, /*listed=*/true, std::move(sp));
 }
 
 StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std::string& what) {
@@ -382,19 +353,7 @@ StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std:
 
 std::string JobListJson(const std::vector<JobRecord>& jobs) {
   bj::monotonic_resource mr;
-  bj::storage_ptr sp(&mr);
-  bj::array arr(sp);
-  arr.reserve(jobs.size());
-  static const JobRecord kDefault;
-  for (const JobRecord& j : jobs) {
-    bj::object o(sp);
-    ListWriter w{o};
-    record_fields::JobRecordFields(w, j, kDefault);
-    arr.emplace_back(std::move(o));
-  }
-  bj::object root(sp);
-  root.emplace("jobs", std::move(arr));
-  return bj::serialize(root);
+  return bj::serialize(JobsObject(jobs, /*listed=*/true, bj::storage_ptr(&mr)));
 }
 
 StatusOr<std::vector<JobRecord>> ParseJobListJson(std::string_view text) {
@@ -408,17 +367,12 @@ StatusOr<std::vector<JobRecord>> ParseJobListJson(std::string_view text) {
   if (jobs == nullptr || !jobs->is_array()) return InvalidArgument("job list: expected {\"jobs\": [...]}");
   std::vector<JobRecord> out;
   out.reserve(jobs->get_array().size());
-  static const JobRecord kDefault;
-  Status status;
   size_t i = 0;
   for (const bj::value& v : jobs->get_array()) {
-    if (!v.is_object()) return InvalidArgument("jobs[" + std::to_string(i) + "]: expected a JSON object");
-    JobRecord r;
-    ListReader reader(v.get_object(), "jobs[" + std::to_string(i) + "]", &status);
-    record_fields::JobRecordFields(reader, r, kDefault);
-    if (!status.ok()) return status;
+    const std::string what = "jobs[" + std::to_string(i++) + "]";
+    if (!v.is_object()) return InvalidArgument(what + ": expected a JSON object");
+    ASSIGN_OR_RETURN(JobRecord r, ListedJobFromObject(v.get_object(), what));
     out.push_back(std::move(r));
-    ++i;
   }
   return out;
 }

@@ -10,10 +10,12 @@
 
 namespace muster {
 
-// The multifactor weights (PriorityWeight* in slurm.conf's words).
-struct PriorityWeightsAnswer {
+// One value per multifactor term: the weights (PriorityWeight* in slurm.conf's words, integers)
+// and a pending job's factors (each in [0, 1]).
+template <class T>
+struct PriorityTermsAnswer {
   using WireRecord = void;
-  int64_t age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  T age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("age", s.age);
@@ -23,20 +25,8 @@ struct PriorityWeightsAnswer {
     v("qos", s.qos);
   }
 };
-
-// A pending job's factors, each in [0, 1].
-struct PriorityFactorsAnswer {
-  using WireRecord = void;
-  double age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
-  template <class V, class Self>
-  static void Fields(V& v, Self& s) {
-    v("age", s.age);
-    v("fairshare", s.fairshare);
-    v("job_size", s.job_size);
-    v("partition", s.partition);
-    v("qos", s.qos);
-  }
-};
+using PriorityWeightsAnswer = PriorityTermsAnswer<int64_t>;
+using PriorityFactorsAnswer = PriorityTermsAnswer<double>;
 
 struct JobPriorityAnswer {
   using WireRecord = void;
