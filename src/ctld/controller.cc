@@ -77,29 +77,24 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
       store_(store),
       agents_(agents),
       clock_(clock),
+      nodes_(config_.cluster, config_.scheduler),
       policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s) {
   config_.scheduler.policy.reset();
   config_.priority.accounts = AccountTree{};
   size_t max_gpus = 1;  // on one node, for the workload mix
   for (const Node& n : config_.cluster.nodes) max_gpus = std::max(max_gpus, n.gpus.size());
   mix_learner_ = MixLearner(/*half_life_jobs=*/1000, static_cast<int>(max_gpus));
-  for (const Node& n : config_.cluster.nodes) {
-    NodeRecord r;
-    r.node = n;
-    // A node configured DOWN (with its reason) or FUTURE keeps that state through its agent's
-    // registration, until an admin resumes it; every other node is UNKNOWN until it registers.
-    if (n.state != NodeState::kDown && n.state != NodeState::kFuture) r.node.state = NodeState::kUnknown;
-    nodes_.emplace(n.name, std::move(r));
-  }
-  for (auto& [name, r] : nodes_) {
-    node_pos_.Insert(name, static_cast<int>(node_at_.size()));
-    node_at_.push_back(&r);
-  }
 }
 
 Controller::~Controller() { Stop(); }
 
 Controller::JobsLock::~JobsLock() {
+  if (c_->node_states_stale_) {
+    // Set only by operations that change jobs, which hold the controller as non-const.
+    Controller* c = const_cast<Controller*>(c_);
+    NodeTable::Access nodes = c->nodes_.Lock();
+    c->RefreshNodeStatesLocked(nodes);
+  }
   if (c_->job_events_.empty()) return;
   std::vector<std::pair<int64_t, std::string>> events;
   events.swap(c_->job_events_);
@@ -130,14 +125,15 @@ Status Controller::Recover() {
   const int64_t now = clock_->NowSeconds();
   if (policy.ok()) RETURN_IF_ERROR(policy_.Replay(*policy).WithPrefix("loading account and QOS changes"));
   if (usage.ok()) RETURN_IF_ERROR(policy_.RestoreUsage(*usage).WithPrefix("loading usage"));
+  NodeTable::Access records = nodes_.Lock();
   for (NodeRecord& n : *nodes) {
-    auto it = nodes_.find(n.node.name);
-    if (it == nodes_.end()) continue;  // no longer configured
+    NodeRecord* r = records.Find(n.node.name);
+    if (r == nullptr) continue;  // no longer configured
     // Agents get a full heartbeat period to re-register before their nodes are declared DOWN.
     if (n.last_heartbeat > 0) n.last_heartbeat = now;
-    it->second = std::move(n);
+    *r = std::move(n);
   }
-  ResetIdleLocked();
+  records.OffersChanged(/*hardware=*/true);
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
@@ -155,7 +151,7 @@ Status Controller::Recover() {
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
   }
-  RefreshNodeStatesLocked();
+  RefreshNodeStatesLocked(records);
   policy_.RefreshPriorities(active_, now);
   return Status::Ok();
 }
@@ -235,39 +231,15 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   JobRecord job;
   ArraySpec array;
   {
-    JobsLock lock(this);
+    // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
+    // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
     // Can it ever run? The scheduler decides against an idle cluster with every node up.
     auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
-      if (!idle_) {
-        idle_ = SnapshotLocked(/*jobs=*/false);
-        idle_->partitions = config_.cluster.partitions;
-        idle_->topology = config_.cluster.topology;
-        idle_->usage.clear();
-        for (Node& n : idle_->nodes) {
-          n.state = NodeState::kIdle;
-          n.drain = false;
-        }
-      }
-      PendingJob probe;
-      probe.id = 0;
-      probe.request = request;
-      if (!idle_probe_) {
-        SchedulerOptions probe_options = config_.scheduler;
-        probe_options.policy = nullptr;  // limits are for when it runs, not whether it can
-        idle_probe_ = std::make_unique<Scheduler>(*idle_, probe_options);
-      }
-      std::vector<Decision> d = idle_probe_->RunCycle({probe});
-      if (!d.empty() && d[0].kind == DecisionKind::kReject) {
-        if (msg != nullptr) *msg = d[0].user_msg;
-        return InvalidArgument(d[0].message);
-      }
-      return Status::Ok();
+      return nodes_.EverRuns(request, clock_->NowSeconds(), msg);
     };
     SubmitPolicy policy;
     policy.allow_root_jobs = config_.allow_root_jobs;
     policy.max_script_bytes = config_.max_script_bytes;
-    // A copy of the accounts and QOS in force: BuildJob reads nothing else of the controller's
-    // but the partitions (fixed) and ever_runs, so it could run outside mu_.
     const PolicyState::InForce in_force = policy_.in_force();
     policy.accounts = in_force.accounts.get();
     policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
@@ -290,7 +262,8 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     std::vector<Decision> d;
     {
       JobsLock lock(this);
-      ClusterSnapshot now = SnapshotLocked(/*jobs=*/true);
+      NodeTable::Access nodes = nodes_.Lock();
+      ClusterSnapshot now = SnapshotLocked(nodes);
       SchedulerOptions options = config_.scheduler;
       options.policy = policy_.scheduler_policy();
       options.backfill = true;  // for the reservation's time when it cannot start now
@@ -390,7 +363,7 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.ending.clear();
   job.kill_at = 0;
   EndStepsLocked(job);
-  RefreshNodeStatesLocked();
+  node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
     job_events_.emplace_back(job.id, std::string("ended: ") + JobStateName(state) + ", exit " +
                                          std::to_string(exit_code) + ":" + std::to_string(signal));
@@ -436,7 +409,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.ending.clear();
   job.kill_at = 0;
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
-  RefreshNodeStatesLocked();
+  node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);
 }
 
@@ -446,13 +419,9 @@ Status Controller::Persist(std::span<const JobRecord> jobs) {
 }
 
 void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why) {
-  std::vector<NodeRecord> targets;
-  {
-    JobsLock lock(this);
-    for (const NodeAllocation& a : job.allocation) {
-      if (NodeRecord* n = FindNodeLocked(a.node); n != nullptr) targets.push_back(*n);
-    }
-  }
+  std::vector<std::string> names;
+  for (const NodeAllocation& a : job.allocation) names.push_back(a.node);
+  std::vector<NodeRecord> targets = nodes_.Get(names);
   // The batch host last: the other nodes tell the job's sruns that their steps end (Slurm's
   // "*** STEP ... CANCELLED ***") while the batch shell, and the sruns it runs, still live.
   std::stable_partition(targets.begin(), targets.end(),

@@ -3,8 +3,8 @@
 // before it is acknowledged; talks to node agents only through AgentClient; reads time only from
 // the injected Clock. Thread-safe, as owned parts with one lock each, always taken in this order
 // (a part never calls into one before it): cycle_mu_ (one scheduling pass at a time, its kept
-// state), mu_ (jobs and nodes), steps_ (StepTable), policy_ (PolicyState); id_mu_ (job id blocks)
-// is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
+// state), mu_ (the jobs), nodes_ (NodeTable), steps_ (StepTable), policy_ (PolicyState); id_mu_
+// (job id blocks) is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
 //
 // Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
 //   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
@@ -38,6 +38,7 @@
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/kept_entries.h"
+#include "ctld/node_table.h"
 #include "ctld/policy_state.h"
 #include "ctld/step_table.h"
 #include "model/dependency.h"
@@ -298,9 +299,9 @@ class Controller {
   static std::string UserNameOf(uint32_t uid);
 
  private:
-  // The scheduler's view of now. Without `jobs`, only nodes and usage: no running jobs,
-  // partitions or topology.
-  ClusterSnapshot SnapshotLocked(bool jobs = true) const;
+  // The scheduler's view of now: the nodes, what the jobs use, the running jobs, the partitions
+  // and the topology.
+  ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const;
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job);
   // Submit, or with will_run set TestOnly.
@@ -348,33 +349,36 @@ class Controller {
   // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
   // or PermissionDenied ("Access/permission denied") otherwise.
   StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller);
-  void FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept = nullptr) const;
+  void FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept = nullptr) const;
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
-  // `epoch`: node_records_epoch_ when `s` was last synced (updated).
-  bool SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) const;
+  // `epoch`: the nodes' epoch when `s` was last synced (updated).
+  bool SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapshot& s, uint64_t& epoch) const;
   // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
-  // the order of node_at_ (and of a snapshot's nodes). Copies no node: what the re-check of a
-  // cycle's decisions and the node states need. Into `usage`, reusing its buffers.
-  void UsageLocked(std::vector<NodeUsage>& usage) const;
+  // the order of the nodes' positions (NodeTable::Pos, and a snapshot's nodes). Copies no node:
+  // what the re-check of a cycle's decisions and the node states need. Into `usage`, reusing
+  // its buffers.
+  void UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const;
   // The usage is kept as jobs start, stop, suspend and resume, not recounted from every job at
   // every read: each change of what a job holds is bracketed by CountUsageLocked(job, -1) and
-  // (job, +1). It is recounted in full when the nodes' records were replaced (their GPUs may
-  // differ), and Debug builds check it against a recount at every read.
-  const std::vector<NodeUsage>& CurrentUsageLocked() const;
+  // (job, +1). It is recounted in full when the jobs were loaded or the nodes' epoch moved
+  // (their GPUs may differ, or GPUs went out), and Debug builds check it against a recount at
+  // every read.
+  const std::vector<NodeUsage>& CurrentUsageLocked(NodeTable::Access& nodes) const;
   void CountUsageLocked(const JobRecord& job, int sign);
   void CountLocked(const JobRecord& job, int sign, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
-  void RecountUsageLocked(std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
+  void RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
   mutable std::vector<NodeUsage> node_usage_;
   mutable std::vector<int> node_exclusive_;  // per node, the jobs holding it whole
   mutable bool node_usage_stale_ = true;
-  // Adds `a` to `usage` (positions as node_at_).
+  mutable uint64_t node_usage_epoch_ = 0;  // the nodes' epoch when node_usage_ was counted
+  // Adds `a` to `usage` (positions as NodeTable::Pos).
   void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const;
-  // The node's position in node_at_ (and in snapshots); -1: not configured.
-  int NodePosLocked(const std::string& name) const;
-  NodeRecord* FindNodeLocked(const std::string& name);
-  // `usage`: what UsageLocked() would return now, when the caller has it.
-  void RefreshNodeStatesLocked(const std::vector<NodeUsage>* usage = nullptr);
+  // Sets the nodes' states (IDLE, MIXED, ALLOCATED) from what the jobs hold now.
+  void RefreshNodeStatesLocked(NodeTable::Access& nodes);
+  // (under mu_) What jobs hold changed since the node states were set: JobsLock sets them again
+  // when it is released (or an operation that saves a node record does, before it copies it).
+  bool node_states_stale_ = false;
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
   // Settles the ends a node reported (JobExited for each; ones the controller no longer knows are
   // dropped).
@@ -390,12 +394,10 @@ class Controller {
   // NODE_FAIL when they may not be; a gang whole, on every node), GPUs no longer listed return.
   // The node's reason names its failed GPUs while no other reason holds it. True when its failed
   // GPUs changed.
-  bool ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
-                            std::vector<JobRecord>* changed);
+  bool ApplyGpuHealthLocked(NodeTable::Access& nodes, NodeRecord& n, const NodeReport& report,
+                            std::vector<JobRecord>* kill, std::vector<JobRecord>* changed);
   // The health-check verdict of the report (NodeReport::node_health); true when the node changed.
   bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report);
-  // GPUs an admin's RESUME took back, per node, for the node's next orders.
-  std::map<std::string, std::vector<int>> resume_gpus_;
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;
   // The scheduling pass's stages (controller_schedule.cc), under cycle_mu_. The input: what the
   // pass decides from, kept between passes in cycle_*; these are the pass's own.
@@ -422,7 +424,7 @@ class Controller {
   // 3. Each decision re-checked against the state now and applied: starts, pending reasons and
   //    reservations, victims to stop, suspended jobs to resume.
   CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at);
-  bool StillFitsLocked(const Decision& start, const std::vector<NodeUsage>& now) const;
+  bool StillFitsLocked(NodeTable::Access& nodes, const Decision& start, const std::vector<NodeUsage>& now) const;
   // 4. Victims persisted and signalled, resumed jobs continued.
   void StopAndResume(const CycleOutcome& out);
   // 5. Starts persisted, then launched; returns how many launched. A launch that fails: the
@@ -447,7 +449,8 @@ class Controller {
   void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out);
   // A suspended job takes its CPUs (`cpus`, from the scheduler's kResume) back if they are still
   // free in `now` (the state at apply time; updated), and runs again.
-  bool ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const std::vector<NodeAllocation>& cpus);
+  bool ResumeLocked(NodeTable::Access& nodes, JobRecord& job, std::vector<NodeUsage>& now,
+                    const std::vector<NodeAllocation>& cpus);
   Status Persist(std::span<const JobRecord> jobs);
   Status Persist(const JobRecord& job) { return Persist(std::span(&job, 1)); }
   StatusOr<int64_t> NextJobId();
@@ -460,11 +463,13 @@ class Controller {
   AgentClient* agents_;
   const Clock* clock_;
 
-  // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), the nodes
-  // (nodes_, their usage, the idle probe) and the workload mix learnt; cv_ and keys_cv_ wait on it.
+  // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), what they use of
+  // each node, and the workload mix learnt; cv_ and keys_cv_ wait on it.
   mutable std::mutex mu_;
-  // mu_ held for the scope, as a lock_guard; the job events logged meanwhile (job_events_) are
-  // written once it is released.
+  // mu_ held for the scope, as a lock_guard. When it is released, the node states are set again
+  // if what the jobs hold changed (node_states_stale_), and the job events logged meanwhile
+  // (job_events_) are written, after mu_ is unlocked. A NodeTable::Access taken in its scope must
+  // be declared after it (released before it).
   class JobsLock {
    public:
     explicit JobsLock(const Controller* c) : c_(c), lock_(c->mu_) {}
@@ -500,27 +505,8 @@ class Controller {
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);
   void EndStepsLocked(const JobRecord& job);
-  std::map<std::string, NodeRecord> nodes_;
-  // The configured nodes never change after construction: their records in name order, and
-  // each name's position there.
-  std::vector<NodeRecord*> node_at_;
-  NameIndex node_pos_;
-  // The cluster with every node idle and up, for "can this job ever run?" at submission:
-  // rebuilt when a node registers (its agent reports what it has).
-  mutable std::optional<ClusterSnapshot> idle_;
-  // The scheduler over idle_ that answers those probes, kept with it: building its index and
-  // plans cost more than the probe itself. Reset with idle_ (ResetIdleLocked).
-  std::unique_ptr<Scheduler> idle_probe_;
-  void ResetIdleLocked() {
-    idle_probe_.reset();
-    idle_.reset();
-    ++node_records_epoch_;
-    node_usage_stale_ = true;
-  }
-  // Counts the times node records were replaced whole (registration, recovery): the only times
-  // a node's name, CPUs, memory, features or GPUs can change. Its state, drain and reason
-  // change in place at any time.
-  uint64_t node_records_epoch_ = 0;
+  // The nodes: after mu_ in the lock order (taken with it held or not).
+  NodeTable nodes_;
   // The last RunningJob::revision or PendingJob::revision given (FillSnapshotLocked and
   // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
   // never twice the same.

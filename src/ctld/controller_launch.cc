@@ -22,9 +22,11 @@ std::vector<Status> Controller::LaunchStarted(const std::vector<JobRecord>& star
   std::vector<std::vector<NodeRecord>> hosts(started.size());
   std::map<std::string, std::vector<size_t>> by_host;
   {
-    JobsLock lock(this);
+    NodeTable::Access nodes = nodes_.Lock();
     for (size_t k = 0; k < started.size(); ++k) {
-      for (const NodeAllocation& a : started[k].allocation) hosts[k].push_back(nodes_[a.node]);
+      for (const NodeAllocation& a : started[k].allocation) {
+        if (const NodeRecord* n = nodes.Find(a.node); n != nullptr) hosts[k].push_back(*n);
+      }
       by_host[started[k].batch_host].push_back(k);
     }
   }

@@ -25,24 +25,15 @@ std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
   return out;
 }
 
-std::vector<NodeRecord> Controller::ListNodes() const {
-  JobsLock lock(this);
-  std::vector<NodeRecord> out;
-  for (const auto& [name, n] : nodes_) out.push_back(n);
-  return out;
-}
+std::vector<NodeRecord> Controller::ListNodes() const { return nodes_.List(); }
 
 std::vector<Partition> Controller::ListPartitions() const { return config_.cluster.partitions; }
 
-NodeRecord* Controller::FindNodeLocked(const std::string& name) {
-  auto it = nodes_.find(name);
-  return it == nodes_.end() ? nullptr : &it->second;
-}
-
-void Controller::RefreshNodeStatesLocked(const std::vector<NodeUsage>* known) {
-  const std::vector<NodeUsage>& usage = known != nullptr ? *known : CurrentUsageLocked();
-  for (size_t i = 0; i < node_at_.size(); ++i) {
-    NodeRecord& r = *node_at_[i];
+void Controller::RefreshNodeStatesLocked(NodeTable::Access& nodes) {
+  node_states_stale_ = false;
+  const std::vector<NodeUsage>& usage = CurrentUsageLocked(nodes);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeRecord& r = nodes.at(i);
     if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
       continue;
     }
@@ -62,7 +53,8 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
   NodeRecord copy;
   {
     JobsLock lock(this);
-    NodeRecord* n = FindNodeLocked(name);
+    NodeTable::Access nodes = nodes_.Lock();
+    NodeRecord* n = nodes.Find(name);
     if (n == nullptr) return NotFound("Invalid node name specified: " + name);
     std::string up;
     for (char c : state) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -76,11 +68,10 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
     } else if (up == "RESUME" || up == "IDLE") {
       // GPUs its health watch took out come back too (the agent's watch is told so, and takes them
       // out again if they are still bad).
-      for (const GpuFault& f : n->failed_gpus) resume_gpus_[name].push_back(f.index);
+      for (const GpuFault& f : n->failed_gpus) nodes.ResumeGpu(name, f.index);
       if (!n->failed_gpus.empty()) {
         n->failed_gpus.clear();
-        node_usage_stale_ = true;
-        ++node_records_epoch_;
+        nodes.OffersChanged(/*hardware=*/false);
       }
       n->node.drain = false;
       n->node.reason.clear();
@@ -106,7 +97,7 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
     } else {
       return InvalidArgument("Invalid node state specified");
     }
-    RefreshNodeStatesLocked();
+    RefreshNodeStatesLocked(nodes);
     copy = *n;
   }
   RETURN_IF_ERROR(store_->SaveNode(copy));
@@ -144,8 +135,8 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
   }
 }
 
-bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, std::vector<JobRecord>* kill,
-                                      std::vector<JobRecord>* changed) {
+bool Controller::ApplyGpuHealthLocked(NodeTable::Access& nodes, NodeRecord& n, const NodeReport& report,
+                                      std::vector<JobRecord>* kill, std::vector<JobRecord>* changed) {
   if (!report.gpu_faults || *report.gpu_faults == n.failed_gpus) return false;
   const std::vector<GpuFault>& faults = *report.gpu_faults;
   const std::string name = n.node.name;
@@ -180,8 +171,7 @@ bool Controller::ApplyGpuHealthLocked(NodeRecord& n, const NodeReport& report, s
     n.node.reason_time = now.empty() ? 0 : clock_->NowSeconds();
   }
   Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, LogSubject::Node(name), now.empty() ? "every GPU healthy again" : now);
-  node_usage_stale_ = true;  // a GPU out counts as taken (RecountUsageLocked)
-  ++node_records_epoch_;
+  nodes.OffersChanged(/*hardware=*/false);  // a GPU out counts as taken (RecountUsageLocked)
   return true;
 }
 
@@ -219,11 +209,12 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
   NodeRecord copy;
   {
     JobsLock lock(this);
-    NodeRecord* n = FindNodeLocked(node.node.name);
+    NodeTable::Access nodes = nodes_.Lock();
+    NodeRecord* n = nodes.Find(node.node.name);
     if (n == nullptr) return NotFound("node '" + node.node.name + "' is not configured");
     // The runs that ended while the controller or the agent was away, before what it runs is read.
     SettleExitsLocked(node.node.name, report.exits, &changed, &cleanup);
-    ResetIdleLocked();  // what it has may have changed
+    nodes.OffersChanged(/*hardware=*/true);  // what it has may have changed
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
     const NodeState before = n->node.state;
@@ -249,12 +240,12 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
                                                     ")" + (stays ? ", stays " + std::string(NodeStateName(before)) : ""));
     }
     LoseMissingRunsLocked(node.node.name, report, &kill, &changed);
-    ApplyGpuHealthLocked(*n, report, &kill, &changed);
+    ApplyGpuHealthLocked(nodes, *n, report, &kill, &changed);
     ApplyNodeHealthLocked(*n, report);
     // Runs the node holds that are over, or not its: it stops them.
     orders.stop = StrayRunsLocked(node.node.name, report);
-    orders.resume_gpus = std::exchange(resume_gpus_[node.node.name], {});
-    RefreshNodeStatesLocked();
+    orders.resume_gpus = nodes.TakeResumedGpus(node.node.name);
+    RefreshNodeStatesLocked(nodes);
     copy = *n;
   }
   RETURN_IF_ERROR(store_->SaveNode(copy));
@@ -274,7 +265,8 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
   orders.lease_s = config_.heartbeat_timeout_s;
   {
     JobsLock lock(this);
-    NodeRecord* n = FindNodeLocked(node);
+    NodeTable::Access nodes = nodes_.Lock();
+    NodeRecord* n = nodes.Find(node);
     if (n == nullptr) return NotFound("node '" + node + "' is not configured");
     if (n->last_heartbeat == 0) return FailedPrecondition("node '" + node + "' must register first");
     n->last_heartbeat = clock_->NowSeconds();
@@ -282,19 +274,19 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
       n->node.state = NodeState::kIdle;
       n->node.reason.clear();
       LogInfo(LogSubject::Node(node), "responding again");
-      RefreshNodeStatesLocked();
+      RefreshNodeStatesLocked(nodes);
       woke = true;
     }
     SettleExitsLocked(node, report.exits, &changed, &cleanup);
     LoseMissingRunsLocked(node, report, &kill, &changed);
-    const bool gpus_changed = ApplyGpuHealthLocked(*n, report, &kill, &changed);
+    const bool gpus_changed = ApplyGpuHealthLocked(nodes, *n, report, &kill, &changed);
     if (ApplyNodeHealthLocked(*n, report) || gpus_changed) {
-      RefreshNodeStatesLocked();
+      RefreshNodeStatesLocked(nodes);
       node_copy = *n;
       woke = true;
     }
     orders.stop = StrayRunsLocked(node, report);
-    orders.resume_gpus = std::exchange(resume_gpus_[node], {});
+    orders.resume_gpus = nodes.TakeResumedGpus(node);
   }
   if (node_copy) RETURN_IF_ERROR(store_->SaveNode(*node_copy));
   RETURN_IF_ERROR(Persist(changed));
@@ -317,12 +309,8 @@ bool SameForIndex(const Node& a, const Node& b) {
 
 }  // namespace
 
-int Controller::NodePosLocked(const std::string& name) const {
-  return node_pos_.Find(name);
-}
-
 void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const {
-  const int p = NodePosLocked(a.node);
+  const int p = nodes_.Pos(a.node);
   if (p < 0) return;
   NodeUsage& u = usage[p];
   u.cpu_milli += a.cpu_milli;
@@ -334,32 +322,36 @@ void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocat
   }
 }
 
-void Controller::UsageLocked(std::vector<NodeUsage>& usage) const { usage = CurrentUsageLocked(); }
+void Controller::UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const {
+  usage = CurrentUsageLocked(nodes);
+}
 
-const std::vector<NodeUsage>& Controller::CurrentUsageLocked() const {
-  if (node_usage_stale_) {
-    RecountUsageLocked(node_usage_, node_exclusive_);
+const std::vector<NodeUsage>& Controller::CurrentUsageLocked(NodeTable::Access& nodes) const {
+  if (node_usage_stale_ || node_usage_epoch_ != nodes.epoch()) {
+    RecountUsageLocked(nodes, node_usage_, node_exclusive_);
     node_usage_stale_ = false;
+    node_usage_epoch_ = nodes.epoch();
   } else {
 #ifndef NDEBUG
     // Debug builds (the test suites) check the count kept against a recount at every read.
     std::vector<NodeUsage> fresh;
     std::vector<int> exclusive;
-    RecountUsageLocked(fresh, exclusive);
+    RecountUsageLocked(nodes, fresh, exclusive);
     MUSTER_CHECK(fresh == node_usage_ && exclusive == node_exclusive_) << "the usage kept drifted from the jobs";
 #endif
   }
   return node_usage_;
 }
 
-void Controller::RecountUsageLocked(std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const {
-  usage.assign(node_at_.size(), NodeUsage{});
-  exclusive.assign(node_at_.size(), 0);
-  for (size_t i = 0; i < node_at_.size(); ++i) usage[i].gpus.resize(node_at_[i]->node.gpus.size());
+void Controller::RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage,
+                                    std::vector<int>& exclusive) const {
+  usage.assign(nodes.size(), NodeUsage{});
+  exclusive.assign(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) usage[i].gpus.resize(nodes.at(i).node.gpus.size());
   for (const auto& [id, job] : active_) CountLocked(*job, 1, usage, exclusive);
   // A GPU its node's health watch took out is taken: no job gets it.
-  for (size_t i = 0; i < node_at_.size(); ++i) {
-    for (const GpuFault& f : node_at_[i]->failed_gpus) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const GpuFault& f : nodes.at(i).failed_gpus) {
       if (f.index >= 0 && f.index < static_cast<int>(usage[i].gpus.size())) usage[i].gpus[f.index].milli += kMilliPerGpu;
     }
   }
@@ -374,7 +366,7 @@ void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage
   if (!HoldsResources(j.state)) return;
   const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
   for (const NodeAllocation& a : j.allocation) {
-    const int p = NodePosLocked(a.node);
+    const int p = nodes_.Pos(a.node);
     if (p < 0) continue;
     NodeUsage& u = usage[p];
     if (cpus) u.cpu_milli += sign * a.cpu_milli;
@@ -390,34 +382,33 @@ void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage
 
 // The scheduler's view: every node, what the jobs holding resources use (a suspended job its
 // memory and GPUs only), and those jobs with their ends.
-ClusterSnapshot Controller::SnapshotLocked(bool jobs) const {
+ClusterSnapshot Controller::SnapshotLocked(NodeTable::Access& nodes) const {
   ClusterSnapshot s;
-  if (jobs) {
-    s.partitions = config_.cluster.partitions;
-    s.topology = config_.cluster.topology;
-  }
-  s.nodes.reserve(node_at_.size());
-  for (const NodeRecord* n : node_at_) s.nodes.push_back(n->node);
-  FillSnapshotLocked(s, jobs);
+  s.partitions = config_.cluster.partitions;
+  s.topology = config_.cluster.topology;
+  s.nodes.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) s.nodes.push_back(nodes.at(i).node);
+  FillSnapshotLocked(nodes, s);
   return s;
 }
 
-bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) const {
-  bool same = s.nodes.size() == node_at_.size();
-  if (same && epoch == node_records_epoch_) {
+bool Controller::SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapshot& s, uint64_t& epoch) const {
+  bool same = s.nodes.size() == nodes.size();
+  if (same && epoch == nodes.epoch()) {
     // No record replaced since: only the state, drain and reason may differ.
-    for (size_t i = 0; same && i < node_at_.size(); ++i) {
-      const Node& live = node_at_[i]->node;
+    for (size_t i = 0; same && i < nodes.size(); ++i) {
+      const Node& live = nodes.at(i).node;
       same = s.nodes[i].schedulable() == live.schedulable() && s.nodes[i].drain == live.drain;
     }
   } else {
-    for (size_t i = 0; same && i < node_at_.size(); ++i) same = SameForIndex(s.nodes[i], node_at_[i]->node);
+    for (size_t i = 0; same && i < nodes.size(); ++i) same = SameForIndex(s.nodes[i], nodes.at(i).node);
   }
-  epoch = node_records_epoch_;
+  epoch = nodes.epoch();
   if (same) {
-    for (size_t i = 0; i < node_at_.size(); ++i) {
-      s.nodes[i].state = node_at_[i]->node.state;
-      if (s.nodes[i].reason != node_at_[i]->node.reason) s.nodes[i].reason = node_at_[i]->node.reason;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& live = nodes.at(i).node;
+      s.nodes[i].state = live.state;
+      if (s.nodes[i].reason != live.reason) s.nodes[i].reason = live.reason;
     }
     return true;
   }
@@ -425,18 +416,17 @@ bool Controller::SyncSnapshotNodesLocked(ClusterSnapshot& s, uint64_t& epoch) co
   s.partitions = config_.cluster.partitions;
   s.topology = config_.cluster.topology;
   s.nodes.clear();
-  for (const NodeRecord* n : node_at_) s.nodes.push_back(n->node);
+  for (size_t i = 0; i < nodes.size(); ++i) s.nodes.push_back(nodes.at(i).node);
   return false;
 }
 
-void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* kept_running) const {
+void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept_running) const {
   s.now = clock_->NowSeconds();
-  UsageLocked(s.usage);
+  UsageLocked(nodes, s.usage);
   KeptRunning local;  // for a snapshot not kept: every entry is new
   KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);
   for (const auto& [id, job] : active_) {
-    if (!jobs) break;
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     bool fresh = false;
@@ -482,7 +472,7 @@ void Controller::FillSnapshotLocked(ClusterSnapshot& s, bool jobs, KeptRunning* 
     for (size_t a = 0; a < j.allocation.size(); ++a) {
       NodeAllocation& n = r.allocation[a];
       // Where the node is in s.nodes, looked up only when the entry names another node.
-      if (n.node != j.allocation[a].node || r.node_pos[a] < 0) r.node_pos[a] = NodePosLocked(j.allocation[a].node);
+      if (n.node != j.allocation[a].node || r.node_pos[a] < 0) r.node_pos[a] = nodes_.Pos(j.allocation[a].node);
       n = j.allocation[a];  // (assigned over: a kept entry reuses its buffers)
       if (!run.cpus) n.cpu_milli = 0;
     }

@@ -48,12 +48,13 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   out->push_back(v);
 }
 
-bool Controller::ResumeLocked(JobRecord& job, std::vector<NodeUsage>& now, const std::vector<NodeAllocation>& cpus) {
+bool Controller::ResumeLocked(NodeTable::Access& nodes, JobRecord& job, std::vector<NodeUsage>& now,
+                              const std::vector<NodeAllocation>& cpus) {
   // Re-checked: its CPUs may have been taken since the cycle looked.
   for (const NodeAllocation& a : cpus) {
-    const int p = NodePosLocked(a.node);
+    const int p = nodes_.Pos(a.node);
     if (p < 0) return false;
-    if (now[p].cpu_milli + a.cpu_milli > int64_t{node_at_[p]->node.cpus} * 1000) return false;
+    if (now[p].cpu_milli + a.cpu_milli > int64_t{nodes.at(p).node.cpus} * 1000) return false;
   }
   for (const NodeAllocation& a : cpus) AddUsageLocked(now, a);
   const int64_t t = clock_->NowSeconds();

@@ -44,14 +44,15 @@ bool Controller::BuildCycleInput(CycleInput& in) {
   const bool suspended = FillPendingLocked(pending);
   // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
   if (pending.empty() && !suspended) return false;
-  if (!SyncSnapshotNodesLocked(snapshot, cycle_epoch_)) {
+  NodeTable::Access nodes = nodes_.Lock();
+  if (!SyncSnapshotNodesLocked(nodes, snapshot, cycle_epoch_)) {
     cycle_scheduler_.reset();  // before the index it refers to
     cycle_index_.reset();
     snapshot.running.clear();  // where each node is may have moved: every entry afresh
   }
-  FillSnapshotLocked(snapshot, /*jobs=*/true, &cycle_running_kept_);
+  FillSnapshotLocked(nodes, snapshot, &cycle_running_kept_);
   if (config_.check_caches) {
-    in.fresh_snapshot = SnapshotLocked(/*jobs=*/true);
+    in.fresh_snapshot = SnapshotLocked(nodes);
     in.fresh_snapshot.now = snapshot.now;
     in.fresh_pending = FreshPendingLocked(pending);
   }
@@ -91,11 +92,11 @@ std::vector<Decision> Controller::RunCore(CycleInput& in) {
   return decisions;
 }
 
-bool Controller::StillFitsLocked(const Decision& d, const std::vector<NodeUsage>& now) const {
+bool Controller::StillFitsLocked(NodeTable::Access& nodes, const Decision& d, const std::vector<NodeUsage>& now) const {
   for (const NodeAllocation& a : d.nodes) {
-    const int p = NodePosLocked(a.node);
-    if (p < 0 || !node_at_[p]->node.schedulable()) return false;
-    const Node& n = node_at_[p]->node;
+    const int p = nodes_.Pos(a.node);
+    if (p < 0 || !nodes.at(p).node.schedulable()) return false;
+    const Node& n = nodes.at(p).node;
     const NodeUsage& u = now[p];
     if (u.exclusive || (a.exclusive && u.jobs != 0) || u.cpu_milli + a.cpu_milli > int64_t{n.cpus} * 1000 ||
         u.memory_mb + a.memory_mb > n.memory_mb) {
@@ -114,7 +115,8 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
   // while the cycle ran without the lock.
   std::vector<NodeUsage>& now = cycle_usage_;
-  UsageLocked(now);
+  NodeTable::Access nodes = nodes_.Lock();
+  UsageLocked(nodes, now);
   for (const Decision& d : decisions) {
     // A waiting job's record, as the waiting list found it, unless records were erased since.
     JobRecord* const* listed = erased_at == jobs_erased_ ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
@@ -126,7 +128,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     }
     JobRecord& job = *record;
     if (d.kind == DecisionKind::kResume) {
-      if (job.state == JobState::kSuspended && ResumeLocked(job, now, d.nodes)) out.resumed.push_back(job);
+      if (job.state == JobState::kSuspended && ResumeLocked(nodes, job, now, d.nodes)) out.resumed.push_back(job);
       continue;
     }
     if (job.state != JobState::kPending || job.held) continue;
@@ -143,7 +145,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
       for (const Preemption& p : d.preempt) PreemptLocked(job, p, &out.preempted);
       continue;
     }
-    if (!StillFitsLocked(d, now)) continue;  // retried next cycle
+    if (!StillFitsLocked(nodes, d, now)) continue;  // retried next cycle
     for (const NodeAllocation& a : d.nodes) AddUsageLocked(now, a);
     job.state = JobState::kRunning;
     job.reason = "None";
@@ -157,11 +159,8 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     CountUsageLocked(job, 1);
     out.started.push_back(job);
   }
-  // `now` holds every start and resume; a victim being stopped may have given CPUs back
-  // (suspended), which only UsageLocked knows.
-  if (!out.started.empty() || !out.preempted.empty() || !out.resumed.empty()) {
-    RefreshNodeStatesLocked(out.preempted.empty() ? &now : nullptr);
-  }
+  // The node states are set again when the lock is released (JobsLock).
+  if (!out.started.empty() || !out.preempted.empty() || !out.resumed.empty()) node_states_stale_ = true;
   return out;
 }
 
@@ -248,10 +247,13 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
     JobsLock lock(this);
     JobRecord& job = jobs_[j.id];
     if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
-    NodeRecord* n = FindNodeLocked(j.batch_host);
-    n->node.drain = true;
-    n->node.reason = "launch failed: " + ls.message();
-    node_copy = *n;
+    {
+      NodeTable::Access nodes = nodes_.Lock();
+      NodeRecord* n = nodes.Find(j.batch_host);
+      n->node.drain = true;
+      n->node.reason = "launch failed: " + ls.message();
+      node_copy = *n;
+    }
     RequeueLocked(job, "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
     if (config_.hold_on_launch_failure) {
       job.held = true;

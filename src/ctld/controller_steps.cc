@@ -19,12 +19,22 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
     if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
+    // The job's nodes as they are now (their features, their agents' addresses).
+    std::vector<std::string> names;
+    for (const NodeAllocation& a : job.allocation) names.push_back(a.node);
+    const std::vector<NodeRecord> job_nodes = nodes_.Get(names);
+    const auto job_node = [&](const std::string& name) -> const NodeRecord* {
+      for (const NodeRecord& n : job_nodes) {
+        if (n.node.name == name) return &n;
+      }
+      return nullptr;
+    };
     StepShapeRequest shape = request.shape;
     if (!request.constraint.empty()) {
       ASSIGN_OR_RETURN(const std::vector<std::vector<std::string>> terms, ParseConstraint(request.constraint));
       for (const NodeAllocation& a : job.allocation) {
-        auto n = nodes_.find(a.node);
-        if (n == nodes_.end() || !SatisfiesConstraint(n->second.node, terms)) shape.exclude.push_back(a.node);
+        const NodeRecord* n = job_node(a.node);
+        if (n == nullptr || !SatisfiesConstraint(n->node, terms)) shape.exclude.push_back(a.node);
       }
     }
     StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, shape);
@@ -107,7 +117,7 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
       step.state = JobState::kRunning;
       step.start_time = clock_->NowSeconds();
       for (const std::string& n : layout->nodes) {
-        const NodeRecord* node = FindNodeLocked(n);
+        const NodeRecord* node = job_node(n);
         if (node == nullptr) return Internal("node '" + n + "' of job " + std::to_string(job_id) + " is not configured");
         out.nodes.push_back(*node);
       }

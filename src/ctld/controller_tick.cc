@@ -33,8 +33,10 @@ void Controller::Tick() {
       last_purge_ = now;
       PurgeExpiredLocked(now);
     }
-    for (auto& [node_name, n] : nodes_) {
-      const std::string& name = node_name;  // (a lambda below captures it: clang 14 cannot capture a binding)
+    NodeTable::Access nodes = nodes_.Lock();
+    for (size_t p = 0; p < nodes.size(); ++p) {
+      NodeRecord& n = nodes.at(p);
+      const std::string& name = n.node.name;
       if (n.last_heartbeat == 0 || n.node.state == NodeState::kFuture) continue;
       const int64_t silent = now - n.last_heartbeat;
       if (n.node.state != NodeState::kDown && silent >= config_.heartbeat_timeout_s) {
@@ -96,7 +98,7 @@ void Controller::Tick() {
     }
     changed.insert(changed.end(), to_timeout.begin(), to_timeout.end());
     changed.insert(changed.end(), resignal.begin(), resignal.end());
-    if (!down_nodes.empty()) RefreshNodeStatesLocked();
+    if (!down_nodes.empty()) node_states_stale_ = true;  // set again as the lock is released
   }
   for (const NodeRecord& n : down_nodes) (void)store_->SaveNode(n);
   (void)Persist(changed);

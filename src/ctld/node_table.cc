@@ -1,0 +1,116 @@
+#include "ctld/node_table.h"
+
+#include <utility>
+
+#include "base/check.h"
+
+namespace muster {
+
+NodeTable::NodeTable(const ClusterSnapshot& cluster, SchedulerOptions probe_options)
+    : partitions_(cluster.partitions), topology_(cluster.topology), probe_options_(std::move(probe_options)) {
+  probe_options_.policy = nullptr;
+  for (const Node& n : cluster.nodes) {
+    NodeRecord r;
+    r.node = n;
+    if (n.state != NodeState::kDown && n.state != NodeState::kFuture) r.node.state = NodeState::kUnknown;
+    records_.emplace(n.name, std::move(r));
+  }
+  for (auto& [name, r] : records_) {
+    pos_.Insert(name, static_cast<int>(at_.size()));
+    at_.push_back(&r);
+  }
+}
+
+void NodeTable::Acquire() const {
+  MUSTER_CHECK(holder_.load(std::memory_order_relaxed) != std::this_thread::get_id())
+      << "a thread took the node table's lock twice";
+  mu_.lock();
+  holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+}
+
+void NodeTable::Release() const {
+  holder_.store(std::thread::id(), std::memory_order_relaxed);
+  mu_.unlock();
+}
+
+NodeTable::Access::Access(NodeTable* t) : t_(t) { t_->Acquire(); }
+
+NodeTable::Access::~Access() { t_->Release(); }
+
+NodeTable::Access NodeTable::Lock() { return Access(this); }
+
+NodeRecord* NodeTable::Access::Find(std::string_view name) {
+  const int p = t_->pos_.Find(name);
+  return p < 0 ? nullptr : t_->at_[p];
+}
+
+void NodeTable::Access::OffersChanged(bool hardware) {
+  ++t_->epoch_;
+  if (hardware) {
+    t_->idle_probe_.reset();
+    t_->idle_.reset();
+  }
+}
+
+std::vector<int> NodeTable::Access::TakeResumedGpus(const std::string& node) {
+  auto it = t_->resume_gpus_.find(node);
+  if (it == t_->resume_gpus_.end()) return {};
+  std::vector<int> out = std::move(it->second);
+  t_->resume_gpus_.erase(it);
+  return out;
+}
+
+std::vector<NodeRecord> NodeTable::List() const {
+  Acquire();
+  std::vector<NodeRecord> out;
+  out.reserve(at_.size());
+  for (const NodeRecord* r : at_) out.push_back(*r);
+  Release();
+  return out;
+}
+
+std::vector<NodeRecord> NodeTable::Get(const std::vector<std::string>& names) const {
+  Acquire();
+  std::vector<NodeRecord> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    if (const int p = pos_.Find(name); p >= 0) out.push_back(*at_[p]);
+  }
+  Release();
+  return out;
+}
+
+uint64_t NodeTable::epoch() const {
+  Acquire();
+  const uint64_t e = epoch_;
+  Release();
+  return e;
+}
+
+Status NodeTable::EverRuns(const JobRequest& request, int64_t now, std::string* user_msg) {
+  Access nodes = Lock();
+  if (!idle_) {
+    ClusterSnapshot& s = idle_.emplace();
+    s.now = now;
+    s.partitions = partitions_;
+    s.topology = topology_;
+    s.nodes.reserve(at_.size());
+    for (const NodeRecord* r : at_) {
+      s.nodes.push_back(r->node);
+      s.nodes.back().state = NodeState::kIdle;
+      s.nodes.back().drain = false;
+    }
+  }
+  if (!idle_probe_) idle_probe_ = std::make_unique<Scheduler>(*idle_, probe_options_);
+  PendingJob probe;
+  probe.id = 0;
+  probe.request = request;
+  std::vector<Decision> d = idle_probe_->RunCycle({probe});
+  if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+    if (user_msg != nullptr) *user_msg = d[0].user_msg;
+    return InvalidArgument(d[0].message);
+  }
+  return Status::Ok();
+}
+
+}  // namespace muster
