@@ -49,7 +49,7 @@ int Main(int argc, char** argv) {
   StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   const Node* configured = nullptr;
-  for (const Node& n : conf->cluster.snapshot.nodes) {
+  for (const Node& n : conf->cluster.spec.nodes) {
     if (n.name == node_name) configured = &n;
   }
   if (configured == nullptr) return Fail("node '" + node_name + "' is not in " + conf->cluster_file);

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
+#include "config/scheduling/scheduling_config.h"
 #include "api/routes.h"
 #include "ctld/controller.h"
 #include "api/http_agent_client.h"
@@ -36,6 +37,8 @@ int Main(int argc, char** argv) {
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
   StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
+  StatusOr<SchedulingConfig> sched = LoadSchedulingConfig(*conf);
+  if (!sched.ok()) return Fail(sched.status().message());
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key);
@@ -44,8 +47,7 @@ int Main(int argc, char** argv) {
 
   ControllerConfig cc;
   cc.cluster_name = conf->cluster_name;
-  cc.cluster = conf->cluster.snapshot;
-  cc.cluster.usage.clear();
+  cc.cluster = ClusterSnapshot(conf->cluster.spec);  // (the cluster file's usage: is muster place's)
   cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
   cc.hold_on_launch_failure = conf->launch_failure == "hold";
   cc.kill_wait_s = conf->kill_wait_s;
@@ -53,10 +55,10 @@ int Main(int argc, char** argv) {
   cc.first_job_id = conf->first_job_id;
   cc.admin_uids = conf->admin_uids;
   cc.allow_root_jobs = conf->allow_root_jobs;
-  cc.priority = conf->priority;
-  cc.scheduler = conf->scheduler;
-  cc.learn_workload_mix = conf->learn_workload_mix;
-  cc.check_caches = conf->check_caches;
+  cc.priority = sched->priority;
+  cc.scheduler = sched->scheduler;
+  cc.learn_workload_mix = sched->learn_workload_mix;
+  cc.check_caches = sched->check_caches;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);

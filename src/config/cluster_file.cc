@@ -25,7 +25,7 @@ using config_internal::Index;
 using config_internal::MapReader;
 using config_internal::Quote;
 
-constexpr int kMaxDevicesPerNode = 64;     // ClusterSnapshot::Validate's limit
+constexpr int kMaxDevicesPerNode = 64;     // ClusterSpec::Validate's limit
 constexpr size_t kMaxNodes = 100'000;      // keeps a typo like gpu[1-9999999] from eating memory
 constexpr int64_t kMaxCpus = 1'000'000;
 
@@ -173,12 +173,12 @@ class ClusterReader {
     RETURN_IF_ERROR(ReadPartitions(root));
     RETURN_IF_ERROR(ReadUsage(root));
     // Everything above checks with file locations; this is the last line of defence.
-    RETURN_IF_ERROR(out_.snapshot.Validate().WithPrefix(source_));
+    RETURN_IF_ERROR(out_.spec.Validate().WithPrefix(source_));
     return std::move(out_);
   }
 
  private:
-  ClusterSnapshot& snap() { return out_.snapshot; }
+  ClusterSpec& snap() { return out_.spec; }
 
   Status ReadTypes(const MapReader& root) {
     const YAML::Node* v = root.Find("node_types");
@@ -362,7 +362,7 @@ class ClusterReader {
     std::vector<YAML::Node> items;
     RETURN_IF_ERROR(root.List("usage", &items, /*required=*/false));
     if (items.empty()) return Status::Ok();
-    snap().usage.resize(snap().nodes.size());
+    out_.usage.resize(snap().nodes.size());
     for (size_t i = 0; i < items.size(); ++i) {
       ASSIGN_OR_RETURN(MapReader r, MapReader::Make(source_, items[i], Index("usage", i),
                                                     {"node", "cpus", "memory", "gpus", "gpu_milli", "exclusive"}));
@@ -371,7 +371,7 @@ class ClusterReader {
       auto pos = node_pos_.find(name);
       if (pos == node_pos_.end()) return r.Error("node", "unknown node " + Quote(name));
       const Node& n = snap().nodes[pos->second];
-      NodeUsage& u = snap().usage[pos->second];
+      NodeUsage& u = out_.usage[pos->second];
       int64_t cpus = 0, memory = 0;
       bool exclusive = false;
       RETURN_IF_ERROR(r.Int("cpus", &cpus, 0, n.cpus));
@@ -467,16 +467,6 @@ StatusOr<ClusterConfig> LoadClusterConfigYaml(const std::string& text, const std
 StatusOr<ClusterConfig> LoadClusterConfigFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   return LoadClusterConfigYaml(text, path);
-}
-
-StatusOr<ClusterSnapshot> LoadClusterYaml(const std::string& text, const std::string& source) {
-  ASSIGN_OR_RETURN(ClusterConfig c, LoadClusterConfigYaml(text, source));
-  return std::move(c.snapshot);
-}
-
-StatusOr<ClusterSnapshot> LoadClusterFile(const std::string& path) {
-  ASSIGN_OR_RETURN(ClusterConfig c, LoadClusterConfigFile(path));
-  return std::move(c.snapshot);
 }
 
 }  // namespace muster

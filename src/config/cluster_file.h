@@ -1,5 +1,5 @@
-// Cluster files (YAML) -> scheduler inputs; the queue loaders (config/queue_file.h) come with this
-// header. The formats are documented, with examples, in docs/cluster-file.md; examples/cluster.yaml
+// Cluster files (YAML): the nodes, partitions and topology (and, for `muster place`, what is in
+// use). The formats are documented, with examples, in docs/cluster-file.md; examples/cluster.yaml
 // and examples/queue.yaml are complete files.
 //
 // Errors are InvalidArgument statuses that name the file, the line and the field, e.g.
@@ -12,22 +12,21 @@
 #include <vector>
 
 #include "base/status.h"
-#include "config/queue_file.h"  // the queue loaders, declared beside the cluster loaders
-#include "sched/cluster_snapshot.h"
+#include "model/cluster_spec.h"
 
 namespace muster {
 
-// A loaded cluster file: its name (the `cluster:` field, may be empty) and the snapshot.
+// A loaded cluster file: its name (the `cluster:` field, may be empty) and the cluster.
 struct ClusterConfig {
   std::string name;
-  ClusterSnapshot snapshot;  // passes ClusterSnapshot::Validate()
+  ClusterSpec spec;  // passes ClusterSpec::Validate()
+  // The file's `usage:` (what running jobs hold, for `muster place`): empty, or one per node,
+  // within each node's capacity.
+  std::vector<NodeUsage> usage;
 };
 
 // `source` names the text in error messages (a file path; "<input>" when not given).
 StatusOr<ClusterConfig> LoadClusterConfigYaml(const std::string& text, const std::string& source = "<input>");
 StatusOr<ClusterConfig> LoadClusterConfigFile(const std::string& path);
-
-StatusOr<ClusterSnapshot> LoadClusterYaml(const std::string& text, const std::string& source = "<input>");
-StatusOr<ClusterSnapshot> LoadClusterFile(const std::string& path);
 
 }  // namespace muster

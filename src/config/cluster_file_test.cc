@@ -1,4 +1,4 @@
-// Cluster and queue files: a valid file loads into the expected snapshot; each kind of mistake
+// Cluster files: a valid file loads into the expected cluster; each kind of mistake
 // gives one clear error naming the line and the field; mangled files never crash.
 #include "config/cluster_file.h"
 
@@ -36,12 +36,6 @@ usage:
   - {node: gpu03, cpus: 2, gpu_milli: {4: 500}}
 )";
 
-constexpr const char* kQueue = R"(jobs:
-  - {id: 1, name: a, user: u, account: acct, priority: 5, submit_time: 7, options: "-N 2 --gres=gpu:8 -t 1:00:00"}
-  - {id: 2, options: ["--gres=gpu:1", "-C", "a|b"]}
-  - {id: 3, options: "-J 'my job' --constraint=\"ib|v100\" -p debug"}
-)";
-
 // kCluster with the first occurrence of `from` replaced by `to`.
 std::string Edit(const std::string& text, const std::string& from, const std::string& to) {
   size_t at = text.find(from);
@@ -50,7 +44,7 @@ std::string Edit(const std::string& text, const std::string& from, const std::st
   return text.substr(0, at) + to + text.substr(at + from.size());
 }
 
-const Node& NodeNamed(const ClusterSnapshot& c, const std::string& name) {
+const Node& NodeNamed(const ClusterSpec& c, const std::string& name) {
   for (const Node& n : c.nodes) {
     if (n.name == name) return n;
   }
@@ -62,7 +56,7 @@ TEST(ClusterFile, LoadsTheValidFile) {
   StatusOr<ClusterConfig> c = LoadClusterConfigYaml(kCluster, "t.yaml");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->name, "t");
-  const ClusterSnapshot& s = c->snapshot;
+  const ClusterSpec& s = c->spec;
   ASSERT_EQ(s.nodes.size(), 7u);
 
   const Node& gpu01 = NodeNamed(s, "gpu01");
@@ -110,8 +104,8 @@ TEST(ClusterFile, LoadsTheValidFile) {
   EXPECT_FALSE(s.partitions[1].up);
   EXPECT_EQ(s.partitions[1].max_time_s, 3600);
 
-  ASSERT_EQ(s.usage.size(), s.nodes.size());
-  const NodeUsage& u = s.usage[2];  // gpu03
+  ASSERT_EQ(c->usage.size(), s.nodes.size());
+  const NodeUsage& u = c->usage[2];  // gpu03
   EXPECT_EQ(u.cpu_milli, 10000);
   EXPECT_EQ(u.memory_mb, 64 * 1024);
   EXPECT_EQ(u.jobs, 2);
@@ -119,11 +113,11 @@ TEST(ClusterFile, LoadsTheValidFile) {
   EXPECT_EQ(u.gpus[3].milli, 1000);
   EXPECT_EQ(u.gpus[4].milli, 500);
   EXPECT_EQ(u.gpus[5].milli, 0);
-  EXPECT_EQ(s.usage[0], NodeUsage{});
+  EXPECT_EQ(c->usage[0], NodeUsage{});
 }
 
 TEST(ClusterFile, MinimalFileAndOptionalFields) {
-  StatusOr<ClusterSnapshot> c = LoadClusterYaml(
+  StatusOr<ClusterConfig> c = LoadClusterConfigYaml(
       "node_types:\n  cpu: {cpus: 16, memory: 64G}\n"
       "  mig: {cpus: 8, memory: 64G, gpus: 2, gpu_model: a100, mig: [odd, 7g.80gb], mig_memory: 5G,\n"
       "        sockets: 2, threads_per_core: 2, numa_nodes: 4}\n"
@@ -131,13 +125,13 @@ TEST(ClusterFile, MinimalFileAndOptionalFields) {
       "partitions: [{name: all, nodes: ALL, max_nodes: UNLIMITED, max_time: UNLIMITED}]\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_TRUE(c->usage.empty());
-  EXPECT_TRUE(c->topology.empty());
-  EXPECT_EQ(c->partitions[0].nodes, (std::vector<std::string>{"c1", "c2", "m"}));
-  EXPECT_EQ(c->partitions[0].max_nodes, kUnlimited);
-  EXPECT_EQ(c->partitions[0].max_time_s, kUnlimited);
-  EXPECT_TRUE(c->nodes[0].gpus.empty());
-  EXPECT_EQ(c->nodes[0].features, std::vector<std::string>{"fast"});
-  const Node& m = c->nodes[2];
+  EXPECT_TRUE(c->spec.topology.empty());
+  EXPECT_EQ(c->spec.partitions[0].nodes, (std::vector<std::string>{"c1", "c2", "m"}));
+  EXPECT_EQ(c->spec.partitions[0].max_nodes, kUnlimited);
+  EXPECT_EQ(c->spec.partitions[0].max_time_s, kUnlimited);
+  EXPECT_TRUE(c->spec.nodes[0].gpus.empty());
+  EXPECT_EQ(c->spec.nodes[0].features, std::vector<std::string>{"fast"});
+  const Node& m = c->spec.nodes[2];
   EXPECT_EQ(m.cores_per_socket, 2);
   ASSERT_EQ(m.gpus.size(), 4u);  // 2 GPUs x 2 slices
   EXPECT_EQ(m.gpus[3].parent_index, 1);
@@ -213,7 +207,7 @@ TEST(ClusterFile, ErrorsNameTheLineAndField) {
       {"nodes:\n", "nodes: []\n", "t.yaml:7:3: invalid YAML: end of map not found"},
   };
   for (const ErrorCase& c : cases) {
-    StatusOr<ClusterSnapshot> r = LoadClusterYaml(Edit(kCluster, c.from, c.to), "t.yaml");
+    StatusOr<ClusterConfig> r = LoadClusterConfigYaml(Edit(kCluster, c.from, c.to), "t.yaml");
     ASSERT_FALSE(r.ok()) << "'" << c.from << "' -> '" << c.to << "' loaded";
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().message(), c.error) << "'" << c.from << "' -> '" << c.to << "'";
@@ -238,7 +232,7 @@ TEST(ClusterFile, WholeDocumentErrors) {
       {"[", "t.yaml:1:1: invalid YAML: end of sequence flow not found"},
   };
   for (const auto& [text, error] : cases) {
-    StatusOr<ClusterSnapshot> r = LoadClusterYaml(text, "t.yaml");
+    StatusOr<ClusterConfig> r = LoadClusterConfigYaml(text, "t.yaml");
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.status().message(), error) << text;
   }
@@ -252,7 +246,7 @@ TEST(ClusterFile, Files) {
     std::ofstream out(path);
     out << Edit(kCluster, "type: h100}", "type: h200}");
   }
-  StatusOr<ClusterSnapshot> bad = LoadClusterFile(path);
+  StatusOr<ClusterConfig> bad = LoadClusterConfigFile(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind(path + ":7: nodes[0].type: unknown node type 'h200'", 0), 0u)
       << bad.status().message();
@@ -260,12 +254,11 @@ TEST(ClusterFile, Files) {
     std::ofstream out(path);
     out << kCluster;
   }
-  EXPECT_TRUE(LoadClusterFile(path).ok());
-  StatusOr<ClusterSnapshot> missing = LoadClusterFile((dir / "nope.yaml").string());
+  EXPECT_TRUE(LoadClusterConfigFile(path).ok());
+  StatusOr<ClusterConfig> missing = LoadClusterConfigFile((dir / "nope.yaml").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "cannot open " + (dir / "nope.yaml").string() + ": No such file or directory");
-  StatusOr<std::vector<PendingJob>> dir_as_queue = LoadQueueFile(dir.string());
-  EXPECT_FALSE(dir_as_queue.ok());
+  EXPECT_FALSE(LoadClusterConfigFile(dir.string()).ok());  // a directory
   std::filesystem::remove_all(dir);
 }
 
@@ -316,115 +309,21 @@ TEST(ClusterFile, MangledFilesNeverCrash) {
                                    MakeJob(5, "-n 4 -c 2 --exclusive")};
   int loaded = 0;
   for (const std::string& v : variants) {
-    StatusOr<ClusterSnapshot> r = LoadClusterYaml(v, "m.yaml");
+    StatusOr<ClusterConfig> r = LoadClusterConfigYaml(v, "m.yaml");
     if (!r.ok()) {
       EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
       EXPECT_EQ(r.status().message().rfind("m.yaml", 0), 0u) << r.status().message();
       continue;
     }
     ++loaded;
-    EXPECT_TRUE(r->Validate().ok());
-    std::vector<Decision> d = RunCycle(*r, queue);
+    ClusterSnapshot snapshot(r->spec);
+    snapshot.usage = r->usage;
+    EXPECT_TRUE(snapshot.Validate().ok());
+    std::vector<Decision> d = RunCycle(snapshot, queue);
     EXPECT_EQ(d.size(), queue.size());
   }
   EXPECT_GT(loaded, 10);  // the mutations are not all fatal: the scheduler saw odd clusters too
   EXPECT_LT(loaded, static_cast<int>(variants.size()));
-}
-
-TEST(QueueFile, LoadsJobs) {
-  StatusOr<std::vector<PendingJob>> q = LoadQueueYaml(kQueue, "q.yaml");
-  ASSERT_TRUE(q.ok()) << q.status().ToString();
-  ASSERT_EQ(q->size(), 3u);
-  const PendingJob& a = (*q)[0];
-  EXPECT_EQ(a.id, 1);
-  EXPECT_EQ(a.request.name, "a");
-  EXPECT_EQ(a.user, "u");
-  EXPECT_EQ(a.account, "acct");
-  EXPECT_EQ(a.priority, 5);
-  EXPECT_EQ(a.submit_time, 7);
-  EXPECT_EQ(a.request.min_nodes, 2);
-  EXPECT_EQ(a.request.gpus_per_node, 8);
-  EXPECT_EQ(a.request.time_limit_s, 3600);
-  EXPECT_EQ((*q)[1].request.constraint, "a|b");
-  EXPECT_EQ((*q)[2].request.name, "my job");
-  EXPECT_EQ((*q)[2].request.constraint, "ib|v100");
-  EXPECT_EQ((*q)[2].request.partition, "debug");
-  EXPECT_TRUE(LoadQueueYaml("jobs: []").ok());
-}
-
-TEST(QueueFile, Errors) {
-  const ErrorCase cases[] = {
-      {"id: 2", "id: 1", "q.yaml:3: jobs[1].id: job id 1 is already used by jobs[0]"},
-      {"id: 2, ", "", "q.yaml:3: jobs[1]: missing required field 'id'"},
-      {"id: 3", "id: 0", "q.yaml:4: jobs[2].id: '0' is out of range (expected an integer at least 1)"},
-      {"user: u", "usr: u",
-       "q.yaml:2: jobs[0]: unknown field 'usr' (known: id, name, user, account, priority, submit_time, options)"},
-      {"priority: 5", "priority: high", "q.yaml:2: jobs[0].priority: expected an integer, got 'high'"},
-      {"'my job'", "'my job", "q.yaml:4: jobs[2].options: unterminated ' quote at column 4"},
-      {"id: 3, options: \"-J", "id: 3, name: other, options: \"-J",
-       "q.yaml:4: jobs[2].name: 'other' differs from the -J/--job-name option 'my job'"},
-      {"[\"--gres=gpu:1\"", "[[\"--gres=gpu:1\"]",
-       "q.yaml:3: jobs[1].options[0]: expected a name, got a list"},
-  };
-  for (const ErrorCase& c : cases) {
-    StatusOr<std::vector<PendingJob>> r = LoadQueueYaml(Edit(kQueue, c.from, c.to), "q.yaml");
-    ASSERT_FALSE(r.ok()) << "'" << c.from << "' -> '" << c.to << "' loaded";
-    EXPECT_EQ(r.status().message(), c.error) << "'" << c.from << "' -> '" << c.to << "'";
-  }
-  // ParseJobRequest's message, with the place of the option string.
-  StatusOr<std::vector<PendingJob>> r = LoadQueueYaml(Edit(kQueue, "-t 1:00:00", "-t soon"), "q.yaml");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message().rfind("q.yaml:2: jobs[0].options: --time: invalid time specification 'soon'", 0),
-            0u)
-      << r.status().message();
-
-  const std::pair<const char*, const char*> docs[] = {
-      {"", "q.yaml: the queue file is empty (expected jobs: [...])"},
-      {"jobs: 3", "q.yaml:1: jobs: expected a list, got '3'"},
-      {"jobs:\n  - 3\n", "q.yaml:2: jobs[0]: expected a map (key: value), got '3'"},
-      {"job: []", "q.yaml:1: unknown field 'job' (known: jobs)"},
-  };
-  for (const auto& [text, error] : docs) {
-    StatusOr<std::vector<PendingJob>> d = LoadQueueYaml(text, "q.yaml");
-    ASSERT_FALSE(d.ok()) << text;
-    EXPECT_EQ(d.status().message(), error) << text;
-  }
-}
-
-TEST(QueueFile, MangledFilesNeverCrash) {
-  const std::string base = kQueue;
-  std::mt19937 rng(777);
-  const std::string alphabet = ":-[]{},\"'|# \n0123456789=";
-  for (int k = 0; k < 300; ++k) {
-    std::string s = k < 60 ? base.substr(0, base.size() * k / 60) : base;
-    if (k >= 60) {
-      for (int e = 0; e < 3; ++e) {
-        const size_t at = rng() % s.size();
-        if (rng() % 2) {
-          s[at] = alphabet[rng() % alphabet.size()];
-        } else {
-          s.erase(at, 1 + rng() % 3);
-        }
-        if (s.empty()) s = "x";
-      }
-    }
-    StatusOr<std::vector<PendingJob>> r = LoadQueueYaml(s, "q.yaml");
-    if (!r.ok()) {
-      EXPECT_EQ(r.status().message().rfind("q.yaml", 0), 0u) << r.status().message();
-    }
-  }
-}
-
-TEST(SplitShellWords, QuotesAndBlanks) {
-  using V = std::vector<std::string>;
-  EXPECT_EQ(*SplitShellWords(""), V{});
-  EXPECT_EQ(*SplitShellWords("  -N 2\t--gres=gpu:8\n"), (V{"-N", "2", "--gres=gpu:8"}));
-  EXPECT_EQ(*SplitShellWords("-J 'a b' -C \"x|y\""), (V{"-J", "a b", "-C", "x|y"}));
-  EXPECT_EQ(*SplitShellWords("--constraint=\"a&b\"c"), (V{"--constraint=a&bc"}));
-  EXPECT_EQ(*SplitShellWords("'' \"\""), (V{"", ""}));
-  EXPECT_EQ(*SplitShellWords(R"("a\"b\\c" 'd\e')"), (V{"a\"b\\c", "d\\e"}));
-  EXPECT_FALSE(SplitShellWords("-J 'oops").ok());
-  EXPECT_EQ(SplitShellWords("a \"b").status().message(), "unterminated \" quote at column 3");
 }
 
 }  // namespace

@@ -6,12 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "config/policy_config.h"
-#include "config/priority_config.h"
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
-#include "model/policy_ops.h"
-#include "sched/mix_learner.h"
 
 namespace muster {
 
@@ -90,9 +86,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   const std::string dir = std::filesystem::path(c.path).parent_path().string();
   ASSIGN_OR_RETURN(std::string text, config_internal::ReadTextFile(path));
   ASSIGN_OR_RETURN(YAML::Node doc, config_internal::ParseYaml(text, path));
-  ASSIGN_OR_RETURN(MapReader root,
-                   MapReader::Make(path, doc, "", {"cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts",
-                                       "queues", "qos", "preemption"}));
+  ASSIGN_OR_RETURN(MapReader root, MapReader::Make(path, doc, "", kMusterConfigSections));
   RETURN_IF_ERROR(root.String("cluster", &c.cluster_name));
   std::string cluster_file;
   RETURN_IF_ERROR(root.String("cluster_file", &cluster_file, /*required=*/true));
@@ -220,37 +214,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
                            std::to_string(c.heartbeat_timeout_s) + ")");
   }
   if (reader == ConfigReader::kCommand) return c;
-  RETURN_IF_ERROR(config_internal::ReadPriority(root, &c.priority));
-  RETURN_IF_ERROR(config_internal::ReadPolicy(root, dir, &c.qos, &c.preemption, &c.priority.accounts));
-  if (Status st = c.priority.accounts.Validate(); !st.ok()) return InvalidArgument(path + ": queues: " + st.message());
-  if (Status st = ValidateQosAccess(c.priority.accounts, c.qos); !st.ok()) {
-    return InvalidArgument(path + ": accounts: " + st.message());
-  }
-  if (const YAML::Node* sc = root.Find("scheduler")) {
-    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *sc, "scheduler",
-                                                  {"backfill", "backfill_depth", "backfill_horizon", "placement", "check_caches"}));
-    RETURN_IF_ERROR(m.Bool("backfill", &c.scheduler.backfill));
-    RETURN_IF_ERROR(m.Bool("check_caches", &c.check_caches));
-    RETURN_IF_ERROR(m.Int("backfill_depth", &c.scheduler.backfill_depth, 1, 100000));
-    if (m.Has("backfill_horizon")) {
-      RETURN_IF_ERROR(m.TimeS("backfill_horizon", &c.scheduler.backfill_horizon_s));
-      if (c.scheduler.backfill_horizon_s <= 0) return m.Error("backfill_horizon", "must be a positive time");
-    }
-    if (m.Has("placement")) {
-      std::string placement;
-      RETURN_IF_ERROR(m.String("placement", &placement));
-      StatusOr<bool> learned = ParsePlacement(placement);
-      if (!learned.ok()) return m.Error("placement", learned.status().message());
-      c.learn_workload_mix = *learned;
-    }
-  }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
-  auto policy = std::make_shared<SchedPolicy>();
-  policy->accounts = c.priority.accounts;
-  policy->qos = c.qos;
-  policy->preemption = c.preemption;
-  c.scheduler.policy = std::move(policy);
   return c;
 }
 

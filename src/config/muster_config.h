@@ -34,24 +34,18 @@
 //     cgroups: auto                     # auto | off
 //     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
 //                                       # DIR stand for them (fencing tried without NVIDIA hardware)
-//   scheduler:
-//     backfill: true                    # reservations for waiting jobs, lower jobs fill the holes
-//     backfill_depth: 64                # jobs tested (and reserved for) a cycle
-//     backfill_horizon: 7-00:00:00      # how far ahead reservations are planned
-//     placement: learned                # learned (the workload mix of the jobs submitted) | bestfit
-//   priority: {...}                     # multifactor priority and fair share (config/priority_config.h)
-//   accounts: [...]                     # the account tree fair share divides the cluster along
+//   scheduler, priority, accounts, queues, qos, preemption: the scheduling sections, read by the
+//                                       # controller alone (config/scheduling/scheduling_config.h)
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "config/cluster_file.h"
 #include "model/gpu.h"
-#include "sched/priority_policy.h"
-#include "sched/scheduler.h"
 
 namespace muster {
 
@@ -86,21 +80,6 @@ struct MusterConfig {
   std::string mps = "auto";         // agent.mps: auto (nvidia-cuda-mps-control if found) | off | its path
   std::string health_check_program; // agent.health_check.program ("" = none), run every
   int64_t health_check_interval_s = 60;  // agent.health_check.interval seconds
-  // priority, accounts (config/priority_config.h); the daemons' reader only
-  PrioritySettings priority;
-  // qos, preemption (config/policy_config.h); queues are merged into priority.accounts
-  std::vector<Qos> qos;
-  PreemptionSettings preemption;
-  // scheduler: backfill (on unless turned off), its depth and horizon; `policy` is built from
-  // the accounts, QOS and preemption above
-  SchedulerOptions scheduler = DefaultSchedulerOptions();
-  bool learn_workload_mix = true;  // scheduler.placement: learned (true) or bestfit
-  bool check_caches = false;       // scheduler.check_caches: every pass decided twice (ControllerConfig)
-  static SchedulerOptions DefaultSchedulerOptions() {
-    SchedulerOptions o;
-    o.backfill = true;
-    return o;
-  }
 
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };
@@ -126,7 +105,12 @@ std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node)
 // the command binary is static and makes no user-database lookups (see CMakeLists.txt).
 StatusOr<uint32_t> ResolveUser(const std::string& who);
 
-// Reads and validates; errors name the file, line and field. The commands, which only need to
+// The top-level sections muster.yaml may have (any other is an error).
+inline constexpr std::string_view kMusterConfigSections[] = {
+    "cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts", "queues", "qos", "preemption"};
+
+// Reads and validates (but for the scheduling sections: config/scheduling/scheduling_config.h);
+// errors name the file, line and field. The commands, which only need to
 // know how to reach the controller, read it as kCommand: the cluster file is skipped (`cluster`
 // stays empty, and `cluster_name` is only what muster.yaml says) and admin names are not looked
 // up (`admin_uids` holds only the admins written as numeric uids). Every command starts faster

@@ -226,8 +226,8 @@ class SlurmConfReader {
     int line = 0;
   };
 
-  ClusterSnapshot& snap() { return out_.snapshot; }
-  std::vector<Node>& nodes() { return out_.snapshot.nodes; }
+  ClusterSpec& snap() { return out_.spec; }
+  std::vector<Node>& nodes() { return out_.spec.nodes; }
 
   Status ReadGlobal(const Pair& p) {
     if (p.lower == "clustername") {

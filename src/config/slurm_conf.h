@@ -34,7 +34,7 @@ struct SlurmConfExtras {
 };
 
 // Parses slurm.conf text (`source` names it in errors) plus the extras as given: a topology.conf
-// given here is used whatever TopologyPlugin says. The result passes ClusterSnapshot::Validate().
+// given here is used whatever TopologyPlugin says. The result passes ClusterSpec::Validate().
 StatusOr<ClusterConfig> LoadSlurmConf(const std::string& slurm_conf_text, const std::string& source,
                                       const SlurmConfExtras& extras = {});
 

@@ -71,7 +71,7 @@ std::string Links(const Node& n) {
 std::string Summary(const ClusterConfig& c) {
   std::ostringstream o;
   o << "cluster '" << c.name << "'\n";
-  for (const Node& n : c.snapshot.nodes) {
+  for (const Node& n : c.spec.nodes) {
     o << "node " << n.name << " cpus=" << n.cpus << " (" << n.sockets << "x" << n.cores_per_socket << "x"
       << n.threads_per_core << ") numa=" << n.numa_nodes << " mem=" << n.memory_mb;
     if (!n.features.empty()) o << " features=" << Join(n.features);
@@ -82,14 +82,14 @@ std::string Summary(const ClusterConfig& c) {
     if (const std::string l = Links(n); !l.empty()) o << " links=" << l;
     o << "\n";
   }
-  for (const Partition& p : c.snapshot.partitions) {
+  for (const Partition& p : c.spec.partitions) {
     o << "partition " << p.name << " nodes=" << CompressHostlist(p.nodes) << (p.is_default ? " default" : "")
       << (p.up ? "" : " down") << " max_time=" << FormatTimeSpec(p.max_time_s)
       << " default_time=" << FormatTimeSpec(p.default_time_s) << " job_nodes=" << p.min_nodes << "-"
       << (p.max_nodes == kUnlimited ? "UNLIMITED" : std::to_string(p.max_nodes)) << " tier=" << p.priority_tier
       << " def_mem_per_cpu=" << p.def_mem_per_cpu_mb << "\n";
   }
-  o << c.snapshot.topology.ToTopologyConf();
+  o << c.spec.topology.ToTopologyConf();
   return o.str();
 }
 
@@ -239,8 +239,8 @@ TEST(SlurmConf, GoodInputs) {
     StatusOr<ClusterConfig> r = LoadSlurmConf(c.slurm_conf, "s.conf", Extras(c.gres_conf, c.topology_conf));
     ASSERT_TRUE(r.ok()) << c.what << ": " << r.status().ToString();
     EXPECT_EQ(Summary(*r), c.want) << c.what;
-    EXPECT_TRUE(r->snapshot.Validate().ok()) << c.what;
-    EXPECT_TRUE(r->snapshot.usage.empty()) << c.what;
+    EXPECT_TRUE(r->spec.Validate().ok()) << c.what;
+    EXPECT_TRUE(r->usage.empty()) << c.what;
   }
 }
 
@@ -250,7 +250,7 @@ TEST(SlurmConf, GpuDetails) {
       "NodeName=k1 Gres=gpu:a100_2g.20gb:1,gpu:tesla_t4:1\n",
       "s.conf");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const Node& m1 = r->snapshot.nodes[0];
+  const Node& m1 = r->spec.nodes[0];
   ASSERT_EQ(m1.gpus.size(), 4u);
   EXPECT_EQ(m1.gpus[0].model, "a100");
   EXPECT_EQ(m1.gpus[0].memory_mb, 0);  // unknown until an agent reports it
@@ -263,10 +263,10 @@ TEST(SlurmConf, GpuDetails) {
   EXPECT_EQ(m1.gpus[3].parent_index, -1);
   EXPECT_EQ(m1.gpus[3].uuid, "MIG-m1-3");
   EXPECT_EQ(m1.links, GpuLinkMatrix::PcieOnly(4));
-  const Node& n1 = r->snapshot.nodes[1];
+  const Node& n1 = r->spec.nodes[1];
   EXPECT_EQ(n1.gpus[3].model, "");  // untyped: any --gres=gpu:N request may have it
   EXPECT_EQ(n1.gpus[3].type(), "");
-  const Node& k1 = r->snapshot.nodes[2];
+  const Node& k1 = r->spec.nodes[2];
   EXPECT_EQ(k1.gpus[0].type(), "a100_2g.20gb");
   EXPECT_TRUE(k1.gpus[0].is_mig());
   EXPECT_EQ(k1.gpus[0].model, "a100");
@@ -291,7 +291,7 @@ TEST(SlurmConf, PartitionPreemptModeAndGraceTime) {
       "PartitionName=plain Nodes=n1\n",
       "s.conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  const std::vector<Partition>& p = c->snapshot.partitions;
+  const std::vector<Partition>& p = c->spec.partitions;
   ASSERT_EQ(p.size(), 3u);
   EXPECT_TRUE(p[0].has_preempt_mode);
   EXPECT_EQ(p[0].preempt_mode, PreemptMode::kSuspend);
@@ -435,7 +435,7 @@ TEST(SlurmConf, SlurmPeersFiles) {
             "partition debug nodes=n1 max_time=00:30:00 default_time=UNLIMITED job_nodes=0-UNLIMITED tier=1 "
             "def_mem_per_cpu=500\n");
   std::vector<PendingJob> queue = {MakeJob(1, "-N 4 --gres=gpu:8"), MakeJob(2, "-p debug --gres=gpu:1 -t 10")};
-  std::vector<Decision> d = RunCycle(r->snapshot, queue);
+  std::vector<Decision> d = RunCycle(ClusterSnapshot(r->spec), queue);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].kind, DecisionKind::kStart) << d[0].ToString();
   EXPECT_EQ(d[1].kind, DecisionKind::kPending) << d[1].ToString();  // n1 is taken whole by job 1
@@ -464,11 +464,11 @@ TEST(SlurmConf, SameClusterAsTheYamlExample) {
   StatusOr<ClusterConfig> slurm = LoadSlurmConfFile((kTestData / "demo" / "slurm.conf").string());
   ASSERT_TRUE(slurm.ok()) << slurm.status().ToString();
   EXPECT_EQ(slurm->name, yaml->name);
-  EXPECT_EQ(Comparable(slurm->snapshot.nodes), Comparable(yaml->snapshot.nodes));
-  ASSERT_EQ(slurm->snapshot.partitions.size(), yaml->snapshot.partitions.size());
-  for (size_t i = 0; i < yaml->snapshot.partitions.size(); ++i) {
-    const Partition& a = slurm->snapshot.partitions[i];
-    const Partition& b = yaml->snapshot.partitions[i];
+  EXPECT_EQ(Comparable(slurm->spec.nodes), Comparable(yaml->spec.nodes));
+  ASSERT_EQ(slurm->spec.partitions.size(), yaml->spec.partitions.size());
+  for (size_t i = 0; i < yaml->spec.partitions.size(); ++i) {
+    const Partition& a = slurm->spec.partitions[i];
+    const Partition& b = yaml->spec.partitions[i];
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.nodes, b.nodes) << a.name;
     EXPECT_EQ(a.is_default, b.is_default) << a.name;
@@ -480,10 +480,10 @@ TEST(SlurmConf, SameClusterAsTheYamlExample) {
     EXPECT_EQ(a.priority_tier, b.priority_tier) << a.name;
     EXPECT_EQ(a.def_mem_per_cpu_mb, b.def_mem_per_cpu_mb) << a.name;
   }
-  EXPECT_FALSE(slurm->snapshot.topology.empty());
-  EXPECT_EQ(slurm->snapshot.topology.ToTopologyConf(), yaml->snapshot.topology.ToTopologyConf());
+  EXPECT_FALSE(slurm->spec.topology.empty());
+  EXPECT_EQ(slurm->spec.topology.ToTopologyConf(), yaml->spec.topology.ToTopologyConf());
   // MIG slices keep their memory (from the profile name), as the YAML loader gives them.
-  const Node& mig = slurm->snapshot.nodes.back();
+  const Node& mig = slurm->spec.nodes.back();
   EXPECT_EQ(mig.gpus[0].memory_mb, 40 * 1024);
 }
 
@@ -527,14 +527,14 @@ TEST(SlurmConf, FilesBesideSlurmConf) {
   dir.Write("gres.conf", "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n");
   r = LoadSlurmConfFile(conf);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(GpuRuns(r->snapshot.nodes[0]), "a100:2");
-  EXPECT_EQ(GpuRuns(r->snapshot.nodes[1]), "gpu:2");
-  EXPECT_EQ(r->snapshot.topology.switches().size(), 1u);
+  EXPECT_EQ(GpuRuns(r->spec.nodes[0]), "a100:2");
+  EXPECT_EQ(GpuRuns(r->spec.nodes[1]), "gpu:2");
+  EXPECT_EQ(r->spec.topology.switches().size(), 1u);
   // Without the tree plugin topology.conf is not read, even when it is there (as in Slurm).
   dir.Write("slurm.conf", "NodeName=n[1-2] Gres=gpu:2\n");
   r = LoadSlurmConfFile(conf);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->snapshot.topology.empty());
+  EXPECT_TRUE(r->spec.topology.empty());
 
   StatusOr<ClusterConfig> missing = LoadSlurmConfFile(dir.Path("nope.conf"));
   ASSERT_FALSE(missing.ok());
@@ -549,10 +549,10 @@ TEST(SlurmConf, ChoosingTheLoaderByName) {
   EXPECT_FALSE(IsSlurmConfPath(".conf"));
   StatusOr<ClusterConfig> yaml = LoadAnyClusterFile((kRepo / "examples" / "cluster.yaml").string());
   ASSERT_TRUE(yaml.ok()) << yaml.status().ToString();
-  EXPECT_FALSE(yaml->snapshot.usage.empty());
+  EXPECT_FALSE(yaml->usage.empty());
   StatusOr<ClusterConfig> slurm = LoadAnyClusterFile((kTestData / "demo" / "slurm.conf").string());
   ASSERT_TRUE(slurm.ok()) << slurm.status().ToString();
-  EXPECT_EQ(slurm->snapshot.nodes.size(), yaml->snapshot.nodes.size());
+  EXPECT_EQ(slurm->spec.nodes.size(), yaml->spec.nodes.size());
 
   // muster.yaml's cluster_file: may name a slurm.conf.
   TempDir dir;
@@ -561,7 +561,7 @@ TEST(SlurmConf, ChoosingTheLoaderByName) {
   StatusOr<MusterConfig> m = LoadMusterConfig(conf);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->cluster_name, "demo");
-  EXPECT_EQ(m->cluster.snapshot.nodes.size(), 22u);
+  EXPECT_EQ(m->cluster.spec.nodes.size(), 22u);
 }
 
 // ---- robustness -----------------------------------------------------------------------------------
@@ -616,8 +616,8 @@ void CheckLoadsOrFails(const std::string& slurm, const SlurmConfExtras& extras,
     return;
   }
   ++*loaded;
-  EXPECT_TRUE(r->snapshot.Validate().ok()) << slurm;
-  EXPECT_EQ(RunCycle(r->snapshot, queue).size(), queue.size());
+  EXPECT_TRUE(r->spec.Validate().ok()) << slurm;
+  EXPECT_EQ(RunCycle(ClusterSnapshot(r->spec), queue).size(), queue.size());
 }
 
 // A few thousand mangled files and random lines: each loads (and then schedules) or fails with a
@@ -663,7 +663,7 @@ RC_GTEST_PROP(SlurmConf, AnyTextLoadsOrFails, (const std::string& text)) {
   StatusOr<ClusterConfig> r = LoadSlurmConf(text, "s.conf", Extras(text.c_str(), text.c_str()));
   RC_ASSERT(r.ok() || r.status().message().rfind("s.conf", 0) == 0 || r.status().message().rfind("g.conf", 0) == 0 ||
             r.status().message().rfind("t.conf", 0) == 0);
-  if (r.ok()) RC_ASSERT(r->snapshot.Validate().ok());
+  if (r.ok()) RC_ASSERT(r->spec.Validate().ok());
 }
 
 RC_GTEST_PROP(SlurmConf, FragmentLinesLoadOrFail, ()) {
@@ -674,7 +674,7 @@ RC_GTEST_PROP(SlurmConf, FragmentLinesLoadOrFail, ()) {
   for (const std::string& p : pieces) text += p;
   StatusOr<ClusterConfig> r = LoadSlurmConf(text, "s.conf");
   RC_ASSERT(r.ok() || r.status().message().rfind("s.conf", 0) == 0);
-  if (r.ok()) RC_ASSERT(r->snapshot.Validate().ok());
+  if (r.ok()) RC_ASSERT(r->spec.Validate().ok());
 }
 
 }  // namespace

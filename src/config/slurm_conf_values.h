@@ -14,7 +14,7 @@
 
 namespace muster::slurm_conf {
 
-inline constexpr int kMaxDevicesPerNode = 64;  // ClusterSnapshot::Validate's limit
+inline constexpr int kMaxDevicesPerNode = 64;  // ClusterSpec::Validate's limit
 
 // Names used in gres and constraint syntax: no blanks, ':', ',', '&', '|', brackets (as in
 // cluster_file.cc, so both loaders accept the same names).

@@ -22,7 +22,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
-std::string JoinChoices(std::initializer_list<std::string_view> v) {
+std::string JoinChoices(std::span<const std::string_view> v) {
   std::string s;
   for (std::string_view x : v) {
     if (!s.empty()) s += ", ";
@@ -97,6 +97,11 @@ StatusOr<int64_t> ScalarInt(const std::string& source, const YAML::Node& node, c
 
 StatusOr<MapReader> MapReader::Make(const std::string& source, const YAML::Node& node, std::string path,
                                     std::initializer_list<std::string_view> allowed) {
+  return Make(source, node, std::move(path), std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+StatusOr<MapReader> MapReader::Make(const std::string& source, const YAML::Node& node, std::string path,
+                                    std::span<const std::string_view> allowed) {
   if (!node.IsMap()) {
     return ErrorAt(source, node, path, "expected a map (key: value), got " + Describe(node));
   }
@@ -269,7 +274,7 @@ Status MapReader::Choice(std::string_view key, std::initializer_list<std::string
       }
     }
   }
-  return Error(key, "expected one of " + JoinChoices(choices) + ", got " + Describe(*v));
+  return Error(key, "expected one of " + JoinChoices(std::span<const std::string_view>(choices.begin(), choices.size())) + ", got " + Describe(*v));
 }
 
 StatusOr<std::string> ReadTextFile(const std::string& path) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,8 @@ class MapReader {
   // key appears twice. `path` names the map ("" for the document root).
   static StatusOr<MapReader> Make(const std::string& source, const YAML::Node& node, std::string path,
                                   std::initializer_list<std::string_view> allowed);
+  static StatusOr<MapReader> Make(const std::string& source, const YAML::Node& node, std::string path,
+                                  std::span<const std::string_view> allowed);
 
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }

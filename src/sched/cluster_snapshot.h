@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "model/cluster_spec.h"
 #include "model/job_request.h"
 #include "model/node.h"
 #include "model/partition.h"
@@ -16,21 +18,6 @@
 #include "sched/decision.h"
 
 namespace muster {
-
-struct GpuUsage {
-  int milli = 0;  // 0..1000 of the GPU in use (1000 = whole GPU)
-  friend bool operator==(const GpuUsage&, const GpuUsage&) = default;
-};
-
-// What running jobs already hold on a node.
-struct NodeUsage {
-  int64_t cpu_milli = 0;
-  int64_t memory_mb = 0;
-  std::vector<GpuUsage> gpus;  // empty = all GPUs free; else one entry per GPU
-  int jobs = 0;                // number of jobs on the node (an --exclusive job needs 0)
-  bool exclusive = false;      // held whole by an --exclusive job
-  friend bool operator==(const NodeUsage&, const NodeUsage&) = default;
-};
 
 // A running job as backfill sees it: what it holds and until when at the latest.
 struct RunningJob {
@@ -68,18 +55,19 @@ struct RunningJob {
   int64_t held_memory_mb = 0;
 };
 
-struct ClusterSnapshot {
-  std::vector<Node> nodes;
+// The cluster as configured (nodes, partitions, topology: ClusterSpec) at a moment: what is in use
+// and by which running jobs.
+struct ClusterSnapshot : ClusterSpec {
+  ClusterSnapshot() = default;
+  explicit ClusterSnapshot(ClusterSpec spec) : ClusterSpec(std::move(spec)) {}
+
   std::vector<NodeUsage> usage;  // empty, or one per node (same order as `nodes`)
   // Optional, for backfill, limits and preemption: the running jobs behind `usage`, with their
   // ends. Usage no running job accounts for is taken as held for good (and never preempted).
   std::vector<RunningJob> running;
-  std::vector<Partition> partitions;
-  Topology topology;
   int64_t now = 0;  // seconds since the epoch of the cycle; the scheduler never reads a clock
 
-  // Checks internal consistency (unique names, usage within capacity, partitions naming known
-  // nodes, link matrices sized to the GPUs). Errors name the node or partition.
+  // ClusterSpec::Validate, and the usage within capacity. Errors name the node or partition.
   Status Validate() const;
 };
 

@@ -306,8 +306,9 @@ PlaceResult RunPlace(const ClusterConfig& cluster, const std::vector<PendingJob>
   PlaceResult r;
   r.cluster_name = cluster.name;
   r.strict = strict;
-  r.before = cluster.snapshot;
-  r.after = cluster.snapshot;
+  r.before = ClusterSnapshot(cluster.spec);
+  r.before.usage = cluster.usage;  // what the file says is in use already
+  r.after = r.before;
   r.queue = queue;
   SchedulerOptions options;
   options.strict_priority = strict;

@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "config/cluster_file.h"
+#include "sim/queue_file.h"
 #include "sched/decision.h"
 #include "sched/scheduler.h"
 

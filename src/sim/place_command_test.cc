@@ -121,7 +121,8 @@ TEST(PlaceFormat, Golden) {
   PlaceResult r;
   ClusterConfig c = Tiny();
   r.cluster_name = c.name;
-  r.before = c.snapshot;
+  r.before = ClusterSnapshot(c.spec);
+  r.before.usage = c.usage;
   r.queue = {Job(1, "train", "alice", "-N 2 --gres=gpu:8"), Job(2, "nb", "bob", "--gpu-fraction=0.5"),
              Job(3, "pair", "carol", "--gres=gpu:v100:2"), Job(4, "mig", "dave", "-p debug --gres=gpu:1g.10gb:1"),
              Job(5, "big", "erin", "-N 3 --gres=gpu:8"), Job(6, "huge", "frank", "--gres=gpu:16"),
@@ -219,7 +220,7 @@ TEST(PlaceExamples, LoadAndStayStable) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   StatusOr<std::vector<PendingJob>> q = LoadQueueFile(queue_path);
   ASSERT_TRUE(q.ok()) << q.status().ToString();
-  EXPECT_EQ(c->snapshot.nodes.size(), 22u);
+  EXPECT_EQ(c->spec.nodes.size(), 22u);
   EXPECT_EQ(q->size(), 21u);
   PlaceResult r = RunPlace(*c, *q, /*strict=*/true, /*cycles=*/2);
   const std::string out = FormatPlace(r);

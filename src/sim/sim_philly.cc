@@ -240,7 +240,8 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
   } else if (!a.cluster_file.empty()) {
     StatusOr<ClusterConfig> c = LoadAnyClusterFile(a.cluster_file);
     if (!c.ok()) return Fail(err, a.kind, c.status().message(), 1);
-    cluster = std::move(c->snapshot);
+    cluster = ClusterSnapshot(std::move(c->spec));
+    cluster.usage = std::move(c->usage);
     shape = std::to_string(cluster.nodes.size()) + " nodes of " + a.cluster_file;
     cluster_json = {{"file", a.cluster_file}, {"nodes", cluster.nodes.size()}};
   } else {

@@ -1,8 +1,8 @@
-#include "config/priority_config.h"
+#include "config/scheduling/priority_config.h"
 
 #include <limits>
 
-#include "config/policy_config.h"
+#include "config/scheduling/policy_config.h"
 #include "model/job_request.h"
 
 namespace muster::config_internal {

@@ -1,5 +1,5 @@
 // Queue files (YAML) -> pending jobs. See docs/cluster-file.md.
-#include "config/queue_file.h"
+#include "sim/queue_file.h"
 
 #include <exception>
 #include <limits>

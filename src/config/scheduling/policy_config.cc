@@ -1,4 +1,4 @@
-#include "config/policy_config.h"
+#include "config/scheduling/policy_config.h"
 
 #include <fstream>
 #include <sstream>

@@ -13,7 +13,8 @@
 //       users: [alice, {name: bob, shares: 2}]
 //     - {name: vision, parent: research, shares: 4, users: [carol]}
 //
-// Internal to src/config (LoadMusterConfig calls it); errors name the file, line and field.
+// Internal to src/config/scheduling (LoadSchedulingConfig calls it); errors name the file, line
+// and field.
 #pragma once
 
 #include <string>

@@ -33,7 +33,8 @@
 //       cpu: {quota: 64, limit: -1}                     # cores
 //       memory: {quota: 262144}                         # MiB
 //
-// Internal to src/config (LoadMusterConfig calls it); errors name the file, line and field.
+// Internal to src/config/scheduling (LoadSchedulingConfig calls it); errors name the file, line
+// and field.
 #pragma once
 
 #include <vector>
