@@ -207,7 +207,7 @@ TEST(SprioArgsTest, ErrorsInSlurmWords) {
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"--bogus"})), "sprio: unrecognized option '--bogus'" + Try("sprio"));
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"-lx"})), "sprio: invalid option -- 'x'" + Try("sprio"));
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"--u", "a"})),
-            "sprio: option '--u' is ambiguous; possibilities: '--user' '--users' '--usage'" + Try("sprio"));
+            "sprio: option '--u' is ambiguous; possibilities: '--user' '--usage'" + Try("sprio"));
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"-o", "%i"})), "sprio: error: --format is not supported by Muster\n");
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"-j", "x"})), "sprio: error: Invalid job id: x\n");
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"7"})), "sprio: error: Unrecognized option: 7\n" + SprioUsage());

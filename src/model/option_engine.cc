@@ -35,10 +35,16 @@ StatusOr<const OptionSpec*> FindLong(OptionTable table, std::string_view name, c
     if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
   }
   if (matches.empty()) return GetoptError(style, "unrecognized option " + Quoted(style, arg));
+  const auto same = [](const OptionSpec* a, const OptionSpec* b) {
+    return a->Canonical() == b->Canonical() && a->arg == b->arg;
+  };
   for (const OptionSpec* m : matches) {
-    if (m->Canonical() != matches[0]->Canonical() || m->arg != matches[0]->arg) {
+    if (!same(m, matches[0])) {
+      // As glibc lists them: the first match, and each one that differs from it (its aliases do not).
       std::string list;
-      for (const OptionSpec* c : matches) list += " '--" + std::string(c->name) + "'";
+      for (const OptionSpec* c : matches) {
+        if (c == matches[0] || !same(c, matches[0])) list += " '--" + std::string(c->name) + "'";
+      }
       const std::string shown = style.ambiguity_quotes_argument ? arg : "--" + std::string(name);
       return GetoptError(style, "option " + Quoted(style, shown) + " is ambiguous; possibilities:" + list);
     }

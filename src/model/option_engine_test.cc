@@ -128,6 +128,19 @@ TEST(OptionEngineTest, MessagesEndAsTheStyleSays) {
   EXPECT_EQ(ErrorOf({"-z"}, GetoptStyle{}), "invalid option -- 'z'");
 }
 
+TEST(OptionEngineTest, AmbiguityListsTheFirstMatchAndWhatDiffersFromIt) {
+  // glibc's getopt_long leaves out of the list the aliases of the first match (same argument kind
+  // and meaning), though not those of a later one.
+  constexpr OptionSpec table[] = {
+      {"user", 'u', Arg::kRequired, Use::kOwn},
+      {"users", 'u', Arg::kRequired, Use::kOwn, 0, "user"},
+      {"usage", 0, Arg::kNone, Use::kMeta},
+      {"usagex", 0, Arg::kNone, Use::kMeta, 0, "usage"},
+  };
+  EXPECT_EQ(Getopt(table, {"--us"}, kStyle).status().message(),
+            "prog: option '--us' is ambiguous; possibilities: '--user' '--usage' '--usagex'" + kTry);
+}
+
 TEST(OptionEngineTest, ShortOptionsWithoutALongName) {
   EXPECT_EQ(Read({"-tH"}), " hold | 1");  // the short-only option's name is ""
   EXPECT_EQ(ErrorOf({"--=x"}), "prog: unrecognized option '--=x'" + kTry);  // "" is no long name
