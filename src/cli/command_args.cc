@@ -15,23 +15,42 @@ extern char** environ;
 
 namespace muster {
 
-bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
-               std::string* value) {
-  const std::string& s = a[i];
-  if (!lng.empty() && s.rfind(lng + "=", 0) == 0) {
-    *value = s.substr(lng.size() + 1);
-    return true;
-  }
-  if ((s == shrt || s == lng) && !s.empty()) {
-    if (i + 1 >= a.size()) return false;
-    *value = a[++i];
-    return true;
-  }
-  if (!shrt.empty() && shrt.size() == 2 && s.size() > 2 && s.rfind(shrt, 0) == 0 && s[1] != '-') {
-    *value = s.substr(2);
-    return true;
-  }
-  return false;
+std::string OptionName(const OptionSpec& spec) {
+  if (*spec.name == '\0' && spec.canonical == nullptr) return std::string("-") + spec.short_name;
+  return "--" + spec.Canonical();
+}
+
+StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::string>& args,
+                                      const GetoptStyle& style,
+                                      const std::function<Status(const OptionOccurrence&)>& apply) {
+  CommandLine line;
+  std::vector<std::string> operands;
+  StatusOr<size_t> first = Getopt(
+      table, args, style,
+      [&](const OptionOccurrence& o) -> Status {
+        switch (o.spec->use) {
+          case OptionUse::kMeta:
+            line.meta = o.spec->Canonical();
+            return Status(StatusCode::kOutOfRange, "");  // stops the reading; not an error
+          case OptionUse::kUnsupported: {
+            const std::string what = OptionName(*o.spec) + " is not supported by Muster";
+            if (style.program.empty()) return InvalidArgument(what);
+            return InvalidArgument(std::string(style.program) + ": error: " + what + std::string(style.end));
+          }
+          case OptionUse::kIgnored:
+            return Status::Ok();
+          case OptionUse::kOwn:
+          case OptionUse::kResource:
+            return apply(o);
+        }
+        return Status::Ok();
+      },
+      &operands);
+  if (!line.meta.empty()) return line;
+  if (!first.ok()) return first.status();
+  if (!style.permute) operands.assign(args.begin() + static_cast<std::ptrdiff_t>(*first), args.end());
+  line.operands = std::move(operands);
+  return line;
 }
 
 StatusOr<JobToken> ParseJobToken(const std::string& text) {

@@ -3,20 +3,34 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "base/strings.h"  // Split
+#include "model/option_engine.h"
 #include "report/slurm_format.h"
 
 namespace muster {
 
+// A Slurm command's line read with the option engine (model/option_engine.h), as its getopt_long
+// reads it (style.permute for the commands whose option string has no "+"): each kOwn option goes
+// to `apply` as it is read (so a bad value is reported before a later syntax error), kIgnored ones
+// are dropped, a kUnsupported one is refused ("squeue: error: --federation is not supported by
+// Muster" + style.end; without a program, the message alone), and the first kMeta option ends the
+// reading, as Slurm's commands answer it and exit there.
+// How messages name an option: "--canonical", or "-q" for a short option alone.
+std::string OptionName(const OptionSpec& spec);
 
-// "--opt=value" or "--opt value" / "-o value" / "-ovalue"; advances i past a separate value.
-bool TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& shrt, const std::string& lng,
-               std::string* value);
+struct CommandLine {
+  std::vector<std::string> operands;
+  std::string meta;  // the canonical name of the kMeta option that ended the reading ("help", ...), or ""
+};
+StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::string>& args,
+                                      const GetoptStyle& style,
+                                      const std::function<Status(const OptionOccurrence&)>& apply);
 
 // A job named on a command line: "12", "12_3" (task 3 of job array 12), "12_[1-3,5]".
 struct JobToken {

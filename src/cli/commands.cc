@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "cli/command_args.h"
 #include "cli/command_help.h"
+#include "cli/command_options.h"
 #include "cli/ctld_client.h"
 #include "cli/sbatch_args.h"
 #include "report/scontrol_format.h"
@@ -166,85 +167,19 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (int rc = AnswerMetaOption("squeue", args, out); rc >= 0) return rc;
-  SqueueOptions opt;
-  std::set<std::string> users, parts, states, accounts, names;
-  std::set<int64_t> ids;
-  bool json_out = false, long_fmt = false, start = false, steps = false;
-  std::set<std::string> step_ids;  // -s/--steps=LIST: "12.0", "12" (every step of job 12)
-  std::string format, fields;
-  // The default layouts from the environment, as Slurm's squeue reads them; options override.
-  if (const char* f = std::getenv("SQUEUE_FORMAT"); f != nullptr && *f) format = f;
-  if (const char* f = std::getenv("SQUEUE_FORMAT2"); f != nullptr && *f) fields = f;
-  if (const char* f = std::getenv("SQUEUE_SORT"); f != nullptr && *f) opt.sort_keys = f;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-l" || a == "--long") {
-      long_fmt = true;
-    } else if (a == "-h" || a == "--noheader") {
-      opt.no_header = true;
-    } else if (a == "--me") {
-      users.insert(std::to_string(getuid()));  // the selection takes names and numeric uids alike
-    } else if (a == "--json") {
-      json_out = true;
-    } else if (a == "--start") {
-      start = true;
-    } else if (a == "-r" || a == "--array") {
-      opt.expand_arrays = true;
-    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0 || (a.rfind("-s", 0) == 0 && a.size() > 2)) {
-      steps = true;  // an optional value, attached only ("-s12.0", "--steps=12.0,13")
-      for (auto& s : Split(a[1] == 's' ? a.substr(2) : a.size() > 7 ? a.substr(8) : "", ',')) step_ids.insert(s);
-    } else if (TakeValue(args, i, "-A", "--account", &v)) {
-      for (auto& s : Split(v, ',')) accounts.insert(s);
-    } else if (TakeValue(args, i, "-n", "--name", &v)) {
-      for (auto& s : Split(v, ',')) names.insert(s);
-    } else if (TakeValue(args, i, "-S", "--sort", &v)) {
-      opt.sort_keys = v;
-    } else if (TakeValue(args, i, "-O", "--Format", &v)) {
-      fields = v;
-      format.clear();
-    } else if (TakeValue(args, i, "-u", "--user", &v)) {
-      // The controller checks the names against its user database ("Invalid user: x").
-      for (auto& u : Split(v, ',')) users.insert(u);
-    } else if (TakeValue(args, i, "-j", "--jobs", &v)) {
-      for (auto& s : Split(v, ',')) {
-        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
-          err << "squeue: error: Invalid job id: " << s << "\n";
-          return 1;
-        }
-        ids.insert(std::stoll(s));
-      }
-    } else if (TakeValue(args, i, "-t", "--states", &v)) {
-      for (auto& s : Split(v, ',')) {
-        std::string up = s;
-        for (char& ch : up) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        if (up == "ALL") {
-          states.insert("ALL");
-          continue;
-        }
-        StatusOr<JobState> st = ParseJobState(up);
-        if (!st.ok()) {
-          err << "squeue: error: Invalid job state specified: " << s << "\n"
-              << "squeue: error: Valid job states include: PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,"
-                 "TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING\n\n";
-          return 1;
-        }
-        states.insert(JobStateName(*st));
-      }
-    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
-      for (auto& s : Split(v, ',')) parts.insert(s);
-    } else if (TakeValue(args, i, "-o", "--format", &v)) {
-      format = v;
-      fields.clear();
-    } else {
-      err << "squeue: unrecognized option '" << a << "'\nTry \"squeue --help\" for more information\n";
-      return 1;
-    }
-  }
+  StatusOr<SqueueArgs> parsed = ParseSqueueArgs(args, getuid(), [](const char* name) { return std::getenv(name); });
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (!parsed->meta.empty()) return AnswerMetaOption("squeue", {"--" + parsed->meta}, out);
+  SqueueOptions opt = parsed->opt;
+  std::set<std::string>& states = parsed->selection.states;
+  const std::set<int64_t>& ids = parsed->selection.ids;
+  const bool json_out = parsed->json, long_fmt = parsed->long_format, start = parsed->start, steps = parsed->steps;
+  const std::set<std::string>& step_ids = parsed->step_ids;
+  const std::string& format = parsed->format;
+  const std::string& fields = parsed->fields;
   // --start: pending jobs with their expected start (backfill's reservation), as Slurm lists them.
   if (start && states.empty()) states.insert(JobStateName(JobState::kPending));
-  SqueueSelection selection{ids, users, parts, accounts, names, states};
+  const SqueueSelection& selection = parsed->selection;
   if (start) opt.format = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
   if (long_fmt) {
     SqueueOptions l = SqueueLongOptions();
@@ -306,51 +241,12 @@ int SqueueMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (int rc = AnswerMetaOption("sinfo", args, out); rc >= 0) return rc;
-  SinfoOptions opt;
-  std::set<std::string> parts;
-  bool json_out = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-N" || a == "--Node") {
-      opt.node_oriented = true;
-    } else if (a == "-l" || a == "--long") {
-      opt.long_output = true;
-    } else if (a == "-Nl" || a == "-lN") {
-      opt.node_oriented = opt.long_output = true;
-    } else if (a == "-h" || a == "--noheader") {
-      opt.no_header = true;
-    } else if (a == "-s" || a == "--summarize") {
-      opt.summarize = true;
-    } else if (a == "-R" || a == "--list-reasons") {
-      opt.reasons = true;
-    } else if (a == "--json") {
-      json_out = true;
-    } else if (TakeValue(args, i, "-t", "--states", &v)) {
-      for (const std::string& st : Split(v, ',')) {
-        if (Status ok = CheckSinfoState(st); !ok.ok()) {
-          err << "sinfo: error: " << ok.message() << "\n";
-          return 1;
-        }
-        opt.states.push_back(st);
-      }
-    } else if (TakeValue(args, i, "-n", "--nodes", &v)) {
-      StatusOr<std::vector<std::string>> names = ExpandHostlist(v);
-      if (!names.ok()) {
-        err << "sinfo: error: Invalid node name list: " << v << "\n";
-        return 1;
-      }
-      opt.node_names.insert(opt.node_names.end(), names->begin(), names->end());
-    } else if (TakeValue(args, i, "-o", "--format", &v)) {
-      opt.format = v;
-    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
-      for (auto& s : Split(v, ',')) parts.insert(s);
-    } else {
-      err << "sinfo: unrecognized option '" << a << "'\nTry \"sinfo --help\" for more information\n";
-      return 1;
-    }
-  }
+  StatusOr<SinfoArgs> parsed = ParseSinfoArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (!parsed->meta.empty()) return AnswerMetaOption("sinfo", {"--" + parsed->meta}, out);
+  const SinfoOptions& opt = parsed->opt;
+  const std::set<std::string>& parts = parsed->partitions;
+  const bool json_out = parsed->json;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sinfo", c.status(), err);
   StatusOr<std::vector<Partition>> ps = (*c)->Partitions();
@@ -376,89 +272,18 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
 }
 
 int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (int rc = AnswerMetaOption("scancel", args, out); rc >= 0) return rc;
+  StatusOr<ScancelArgs> parsed = ParseScancelArgs(args, getuid());
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (!parsed->meta.empty()) return AnswerMetaOption("scancel", {"--" + parsed->meta}, out);
+  const ScancelArgs& a = *parsed;
+  const std::vector<JobToken>& tokens = a.tokens;
+  const std::string &user = a.user, &name = a.name, &account = a.account, &partition = a.partition;
+  const std::set<JobState>& states = a.states;
+  const std::vector<std::string>& on_nodes = a.on_nodes;
+  const bool verbose = a.verbose, batch_only = a.batch_only, full = a.full, filtered = a.Filtered();
+  const int sig = a.signal;
   std::vector<int64_t> ids;
-  std::vector<JobToken> tokens;
   int token_rc = 0;
-  std::string user, name, signal_name, account, partition;
-  std::set<JobState> states;
-  std::vector<std::string> on_nodes;
-  bool verbose = false, batch_only = false, full = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-v" || a == "--verbose") {
-      verbose = true;
-    } else if (a == "-b" || a == "--batch") {
-      batch_only = true;  // the signal goes to the batch shell (and its children), not to the steps
-    } else if (a == "-f" || a == "--full") {
-      full = true;  // the batch shell, its children and the steps
-    } else if (TakeValue(args, i, "-A", "--account", &v)) {
-      account = v;
-    } else if (TakeValue(args, i, "-p", "--partition", &v)) {
-      partition = v;
-    } else if (TakeValue(args, i, "-t", "--state", &v)) {
-      for (const std::string& st : Split(v, ',')) {
-        StatusOr<JobState> js = ParseJobState(st);
-        if (!js.ok() || (*js != JobState::kPending && *js != JobState::kRunning && *js != JobState::kSuspended)) {
-          err << "scancel: error: Invalid job state specified: " << st << "\n"
-              << "scancel: error: Valid job states are PENDING, RUNNING, and SUSPENDED\n";
-          return 1;
-        }
-        states.insert(*js);
-      }
-    } else if (TakeValue(args, i, "-w", "--nodelist", &v)) {
-      StatusOr<std::vector<std::string>> names = ExpandHostlist(v);
-      if (!names.ok()) {
-        err << "scancel: error: Invalid node name list: " << v << "\n";
-        return 1;
-      }
-      on_nodes = *names;
-    } else if (TakeValue(args, i, "-u", "--user", &v)) {
-      user = v;
-    } else if (TakeValue(args, i, "-n", "--name", &v) || TakeValue(args, i, "", "--jobname", &v)) {
-      name = v;
-    } else if (TakeValue(args, i, "-s", "--signal", &v)) {
-      signal_name = v;
-    } else if (!a.empty() && a[0] != '-') {
-      // "12", "12_3" (task 3 of job array 12), "12_[1-3,5]"; commas separate jobs outside brackets.
-      std::string cur;
-      int depth = 0;
-      for (char ch : a + ",") {
-        if (ch == ',' && depth == 0) {
-          StatusOr<JobToken> t = ParseJobToken(cur);
-          if (!t.ok()) {
-            err << "scancel: error: Invalid job id " << cur << "\n";
-            return 1;
-          }
-          tokens.push_back(*t);
-          cur.clear();
-          continue;
-        }
-        depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
-        cur += ch;
-      }
-    } else {
-      err << "scancel: unrecognized option '" << a << "'\nTry \"scancel --help\" for more information\n";
-      return 1;
-    }
-  }
-  int sig = 0;
-  if (!signal_name.empty()) {
-    sig = SignalNumber(signal_name);
-    if (sig == 0) {
-      err << "scancel: error: Invalid job signal: " << signal_name << "\n";
-      return 1;
-    }
-  } else if (batch_only || full) {
-    sig = SIGKILL;  // Slurm's scancel -b/-f without -s: a signal, SIGKILL
-  }
-  const bool filtered = !user.empty() || !name.empty() || !account.empty() || !partition.empty() || !states.empty() ||
-                        !on_nodes.empty();
-  if (tokens.empty() && !filtered) {
-    err << "scancel: error: No job identification provided\n";
-    return 1;
-  }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scancel", c.status(), err);
   if (!tokens.empty()) {

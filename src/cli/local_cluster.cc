@@ -26,6 +26,7 @@
 #include "config/muster_config.h"
 #include "config/slurm_conf.h"
 #include "model/hostlist.h"
+#include "model/option_engine.h"
 #include "net/http.h"
 #include "net/key_file.h"
 
@@ -234,48 +235,46 @@ std::string LastLogLine(const std::string& path) {
   return last;
 }
 
+// muster up's and muster down's options (Muster's own commands, read like Slurm's).
+constexpr OptionSpec kUpOptions[] = {
+    {"nodes", 0, OptionArg::kRequired},         {"gpus-per-node", 0, OptionArg::kRequired},
+    {"cpus-per-node", 0, OptionArg::kRequired}, {"mem-per-node", 0, OptionArg::kRequired},
+    {"gpu-model", 0, OptionArg::kRequired},     {"gpu-links", 0, OptionArg::kRequired},
+    {"dir", 0, OptionArg::kRequired},           {"cluster", 0, OptionArg::kRequired},
+    {"first-job-id", 0, OptionArg::kRequired},  {"gpu-devices", 0, OptionArg::kRequired},
+    {"gpus", 0, OptionArg::kRequired},          {"nvml-library", 0, OptionArg::kRequired},
+    {"health-check", 0, OptionArg::kRequired},  {"mps", 0, OptionArg::kRequired},
+    {"tcp", 0, OptionArg::kNone},               {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+constexpr OptionSpec kDownOptions[] = {
+    {"dir", 0, OptionArg::kRequired},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+
 }  // namespace
 
 int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
   UpArgs a;
   a.dir = DefaultDir();
   bool nodes_given = false;
-  static const std::set<std::string> kValued = {"--nodes",     "--gpus-per-node", "--cpus-per-node", "--mem-per-node",
-                                                "--gpu-model", "--gpu-links",     "--dir",
-                                                "--cluster",   "--first-job-id",  "--gpu-devices",
-                                                "--gpus",      "--nvml-library",  "--health-check",
-                                                "--mps"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  // getopt_long's "+" order: options, then no operand.
+  const GetoptStyle style{};
+  const auto usage_error = [&](const std::string& message) {
+    err << "muster up: " << message << "\n" << kUpUsage;
+    return 2;
+  };
+  StatusOr<ParsedOptions> parsed = Getopt(kUpOptions, args, style);
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (!parsed->operands.empty()) return usage_error("unexpected argument '" + parsed->operands[0] + "'");
+  for (const OptionOccurrence& o : parsed->options) {
+    const std::string k = "--" + std::string(o.spec->name), v = o.value.value_or("");
+    if (o.spec->use == OptionUse::kMeta) {
       out << kUpUsage;
       return 0;
     }
-    const size_t eq = arg.find('=');
-    std::string k = arg.substr(0, eq), v;
     if (k == "--tcp") {
-      if (eq != std::string::npos) {
-        err << "muster up: option '--tcp' doesn't allow an argument\n" << kUpUsage;
-        return 2;
-      }
       a.tcp = true;
       continue;
-    }
-    if (arg.empty() || arg[0] != '-') {
-      err << "muster up: unexpected argument '" << arg << "'\n" << kUpUsage;
-      return 2;
-    }
-    if (!kValued.count(k)) {
-      err << "muster up: unrecognized option '" << arg << "'\n" << kUpUsage;
-      return 2;
-    }
-    if (eq != std::string::npos) {
-      v = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      v = args[++i];
-    } else {
-      err << "muster up: option '" << k << "' requires an argument\n" << kUpUsage;
-      return 2;
     }
     bool ok = true;
     if (k == "--nodes") {
@@ -497,18 +496,20 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
 
 int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string dir = DefaultDir();
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--dir" && i + 1 < args.size()) {
-      dir = args[++i];
-    } else if (args[i].rfind("--dir=", 0) == 0) {
-      dir = args[i].substr(6);
-    } else if (args[i] == "-h" || args[i] == "--help") {
+  StatusOr<ParsedOptions> parsed = Getopt(kDownOptions, args, GetoptStyle{});
+  if (parsed.ok() && !parsed->operands.empty()) {
+    parsed = InvalidArgument("unexpected argument '" + parsed->operands[0] + "'");
+  }
+  if (!parsed.ok()) {
+    err << "muster down: " << parsed.status().message() << "\n";
+    return 2;
+  }
+  for (const OptionOccurrence& o : parsed->options) {
+    if (o.spec->use == OptionUse::kMeta) {
       out << "usage: muster down [--dir DIR]\nStops the local cluster started by 'muster up' in DIR.\n";
       return 0;
-    } else {
-      err << "muster down: unrecognized option '" << args[i] << "'\n";
-      return 2;
     }
+    dir = *o.value;  // --dir
   }
   const int stopped = StopCluster(dir, out);
   if (stopped == 0) {

@@ -32,9 +32,25 @@ TEST(UpArgs, ErrorsNameTheOption) {
             "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)");
   EXPECT_EQ(Up({"--gpus=nvml", "--cluster", "c.yaml"}).err,
             "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)");
+  // Read by the option engine: prefixes, and getopt's complaint about an ambiguous one.
+  EXPECT_EQ(Up({"--nod", "0"}).err, "muster up: invalid value '0' for --nodes");
+  EXPECT_EQ(Up({"--gpu-d"}).err, "muster up: option '--gpu-devices' requires an argument");
+  EXPECT_EQ(Up({"--gpu", "x"}).err.rfind("muster up: option '--gpu' is ambiguous; possibilities: '--gpus-per-node'", 0), 0u);
   for (const auto& args : std::vector<std::vector<std::string>>{{"--tcp=x"}, {"--bogus"}, {"--nodes"}, {"four"}, {"--gpus", "mig"}}) {
     EXPECT_EQ(Up(args).rc, 2) << args[0];
   }
+}
+
+TEST(DownArgs, ErrorsNameTheOption) {
+  std::ostringstream out, err;
+  EXPECT_EQ(DownMain({"--bogus"}, out, err), 2);
+  EXPECT_EQ(err.str(), "muster down: unrecognized option '--bogus'\n");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(DownMain({"--dir"}, out2, err2), 2);
+  EXPECT_EQ(err2.str(), "muster down: option '--dir' requires an argument\n");
+  std::ostringstream out3, err3;
+  EXPECT_EQ(DownMain({"-h"}, out3, err3), 0);
+  EXPECT_EQ(out3.str().rfind("usage: muster down", 0), 0u);
 }
 
 }  // namespace

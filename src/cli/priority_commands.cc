@@ -7,6 +7,7 @@
 
 #include "cli/command_args.h"
 #include "cli/command_help.h"
+#include "cli/command_options.h"
 #include "cli/ctld_client.h"
 #include "report/priority_format.h"
 
@@ -14,44 +15,14 @@ namespace muster {
 
 
 int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  SprioOptions opt;
-  std::set<int64_t> ids;
-  std::set<std::string> users;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-l" || a == "--long") {
-      opt.long_list = true;
-    } else if (a == "-n" || a == "--norm") {
-      opt.normalized = true;
-    } else if (a == "-h" || a == "--noheader") {
-      opt.no_header = true;
-    } else if (a == "-w" || a == "--weights") {
-      opt.weights = true;
-    } else if (a == "--help" || a == "--usage") {
-      out << "Usage: sprio [-j jobid[,jobid...]] [-u user[,user...]] [-l] [-n] [-h] [-w]\n";
-      return 0;
-    } else if (a == "-V" || a == "--version") {
-      out << "muster " << kMusterVersion << " (sprio)\n";
-      return 0;
-    } else if (TakeValue(args, i, "-j", "--jobs", &v)) {
-      for (const std::string& s : Split(v, ',')) {
-        char* end = nullptr;
-        long long id = std::strtoll(s.c_str(), &end, 10);
-        if (*end != '\0' || id <= 0) {
-          err << "sprio: error: Invalid job id: " << s << "\n";
-          return 1;
-        }
-        ids.insert(id);
-      }
-    } else if (TakeValue(args, i, "-u", "--user", &v)) {
-      for (const std::string& s : Split(v, ',')) users.insert(s);
-      opt.show_user = true;
-    } else {
-      err << "sprio: unrecognized option '" << a << "'\nTry \"sprio --help\" for more information\n";
-      return 1;
-    }
-  }
+  StatusOr<SprioArgs> parsed = ParseSprioArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (parsed->meta == "version") return out << "muster " << kMusterVersion << " (sprio)\n", 0;
+  if (!parsed->meta.empty()) return out << SprioUsage(), 0;  // --help and --usage
+  const SprioOptions& opt = parsed->opt;
+  const std::set<int64_t>& ids = parsed->ids;
+  const std::set<std::string>& users = parsed->users;
+  const std::set<std::string>& partitions = parsed->partitions;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sprio", c.status(), err);
   StatusOr<PriorityAnswer> r = (*c)->Priority();
@@ -61,6 +32,7 @@ int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::vector<SprioRow> rows;
   for (const JobPriorityAnswer& j : r->jobs) {
     if ((!ids.empty() && !ids.count(j.job_id)) || (!users.empty() && !users.count(j.user))) continue;
+    if (!partitions.empty() && !partitions.count(j.partition)) continue;
     const PriorityFactorsAnswer& f = j.factors;
     rows.push_back({j.job_id, j.partition, j.user, j.priority, f.age, f.fairshare, f.job_size, f.partition, f.qos});
   }
@@ -73,35 +45,17 @@ int SprioMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
 }
 
 int SshareMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  SshareOptions opt;
-  bool all = false;
-  std::set<std::string> users, accounts;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-a" || a == "--all") {
-      all = true;
-    } else if (a == "-l" || a == "--long") {
-      opt.long_list = true;
-    } else if (a == "-n" || a == "--noheader") {
-      opt.no_header = true;
-    } else if (a == "-P" || a == "--parsable2") {
-      opt.parsable = true;
-    } else if (a == "--help" || a == "--usage") {
-      out << "Usage: sshare [-a] [-A account[,account...]] [-u user[,user...]] [-l] [-n] [-P]\n";
-      return 0;
-    } else if (a == "-V" || a == "--version") {
-      out << "muster " << kMusterVersion << " (sshare)\n";
-      return 0;
-    } else if (TakeValue(args, i, "-A", "--accounts", &v)) {
-      for (const std::string& s : Split(v, ',')) accounts.insert(s);
-    } else if (TakeValue(args, i, "-u", "--users", &v)) {
-      for (const std::string& s : Split(v, ',')) users.insert(s);
-    } else {
-      err << "sshare: unrecognized option '" << a << "'\nTry \"sshare --help\" for more information\n";
-      return 1;
-    }
+  StatusOr<SshareArgs> parsed = ParseSshareArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (parsed->meta == "version") return out << "muster " << kMusterVersion << " (sshare)\n", 0;
+  if (!parsed->meta.empty()) {  // --help and --usage
+    out << "Usage: sshare [-a] [-A account[,account...]] [-u user[,user...]] [-l] [-n] [-P]\n";
+    return 0;
   }
+  const SshareOptions& opt = parsed->opt;
+  const bool all = parsed->all;
+  std::set<std::string>& users = parsed->users;
+  const std::set<std::string>& accounts = parsed->accounts;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sshare", c.status(), err);
   StatusOr<SharesAnswer> r = (*c)->Shares();

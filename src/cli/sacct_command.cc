@@ -1,5 +1,8 @@
 // sacct, after Slurm 22.05's (src/sacct/options.c as documented in sacct(1)): selection by -j, -u,
-// -a, -A, -r, -s, -S, -E; layout by -o (or $SACCT_FORMAT), -b, -l, -X, -n, -p, -P, --json.
+// -a, -A, -r, -s, -S, -E; layout by -o (or $SACCT_FORMAT), -b, -l, -X, -n, -p, -P, --json. Its
+// options are read with the option engine and kSacctOptions, every option of Slurm's sacct, in
+// getopt_long's default order (options may follow operands); getopt's complaints are printed as
+// Slurm's sacct prints them: "sacct: " and getopt's line, no more (exit 1).
 // Differences, on purpose: -M/-L (clusters) and --duplicates are accepted and have no effect (one
 // cluster, one record per job); -s takes the states without requiring -S/-E.
 #include "cli/sacct_command.h"
@@ -24,6 +27,79 @@ std::string Join(const std::set<std::string>& items) {
   for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
   return out;
 }
+
+using Arg = OptionArg;
+using Use = OptionUse;
+
+enum SacctOpt : int {
+  kAllUsers, kAccounts, kAllocations, kBrief, kOptHelpFormat, kEndTime, kOptHelp, kJobs, kLong, kNoHeader, kFormat,
+  kParsable, kParsable2, kPartition, kState, kStartTime, kUser, kOptUsage, kOptVersion, kJson,
+};
+
+constexpr char kNotImplemented[] = "not implemented";
+
+constexpr OptionSpec kSacctOptions[] = {
+    {"allusers", 'a', Arg::kNone, Use::kOwn, kAllUsers},
+    {"accounts", 'A', Arg::kRequired, Use::kOwn, kAccounts},
+    {"allocations", 'X', Arg::kNone, Use::kOwn, kAllocations},
+    {"brief", 'b', Arg::kNone, Use::kOwn, kBrief},
+    {"batch-script", 'B', Arg::kNone, Use::kUnsupported, 0, nullptr, "not implemented: scripts are not kept for sacct"},
+    {"completion", 'c', Arg::kNone, Use::kUnsupported, 0, nullptr, "Muster has no job completion plugin"},
+    {"constraints", 'C', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"delimiter", 0, Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: '|' only"},
+    {"duplicates", 'D', Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: one record per job"},
+    {"federation", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, "one cluster: Muster has no federation"},
+    {"helpformat", 'e', Arg::kNone, Use::kMeta, kOptHelpFormat},
+    {"help-fields", 'e', Arg::kNone, Use::kMeta, kOptHelpFormat, "helpformat"},
+    {"endtime", 'E', Arg::kRequired, Use::kOwn, kEndTime},
+    {"env-vars", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, "not implemented: environments are not kept for sacct"},
+    {"file", 'f', Arg::kRequired, Use::kUnsupported, 0, nullptr, "Muster has no job completion files"},
+    {"flags", 'F', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"gid", 'g', Arg::kRequired, Use::kUnsupported, 0, "group", "not implemented: no selection by group"},
+    {"group", 'g', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: no selection by group"},
+    {"help", 'h', Arg::kNone, Use::kMeta, kOptHelp},
+    {"local", 0, Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: one cluster"},
+    {"name", 0, Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: no selection by job name"},
+    {"nnodes", 'i', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"ncpus", 'I', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"jobs", 'j', Arg::kRequired, Use::kOwn, kJobs},
+    {"timelimit-min", 'k', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"timelimit-max", 'K', Arg::kRequired, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"long", 'l', Arg::kNone, Use::kOwn, kLong},
+    {"allclusters", 'L', Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: one cluster"},
+    {"cluster", 'M', Arg::kRequired, Use::kIgnored, 0, "clusters", "no effect: one cluster, whichever is named"},
+    {"clusters", 'M', Arg::kRequired, Use::kIgnored, 0, nullptr, "no effect: one cluster, whichever is named"},
+    {"nodelist", 'N', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: no selection by node"},
+    {"noconvert", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, "not implemented: sizes are printed as Muster formats them"},
+    {"units", 0, Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: sizes are printed as Muster formats them"},
+    {"noheader", 'n', Arg::kNone, Use::kOwn, kNoHeader},
+    {"fields", 'o', Arg::kRequired, Use::kOwn, kFormat, "format"},
+    {"format", 'o', Arg::kRequired, Use::kOwn, kFormat},
+    {"parsable", 'p', Arg::kNone, Use::kOwn, kParsable},
+    {"parsable2", 'P', Arg::kNone, Use::kOwn, kParsable2},
+    {"qos", 'q', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: no selection by QOS"},
+    {"partition", 'r', Arg::kRequired, Use::kOwn, kPartition},
+    {"reason", 0, Arg::kRequired, Use::kUnsupported, 0, nullptr,
+     "not implemented: no selection by reason (Slurm 22.05 has no -R for it either)"},
+    {"state", 's', Arg::kRequired, Use::kOwn, kState},
+    {"starttime", 'S', Arg::kRequired, Use::kOwn, kStartTime},
+    {"truncate", 'T', Arg::kNone, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"uid", 'u', Arg::kRequired, Use::kOwn, kUser, "user"},
+    {"use-local-uid", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, kNotImplemented},
+    {"usage", 'U', Arg::kNone, Use::kMeta, kOptUsage},
+    {"user", 'u', Arg::kRequired, Use::kOwn, kUser},
+    {"verbose", 'v', Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: Muster prints no more"},
+    {"version", 'V', Arg::kNone, Use::kMeta, kOptVersion},
+    {"wckeys", 'W', Arg::kRequired, Use::kUnsupported, 0, nullptr, "Muster has no WCKeys"},
+    {"whole-hetjob", 0, Arg::kOptional, Use::kUnsupported, 0, nullptr, "Muster has no heterogeneous jobs"},
+    {"associations", 'x', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: no selection by association"},
+    {"json", 0, Arg::kNone, Use::kOwn, kJson},
+    {"yaml", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, "not implemented: --json is"},
+    {"", 't', Arg::kNone, Use::kOwn, kAllocations, "allocations", "Slurm's old -X"},
+};
+
+// Messages without "sacct: " (SacctMain frames them); getopt_long's default order.
+constexpr GetoptStyle kSacctStyle{.permute = true};
 
 constexpr char kUsage[] = "Usage: sacct [options]\n\tUse --help for help\n";
 
@@ -52,7 +128,15 @@ constexpr char kHelp[] =
     "     -V, --version:     Print version.\n"
     "     -X, --allocations: Only show statistics relevant to the job allocation itself, not steps.\n";
 
+// getopt's own complaints (model/option_engine.h), which Slurm's sacct prints alone.
+bool IsGetoptError(const std::string& m) {
+  return m.rfind("unrecognized option '", 0) == 0 || m.rfind("invalid option -- '", 0) == 0 ||
+         m.rfind("option '", 0) == 0 || m.rfind("option requires an argument -- '", 0) == 0;
+}
+
 }  // namespace
+
+OptionTable SacctOptionTable() { return kSacctOptions; }
 
 StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint32_t uid, int64_t now,
                                       const std::string& sacct_format) {
@@ -60,65 +144,84 @@ StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint
   std::set<std::string> ids, users, accounts, partitions, states;
   bool all_users = false, brief = false, long_fmt = false;
   std::string format = sacct_format, start, end;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    if (a == "-a" || a == "--allusers") {
-      all_users = true;
-    } else if (a == "-b" || a == "--brief") {
-      brief = true;
-    } else if (a == "-l" || a == "--long") {
-      long_fmt = true;
-    } else if (a == "-X" || a == "--allocations") {
-      r.options.steps = false;
-    } else if (a == "-n" || a == "--noheader") {
-      r.options.header = false;
-    } else if (a == "-p" || a == "--parsable") {
-      r.options.layout = SacctLayout::kParsable;
-    } else if (a == "-P" || a == "--parsable2") {
-      r.options.layout = SacctLayout::kParsable2;
-    } else if (a == "--json") {
-      r.json = true;
-    } else if (a == "-h" || a == "--help") {
-      r.help = true;
-    } else if (a == "--usage") {
-      r.usage = true;
-    } else if (a == "-V" || a == "--version") {
-      r.version = true;
-    } else if (a == "-e" || a == "--helpformat") {
-      r.helpformat = true;
-    } else if (a == "-D" || a == "--duplicates" || a == "-L" || a == "--allclusters" || a == "-X") {
-      // accepted without effect: one cluster, one record per job
-    } else if (TakeValue(args, i, "-M", "--clusters", &v)) {
-    } else if (TakeValue(args, i, "-j", "--jobs", &v)) {
-      for (const std::string& s : Split(v, ',')) {
-        const std::string id = s.substr(0, s.find_first_of("._"));
-        if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 15) {
-          return InvalidArgument("Invalid job id: " + s);
+  ASSIGN_OR_RETURN(CommandLine line, ReadCommandLine(kSacctOptions, args, kSacctStyle, [&](const OptionOccurrence& o) -> Status {
+    const std::string v = o.value.value_or("");
+    switch (static_cast<SacctOpt>(o.spec->id)) {
+      case kAllUsers:
+        all_users = true;
+        break;
+      case kAccounts:
+        for (const std::string& s : Split(v, ',')) accounts.insert(s);
+        break;
+      case kAllocations:
+        r.options.steps = false;
+        break;
+      case kBrief:
+        brief = true;
+        break;
+      case kEndTime:
+        end = v;
+        break;
+      case kJobs:
+        for (const std::string& s : Split(v, ',')) {
+          const std::string id = s.substr(0, s.find_first_of("._"));
+          if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 15) {
+            return InvalidArgument("Invalid job id: " + s);
+          }
+          ids.insert(id);
         }
-        ids.insert(id);
-      }
-    } else if (TakeValue(args, i, "-u", "--user", &v) || TakeValue(args, i, "", "--uid", &v)) {
-      for (const std::string& s : Split(v, ',')) {
-        if (!s.empty()) users.insert(s);
-      }
-    } else if (TakeValue(args, i, "-A", "--accounts", &v)) {
-      for (const std::string& s : Split(v, ',')) accounts.insert(s);
-    } else if (TakeValue(args, i, "-r", "--partition", &v)) {
-      for (const std::string& s : Split(v, ',')) partitions.insert(s);
-    } else if (TakeValue(args, i, "-s", "--state", &v)) {
-      for (const std::string& s : Split(v, ',')) states.insert(s);
-    } else if (TakeValue(args, i, "-S", "--starttime", &v)) {
-      start = v;
-    } else if (TakeValue(args, i, "-E", "--endtime", &v)) {
-      end = v;
-    } else if (TakeValue(args, i, "-o", "--format", &v)) {
-      format = v;
-    } else if (!a.empty() && a[0] == '-') {
-      return Status(StatusCode::kInvalidArgument, "unrecognized option '" + a + "'");
-    } else {
-      return InvalidArgument("Unknown arguments: " + a);
+        break;
+      case kLong:
+        long_fmt = true;
+        break;
+      case kNoHeader:
+        r.options.header = false;
+        break;
+      case kFormat:
+        format = v;
+        break;
+      case kParsable:
+        r.options.layout = SacctLayout::kParsable;
+        break;
+      case kParsable2:
+        r.options.layout = SacctLayout::kParsable2;
+        break;
+      case kPartition:
+        for (const std::string& s : Split(v, ',')) partitions.insert(s);
+        break;
+      case kState:
+        for (const std::string& s : Split(v, ',')) states.insert(s);
+        break;
+      case kStartTime:
+        start = v;
+        break;
+      case kUser:
+        for (const std::string& s : Split(v, ',')) {
+          if (!s.empty()) users.insert(s);
+        }
+        break;
+      case kJson:
+        r.json = true;
+        break;
+      case kOptHelpFormat:
+      case kOptHelp:
+      case kOptUsage:
+      case kOptVersion:
+        break;  // kMeta: ReadCommandLine ends the reading there
     }
+    return Status::Ok();
+  }));
+  if (!line.meta.empty()) {
+    r.help = line.meta == "help";
+    r.usage = line.meta == "usage";
+    r.version = line.meta == "version";
+    r.helpformat = line.meta == "helpformat";
+    return r;
+  }
+  if (!line.operands.empty()) {
+    std::string words;
+    for (const std::string& w : line.operands) words += " " + w;
+    return InvalidArgument("Unknown arguments:" + words);
   }
   if (brief) r.options.fields = SacctBriefFields();
   if (long_fmt) r.options.fields = SacctLongFields();
@@ -155,8 +258,8 @@ int SacctMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   StatusOr<SacctRequest> req = ParseSacctArgs(args, getuid(), SystemClock().NowSeconds(), env_format ? env_format : "");
   if (!req.ok()) {
     const std::string& m = req.status().message();
-    if (m.rfind("unrecognized option", 0) == 0) {
-      err << "sacct: " << m << "\nTry \"sacct --help\" for more information\n";
+    if (IsGetoptError(m)) {
+      err << "sacct: " << m << "\n";  // getopt's line; Slurm's sacct adds no "Try" line
     } else {
       err << "sacct: error: " << m << "\n";
     }

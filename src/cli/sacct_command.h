@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/option_engine.h"
 #include "report/sacct_format.h"
 
 namespace muster {
@@ -21,9 +22,11 @@ struct SacctRequest {
 
 // `uid`: the caller (only its own jobs unless -a, -u or -j, or root); `now`: for the default start
 // (midnight today, when no -j) and relative times; `sacct_format`: $SACCT_FORMAT ("" = unset).
-// Errors carry the message sacct prints after "sacct: error: ".
+// Errors carry the message sacct prints after "sacct: error: " (getopt's complaints, such as
+// "unrecognized option '--x'", after "sacct: " alone).
 StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint32_t uid, int64_t now,
                                       const std::string& sacct_format);
+OptionTable SacctOptionTable();  // every option of Slurm 22.05's sacct
 
 int SacctMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

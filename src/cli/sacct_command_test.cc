@@ -59,5 +59,30 @@ TEST_F(SacctArgsTest, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(Parse({"stray"}).status().message(), "Unknown arguments: stray");
 }
 
+TEST_F(SacctArgsTest, ShortClustersPrefixesAndPermutedOrder) {
+  SacctRequest r = *Parse({"-XPn", "--allu", "--form=JobID"});
+  EXPECT_FALSE(r.options.steps);
+  EXPECT_EQ(r.options.layout, SacctLayout::kParsable2);
+  EXPECT_FALSE(r.options.header);
+  EXPECT_EQ(r.options.fields.size(), 1u);
+  EXPECT_EQ(r.query, "start=" + std::to_string(kMidnight));  // --allusers
+  EXPECT_EQ(Parse({"-j12", "-t"})->query, "ids=12");         // -t: Slurm's old -X
+  EXPECT_FALSE(Parse({"-j12", "-t"})->options.steps);
+  EXPECT_EQ(Parse({"--uid=alice"})->query, "users=alice&start=" + std::to_string(kMidnight));
+  EXPECT_TRUE(Parse({"-e"})->helpformat);
+  EXPECT_TRUE(Parse({"-U"})->usage);
+  EXPECT_TRUE(Parse({"-h", "--bogus"})->help);  // Slurm answers the first of them and exits
+  EXPECT_TRUE(Parse({"-D", "-L", "-M", "other", "-v", "--local"}).ok());  // accepted, no effect
+}
+
+TEST_F(SacctArgsTest, GetoptErrorsAndRefusedOptions) {
+  EXPECT_EQ(Parse({"-Xz"}).status().message(), "invalid option -- 'z'");
+  EXPECT_EQ(Parse({"--all"}).status().message(),
+            "option '--all' is ambiguous; possibilities: '--allusers' '--allocations' '--allclusters'");
+  EXPECT_EQ(Parse({"-o"}).status().message(), "option requires an argument -- 'o'");
+  EXPECT_EQ(Parse({"--name=x"}).status().message(), "--name is not supported by Muster");
+  EXPECT_EQ(Parse({"stray", "-X", "more"}).status().message(), "Unknown arguments: stray more");
+}
+
 }  // namespace
 }  // namespace muster

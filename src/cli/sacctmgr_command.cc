@@ -5,6 +5,7 @@
 
 #include "base/strings.h"
 #include "cli/command_args.h"
+#include "cli/command_options.h"
 #include "cli/ctld_client.h"
 #include "report/sacctmgr_format.h"
 #include "model/job_request.h"
@@ -21,30 +22,13 @@ constexpr char kUsage[] =
 }  // namespace
 
 int SacctmgrMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  bool header = true;
-  int parsable = 0;
-  std::vector<std::string> words;
-  for (const std::string& a : args) {
-    if (a == "-i" || a == "--immediate") continue;
-    if (a == "-n" || a == "--noheader") {
-      header = false;
-    } else if (a == "-P" || a == "--parsable2") {
-      parsable = 1;
-    } else if (a == "-p" || a == "--parsable") {
-      parsable = 2;
-    } else if (a == "-h" || a == "--help" || a == "--usage") {
-      out << kUsage;
-      return 0;
-    } else if (a == "-V" || a == "--version") {
-      out << "muster 0.1.0 (sacctmgr)\n";
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      err << "sacctmgr: error: unrecognized option '" << a << "'\n" << kUsage;
-      return 1;
-    } else {
-      words.push_back(a);
-    }
-  }
+  StatusOr<SacctmgrArgs> parsed = ParseSacctmgrArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (parsed->meta == "version") return out << "muster 0.1.0 (sacctmgr)\n", 0;
+  if (!parsed->meta.empty()) return out << kUsage, 0;  // -h, --help, --usage
+  const bool header = parsed->header;
+  const int parsable = parsed->parsable;
+  const std::vector<std::string>& words = parsed->words;
   if (words.size() < 2) {
     err << kUsage;
     return 1;

@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "cli/command_args.h"
 #include "cli/command_help.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/ctld_client.h"
 #include "model/hostlist.h"
@@ -27,18 +28,11 @@ int64_t Now() { return SystemClock().NowSeconds(); }
 }  // namespace
 
 int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (int rc = AnswerMetaOption("scontrol", args, out); rc >= 0) return rc;
-  bool one_liner = false, json_out = false;
-  std::vector<std::string> a;
-  for (const std::string& s : args) {
-    if (s == "-o" || s == "--oneliner") {
-      one_liner = true;
-    } else if (s == "--json") {
-      json_out = true;
-    } else {
-      a.push_back(s);
-    }
-  }
+  StatusOr<ScontrolArgs> parsed = ParseScontrolArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (!parsed->meta.empty()) return AnswerMetaOption("scontrol", {"--" + parsed->meta}, out);
+  const bool one_liner = parsed->one_liner, json_out = parsed->json;
+  const std::vector<std::string>& a = parsed->words;
   if (a.empty() || a[0] == "help") {
     AnswerMetaOption("scontrol", {"--help"}, out);
     return a.empty() ? 1 : 0;

@@ -30,14 +30,21 @@ StatusOr<const OptionSpec*> FindLong(OptionTable table, std::string_view name, c
   std::vector<const OptionSpec*> matches;
   for (const OptionSpec& o : table) {
     const std::string_view full(o.name);
+    if (full.empty()) continue;  // a short option alone
     if (full == name) return &o;
     if (!name.empty() && full.substr(0, name.size()) == name) matches.push_back(&o);
   }
   if (matches.empty()) return GetoptError(style, "unrecognized option " + Quoted(style, arg));
+  const auto same = [](const OptionSpec* a, const OptionSpec* b) {
+    return a->Canonical() == b->Canonical() && a->arg == b->arg;
+  };
   for (const OptionSpec* m : matches) {
-    if (m->Canonical() != matches[0]->Canonical() || m->arg != matches[0]->arg) {
+    if (!same(m, matches[0])) {
+      // As glibc lists them: the first match, and each one that differs from it (its aliases do not).
       std::string list;
-      for (const OptionSpec* c : matches) list += " '--" + std::string(c->name) + "'";
+      for (const OptionSpec* c : matches) {
+        if (c == matches[0] || !same(c, matches[0])) list += " '--" + std::string(c->name) + "'";
+      }
       const std::string shown = style.ambiguity_quotes_argument ? arg : "--" + std::string(name);
       return GetoptError(style, "option " + Quoted(style, shown) + " is ambiguous; possibilities:" + list);
     }
@@ -54,7 +61,9 @@ std::string OptionOccurrence::CanonicalArg() const {
 }
 
 StatusOr<size_t> Getopt(OptionTable table, const std::vector<std::string>& args, const GetoptStyle& style,
-                        const std::function<Status(const OptionOccurrence&)>& each) {
+                        const std::function<Status(const OptionOccurrence&)>& each,
+                        std::vector<std::string>* operands) {
+  if (style.permute && operands == nullptr) return Internal("Getopt: a permuting command line needs `operands`");
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -62,7 +71,11 @@ StatusOr<size_t> Getopt(OptionTable table, const std::vector<std::string>& args,
       ++i;
       break;
     }
-    if (a.size() < 2 || a[0] != '-') break;
+    if (a.size() < 2 || a[0] != '-') {
+      if (!style.permute) break;
+      operands->push_back(a);
+      continue;
+    }
     if (a[1] == '-') {
       const size_t eq = a.find('=');
       const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
@@ -101,15 +114,25 @@ StatusOr<size_t> Getopt(OptionTable table, const std::vector<std::string>& args,
       break;  // the argument took the rest of the word
     }
   }
+  if (style.permute) {
+    operands->insert(operands->end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+    return args.size();
+  }
   return i;
 }
 
 StatusOr<ParsedOptions> Getopt(OptionTable table, const std::vector<std::string>& args, const GetoptStyle& style) {
   ParsedOptions parsed;
-  ASSIGN_OR_RETURN(parsed.first_operand, Getopt(table, args, style, [&parsed](const OptionOccurrence& o) {
-                     parsed.options.push_back(o);
-                     return Status::Ok();
-                   }));
+  ASSIGN_OR_RETURN(parsed.first_operand, Getopt(
+                                             table, args, style,
+                                             [&parsed](const OptionOccurrence& o) {
+                                               parsed.options.push_back(o);
+                                               return Status::Ok();
+                                             },
+                                             &parsed.operands));
+  if (!style.permute) {
+    parsed.operands.assign(args.begin() + static_cast<std::ptrdiff_t>(parsed.first_operand), args.end());
+  }
   return parsed;
 }
 
@@ -117,7 +140,7 @@ std::vector<OptionRow> ListOptions(OptionTable table) {
   std::vector<OptionRow> rows;
   for (const OptionSpec& o : table) {
     OptionRow row;
-    row.name = "--" + std::string(o.name);
+    if (*o.name != '\0') row.name = "--" + std::string(o.name);
     if (o.short_name != 0) row.short_name = std::string("-") + o.short_name;
     static constexpr const char* kArgs[] = {"none", "required", "optional"};
     static constexpr const char* kUses[] = {"resource", "own", "meta", "ignored", "unsupported"};

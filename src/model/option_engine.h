@@ -8,6 +8,9 @@
 //     word, else the next word whatever it looks like ("-t -5");
 //   - an optional argument is taken only when attached ("--nice=5", "-k1"), never from the next word.
 // Errors are InvalidArgument with getopt's words, framed as the command prints them (GetoptStyle).
+// With GetoptStyle::permute it follows getopt_long's default order instead (GNU's permutation, an
+// option string without "+"): options may come after operands, which are gathered in their order;
+// "--" still ends the options.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +37,7 @@ enum class OptionUse {
 };
 
 struct OptionSpec {
-  const char* name;                 // the long name, without "--"
+  const char* name;                 // the long name, without "--"; "" for a short option alone ("-t")
   char short_name = 0;              // 0 = none
   OptionArg arg = OptionArg::kNone;
   OptionUse use = OptionUse::kOwn;
@@ -55,7 +58,8 @@ struct OptionOccurrence {
   std::string CanonicalArg() const;  // "--canonical" or "--canonical=value"
 };
 
-// How error messages are framed. With program "sbatch" a message reads
+// How a command's getopt reads its line: the order of options and operands, and how error messages
+// are framed. With program "sbatch" a message reads
 //   sbatch: unrecognized option '--bogus'
 //   Try "sbatch --help" for more information
 // then `end`; with no program it is getopt's line alone.
@@ -65,23 +69,28 @@ struct GetoptStyle {
   // "is ambiguous" quotes the whole argument ("--gpu=1", as glibc does), not only the name ("--gpu").
   bool ambiguity_quotes_argument = false;
   size_t quote_limit = 0;  // user text quoted in a message is cut to this many characters + "..." (0: never)
+  // getopt_long without "+" (squeue, scancel, scontrol, ...): options after operands are read too.
+  bool permute = false;
 };
 
 // Reads the options at the start of `args`, calling `each` on every option as it is read, so that
 // a bad value is reported before a later syntax error; returns the first error (getopt's or each's)
-// or the index of the first operand (args.size() if none).
+// or the index of the first operand (args.size() if none). With style.permute it reads them all,
+// puts the operands in `operands` (which must then be given) and returns args.size().
 StatusOr<size_t> Getopt(OptionTable table, const std::vector<std::string>& args, const GetoptStyle& style,
-                        const std::function<Status(const OptionOccurrence&)>& each);
+                        const std::function<Status(const OptionOccurrence&)>& each,
+                        std::vector<std::string>* operands = nullptr);
 
 struct ParsedOptions {
   std::vector<OptionOccurrence> options;  // in command-line order
-  size_t first_operand = 0;
+  size_t first_operand = 0;               // args.size() with style.permute
+  std::vector<std::string> operands;      // in order (without "+": args from first_operand on)
 };
 StatusOr<ParsedOptions> Getopt(OptionTable table, const std::vector<std::string>& args, const GetoptStyle& style);
 
 // One option of a table as the compatibility documentation lists it.
 struct OptionRow {
-  std::string name;        // "--account"
+  std::string name;        // "--account", or "" for a short option alone
   std::string short_name;  // "-A", or ""
   std::string argument;    // "none", "required", "optional"
   std::string state;       // "resource", "own", "meta", "ignored", "unsupported"

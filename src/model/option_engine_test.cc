@@ -23,6 +23,7 @@ constexpr OptionSpec kTable[] = {
     {"nodelist", 'w', Arg::kRequired, Use::kResource},
     {"nodes", 'N', Arg::kRequired, Use::kResource, 7, nullptr, "0 is refused"},
     {"help", 'h', Arg::kNone, Use::kMeta},
+    {"", 't', Arg::kNone, Use::kOwn, 0, "hold", "a short option alone"},
 };
 
 constexpr GetoptStyle kStyle{.program = "prog"};
@@ -125,6 +126,46 @@ TEST(OptionEngineTest, MessagesEndAsTheStyleSays) {
   const GetoptStyle srun{.program = "srun", .end = "\n"};
   EXPECT_EQ(ErrorOf({"-z"}, srun), "srun: invalid option -- 'z'\nTry \"srun --help\" for more information\n");
   EXPECT_EQ(ErrorOf({"-z"}, GetoptStyle{}), "invalid option -- 'z'");
+}
+
+TEST(OptionEngineTest, AmbiguityListsTheFirstMatchAndWhatDiffersFromIt) {
+  // glibc's getopt_long leaves out of the list the aliases of the first match (same argument kind
+  // and meaning), though not those of a later one.
+  constexpr OptionSpec table[] = {
+      {"user", 'u', Arg::kRequired, Use::kOwn},
+      {"users", 'u', Arg::kRequired, Use::kOwn, 0, "user"},
+      {"usage", 0, Arg::kNone, Use::kMeta},
+      {"usagex", 0, Arg::kNone, Use::kMeta, 0, "usage"},
+  };
+  EXPECT_EQ(Getopt(table, {"--us"}, kStyle).status().message(),
+            "prog: option '--us' is ambiguous; possibilities: '--user' '--usage' '--usagex'" + kTry);
+}
+
+TEST(OptionEngineTest, ShortOptionsWithoutALongName) {
+  EXPECT_EQ(Read({"-tH"}), " hold | 1");  // the short-only option's name is ""
+  EXPECT_EQ(ErrorOf({"--=x"}), "prog: unrecognized option '--=x'" + kTry);  // "" is no long name
+  const std::vector<OptionRow> rows = ListOptions(kTable);
+  EXPECT_EQ(rows[10].name, "");
+  EXPECT_EQ(rows[10].short_name, "-t");
+  EXPECT_EQ(rows[10].alias_of, "--hold");
+}
+
+TEST(OptionEngineTest, PermutedOrderReadsOptionsAfterOperands) {
+  const GetoptStyle permute{.program = "prog", .permute = true};
+  StatusOr<ParsedOptions> p = Getopt(kTable, {"12", "-H", "13", "--acc", "a", "--", "-N", "14"}, permute);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->options.size(), 2u);
+  EXPECT_EQ(std::string(p->options[0].spec->name), "hold");
+  EXPECT_EQ(p->options[1].value, "a");
+  EXPECT_EQ(p->operands, (Args{"12", "13", "-N", "14"}));
+  EXPECT_EQ(p->first_operand, 8u);
+  // An optional argument is still taken only when attached: the next word is an operand.
+  p = Getopt(kTable, {"--nice", "5", "-k", "1"}, permute);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->operands, (Args{"5", "1"}));
+  // Errors after an operand are reported; without "+" order the operand would have stopped getopt.
+  EXPECT_FALSE(Getopt(kTable, {"12", "--bogus"}, permute).ok());
+  EXPECT_EQ(Getopt(kTable, {"12", "--bogus"}, kStyle)->operands, (Args{"12", "--bogus"}));
 }
 
 TEST(OptionEngineTest, ListsTheTable) {
