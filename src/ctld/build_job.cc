@@ -4,6 +4,7 @@
 #include "model/job_request.h"
 #include "model/limits.h"
 #include "model/policy_ops.h"
+#include "sched/pending_reason.h"
 
 namespace muster {
 namespace {
@@ -135,7 +136,7 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
   job.requeue = request.requeue;
   job.held = request.hold;
   job.state = JobState::kPending;
-  job.reason = request.hold ? "JobHeldUser" : "None";
+  job.reason = PendingReasonName(request.hold ? PendingReason::kJobHeldUser : PendingReason::kNone);
   job.submit_time = now;
   job.eligible_time = job.submit_time;
   if (!ParseDependency(request.dependency).ok()) return InvalidArgument("Job dependency problem");

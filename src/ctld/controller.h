@@ -56,8 +56,6 @@ namespace muster {
 
 // A job whose launch failed by its own doing ends FAILED with ExitCode 0:53, as under Slurm.
 inline constexpr int kLaunchFailureSignal = 53;
-// The reason of a job requeued held after its node failed to launch it (Slurm's words).
-inline constexpr const char* kLaunchFailedHeld = "launch failed requeued held";
 
 struct ControllerConfig {
   std::string cluster_name = "muster";

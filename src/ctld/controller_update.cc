@@ -60,11 +60,13 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
-    if (!hold && job.held && job.reason == "JobHeldAdmin" && !IsAdmin(caller)) {
+    if (!hold && job.held && job.reason == PendingReasonName(PendingReason::kJobHeldAdmin) && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     }
     job.held = hold;
-    job.reason = hold ? (IsAdmin(caller) ? "JobHeldAdmin" : "JobHeldUser") : "None";
+    job.reason = PendingReasonName(!hold              ? PendingReason::kNone
+                                   : IsAdmin(caller) ? PendingReason::kJobHeldAdmin
+                                                     : PendingReason::kJobHeldUser);
     if (!hold) job.reason_detail.clear();  // a launch failure's story ends with the release
     copy = job;
   }

@@ -27,6 +27,9 @@ const char* PendingReasonName(PendingReason r) {
     case PendingReason::kDependency: return "Dependency";
     case PendingReason::kDependencyNeverSatisfied: return "DependencyNeverSatisfied";
     case PendingReason::kJobArrayTaskLimit: return "JobArrayTaskLimit";
+    case PendingReason::kJobHeldUser: return "JobHeldUser";
+    case PendingReason::kJobHeldAdmin: return "JobHeldAdmin";
+    case PendingReason::kLaunchFailedRequeuedHeld: return "launch failed requeued held";
   }
   return "None";
 }

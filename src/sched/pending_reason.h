@@ -29,6 +29,10 @@ enum class PendingReason {
   kDependency,                // --dependency not satisfied yet
   kDependencyNeverSatisfied,  // --dependency that cannot be any more
   kJobArrayTaskLimit,         // the array's '%' limit of running tasks
+  // Held (the job's `held` flag): never scheduled until released.
+  kJobHeldUser,               // sbatch --hold, or scontrol hold by its owner
+  kJobHeldAdmin,              // scontrol hold by an admin: only an admin may release it
+  kLaunchFailedRequeuedHeld,  // its node could not launch it (Slurm's "launch failed requeued held")
 };
 
 // The name squeue prints ("Resources", "Priority", ...).
