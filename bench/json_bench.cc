@@ -1,9 +1,9 @@
 // The JSON codec (Boost.JSON) with 10,000 jobs: the job list as the controller writes it (GET
 // /v1/jobs: every field but the script, at non-default values) and as squeue reads it back,
 // squeue --json's own output (every field, sorted and indented), and the stored record form the
-// store writes and reads. bench/json.sh runs it; bench/results/json_boost.json holds a run, and
-// bench/results/json.json the comparison with the library the project dropped, which chose
-// Boost.JSON (docs/architecture.md).
+// store writes and reads. bench/json.sh runs it (--save: bench/results/json_boost.json);
+// bench/results/json.json is the earlier comparison with the library the project dropped, which
+// chose Boost.JSON (docs/architecture.md).
 #include <benchmark/benchmark.h>
 
 #include <string>

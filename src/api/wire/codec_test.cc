@@ -173,6 +173,38 @@ TEST(WireCodecTest, ParsedKeysReportBadValuesByName) {
             "field 'items[].limit': 'x' is not a number of minutes");
 }
 
+// The agents' bodies carry the records in the records' own codec (model/record_json.h): the
+// registration is one decode of the node record beside the report, the launch the job in full.
+TEST(WireCodecTest, AgentBodiesCarryRecordsInTheirOwnCodec) {
+  Registration reg;
+  NodeRecord n;
+  n.node.name = "n1";
+  n.node.gpus.push_back(Gpu{0, "h100", 81920, "GPU-0", 0, "", -1});
+  n.agent_address = "unix:/run/musterd.sock";
+  reg.node = n;
+  reg.report.running = {JobRun{7, 1}};
+  StatusOr<Registration> back = wire::Decode<Registration>(wire::Encode(reg));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->node.has_value());
+  EXPECT_EQ(*back->node, n);
+  EXPECT_EQ(back->report, reg.report);
+  EXPECT_EQ(wire::Decode<Registration>(R"({"node": {"node": {"cpus": "many"}}})").status().message(),
+            "node.cpus: wrong type");
+  EXPECT_FALSE(wire::Decode<Registration>(R"({"running": []})")->node.has_value());
+
+  JobRecord job;
+  job.id = 7;
+  job.script = "#!/bin/sh\ntrue\n";
+  job.environment = {"A=1"};
+  job.state = JobState::kRunning;
+  StatusOr<LaunchOrder> launch = wire::Decode<LaunchOrder>(wire::Encode(LaunchOrder{FullJob{job}, 5}));
+  ASSERT_TRUE(launch.ok()) << launch.status().message();
+  ASSERT_TRUE(launch->job.has_value());
+  EXPECT_EQ(launch->job->job, job);  // the script and environment too
+  EXPECT_EQ(launch->not_after_ms, 5);
+  EXPECT_EQ(wire::Decode<LaunchOrder>(R"({"job": {"uid": "root"}})").status().message(), "job.uid: wrong type");
+}
+
 TEST(WireCodecTest, SharesLeaveAnInfiniteLevelOut) {
   SharesAnswer s;
   s.caller = "alice";
