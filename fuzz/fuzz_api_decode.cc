@@ -8,7 +8,9 @@
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
+#include "api/wire/records.h"
 #include "api/wire/submit.h"
+#include "base/pretty_json.h"
 #include "fuzz/fuzz_util.h"
 #include "model/record_json.h"
 #include "net/json_body.h"
@@ -16,7 +18,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace muster;
   const std::string text = fuzz::Text(data, size);
-  StatusOr<nlohmann::json> body = ParseRequestBody(text);
+  StatusOr<wire::bj::value> body = ParseRequestBody(text);
   (void)StepLaunchFromJson(text);  // the agent parses its own
   // The wire types, through their one codec (Boost.JSON).
   (void)wire::Decode<Heartbeat>(text);
@@ -28,12 +30,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<NodeUpdate>(text);
   (void)wire::Decode<PolicyOp>(text);
   (void)wire::Decode<StepAnswer>(text);
+  (void)wire::Decode<PolicyAnswer>(text);
+  (void)wire::Decode<SignalOrder>(text);
+  (void)wire::Decode<StepSignal>(text);
+  (void)wire::Decode<NodesAnswer>(text);
+  (void)wire::Decode<StepsAnswer>(text);
   if (StatusOr<StepCreate> s = wire::Decode<StepCreate>(text); s.ok()) (void)ToStepRequest(*s);
   if (StatusOr<NodeReport> r = wire::Decode<NodeReport>(text); r.ok()) (void)wire::CheckedNodeReport(std::move(*r));
   if (!body.ok()) return 0;
-  if (body->contains("job")) (void)JobRecordFromJson((*body)["job"]);
-  if (body->contains("node")) (void)NodeRecordFromJson((*body)["node"]);
-  // What the controller answers with may be any of it, dumped: it must not recurse away either.
-  (void)body->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The records' codec inside the agents' bodies, read from the one parse as the servers do.
+  if (StatusOr<LaunchOrder> launch = wire::FromValue<LaunchOrder>(*body); launch.ok() && launch->job) {
+    (void)wire::Encode(*launch);
+  }
+  (void)wire::FromValue<Registration>(*body);
+  // What the controller answers with may be any of it, written out: it must not recurse away either.
+  (void)PrettyJson(*body, -1);
   return 0;
 }

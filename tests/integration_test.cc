@@ -8,8 +8,12 @@
 #include <algorithm>
 #include <map>
 
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
+
+#include "base/json_test_util.h"
 #include <sstream>
+
+namespace test_json = muster::test_json;
 
 namespace {
 
@@ -483,7 +487,7 @@ TEST_F(FakeNvmlCluster, GpuCheckScriptRunsEveryCheck) {
 
 namespace {
 
-using nlohmann::json;
+using test_json::Json;
 
 // The GPUs job `id` holds on `node` (scontrol --json show job), and its run number.
 struct Held {
@@ -502,21 +506,23 @@ class GpuHealthCluster : public FakeNvmlCluster {
   Held JobOn(int64_t id, const std::string& node) {
     Held h;
     Result r = Run("scontrol --json show job " + std::to_string(id));
-    json j = json::parse(r.out, nullptr, false);
-    if (!j.is_object() || !j.contains("jobs") || j["jobs"].empty()) return h;
-    const json& job = j["jobs"][0];
-    h.restart_count = job.value("restart_count", 0);
-    h.state = job.value("state", "");
-    for (const json& a : job.value("allocation", json::array())) {
-      if (a.value("node", "") == node) h.gpus = a.value("gpus", std::vector<int>{});
+    const Json j = test_json::Parse(r.out);
+    if (!j.is_object() || j["jobs"].size() == 0) return h;
+    const Json job = j["jobs"][0];
+    h.restart_count = job["restart_count"].is_null() ? 0 : job["restart_count"].get<int>();
+    h.state = job["state"].str();
+    const Json allocation = job["allocation"];
+    for (size_t i = 0; i < allocation.size(); ++i) {
+      const Json a = allocation[i];
+      if (a["node"].str() == node) h.gpus = a["gpus"].is_null() ? std::vector<int>{} : a["gpus"].get<std::vector<int>>();
     }
     return h;
   }
   // Rewrites the fake NVML's file with these faults (node -> GPU -> fields).
-  void Faults(const json& faults) {
-    json spec = {{"gpus", 4}, {"name", "NVIDIA H100 80GB HBM3"}, {"memory_mb", 81559}, {"faults", faults}};
+  void Faults(const boost::json::value& faults) {
+    const boost::json::object spec = {{"gpus", 4}, {"name", "NVIDIA H100 80GB HBM3"}, {"memory_mb", 81559}, {"faults", faults}};
     const std::string tmp = (dir_ / "nvml.json.tmp").string();
-    std::ofstream(tmp) << spec.dump();
+    std::ofstream(tmp) << boost::json::serialize(spec);
     fs::rename(tmp, dir_ / "nvml.json");
   }
   std::string Reasons() { return Run("sinfo -R -h -o '%N|%E'").out; }
@@ -571,7 +577,7 @@ TEST_F(GpuHealthCluster, AGpuThatNeedsAResetStaysOutUntilItHadOne) {
   ASSERT_EQ(Run("scontrol update NodeName=node1 State=RESUME").rc, 0);
   EXPECT_TRUE(WaitFor([&] { return Reasons().find(reason) != std::string::npos; }, 15s))
       << "still pending: out again at the next check\n" << Reasons();
-  Faults(json::object());  // the reset happened
+  Faults(boost::json::object());  // the reset happened
   EXPECT_TRUE(WaitFor([&] { return Reasons().find("node1|") == std::string::npos; }, 20s)) << Reasons();
   EXPECT_TRUE(WaitFor([&] { return Run("sacct -n -X -j " + Trim(big.out) + " -o State").out.find("COMPLETED") != std::string::npos; },
                       15s))
@@ -703,11 +709,11 @@ TEST_F(FakeNvmlCluster, MigSlicesAreDiscoveredAndJobsGetThemByUuid) {
   EXPECT_NE(gres.out.find("gpu:1g.10gb:1"), std::string::npos) << gres.out;
   EXPECT_NE(gres.out.find("gpu:3g.40gb:1"), std::string::npos) << gres.out;
   EXPECT_NE(Sh(env_ + "sinfo -h -o %f").out.find("mig_on"), std::string::npos);
-  const nlohmann::json node = nlohmann::json::parse(Sh(env_ + "scontrol --json show node node1").out)["nodes"][0]["node"];
-  ASSERT_EQ(node["gpus"].size(), 3u) << node.dump();
+  const test_json::Json node = test_json::Parse(Sh(env_ + "scontrol --json show node node1").out)["nodes"][0]["node"];
+  ASSERT_EQ(node["gpus"].size(), 3u) << node;
   EXPECT_EQ(node["gpus"][1]["mig_profile"], "1g.10gb");
   EXPECT_EQ(node["gpus"][1]["memory_mb"], 10240);
-  const std::string slice = node["gpus"][1]["uuid"];
+  const std::string slice = node["gpus"][1]["uuid"].str();
   EXPECT_EQ(slice.rfind("MIG-", 0), 0u) << slice;
   Result job = Sh("export " + env_ + "; cd " + dir_.string() + " && sbatch --parsable --gres=gpu:1g.10gb:1 -o " +
                   (dir_ / "mig.out").string() + " --wrap 'echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS'");

@@ -9,7 +9,7 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
 
 #include "local_cluster_test_util.h"
 #include "net/http.h"
@@ -21,7 +21,10 @@ namespace {
 using namespace muster_test;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-using nlohmann::json;
+namespace bj = boost::json;
+
+// `o` as JSON text.
+std::string Text(const bj::object& o) { return bj::serialize(o); }
 
 constexpr uint32_t kNobody = 65534;
 constexpr uint32_t kDaemonUid = 1;  // another ordinary user, not an admin
@@ -80,12 +83,17 @@ class TcpAuth : public LocalClusterTest {
     std::map<std::string, std::string> out;
     muster::HttpResponse r = Call(ctld_, "GET", "/v1/nodes", Mint(0));
     EXPECT_EQ(r.status, 200) << r.body;
-    json j = json::parse(r.body, nullptr, false);
-    if (!j.is_object() || !j.contains("nodes")) return out;
-    for (const json& n : j["nodes"]) {
-      std::string name = n.contains("node") && n["node"].is_object() ? n["node"].value("name", "")
-                                                                       : n.value("name", "");
-      out[name] = n.value("agent_address", "");
+    boost::system::error_code ec;
+    const bj::value j = bj::parse(r.body, ec);
+    const bj::value* nodes = !ec && j.is_object() ? j.get_object().if_contains("nodes") : nullptr;
+    if (nodes == nullptr || !nodes->is_array()) return out;
+    const auto text = [](const bj::value& o, const char* key) {
+      const bj::value* v = o.is_object() ? o.get_object().if_contains(key) : nullptr;
+      return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+    };
+    for (const bj::value& n : nodes->get_array()) {
+      const bj::value* node = n.is_object() ? n.get_object().if_contains("node") : nullptr;
+      out[node != nullptr ? text(*node, "name") : text(n, "name")] = text(n, "agent_address");
     }
     return out;
   }
@@ -182,25 +190,22 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   ASSERT_EQ(agent.rfind("127.0.0.1:", 0), 0u) << agent;
   const std::string jobs_before = Run("squeue -h -t all -o '%i %T'").out;
 
-  const std::string submit = json{{"resource_args", json::array()},
-                                  {"script", "#!/bin/sh\ntrue\n"},
-                                  {"workdir", work_.string()}}
-                                 .dump();
-  const std::string signal = json{{"job_id", id}, {"signal", 9}, {"kill_after", 0}, {"why", "cancel"}}.dump();
-  const std::string step = json{{"job_id", id},
-                                {"step_id", 7},
-                                {"restart_count", 0},
-                                {"tasks", json::array({json{{"procid", 0}, {"localid", 0}}})},
-                                {"ntasks", 1},
-                                {"step_nodes", json::array({"node1"})},
-                                {"argv", json::array({"/bin/true"})},
-                                {"env", json::array()},
-                                {"cwd", "/"},
-                                {"io", "127.0.0.1:1"},
-                                {"io_key", "k"}}
-                             .dump();
-  const std::string signal_step = json{{"job_id", id}, {"step_id", 0}, {"signal", 9}}.dump();
-  const std::string launch = json{{"job", json::object()}}.dump();
+  const std::string submit =
+      Text({{"resource_args", bj::array()}, {"script", "#!/bin/sh\ntrue\n"}, {"workdir", work_.string()}});
+  const std::string signal = Text({{"job_id", id}, {"signal", 9}, {"kill_after", 0}, {"why", "cancel"}});
+  const std::string step = Text({{"job_id", id},
+                                 {"step_id", 7},
+                                 {"restart_count", 0},
+                                 {"tasks", bj::array{bj::object{{"procid", 0}, {"localid", 0}}}},
+                                 {"ntasks", 1},
+                                 {"step_nodes", bj::array{"node1"}},
+                                 {"argv", bj::array{"/bin/true"}},
+                                 {"env", bj::array()},
+                                 {"cwd", "/"},
+                                 {"io", "127.0.0.1:1"},
+                                 {"io_key", "k"}});
+  const std::string signal_step = Text({{"job_id", id}, {"step_id", 0}, {"signal", 9}});
+  const std::string launch = Text({{"job", bj::object()}});
 
   // Real token halves: a root payload under the signature of nobody's token.
   const std::string root_token = Mint(0), nobody_token = Mint(kNobody);
@@ -223,7 +228,7 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
         {ctld_, "POST", "/v1/jobs", submit},
         {ctld_, "DELETE", "/v1/jobs/" + sid, ""},
         {ctld_, "POST", "/v1/jobs/" + sid + "/hold", ""},
-        {ctld_, "POST", "/v1/nodes/node1", json{{"state", "DRAIN"}, {"reason", "x"}}.dump()},
+        {ctld_, "POST", "/v1/nodes/node1", Text({{"state", "DRAIN"}, {"reason", "x"}})},
         {ctld_, "GET", "/v1/jobs", ""},
         {agent, "POST", "/v1/signal", signal},
         {agent, "POST", "/v1/launch", launch},
@@ -257,8 +262,8 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   const std::vector<std::tuple<std::string, std::string, std::string, std::string>> forbidden = {
       {ctld_, "DELETE", "/v1/jobs/" + sid, ""},
       {ctld_, "POST", "/v1/jobs/" + sid + "/hold", ""},
-      {ctld_, "POST", "/v1/nodes/node1", json{{"state", "DRAIN"}, {"reason", "x"}}.dump()},
-      {ctld_, "POST", "/v1/jobs/" + sid + "/steps", json{{"ntasks", 1}}.dump()},
+      {ctld_, "POST", "/v1/nodes/node1", Text({{"state", "DRAIN"}, {"reason", "x"}})},
+      {ctld_, "POST", "/v1/jobs/" + sid + "/steps", Text({{"ntasks", 1}})},
       {agent, "POST", "/v1/signal", signal},
       {agent, "POST", "/v1/launch", launch},
       {agent, "POST", "/v1/step", step},

@@ -16,7 +16,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "agent/agent_internal.h"
 #include "agent/as_user.h"
@@ -31,7 +30,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -187,21 +185,20 @@ std::set<std::string> Agent::AdoptRuns() {
     const std::string dir = e.path().string();
     std::ifstream in(dir + "/job.json");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    StatusOr<json> saved = ParseJsonObject(text, "a run's record");
-    StatusOr<JobRecord> job = saved.ok() && saved->contains("job") ? JobRecordFromJson((*saved)["job"])
-                                                                    : StatusOr<JobRecord>(saved.status());
-    if (!job.ok()) {  // a run whose start was cut short: nothing to adopt or report
+    StatusOr<SavedRun> saved = wire::Decode<SavedRun>(text, "a run's record");
+    if (!saved.ok() || !saved->job) {  // a run whose start was cut short: nothing to adopt or report
       std::filesystem::remove_all(dir, ec);
       continue;
     }
+    const JobRecord* job = &saved->job->job;
     Running run;
     run.job = *job;
     run.run_dir = dir;
-    run.batch = saved->value("batch", false);
-    run.cgroup = saved->value("cgroup", std::string());
-    run.log_path = saved->value("log_path", std::string());
-    run.cpus = saved->value("cpus", std::vector<int>{});
-    run.mps_gpu = saved->value("mps_gpu", -1);
+    run.batch = saved->batch;
+    run.cgroup = saved->cgroup;
+    run.log_path = saved->log_path;
+    run.cpus = saved->cpus;
+    run.mps_gpu = saved->mps_gpu;
     if (run.mps_gpu >= 0) mps_->Adopt(run.mps_gpu);  // its daemon runs on; released with the run
     const std::string what = "run " + std::to_string(job->restart_count);
     StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Adopt(dir);
@@ -289,7 +286,7 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "POST" && r.path == "/v1/step") return Step(r);
   if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
-    return JsonOk(json{{"node", opt_.node.name}, {"running", RunningJobs()}, {"registered", registered_.load()}});
+    return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load()});
   }
   return HttpResponse::Error(404, "no such path: " + r.path);
 }
@@ -307,25 +304,24 @@ HttpResponse Agent::Token(const HttpRequest& r) {
     return HttpResponse::Error(403, "tokens are only given over the local Unix socket");
   }
   const int64_t now = clock_->NowSeconds();
-  return JsonOk(json{{"token", opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300)}, {"expires", now + 300}});
+  return JsonOk(TokenAnswer{opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300), now + 300});
 }
 
 HttpResponse Agent::Launch(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may launch jobs");
-  StatusOr<json> parsed = ParseRequestBody(r.body);
+  StatusOr<wire::bj::value> parsed = ParseRequestBody(r.body);
   if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
-  json& body = *parsed;
-  if (!body.contains("job")) return HttpResponse::Error(400, "missing 'job'");
+  StatusOr<LaunchOrder> order = wire::FromValue<LaunchOrder>(*parsed);
+  if (!order.ok()) return HttpResponse::Error(400, order.status().message());
+  if (!order->job) return HttpResponse::Error(400, "missing 'job'");
   // A launch that waited (in this agent's queue) past the moment the controller stopped waiting
   // for it: the controller has requeued the job elsewhere, so it must not run here.
-  if (const int64_t not_after = body.value("not_after_ms", int64_t{0});
-      not_after > 0 && clock_->NowMillis() > not_after) {
+  if (const int64_t not_after = order->not_after_ms; not_after > 0 && clock_->NowMillis() > not_after) {
     LogWarning("refusing a launch that came " + std::to_string(clock_->NowMillis() - not_after) +
                             " ms after the controller stopped waiting for it");
     return HttpResponse::Error(409, "launch expired: the controller gave up on it");
   }
-  StatusOr<JobRecord> job = JobRecordFromJson(body["job"]);
-  if (!job.ok()) return HttpResponse::Error(400, job.status().message());
+  const JobRecord* job = &order->job->job;
   if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   std::lock_guard<std::mutex> lock(mu_);
   if (auto old = jobs_.find(job->id); old != jobs_.end()) {
@@ -348,8 +344,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
     // is this node's fault. 422 and 409 tell the controller which.
     const bool job_fault = IsJobFault(st);
     LogWarning(LogSubject::Job(job->id), std::string("launch failed (") + (job_fault ? "the job's" : "the node's") + " fault): " + st.message());
-    return HttpResponse::Json(job_fault ? 422 : 409,
-                              json{{"error", st.message()}, {"fault", job_fault ? "job" : "node"}}.dump());
+    return HttpResponse::Json(job_fault ? 422 : 409, wire::Encode(LaunchRefusal{st.message(), job_fault ? "job" : "node"}));
   }
   jobs_[job->id] = std::move(run);
   WakeReaper();
@@ -479,12 +474,11 @@ std::string Agent::RunDir(int64_t job_id, int restart_count) const {
 }
 
 void Agent::SaveRunLocked(const Running& run) const {
-  json saved{{"job", ToJson(run.job)}, {"batch", run.batch}, {"cgroup", run.cgroup},
-             {"log_path", run.log_path}, {"cpus", run.cpus}, {"mps_gpu", run.mps_gpu}};
+  const std::string saved = wire::Encode(SavedRun{FullJob{run.job}, run.batch, run.cgroup, run.log_path, run.cpus, run.mps_gpu});
   const std::string path = run.run_dir + "/job.json", tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << saved.dump(-1, ' ', false, json::error_handler_t::replace);
+    out << saved;
   }
   chmod(tmp.c_str(), 0600);
   std::rename(tmp.c_str(), path.c_str());

@@ -33,8 +33,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "agent/cgroup.h"
 #include "agent/gpu_health.h"
 #include "agent/health_check.h"
@@ -49,6 +47,26 @@
 #include "net/token.h"
 
 namespace muster {
+
+// A run's record in its directory (run_dir/job.json), what a restarted agent needs to adopt it.
+struct SavedRun {
+  using WireRecord = void;
+  std::optional<FullJob> job;  // none: a run whose start was cut short
+  bool batch = false;
+  std::string cgroup;
+  std::string log_path;
+  std::vector<int> cpus;
+  int mps_gpu = -1;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job", s.job);
+    v("batch", s.batch);
+    v("cgroup", s.cgroup);
+    v("log_path", s.log_path);
+    v("cpus", s.cpus);
+    v("mps_gpu", s.mps_gpu);
+  }
+};
 
 struct AgentOptions {
   Node node;                       // this node: name, CPUs, memory, features, GPUs and links

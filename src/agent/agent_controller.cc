@@ -18,7 +18,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
   const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
@@ -126,14 +125,13 @@ Status Agent::Register() {
   }
   rec.version = "0.1";
   std::vector<std::string> exits;
-  wire::bj::object body;
+  Registration registration;
+  registration.node = std::move(rec);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    body = wire::ToObject(NodeReportLocked(&exits));
+    registration.report = NodeReportLocked(&exits);
   }
-  // The node's record in its own codec (model/record_json.h), beside the report's keys.
-  body["node"] = wire::bj::parse(ToJson(rec).dump(-1, ' ', false, json::error_handler_t::replace));
-  return ReportToController("/v1/agent/register", wire::bj::serialize(body), exits);
+  return ReportToController("/v1/agent/register", wire::Encode(registration), exits);
 }
 
 void Agent::ControllerLoop() {

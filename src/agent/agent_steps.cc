@@ -23,7 +23,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -193,12 +192,11 @@ HttpResponse Agent::Step(const HttpRequest& r) {
 }
 
 HttpResponse Agent::SignalStep(const HttpRequest& r) {
-  StatusOr<json> parsed = ParseRequestBody(r.body);
-  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
-  const json& body = *parsed;
-  const int64_t id = body.value("job_id", int64_t{0});
-  const int step = body.value("step_id", -1);
-  const int sig = body.value("signal", 0);
+  StatusOr<StepSignal> order = ReadBody<StepSignal>(r.body);
+  if (!order.ok()) return HttpResponse::Error(400, order.status().message());
+  const int64_t id = order->job_id;
+  const int step = order->step_id;
+  const int sig = order->signal;
   if (step < 0 || sig <= 0 || sig >= NSIG) return HttpResponse::Error(400, "bad step or signal");
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(id);
@@ -214,14 +212,13 @@ HttpResponse Agent::SignalStep(const HttpRequest& r) {
 
 HttpResponse Agent::Signal(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
-  StatusOr<json> parsed = ParseRequestBody(r.body);
-  if (!parsed.ok()) return HttpResponse::Error(400, parsed.status().message());
-  const json& body = *parsed;
-  const int64_t id = body.value("job_id", int64_t{0});
-  const int sig = body.value("signal", 0);
-  const int64_t kill_after = body.value("kill_after", int64_t{0});
-  const std::string why = body.value("why", std::string());
-  const int run_of = body.value("restart_count", -1);
+  StatusOr<SignalOrder> order = ReadBody<SignalOrder>(r.body);
+  if (!order.ok()) return HttpResponse::Error(400, order.status().message());
+  const int64_t id = order->job_id;
+  const int sig = order->signal;
+  const int64_t kill_after = order->kill_after;
+  const std::string why = order->why;
+  const int run_of = order->restart_count;
   if (sig < 0 || sig >= NSIG) return HttpResponse::Error(400, "bad signal " + std::to_string(sig));
   // An order for another run of the job (a requeued job's old run, which this node may no longer
   // hold) is not for what runs here now.

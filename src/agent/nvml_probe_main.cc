@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include <boost/json.hpp>
+
 #include "agent/gpu_inventory.h"
+#include "base/pretty_json.h"
 #include "agent/nvml_api.h"
 #include "model/node.h"
 #include "model/record_json.h"
@@ -19,14 +21,14 @@ namespace {
 using muster::nvml::Device;
 using muster::nvml::NvmlApi;
 
-nlohmann::json RawDevice(const NvmlApi& api, Device d) {
-  nlohmann::json j;
+boost::json::object RawDevice(const NvmlApi& api, Device d) {
+  boost::json::object j;
   char buf[muster::nvml::kNameBufferSize] = {0};
   j["name_rc"] = api.name(d, buf, sizeof(buf));
-  j["name"] = buf;
+  j["name"] = static_cast<const char*>(buf);
   muster::nvml::PciInfo pci{};
   j["pci_rc"] = api.pci_info(d, &pci);
-  j["bus_id"] = pci.bus_id;
+  j["bus_id"] = static_cast<const char*>(pci.bus_id);
   unsigned int value = 0;
   if (api.minor_number != nullptr) {
     j["minor_rc"] = api.minor_number(d, &value);
@@ -43,10 +45,10 @@ nlohmann::json RawDevice(const NvmlApi& api, Device d) {
     j["mig_current"] = current;
     j["mig_pending"] = pending;
   }
-  nlohmann::json links = nlohmann::json::array();
+  boost::json::array links = boost::json::array();
   if (api.nvlink_state != nullptr) {
     for (unsigned int l = 0; l < muster::nvml::kMaxNvLinks; ++l) {
-      nlohmann::json link;
+      boost::json::object link;
       int active = 0;
       link["link"] = l;
       link["state_rc"] = api.nvlink_state(d, l, &active);
@@ -54,7 +56,7 @@ nlohmann::json RawDevice(const NvmlApi& api, Device d) {
       if (active == muster::nvml::kFeatureEnabled && api.nvlink_remote_pci != nullptr) {
         muster::nvml::PciInfo remote{};
         link["remote_rc"] = api.nvlink_remote_pci(d, l, &remote);
-        link["remote_bus_id"] = remote.bus_id;
+        link["remote_bus_id"] = static_cast<const char*>(remote.bus_id);
         if (api.nvlink_remote_type != nullptr) {
           int type = -1;
           link["type_rc"] = api.nvlink_remote_type(d, l, &type);
@@ -68,21 +70,21 @@ nlohmann::json RawDevice(const NvmlApi& api, Device d) {
   return j;
 }
 
-nlohmann::json RawDump(const NvmlApi& api) {
-  nlohmann::json raw;
+boost::json::object RawDump(const NvmlApi& api) {
+  boost::json::object raw;
   muster::nvml::Return r = api.init();
   raw["init_rc"] = r;
   if (r != muster::nvml::kSuccess) return raw;
   unsigned int count = 0;
   raw["count_rc"] = api.device_count(&count);
-  nlohmann::json devices = nlohmann::json::array();
+  boost::json::array devices = boost::json::array();
   for (unsigned int i = 0; i < count; ++i) {
     Device d = nullptr;
     if (api.handle_by_index(i, &d) != muster::nvml::kSuccess) continue;
     devices.push_back(RawDevice(api, d));
   }
   raw["devices"] = devices;
-  nlohmann::json symbols;
+  boost::json::object symbols;
   symbols["nvmlDeviceGetNumaNodeId"] = api.numa_node_id != nullptr;
   symbols["nvmlDeviceGetNvLinkRemoteDeviceType"] = api.nvlink_remote_type != nullptr;
   symbols["nvmlDeviceGetAttributes_v2"] = api.attributes != nullptr;
@@ -95,11 +97,11 @@ nlohmann::json RawDump(const NvmlApi& api) {
 }  // namespace
 
 int main() {
-  nlohmann::json out;
+  boost::json::object out;
   muster::StatusOr<muster::GpuInventory> inv = muster::DiscoverNvmlGpus();
   if (!inv.ok()) {
     out["error"] = inv.status().ToString();
-    std::cout << out.dump(2) << "\n";
+    std::cout << muster::PrettyJson(out) << "\n";
     return inv.status().code() == muster::StatusCode::kNotFound ? 2 : 1;
   }
   char host[256] = {0};
@@ -110,17 +112,17 @@ int main() {
   node.links = inv->links;
   out["source"] = inv->source;
   out["node"] = muster::ToJson(node);
-  out["minors"] = inv->minors;
+  out["minors"] = boost::json::value_from(inv->minors);
   out["nvswitch"] = inv->links.nvswitch();
-  nlohmann::json matrix = nlohmann::json::array();
+  boost::json::array matrix = boost::json::array();
   for (int a = 0; a < inv->links.size(); ++a) {
-    nlohmann::json row = nlohmann::json::array();
+    boost::json::array row = boost::json::array();
     for (int b = 0; b < inv->links.size(); ++b) row.push_back(inv->links.links(a, b));
     matrix.push_back(row);
   }
   out["link_matrix"] = matrix;
   muster::StatusOr<std::unique_ptr<muster::nvml::NvmlLibrary>> lib = muster::nvml::NvmlLibrary::Load();
   if (lib.ok()) out["raw"] = RawDump((*lib)->api());
-  std::cout << out.dump(2) << "\n";
+  std::cout << muster::PrettyJson(out) << "\n";
   return 0;
 }

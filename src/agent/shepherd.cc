@@ -15,18 +15,16 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "proc/stray_processes.h"
 #include "base/log.h"
-#include "net/json_body.h"
+#include "api/wire/codec.h"
 #include "net/step_io.h"
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -81,71 +79,68 @@ int64_t StartTime(pid_t pid) {
 
 int PidFdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
-json LaunchToJson(const LaunchSpec& s) {
-  json limits = json::array();
-  for (const auto& [resource, value] : s.soft_limits) limits.push_back({resource, value});
-  return json{{"uid", s.uid},
-              {"gid", s.gid},
-              {"user", s.user},
-              {"workdir", s.workdir},
-              {"log_name", s.log_name},
-              {"argv", s.argv},
-              {"env", s.env},
-              {"stdin", s.stdin_path},
-              {"stdout", s.stdout_path},
-              {"stderr", s.stderr_path},
-              {"cgroup_procs_file", s.cgroup_procs_file},
-              {"umask", s.umask},
-              {"allow_root", s.allow_root},
-              {"truncate_stdout", s.truncate_stdout},
-              {"truncate_stderr", s.truncate_stderr},
-              {"soft_limits", limits}};
-}
+}  // namespace
 
-LaunchSpec LaunchFromJson(const json& j) {
-  LaunchSpec s;
-  s.uid = j.at("uid").get<uint32_t>();
-  s.gid = j.at("gid").get<uint32_t>();
-  s.user = j.at("user").get<std::string>();
-  s.workdir = j.at("workdir").get<std::string>();
-  s.log_name = j.at("log_name").get<std::string>();
-  s.argv = j.at("argv").get<std::vector<std::string>>();
-  s.env = j.at("env").get<std::vector<std::string>>();
-  s.stdin_path = j.at("stdin").get<std::string>();
-  s.stdout_path = j.at("stdout").get<std::string>();
-  s.stderr_path = j.at("stderr").get<std::string>();
-  s.cgroup_procs_file = j.at("cgroup_procs_file").get<std::string>();
-  s.umask = j.at("umask").get<mode_t>();
-  s.allow_root = j.at("allow_root").get<bool>();
-  s.truncate_stdout = j.at("truncate_stdout").get<bool>();
-  s.truncate_stderr = j.at("truncate_stderr").get<bool>();
-  for (const json& l : j.at("soft_limits")) s.soft_limits.emplace_back(l.at(0).get<int>(), l.at(1).get<uint64_t>());
-  return s;
-}
+// The shepherd's files (spec.json, exit.json) in the one wire codec; their keys are those of the
+// files an agent of any earlier version left in a run directory, which a restarted agent adopts.
+namespace wire {
 
-json SpecToJson(const ShepherdSpec& s) {
-  return json{{"job_id", s.job_id},         {"restart_count", s.restart_count}, {"batch", s.batch},
-              {"launch", LaunchToJson(s.launch)}, {"lease_file", s.lease_file},  {"kill_wait_s", s.kill_wait_s},
-              {"procs_files", s.procs_files}, {"marker", s.marker}};
-}
-
-StatusOr<ShepherdSpec> SpecFromJson(const std::string& text) {
-  ASSIGN_OR_RETURN(json j, ParseJsonObject(text, "shepherd spec"));
-  ShepherdSpec s;
-  try {
-    s.job_id = j.at("job_id").get<int64_t>();
-    s.restart_count = j.at("restart_count").get<int>();
-    s.batch = j.at("batch").get<bool>();
-    s.launch = LaunchFromJson(j.at("launch"));
-    s.lease_file = j.at("lease_file").get<std::string>();
-    s.kill_wait_s = j.at("kill_wait_s").get<int64_t>();
-    s.procs_files = j.at("procs_files").get<std::string>();
-    s.marker = j.at("marker").get<std::string>();
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("shepherd spec: ") + e.what());
+template <>
+struct External<LaunchSpec> : std::true_type {
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("uid", s.uid);
+    v("gid", s.gid);
+    v("user", s.user);
+    v("workdir", s.workdir);
+    v("log_name", s.log_name);
+    v("argv", s.argv);
+    v("env", s.env);
+    v("stdin", s.stdin_path);
+    v("stdout", s.stdout_path);
+    v("stderr", s.stderr_path);
+    v("cgroup_procs_file", s.cgroup_procs_file);
+    v("umask", s.umask);
+    v("allow_root", s.allow_root);
+    v("truncate_stdout", s.truncate_stdout);
+    v("truncate_stderr", s.truncate_stderr);
+    v("soft_limits", s.soft_limits);  // [[resource, value], ...]
   }
-  return s;
-}
+};
+
+template <>
+struct External<ShepherdSpec> : std::true_type {
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job_id", s.job_id);
+    v("restart_count", s.restart_count);
+    v("batch", s.batch);
+    v("launch", s.launch);
+    v("lease_file", s.lease_file);
+    v("kill_wait_s", s.kill_wait_s);
+    v("procs_files", s.procs_files);
+    v("marker", s.marker);
+  }
+};
+
+template <>
+struct External<ShepherdExit> : std::true_type {
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("exited", s.exited);
+    v("exit_code", s.exit_code);
+    v("signal", s.signal);
+    v("core", s.core_dumped);
+    v("lease_expired", s.lease_expired);
+    v("ended", s.ended);
+  }
+};
+
+}  // namespace wire
+
+namespace {
+
+StatusOr<ShepherdSpec> SpecFromJson(const std::string& text) { return wire::Decode<ShepherdSpec>(text, "shepherd spec"); }
 
 // Sends `sig` to every process of the run: those in its cgroup, or without one those that carry
 // its marker (through pidfds: a pid that changed hands meanwhile is not signalled).
@@ -183,16 +178,9 @@ Status WriteLease(const std::string& lease_file, int64_t until_ms) {
 }
 
 std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
-  StatusOr<json> j = ParseJsonObject(ReadText(run_dir + kExitFile), "exit record");
-  if (!j.ok()) return std::nullopt;
-  ShepherdExit e;
-  e.exited = j->value("exited", false);
-  e.exit_code = j->value("exit_code", 0);
-  e.signal = j->value("signal", 0);
-  e.core_dumped = j->value("core", false);
-  e.lease_expired = j->value("lease_expired", false);
-  e.ended = j->value("ended", false);
-  return e;
+  StatusOr<ShepherdExit> e = wire::Decode<ShepherdExit>(ReadText(run_dir + kExitFile), "exit record");
+  if (!e.ok()) return std::nullopt;
+  return *e;
 }
 
 int ShepherdMain(const std::string& run_dir) {
@@ -300,13 +288,7 @@ int ShepherdMain(const std::string& run_dir) {
   }
   if (end.lease_expired) SignalRun(spec, SIGKILL);
   (void)WriteAtomically(run_dir + kExitFile,
-                        json{{"exited", end.exited},
-                             {"exit_code", end.exit_code},
-                             {"signal", end.signal},
-                             {"core", end.core_dumped},
-                             {"lease_expired", end.lease_expired},
-                             {"ended", end.ended}}
-                            .dump(),
+                        wire::Encode(end),
                         0600);
   return 0;
 }
@@ -342,7 +324,7 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
     return Internal("cannot create '" + run_dir + "': " + std::strerror(errno));
   }
   for (const char* f : {kExitFile, kPidFile, kCtlFile}) unlink((run_dir + f).c_str());
-  RETURN_IF_ERROR(WriteAtomically(run_dir + kSpecFile, SpecToJson(spec).dump(-1, ' ', false, json::error_handler_t::replace), 0600));
+  RETURN_IF_ERROR(WriteAtomically(run_dir + kSpecFile, wire::Encode(spec), 0600));
   if (mkfifo((run_dir + kCtlFile).c_str(), 0600) != 0) {
     return Internal("cannot create '" + run_dir + kCtlFile + "': " + std::strerror(errno));
   }

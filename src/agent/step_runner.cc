@@ -21,7 +21,6 @@
 #include <ctime>
 #include <optional>
 #include <set>
-#include <nlohmann/json.hpp>
 
 #include "agent/as_user.h"
 #include "proc/job_env.h"
@@ -32,7 +31,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -131,45 +129,11 @@ StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
 }  // namespace
 
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
-  StatusOr<json> parsed = ParseRequestBody(body);
-  if (!parsed.ok()) return parsed.status();
-  const json& j = *parsed;
+  ASSIGN_OR_RETURN(const wire::bj::value parsed, ParseRequestBody(body));
+  StatusOr<StepLaunchRequest> request = wire::FromValue<StepLaunchRequest>(parsed);
+  if (!request.ok()) return request.status().WithPrefix("bad step request");
   StepLaunch s;
-  try {
-    s.job_id = j.at("job_id").get<int64_t>();
-    s.step_id = j.at("step_id").get<int>();
-    s.restart_count = j.value("restart_count", 0);
-    for (const json& t : j.at("tasks")) {
-      s.tasks.push_back(StepTask{t.at("procid").get<int>(), t.at("localid").get<int>(),
-                                 t.value("argv", std::vector<std::string>{})});
-    }
-    s.output = j.value("output", std::string());
-    s.error = j.value("error", std::string());
-    s.input = j.value("input", std::string());
-    s.task_prolog = j.value("task_prolog", std::string());
-    s.task_epilog = j.value("task_epilog", std::string());
-    if (const json& pty = j.value("pty", json()); pty.is_object()) {
-      s.pty = true;
-      s.pty_rows = pty.value("rows", 0);
-      s.pty_cols = pty.value("cols", 0);
-    }
-    if (j.contains("gpus")) s.gpus = j.at("gpus").get<std::vector<int>>();
-    s.gpu_bind_per_task = j.value("gpu_bind_per_task", 0);
-    s.gpu_bind_map = j.value("gpu_bind_map", std::vector<std::vector<int>>{});
-    s.gpu_bind_single = j.value("gpu_bind_single", 0);
-    s.no_allocate = j.value("no_allocate", false);
-    s.time_limit_s = j.value("time_limit_s", int64_t{0});
-    s.kill_wait_s = j.value("kill_wait_s", int64_t{30});
-    s.ntasks = j.at("ntasks").get<int>();
-    s.step_nodes = j.value("step_nodes", std::vector<std::string>{});
-    s.argv = j.at("argv").get<std::vector<std::string>>();
-    s.env = j.value("env", std::vector<std::string>{});
-    s.cwd = j.value("cwd", std::string());
-    s.io_address = j.at("io").get<std::string>();
-    s.io_key = j.at("io_key").get<std::string>();
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("bad step request: ") + e.what());
-  }
+  static_cast<StepLaunchRequest&>(s) = std::move(*request);
   if (s.step_id < 0) return InvalidArgument("bad step id " + std::to_string(s.step_id));
   if (s.argv.empty() || s.argv[0].empty()) return InvalidArgument("no command given");
   if (s.tasks.empty()) return InvalidArgument("no tasks for this node");
@@ -183,8 +147,8 @@ StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
                              " tasks");
     }
   }
-  if (s.pty_rows < 0 || s.pty_rows > 65535 || s.pty_cols < 0 || s.pty_cols > 65535) {
-    return InvalidArgument("bad terminal size " + std::to_string(s.pty_rows) + "x" + std::to_string(s.pty_cols));
+  if (s.pty && (s.pty->rows < 0 || s.pty->rows > 65535 || s.pty->cols < 0 || s.pty->cols > 65535)) {
+    return InvalidArgument("bad terminal size " + std::to_string(s.pty->rows) + "x" + std::to_string(s.pty->cols));
   }
   if (s.time_limit_s < 0 || s.kill_wait_s < 0) return InvalidArgument("bad time limit or kill wait");
   if (s.gpu_bind_per_task < 0) return InvalidArgument("bad gpu_bind_per_task " + std::to_string(s.gpu_bind_per_task));
@@ -320,7 +284,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     Status st = Status::Ok();
     if (l.pty && t.procid == 0) {
-      StatusOr<std::pair<int, int>> term = OpenTerminal(job.uid, l.pty_rows, l.pty_cols);
+      StatusOr<std::pair<int, int>> term = OpenTerminal(job.uid, l.pty->rows, l.pty->cols);
       if (term.ok()) {
         out[0] = term->first;
         in[0] = fcntl(term->first, F_DUPFD_CLOEXEC, 3);

@@ -22,59 +22,15 @@
 #include <vector>
 
 #include "base/status.h"
+#include "api/wire/agent.h"
 #include "model/job_record.h"
 #include "net/step_io.h"
 
 namespace muster {
 
-struct StepTask {
-  int procid = 0;                 // SLURM_PROCID
-  int localid = 0;                // SLURM_LOCALID
-  std::vector<std::string> argv;  // its own command (srun --multi-prog); empty = the step's
-};
-
-// What srun sends to each node of the step, plus what the agent fills in.
-struct StepLaunch {
-  // From srun.
-  int64_t job_id = 0;
-  int step_id = 0;
-  int restart_count = 0;                // which run of the job srun belongs to
-  std::vector<StepTask> tasks;          // the tasks this node runs
-  int ntasks = 0;                       // of the whole step
-  std::vector<std::string> step_nodes;  // every node of the step
-  std::vector<std::string> argv;
-  std::vector<std::string> env;  // srun's environment (--export=ALL); Slurm's variables replace its own
-  std::string cwd;               // "" = the job's working directory
-  std::string io_address;        // "unix:/path", "/path" or "host:port"
-  std::string io_key;            // sent back in the HELLO frame (letters and digits)
-  // srun -o/-e/-i: "" = the stream goes to/comes from srun (IN frames); "none"; a task id (only
-  // that task's stream goes to srun, the others' to /dev/null); else a file pattern, expanded
-  // per task (%t %n %N %j %J %s %u %x %A %a) and opened as the user, relative to cwd. A file
-  // named per task or node is truncated by its first task on the node; one the whole step shares
-  // is appended to (srun truncates it before the launch). error "" = as output.
-  std::string output, error, input;
-  std::string task_prolog, task_epilog;  // absolute paths; run before/after each task, as the user
-  // srun --pty: task 0 runs on a new pseudo-terminal (its stdin, stdout and stderr, and its
-  // controlling terminal), of this size when given; what it writes comes back as OUT frames.
-  bool pty = false;
-  int pty_rows = 0, pty_cols = 0;
-  // The step's GPUs on this node (node indexes, the controller's choice; the agent checks they
-  // are the job's); nullopt = the job's. With gpu_bind_per_task > 0, task with local id L sees
-  // only the L-th group of that many (srun --gpus-per-task, --gpu-bind=per_task:N).
-  std::optional<std::vector<int>> gpus;
-  int gpu_bind_per_task = 0;
-  // srun --gpu-bind=map_gpu/mask_gpu, single:N (job_env.h).
-  std::vector<std::vector<int>> gpu_bind_map;
-  int gpu_bind_single = 0;
-  // srun -Z/--no-allocate: no job of the controller's; job_id is srun's own (Slurm's range
-  // 0xffff0000..0xfffffffd), the tasks run as the caller, who must be trusted (root or the
-  // cluster's own user, as Slurm allows root and SlurmUser), without a cgroup.
-  bool no_allocate = false;
-  // srun -t: the step's time limit (0 = none). Past it its tasks get SIGTERM, SIGKILL
-  // kill_wait_s later (the cluster's KillWait), and srun Slurm's "*** STEP ... CANCELLED AT ...
-  // DUE TO TIME LIMIT ***" line.
-  int64_t time_limit_s = 0;
-  int64_t kill_wait_s = 30;
+// What srun sends to each node of the step (api/wire/agent.h's StepLaunchRequest), plus what the agent
+// fills in.
+struct StepLaunch : StepLaunchRequest {
   // From the agent.
   JobRecord job;  // the agent's record of the job (never srun's word)
   std::string node_name;

@@ -4,9 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <nlohmann/json.hpp>
 
-#include "model/record_json.h"
+#include "api/wire/agent.h"
 
 namespace muster {
 
@@ -55,19 +54,13 @@ Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) 
   // drained, the job requeued): past that moment the agent must not start it any more.
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  nlohmann::json body{{"job", ToJson(job)}, {"not_after_ms", now_ms + timeout_ms_}};
-  return Post(node.agent_address, "/v1/launch", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return Post(node.agent_address, "/v1/launch", wire::Encode(LaunchOrder{FullJob{job}, now_ms + timeout_ms_}));
 }
 
 Status HttpAgentClient::SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                                   const std::string& why) {
   return Post(node.agent_address, "/v1/signal",
-              nlohmann::json{{"job_id", run.job_id},
-                             {"restart_count", run.restart_count},
-                             {"signal", signal},
-                             {"kill_after", kill_after_s},
-                             {"why", why}}
-                  .dump());
+              wire::Encode(SignalOrder{run.job_id, run.restart_count, signal, kill_after_s, why}));
 }
 
 }  // namespace muster

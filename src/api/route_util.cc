@@ -3,12 +3,13 @@
 #include <sstream>
 
 #include "config/muster_config.h"
+#include "base/pretty_json.h"
 #include "model/record_json.h"
 #include "net/json_body.h"
 
 namespace muster::api {
 
-using nlohmann::json;
+namespace bj = wire::bj;
 
 namespace {
 
@@ -30,20 +31,17 @@ int HttpStatusFor(StatusCode code) {
 
 }  // namespace
 
-HttpResponse Ok(const json& body) {
-  return HttpResponse::Json(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
-}
+HttpResponse Ok() { return HttpResponse::Json(200, "{}"); }
 
 HttpResponse ErrorResponse(const Status& status, const std::string& user_msg) {
   HttpResponse r = HttpResponse::Error(HttpStatusFor(status.code()), status.message());
   if (!user_msg.empty()) {
-    nlohmann::json j{{"error", status.message()}, {"user_msg", user_msg}};
-    r.body = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    r.body = PrettyJson(bj::object{{"error", status.message()}, {"user_msg", user_msg}}, -1);
   }
   return r;
 }
 
-StatusOr<json> ParseBody(const HttpRequest& req) { return ParseRequestBody(req.body); }
+StatusOr<bj::value> ParseBody(const HttpRequest& req) { return ParseRequestBody(req.body); }
 
 StatusOr<int64_t> ParseId(const std::string& s) {
   int64_t v = 0;
@@ -85,14 +83,13 @@ Status CheckUserNames(const std::set<std::string>& users) {
   return Status::Ok();
 }
 
-json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c) {
-  json out = ToJson(j);
+JobRecord VisibleJob(JobRecord j, const Caller& caller, const Controller& c) {
   if (j.uid != caller.uid && !c.IsAdmin(caller)) {
-    out["script"] = "";
-    out["script_args"] = json::array();
-    out["environment"] = json::array();
+    j.script = SharedText();
+    j.script_args.clear();
+    j.environment.clear();
   }
-  return out;
+  return j;
 }
 
 }  // namespace muster::api

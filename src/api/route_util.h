@@ -4,19 +4,19 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "base/status.h"
 #include "ctld/controller.h"
 #include "api/wire/codec.h"
+#include "api/wire/records.h"
 #include "net/http.h"
 
 namespace muster::api {
 
-// 200 with `body` (strings that are not valid UTF-8, as a job's environment may hold, replaced).
-HttpResponse Ok(const nlohmann::json& body);
+// 200 with {}.
+HttpResponse Ok();
 // A wire answer (api/wire/codec.h) with status 200.
 template <wire::Record T>
 HttpResponse Ok(const T& answer) {
@@ -26,7 +26,9 @@ HttpResponse Ok(const T& answer) {
 // 401 unauthenticated, 403 not allowed, 404 unknown id or name, 409 wrong state, 503
 // unavailable); `user_msg` (what Slurm tells a submitter before the error) beside it.
 HttpResponse ErrorResponse(const Status& status, const std::string& user_msg = "");
-StatusOr<nlohmann::json> ParseBody(const HttpRequest& req);
+// A request's body read as `T` (net/json_body.h's rules first: integers only, bounded depth).
+template <wire::Record T>
+StatusOr<T> ReadBody(const HttpRequest& req);
 // A job id in a path ("Invalid job id specified" otherwise).
 StatusOr<int64_t> ParseId(const std::string& s);
 // The query's "ids=1,2,3" (empty set when absent); the first bad id is the error.
@@ -38,6 +40,15 @@ std::set<std::string> CommaSet(const std::map<std::string, std::string>& query, 
 Status CheckUserNames(const std::set<std::string>& users);
 // A job record for `caller`: another user's job (unless the caller is an admin) without what may
 // hold secrets (the script, its arguments and environment).
-nlohmann::json VisibleJob(const JobRecord& j, const Caller& caller, const Controller& c);
+JobRecord VisibleJob(JobRecord j, const Caller& caller, const Controller& c);
+
+// The body parsed by net/json_body.h's ParseRequestBody.
+StatusOr<wire::bj::value> ParseBody(const HttpRequest& req);
+
+template <wire::Record T>
+StatusOr<T> ReadBody(const HttpRequest& req) {
+  ASSIGN_OR_RETURN(const wire::bj::value body, ParseBody(req));
+  return wire::FromValue<T>(body);
+}
 
 }  // namespace muster::api

@@ -1,5 +1,4 @@
 // Accounts and policy: sacct's jobs, sprio's factors, sshare's tree, sacctmgr's reads and edits.
-#include <nlohmann/json.hpp>
 
 #include "api/decode.h"
 #include "api/wire/policy.h"
@@ -7,11 +6,11 @@
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/job_list_json.h"
-#include "model/record_json.h"
+#include "api/wire/records.h"
 
 namespace muster::api {
 
-using nlohmann::json;
+namespace bj = wire::bj;
 
 namespace {
 
@@ -57,9 +56,7 @@ void AddAccountRoutes(Controller& c, Router& r) {
     if (!ids.ok()) return ErrorResponse(ids.status());
     StatusOr<std::vector<StepRecord>> steps = c.AccountingSteps(*ids);
     if (!steps.ok()) return ErrorResponse(steps.status());
-    json out = json::array();
-    for (const StepRecord& s : *steps) out.push_back(ToJson(s));
-    return Ok(json{{"steps", out}});
+    return Ok(StepsAnswer{std::move(*steps)});
   });
 
   // sprio: the pending jobs' weighted priority factors, and the weights.
@@ -109,7 +106,7 @@ void AddAccountRoutes(Controller& c, Router& r) {
     if (!op.ok()) return ErrorResponse(op.status());
     Status st = c.ChangePolicy(*op, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 }
 

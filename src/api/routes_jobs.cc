@@ -1,6 +1,5 @@
 // Jobs: submit (and --test-only), list (squeue's table, scontrol's blocks or JSON), show,
 // cancel and signal, hold and release, complete, requeue, update; and the ping and config.
-#include <nlohmann/json.hpp>
 
 #include "api/decode.h"
 #include "api/wire/jobs.h"
@@ -16,7 +15,7 @@
 
 namespace muster::api {
 
-using nlohmann::json;
+namespace bj = wire::bj;
 
 namespace {
 
@@ -137,7 +136,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<JobRecord> j = c.GetJob(*id);
     if (!j.ok()) return ErrorResponse(j.status());
-    return Ok(json{{"job", VisibleJob(*j, req.caller, c)}});
+    return Ok(JobAnswer{FullJob{VisibleJob(*j, req.caller, c)}});
   });
 
   r.Add("DELETE", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
@@ -155,7 +154,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     const std::string target = req.query.count("target") ? req.query.at("target") : "full";
     Status st = c.Cancel(*id, signal, req.caller, target);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 
   for (const char* verb : {"hold", "release"}) {
@@ -165,7 +164,7 @@ void AddJobRoutes(Controller& c, Router& r) {
       if (!id.ok()) return ErrorResponse(id.status());
       Status st = c.Hold(*id, hold, req.caller);
       if (!st.ok()) return ErrorResponse(st);
-      return Ok(json::object());
+      return Ok();
     });
   }
 
@@ -177,7 +176,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!done.ok()) return ErrorResponse(done.status());
     Status st = c.CompleteAllocation(*id, done->exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 
   r.Add("POST", "/v1/jobs/{id}/requeue", [&c](const HttpRequest& req) {
@@ -185,7 +184,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!id.ok()) return ErrorResponse(id.status());
     Status st = c.Requeue(*id, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 
   // scontrol update JobId=: {"fields": {"TimeLimit": "10", "JobName": "x", ...}} (Controller::UpdateJob).
@@ -196,7 +195,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!update.ok()) return ErrorResponse(update.status());
     Status st = c.UpdateJob(*id, update->fields, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 }
 

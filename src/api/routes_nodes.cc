@@ -1,31 +1,28 @@
 // Nodes and partitions (sinfo, scontrol update node), and the agents' register, heartbeat and
 // exit reports.
-#include <nlohmann/json.hpp>
 
 #include "api/decode.h"
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "model/record_json.h"
+#include "api/wire/records.h"
 
 namespace muster::api {
 
-using nlohmann::json;
+namespace bj = wire::bj;
 
 void AddNodeRoutes(Controller& c, Router& r) {
   // Each node record with "allocated": {"cpus", "gpus", "memory_mb"} held by its running jobs.
   r.Add("GET", "/v1/nodes", [&c](const HttpRequest&) {
     const std::map<std::string, NodeAllocated> allocated = c.AllocatedByNode();
-    json nodes = json::array();
-    for (const NodeRecord& n : c.ListNodes()) {
-      json v = ToJson(n);
+    NodesAnswer answer;
+    for (NodeRecord& n : c.ListNodes()) {
       auto it = allocated.find(n.node.name);
       const NodeAllocated a = it == allocated.end() ? NodeAllocated{} : it->second;
-      v["allocated"] = json{{"cpus", a.cpus}, {"gpus", a.gpus}, {"memory_mb", a.memory_mb}};
-      nodes.push_back(std::move(v));
+      answer.nodes.push_back(ListedNode{std::move(n), a});
     }
-    return Ok(json{{"nodes", nodes}});
+    return Ok(answer);
   });
 
   r.Add("POST", "/v1/nodes/{name}", [&c](const HttpRequest& req) {
@@ -33,25 +30,20 @@ void AddNodeRoutes(Controller& c, Router& r) {
     if (!update.ok()) return ErrorResponse(update.status());
     Status st = c.UpdateNode(req.params.at("name"), update->state, update->reason, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 
   r.Add("GET", "/v1/partitions", [&c](const HttpRequest&) {
-    json parts = json::array();
-    for (const Partition& p : c.ListPartitions()) parts.push_back(ToJson(p));
-    return Ok(json{{"partitions", parts}});
+    return Ok(PartitionsAnswer{c.ListPartitions()});
   });
 
   r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {
-    StatusOr<json> body = ParseBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    if (!body->contains("node")) return ErrorResponse(InvalidArgument("missing 'node'"));
-    StatusOr<NodeRecord> node = NodeRecordFromJson((*body)["node"]);
-    if (!node.ok()) return ErrorResponse(node.status());
-    StatusOr<NodeReport> report = wire::Decode<NodeReport>(req.body);
-    if (report.ok()) report = wire::CheckedNodeReport(std::move(*report));
+    StatusOr<Registration> reg = ReadBody<Registration>(req);  // one parse, one decode
+    if (!reg.ok()) return ErrorResponse(reg.status());
+    if (!reg->node) return ErrorResponse(InvalidArgument("missing 'node'"));
+    StatusOr<NodeReport> report = wire::CheckedNodeReport(std::move(reg->report));
     if (!report.ok()) return ErrorResponse(report.status());
-    StatusOr<NodeOrders> orders = c.RegisterNode(*node, *report, req.caller);
+    StatusOr<NodeOrders> orders = c.RegisterNode(*reg->node, *report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
     orders->cluster = c.cluster_name();
     return Ok(*orders);
@@ -75,7 +67,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     if (!notice.ok()) return ErrorResponse(notice.status());
     Status st = c.JobExited(notice->exit.job_id, notice->node, notice->exit.report, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 }
 

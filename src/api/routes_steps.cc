@@ -1,15 +1,14 @@
 // Steps: srun's step creation and end, the step list, and sacct's steps.
-#include <nlohmann/json.hpp>
 
 #include "api/decode.h"
 #include "api/wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "model/record_json.h"
+#include "api/wire/records.h"
 
 namespace muster::api {
 
-using nlohmann::json;
+namespace bj = wire::bj;
 
 void AddStepRoutes(Controller& c, Router& r) {
   // srun: a step of a running job, with where its tasks go (docs/api.md).
@@ -53,13 +52,11 @@ void AddStepRoutes(Controller& c, Router& r) {
     if (!done.ok()) return ErrorResponse(done.status());
     Status st = c.FinishStep(*id, static_cast<int>(*step), done->exit_code, req.caller);
     if (!st.ok()) return ErrorResponse(st);
-    return Ok(json::object());
+    return Ok();
   });
 
   r.Add("GET", "/v1/steps", [&c](const HttpRequest&) {
-    json steps = json::array();
-    for (const StepRecord& s : c.ListSteps()) steps.push_back(ToJson(s));
-    return Ok(json{{"steps", steps}});
+    return Ok(StepsAnswer{c.ListSteps()});
   });
 }
 

@@ -25,6 +25,7 @@
 #include "report/squeue_format.h"
 #include "model/hostlist.h"
 #include "model/job_list_json.h"
+#include "base/pretty_json.h"
 #include "model/record_json.h"
 #include "model/slurm_time.h"
 
@@ -32,7 +33,6 @@ extern char** environ;
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -259,7 +259,7 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (parts.empty() || parts.count(p.name)) shown.push_back(p);
   }
   if (json_out) {
-    out << SinfoJson(shown, *nodes, UsageFromAllocated(allocated), Now()).dump(2) << "\n";
+    out << PrettyJson(SinfoJson(shown, *nodes, UsageFromAllocated(allocated), Now())) << "\n";
     return 0;
   }
   StatusOr<std::string> text = FormatSinfo(shown, *nodes, UsageFromAllocated(allocated), opt, Now());

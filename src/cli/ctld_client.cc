@@ -12,12 +12,12 @@
 
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
-#include "model/record_json.h"
+#include "api/wire/agent.h"
+#include "api/wire/records.h"
 #include "net/key_file.h"
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -49,12 +49,9 @@ StatusOr<std::string> TokenFrom(const std::string& socket) {
   ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> agent, HttpClient::Connect("unix:" + socket, "", 5000));
   ASSIGN_OR_RETURN(HttpResponse r, agent->Request("GET", "/v1/token"));
   if (r.status != 200) return Status(CodeFor(r.status), ErrorMessageOf(r.body, "HTTP " + std::to_string(r.status)));
-  StatusOr<json> parsed = ParseJsonObject(r.body, "the agent's answer");
-  const json j = parsed.ok() ? *parsed : json();
-  if (!j.is_object() || !j.contains("token") || !j["token"].is_string() || j["token"].get<std::string>().empty()) {
-    return Internal("malformed answer to GET /v1/token");
-  }
-  return j["token"].get<std::string>();
+  StatusOr<TokenAnswer> answer = wire::Decode<TokenAnswer>(r.body, "the agent's answer");
+  if (!answer.ok() || answer->token.empty()) return Internal("malformed answer to GET /v1/token");
+  return answer->token;
 }
 
 }  // namespace
@@ -153,9 +150,8 @@ StatusOr<std::string> CtldClient::Send(const std::string& method, const std::str
   user_msg_.clear();
   if (!r.ok()) return r.status();
   if (r->status != 200) {
-    StatusOr<json> parsed = ParseJsonObject(r->body, "the controller's answer");
-    const json j = parsed.ok() ? *parsed : json();
-    if (j.is_object() && j.contains("user_msg") && j["user_msg"].is_string()) user_msg_ = j["user_msg"];
+    StatusOr<ErrorAnswer> error = wire::Decode<ErrorAnswer>(r->body, "the controller's answer");
+    if (error.ok()) user_msg_ = error->user_msg;
     return Status(CodeFor(r->status), ErrorMessageOf(r->body, r->body));
   }
   return std::move(r->body);
@@ -172,13 +168,6 @@ StatusOr<Answer> CtldClient::Read(const StatusOr<std::string>& text) {
 template <wire::Record Answer, wire::Record Request>
 StatusOr<Answer> CtldClient::Exchange(const std::string& method, const std::string& target, const Request& request) {
   return Read<Answer>(Send(method, target, wire::Encode(request)));
-}
-
-StatusOr<json> CtldClient::GetJson(const std::string& target) {
-  ASSIGN_OR_RETURN(std::string text, Send("GET", target));
-  StatusOr<json> j = ParseJsonObject(text, "the controller's answer");
-  if (!j.ok()) return Internal("the controller sent a malformed answer: " + j.status().message());
-  return j;
 }
 
 StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
@@ -214,17 +203,6 @@ StatusOr<std::vector<JobRecord>> ReadJobList(const std::string& text) {
   return jobs;
 }
 
-StatusOr<std::vector<StepRecord>> ReadSteps(const json& answer) {
-  std::vector<StepRecord> out;
-  if (!answer.contains("steps") || !answer["steps"].is_array()) return Internal("malformed step list");
-  for (const json& s : answer["steps"]) {
-    StatusOr<StepRecord> r = StepRecordFromJson(s);
-    if (!r.ok()) return Internal("the controller sent a malformed step: " + r.status().message());
-    out.push_back(std::move(*r));
-  }
-  return out;
-}
-
 }  // namespace
 
 StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
@@ -235,11 +213,9 @@ StatusOr<std::vector<JobRecord>> CtldClient::Jobs(const std::string& query) {
 StatusOr<std::string> CtldClient::RenderedJobs(const std::string& query) { return Send("GET", "/v1/jobs?" + query); }
 
 StatusOr<JobRecord> CtldClient::Job(int64_t id) {
-  ASSIGN_OR_RETURN(json j, GetJson("/v1/jobs/" + std::to_string(id)));
-  if (!j.contains("job")) return Internal("the controller sent a malformed answer: no job");
-  StatusOr<JobRecord> job = JobRecordFromJson(j["job"]);
-  if (!job.ok()) return Internal("the controller sent a malformed job: " + job.status().message());
-  return job;
+  ASSIGN_OR_RETURN(JobAnswer answer, Read<JobAnswer>(Send("GET", "/v1/jobs/" + std::to_string(id))));
+  if (!answer.job) return Internal("the controller sent a malformed answer: no job");
+  return std::move(answer.job->job);
 }
 
 Status CtldClient::Cancel(int64_t id, int signal, const std::string& target) {
@@ -271,24 +247,17 @@ StatusOr<StepAnswer> CtldClient::CreateStep(int64_t job_id, const StepCreate& re
 }
 
 StatusOr<std::vector<StepRecord>> CtldClient::Steps() {
-  ASSIGN_OR_RETURN(json j, GetJson("/v1/steps"));
-  return ReadSteps(j);
+  ASSIGN_OR_RETURN(StepsAnswer answer, Read<StepsAnswer>(Send("GET", "/v1/steps")));
+  return std::move(answer.steps);
 }
 
 StatusOr<std::vector<NodeRecord>> CtldClient::Nodes(std::map<std::string, NodeAllocated>* allocated) {
-  ASSIGN_OR_RETURN(json j, GetJson("/v1/nodes"));
+  ASSIGN_OR_RETURN(NodesAnswer answer, Read<NodesAnswer>(Send("GET", "/v1/nodes")));
   std::vector<NodeRecord> out;
-  if (!j.contains("nodes") || !j["nodes"].is_array()) return Internal("malformed node list");
-  for (const json& x : j["nodes"]) {
-    ASSIGN_OR_RETURN(NodeRecord r, NodeRecordFromJson(x));
-    if (allocated != nullptr && x.contains("allocated") && x["allocated"].is_object()) {
-      const json& a = x["allocated"];
-      NodeAllocated& n = (*allocated)[r.node.name];
-      n.cpus = a.value("cpus", 0);
-      n.gpus = a.value("gpus", 0);
-      n.memory_mb = a.value("memory_mb", int64_t{0});
-    }
-    out.push_back(std::move(r));
+  out.reserve(answer.nodes.size());
+  for (ListedNode& n : answer.nodes) {
+    if (allocated != nullptr) (*allocated)[n.record.node.name] = n.allocated;
+    out.push_back(std::move(n.record));
   }
   return out;
 }
@@ -298,14 +267,8 @@ Status CtldClient::UpdateNode(const std::string& name, const NodeUpdate& update)
 }
 
 StatusOr<std::vector<Partition>> CtldClient::Partitions() {
-  ASSIGN_OR_RETURN(json j, GetJson("/v1/partitions"));
-  std::vector<Partition> out;
-  if (!j.contains("partitions") || !j["partitions"].is_array()) return Internal("malformed partition list");
-  for (const json& x : j["partitions"]) {
-    ASSIGN_OR_RETURN(Partition p, PartitionFromJson(x));
-    out.push_back(std::move(p));
-  }
-  return out;
+  ASSIGN_OR_RETURN(PartitionsAnswer answer, Read<PartitionsAnswer>(Send("GET", "/v1/partitions")));
+  return std::move(answer.partitions);
 }
 
 StatusOr<PingAnswer> CtldClient::Ping() { return Read<PingAnswer>(Send("GET", "/v1/ping")); }
@@ -317,8 +280,8 @@ StatusOr<std::vector<JobRecord>> CtldClient::AccountingJobs(const std::string& q
 }
 
 StatusOr<std::vector<StepRecord>> CtldClient::AccountingSteps(const std::string& ids) {
-  ASSIGN_OR_RETURN(json j, GetJson("/v1/accounting/steps?ids=" + ids));
-  return ReadSteps(j);
+  ASSIGN_OR_RETURN(StepsAnswer answer, Read<StepsAnswer>(Send("GET", "/v1/accounting/steps?ids=" + ids)));
+  return std::move(answer.steps);
 }
 
 StatusOr<PriorityAnswer> CtldClient::Priority() { return Read<PriorityAnswer>(Send("GET", "/v1/priority")); }

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
@@ -94,7 +93,6 @@ class CtldClient {
   static StatusOr<Answer> Read(const StatusOr<std::string>& text);
   template <wire::Record Answer, wire::Record Request>
   StatusOr<Answer> Exchange(const std::string& method, const std::string& target, const Request& request);
-  StatusOr<nlohmann::json> GetJson(const std::string& target);
 
   std::unique_ptr<HttpClient> http_;
   std::string cluster_name_;

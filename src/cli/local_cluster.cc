@@ -17,12 +17,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "proc/stray_processes.h"
+#include "api/wire/agent.h"
 #include "config/muster_config.h"
 #include "config/slurm_conf.h"
 #include "model/hostlist.h"
@@ -469,8 +469,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       if (!c.ok()) continue;
       StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/ping");
       if (!r.ok() || r->status != 200) continue;
-      StatusOr<nlohmann::json> parsed = ParseJsonObject(r->body, "the agent's answer");
-      registered += parsed.ok() && parsed->value("registered", false);
+      StatusOr<AgentPing> ping = wire::Decode<AgentPing>(r->body, "the agent's answer");
+      registered += ping.ok() && ping->registered;
     }
     if (registered == static_cast<int>(node_names.size())) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -16,6 +16,7 @@
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "model/job_list_json.h"
+#include "base/pretty_json.h"
 #include "model/record_json.h"
 #include "model/slurm_time.h"
 
@@ -283,7 +284,7 @@ int SacctMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const int64_t now = SystemClock().NowSeconds();
   if (req->json) {
-    out << SacctJson(*jobs, steps, (*c)->cluster_name(), now).dump(2) << "\n";
+    out << PrettyJson(SacctJson(*jobs, steps, (*c)->cluster_name(), now)) << "\n";
     return 0;
   }
   req->options.cluster = (*c)->cluster_name();

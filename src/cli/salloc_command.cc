@@ -33,7 +33,6 @@ extern char** environ;
 namespace muster {
 namespace {
 
-using nlohmann::json;
 
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include <boost/json.hpp>
+
 #include "base/strings.h"
 #include "base/clock.h"
 #include "cli/command_args.h"
@@ -12,6 +14,7 @@
 #include "cli/ctld_client.h"
 #include "model/hostlist.h"
 #include "model/job_list_json.h"
+#include "base/pretty_json.h"
 #include "model/record_json.h"
 #include "model/slurm_time.h"
 #include "report/scontrol_format.h"
@@ -19,7 +22,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -100,7 +102,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       if (!nodes.ok() || !ps.ok()) return ConnectError("scontrol", Internal("cannot read nodes"), err);
       NodeActivityMap usage = UsageFromAllocated(allocated);
       bool any = false;
-      json arr = json::array();
+      boost::json::array arr;
       for (const NodeRecord& n : *nodes) {
         if (!id.empty() && n.node.name != id) continue;
         if (json_out) {
@@ -111,7 +113,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
         any = true;
       }
       if (!any && !id.empty()) return EmitOutput(NodeNotFoundError(id), out, err);
-      if (json_out) out << json{{"nodes", arr}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      if (json_out) out << PrettyJson(boost::json::object{{"nodes", std::move(arr)}}) << "\n";
       return 0;
     }
     if (what == "partition" || what == "partitions") {

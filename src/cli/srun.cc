@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <random>
 #include <thread>
-#include <nlohmann/json.hpp>
 
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
@@ -23,7 +22,6 @@
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 

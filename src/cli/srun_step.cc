@@ -25,12 +25,12 @@
 #include <optional>
 #include <thread>
 #include <tuple>
-#include <nlohmann/json.hpp>
 
 #include "proc/job_env.h"
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
+#include "api/wire/agent.h"
 #include "model/record_json.h"
 #include "net/http.h"
 #include "net/step_io.h"
@@ -39,7 +39,6 @@ extern char** environ;
 
 namespace muster {
 
-using nlohmann::json;
 
 namespace {
 
@@ -266,38 +265,37 @@ void StepSession::LaunchAll(const JobRecord& job) {
   std::vector<std::string> step_nodes;
   for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
   for (NodeTasks& n : nodes_) {
-    json tasks = json::array();
+    StepLaunchRequest body;
+    body.job_id = job_id_;
+    body.step_id = step_id_;
+    body.restart_count = job.restart_count;
     for (size_t i = 0; i < n.procids.size(); ++i) {
-      json t{{"procid", n.procids[i]}, {"localid", i}};
-      if (!task_argv_.empty()) t["argv"] = task_argv_[n.procids[i]];
-      tasks.push_back(std::move(t));
+      StepTask t{n.procids[i], static_cast<int>(i), {}};
+      if (!task_argv_.empty()) t.argv = task_argv_[n.procids[i]];
+      body.tasks.push_back(std::move(t));
     }
-    json body{{"job_id", job_id_},
-              {"step_id", step_id_},
-              {"restart_count", job.restart_count},
-              {"tasks", tasks},
-              {"ntasks", static_cast<int>(tasks_.size())},
-              {"step_nodes", step_nodes},
-              {"argv", opt_.command},
-              {"env", env},
-              {"cwd", cwd},
-              {"io", io_address_},
-              {"io_key", key_},
-              {"output", opt_.output},
-              {"error", opt_.error},
-              {"input", opt_.input},
-              {"task_prolog", absolute(opt_.task_prolog)},
-              {"task_epilog", absolute(opt_.task_epilog)}};
-    if (n.gpus) body["gpus"] = *n.gpus;
-    if (no_allocate_) body["no_allocate"] = true;
-    if (time_limit_s_ > 0) body["time_limit_s"] = time_limit_s_;
-    body["kill_wait_s"] = kill_wait_s_;
-    if (opt_.gpu_bind_per_task > 0) body["gpu_bind_per_task"] = opt_.gpu_bind_per_task;
-    if (!opt_.gpu_bind_map.empty()) body["gpu_bind_map"] = opt_.gpu_bind_map;
-    if (opt_.gpu_bind_single > 0) body["gpu_bind_single"] = opt_.gpu_bind_single;
+    body.ntasks = static_cast<int>(tasks_.size());
+    body.step_nodes = step_nodes;
+    body.argv = opt_.command;
+    body.env = env;
+    body.cwd = cwd;
+    body.io_address = io_address_;
+    body.io_key = key_;
+    body.output = opt_.output;
+    body.error = opt_.error;
+    body.input = opt_.input;
+    body.task_prolog = absolute(opt_.task_prolog);
+    body.task_epilog = absolute(opt_.task_epilog);
+    body.gpus = n.gpus;
+    body.no_allocate = no_allocate_;
+    body.time_limit_s = time_limit_s_ > 0 ? time_limit_s_ : 0;
+    body.kill_wait_s = kill_wait_s_;
+    body.gpu_bind_per_task = std::max(0, opt_.gpu_bind_per_task);
+    body.gpu_bind_map = opt_.gpu_bind_map;
+    body.gpu_bind_single = std::max(0, opt_.gpu_bind_single);
     if (opt_.pty) {
       const auto [rows, cols] = TerminalSize();
-      body["pty"] = json{{"rows", rows}, {"cols", cols}};
+      body.pty = StepPty{rows, cols};
     }
     std::string error;
     // A node may not have heard of a just-started job yet (the controller tells the nodes after
@@ -310,7 +308,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
         break;
       }
       StatusOr<HttpResponse> r =
-          (*c)->Request("POST", "/v1/step", body.dump(-1, ' ', false, json::error_handler_t::replace));
+          (*c)->Request("POST", "/v1/step", wire::Encode(body));
       if (!r.ok()) {
         error = r.status().message();
       } else if (r->status != 200) {
@@ -345,10 +343,10 @@ void StepSession::LaunchAll(const JobRecord& job) {
 }
 
 void StepSession::Forward(int sig) {
-  json body{{"job_id", job_id_}, {"step_id", step_id_}, {"signal", sig}};
+  const std::string body = wire::Encode(StepSignal{job_id_, step_id_, sig});
   for (NodeTasks& n : nodes_) {
     if (!n.launched || !n.client) continue;
-    StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body.dump());
+    StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body);
     if (r.ok() && r->status == 401 && !IsUnix(n.agent)) {
       // Our token expired during a long step: get a fresh one and ask again.
       StatusOr<std::string> t = LocalToken();
@@ -357,7 +355,7 @@ void StepSession::Forward(int sig) {
       if (c.ok()) {
         token_ = *t;
         n.client = std::move(*c);
-        r = n.client->Request("POST", "/v1/signal-step", body.dump());
+        r = n.client->Request("POST", "/v1/signal-step", body);
       } else {
         r = c.status();
       }

@@ -6,6 +6,8 @@
 #include <set>
 #include <string_view>
 
+#include "ctld/usage_json.h"
+
 namespace muster {
 
 PolicyState::PolicyState(PrioritySettings settings, std::shared_ptr<const SchedPolicy> policy,
@@ -132,7 +134,9 @@ void PolicyState::Requeued(const JobRecord& job, int64_t now) {
 
 Status PolicyState::RestoreUsage(const std::string& saved) {
   std::lock_guard<std::mutex> lock(mu_);
-  return priority_.Restore(saved);
+  ASSIGN_OR_RETURN(PriorityPolicy::Saved usage, ParseUsageJson(saved));
+  priority_.Restore(usage);
+  return Status::Ok();
 }
 
 std::string PolicyState::SaveUsage(const ActiveJobs& active, int64_t now) {
@@ -140,7 +144,7 @@ std::string PolicyState::SaveUsage(const ActiveJobs& active, int64_t now) {
   ChargeRunningLocked(active, now);
   usage_saved_at_ = now;
   usage_dirty_ = false;
-  return priority_.Save();
+  return UsageJson(priority_.Save());
 }
 
 void PolicyState::UsageSaveFailed() {
@@ -172,7 +176,7 @@ std::string PolicyState::Tick(const ActiveJobs& active, int64_t now) {
     calc_at_ = now;
   }
   if (save) {  // (every usage_save_s, charged or not: else an idle spell would charge every Tick)
-    if (usage_dirty_) usage = priority_.Save();
+    if (usage_dirty_) usage = UsageJson(priority_.Save());
     usage_saved_at_ = now;
     usage_dirty_ = false;
   }

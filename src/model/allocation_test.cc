@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include "model/job_list_json.h"
 #include "model/record_json.h"
 
@@ -43,17 +45,17 @@ TEST(AllocationTest, StoredFormRoundTrips) {
 // A record stored before the allocation became one type (gpus as whole indexes, the shared GPU
 // apart) reads into the same GPUs, and is written back under the same keys.
 TEST(AllocationTest, StoredRecordsKeepTheirKeys) {
-  const nlohmann::json stored = nlohmann::json::parse(R"({"id": 7, "allocation": [
+  const boost::json::value stored = boost::json::parse(R"({"id": 7, "allocation": [
       {"node": "gpu01", "cpu_milli": 2500, "memory_mb": 0, "tasks": 1, "gpus": [5, 0],
        "shared_gpu": 3, "shared_milli": 250, "exclusive": false}]})");
   StatusOr<JobRecord> j = JobRecordFromJson(stored);
   ASSERT_TRUE(j.ok()) << j.status().message();
   ASSERT_EQ(j->allocation.size(), 1u);
   EXPECT_EQ(j->allocation[0].gpus, TwoWholeOneShared().gpus);
-  const nlohmann::json back = ToJson(*j)["allocation"][0];
-  EXPECT_EQ(back["gpus"], nlohmann::json::array({0, 5}));
-  EXPECT_EQ(back["shared_gpu"], 3);
-  EXPECT_EQ(back["shared_milli"], 250);
+  const boost::json::object back = ToJson(*j).at("allocation").at(0).as_object();
+  EXPECT_EQ(back.at("gpus"), (boost::json::array{0, 5}));
+  EXPECT_EQ(back.at("shared_gpu"), 3);
+  EXPECT_EQ(back.at("shared_milli"), 250);
   // The job list (squeue's form) leaves defaults out: no shared GPU, no key.
   JobRecord whole = *j;
   whole.allocation[0].gpus = {{1, kMilliPerGpu}};

@@ -3,8 +3,8 @@
 // script_args, environment: GET /v1/jobs/{id} has them), and leaves out every field still at its
 // default value (a missing key reads back as that default).
 //
-// Written and read with Boost.JSON rather than through nlohmann documents: squeue with a thousand
-// pending jobs spends about a millisecond here, on either side, instead of tens (bench/e2e.sh).
+// Written and read with Boost.JSON through the fields' visitor: squeue with a thousand pending jobs
+// spends about a millisecond here, on either side (bench/e2e.sh, bench/json.sh).
 #pragma once
 
 #include <string>

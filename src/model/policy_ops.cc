@@ -5,12 +5,16 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
+
+#include "base/pretty_json.h"
 
 #include "base/strings.h"
 #include "model/job_request.h"
 
 namespace muster {
+
+namespace bj = boost::json;
 
 namespace {
 
@@ -276,32 +280,45 @@ Status ApplyPolicyOp(const PolicyOp& op, AccountTree* tree_out, std::vector<Qos>
   return Status::Ok();
 }
 
+// Stored as the earlier codec wrote it ([{"entity":..,"fields":[[k,v],..],"name":..,"verb":..}],
+// keys sorted), so a change log saved before reads, and compares, the same.
 std::string PolicyOpsToJson(const std::vector<PolicyOp>& ops) {
-  nlohmann::json a = nlohmann::json::array();
+  bj::array a;
   for (const PolicyOp& op : ops) {
-    nlohmann::json fields = nlohmann::json::array();
-    for (const auto& [k, v] : op.fields) fields.push_back({k, v});
-    a.push_back({{"verb", op.verb}, {"entity", op.entity}, {"name", op.name}, {"fields", fields}});
+    bj::array fields;
+    for (const auto& [k, v] : op.fields) fields.push_back(bj::array{bj::string(k), bj::string(v)});
+    a.push_back(bj::object{{"verb", op.verb}, {"entity", op.entity}, {"name", op.name}, {"fields", std::move(fields)}});
   }
-  return a.dump();
+  return PrettyJson(a, -1);
 }
 
 StatusOr<std::vector<PolicyOp>> PolicyOpsFromJson(const std::string& text) {
-  nlohmann::json a = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!a.is_array()) return InvalidArgument("stored policy changes: not a JSON array");
+  bj::parse_options opt;
+  opt.allow_invalid_utf8 = true;
+  bj::error_code ec;
+  const bj::value a = bj::parse(text, ec, {}, opt);
+  if (ec || !a.is_array()) return InvalidArgument("stored policy changes: not a JSON array");
   std::vector<PolicyOp> ops;
-  for (const nlohmann::json& j : a) {
-    if (!j.is_object() || !j.contains("verb") || !j["verb"].is_string() || !j.contains("entity") ||
-        !j["entity"].is_string() || !j.contains("name") || !j["name"].is_string() || !j.contains("fields") ||
-        !j["fields"].is_array()) {
-      return InvalidArgument("stored policy changes: malformed entry " + j.dump());
+  const auto text_of = [](const bj::object& o, const char* key) -> const bj::string* {
+    const bj::value* v = o.if_contains(key);
+    return v == nullptr ? nullptr : v->if_string();
+  };
+  for (const bj::value& j : a.get_array()) {
+    const bj::object* o = j.if_object();
+    const bj::string* verb = o == nullptr ? nullptr : text_of(*o, "verb");
+    const bj::string* entity = o == nullptr ? nullptr : text_of(*o, "entity");
+    const bj::string* name = o == nullptr ? nullptr : text_of(*o, "name");
+    const bj::value* fields = o == nullptr ? nullptr : o->if_contains("fields");
+    if (verb == nullptr || entity == nullptr || name == nullptr || fields == nullptr || !fields->is_array()) {
+      return InvalidArgument("stored policy changes: malformed entry " + PrettyJson(j, -1));
     }
-    PolicyOp op{j["verb"].get<std::string>(), j["entity"].get<std::string>(), j["name"].get<std::string>(), {}};
-    for (const nlohmann::json& f : j["fields"]) {
-      if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string()) {
-        return InvalidArgument("stored policy changes: malformed field " + f.dump());
+    PolicyOp op{std::string(*verb), std::string(*entity), std::string(*name), {}};
+    for (const bj::value& f : fields->get_array()) {
+      const bj::array* kv = f.if_array();
+      if (kv == nullptr || kv->size() != 2 || !(*kv)[0].is_string() || !(*kv)[1].is_string()) {
+        return InvalidArgument("stored policy changes: malformed field " + PrettyJson(f, -1));
       }
-      op.fields.emplace_back(f[0].get<std::string>(), f[1].get<std::string>());
+      op.fields.emplace_back(std::string((*kv)[0].get_string()), std::string((*kv)[1].get_string()));
     }
     ops.push_back(std::move(op));
   }

@@ -116,6 +116,16 @@ TEST(PolicyOpsTest, TresAndTheStoredFormRoundTrip) {
   EXPECT_EQ(*back, ops);
   EXPECT_FALSE(PolicyOpsFromJson("{}").ok());
   EXPECT_FALSE(PolicyOpsFromJson("[{\"verb\": 1}]").ok());
+  // A change log saved by the earlier JSON codec (captured from it): it reads, and is written again
+  // byte for byte.
+  const std::string old =
+      R"([{"entity":"user","fields":[["Account","team"],["MaxJobs","3"]],"name":"alice","verb":"add"},)"
+      R"({"entity":"qos","fields":[],"name":"gold","verb":"delete"}])";
+  StatusOr<std::vector<PolicyOp>> read = PolicyOpsFromJson(old);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, (std::vector<PolicyOp>{Op("add", "user", "alice", {{"Account", "team"}, {"MaxJobs", "3"}}),
+                                          Op("delete", "qos", "gold")}));
+  EXPECT_EQ(PolicyOpsToJson(*read), old);
 }
 
 }  // namespace

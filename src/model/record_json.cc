@@ -2,117 +2,16 @@
 
 #include <algorithm>
 
+#include <boost/json.hpp>
+
 #include "model/job_record_fields.h"
+#include "model/json_fields.h"
 
 namespace muster {
 
-using nlohmann::json;
-
-namespace {
-
-// Reads optional fields with type checks; the first error wins and names the field.
-class Reader {
- public:
-  Reader(const json& j, std::string what) : j_(j), what_(std::move(what)) {
-    if (!j_.is_object()) status_ = InvalidArgument(what_ + ": expected a JSON object");
-  }
-  template <typename T>
-  void Get(const char* key, T& out) {
-    if (!status_.ok() || !j_.contains(key) || j_[key].is_null()) return;
-    try {
-      out = j_[key].get<T>();
-    } catch (const json::exception&) {
-      status_ = InvalidArgument(what_ + "." + key + ": wrong type");
-    }
-  }
-  const json* Sub(const char* key) const { return j_.contains(key) ? &j_[key] : nullptr; }
-  void Fail(Status s) {
-    if (status_.ok()) status_ = std::move(s);
-  }
-  const Status& status() const { return status_; }
-
- private:
-  const json& j_;
-  std::string what_;
-  Status status_;
-};
-
-// Writes every field (the stored and wire form keep defaults, so a reader of any age sees them).
-struct JsonWriter {
-  json out = json::object();
-  template <typename T>
-  void Field(const char* key, const T& value, const T&) {
-    out[key] = value;
-  }
-  void Field(const char* key, const JobState& value, const JobState&) { out[key] = JobStateName(value); }
-  void Field(const char* key, const SharedText& value, const SharedText&) { out[key] = value.str(); }
-  template <typename T, typename Fn>
-  void Object(const char* key, const T& value, const T& def, Fn fields) {
-    JsonWriter sub;
-    fields(sub, value, def);
-    out[key] = std::move(sub.out);
-  }
-  template <typename T, typename Fn>
-  void Objects(const char* key, const std::vector<T>& values, const std::vector<T>&, Fn fields) {
-    json arr = json::array();
-    for (const T& v : values) {
-      JsonWriter sub;
-      fields(sub, v, T{});
-      arr.push_back(std::move(sub.out));
-    }
-    out[key] = std::move(arr);
-  }
-};
-
-// Reads the fields present (missing ones keep their defaults); the first error wins.
-class JsonReader {
- public:
-  JsonReader(const json& j, std::string what) : in_(j, what), what_(std::move(what)) {}
-  template <typename T>
-  void Field(const char* key, T& value, const T&) {
-    in_.Get(key, value);
-  }
-  void Field(const char* key, JobState& value, const JobState&) {
-    std::string name;
-    in_.Get(key, name);
-    if (name.empty() || !in_.status().ok()) return;
-    StatusOr<JobState> st = ParseJobState(name);
-    if (!st.ok()) return in_.Fail(st.status().WithPrefix(what_ + "." + key));
-    value = *st;
-  }
-  void Field(const char* key, SharedText& value, const SharedText&) {
-    std::string text;
-    in_.Get(key, text);
-    if (in_.status().ok() && !text.empty()) value = std::move(text);
-  }
-  template <typename T, typename Fn>
-  void Object(const char* key, T& value, const T& def, Fn fields) {
-    const json* sub = in_.Sub(key);
-    if (!in_.status().ok() || sub == nullptr || sub->is_null()) return;
-    JsonReader r(*sub, key);
-    fields(r, value, def);
-    if (!r.status().ok()) in_.Fail(r.status().WithPrefix(what_));
-  }
-  template <typename T, typename Fn>
-  void Objects(const char* key, std::vector<T>& values, const std::vector<T>&, Fn fields) {
-    const json* sub = in_.Sub(key);
-    if (!in_.status().ok() || sub == nullptr || !sub->is_array()) return;
-    for (const json& e : *sub) {
-      T v{};
-      JsonReader r(e, what_ + "." + key + "[]");
-      fields(r, v, T{});
-      if (!r.status().ok()) return in_.Fail(r.status());
-      values.push_back(std::move(v));
-    }
-  }
-  const Status& status() const { return in_.status(); }
-
- private:
-  Reader in_;
-  std::string what_;
-};
-
-}  // namespace
+namespace bj = boost::json;
+using json_fields::Reader;
+using json_fields::Writer;
 
 const char* JobStateName(JobState s) {
   switch (s) {
@@ -186,133 +85,6 @@ bool IsFinished(JobState s) {
   }
 }
 
-json ToJson(const JobRequest& r) {
-  JsonWriter w;
-  record_fields::JobRequestFields(w, r, JobRequest{});
-  return std::move(w.out);
-}
-
-StatusOr<JobRequest> JobRequestFromJson(const json& j) {
-  JobRequest r;
-  JsonReader in(j, "request");
-  record_fields::JobRequestFields(in, r, JobRequest{});
-  if (!in.status().ok()) return in.status();
-  return r;
-}
-
-json ToJson(const Node& n) {
-  json gpus = json::array();
-  for (const Gpu& g : n.gpus) {
-    gpus.push_back({{"index", g.index},
-                    {"model", g.model},
-                    {"memory_mb", g.memory_mb},
-                    {"uuid", g.uuid},
-                    {"numa_node", g.numa_node},
-                    {"mig_profile", g.mig_profile},
-                    {"parent_index", g.parent_index}});
-  }
-  json links = json::array();
-  for (int a = 0; a < n.links.size(); ++a) {
-    json row = json::array();
-    for (int b = 0; b < n.links.size(); ++b) row.push_back(n.links.links(a, b));
-    links.push_back(row);
-  }
-  return json{{"name", n.name},
-              {"cpus", n.cpus},
-              {"sockets", n.sockets},
-              {"cores_per_socket", n.cores_per_socket},
-              {"threads_per_core", n.threads_per_core},
-              {"numa_nodes", n.numa_nodes},
-              {"memory_mb", n.memory_mb},
-              {"features", n.features},
-              {"state", NodeStateName(n.state)},
-              {"drain", n.drain},
-              {"reason", n.reason},
-              {"reason_user", n.reason_user},
-              {"reason_time", n.reason_time},
-              {"gpus", gpus},
-              {"links", links},
-              {"nvswitch", n.links.nvswitch()}};
-}
-
-StatusOr<Node> NodeFromJson(const json& j) {
-  Node n;
-  Reader in(j, "node");
-  in.Get("name", n.name);
-  in.Get("cpus", n.cpus);
-  in.Get("sockets", n.sockets);
-  in.Get("cores_per_socket", n.cores_per_socket);
-  in.Get("threads_per_core", n.threads_per_core);
-  in.Get("numa_nodes", n.numa_nodes);
-  in.Get("memory_mb", n.memory_mb);
-  in.Get("features", n.features);
-  in.Get("drain", n.drain);
-  in.Get("reason", n.reason);
-  in.Get("reason_user", n.reason_user);
-  in.Get("reason_time", n.reason_time);
-  std::string state = "idle";
-  in.Get("state", state);
-  if (!in.status().ok()) return in.status();
-  bool known = false;
-  for (NodeState s : {NodeState::kIdle, NodeState::kMixed, NodeState::kAllocated, NodeState::kCompleting,
-                      NodeState::kDown, NodeState::kFuture, NodeState::kUnknown}) {
-    if (state == NodeStateName(s)) n.state = s, known = true;
-  }
-  if (!known) return InvalidArgument("node.state: unknown state '" + state + "'");
-  if (const json* gpus = in.Sub("gpus"); gpus != nullptr && gpus->is_array()) {
-    for (const json& g : *gpus) {
-      Gpu gpu;
-      Reader gr(g, "node.gpus[]");
-      gr.Get("index", gpu.index);
-      gr.Get("model", gpu.model);
-      gr.Get("memory_mb", gpu.memory_mb);
-      gr.Get("uuid", gpu.uuid);
-      gr.Get("numa_node", gpu.numa_node);
-      gr.Get("mig_profile", gpu.mig_profile);
-      gr.Get("parent_index", gpu.parent_index);
-      if (!gr.status().ok()) return gr.status();
-      n.gpus.push_back(gpu);
-    }
-  }
-  if (const json* links = in.Sub("links"); links != nullptr && links->is_array() && !links->empty()) {
-    const int size = static_cast<int>(links->size());
-    if (size != static_cast<int>(n.gpus.size())) return InvalidArgument("node.links: size differs from the GPU count");
-    bool nvswitch = false;
-    in.Get("nvswitch", nvswitch);
-    if (nvswitch && size > 1 && (*links)[0].is_array() && (*links)[0].size() > 1 && (*links)[0][1].is_number_integer()) {
-      n.links = GpuLinkMatrix::NvSwitch(size, (*links)[0][1].get<int>());
-      return n;
-    }
-    GpuLinkMatrix m(size);
-    for (int a = 0; a < size; ++a) {
-      const json& row = (*links)[a];
-      if (!row.is_array() || static_cast<int>(row.size()) != size) return InvalidArgument("node.links: not square");
-      for (int b = a + 1; b < size; ++b) {
-        if (!row[b].is_number_integer()) return InvalidArgument("node.links: not a number");
-        int v = row[b].get<int>();
-        if (v < 0 || v > 255) return InvalidArgument("node.links: out of range");
-        m.set_links(a, b, v);
-      }
-    }
-    n.links = m;
-  }
-  return n;
-}
-
-json ToJson(const JobRecord& j) {
-  JsonWriter w;
-  record_fields::JobRecordFields(w, j, JobRecord{});
-  return std::move(w.out);
-}
-
-StatusOr<JobRecord> JobRecordFromJson(const json& j) {
-  JobRecord r;
-  JsonReader in(j, "job");
-  record_fields::JobRecordFields(in, r, JobRecord{});
-  if (!in.status().ok()) return in.status();
-  return r;
-}
-
 std::string DescribeGpuFaults(const std::vector<GpuFault>& faults) {
   std::string out;
   for (const GpuFault& f : faults) {
@@ -322,119 +94,232 @@ std::string DescribeGpuFaults(const std::vector<GpuFault>& faults) {
   return out;
 }
 
-json ToJson(const GpuFault& f) { return json{{"index", f.index}, {"needs_reset", f.needs_reset}, {"reason", f.reason}}; }
 
-json ToJson(const NodeRecord& n) {
-  json failed = json::array();
-  for (const GpuFault& f : n.failed_gpus) failed.push_back(ToJson(f));
-  return json{{"node", ToJson(n.node)},
-              {"failed_gpus", failed},
-              {"agent_address", n.agent_address},
-              {"last_heartbeat", n.last_heartbeat},
-              {"boot_time", n.boot_time},
-              {"start_time", n.start_time},
-              {"version", n.version},
-              {"arch", n.arch},
-              {"os", n.os},
-              {"hostname", n.hostname}};
+namespace {
+
+// The keys of the records besides the job (whose keys are model/job_record_fields.h's), in the
+// visitor protocol of json_fields.h.
+template <class V, class G>
+void GpuFields(V& v, G& g, const Gpu& d) {
+  v.Field("index", g.index, d.index);
+  v.Field("model", g.model, d.model);
+  v.Field("memory_mb", g.memory_mb, d.memory_mb);
+  v.Field("uuid", g.uuid, d.uuid);
+  v.Field("numa_node", g.numa_node, d.numa_node);
+  v.Field("mig_profile", g.mig_profile, d.mig_profile);
+  v.Field("parent_index", g.parent_index, d.parent_index);
 }
 
-StatusOr<NodeRecord> NodeRecordFromJson(const json& j) {
-  NodeRecord r;
-  Reader in(j, "node_record");
-  in.Get("agent_address", r.agent_address);
-  in.Get("last_heartbeat", r.last_heartbeat);
-  in.Get("boot_time", r.boot_time);
-  in.Get("start_time", r.start_time);
-  in.Get("version", r.version);
-  in.Get("arch", r.arch);
-  in.Get("os", r.os);
-  if (j.contains("hostname")) in.Get("hostname", r.hostname);
-  if (!in.status().ok()) return in.status();
-  if (j.contains("failed_gpus")) {
-    if (!j["failed_gpus"].is_array()) return InvalidArgument("node_record.failed_gpus: must be a list");
-    for (const json& f : j["failed_gpus"]) {
-      GpuFault g;
-      Reader fr(f, "node_record.failed_gpus[]");
-      fr.Get("index", g.index);
-      fr.Get("needs_reset", g.needs_reset);
-      fr.Get("reason", g.reason);
-      if (!fr.status().ok()) return fr.status();
-      r.failed_gpus.push_back(g);
+// A node's keys but its state, GPUs and NVLink matrix (written and read by hand below).
+template <class V, class N>
+void NodeScalarFields(V& v, N& n, const Node& d) {
+  v.Field("name", n.name, d.name);
+  v.Field("cpus", n.cpus, d.cpus);
+  v.Field("sockets", n.sockets, d.sockets);
+  v.Field("cores_per_socket", n.cores_per_socket, d.cores_per_socket);
+  v.Field("threads_per_core", n.threads_per_core, d.threads_per_core);
+  v.Field("numa_nodes", n.numa_nodes, d.numa_nodes);
+  v.Field("memory_mb", n.memory_mb, d.memory_mb);
+  v.Field("features", n.features, d.features);
+  v.Field("drain", n.drain, d.drain);
+  v.Field("reason", n.reason, d.reason);
+  v.Field("reason_user", n.reason_user, d.reason_user);
+  v.Field("reason_time", n.reason_time, d.reason_time);
+  v.Objects("gpus", n.gpus, d.gpus, [](auto& sub, auto& g, const Gpu& gd) { GpuFields(sub, g, gd); });
+}
+
+template <class V, class F>
+void GpuFaultFields(V& v, F& f, const GpuFault& d) {
+  v.Field("index", f.index, d.index);
+  v.Field("needs_reset", f.needs_reset, d.needs_reset);
+  v.Field("reason", f.reason, d.reason);
+}
+
+// A node record's keys but "node" (the node, read with NodeFromJson so its errors name "node.").
+template <class V, class R>
+void NodeRecordFields(V& v, R& r, const NodeRecord& d) {
+  v.Objects("failed_gpus", r.failed_gpus, d.failed_gpus, [](auto& sub, auto& f, const GpuFault& fd) { GpuFaultFields(sub, f, fd); });
+  v.Field("agent_address", r.agent_address, d.agent_address);
+  v.Field("last_heartbeat", r.last_heartbeat, d.last_heartbeat);
+  v.Field("boot_time", r.boot_time, d.boot_time);
+  v.Field("start_time", r.start_time, d.start_time);
+  v.Field("version", r.version, d.version);
+  v.Field("arch", r.arch, d.arch);
+  v.Field("os", r.os, d.os);
+  v.Field("hostname", r.hostname, d.hostname);
+}
+
+template <class V, class S>
+void StepFields(V& v, S& s, const StepRecord& d) {
+  v.Field("job_id", s.job_id, d.job_id);
+  v.Field("step_id", s.step_id, d.step_id);
+  v.Field("name", s.name, d.name);
+  v.Field("nodes", s.nodes, d.nodes);
+  v.Field("ntasks", s.ntasks, d.ntasks);
+  v.Field("state", s.state, d.state);
+  v.Field("start_time", s.start_time, d.start_time);
+  v.Field("end_time", s.end_time, d.end_time);
+  v.Field("exit_code", s.exit_code, d.exit_code);
+  v.Field("node_cpus", s.node_cpus, d.node_cpus);
+  v.Field("node_mem_mb", s.node_mem_mb, d.node_mem_mb);
+  v.Field("node_gpus", s.node_gpus, d.node_gpus);
+  v.Field("time_limit_s", s.time_limit_s, d.time_limit_s);
+}
+
+template <class V, class P>
+void PartitionFields(V& v, P& p, const Partition& d) {
+  v.Field("name", p.name, d.name);
+  v.Field("nodes", p.nodes, d.nodes);
+  v.Field("default", p.is_default, d.is_default);
+  v.Field("up", p.up, d.up);
+  v.Field("min_nodes", p.min_nodes, d.min_nodes);
+  v.Field("max_nodes", p.max_nodes, d.max_nodes);
+  v.Field("max_time_s", p.max_time_s, d.max_time_s);
+  v.Field("default_time_s", p.default_time_s, d.default_time_s);
+  v.Field("priority_tier", p.priority_tier, d.priority_tier);
+  v.Field("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb, d.def_mem_per_cpu_mb);
+  v.Field("def_mem_from_cluster", p.def_mem_from_cluster, d.def_mem_from_cluster);
+}
+
+template <class T, class Fn>
+bj::object Write(const T& record, bj::storage_ptr sp, Fn fields) {
+  static const T kDefault{};
+  bj::object o(std::move(sp));
+  Writer w{o, /*listed=*/false};
+  fields(w, record, kDefault);
+  return o;
+}
+
+// `j` read by `fields` under `what` ("job": "job.uid: wrong type").
+template <class T, class Fn>
+StatusOr<T> Read(const bj::value& j, const std::string& what, Fn fields) {
+  static const T kDefault{};
+  if (!j.is_object()) return InvalidArgument(what + ": expected a JSON object");
+  Status status;
+  T out{};
+  Reader r(j.get_object(), what, &status);
+  fields(r, out, kDefault);
+  if (!status.ok()) return status;
+  return out;
+}
+
+constexpr NodeState kNodeStates[] = {NodeState::kIdle,       NodeState::kMixed, NodeState::kAllocated,
+                                     NodeState::kCompleting, NodeState::kDown,  NodeState::kFuture,
+                                     NodeState::kUnknown};
+
+}  // namespace
+
+bj::object ToJson(const JobRequest& r, bj::storage_ptr sp) {
+  return Write(r, std::move(sp), [](auto& v, auto& x, const JobRequest& d) { record_fields::JobRequestFields(v, x, d); });
+}
+
+StatusOr<JobRequest> JobRequestFromJson(const bj::value& j) {
+  return Read<JobRequest>(j, "request", [](auto& v, auto& x, const JobRequest& d) { record_fields::JobRequestFields(v, x, d); });
+}
+
+bj::object ToJson(const JobRecord& j, bj::storage_ptr sp) {
+  return Write(j, std::move(sp), [](auto& v, auto& x, const JobRecord& d) { record_fields::JobRecordFields(v, x, d); });
+}
+
+StatusOr<JobRecord> JobRecordFromJson(const bj::value& j) {
+  return Read<JobRecord>(j, "job", [](auto& v, auto& x, const JobRecord& d) { record_fields::JobRecordFields(v, x, d); });
+}
+
+bj::object ToJson(const Node& n, bj::storage_ptr sp) {
+  bj::object o = Write(n, sp, [](auto& v, auto& x, const Node& d) { NodeScalarFields(v, x, d); });
+  o.insert_or_assign("state", NodeStateName(n.state));
+  bj::array links(sp);
+  for (int a = 0; a < n.links.size(); ++a) {
+    bj::array row(sp);
+    for (int b = 0; b < n.links.size(); ++b) row.emplace_back(n.links.links(a, b));
+    links.emplace_back(std::move(row));
+  }
+  o.insert_or_assign("links", std::move(links));
+  o.insert_or_assign("nvswitch", n.links.nvswitch());
+  return o;
+}
+
+StatusOr<Node> NodeFromJson(const bj::value& j) {
+  ASSIGN_OR_RETURN(Node n, Read<Node>(j, "node", [](auto& v, auto& x, const Node& d) { NodeScalarFields(v, x, d); }));
+  const bj::object& o = j.get_object();
+  Status status;
+  Reader in(o, "node", &status);
+  std::string state = "idle";
+  in.Field("state", state, state);
+  bool nvswitch = false;
+  in.Field("nvswitch", nvswitch, nvswitch);
+  if (!status.ok()) return status;
+  bool known = false;
+  for (NodeState s : kNodeStates) {
+    if (state == NodeStateName(s)) n.state = s, known = true;
+  }
+  if (!known) return InvalidArgument("node.state: unknown state '" + state + "'");
+  const bj::value* links = in.Find("links");
+  if (links == nullptr || !links->is_array() || links->get_array().empty()) return n;
+  const bj::array& rows = links->get_array();
+  const int size = static_cast<int>(rows.size());
+  if (size != static_cast<int>(n.gpus.size())) return InvalidArgument("node.links: size differs from the GPU count");
+  if (nvswitch && size > 1 && rows[0].is_array() && rows[0].get_array().size() > 1) {
+    int per_pair = 0;
+    if (Reader::Read(rows[0].get_array()[1], per_pair)) {
+      n.links = GpuLinkMatrix::NvSwitch(size, per_pair);
+      return n;
     }
   }
-  const json* node = in.Sub("node");
+  GpuLinkMatrix m(size);
+  for (int a = 0; a < size; ++a) {
+    const bj::value& row = rows[static_cast<size_t>(a)];
+    if (!row.is_array() || static_cast<int>(row.get_array().size()) != size) return InvalidArgument("node.links: not square");
+    for (int b = a + 1; b < size; ++b) {
+      int v = 0;
+      if (!Reader::Read(row.get_array()[static_cast<size_t>(b)], v)) return InvalidArgument("node.links: not a number");
+      if (v < 0 || v > 255) return InvalidArgument("node.links: out of range");
+      m.set_links(a, b, v);
+    }
+  }
+  n.links = m;
+  return n;
+}
+
+bj::object ToJson(const NodeRecord& n, bj::storage_ptr sp) {
+  bj::object o = Write(n, sp, [](auto& v, auto& x, const NodeRecord& d) { NodeRecordFields(v, x, d); });
+  o.insert_or_assign("node", ToJson(n.node, sp));
+  return o;
+}
+
+StatusOr<NodeRecord> NodeRecordFromJson(const bj::value& j) {
+  ASSIGN_OR_RETURN(NodeRecord r,
+                   Read<NodeRecord>(j, "node_record", [](auto& v, auto& x, const NodeRecord& d) { NodeRecordFields(v, x, d); }));
+  const bj::value* node = j.get_object().if_contains("node");
   if (node == nullptr) return InvalidArgument("node_record.node: missing");
-  StatusOr<Node> n = NodeFromJson(*node);
-  if (!n.ok()) return n.status();
-  r.node = *n;
+  ASSIGN_OR_RETURN(r.node, NodeFromJson(*node));
   return r;
 }
 
-json ToJson(const StepRecord& s) {
-  return json{{"job_id", s.job_id},         {"step_id", s.step_id},   {"name", s.name},
-              {"nodes", s.nodes},           {"ntasks", s.ntasks},     {"state", JobStateName(s.state)},
-              {"start_time", s.start_time}, {"end_time", s.end_time}, {"exit_code", s.exit_code},
-              {"node_cpus", s.node_cpus},
-              {"node_mem_mb", s.node_mem_mb},
-              {"node_gpus", s.node_gpus},
-              {"time_limit_s", s.time_limit_s}};
+bj::object ToJson(const StepRecord& s, bj::storage_ptr sp) {
+  return Write(s, std::move(sp), [](auto& v, auto& x, const StepRecord& d) { StepFields(v, x, d); });
 }
 
-StatusOr<StepRecord> StepRecordFromJson(const json& j) {
-  StepRecord s;
-  Reader in(j, "step");
-  in.Get("job_id", s.job_id);
-  in.Get("step_id", s.step_id);
-  in.Get("name", s.name);
-  in.Get("nodes", s.nodes);
-  in.Get("ntasks", s.ntasks);
-  in.Get("start_time", s.start_time);
-  in.Get("end_time", s.end_time);
-  in.Get("exit_code", s.exit_code);
-  if (j.contains("node_cpus")) in.Get("node_cpus", s.node_cpus);
-  if (j.contains("node_mem_mb")) in.Get("node_mem_mb", s.node_mem_mb);
-  if (j.contains("node_gpus")) in.Get("node_gpus", s.node_gpus);
-  if (j.contains("time_limit_s")) in.Get("time_limit_s", s.time_limit_s);
-  std::string state = "RUNNING";
-  in.Get("state", state);
-  if (!in.status().ok()) return in.status();
-  StatusOr<JobState> st = ParseJobState(state);
-  if (!st.ok()) return st.status().WithPrefix("step.state");
-  s.state = *st;
-  return s;
+StatusOr<StepRecord> StepRecordFromJson(const bj::value& j) {
+  return Read<StepRecord>(j, "step", [](auto& v, auto& x, const StepRecord& d) { StepFields(v, x, d); });
 }
 
-json ToJson(const Partition& p) {
-  return json{{"name", p.name},
-              {"nodes", p.nodes},
-              {"default", p.is_default},
-              {"up", p.up},
-              {"min_nodes", p.min_nodes},
-              {"max_nodes", p.max_nodes},
-              {"max_time_s", p.max_time_s},
-              {"default_time_s", p.default_time_s},
-              {"priority_tier", p.priority_tier},
-              {"def_mem_per_cpu_mb", p.def_mem_per_cpu_mb},
-              {"def_mem_from_cluster", p.def_mem_from_cluster}};
+bj::object ToJson(const Partition& p, bj::storage_ptr sp) {
+  return Write(p, std::move(sp), [](auto& v, auto& x, const Partition& d) { PartitionFields(v, x, d); });
 }
 
-StatusOr<Partition> PartitionFromJson(const json& j) {
-  Partition p;
-  Reader in(j, "partition");
-  in.Get("name", p.name);
-  in.Get("nodes", p.nodes);
-  in.Get("default", p.is_default);
-  in.Get("up", p.up);
-  in.Get("min_nodes", p.min_nodes);
-  in.Get("max_nodes", p.max_nodes);
-  in.Get("max_time_s", p.max_time_s);
-  in.Get("default_time_s", p.default_time_s);
-  in.Get("priority_tier", p.priority_tier);
-  in.Get("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb);
-  if (j.contains("def_mem_from_cluster")) in.Get("def_mem_from_cluster", p.def_mem_from_cluster);
-  if (!in.status().ok()) return in.status();
-  return p;
+StatusOr<Partition> PartitionFromJson(const bj::value& j) {
+  return Read<Partition>(j, "partition", [](auto& v, auto& x, const Partition& d) { PartitionFields(v, x, d); });
+}
+
+StatusOr<bj::value> ParseRecordText(std::string_view text, std::string_view what) {
+  bj::parse_options opt;
+  opt.max_depth = 32;
+  opt.allow_invalid_utf8 = true;  // names are the users' bytes
+  bj::error_code ec;
+  bj::value v = bj::parse(bj::string_view(text.data(), text.size()), ec, {}, opt);
+  if (ec) return InvalidArgument(std::string(what) + ": malformed JSON: " + ec.message());
+  return v;
 }
 
 }  // namespace muster

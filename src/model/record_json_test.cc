@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 namespace muster {
 namespace {
 
@@ -41,7 +43,7 @@ JobRecord RichJob() {
 
 TEST(RecordJsonTest, JobRoundTrip) {
   JobRecord j = RichJob();
-  StatusOr<JobRecord> back = JobRecordFromJson(nlohmann::json::parse(ToJson(j).dump()));
+  StatusOr<JobRecord> back = JobRecordFromJson(*ParseRecordText(ToJsonText(j)));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, j);
 }
@@ -83,14 +85,91 @@ TEST(RecordJsonTest, NodeAndStepAndPartitionRoundTrip) {
 }
 
 TEST(RecordJsonTest, ErrorsNameTheField) {
-  auto j = ToJson(RichJob());
-  j["state"] = "SLEEPING";
+  boost::json::value j = ToJson(RichJob());
+  j.as_object()["state"] = "SLEEPING";
   EXPECT_EQ(JobRecordFromJson(j).status().message(), "job.state: invalid job state 'SLEEPING'");
   j = ToJson(RichJob());
-  j["uid"] = "root";
+  j.as_object()["uid"] = "root";
   EXPECT_EQ(JobRecordFromJson(j).status().message(), "job.uid: wrong type");
-  EXPECT_FALSE(JobRecordFromJson(nlohmann::json::array()).ok());
-  EXPECT_FALSE(NodeRecordFromJson(nlohmann::json::object()).ok());
+  EXPECT_FALSE(JobRecordFromJson(boost::json::array()).ok());
+  EXPECT_FALSE(NodeRecordFromJson(boost::json::object()).ok());
+}
+
+TEST(RecordJsonTest, ErrorsNameNestedFields) {
+  boost::json::value j = ToJson(RichJob());
+  j.as_object()["allocation"].as_array()[1].as_object()["memory_mb"] = "lots";
+  EXPECT_EQ(JobRecordFromJson(j).status().message(), "job.allocation[].memory_mb: wrong type");
+  NodeRecord n;
+  n.node.gpus.push_back(Gpu{});
+  boost::json::value nj = ToJson(n);
+  nj.as_object()["node"].as_object()["gpus"].as_array()[0].as_object()["index"] = 1.5;
+  EXPECT_EQ(NodeRecordFromJson(nj).status().message(), "node.gpus[].index: wrong type");
+  nj = ToJson(n);
+  nj.as_object()["node"].as_object()["state"] = "asleep";
+  EXPECT_EQ(NodeRecordFromJson(nj).status().message(), "node.state: unknown state 'asleep'");
+  boost::json::value sj = ToJson(StepRecord{});
+  sj.as_object()["state"] = "NAPPING";
+  EXPECT_EQ(StepRecordFromJson(sj).status().message(), "step.state: invalid job state 'NAPPING'");
+  // Unknown keys are ignored; a missing or null key keeps the default.
+  sj = ToJson(StepRecord{});
+  sj.as_object()["from_the_future"] = boost::json::array{1, 2};
+  sj.as_object()["ntasks"] = nullptr;
+  ASSERT_TRUE(StepRecordFromJson(sj).ok());
+  EXPECT_EQ(*StepRecordFromJson(sj), StepRecord{});
+}
+
+// Rows that the earlier JSON codec wrote (captured from it before the move to Boost.JSON, keys
+// sorted as it wrote them): a state.db of that age must still load, and each record written
+// again must hold the same keys and values.
+constexpr const char* kOldJob =
+    R"json({"account":"research","allocation":[{"cpu_milli":2000,"exclusive":false,"gpus":[0,1,2,3],"memory_mb":4096,"node":"gpu01","shared_gpu":-1,"shared_milli":0,"tasks":1},{"cpu_milli":2000,"exclusive":false,"gpus":[],"memory_mb":4096,"node":"gpu02","shared_gpu":3,"shared_milli":250,"tasks":1}],"array_job_id":0,"array_max_running":0,"array_task_id":-1,"array_tasks":"","batch_host":"gpu01","begin_time":0,"cancelled_by":-1,"comment":"","dependency":"","dependency_left":"","eligible_time":0,"end_time":0,"ending":"","environment":["PATH=/usr/bin","X=a=b"],"exit_code":3,"exit_signal":0,"expected_start":0,"gid":1000,"group":"ml","held":false,"id":42,"interactive":false,"kill_at":0,"name":"train \"llm\" ü","nice":-5,"partition":"gpu","preempt_reason":"","preempt_time":0,"preempted_by":0,"preemptions":[{"by":43,"mode":"","reason":"qos","time":1010}],"priority":7,"qos":"high","reason":"None","reason_detail":"","request":{"constraint":"","cpus_per_gpu":0,"cpus_per_task":1,"exclude":[],"exclusive":false,"gpu_memory_mb":0,"gpu_milli":0,"gpu_type":"h100","gpus_per_node":8,"gpus_per_task":0,"gpus_total":0,"max_nodes":0,"mem_per_cpu_mb":0,"mem_per_gpu_mb":0,"mem_per_node_mb":0,"min_nodes":2,"name":"","nodelist":["gpu01","gpu02"],"ntasks":0,"ntasks_per_node":0,"partition":"","time_limit_s":3600},"requeue":true,"restart_count":0,"run_before_s":0,"sched_nodes":"","script":"#!/bin/bash\nsrun hostname\n","script_args":[],"start_time":1005,"state":"RUNNING","stderr":"","stdin":"","stdout":"out-%j.txt","submit_args":["-N","2","--gres=gpu:h100:8"],"submit_host":"","submit_key":"","submit_sid":0,"submit_time":1000,"suspend_time":0,"suspended_s":0,"time_limit_s":3600,"uid":1000,"user":"alice","warn_batch_only":false,"warn_sent":false,"warn_signal":0,"warn_time_s":0,"workdir":"/home/alice"})json";
+constexpr const char* kOldNodeRecord =
+    R"json({"agent_address":"127.0.0.1:7001","arch":"","boot_time":0,"failed_gpus":[{"index":1,"needs_reset":true,"reason":"Xid 79"}],"hostname":"h1","last_heartbeat":99,"node":{"cores_per_socket":1,"cpus":64,"drain":true,"features":["a100","ib"],"gpus":[{"index":0,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":0,"parent_index":-1,"uuid":"GPU-x"},{"index":1,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":0,"parent_index":-1,"uuid":"GPU-x"},{"index":2,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":1,"parent_index":-1,"uuid":"GPU-x"},{"index":3,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":1,"parent_index":-1,"uuid":"GPU-x"}],"links":[[0,2,0,0],[2,0,0,0],[0,0,0,2],[0,0,2,0]],"memory_mb":1024,"name":"gpu01","numa_nodes":1,"nvswitch":false,"reason":"fan","reason_time":0,"reason_user":"","sockets":1,"state":"mix","threads_per_core":1},"os":"","start_time":0,"version":"0.1"})json";
+constexpr const char* kOldNvSwitchNodeRecord =
+    R"json({"agent_address":"127.0.0.1:7001","arch":"","boot_time":0,"failed_gpus":[{"index":1,"needs_reset":true,"reason":"Xid 79"}],"hostname":"h1","last_heartbeat":99,"node":{"cores_per_socket":1,"cpus":64,"drain":true,"features":["a100","ib"],"gpus":[{"index":0,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":0,"parent_index":-1,"uuid":"GPU-x"},{"index":1,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":0,"parent_index":-1,"uuid":"GPU-x"},{"index":2,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":1,"parent_index":-1,"uuid":"GPU-x"},{"index":3,"memory_mb":81920,"mig_profile":"","model":"h100","numa_node":1,"parent_index":-1,"uuid":"GPU-x"}],"links":[[0,12,12,12],[12,0,12,12],[12,12,0,12],[12,12,12,0]],"memory_mb":1024,"name":"gpu01","numa_nodes":1,"nvswitch":true,"reason":"fan","reason_time":0,"reason_user":"","sockets":1,"state":"mix","threads_per_core":1},"os":"","start_time":0,"version":"0.1"})json";
+constexpr const char* kOldStep =
+    R"json({"end_time":20,"exit_code":0,"job_id":42,"name":"torchrun","node_cpus":[4,4],"node_gpus":[[0,1],[2]],"node_mem_mb":[100,200],"nodes":["gpu01","gpu02"],"ntasks":16,"start_time":10,"state":"COMPLETED","step_id":1,"time_limit_s":60})json";
+constexpr const char* kOldPartition =
+    R"json({"def_mem_from_cluster":false,"def_mem_per_cpu_mb":0,"default":true,"default_time_s":-1,"max_nodes":-1,"max_time_s":1800,"min_nodes":0,"name":"debug","nodes":["n1"],"priority_tier":1,"up":true})json";
+constexpr const char* kOldRequest =
+    R"json({"constraint":"","cpus_per_gpu":0,"cpus_per_task":1,"exclude":[],"exclusive":false,"gpu_memory_mb":0,"gpu_milli":0,"gpu_type":"h100","gpus_per_node":8,"gpus_per_task":0,"gpus_total":0,"max_nodes":0,"mem_per_cpu_mb":0,"mem_per_gpu_mb":0,"mem_per_node_mb":0,"min_nodes":2,"name":"","nodelist":["gpu01","gpu02"],"ntasks":0,"ntasks_per_node":0,"partition":"","time_limit_s":3600})json";
+
+template <class T, class Decode>
+void ExpectOldFormReads(const char* text, Decode decode) {
+  SCOPED_TRACE(text);
+  StatusOr<boost::json::value> parsed = ParseRecordText(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  StatusOr<T> record = decode(*parsed);
+  ASSERT_TRUE(record.ok()) << record.status().ToString();
+  EXPECT_EQ(boost::json::value(ToJson(*record)), *parsed);  // objects compare regardless of key order
+  StatusOr<T> again = decode(*ParseRecordText(ToJsonText(*record)));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(boost::json::value(ToJson(*again)), boost::json::value(ToJson(*record)));
+}
+
+TEST(RecordJsonTest, OldStoredFormsStillLoad) {
+  ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson);
+  ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson);
+  ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson);
+  ExpectOldFormReads<StepRecord>(kOldStep, StepRecordFromJson);
+  ExpectOldFormReads<Partition>(kOldPartition, PartitionFromJson);
+  ExpectOldFormReads<JobRequest>(kOldRequest, JobRequestFromJson);
+
+  const JobRecord job = *JobRecordFromJson(*ParseRecordText(kOldJob));
+  EXPECT_EQ(job.name, "train \"llm\" \u00fc");
+  EXPECT_EQ(job.state, JobState::kRunning);
+  EXPECT_EQ(job.script.str(), "#!/bin/bash\nsrun hostname\n");
+  ASSERT_EQ(job.allocation.size(), 2u);
+  EXPECT_EQ(ToStoredGpus(job.allocation[1]).shared_milli, 250);
+  ASSERT_EQ(job.preemptions.size(), 1u);
+  EXPECT_EQ(job.preemptions[0].by, 43);
+  const NodeRecord node = *NodeRecordFromJson(*ParseRecordText(kOldNvSwitchNodeRecord));
+  EXPECT_EQ(node.node.links, GpuLinkMatrix::NvSwitch(4, 12));
+  EXPECT_EQ(node.node.state, NodeState::kMixed);
+  EXPECT_EQ(node.failed_gpus, (std::vector<GpuFault>{GpuFault{1, true, "Xid 79"}}));
+  const StepRecord step = *StepRecordFromJson(*ParseRecordText(kOldStep));
+  EXPECT_EQ(step.node_gpus, (std::vector<std::vector<int>>{{0, 1}, {2}}));
+  EXPECT_EQ(step.state, JobState::kCompleted);
 }
 
 TEST(RecordJsonTest, StateNames) {

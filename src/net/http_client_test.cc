@@ -14,6 +14,7 @@ namespace muster {
 namespace {
 
 using net_test::BodyOf;
+using net_test::Json;
 using net_test::Echo;
 
 std::unique_ptr<HttpServer> MustStart(const HttpServer::Options& options, HttpHandler handler = Echo) {
@@ -47,10 +48,10 @@ TEST(HttpClientTest, KeepAliveReusesOneConnection) {
     StatusOr<HttpResponse> r = client->Request(i % 2 ? "POST" : "GET", "/n?i=" + std::to_string(i),
                                                i % 2 ? std::string(i, 'x') : "");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    nlohmann::json j = BodyOf(r);
+    Json j = BodyOf(r);
     ASSERT_EQ(j["query"]["i"], std::to_string(i));
     ASSERT_EQ(j["body"].get<std::string>().size(), i % 2 ? size_t(i) : 0u);
-    if (i == 0) first_peer = j["peer"];
+    if (i == 0) first_peer = j["peer"].str();
     ASSERT_EQ(j["peer"], first_peer) << "request " << i << " used another connection";
   }
 }

@@ -17,6 +17,7 @@ namespace muster {
 namespace {
 
 using net_test::BodyOf;
+using net_test::Json;
 using net_test::Echo;
 
 std::unique_ptr<HttpServer> MustStart(const HttpServer::Options& options, HttpHandler handler = Echo) {
@@ -61,10 +62,10 @@ TEST(HttpServerTest, TcpRoundTripParsesTheRequest) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->content_type, "application/json");
-  nlohmann::json j = BodyOf(r);
+  Json j = BodyOf(r);
   EXPECT_EQ(j["method"], "POST");
   EXPECT_EQ(j["path"], "/v1/echo");
-  EXPECT_EQ(j["query"], nlohmann::json({{"state", "PENDING"}, {"name", "a b c"}, {"flag", ""}}));
+  EXPECT_EQ(j["query"], Json(boost::json::object{{"state", "PENDING"}, {"name", "a b c"}, {"flag", ""}}));
   EXPECT_EQ(j["body"], R"({"x":1})");
   EXPECT_EQ(j["headers"]["user-agent"], "muster");  // names lower-cased
   EXPECT_EQ(j["headers"]["content-type"], "application/json");
@@ -86,7 +87,7 @@ TEST(HttpServerTest, UnixRoundTripReportsOurPeerCredentials) {
   // A token sent over the Unix socket changes nothing: the kernel's word counts there.
   auto client = MustConnect("unix:" + path, "not-a-token");
   ASSERT_TRUE(client);
-  nlohmann::json j = BodyOf(client->Request("GET", "/who"));
+  Json j = BodyOf(client->Request("GET", "/who"));
   EXPECT_EQ(j["caller"]["authenticated"], true);
   EXPECT_EQ(j["caller"]["via"], "unix");
   EXPECT_EQ(j["caller"]["uid"], ::getuid());
@@ -200,7 +201,7 @@ TEST(HttpServerTest, SetuidChildIsSeenAsNobody) {
   size_t body_at = response.find("\r\n\r\n");
   ASSERT_NE(body_at, std::string::npos) << response;
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
-  nlohmann::json j = nlohmann::json::parse(response.substr(body_at + 4));
+  Json j = test_json::Parse(response.substr(body_at + 4));
   EXPECT_EQ(j["caller"]["authenticated"], true);
   EXPECT_EQ(j["caller"]["via"], "unix");
   EXPECT_EQ(j["caller"]["uid"], 65534);
@@ -218,7 +219,7 @@ TEST(HttpServerTest, TcpCallersAreIdentifiedByTokens) {
   auto caller_with = [&](const std::string& token) {
     return BodyOf(MustConnect(TcpAddress(*server), token)->Request("GET", "/who"))["caller"];
   };
-  nlohmann::json c = caller_with(tokens.Mint(1234, 100, now, 300));
+  Json c = caller_with(tokens.Mint(1234, 100, now, 300));
   EXPECT_EQ(c["authenticated"], true);
   EXPECT_EQ(c["via"], "token");
   EXPECT_EQ(c["uid"], 1234);
@@ -256,7 +257,7 @@ TEST(HttpServerTest, ServerWithoutTokenAuthorityRejectsTokens) {
   auto server = MustStart({});
   ASSERT_TRUE(server);
   TokenAuthority tokens(std::string(32, 'k'));
-  nlohmann::json c = BodyOf(
+  Json c = BodyOf(
       MustConnect(TcpAddress(*server), tokens.Mint(1, 1, std::time(nullptr), 60))->Request("GET", "/"))["caller"];
   EXPECT_EQ(c["authenticated"], false);
   EXPECT_NE(c["error"].get<std::string>().find("does not accept tokens"), std::string::npos) << c;

@@ -14,9 +14,11 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include <boost/json.hpp>
+
+#include "base/json_test_util.h"
 #include "net/http.h"
 
 namespace muster::net_test {
@@ -27,21 +29,26 @@ inline std::string TempSocketPath() {
   return "/tmp/muster-net-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".sock";
 }
 
-inline nlohmann::json CallerJson(const Caller& c) {
+using test_json::Json;
+
+inline boost::json::object CallerJson(const Caller& c) {
   return {{"authenticated", c.authenticated}, {"uid", c.uid}, {"gid", c.gid}, {"via", c.via}, {"error", c.error}};
 }
 
 // Answers with everything the server parsed.
 inline HttpResponse Echo(const HttpRequest& r) {
-  nlohmann::json j = {{"method", r.method}, {"path", r.path},     {"query", r.query},
-                      {"headers", r.headers}, {"body", r.body}, {"caller", CallerJson(r.caller)},
-                      {"peer", r.peer}};
-  return HttpResponse::Json(200, j.dump());
+  boost::json::object query, headers;
+  for (const auto& [k, v] : r.query) query[k] = v;
+  for (const auto& [k, v] : r.headers) headers[k] = v;
+  boost::json::object j = {{"method", r.method}, {"path", r.path},     {"query", query},
+                           {"headers", headers}, {"body", r.body}, {"caller", CallerJson(r.caller)},
+                           {"peer", r.peer}};
+  return HttpResponse::Json(200, boost::json::serialize(j));
 }
 
-inline nlohmann::json BodyOf(const StatusOr<HttpResponse>& r) {
-  if (!r.ok()) return {{"transport_error", r.status().ToString()}};
-  return nlohmann::json::parse(r->body, nullptr, false);
+inline Json BodyOf(const StatusOr<HttpResponse>& r) {
+  if (!r.ok()) return Json(boost::json::object{{"transport_error", r.status().ToString()}});
+  return test_json::Parse(r->body);
 }
 
 // Blocking raw sockets with a 5 s receive timeout, so that a broken server fails the test

@@ -1,11 +1,13 @@
-// JSON from outside the process (request bodies, answers of other daemons): parsed only when its
-// arrays and objects nest at most a bounded depth. nlohmann's parser is iterative, but copies,
-// comparisons and dump() recurse, so a document nested 10^5 deep would overflow the stack of
-// whoever touches it after the parse.
+// JSON from outside the process (request bodies, answers of other daemons), parsed with Boost.JSON
+// only when its arrays and objects nest at most a bounded depth: copies, comparisons and
+// serialization recurse, so a document nested 10^5 deep would overflow the stack of whoever
+// touches it after the parse.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+
+#include <boost/json/value.hpp>
 
 #include "base/status.h"
 
@@ -19,21 +21,18 @@ inline constexpr int kMaxJsonDepth = 32;
 int JsonNestingDepth(std::string_view text, int limit);
 
 // `text` parsed, or InvalidArgument naming what is wrong: "request body is not valid JSON",
-// "request body nests deeper than 32 levels". `what` names the text in the message.
-StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view what = "request body",
-                                   int max_depth = kMaxJsonDepth);
+// "request body nests deeper than 32 levels". `what` names the text in the message. Bytes that are
+// not UTF-8 are kept as they are (names are the users' bytes).
+StatusOr<boost::json::value> ParseJson(std::string_view text, std::string_view what = "request body",
+                                       int max_depth = kMaxJsonDepth);
 // The same, and it must be an object ("request body is not a JSON object").
-StatusOr<nlohmann::json> ParseJsonObject(std::string_view text, std::string_view what = "request body",
-                                         int max_depth = kMaxJsonDepth);
+StatusOr<boost::json::value> ParseJsonObject(std::string_view text, std::string_view what = "request body",
+                                             int max_depth = kMaxJsonDepth);
 // A request's body (to the controller or an agent): an object whose numbers are all integers
 // ("request body holds a number that is not an integer: 4.1e+21"). Every field of every request is
 // an integer, a string or a list of them, and a float taken as an integer is undefined behaviour
 // when out of range: such a body is refused before any field is read.
-StatusOr<nlohmann::json> ParseRequestBody(std::string_view text);
-
-}  // namespace muster
-
-namespace muster {
+StatusOr<boost::json::value> ParseRequestBody(std::string_view text);
 
 // The message of an error answer's {"error": "..."} body, or `fallback` when it has none.
 std::string ErrorMessageOf(std::string_view body, std::string fallback);

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <boost/json.hpp>
+
 namespace muster {
 namespace {
 
@@ -18,7 +20,7 @@ TEST(JsonBodyTest, CountsNestingOutsideStrings) {
 TEST(JsonBodyTest, RefusesDeepDocumentsBeforeParsing) {
   // The document of the finding: 10^5 nested arrays in a 200 KB body.
   const std::string deep = R"({"verb":"add","fields":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
-  StatusOr<nlohmann::json> j = ParseJsonObject(deep);
+  StatusOr<boost::json::value> j = ParseJsonObject(deep);
   ASSERT_FALSE(j.ok());
   EXPECT_EQ(j.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(j.status().message(), "request body nests deeper than 32 levels");
@@ -31,15 +33,15 @@ TEST(JsonBodyTest, ParsesWithinTheLimitAndNamesWhatIsWrong) {
   EXPECT_FALSE(ParseJson("[" + at_limit + "]").ok());
   EXPECT_EQ(ParseJson("{", "answer").status().message(), "answer is not valid JSON");
   EXPECT_EQ(ParseJsonObject("[1]").status().message(), "request body is not a JSON object");
-  StatusOr<nlohmann::json> ok = ParseJsonObject(R"({"a": {"b": 1}})");
+  StatusOr<boost::json::value> ok = ParseJsonObject(R"({"a": {"b": 1}})");
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ((*ok)["a"]["b"], 1);
+  EXPECT_EQ(ok->at("a").at("b"), 1);
 }
 
 // The fuzzer's first find: a float where an integer was expected ("ntasks": 4.1e21) made the
 // decoder's conversion undefined behaviour. Requests hold integers only, and are refused otherwise.
 TEST(JsonBodyTest, RequestBodiesHoldIntegersOnly) {
-  StatusOr<nlohmann::json> j = ParseRequestBody(R"({"ntasks": 41111111111e11, "name": "x"})");
+  StatusOr<boost::json::value> j = ParseRequestBody(R"({"ntasks": 41111111111e11, "name": "x"})");
   ASSERT_FALSE(j.ok());
   EXPECT_EQ(j.status().message(), "request body holds a number that is not an integer: 4.1111111111e+21");
   EXPECT_FALSE(ParseRequestBody(R"({"a": [1, 2.5]})").ok());

@@ -1,5 +1,7 @@
 // Router and the small, Beast-free parts of http.h.
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
+
+#include "base/pretty_json.h"
 
 #include <set>
 #include <string_view>
@@ -28,9 +30,8 @@ bool IsParam(const std::string& part) { return part.size() >= 2 && part.front() 
 }  // namespace
 
 HttpResponse HttpResponse::Error(int status, const std::string& message) {
-  // `replace` keeps invalid UTF-8 in the message (e.g. from a path) from throwing.
-  nlohmann::json j = {{"error", message}};
-  return Json(status, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  // Invalid UTF-8 in the message (e.g. from a path) is replaced by U+FFFD.
+  return Json(status, PrettyJson(boost::json::object{{"error", message}}, -1));
 }
 
 void Router::Add(const std::string& method, const std::string& pattern, HttpHandler handler) {

@@ -1,4 +1,6 @@
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
+
+#include "base/json_test_util.h"
 
 #include "gtest/gtest.h"
 #include "net/http.h"
@@ -14,13 +16,17 @@ HttpRequest Req(const std::string& method, const std::string& path) {
   return r;
 }
 
-std::string ErrorOf(const HttpResponse& r) { return nlohmann::json::parse(r.body).at("error").get<std::string>(); }
+using test_json::Json;
+
+std::string ErrorOf(const HttpResponse& r) { return test_json::Parse(r.body)["error"].str(); }
 
 // A handler that answers with its name and the params it saw.
 HttpHandler Named(const std::string& name) {
   return [name](const HttpRequest& r) {
-    nlohmann::json j = {{"route", name}, {"params", r.params}};
-    return HttpResponse::Json(200, j.dump());
+    boost::json::object params;
+    for (const auto& [k, v] : r.params) params[k] = v;
+    boost::json::object j = {{"route", name}, {"params", params}};
+    return HttpResponse::Json(200, boost::json::serialize(j));
   };
 }
 
@@ -34,10 +40,10 @@ class RouterTest : public ::testing::Test {
     router_.Add("GET", "/v1/jobs/stats", Named("stats"));
     router_.Add("GET", "/v1/nodes/{node}/gpus/{index}", Named("gpu"));
   }
-  nlohmann::json Call(const std::string& method, const std::string& path) {
+  Json Call(const std::string& method, const std::string& path) {
     HttpResponse r = router_.Handle(Req(method, path));
     EXPECT_EQ(r.status, 200) << r.body;
-    return nlohmann::json::parse(r.body);
+    return test_json::Parse(r.body);
   }
   Router router_;
 };
@@ -45,7 +51,7 @@ class RouterTest : public ::testing::Test {
 TEST_F(RouterTest, MatchesLiteralsAndParams) {
   EXPECT_EQ(Call("GET", "/v1/jobs")["route"], "list");
   EXPECT_EQ(Call("POST", "/v1/jobs")["route"], "submit");
-  nlohmann::json j = Call("GET", "/v1/jobs/42");
+  Json j = Call("GET", "/v1/jobs/42");
   EXPECT_EQ(j["route"], "get");
   EXPECT_EQ(j["params"]["id"], "42");
   EXPECT_EQ(Call("DELETE", "/v1/jobs/42")["route"], "cancel");
@@ -59,7 +65,7 @@ TEST_F(RouterTest, LiteralSegmentBeatsParamRegardlessOfOrder) {
 }
 
 TEST_F(RouterTest, ParamsArePercentDecodedAndTrailingSlashIgnored) {
-  nlohmann::json j = Call("GET", "/v1/nodes/a%2Fb%20c/gpus/0/");
+  Json j = Call("GET", "/v1/nodes/a%2Fb%20c/gpus/0/");
   EXPECT_EQ(j["params"]["node"], "a/b c");
 }
 
@@ -86,7 +92,7 @@ TEST(HttpResponseTest, ErrorIsEscapedJson) {
   HttpResponse r = HttpResponse::Error(400, nasty);
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.content_type, "application/json");
-  nlohmann::json j = nlohmann::json::parse(r.body);
+  Json j = test_json::Parse(r.body);
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j.size(), 1u);
   EXPECT_EQ(j["error"].get<std::string>().substr(0, 35), nasty.substr(0, 35));

@@ -5,7 +5,11 @@
 #include <openssl/hmac.h>
 
 #include <limits>
-#include <nlohmann/json.hpp>
+#include <optional>
+
+#include <boost/json.hpp>
+
+#include "base/pretty_json.h"
 
 #include "net/key_file.h"
 
@@ -72,9 +76,9 @@ std::string Hmac(const std::string& key, std::string_view data) {
 
 std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const {
   MUSTER_CHECK(!key_.empty()) << "TokenAuthority without a key";
-  nlohmann::json payload = {
+  const boost::json::object payload = {
       {"uid", uid}, {"gid", gid}, {"exp", now + ttl_s}, {"nonce", Base64UrlEncode(RandomBytes(12))}};
-  std::string text = payload.dump();
+  std::string text = PrettyJson(payload, -1);
   return Base64UrlEncode(text) + "." + Base64UrlEncode(Hmac(key_, text));
 }
 
@@ -95,21 +99,29 @@ StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) c
     return Unauthenticated("bad token signature (wrong cluster key or tampered token)");
   }
   // Signed by us, so the payload is trusted from here on; still check its shape.
-  nlohmann::json j = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  boost::json::error_code ec;
+  const boost::json::value j = boost::json::parse(payload, ec);
+  const boost::json::object* o = ec ? nullptr : j.if_object();
   constexpr uint64_t kMaxId = std::numeric_limits<uint32_t>::max();
-  if (!j.is_object() || !j.contains("uid") || !j["uid"].is_number_unsigned() || j["uid"].get<uint64_t>() > kMaxId ||
-      !j.contains("gid") || !j["gid"].is_number_unsigned() || j["gid"].get<uint64_t>() > kMaxId ||
-      !j.contains("exp") || !j["exp"].is_number_integer()) {
-    return Unauthenticated("malformed token payload");
-  }
-  int64_t exp = j["exp"].get<int64_t>();
+  // An id: an integer in [0, 2^32).
+  const auto id = [&](const char* key) -> std::optional<uint32_t> {
+    const boost::json::value* v = o == nullptr ? nullptr : o->if_contains(key);
+    if (v == nullptr || !(v->is_uint64() || (v->is_int64() && v->get_int64() >= 0))) return std::nullopt;
+    const uint64_t x = v->is_uint64() ? v->get_uint64() : static_cast<uint64_t>(v->get_int64());
+    if (x > kMaxId) return std::nullopt;
+    return static_cast<uint32_t>(x);
+  };
+  const std::optional<uint32_t> uid = id("uid"), gid = id("gid");
+  const boost::json::value* exp_v = o == nullptr ? nullptr : o->if_contains("exp");
+  if (!uid || !gid || exp_v == nullptr || !exp_v->is_int64()) return Unauthenticated("malformed token payload");
+  int64_t exp = exp_v->get_int64();
   if (exp <= now) {
     return Unauthenticated("token expired " + std::to_string(now - exp) + " s ago");
   }
   Caller caller;
   caller.authenticated = true;
-  caller.uid = static_cast<uint32_t>(j["uid"].get<uint64_t>());
-  caller.gid = static_cast<uint32_t>(j["gid"].get<uint64_t>());
+  caller.uid = *uid;
+  caller.gid = *gid;
   caller.via = "token";
   return caller;
 }

@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 
+#include <boost/json.hpp>
+
 #include "base/strings.h"
 #include "model/hostlist.h"
 #include "report/slurm_format.h"
@@ -12,7 +14,7 @@
 namespace muster {
 namespace {
 
-using nlohmann::json;
+namespace bj = boost::json;
 
 // One output row: a job, its batch script, or one of its srun steps.
 struct Row {
@@ -357,53 +359,53 @@ std::string FormatSacct(const std::vector<JobRecord>& jobs, const std::vector<St
   return out;
 }
 
-json SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>& steps, const std::string& cluster,
+bj::value SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>& steps, const std::string& cluster,
                int64_t now) {
   auto tres_list = [](int64_t cpus, int64_t mem, int64_t nodes, int64_t gpus) {
-    json a = json::array();
-    a.push_back({{"type", "cpu"}, {"name", nullptr}, {"id", 1}, {"count", cpus}});
-    a.push_back({{"type", "mem"}, {"name", nullptr}, {"id", 2}, {"count", mem}});
-    a.push_back({{"type", "node"}, {"name", nullptr}, {"id", 4}, {"count", nodes}});
-    a.push_back({{"type", "billing"}, {"name", nullptr}, {"id", 5}, {"count", cpus}});
-    if (gpus > 0) a.push_back({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}});
+    bj::array a;
+    a.push_back(bj::object{{"type", "cpu"}, {"name", nullptr}, {"id", 1}, {"count", cpus}});
+    a.push_back(bj::object{{"type", "mem"}, {"name", nullptr}, {"id", 2}, {"count", mem}});
+    a.push_back(bj::object{{"type", "node"}, {"name", nullptr}, {"id", 4}, {"count", nodes}});
+    a.push_back(bj::object{{"type", "billing"}, {"name", nullptr}, {"id", 5}, {"count", cpus}});
+    if (gpus > 0) a.push_back(bj::object{{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}});
     return a;
   };
   auto exit_json = [](int code, int signal) {
-    json e{{"status", signal ? "SIGNALED" : code ? "FAILED" : "SUCCESS"}, {"return_code", code}};
-    if (signal) e["signal"] = {{"signal_id", signal}};
+    bj::object e{{"status", signal ? "SIGNALED" : code ? "FAILED" : "SUCCESS"}, {"return_code", code}};
+    if (signal) e["signal"] = bj::object{{"signal_id", signal}};
     return e;
   };
-  json out_jobs = json::array();
+  bj::array out_jobs;
   for (const JobRecord& j : jobs) {
     const int64_t cpus = JobCpuCount(j), mem = JobMemoryMb(j), nodes = JobNodeCount(j), gpus = JobGpuCount(j);
-    json js = json::array();
+    bj::array js;
     for (const StepRecord& s : steps) {
       if (s.job_id != j.id) continue;
-      js.push_back({{"step", {{"job_id", j.id}, {"id", std::to_string(j.id) + "." + std::to_string(s.step_id)},
+      js.push_back(bj::object{{"step", {{"job_id", j.id}, {"id", std::to_string(j.id) + "." + std::to_string(s.step_id)},
                               {"name", s.name}}},
                     {"state", JobStateName(s.state)},
                     {"exit_code", exit_json(s.exit_code, 0)},
                     {"tasks", {{"count", s.ntasks}}},
-                    {"nodes", {{"count", s.nodes.size()}, {"range", CompressHostlist(s.nodes)}, {"list", s.nodes}}},
+                    {"nodes", {{"count", s.nodes.size()}, {"range", CompressHostlist(s.nodes)}, {"list", bj::value_from(s.nodes)}}},
                     {"time", {{"start", s.start_time}, {"end", s.end_time},
                               {"elapsed", s.start_time ? (s.end_time ? s.end_time : now) - s.start_time : 0}}}});
     }
-    out_jobs.push_back({
+    out_jobs.push_back(bj::object{
         {"account", j.account},
         {"allocation_nodes", j.allocation.size()},
         {"array", {{"job_id", 0}, {"task_id", nullptr}, {"task", nullptr}}},
         {"association", {{"account", j.account}, {"cluster", cluster}, {"partition", nullptr}, {"user", j.user}}},
         {"cluster", cluster},
-        {"comment", {{"administrator", nullptr}, {"job", j.comment.empty() ? json(nullptr) : json(j.comment)}, {"system", nullptr}}},
+        {"comment", {{"administrator", nullptr}, {"job", j.comment.empty() ? bj::value(nullptr) : bj::value(j.comment)}, {"system", nullptr}}},
         {"constraints", j.request.constraint},
         {"container", nullptr},
         {"derived_exit_code", exit_json(DerivedExit(j, steps), 0)},
         {"exit_code", exit_json(j.exit_code, j.exit_signal)},
-        {"flags", json::array()},
+        {"flags", bj::array()},
         {"group", j.group},
         {"het", {{"job_id", 0}, {"job_offset", nullptr}}},
         {"job_id", j.id},
-        {"kill_request_user", j.cancelled_by >= 0 ? json(std::to_string(j.cancelled_by)) : json(nullptr)},
+        {"kill_request_user", j.cancelled_by >= 0 ? bj::value(std::to_string(j.cancelled_by)) : bj::value(nullptr)},
         {"mcs", {{"label", ""}}},
         {"name", j.name},
         {"nodes", j.allocation.empty() ? std::string("None assigned") : JobNodeList(j)},
@@ -420,17 +422,17 @@ json SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>
                   {"start", j.start_time},
                   {"submission", j.submit_time},
                   {"suspended", SuspendedSeconds(j, now)},
-                  {"limit", j.time_limit_s == kUnlimited ? json(nullptr) : json(j.time_limit_s / 60)}}},
-        {"tres", {{"allocated", j.allocation.empty() ? json::array() : tres_list(cpus, mem, nodes, gpus)},
+                  {"limit", j.time_limit_s == kUnlimited ? bj::value(nullptr) : bj::value(j.time_limit_s / 60)}}},
+        {"tres", {{"allocated", j.allocation.empty() ? bj::array() : tres_list(cpus, mem, nodes, gpus)},
                   {"requested", tres_list(cpus, mem, nodes, gpus)}}},
         {"user", j.user},
-        {"wckey", {{"wckey", ""}, {"flags", json::array()}}},
+        {"wckey", {{"wckey", ""}, {"flags", bj::array()}}},
         {"working_directory", j.workdir},
     });
   }
-  return json{{"meta", {{"plugin", {{"type", "openapi/dbv0.0.38"}, {"name", "Muster sacct"}}},
+  return bj::object{{"meta", {{"plugin", {{"type", "openapi/dbv0.0.38"}, {"name", "Muster sacct"}}},
                         {"Slurm", {{"version", {{"major", 22}, {"minor", 5}, {"micro", 8}}}, {"release", "22.05.8"}}}}},
-              {"errors", json::array()},
+              {"errors", bj::array()},
               {"jobs", out_jobs}};
 }
 

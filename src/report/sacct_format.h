@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +55,7 @@ std::string FormatSacct(const std::vector<JobRecord>& jobs, const std::vector<St
 // sacct --json: {"meta", "errors", "jobs": [...]} in the shape of Slurm's slurmdb v0.0.38 job
 // records (job_id, name, state {current, reason}, time {submission, start, end, elapsed, limit},
 // exit_code, tres {allocated, requested}, steps [...], ...).
-nlohmann::json SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>& steps,
+boost::json::value SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRecord>& steps,
                          const std::string& cluster, int64_t now);
 
 // Elapsed times as sacct prints them: "00:00:30", "1-02:03:04".

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/json_test_util.h"
 #include "report/slurm_format_testdata.h"
 
 namespace muster {
@@ -93,7 +94,7 @@ TEST_F(SacctFormatTest, ParsableLayoutsAndSteps) {
   const std::string rows = FormatSacct(jobs, {s}, o, kT0 + 60);
   EXPECT_NE(rows.find("9148.0|cpu=4,gres/gpu=2,mem=1000M,node=1|\n"), std::string::npos) << rows;
   // The derived exit code is the largest of the steps'.
-  nlohmann::json js = SacctJson(jobs, {s}, "peer", kT0 + 60);
+  const test_json::Json js = SacctJson(jobs, {s}, "peer", kT0 + 60);
   EXPECT_EQ(js["jobs"][0]["derived_exit_code"]["return_code"], 1);
   EXPECT_EQ(js["jobs"][0]["steps"].size(), 1u);
   EXPECT_EQ(js["jobs"][0]["time"]["elapsed"], 30);

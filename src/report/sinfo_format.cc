@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json.hpp>
+
 #include "model/hostlist.h"
 #include "model/name_order.h"
 
@@ -380,20 +382,20 @@ int AgentPort(const std::string& address) {
 }
 }  // namespace
 
-nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
+boost::json::value SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
                          const NodeActivityMap& usage, int64_t now) {
-  using nlohmann::json;
+  namespace bj = boost::json;
   std::vector<const NodeRecord*> order;
   for (const NodeRecord& r : nodes) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const NodeRecord* a, const NodeRecord* b) {
     return NaturalCompare(a->node.name, b->node.name) < 0;
   });
-  json out = json::array();
+  bj::array out;
   for (const NodeRecord* r : order) {
     const Node& n = r->node;
-    json parts = json::array();
+    bj::array parts;
     for (const Partition& p : partitions) {
-      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) parts.push_back(p.name);
+      if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) parts.emplace_back(p.name);
     }
     if (parts.empty()) continue;
     auto it = usage.find(n.name);
@@ -402,14 +404,14 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
     // "MIXED+DRAIN" -> state "mixed", state_flags ["DRAIN"], as Slurm's v0.0.38 splits them.
     std::string base = st.complete.substr(0, st.complete.find('+'));
     for (char& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    json flags = json::array();
+    bj::array flags;
     for (size_t pos = st.complete.find('+'); pos != std::string::npos;) {
       const size_t next = st.complete.find('+', pos + 1);
-      flags.push_back(st.complete.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1));
+      flags.emplace_back(st.complete.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1));
       pos = next;
     }
     const int gpus = static_cast<int>(n.gpus.size());
-    json features = n.features;
+    const bj::value features = bj::value_from(n.features);
     std::string tres = "cpu=" + std::to_string(n.cpus) + ",mem=" + FormatMemoryRounded(n.memory_mb) + ",billing=" +
                        std::to_string(n.cpus) + (gpus ? ",gres/gpu=" + std::to_string(gpus) : "");
     std::string used;
@@ -417,7 +419,7 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
       used = "cpu=" + std::to_string(u.cpus) + ",mem=" + FormatMemoryRounded(u.memory_mb) +
              (u.gpus ? ",gres/gpu=" + std::to_string(u.gpus) : "");
     }
-    out.push_back({
+    out.push_back(bj::object{
         {"name", n.name},
         {"hostname", r->hostname.empty() ? n.name : r->hostname},
         {"address", r->agent_address},
@@ -431,7 +433,7 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
         {"gres_drained", "N/A"},
         {"cpu_binding", 0},
         {"next_state_after_reboot", "invalid"},  // no reboot is pending (scontrol reboot is not offered)
-        {"next_state_after_reboot_flags", json::array()},
+        {"next_state_after_reboot_flags", bj::array()},
         {"burstbuffer_network_address", ""},
         {"state", base},
         {"state_flags", flags},
@@ -444,8 +446,8 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
         {"boards", 1},
         {"real_memory", n.memory_mb},
         {"alloc_memory", u.memory_mb},
-        {"free_memory", u.free_memory_mb < 0 ? json(nullptr) : json(u.free_memory_mb)},
-        {"cpu_load", u.cpu_load < 0 ? json(nullptr) : json(static_cast<int64_t>(u.cpu_load * 100))},
+        {"free_memory", u.free_memory_mb < 0 ? bj::value(nullptr) : bj::value(u.free_memory_mb)},
+        {"cpu_load", u.cpu_load < 0 ? bj::value(nullptr) : bj::value(static_cast<int64_t>(u.cpu_load * 100))},
         {"gres", NodeGres(n) == "(null)" ? std::string() : NodeGres(n)},
         {"gres_used", "gpu:" + std::to_string(u.gpus)},
         {"features", features},
@@ -461,12 +463,12 @@ nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::ve
         {"last_busy", u.last_busy},
         {"slurmd_version", r->version},
         {"tres", tres},
-        {"tres_used", used.empty() ? json(nullptr) : json(used)},
+        {"tres_used", used.empty() ? bj::value(nullptr) : bj::value(used)},
         {"weight", 1},
     });
   }
-  return json{{"meta", {{"plugin", {{"type", "muster"}, {"name", "Muster sinfo"}}}}},
-              {"errors", json::array()},
+  return bj::object{{"meta", {{"plugin", {{"type", "muster"}, {"name", "Muster sinfo"}}}}},
+              {"errors", bj::array()},
               {"nodes", out}};
 }
 

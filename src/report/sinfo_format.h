@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <boost/json/value.hpp>
 #include <string>
 #include <vector>
 
@@ -51,7 +51,7 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
 // (name, state, state_flags, cpus, alloc_cpus, idle_cpus, real_memory, alloc_memory, gres,
 // gres_used, partitions, reason, reason_set_by_user, reason_changed_at, ...) for the nodes of
 // `partitions`, in name order.
-nlohmann::json SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
+boost::json::value SinfoJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
                          const NodeActivityMap& usage, int64_t now);
 
 }  // namespace muster

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
+#include "base/json_test_util.h"
 
 #include <string>
 #include <vector>
@@ -150,7 +150,7 @@ TEST_F(SinfoFormatTest, JsonHasSlurmsNodeKeys) {
   nodes[0].agent_address = "127.0.0.1:16821";
   nodes[0].hostname = "vm";
   nodes[1].agent_address = "unix:/run/musterd.sock";
-  const nlohmann::json j = SinfoJson(testdata::CapturedPartitions(), nodes, {}, kT0);
+  const test_json::Json j = SinfoJson(testdata::CapturedPartitions(), nodes, {}, kT0);
   ASSERT_GE(j["nodes"].size(), 2u);
   for (const char* key :
        {"architecture", "burstbuffer_network_address", "boards", "boot_time", "comment", "cores", "cpu_binding",

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
-
 namespace muster {
 
 const char* JobOrderName(JobOrder o) {
@@ -128,35 +126,18 @@ int64_t PriorityPolicy::Priority(const PriorityFactors& f, int64_t nice) const {
   return CombinePriority(f, settings_.weights, in);
 }
 
-std::string PriorityPolicy::Save() const {
-  nlohmann::json usage = nlohmann::json::array();
-  for (const UsageLedger::Stored& s : usage_.Save()) {
-    usage.push_back({{"account", s.account}, {"user", s.user}, {"amount", s.amount}, {"at", s.at}});
-  }
-  nlohmann::json charged = nlohmann::json::array();
-  std::vector<std::pair<int64_t, int64_t>> by_id(charged_through_.begin(), charged_through_.end());
-  std::sort(by_id.begin(), by_id.end());
-  for (const auto& [job, t] : by_id) charged.push_back({job, t});
-  return nlohmann::json{{"usage", usage}, {"charged_through", charged}}.dump();
+PriorityPolicy::Saved PriorityPolicy::Save() const {
+  Saved out;
+  out.usage = usage_.Save();
+  out.charged_through.assign(charged_through_.begin(), charged_through_.end());
+  std::sort(out.charged_through.begin(), out.charged_through.end());
+  return out;
 }
 
-Status PriorityPolicy::Restore(const std::string& text) {
-  std::vector<UsageLedger::Stored> stored;
-  std::map<int64_t, int64_t> charged;
-  try {
-    nlohmann::json j = nlohmann::json::parse(text);
-    for (const nlohmann::json& e : j.at("usage")) {
-      stored.push_back({e.at("account").get<std::string>(), e.at("user").get<std::string>(),
-                        e.at("amount").get<double>(), e.at("at").get<int64_t>()});
-    }
-    for (const nlohmann::json& e : j.at("charged_through")) charged[e.at(0).get<int64_t>()] = e.at(1).get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    return InvalidArgument(std::string("stored usage is malformed: ") + e.what());
-  }
-  usage_.Restore(stored);
+void PriorityPolicy::Restore(const Saved& saved) {
+  usage_.Restore(saved.usage);
   charged_through_.clear();
-  charged_through_.insert(charged.begin(), charged.end());
-  return Status::Ok();
+  charged_through_.insert(saved.charged_through.begin(), saved.charged_through.end());
 }
 
 }  // namespace muster

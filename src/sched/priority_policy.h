@@ -124,10 +124,14 @@ class PriorityPolicy {
                           int64_t now) const;
   int64_t Priority(const PriorityFactors& f, int64_t nice = 0) const;
 
-  // The usage and the jobs' last charges as JSON, for the store; Restore takes it back (an error
-  // names what is malformed and changes nothing).
-  std::string Save() const;
-  Status Restore(const std::string& json);
+  // The usage and the jobs' last charges, for the store (ctld/usage_json.h writes them as JSON);
+  // Restore takes them back.
+  struct Saved {
+    std::vector<UsageLedger::Stored> usage;
+    std::vector<std::pair<int64_t, int64_t>> charged_through;  // (job id, charged through), by job id
+  };
+  Saved Save() const;
+  void Restore(const Saved& saved);
 
  private:
   PrioritySettings settings_;

@@ -8,10 +8,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
 #include <optional>
 #include <ostream>
 
+#include "base/pretty_json.h"
 #include "sim/openb.h"
 #include "sim/svg_plot.h"
 #include "sim/trace.h"
@@ -167,7 +168,7 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
   const int x100 = 100, x130 = static_cast<int>(std::floor(a.ratio * 100 + 1e-9)), x80 = 80;
-  nlohmann::json results = nlohmann::json::object();
+  boost::json::object results;
   out << "openb placement (FGD protocol): " << nodes->size() << " nodes, " << pods->size() << " pods in "
       << a.pods.substr(a.pods.rfind('/') + 1) << ", demand to " << Fixed(a.ratio * 100, 0) << "%, seeds " << a.first_seed
       << ".." << a.first_seed + a.seeds - 1 << "\n";
@@ -219,7 +220,7 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     }
     if (tty) std::fprintf(stderr, "\r%60s\r", "");
     const char* name = OpenbPolicyName(policy);
-    nlohmann::json j_pub;
+    boost::json::object j_pub;
     std::string pub = "-";
     auto list = PublishedFigures().find(PodListName(a.pods));
     if (list != PublishedFigures().end() && std::abs(a.ratio - 1.3) < 1e-9) {
@@ -242,21 +243,21 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
              (frag_n[x] > 0 ? Fixed(frag_sum[x] / frag_n[x], 2) : "") + "\n";
     }
     plot.series.push_back(std::move(series));
-    nlohmann::json j;
-    j["alloc_100"] = Mean(a100) ? nlohmann::json(*Mean(a100)) : nlohmann::json(nullptr);
-    j["alloc_130"] = Mean(a130) ? nlohmann::json(*Mean(a130)) : nlohmann::json(nullptr);
-    j["frag_rate_80"] = Mean(f80) ? nlohmann::json(*Mean(f80)) : nlohmann::json(nullptr);
+    boost::json::object j;
+    j["alloc_100"] = Mean(a100) ? boost::json::value(*Mean(a100)) : boost::json::value(nullptr);
+    j["alloc_130"] = Mean(a130) ? boost::json::value(*Mean(a130)) : boost::json::value(nullptr);
+    j["frag_rate_80"] = Mean(f80) ? boost::json::value(*Mean(f80)) : boost::json::value(nullptr);
     j["failed_pods_per_seed"] = static_cast<double>(failed) / a.seeds;
     j["seeds"] = a.seeds;
-    if (!j_pub.is_null()) {
-      for (auto& [k, v] : j_pub.items()) {
-        if (v.is_number() && std::isnan(v.get<double>())) v = nullptr;
+    if (!j_pub.empty()) {
+      for (boost::json::key_value_pair& kv : j_pub) {
+        if (kv.value().is_double() && std::isnan(kv.value().get_double())) kv.value() = nullptr;
       }
       j["published"] = j_pub;
     }
     results[name] = j;
   }
-  if (std::string bad = WriteSimOutputs({{a.json, results.dump(2) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(plot)}});
+  if (std::string bad = WriteSimOutputs({{a.json, PrettyJson(results) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(plot)}});
       !bad.empty()) {
     err << "muster sim openb: cannot write '" << bad << "'\n";
     return 1;

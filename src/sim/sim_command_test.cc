@@ -7,11 +7,20 @@
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <iterator>
+
+#include "base/json_test_util.h"
 #include <sstream>
 
 namespace muster {
 namespace {
+
+using test_json::Json;
+
+Json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return test_json::Parse(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+}
 
 class SimPhillyCommand : public ::testing::Test {
  protected:
@@ -45,7 +54,7 @@ TEST_F(SimPhillyCommand, PrintsATableAndWritesJson) {
       << err_.str();
   EXPECT_NE(out_.str().find("Philly queueing: 3 jobs, 1 nodes of "), std::string::npos) << out_.str();
   EXPECT_NE(out_.str().find("srtf_oracle"), std::string::npos) << out_.str();
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  Json doc = ReadJson(json);
   // a 0-120 (stopped for b and c), b 10-20, c 20-30.
   EXPECT_DOUBLE_EQ(doc["policies"]["srtf_oracle"]["avg_jct_s"].get<double>(), (120.0 + 10 + 10) / 3);
   EXPECT_EQ(doc["policies"]["srtf_oracle"]["preemptions"], 1);
@@ -83,10 +92,10 @@ class SimSwfCommand : public SimPhillyCommand {
     std::ofstream(path) << "; Version: 2.2\n; MaxNodes: 1\n; MaxProcs: 4\n" << jobs;
     return path;
   }
-  nlohmann::json Replayed(const std::string& log, const std::string& policy) {
+  Json Replayed(const std::string& log, const std::string& policy) {
     const std::string json = (dir_ / "swf.json").string();
     EXPECT_EQ(Run({"swf", "--trace", log, "--policy", policy, "--restart-penalty", "30", "--json", json}), 0) << err_.str();
-    return nlohmann::json::parse(std::ifstream(json));
+    return ReadJson(json);
   }
 };
 
@@ -97,13 +106,13 @@ TEST_F(SimSwfCommand, CpuJobsShareTheNodeAndJobsThatNeverRanAreLeftOut) {
                               "3 20 -1 10 2 -1 -1 2 30 -1 1 3 1 -1 2 -1 -1 -1\n"
                               "4 30 -1 -1 2 -1 -1 2 30 -1 5 3 1 -1 2 -1 -1 -1\n"   // cancelled: never ran
                               "5 40 -1 10 8 -1 -1 8 30 -1 1 3 1 -1 2 -1 -1 -1\n");  // 8 CPUs: larger than the machine
-  nlohmann::json doc = Replayed(log, "fifo");
+  Json doc = Replayed(log, "fifo");
   EXPECT_NE(out_.str().find("SWF queueing: 5 jobs (2 left out: never ran or larger than the cluster), 1 node x 4 CPUs"),
             std::string::npos) << out_.str();
   EXPECT_EQ(doc["left_out"], 2);
   EXPECT_EQ(doc["cluster"]["cpus"], 4);
   // 1 runs 0-100 on all 4 CPUs; then 2 (100-150) and 3 (100-110) side by side, 2 CPUs each.
-  const nlohmann::json& f = doc["policies"]["fifo"];
+  const Json f = doc["policies"]["fifo"];
   EXPECT_DOUBLE_EQ(f["avg_jct_s"].get<double>(), (100.0 + 140 + 90) / 3);
   EXPECT_EQ(f["makespan_s"], 150);
   EXPECT_DOUBLE_EQ(f["gpu_utilization"].get<double>(), (400.0 + 100 + 20) / (4 * 150));  // CPU-seconds here

@@ -7,10 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
 #include <ostream>
 
 #include "sim/sim_command.h"
+#include "base/pretty_json.h"
 #include "base/strings.h"
 #include "config/slurm_conf.h"
 #include "model/job_request.h"
@@ -224,7 +225,7 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
 
   ClusterSnapshot cluster;
   std::string shape;
-  nlohmann::json cluster_json;
+  boost::json::object cluster_json;
   if (swf && a.cluster_file.empty()) {
     // The log's machine: MaxNodes nodes of MaxProcs / MaxNodes CPUs, or MaxProcs of one CPU.
     const SwfHeader h = ParseSwfHeader(*text);
@@ -288,7 +289,7 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
   std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %6s %8s %7s\n", "policy", "avg JCT h", "p50 JCT h",
                 "p99 JCT h", "avg queue h", "slowdown", "makespan d", "util", "preempt", "wall s");
   out << line;
-  nlohmann::json results = nlohmann::json::object();
+  boost::json::object results;
   std::string csv = swf ? "policy,time_s,allocated_cpus,pending_jobs,running_jobs,idle_cpus_while_waiting\n"
                         : "policy,time_s,allocated_gpus,pending_jobs,running_jobs,idle_gpus_while_waiting\n";
   LinePlot cdf, alloc;
@@ -335,10 +336,10 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
                                      r->cache_check_first, 1);
       }
     }
-    nlohmann::json j = {{"avg_jct_s", m->avg_jct_s},     {"p50_jct_s", m->p50_jct_s},
+    boost::json::object j = {{"avg_jct_s", m->avg_jct_s},     {"p50_jct_s", m->p50_jct_s},
                         {"p99_jct_s", m->p99_jct_s},     {"avg_queue_s", m->avg_queue_s},
                         {"avg_slowdown", m->avg_slowdown}, {"makespan_s", m->makespan_s},
-                        {"gpu_utilization", m->gpu_utilization}, {"vc_share", m->vc_share},
+                        {"gpu_utilization", m->gpu_utilization}, {"vc_share", boost::json::value_from(m->vc_share)},
                         {"jobs", m->jobs},               {"preemptions", r->preemptions},
                         {"timeouts", r->timeouts},       {"scheduling_passes", r->cycles},
                         {"wall_s", wall}};
@@ -360,16 +361,16 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     for (const ReplaySample& p : r->series) s.points.emplace_back((p.time_s - t0) / 86400.0, p.allocated_gpus);
     alloc.series.push_back(std::move(s));
   }
-  nlohmann::json doc = {{"trace", a.trace},
+  boost::json::object doc = {{"trace", a.trace},
                         {"jobs", trace_size},
                         {"left_out", skipped},
                         {"unit", swf ? "cpus" : "gpus"},
                         {"cluster", cluster_json},
                         {"offered_load", load},
-                        {"overestimate", swf ? nlohmann::json() : nlohmann::json(a.overestimate)},
+                        {"overestimate", swf ? boost::json::value() : boost::json::value(a.overestimate)},
                         {"restart_penalty_s", a.restart_penalty_s},
                         {"policies", results}};
-  if (std::string bad = WriteSimOutputs({{a.json, doc.dump(2) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(cdf)},
+  if (std::string bad = WriteSimOutputs({{a.json, PrettyJson(doc) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(cdf)},
                                         {svg2, RenderSvg(alloc)}});
       !bad.empty()) {
     return Fail(err, a.kind, "cannot write '" + bad + "'", 1);

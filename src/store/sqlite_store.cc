@@ -15,11 +15,12 @@
 #include <mutex>
 #include <set>
 #include <variant>
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
 #include <string_view>
 #include <utility>
 
 #include "model/name_order.h"
+#include "base/pretty_json.h"
 #include "model/record_json.h"
 
 namespace muster {
@@ -170,25 +171,20 @@ bool ScriptKeptApart(const StepRecord&) { return false; }
 // Encodes a record; strings that are not UTF-8 (JSON cannot hold them) are the caller's error.
 template <typename T>
 StatusOr<std::string> Encode(const T& record, const std::string& what) {
-  try {
-    nlohmann::json j = ToJson(record);
-    if (ScriptKeptApart(record)) j.erase("script");
-    return j.dump();
-  } catch (const nlohmann::json::exception& e) {
-    return InvalidArgument(what + ": cannot be stored: " + e.what());
-  }
+  boost::json::object j = ToJson(record);
+  if (ScriptKeptApart(record)) j.erase("script");
+  std::string text = boost::json::serialize(j);
+  if (!IsUtf8(text)) return InvalidArgument(what + ": cannot be stored: a string in it is not valid UTF-8");
+  return text;
 }
 
 // Decodes one stored row; errors name the table and the key (a damaged row never aborts).
 template <typename T>
-StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const nlohmann::json&),
+StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const boost::json::value&),
                       const std::string& where) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return Internal(where + ": record is not valid JSON: " + e.what());
-  }
+  boost::json::error_code ec;
+  const boost::json::value j = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec);
+  if (ec) return Internal(where + ": record is not valid JSON: " + ec.message());
   StatusOr<T> r = from_json(j);
   if (!r.ok()) return Internal(where + ": record does not decode: " + r.status().message());
   return r;

@@ -17,7 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
+#include <boost/json.hpp>
 #include <random>
 #include <set>
 #include <string>
@@ -224,9 +224,9 @@ class StoreContractTest : public ::testing::TestWithParam<StoreFactory> {
 // Guards the fixtures: a field added to a record but not to its Rich* builder (or to the codec)
 // shows up here, so the round trips keep covering every field.
 TEST(StoreFixtures, RichRecordsSetEveryField) {
-  auto expect_all_differ = [](const nlohmann::json& rich, const nlohmann::json& plain, const std::string& what) {
-    for (const auto& [key, value] : plain.items()) {
-      EXPECT_NE(rich.at(key), value) << what << "." << key << " keeps its default";
+  auto expect_all_differ = [](const boost::json::value& rich, const boost::json::value& plain, const std::string& what) {
+    for (const boost::json::key_value_pair& kv : plain.as_object()) {
+      EXPECT_NE(rich.at(kv.key()), kv.value()) << what << "." << std::string(kv.key()) << " keeps its default";
     }
   };
   JobRecord job = RichJob(7);
@@ -234,7 +234,8 @@ TEST(StoreFixtures, RichRecordsSetEveryField) {
   expect_all_differ(ToJson(job.request), ToJson(JobRequest{}), "job.request");
   JobRecord one_default_allocation;
   one_default_allocation.allocation.emplace_back();
-  expect_all_differ(ToJson(job)["allocation"][0], ToJson(one_default_allocation)["allocation"][0], "job.allocation[]");
+  expect_all_differ(ToJson(job).at("allocation").at(0), ToJson(one_default_allocation).at("allocation").at(0),
+                    "job.allocation[]");
   NodeRecord node = RichNode("gpu001");
   expect_all_differ(ToJson(node), ToJson(NodeRecord{}), "node_record");
   expect_all_differ(ToJson(node.node), ToJson(Node{}), "node");

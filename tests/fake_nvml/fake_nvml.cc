@@ -24,14 +24,40 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+// Boost.JSON's implementation in this library of its own (hidden: CMake builds it with hidden
+// visibility, the NVML entry points alone exported).
+#include <boost/json/src.hpp>
 
 namespace {
 
-using json = nlohmann::json;
+namespace bj = boost::json;
+
+// The value under `key` of the object `o`; nullptr when `o` is not an object or has no such key.
+const bj::value* At(const bj::value& o, std::string_view key) {
+  const bj::object* obj = o.if_object();
+  return obj == nullptr ? nullptr : obj->if_contains(key);
+}
+
+// The number, flag or text under `key`, or `def` when it is missing or of another type.
+template <class T>
+T Value(const bj::value& o, std::string_view key, T def) {
+  const bj::value* v = At(o, key);
+  if (v == nullptr) return def;
+  if constexpr (std::is_same_v<T, bool>) {
+    return v->is_bool() ? v->get_bool() : def;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v->is_string() ? std::string(v->get_string()) : def;
+  } else {
+    bj::error_code ec;
+    const T x = v->to_number<T>(ec);
+    return ec ? def : x;
+  }
+}
 using Return = int;
 constexpr Return kSuccess = 0;
 constexpr Return kUninitialized = 1;
@@ -62,7 +88,7 @@ struct State {
   bool ready = false;
   int opened = 0;
   std::string node;
-  json spec;
+  bj::value spec = bj::object();
   std::vector<FakeDevice> devices;
   std::map<int, std::vector<FakeDevice>> migs;  // per physical GPU in MIG mode, its MIG devices
   std::map<int, size_t> xids_delivered;  // per GPU: how many of its Xid list went out as events
@@ -89,14 +115,15 @@ std::string NodeFromCmdline() {
   return "node";
 }
 
-json ReadSpec() {
+bj::value ReadSpec() {
   const char* path = std::getenv("MUSTER_FAKE_NVML");
-  if (path == nullptr) return json::object();
+  if (path == nullptr) return bj::object();
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : json::object();
+  bj::error_code ec;
+  bj::value j = bj::parse(text.str(), ec);
+  return !ec && j.is_object() ? j : bj::value(bj::object());
 }
 
 // Reads the file again (faults change while the agent runs). Called with S().mu held.
@@ -104,22 +131,21 @@ void Refresh() { S().spec = ReadSpec(); }
 
 Faults FaultsOf(int gpu) {
   Faults f;
-  const json& all = S().spec.value("faults", json::object());
-  if (!all.is_object() || !all.contains(S().node)) return f;
-  const json& node = all[S().node];
-  const std::string key = std::to_string(gpu);
-  if (!node.is_object() || !node.contains(key) || !node[key].is_object()) return f;
-  const json& g = node[key];
-  if (g.contains("xid") && g["xid"].is_array()) {
-    for (const json& x : g["xid"]) {
-      if (x.is_number_integer()) f.xids.push_back(x.get<int>());
+  const bj::value* all = At(S().spec, "faults");
+  const bj::value* node = all == nullptr ? nullptr : At(*all, S().node);
+  const bj::value* found = node == nullptr ? nullptr : At(*node, std::to_string(gpu));
+  if (found == nullptr || !found->is_object()) return f;
+  const bj::value& g = *found;
+  if (const bj::value* xids = At(g, "xid"); xids != nullptr && xids->is_array()) {
+    for (const bj::value& x : xids->get_array()) {
+      if (x.is_int64()) f.xids.push_back(static_cast<int>(x.get_int64()));
     }
   }
-  f.ecc_dbe = g.value("ecc_dbe", 0ULL);
-  f.remap_pending = g.value("remap_pending", false);
-  f.remap_failed = g.value("remap_failed", false);
-  f.lost = g.value("lost", false);
-  f.throttle = g.value("throttle", 0ULL);
+  f.ecc_dbe = Value(g, "ecc_dbe", 0ULL);
+  f.remap_pending = Value(g, "remap_pending", false);
+  f.remap_failed = Value(g, "remap_failed", false);
+  f.lost = Value(g, "lost", false);
+  f.throttle = Value(g, "throttle", 0ULL);
   return f;
 }
 
@@ -154,6 +180,7 @@ constexpr unsigned long long kEventXid = 0x8;
 
 }  // namespace
 
+#pragma GCC visibility push(default)
 extern "C" {
 
 Return nvmlInit_v2() {
@@ -162,15 +189,17 @@ Return nvmlInit_v2() {
     S().node = NodeFromCmdline();
     Refresh();
     S().devices.clear();
-    const int n = S().spec.value("gpus", 0);
+    const int n = Value(S().spec, "gpus", 0);
     for (int i = 0; i < n; ++i) S().devices.push_back({i});
     S().migs.clear();
-    const json mig = S().spec.value("mig", json::object());
-    for (int i = 0; i < n && mig.is_object(); ++i) {
-      const std::string key = std::to_string(i);
-      if (!mig.contains(key) || !mig[key].is_array()) continue;
+    const bj::value* mig = At(S().spec, "mig");
+    for (int i = 0; i < n && mig != nullptr; ++i) {
+      const bj::value* profiles = At(*mig, std::to_string(i));
+      if (profiles == nullptr || !profiles->is_array()) continue;
       std::vector<FakeDevice>& slices = S().migs[i];
-      for (const json& p : mig[key]) slices.push_back({i, static_cast<int>(slices.size()), p.get<std::string>()});
+      for (const bj::value& p : profiles->get_array()) {
+        if (p.is_string()) slices.push_back({i, static_cast<int>(slices.size()), std::string(p.get_string())});
+      }
     }
     S().ready = true;
   }
@@ -197,13 +226,13 @@ const char* nvmlErrorString(Return r) {
 
 Return nvmlSystemGetDriverVersion(char* buf, unsigned len) {
   std::lock_guard<std::mutex> lock(S().mu);
-  CopyOut(S().spec.value("driver", std::string("580.65.06")), buf, len);
+  CopyOut(Value(S().spec, "driver", std::string("580.65.06")), buf, len);
   return kSuccess;
 }
 
 Return nvmlSystemGetCudaDriverVersion_v2(int* v) {
   std::lock_guard<std::mutex> lock(S().mu);
-  *v = S().spec.value("cuda", 13000);
+  *v = Value(S().spec, "cuda", 13000);
   return kSuccess;
 }
 
@@ -225,7 +254,7 @@ Return nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
 Return nvmlDeviceGetName(void* d, char* buf, unsigned len) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
-  const std::string name = S().spec.value("name", std::string("NVIDIA H100 80GB HBM3"));
+  const std::string name = Value(S().spec, "name", std::string("NVIDIA H100 80GB HBM3"));
   CopyOut(Dev(d)->slot < 0 ? name : name + " MIG " + Dev(d)->profile, buf, len);
   return kSuccess;
 }
@@ -248,7 +277,7 @@ Return nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {
 Return nvmlDeviceGetMemoryInfo(void* d, Memory* m) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
-  m->total = static_cast<unsigned long long>(S().spec.value("memory_mb", 81559)) << 20;
+  m->total = static_cast<unsigned long long>(Value(S().spec, "memory_mb", 81559)) << 20;
   if (Dev(d)->slot >= 0) {  // "3g.40gb": 40 GiB
     const std::string& p = Dev(d)->profile;
     const size_t dot = p.find('.');
@@ -277,9 +306,11 @@ Return nvmlDeviceGetMinorNumber(void* d, unsigned* minor) {
 Return nvmlDeviceGetCudaComputeCapability(void* d, int* major, int* minor) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
-  const json cc = S().spec.value("cc", json::array({9, 0}));
-  *major = cc.is_array() && cc.size() == 2 ? cc[0].get<int>() : 9;
-  *minor = cc.is_array() && cc.size() == 2 ? cc[1].get<int>() : 0;
+  const bj::value* cc = At(S().spec, "cc");
+  const bool given = cc != nullptr && cc->is_array() && cc->get_array().size() == 2 && cc->get_array()[0].is_int64() &&
+                     cc->get_array()[1].is_int64();
+  *major = given ? static_cast<int>(cc->get_array()[0].get_int64()) : 9;
+  *minor = given ? static_cast<int>(cc->get_array()[1].get_int64()) : 0;
   return kSuccess;
 }
 
@@ -289,7 +320,7 @@ Return nvmlDeviceGetMigMode(void* d, unsigned* current, unsigned* pending) {
   std::lock_guard<std::mutex> lock(S().mu);
   if (Return r = Check(d, false); r != kSuccess) return r;
   // MIG-capable only where the file describes a MIG layout ("mig": {} for capable, all off).
-  if (Dev(d)->slot >= 0 || !S().spec.contains("mig")) return kNotSupported;
+  if (Dev(d)->slot >= 0 || At(S().spec, "mig") == nullptr) return kNotSupported;
   *current = *pending = S().migs.count(Dev(d)->index) ? 1 : 0;
   return kSuccess;
 }
@@ -410,3 +441,4 @@ Return nvmlEventSetFree(FakeEventSet* set) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

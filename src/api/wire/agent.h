@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/wire/codec.h"
+#include "api/wire/records.h"
 #include "model/job_record.h"
 
 namespace muster {
@@ -141,6 +142,203 @@ struct NodeOrders {
     v("cluster", s.cluster);
   }
   friend bool operator==(const NodeOrders&, const NodeOrders&) = default;
+};
+
+// POST /v1/agent/register: the node's record (its own codec, model/record_json.h) beside the
+// report's keys, read in one decode.
+struct Registration {
+  using WireRecord = void;
+  std::optional<NodeRecord> node;  // required: "missing 'node'"
+  NodeReport report;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("node", s.node);
+    NodeReport::Fields(v, s.report);
+  }
+};
+
+// POST /v1/launch (the controller to an agent): start this run of the job, given in full (its
+// script and environment too). Past `not_after_ms` (ms since the epoch; 0: no limit) the
+// controller has given up on the launch and requeued the job: the agent must not start it.
+struct LaunchOrder {
+  using WireRecord = void;
+  std::optional<FullJob> job;  // required: "missing 'job'"
+  int64_t not_after_ms = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job", s.job);
+    v("not_after_ms", s.not_after_ms);
+  }
+};
+
+// An agent's refusal of a launch: whose fault it is, "job" (a path the job named: 422) or "node".
+struct LaunchRefusal {
+  using WireRecord = void;
+  std::string error;
+  std::string fault;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("error", s.error);
+    v("fault", s.fault);
+  }
+};
+
+// POST /v1/signal (the controller to an agent): signal a run's processes; `kill_after` > 0:
+// SIGKILL follows after that many seconds. `why` ("cancel", "timeout", "preempt", "signal",
+// "signal-batch", "signal-steps") decides Slurm's ending line and what is signalled. A
+// restart_count of -1 is any run of the job.
+struct SignalOrder {
+  using WireRecord = void;
+  int64_t job_id = 0;
+  int restart_count = -1;
+  int signal = 0;
+  int64_t kill_after = 0;
+  std::string why;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job_id", s.job_id);
+    v("restart_count", s.restart_count);
+    v("signal", s.signal);
+    v("kill_after", s.kill_after);
+    v("why", s.why);
+  }
+};
+
+// POST /v1/signal-step (srun to the agents of its step): signal the step's tasks there.
+struct StepSignal {
+  using WireRecord = void;
+  int64_t job_id = 0;
+  int step_id = -1;
+  int signal = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job_id", s.job_id);
+    v("step_id", s.step_id);
+    v("signal", s.signal);
+  }
+};
+
+// One task of a step on a node.
+struct StepTask {
+  using WireRecord = void;
+  int procid = 0;                 // SLURM_PROCID
+  int localid = 0;                // SLURM_LOCALID
+  std::vector<std::string> argv;  // its own command (srun --multi-prog); empty = the step's
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("procid", s.procid);
+    v("localid", s.localid);
+    v("argv", s.argv);
+  }
+  friend bool operator==(const StepTask&, const StepTask&) = default;
+};
+
+// srun --pty's terminal size.
+struct StepPty {
+  using WireRecord = void;
+  int rows = 0, cols = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("rows", s.rows);
+    v("cols", s.cols);
+  }
+};
+
+// POST /v1/step (srun to each node of its step): what the node runs. The agent adds what it knows
+// (agent/step_runner.h's StepLaunch) and checks the rest (StepLaunchFromJson).
+struct StepLaunchRequest {
+  using WireRecord = void;
+  int64_t job_id = 0;
+  int step_id = 0;
+  int restart_count = 0;                // which run of the job srun belongs to
+  std::vector<StepTask> tasks;          // the tasks this node runs
+  int ntasks = 0;                       // of the whole step
+  std::vector<std::string> step_nodes;  // every node of the step
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // srun's environment (--export=ALL); Slurm's variables replace its own
+  std::string cwd;               // "" = the job's working directory
+  std::string io_address;        // "unix:/path", "/path" or "host:port"
+  std::string io_key;            // sent back in the HELLO frame (letters and digits)
+  // srun -o/-e/-i: "" = the stream goes to/comes from srun (IN frames); "none"; a task id (only
+  // that task's stream goes to srun, the others' to /dev/null); else a file pattern, expanded
+  // per task (%t %n %N %j %J %s %u %x %A %a) and opened as the user, relative to cwd. A file
+  // named per task or node is truncated by its first task on the node; one the whole step shares
+  // is appended to (srun truncates it before the launch). error "" = as output.
+  std::string output, error, input;
+  std::string task_prolog, task_epilog;  // absolute paths; run before/after each task, as the user
+  // srun --pty: task 0 runs on a new pseudo-terminal (its stdin, stdout and stderr, and its
+  // controlling terminal), of this size when given; what it writes comes back as OUT frames.
+  std::optional<StepPty> pty;
+  // The step's GPUs on this node (node indexes, the controller's choice; the agent checks they
+  // are the job's); nullopt = the job's. With gpu_bind_per_task > 0, task with local id L sees
+  // only the L-th group of that many (srun --gpus-per-task, --gpu-bind=per_task:N).
+  std::optional<std::vector<int>> gpus;
+  int gpu_bind_per_task = 0;
+  // srun --gpu-bind=map_gpu/mask_gpu, single:N (job_env.h).
+  std::vector<std::vector<int>> gpu_bind_map;
+  int gpu_bind_single = 0;
+  // srun -Z/--no-allocate: no job of the controller's; job_id is srun's own (Slurm's range
+  // 0xffff0000..0xfffffffd), the tasks run as the caller, who must be trusted (root or the
+  // cluster's own user, as Slurm allows root and SlurmUser), without a cgroup.
+  bool no_allocate = false;
+  // srun -t: the step's time limit (0 = none). Past it its tasks get SIGTERM, SIGKILL
+  // kill_wait_s later (the cluster's KillWait), and srun Slurm's "*** STEP ... CANCELLED AT ...
+  // DUE TO TIME LIMIT ***" line.
+  int64_t time_limit_s = 0;
+  int64_t kill_wait_s = 30;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("job_id", s.job_id);
+    v("step_id", s.step_id);
+    v("restart_count", s.restart_count);
+    v("tasks", s.tasks);
+    v("ntasks", s.ntasks);
+    v("step_nodes", s.step_nodes);
+    v("argv", s.argv);
+    v("env", s.env);
+    v("cwd", s.cwd);
+    v("io", s.io_address);
+    v("io_key", s.io_key);
+    v("output", s.output);
+    v("error", s.error);
+    v("input", s.input);
+    v("task_prolog", s.task_prolog);
+    v("task_epilog", s.task_epilog);
+    v("pty", s.pty);
+    v("gpus", s.gpus);
+    v("gpu_bind_per_task", s.gpu_bind_per_task);
+    v("gpu_bind_map", s.gpu_bind_map);
+    v("gpu_bind_single", s.gpu_bind_single);
+    v("no_allocate", s.no_allocate);
+    v("time_limit_s", s.time_limit_s);
+    v("kill_wait_s", s.kill_wait_s);
+  }
+};
+
+// GET /v1/ping on an agent.
+struct AgentPing {
+  using WireRecord = void;
+  std::string node;
+  std::vector<int64_t> running;
+  bool registered = false;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("node", s.node);
+    v("running", s.running);
+    v("registered", s.registered);
+  }
+};
+
+// GET /v1/token on an agent (over its Unix socket): a token for the caller, and until when it holds.
+struct TokenAnswer {
+  using WireRecord = void;
+  std::string token;
+  int64_t expires = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("token", s.token);
+    v("expires", s.expires);
+  }
 };
 
 namespace wire {

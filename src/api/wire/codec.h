@@ -70,6 +70,21 @@ struct Named {
 template <class T>
 Named(T&, std::initializer_list<std::pair<std::remove_const_t<T>, const char*>>) -> Named<T>;
 
+// A key whose value is text that a function reads ("preempt_mode": "REQUEUE"), as Named is for a
+// fixed list of names: written as `format(value)`, read back with `parse`, whose error is reported
+// under the field's name ("field 'qos[].preempt_mode': invalid preempt mode 'x' (...)").
+//   v("preempt_mode", Parsed{s.mode, &ModeText, &ParseMode});
+template <class T>
+struct Parsed {
+  using Value = std::remove_const_t<T>;
+  T& value;
+  std::string (*format)(const Value&);
+  StatusOr<Value> (*parse)(const std::string&);
+};
+template <class T>
+Parsed(T&, std::string (*)(const std::remove_const_t<T>&), StatusOr<std::remove_const_t<T>> (*)(const std::string&))
+    -> Parsed<T>;
+
 class Writer {
  public:
   explicit Writer(bj::object& out) : out_(out) {}
@@ -90,6 +105,11 @@ class Writer {
         return;
       }
     }
+  }
+
+  template <class T>
+  void operator()(const char* key, Parsed<T> parsed) {
+    out_.insert_or_assign(key, bj::string(parsed.format(parsed.value), out_.storage()));
   }
 
   template <class T>
@@ -158,6 +178,16 @@ class Reader {
     std::string list;
     for (const auto& [x, name] : named.names) list += std::string(list.empty() ? "" : ", ") + "\"" + name + "\"";
     SetError(InvalidArgument("field '" + path_ + key + "' must be one of " + list));
+  }
+
+  template <class T>
+  void operator()(const char* key, Parsed<T> parsed) {
+    const bj::value* v = Find(key);
+    if (v == nullptr) return;
+    if (!v->is_string()) return Fail(key);
+    StatusOr<typename Parsed<T>::Value> x = parsed.parse(std::string(v->get_string()));
+    if (!x.ok()) return SetError(InvalidArgument("field '" + path_ + key + "': " + x.status().message()));
+    parsed.value = std::move(*x);
   }
 
   // Reads `v` into `out`; false when it has the wrong type (a nested error is already set).

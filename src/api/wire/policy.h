@@ -90,6 +90,17 @@ struct External<UserAssociation> : std::true_type {
   }
 };
 
+// A QOS's preemption mode on the wire: "" when the QOS takes the cluster's, else its name
+// ("REQUEUE"); another name is an error naming the field.
+inline std::string QosPreemptModeText(const std::optional<PreemptMode>& mode) {
+  return mode ? PreemptModeName(*mode) : "";
+}
+inline StatusOr<std::optional<PreemptMode>> ParseQosPreemptMode(const std::string& text) {
+  if (text.empty()) return std::optional<PreemptMode>();
+  ASSIGN_OR_RETURN(PreemptMode mode, ParsePreemptMode(text));
+  return std::optional<PreemptMode>(mode);
+}
+
 // A QOS; "preempt_mode" is "" when the QOS takes the cluster's.
 template <>
 struct External<Qos> : std::true_type {
@@ -99,14 +110,13 @@ struct External<Qos> : std::true_type {
     v("priority", s.priority);
     v("preempt", s.preempt);
     if constexpr (std::is_const_v<Self>) {
-      const std::string mode = s.has_preempt_mode ? PreemptModeName(s.preempt_mode) : "";
-      v("preempt_mode", mode);
+      const std::optional<PreemptMode> mode = s.has_preempt_mode ? std::optional(s.preempt_mode) : std::nullopt;
+      v("preempt_mode", Parsed{mode, &QosPreemptModeText, &ParseQosPreemptMode});
     } else {
-      std::string mode;
-      v("preempt_mode", mode);
-      StatusOr<PreemptMode> m = mode.empty() ? StatusOr<PreemptMode>(NotFound("")) : ParsePreemptMode(mode);
-      s.has_preempt_mode = m.ok();
-      if (m.ok()) s.preempt_mode = *m;
+      std::optional<PreemptMode> mode;
+      v("preempt_mode", Parsed{mode, &QosPreemptModeText, &ParseQosPreemptMode});
+      s.has_preempt_mode = mode.has_value();
+      if (mode) s.preempt_mode = *mode;
     }
     v("grace_time_s", s.grace_time_s);
     v("preempt_exempt_time_s", s.preempt_exempt_time_s);
