@@ -220,10 +220,7 @@ StatusOr<SshareArgs> ParseSshareArgs(const std::vector<std::string>& args) {
   r.meta = line.meta;
   if (!r.meta.empty()) return r;  // answered at once, the rest unread
   // Slurm's sshare ignores operands; Muster says that it does not take them.
-  if (!line.operands.empty()) {
-    return InvalidArgument("sshare: unrecognized option '" + line.operands[0] +
-                           "'\nTry \"sshare --help\" for more information\n");
-  }
+  RETURN_IF_ERROR(RefuseOperands("sshare", line));
   return r;
 }
 

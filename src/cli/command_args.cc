@@ -20,6 +20,12 @@ std::string OptionName(const OptionSpec& spec) {
   return "--" + spec.Canonical();
 }
 
+Status RefuseOperands(const char* cmd, const CommandLine& line) {
+  if (line.operands.empty()) return Status::Ok();
+  return InvalidArgument(std::string(cmd) + ": unrecognized option '" + line.operands[0] + "'\nTry \"" + cmd +
+                         " --help\" for more information\n");
+}
+
 StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::string>& args,
                                       const GetoptStyle& style,
                                       const std::function<Status(const OptionOccurrence&)>& apply) {

@@ -31,6 +31,9 @@ struct CommandLine {
 StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::string>& args,
                                       const GetoptStyle& style,
                                       const std::function<Status(const OptionOccurrence&)>& apply);
+// For a command that takes no operands: InvalidArgument in getopt's words for the first one
+// ("sinfo: unrecognized option 'x'" and the "Try" line), else OK.
+Status RefuseOperands(const char* cmd, const CommandLine& line);
 
 // A job named on a command line: "12", "12_3" (task 3 of job array 12), "12_[1-3,5]".
 struct JobToken {

@@ -331,10 +331,7 @@ StatusOr<SinfoArgs> ParseSinfoArgs(const std::vector<std::string>& args) {
   r.meta = line.meta;
   if (!r.meta.empty()) return r;  // answered at once, the rest unread
   // Slurm's sinfo ignores operands; Muster says that it does not take them.
-  if (!line.operands.empty()) {
-    return InvalidArgument("sinfo: unrecognized option '" + line.operands[0] +
-                           "'\nTry \"sinfo --help\" for more information\n");
-  }
+  RETURN_IF_ERROR(RefuseOperands("sinfo", line));
   return r;
 }
 
