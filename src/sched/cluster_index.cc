@@ -36,7 +36,7 @@ int ClusterIndex::AddSubtree(const Topology& topo, int sw, std::vector<int>& ord
   return t;
 }
 
-ClusterIndex::ClusterIndex(const ClusterSnapshot& snapshot) : snapshot_(snapshot) {
+ClusterIndex::ClusterIndex(const ClusterSnapshot& snapshot) {
   const std::vector<Node>& nodes = snapshot.nodes;
   std::unordered_map<std::string, int> pos_by_name;
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) pos_by_name.emplace(nodes[i].name, i);

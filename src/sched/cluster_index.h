@@ -86,7 +86,6 @@ class ClusterIndex {
   int AddSubtree(const Topology& topo, int sw, std::vector<int>& order, const std::vector<Node>& nodes,
                  const std::unordered_map<std::string, int>& by_name, std::vector<bool>& placed);
 
-  const ClusterSnapshot& snapshot_;
   std::vector<IndexedNode> nodes_;
   std::vector<int> at_pos_;  // snapshot position -> canonical index
   NameIndex by_name_;
