@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/text_edit_test_util.h"
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -13,6 +15,9 @@
 
 namespace muster {
 namespace {
+
+using test::Edit;
+using test::ErrorCase;
 
 // Line numbers matter: the error table below points into this text.
 constexpr const char* kCluster = R"(cluster: t
@@ -35,14 +40,6 @@ usage:
   - {node: gpu03, cpus: 8, memory: 64G, gpus: [0, 1, 2, 3]}
   - {node: gpu03, cpus: 2, gpu_milli: {4: 500}}
 )";
-
-// kCluster with the first occurrence of `from` replaced by `to`.
-std::string Edit(const std::string& text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: '" << from << "' is not in the text";
-  if (at == std::string::npos) return text;
-  return text.substr(0, at) + to + text.substr(at + from.size());
-}
 
 const Node& NodeNamed(const ClusterSpec& c, const std::string& name) {
   for (const Node& n : c.nodes) {
@@ -138,12 +135,6 @@ TEST(ClusterFile, MinimalFileAndOptionalFields) {
   EXPECT_EQ(m.gpus[3].numa_node, 2);
   EXPECT_EQ(m.gpus[0].memory_mb, 5 * 1024);  // mig_memory wins over the profile name
 }
-
-struct ErrorCase {
-  const char* from;
-  const char* to;
-  const char* error;  // the whole message
-};
 
 TEST(ClusterFile, ErrorsNameTheLineAndField) {
   const ErrorCase cases[] = {

@@ -4,31 +4,22 @@
 
 #include <gtest/gtest.h>
 
+#include "config/text_edit_test_util.h"
+
 #include <filesystem>
 #include <random>
 
 namespace muster {
 namespace {
 
+using test::Edit;
+using test::ErrorCase;
+
 constexpr const char* kQueue = R"(jobs:
   - {id: 1, name: a, user: u, account: acct, priority: 5, submit_time: 7, options: "-N 2 --gres=gpu:8 -t 1:00:00"}
   - {id: 2, options: ["--gres=gpu:1", "-C", "a|b"]}
   - {id: 3, options: "-J 'my job' --constraint=\"ib|v100\" -p debug"}
 )";
-
-// The text with the first occurrence of `from` replaced by `to`.
-std::string Edit(const std::string& text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: '" << from << "' is not in the text";
-  if (at == std::string::npos) return text;
-  return text.substr(0, at) + to + text.substr(at + from.size());
-}
-
-struct ErrorCase {
-  const char* from;
-  const char* to;
-  const char* error;  // the whole message
-};
 
 TEST(QueueFile, LoadsJobs) {
   StatusOr<std::vector<PendingJob>> q = LoadQueueYaml(kQueue, "q.yaml");
