@@ -168,7 +168,8 @@ TEST(GpuHealthWatcher, EventsAndPollsReachTheNodesGpusAndSlices) {
   EXPECT_EQ(s[2].condition, GpuCondition::kFailed) << "both slices of the GPU that failed";
   EXPECT_EQ(s[0].condition, GpuCondition::kHealthy);
   EXPECT_EQ(s[3].condition, GpuCondition::kHealthy);
-  EXPECT_GT(changes.load(), 0);
+  // The snapshot is published before the watcher's thread calls back, so wait for the call.
+  EXPECT_TRUE(WaitFor([&] { return changes.load() > 0; })) << "a change is reported";
   ASSERT_TRUE(WaitFor([&] { return (*w)->Snapshot()[1].condition == GpuCondition::kHealthy; }))
       << "back after two healthy polls";
   {
