@@ -4,6 +4,7 @@
 #include "local_cluster_test_util.h"
 
 #include <algorithm>
+#include <ctime>
 #include <set>
 
 namespace {
@@ -87,7 +88,25 @@ TEST_F(SlurmParity, DependenciesAndBeginTimesOrderTheJobs) {
   const int64_t later = Submit("-o /dev/null --begin=now+3 --wrap true");
   EXPECT_EQ(Run("squeue -h -j " + std::to_string(later) + " -o %r").out, "BeginTime\n");
   EXPECT_TRUE(WaitState(later, "COMPLETED", 15s)) << State(later);
-  EXPECT_EQ(Run("sbatch --begin=someday --wrap true").out, "sbatch: error: Invalid --begin specification\n");
+  EXPECT_EQ(Run("sbatch --begin=someday --wrap true").out,
+            "Invalid time specification (pos=0): someday\nsbatch: error: Invalid --begin specification\n");
+  // --begin=midnight: the coming midnight, as Slurm reads it (not this morning's, which has passed).
+  auto next_midnight = [] {
+    const time_t tomorrow = time(nullptr) + 86400;
+    std::tm tm{};
+    localtime_r(&tomorrow, &tm);
+    char text[32];
+    strftime(text, sizeof text, "EligibleTime=%Y-%m-%dT00:00:00", &tm);
+    return std::string(text);
+  };
+  const std::string before = next_midnight();
+  const int64_t night = Submit("-o /dev/null --begin=midnight --wrap true");
+  const std::string after = next_midnight();  // differs from `before` only across a midnight
+  EXPECT_EQ(Run("squeue -h -j " + std::to_string(night) + " -o %r").out, "BeginTime\n");
+  const std::string shown = Run("scontrol show job " + std::to_string(night)).out;
+  EXPECT_TRUE(shown.find(before) != std::string::npos || shown.find(after) != std::string::npos)
+      << shown << "\nhas no " << before;
+  EXPECT_EQ(Run("scancel " + std::to_string(night)).rc, 0);
 }
 
 TEST_F(SlurmParity, RequeueRunsTheJobAgainAndSacctKeepsEveryJobAcrossRestarts) {

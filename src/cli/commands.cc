@@ -97,9 +97,11 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (req->version) return out << "muster " << kMusterVersion << " (sbatch)\n", 0;
   int64_t begin_time = 0;
   if (!req->begin.empty()) {
-    StatusOr<int64_t> t = ParseSlurmTime(req->begin, Now(), /*roll_forward=*/true);
+    StatusOr<int64_t> t = ParseSlurmTime(req->begin, Now(), TimeDirection::kFuture);
     if (!t.ok()) {
-      err << "sbatch: error: Invalid --begin specification\n";  // Slurm's words (exit -1)
+      // Slurm's words (exit -1): parse_time's line when it stopped somewhere, then sbatch's.
+      if (t.status().message().find("(pos=") != std::string::npos) err << t.status().message() << "\n";
+      err << "sbatch: error: Invalid --begin specification\n";
       return 255;
     }
     begin_time = *t;

@@ -241,13 +241,13 @@ StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint
   add("partitions", Join(partitions));
   add("states", Join(states));
   if (!start.empty()) {
-    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(start, now));
+    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(start, now, TimeDirection::kPast));
     add("start", std::to_string(t));
   } else if (ids.empty()) {
     add("start", std::to_string(LocalMidnight(now)));
   }
   if (!end.empty()) {
-    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(end, now));
+    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(end, now, TimeDirection::kPast));
     add("end", std::to_string(t));
   }
   r.query = q;

@@ -54,7 +54,7 @@ TEST_F(SacctArgsTest, SelectionAndLayoutOptions) {
 TEST_F(SacctArgsTest, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(Parse({"-o", "NoSuchField"}).status().message(), "Invalid field requested: \"NoSuchField\"");
   EXPECT_EQ(Parse({"-j", "abc"}).status().message(), "Invalid job id: abc");
-  EXPECT_EQ(Parse({"-S", "yesterday"}).status().message(), "invalid time specification 'yesterday'");
+  EXPECT_EQ(Parse({"-S", "yesterday"}).status().message(), "Invalid time specification (pos=0): yesterday");
   EXPECT_EQ(Parse({"--bogus"}).status().message(), "unrecognized option '--bogus'");
   EXPECT_EQ(Parse({"stray"}).status().message(), "Unknown arguments: stray");
 }

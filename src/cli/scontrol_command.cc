@@ -166,7 +166,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       std::string key = a[i].substr(0, eq), value = a[i].substr(eq + 1);
       const std::string k = Lower(key);
       if (k == "starttime" || k == "begintime") {
-        StatusOr<int64_t> t = ParseSlurmTime(value, SystemClock().NowSeconds(), /*roll_forward=*/true);
+        StatusOr<int64_t> t = ParseSlurmTime(value, SystemClock().NowSeconds(), TimeDirection::kFuture);
         if (!t.ok()) {
           err << "Invalid StartTime value: " << value << "\nRequest aborted\n";
           return 1;

@@ -1,23 +1,14 @@
 #include "model/slurm_time.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <string>
 
 namespace muster {
 namespace {
-
-Status Bad(std::string_view spec) { return InvalidArgument("invalid time specification '" + std::string(spec) + "'"); }
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
-int ToInt(std::string_view s) { return std::stoi(std::string(s)); }
 
 std::tm Local(int64_t t) {
   std::tm tm{};
@@ -31,45 +22,242 @@ int64_t FromLocal(std::tm tm) {
   return static_cast<int64_t>(mktime(&tm));
 }
 
-// "+2hours", "-30", "+1day" -> seconds (sign included).
-StatusOr<int64_t> Offset(std::string_view s, std::string_view spec) {
-  const int sign = s[0] == '-' ? -1 : 1;
-  s.remove_prefix(1);
-  size_t n = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
-  if (n == 0 || n > 9) return Bad(spec);
-  const int64_t count = std::stoll(std::string(s.substr(0, n)));
-  const std::string unit(s.substr(n));
-  int64_t mult = 0;
-  if (unit.empty() || unit == "s" || unit == "sec" || unit == "secs" || unit == "second" || unit == "seconds") {
-    mult = 1;
-  } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" || unit == "minutes") {
-    mult = 60;
-  } else if (unit == "h" || unit == "hour" || unit == "hours") {
-    mult = 3600;
-  } else if (unit == "d" || unit == "day" || unit == "days") {
-    mult = 86400;
-  } else if (unit == "w" || unit == "week" || unit == "weeks") {
-    mult = 7 * 86400;
-  } else {
-    return Bad(spec);
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+// True when `text` at `pos` starts with `word`, in any case.
+bool StartsWithWord(std::string_view text, size_t pos, std::string_view word) {
+  if (text.size() - pos < word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[pos + i])) != word[i]) return false;
   }
-  return sign * count * mult;
+  return true;
 }
 
-// "HH:MM[:SS]" -> fills tm's time of day.
-bool TimeOfDay(std::string_view s, std::tm& tm) {
-  const size_t c1 = s.find(':');
-  if (c1 == std::string_view::npos) return false;
-  const size_t c2 = s.find(':', c1 + 1);
-  std::string_view h = s.substr(0, c1);
-  std::string_view m = s.substr(c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1);
-  std::string_view sec = c2 == std::string_view::npos ? std::string_view("0") : s.substr(c2 + 1);
-  if (!AllDigits(h) || !AllDigits(m) || !AllDigits(sec) || h.size() > 2 || m.size() != 2 || sec.size() > 2) return false;
-  tm.tm_hour = ToInt(h);
-  tm.tm_min = ToInt(m);
-  tm.tm_sec = ToInt(sec);
-  return tm.tm_hour < 24 && tm.tm_min < 60 && tm.tm_sec < 61;
+// The fields a specification sets (-1: not given).
+struct Fields {
+  int hour = -1, minute = -1, second = 0;
+  int month = -1, mday = -1, year = -1;  // month 0-11, year since 1900
+
+  void SetDate(const std::tm& tm) {
+    month = tm.tm_mon;
+    mday = tm.tm_mday;
+    year = tm.tm_year;
+  }
+  void SetTime(int h, int m, int s) {
+    hour = h;
+    minute = m;
+    second = s;
+  }
+};
+
+class TimeReader {
+ public:
+  TimeReader(std::string_view text, int64_t now) : s_(text), now_(now), now_tm_(Local(now)) {}
+
+  // Reads every token; false (with pos()) at the first that is not understood.
+  bool ReadAll() {
+    for (pos_ = 0; pos_ < s_.size() && s_[pos_] != '\n'; ++pos_) {
+      const char c = s_[pos_];
+      if (IsBlank(c) || c == '-' || c == 'T') continue;
+      if (Word("today")) {
+        f_.SetDate(now_tm_);
+      } else if (Word("tomorrow")) {
+        f_.SetDate(Local(now_ + 86400));
+      } else if (Word("midnight")) {
+        f_.SetTime(0, 0, 0);
+      } else if (Word("noon")) {
+        f_.SetTime(12, 0, 0);
+      } else if (Word("fika")) {
+        f_.SetTime(15, 0, 0);
+      } else if (Word("teatime")) {
+        f_.SetTime(16, 0, 0);
+      } else if (StartsWithWord(s_, pos_, "now")) {
+        if (!Now()) return false;
+      } else if (!IsDigit(c)) {
+        return false;
+      } else if (At(pos_ + 1) == ':' || At(pos_ + 2) == ':') {
+        if (!TimeOfDay()) return false;
+      } else if (!Date()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  size_t pos() const { return pos_; }
+  const Fields& fields() const { return f_; }
+  const std::tm& now_tm() const { return now_tm_; }
+
+ private:
+  char At(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
+
+  // Consumes `word` (case-insensitive) at pos_, leaving pos_ on its last letter.
+  bool Word(std::string_view word) {
+    if (!StartsWithWord(s_, pos_, word)) return false;
+    pos_ += word.size() - 1;
+    return true;
+  }
+
+  // "now", then blanks, then nothing or "+count[unit]" / "-count[unit]".
+  bool Now() {
+    size_t i = pos_ + 3;
+    int64_t delta = 0;
+    while (i < s_.size() && IsBlank(s_[i])) ++i;
+    if (i < s_.size() && s_[i] != '\n') {
+      if (s_[i] != '+' && s_[i] != '-') {
+        pos_ = i;
+        return false;
+      }
+      const bool minus = s_[i] == '-';
+      pos_ = i;
+      if (!Delta(&delta)) return false;
+      if (minus) delta = -delta;
+    } else {
+      pos_ = i - 1;
+    }
+    const std::tm later = Local(now_ + delta);
+    f_.SetDate(later);
+    f_.SetTime(later.tm_hour, later.tm_min, later.tm_sec);
+    return true;
+  }
+
+  // After the sign at pos_: digits (blanks allowed among them), then an optional unit name.
+  bool Delta(int64_t* out) {
+    struct Unit {
+      std::string_view name;
+      int64_t seconds;
+    };
+    static constexpr Unit kUnits[] = {{"seconds", 1},   {"second", 1},  {"minutes", 60},      {"minute", 60},
+                                      {"hours", 3600},  {"hour", 3600}, {"days", 86400},      {"day", 86400},
+                                      {"weeks", 604800}, {"week", 604800}};
+    int64_t count = 0;
+    bool digit = false;
+    size_t i = pos_ + 1;
+    for (; i < s_.size() && s_[i] != '\n'; ++i) {
+      if (std::isspace(static_cast<unsigned char>(s_[i]))) continue;
+      const Unit* unit = nullptr;
+      for (const Unit& u : kUnits) {
+        if (StartsWithWord(s_, i, u.name)) {
+          unit = &u;
+          break;
+        }
+      }
+      if (unit != nullptr) {
+        i += unit->name.size();
+        if (count > std::numeric_limits<int64_t>::max() / unit->seconds) break;
+        count *= unit->seconds;
+        pos_ = i - 1;
+        *out = count;
+        return digit;
+      }
+      if (!IsDigit(s_[i]) || count > (std::numeric_limits<int64_t>::max() - 9) / 10) {
+        pos_ = i - 1;
+        return false;
+      }
+      count = count * 10 + (s_[i] - '0');
+      digit = true;
+    }
+    pos_ = i - 1;
+    *out = count;
+    return digit;
+  }
+
+  // One or two digits.
+  bool Number(size_t* i, int* v, bool two) {
+    if (!IsDigit(At(*i))) return false;
+    *v = At((*i)++) - '0';
+    if (IsDigit(At(*i))) {
+      *v = *v * 10 + (At((*i)++) - '0');
+    } else if (two) {
+      return false;
+    }
+    return true;
+  }
+
+  // "H[H]:MM[:SS]", blanks, then an optional AM or PM. A number out of range stops two places
+  // back (Slurm's position in its message).
+  bool TimeOfDay() {
+    size_t i = pos_;
+    int hour = 0, minute = 0, second = 0;
+    if (!Number(&i, &hour, false)) return Fail(i);
+    if (hour > 23) return Fail(i < 2 ? 0 : i - 2);
+    if (At(i) != ':') return Fail(i);
+    ++i;
+    if (!Number(&i, &minute, true)) return Fail(i);
+    if (minute > 59) return Fail(i < 2 ? 0 : i - 2);
+    if (At(i) == ':') {
+      ++i;
+      if (!Number(&i, &second, true)) return Fail(i);
+      if (second > 59) return Fail(i < 2 ? 0 : i - 2);
+    }
+    while (i < s_.size() && std::isspace(static_cast<unsigned char>(s_[i]))) ++i;
+    if (StartsWithWord(s_, i, "pm")) {
+      hour = hour == 12 ? 12 : hour + 12;
+      if (hour > 23) return Fail(i);
+      i += 2;
+    } else if (StartsWithWord(s_, i, "am")) {
+      if (hour > 12) return Fail(i);
+      if (hour == 12) hour = 0;
+      i += 2;
+    }
+    pos_ = i - 1;
+    f_.SetTime(hour, minute, second);
+    return true;
+  }
+
+  // "YYYY-MM-DD", or "MM[/.]DD[[/.]YY]".
+  bool Date() {
+    size_t i = pos_;
+    int month = 0, day = 0, year = -1;
+    const bool iso = At(i + 4) == '-' && At(i + 7) == '-';
+    if (iso) {
+      int y = 0;
+      for (int k = 0; k < 4; ++k) {
+        if (!IsDigit(At(i))) return Fail(i);
+        y = y * 10 + (At(i++) - '0');
+      }
+      year = y - 1900;
+      ++i;  // '-'
+    }
+    if (!Number(&i, &month, false)) return Fail(i);
+    if (month < 1 || month > 12) return Fail(i < 2 ? 0 : i - 2);
+    if (iso || At(i) == '.' || At(i) == '/') ++i;
+    if (!Number(&i, &day, false)) return Fail(i);
+    if (day < 1 || day > 31) return Fail(i < 2 ? 0 : i - 2);
+    if (!iso) {
+      if (At(i) == '.' || At(i) == '/') ++i;
+      if (IsDigit(At(i))) {
+        int y = 0;
+        if (!Number(&i, &y, true)) return Fail(i);
+        if (y != 0) year = y + 100;  // "00" leaves the year to be chosen, as in Slurm
+      }
+    }
+    pos_ = i - 1;
+    f_.month = month - 1;
+    f_.mday = day;
+    if (year != -1) f_.year = year;
+    return true;
+  }
+
+  bool Fail(size_t i) {
+    pos_ = i;
+    return false;
+  }
+
+  std::string_view s_;
+  int64_t now_;
+  std::tm now_tm_;
+  size_t pos_ = 0;
+  Fields f_;
+};
+
+// (month, day, hour, minute) after now's?
+bool Ahead(const Fields& f, const std::tm& now) {
+  if (f.month != now.tm_mon) return f.month > now.tm_mon;
+  if (f.mday != now.tm_mday) return f.mday > now.tm_mday;
+  if (f.hour != now.tm_hour) return f.hour > now.tm_hour;
+  return f.minute > now.tm_min;
 }
 
 }  // namespace
@@ -80,83 +268,48 @@ int64_t LocalMidnight(int64_t now) {
   return FromLocal(tm);
 }
 
-StatusOr<int64_t> ParseSlurmTime(std::string_view spec, int64_t now, bool roll_forward) {
-  std::string s(spec);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (s.empty()) return Bad(spec);
-  // A keyword with an offset.
-  static const char* kWords[] = {"now", "today", "midnight", "noon", "teatime", "tomorrow"};
-  for (const char* w : kWords) {
-    const std::string word = w;
-    if (s.compare(0, word.size(), word) != 0 || (s.size() > word.size() && s[word.size()] != '+' && s[word.size()] != '-')) {
-      continue;
+StatusOr<int64_t> ParseSlurmTime(std::string_view spec, int64_t now, TimeDirection direction) {
+  const std::string text(spec);
+  if (StartsWithWord(spec, 0, "uts")) {
+    const std::string digits = text.substr(3);
+    char* end = nullptr;
+    errno = 0;
+    const long long uts = digits.empty() ? 0 : std::strtoll(digits.c_str(), &end, 10);
+    if (digits.empty() || errno != 0 || *end != '\0' || uts < 1000000) {
+      return InvalidArgument("Invalid time specification (pos=0): " + text);
     }
-    int64_t base = now;
-    std::tm tm = Local(now);
-    if (word == "today" || word == "midnight") {
-      base = LocalMidnight(now);
-    } else if (word == "noon" || word == "teatime") {
-      tm.tm_hour = word == "noon" ? 12 : 16;
-      tm.tm_min = tm.tm_sec = 0;
-      base = FromLocal(tm);
-      if (base < now) base += 86400;
-    } else if (word == "tomorrow") {
-      tm.tm_mday += 1;
-      tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-      base = FromLocal(tm);
+    return static_cast<int64_t>(uts);
+  }
+  TimeReader r(spec, now);
+  if (!r.ReadAll()) return InvalidArgument("Invalid time specification (pos=" + std::to_string(r.pos()) + "): " + text);
+  Fields f = r.fields();
+  const std::tm& now_tm = r.now_tm();
+  const bool past = direction == TimeDirection::kPast;
+  if (f.hour == -1 && f.month == -1) return InvalidArgument("Invalid time specification: " + text);
+  if (f.hour == -1) {
+    f.hour = f.minute = 0;
+  } else if (f.month == -1) {
+    const bool later_today =
+        f.hour > now_tm.tm_hour || (f.hour == now_tm.tm_hour && f.minute > now_tm.tm_min);
+    f.SetDate(past || later_today ? now_tm : Local(now + 86400));
+  }
+  if (f.year == -1) {
+    if (past) {
+      f.year = f.month > now_tm.tm_mon ? now_tm.tm_year - 1 : now_tm.tm_year;
+    } else {
+      f.year = Ahead(f, now_tm) ? now_tm.tm_year : now_tm.tm_year + 1;
     }
-    if (s.size() == word.size()) return base;
-    if (s[word.size()] == '-' && word != "now") return Bad(spec);
-    ASSIGN_OR_RETURN(int64_t off, Offset(std::string_view(s).substr(word.size()), spec));
-    return base + off;
   }
-  std::tm tm = Local(now);
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  // YYYY-MM-DD[THH:MM[:SS]]
-  if (s.size() >= 10 && s[4] == '-' && s[7] == '-') {
-    std::string_view v(s);
-    if (!AllDigits(v.substr(0, 4)) || !AllDigits(v.substr(5, 2)) || !AllDigits(v.substr(8, 2))) return Bad(spec);
-    tm.tm_year = ToInt(v.substr(0, 4)) - 1900;
-    tm.tm_mon = ToInt(v.substr(5, 2)) - 1;
-    tm.tm_mday = ToInt(v.substr(8, 2));
-    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31) return Bad(spec);
-    if (v.size() > 10) {
-      if (v[10] != 't' || !TimeOfDay(v.substr(11), tm)) return Bad(spec);
-    }
-    return FromLocal(tm);
-  }
-  // MM/DD[/YY]
-  if (s.find('/') != std::string::npos) {
-    std::string_view v(s);
-    const size_t a = v.find('/'), b = v.find('/', a + 1);
-    std::string_view mm = v.substr(0, a), dd = v.substr(a + 1, b == std::string_view::npos ? b : b - a - 1);
-    if (!AllDigits(mm) || !AllDigits(dd)) return Bad(spec);
-    tm.tm_mon = ToInt(mm) - 1;
-    tm.tm_mday = ToInt(dd);
-    if (b != std::string_view::npos) {
-      std::string_view yy = v.substr(b + 1);
-      if (!AllDigits(yy) || (yy.size() != 2 && yy.size() != 4)) return Bad(spec);
-      tm.tm_year = yy.size() == 2 ? ToInt(yy) + 100 : ToInt(yy) - 1900;
-    }
-    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31) return Bad(spec);
-    return FromLocal(tm);
-  }
-  // HH:MM[:SS]
-  if (s.find(':') != std::string::npos) {
-    if (!TimeOfDay(s, tm)) return Bad(spec);
-    int64_t t = FromLocal(tm);
-    if (roll_forward && t < now) t += 86400;
-    return t;
-  }
-  // MMDD[YY]
-  if (AllDigits(s) && (s.size() == 4 || s.size() == 6)) {
-    tm.tm_mon = ToInt(s.substr(0, 2)) - 1;
-    tm.tm_mday = ToInt(s.substr(2, 2));
-    if (s.size() == 6) tm.tm_year = ToInt(s.substr(4, 2)) + 100;
-    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31) return Bad(spec);
-    return FromLocal(tm);
-  }
-  return Bad(spec);
+  std::tm tm{};
+  tm.tm_sec = f.second;
+  tm.tm_min = f.minute;
+  tm.tm_hour = f.hour;
+  tm.tm_mday = f.mday;
+  tm.tm_mon = f.month;
+  tm.tm_year = f.year;
+  const int64_t t = FromLocal(tm);
+  if (t == -1) return InvalidArgument("Invalid time specification: " + text);
+  return t;
 }
 
 }  // namespace muster
