@@ -68,7 +68,7 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
   }
   c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
     none = jobs.empty();
-    for (const JobRecord* j : jobs) text += FormatScontrolJob(*j, now, one_liner, mps_nodes);
+    text = FormatScontrolJobs(jobs, now, one_liner, mps_nodes);
   });
   if (!q.ids.empty() && none) return ErrorResponse(NotFound("Invalid job id specified"));
   return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};

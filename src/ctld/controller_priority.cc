@@ -20,12 +20,15 @@ std::vector<FairShareRow> Controller::Shares() {
 
 std::vector<Controller::JobPriority> Controller::PendingPriorities() {
   JobsLock lock(this);
-  const std::map<int64_t, PriorityFactors> factors = policy_.PendingFactors(active_, clock_->NowSeconds());
+  const int64_t now = clock_->NowSeconds();
+  const std::map<int64_t, PriorityFactors> factors = policy_.PendingFactors(active_, now);
   std::vector<JobPriority> out;
   for (const auto& [id, f] : factors) {
     auto it = active_.find(id);
     if (it == active_.end() || it->second->state != JobState::kPending) continue;
     const JobRecord& j = *it->second;
+    // As Slurm's sprio: not a held job (priority 0), nor one not yet eligible (--begin ahead).
+    if (j.held || j.begin_time > now) continue;
     out.push_back({id, j.partition, j.user, j.account, j.priority, f});
   }
   return out;

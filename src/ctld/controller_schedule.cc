@@ -257,6 +257,7 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
     RequeueLocked(job, "launch failed on " + j.batch_host + ": " + ls.message(), nullptr);
     if (config_.hold_on_launch_failure) {
       job.held = true;
+      job.priority = 0;
       job.reason = PendingReasonName(PendingReason::kLaunchFailedRequeuedHeld);
     }
     copy = job;

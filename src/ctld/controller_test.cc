@@ -512,6 +512,15 @@ TEST_F(FairShareTest, LetsTheLighterUserGoFirstAndUsageSurvivesARestart) {
   EXPECT_DOUBLE_EQ(prio[heavy2].factors.fairshare, 0.5);
   EXPECT_GT(prio[light].priority, prio[heavy2].priority);
   EXPECT_EQ(Job(light).priority, prio[light].priority);  // squeue and scontrol show it
+  // Held: priority 0 and left out of sprio, as in Slurm; released: computed again.
+  ASSERT_TRUE(ctld_->Hold(heavy2, true, kHeavy).ok());
+  EXPECT_EQ(Job(heavy2).priority, 0);
+  ctld_->Tick();
+  EXPECT_EQ(Job(heavy2).priority, 0) << "a refresh keeps it";
+  EXPECT_EQ(ctld_->PendingPriorities().size(), 1u);
+  ASSERT_TRUE(ctld_->Hold(heavy2, false, kHeavy).ok());
+  EXPECT_EQ(Job(heavy2).priority, prio[heavy2].priority);
+  EXPECT_EQ(ctld_->PendingPriorities().size(), 2u);
   ASSERT_TRUE(ctld_->JobExited(big, Job(big).batch_host, ExitReport{}, kAdmin).ok());
   EXPECT_EQ(ctld_->ScheduleOnce(), 1);
   EXPECT_EQ(Job(light).state, JobState::kRunning);  // though submitted later

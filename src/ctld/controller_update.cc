@@ -68,6 +68,7 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
                                    : IsAdmin(caller) ? PendingReason::kJobHeldAdmin
                                                      : PendingReason::kJobHeldUser);
     if (!hold) job.reason_detail.clear();  // a launch failure's story ends with the release
+    policy_.Prioritize(job, clock_->NowSeconds());  // 0 while held, as in Slurm; computed again on release
     copy = job;
   }
   RETURN_IF_ERROR(Persist(copy));

@@ -169,7 +169,7 @@ std::string PolicyState::Tick(const ActiveJobs& active, int64_t now) {
       RefreshLocked(active, now);
     } else {
       for (const auto& [id, job] : active) {
-        if (job->state == JobState::kPending) job->priority = ServiceRank(*job, now);
+        if (job->state == JobState::kPending) job->priority = job->held ? 0 : ServiceRank(*job, now);
       }
       stale_ = true;
     }
@@ -216,6 +216,11 @@ void PolicyState::Prioritize(JobRecord& job, int64_t now) {
 }
 
 void PolicyState::PrioritizeLocked(JobRecord& j, int64_t now) {
+  if (j.held) {  // Slurm's mark of a held job, which sprio leaves out
+    j.priority = 0;
+    factors_.erase(j.id);
+    return;
+  }
   int tier = 0;
   for (const auto& [name, t] : tiers_) {
     if (name == j.partition) tier = t;

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "model/hostlist.h"
+#include "model/job_array.h"
 
 namespace muster {
 namespace {
@@ -63,16 +65,24 @@ std::string NodeAddress(const NodeRecord& n) {
 
 }  // namespace
 
-std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes) {
+namespace {
+
+// `array_tasks`: the tasks a folded array record stands for ("2-7%2"), else null.
+std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes,
+                      const std::string* array_tasks) {
   const std::string eol = one_liner ? " " : "\n   ";
   const JobRequest& r = job.request;
   const bool pending = job.state == JobState::kPending;
   std::string o;
-  o += "JobId=" + std::to_string(job.id) +
-       (job.array_job_id != 0 ? " ArrayJobId=" + std::to_string(job.array_job_id) +
-                                    " ArrayTaskId=" + std::to_string(job.array_task_id)
-                              : std::string()) +
-       " JobName=" + job.name + eol;
+  o += "JobId=" + std::to_string(job.id);
+  if (job.array_job_id != 0) {
+    o += " ArrayJobId=" + std::to_string(job.array_job_id) +
+         " ArrayTaskId=" + (array_tasks != nullptr ? *array_tasks : std::to_string(job.array_task_id));
+    if (array_tasks != nullptr && job.array_max_running > 0) {
+      o += " ArrayTaskThrottle=" + std::to_string(job.array_max_running);
+    }
+  }
+  o += " JobName=" + job.name + eol;
   o += "UserId=" + job.user + "(" + std::to_string(job.uid) + ") GroupId=" + job.group + "(" +
        std::to_string(job.gid) + ") MCS_label=N/A" + eol;
   o += "Priority=" + std::to_string(job.priority) + " Nice=" + std::to_string(job.nice) +
@@ -157,6 +167,40 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner,
   }
   o += one_liner ? "\n" : "\n\n";
   return o;
+}
+
+}  // namespace
+
+std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes) {
+  return FormatJob(job, now, one_liner, mps_nodes, nullptr);
+}
+
+std::string FormatScontrolJobs(const std::vector<const JobRecord*>& jobs, int64_t now, bool one_liner,
+                               const std::set<std::string>& mps_nodes) {
+  // The waiting tasks of each array, by task id: the first stands for the rest.
+  std::map<int64_t, std::map<int, const JobRecord*>> waiting;
+  for (const JobRecord* j : jobs) {
+    if (j->array_job_id != 0 && j->state == JobState::kPending) waiting[j->array_job_id][j->array_task_id] = j;
+  }
+  std::map<const JobRecord*, std::string> folded_tasks;  // the record standing for its array -> its tasks
+  std::set<const JobRecord*> folded;                      // the others, not shown
+  for (const auto& [array, tasks] : waiting) {
+    if (tasks.size() < 2) continue;
+    std::vector<int> ids;
+    for (const auto& [task, j] : tasks) {
+      ids.push_back(task);
+      if (j != tasks.begin()->second) folded.insert(j);
+    }
+    const JobRecord* first = tasks.begin()->second;
+    folded_tasks[first] = FormatArrayTasks(ids, first->array_max_running);
+  }
+  std::string out;
+  for (const JobRecord* j : jobs) {
+    if (folded.count(j)) continue;
+    auto it = folded_tasks.find(j);
+    out += FormatJob(*j, now, one_liner, mps_nodes, it == folded_tasks.end() ? nullptr : &it->second);
+  }
+  return out;
 }
 
 std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Partition>& partitions,

@@ -19,6 +19,13 @@ namespace muster {
 std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner = false,
                               const std::set<std::string>& mps_nodes = {});
 
+// Jobs in the order given, as Slurm shows them: the waiting tasks of a job array that have not
+// started are one record (Slurm's meta job), the first of them standing for all, with
+// "ArrayTaskId=2-7" (and "%N" and ArrayTaskThrottle=N under a limit); a task that runs, ran, or
+// waits alone is a record of its own.
+std::string FormatScontrolJobs(const std::vector<const JobRecord*>& jobs, int64_t now, bool one_liner = false,
+                               const std::set<std::string>& mps_nodes = {});
+
 // One node; `partitions` names the ones that hold it (Partitions=), `usage` what is allocated.
 std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partition>& partitions,
                                const NodeActivity& usage, int64_t now, bool one_liner = false,

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,47 @@ TEST_F(ScontrolFormatTest, PendingJobMatchesCapture) {  // same substitutions as
             "   TresPerNode=gres:gpu:4\n"
             "   \n"
             "\n");
+}
+
+// The first line of each record shown.
+std::vector<std::string> FirstLines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while ((at = text.find("JobId=", at)) != std::string::npos) {
+    out.push_back(text.substr(at, text.find('\n', at) - at));
+    at = text.find('\n', at);
+  }
+  return out;
+}
+
+// Slurm's meta record: the array's waiting tasks are one record; a running task is its own.
+TEST_F(ScontrolFormatTest, WaitingArrayTasksAreOneRecord) {
+  std::vector<JobRecord> tasks;
+  for (int t = 0; t < 8; ++t) {
+    JobRecord j = testdata::BaseJob(50 + t, "arr");
+    j.array_job_id = 50;
+    j.array_task_id = t;
+    j.array_max_running = 2;
+    j.state = t < 2 ? JobState::kRunning : JobState::kPending;
+    tasks.push_back(j);
+  }
+  JobRecord alone = testdata::BaseJob(70, "other");
+  std::vector<const JobRecord*> shown;
+  for (const JobRecord& j : tasks) shown.push_back(&j);
+  shown.push_back(&alone);
+  EXPECT_EQ(FirstLines(FormatScontrolJobs(shown, kT0)),
+            (std::vector<std::string>{"JobId=50 ArrayJobId=50 ArrayTaskId=0 JobName=arr",
+                                      "JobId=51 ArrayJobId=50 ArrayTaskId=1 JobName=arr",
+                                      "JobId=52 ArrayJobId=50 ArrayTaskId=2-7%2 ArrayTaskThrottle=2 JobName=arr",
+                                      "JobId=70 JobName=other"}));
+  // One waiting task alone (as `scontrol show job 55` asks) is itself.
+  EXPECT_EQ(FirstLines(FormatScontrolJobs({&tasks[5]}, kT0)),
+            (std::vector<std::string>{"JobId=55 ArrayJobId=50 ArrayTaskId=5 JobName=arr"}));
+  // Without a limit, no "%N" nor ArrayTaskThrottle; one line per record with -o.
+  for (JobRecord& j : tasks) j.array_max_running = 0;
+  const std::string one_line = FormatScontrolJobs(shown, kT0, /*one_liner=*/true);
+  EXPECT_EQ(std::count(one_line.begin(), one_line.end(), '\n'), 4);
+  EXPECT_EQ(FirstLines(one_line)[2].rfind("JobId=52 ArrayJobId=50 ArrayTaskId=2-7 JobName=arr UserId=", 0), 0u);
 }
 
 TEST_F(ScontrolFormatTest, JobVariants) {
