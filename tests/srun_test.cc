@@ -276,6 +276,19 @@ TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
   EXPECT_EQ(out.find("retrying", out.find("second")), std::string::npos) << out;
 }
 
+// `srun -n1 --exclusive` steps of a two-node job (a CPU on each) run one on each node, side by
+// side, as Slurm places them, instead of one after another on the first node.
+TEST_F(Srun, ExclusiveStepsSpreadOverTheJobsNodes) {
+  const int64_t id = SubmitScript("-N 2 -n 2",
+                                  "for i in 1 2; do srun -n1 --exclusive bash -c 'echo on=$SLURMD_NODENAME; sleep 2' & done\n"
+                                  "wait\n");
+  ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("on=node1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("on=node2\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("retrying"), std::string::npos) << "the two steps ran side by side:\n" << out;
+}
+
 // Slurm 22.05's step GPUs: steps of one GPU each run side by side, each seeing its own;
 // --gpus-per-task binds each task to its share; --gres=none gives a step none.
 TEST_F(Srun, StepsOfOneGpuRunSideBySideAndGpusPerTaskBinds) {

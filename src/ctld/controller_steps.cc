@@ -1,6 +1,7 @@
 // The controller's job steps (srun inside an allocation): creating them on the job's nodes,
 // recording their ends, and ending those left running with their job.
 #include <algorithm>
+#include <optional>
 
 #include "ctld/controller.h"
 
@@ -37,32 +38,55 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
         if (n == nullptr || !SatisfiesConstraint(n->node, terms)) shape.exclude.push_back(a.node);
       }
     }
-    StatusOr<StepLayout> layout = PlanStepLayout(job.allocation, shape);
-    if (!layout.ok()) return layout.status();
-    // The job's CPUs (at least one) and memory on each of the step's nodes.
-    std::vector<int> job_cpus(layout->nodes.size(), 1);
-    std::vector<int64_t> job_mem(layout->nodes.size(), 0);
-    for (size_t i = 0; i < layout->nodes.size(); ++i) {
+    // The job's CPUs (at least one) and memory on a node.
+    const auto job_cpus_on = [&](const std::string& node) {
+      int cpus = 1;
       for (const NodeAllocation& a : job.allocation) {
-        if (a.node != layout->nodes[i]) continue;
-        job_cpus[i] = std::max(static_cast<int>(CpusOf(a)), 1);
-        job_mem[i] += a.memory_mb;
+        if (a.node == node) cpus = std::max(static_cast<int>(CpusOf(a)), 1);
       }
-    }
+      return cpus;
+    };
+    const auto job_mem_on = [&](const std::string& node) {
+      int64_t mem = 0;
+      for (const NodeAllocation& a : job.allocation) {
+        if (a.node == node) mem += a.memory_mb;
+      }
+      return mem;
+    };
+    const int per_task_cpus = std::max(request.cpus_per_task, 1);
+    const bool whole_nodes = !request.exact && request.cpus_per_task <= 0;  // a step takes the job's CPUs there
+    std::optional<StepLayout> layout;
+    std::vector<int> job_cpus;
+    std::vector<int64_t> job_mem;
     // The CPUs its tasks use on node i.
-    const auto task_cpus = [&](size_t i) { return int64_t{layout->tasks[i]} * std::max(request.cpus_per_task, 1); };
-    // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
-    for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
-      if (task_cpus(i) > job_cpus[i]) return InvalidArgument("More processors requested than permitted");
-    }
+    const auto task_cpus = [&](size_t i) { return int64_t{layout->tasks[i]} * per_task_cpus; };
     // What it takes beside the job's running steps, decided and taken in one go (with its id).
     const auto plan = [&](std::span<const StepRecord> running) -> StatusOr<StepRecord> {
+      // The nodes where the running steps leave no room for one of its tasks go last.
+      StepShapeRequest placed = shape;
+      for (const NodeAllocation& a : job.allocation) {
+        if (request.overlap) break;
+        const int cpus = job_cpus_on(a.node);
+        const int want = whole_nodes ? cpus : per_task_cpus;
+        if (StepTable::HeldOn(running, a.node, &StepRecord::node_cpus) + want > cpus) placed.busy.push_back(a.node);
+      }
+      ASSIGN_OR_RETURN(layout, PlanStepLayout(job.allocation, placed));
+      job_cpus.clear();
+      job_mem.clear();
+      for (const std::string& n : layout->nodes) {
+        job_cpus.push_back(job_cpus_on(n));
+        job_mem.push_back(job_mem_on(n));
+      }
+      // Never more tasks (times their CPUs) on a node than the job has CPUs there, unless overcommitted.
+      for (size_t i = 0; i < layout->nodes.size() && !request.overcommit; ++i) {
+        if (task_cpus(i) > job_cpus[i]) return InvalidArgument("More processors requested than permitted");
+      }
       // The CPUs it takes on each node, beside those the job's running steps hold.
       std::vector<int> need;
       if (!request.overlap) {
         for (size_t i = 0; i < layout->nodes.size(); ++i) {
           const std::string& n = layout->nodes[i];
-          const int want = request.exact || request.cpus_per_task > 0 ? static_cast<int>(task_cpus(i)) : job_cpus[i];
+          const int want = whole_nodes ? job_cpus[i] : static_cast<int>(task_cpus(i));
           if (want > job_cpus[i]) {
             return InvalidArgument("Requested node configuration is not available (the step needs " +
                                    std::to_string(want) + " CPUs on " + n + ", the job has " +

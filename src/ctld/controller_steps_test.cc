@@ -57,6 +57,34 @@ TEST_F(ControllerTest, StepsHoldTheJobsCpusUnlessExactOrOverlapping) {
   EXPECT_EQ(ctld_->CreateStep(id, exact, kAlice).status().code(), StatusCode::kUnavailable);
 }
 
+// `srun -n1 --exclusive` steps in a two-node job go where the running steps leave room: one on
+// each node at once, as Slurm places them, not one after another on the first.
+TEST_F(ControllerTest, ExclusiveStepsSpreadOverTheJobsNodes) {
+  RegisterAll();
+  const int64_t id = Submit({"-N", "2", "-n", "2"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  ASSERT_EQ(Job(id).allocation.size(), 2u);
+  StepRequest one;
+  one.exact = true;
+  one.shape = {.ntasks = 1};
+  StatusOr<StepCreated> first = ctld_->CreateStep(id, one, kAlice);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  StatusOr<StepCreated> second = ctld_->CreateStep(id, one, kAlice);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(first->step.nodes.size(), 1u);
+  ASSERT_EQ(second->step.nodes.size(), 1u);
+  EXPECT_NE(first->step.nodes[0], second->step.nodes[0]);
+  EXPECT_EQ(first->layout.nodes, first->step.nodes);
+  EXPECT_EQ(second->layout.nodes, second->step.nodes);
+  EXPECT_EQ(ctld_->CreateStep(id, one, kAlice).status().code(), StatusCode::kUnavailable) << "both CPUs held";
+  // When the first ends, its node is free again and the next step goes there.
+  ASSERT_TRUE(ctld_->FinishStep(id, first->step.step_id, 0, kAlice).ok());
+  StatusOr<StepCreated> third = ctld_->CreateStep(id, one, kAlice);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_EQ(third->step.nodes, first->step.nodes);
+}
+
 // Slurm 22.05's step memory: a step holds the job's memory per CPU times its CPUs (all of it for
 // a plain step), --mem or --mem-per-cpu when given, all of it when the job asked memory per node;
 // --overlap shares CPUs but not memory, and a step the memory left cannot hold fails at once.

@@ -48,6 +48,8 @@ StatusOr<StepLayout> PlanStepLayout(const std::vector<NodeAllocation>& allocatio
   const std::vector<std::string> job_order = names;
   std::erase_if(names, [&](const std::string& n) { return listed(request.exclude, n); });
   // -w's nodes first (in the job's order), then the others for a larger -N.
+  // Then those with room for the step before the busy ones.
+  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return !listed(request.busy, n); });
   std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return listed(request.nodelist, n); });
   if (names.empty()) return InvalidArgument("Requested node configuration is not available");
   const int allocated = static_cast<int>(names.size());

@@ -20,6 +20,9 @@ struct StepShapeRequest {
   int ntasks_per_node = 0;  // --ntasks-per-node
   std::vector<std::string> nodelist;  // -w: these of the job's nodes (and as many as -N asks)
   std::vector<std::string> exclude;   // -x: not these
+  // Nodes where the job's running steps leave no room for this one: the others are taken first
+  // (so that `srun -n1 --exclusive` steps spread over the job's nodes, as in Slurm).
+  std::vector<std::string> busy;
 };
 
 struct StepLayout {
@@ -39,8 +42,9 @@ std::vector<int> BlockTaskCounts(int ntasks, int nnodes);
 // job's tasks on those nodes (at least one per node). More nodes than tasks: fewer nodes (with a
 // warning when -N was given). Errors (InvalidArgument, Slurm's words) for a -N beyond the
 // allocation or -n beyond what --ntasks-per-node allows. With -w the step runs on those nodes
-// (-N more: the job's others fill up, in order), never on the -x ones; a -w node outside the
-// job, or on -x too: "Requested node configuration is not available".
+// (-N more: the job's others fill up), never on the -x ones; the nodes it picks itself are the
+// first in the job's order that are not busy, then busy ones. A -w node outside the job, or on
+// -x too: "Requested node configuration is not available".
 StatusOr<StepLayout> PlanStepLayout(const std::vector<NodeAllocation>& allocation, const StepShapeRequest& request);
 
 // The GPUs a step asks for (srun --gres=gpu:N, --gpus-per-node, -G/--gpus, --gpus-per-task,

@@ -97,6 +97,24 @@ TEST(PlanStepLayout, NodelistAndExclude) {
   }
 }
 
+// Nodes the running steps fill go last: a one-task step takes the first free node; -w still
+// names its own; the layout keeps the job's node order.
+TEST(PlanStepLayout, BusyNodesGoLast) {
+  auto alloc = Alloc({{"n1", 1}, {"n2", 1}, {"n3", 1}});
+  StatusOr<StepLayout> l = PlanStepLayout(alloc, {.ntasks = 1, .busy = {"n1"}});
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n2"}));
+  l = PlanStepLayout(alloc, {.ntasks = 2, .busy = {"n1", "n2"}});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n1", "n3"})) << "n3 free, then the first busy one";
+  l = PlanStepLayout(alloc, {.ntasks = 1, .nodelist = {"n1"}, .busy = {"n1"}});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n1"})) << "-w wins";
+  l = PlanStepLayout(alloc, {.busy = {"n2"}});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n1", "n2", "n3"})) << "all of them, in the job's order";
+}
+
 TEST(PlanStepLayout, Errors) {
   auto alloc = Alloc({{"n1", 1}, {"n2", 1}});
   StatusOr<StepLayout> l = PlanStepLayout(alloc, {.nnodes = 3});
