@@ -211,6 +211,8 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
   std::ofstream(work_ / "mp.conf") << "# rank program args\n0 echo zero %t\n1-3  echo 'rest %t' %o  # trailing\n";
   std::ofstream(work_ / "prolog.sh") << "#!/bin/sh\necho \"export FROM_PROLOG=p$SLURM_PROCID\"\necho 'print hi-from-prolog'\n";
   std::ofstream(work_ / "epilog.sh") << "#!/bin/sh\ntouch epilog-ran-$SLURM_PROCID\n";
+  std::ofstream(work_ / "hang.sh") << "#!/bin/sh\nsleep 300\n";
+  fs::permissions(work_ / "hang.sh", fs::perms::all);
   fs::permissions(work_ / "prolog.sh", fs::perms::all);
   fs::permissions(work_ / "epilog.sh", fs::perms::all);
   const fs::path script = work_ / "opts.sh";
@@ -221,6 +223,7 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
                            "echo files rc=$?\n"
                            "srun -n 2 -o 1 sh -c 'echo only$SLURM_PROCID'\n"
                            "srun -n 1 --task-prolog=prolog.sh --task-epilog=./epilog.sh sh -c 'echo got=$FROM_PROLOG'\n"
+                           "srun -n 1 --task-epilog=./hang.sh echo before-hang; echo hang rc=$?\n"
                            "SECRET=s1 srun -n 1 --export=NONE sh -c 'echo none secret=${SECRET:-unset} job=$SLURM_JOB_ID'\n"
                            "SECRET=s1 srun -n 1 --export=PATH,X=7 sh -c 'echo list secret=${SECRET:-unset} x=$X'\n"
                            "(umask 077; ulimit -Sn 200; srun -n 1 sh -c 'echo step umask=$(umask) nofile=$(ulimit -Sn)')\n"
@@ -240,6 +243,11 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
         "bind-none-ok\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
+  // A hung task epilog is ended after 5 s (slurmstepd's limit); the step ends as its task did.
+  EXPECT_NE(out.find("before-hang\ntask epilog " + (work_ / "./hang.sh").string() +
+                     " killed: still running after 5 s\nhang rc=0\n"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(out.find("only0"), std::string::npos) << out;
   EXPECT_EQ(out.find("o0\n"), std::string::npos) << "task output went to files, not srun:\n" << out;
   EXPECT_EQ(ReadFile((work_ / "out-0-node1.txt").string()), "o0\n");

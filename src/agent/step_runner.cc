@@ -63,31 +63,40 @@ int LaunchFailureCode(const Status& st) {
 
 // A task with a task prolog or epilog runs under /bin/sh: the prolog first, its "export NAME=value"
 // and "unset NAME" lines applied to the task's environment and its "print text" lines written to
-// the task's output (Slurm's TaskProlog protocol); then the task; then the epilog. The wrapper
+// the task's output (Slurm's TaskProlog protocol); then the task; then the epilog. The prolog and
+// the epilog each have kTaskScriptSeconds (slurmstepd's limit for the user's task epilog): then
+// SIGTERM, and SIGKILL 2 s later, end the script and what it started, so that a hung one does not
+// hold the step. The wrapper
 // ends as the task did: with its exit code, or by the signal that killed it.
-constexpr char kTaskWrapper[] = R"sh(p=$1 e=$2; shift 2
+constexpr int kTaskScriptSeconds = 5;
+constexpr char kTaskWrapper[] = R"sh(p=$1 e=$2 limit=$3; shift 3
+script() {  # what, program
+  timeout -k 2 "$limit" "$2"; src=$?
+  if [ $src -eq 124 ] || [ $src -eq 137 ]; then echo "task $1 $2 killed: still running after $limit s" >&2
+  elif [ $src -ne 0 ]; then echo "task $1 $2 failed ($src)" >&2; fi
+}
 if [ -n "$p" ]; then
-  out=$("$p") || echo "task prolog $p failed ($?)" >&2
+  out=$(script prolog "$p")
   while IFS= read -r line; do
     case $line in
       "export "*) export "${line#export }" ;;
       "unset "*) unset "${line#unset }" ;;
-      "print "*) printf '%s
-' "${line#print }" ;;
+      "print "*) printf '%s\n' "${line#print }" ;;
     esac
   done <<EOF
 $out
 EOF
 fi
 "$@"; rc=$?
-if [ -n "$e" ]; then "$e" || echo "task epilog $e failed ($?)" >&2; fi
+if [ -n "$e" ]; then script epilog "$e"; fi
 if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then trap - $((rc - 128)); kill -$((rc - 128)) $$; fi
 exit $rc)sh";
 
 std::vector<std::string> TaskArgv(const std::vector<std::string>& argv, const std::string& prolog,
                                   const std::string& epilog) {
   if (prolog.empty() && epilog.empty()) return argv;
-  std::vector<std::string> out = {"/bin/sh", "-c", kTaskWrapper, "muster-task", prolog, epilog};
+  std::vector<std::string> out = {"/bin/sh", "-c", kTaskWrapper, "muster-task", prolog, epilog,
+                                  std::to_string(kTaskScriptSeconds)};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
