@@ -247,6 +247,17 @@ TEST_F(SlurmParity, WaitTestOnlySignalsAndWhoGetsThem) {
   EXPECT_EQ(who_out.find("batch-usr2"), who_out.rfind("batch-usr2")) << who_out;
   EXPECT_EQ(who_out.find("step-usr2"), who_out.rfind("step-usr2")) << who_out;
   EXPECT_LT(who_out.find("batch-usr2"), who_out.find("step-usr2")) << who_out;
+
+  // A signal sent right after sbatch, while the job waits or starts, is not lost: scancel tries
+  // again (as Slurm's, 5 s later) until the job runs. Caught or not, it ends the script early.
+  const int64_t early = Submit("-o early.txt --wrap 'trap \"echo got-usr1; exit 3\" USR1; "
+                               "for i in $(seq 200); do sleep 0.1; done; echo no signal'");
+  Result sent = Run("scancel -v -b -s USR1 " + std::to_string(early));
+  EXPECT_EQ(sent.rc, 0) << sent.out;
+  ASSERT_TRUE(WaitFor([&] { return State(early) != "PENDING" && State(early) != "RUNNING"; }, 40s)) << State(early);
+  EXPECT_EQ(ReadFile((work_ / "early.txt").string()).find("no signal"), std::string::npos)
+      << sent.out << ReadFile((work_ / "early.txt").string());
+  EXPECT_EQ(State(early), "FAILED");
 }
 
 }  // namespace

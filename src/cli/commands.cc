@@ -3,15 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <thread>
-#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "base/clock.h"
 #include "cli/command_args.h"
@@ -27,6 +27,7 @@
 #include "model/job_list_json.h"
 #include "base/pretty_json.h"
 #include "model/record_json.h"
+#include "model/slurm_errors.h"
 #include "model/slurm_time.h"
 
 extern char** environ;
@@ -273,6 +274,8 @@ int SinfoMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   return 0;
 }
 
+constexpr int kCancelRetries = 9;  // after the first try: Slurm's MAX_CANCEL_RETRY (10) in all
+
 int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   StatusOr<ScancelArgs> parsed = ParseScancelArgs(args, getuid());
   if (!parsed.ok()) return err << parsed.status().message(), 1;
@@ -343,6 +346,13 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
     // (SIGKILL everything).
     const char* target = batch_only ? "batch" : full || sig == SIGKILL ? "full" : "steps";
     Status r = (*c)->Cancel(id, sig, sig ? target : "");
+    // A job not started yet, or starting: Slurm's scancel tries again (MAX_CANCEL_RETRY times,
+    // 5 s and one more each time), so that a signal sent right after sbatch reaches the job.
+    for (int retry = 0; retry < kCancelRetries && IsTransitional(r); ++retry) {
+      if (verbose) err << "scancel: Job is in transistional state, retrying\n";  // (Slurm's spelling)
+      std::this_thread::sleep_for(std::chrono::seconds(5 + retry));
+      r = (*c)->Cancel(id, sig, sig ? target : "");
+    }
     if (r.ok()) continue;
     // A job a filter chose that ended (or left the controller) since the listing: what was asked
     // holds, so it is not an error (Slurm reports these only with -v).

@@ -377,6 +377,10 @@ class Controller {
   // (under mu_) What jobs hold changed since the node states were set: JobsLock sets them again
   // when it is released (or an operation that saves a node record does, before it copies it).
   bool node_states_stale_ = false;
+  // (under mu_) Jobs a pass started whose launch has not returned yet: a signal for one of them
+  // could reach its nodes before the job does, so it is refused as Slurm's "transitional state"
+  // (scancel retries).
+  std::set<int64_t> launching_;
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
   // Settles the ends a node reported (JobExited for each; ones the controller no longer knows are
   // dropped).

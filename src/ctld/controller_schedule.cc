@@ -157,6 +157,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     job.allocation = d.nodes;
     job.batch_host = job.allocation.front().node;
     CountUsageLocked(job, 1);
+    launching_.insert(job.id);
     out.started.push_back(job);
   }
   // The node states are set again when the lock is released (JobsLock).
@@ -184,11 +185,16 @@ void Controller::StopAndResume(const CycleOutcome& out) {
 
 int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   if (started.empty()) return 0;
+  const auto launched_all = [&] {  // signals may reach them now
+    JobsLock lock(this);
+    for (const JobRecord& j : started) launching_.erase(j.id);
+  };
   // Durable first: a restart must know these jobs run (their agents will report them).
   Status st = Persist(started);
   if (!st.ok()) {
     JobsLock lock(this);
     for (const JobRecord& j : started) {
+      launching_.erase(j.id);
       RequeueLocked(jobs_[j.id], "could not persist the start: " + st.message(), nullptr);
     }
     return 0;
@@ -201,6 +207,7 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
     }
   }
   const std::vector<Status> launch = LaunchStarted(started);
+  launched_all();
   int launched = 0;
   for (size_t k = 0; k < started.size(); ++k) {
     if (launch[k].ok()) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ctld/controller_test_fixture.h"
+#include "model/slurm_errors.h"
 #include "sched/cluster_builder.h"
 
 namespace muster {
@@ -397,6 +398,26 @@ TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
 // A node that cannot launch a job (its fault) is drained with the agent's words, and the job is
 // requeued held, as Slurm's "launch failed requeued held", until its user releases it; it does not
 // wait for ever behind a reason that says nothing.
+// A signal (scancel -s) for a job not started, or whose launch is under way, is refused with
+// Slurm's words, which scancel retries; once the launch has returned, it reaches the job's nodes.
+TEST_F(ControllerTest, SignalsWaitForTheLaunch) {
+  RegisterAll();
+  const int64_t id = Submit({"-n", "1"});
+  Status pending = ctld_->Cancel(id, SIGUSR1, kAlice, "steps");
+  EXPECT_EQ(pending.message(), "Job is pending execution");
+  EXPECT_TRUE(IsTransitional(pending));
+  Status during = Status::Ok();
+  agents_.during_launch = [&](const JobRecord& j) { during = ctld_->Cancel(j.id, SIGUSR1, kAlice, "steps"); };
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  agents_.during_launch = nullptr;
+  EXPECT_EQ(during.message(), "Job can not be altered now, try again later");
+  EXPECT_TRUE(IsTransitional(during));
+  ASSERT_TRUE(ctld_->Cancel(id, SIGUSR1, kAlice, "steps").ok());
+  ASSERT_EQ(agents_.signals.size(), 1u);
+  EXPECT_EQ(agents_.signals[0].signal, SIGUSR1);
+  EXPECT_FALSE(IsTransitional(ctld_->Cancel(id, 0, kBob, "full"))) << "not another user's";
+}
+
 TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include "ctld/controller.h"
@@ -22,6 +23,7 @@ namespace muster::ctld_test {
 class FakeAgents : public AgentClient {
  public:
   Status LaunchJob(const NodeRecord& node, const JobRecord& job) override {
+    if (during_launch) during_launch(job);  // (without the lock: it may call the controller)
     std::lock_guard<std::mutex> l(mu);
     if (fail_launch) return Status(StatusCode::kFailedPrecondition, "cgroup: cannot create job_1");
     if (!launch_error.ok()) return launch_error;
@@ -45,6 +47,7 @@ class FakeAgents : public AgentClient {
   std::mutex mu;
   bool fail_launch = false;
   Status launch_error;  // what every launch answers, when not OK
+  std::function<void(const JobRecord&)> during_launch;  // called as each launch begins
   std::vector<std::pair<std::string, int64_t>> launched;
   std::vector<Sig> signals;
 };

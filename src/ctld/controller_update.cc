@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "ctld/controller.h"
 #include "model/dependency.h"
+#include "model/slurm_errors.h"
 
 namespace muster {
 
@@ -24,11 +25,13 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
     JobRecord& job = *found;
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
     if (job.state == JobState::kPending) {
-      if (signal != 0) return FailedPrecondition("Job is pending execution");
+      if (signal != 0) return FailedPrecondition(std::string(kJobPendingMessage));
       job.cancelled_by = caller.uid;
       FinishJobLocked(job, JobState::kCancelled, 0, 0);
       copy = job;
     } else {
+      // Its nodes may not have the job yet: the signal would be lost there.
+      if (signal != 0 && launching_.count(job_id)) return FailedPrecondition(std::string(kTransitionStateMessage));
       running = true;
       if (signal == 0 && job.ending.empty()) {
         job.cancelled_by = caller.uid;

@@ -1,0 +1,22 @@
+// Slurm's words for the errors its commands retry or print verbatim, shared by the controller,
+// which answers with them, and the commands, which act on them.
+#pragma once
+
+#include <string_view>
+
+#include "base/status.h"
+
+namespace muster {
+
+// ESLURM_JOB_PENDING: a signal for a job that has not started.
+inline constexpr std::string_view kJobPendingMessage = "Job is pending execution";
+// ESLURM_TRANSITION_STATE_NO_UPDATE: a signal for a job whose launch is under way.
+inline constexpr std::string_view kTransitionStateMessage = "Job can not be altered now, try again later";
+
+// The answers Slurm's scancel retries (its MAX_CANCEL_RETRY loop): the job may be running soon.
+inline bool IsTransitional(const Status& s) {
+  return s.code() == StatusCode::kFailedPrecondition &&
+         (s.message() == kJobPendingMessage || s.message() == kTransitionStateMessage);
+}
+
+}  // namespace muster
