@@ -416,6 +416,9 @@ TEST_F(ControllerTest, SignalsWaitForTheLaunch) {
   ASSERT_EQ(agents_.signals.size(), 1u);
   EXPECT_EQ(agents_.signals[0].signal, SIGUSR1);
   EXPECT_FALSE(IsTransitional(ctld_->Cancel(id, 0, kBob, "full"))) << "not another user's";
+  const int64_t waiting = Submit({"-n", "1"});  // no pass runs: it waits
+  ASSERT_TRUE(ctld_->Cancel(waiting, SIGKILL, kAlice, "full").ok()) << "SIGKILL cancels a waiting job";
+  EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
 }
 
 TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {

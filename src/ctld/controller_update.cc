@@ -25,7 +25,8 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
     JobRecord& job = *found;
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
     if (job.state == JobState::kPending) {
-      if (signal != 0) return FailedPrecondition(std::string(kJobPendingMessage));
+      // SIGKILL cancels a waiting job, as in Slurm; another signal waits for it to run.
+      if (signal != 0 && signal != SIGKILL) return FailedPrecondition(std::string(kJobPendingMessage));
       job.cancelled_by = caller.uid;
       FinishJobLocked(job, JobState::kCancelled, 0, 0);
       copy = job;
