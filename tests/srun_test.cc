@@ -224,6 +224,8 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
                            "srun -n 2 -o 1 sh -c 'echo only$SLURM_PROCID'\n"
                            "srun -n 1 --task-prolog=prolog.sh --task-epilog=./epilog.sh sh -c 'echo got=$FROM_PROLOG'\n"
                            "srun -n 1 --task-epilog=./hang.sh echo before-hang; echo hang rc=$?\n"
+                           "srun -n 1 -c 2 sh -c 'echo cpt=$SLURM_CPUS_PER_TASK own-pid=$([ \"$SLURM_TASK_PID\" = $$ ] && echo y) "
+                           "srun-at=$SLURM_SRUN_COMM_HOST launch=$SLURM_LAUNCH_NODE_IPADDR'\n"
                            "SECRET=s1 srun -n 1 --export=NONE sh -c 'echo none secret=${SECRET:-unset} job=$SLURM_JOB_ID'\n"
                            "SECRET=s1 srun -n 1 --export=PATH,X=7 sh -c 'echo list secret=${SECRET:-unset} x=$X'\n"
                            "(umask 077; ulimit -Sn 200; srun -n 1 sh -c 'echo step umask=$(umask) nofile=$(ulimit -Sn)')\n"
@@ -240,7 +242,7 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
         "only1\n", "hi-from-prolog\ngot=p0\n", "none secret=unset job=", "list secret=unset x=7\n",
         "step umask=0077 nofile=200\n",
         "srun: cluster configuration lacks support for cpu binding\nbind rc=0\n",
-        "bind-none-ok\n"}) {
+        "bind-none-ok\n", "cpt=2 own-pid=y srun-at=127.0.0.1 launch=127.0.0.1\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
   // A hung task epilog is ended after 5 s (slurmstepd's limit); the step ends as its task did.

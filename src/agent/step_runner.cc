@@ -4,7 +4,9 @@
 // background is part of the step (Slurm ends it with the step).
 #include "agent/step_runner.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -91,6 +93,27 @@ fi
 if [ -n "$e" ]; then script epilog "$e"; fi
 if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then trap - $((rc - 128)); kill -$((rc - 128)) $$; fi
 exit $rc)sh";
+
+// The address at the other end of a connected socket: (IP address, port) for TCP, ("127.0.0.1", 0)
+// for a Unix socket (its peer is on this machine), ("", 0) when it cannot be read.
+std::pair<std::string, int> PeerAddress(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return {"", 0};
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (ss.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&ss);
+    if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) == nullptr) return {"", 0};
+    return {text, ntohs(in->sin_port)};
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+    if (inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text) == nullptr) return {"", 0};
+    return {text, ntohs(in6->sin6_port)};
+  }
+  if (ss.ss_family == AF_UNIX) return {"127.0.0.1", 0};
+  return {"", 0};
+}
 
 std::vector<std::string> TaskArgv(const std::vector<std::string>& argv, const std::string& prolog,
                                   const std::string& epilog) {
@@ -227,6 +250,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     step->io = *io;
   }
   bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
+  const auto [srun_host, srun_port] = PeerAddress(step->io);
   std::vector<Task> tasks;
 
   JobRecord job = l.job;
@@ -247,6 +271,9 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     where.gpu_bind_single = l.gpu_bind_single;
     where.step_cgroup = l.step_cgroup;
     where.mig_uuids = l.mig_uuids;
+    where.srun_host = srun_host;
+    where.srun_port = srun_port;
+    where.cpus_per_task = l.cpus_per_task;
     if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
       where.node_index = static_cast<int>(it - l.step_nodes.begin());
     }
@@ -259,6 +286,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
     spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, l.devices_constrained);
     TakePropagatedLimits(&spec);
+    spec.task_pid_env = true;
     spec.cgroup_procs_file = l.cgroup_procs_file;
     spec.allow_root = l.allow_root;
     if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);

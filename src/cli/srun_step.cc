@@ -286,6 +286,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
     body.input = opt_.input;
     body.task_prolog = absolute(opt_.task_prolog);
     body.task_epilog = absolute(opt_.task_epilog);
+    body.cpus_per_task = opt_.cpus_per_task;
     body.gpus = n.gpus;
     body.no_allocate = no_allocate_;
     body.time_limit_s = time_limit_s_ > 0 ? time_limit_s_ : 0;

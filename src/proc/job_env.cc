@@ -197,7 +197,12 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_CPUS_ON_NODE", here != nullptr ? CpusOf(*here) : 0);
 
   const JobRequest& req = job.request;
-  if (req.cpus_per_task > 1) env.Set("SLURM_CPUS_PER_TASK", req.cpus_per_task);
+  // A step's is srun's -c when given, else the job's (which srun reads from its environment).
+  if (step && where.cpus_per_task > 0) {
+    env.Set("SLURM_CPUS_PER_TASK", where.cpus_per_task);
+  } else if (req.cpus_per_task > 1) {
+    env.Set("SLURM_CPUS_PER_TASK", req.cpus_per_task);
+  }
   if (req.ntasks_per_node > 0) env.Set("SLURM_NTASKS_PER_NODE", req.ntasks_per_node);
   if (req.mem_per_cpu_mb > 0) {
     env.Set("SLURM_MEM_PER_CPU", req.mem_per_cpu_mb);
@@ -234,6 +239,15 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_TASKS_PER_NODE", CompressCounts(tasks));
   env.Set("SLURM_NODEID", node_id);
   if (step) {
+    // Where srun listens (its I/O connection): Slurm's srun address variables.
+    if (!where.srun_host.empty()) {
+      env.Set("SLURM_LAUNCH_NODE_IPADDR", where.srun_host);
+      env.Set("SLURM_SRUN_COMM_HOST", where.srun_host);
+    }
+    if (where.srun_port > 0) {
+      env.Set("SLURM_SRUN_COMM_PORT", where.srun_port);
+      env.Set("SLURM_STEP_LAUNCHER_PORT", where.srun_port);
+    }
     env.Set("SLURM_STEP_ID", where.step_id);
     env.Set("SLURM_STEPID", where.step_id);
     env.Set("SLURM_STEP_NODELIST", CompressHostlist(nodes));

@@ -33,6 +33,12 @@ struct TaskPlacement {
   // Per GPU index of the node: a MIG slice's "MIG-..." UUID, "" for a whole GPU (or empty). CUDA
   // finds a slice only by its UUID: CUDA_VISIBLE_DEVICES names a job's slices so.
   std::vector<std::string> mig_uuids;
+  // srun's address as this node reached it: SLURM_LAUNCH_NODE_IPADDR and SLURM_SRUN_COMM_HOST (an
+  // IP address; 127.0.0.1 for srun's Unix socket on this machine), SLURM_SRUN_COMM_PORT and
+  // SLURM_STEP_LAUNCHER_PORT (its TCP port; not set for a Unix socket). Empty/0: not set.
+  std::string srun_host;
+  int srun_port = 0;
+  int cpus_per_task = 0;  // srun -c (0: not given, the job's stands)
 };
 
 // The mig_uuids of a node's GPUs.

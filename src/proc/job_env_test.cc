@@ -147,12 +147,11 @@ SLURM_WORKING_CLUSTER=peer:127.0.0.1:16817:9728:109
 )";
 
 // Not this function's to set: the config path (Muster has no slurm.conf), the deprecated alias
-// list, the task's pid (known only after fork), the controller address, and srun's own I/O
-// ports, address and umask (the launching command sets those), CUDA_HOME (the user's).
+// list, the task's pid (the launcher writes it in after fork), the controller address, srun's
+// umask (the launching command sets it), CUDA_HOME (the user's). srun's address and port are the
+// placement's (srun_host, srun_port): the batch script has none.
 const std::set<std::string> kMasked = {
-    "SLURM_CONF",           "SLURM_NODE_ALIASES",   "SLURM_TASK_PID",       "SLURM_WORKING_CLUSTER",
-    "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_HOST", "SLURM_SRUN_COMM_PORT", "SLURM_STEP_LAUNCHER_PORT",
-    "SLURM_UMASK",          "CUDA_HOME",
+    "SLURM_CONF", "SLURM_NODE_ALIASES", "SLURM_TASK_PID", "SLURM_WORKING_CLUSTER", "SLURM_UMASK", "CUDA_HOME",
 };
 
 JobRecord PeerJob(int64_t id, const std::string& name) {
@@ -207,9 +206,23 @@ TEST(JobEnvTest, SrunStepMatchesSlurmCapture) {
   where.step_id = 0;
   where.step_ntasks = 1;
   where.step_nodes = {"n1"};
+  where.srun_host = "127.0.0.1";  // the capture's srun listened on 127.0.0.1:35421
+  where.srun_port = 35421;
   job.submit_host = "vm";
   EnvMap got = ToMap(BuildJobEnvironment(job, "n1", where, "peer"));
   ExpectMatchesCapture(got, ParseCapture(kSrunCapture), kMasked);
+  // srun behind a Unix socket: its host, no port.
+  where.srun_port = 0;
+  got = ToMap(BuildJobEnvironment(job, "n1", where, "peer"));
+  EXPECT_EQ(got["SLURM_SRUN_COMM_HOST"], "127.0.0.1");
+  EXPECT_EQ(got.count("SLURM_SRUN_COMM_PORT"), 0u);
+  EXPECT_EQ(got.count("SLURM_STEP_LAUNCHER_PORT"), 0u);
+  // srun -c: the step's SLURM_CPUS_PER_TASK, over the job's.
+  job.request.cpus_per_task = 4;
+  where.cpus_per_task = 2;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", where, "peer"))["SLURM_CPUS_PER_TASK"], "2");
+  EXPECT_EQ(ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "peer"))["SLURM_CPUS_PER_TASK"], "4")
+      << "the batch script's is the job's";
 }
 
 JobRecord FourNodeJob() {

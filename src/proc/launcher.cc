@@ -74,7 +74,10 @@ struct Prepared {
   // "<log_name>: error: Could not open stderr file <path>: " / "... stdin file <path>: ", written
   // to the job's stdout (already open) with strerror's text when that open fails.
   std::string stderr_note_head, stdin_note_head;
+  // "SLURM_TASK_PID=" and room for the pid, which the child writes in (envp points at it).
+  mutable std::string task_pid_env;
 };
+constexpr size_t kTaskPidPrefix = sizeof("SLURM_TASK_PID=") - 1;
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
@@ -281,6 +284,9 @@ bool OpenOnto(const char* path, int flags, int target) {
 
   char pid_text[24];
   size_t pid_len = FormatUnsigned(static_cast<unsigned long>(getpid()), pid_text, sizeof(pid_text));
+  if (!p.task_pid_env.empty()) {  // (its buffer holds 24 characters and a NUL after them)
+    std::memcpy(p.task_pid_env.data() + kTaskPidPrefix, pid_text, pid_len);
+  }
   for (size_t i = 0; i < p.procs_files.size(); ++i) {
     int fd = open(p.procs_files[i].c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) Fail(report_fd, Step::kCgroup, static_cast<int>(i), errno);
@@ -446,7 +452,14 @@ StatusOr<Prepared> Prepare(const LaunchSpec& spec) {
   p.argv_storage = spec.argv;
   for (std::string& a : p.argv_storage) p.argv.push_back(a.data());
   p.argv.push_back(nullptr);
-  for (const std::string& kv : spec.env) p.envp.push_back(const_cast<char*>(kv.c_str()));
+  for (const std::string& kv : spec.env) {
+    if (spec.task_pid_env && kv.rfind("SLURM_TASK_PID=", 0) == 0) continue;  // srun's own, if any
+    p.envp.push_back(const_cast<char*>(kv.c_str()));
+  }
+  if (spec.task_pid_env) {
+    p.task_pid_env = "SLURM_TASK_PID=" + std::string(24, '\0');
+    p.envp.push_back(p.task_pid_env.data());
+  }
   p.envp.push_back(nullptr);
   p.exec_candidates = ExecCandidates(spec.argv[0], spec.env);
   p.sh_argv.push_back(const_cast<char*>("/bin/sh"));

@@ -37,6 +37,7 @@ struct LaunchSpec {
   bool allow_root = false;          // refuse uid 0 unless set
   bool truncate_stdout = false;     // open stdout_path with O_TRUNC (else it is appended to)
   bool truncate_stderr = false;     // the same for stderr_path
+  bool task_pid_env = false;        // add SLURM_TASK_PID=<the task's own pid> (a step's task, as slurmstepd)
   // Soft limits (RLIMIT_*, value) set as the user, after the privilege drop: never above the hard
   // limit the task inherits (a soft limit above it is lowered to it).
   std::vector<std::pair<int, uint64_t>> soft_limits;

@@ -91,6 +91,20 @@ TEST_F(LauncherTest, RunsWithExactEnvironmentIdentityAndOutputs) {
   EXPECT_EQ(st.st_mode & 0777, 0640u) << "0644 under umask 027";
 }
 
+// A step's task learns its own pid (SLURM_TASK_PID, as slurmstepd sets it), replacing srun's.
+TEST_F(LauncherTest, TaskPidIsTheTasksOwn) {
+  LaunchSpec spec = Spec({"sh", "-c", "echo $SLURM_TASK_PID $$"});
+  spec.env.push_back("SLURM_TASK_PID=1");
+  spec.task_pid_env = true;
+  ExitInfo info = Run(spec);
+  EXPECT_TRUE(info.exited);
+  std::istringstream out(ReadAll(dir_ + "/out"));
+  std::string pid, shell;
+  out >> pid >> shell;
+  EXPECT_EQ(pid, shell) << "the pid the launcher started";
+  EXPECT_NE(pid, "1");
+}
+
 TEST_F(LauncherTest, StderrDefaultsToStdoutAndStdinIsRead) {
   std::ofstream(dir_ + "/in") << "from stdin\n";
   chmod((dir_ + "/in").c_str(), 0644);

@@ -266,6 +266,7 @@ struct StepLaunchRequest {
   // is appended to (srun truncates it before the launch). error "" = as output.
   std::string output, error, input;
   std::string task_prolog, task_epilog;  // absolute paths; run before/after each task, as the user
+  int cpus_per_task = 0;                 // srun -c (0: not given): the tasks' SLURM_CPUS_PER_TASK
   // srun --pty: task 0 runs on a new pseudo-terminal (its stdin, stdout and stderr, and its
   // controlling terminal), of this size when given; what it writes comes back as OUT frames.
   std::optional<StepPty> pty;
@@ -304,6 +305,7 @@ struct StepLaunchRequest {
     v("input", s.input);
     v("task_prolog", s.task_prolog);
     v("task_epilog", s.task_epilog);
+    v("cpus_per_task", s.cpus_per_task);
     v("pty", s.pty);
     v("gpus", s.gpus);
     v("gpu_bind_per_task", s.gpu_bind_per_task);
