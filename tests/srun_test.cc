@@ -451,6 +451,24 @@ TEST_F(Srun, JobidAndImmediate) {
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
 }
 
+// Slurm's srun options for a new allocation and its tasks: -D/--chdir (relative to srun's directory,
+// and where relative -o files go), --test-only (nothing runs), -H/--hold (srun waits for the release).
+TEST_F(Srun, ChdirTestOnlyAndHold) {
+  fs::create_directories(work_ / "sub");
+  Result d = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -D sub -n 1 -o here.out pwd; cat sub/here.out");
+  EXPECT_EQ(d.rc, 0) << d.out;
+  EXPECT_EQ(d.out, (work_ / "sub").string() + "\n");
+  Result t = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun --test-only -n 1 true; echo rc=$?; squeue -h | wc -l");
+  EXPECT_NE(t.out.find("srun: Job "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" to start at "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" processors on nodes "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("rc=0\n0\n"), std::string::npos) << t.out;
+  Result h = Run("env -u SLURM_JOB_ID -u SLURM_JOBID srun -H -n 1 -J held echo released >held.out 2>&1 & "
+                 "for i in $(seq 150); do id=$(squeue -h -n held -o %i); [ -n \"$id\" ] && break; sleep 0.1; done; "
+                 "squeue -h -n held -o %t; scontrol release $id; wait; grep released held.out");
+  EXPECT_EQ(h.out, "PD\nreleased\n");
+}
+
 // srun's stdin goes to every task (Slurm's default), or to one with -i N; a task that never reads
 // it does not hold the step; --pty runs task 0 on a terminal that an interactive shell can use.
 TEST_F(Srun, StdinReachesTheTasksAndPtyRunsAnInteractiveShell) {

@@ -6,6 +6,10 @@
 
 #include "cli/command_options.h"
 
+#include <string_view>
+
+#include "base/strings.h"
+
 namespace muster {
 namespace {
 
@@ -24,17 +28,19 @@ std::set<std::string> Items(const std::string& list) {
 
 // ----------------------------------------------------------------------------------------------- sprio
 
-enum SprioOpt : int { kSpNoHeader, kSpJobs, kSpLong, kSpNorm, kSpPartition, kSpUser, kSpWeights };
+enum SprioOpt : int { kSpNoHeader, kSpJobs, kSpLong, kSpNorm, kSpPartition, kSpUser, kSpWeights, kSpFormat };
 
 constexpr OptionSpec kSprioOptions[] = {
     {"noheader", 'h', Arg::kNone, Use::kOwn, kSpNoHeader},
     {"jobs", 'j', Arg::kOptional, Use::kOwn, kSpJobs, nullptr,
      "without a value, the first operand is the job list (-j 12), as in Slurm"},
-    {"long", 'l', Arg::kNone, Use::kOwn, kSpLong},
+    {"long", 'l', Arg::kNone, Use::kOwn, kSpLong, nullptr,
+     "ASSOC is 0 (no association factor) and TRES empty; with -n Muster keeps the columns of -l"},
     {"cluster", 'M', Arg::kRequired, Use::kUnsupported, 0, "clusters", kOneCluster},
     {"clusters", 'M', Arg::kRequired, Use::kUnsupported, 0, nullptr, kOneCluster},
     {"norm", 'n', Arg::kNone, Use::kOwn, kSpNorm},
-    {"format", 'o', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: Slurm's default columns only"},
+    {"format", 'o', Arg::kRequired, Use::kOwn, kSpFormat, nullptr,
+     "ASSOC (%b, %B) is 0, CLUSTER (%c) and TRES (%t, %T) empty; an unknown field is an error (Slurm skips it)"},
     {"sort", 'S', Arg::kRequired, Use::kUnsupported, 0, nullptr, "not implemented: rows by job id"},
     {"partition", 'p', Arg::kRequired, Use::kOwn, kSpPartition},
     {"user", 'u', Arg::kRequired, Use::kOwn, kSpUser},
@@ -51,7 +57,8 @@ constexpr OptionSpec kSprioOptions[] = {
 };
 
 constexpr GetoptStyle kSprioStyle{.program = "sprio", .end = "\n", .permute = true};
-constexpr char kSprioUsage[] = "Usage: sprio [-j jobid[,jobid...]] [-u user[,user...]] [-l] [-n] [-h] [-w]\n";
+constexpr char kSprioUsage[] =
+    "Usage: sprio [-j jobid[,jobid...]] [-u user[,user...]] [-p partition[,...]] [-l] [-n] [-h] [-w] [-o format]\n";
 
 Status SprioJobs(const std::string& list, SprioArgs* r) {
   for (const std::string& s : Split(list, ',')) {
@@ -96,13 +103,14 @@ constexpr GetoptStyle kSshareStyle{.program = "sshare", .end = "\n", .permute = 
 
 // -------------------------------------------------------------------------------------------- scontrol
 
-enum ScontrolOpt : int { kSoOneLiner, kSoJson };
+enum ScontrolOpt : int { kSoOneLiner, kSoJson, kSoDetails };
 
 constexpr OptionSpec kScontrolOptions[] = {
     {"all", 'a', Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: Muster hides no partition"},
     {"cluster", 'M', Arg::kRequired, Use::kUnsupported, 0, "clusters", kOneCluster},
     {"clusters", 'M', Arg::kRequired, Use::kUnsupported, 0, nullptr, kOneCluster},
-    {"details", 'd', Arg::kNone, Use::kUnsupported, 0, nullptr, "not implemented: the detailed records"},
+    {"details", 'd', Arg::kNone, Use::kOwn, kSoDetails, nullptr,
+     "accepted; the records lack Slurm's detail lines (a job's per-node CPU_IDs, Mem and GRES indexes)"},
     {"federation", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, kNoFederation},
     {"future", 'F', Arg::kNone, Use::kUnsupported, 0, nullptr, "Muster has no FUTURE nodes"},
     {"help", 'h', Arg::kNone, Use::kMeta},
@@ -119,6 +127,85 @@ constexpr OptionSpec kScontrolOptions[] = {
 };
 
 constexpr GetoptStyle kScontrolStyle{.program = "scontrol", .end = "\n", .permute = true};
+
+constexpr char kNoReservations[] = "Muster has no reservations";
+constexpr char kConfigured[] = "partitions come from the cluster file (docs/configuration.md); Muster has no reservations";
+constexpr char kDaemonLogs[] = "the daemons' log levels are set on their command lines (docs/configuration.md)";
+constexpr char kNoReboot[] = "Muster does not reboot nodes";
+constexpr char kNoInteractive[] = "no interactive mode: scontrol runs the one command given";
+
+// Every command of Slurm 22.05's scontrol (src/scontrol/scontrol.c, `scontrol help`), and the
+// entities of its show.
+constexpr ScontrolCommandSpec kScontrolCommands[] = {
+    {"abort", Use::kUnsupported, "the controller is stopped by `muster down` or its service manager"},
+    {"all", Use::kIgnored, "no effect: Muster hides no partition"},
+    {"cancel_reboot", Use::kUnsupported, kNoReboot},
+    {"cluster", Use::kUnsupported, kOneCluster},
+    {"completing", Use::kUnsupported, "not implemented: `squeue -t CG` lists completing jobs"},
+    {"create", Use::kUnsupported, kConfigured},
+    {"delete", Use::kUnsupported, kConfigured},
+    {"details", Use::kIgnored, "no interactive mode: alone on the line it changes nothing (use -d)"},
+    {"errnumstr", Use::kUnsupported, "Muster's errors are text, not Slurm's error numbers"},
+    {"exit", Use::kIgnored, kNoInteractive},
+    {"fsdampeningfactor", Use::kUnsupported, "fair share is configured in muster.yaml"},
+    {"getaddrs", Use::kUnsupported, "not implemented: agents are reached through the controller"},
+    {"help", Use::kMeta, "Muster's help"},
+    {"hide", Use::kIgnored, "no effect: Muster hides no partition"},
+    {"hold", Use::kOwn, "job ids only (Slurm also takes job names)"},
+    {"holdu", Use::kOwn, "as uhold"},
+    {"listpids", Use::kUnsupported, "not implemented: the agent knows the processes of its runs"},
+    {"notify", Use::kUnsupported, "not implemented: no message path to a job's srun"},
+    {"oneliner", Use::kIgnored, "no interactive mode: alone on the line it changes nothing (use -o)"},
+    {"pidinfo", Use::kUnsupported, "not implemented"},
+    {"ping", Use::kOwn, "the one controller: Slurmctld(primary) at <host> is UP"},
+    {"power", Use::kUnsupported, "Muster has no power saving"},
+    {"quiet", Use::kIgnored, "no effect: errors are still printed"},
+    {"quit", Use::kIgnored, kNoInteractive},
+    {"reboot", Use::kUnsupported, kNoReboot},
+    {"reboot_nodes", Use::kUnsupported, kNoReboot},
+    {"reconfigure", Use::kUnsupported,
+     "the controller reads its configuration when it starts and has no reload: restart it"},
+    {"release", Use::kOwn, "job ids only (Slurm also takes job names)"},
+    {"requeue", Use::kOwn},
+    {"requeuehold", Use::kUnsupported, "not implemented: requeue, then hold"},
+    {"resume", Use::kUnsupported, "not implemented: only preemption suspends jobs"},
+    {"schedloglevel", Use::kUnsupported, kDaemonLogs},
+    {"setdebug", Use::kUnsupported, kDaemonLogs},
+    {"setdebugflags", Use::kUnsupported, kDaemonLogs},
+    {"show", Use::kOwn, "the entities below"},
+    {"show aliases", Use::kUnsupported, "Muster's nodes have no aliases"},
+    {"show assoc_mgr", Use::kUnsupported, "not implemented: `sshare` and `sacctmgr show assoc` list associations"},
+    {"show bbstat", Use::kUnsupported, "Muster has no burst buffers"},
+    {"show burstbuffer", Use::kUnsupported, "Muster has no burst buffers"},
+    {"show config", Use::kOwn, "the keys Muster has"},
+    {"show daemons", Use::kUnsupported, "not implemented"},
+    {"show dwstat", Use::kUnsupported, "Muster has no burst buffers"},
+    {"show federation", Use::kUnsupported, kNoFederation},
+    {"show frontend", Use::kUnsupported, "Muster has no front-end nodes"},
+    {"show hostlist", Use::kOwn},
+    {"show hostlistsorted", Use::kOwn},
+    {"show hostnames", Use::kOwn},
+    {"show job", Use::kOwn, "--json prints Muster's job records"},
+    {"show licenses", Use::kUnsupported, "Muster has no licenses"},
+    {"show node", Use::kOwn, "--json prints Muster's node records"},
+    {"show partition", Use::kOwn},
+    {"show reservation", Use::kUnsupported, kNoReservations},
+    {"show slurmd", Use::kUnsupported, "Muster's node agent is musterd"},
+    {"show step", Use::kUnsupported, "not implemented: `squeue -s` lists steps"},
+    {"show topology", Use::kUnsupported, "not implemented"},
+    {"shutdown", Use::kUnsupported, "the controller is stopped by `muster down` or its service manager"},
+    {"suspend", Use::kUnsupported, "not implemented: only preemption suspends jobs"},
+    {"takeover", Use::kUnsupported, "Muster has one controller, no backup"},
+    {"token", Use::kUnsupported, "Muster's tokens are minted by the user's local musterd (docs/security.md)"},
+    {"top", Use::kUnsupported, "not implemented"},
+    {"uhold", Use::kOwn, "as hold: Muster keeps no separate user hold"},
+    {"update", Use::kOwn,
+     "JobId= (TimeLimit, JobName, Nice, Dependency, StartTime) and NodeName= (State, Reason) only"},
+    {"verbose", Use::kIgnored, kVerbose},
+    {"version", Use::kOwn, "Muster's version, as -V (see the kept differences)"},
+    {"wait_job", Use::kUnsupported, "not implemented: a running job's nodes are ready"},
+    {"write", Use::kUnsupported, "not implemented"},
+};
 
 // -------------------------------------------------------------------------------------------- sacctmgr
 
@@ -172,6 +259,12 @@ StatusOr<SprioArgs> ParseSprioArgs(const std::vector<std::string>& args) {
             break;
           case kSpWeights:
             r.opt.weights = true;
+            break;
+          case kSpFormat:
+            if (const std::string bad = InvalidSprioField(v); !bad.empty()) {
+              return InvalidArgument("sprio: error: Invalid job format specification: " + bad + "\n");
+            }
+            r.opt.format = v;
             break;
         }
         return Status::Ok();
@@ -232,6 +325,7 @@ StatusOr<ScontrolArgs> ParseScontrolArgs(const std::vector<std::string>& args) {
                    ReadCommandLine(kScontrolOptions, args, kScontrolStyle, [&](const OptionOccurrence& o) -> Status {
                      if (o.spec->id == kSoOneLiner) r.one_liner = true;
                      if (o.spec->id == kSoJson) r.json = true;
+                     if (o.spec->id == kSoDetails) r.details = true;
                      return Status::Ok();
                    }));
   r.meta = line.meta;
@@ -241,6 +335,33 @@ StatusOr<ScontrolArgs> ParseScontrolArgs(const std::vector<std::string>& args) {
 }
 
 OptionTable ScontrolOptionTable() { return kScontrolOptions; }
+
+std::span<const ScontrolCommandSpec> ScontrolCommandTable() { return kScontrolCommands; }
+
+const ScontrolCommandSpec* FindScontrolCommand(const std::vector<std::string>& words) {
+  if (words.empty()) return nullptr;
+  const auto find = [](const std::string& name) -> const ScontrolCommandSpec* {
+    for (const ScontrolCommandSpec& c : kScontrolCommands) {
+      if (name == c.name) return &c;
+    }
+    return nullptr;
+  };
+  const std::string verb = Lower(words[0]);
+  if (words.size() >= 2) {
+    std::string entity = Lower(words[1]);
+    if (entity.size() > 1 && entity.back() == 's' && find(verb + " " + entity) == nullptr) entity.pop_back();
+    if (const ScontrolCommandSpec* c = find(verb + " " + entity)) return c;
+    // A prefix of one entity names it ("show hostname"), as Slurm's abbreviations do.
+    const std::string prefix = verb + " " + entity;
+    const ScontrolCommandSpec* only = nullptr;
+    int n = 0;
+    for (const ScontrolCommandSpec& c : kScontrolCommands) {
+      if (std::string_view(c.name).starts_with(prefix)) only = &c, ++n;
+    }
+    if (n == 1) return only;
+  }
+  return find(verb);
+}
 
 StatusOr<SacctmgrArgs> ParseSacctmgrArgs(const std::vector<std::string>& args) {
   SacctmgrArgs r;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,11 +86,24 @@ OptionTable SshareOptionTable();
 // scontrol's options before (or among) its command's words.
 struct ScontrolArgs {
   std::string meta;
-  bool one_liner = false, json = false;
+  bool one_liner = false, json = false, details = false;
   std::vector<std::string> words;  // "show", "job", "12"
 };
 StatusOr<ScontrolArgs> ParseScontrolArgs(const std::vector<std::string>& args);
 OptionTable ScontrolOptionTable();
+
+// scontrol's commands (the first word after its options, "show" with its entity) and what Muster
+// does with each: kOwn implemented, kMeta help, kIgnored accepted without effect, kUnsupported
+// refused with the note. ScontrolMain refuses by this table; docs/slurm-compatibility.md lists it.
+struct ScontrolCommandSpec {
+  const char* name;  // "hold", "show job"
+  OptionUse use = OptionUse::kOwn;
+  const char* note = nullptr;
+};
+std::span<const ScontrolCommandSpec> ScontrolCommandTable();
+// The row for `words` ("show", "job", "12"): the "verb entity" row if there is one, else the verb's
+// (case-insensitive, as Slurm's); nullptr when scontrol has no such command.
+const ScontrolCommandSpec* FindScontrolCommand(const std::vector<std::string>& words);
 
 struct SacctmgrArgs {
   std::string meta;

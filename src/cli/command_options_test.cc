@@ -5,9 +5,11 @@
 #include <csignal>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "cli/sacct_command.h"
 
 namespace muster {
@@ -208,7 +210,9 @@ TEST(SprioArgsTest, ErrorsInSlurmWords) {
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"-lx"})), "sprio: invalid option -- 'x'" + Try("sprio"));
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"--u", "a"})),
             "sprio: option '--u' is ambiguous; possibilities: '--user' '--usage'" + Try("sprio"));
-  EXPECT_EQ(ErrorOf(ParseSprioArgs({"-o", "%i"})), "sprio: error: --format is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf(ParseSprioArgs({"-o", "%i %z"})), "sprio: error: Invalid job format specification: z\n");
+  EXPECT_EQ(ErrorOf(ParseSprioArgs({"-S", "y"})), "sprio: error: --sort is not supported by Muster\n");
+  EXPECT_EQ(ParseSprioArgs({"-o", "%.15i %Y", "-v"})->opt.format, "%.15i %Y");
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"-j", "x"})), "sprio: error: Invalid job id: x\n");
   EXPECT_EQ(ErrorOf(ParseSprioArgs({"7"})), "sprio: error: Unrecognized option: 7\n" + SprioUsage());
   EXPECT_EQ(ParseSprioArgs({"--help"})->meta, "help");
@@ -264,7 +268,47 @@ TEST(ScontrolArgsTest, ErrorsInSlurmWords) {
   EXPECT_EQ(ErrorOf(ParseScontrolArgs({"-oz", "ping"})), "scontrol: invalid option -- 'z'" + Try("scontrol"));
   EXPECT_EQ(ErrorOf(ParseScontrolArgs({"--h"})),
             "scontrol: option '--h' is ambiguous; possibilities: '--help' '--hide'" + Try("scontrol"));
-  EXPECT_EQ(ErrorOf(ParseScontrolArgs({"-d", "show", "job"})), "scontrol: error: --details is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf(ParseScontrolArgs({"-u", "5", "show", "job"})), "scontrol: error: --uid is not supported by Muster\n");
+}
+
+TEST(ScontrolArgsTest, DetailsAreAccepted) {
+  ScontrolArgs r = *ParseScontrolArgs({"-d", "-o", "show", "jobs"});
+  EXPECT_TRUE(r.details);
+  EXPECT_TRUE(r.one_liner);
+  EXPECT_EQ(r.words, (Args{"show", "jobs"}));
+  EXPECT_TRUE(ParseScontrolArgs({"show", "job", "--details"})->details);
+}
+
+// The commands that need no controller, and the refused ones (which are refused before any).
+TEST(ScontrolCommandsTest, AnsweredOrRefusedByTheTable) {
+  const auto run = [](const Args& a, std::string* out, std::string* err) {
+    std::ostringstream o, e;
+    const int rc = ScontrolMain(a, o, e);
+    *out = o.str();
+    *err = e.str();
+    return rc;
+  };
+  std::string out, err;
+  EXPECT_EQ(run({"version"}, &out, &err), 0);
+  EXPECT_EQ(out, "muster 0.1.0 (scontrol)\n");
+  EXPECT_EQ(run({"show", "hostlist", "n3,n1,n2,gpu01,gpu02,x"}, &out, &err), 0);
+  EXPECT_EQ(out, "n[3,1-2],gpu[01-02],x\n");
+  EXPECT_EQ(run({"show", "hostlistsorted", "n3,n1,n2"}, &out, &err), 0);
+  EXPECT_EQ(out, "n[1-3]\n");
+  EXPECT_EQ(run({"-d", "show", "hostnames", "n[1-2]"}, &out, &err), 0);
+  EXPECT_EQ(out, "n1\nn2\n");
+  EXPECT_EQ(run({"reconfigure"}, &out, &err), 1);
+  EXPECT_EQ(err,
+            "scontrol: error: reconfigure is not supported by Muster: the controller reads its configuration when it "
+            "starts and has no reload: restart it\n");
+  EXPECT_EQ(run({"show", "reservation"}, &out, &err), 1);
+  EXPECT_EQ(err, "scontrol: error: show reservation is not supported by Muster: Muster has no reservations\n");
+  EXPECT_EQ(run({"Suspend", "12"}, &out, &err), 1);
+  EXPECT_NE(err.find("suspend is not supported by Muster"), std::string::npos);
+  EXPECT_EQ(run({"nosuch"}, &out, &err), 1);
+  EXPECT_EQ(err, "scontrol: error: Invalid keyword: nosuch\n");
+  EXPECT_EQ(run({"quiet"}, &out, &err), 0);
+  EXPECT_EQ(out + err, "");
 }
 
 TEST(ScontrolArgsTest, ListsEveryOptionOfItsTable) {

@@ -12,6 +12,7 @@
 #include "cli/command_help.h"
 #include "cli/commands.h"
 #include "cli/local_cluster.h"
+#include "cli/option_doc.h"
 #include "cli/priority_commands.h"
 #include "cli/sacct_command.h"
 #include "cli/salloc_command.h"
@@ -61,6 +62,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);
+  // Hidden: the options tables of docs/slurm-compatibility.md, generated from the commands' own.
+  if (command == "options-doc") return muster::OptionsDocMain(args, std::cout, std::cerr);
   return -1;
 }
 

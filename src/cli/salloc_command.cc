@@ -159,6 +159,42 @@ StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, 
   }
 }
 
+namespace {
+
+// salloc's own options, and those of Slurm 22.05's salloc that sbatch lacks; the rest are sbatch's.
+constexpr OptionSpec kSallocOptions[] = {
+    {"bell", 0, OptionArg::kNone, OptionUse::kIgnored, 0, nullptr, "no effect: Muster never rings the bell"},
+    {"immediate", 'I', OptionArg::kOptional, OptionUse::kOwn},
+    {"kill-command", 'K', OptionArg::kOptional, OptionUse::kUnsupported, 0, nullptr,
+     "not implemented: salloc waits for its command to exit, then ends the allocation"},
+    {"no-bell", 0, OptionArg::kNone, OptionUse::kIgnored, 0, nullptr, "no effect: Muster never rings the bell"},
+    {"no-shell", 0, OptionArg::kNone, OptionUse::kOwn},
+};
+
+}  // namespace
+
+OptionTable SallocOptionTable() { return kSallocOptions; }
+
+namespace {
+
+// The row of a word of salloc's own table ("--no-shell", "--bell", "-K9"); nullptr: sbatch's.
+const OptionSpec* SallocOwn(const std::string& a) {
+  if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
+    for (const OptionSpec& o : kSallocOptions) {
+      if (o.short_name != 0 && a[1] == o.short_name && (a.size() == 2 || o.arg != OptionArg::kNone)) return &o;
+    }
+    return nullptr;
+  }
+  if (!a.starts_with("--")) return nullptr;
+  const std::string name = a.substr(2, a.find('=') - 2);
+  for (const OptionSpec& o : kSallocOptions) {
+    if (name == o.name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   for (const std::string& a : args) {
     if (a == "--") break;
@@ -169,8 +205,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   // salloc's own options (--no-shell, -I), then sbatch's parser for the rest. Where the options
   // end is found without salloc's own ones; those after that point belong to the command.
   const auto own = [](const std::string& a) {
-    return a == "--no-shell" || a == "--immediate" || a.rfind("--immediate=", 0) == 0 ||
-           (a.rfind("-I", 0) == 0 && a.rfind("-I-", 0) != 0);
+    return SallocOwn(a) != nullptr && a.rfind("-I-", 0) != 0 && a.rfind("-K-", 0) != 0;
   };
   std::vector<std::string> rest;
   std::vector<size_t> origin;  // index in args of each entry of rest
@@ -193,6 +228,12 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     const std::string& a = args[i];
     if (a == "--") break;
     if (!own(a)) continue;
+    const OptionSpec* o = SallocOwn(a);
+    if (o->use == OptionUse::kIgnored) continue;
+    if (o->use == OptionUse::kUnsupported) {
+      err << "salloc: error: --" << o->name << " is not supported by Muster\n";
+      return 1;
+    }
     if (a == "--no-shell") {
       no_shell = true;
       continue;

@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "model/job_record.h"
+#include "model/option_engine.h"
 
 namespace muster {
 
@@ -21,6 +22,9 @@ class CtldClient;
 // or an error already printed.
 StatusOr<JobRecord> AwaitAllocation(CtldClient& c, int64_t id, const char* cmd, std::ostream& err,
                                     int immediate_s = -1);
+
+// salloc's own options and the Slurm salloc options sbatch lacks; every other option is sbatch's.
+OptionTable SallocOptionTable();
 
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

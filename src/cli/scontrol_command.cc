@@ -1,5 +1,7 @@
-// scontrol: show job|node|partition|config|hostnames, update (jobs and nodes), hold, uhold,
-// release, requeue, ping; -o one line per record, --json for jobs.
+// scontrol: show job|node|partition|config|hostnames|hostlist|hostlistsorted, update (jobs and
+// nodes), hold, uhold, release, requeue, ping, version; -o one line per record, --json for jobs.
+// Every other command of Slurm's scontrol is refused with the reason its row gives
+// (ScontrolCommandTable, cli/admin_options.cc).
 #include <cctype>
 #include <cstdlib>
 
@@ -27,6 +29,56 @@ namespace {
 
 int64_t Now() { return SystemClock().NowSeconds(); }
 
+// Slurm's hostlist_ranged_string of names in their order: consecutive names of one prefix (and
+// digit width) share brackets, and a number one above the last extends its range ("n[3,1-2]").
+std::string OrderedHostlist(const std::vector<std::string>& names) {
+  struct Range {
+    long lo, hi;
+  };
+  std::string out, prefix;
+  size_t width = 0;
+  std::vector<Range> ranges;
+  const auto flush = [&] {
+    if (ranges.empty()) return;
+    if (!out.empty()) out += ',';
+    const auto num = [&](long v) {
+      std::string d = std::to_string(v);
+      return std::string(d.size() < width ? width - d.size() : 0, '0') + d;
+    };
+    std::string body;
+    for (const Range& r : ranges) {
+      if (!body.empty()) body += ',';
+      body += num(r.lo) + (r.hi > r.lo ? "-" + num(r.hi) : "");
+    }
+    out += ranges.size() == 1 && ranges[0].lo == ranges[0].hi ? prefix + body : prefix + "[" + body + "]";
+    ranges.clear();
+  };
+  for (const std::string& n : names) {
+    size_t d = n.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(n[d - 1]))) --d;
+    if (d == n.size() || n.size() - d > 9) {  // no number: a name of its own
+      flush();
+      out += (out.empty() ? "" : ",") + n;
+      continue;
+    }
+    const std::string p = n.substr(0, d);
+    const size_t w = n[d] == '0' && n.size() - d > 1 ? n.size() - d : 0;
+    const long v = std::stol(n.substr(d));
+    if (ranges.empty() || p != prefix || w != width) {
+      flush();
+      prefix = p;
+      width = w;
+    }
+    if (!ranges.empty() && ranges.back().hi + 1 == v) {
+      ranges.back().hi = v;
+    } else {
+      ranges.push_back({v, v});
+    }
+  }
+  flush();
+  return out;
+}
+
 }  // namespace
 
 int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -39,8 +91,36 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     AnswerMetaOption("scontrol", {"--help"}, out);
     return a.empty() ? 1 : 0;
   }
+  // Every command of Slurm's scontrol has a row (ScontrolCommandTable): refused ones say why.
+  const ScontrolCommandSpec* command = FindScontrolCommand(a);
+  if (command == nullptr) {
+    err << "scontrol: error: Invalid keyword: " << a[0] << "\n";
+    return 1;
+  }
+  const std::string_view name = command->name;
+  if (command->use == OptionUse::kUnsupported) {
+    err << "scontrol: error: " << name << " is not supported by Muster: " << command->note << "\n";
+    return 1;
+  }
+  if (command->use == OptionUse::kIgnored) return 0;
+  if (name == "version") return AnswerMetaOption("scontrol", {"--version"}, out);
+  if (name == "show hostlist" || name == "show hostlistsorted") {
+    // Slurm: the names (a list or a hostlist expression) as one expression; "hostlist" keeps their
+    // order, "hostlistsorted" sorts them.
+    if (a.size() < 3) {
+      err << "scontrol: error: host list is empty\n";
+      return 1;
+    }
+    StatusOr<std::vector<std::string>> names = ExpandHostlist(a[2]);
+    if (!names.ok()) {
+      err << "scontrol: error: " << names.status().message() << "\n";
+      return 1;
+    }
+    out << (name == "show hostlist" ? OrderedHostlist(*names) : CompressHostlist(*names)) << "\n";
+    return 0;
+  }
   // show hostnames needs no controller.
-  if (a[0] == "show" && a.size() >= 2 && (a[1] == "hostnames" || a[1] == "hostname")) {
+  if (name == "show hostnames") {
     std::string list = a.size() >= 3 ? a[2] : "";
     if (list.empty()) {
       const char* env = std::getenv("SLURM_JOB_NODELIST");
@@ -60,7 +140,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scontrol", c.status(), err);
-  const std::string verb = a[0];
+  const std::string verb = Lower(a[0]);
   if (verb == "ping") {
     StatusOr<PingAnswer> r = (*c)->Ping();
     out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
@@ -132,8 +212,9 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "scontrol: error: invalid entity: " << what << " for keyword:show\n";
     return 1;
   }
-  if ((verb == "hold" || verb == "release" || verb == "uhold" || verb == "requeue") && a.size() >= 2) {
-    const std::string op = verb == "uhold" ? "hold" : verb;
+  if ((name == "hold" || name == "release" || name == "uhold" || name == "holdu" || name == "requeue") &&
+      a.size() >= 2) {
+    const std::string op = name == "uhold" || name == "holdu" ? "hold" : std::string(name);
     int rc = 0;
     for (const std::string& s : Split(a[1], ',')) {
       if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) {

@@ -19,6 +19,7 @@
 #include "cli/srun_step.h"
 #include "model/hostlist.h"
 #include "model/step_layout.h"
+#include "report/slurm_format.h"
 
 namespace muster {
 
@@ -171,12 +172,30 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   submit.resource_args = resources;
   submit.name = name;
   submit.interactive = true;
-  submit.workdir = cwd;
+  submit.workdir = StepDirectory(opt.chdir, cwd);
   submit.account = opt.account;
   submit.qos = opt.qos;
   submit.requeue = false;
   submit.submit_host = LocalHostname();
   submit.submit_sid = static_cast<int64_t>(getsid(0));
+  submit.hold = opt.hold;
+  submit.comment = opt.comment;
+  submit.dependency = opt.dependency;
+  submit.nice = opt.nice;
+  if (opt.test_only) {
+    // As sbatch --test-only, in Slurm's words (src/api/allocate.c): "srun: Job 7 to start at ...
+    // using 2 processors on nodes n[1-2] in partition gpu", or "allocation failure: <why>".
+    StatusOr<WillRun> w = (*c)->TestOnly(submit);
+    if (!w.ok()) {
+      err << "allocation failure: " << w.status().message() << "\n";
+      return 1;
+    }
+    err << "srun: Job " << w->job_id << " to start at "
+        << (w->start_time > 0 ? FormatSlurmTime(w->start_time) : std::string("Unknown")) << " using " << w->cpus
+        << " processors on nodes " << (w->start_time > 0 ? w->nodes : std::string("(unknown)")) << " in partition "
+        << w->partition << "\n";
+    return 0;
+  }
   StatusOr<int64_t> r = (*c)->Submit(submit);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "srun: error: " << (*c)->user_msg() << "\n";
@@ -209,6 +228,8 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
   if (!opt->cpu_bind.empty()) err << "srun: cluster configuration lacks support for cpu binding\n";
   if (opt->no_allocate) return RunWithoutAllocation(*opt, out, err);
+  // --test-only asks about a new allocation of the options, inside one too; nothing runs.
+  if (opt->test_only) return RunInNewAllocation(*opt, out, err);
   std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
   if (job.empty()) return RunInNewAllocation(*opt, out, err);

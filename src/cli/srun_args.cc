@@ -1,6 +1,8 @@
 #include "cli/srun_args.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -19,7 +21,8 @@ namespace {
 enum Opt : int {
   kNtasks, kNodes, kNtasksPerNode, kLabel, kJobName, kKillOnBadExit, kUnbuffered, kHelp, kUsage, kVersion,
   kResource, kAccount, kQos, kJobid, kExport, kMultiProg, kOutput, kError, kInput, kTaskProlog, kTaskEpilog,
-  kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind,
+  kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind, kChdir, kHold, kTestOnly,
+  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured,
 };
 using Arg = OptionArg;
 using Kind = OptionUse;
@@ -38,7 +41,8 @@ constexpr OptionSpec kSrunOptions[] = {
     {"pty", 0, Arg::kOptional, Kind::kOwn, Opt::kPty},
     {"output", 'o', Arg::kRequired, Kind::kOwn, Opt::kOutput},
     {"overlap", 0, Arg::kNone, Kind::kOwn, Opt::kOverlap},
-    {"overcommit", 'O', Arg::kNone, Kind::kOwn, Opt::kOvercommit},
+    {"overcommit", 'O', Arg::kNone, Kind::kOwn, Opt::kOvercommit, nullptr,
+     "for the step; a new allocation still gets a CPU per task"},
     {"exact", 0, Arg::kNone, Kind::kOwn, Opt::kExact},
     {"task-epilog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskEpilog},
     {"task-prolog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskProlog},
@@ -72,6 +76,131 @@ constexpr OptionSpec kSrunOptions[] = {
     {"unbuffered", 'u', Arg::kNone, Kind::kOwn, Opt::kUnbuffered},
     {"usage", 0, Arg::kNone, Kind::kMeta, Opt::kUsage},
     {"version", 'V', Arg::kNone, Kind::kMeta, Opt::kVersion},
+    // The other options of Slurm 22.05's srun (src/common/slurm_opt.c, `srun --help`).
+    {"chdir", 'D', Arg::kRequired, Kind::kOwn, Opt::kChdir, nullptr,
+     "the tasks' directory; relative -o/-e/-i files are found from it"},
+    {"hold", 'H', Arg::kNone, Kind::kOwn, Opt::kHold, nullptr,
+     "a new allocation is submitted held; srun waits until it is released (inside one: no effect)"},
+    {"test-only", 0, Arg::kNone, Kind::kOwn, Opt::kTestOnly, nullptr,
+     "when and where a new allocation of the options would start; nothing runs"},
+    {"quit-on-interrupt", 0, Arg::kNone, Kind::kOwn, Opt::kQuitOnInterrupt, nullptr,
+     "one Ctrl-C sends SIGINT to the tasks at once (Slurm aborts the step)"},
+    {"comment", 0, Arg::kRequired, Kind::kOwn, Opt::kComment, nullptr, "a new allocation's (inside one: no effect)"},
+    {"dependency", 'd', Arg::kRequired, Kind::kOwn, Opt::kDependency, nullptr,
+     "a new allocation's (inside one: no effect)"},
+    {"nice", 0, Arg::kOptional, Kind::kOwn, Opt::kNice, nullptr, "a new allocation's (inside one: no effect)"},
+    {"mpi", 0, Arg::kRequired, Kind::kOwn, Opt::kMpi, nullptr,
+     "only none: Muster starts no PMI server (pmi2, pmix are refused)"},
+    {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: Muster samples no per-task accounting"},
+    {"compress", 0, Arg::kOptional, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: srun sends no files (--bcast is refused)"},
+    {"cpu-freq", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: Muster sets no CPU frequency"},
+    {"ctrl-comm-ifhn", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: the nodes reach srun through its own connection"},
+    {"disable-status", 'X', Arg::kNone, Kind::kOwn, Opt::kQuitOnInterrupt, nullptr,
+     "one Ctrl-C sends SIGINT to the tasks at once, without the tasks' states"},
+    {"gpu-freq", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: Muster sets no GPU frequency"},
+    {"mail-type", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster sends no mail"},
+    {"mail-user", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster sends no mail"},
+    {"profile", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: Muster has no profiling plugin"},
+    {"propagate", 0, Arg::kOptional, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: the tasks have the job's limits"},
+    {"quiet", 'Q', Arg::kNone, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: srun prints only Slurm's lines and errors"},
+    {"slurmd-debug", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: musterd's log level is set on its command line"},
+    {"slurmd_debug", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, "slurmd-debug",
+     "no effect: musterd's log level is set on its command line"},
+    {"threads", 'T', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: each node's agent starts its tasks; there is no launch fan-out to tune"},
+    {"verbose", 'v', Arg::kNone, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: srun prints no more"},
+    {"wait", 'W', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
+     "no effect: the other tasks run on after one exits, as with -W 0 (-K ends them on a failure)"},
+    {"wckey", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster has no workload keys"},
+    {"bb", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
+    {"bbf", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
+    {"bcast", 0, Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: files are not copied to the nodes (use a shared file system)"},
+    {"bcast-exclude", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: --bcast is refused"},
+    {"begin", 'b', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented for srun: `salloc --begin`, then srun inside"},
+    {"cluster-constraint", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "one cluster: Muster has no other clusters to name"},
+    {"clusters", 'M', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "one cluster: Muster has no other clusters to name"},
+    {"container", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster runs no OCI containers"},
+    {"contiguous", 0, Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: nodes are not chosen for contiguity"},
+    {"core-spec", 'S', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "Muster reserves no cores for the system"},
+    {"cores-per-socket", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"deadline", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
+    {"delay-boot", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster does not reboot nodes"},
+    {"distribution", 'm', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: tasks fill each node in turn (block); arbitrary (SLURM_HOSTFILE) neither"},
+    {"epilog", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: --task-epilog runs on the nodes"},
+    {"extra-node-info", 'B', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"gpus-per-socket", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places GPUs per node"},
+    {"gres-flags", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
+    {"het-group", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "Muster has no heterogeneous jobs"},
+    {"licenses", 'L', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no licenses"},
+    {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no MCS labels"},
+    {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: memory is not bound to NUMA nodes"},
+    {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: ask CPUs with -c or --ntasks-per-node"},
+    {"mpi-combine", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "Muster has no heterogeneous jobs"},
+    {"network", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no network plugin"},
+    {"no-kill", 'k', Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: a node that fails ends the job (or requeues it)"},
+    {"ntasks-per-core", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"ntasks-per-socket", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"oversubscribe", 's', Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: jobs never share CPUs (steps share with --overlap)"},
+    {"power", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no power management"},
+    {"preserve-env", 'E', Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: SLURM_NNODES and SLURM_NTASKS are the step's"},
+    {"priority", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: priorities come from the priority factors"},
+    {"prolog", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: --task-prolog runs on the nodes"},
+    {"reboot", 0, Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster does not reboot nodes"},
+    {"relative", 'r', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: -w names the step's nodes"},
+    {"reservation", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no reservations"},
+    {"resv-ports", 0, Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: no ports are reserved for MPI"},
+    {"send-libs", 0, Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: --bcast is refused"},
+    {"signal", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented for srun: `sbatch --signal`"},
+    {"sockets-per-node", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"spread-job", 0, Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
+    {"switches", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: no count of switches is asked"},
+    {"thread-spec", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "Muster reserves no threads for the system"},
+    {"threads-per-core", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: Muster places CPUs, not sockets and cores"},
+    {"time-min", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "not implemented: a job runs for its --time"},
+    {"tmp", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
+     "Muster does not track the nodes' temporary disk"},
+    {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
 };
 
 Status Error(const std::string& text) { return InvalidArgument(text); }
@@ -125,14 +254,45 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
   const OptionSpec& o = *occurrence.spec;
   const std::string value = occurrence.value.value_or("");
   const bool has_value = occurrence.value.has_value();
+  if (o.use == Kind::kUnsupported) return Error("srun: error: --" + o.Canonical() + " is not supported by Muster\n");
+  if (o.use == Kind::kIgnored) return Status::Ok();
   switch (static_cast<Opt>(o.id)) {
+    case Opt::kNotHonoured: break;
+    case Opt::kChdir: out->chdir = value; break;
+    case Opt::kHold: out->hold = true; break;
+    case Opt::kTestOnly: out->test_only = true; break;
+    case Opt::kQuitOnInterrupt: out->quit_on_interrupt = true; break;
+    case Opt::kComment: out->comment = value; break;
+    case Opt::kDependency: out->dependency = value; break;
+    case Opt::kNice: {
+      // --nice without a value is 100, as in Slurm; a negative one is for admins (the controller checks).
+      if (!has_value) {
+        out->nice = 100;
+        break;
+      }
+      char* end = nullptr;
+      errno = 0;
+      const long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || n > 2147483645LL || n < -2147483645LL) {
+        return Error("srun: error: Invalid --nice value: " + value + "\n");
+      }
+      out->nice = n;
+      break;
+    }
+    case Opt::kMpi:
+      if (value != "none") {
+        return Error("srun: error: --mpi=" + value + " is not supported by Muster: it starts no PMI server (only --mpi=none)\n");
+      }
+      break;
     case Opt::kNtasks: {
       ASSIGN_OR_RETURN(out->ntasks, Count(value, "number of tasks", 1));
       break;
     }
     case Opt::kNodes: {
-      // "min[-max]": inside an allocation the step takes the minimum.
-      const std::string min = value.substr(0, value.find('-'));
+      // "min[-max]": inside an allocation the step takes the minimum. An empty minimum ("-3") is 1,
+      // as Slurm's verify_node_count reads it.
+      std::string min = value.substr(0, value.find('-'));
+      if (min.empty() && value.starts_with("-")) min = "1";
       StatusOr<int> n = Count(min, "number of nodes", 1);
       if (!n.ok()) return Error("srun: error: invalid node count `" + value + "'\n");
       out->nnodes = *n;
@@ -367,6 +527,12 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
 
 OptionTable SrunOptionTable() { return kSrunOptions; }
 
+std::string StepDirectory(const std::string& chdir, const std::string& cwd) {
+  if (chdir.empty()) return cwd;
+  if (chdir[0] == '/' || cwd.empty()) return chdir;
+  return cwd + (cwd.back() == '/' ? "" : "/") + chdir;
+}
+
 bool ShapesStep(const std::string& resource_arg) {
   for (const char* p : {"--cpus-per-task=", "--exclusive=", "--mem=", "--mem-per-cpu=", "--mem-per-gpu=", "--gres=",
                         "--gpus=", "--constraint=",
@@ -381,7 +547,8 @@ std::string SrunUsage() {
          "            [-c ncpus] [-G gpus] [--gres=list] [-p partition] [-t time] [--mem=MB]\n"
          "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] [--jobid=id] [--multi-prog]\n"
          "            [-o out] [-e err] [-i in] [--export=env] [--task-prolog=file]\n"
-         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] [-Z] executable [args...]\n";
+         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] [-Z] [-D path] [-H]\n"
+         "            [--test-only] executable [args...]\n";
 }
 
 std::string SrunHelp() {
@@ -422,6 +589,12 @@ std::string SrunHelp() {
          "  -I, --immediate[=secs]      a new allocation: give up unless granted within secs\n"
          "  -Z, --no-allocate           run on the -w nodes without a job (root and the cluster's\n"
          "                              own user only; nothing is held or accounted)\n"
+         "  -D, --chdir=path            the tasks' working directory (default: srun's)\n"
+         "      --quit-on-interrupt     one Ctrl-C signals the tasks (default: two within a second)\n"
+         "      --mpi=none              no PMI server (the only type Muster has)\n"
+         "      --test-only             when and where a new allocation would start; nothing runs\n"
+         "  -H, --hold                  a new allocation is submitted held (srun waits for its release)\n"
+         "  -d, --dependency=list       a new allocation's dependency;  --nice[=adj], --comment=text\n"
          "\n"
          "Allocation options (-c, --mem, --mem-per-cpu, --mem-per-gpu, -w, -x, -C, -t and the GPU\n"
          "options also shape a step inside an allocation; the others apply to a new allocation\n"

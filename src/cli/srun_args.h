@@ -67,6 +67,12 @@ struct SrunOptions {
   // -t/--time (also in resource_args): inside an allocation the step's time limit, in seconds
   // (0 = none, as UNLIMITED).
   int64_t time_limit_s = 0;
+  std::string chdir;                 // -D/--chdir: the tasks' directory ("" = srun's own)
+  bool hold = false;                 // -H/--hold: a new allocation is submitted held
+  bool test_only = false;            // --test-only: when and where a new allocation would start
+  bool quit_on_interrupt = false;    // --quit-on-interrupt, -X: one Ctrl-C signals the tasks
+  std::string comment, dependency;   // --comment, -d/--dependency: a new allocation's
+  int64_t nice = 0;                  // --nice[=adj]: a new allocation's
 };
 
 // One line of a --multi-prog file, for the tasks it names.
@@ -91,6 +97,9 @@ OptionTable SrunOptionTable();
 // (-c and --exclusive: its CPUs; --mem, --mem-per-cpu: its memory; the GPU options: its GPUs);
 // the others apply to a new allocation only.
 bool ShapesStep(const std::string& resource_arg);
+
+// The tasks' directory: -D/--chdir's (relative to srun's own `cwd`), else `cwd`.
+std::string StepDirectory(const std::string& chdir, const std::string& cwd);
 
 std::string SrunUsage();
 std::string SrunHelp();

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <span>
+
 namespace muster {
 namespace {
 
@@ -40,6 +42,8 @@ TEST(ParseSrunArgs, OptionsStopAtTheCommand) {
   EXPECT_FALSE(Parse({"--kill-on-bad-exit=0", "true"}).kill_on_bad_exit);
   EXPECT_TRUE(Parse({"--kill-on-bad=1", "true"}).kill_on_bad_exit);  // unique prefix
   EXPECT_EQ(Parse({"-N", "2-4", "true"}).nnodes, 2);
+  EXPECT_EQ(Parse({"-N-3", "true"}).nnodes, 1);  // Slurm: an empty minimum is 1
+  EXPECT_EQ(Parse({"--nodes=-3", "true"}).nnodes, 1);
   EXPECT_TRUE(Parse({"--help"}).help);
   EXPECT_TRUE(Parse({"-V"}).version);
 }
@@ -210,6 +214,60 @@ TEST(MultiProg, ErrorsNameTheLineAndTheTask) {
   EXPECT_FALSE(ParseMultiProg("0 'a\n1 b\n", "c.conf", 2).ok());
   EXPECT_FALSE(ParseMultiProg("0\n1 b\n", "c.conf", 2).ok());
   EXPECT_FALSE(ParseMultiProg("x-1 a\n", "c.conf", 2).ok());
+}
+
+}  // namespace
+}  // namespace muster
+
+namespace muster {
+namespace {
+
+TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
+  SrunOptions o = Parse({"-D", "sub/dir", "-H", "--test-only", "--quit-on-interrupt", "--comment=why", "-d",
+                         "afterok:12", "--nice=5", "--mpi=none", "true"});
+  EXPECT_EQ(o.chdir, "sub/dir");
+  EXPECT_TRUE(o.hold);
+  EXPECT_TRUE(o.test_only);
+  EXPECT_TRUE(o.quit_on_interrupt);
+  EXPECT_EQ(o.comment, "why");
+  EXPECT_EQ(o.dependency, "afterok:12");
+  EXPECT_EQ(o.nice, 5);
+  EXPECT_EQ(Parse({"--nice", "true"}).nice, 100);  // an optional value is never the next word
+  EXPECT_EQ(ErrorOf({"--nice=x", "true"}), "srun: error: Invalid --nice value: x\n");
+  EXPECT_NE(ErrorOf({"--mpi=pmix", "true"}).find("--mpi=pmix is not supported by Muster"), std::string::npos);
+  // Accepted without effect: they change nothing srun does (the table's notes say why).
+  EXPECT_TRUE(Parse({"-X", "true"}).quit_on_interrupt);  // Slurm: SIGINT forwarded at once
+  o = Parse({"-v", "-Q", "-T", "4", "-W", "0", "--slurmd-debug=3", "--cpu-freq=high", "true"});
+  EXPECT_EQ(o.command, (Args{"true"}));
+  EXPECT_EQ(o.ntasks, 0);  // no row of no effect lands on another option
+  // Refused by name, with exit 1 (not getopt's complaint).
+  EXPECT_EQ(ErrorOf({"--tmp=10G", "true"}), "srun: error: --tmp is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf({"--mincpus=4", "true"}), "srun: error: --mincpus is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf({"-k", "true"}), "srun: error: --no-kill is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf({"-m", "arbitrary", "true"}), "srun: error: --distribution is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf({"--slurmd_debug=2", "-M", "x", "true"}), "srun: error: --clusters is not supported by Muster\n");
+}
+
+TEST(ParseSrunArgs, EveryOptionOfTheTableIsFound) {
+  for (const OptionSpec& spec : std::span<const OptionSpec>(SrunOptionTable())) {
+    Args args = {std::string("--") + spec.name};
+    if (spec.arg == OptionArg::kRequired) args.push_back("none");
+    args.push_back("true");
+    StatusOr<SrunOptions> o = ParseSrunArgs(args);
+    const std::string m = o.ok() ? "" : o.status().message();
+    EXPECT_EQ(m.find("unrecognized option"), std::string::npos) << spec.name << ": " << m;
+    EXPECT_EQ(m.find("is ambiguous"), std::string::npos) << spec.name << ": " << m;
+    if (spec.use == OptionUse::kUnsupported) {
+      EXPECT_EQ(m, "srun: error: --" + spec.Canonical() + " is not supported by Muster\n") << spec.name;
+    }
+  }
+}
+
+TEST(StepDirectory, ChdirIsRelativeToSrunsDirectory) {
+  EXPECT_EQ(StepDirectory("", "/home/a"), "/home/a");
+  EXPECT_EQ(StepDirectory("/scratch", "/home/a"), "/scratch");
+  EXPECT_EQ(StepDirectory("run1", "/home/a"), "/home/a/run1");
+  EXPECT_EQ(StepDirectory("run1", "/"), "/run1");
 }
 
 }  // namespace

@@ -244,11 +244,13 @@ Status StepSession::Listen(bool tcp) {
 }
 
 void StepSession::LaunchAll(const JobRecord& job) {
-  char cwd[PATH_MAX] = {0};
-  if (getcwd(cwd, sizeof cwd) == nullptr) cwd[0] = '\0';
+  char here[PATH_MAX] = {0};
+  if (getcwd(here, sizeof here) == nullptr) here[0] = '\0';
+  // -D/--chdir: the tasks' directory, where relative -o/-e files are found too.
+  const std::string cwd = StepDirectory(opt_.chdir, here);
   const std::vector<std::string> env = SubmitEnvironment(opt_.export_mode);
   const auto absolute = [&](const std::string& p) {
-    return p.empty() || p[0] == '/' ? p : std::string(cwd) + "/" + p;
+    return p.empty() || p[0] == '/' ? p : cwd + "/" + p;
   };
   // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
   // the nodes append to them.
@@ -380,7 +382,7 @@ void StepSession::HandleSignal(int sig) {
     return;
   }
   const int64_t now = NowMs();
-  if (now - last_interrupt_ms_ < 1000) {
+  if (now - last_interrupt_ms_ < 1000 || opt_.quit_on_interrupt) {
     Emit(err_, "srun: sending Ctrl-C to " + StepId() + "\n");
     user_signalled_ = true;
     Forward(SIGINT);

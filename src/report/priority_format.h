@@ -25,10 +25,17 @@ struct SprioOptions {
   bool no_header = false;   // -h
   bool weights = false;     // -w: only the weights
   bool show_user = false;   // -u given: a USER column
+  // -o/--format: Slurm's "%[.][width]<letter>" fields with text between them (ValidSprioFormat);
+  // "" = the columns above.
+  std::string format;
 };
 // Columns as Slurm's sprio: JOBID PARTITION [USER] PRIORITY SITE, then AGE FAIRSHARE JOBSIZE
-// PARTITION QOS for the factors whose weight is not zero (all of them with -l). Rows by job id.
+// PARTITION QOS for the factors whose weight is not zero; with -l all of them, ASSOC (always 0:
+// Muster has no association factor) after AGE, then NICE and TRES (empty). Rows by job id.
 std::string FormatSprio(const std::vector<SprioRow>& rows, const SprioWeights& w, const SprioOptions& o);
+// "" when every field of an -o format is one Slurm's sprio knows (src/sprio/print.c: a A b B c f F
+// i j J N p P q Q r S t T u y Y), else the first unknown letter.
+std::string InvalidSprioField(const std::string& format);
 
 // ---- sshare ----
 struct SshareRow {

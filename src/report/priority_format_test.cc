@@ -36,13 +36,33 @@ TEST(SprioFormatTest, UsersNormalizedLongAndWeights) {
   o = {};
   o.long_list = true;
   EXPECT_EQ(FormatSprio({Rows()[1]}, w, o),
-            "          JOBID PARTITION     USER   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS       NICE\n"
-            "              3 debug          bob       2750          0        250       2500          0       1000          0          0\n");
+            "          JOBID PARTITION     USER   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  PARTITION        QOS        NICE                 TRES\n"
+            "              3 debug          bob       2750          0        250          0       2500          0       1000          0           0\n");
   o = {};
   o.weights = true;
   EXPECT_EQ(FormatSprio(Rows(), w, o),
             "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE  PARTITION\n"
             "        Weights                               1       1000      10000       1000\n");
+}
+
+TEST(SprioFormatTest, FormatFieldsAsSlurmsPrintC) {
+  SprioWeights w{1000, 10000, 0, 1000, 0};
+  SprioOptions o;
+  o.format = "%.15i %9r %.8u %.10Y %A|%.6a|%b %B%N%S";
+  EXPECT_EQ(FormatSprio({Rows()[1]}, w, o),
+            "          JOBID PARTITION     USER   PRIORITY AGE|   AGE|ASSOC ASSOCNICESITE\n"
+            "              3 debug          bob       2750 250|0.2500|0.0000000 000\n");
+  o.format = ">%i %y<";
+  o.no_header = true;
+  EXPECT_EQ(FormatSprio({Rows()[0]}, w, o), ">12 0.00000244472176<\n");
+  o.no_header = false;
+  o.weights = true;
+  o.format = "%.15i %.10F %5S";
+  EXPECT_EQ(FormatSprio(Rows(), w, o),
+            "          JOBID  FAIRSHARE SITE \n"
+            "        Weights      10000 1    \n");
+  EXPECT_EQ(InvalidSprioField("%.15i %z"), "z");
+  EXPECT_EQ(InvalidSprioField("%.15i %Y %T"), "");
 }
 
 TEST(SshareFormatTest, RootThenTheTreeIndented) {
