@@ -42,15 +42,24 @@ TEST_F(Srun, GangStepRunsATaskOnEveryNodeWithItsGpusAndSlurmsEnvironment) {
                                   "srun -n 4 -O -l bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_LOCALID "
                                   "$SLURM_STEP_ID $SLURM_TASKS_PER_NODE'\n"
                                   "srun --nodes=1 hostname >/dev/null && echo one-node-ok\n"
+                                  // srun's input variables, as Slurm's srun reads them: SLURM_NTASKS is its
+                                  // -n (two tasks on one node of one CPU), SLURM_NNODES (the job's, 2) its -N
+                                  "SLURM_NTASKS=2 srun --nodes=1 hostname >/dev/null || echo one-node-two-tasks-refused\n"
                                   "srun -w node2 bash -c 'echo on-w $SLURMD_NODENAME $SLURM_NODEID'\n"
-                                  "srun -x node2 bash -c 'echo on-x $SLURMD_NODENAME $SLURM_NNODES'\n"
+                                  "srun -x node2 true || echo x-refused\n"
+                                  "srun -N1 -x node2 bash -c 'echo on-x $SLURMD_NODENAME $SLURM_NNODES'\n"
                                   "srun -w node9 true || echo not-the-jobs\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
   const std::string out = Output(id);
   for (const std::string& line : std::vector<std::string>{
            "0: 0 node1 0,1,2,3 0 2 2 0 0\n", "1: 1 node2 0,1,2,3 0 2 2 1 0\n", "0: 0 node1 0 1 2(x2)\n",
         "1: 1 node1 1 1 2(x2)\n", "2: 2 node2 0 1 2(x2)\n", "3: 3 node2 1 1 2(x2)\n", "one-node-ok\n",
-        "on-w node2 0\n", "on-x node1 1\n",
+        "Unable to create step for job " + std::to_string(id) + ": More processors requested than permitted\n"
+        "one-node-two-tasks-refused\n",
+        "on-w node2 1\n", "on-w node1 0\n",  // -w's node, and SLURM_NNODES's second (Slurm's too)
+        "srun: error: Only allocated 1 nodes asked for 2\nsrun: error: Are required nodes explicitly excluded?\n"
+        "x-refused\n",
+        "on-x node1 1\n",
         "Unable to create step for job " + std::to_string(id) + ": Requested node configuration is not available\n",
         "not-the-jobs\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
@@ -76,7 +85,7 @@ TEST_F(Srun, ExitCodesAndSlurmsMessages) {
        {"0: out-0\n", "1: err-1\n", "srun: error: node2: task 1: Exited with exit code 3\nrc=3\n",
         "srun: error: node1: task 0: Killed\nrc=137\n", "srun: error: node2: task 1: Exited with exit code 2\n",
         "srun: error: Only allocated 2 nodes asked for 3\nrc=1\n",
-        "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nrc=0\n"}) {
+        "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nrc=0\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
   EXPECT_NE(out.find("cannot execute 'no-such-program-xyz'"), std::string::npos) << out;
@@ -241,7 +250,9 @@ TEST_F(Srun, MultiProgOutputFilesTaskPrologExportAndLimits) {
        {"batch umask=0027 nofile=300\n", "0: zero 0\n1: rest 1 0\n2: rest 2 1\n3: rest 3 2\n", "files rc=0\n",
         "only1\n", "hi-from-prolog\ngot=p0\n", "none secret=unset job=", "list secret=unset x=7\n",
         "step umask=0077 nofile=200\n",
-        "srun: cluster configuration lacks support for cpu binding\nbind rc=0\n",
+        // (SLURM_NNODES=2 is srun's -N, as in Slurm: one task warns)
+        "srun: cluster configuration lacks support for cpu binding\n"
+        "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nbind rc=0\n",
         "bind-none-ok\n", "cpt=2 own-pid=y srun-at=127.0.0.1 launch=127.0.0.1\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
@@ -291,9 +302,31 @@ TEST_F(Srun, StepsWaitForCpusHeldByOtherStepsUnlessExactOrOverlapping) {
 TEST_F(Srun, ExclusiveStepsSpreadOverTheJobsNodes) {
   const int64_t id = SubmitScript("-N 2 -n 2",
                                   "for i in 1 2; do srun -n1 --exclusive bash -c 'echo on=$SLURMD_NODENAME; sleep 2' & done\n"
-                                  "wait\n");
+                                  "wait\n"
+                                  "srun -v true\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
   const std::string out = Output(id);
+  // srun -v: the lines Slurm 22.05's srun -v prints (the options srun read from the job's
+  // environment, the allocation, the launch and each end).
+  const std::string sid = std::to_string(id);
+  for (const std::string& line : std::vector<std::string>{
+           "srun: defined options\nsrun: -------------------- --------------------\n"
+           "srun: (null)              : node[1-2]\nsrun: jobid               : " + sid + "\n"
+           "srun: nodes               : 2\nsrun: ntasks              : 2\nsrun: verbose             : 1\n"
+           "srun: -------------------- --------------------\nsrun: end of defined options\n"
+           "srun: jobid " + sid + ": nodes(2):`node[1-2]', cpu counts: 1(x2)\n"
+           "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n"
+           "srun: launching StepId=" + sid + ".2 on host node1, 1 tasks: 0\n"
+           "srun: launching StepId=" + sid + ".2 on host node2, 1 tasks: 1\n"
+           "srun: route/default: init: route default plugin loaded\n"
+           "srun: launch/slurm: _task_start: Node node1, 1 tasks started\n"
+           "srun: launch/slurm: _task_start: Node node2, 1 tasks started\n",
+           "srun: launch/slurm: _task_finish: Received task exit notification for 1 task of StepId=" + sid +
+               ".2 (status=0x0000).\n",
+           "srun: launch/slurm: _task_finish: node1: task 0: Completed\n",
+           "srun: launch/slurm: _task_finish: node2: task 1: Completed\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
+  }
   EXPECT_NE(out.find("on=node1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("on=node2\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("retrying"), std::string::npos) << "the two steps ran side by side:\n" << out;
@@ -557,7 +590,9 @@ TEST_F(Srun, TorchrunAndSlurmVariableReadersFormOneProcessGroup) {
       "head=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
       "echo head=$head nodes=$SLURM_NNODES\n"
       "export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000)) GLOO_SOCKET_IFNAME=lo\n"
-      "srun -N \"$SLURM_NNODES\" --ntasks-per-node=1 sh -c '/usr/bin/python3 -m torch.distributed.run "
+      // One launcher per node: -n, as under Slurm (whose srun reads the job's SLURM_NTASKS=4 as -n
+      // and would drop --ntasks-per-node=1 with a warning)
+      "srun -N \"$SLURM_NNODES\" -n \"$SLURM_NNODES\" sh -c '/usr/bin/python3 -m torch.distributed.run "
       "--nnodes=$SLURM_NNODES --node_rank=$SLURM_NODEID --nproc_per_node=2 --redirects=1 --tee=1 "
       "--log_dir=torch-logs-$SLURM_NODEID --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT dist.py torchrun' "
       "| grep -o 'torchrun .*' | sort\n"

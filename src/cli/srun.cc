@@ -217,7 +217,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
 }  // namespace
 
 int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  StatusOr<SrunOptions> opt = ParseSrunArgs(args);
+  StatusOr<SrunOptions> opt = ParseSrunArgs(args, [](const char* name) { return std::getenv(name); });
   if (!opt.ok()) {
     err << opt.status().message();
     // getopt's complaints end like Slurm's option errors, which exit -1 (255); the rest exit 1.
@@ -227,6 +227,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->usage) return out << SrunUsage(), 0;
   if (opt->version) return out << "muster 0.1.0 (srun)\n", 0;
   if (!opt->cpu_bind.empty()) err << "srun: cluster configuration lacks support for cpu binding\n";
+  if (opt->verbose > 0) err << DefinedOptionsText(*opt);
   if (opt->no_allocate) return RunWithoutAllocation(*opt, out, err);
   // --test-only asks about a new allocation of the options, inside one too; nothing runs.
   if (opt->test_only) return RunInNewAllocation(*opt, out, err);
@@ -242,11 +243,33 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "srun: error: Invalid job id specified: SLURM_JOB_ID=" << job << "\n";
     return 1;
   }
-  const std::string nodes = Env("SLURM_JOB_NUM_NODES");
-  if (opt->nnodes > 0 && !nodes.empty() && nodes.size() < 9 &&
-      nodes.find_first_not_of("0123456789") == std::string::npos && opt->nnodes > std::stoi(nodes)) {
-    err << "srun: error: Only allocated " << nodes << " nodes asked for " << opt->nnodes << "\n";
-    return 1;
+  // A task count that --ntasks-per-node times the nodes does not make: Slurm drops the per-node
+  // count (saying so when the command line gave it, not SLURM_NTASKS_PER_NODE).
+  if (opt->ntasks > 0 && opt->ntasks_per_node > 0 && opt->nnodes > 0 && opt->ntasks != opt->nnodes * opt->ntasks_per_node) {
+    if (opt->ntasks_per_node_cli) {
+      err << "srun: Warning: can't honor --ntasks-per-node set to " << opt->ntasks_per_node
+          << " which doesn't match the requested tasks " << opt->ntasks << " with the number of requested nodes "
+          << opt->nnodes << ". Ignoring --ntasks-per-node.\n";
+    }
+    opt->ntasks_per_node = 0;
+  }
+  // More nodes than the job has (less the -x ones), as srun checks before asking (Slurm's words).
+  StatusOr<std::vector<std::string>> job_nodes = ExpandHostlist(Env("SLURM_JOB_NODELIST"));
+  if (opt->nnodes > 0 && job_nodes.ok() && !job_nodes->empty()) {
+    std::vector<std::string> excluded;
+    for (const std::string& a : opt->resource_args) {
+      if (a.rfind("--exclude=", 0) != 0) continue;
+      StatusOr<std::vector<std::string>> x = ExpandHostlist(a.substr(10));
+      if (x.ok()) excluded.insert(excluded.end(), x->begin(), x->end());
+    }
+    const long usable = std::count_if(job_nodes->begin(), job_nodes->end(), [&](const std::string& n) {
+      return std::find(excluded.begin(), excluded.end(), n) == excluded.end();
+    });
+    if (opt->nnodes > usable) {
+      err << "srun: error: Only allocated " << usable << " nodes asked for " << opt->nnodes << "\n";
+      if (usable < static_cast<long>(job_nodes->size())) err << "srun: error: Are required nodes explicitly excluded?\n";
+      return 1;
+    }
   }
   return CreateAndRunStep(*opt, std::stoll(job), out, err);
 }

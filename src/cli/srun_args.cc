@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -22,7 +23,7 @@ enum Opt : int {
   kNtasks, kNodes, kNtasksPerNode, kLabel, kJobName, kKillOnBadExit, kUnbuffered, kHelp, kUsage, kVersion,
   kResource, kAccount, kQos, kJobid, kExport, kMultiProg, kOutput, kError, kInput, kTaskProlog, kTaskEpilog,
   kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind, kChdir, kHold, kTestOnly,
-  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured,
+  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured, kVerbose,
 };
 using Arg = OptionArg;
 using Kind = OptionUse;
@@ -117,7 +118,8 @@ constexpr OptionSpec kSrunOptions[] = {
      "no effect: musterd's log level is set on its command line"},
     {"threads", 'T', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: each node's agent starts its tasks; there is no launch fan-out to tune"},
-    {"verbose", 'v', Arg::kNone, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: srun prints no more"},
+    {"verbose", 'v', Arg::kNone, Kind::kOwn, Opt::kVerbose, nullptr,
+     "-v: Slurm's defined options and launch lines; more -v add none of Slurm's debug lines"},
     {"wait", 'W', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: the other tasks run on after one exits, as with -W 0 (-K ends them on a failure)"},
     {"wckey", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster has no workload keys"},
@@ -258,6 +260,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
   if (o.use == Kind::kIgnored) return Status::Ok();
   switch (static_cast<Opt>(o.id)) {
     case Opt::kNotHonoured: break;
+    case Opt::kVerbose: ++out->verbose; break;
     case Opt::kChdir: out->chdir = value; break;
     case Opt::kHold: out->hold = true; break;
     case Opt::kTestOnly: out->test_only = true; break;
@@ -285,16 +288,20 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
       }
       break;
     case Opt::kNtasks: {
-      ASSIGN_OR_RETURN(out->ntasks, Count(value, "number of tasks", 1));
+      ASSIGN_OR_RETURN(out->ntasks, Count(value, "--ntasks", 1));
       break;
     }
     case Opt::kNodes: {
       // "min[-max]": inside an allocation the step takes the minimum. An empty minimum ("-3") is 1,
       // as Slurm's verify_node_count reads it.
-      std::string min = value.substr(0, value.find('-'));
+      const size_t dash = value.find('-');
+      std::string min = value.substr(0, dash);
       if (min.empty() && value.starts_with("-")) min = "1";
-      StatusOr<int> n = Count(min, "number of nodes", 1);
-      if (!n.ok()) return Error("srun: error: invalid node count `" + value + "'\n");
+      StatusOr<int> n = Count(min, "--nodes", 1);
+      if (!n.ok()) return Error("srun: error: \"" + min + "\" is not a valid node count\n");  // (Slurm's words)
+      if (dash != std::string::npos && !Count(value.substr(dash + 1), "--nodes", 1).ok()) {
+        return Error("srun: error: \"" + value.substr(dash + 1) + "\" is not a valid node count\n");
+      }
       out->nnodes = *n;
       break;
     }
@@ -415,11 +422,64 @@ Status ParseStepGpus(SrunOptions* out) {
 
 }  // namespace
 
-StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
+namespace {
+
+// How srun -v shows an option's value (slurm_opt.c's get functions).
+std::string DefinedValue(const OptionSpec& o, const std::optional<std::string>& value, const SrunOptions& opt) {
+  const std::string name = o.Canonical();
+  if (name == "verbose") return std::to_string(opt.verbose);
+  if (name == "exclusive") return value.value_or("exclusive");
+  if (name == "kill-on-bad-exit") return value.value_or("1");
+  if (name == "input" && value == "none") return "/dev/null";
+  if (name == "gres" && value && value->rfind("gres:", 0) != 0 && *value != "none") return "gres:" + *value;
+  if (name == "time" && value) {
+    StatusOr<int64_t> t = ParseTimeSpec(*value);
+    if (t.ok()) return *t == kUnlimited ? "UNLIMITED" : FormatTimeSpec(*t);
+  }
+  if (o.arg == Arg::kNone) return "set";
+  return value.value_or("set");
+}
+
+// Slurm lists the options in its table's order: by name, but for these.
+std::string DefinedOrderKey(const std::string& name) {
+  if (name == "threads") return "max-threads";  // (-T, --threads: its max_threads)
+  if (name == "(null)") return "alloc-nodelist";
+  if (name == "jobid") return "job";
+  return name;
+}
+
+}  // namespace
+
+StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& cli,
+                                    const std::function<const char*(const char*)>& getenv) {
   SrunOptions out;
-  const auto apply = [&out](const OptionOccurrence& o) { return Apply(o, &out); };
+  std::vector<std::string> args = getenv ? SrunEnvironmentArgs(getenv) : std::vector<std::string>{};
+  args.insert(args.end(), cli.begin(), cli.end());
+  std::map<std::string, std::pair<const OptionSpec*, std::optional<std::string>>> given;  // by name: the last
+  // Each variable is one word, one option: those after them are the command line's.
+  size_t seen = 0;
+  const size_t from_env = args.size() - cli.size();
+  const auto apply = [&](const OptionOccurrence& o) {
+    RETURN_IF_ERROR(Apply(o, &out));
+    if (seen++ >= from_env && o.spec->Canonical() == "ntasks-per-node") out.ntasks_per_node_cli = true;
+    given[o.spec->Canonical()] = {o.spec, o.value};
+    return Status::Ok();
+  };
   ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, apply));
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  for (const auto& [name, o] : given) {
+    if (o.first->use == Kind::kMeta) continue;
+    out.defined.emplace_back(name, DefinedValue(*o.first, o.second, out));
+  }
+  if (getenv) {  // srun reads these too: its job (--jobid) and the allocation's nodes
+    const char* job = getenv("SLURM_JOB_ID");
+    if (job != nullptr && *job != '\0' && !given.count("jobid")) out.defined.emplace_back("jobid", job);
+    if (const char* nodes = getenv("SLURM_JOB_NODELIST"); nodes != nullptr && *nodes != '\0') {
+      out.defined.emplace_back("(null)", nodes);
+    }
+  }
+  std::sort(out.defined.begin(), out.defined.end(),
+            [](const auto& a, const auto& b) { return DefinedOrderKey(a.first) < DefinedOrderKey(b.first); });
   RETURN_IF_ERROR(ParseStepGpus(&out));
   if (out.command.empty() && !out.help && !out.usage && !out.version) {
     return Error("srun: fatal: No command given to execute.\n");
@@ -523,6 +583,67 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
     }
   }
   return argv;
+}
+
+std::vector<std::string> SrunEnvironmentArgs(const std::function<const char*(const char*)>& getenv) {
+  enum class VarKind { kValue, kFlag, kOptional };
+  static constexpr struct {
+    const char* var;
+    const char* option;
+    VarKind kind;
+  } kVars[] = {
+      {"SLURM_ACCOUNT", "--account", VarKind::kValue},         {"SLURM_EXACT", "--exact", VarKind::kFlag},
+      {"SLURM_EXCLUSIVE", "--exclusive", VarKind::kOptional},  {"SLURM_EXPORT_ENV", "--export", VarKind::kValue},
+      {"SLURM_KILL_BAD_EXIT", "--kill-on-bad-exit", VarKind::kOptional},
+      {"SLURM_LABELIO", "--label", VarKind::kFlag},            {"SLURM_NNODES", "--nodes", VarKind::kValue},
+      {"SLURM_NPROCS", "--ntasks", VarKind::kValue},           {"SLURM_NTASKS", "--ntasks", VarKind::kValue},
+      {"SLURM_NTASKS_PER_NODE", "--ntasks-per-node", VarKind::kValue},
+      {"SLURM_OVERCOMMIT", "--overcommit", VarKind::kFlag},    {"SLURM_OVERLAP", "--overlap", VarKind::kFlag},
+      {"SLURM_PARTITION", "--partition", VarKind::kValue},     {"SLURM_QOS", "--qos", VarKind::kValue},
+      {"SLURM_STDERRMODE", "--error", VarKind::kValue},        {"SLURM_STDINMODE", "--input", VarKind::kValue},
+      {"SLURM_STDOUTMODE", "--output", VarKind::kValue},       {"SLURM_TIMELIMIT", "--time", VarKind::kValue},
+      {"SLURM_UNBUFFEREDIO", "--unbuffered", VarKind::kFlag},  {"SLURM_WORKING_DIR", "--chdir", VarKind::kValue},
+      {"SRUN_CPUS_PER_TASK", "--cpus-per-task", VarKind::kValue},
+  };
+  std::vector<std::string> args;
+  for (const auto& v : kVars) {
+    const char* value = getenv(v.var);
+    if (value == nullptr) continue;
+    const std::string text = value;
+    // Slurm's srun passes over a SLURM_NNODES it cannot read (srun's -N would refuse it).
+    if (std::string_view(v.var) == "SLURM_NNODES" &&
+        (text.empty() || text.find_first_not_of("0123456789-") != std::string::npos)) {
+      continue;
+    }
+    switch (v.kind) {
+      case VarKind::kFlag: {
+        char* end = nullptr;
+        const long n = std::strtol(value, &end, 10);
+        if (text.empty() || Lower(text) == "yes" || (n != 0 && *end == '\0')) args.push_back(v.option);
+        break;
+      }
+      case VarKind::kOptional: args.push_back(text.empty() ? std::string(v.option) : v.option + ("=" + text)); break;
+      case VarKind::kValue: args.push_back(v.option + ("=" + text)); break;
+    }
+  }
+  if (const char* debug = getenv("SLURM_DEBUG"); debug != nullptr) {
+    char* end = nullptr;
+    const long n = std::strtol(debug, &end, 10);
+    if (*end == '\0') {
+      for (long k = 0; k < std::min(n, 10L); ++k) args.push_back("--verbose");
+    }
+  }
+  return args;
+}
+
+std::string DefinedOptionsText(const SrunOptions& opt) {
+  std::string out = "srun: defined options\nsrun: -------------------- --------------------\n";
+  for (const auto& [name, value] : opt.defined) {
+    std::string padded = name;
+    if (padded.size() < 20) padded.resize(20, ' ');
+    out += "srun: " + padded + ": " + value + "\n";
+  }
+  return out + "srun: -------------------- --------------------\nsrun: end of defined options\n";
 }
 
 OptionTable SrunOptionTable() { return kSrunOptions; }

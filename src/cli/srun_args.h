@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -73,6 +75,11 @@ struct SrunOptions {
   bool quit_on_interrupt = false;    // --quit-on-interrupt, -X: one Ctrl-C signals the tasks
   std::string comment, dependency;   // --comment, -d/--dependency: a new allocation's
   int64_t nice = 0;                  // --nice[=adj]: a new allocation's
+  int verbose = 0;                   // -v (repeated), SLURM_DEBUG: Slurm's verbose lines on stderr
+  bool ntasks_per_node_cli = false;  // --ntasks-per-node came from the command line (not SLURM_NTASKS_PER_NODE)
+  // What was set, by the command line or srun's input variables, as srun -v lists it ("defined
+  // options"): (Slurm's name, value as Slurm shows it), in Slurm's order.
+  std::vector<std::pair<std::string, std::string>> defined;
 };
 
 // One line of a --multi-prog file, for the tasks it names.
@@ -88,7 +95,22 @@ StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string
                                                                int ntasks);
 
 // Errors carry the text to print on stderr (Slurm's words, "srun: ..." lines) and mean exit 1.
-StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
+// With `getenv`, srun's input variables (SrunEnvironmentArgs) come first, the command line after
+// them overriding, and SLURM_JOB_ID / SLURM_JOB_NODELIST join the defined options as Slurm's do.
+StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args,
+                                    const std::function<const char*(const char*)>& getenv = nullptr);
+
+// srun's input environment variables (Slurm 22.05 srun(1)) as the options they stand for:
+// SLURM_NTASKS (SLURM_NPROCS), SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_STDOUTMODE,
+// SLURM_STDERRMODE, SLURM_STDINMODE, SLURM_OVERCOMMIT, SLURM_DEBUG (-v that many times), SLURM_LABELIO,
+// SLURM_UNBUFFEREDIO, SLURM_KILL_BAD_EXIT, SLURM_EXACT, SLURM_EXCLUSIVE, SLURM_OVERLAP,
+// SLURM_ACCOUNT, SLURM_PARTITION, SLURM_QOS, SLURM_TIMELIMIT, SLURM_WORKING_DIR, SLURM_EXPORT_ENV,
+// SRUN_CPUS_PER_TASK. A flag's variable sets it when empty, "yes" or a number other than 0, as in
+// Slurm; an empty value of the others is passed on (and refused as the option would be).
+std::vector<std::string> SrunEnvironmentArgs(const std::function<const char*(const char*)>& getenv);
+
+// srun -v's block: "srun: defined options" ... "srun: end of defined options".
+std::string DefinedOptionsText(const SrunOptions& opt);
 
 // srun's options (those of Slurm 22.05's that Muster knows, and what it does with each).
 OptionTable SrunOptionTable();

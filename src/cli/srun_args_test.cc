@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <map>
 #include <span>
 
 namespace muster {
@@ -55,11 +56,63 @@ TEST(ParseSrunArgs, ErrorsInSlurmsWords) {
   EXPECT_EQ(ErrorOf({"-n"}), "srun: option requires an argument -- 'n'\nTry \"srun --help\" for more information\n");
   EXPECT_EQ(ErrorOf({"--ntasks"}),
             "srun: option '--ntasks' requires an argument\nTry \"srun --help\" for more information\n");
-  EXPECT_EQ(ErrorOf({"-n", "x", "true"}), "srun: error: Invalid numeric value \"x\" for number of tasks.\n");
-  EXPECT_EQ(ErrorOf({"-n", "0", "true"}), "srun: error: Invalid numeric value \"0\" for number of tasks.\n");
-  EXPECT_EQ(ErrorOf({"-N", "two", "true"}), "srun: error: invalid node count `two'\n");
+  EXPECT_EQ(ErrorOf({"-n", "x", "true"}), "srun: error: Invalid numeric value \"x\" for --ntasks.\n");
+  EXPECT_EQ(ErrorOf({"-n", "0", "true"}), "srun: error: Invalid numeric value \"0\" for --ntasks.\n");
+  EXPECT_EQ(ErrorOf({"-N", "two", "true"}), "srun: error: \"two\" is not a valid node count\n");
   EXPECT_EQ(ErrorOf({"-l"}), "srun: fatal: No command given to execute.\n");
   EXPECT_NE(ErrorOf({"--n", "1", "true"}).find("is ambiguous"), std::string::npos);
+}
+
+// srun's input variables, as Slurm 22.05's srun read them on the peer: below the command line,
+// flags set by "", "yes" or a non-zero number, an empty value refused as the option's would be.
+TEST(ParseSrunArgs, InputVariablesComeBeforeTheCommandLine) {
+  std::map<std::string, std::string> env = {{"SLURM_NTASKS", "4"},     {"SLURM_NPROCS", "9"},
+                                            {"SLURM_NNODES", "2"},     {"SLURM_STDOUTMODE", "g.out"},
+                                            {"SLURM_OVERCOMMIT", "1"}, {"SLURM_LABELIO", "0"},
+                                            {"SLURM_DEBUG", "2"},      {"SLURM_UNBUFFEREDIO", "yes"},
+                                            {"SLURM_JOB_ID", "7"},     {"SLURM_JOB_NODELIST", "n[1-2]"}};
+  const auto getenv = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  StatusOr<SrunOptions> o = ParseSrunArgs({"-n", "1", "true"}, getenv);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->ntasks, 1) << "the command line wins";
+  EXPECT_EQ(o->nnodes, 2);
+  EXPECT_EQ(o->output, "g.out");
+  EXPECT_TRUE(o->overcommit);
+  EXPECT_FALSE(o->label) << "0 unsets a flag";
+  EXPECT_TRUE(o->unbuffered);
+  EXPECT_EQ(o->verbose, 2);
+  EXPECT_FALSE(o->ntasks_per_node_cli);
+  EXPECT_EQ(DefinedOptionsText(*o),
+            "srun: defined options\n"
+            "srun: -------------------- --------------------\n"
+            "srun: (null)              : n[1-2]\n"
+            "srun: jobid               : 7\n"
+            "srun: nodes               : 2\n"
+            "srun: ntasks              : 1\n"
+            "srun: output              : g.out\n"
+            "srun: overcommit          : set\n"
+            "srun: unbuffered          : set\n"
+            "srun: verbose             : 2\n"
+            "srun: -------------------- --------------------\n"
+            "srun: end of defined options\n");
+  env["SLURM_NTASKS"] = "";
+  EXPECT_EQ(ParseSrunArgs({"true"}, getenv).status().message(), "srun: error: Invalid numeric value \"\" for --ntasks.\n");
+  EXPECT_TRUE(ParseSrunArgs({"--ntasks-per-node=1", "true"}, [](const char*) -> const char* { return nullptr; })
+                  ->ntasks_per_node_cli);
+}
+
+// The values srun -v shows as Slurm's does (captured from the peer's srun -v).
+TEST(ParseSrunArgs, DefinedOptionsInSlurmsOrderAndForms) {
+  StatusOr<SrunOptions> o = ParseSrunArgs({"-v", "-t", "1", "-J", "x", "-i", "none", "--gres=gpu:1", "--exclusive",
+                                           "-K", "-A", "root", "true"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  std::vector<std::string> shown;
+  for (const auto& [name, value] : o->defined) shown.push_back(name + "=" + value);
+  EXPECT_EQ(shown, (std::vector<std::string>{"account=root", "exclusive=exclusive", "gres=gres:gpu:1", "input=/dev/null",
+                                             "job-name=x", "kill-on-bad-exit=1", "time=00:01:00", "verbose=1"}));
 }
 
 TEST(TaskLabel, AsWideAsTheLargestTaskId) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -31,6 +32,7 @@
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
 #include "api/wire/agent.h"
+#include "model/hostlist.h"
 #include "model/record_json.h"
 #include "net/http.h"
 #include "net/step_io.h"
@@ -266,6 +268,16 @@ void StepSession::LaunchAll(const JobRecord& job) {
   }
   std::vector<std::string> step_nodes;
   for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
+  if (opt_.verbose > 0) {
+    for (const NodeTasks& n : nodes_) {
+      std::vector<int> ids = n.procids;
+      std::sort(ids.begin(), ids.end());
+      const std::string list = TaskRanges(ids).substr(ids.size() == 1 ? 5 : 6);  // without "task(s) "
+      Emit(err_, "srun: launching " + StepId() + " on host " + n.name + ", " + std::to_string(ids.size()) +
+                     " tasks: " + (ids.size() == 1 ? list : "[" + list + "]") + "\n");
+    }
+    Emit(err_, "srun: route/default: init: route default plugin loaded\n");
+  }
   for (NodeTasks& n : nodes_) {
     StepLaunchRequest body;
     body.job_id = job_id_;
@@ -328,6 +340,10 @@ void StepSession::LaunchAll(const JobRecord& job) {
     if (error.empty()) {
       n.launched = true;
       n.launched_at = std::chrono::steady_clock::now();
+      if (opt_.verbose > 0) {
+        Emit(err_, "srun: launch/slurm: _task_start: Node " + n.name + ", " + std::to_string(n.procids.size()) +
+                       " tasks started\n");
+      }
       continue;
     }
     Emit(err_, "srun: error: Task launch for " + StepId() + " failed on node " + n.name + ": " + error + "\n");
@@ -410,8 +426,8 @@ void StepSession::TaskEnded(int procid, int code, int signal, bool core) {
     exit_status_ = std::max(exit_status_, code);
   }
   const std::string msg = TaskExitMessage(nodes_[t.node].name, procid, code, signal, core);
-  // Slurm keeps quiet about deaths by a signal the user sent.
-  if (!msg.empty() && !(signal > 0 && user_signalled_)) {
+  // Slurm keeps quiet about deaths by a signal the user sent; with -v it reports every end.
+  if ((!msg.empty() || opt_.verbose > 0) && !(signal > 0 && user_signalled_)) {
     if (exits_.empty()) exits_since_ = std::chrono::steady_clock::now();
     exits_[{t.node, code, signal, core}].push_back(procid);
   }
@@ -433,7 +449,18 @@ void StepSession::FlushExits(bool force) {
     const auto& [node, code, signal, core] = key;
     std::sort(procids.begin(), procids.end());
     const std::string& name = nodes_[node].name;
+    if (opt_.verbose > 0) {
+      char status[16];
+      std::snprintf(status, sizeof status, "0x%04x", signal > 0 ? (signal | (core ? 0x80 : 0)) : (code & 0xff) << 8);
+      Emit(err_, "srun: launch/slurm: _task_finish: Received task exit notification for " +
+                     std::to_string(procids.size()) + (procids.size() == 1 ? " task of " : " tasks of ") + StepId() +
+                     " (status=" + status + ").\n");
+    }
     std::string msg = TaskExitMessage(name, procids.front(), code, signal, core);
+    if (msg.empty()) {  // (-v only: an exit 0)
+      Emit(err_, "srun: launch/slurm: _task_finish: " + name + ": " + TaskRanges(procids) + ": Completed\n");
+      continue;
+    }
     const std::string one = name + ": task " + std::to_string(procids.front());
     if (msg.rfind(one, 0) == 0) msg = name + ": " + TaskRanges(procids) + msg.substr(one.size());
     Emit(err_, "srun: error: " + msg + "\n");
@@ -621,7 +648,21 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
     Emit(err_, std::string("srun: error: malformed step from the controller: ") + e.what() + "\n");
     return 1;
   }
-  if (!c.warning.empty()) Emit(err_, "srun: warning: " + c.warning + "\n");
+  if (!c.warning.empty()) Emit(err_, "srun: Warning: " + c.warning + "\n");  // (Slurm's capital)
+  if (opt_.verbose > 0) {
+    // The allocation's nodes and CPUs, as srun -v prints them (Slurm's node order).
+    std::map<std::string, int64_t> cpus;
+    for (const NodeAllocation& a : c.job.allocation) cpus[a.node] += CpusOf(a);
+    std::vector<std::string> names;
+    for (const auto& [name, n] : cpus) names.push_back(name);
+    StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
+    if (ordered.ok()) names = *ordered;
+    std::vector<int64_t> counts;
+    for (const std::string& n : names) counts.push_back(cpus[n]);
+    Emit(err_, "srun: jobid " + std::to_string(job_id) + ": nodes(" + std::to_string(names.size()) + "):`" +
+                   CompressHostlist(names) + "', cpu counts: " + CompressCounts(counts) + "\n");
+    Emit(err_, "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n");
+  }
   const auto step_failed = [&] {
     if (ctld != nullptr) {
       (void)ctld->StepDone(job_id, step_id_, 1);

@@ -86,19 +86,6 @@ bool IsOutputVariable(const std::string& key) {
   return false;
 }
 
-// "2(x3),1" for {2,2,2,1}.
-std::string CompressCounts(const std::vector<int64_t>& values) {
-  std::string out;
-  for (size_t i = 0; i < values.size();) {
-    size_t j = i;
-    while (j < values.size() && values[j] == values[i]) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(values[i]);
-    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
-    i = j;
-  }
-  return out;
-}
 
 std::string JoinInts(const std::vector<int>& v) {
   std::string out;
@@ -135,6 +122,19 @@ std::string GtidRange(int64_t first, int64_t count) {
 }
 
 }  // namespace
+
+std::string CompressCounts(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(values[i]);
+    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  return out;
+}
 
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
                                              const TaskPlacement& where, const std::string& cluster_name,
@@ -234,8 +234,12 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
 
   env.Set("SLURM_NODELIST", CompressHostlist(nodes));
   env.Set("SLURM_NNODES", static_cast<int64_t>(nodes.size()));
-  env.Set("SLURM_NTASKS", ntasks);
-  env.Set("SLURM_NPROCS", ntasks);
+  // The batch script's only when the job named its task count (-n, --ntasks-per-node), as in
+  // Slurm: srun reads them as its -n, which a job of -N alone leaves to srun.
+  if (step || req.ntasks > 0 || req.ntasks_per_node > 0) {
+    env.Set("SLURM_NTASKS", ntasks);
+    env.Set("SLURM_NPROCS", ntasks);
+  }
   env.Set("SLURM_TASKS_PER_NODE", CompressCounts(tasks));
   env.Set("SLURM_NODEID", node_id);
   if (step) {

@@ -41,6 +41,9 @@ struct TaskPlacement {
   int cpus_per_task = 0;  // srun -c (0: not given, the job's stands)
 };
 
+// Slurm's counts list: "2(x3),1" for {2,2,2,1}.
+std::string CompressCounts(const std::vector<int64_t>& values);
+
 // The mig_uuids of a node's GPUs.
 std::vector<std::string> MigUuids(const std::vector<Gpu>& gpus);
 
