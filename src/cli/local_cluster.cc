@@ -340,6 +340,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       err << "muster up: " << loaded.status().message() << "\n";
       return 1;
     }
+    for (const std::string& w : loaded->warnings) err << "muster up: warning: " << w << "\n";
     for (const Node& n : loaded->spec.nodes) node_names.push_back(n.name);
     if (!loaded->name.empty()) cluster_name = loaded->name;
     what = " (" + CompressHostlist(node_names) + ") from " + cluster_file + ".\n";
