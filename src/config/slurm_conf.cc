@@ -210,6 +210,7 @@ class SlurmConfReader {
     RETURN_IF_ERROR(ApplyDownNodes());
     for (size_t i = 0; i < nodes().size(); ++i) RETURN_IF_ERROR(BuildGpus(i));
     RETURN_IF_ERROR(BuildPartitions());
+    NoteUnsupportedOptionLines();
     // Everything above checks with file locations; this is the last line of defence.
     RETURN_IF_ERROR(snap().Validate().WithPrefix(source_));
     return std::move(out_);
@@ -373,6 +374,24 @@ class SlurmConfReader {
     Warn(source_ + ": keys for Slurm's own daemons and plugins, with nothing for Muster to do, ignored: " + harmless_);
   }
 
+  // Options of a NodeName=/PartitionName= line (with its DEFAULT line's) that Muster does not act
+  // on, when set to other than Slurm's default: noted by the line they are written on.
+  void NoteUnsupportedOptions(const Options& o, const std::map<std::string, std::string>& unsupported) {
+    for (const auto& [key, slurm_default] : unsupported) {
+      const Pair* p = o.Find(key);
+      if (p == nullptr || p->value.empty() || (!slurm_default.empty() && Lower(p->value) == slurm_default)) continue;
+      unsupported_options_[p->line].insert(p->key + "=" + SlurmConfShort(p->value));
+    }
+  }
+
+  void NoteUnsupportedOptionLines() {
+    for (const auto& [line, options] : unsupported_options_) {
+      std::string list;
+      for (const std::string& o : options) list += (list.empty() ? "" : ", ") + o;
+      Warn(SlurmConfWhere(source_, line) + ": options not supported by Muster, ignored: " + list);
+    }
+  }
+
   // Boards, Sockets/SocketsPerBoard, CoresPerSocket, ThreadsPerCore and CPUs, completed as Slurm's
   // read_config.c does: a missing Sockets is inferred from CPUs, a missing CPUs is the product.
   // Slurm resets a CPUs= that matches no product (with an error in its log); here it is an error.
@@ -432,6 +451,7 @@ class SlurmConfReader {
     }
     Options o = node_defaults_;
     o.Merge(line);
+    NoteUnsupportedOptions(o, UnsupportedNodeOptions());
     const Pair& names = pairs[0];
 
     Node proto;
@@ -764,6 +784,7 @@ class SlurmConfReader {
       }
       if (o.Find("gracetime")) RETURN_IF_ERROR(o.Int("gracetime", &p.grace_time_s, 0, std::numeric_limits<int>::max()));
       RETURN_IF_ERROR(ReadAccess(o, &p.access));
+      NoteUnsupportedOptions(o, UnsupportedPartitionOptions());
       snap().partitions.push_back(std::move(p));
     }
     return Status::Ok();
@@ -822,6 +843,7 @@ class SlurmConfReader {
   int topology_plugin_line_ = 0;
   int64_t def_mem_per_cpu_mb_ = 0;
   std::string harmless_;  // "AuthType (line 3), SlurmctldPort (line 4)": the keys NoteHarmlessKeys names
+  std::map<int, std::set<std::string>> unsupported_options_;  // by line: "Weight=10", ...
   Options node_defaults_{source_, "NodeName"};
   Options partition_defaults_{source_, "PartitionName"};
   std::unordered_map<std::string, size_t> node_pos_;

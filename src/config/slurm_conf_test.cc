@@ -642,6 +642,22 @@ TEST(SlurmConf, GlobalKeysAreMappedOrWarnedAbout) {
             "SlurmctldPort (line 21), AuthType (line 22), StateSaveLocation (line 27)");
 }
 
+// Options of node and partition lines that Muster does not act on are named by the line they are
+// written on (a DEFAULT line's once), unless they hold Slurm's default.
+TEST(SlurmConf, UnsupportedLineOptionsAreWarnedAbout) {
+  StatusOr<ClusterConfig> c = LoadSlurmConf(
+      "NodeName=DEFAULT Weight=10 TmpDisk=0\n"
+      "NodeName=n1 CPUs=4 NodeAddr=10.0.0.1 Port=6818\n"
+      "NodeName=n2 CPUs=4 Weight=1\n"
+      "PartitionName=p Nodes=n[1-2] RootOnly=YES OverSubscribe=FORCE:4 Hidden=NO AllocNodes=ALL\n"
+      "PartitionName=q Nodes=n1 ExclusiveUser=NO\n",
+      "s.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(Join(c->warnings, "\n"),
+            "s.conf:1: options not supported by Muster, ignored: Weight=10\n"
+            "s.conf:4: options not supported by Muster, ignored: OverSubscribe=FORCE:4, RootOnly=YES");
+}
+
 TEST(SlurmConf, MappedKeysWithBadValuesAreErrors) {
   const std::pair<const char*, const char*> cases[] = {
       {"KillWait=soon", "s.conf:1: KillWait=soon: expected a non-negative integer"},

@@ -205,6 +205,30 @@ GlobalKeyUse ClassifyGlobalKey(const std::string& lower, std::string* name) {
   return it->second.second;
 }
 
+const std::map<std::string, std::string>& UnsupportedNodeOptions() {
+  static const std::map<std::string, std::string> options = {
+      {"corespeccount", "0"}, {"cpubind", ""},    {"cpuspeclist", ""}, {"memspeclimit", "0"},
+      {"restrictedcorespergpu", "0"}, {"tmpdisk", "0"}, {"tresweights", ""}, {"weight", "1"},
+  };
+  return options;
+}
+
+const std::map<std::string, std::string>& UnsupportedPartitionOptions() {
+  static const std::map<std::string, std::string> options = {
+      {"allocnodes", "all"},        {"alternate", ""},           {"cpubind", ""},
+      {"defcpupergpu", ""},         {"defmempergpu", ""},        {"defmempernode", "unlimited"},
+      {"disablerootjobs", "no"},    {"exclusivetopo", "no"},     {"exclusiveuser", "no"},
+      {"hidden", "no"},             {"lln", "no"},               {"maxcpuspernode", "unlimited"},
+      {"maxcpuspersocket", "unlimited"}, {"maxmempercpu", "unlimited"}, {"maxmempernode", "unlimited"},
+      {"oversubscribe", "no"},      {"overtimelimit", "none"},   {"powerdownonidle", "no"},
+      {"priorityjobfactor", "1"},   {"qos", ""},                 {"reqresv", "no"},
+      {"resumetimeout", ""},        {"rootonly", "no"},          {"selecttypeparameters", ""},
+      {"shared", "no"},             {"suspendtime", ""},         {"suspendtimeout", ""},
+      {"topology", ""},             {"tresbillingweights", ""},
+  };
+  return options;
+}
+
 // A node's State= (or a DownNodes line's): how it maps onto Node. Slurm reads these names in
 // state_str2int; CLOUD nodes (powered down until needed) and UNKNOWN nodes (state learnt when
 // their daemon registers) start out available.

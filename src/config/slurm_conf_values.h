@@ -60,6 +60,12 @@ enum class GlobalKeyUse {
 // `lower`'s use, and its canonical spelling in `*name` (the key itself when unknown).
 GlobalKeyUse ClassifyGlobalKey(const std::string& lower, std::string* name);
 
+// Options of NodeName= and PartitionName= lines for a behaviour Muster does not have (Weight=,
+// RootOnly=, OverSubscribe=, ...): lower-case key -> Slurm's default, which is not warned about
+// ("" when any value is).
+const std::map<std::string, std::string>& UnsupportedNodeOptions();
+const std::map<std::string, std::string>& UnsupportedPartitionOptions();
+
 // A node's State= (or a DownNodes line's): how it maps onto Node.
 struct NodeStateValue {
   NodeState state = NodeState::kIdle;
