@@ -742,6 +742,7 @@ class SlurmConfAccess : public LocalClusterTest {
     std::ofstream(conf_) << "ClusterName=acl\n"
                             "AuthType=auth/munge\n"
                             "OverTimeLimit=5\n"
+                            "FirstJobId=5000\n"
                             "NodeName=node[1-2] CPUs=2 RealMemory=1000\n"
                             "PartitionName=open Nodes=node[1-2] Default=YES\n"
                             "PartitionName=team Nodes=node[1-2] AllowGroups=" + group_ + "\n"
@@ -772,6 +773,7 @@ TEST_F(SlurmConfAccess, OnlyAllowedUsersSubmitToAPartition) {
       << outside.out;
   Result inside = RunAs("nobody", "sbatch --parsable -p team --wrap true");
   ASSERT_EQ(inside.rc, 0) << inside.out;
+  EXPECT_GE(std::atoll(inside.out.c_str()), 5000) << "FirstJobId=5000 not honoured: " << inside.out;
   EXPECT_TRUE(WaitState(std::atoll(inside.out.c_str()), "COMPLETED")) << State(std::atoll(inside.out.c_str()));
   EXPECT_EQ(Run("sbatch --parsable -p team --wrap true").rc, 0);
   EXPECT_NE(RunAs("daemon", "salloc -p team --no-shell").rc, 0);
