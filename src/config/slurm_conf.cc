@@ -245,6 +245,8 @@ class SlurmConfReader {
       def_mem_per_cpu_mb_ = *mb;
     } else if (p.lower == "schedulertype") {
       ReadSchedulerType(p);
+    } else if (p.lower == "preempttype") {
+      ReadPreemptType(p);
     } else if (p.lower == "schedulerparameters") {
       return ReadSchedulerParameters(p);
     } else if (auto mapped = MappedGlobalKeys().find(p.lower); mapped != MappedGlobalKeys().end()) {
@@ -314,6 +316,19 @@ class SlurmConfReader {
       Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value) +
            ": not supported by Muster (it schedules with backfill or, scheduler.backfill: false, without); ignored");
     }
+  }
+
+  // preempt/none (Slurm's default), preempt/qos or preempt/partition_prio: which of Muster's
+  // preemption rules apply (preemption.by_qos, preemption.by_partition_tier).
+  void ReadPreemptType(const Pair& p) {
+    const std::string v = Lower(p.value);
+    if (v != "preempt/none" && v != "preempt/qos" && v != "preempt/partition_prio") {
+      Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value) +
+           ": not supported by Muster (preempt/none, preempt/qos or preempt/partition_prio); ignored");
+      return;
+    }
+    Set("preemption.by_qos", p, v == "preempt/qos" ? "true" : "false");
+    Set("preemption.by_partition_tier", p, v == "preempt/partition_prio" ? "true" : "false");
   }
 
   // Comma-separated options; those Muster reads set muster.yaml's keys, the rest are named in one

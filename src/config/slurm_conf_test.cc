@@ -603,6 +603,7 @@ TEST(SlurmConf, GlobalKeysAreMappedOrWarnedAbout) {
       "SlurmdTimeout=0\n"
       "Frobnicate=yes\n"
       "StateSaveLocation=/var/spool/slurmctld\n"
+      "PreemptType=preempt/qos\n"
       "NodeName=n1 CPUs=4\n",
       "s.conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -615,6 +616,8 @@ TEST(SlurmConf, GlobalKeysAreMappedOrWarnedAbout) {
             "controller.heartbeat_timeout=120 <- s.conf:3: SlurmdTimeout=120\n"
             "controller.kill_wait=45 <- s.conf:2: KillWait=45\n"
             "controller.min_job_age=600 <- s.conf:3: MinJobAge=600\n"
+            "preemption.by_partition_tier=false <- s.conf:28: PreemptType=preempt/qos\n"
+            "preemption.by_qos=true <- s.conf:28: PreemptType=preempt/qos\n"
             "preemption.exempt_time=600 <- s.conf:18: PreemptExemptTime=00:10:00\n"
             "preemption.mode=suspend <- s.conf:17: PreemptMode=SUSPEND,GANG\n"
             "priority.calc_period=300 <- s.conf:15: PriorityCalcPeriod=5\n"

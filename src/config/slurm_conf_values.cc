@@ -176,7 +176,7 @@ constexpr const char* kUnsupportedKeys[] = {
     "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LicenseParameters", "Licenses", "MailDomain",
     "MailProg", "MaxArraySize", "MaxBatchRequeue", "MaxJobCount", "MaxJobId", "MaxMemPerCPU", "MaxMemPerNode",
     "MaxNodeCount", "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "NamespaceType",
-    "NodeFeaturesPlugins", "OverTimeLimit", "PowerParameters", "PowerPlugin", "PreemptParameters", "PreemptType",
+    "NodeFeaturesPlugins", "OverTimeLimit", "PowerParameters", "PowerPlugin", "PreemptParameters",
     "PrEpParameters", "PrEpPlugins", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
     "PrioritySiteFactorPlugin", "PriorityType", "PriorityUsageResetPeriod", "PriorityWeightAssoc",
     "PriorityWeightTRES", "PrivateData", "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",

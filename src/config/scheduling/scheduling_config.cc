@@ -41,6 +41,8 @@ void ApplyClusterSettings(const ClusterConfig& cluster, const YAML::Node& doc, c
   s.Text("preemption.mode", &mode);
   if (StatusOr<PreemptMode> m = ParsePreemptMode(mode); m.ok()) c->preemption.mode = *m;
   s.Int("preemption.exempt_time", &c->preemption.exempt_time_s);
+  s.Bool("preemption.by_qos", &c->preemption.by_qos);
+  s.Bool("preemption.by_partition_tier", &c->preemption.by_partition_tier);
 }
 
 }  // namespace
