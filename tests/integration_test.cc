@@ -756,7 +756,9 @@ class SlurmConfAccess : public LocalClusterTest {
     if (cluster_started_) LocalClusterTest::TearDown();
     std::error_code ec;
     if (!conf_.empty()) fs::remove(conf_, ec);
-    if (group_made_) EXPECT_EQ(Sh("groupdel " + group_).rc, 0);
+    if (group_made_) {
+      EXPECT_EQ(Sh("groupdel " + group_).rc, 0);
+    }
   }
   std::string group_;
   bool group_made_ = false, cluster_started_ = false;
