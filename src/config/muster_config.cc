@@ -82,11 +82,17 @@ std::string DefaultConfigPath() {
 
 namespace {
 
-Status CheckHeartbeats(const MusterConfig& c, const std::string& path) {
+Status CheckHeartbeats(const MusterConfig& c, const std::string& path, const YAML::Node& doc) {
   if (c.heartbeat_interval_s * 2 <= c.heartbeat_timeout_s) return Status::Ok();
+  // The timeout may be a slurm.conf's SlurmdTimeout=: then the message says where it was set.
+  std::string from;
+  if (auto s = c.cluster.settings.find("controller.heartbeat_timeout");
+      s != c.cluster.settings.end() && !config_internal::YamlSets(doc, "controller.heartbeat_timeout")) {
+    from = ", from " + s->second.origin;
+  }
   return InvalidArgument(path + ": agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +
                          ") must be at most half of controller.heartbeat_timeout (" +
-                         std::to_string(c.heartbeat_timeout_s) + ")");
+                         std::to_string(c.heartbeat_timeout_s) + from + ")");
 }
 
 // The controller's and the agents' keys a slurm.conf may set (config/cluster_settings.h: what
@@ -234,12 +240,12 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     }
   }
   if (reader == ConfigReader::kCommand) {
-    RETURN_IF_ERROR(CheckHeartbeats(c, path));
+    RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
     return c;
   }
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   ApplyClusterSettings(doc, path, &c);
-  RETURN_IF_ERROR(CheckHeartbeats(c, path));
+  RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;
 }

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -257,55 +258,54 @@ class SlurmConfReader {
     return Status::Ok();
   }
 
-  // A key that sets one of muster.yaml's: its value in muster.yaml's terms. A value Muster cannot
-  // take (SlurmdTimeout=0: never) is ignored with a warning; a malformed one is an error, as in
+  // A key that sets one of muster.yaml's, in muster.yaml's terms. A value Muster cannot take
+  // (SlurmdTimeout=0: never) is ignored with a warning; a malformed one is an error, as in
   // slurmctld.
   Status ReadMapped(const Pair& p, const MappedKey& k) {
-    std::string value;
-    switch (k.value) {
-      case SettingValue::kInt:
-      case SettingValue::kSeconds:
-      case SettingValue::kTime: {
-        int64_t n = 0;
-        if (k.value == SettingValue::kTime) {
-          StatusOr<int64_t> t = ParseTimeSpec(p.value);
-          if (!t.ok()) return SlurmConfPairError(source_, p, "expected a time (minutes, or [days-]hours:minutes:seconds)");
-          n = *t;
-        } else if (!ParseSlurmConfInt(p.value, &n)) {
-          return SlurmConfPairError(source_, p, "expected a non-negative integer");
-        }
-        if (n < k.min || n > k.max) {
-          Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value) + ": Muster's " +
-               k.muster_key + " takes " + std::to_string(k.min) + " to " + std::to_string(k.max) +
-               (k.value == SettingValue::kInt ? "" : " seconds") + "; ignored");
-          return Status::Ok();
-        }
-        value = std::to_string(n);
-        break;
-      }
-      case SettingValue::kPath:
-        if (p.value.empty() || p.value[0] != '/') return SlurmConfPairError(source_, p, "expected an absolute path");
-        value = p.value;
-        break;
-      case SettingValue::kYesNo:
-      case SettingValue::kNotYesNo: {
-        const std::string v = Lower(p.value);
-        const bool yes = v == "yes" || v == "true" || v == "1";
-        if (!yes && v != "no" && v != "false" && v != "0") return SlurmConfPairError(source_, p, "expected YES or NO");
-        value = yes == (k.value == SettingValue::kYesNo) ? "true" : "false";
-        break;
-      }
-      case SettingValue::kPreemptMode: {
-        // "REQUEUE", or with GANG ("SUSPEND,GANG"): the mode is the first word.
-        StatusOr<PreemptMode> mode = ParsePreemptMode(p.value.substr(0, p.value.find(',')));
-        if (!mode.ok()) return SlurmConfPairError(source_, p, mode.status().message());
-        value = Lower(PreemptModeName(*mode));
-        break;
-      }
-    }
-    Set(k.muster_key, p, value);
+    const bool number = k.value == SettingValue::kInt || k.value == SettingValue::kSeconds || k.value == SettingValue::kTime;
+    ASSIGN_OR_RETURN(std::optional<std::string> value, number ? NumberValue(p, k) : WordValue(p, k));
+    if (value) Set(k.muster_key, p, std::move(*value));
     return Status::Ok();
   }
+
+  // An integer (seconds for a Slurm time), or nothing when outside what Muster takes.
+  StatusOr<std::optional<std::string>> NumberValue(const Pair& p, const MappedKey& k) {
+    int64_t n = 0;
+    if (k.value == SettingValue::kTime) {
+      StatusOr<int64_t> t = ParseTimeSpec(p.value);
+      if (!t.ok()) return SlurmConfPairError(source_, p, "expected a time (minutes, or [days-]hours:minutes:seconds)");
+      n = *t;
+    } else if (!ParseSlurmConfInt(p.value, &n)) {
+      return SlurmConfPairError(source_, p, "expected a non-negative integer");
+    }
+    if (n < k.min || n > k.max) {
+      Warn(At(p) + ": Muster's " + k.muster_key + " takes " + std::to_string(k.min) + " to " + std::to_string(k.max) +
+           (k.value == SettingValue::kInt ? "" : " seconds") + "; ignored");
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(std::to_string(n));
+  }
+
+  // A path, a YES/NO as true/false, or a preemption mode's name.
+  StatusOr<std::optional<std::string>> WordValue(const Pair& p, const MappedKey& k) {
+    if (k.value == SettingValue::kPath) {
+      if (p.value.empty() || p.value[0] != '/') return SlurmConfPairError(source_, p, "expected an absolute path");
+      return std::optional<std::string>(p.value);
+    }
+    if (k.value == SettingValue::kPreemptMode) {
+      // "REQUEUE", or with GANG ("SUSPEND,GANG"): the mode is the first word.
+      StatusOr<PreemptMode> mode = ParsePreemptMode(p.value.substr(0, p.value.find(',')));
+      if (!mode.ok()) return SlurmConfPairError(source_, p, mode.status().message());
+      return std::optional<std::string>(Lower(PreemptModeName(*mode)));
+    }
+    const std::string v = Lower(p.value);
+    const bool yes = v == "yes" || v == "true" || v == "1";
+    if (!yes && v != "no" && v != "false" && v != "0") return SlurmConfPairError(source_, p, "expected YES or NO");
+    return std::optional<std::string>(yes == (k.value == SettingValue::kYesNo) ? "true" : "false");
+  }
+
+  // "<source>:<line>: Key=value", where a message about a pair starts.
+  std::string At(const Pair& p) const { return SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value); }
 
   // sched/backfill (Slurm's default) or sched/builtin (no backfill); another plugin is warned about.
   void ReadSchedulerType(const Pair& p) {
@@ -313,8 +313,7 @@ class SlurmConfReader {
     if (v == "sched/backfill" || v == "sched/builtin") {
       Set("scheduler.backfill", p, v == "sched/backfill" ? "true" : "false");
     } else {
-      Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value) +
-           ": not supported by Muster (it schedules with backfill or, scheduler.backfill: false, without); ignored");
+      Warn(At(p) + ": not supported by Muster (it schedules with backfill or, scheduler.backfill: false, without); ignored");
     }
   }
 
@@ -323,8 +322,7 @@ class SlurmConfReader {
   void ReadPreemptType(const Pair& p) {
     const std::string v = Lower(p.value);
     if (v != "preempt/none" && v != "preempt/qos" && v != "preempt/partition_prio") {
-      Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value) +
-           ": not supported by Muster (preempt/none, preempt/qos or preempt/partition_prio); ignored");
+      Warn(At(p) + ": not supported by Muster (preempt/none, preempt/qos or preempt/partition_prio); ignored");
       return;
     }
     Set("preemption.by_qos", p, v == "preempt/qos" ? "true" : "false");
@@ -360,8 +358,7 @@ class SlurmConfReader {
   }
 
   void Set(const std::string& muster_key, const Pair& p, std::string value) {
-    out_.settings[muster_key] =
-        ClusterFileSetting{SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value), std::move(value)};
+    out_.settings[muster_key] = ClusterFileSetting{At(p), std::move(value)};
   }
 
   void Warn(std::string message) { out_.warnings.push_back(std::move(message)); }
@@ -370,7 +367,7 @@ class SlurmConfReader {
   // together (NoteHarmlessKeys).
   void NoteIgnored(const Pair& p) {
     std::string name = p.key;
-    const std::string where = SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value);
+    const std::string where = At(p);
     switch (ClassifyGlobalKey(p.lower, &name)) {
       case GlobalKeyUse::kHarmless:
         harmless_ += (harmless_.empty() ? "" : ", ") + name + " (line " + std::to_string(p.line) + ")";
@@ -835,7 +832,7 @@ class SlurmConfReader {
                            std::vector<std::string>* deny) {
     if (allow.empty() || deny->empty()) return;
     const Pair& d = *o.Find("deny" + Lower(allow_key).substr(5));
-    Warn(SlurmConfWhere(source_, d.line) + ": " + d.key + "=" + SlurmConfShort(d.value) + ": partition " +
+    Warn(At(d) + ": partition " +
          SlurmConfQuote(o.Find("partitionname")->value) + " also has " + allow_key + "=, which wins (as in Slurm); ignored");
     deny->clear();
   }

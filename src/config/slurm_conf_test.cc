@@ -757,7 +757,8 @@ TEST(SlurmConf, MusterYamlWinsOverSlurmConf) {
   StatusOr<MusterConfig> bad = LoadMusterConfig(conf);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            conf + ": agent.heartbeat_interval (5) must be at most half of controller.heartbeat_timeout (6)");
+            conf + ": agent.heartbeat_interval (5) must be at most half of controller.heartbeat_timeout (6, from " +
+                dir.Path("slurm.conf") + ":1: SlurmdTimeout=6)");
 }
 
 // ---- robustness -----------------------------------------------------------------------------------
