@@ -778,7 +778,12 @@ TEST_F(SlurmConfAccess, OnlyAllowedUsersSubmitToAPartition) {
   EXPECT_GE(std::atoll(inside.out.c_str()), 5000) << "FirstJobId=5000 not honoured: " << inside.out;
   EXPECT_TRUE(WaitState(std::atoll(inside.out.c_str()), "COMPLETED")) << State(std::atoll(inside.out.c_str()));
   EXPECT_EQ(Run("sbatch --parsable -p team --wrap true").rc, 0);
-  EXPECT_NE(RunAs("daemon", "salloc -p team --no-shell").rc, 0);
+  Result salloc = RunAs("daemon", "salloc -p team --no-shell");
+  EXPECT_NE(salloc.rc, 0);
+  EXPECT_NE(salloc.out.find("User's group not permitted to use this partition"), std::string::npos) << salloc.out;
+  Result srun = RunAs("daemon", "srun -p team true");
+  EXPECT_NE(srun.rc, 0);
+  EXPECT_NE(srun.out.find("User's group not permitted to use this partition"), std::string::npos) << srun.out;
   // The open partition takes everyone.
   EXPECT_EQ(RunAs("daemon", "sbatch --parsable --wrap true").rc, 0);
   // scontrol shows the lists as Slurm does.
@@ -806,7 +811,11 @@ TEST_F(SlurmConfAccess, OnlyAllowedUsersSubmitToAPartition) {
   EXPECT_EQ(right_account.rc, 0) << right_account.out;
 
 
-  // The controller's log names what of slurm.conf Muster ignores, once.
+  // muster up and the controller's log name what of slurm.conf Muster ignores.
+  EXPECT_NE(up_out_.find("muster up: warning: " + conf_.string() + ":3: OverTimeLimit=5: not supported by Muster, "
+                         "ignored\n"),
+            std::string::npos)
+      << up_out_;
   const std::string log = ReadFile((dir_ / "c" / "log" / "musterctld.log").string());
   const std::string line = conf_.string() + ":3: OverTimeLimit=5: not supported by Muster, ignored";
   const size_t at = log.find(line);
