@@ -723,3 +723,104 @@ TEST_F(FakeNvmlCluster, MigSlicesAreDiscoveredAndJobsGetThemByUuid) {
 }
 
 }  // namespace
+
+namespace {
+
+// A cluster started from a Slurm site's slurm.conf whose partitions limit who may submit
+// (AllowGroups=, AllowAccounts=, DenyQos=): users outside are refused with Slurm's messages, users
+// inside are let in. The users are the system's nobody and daemon; nobody joins a group made for
+// the test (a supplementary group, as sites use), removed again at the end.
+class SlurmConfAccess : public LocalClusterTest {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (other users submit, a group is made)";
+    group_ = "muster_acl_" + std::to_string(getpid());
+    ASSERT_EQ(Sh("groupadd " + group_).rc, 0);
+    group_made_ = true;
+    ASSERT_EQ(Sh("gpasswd -a nobody " + group_).rc, 0);
+    conf_ = fs::temp_directory_path() / ("muster_acl_" + std::to_string(getpid()) + ".conf");
+    std::ofstream(conf_) << "ClusterName=acl\n"
+                            "AuthType=auth/munge\n"
+                            "OverTimeLimit=5\n"
+                            "FirstJobId=5000\n"
+                            "NodeName=node[1-2] CPUs=2 RealMemory=1000\n"
+                            "PartitionName=open Nodes=node[1-2] Default=YES\n"
+                            "PartitionName=team Nodes=node[1-2] AllowGroups=" + group_ + "\n"
+                            "PartitionName=physics Nodes=node[1-2] AllowAccounts=physics\n"
+                            "PartitionName=scavenge Nodes=node[1-2] DenyQos=normal\n";
+    up_args_ = " --cluster " + conf_.string();
+    cluster_started_ = true;
+    LocalClusterTest::SetUp();
+  }
+  void TearDown() override {
+    if (cluster_started_) LocalClusterTest::TearDown();
+    std::error_code ec;
+    if (!conf_.empty()) fs::remove(conf_, ec);
+    if (group_made_) {
+      EXPECT_EQ(Sh("groupdel " + group_).rc, 0);
+    }
+  }
+  std::string group_;
+  bool group_made_ = false, cluster_started_ = false;
+  fs::path conf_;
+};
+
+TEST_F(SlurmConfAccess, OnlyAllowedUsersSubmitToAPartition) {
+  // AllowGroups: nobody is in the group (a supplementary one), daemon is not; root passes anyway.
+  Result outside = RunAs("daemon", "sbatch -p team --wrap true");
+  EXPECT_NE(outside.rc, 0);
+  EXPECT_NE(outside.out.find("sbatch: error: Batch job submission failed: User's group not permitted to use this "
+                             "partition"),
+            std::string::npos)
+      << outside.out;
+  Result inside = RunAs("nobody", "sbatch --parsable -p team --wrap true");
+  ASSERT_EQ(inside.rc, 0) << inside.out;
+  EXPECT_GE(std::atoll(inside.out.c_str()), 5000) << "FirstJobId=5000 not honoured: " << inside.out;
+  EXPECT_TRUE(WaitState(std::atoll(inside.out.c_str()), "COMPLETED")) << State(std::atoll(inside.out.c_str()));
+  EXPECT_EQ(Run("sbatch --parsable -p team --wrap true").rc, 0);
+  Result salloc = RunAs("daemon", "salloc -p team --no-shell");
+  EXPECT_NE(salloc.rc, 0);
+  EXPECT_NE(salloc.out.find("User's group not permitted to use this partition"), std::string::npos) << salloc.out;
+  Result srun = RunAs("daemon", "srun -p team true");
+  EXPECT_NE(srun.rc, 0);
+  EXPECT_NE(srun.out.find("User's group not permitted to use this partition"), std::string::npos) << srun.out;
+  // The open partition takes everyone.
+  EXPECT_EQ(RunAs("daemon", "sbatch --parsable --wrap true").rc, 0);
+  // scontrol shows the lists as Slurm does.
+  const std::string team = Run("scontrol show partition team").out;
+  EXPECT_NE(team.find("   AllowGroups=" + group_ + " AllowAccounts=ALL AllowQos=ALL\n"), std::string::npos) << team;
+  EXPECT_NE(Run("scontrol -o show partition scavenge").out.find(" AllowGroups=ALL AllowAccounts=ALL DenyQos=normal "),
+            std::string::npos);
+
+  // DenyQos: the normal QOS (a job's when it names none) may not use the partition, root's neither.
+  Result denied_qos = Run("sbatch -p scavenge --wrap true");
+  EXPECT_NE(denied_qos.rc, 0);
+  EXPECT_NE(denied_qos.out.find("Batch job submission failed: Invalid qos specification"), std::string::npos)
+      << denied_qos.out;
+
+  // AllowAccounts: nobody's account is physics, daemon's is chemistry.
+  ASSERT_TRUE(RestartControllerWith("accounts:\n  - {name: physics, users: [nobody]}\n"
+                                    "  - {name: chemistry, users: [daemon]}\n"));
+  Result wrong_account = RunAs("daemon", "sbatch -p physics --wrap true");
+  EXPECT_NE(wrong_account.rc, 0);
+  EXPECT_NE(wrong_account.out.find("Batch job submission failed: Invalid account or account/partition combination "
+                                   "specified"),
+            std::string::npos)
+      << wrong_account.out;
+  Result right_account = RunAs("nobody", "sbatch --parsable -p physics --wrap true");
+  EXPECT_EQ(right_account.rc, 0) << right_account.out;
+
+
+  // muster up and the controller's log name what of slurm.conf Muster ignores.
+  EXPECT_NE(up_out_.find("muster up: warning: " + conf_.string() + ":3: OverTimeLimit=5: not supported by Muster, "
+                         "ignored\n"),
+            std::string::npos)
+      << up_out_;
+  const std::string log = ReadFile((dir_ / "c" / "log" / "musterctld.log").string());
+  const std::string line = conf_.string() + ":3: OverTimeLimit=5: not supported by Muster, ignored";
+  const size_t at = log.find(line);
+  EXPECT_NE(at, std::string::npos) << log;
+  EXPECT_NE(log.find("ignored: AuthType (line 2)"), std::string::npos) << log;
+}
+
+}  // namespace

@@ -97,6 +97,7 @@ class LocalClusterTest : public ::testing::Test {
                    " --gpus-per-node 4" + up_args_);
     ASSERT_EQ(up.rc, 0) << up.out;
     ASSERT_NE(up.out.find("is up: " + std::to_string(nodes_) + " node"), std::string::npos) << up.out;
+    up_out_ = up.out;
   }
   void TearDown() override {
     if (HasFailure()) {
@@ -150,6 +151,7 @@ class LocalClusterTest : public ::testing::Test {
   static inline int counter_ = 0;
   int nodes_ = 2;
   std::string up_args_;  // more options for `muster up` (" --tcp"), set before SetUp()
+  std::string up_out_;   // what `muster up` printed
   fs::path dir_, work_;
   std::string env_;
 };

@@ -39,6 +39,9 @@ int Main(int argc, char** argv) {
   if (!conf.ok()) return Fail(conf.status().message());
   StatusOr<SchedulingConfig> sched = LoadSchedulingConfig(*conf);
   if (!sched.ok()) return Fail(sched.status().message());
+  // What the cluster file holds that Muster ignores (a slurm.conf's unsupported keys), once.
+  for (const std::string& w : conf->cluster.warnings) LogWarning(w);
+  for (const std::string& w : sched->warnings) LogWarning(w);
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key);

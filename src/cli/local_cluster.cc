@@ -129,7 +129,7 @@ struct UpArgs {
   std::string nvml_library;         // --nvml-library: another NVML library (a test's fake one)
   std::string health_check;         // --health-check: the agents' health-check program
   std::string mps = "auto";         // --mps: auto | off | a control program (tests' stand-in)
-  int first_job_id = 1;
+  int first_job_id = 0;  // 0: not given (the cluster file's FirstJobId=, else 1)
   bool tcp = false;
 };
 
@@ -168,7 +168,8 @@ const char* kUpUsage =
     "(default $HOME/.muster) and returns once every node has registered.\n"
     "--cluster: the nodes, partitions and topology of a cluster file (YAML, or a Slurm site's\n"
     "slurm.conf), one agent per node on this machine, each with the file's GPUs faked.\n"
-    "--first-job-id: the first job id of the new cluster (Slurm's FirstJobId).\n"
+    "--first-job-id: the first job id of the new cluster (Slurm's FirstJobId; default: the cluster\n"
+    "file's FirstJobId=, else 1).\n"
     "--gpu-devices: fake GPU i of each node is DEVDIR's i-th nvidia<N> character device (major\n"
     "195), which the node's jobs may open and other jobs may not (with cgroups, as root): device\n"
     "fencing tried without NVIDIA hardware.\n"
@@ -340,6 +341,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       err << "muster up: " << loaded.status().message() << "\n";
       return 1;
     }
+    for (const std::string& w : loaded->warnings) err << "muster up: warning: " << w << "\n";
     for (const Node& n : loaded->spec.nodes) node_names.push_back(n.name);
     if (!loaded->name.empty()) cluster_name = loaded->name;
     what = " (" + CompressHostlist(node_names) + ") from " + cluster_file + ".\n";
@@ -402,7 +404,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  key_file: state/cluster.key\n"
       << "  heartbeat_timeout: 6\n"
       << "  kill_wait: 5\n"
-      << "  first_job_id: " << a.first_job_id << "\n"
+      << (a.first_job_id > 0 ? "  first_job_id: " + std::to_string(a.first_job_id) + "\n" : "")
       << "  admins: [" << getuid() << "]  # the uid that ran 'muster up' (its agents act as it)\n"
       << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
       << "agent:\n"

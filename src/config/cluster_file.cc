@@ -288,6 +288,34 @@ class ClusterReader {
     return Status::Ok();
   }
 
+  // allow_groups, allow_accounts, deny_accounts, allow_qos, deny_qos: lists of names (absent: ALL
+  // for allow_*, none for deny_*). An allow_ and a deny_ list of the same kind are exclusive.
+  Status ReadAccess(const MapReader& r, PartitionAccess* a) {
+    RETURN_IF_ERROR(AccessList(r, "allow_groups", &a->allow_groups));
+    RETURN_IF_ERROR(AccessList(r, "allow_accounts", &a->allow_accounts));
+    RETURN_IF_ERROR(AccessList(r, "deny_accounts", &a->deny_accounts));
+    RETURN_IF_ERROR(AccessList(r, "allow_qos", &a->allow_qos));
+    RETURN_IF_ERROR(AccessList(r, "deny_qos", &a->deny_qos));
+    if (r.Has("allow_accounts") && r.Has("deny_accounts")) {
+      return r.Error("deny_accounts", "give allow_accounts or deny_accounts, not both");
+    }
+    if (r.Has("allow_qos") && r.Has("deny_qos")) return r.Error("deny_qos", "give allow_qos or deny_qos, not both");
+    return Status::Ok();
+  }
+
+  Status AccessList(const MapReader& r, std::string_view key, std::vector<std::string>* out) {
+    RETURN_IF_ERROR(r.StringList(key, out));
+    if (key.substr(0, 6) == "allow_" && *out == std::vector<std::string>{"ALL"}) {
+      out->clear();  // as in slurm.conf
+      return Status::Ok();
+    }
+    for (const std::string& name : *out) {
+      if (!IsPlainName(name)) return r.Error(key, "invalid name " + Quote(name));
+    }
+    if (r.Has(key) && out->empty()) return r.Error(key, "lists no names (leave it out for ALL)");
+    return Status::Ok();
+  }
+
   Status ReadPartitions(const MapReader& root) {
     std::vector<YAML::Node> items;
     RETURN_IF_ERROR(root.List("partitions", &items, /*required=*/true));
@@ -297,7 +325,8 @@ class ClusterReader {
       ASSIGN_OR_RETURN(MapReader r, MapReader::Make(source_, items[i], Index("partitions", i),
                                                     {"name", "nodes", "default", "state", "max_time",
                                                      "default_time", "min_nodes", "max_nodes", "priority_tier",
-                                                     "def_mem_per_cpu", "preempt_mode", "grace_time"}));
+                                                     "def_mem_per_cpu", "preempt_mode", "grace_time", "allow_groups",
+                                                     "allow_accounts", "deny_accounts", "allow_qos", "deny_qos"}));
       Partition p;
       RETURN_IF_ERROR(r.String("name", &p.name, /*required=*/true));
       if (!IsPlainName(p.name)) return r.Error("name", "invalid partition name " + Quote(p.name));
@@ -352,6 +381,7 @@ class ClusterReader {
         p.has_preempt_mode = true;
       }
       RETURN_IF_ERROR(r.Int("grace_time", &p.grace_time_s, 0, std::numeric_limits<int>::max()));
+      RETURN_IF_ERROR(ReadAccess(r, &p.access));
       snap().partitions.push_back(std::move(p));
     }
     return Status::Ok();

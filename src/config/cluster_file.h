@@ -8,6 +8,7 @@
 // Pure functions of their arguments (the *File variants also read the file); thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@
 
 namespace muster {
 
+// A value a cluster file gives for one of muster.yaml's keys (slurm.conf's KillWait= sets
+// controller.kill_wait): muster.yaml's own value wins (config/cluster_settings.h).
+struct ClusterFileSetting {
+  std::string origin;  // where it was set, for messages: "slurm.conf:12: KillWait=60"
+  std::string value;   // in muster.yaml's terms: an integer (seconds for times), a path, true/false, a word
+};
+
 // A loaded cluster file: its name (the `cluster:` field, may be empty) and the cluster.
 struct ClusterConfig {
   std::string name;
@@ -23,6 +31,11 @@ struct ClusterConfig {
   // The file's `usage:` (what running jobs hold, for `muster place`): empty, or one per node,
   // within each node's capacity.
   std::vector<NodeUsage> usage;
+  // slurm.conf's global keys that set muster.yaml's, by muster.yaml's dotted key.
+  std::map<std::string, ClusterFileSetting> settings;
+  // What the file holds that Muster ignores (keys it does not support, by name, with their file
+  // and line): reported once at start, by the controller's log and by `muster up`.
+  std::vector<std::string> warnings;
 };
 
 // `source` names the text in error messages (a file path; "<input>" when not given).

@@ -190,6 +190,14 @@ TEST(ClusterFile, ErrorsNameTheLineAndField) {
       {"{4: 500}", "{3: 500}", "t.yaml:19: usage[1]: GPU 3 of node 'gpu03' would be 1500/1000 used"},
       {"{4: 500}", "{4: 0.5}", "t.yaml:19: usage[1].gpu_milli.4: expected an integer, got '0.5'"},
       {"{4: 500}", "{4: 500}, exclusive: true", "t.yaml:19: usage[1].exclusive: node 'gpu03' already runs other work"},
+      {"max_nodes: 1, state: down}", "max_nodes: 1, state: down, allow_groups: [gpu, \"a&b\"]}",
+       "t.yaml:16: partitions[1].allow_groups: invalid name 'a&b'"},
+      {"max_nodes: 1, state: down}", "max_nodes: 1, state: down, allow_accounts: [a], deny_accounts: [b]}",
+       "t.yaml:16: partitions[1].deny_accounts: give allow_accounts or deny_accounts, not both"},
+      {"max_nodes: 1, state: down}", "max_nodes: 1, state: down, allow_qos: [high], deny_qos: low}",
+       "t.yaml:16: partitions[1].deny_qos: give allow_qos or deny_qos, not both"},
+      {"max_nodes: 1, state: down}", "max_nodes: 1, state: down, deny_qos: []}",
+       "t.yaml:16: partitions[1].deny_qos: lists no names (leave it out for ALL)"},
       {"cluster: t\n", "cluster: t\ncluster: u\n", "t.yaml:2: cluster: field given twice"},
       {"cluster: t\n", "clutser: t\n",
        "t.yaml:1: unknown field 'clutser' (known: cluster, node_types, nodes, topology, partitions, usage)"},
@@ -203,6 +211,25 @@ TEST(ClusterFile, ErrorsNameTheLineAndField) {
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().message(), c.error) << "'" << c.from << "' -> '" << c.to << "'";
   }
+}
+
+// allow_groups, allow_accounts, deny_accounts, allow_qos, deny_qos: slurm.conf's AllowGroups=, ...
+// (a single name may stand alone; allow_*: ALL is everyone, as leaving it out).
+TEST(ClusterFile, PartitionAccessLists) {
+  StatusOr<ClusterConfig> c = LoadClusterConfigYaml(
+      Edit(Edit(kCluster, "def_mem_per_cpu: 4G}",
+                "def_mem_per_cpu: 4G, allow_groups: [gpu, staff], allow_accounts: physics, deny_qos: [low]}"),
+           "max_nodes: 1, state: down}", "max_nodes: 1, state: down, allow_groups: ALL, deny_accounts: [guests]}"),
+      "t.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const PartitionAccess& gpu = c->spec.partitions[0].access;
+  EXPECT_EQ(gpu.allow_groups, (std::vector<std::string>{"gpu", "staff"}));
+  EXPECT_EQ(gpu.allow_accounts, std::vector<std::string>{"physics"});
+  EXPECT_EQ(gpu.deny_qos, std::vector<std::string>{"low"});
+  EXPECT_TRUE(gpu.allow_qos.empty());
+  const PartitionAccess& debug = c->spec.partitions[1].access;
+  EXPECT_TRUE(debug.allow_groups.empty());
+  EXPECT_EQ(debug.deny_accounts, std::vector<std::string>{"guests"});
 }
 
 TEST(ClusterFile, WholeDocumentErrors) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/cluster_settings.h"
 #include "config/slurm_conf.h"
 #include "config/yaml_reader.h"
 
@@ -78,6 +79,36 @@ std::string DefaultConfigPath() {
   }
   return "/etc/muster/muster.yaml";
 }
+
+namespace {
+
+Status CheckHeartbeats(const MusterConfig& c, const std::string& path, const YAML::Node& doc) {
+  if (c.heartbeat_interval_s * 2 <= c.heartbeat_timeout_s) return Status::Ok();
+  // The timeout may be a slurm.conf's SlurmdTimeout=: then the message says where it was set.
+  std::string from;
+  if (auto s = c.cluster.settings.find("controller.heartbeat_timeout");
+      s != c.cluster.settings.end() && !config_internal::YamlSets(doc, "controller.heartbeat_timeout")) {
+    from = ", from " + s->second.origin;
+  }
+  return InvalidArgument(path + ": agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +
+                         ") must be at most half of controller.heartbeat_timeout (" +
+                         std::to_string(c.heartbeat_timeout_s) + from + ")");
+}
+
+// The controller's and the agents' keys a slurm.conf may set (config/cluster_settings.h: what
+// muster.yaml sets wins).
+void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, MusterConfig* c) {
+  config_internal::ClusterSettings s(c->cluster, doc, path, &c->cluster.warnings);
+  s.Int("controller.kill_wait", &c->kill_wait_s);
+  s.Int("controller.heartbeat_timeout", &c->heartbeat_timeout_s);
+  s.Int("controller.min_job_age", &c->min_job_age_s);
+  s.Int("controller.first_job_id", &c->first_job_id);
+  s.Bool("controller.allow_root_jobs", &c->allow_root_jobs);
+  s.Text("agent.health_check.program", &c->health_check_program);
+  s.Int("agent.health_check.interval", &c->health_check_interval_s);
+}
+
+}  // namespace
 
 StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader reader) {
   MusterConfig c;
@@ -208,13 +239,13 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
       if (!v.empty()) c.gpu_devices = Absolute(dir, v);
     }
   }
-  if (c.heartbeat_interval_s * 2 > c.heartbeat_timeout_s) {
-    return InvalidArgument(path + ": agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +
-                           ") must be at most half of controller.heartbeat_timeout (" +
-                           std::to_string(c.heartbeat_timeout_s) + ")");
+  if (reader == ConfigReader::kCommand) {
+    RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
+    return c;
   }
-  if (reader == ConfigReader::kCommand) return c;
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
+  ApplyClusterSettings(doc, path, &c);
+  RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;
 }

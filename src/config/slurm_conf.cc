@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -206,9 +207,11 @@ class SlurmConfReader {
   }
 
   StatusOr<ClusterConfig> Finish() {
+    NoteHarmlessKeys();
     RETURN_IF_ERROR(ApplyDownNodes());
     for (size_t i = 0; i < nodes().size(); ++i) RETURN_IF_ERROR(BuildGpus(i));
     RETURN_IF_ERROR(BuildPartitions());
+    NoteUnsupportedOptionLines();
     // Everything above checks with file locations; this is the last line of defence.
     RETURN_IF_ERROR(snap().Validate().WithPrefix(source_));
     return std::move(out_);
@@ -241,9 +244,164 @@ class SlurmConfReader {
       StatusOr<int64_t> mb = ParseMemoryMb(p.value);
       if (!mb.ok()) return SlurmConfPairError(source_, p, mb.status().message());
       def_mem_per_cpu_mb_ = *mb;
+    } else if (p.lower == "schedulertype") {
+      ReadSchedulerType(p);
+    } else if (p.lower == "preempttype") {
+      ReadPreemptType(p);
+    } else if (p.lower == "schedulerparameters") {
+      return ReadSchedulerParameters(p);
+    } else if (auto mapped = MappedGlobalKeys().find(p.lower); mapped != MappedGlobalKeys().end()) {
+      return ReadMapped(p, mapped->second);
+    } else {
+      NoteIgnored(p);
     }
-    // Every other key configures something Muster does not model (or does its own way).
     return Status::Ok();
+  }
+
+  // A key that sets one of muster.yaml's, in muster.yaml's terms. A value Muster cannot take
+  // (SlurmdTimeout=0: never) is ignored with a warning; a malformed one is an error, as in
+  // slurmctld.
+  Status ReadMapped(const Pair& p, const MappedKey& k) {
+    const bool number = k.value == SettingValue::kInt || k.value == SettingValue::kSeconds || k.value == SettingValue::kTime;
+    ASSIGN_OR_RETURN(std::optional<std::string> value, number ? NumberValue(p, k) : WordValue(p, k));
+    if (value) Set(k.muster_key, p, std::move(*value));
+    return Status::Ok();
+  }
+
+  // An integer (seconds for a Slurm time), or nothing when outside what Muster takes.
+  StatusOr<std::optional<std::string>> NumberValue(const Pair& p, const MappedKey& k) {
+    int64_t n = 0;
+    if (k.value == SettingValue::kTime) {
+      StatusOr<int64_t> t = ParseTimeSpec(p.value);
+      if (!t.ok()) return SlurmConfPairError(source_, p, "expected a time (minutes, or [days-]hours:minutes:seconds)");
+      n = *t;
+    } else if (!ParseSlurmConfInt(p.value, &n)) {
+      return SlurmConfPairError(source_, p, "expected a non-negative integer");
+    }
+    if (n < k.min || n > k.max) {
+      Warn(At(p) + ": Muster's " + k.muster_key + " takes " + std::to_string(k.min) + " to " + std::to_string(k.max) +
+           (k.value == SettingValue::kInt ? "" : " seconds") + "; ignored");
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(std::to_string(n));
+  }
+
+  // A path, a YES/NO as true/false, or a preemption mode's name.
+  StatusOr<std::optional<std::string>> WordValue(const Pair& p, const MappedKey& k) {
+    if (k.value == SettingValue::kPath) {
+      if (p.value.empty() || p.value[0] != '/') return SlurmConfPairError(source_, p, "expected an absolute path");
+      return std::optional<std::string>(p.value);
+    }
+    if (k.value == SettingValue::kPreemptMode) {
+      // "REQUEUE", or with GANG ("SUSPEND,GANG"): the mode is the first word.
+      StatusOr<PreemptMode> mode = ParsePreemptMode(p.value.substr(0, p.value.find(',')));
+      if (!mode.ok()) return SlurmConfPairError(source_, p, mode.status().message());
+      return std::optional<std::string>(Lower(PreemptModeName(*mode)));
+    }
+    const std::string v = Lower(p.value);
+    const bool yes = v == "yes" || v == "true" || v == "1";
+    if (!yes && v != "no" && v != "false" && v != "0") return SlurmConfPairError(source_, p, "expected YES or NO");
+    return std::optional<std::string>(yes == (k.value == SettingValue::kYesNo) ? "true" : "false");
+  }
+
+  // "<source>:<line>: Key=value", where a message about a pair starts.
+  std::string At(const Pair& p) const { return SlurmConfWhere(source_, p.line) + ": " + p.key + "=" + SlurmConfShort(p.value); }
+
+  // sched/backfill (Slurm's default) or sched/builtin (no backfill); another plugin is warned about.
+  void ReadSchedulerType(const Pair& p) {
+    const std::string v = Lower(p.value);
+    if (v == "sched/backfill" || v == "sched/builtin") {
+      Set("scheduler.backfill", p, v == "sched/backfill" ? "true" : "false");
+    } else {
+      Warn(At(p) + ": not supported by Muster (it schedules with backfill or, scheduler.backfill: false, without); ignored");
+    }
+  }
+
+  // preempt/none (Slurm's default), preempt/qos or preempt/partition_prio: which of Muster's
+  // preemption rules apply (preemption.by_qos, preemption.by_partition_tier).
+  void ReadPreemptType(const Pair& p) {
+    const std::string v = Lower(p.value);
+    if (v != "preempt/none" && v != "preempt/qos" && v != "preempt/partition_prio") {
+      Warn(At(p) + ": not supported by Muster (preempt/none, preempt/qos or preempt/partition_prio); ignored");
+      return;
+    }
+    Set("preemption.by_qos", p, v == "preempt/qos" ? "true" : "false");
+    Set("preemption.by_partition_tier", p, v == "preempt/partition_prio" ? "true" : "false");
+  }
+
+  // Comma-separated options; those Muster reads set muster.yaml's keys, the rest are named in one
+  // warning.
+  Status ReadSchedulerParameters(const Pair& p) {
+    std::string ignored;
+    for (const std::string& option : SplitOn(p.value, ',')) {
+      if (option.empty()) continue;
+      const size_t eq = option.find('=');
+      const std::string name = Lower(option.substr(0, eq));
+      const auto mapped = MappedSchedulerParameters().find(name);
+      if (mapped == MappedSchedulerParameters().end()) {
+        ignored += (ignored.empty() ? "" : ", ") + option;
+        continue;
+      }
+      int64_t n = 0;
+      if (eq == std::string::npos || !ParseSlurmConfInt(std::string_view(option).substr(eq + 1), &n) || n < 1 ||
+          n > 100'000) {
+        return SlurmConfPairError(source_, p, name + " expects an integer in [1, 100000]");
+      }
+      const auto& [muster_key, unit] = mapped->second;
+      Set(muster_key, p, std::to_string(n * unit));
+    }
+    if (!ignored.empty()) {
+      Warn(SlurmConfWhere(source_, p.line) + ": " + p.key + ": options not supported by Muster, ignored: " +
+           SlurmConfShort(ignored));
+    }
+    return Status::Ok();
+  }
+
+  void Set(const std::string& muster_key, const Pair& p, std::string value) {
+    out_.settings[muster_key] = ClusterFileSetting{At(p), std::move(value)};
+  }
+
+  void Warn(std::string message) { out_.warnings.push_back(std::move(message)); }
+
+  // A key Muster does not read: unsupported and unknown keys get a warning each, harmless ones one
+  // together (NoteHarmlessKeys).
+  void NoteIgnored(const Pair& p) {
+    std::string name = p.key;
+    const std::string where = At(p);
+    switch (ClassifyGlobalKey(p.lower, &name)) {
+      case GlobalKeyUse::kHarmless:
+        harmless_ += (harmless_.empty() ? "" : ", ") + name + " (line " + std::to_string(p.line) + ")";
+        break;
+      case GlobalKeyUse::kUnsupported:
+        Warn(where + ": not supported by Muster, ignored");
+        break;
+      case GlobalKeyUse::kUnknown:
+        Warn(where + ": not a slurm.conf key Muster knows, ignored");
+        break;
+    }
+  }
+
+  void NoteHarmlessKeys() {
+    if (harmless_.empty()) return;
+    Warn(source_ + ": keys for Slurm's own daemons and plugins, with nothing for Muster to do, ignored: " + harmless_);
+  }
+
+  // Options of a NodeName=/PartitionName= line (with its DEFAULT line's) that Muster does not act
+  // on, when set to other than Slurm's default: noted by the line they are written on.
+  void NoteUnsupportedOptions(const Options& o, const std::map<std::string, std::string>& unsupported) {
+    for (const auto& [key, slurm_default] : unsupported) {
+      const Pair* p = o.Find(key);
+      if (p == nullptr || p->value.empty() || (!slurm_default.empty() && Lower(p->value) == slurm_default)) continue;
+      unsupported_options_[p->line].insert(p->key + "=" + SlurmConfShort(p->value));
+    }
+  }
+
+  void NoteUnsupportedOptionLines() {
+    for (const auto& [line, options] : unsupported_options_) {
+      std::string list;
+      for (const std::string& o : options) list += (list.empty() ? "" : ", ") + o;
+      Warn(SlurmConfWhere(source_, line) + ": options not supported by Muster, ignored: " + list);
+    }
   }
 
   // Boards, Sockets/SocketsPerBoard, CoresPerSocket, ThreadsPerCore and CPUs, completed as Slurm's
@@ -305,6 +463,7 @@ class SlurmConfReader {
     }
     Options o = node_defaults_;
     o.Merge(line);
+    NoteUnsupportedOptions(o, UnsupportedNodeOptions());
     const Pair& names = pairs[0];
 
     Node proto;
@@ -636,9 +795,46 @@ class SlurmConfReader {
         p.has_preempt_mode = true;
       }
       if (o.Find("gracetime")) RETURN_IF_ERROR(o.Int("gracetime", &p.grace_time_s, 0, std::numeric_limits<int>::max()));
+      RETURN_IF_ERROR(ReadAccess(o, &p.access));
+      NoteUnsupportedOptions(o, UnsupportedPartitionOptions());
       snap().partitions.push_back(std::move(p));
     }
     return Status::Ok();
+  }
+
+  // AllowGroups=, AllowAccounts=, AllowQos=, DenyAccounts=, DenyQos=: comma-separated names (an
+  // Allow list may be ALL). As slurmctld does (with an error in its log), a Deny list beside the
+  // Allow list of its kind is ignored, here with a warning.
+  Status ReadAccess(const Options& o, PartitionAccess* a) {
+    RETURN_IF_ERROR(AccessList(o, "allowgroups", &a->allow_groups));
+    RETURN_IF_ERROR(AccessList(o, "allowaccounts", &a->allow_accounts));
+    RETURN_IF_ERROR(AccessList(o, "denyaccounts", &a->deny_accounts));
+    RETURN_IF_ERROR(AccessList(o, "allowqos", &a->allow_qos));
+    RETURN_IF_ERROR(AccessList(o, "denyqos", &a->deny_qos));
+    DropDenyBesideAllow(o, "AllowAccounts", a->allow_accounts, &a->deny_accounts);
+    DropDenyBesideAllow(o, "AllowQos", a->allow_qos, &a->deny_qos);
+    return Status::Ok();
+  }
+
+  Status AccessList(const Options& o, const std::string& key, std::vector<std::string>* out) {
+    const Pair* p = o.Find(key);
+    if (p == nullptr || p->value.empty() || (key.rfind("allow", 0) == 0 && Lower(p->value) == "all")) {
+      return Status::Ok();
+    }
+    for (const std::string& name : SplitOn(p->value, ',')) {
+      if (!IsPlainName(name)) return o.Error(*p, "invalid name " + SlurmConfQuote(name));
+      if (std::find(out->begin(), out->end(), name) == out->end()) out->push_back(name);
+    }
+    return Status::Ok();
+  }
+
+  void DropDenyBesideAllow(const Options& o, const std::string& allow_key, const std::vector<std::string>& allow,
+                           std::vector<std::string>* deny) {
+    if (allow.empty() || deny->empty()) return;
+    const Pair& d = *o.Find("deny" + Lower(allow_key).substr(5));
+    Warn(At(d) + ": partition " +
+         SlurmConfQuote(o.Find("partitionname")->value) + " also has " + allow_key + "=, which wins (as in Slurm); ignored");
+    deny->clear();
   }
 
   // The line of "SwitchName=<name>" in topology.conf text (1 if not found).
@@ -658,6 +854,8 @@ class SlurmConfReader {
   std::string topology_plugin_;
   int topology_plugin_line_ = 0;
   int64_t def_mem_per_cpu_mb_ = 0;
+  std::string harmless_;  // "AuthType (line 3), SlurmctldPort (line 4)": the keys NoteHarmlessKeys names
+  std::map<int, std::set<std::string>> unsupported_options_;  // by line: "Weight=10", ...
   Options node_defaults_{source_, "NodeName"};
   Options partition_defaults_{source_, "PartitionName"};
   std::unordered_map<std::string, size_t> node_pos_;

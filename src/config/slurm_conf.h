@@ -6,9 +6,11 @@
 // Slurm's syntax: Key=Value pairs separated by blanks (blanks around '=' allowed, "..." quotes a
 // value), case-insensitive keys, '#' comments (\# is a literal '#'), a trailing '\' continues a
 // line. NodeName=, PartitionName=, DownNodes= and NodeSet= lines take the rest of their line as
-// options; NodeName=DEFAULT / PartitionName=DEFAULT set defaults for the lines after them. Keys of
-// slurm.conf that Muster does not use are ignored (Muster does not check them; slurmctld does);
-// an option it does not know on a NodeName=/PartitionName= line is an error, as in Slurm.
+// options; NodeName=DEFAULT / PartitionName=DEFAULT set defaults for the lines after them. Global
+// keys with a Muster meaning (KillWait=, PriorityWeightAge=, ...) become ClusterConfig::settings,
+// applied under muster.yaml's (config/cluster_settings.h); every other global key is ignored,
+// never an error, and named in ClusterConfig::warnings with its line. An option Slurm does not
+// know on a NodeName=/PartitionName= line is an error, as in Slurm.
 // `Include` is not supported (an error says so).
 //
 // Errors are InvalidArgument statuses naming the file, the line and the pair, e.g.

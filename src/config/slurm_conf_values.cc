@@ -96,6 +96,139 @@ const std::map<std::string, std::string>& GresOptions() {
   return known;
 }
 
+// ---- global keys --------------------------------------------------------------------------------
+
+const std::map<std::string, MappedKey>& MappedGlobalKeys() {
+  constexpr int64_t kDay = 86400;
+  constexpr int64_t kMaxWeight = 1'000'000'000;  // priority.weights' bound
+  static const std::map<std::string, MappedKey> keys = {
+      {"killwait", {"controller.kill_wait", SettingValue::kSeconds, 0, kDay}},
+      {"slurmdtimeout", {"controller.heartbeat_timeout", SettingValue::kSeconds, 1, kDay}},
+      // Slurm's MinJobAge=0 keeps records for ever; Muster's 0 drops them at once: not mapped.
+      {"minjobage", {"controller.min_job_age", SettingValue::kSeconds, 1, 365 * kDay}},
+      {"firstjobid", {"controller.first_job_id", SettingValue::kInt, 1, int64_t{1} << 40}},
+      {"disablerootjobs", {"controller.allow_root_jobs", SettingValue::kNotYesNo}},
+      {"healthcheckprogram", {"agent.health_check.program", SettingValue::kPath}},
+      // HealthCheckInterval=0 (Slurm's default: no checks) is outside the range, so not mapped.
+      {"healthcheckinterval", {"agent.health_check.interval", SettingValue::kSeconds, 1, kDay}},
+      {"priorityweightage", {"priority.weights.age", SettingValue::kInt, 0, kMaxWeight}},
+      {"priorityweightfairshare", {"priority.weights.fairshare", SettingValue::kInt, 0, kMaxWeight}},
+      {"priorityweightjobsize", {"priority.weights.job_size", SettingValue::kInt, 0, kMaxWeight}},
+      {"priorityweightpartition", {"priority.weights.partition", SettingValue::kInt, 0, kMaxWeight}},
+      {"priorityweightqos", {"priority.weights.qos", SettingValue::kInt, 0, kMaxWeight}},
+      {"prioritymaxage", {"priority.max_age", SettingValue::kTime, 1, 10'000 * kDay}},
+      {"prioritydecayhalflife", {"priority.decay_half_life", SettingValue::kTime, 0, 10'000 * kDay}},
+      {"prioritycalcperiod", {"priority.calc_period", SettingValue::kTime, 0, kDay}},
+      {"priorityfavorsmall", {"priority.favor_small", SettingValue::kYesNo}},
+      {"preemptmode", {"preemption.mode", SettingValue::kPreemptMode}},
+      {"preemptexempttime", {"preemption.exempt_time", SettingValue::kTime, 0, 10'000 * kDay}},
+  };
+  return keys;
+}
+
+const std::map<std::string, std::pair<const char*, int64_t>>& MappedSchedulerParameters() {
+  static const std::map<std::string, std::pair<const char*, int64_t>> options = {
+      {"bf_window", {"scheduler.backfill_horizon", 60}},
+      {"bf_max_job_test", {"scheduler.backfill_depth", 1}},
+  };
+  return options;
+}
+
+namespace {
+
+// Slurm's global keys (read_config.c's slurm_conf_options, 22.05 to 24.11, and a few removed
+// since that old files still carry) that Muster has no use for: its controller, agents and store
+// take their place, or they tune a mechanism Muster does not have a counterpart of that matters.
+constexpr const char* kHarmlessKeys[] = {
+    "AccountingStorageBackupHost", "AccountingStorageExternalHost", "AccountingStorageHost",
+    "AccountingStorageParameters", "AccountingStoragePass", "AccountingStoragePort", "AccountingStorageTRES",
+    "AccountingStorageType", "AccountingStorageUser", "AccountingStoreFlags", "AccountingStoreJobComment",
+    "AcctGatherEnergyType", "AcctGatherFilesystemType", "AcctGatherInfinibandType", "AcctGatherInterconnectType",
+    "AcctGatherNodeFreq", "AcctGatherProfileType", "AuthAltParameters", "AuthAltTypes", "AuthInfo", "AuthType",
+    "BackupAddr", "BackupController", "CacheGroups", "CertgenParameters", "CertgenType", "CertmgrParameters",
+    "CertmgrType", "CheckpointType", "CommunicationParameters", "ControlAddr", "ControlMachine", "CoreSpecPlugin",
+    "CredType", "CryptoType", "DataParserParameters", "DebugFlags", "DefRuntimePlugin", "EioTimeout",
+    "ExtSensorsFreq", "ExtSensorsType", "FastSchedule", "GresTypes", "GroupUpdateForce", "GroupUpdateTime",
+    "HashPlugin", "HttpParserType", "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType",
+    "JobCompHost", "JobCompLoc", "JobCompParams", "JobCompPass", "JobCompPassScript", "JobCompPort",
+    "JobCompType", "JobCompUser", "JobCredentialPrivateKey", "JobCredentialPublicCertificate", "KeepAliveTime",
+    "LaunchType", "LogTimeFormat", "MaxDBDMsgs", "MessageTimeout", "MetricsAuthUsers", "MetricsParameters",
+    "MetricsType", "MpiDefault", "MpiParams", "PluginDir", "PlugStackConfig", "ProctrackType", "RoutePlugin",
+    "SelectType", "SelectTypeParameters", "SerializerParameters", "SerializerPlugins", "SlurmctldAddr",
+    "SlurmctldDebug", "SlurmctldHost", "SlurmctldHttpAuthParameters", "SlurmctldLogFile", "SlurmctldParameters",
+    "SlurmctldPidFile", "SlurmctldPort", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug",
+    "SlurmdHttpAuthParameters", "SlurmdLogFile", "SlurmdParameters", "SlurmdPidFile", "SlurmdPort",
+    "SlurmdSpoolDir", "SlurmdSyslogDebug", "SlurmdUser", "SlurmrestdHttpAuthParameters", "SlurmrestdParameters",
+    "SlurmSchedLogFile", "SlurmSchedLogLevel", "SlurmstepdParameters", "SlurmUser", "SrunPortRange",
+    "StateSaveLocation", "SwitchParameters", "SwitchType", "TaskPlugin", "TaskPluginParam", "TCPTimeout",
+    "TLSParameters", "TLSType", "TmpFS", "TreeWidth", "UrlParserType",
+};
+
+// Slurm's global keys for behaviours Muster does not have (or has only through muster.yaml in
+// another shape): read, warned about by name, and ignored.
+constexpr const char* kUnsupportedKeys[] = {
+    "AccountingStorageEnforce", "AllowSpecResourcesUsage", "BatchStartTimeout", "BcastExclude", "BcastParameters",
+    "BurstBufferParameters", "BurstBufferType", "CliFilterParameters", "CliFilterPlugins", "CompleteWait",
+    "CpuFreqDef", "CpuFreqGovernors", "DefCPUPerGPU", "DefMemPerGPU", "DefMemPerNode", "DependencyParameters",
+    "EnforcePartLimits", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "EpilogTimeout", "FairShareDampeningFactor",
+    "FederationParameters", "GetEnvTimeout", "GpuFreqDef", "HealthCheckNodeState", "HealthCheckTimeout",
+    "InactiveLimit", "InteractiveStepOptions", "JobContainerType", "JobFileAppend", "JobRequeue",
+    "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LicenseParameters", "Licenses", "MailDomain",
+    "MailProg", "MaxArraySize", "MaxBatchRequeue", "MaxJobCount", "MaxJobId", "MaxMemPerCPU", "MaxMemPerNode",
+    "MaxNodeCount", "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "NamespaceType",
+    "NodeFeaturesPlugins", "OverTimeLimit", "PowerParameters", "PowerPlugin", "PreemptParameters",
+    "PrEpParameters", "PrEpPlugins", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
+    "PrioritySiteFactorPlugin", "PriorityType", "PriorityUsageResetPeriod", "PriorityWeightAssoc",
+    "PriorityWeightTRES", "PrivateData", "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
+    "PrologTimeout", "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept",
+    "RebootProgram", "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram",
+    "ResumeRate", "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "ReturnToService",
+    "SallocDefaultCommand", "SbcastParameters", "SchedulerTimeSlice", "ScronParameters",
+    "SlurmctldPrimaryOffProg", "SlurmctldPrimaryOnProg", "SrunEpilog", "SrunProlog", "SuspendExcNodes",
+    "SuspendExcParts", "SuspendExcStates", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
+    "TaskEpilog", "TaskProlog", "TopologyParam", "TrackWCKey", "UnkillableStepProgram", "UnkillableStepTimeout",
+    "UsePAM", "VSizeFactor", "WaitTime",
+};
+
+}  // namespace
+
+GlobalKeyUse ClassifyGlobalKey(const std::string& lower, std::string* name) {
+  static const std::map<std::string, std::pair<std::string, GlobalKeyUse>> table = [] {
+    std::map<std::string, std::pair<std::string, GlobalKeyUse>> m;
+    for (const char* k : kHarmlessKeys) m[Lower(k)] = {k, GlobalKeyUse::kHarmless};
+    for (const char* k : kUnsupportedKeys) m[Lower(k)] = {k, GlobalKeyUse::kUnsupported};
+    return m;
+  }();
+  const auto it = table.find(lower);
+  if (it == table.end()) return GlobalKeyUse::kUnknown;
+  *name = it->second.first;
+  return it->second.second;
+}
+
+const std::map<std::string, std::string>& UnsupportedNodeOptions() {
+  static const std::map<std::string, std::string> options = {
+      {"corespeccount", "0"}, {"cpubind", ""},    {"cpuspeclist", ""}, {"memspeclimit", "0"},
+      {"restrictedcorespergpu", "0"}, {"tmpdisk", "0"}, {"tresweights", ""}, {"weight", "1"},
+  };
+  return options;
+}
+
+const std::map<std::string, std::string>& UnsupportedPartitionOptions() {
+  static const std::map<std::string, std::string> options = {
+      {"allocnodes", "all"},        {"alternate", ""},           {"cpubind", ""},
+      {"defcpupergpu", ""},         {"defmempergpu", ""},        {"defmempernode", "unlimited"},
+      {"disablerootjobs", "no"},    {"exclusivetopo", "no"},     {"exclusiveuser", "no"},
+      {"hidden", "no"},             {"lln", "no"},               {"maxcpuspernode", "unlimited"},
+      {"maxcpuspersocket", "unlimited"}, {"maxmempercpu", "unlimited"}, {"maxmempernode", "unlimited"},
+      {"oversubscribe", "no"},      {"overtimelimit", "none"},   {"powerdownonidle", "no"},
+      {"priorityjobfactor", "1"},   {"qos", ""},                 {"reqresv", "no"},
+      {"resumetimeout", ""},        {"rootonly", "no"},          {"selecttypeparameters", ""},
+      {"shared", "no"},             {"suspendtime", ""},         {"suspendtimeout", ""},
+      {"topology", ""},             {"tresbillingweights", ""},
+  };
+  return options;
+}
+
 // A node's State= (or a DownNodes line's): how it maps onto Node. Slurm reads these names in
 // state_str2int; CLOUD nodes (powered down until needed) and UNKNOWN nodes (state learnt when
 // their daemon registers) start out available.

@@ -29,6 +29,43 @@ const std::map<std::string, std::string>& DownNodesOptions();
 const std::map<std::string, std::string>& NodeSetOptions();
 const std::map<std::string, std::string>& GresOptions();
 
+// slurm.conf's global keys that set one of muster.yaml's (docs/cluster-file.md lists them).
+enum class SettingValue {
+  kInt,        // a plain count (FirstJobId, PriorityWeight*): the integer
+  kSeconds,    // seconds (KillWait, SlurmdTimeout): the integer
+  kTime,       // Slurm's time ("7-0", minutes alone: PriorityMaxAge): seconds
+  kPath,       // an absolute path (HealthCheckProgram)
+  kYesNo,      // YES/NO (PriorityFavorSmall): "true"/"false"
+  kNotYesNo,   // YES/NO meaning the opposite of the Muster key (DisableRootJobs): "false"/"true"
+  kPreemptMode,  // OFF, CANCEL, REQUEUE, SUSPEND[,GANG]: the mode's name, lower case
+};
+struct MappedKey {
+  const char* muster_key;  // muster.yaml's dotted key ("controller.kill_wait")
+  SettingValue value;
+  int64_t min = 0, max = 0;  // the range Muster takes (kInt, kSeconds, kTime); outside it: ignored, warned
+};
+// Lower-case slurm.conf key -> what it sets.
+const std::map<std::string, MappedKey>& MappedGlobalKeys();
+
+// SchedulerParameters= options Muster reads: bf_window (minutes) -> scheduler.backfill_horizon,
+// bf_max_job_test -> scheduler.backfill_depth. Lower-case option -> (muster.yaml key, seconds per unit).
+const std::map<std::string, std::pair<const char*, int64_t>>& MappedSchedulerParameters();
+
+// What Muster does with a global key of slurm.conf it does not map.
+enum class GlobalKeyUse {
+  kUnknown,      // not a key of Slurm's (22.05 to 24.11) at all
+  kHarmless,     // nothing for Muster to do (ports, paths, plugins and daemons Muster replaces)
+  kUnsupported,  // a behaviour Muster does not have
+};
+// `lower`'s use, and its canonical spelling in `*name` (the key itself when unknown).
+GlobalKeyUse ClassifyGlobalKey(const std::string& lower, std::string* name);
+
+// Options of NodeName= and PartitionName= lines for a behaviour Muster does not have (Weight=,
+// RootOnly=, OverSubscribe=, ...): lower-case key -> Slurm's default, which is not warned about
+// ("" when any value is).
+const std::map<std::string, std::string>& UnsupportedNodeOptions();
+const std::map<std::string, std::string>& UnsupportedPartitionOptions();
+
 // A node's State= (or a DownNodes line's): how it maps onto Node.
 struct NodeStateValue {
   NodeState state = NodeState::kIdle;

@@ -1,8 +1,11 @@
 #include "ctld/build_job.h"
 
+#include <algorithm>
+
 #include "model/dependency.h"
 #include "model/job_request.h"
 #include "model/limits.h"
+#include "model/partition_access.h"
 #include "model/policy_ops.h"
 #include "sched/pending_reason.h"
 
@@ -37,6 +40,23 @@ Status CheckQosAndNice(const SubmitRequest& request, const SubmitPolicy& policy,
     return Status(StatusCode::kPermissionDenied, "Invalid nice value: only an administrator may lower it");
   }
   return Status::Ok();
+}
+
+// The partition's AllowGroups/AllowAccounts/DenyAccounts/AllowQos/DenyQos, with Slurm's messages.
+Status CheckAccess(const Partition& part, const Submitter& submitter, const SubmitPolicy& policy,
+                   const std::string& account, const std::string& qos) {
+  PartitionAccessRequest who;
+  who.groups = submitter.groups;
+  if (std::find(who.groups.begin(), who.groups.end(), submitter.group) == who.groups.end()) {
+    who.groups.push_back(submitter.group);
+  }
+  who.privileged = policy.caller_is_admin;
+  who.account = account;
+  who.qos = qos;
+  const PartitionAccessDenial denial = CheckPartitionAccess(part.access, who);
+  if (denial == PartitionAccessDenial::kNone) return Status::Ok();
+  return Status(denial == PartitionAccessDenial::kGroup ? StatusCode::kPermissionDenied : StatusCode::kInvalidArgument,
+                PartitionAccessMessage(denial));
 }
 
 // The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
@@ -96,6 +116,7 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
     return InvalidArgument("Invalid account or account/partition combination specified");
   }
   RETURN_IF_ERROR(CheckQosAndNice(request, policy, job.account));
+  RETURN_IF_ERROR(CheckAccess(*part, submitter, policy, job.account, request.qos));
   job.qos = request.qos;
   job.nice = request.nice;
   job.partition = part->name;

@@ -26,13 +26,14 @@ struct SubmitPolicy {
   int64_t max_script_bytes = 0;
   const AccountTree* accounts = nullptr;  // associations (default and allowed accounts), MaxWall, QOS access
   const std::vector<Qos>* qos = nullptr;  // the QOS defined (none: only "normal")
-  bool caller_is_admin = false;           // may lower nice, use any QOS
+  bool caller_is_admin = false;           // may lower nice, use any QOS, any partition's AllowGroups
 };
 
 // Who submits: the authenticated caller's names (resolved by the controller).
 struct Submitter {
   std::string user;
-  std::string group;
+  std::string group;                // the primary group
+  std::vector<std::string> groups;  // every group of the user (primary and supplementary), for AllowGroups
 };
 
 struct BuiltJob {
@@ -48,7 +49,9 @@ using EverRuns = std::function<Status(const JobRequest& request, std::string* us
 // ..."), root ("jobs may not run as root on this cluster ..."), the resource options
 // (ParseJobRequest's), an empty or too long script, an interactive array, the array
 // specification, the partition ("Invalid partition name specified"), `ever_runs`, the account
-// ("Invalid account or account/partition combination specified"), QOS and nice, --signal,
+// ("Invalid account or account/partition combination specified"), QOS and nice, the partition's
+// access lists (model/partition_access.h: "User's group not permitted to use this partition" as
+// PermissionDenied, the account's and the QOS's messages as above), --signal,
 // --dependency. Defaults applied: the partition's default memory per CPU and time limit, else the
 // account's or QOS's MaxWall; --begin in the past is now.
 StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, const Submitter& submitter,

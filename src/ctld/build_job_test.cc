@@ -176,5 +176,46 @@ TEST(BuildJobTest, AdminsMayLowerNiceAndUseAnyQos) {
   EXPECT_EQ(b->job.nice, -100);
 }
 
+// AllowGroups (any of the submitter's groups; admins pass), AllowAccounts (the account by name,
+// as Slurm 22.05), DenyQos: Slurm's messages, groups first.
+TEST(BuildJobTest, PartitionAccessListsWithSlurmsMessages) {
+  Fixture f;
+  f.partitions[1].access.allow_groups = {"gpu"};
+  f.accounts.accounts.push_back(Account{.name = "lattice", .parent = "team"});
+  f.accounts.users.push_back(UserAssociation{.user = "alice", .account = "lattice"});
+  f.accounts.users.push_back(UserAssociation{.user = "alice", .account = "other"});
+  SubmitRequest r = f.Request({"-N1", "-p", "debug"});
+  StatusOr<BuiltJob> b = f.Build(r);
+  EXPECT_EQ(b.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(b.status().message(), "User's group not permitted to use this partition");
+  f.who.groups = {"staff", "gpu"};  // a supplementary group
+  EXPECT_TRUE(f.Build(r).ok());
+  f.who.groups = {"staff"};
+  f.policy.caller_is_admin = true;
+  EXPECT_TRUE(f.Build(r).ok());
+  f.policy.caller_is_admin = false;
+  f.who.group = "gpu";  // the primary group, even when the list misses it
+  EXPECT_TRUE(f.Build(r).ok());
+
+  f.partitions[1].access.allow_accounts = {"team"};
+  r.account = "team";
+  EXPECT_TRUE(f.Build(r).ok());
+  r.account = "lattice";  // a child of team: not team itself
+  b = f.Build(r);
+  EXPECT_EQ(b.status().message(), "Invalid account or account/partition combination specified");
+  r.account = "other";
+  b = f.Build(r);
+  EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.status().message(), "Invalid account or account/partition combination specified");
+
+  f.partitions[1].access.allow_accounts.clear();
+  f.partitions[1].access.deny_qos = {"normal"};
+  b = f.Build(r);  // account other, no -q: normal
+  EXPECT_EQ(b.status().message(), "Invalid qos specification");
+  r.qos = "high";
+  EXPECT_TRUE(f.Build(r).ok());
+  EXPECT_TRUE(f.Build(f.Request()).ok());  // the default partition has no lists
+}
+
 }  // namespace
 }  // namespace muster

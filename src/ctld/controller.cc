@@ -39,6 +39,22 @@ std::string GroupName(uint32_t gid) {
   return std::to_string(gid);
 }
 
+// The names of every group of `user` (its primary group `gid` and its supplementary groups), as
+// the system's user database says (getgrouplist): what AllowGroups= is checked against.
+std::vector<std::string> GroupNamesOf(const std::string& user, uint32_t gid) {
+  std::vector<gid_t> gids(64);
+  int count = static_cast<int>(gids.size());
+  if (getgrouplist(user.c_str(), gid, gids.data(), &count) < 0) {
+    gids.resize(static_cast<size_t>(count));  // count is now the number needed
+    if (getgrouplist(user.c_str(), gid, gids.data(), &count) < 0) count = 0;
+  }
+  std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(count) + 1);
+  for (int i = 0; i < count; ++i) names.push_back(GroupName(gids[static_cast<size_t>(i)]));
+  if (count == 0) names.push_back(GroupName(gid));
+  return names;
+}
+
 // The user and group names of submissions, looked up at most once a minute per id: every lookup
 // reads /etc/passwd or /etc/group (or asks NSS), a cost on each of a thousand submissions that
 // buys nothing between two renames.
@@ -47,6 +63,14 @@ class NameCache {
   std::pair<std::string, std::string> Names(uint32_t uid, uint32_t gid, int64_t now) {
     std::lock_guard<std::mutex> l(mu_);
     return {Lookup(users_, uid, now, UserName), Lookup(groups_, gid, now, GroupName)};
+  }
+
+  // Every group of the user (GroupNamesOf), cached like the names.
+  std::vector<std::string> Groups(const std::string& user, uint32_t uid, uint32_t gid, int64_t now) {
+    std::lock_guard<std::mutex> l(mu_);
+    Memberships& m = memberships_[{uid, gid}];
+    if (!m.loaded || now - m.at >= kTtlS || now < m.at) m = Memberships{GroupNamesOf(user, gid), now, true};
+    return m.groups;
   }
 
  private:
@@ -61,8 +85,14 @@ class NameCache {
     if (e.name.empty() || now - e.at >= kTtlS || now < e.at) e = Entry{fn(id), now};
     return e.name;
   }
+  struct Memberships {
+    std::vector<std::string> groups;
+    int64_t at = 0;
+    bool loaded = false;
+  };
   std::mutex mu_;
   std::map<uint32_t, Entry> users_, groups_;
+  std::map<std::pair<uint32_t, uint32_t>, Memberships> memberships_;
 };
 
 NameCache& Names() {
@@ -245,7 +275,14 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
     policy.caller_is_admin = IsAdmin(caller);
     Submitter who;
-    if (caller.authenticated) std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
+    if (caller.authenticated) {
+      std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
+      // Only a partition with AllowGroups= needs them (a lookup in the user database).
+      const auto& parts = config_.cluster.partitions;
+      if (std::any_of(parts.begin(), parts.end(), [](const Partition& p) { return !p.access.allow_groups.empty(); })) {
+        who.groups = Names().Groups(who.user, caller.uid, caller.gid, clock_->NowSeconds());
+      }
+    }
     StatusOr<BuiltJob> built =
         BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
     if (!built.ok()) return built.status();

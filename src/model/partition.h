@@ -10,6 +10,19 @@
 
 namespace muster {
 
+// Who may use a partition: Slurm's AllowGroups=, AllowAccounts=, DenyAccounts=, AllowQos=,
+// DenyQos=. An empty list is ALL (allow) or none (deny). An Allow list and a Deny list of the same
+// kind are exclusive (the loaders keep at most one of them). The decision is
+// CheckPartitionAccess (model/partition_access.h).
+struct PartitionAccess {
+  std::vector<std::string> allow_groups;
+  std::vector<std::string> allow_accounts;
+  std::vector<std::string> deny_accounts;
+  std::vector<std::string> allow_qos;
+  std::vector<std::string> deny_qos;
+
+  bool operator==(const PartitionAccess&) const = default;
+};
 
 struct Partition {
   std::string name;
@@ -28,6 +41,7 @@ struct Partition {
   bool has_preempt_mode = false;
   PreemptMode preempt_mode = PreemptMode::kRequeue;
   int64_t grace_time_s = kUnlimited;
+  PartitionAccess access;  // who may submit to it (checked at submission)
 };
 
 }  // namespace muster

@@ -179,6 +179,11 @@ void PartitionFields(V& v, P& p, const Partition& d) {
   v.Field("priority_tier", p.priority_tier, d.priority_tier);
   v.Field("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb, d.def_mem_per_cpu_mb);
   v.Field("def_mem_from_cluster", p.def_mem_from_cluster, d.def_mem_from_cluster);
+  v.Field("allow_groups", p.access.allow_groups, d.access.allow_groups);
+  v.Field("allow_accounts", p.access.allow_accounts, d.access.allow_accounts);
+  v.Field("deny_accounts", p.access.deny_accounts, d.access.deny_accounts);
+  v.Field("allow_qos", p.access.allow_qos, d.access.allow_qos);
+  v.Field("deny_qos", p.access.deny_qos, d.access.deny_qos);
 }
 
 template <class T, class Fn>

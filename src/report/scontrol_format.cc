@@ -14,6 +14,7 @@
 
 #include "model/hostlist.h"
 #include "model/job_array.h"
+#include "model/partition_access.h"
 
 namespace muster {
 namespace {
@@ -254,6 +255,21 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
   return o;
 }
 
+namespace {
+
+// Slurm's second line (partition_info.c): AllowGroups, then AllowAccounts (DenyAccounts when only
+// that is set), then AllowQos (DenyQos likewise).
+std::string AccessLine(const PartitionAccess& a) {
+  auto allow_or_deny = [](const char* kind, const std::vector<std::string>& allow, const std::vector<std::string>& deny) {
+    if (!allow.empty() || deny.empty()) return std::string(" Allow") + kind + "=" + FormatAccessList(allow);
+    return std::string(" Deny") + kind + "=" + FormatAccessList(deny);
+  };
+  return "AllowGroups=" + FormatAccessList(a.allow_groups) + allow_or_deny("Accounts", a.allow_accounts, a.deny_accounts) +
+         allow_or_deny("Qos", a.allow_qos, a.deny_qos);
+}
+
+}  // namespace
+
 std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRecord>& nodes, bool one_liner) {
   const std::string eol = one_liner ? " " : "\n   ";
   int64_t cpus = 0, mem = 0, gpus = 0;
@@ -266,7 +282,7 @@ std::string FormatScontrolPartition(const Partition& p, const std::vector<NodeRe
   const std::string total_nodes = std::to_string(p.nodes.size());
   std::string o;
   o += "PartitionName=" + p.name + eol;
-  o += "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" + eol;
+  o += AccessLine(p.access) + eol;
   o += std::string("AllocNodes=ALL Default=") + (p.is_default ? "YES" : "NO") + " QoS=N/A" + eol;
   o += "DefaultTime=" + (p.default_time_s == kUnlimited ? std::string("NONE") : FormatTimeSpec(p.default_time_s)) +
        " DisableRootJobs=NO ExclusiveUser=NO GraceTime=" +

@@ -277,5 +277,26 @@ TEST_F(ScontrolFormatTest, PartitionSettings) {
   EXPECT_NE(out.find("   TRES=cpu=32,mem=125G,node=2,billing=32,gres/gpu=16\n\n"), std::string::npos);
 }
 
+// partition_info.c: AllowGroups always; DenyAccounts/DenyQos in place of the Allow form when only
+// the Deny list is set.
+TEST_F(ScontrolFormatTest, PartitionAccessLists) {
+  Partition p;
+  p.name = "gpu";
+  p.nodes = {"n1"};
+  p.access.allow_groups = {"gpu", "staff"};
+  p.access.allow_accounts = {"physics"};
+  p.access.deny_qos = {"low", "scavenger"};
+  const std::vector<NodeRecord> nodes = testdata::CapturedNodes(kT0);
+  EXPECT_NE(FormatScontrolPartition(p, nodes).find("\n   AllowGroups=gpu,staff AllowAccounts=physics DenyQos=low,scavenger\n"),
+            std::string::npos)
+      << FormatScontrolPartition(p, nodes);
+  p.access = PartitionAccess{};
+  p.access.deny_accounts = {"guests"};
+  p.access.allow_qos = {"high"};
+  EXPECT_NE(FormatScontrolPartition(p, nodes, /*one_liner=*/true).find(" AllowGroups=ALL DenyAccounts=guests AllowQos=high "),
+            std::string::npos)
+      << FormatScontrolPartition(p, nodes, true);
+}
+
 }  // namespace
 }  // namespace muster

@@ -20,7 +20,7 @@
 //             Boards=1, SlurmdStartTime=None, LastBusyTime=Unknown (unless given), CapWatts=n/a,
 //             CurrentWatts=0 AveWatts=0, ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s,
 //             Version=(null) when the agent did not report one; no "[user@time]" after Reason=.
-//   scontrol show partition: AllowGroups/AllowAccounts/AllowQos/AllocNodes=ALL, QoS=N/A,
+//   scontrol show partition: AllocNodes=ALL (the Allow/Deny lists are the partition's), QoS=N/A,
 //             DisableRootJobs=NO, ExclusiveUser=NO, GraceTime=0, Hidden=NO, LLN=NO,
 //             MaxCPUsPerNode=UNLIMITED, PriorityJobFactor=1, RootOnly=NO, ReqResv=NO,
 //             OverSubscribe=NO, OverTimeLimit=NONE, PreemptMode=OFF, SelectTypeParameters=NONE,

@@ -3,15 +3,49 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/strings.h"
+#include "config/cluster_settings.h"
 #include "config/scheduling/policy_config.h"
 #include "config/scheduling/priority_config.h"
 #include "config/yaml_reader.h"
 #include "model/policy_ops.h"
+#include "model/qos.h"
 #include "sched/mix_learner.h"
 
 namespace muster {
 
 using config_internal::MapReader;
+
+namespace {
+
+// The scheduling keys a slurm.conf may set (config/cluster_settings.h: what muster.yaml sets wins).
+void ApplyClusterSettings(const ClusterConfig& cluster, const YAML::Node& doc, const std::string& path,
+                          SchedulingConfig* c) {
+  config_internal::ClusterSettings s(cluster, doc, path, &c->warnings);
+  PriorityWeights& w = c->priority.weights;
+  s.Int("priority.weights.age", &w.age);
+  s.Int("priority.weights.fairshare", &w.fairshare);
+  s.Int("priority.weights.job_size", &w.job_size);
+  s.Int("priority.weights.partition", &w.partition);
+  s.Int("priority.weights.qos", &w.qos);
+  s.Int("priority.max_age", &w.max_age_s);
+  s.Bool("priority.favor_small", &w.favor_small);
+  s.Int("priority.decay_half_life", &c->priority.half_life_s);
+  s.Int("priority.calc_period", &c->priority.calc_period_s);
+  s.Bool("scheduler.backfill", &c->scheduler.backfill);
+  int64_t depth = c->scheduler.backfill_depth;
+  s.Int("scheduler.backfill_depth", &depth);
+  c->scheduler.backfill_depth = static_cast<int>(depth);
+  s.Int("scheduler.backfill_horizon", &c->scheduler.backfill_horizon_s);
+  std::string mode = Lower(PreemptModeName(c->preemption.mode));
+  s.Text("preemption.mode", &mode);
+  if (StatusOr<PreemptMode> m = ParsePreemptMode(mode); m.ok()) c->preemption.mode = *m;
+  s.Int("preemption.exempt_time", &c->preemption.exempt_time_s);
+  s.Bool("preemption.by_qos", &c->preemption.by_qos);
+  s.Bool("preemption.by_partition_tier", &c->preemption.by_partition_tier);
+}
+
+}  // namespace
 
 StatusOr<SchedulingConfig> LoadSchedulingConfig(const MusterConfig& conf) {
   SchedulingConfig c;
@@ -44,6 +78,7 @@ StatusOr<SchedulingConfig> LoadSchedulingConfig(const MusterConfig& conf) {
       c.learn_workload_mix = *learned;
     }
   }
+  ApplyClusterSettings(conf.cluster, doc, path, &c);
   auto policy = std::make_shared<SchedPolicy>();
   policy->accounts = c.priority.accounts;
   policy->qos = c.qos;

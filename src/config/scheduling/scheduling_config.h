@@ -36,6 +36,9 @@ struct SchedulingConfig {
   SchedulerOptions scheduler = DefaultSchedulerOptions();
   bool learn_workload_mix = true;  // scheduler.placement: learned (true) or bestfit
   bool check_caches = false;       // scheduler.check_caches
+  // Where the cluster file's settings (a slurm.conf's PriorityWeightAge=, ...) gave way to
+  // muster.yaml's: reported once at start, with the cluster file's warnings.
+  std::vector<std::string> warnings;
   static SchedulerOptions DefaultSchedulerOptions() {
     SchedulerOptions o;
     o.backfill = true;
@@ -45,7 +48,8 @@ struct SchedulingConfig {
 
 // Reads the scheduling sections of `conf`'s file (conf.path, as LoadMusterConfig read it, whose
 // directory relative paths such as `queues: FILE` are taken from). Errors name the file, line
-// and field.
+// and field. The scheduling keys a slurm.conf sets apply where muster.yaml does not set them
+// (config/cluster_settings.h).
 StatusOr<SchedulingConfig> LoadSchedulingConfig(const MusterConfig& conf);
 
 }  // namespace muster

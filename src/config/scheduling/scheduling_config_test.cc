@@ -207,5 +207,37 @@ TEST_F(SchedulingConfigFile, PolicyErrorsNameTheField) {
   }
 }
 
+// A slurm.conf's scheduling keys apply where muster.yaml says nothing; where it does, muster.yaml
+// wins and a different value is warned about.
+TEST_F(SchedulingConfigFile, SlurmConfSchedulingKeysUnderMusterYaml) {
+  std::ofstream(dir_ / "slurm.conf") << "PriorityWeightAge=1000\nPriorityWeightFairshare=500\nPriorityMaxAge=1-0\n"
+                                        "PriorityDecayHalfLife=0\nSchedulerType=sched/builtin\n"
+                                        "SchedulerParameters=bf_window=60,bf_max_job_test=10\n"
+                                        "PreemptMode=CANCEL\nPreemptExemptTime=5\nPreemptType=preempt/partition_prio\n"
+                                        "NodeName=n1 CPUs=4\n";
+  const std::string p = (dir_ / "muster.yaml").string();
+  std::ofstream(p, std::ios::trunc) << "cluster_file: slurm.conf\npriority:\n  weights: {fairshare: 7}\n";
+  StatusOr<MusterConfig> conf = LoadMusterConfig(p);
+  ASSERT_TRUE(conf.ok()) << conf.status().message();
+  StatusOr<SchedulingConfig> c = LoadSchedulingConfig(*conf);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->priority.weights.age, 1000);
+  EXPECT_EQ(c->priority.weights.fairshare, 7);
+  EXPECT_EQ(c->priority.weights.max_age_s, 86400);
+  EXPECT_EQ(c->priority.half_life_s, 0);
+  EXPECT_FALSE(c->scheduler.backfill);
+  EXPECT_EQ(c->scheduler.backfill_depth, 10);
+  EXPECT_EQ(c->scheduler.backfill_horizon_s, 3600);
+  EXPECT_EQ(c->preemption.mode, PreemptMode::kCancel);
+  EXPECT_EQ(c->preemption.exempt_time_s, 300);
+  EXPECT_TRUE(c->preemption.by_partition_tier);  // PreemptType=preempt/partition_prio
+  EXPECT_FALSE(c->preemption.by_qos);
+  EXPECT_TRUE(c->preemption.by_partition_tier);
+  EXPECT_FALSE(c->preemption.by_qos);
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_EQ(c->warnings[0], (dir_ / "slurm.conf").string() + ":2: PriorityWeightFairshare=500: " + p +
+                                " sets priority.weights.fairshare (7), which wins; ignored");
+}
+
 }  // namespace
 }  // namespace muster
