@@ -113,6 +113,13 @@ c sbatch_test_only_part  'sbatch --test-only -N1 -p debug --wrap true'
 c sbatch_test_only_bad   'sbatch --test-only --gres=gpu:99 --wrap true'
 c sbatch_signal_bad      'sbatch --signal=USR1@x --wrap true'
 c scancel_batch_only     'j=$(sbatch --parsable -o sb.out --wrap "trap \"echo batch-got-usr2\" USR2; for i in \$(seq 40); do sleep 0.25; done"); sleep 3; scancel -b -s USR2 $j; sleep 1; scancel $j; sleep 1; cat sb.out'
+c held_priority          'scontrol show job $J4 | grep -o "Priority=[0-9]*"; sprio -h -j $J4; echo rc=$?'
+c srun_verbose           'srun -v -N1 -n1 true'
+c srun_bad_counts        'srun -n x true; srun -N x true; srun -N 1-x true; echo rc=$?'
+c srun_env_input         'printf "%s\n" "SLURM_NTASKS=1 srun hostname | wc -l" "SLURM_STDOUTMODE=env.out srun -n1 echo hi; cat env.out" "SLURM_NNODES=x srun -N1 -n1 true; echo rc=\$?" "srun --ntasks-per-node=1 hostname | wc -l" > ei.sh; inbatch "sh ei.sh" -N2 --ntasks-per-node=2'
+c srun_exclusive_spread  'printf "%s\n" "srun -n1 --exclusive sh -c \"echo \\\$SLURMD_NODENAME; sleep 1\" &" "srun -n1 --exclusive sh -c \"echo \\\$SLURMD_NODENAME; sleep 1\" &" wait > ex.sh; inbatch "sh ex.sh" -N2 -n2 | sort'
+c sbatch_begin_bad       'sbatch --begin=elevenses --wrap true; sbatch --begin=now+1h --wrap true; echo rc=$?'
+c scontrol_hostlist      'scontrol show hostlist n3,n1,n2; scontrol show hostlistsorted n3,n1,n2'
 c scancel_held           'scancel $J4; squeue -h -t all -j $J4 -o %T'
 settle
 # -- accounting, after the set-up jobs ended
