@@ -78,6 +78,8 @@ TEST_F(Srun, ExitCodesAndSlurmsMessages) {
                                   "srun -N 3 true\n"
                                   "echo rc=$?\n"
                                   "srun -n 1 -N 2 true\n"
+                                  "echo rc=$?\n"
+                                  "srun -N x true\n"
                                   "echo rc=$?\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id);
   const std::string out = Output(id);
@@ -85,7 +87,8 @@ TEST_F(Srun, ExitCodesAndSlurmsMessages) {
        {"0: out-0\n", "1: err-1\n", "srun: error: node2: task 1: Exited with exit code 3\nrc=3\n",
         "srun: error: node1: task 0: Killed\nrc=137\n", "srun: error: node2: task 1: Exited with exit code 2\n",
         "srun: error: Only allocated 2 nodes asked for 3\nrc=1\n",
-        "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nrc=0\n"}) {
+        "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nrc=0\n",
+        "srun: error: \"x\" is not a valid node count\nrc=255\n"}) {  // (Slurm's exit -1)
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
   EXPECT_NE(out.find("cannot execute 'no-such-program-xyz'"), std::string::npos) << out;

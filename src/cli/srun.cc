@@ -220,8 +220,13 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   StatusOr<SrunOptions> opt = ParseSrunArgs(args, [](const char* name) { return std::getenv(name); });
   if (!opt.ok()) {
     err << opt.status().message();
-    // getopt's complaints end like Slurm's option errors, which exit -1 (255); the rest exit 1.
-    return opt.status().message().find("Try \"srun --help\"") != std::string::npos ? 255 : 1;
+    // getopt's complaints end like Slurm's option errors, which exit -1 (255), and so do a bad
+    // node count and --gpu-bind; the rest exit 1 (as Slurm 22.05's srun on the peer).
+    const std::string& m = opt.status().message();
+    const bool fatal = m.find("Try \"srun --help\"") != std::string::npos ||
+                       m.find("is not a valid node count") != std::string::npos ||
+                       m.find("Invalid --gpu-bind argument") != std::string::npos;
+    return fatal ? 255 : 1;
   }
   if (opt->help) return out << SrunHelp(), 0;
   if (opt->usage) return out << SrunUsage(), 0;

@@ -210,7 +210,7 @@ Status Error(const std::string& text) { return InvalidArgument(text); }
 // local task (reused from the start when there are more tasks), each the GPU indexes it sees.
 StatusOr<std::vector<std::vector<int>>> ParseGpuBindMap(const std::string& value) {
   const bool mask = value.rfind("mask_gpu:", 0) == 0;
-  const Status bad = Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
+  const Status bad = Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
   std::vector<std::vector<int>> out;
   std::stringstream in(value.substr(mask ? 9 : 8));
   for (std::string item; std::getline(in, item, ',');) {
@@ -361,7 +361,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
         out->immediate = 0;
         break;
       }
-      ASSIGN_OR_RETURN(out->immediate, Count(value, "--immediate", 0));
+      ASSIGN_OR_RETURN(out->immediate, Count(value, "immediate", 0));  // (Slurm names it so)
       break;
     }
     case Opt::kOverlap: out->overlap = true; break;
@@ -380,7 +380,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
       } else if (value.rfind("single:", 0) == 0) {
         const std::string n = value.substr(7);
         if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) < 1) {
-          return Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
+          return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
         }
         out->gpu_bind_single = std::stoi(n);
         out->gpu_bind_per_task = 0;
@@ -390,7 +390,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
         ASSIGN_OR_RETURN(out->gpu_bind_map, ParseGpuBindMap(value));
         out->gpu_bind_per_task = 0;
       } else {
-        return Error("srun: error: Invalid --gpu-bind argument: " + value + "\n");
+        return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
       }
       break;
     case Opt::kNoAllocate: out->no_allocate = true; break;

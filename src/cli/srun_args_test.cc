@@ -223,7 +223,7 @@ TEST(SrunArgs, StepGpus) {
       << "closest without CPU binding: all the step's GPUs";
   EXPECT_EQ(Parse({"--gpu-bind=single:2", "true"}).gpu_bind_single, 2);
   EXPECT_EQ(ParseSrunArgs({"--gpu-bind=nearby", "true"}).status().message(),
-            "srun: error: Invalid --gpu-bind argument: nearby\n");
+            "srun: error: Invalid --gpu-bind argument: gpu:nearby\n");
   using Map = std::vector<std::vector<int>>;
   EXPECT_EQ(Parse({"--gpu-bind=map_gpu:1,0", "true"}).gpu_bind_map, (Map{{1}, {0}}));
   EXPECT_EQ(Parse({"--gpu-bind=map_gpu:0*2,3", "true"}).gpu_bind_map, (Map{{0}, {0}, {3}}));
@@ -233,7 +233,7 @@ TEST(SrunArgs, StepGpus) {
   for (const char* bad : {"map_gpu:", "map_gpu:x", "map_gpu:1,,2", "map_gpu:1*", "map_gpu:100", "mask_gpu:0x0",
                           "mask_gpu:0xZ", "single:0", "single:x"}) {
     EXPECT_EQ(ParseSrunArgs({std::string("--gpu-bind=") + bad, "true"}).status().message(),
-              std::string("srun: error: Invalid --gpu-bind argument: ") + bad + "\n");
+              std::string("srun: error: Invalid --gpu-bind argument: gpu:") + bad + "\n");
   }
   StatusOr<SrunOptions> bad = ParseSrunArgs({"--gres=fpga:1", "true"});
   ASSERT_FALSE(bad.ok());

@@ -657,10 +657,16 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
     for (const auto& [name, n] : cpus) names.push_back(name);
     StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
     if (ordered.ok()) names = *ordered;
-    std::vector<int64_t> counts;
-    for (const std::string& n : names) counts.push_back(cpus[n]);
+    // "4(x1),2(x2)": srun's cpu counts name every run's length, 1 too.
+    std::string counts;
+    for (size_t i = 0; i < names.size();) {
+      size_t j = i;
+      while (j < names.size() && cpus[names[j]] == cpus[names[i]]) ++j;
+      counts += (counts.empty() ? "" : ",") + std::to_string(cpus[names[i]]) + "(x" + std::to_string(j - i) + ")";
+      i = j;
+    }
     Emit(err_, "srun: jobid " + std::to_string(job_id) + ": nodes(" + std::to_string(names.size()) + "):`" +
-                   CompressHostlist(names) + "', cpu counts: " + CompressCounts(counts) + "\n");
+                   CompressHostlist(names) + "', cpu counts: " + counts + "\n");
     Emit(err_, "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n");
   }
   const auto step_failed = [&] {
