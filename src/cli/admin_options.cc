@@ -57,8 +57,9 @@ constexpr OptionSpec kSprioOptions[] = {
 };
 
 constexpr GetoptStyle kSprioStyle{.program = "sprio", .end = "\n", .permute = true};
-constexpr char kSprioUsage[] =
-    "Usage: sprio [-j jobid[,jobid...]] [-u user[,user...]] [-p partition[,...]] [-l] [-n] [-h] [-w] [-o format]\n";
+constexpr char kSprioUsage[] =  // Slurm 22.05's, word for word
+    "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n"
+    "   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
 Status SprioJobs(const std::string& list, SprioArgs* r) {
   for (const std::string& s : Split(list, ',')) {

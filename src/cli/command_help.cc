@@ -14,8 +14,12 @@ struct HelpText {
 
 constexpr HelpText kTexts[] = {
     {"squeue", false,
-     "Usage: squeue [-A account] [-j jobs] [-n name] [-p partitions] [-t states] [-u users] [--me]\n"
-     "              [-o format] [-O fields] [-S sort] [-h] [-l] [-r] [--start] [--json]\n",
+     "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+     "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+     "              [--reservation reservation] [--sort fields] [--start]\n"
+     "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+     "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+     "\t      [-ahjlrsv]\n",
      "Usage: squeue [OPTIONS]\n"
      "  -A, --account=account(s)        accounts of the jobs to view\n"
      "  -h, --noheader                  no headers on output\n"
@@ -32,11 +36,15 @@ constexpr HelpText kTexts[] = {
      "      --start                     expected start times of pending jobs\n"
      "  -t, --states=state(s)           job states to view (PD,R,CG,... or all)\n"
      "  -u, --user=user_name(s)         users to view\n"
-     "      --usage                     brief usage message\n"
      "  -V, --version                   version\n"
-     "Environment: SQUEUE_FORMAT, SQUEUE_FORMAT2 (the default -o / -O).\n"},
+     "Environment: SQUEUE_FORMAT, SQUEUE_FORMAT2 (the default -o / -O).\n"
+     "\n"
+     "Help options:\n"
+     "  --help                          show this help message\n"
+     "  --usage                         display a brief summary of squeue options\n"},
     {"sinfo", false,
-     "Usage: sinfo [-hlNRs] [-t states] [-p partition] [-n nodes] [-o format] [--json]\n",
+     "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+     "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n",
      "Usage: sinfo [OPTIONS]\n"
      "  -h, --noheader             no headers on output\n"
      "      --json                 partitions and nodes as JSON\n"
@@ -48,11 +56,17 @@ constexpr HelpText kTexts[] = {
      "  -R, --list-reasons         why nodes are down, drained or failing\n"
      "  -s, --summarize            node states summarized as A/I/O/T per partition\n"
      "  -t, --states=STATES        node states to view (idle,mix,alloc,drain,down,...)\n"
-     "      --usage                brief usage message\n"
-     "  -V, --version              version\n"},
+     "  -V, --version              version\n"
+     "\n"
+     "Help options:\n"
+     "  --help                     show this help message\n"
+     "  --usage                    display brief usage message\n"},
     {"scancel", true,
-     "Usage: scancel [-A account] [--batch] [--full] [-n job_name] [-p partition] [-s signal] [-t PENDING|RUNNING|SUSPENDED]\n"
-     "               [-u user_name] [-w hosts] [-v] [job_id[_array_id][.step_id]]\n",
+     "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+     "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+     "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+     "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
+     "               [job_id[_array_id][.step_id]]\n",
      "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]...]\n"
      "  -A, --account=account      jobs of this account\n"
      "  -b, --batch                signal the batch shell alone (default signal KILL)\n"
@@ -65,9 +79,11 @@ constexpr HelpText kTexts[] = {
      "  -u, --user=user_name       jobs of this user\n"
      "  -v, --verbose              say why a job could not be cancelled\n"
      "  -w, --nodelist=hosts       jobs on these nodes\n"
-     "  -h, --help                 this help\n"
-     "      --usage                brief usage message\n"
-     "  -V, --version              version\n"},
+     "  -V, --version              version\n"
+     "\n"
+     "Help options:\n"
+     "  --help                          show this help message\n"
+     "  --usage                         display brief usage message\n"},
     {"scontrol", true,
      "Usage: scontrol [-o] [--json] <command> [<entity> [<id>]]\n",
      "Usage: scontrol [OPTIONS] COMMAND [ARGS]\n"

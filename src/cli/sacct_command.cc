@@ -127,7 +127,15 @@ constexpr char kHelp[] =
     "     -u, --uid, --user: Use this comma separated list of uids or user names to select jobs.\n"
     "     --usage:           Display brief usage message.\n"
     "     -V, --version:     Print version.\n"
-    "     -X, --allocations: Only show statistics relevant to the job allocation itself, not steps.\n";
+    "     -X, --allocations: Only show statistics relevant to the job allocation itself, not steps.\n"
+    // Slurm's section, byte for byte (the forms -S and -E read: model/slurm_time.h).
+    "\t                                                                    \n"
+    "     Note, valid start/end time formats are...                              \n"
+    "\t           HH:MM[:SS] [AM|PM]                                       \n"
+    "\t           MMDD[YY] or MM/DD[/YY] or MM.DD[.YY]                     \n"
+    "\t           MM/DD[/YY]-HH:MM[:SS]                                    \n"
+    "\t           YYYY-MM-DD[THH:MM[:SS]]                                  \n"
+    "\t           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n";
 
 // getopt's own complaints (model/option_engine.h), which Slurm's sacct prints alone.
 bool IsGetoptError(const std::string& m) {

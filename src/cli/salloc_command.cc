@@ -37,10 +37,30 @@ namespace {
 volatile sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
 
-constexpr char kUsage[] =
+constexpr char kUsage[] =  // Slurm 22.05's, word for word
     "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
-    "              [-c cpus-per-task] [-G gpus] [--gres=list] [-p partition] [-t time] [-J jobname]\n"
-    "              [-A account] [-q qos] [--mem=MB] [-w hosts] [-x hosts] [--no-shell] [command [args...]]\n";
+    "              [-c cpus-per-node] [-r n] [-p partition] [--hold] [-t minutes]\n"
+    "              [--immediate[=secs]] [--no-kill] [--overcommit] [-D path]\n"
+    "              [--oversubscribe] [-J jobname]\n"
+    "              [--verbose] [--gid=group] [--uid=user] [--licenses=names]\n"
+    "              [--clusters=cluster_names]\n"
+    "              [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]\n"
+    "              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]\n"
+    "              [--mail-type=type] [--mail-user=user] [--nice[=value]]\n"
+    "              [--bell] [--no-bell] [--kill-command[=signal]] [--spread-job]\n"
+    "              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]\n"
+    "              [--network=type] [--mem-per-cpu=MB] [--qos=qos]\n"
+    "              [--mem-bind=...] [--reservation=name] [--mcs-label=mcs]\n"
+    "              [--time-min=minutes] [--gres=list] [--gres-flags=opts]\n"
+    "              [--cpu-freq=min[-max[:gov]]] [--power=flags] [--profile=...]\n"
+    "              [--switches=max-switches[@max-time-to-wait]]\n"
+    "              [--core-spec=cores] [--thread-spec=threads] [--reboot]\n"
+    "              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]\n"
+    "              [--delay-boot=mins] [--use-min-nodes]\n"
+    "              [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]\n"
+    "              [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]\n"
+    "              [--mem-per-gpu=MB]\n"
+    "              [command [args...]]\n";
 
 constexpr char kHelp[] =
     "Usage: salloc [OPTIONS(0)...] [command [args...]]\n"

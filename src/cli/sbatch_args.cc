@@ -563,12 +563,37 @@ std::vector<std::string> SbatchEnvironmentArgs(const std::function<const char*(c
   return args;
 }
 
-std::string SbatchUsage() {
-  return "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n";
+std::string SbatchUsage() {  // Slurm 22.05's, word for word
+  return
+      "Usage: sbatch [-N nnodes] [-n ntasks]\n"
+      "              [-c ncpus] [-r n] [-p partition] [--hold] [--parsable] [-t minutes]\n"
+      "              [-D path] [--no-kill] [--overcommit]\n"
+      "              [--input file] [--output file] [--error file]\n"
+      "              [--time-min=minutes] [--licenses=names] [--clusters=cluster_names]\n"
+      "              [--chdir=directory] [--oversubscribe] [-m dist] [-J jobname]\n"
+      "              [--verbose] [--gid=group] [--uid=user]\n"
+      "              [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]\n"
+      "              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]\n"
+      "              [--mail-type=type] [--mail-user=user] [--nice[=value]] [--wait]\n"
+      "              [--requeue] [--no-requeue] [--ntasks-per-node=n] [--propagate]\n"
+      "              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]\n"
+      "              [--network=type] [--mem-per-cpu=MB] [--qos=qos] [--gres=list]\n"
+      "              [--mem-bind=...] [--reservation=name] [--mcs-label=mcs]\n"
+      "              [--cpu-freq=min[-max[:gov]]] [--power=flags] [--gres-flags=opts]\n"
+      "              [--switches=max-switches{@max-time-to-wait}] [--reboot]\n"
+      "              [--core-spec=cores] [--thread-spec=threads]\n"
+      "              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]\n"
+      "              [--array=index_values] [--profile=...] [--ignore-pbs] [--spread-job]\n"
+      "              [--export[=names]] [--export-file=file|fd] [--delay-boot=mins]\n"
+      "              [--use-min-nodes]\n"
+      "              [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]\n"
+      "              [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]\n"
+      "              [--mem-per-gpu=MB]\n"
+      "              executable [args...]\n";
 }
 
 std::string SbatchHelp() {
-  return SbatchUsage() +
+  return std::string("Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n") +
          "\n"
          "Parallel run options:\n"
          "  -A, --account=name          charge job to specified account\n"

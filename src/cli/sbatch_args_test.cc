@@ -385,7 +385,9 @@ TEST(SbatchArgsTest, HelpUsageVersionStopEarly) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->version);
   EXPECT_EQ(files.reads, 0);
-  EXPECT_EQ(SbatchUsage(), "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n");
+  EXPECT_EQ(SbatchUsage().rfind("Usage: sbatch [-N nnodes] [-n ntasks]\n              [-c ncpus] [-r n]", 0), 0u)
+      << "Slurm's --usage";
+  EXPECT_EQ(SbatchHelp().rfind("Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n", 0), 0u);
 }
 
 TEST(SbatchArgsTest, ExclusiveTakesOnlyAnAttachedValue) {

@@ -663,13 +663,40 @@ bool ShapesStep(const std::string& resource_arg) {
   return resource_arg == "--exclusive";
 }
 
-std::string SrunUsage() {
-  return "Usage: srun [-N nnodes] [-n ntasks] [--ntasks-per-node=n] [-J jobname] [-l] [-K[0|1]]\n"
-         "            [-c ncpus] [-G gpus] [--gres=list] [-p partition] [-t time] [--mem=MB]\n"
-         "            [-w hosts] [-x hosts] [-A account] [-q qos] [-u] [--jobid=id] [--multi-prog]\n"
-         "            [-o out] [-e err] [-i in] [--export=env] [--task-prolog=file]\n"
-         "            [--task-epilog=file] [--cpu-bind=none] [-I[secs]] [-Z] [-D path] [-H]\n"
-         "            [--test-only] executable [args...]\n";
+std::string SrunUsage() {  // Slurm 22.05's, word for word
+  return
+      "Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] [-e err]\n"
+      "            [-c ncpus] [-r n] [-p partition] [--hold] [-t minutes]\n"
+      "            [-D path] [--immediate[=secs]] [--overcommit] [--overlap] [--no-kill]\n"
+      "            [--oversubscribe] [--label] [--unbuffered] [-m dist] [-J jobname]\n"
+      "            [--jobid=id] [--verbose] [--slurmd_debug=#] [--gres=list]\n"
+      "            [-T threads] [-W sec] [--gres-flags=opts]\n"
+      "            [--licenses=names] [--clusters=cluster_names]\n"
+      "            [--qos=qos] [--time-min=minutes]\n"
+      "            [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]\n"
+      "            [--mpi=type] [--account=name] [--dependency=type:jobid[+time]]\n"
+      "            [--kill-on-bad-exit] [--propagate[=rlimits] [--comment=name]\n"
+      "            [--cpu-bind=...] [--mem-bind=...] [--network=type]\n"
+      "            [--ntasks-per-node=n] [--ntasks-per-socket=n] [reservation=name]\n"
+      "            [--ntasks-per-core=n] [--mem-per-cpu=MB] [--preserve-env]\n"
+      "            [--profile=...] [--exact]\n"
+      "            [--mail-type=type] [--mail-user=user] [--nice[=value]]\n"
+      "            [--prolog=fname] [--epilog=fname]\n"
+      "            [--task-prolog=fname] [--task-epilog=fname]\n"
+      "            [--ctrl-comm-ifhn=addr] [--multi-prog] [--mcs-label=mcs]\n"
+      "            [--cpu-freq=min[-max[:gov]]] [--power=flags] [--spread-job]\n"
+      "            [--switches=max-switches{@max-time-to-wait}] [--reboot]\n"
+      "            [--core-spec=cores] [--thread-spec=threads]\n"
+      "            [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]\n"
+      "            [--bcast=<dest_path>] [--bcast-exclude=<NONE|path1,...,pathN>]\n"
+      "            [--send-libs[=y|n]] [--compress[=library]]\n"
+      "            [--acctg-freq=<datatype>=<interval>] [--delay-boot=mins]\n"
+      "            [-w hosts...] [-x hosts...] [--use-min-nodes]\n"
+      "            [--mpi-combine=yes|no] [--het-group=value]\n"
+      "            [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]\n"
+      "            [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]\n"
+      "            [--mem-per-gpu=MB]\n"
+      "            executable [args...]\n";
 }
 
 std::string SrunHelp() {
