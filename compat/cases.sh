@@ -120,6 +120,10 @@ c srun_env_input         'printf "%s\n" "SLURM_NTASKS=1 srun hostname | wc -l" "
 c srun_exclusive_spread  'printf "%s\n" "srun -n1 --exclusive sh -c \"echo \\\$SLURMD_NODENAME; sleep 1\" &" "srun -n1 --exclusive sh -c \"echo \\\$SLURMD_NODENAME; sleep 1\" &" wait > ex.sh; inbatch "sh ex.sh" -N2 -n2 | sort'
 c sbatch_begin_bad       'sbatch --begin=elevenses --wrap true; sbatch --begin=now+1h --wrap true; echo rc=$?'
 c scontrol_hostlist      'scontrol show hostlist n3,n1,n2; scontrol show hostlistsorted n3,n1,n2'
+c scontrol_help_list     'scontrol --help | head -60'
+c help_options           'for x in squeue sinfo scancel; do $x --help | sed -n "/^Help options:/,\$p"; done'
+c sacct_help_times       'sacct --help | tail -7'
+c usages_more            'for x in sprio srun salloc; do $x --usage 2>&1; done'
 c scancel_held           'scancel $J4; squeue -h -t all -j $J4 -o %T'
 settle
 # -- accounting, after the set-up jobs ended
