@@ -135,7 +135,8 @@ constexpr char kHelp[] =
     "\t           MMDD[YY] or MM/DD[/YY] or MM.DD[.YY]                     \n"
     "\t           MM/DD[/YY]-HH:MM[:SS]                                    \n"
     "\t           YYYY-MM-DD[THH:MM[:SS]]                                  \n"
-    "\t           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n";
+    "\t           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n"
+    "\n";
 
 // getopt's own complaints (model/option_engine.h), which Slurm's sacct prints alone.
 bool IsGetoptError(const std::string& m) {
