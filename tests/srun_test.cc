@@ -306,7 +306,8 @@ TEST_F(Srun, ExclusiveStepsSpreadOverTheJobsNodes) {
   const int64_t id = SubmitScript("-N 2 -n 2",
                                   "for i in 1 2; do srun -n1 --exclusive bash -c 'echo on=$SLURMD_NODENAME; sleep 2' & done\n"
                                   "wait\n"
-                                  "srun -v true\n");
+                                  "srun -v true\n"
+                                  "scontrol -d show job $SLURM_JOB_ID | grep -E 'DerivedExitCode|JOB_GRES|Nodes='\n");
   ASSERT_TRUE(WaitEnded(id, "COMPLETED")) << State(id) << "\n" << Output(id);
   const std::string out = Output(id);
   // srun -v: the lines Slurm 22.05's srun -v prints (the options srun read from the job's
@@ -327,7 +328,9 @@ TEST_F(Srun, ExclusiveStepsSpreadOverTheJobsNodes) {
            "srun: launch/slurm: _task_finish: Received task exit notification for 1 task of StepId=" + sid +
                ".2 (status=0x0000).\n",
            "srun: launch/slurm: _task_finish: node1: task 0: Completed\n",
-           "srun: launch/slurm: _task_finish: node2: task 1: Completed\n"}) {
+           "srun: launch/slurm: _task_finish: node2: task 1: Completed\n",
+           // scontrol -d: Slurm's detail lines
+           "   DerivedExitCode=0:0\n", "   JOB_GRES=(null)\n     Nodes=node1 Mem=0\n     Nodes=node2 Mem=0\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << "missing '" << line << "' in:\n" << out;
   }
   EXPECT_NE(out.find("on=node1\n"), std::string::npos) << out;

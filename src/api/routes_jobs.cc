@@ -59,6 +59,14 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
   if (!ids.ok()) return ErrorResponse(ids.status());
   q.ids = std::move(*ids);
   const bool one_liner = query.count("oneliner") && query.at("oneliner") == "1";
+  const bool details = query.count("details") && query.at("details") == "1";
+  std::map<int64_t, int> derived_exit;  // scontrol -d: the highest exit code of each job's steps
+  if (details) {
+    for (const StepRecord& st : c.ListSteps()) {
+      int& code = derived_exit[st.job_id];
+      code = std::max(code, st.exit_code);
+    }
+  }
   const int64_t now = c.NowSeconds();
   std::string text;
   bool none = true;
@@ -68,7 +76,7 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
   }
   c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) {
     none = jobs.empty();
-    text = FormatScontrolJobs(jobs, now, one_liner, mps_nodes);
+    text = FormatScontrolJobs(jobs, now, one_liner, mps_nodes, details, derived_exit);
   });
   if (!q.ids.empty() && none) return ErrorResponse(NotFound("Invalid job id specified"));
   return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};

@@ -111,7 +111,8 @@ constexpr OptionSpec kScontrolOptions[] = {
     {"cluster", 'M', Arg::kRequired, Use::kUnsupported, 0, "clusters", kOneCluster},
     {"clusters", 'M', Arg::kRequired, Use::kUnsupported, 0, nullptr, kOneCluster},
     {"details", 'd', Arg::kNone, Use::kOwn, kSoDetails, nullptr,
-     "accepted; the records lack Slurm's detail lines (a job's per-node CPU_IDs, Mem and GRES indexes)"},
+     "Slurm's detail lines (a job's DerivedExitCode, JOB_GRES and per-node Mem and GRES indexes; a node's "
+     "GresDrain and GresUsed), without a job's CPU_IDs: nodes choose their CPUs"},
     {"federation", 0, Arg::kNone, Use::kUnsupported, 0, nullptr, kNoFederation},
     {"future", 'F', Arg::kNone, Use::kUnsupported, 0, nullptr, "Muster has no FUTURE nodes"},
     {"help", 'h', Arg::kNone, Use::kMeta},

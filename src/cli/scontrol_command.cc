@@ -85,7 +85,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
   StatusOr<ScontrolArgs> parsed = ParseScontrolArgs(args);
   if (!parsed.ok()) return err << parsed.status().message(), 1;
   if (!parsed->meta.empty()) return AnswerMetaOption("scontrol", {"--" + parsed->meta}, out);
-  const bool one_liner = parsed->one_liner, json_out = parsed->json;
+  const bool one_liner = parsed->one_liner, json_out = parsed->json, details = parsed->details;
   const std::vector<std::string>& a = parsed->words;
   if (a.empty() || a[0] == "help") {
     AnswerMetaOption("scontrol", {"--help"}, out);
@@ -169,7 +169,8 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       // The controller renders the records (report/scontrol_format.h) from what it holds.
       StatusOr<std::string> text = (*c)->RenderedJobs(
-          "render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : ""));
+          "render=scontrol" + (numeric ? "&ids=" + id : "") + (one_liner ? "&oneliner=1" : "") +
+          (details ? "&details=1" : ""));
       if (!text.ok() && text.status().code() == StatusCode::kNotFound) return EmitOutput(InvalidJobIdError(), out, err);
       if (!text.ok()) return ConnectError("scontrol", text.status(), err);
       out << (text->empty() ? "No jobs in the system\n" : *text);
@@ -188,7 +189,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
         if (json_out) {
           arr.push_back(ToJson(n));  // every GPU's UUID and memory, and the NVLink matrix
         } else {
-          out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner);
+          out << FormatScontrolNode(n, *ps, usage[n.node.name], Now(), one_liner, kDefaultSlurmdTimeoutSeconds, details);
         }
         any = true;
       }

@@ -68,9 +68,40 @@ std::string NodeAddress(const NodeRecord& n) {
 
 namespace {
 
-// `array_tasks`: the tasks a folded array record stands for ("2-7%2"), else null.
+// scontrol -d's lines for a job holding nodes: JOB_GRES, then each node's memory and GPUs with
+// their indexes ("Nodes=n1 Mem=1000 GRES=gpu:2(IDX:0-1)"). Slurm's CPU_IDs are left out: the
+// controller allocates CPUs by count, and each node picks which ones.
+std::string DetailLines(const JobRecord& job, const std::string& eol) {
+  if (job.allocation.empty()) return "";
+  int64_t gpus = 0;
+  for (const NodeAllocation& a : job.allocation) gpus += GpuCount(a);
+  std::string o = "JOB_GRES=" + (gpus > 0 ? "gpu:" + std::to_string(gpus) : std::string("(null)")) + eol;
+  for (const NodeAllocation& a : job.allocation) {
+    o += "  Nodes=" + a.node + " Mem=" + std::to_string(a.memory_mb);
+    const std::vector<int> indexes = GpuIndexes(a);
+    if (!indexes.empty()) {
+      std::vector<std::string> names;
+      for (int g : indexes) names.push_back(std::to_string(g));
+      // The indexes as a range list ("0-1,4"): the same compression as host lists of numbers.
+      std::string ranges;
+      for (size_t i = 0; i < indexes.size();) {
+        size_t j = i;
+        while (j + 1 < indexes.size() && indexes[j + 1] == indexes[j] + 1) ++j;
+        ranges += (ranges.empty() ? "" : ",") + std::to_string(indexes[i]) +
+                  (j > i ? "-" + std::to_string(indexes[j]) : std::string());
+        i = j + 1;
+      }
+      o += " GRES=gpu:" + std::to_string(indexes.size()) + "(IDX:" + ranges + ")";
+    }
+    o += eol;
+  }
+  return o;
+}
+
+// `array_tasks`: the tasks a folded array record stands for ("2-7%2"), else null. `derived_exit`:
+// with scontrol -d, the highest exit code of the job's steps, else null (no detail lines).
 std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes,
-                      const std::string* array_tasks) {
+                      const std::string* array_tasks, const int* derived_exit = nullptr) {
   const std::string eol = one_liner ? " " : "\n   ";
   const JobRequest& r = job.request;
   const bool pending = job.state == JobState::kPending;
@@ -98,6 +129,7 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
   o += "Requeue=" + std::to_string(job.requeue ? 1 : 0) + " Restarts=" + std::to_string(job.restart_count) +
        " BatchFlag=" + (job.script.empty() ? "0" : "1") + " Reboot=0 ExitCode=" + std::to_string(job.exit_code) +
        ":" + std::to_string(job.exit_signal) + eol;
+  if (derived_exit != nullptr) o += "DerivedExitCode=" + std::to_string(*derived_exit) + ":0" + eol;
   o += "RunTime=" + FormatTimeSpec(JobElapsed(job, now)) + " TimeLimit=" + FormatTimeSpec(job.time_limit_s) +
        " TimeMin=N/A" + eol;
   o += "SubmitTime=" + FormatSlurmTime(job.submit_time) + " EligibleTime=" + FormatSlurmTime(job.eligible_time) +
@@ -132,6 +164,7 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
        eol;
   o += "TRES=" + JobTres(job) + eol;
   o += "Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(r.ntasks_per_node) + ":0:*:* CoreSpec=*" + eol;
+  if (derived_exit != nullptr) o += DetailLines(job, eol);
   std::string min_memory = "MinMemoryNode=0";
   if (r.mem_per_cpu_mb > 0) {
     min_memory = "MinMemoryCPU=" + FormatMemoryExact(r.mem_per_cpu_mb);
@@ -177,7 +210,8 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner,
 }
 
 std::string FormatScontrolJobs(const std::vector<const JobRecord*>& jobs, int64_t now, bool one_liner,
-                               const std::set<std::string>& mps_nodes) {
+                               const std::set<std::string>& mps_nodes, bool details,
+                               const std::map<int64_t, int>& derived_exit) {
   // The waiting tasks of each array, by task id: the first stands for the rest.
   std::map<int64_t, std::map<int, const JobRecord*>> waiting;
   for (const JobRecord* j : jobs) {
@@ -199,13 +233,17 @@ std::string FormatScontrolJobs(const std::vector<const JobRecord*>& jobs, int64_
   for (const JobRecord* j : jobs) {
     if (folded.count(j)) continue;
     auto it = folded_tasks.find(j);
-    out += FormatJob(*j, now, one_liner, mps_nodes, it == folded_tasks.end() ? nullptr : &it->second);
+    auto derived = derived_exit.find(j->id);
+    const int derived_code = derived == derived_exit.end() ? 0 : derived->second;
+    out += FormatJob(*j, now, one_liner, mps_nodes, it == folded_tasks.end() ? nullptr : &it->second,
+                     details ? &derived_code : nullptr);
   }
   return out;
 }
 
 std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Partition>& partitions,
-                               const NodeActivity& usage, int64_t now, bool one_liner, int64_t slurmd_timeout_s) {
+                               const NodeActivity& usage, int64_t now, bool one_liner, int64_t slurmd_timeout_s,
+                               bool details) {
   const std::string eol = one_liner ? " " : "\n   ";
   const Node& n = record.node;
   const SlurmNodeState state = NodeStateOf(record, usage, NodeResponding(record, now, slurmd_timeout_s));
@@ -221,6 +259,7 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
   o += "AvailableFeatures=" + OrNull(features) + eol;
   o += "ActiveFeatures=" + OrNull(features) + eol;
   o += "Gres=" + NodeGres(n) + eol;
+  if (details) o += "GresDrain=N/A" + eol + "GresUsed=gpu:" + std::to_string(usage.gpus) + eol;
   o += "NodeAddr=" + NodeAddress(record) + " NodeHostName=" + (record.hostname.empty() ? n.name : record.hostname) +
        " Version=" + OrNull(record.version) + eol;
   if (!record.os.empty()) o += "OS=" + record.os + " " + eol;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,13 +24,18 @@ std::string FormatScontrolJob(const JobRecord& job, int64_t now, bool one_liner 
 // started are one record (Slurm's meta job), the first of them standing for all, with
 // "ArrayTaskId=2-7" (and "%N" and ArrayTaskThrottle=N under a limit); a task that runs, ran, or
 // waits alone is a record of its own.
+// `details` (scontrol -d): Slurm's detail lines too: DerivedExitCode (the highest exit code of the
+// job's steps, `derived_exit` by job id; 0 when none is known) and, for a job holding nodes,
+// JOB_GRES and a "Nodes=... Mem=... GRES=gpu:N(IDX:...)" line per node.
 std::string FormatScontrolJobs(const std::vector<const JobRecord*>& jobs, int64_t now, bool one_liner = false,
-                               const std::set<std::string>& mps_nodes = {});
+                               const std::set<std::string>& mps_nodes = {}, bool details = false,
+                               const std::map<int64_t, int>& derived_exit = {});
 
 // One node; `partitions` names the ones that hold it (Partitions=), `usage` what is allocated.
+// `details` (scontrol -d): GresDrain= and GresUsed= after Gres=, as Slurm prints them.
 std::string FormatScontrolNode(const NodeRecord& node, const std::vector<Partition>& partitions,
                                const NodeActivity& usage, int64_t now, bool one_liner = false,
-                               int64_t slurmd_timeout_s = kDefaultSlurmdTimeoutSeconds);
+                               int64_t slurmd_timeout_s = kDefaultSlurmdTimeoutSeconds, bool details = false);
 
 // One partition; `nodes` gives its totals (TotalCPUs=, TRES=).
 std::string FormatScontrolPartition(const Partition& partition, const std::vector<NodeRecord>& nodes,

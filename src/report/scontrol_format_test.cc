@@ -131,6 +131,29 @@ TEST_F(ScontrolFormatTest, WaitingArrayTasksAreOneRecord) {
   EXPECT_EQ(FirstLines(one_line)[2].rfind("JobId=52 ArrayJobId=50 ArrayTaskId=2-7 JobName=arr UserId=", 0), 0u);
 }
 
+// scontrol -d as Slurm 22.05 prints it (captured on the peer: `sbatch -N2 -n3 --gres=gpu:2
+// --mem=1000`), without CPU_IDs, which the controller does not choose.
+TEST_F(ScontrolFormatTest, DetailLines) {
+  JobRecord j = testdata::Job9148();
+  NodeAllocation second = j.allocation.front();
+  second.node = "n2";
+  second.gpus = FromStoredGpus({{2, 3, 5}});
+  second.memory_mb = 1000;
+  j.allocation.push_back(second);
+  const std::string text = FormatScontrolJobs({&j}, kT0 + 3, false, {}, /*details=*/true, {{9148, 3}});
+  EXPECT_NE(text.find("   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n   DerivedExitCode=3:0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("CoreSpec=*\n   JOB_GRES=gpu:11\n     Nodes=n1 Mem=2000 GRES=gpu:8(IDX:0-7)\n"
+                      "     Nodes=n2 Mem=1000 GRES=gpu:3(IDX:2-3,5)\n   MinCPUsNode="),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(FormatScontrolJobs({&j}, kT0 + 3), FormatScontrolJob(j, kT0 + 3)) << "no detail lines without -d";
+  const std::string one = FormatScontrolJobs({&j}, kT0 + 3, true, {}, true, {});
+  EXPECT_NE(one.find(" DerivedExitCode=0:0 "), std::string::npos) << one;
+  EXPECT_NE(one.find(" JOB_GRES=gpu:11   Nodes=n1 Mem=2000 GRES=gpu:8(IDX:0-7)   Nodes=n2"), std::string::npos) << one;
+}
+
 TEST_F(ScontrolFormatTest, JobVariants) {
   JobRecord j = testdata::Job9150();
   j.reason = "ReqNodeNotAvail";
@@ -176,6 +199,10 @@ TEST_F(ScontrolFormatTest, NodeMatchesCapture) {
   usage.cpu_load = 14.01;
   usage.free_memory_mb = 23411;
   usage.last_busy = kT0;
+  // scontrol -d: Slurm's two lines after Gres= (captured from the peer).
+  EXPECT_NE(FormatScontrolNode(n1, testdata::CapturedPartitions(), usage, kT0, false, 300, /*details=*/true)
+                .find("   Gres=gpu:8\n   GresDrain=N/A\n   GresUsed=gpu:8\n   NodeAddr="),
+            std::string::npos);
   EXPECT_EQ(FormatScontrolNode(n1, testdata::CapturedPartitions(), usage, kT0),
             "NodeName=n1 Arch=x86_64 CoresPerSocket=8 \n"
             "   CPUAlloc=5 CPUEfctv=16 CPUTot=16 CPULoad=14.01\n"
