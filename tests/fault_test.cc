@@ -134,9 +134,11 @@ TEST_F(Faults, JobsThatEndWhileTheControllerIsDownCompleteOnce) {
   // Both end while it is down.
   ASSERT_TRUE(WaitFor([&] { return ReadFile((work_ / "plain.runs").string()) == "run\n" &&
                                    ReadFile((work_ / "nr.runs").string()) == "run\n"; }, 10s));
-  // The outage lasts longer than a heartbeat interval (2 s): the agents find the controller gone
-  // and register again when it is back, which is when their queued exits used to be lost.
-  std::this_thread::sleep_for(2500ms);
+  // The outage lasts until both agents' heartbeats found the controller gone: they register again
+  // when it is back, which is when their queued exits used to be lost.
+  for (const char* node : {"node1", "node2"}) {
+    ASSERT_TRUE(WaitFor([&] { return AgentLog(node).find("lost the controller") != std::string::npos; }, 15s)) << node;
+  }
   StartController();
   for (const char* node : {"node1", "node2"}) {
     EXPECT_TRUE(WaitFor([&] { return Sh("grep -c 'registered with the controller' " + (dir_ / "c/log").string() + "/musterd-" +
@@ -148,8 +150,11 @@ TEST_F(Faults, JobsThatEndWhileTheControllerIsDownCompleteOnce) {
   EXPECT_EQ(Field(plain, "ExitCode"), "0:0");
   EXPECT_EQ(Field(plain, "Restarts"), "0");
   EXPECT_EQ(Field(no_requeue, "ExitCode"), "3:0") << "its own exit, not NODE_FAIL";
-  // Never run twice, even a while later.
-  std::this_thread::sleep_for(1s);
+  // Never run twice, even once both nodes have run later work (their registrations settled).
+  for (const char* node : {"node1", "node2"}) {
+    const int64_t later = Submit(std::string("-w ") + node + " -o /dev/null --wrap true");
+    ASSERT_TRUE(WaitState(later, "COMPLETED", 20s)) << State(later);
+  }
   EXPECT_EQ(ReadFile((work_ / "plain.runs").string()), "run\n");
   EXPECT_EQ(ReadFile((work_ / "nr.runs").string()), "run\n");
 }
@@ -204,8 +209,15 @@ TEST_F(Faults, AJobNeverRunsOnTwoNodesAtOnce) {
   }
   ASSERT_GT(start1, 0);
   EXPECT_LT(last_beat0, start1) << ReadFile(log);
-  // And nothing of run 0 came after.
-  std::this_thread::sleep_for(500ms);
+  // And nothing of run 0 came after, while run 1 beat twice more.
+  const auto beats1 = [&] {
+    const std::string text = ReadFile(log);
+    size_t n = 0;
+    for (size_t at = text.find("beat 1 "); at != std::string::npos; at = text.find("beat 1 ", at + 1)) ++n;
+    return n;
+  };
+  const size_t beats_then = beats1();
+  ASSERT_TRUE(WaitFor([&] { return beats1() >= beats_then + 2; }, 10s)) << ReadFile(log);
   std::string after = ReadFile(log);
   size_t last0 = after.rfind("beat 0 ");
   size_t first1 = after.find("start 1 ");

@@ -216,6 +216,8 @@ class Agent {
   void QueueExitLocked(const std::string& run_dir, const std::string& body);
   void AcknowledgedLocked(const Report& r);
   std::atomic<bool> registered_{false};  // with the controller now (GET /v1/ping says)
+  // The controller did not answer: registered_ is cleared, and the first time a warning is logged.
+  void LostController(const Status& why);
   int64_t start_time_ = 0;  // when this agent first registered (SlurmdStartTime)
   std::atomic<bool> stop_{false};
   int reaper_wake_fd_ = -1;             // eventfd: WakeReaper() -> ReaperLoop()

@@ -161,7 +161,7 @@ void Agent::ControllerLoop() {
       }
       Status st = CallController(rep.path, rep.body).status();
       if (!st.ok() && st.code() != StatusCode::kNotFound && st.code() != StatusCode::kPermissionDenied) {
-        registered_ = st.code() != StatusCode::kUnavailable && registered_.load();
+        if (st.code() == StatusCode::kUnavailable) LostController(st);
         break;  // retried after the pause below
       }
       std::lock_guard<std::mutex> lock(mu_);
@@ -183,12 +183,18 @@ void Agent::ControllerLoop() {
         beat.report = NodeReportLocked(&exits);
       }
       Status st = ReportToController("/v1/agent/heartbeat", wire::Encode(beat), exits);
-      // A controller that restarted without us, or lost us: register again.
-      if (!st.ok()) registered_ = false;
+      // A controller that restarted without us, or lost us: register again (said once an outage).
+      if (!st.ok()) LostController(st);
     }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, std::chrono::milliseconds(200),
                  [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
+  }
+}
+
+void Agent::LostController(const Status& why) {
+  if (registered_.exchange(false)) {  // said once an outage
+    LogWarning("lost the controller (" + why.message() + "); registering again when it answers");
   }
 }
 
