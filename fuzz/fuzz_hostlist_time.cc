@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       StatusOr<std::vector<std::string>> again = ExpandHostlist(CompressHostlist(*hosts));
       if (!again.ok() || again->size() > hosts->size()) __builtin_trap();
     }
-    (void)ParseSlurmTime(field, 1764800000);
-    (void)ParseSlurmTime(field, 1764800000, /*roll_forward=*/true);
+    (void)ParseSlurmTime(field, 1764800000, TimeDirection::kPast);
+    (void)ParseSlurmTime(field, 1764800000, TimeDirection::kFuture);
     (void)ParseTimeSpec(field);
     (void)ParseMemoryMb(field);
     (void)ParseArraySpec(field);
