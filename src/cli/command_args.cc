@@ -160,4 +160,12 @@ int ConnectError(const char* cmd, const Status& st, std::ostream& err) {
   return 1;
 }
 
+std::string WillRunLine(const std::string& program, const WillRun& w) {
+  const bool known = w.start_time > 0;
+  return program + ": Job " + std::to_string(w.job_id) + " to start at " +
+         (known ? FormatSlurmTime(w.start_time) : std::string("Unknown")) + " using " + std::to_string(w.cpus) +
+         " processors on nodes " + (known ? w.nodes : std::string("(unknown)")) + " in partition " + w.partition +
+         "\n";
+}
+
 }  // namespace muster

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/wire/submit.h"
 #include "base/status.h"
 #include "base/strings.h"  // Split
 #include "model/option_engine.h"
@@ -68,5 +69,10 @@ int EmitOutput(const SlurmOutput& o, std::ostream& out, std::ostream& err);
 
 // Connection errors, as the commands print them ("<cmd>: error: <message>"); returns 1.
 int ConnectError(const char* cmd, const Status& st, std::ostream& err);
+
+// sbatch's and srun's --test-only answer in Slurm's words (src/api/allocate.c), with its newline:
+// "<program>: Job 7 to start at 2026-12-03T11:04:24 using 2 processors on nodes n[1-2] in
+// partition gpu" (Unknown and (unknown) when no start was found).
+std::string WillRunLine(const std::string& program, const WillRun& w);
 
 }  // namespace muster

@@ -144,10 +144,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       err << "allocation failure: " << w.status().message() << "\n";
       return 1;
     }
-    err << "sbatch: Job " << w->job_id << " to start at "
-        << (w->start_time > 0 ? FormatSlurmTime(w->start_time) : std::string("Unknown")) << " using " << w->cpus
-        << " processors on nodes " << (w->start_time > 0 ? w->nodes : std::string("(unknown)")) << " in partition "
-        << w->partition << "\n";
+    err << WillRunLine("sbatch", *w);
     return 0;
   }
   StatusOr<int64_t> r = (*c)->Submit(submit);

@@ -190,10 +190,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
       err << "allocation failure: " << w.status().message() << "\n";
       return 1;
     }
-    err << "srun: Job " << w->job_id << " to start at "
-        << (w->start_time > 0 ? FormatSlurmTime(w->start_time) : std::string("Unknown")) << " using " << w->cpus
-        << " processors on nodes " << (w->start_time > 0 ? w->nodes : std::string("(unknown)")) << " in partition "
-        << w->partition << "\n";
+    err << WillRunLine("srun", *w);
     return 0;
   }
   StatusOr<int64_t> r = (*c)->Submit(submit);

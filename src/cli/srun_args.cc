@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/strings.h"
+#include "model/job_array.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
 
@@ -811,16 +812,7 @@ std::string TaskExitMessage(const std::string& node, int procid, int exit_code, 
 int TaskExitStatus(int exit_code, int signal) { return signal > 0 ? 128 + signal : exit_code; }
 
 std::string TaskRanges(const std::vector<int>& procids) {
-  std::string out;
-  for (size_t i = 0; i < procids.size();) {
-    size_t j = i;
-    while (j + 1 < procids.size() && procids[j + 1] == procids[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(procids[i]);
-    if (j > i) out += "-" + std::to_string(procids[j]);
-    i = j + 1;
-  }
-  return (procids.size() == 1 ? "task " : "tasks ") + out;
+  return (procids.size() == 1 ? "task " : "tasks ") + FormatArrayTasks(procids);
 }
 
 }  // namespace muster

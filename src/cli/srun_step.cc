@@ -33,6 +33,7 @@
 #include "cli/srun_args.h"
 #include "api/wire/agent.h"
 #include "model/hostlist.h"
+#include "model/job_array.h"
 #include "model/record_json.h"
 #include "net/http.h"
 #include "net/step_io.h"
@@ -272,7 +273,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
     for (const NodeTasks& n : nodes_) {
       std::vector<int> ids = n.procids;
       std::sort(ids.begin(), ids.end());
-      const std::string list = TaskRanges(ids).substr(ids.size() == 1 ? 5 : 6);  // without "task(s) "
+      const std::string list = FormatArrayTasks(ids);
       Emit(err_, "srun: launching " + StepId() + " on host " + n.name + ", " + std::to_string(ids.size()) +
                      " tasks: " + (ids.size() == 1 ? list : "[" + list + "]") + "\n");
     }

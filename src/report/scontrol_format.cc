@@ -79,19 +79,8 @@ std::string DetailLines(const JobRecord& job, const std::string& eol) {
   for (const NodeAllocation& a : job.allocation) {
     o += "  Nodes=" + a.node + " Mem=" + std::to_string(a.memory_mb);
     const std::vector<int> indexes = GpuIndexes(a);
-    if (!indexes.empty()) {
-      std::vector<std::string> names;
-      for (int g : indexes) names.push_back(std::to_string(g));
-      // The indexes as a range list ("0-1,4"): the same compression as host lists of numbers.
-      std::string ranges;
-      for (size_t i = 0; i < indexes.size();) {
-        size_t j = i;
-        while (j + 1 < indexes.size() && indexes[j + 1] == indexes[j] + 1) ++j;
-        ranges += (ranges.empty() ? "" : ",") + std::to_string(indexes[i]) +
-                  (j > i ? "-" + std::to_string(indexes[j]) : std::string());
-        i = j + 1;
-      }
-      o += " GRES=gpu:" + std::to_string(indexes.size()) + "(IDX:" + ranges + ")";
+    if (!indexes.empty()) {  // (the indexes as a range list, "0-1,4", as array task lists are)
+      o += " GRES=gpu:" + std::to_string(indexes.size()) + "(IDX:" + FormatArrayTasks(indexes) + ")";
     }
     o += eol;
   }
