@@ -62,6 +62,18 @@ StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::
 StatusOr<JobToken> ParseJobToken(const std::string& text) {
   JobToken t;
   t.text = text;
+  // "12+1": component 1 of heterogeneous job 12, whose id is 13 (components are numbered in
+  // order from their leader's).
+  if (const size_t plus = text.find('+'); plus != std::string::npos) {
+    const std::string leader = text.substr(0, plus), offset = text.substr(plus + 1);
+    for (const std::string* part : {&leader, &offset}) {
+      if (part->empty() || part->size() > 15 || part->find_first_not_of("0123456789") != std::string::npos) {
+        return InvalidArgument("Invalid job id " + text);
+      }
+    }
+    t.id = std::stoll(leader) + std::stoll(offset);
+    return t;
+  }
   const size_t us = text.find('_');
   const std::string id = text.substr(0, us);
   if (id.empty() || id.size() > 15 || id.find_first_not_of("0123456789") != std::string::npos) {

@@ -36,7 +36,8 @@ StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::
 // ("sinfo: unrecognized option 'x'" and the "Try" line), else OK.
 Status RefuseOperands(const char* cmd, const CommandLine& line);
 
-// A job named on a command line: "12", "12_3" (task 3 of job array 12), "12_[1-3,5]".
+// A job named on a command line: "12", "12_3" (task 3 of job array 12), "12_[1-3,5]", "12+1"
+// (component 1 of heterogeneous job 12: its own id, 13).
 struct JobToken {
   std::string text;        // as given
   int64_t id = 0;          // the job's, or the job array's id

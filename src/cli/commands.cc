@@ -109,6 +109,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   SubmitRequest submit;
   submit.resource_args = req->resource_args;
+  submit.het_components = req->het_components;
   submit.name = req->name;
   submit.script = req->script;
   submit.script_args = req->script_args;

@@ -431,11 +431,81 @@ std::string WrapScript(const std::string& command) {
   return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + command + "\n";
 }
 
-StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, const std::string& cwd,
+// The resource options of one job (or heterogeneous component): its directives, then its
+// command line, each checked alone first so that an error names it as Slurm would. A memory
+// option on the command line replaces the directives' (Slurm's --mem* are exclusive).
+StatusOr<std::vector<std::string>> ResourceArgs(const std::vector<OptionOccurrence>& directives,
+                                                const std::vector<OptionOccurrence>& cli) {
+  bool cli_sets_memory = false;
+  for (const OptionOccurrence& p : cli) {
+    cli_sets_memory = cli_sets_memory || IsMemoryOption(p.spec->Canonical());
+  }
+  std::vector<const OptionOccurrence*> resources;
+  for (const OptionOccurrence& p : directives) {
+    if (p.spec->use != Kind::kResource) continue;
+    if (cli_sets_memory && IsMemoryOption(p.spec->Canonical())) continue;
+    resources.push_back(&p);
+  }
+  for (const OptionOccurrence& p : cli) {
+    if (p.spec->use == Kind::kResource) resources.push_back(&p);
+  }
+  std::vector<std::string> args;
+  for (const OptionOccurrence* p : resources) {
+    const std::string arg = p->CanonicalArg();
+    StatusOr<JobRequest> one = ParseJobRequest({arg});
+    const std::string option = p->spec->Canonical();
+    if (!one.ok() && one.status().message().compare(0, option.size() + 3, "--" + option + ":") == 0) {
+      return ResourceValueError(option, p->value.value_or(""), one.status());
+    }
+    args.push_back(arg);
+  }
+  return args;
+}
+
+// The words of the directives split at `#SBATCH hetjob` (or its old name, packjob): one list
+// per heterogeneous component.
+std::vector<std::vector<std::string>> SplitAtHetjob(const std::vector<std::string>& words) {
+  std::vector<std::vector<std::string>> groups(1);
+  for (const std::string& w : words) {
+    if (w == "hetjob" || w == "packjob") {
+      groups.emplace_back();
+    } else {
+      groups.back().push_back(w);
+    }
+  }
+  return groups;
+}
+
+StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args, const std::string& cwd,
                                         const ScriptReader& read_script) {
   SbatchRequest r;
   r.export_mode = "ALL";
   r.workdir = cwd;
+
+  // The command line's heterogeneous components: "sbatch OPTS0 : OPTS1 : OPTS2 script args".
+  // Each ':' ends a component's options; the last component's are followed by the script.
+  std::vector<std::vector<std::string>> cli_groups;
+  std::vector<std::string> args = all_args;
+  while (true) {
+    StatusOr<size_t> operand = Getopt(kSbatchOptions, args, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
+    if (!operand.ok() || *operand >= args.size() || args[*operand] != ":") break;
+    const auto colon = args.begin() + static_cast<std::ptrdiff_t>(*operand);
+    cli_groups.emplace_back(args.begin(), colon);
+    args.erase(args.begin(), colon + 1);
+  }
+  if (!cli_groups.empty()) {
+    // The leader's options come first; the script and its arguments stay with the last group's.
+    cli_groups.push_back(std::move(args));
+    args = std::move(cli_groups.front());
+    std::vector<std::string>& last = cli_groups.back();
+    StatusOr<size_t> first = Getopt(kSbatchOptions, last, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
+    if (first.ok()) {
+      const auto operand = last.begin() + static_cast<std::ptrdiff_t>(std::min(*first, last.size()));
+      args.insert(args.end(), operand, last.end());
+      last.erase(operand, last.end());
+    }
+    cli_groups.erase(cli_groups.begin());  // (now the components after the leader)
+  }
 
   // First pass: the command line's shape, --help/--usage/--version, --wrap, the script operand.
   ASSIGN_OR_RETURN(ParsedOptions parsed, Getopt(kSbatchOptions, args, kGetoptStyle));
@@ -449,6 +519,20 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, co
     if (name == "version") r.version = true;
     if (name == "wrap") wrap = p.value;
     if (r.help || r.usage || r.version) return r;  // Slurm prints and exits at the first of them
+  }
+  // Options of the job as a whole given in a later component's place ("sbatch -n1 : -n2
+  // --wrap=..."): --wrap decides the script; the others apply as in the first (below).
+  std::vector<std::vector<OptionOccurrence>> later_cli;
+  for (const std::vector<std::string>& g : cli_groups) {
+    ASSIGN_OR_RETURN(ParsedOptions p, Getopt(kSbatchOptions, g, kGetoptStyle));
+    if (p.first_operand < g.size()) {
+      return OptionError("sbatch: error: unexpected argument '" + g[p.first_operand] +
+                         "' in heterogeneous job component " + std::to_string(later_cli.size() + 1));
+    }
+    for (const OptionOccurrence& o : p.options) {
+      if (o.spec->Canonical() == "wrap") wrap = o.value;
+    }
+    later_cli.push_back(std::move(p.options));
   }
   if (wrap && first_operand < args.size()) {
     return FatalError("sbatch: error: Script arguments not permitted with --wrap option");
@@ -472,43 +556,56 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, co
     ASSIGN_OR_RETURN(directive_words,
                      DirectiveWords(r.script, r.script_path.empty() ? "(null)" : r.script_path));
   }
+  const std::vector<std::vector<std::string>> directive_groups = SplitAtHetjob(directive_words);
 
-  // Second pass: directives, then the command line.
-  ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(kSbatchOptions, directive_words, kGetoptStyle));
-  const std::vector<OptionOccurrence>& directives = in_script.options;
-  if (in_script.first_operand < directive_words.size()) {
-    return OptionError("sbatch: error: Invalid directive found in batch script: " +
-                       directive_words[in_script.first_operand]);
-  }
+  // Second pass: directives, then the command line (the leader's: the first component's).
+  auto read_directives = [&](const std::vector<std::string>& words) -> StatusOr<std::vector<OptionOccurrence>> {
+    ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(kSbatchOptions, words, kGetoptStyle));
+    if (in_script.first_operand < words.size()) {
+      return OptionError("sbatch: error: Invalid directive found in batch script: " + words[in_script.first_operand]);
+    }
+    return std::move(in_script.options);
+  };
+  ASSIGN_OR_RETURN(const std::vector<OptionOccurrence> directives, read_directives(directive_groups.front()));
   RETURN_IF_ERROR(ApplyOwn(directives, cwd, &r));
   RETURN_IF_ERROR(ApplyOwn(cli, cwd, &r));
-
-  bool cli_sets_memory = false;
-  for (const OptionOccurrence& p : cli) {
-    cli_sets_memory = cli_sets_memory || IsMemoryOption(p.spec->Canonical());
-  }
-  std::vector<const OptionOccurrence*> resources;
-  for (const OptionOccurrence& p : directives) {
-    if (p.spec->use != Kind::kResource) continue;
-    if (cli_sets_memory && IsMemoryOption(p.spec->Canonical())) continue;
-    resources.push_back(&p);
-  }
-  for (const OptionOccurrence& p : cli) {
-    if (p.spec->use == Kind::kResource) resources.push_back(&p);
-  }
-  // Each value alone first, so that its error names it as Slurm would; then all of them together.
-  for (const OptionOccurrence* p : resources) {
-    const std::string arg = p->CanonicalArg();
-    StatusOr<JobRequest> one = ParseJobRequest({arg});
-    const std::string option = p->spec->Canonical();
-    if (!one.ok() && one.status().message().compare(0, option.size() + 3, "--" + option + ":") == 0) {
-      return ResourceValueError(option, p->value.value_or(""), one.status());
-    }
-    r.resource_args.push_back(arg);
-  }
+  ASSIGN_OR_RETURN(r.resource_args, ResourceArgs(directives, cli));
   StatusOr<JobRequest> request = ParseJobRequest(r.resource_args);
   if (!request.ok()) return FatalError("sbatch: error: " + request.status().message());
   r.request = std::move(request).value();
+  r.request.name = r.name;
+
+  // A heterogeneous job's further components: each its own directives and command line; the
+  // account and QOS pass on from the component before when not given (as Slurm propagates them).
+  const size_t components = std::max(directive_groups.size(), cli_groups.size() + 1);
+  std::string account = r.account, qos = r.qos;
+  for (size_t k = 1; k < components; ++k) {
+    std::vector<OptionOccurrence> own_directives, own_cli;
+    if (k < directive_groups.size()) {
+      ASSIGN_OR_RETURN(own_directives, read_directives(directive_groups[k]));
+    }
+    if (k - 1 < later_cli.size()) own_cli = later_cli[k - 1];
+    SbatchRequest scratch;
+    RETURN_IF_ERROR(ApplyOwn(own_directives, cwd, &scratch));
+    RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &scratch));
+    {
+      // What is not the component's own (its account and QOS) is the job's: the output files,
+      // the name, --wrap, ...
+      const std::string leader_account = r.account, leader_qos = r.qos;
+      RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &r));
+      r.account = leader_account;
+      r.qos = leader_qos;
+    }
+    HetComponentRequest c;
+    ASSIGN_OR_RETURN(c.resource_args, ResourceArgs(own_directives, own_cli));
+    StatusOr<JobRequest> checked = ParseJobRequest(c.resource_args);
+    if (!checked.ok()) return FatalError("sbatch: error: " + checked.status().message());
+    if (!scratch.account.empty()) account = scratch.account;
+    if (!scratch.qos.empty()) qos = scratch.qos;
+    c.account = account;
+    c.qos = qos;
+    r.het_components.push_back(std::move(c));
+  }
   r.request.name = r.name;
   return r;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/wire/submit.h"
 #include "base/status.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
@@ -44,6 +45,9 @@ struct SbatchRequest {
   bool signal_batch_only = false;
   bool hold = false;        // -H: submit held (JobHeldUser)
   bool requeue = true;      // --requeue / --no-requeue
+  // A heterogeneous job (`#SBATCH hetjob` lines, ':' between the command line's components): the
+  // components after the first, which the fields above describe.
+  std::vector<HetComponentRequest> het_components;
 
   // Beyond the fields above:
   std::string script_path;                // as given; "" for standard input and --wrap

@@ -148,7 +148,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   if (verb == "show" && a.size() >= 2) {
     const std::string what = a[1];
-    const std::string id = a.size() >= 3 ? a[2] : "";
+    std::string id = a.size() >= 3 ? a[2] : "";
     if (what == "config") {
       StatusOr<ConfigAnswer> r = (*c)->Config();
       if (!r.ok()) return ConnectError("scontrol", r.status(), err);
@@ -158,6 +158,9 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       return 0;
     }
     if (what == "job" || what == "jobs") {
+      if (id.find('+') != std::string::npos) {  // "12+1": a heterogeneous job's component, by its own id
+        if (StatusOr<JobToken> t = ParseJobToken(id); t.ok()) id = std::to_string(t->id);
+      }
       const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
       if (!id.empty() && !numeric) return EmitOutput(InvalidJobIdError(), out, err);
       if (json_out) {

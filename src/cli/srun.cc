@@ -211,9 +211,42 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   return rc;
 }
 
+// srun --het-group=N inside a heterogeneous job: the component's variables (SLURM_JOB_ID_HET_GROUP_N,
+// ...) stand for the job's, so that the step is sized and placed as one in that component's
+// allocation (its tasks, nodes and CPUs), as Slurm's srun reads them.
+void EnterHetGroup(const std::vector<std::string>& args) {
+  std::string group;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i].rfind("--het-group=", 0) == 0) group = args[i].substr(12);
+    if (args[i] == "--het-group" && i + 1 < args.size()) group = args[i + 1];
+  }
+  if (group.empty() || group.find_first_not_of("0123456789") != std::string::npos) return;
+  const std::string suffix = "_HET_GROUP_" + group;
+  if (std::getenv(("SLURM_JOB_ID" + suffix).c_str()) == nullptr) return;  // (srun says what is wrong)
+  static const char* const kVars[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_NTASKS",
+                                      "SLURM_NPROCS", "SLURM_TASKS_PER_NODE", "SLURM_JOB_CPUS_PER_NODE",
+                                      "SLURM_JOB_PARTITION", "SLURM_JOB_ACCOUNT", "SLURM_JOB_QOS", "SLURM_MEM_PER_CPU",
+                                      "SLURM_MEM_PER_GPU", "SLURM_MEM_PER_NODE"};
+  for (const char* var : kVars) {
+    const char* v = std::getenv((std::string(var) + suffix).c_str());
+    if (v != nullptr) {
+      setenv(var, v, 1);
+    } else {
+      unsetenv(var);
+    }
+  }
+  setenv("SLURM_JOBID", std::getenv("SLURM_JOB_ID"), 1);
+  for (const auto& [alias, var] : {std::pair{"SLURM_NODELIST", "SLURM_JOB_NODELIST"}, std::pair{"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}}) {
+    if (const char* v = std::getenv(var); v != nullptr) setenv(alias, v, 1);
+  }
+  unsetenv("SLURM_NTASKS_PER_NODE");  // (the leader's)
+}
+
 }  // namespace
 
 int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (std::getenv("SLURM_HET_SIZE") != nullptr) EnterHetGroup(args);
   StatusOr<SrunOptions> opt = ParseSrunArgs(args, [](const char* name) { return std::getenv(name); });
   if (!opt.ok()) {
     err << opt.status().message();
@@ -235,6 +268,22 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (opt->test_only) return RunInNewAllocation(*opt, out, err);
   std::string job = opt->jobid > 0 ? std::to_string(opt->jobid) : Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("SLURM_JOBID");
+  std::string job_nodelist = Env("SLURM_JOB_NODELIST");
+  if (opt->het_group >= 0) {
+    // A heterogeneous job's component: the step runs in that component's job, on its nodes.
+    const std::string size = Env("SLURM_HET_SIZE");
+    if (job.empty() || size.empty()) {
+      err << "srun: error: --het-group: not inside a heterogeneous job's allocation (SLURM_HET_SIZE is not set)\n";
+      return 1;
+    }
+    const std::string suffix = "_HET_GROUP_" + std::to_string(opt->het_group);
+    if (Env(("SLURM_JOB_ID" + suffix).c_str()).empty()) {
+      err << "srun: error: Attempt to run a job step with het group value of " << opt->het_group
+          << ", but the job allocation has maximum value of " << (std::atoi(size.c_str()) - 1) << "\n";
+      return 1;
+    }
+    // (EnterHetGroup made the component's variables the job's.)
+  }
   if (job.empty()) return RunInNewAllocation(*opt, out, err);
   for (const std::string& a : opt->resource_args) {
     if (ShapesStep(a)) continue;
@@ -256,7 +305,7 @@ int SrunMain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     opt->ntasks_per_node = 0;
   }
   // More nodes than the job has (less the -x ones), as srun checks before asking (Slurm's words).
-  StatusOr<std::vector<std::string>> job_nodes = ExpandHostlist(Env("SLURM_JOB_NODELIST"));
+  StatusOr<std::vector<std::string>> job_nodes = ExpandHostlist(job_nodelist);
   if (opt->nnodes > 0 && job_nodes.ok() && !job_nodes->empty()) {
     std::vector<std::string> excluded;
     for (const std::string& a : opt->resource_args) {

@@ -24,7 +24,7 @@ enum Opt : int {
   kNtasks, kNodes, kNtasksPerNode, kLabel, kJobName, kKillOnBadExit, kUnbuffered, kHelp, kUsage, kVersion,
   kResource, kAccount, kQos, kJobid, kExport, kMultiProg, kOutput, kError, kInput, kTaskProlog, kTaskEpilog,
   kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind, kChdir, kHold, kTestOnly,
-  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured, kVerbose,
+  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured, kVerbose, kHetGroup,
 };
 using Arg = OptionArg;
 using Kind = OptionUse;
@@ -154,8 +154,8 @@ constexpr OptionSpec kSrunOptions[] = {
     {"gpus-per-socket", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: Muster places GPUs per node"},
     {"gres-flags", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
-    {"het-group", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
-     "Muster has no heterogeneous jobs"},
+    {"het-group", 0, Arg::kRequired, Kind::kOwn, Opt::kHetGroup, nullptr,
+     "one component (its job id from SLURM_JOB_ID_HET_GROUP_N); a step over several components is refused"},
     {"licenses", 'L', Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no licenses"},
     {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no MCS labels"},
     {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
@@ -163,7 +163,7 @@ constexpr OptionSpec kSrunOptions[] = {
     {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: ask CPUs with -c or --ntasks-per-node"},
     {"mpi-combine", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
-     "Muster has no heterogeneous jobs"},
+     "not implemented: a step runs in one component of a heterogeneous job"},
     {"network", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no network plugin"},
     {"no-kill", 'k', Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: a node that fails ends the job (or requeues it)"},
@@ -336,6 +336,17 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
       break;
     case Opt::kAccount: out->account = value; break;
     case Opt::kQos: out->qos = value; break;
+    case Opt::kHetGroup: {
+      // One component: "1". Slurm's lists and ranges ("0,1", "0-2") start one step over
+      // several components, which Muster does not do.
+      if (value.empty() || value.size() > 3 || value.find_first_not_of("0123456789") != std::string::npos) {
+        return Error("srun: error: --het-group=" + value +
+                     ": Muster runs a step in one component of a heterogeneous job; give one number, "
+                     "and one srun per component\n");
+      }
+      out->het_group = std::stoi(value);
+      break;
+    }
     case Opt::kJobid: {
       // "123" or "123.4" (a step id: the job's part counts).
       const std::string id = value.substr(0, value.find('.'));

@@ -33,6 +33,7 @@ struct SrunOptions {
   std::string account;               // -A
   std::string qos;                   // -q
   int64_t jobid = 0;                 // --jobid: run the step in this job (0 = SLURM_JOB_ID's)
+  int het_group = -1;                // --het-group=N: in component N of the heterogeneous job (-1: none)
   std::string export_mode;           // --export as given ("" = ALL); see ExportedEnvironment
   bool multi_prog = false;           // --multi-prog: command[0] is a configuration file
   // -o/-e/-i as given: a file name pattern (%t %n %N %j %J %s %u %x %A %a %%), "none", or a task

@@ -24,6 +24,8 @@ namespace muster {
 namespace {
 
 constexpr int kIdBlock = 1000;
+// The most components a heterogeneous job may have.
+constexpr size_t kMaxHetComponents = 128;
 
 std::string UserName(uint32_t uid) {
   struct passwd pw, *res = nullptr;
@@ -125,11 +127,20 @@ Controller::JobsLock::~JobsLock() {
     NodeTable::Access nodes = c->nodes_.Lock();
     c->RefreshNodeStatesLocked(nodes);
   }
-  if (c_->job_events_.empty()) return;
+  if (c_->job_events_.empty() && c_->het_followers_.empty()) return;
   std::vector<std::pair<int64_t, std::string>> events;
   events.swap(c_->job_events_);
+  std::vector<HetFollower> followers;
+  followers.swap(c_->het_followers_);
   lock_.unlock();
   for (const auto& [id, line] : events) LogInfo(LogSubject::Job(id), line);
+  // A heterogeneous job's components that ended or were requeued with their leader: stored,
+  // and stopped on their nodes (changed only by operations holding the controller as non-const).
+  Controller* c = const_cast<Controller*>(c_);
+  for (const HetFollower& f : followers) {
+    (void)c->Persist(f.record);
+    if (!f.cleanup.allocation.empty()) c->SignalAll(f.cleanup, SIGKILL, 0, "cleanup");
+  }
 }
 
 Status Controller::Recover() {
@@ -212,17 +223,22 @@ bool Controller::IsAdmin(const Caller& caller) const {
          std::find(config_.admin_uids.begin(), config_.admin_uids.end(), caller.uid) != config_.admin_uids.end();
 }
 
-StatusOr<int64_t> Controller::NextJobId() {
+StatusOr<int64_t> Controller::NextJobId(int count) {
   std::lock_guard<std::mutex> lock(id_mu_);
-  if (next_id_ >= id_limit_) {
+  if (count < 1 || count > kIdBlock) return InvalidArgument("too many job ids at once: " + std::to_string(count));
+  // `count` consecutive ids (a heterogeneous job's components): from a fresh block when this
+  // one has not enough left.
+  if (next_id_ + count > id_limit_) {
     // Reserve ids in blocks: durable before use, so a crash never hands out an id twice.
     StatusOr<int64_t> first = store_->AllocateJobIds(kIdBlock);
     if (!first.ok()) return first.status();
     next_id_ = std::max(next_id_, *first);
     id_limit_ = *first + kIdBlock;
-    if (next_id_ >= id_limit_) return Internal("job id counter is behind the stored jobs");
+    if (next_id_ + count > id_limit_) return Internal("job id counter is behind the stored jobs");
   }
-  return next_id_++;
+  const int64_t first = next_id_;
+  next_id_ += count;
+  return first;
 }
 
 StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg) {
@@ -260,6 +276,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
                                            std::string* user_msg) {
   JobRecord job;
   ArraySpec array;
+  std::vector<JobRecord> het;  // a heterogeneous job's further components
   {
     // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
     // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
@@ -288,6 +305,33 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     if (!built.ok()) return built.status();
     job = std::move(built->job);
     array = std::move(built->array);
+    // A heterogeneous job: each further component is checked as a job of its own (its
+    // resources, partition, account and QOS), without a script: the leader's runs on the first
+    // component's first node, and the others hold their nodes for its steps.
+    if (!request.het_components.empty()) {
+      if (!array.tasks.empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
+      if (request.interactive) {
+        return InvalidArgument("heterogeneous allocations (salloc or srun with ':') are not supported; submit the job with sbatch");
+      }
+      if (request.het_components.size() + 1 > kMaxHetComponents) {
+        return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
+      }
+      for (size_t k = 0; k < request.het_components.size(); ++k) {
+        const HetComponentRequest& c = request.het_components[k];
+        SubmitRequest part = request;
+        part.het_components.clear();
+        part.resource_args = c.resource_args;
+        if (!c.account.empty()) part.account = c.account;
+        if (!c.qos.empty()) part.qos = c.qos;
+        part.script.clear();
+        part.script_args.clear();
+        part.interactive = true;
+        StatusOr<BuiltJob> other =
+            BuildJob(part, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+        if (!other.ok()) return other.status();
+        het.push_back(std::move(other->job));
+      }
+    }
   }
   if (will_run != nullptr) {
     PendingJob probe;
@@ -328,7 +372,20 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   }
   // A job array: one job per task, each with an id of its own; the first one's id names the array.
   std::vector<JobRecord> jobs;
-  if (array.tasks.empty()) {
+  if (!het.empty()) {
+    // A heterogeneous job: consecutive ids, the leader's first (Slurm's "J+0", "J+1", ...).
+    ASSIGN_OR_RETURN(const int64_t first, NextJobId(static_cast<int>(het.size()) + 1));
+    jobs.push_back(std::move(job));
+    for (JobRecord& c : het) jobs.push_back(std::move(c));
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      JobRecord& j = jobs[k];
+      j.id = first + static_cast<int64_t>(k);
+      j.het_job_id = first;
+      j.het_job_offset = static_cast<int>(k);
+      j.het_job_size = static_cast<int>(jobs.size());
+      if (k > 0) j.submit_key.clear();  // (the leader's answers a retry)
+    }
+  } else if (array.tasks.empty()) {
     jobs.push_back(std::move(job));
   } else {
     jobs.reserve(array.tasks.size());
@@ -338,6 +395,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     }
   }
   for (JobRecord& j : jobs) {
+    if (j.het_job_id != 0) break;  // numbered above
     StatusOr<int64_t> id = NextJobId();
     if (!id.ok()) return id.status();
     j.id = *id;
@@ -360,7 +418,8 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
   Wake();
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
     LogInfo(LogSubject::Job(jobs.front().id),
-            (jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
+            (jobs.front().het_job_size > 1 ? "heterogeneous job of " + std::to_string(jobs.size()) + " components submitted"
+             : jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
                 " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
                 (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
   }
@@ -405,6 +464,7 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
     job_events_.emplace_back(job.id, std::string("ended: ") + JobStateName(state) + ", exit " +
                                          std::to_string(exit_code) + ":" + std::to_string(signal));
   }
+  if (job.het_job_size > 1 && job.het_job_offset == 0) FollowLeaderLocked(job, false);
 }
 
 void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
@@ -448,6 +508,28 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);
+  if (job.het_job_size > 1 && job.het_job_offset == 0) FollowLeaderLocked(job, true);
+}
+
+void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued) {
+  for (int k = 1; k < leader.het_job_size; ++k) {
+    auto it = jobs_.find(leader.id + k);
+    if (it == jobs_.end()) continue;
+    JobRecord& c = it->second;
+    if (IsFinished(c.state)) continue;
+    const bool held = HoldsResources(c.state);
+    if (requeued && !held) continue;
+    HetFollower f;
+    if (held) f.cleanup = c;  // its run, to stop on its nodes
+    if (requeued) {
+      RequeueLocked(c, "heterogeneous job " + std::to_string(leader.id) + " requeued", nullptr);
+    } else {
+      c.cancelled_by = leader.cancelled_by;
+      FinishJobLocked(c, leader.state, leader.exit_code, leader.exit_signal);
+    }
+    f.record = c;
+    het_followers_.push_back(std::move(f));
+  }
 }
 
 Status Controller::Persist(std::span<const JobRecord> jobs) {

@@ -455,7 +455,10 @@ class Controller {
                     const std::vector<NodeAllocation>& cpus);
   Status Persist(std::span<const JobRecord> jobs);
   Status Persist(const JobRecord& job) { return Persist(std::span(&job, 1)); }
-  StatusOr<int64_t> NextJobId();
+  // A heterogeneous job's leader: its further components, as the scheduler takes them; empty
+  // for another job.
+  std::vector<PendingComponent> HetComponentsLocked(const JobRecord& leader) const;
+  StatusOr<int64_t> NextJobId(int count = 1);
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
   // As configured, but for scheduler.policy and priority.accounts: emptied at construction,
@@ -485,6 +488,15 @@ class Controller {
   };
   // (under mu_) Log lines of jobs that ended or were requeued, by job id, for JobsLock to write.
   mutable std::vector<std::pair<int64_t, std::string>> job_events_;
+  // (under mu_) A heterogeneous job's components that ended or were requeued with their leader
+  // (FollowLeaderLocked): JobsLock stores them and stops them on their nodes once mu_ is unlocked.
+  struct HetFollower {
+    JobRecord record;   // as it is now
+    JobRecord cleanup;  // as it ran (its allocation empty: nothing to stop)
+  };
+  mutable std::vector<HetFollower> het_followers_;
+  // The leader of a heterogeneous job ended (requeued: was requeued): its other components follow.
+  void FollowLeaderLocked(const JobRecord& leader, bool requeued);
   std::condition_variable cv_;
   bool wake_ = false;
   bool stop_ = false;

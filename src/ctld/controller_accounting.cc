@@ -23,6 +23,11 @@ void Controller::VisitJobs(const JobQuery& query,
     for (int64_t id : query.ids) {
       auto it = jobs_.find(id);
       if (it == jobs_.end()) continue;
+      if (it->second.het_job_id == id) {
+        // A heterogeneous job's id: every component (their ids follow it).
+        for (int k = 0; k < it->second.het_job_size && it != jobs_.end(); ++k, ++it) add_once(it->second);
+        continue;
+      }
       if (it->second.array_job_id != id) {
         add_once(it->second);
         continue;

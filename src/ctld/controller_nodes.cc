@@ -581,6 +581,8 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
     const JobRecord& j = *job;
     suspended = suspended || j.state == JobState::kSuspended;
     if (j.state != JobState::kPending || j.held) continue;
+    // A heterogeneous job's further components are decided with their leader (its entry).
+    if (j.het_job_offset > 0) continue;
     // Admission (sched/admission.h): the facts about other jobs gathered here, the verdict there.
     AdmissionFacts f = OwnAdmissionFactsLocked(*job, now);
     int* running = nullptr;
@@ -609,6 +611,7 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
       p.user = j.user;
       p.account = j.account;
       p.qos = j.qos;
+      p.het = HetComponentsLocked(j);
       p.revision = ++run_revisions_;  // (the scheduler keeps what it resolved from it until this moves)
     }
     p.priority = j.priority;
@@ -616,6 +619,18 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   }
   kept.Finish();
   return suspended;
+}
+
+std::vector<PendingComponent> Controller::HetComponentsLocked(const JobRecord& leader) const {
+  std::vector<PendingComponent> out;
+  if (leader.het_job_id != leader.id) return out;
+  for (int k = 1; k < leader.het_job_size; ++k) {
+    auto it = jobs_.find(leader.id + k);
+    if (it == jobs_.end()) continue;
+    const JobRecord& c = it->second;
+    out.push_back({c.id, c.request, c.account, c.qos});
+  }
+  return out;
 }
 
 std::vector<PendingJob> Controller::FreshPendingLocked(const std::vector<PendingJob>& pending) const {
@@ -633,6 +648,7 @@ std::vector<PendingJob> Controller::FreshPendingLocked(const std::vector<Pending
     p.user = j.user;
     p.account = j.account;
     p.qos = j.qos;
+    p.het = HetComponentsLocked(j);
     out.push_back(std::move(p));
   }
   return out;

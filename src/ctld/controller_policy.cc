@@ -22,6 +22,16 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
   JobRecord& v = it->second;
   // Re-checked: it may have ended, or be stopping already, since the cycle looked.
   if (v.state != JobState::kRunning || !v.ending.empty()) return;
+  if (v.het_job_size > 1) {
+    // A heterogeneous job is stopped whole, through its leader (its components follow it); it
+    // is not suspended (its components' CPUs would stay held).
+    if (p.mode == PreemptMode::kSuspend) return;
+    if (v.het_job_offset > 0) {
+      Preemption whole = p;
+      whole.victim = v.het_job_id;
+      return PreemptLocked(by, whole, out);
+    }
+  }
   const int64_t now = clock_->NowSeconds();
   std::string mode;
   if (p.mode == PreemptMode::kSuspend) {

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "ctld/controller.h"
 #include "model/hostlist.h"
+#include "proc/job_env.h"
 #include "sched/cache_check.h"
 
 namespace muster {
@@ -117,7 +118,22 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   std::vector<NodeUsage>& now = cycle_usage_;
   NodeTable::Access nodes = nodes_.Lock();
   UsageLocked(nodes, now);
-  for (const Decision& d : decisions) {
+  auto start = [&](JobRecord& job, const Decision& d) {
+    job.state = JobState::kRunning;
+    job.reason = "None";
+    job.reason_detail.clear();
+    job.start_time = clock_->NowSeconds();
+    job.expected_start = 0;
+    job.sched_nodes.clear();
+    job.allocation.clear();
+    job.allocation = d.nodes;
+    job.batch_host = job.allocation.front().node;
+    CountUsageLocked(job, 1);
+    launching_.insert(job.id);
+    out.started.push_back(job);
+  };
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const Decision& d = decisions[i];
     // A waiting job's record, as the waiting list found it, unless records were erased since.
     JobRecord* const* listed = erased_at == jobs_erased_ ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
     JobRecord* record = listed != nullptr ? *listed : nullptr;
@@ -129,6 +145,40 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     JobRecord& job = *record;
     if (d.kind == DecisionKind::kResume) {
       if (job.state == JobState::kSuspended && ResumeLocked(nodes, job, now, d.nodes)) out.resumed.push_back(job);
+      continue;
+    }
+    if (d.kind == DecisionKind::kStart && job.het_job_size > 1) {
+      // A heterogeneous job's components (their decisions follow the leader's): all of them
+      // still fit and start, or none does.
+      const size_t n = static_cast<size_t>(job.het_job_size);
+      std::vector<NodeUsage> trial = now;
+      std::vector<JobRecord*> members;
+      bool ok = job.het_job_offset == 0 && !job.held && i + n <= decisions.size();
+      for (size_t k = 0; ok && k < n; ++k) {
+        const Decision& dk = decisions[i + k];
+        auto it = jobs_.find(job.id + static_cast<int64_t>(k));
+        ok = dk.kind == DecisionKind::kStart && dk.job_id == job.id + static_cast<int64_t>(k) && it != jobs_.end() &&
+             it->second.state == JobState::kPending && StillFitsLocked(nodes, dk, trial);
+        if (!ok) break;
+        for (const NodeAllocation& a : dk.nodes) AddUsageLocked(trial, a);
+        members.push_back(&it->second);
+      }
+      if (ok) {
+        now = std::move(trial);
+        // Every component (the leader's batch script, the steps of each) learns where all are.
+        std::vector<JobRecord> placed;
+        for (size_t k = 0; k < n; ++k) {
+          placed.push_back(*members[k]);
+          placed.back().allocation = decisions[i + k].nodes;
+        }
+        const std::vector<std::string> het_env = HetJobEnvironment(placed, config_.cluster_name);
+        for (JobRecord* m : members) m->het_environment = het_env;
+        for (size_t k = 0; k < n; ++k) start(*members[k], decisions[i + k]);
+      }
+      while (i + 1 < decisions.size() && decisions[i + 1].job_id > job.id &&
+             decisions[i + 1].job_id < job.id + static_cast<int64_t>(n)) {
+        ++i;  // (retried next cycle when they did not start)
+      }
       continue;
     }
     if (job.state != JobState::kPending || job.held) continue;
@@ -147,18 +197,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     }
     if (!StillFitsLocked(nodes, d, now)) continue;  // retried next cycle
     for (const NodeAllocation& a : d.nodes) AddUsageLocked(now, a);
-    job.state = JobState::kRunning;
-    job.reason = "None";
-    job.reason_detail.clear();
-    job.start_time = clock_->NowSeconds();
-    job.expected_start = 0;
-    job.sched_nodes.clear();
-    job.allocation.clear();
-    job.allocation = d.nodes;
-    job.batch_host = job.allocation.front().node;
-    CountUsageLocked(job, 1);
-    launching_.insert(job.id);
-    out.started.push_back(job);
+    start(job, d);
   }
   // The node states are set again when the lock is released (JobsLock).
   if (!out.started.empty() || !out.preempted.empty() || !out.resumed.empty()) node_states_stale_ = true;

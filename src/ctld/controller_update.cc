@@ -24,6 +24,8 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+    // A waiting heterogeneous job goes whole (its leader's id), as in Slurm.
+    if (job.het_job_offset > 0 && job.state == JobState::kPending) return FailedPrecondition(std::string(kNotWholeHetJobMessage));
     if (job.state == JobState::kPending) {
       // SIGKILL cancels a waiting job, as in Slurm; another signal waits for it to run.
       if (signal != 0 && signal != SIGKILL) return FailedPrecondition(std::string(kJobPendingMessage));
@@ -64,6 +66,7 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
     JobRecord& job = *found;
     if (job.state != JobState::kPending) return FailedPrecondition("Job is no longer pending execution");
+    if (job.het_job_offset > 0) return FailedPrecondition(std::string(kNotWholeHetJobMessage));
     if (!hold && job.held && job.reason == PendingReasonName(PendingReason::kJobHeldAdmin) && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     }

@@ -125,6 +125,16 @@ struct JobRecord {
   int64_t array_job_id = 0;
   int array_task_id = -1;
   std::string array_tasks;
+  // A component of a heterogeneous job (sbatch's `#SBATCH hetjob` / `:`): the job's id (its first
+  // component's, the leader, which runs the batch script), this component's offset (0 for the
+  // leader) and how many components there are (ids het_job_id .. het_job_id + het_job_size - 1).
+  // het_job_id 0: not heterogeneous. The components start together, as one gang.
+  int64_t het_job_id = 0;
+  int het_job_offset = 0;
+  int het_job_size = 0;
+  // The leader's, while it runs: every component's variables (HetJobEnvironment in proc/job_env.h),
+  // KEY=VALUE, set by the controller as the components start.
+  std::vector<std::string> het_environment;
   std::vector<std::string> environment;  // KEY=VALUE exported to the job (sbatch --export=ALL)
   std::string stdout_pattern;       // "" = slurm-%j.out in workdir
   std::string stderr_pattern;       // "" = same as stdout

@@ -102,6 +102,10 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("array_task_id", j.array_task_id, d.array_task_id);
   v.Field("array_tasks", j.array_tasks, d.array_tasks);
   v.Field("array_max_running", j.array_max_running, d.array_max_running);
+  v.Field("het_job_id", j.het_job_id, d.het_job_id);
+  v.Field("het_job_offset", j.het_job_offset, d.het_job_offset);
+  v.Field("het_job_size", j.het_job_size, d.het_job_size);
+  v.Field("het_environment", j.het_environment, d.het_environment);
   v.Field("environment", j.environment, d.environment);
   v.Field("stdout", j.stdout_pattern, d.stdout_pattern);
   v.Field("stderr", j.stderr_pattern, d.stderr_pattern);

@@ -165,7 +165,8 @@ TEST(RecordJsonTest, PartitionAccessListsRoundTrip) {
 }
 
 TEST(RecordJsonTest, OldStoredFormsStillLoad) {
-  ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson);
+  ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson,
+                                R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[]})json");
   ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson);
   ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson);
   ExpectOldFormReads<StepRecord>(kOldStep, StepRecordFromJson);

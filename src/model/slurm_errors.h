@@ -12,6 +12,10 @@ namespace muster {
 inline constexpr std::string_view kJobPendingMessage = "Job is pending execution";
 // ESLURM_TRANSITION_STATE_NO_UPDATE: a signal for a job whose launch is under way.
 inline constexpr std::string_view kTransitionStateMessage = "Job can not be altered now, try again later";
+// ESLURM_NOT_WHOLE_HET_JOB: a waiting heterogeneous job's component other than the first,
+// cancelled or held alone.
+inline constexpr std::string_view kNotWholeHetJobMessage =
+    "Operation not permitted on individual component of heterogeneous job";
 
 // The answers Slurm's scancel retries (its MAX_CANCEL_RETRY loop): the job may be running soon.
 inline bool IsTransitional(const Status& s) {

@@ -136,6 +136,36 @@ std::string CompressCounts(const std::vector<int64_t>& values) {
   return out;
 }
 
+std::vector<std::string> HetJobEnvironment(const std::vector<JobRecord>& components, const std::string& cluster_name) {
+  static constexpr const char* kPerGroup[] = {
+      "SLURM_JOB_ACCOUNT",  "SLURM_JOB_CPUS_PER_NODE", "SLURM_JOB_ID",        "SLURM_JOB_NAME",
+      "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES",     "SLURM_JOB_PARTITION", "SLURM_JOB_QOS",
+      "SLURM_MEM_PER_CPU",  "SLURM_MEM_PER_GPU",       "SLURM_MEM_PER_NODE",  "SLURM_NPROCS",
+      "SLURM_NTASKS",       "SLURM_TASKS_PER_NODE"};
+  std::vector<std::string> out;
+  const std::string size = std::to_string(components.size());
+  out.push_back("SLURM_HET_SIZE=" + size);
+  out.push_back("SLURM_PACK_SIZE=" + size);
+  for (size_t k = 0; k < components.size(); ++k) {
+    JobRecord c = components[k];
+    c.environment.clear();
+    c.het_environment.clear();
+    const std::string node = c.allocation.empty() ? std::string() : c.allocation.front().node;
+    std::map<std::string, std::string> own;
+    for (const std::string& kv : BuildJobEnvironment(c, node, TaskPlacement{}, cluster_name)) {
+      const size_t eq = kv.find('=');
+      if (eq != std::string::npos) own[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const char* name : kPerGroup) {
+      auto it = own.find(name);
+      if (it == own.end()) continue;
+      out.push_back(std::string(name) + "_HET_GROUP_" + std::to_string(k) + "=" + it->second);
+      out.push_back(std::string(name) + "_PACK_GROUP_" + std::to_string(k) + "=" + it->second);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
                                              const TaskPlacement& where, const std::string& cluster_name,
                                              bool devices_constrained) {
@@ -165,6 +195,10 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   const NodeAllocation* here = alloc_of.count(node_name) ? alloc_of[node_name] : nullptr;
 
   env.Set("SLURM_CLUSTER_NAME", cluster_name);
+  for (const std::string& kv : job.het_environment) {
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) env.Set(kv.substr(0, eq), kv.substr(eq + 1));
+  }
   env.Set("SLURM_JOB_ID", job.id);
   env.Set("SLURM_JOBID", job.id);
   env.Set("SLURM_JOB_NAME", job.name);

@@ -66,6 +66,14 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
                                              const TaskPlacement& where, const std::string& cluster_name,
                                              bool devices_constrained = false);
 
+// A heterogeneous job's variables, for its batch script and steps: SLURM_HET_SIZE and, for each
+// component K (its records in offset order, each with its allocation), the component's
+// SLURM_JOB_ID, _NAME, _NODELIST, _NUM_NODES, _CPUS_PER_NODE, _PARTITION, _ACCOUNT, _QOS,
+// SLURM_NTASKS/NPROCS, SLURM_TASKS_PER_NODE and SLURM_MEM_PER_* as its own job would have them,
+// named with the suffix _HET_GROUP_K; and Slurm's older names (SLURM_PACK_SIZE, _PACK_GROUP_K),
+// which Slurm 22.05 sets too.
+std::vector<std::string> HetJobEnvironment(const std::vector<JobRecord>& components, const std::string& cluster_name);
+
 // Slurm's filename patterns for -o/-e: %j job id, %x job name, %u user, %N first node (short
 // name), %n node index, %t task id, %A array master id, %a array index, %s step, %J job.step, %% percent;
 // a number between % and the letter zero-pads ("%4j"). Relative results are relative to workdir.

@@ -189,6 +189,57 @@ TEST(JobEnvTest, BatchScriptMatchesSlurmCapture) {
   EXPECT_EQ(got["PATH"], "/usr/bin:/bin");
 }
 
+// A heterogeneous job of two components, as Slurm 22.05 on the peer gave them to the batch
+// script of "sbatch -J hettest -n1 --gres=gpu:1 / #SBATCH hetjob / -n2 -N2 --gres=gpu:2" (its
+// per-component lines, HET_GROUP and the PACK_GROUP aliases).
+TEST(JobEnvTest, HetJobVariablesMatchSlurmCapture) {
+  std::vector<JobRecord> parts = {PeerJob(1, "hettest"), PeerJob(2, "hettest")};
+  for (JobRecord& p : parts) {
+    p.qos = "";
+    p.request.mem_per_cpu_mb = 500;
+  }
+  parts[0].request.ntasks = 1;
+  parts[1].request.ntasks = 2;
+  parts[1].request.min_nodes = 2;
+  for (const auto& [k, node] : {std::pair{0, "n1"}, std::pair{1, "n2"}, std::pair{1, "n3"}}) {
+    NodeAllocation a;
+    a.node = node;
+    a.cpu_milli = 1000;
+    a.memory_mb = 500;
+    a.tasks = 1;
+    parts[k].allocation.push_back(a);
+  }
+  const EnvMap het = ToMap(HetJobEnvironment(parts, "peer"));
+  const EnvMap want = {
+      {"SLURM_HET_SIZE", "2"}, {"SLURM_PACK_SIZE", "2"},
+      {"SLURM_JOB_ACCOUNT_HET_GROUP_0", "root"}, {"SLURM_JOB_ACCOUNT_HET_GROUP_1", "root"},
+      {"SLURM_JOB_CPUS_PER_NODE_HET_GROUP_0", "1"}, {"SLURM_JOB_CPUS_PER_NODE_HET_GROUP_1", "1(x2)"},
+      {"SLURM_JOB_ID_HET_GROUP_0", "1"}, {"SLURM_JOB_ID_HET_GROUP_1", "2"},
+      {"SLURM_JOB_NAME_HET_GROUP_0", "hettest"}, {"SLURM_JOB_NAME_HET_GROUP_1", "hettest"},
+      {"SLURM_JOB_NODELIST_HET_GROUP_0", "n1"}, {"SLURM_JOB_NODELIST_HET_GROUP_1", "n[2-3]"},
+      {"SLURM_JOB_NUM_NODES_HET_GROUP_0", "1"}, {"SLURM_JOB_NUM_NODES_HET_GROUP_1", "2"},
+      {"SLURM_JOB_PARTITION_HET_GROUP_0", "gpu"}, {"SLURM_JOB_PARTITION_HET_GROUP_1", "gpu"},
+      {"SLURM_JOB_QOS_HET_GROUP_0", "normal"}, {"SLURM_JOB_QOS_HET_GROUP_1", "normal"},
+      {"SLURM_MEM_PER_CPU_HET_GROUP_0", "500"}, {"SLURM_MEM_PER_CPU_HET_GROUP_1", "500"},
+      {"SLURM_NPROCS_HET_GROUP_0", "1"}, {"SLURM_NPROCS_HET_GROUP_1", "2"},
+      {"SLURM_NTASKS_HET_GROUP_0", "1"}, {"SLURM_NTASKS_HET_GROUP_1", "2"},
+      {"SLURM_TASKS_PER_NODE_HET_GROUP_0", "1"}, {"SLURM_TASKS_PER_NODE_HET_GROUP_1", "1(x2)"},
+  };
+  for (const auto& [k, v] : want) {
+    EXPECT_EQ(het.count(k) ? het.at(k) : "(unset)", v) << k;
+    std::string pack = k;
+    if (const size_t at = pack.find("HET_GROUP"); at != std::string::npos) {
+      pack.replace(at, 3, "PACK");
+      EXPECT_EQ(het.count(pack) ? het.at(pack) : "(unset)", v) << pack;
+    }
+  }
+  EXPECT_EQ(het.size(), want.size() * 2 - 2);  // each per-component one twice, the sizes once each
+  // The leader's script gets them, whatever its exported environment held.
+  parts[0].het_environment = HetJobEnvironment(parts, "peer");
+  parts[0].environment.push_back("SLURM_JOB_ID_HET_GROUP_1=99");
+  EXPECT_EQ(ToMap(BuildJobEnvironment(parts[0], "n1", TaskPlacement{}, "peer"))["SLURM_JOB_ID_HET_GROUP_1"], "2");
+}
+
 TEST(JobEnvTest, SrunStepMatchesSlurmCapture) {
   JobRecord job = PeerJob(9160, "bash");
   job.request.ntasks = 1;

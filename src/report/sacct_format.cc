@@ -134,8 +134,11 @@ std::string JobOnly(const Row& r, const std::string& v) { return r.is_job() ? v 
 const std::map<std::string, Getter>& Getters() {
   static const auto* m = new std::map<std::string, Getter>{
       {"jobid", [](const Row& r, const Ctx&) {
-         // An array task shows as <array id>_<task id> (JobIDRaw keeps its own job id).
-         std::string id = r.job->array_job_id != 0
+         // An array task shows as <array id>_<task id>, a heterogeneous job's component as
+         // <job id>+<offset> (JobIDRaw keeps its own job id).
+         std::string id = r.job->het_job_id != 0
+                              ? std::to_string(r.job->het_job_id) + "+" + std::to_string(r.job->het_job_offset)
+                          : r.job->array_job_id != 0
                               ? std::to_string(r.job->array_job_id) + "_" + std::to_string(r.job->array_task_id)
                               : std::to_string(r.job->id);
          if (r.batch) return id + ".batch";

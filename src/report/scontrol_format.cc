@@ -103,7 +103,13 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
       o += " ArrayTaskThrottle=" + std::to_string(job.array_max_running);
     }
   }
+  if (job.het_job_id != 0) {
+    o += " HetJobId=" + std::to_string(job.het_job_id) + " HetJobOffset=" + std::to_string(job.het_job_offset);
+  }
   o += " JobName=" + job.name + eol;
+  if (job.het_job_id != 0) {
+    o += "HetJobIdSet=" + std::to_string(job.het_job_id) + "-" + std::to_string(job.het_job_id + job.het_job_size - 1) + eol;
+  }
   o += "UserId=" + job.user + "(" + std::to_string(job.uid) + ") GroupId=" + job.group + "(" +
        std::to_string(job.gid) + ") MCS_label=N/A" + eol;
   o += "Priority=" + std::to_string(job.priority) + " Nice=" + std::to_string(job.nice) +

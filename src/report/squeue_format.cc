@@ -119,8 +119,10 @@ const char* Header(char type) {
   }
 }
 
-// A job's id as squeue prints it: "123", or "120_3" for task 3 of job array 120.
+// A job's id as squeue prints it: "123", "120_3" for task 3 of job array 120, or "130+1" for
+// the second component of heterogeneous job 130.
 std::string JobIdText(const JobRecord& job) {
+  if (job.het_job_id != 0) return std::to_string(job.het_job_id) + "+" + std::to_string(job.het_job_offset);
   if (job.array_job_id == 0) return std::to_string(job.id);
   return std::to_string(job.array_job_id) + "_" + std::to_string(job.array_task_id);
 }
@@ -348,7 +350,11 @@ StatusOr<std::string> FormatSqueueJobs(std::vector<const JobRecord*> order, cons
 }
 
 bool SqueueSelection::Matches(const JobRecord& j) const {
-  if (!ids.empty() && !ids.count(j.id) && !(j.array_job_id != 0 && ids.count(j.array_job_id))) return false;
+  // An array's id selects its tasks; a heterogeneous job's (its leader's) all its components.
+  if (!ids.empty() && !ids.count(j.id) && !(j.array_job_id != 0 && ids.count(j.array_job_id)) &&
+      !(j.het_job_id != 0 && ids.count(j.het_job_id))) {
+    return false;
+  }
   if (!users.empty() && !users.count(j.user) && !users.count(std::to_string(j.uid))) return false;
   if (!partitions.empty() && !partitions.count(j.partition)) return false;
   if (!accounts.empty() && !accounts.count(j.account)) return false;

@@ -72,6 +72,15 @@ struct ClusterSnapshot : ClusterSpec {
 };
 
 // A job waiting to be scheduled.
+// A heterogeneous job's component after the first (its leader is the PendingJob holding it).
+struct PendingComponent {
+  int64_t id = 0;
+  JobRequest request;
+  std::string account;
+  std::string qos;
+  friend bool operator==(const PendingComponent&, const PendingComponent&) = default;
+};
+
 struct PendingJob {
   int64_t id = 0;
   JobRequest request;
@@ -80,6 +89,10 @@ struct PendingJob {
   std::string user;
   std::string account;
   std::string qos;  // "" = "normal"
+  // A heterogeneous job (the leader, its first component, is this entry): the other components.
+  // All of them start in the same cycle or none does (one gang); RunCycle gives a decision for
+  // each, right after the leader's. They do not preempt.
+  std::vector<PendingComponent> het;
   // Optional, a promise (the controller keeps entries between passes): an entry with the same id
   // and the same nonzero revision as one of an earlier queue given to the same Scheduler holds
   // the same request, user, account and QOS; its priority and submit time may differ. 0

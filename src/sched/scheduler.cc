@@ -14,19 +14,13 @@
 namespace muster {
 
 using scheduler_internal::CpusOnly;
+using scheduler_internal::End;
 using scheduler_internal::Keys3;
 using scheduler_internal::Pending;
+using scheduler_internal::Reject;
 using scheduler_internal::WithOwner;
 
 namespace {
-
-Decision Reject(int64_t id, std::string msg) {
-  Decision d;
-  d.job_id = id;
-  d.kind = DecisionKind::kReject;
-  d.message = std::move(msg);
-  return d;
-}
 
 // `out`: pointers to `items` in ascending order of keys(item), an array compared element by
 // element. The keys are copied beside the pointers, so that the sort reads one array instead of
@@ -45,9 +39,6 @@ void OrderByKeys(const std::vector<T>& items, std::vector<const T*>& out, KeysOf
   out.reserve(items.size());
   for (const Keyed& k : keyed) out.push_back(k.item);
 }
-
-// When a job started at `start` with time limit `limit` (kUnlimited: none) ends at the latest.
-int64_t End(int64_t start, int64_t limit) { return limit == kUnlimited || limit <= 0 ? kForever : start + limit; }
 
 std::string Join(const std::vector<std::string>& v) {
   std::string s;
@@ -464,7 +455,13 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   std::vector<Decision> out;
   out.reserve(queue.size());
   ResumeSuspended(out);
-  for (const PendingJob* j : order) out.push_back(Decide(*j));
+  for (const PendingJob* j : order) {
+    if (j->het.empty()) {
+      out.push_back(Decide(*j));
+    } else {
+      DecideHet(*j, out);
+    }
+  }
   plan_.Rollback(mark);
   return out;
 }

@@ -121,6 +121,9 @@ class Scheduler {
     }
   };
   Decision Decide(const PendingJob& job);
+  // A heterogeneous job (job.het not empty): a decision for each of its components, appended to
+  // `out`, the leader's first; all start or none (scheduler_het.cc).
+  void DecideHet(const PendingJob& job, std::vector<Decision>& out);
   // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
   Decision Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
                     const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use);

@@ -1,5 +1,6 @@
-// Helpers shared by the scheduler's two files (scheduler.cc: the cycle and the placements;
-// scheduler_preempt.cc: the victims and the preemption search). Not part of its interface.
+// Helpers shared by the scheduler's files (scheduler.cc: the cycle and the placements;
+// scheduler_preempt.cc: the victims and the preemption search; scheduler_het.cc: heterogeneous
+// jobs). Not part of its interface.
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 
 #include "sched/decision.h"
 #include "sched/limit_gate.h"
+#include "sched/timeline.h"
 
 namespace muster::scheduler_internal {
 
@@ -19,6 +21,19 @@ inline Decision Pending(int64_t id, PendingReason r, std::string msg = "") {
   d.reason = r;
   d.message = std::move(msg);
   return d;
+}
+
+inline Decision Reject(int64_t id, std::string msg) {
+  Decision d;
+  d.job_id = id;
+  d.kind = DecisionKind::kReject;
+  d.message = std::move(msg);
+  return d;
+}
+
+// When a job started at `start` with time limit `limit` (kUnlimited: none) ends at the latest.
+inline int64_t End(int64_t start, int64_t limit) {
+  return limit == kUnlimited || limit <= 0 ? kForever : start + limit;
 }
 
 // Sort keys compared element by element (~x reverses an order).

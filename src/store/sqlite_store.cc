@@ -624,7 +624,22 @@ StatusOr<std::vector<JobRecord>> SqliteStore::LoadLiveJobs(int64_t ended_since) 
                     {SqlArg{ended_since}});
 }
 
-StatusOr<std::vector<JobRecord>> SqliteStore::QueryJobs(const JobFilter& f) {
+StatusOr<std::vector<JobRecord>> SqliteStore::QueryJobs(const JobFilter& given) {
+  // A heterogeneous job's id names all its components (their ids follow the leader's).
+  JobFilter f = given;
+  if (!given.ids.empty()) {
+    std::string list;
+    std::vector<SqlArg> ids;
+    for (int64_t id : given.ids) {
+      list += list.empty() ? "?" : ", ?";
+      ids.push_back(SqlArg{id});
+    }
+    ASSIGN_OR_RETURN(const std::vector<JobRecord> named, SelectJobs("WHERE id IN (" + list + ")", ids));
+    for (const JobRecord& j : named) {
+      if (j.het_job_id != j.id) continue;
+      for (int k = 1; k < j.het_job_size; ++k) f.ids.insert(j.id + k);
+    }
+  }
   std::string where;
   std::vector<SqlArg> args;
   auto clause = [&](const std::string& c) { where += (where.empty() ? "WHERE " : " AND ") + c; };

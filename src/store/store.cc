@@ -7,7 +7,10 @@ namespace muster {
 
 bool JobFilter::Matches(const JobRecord& j) const {
   if (!ids.empty()) {
-    if (!ids.count(j.id) && !(j.array_job_id != 0 && ids.count(j.array_job_id))) return false;
+    if (!ids.count(j.id) && !(j.array_job_id != 0 && ids.count(j.array_job_id)) &&
+        !(j.het_job_id != 0 && ids.count(j.het_job_id))) {
+      return false;
+    }
   } else {
     if (start > 0 && j.end_time > 0 && j.end_time < start) return false;
     if (end > 0 && j.submit_time > end) return false;

@@ -117,6 +117,10 @@ JobRecord RichJob(int64_t id) {
   j.array_task_id = 2;
   j.array_tasks = "0-3";
   j.array_max_running = 2;
+  j.het_job_id = 41;
+  j.het_job_offset = 1;
+  j.het_job_size = 2;
+  j.het_environment = {"SLURM_HET_SIZE=2"};
   j.dependency = "afterok:6,afterany:5";
   j.dependency_left = "afterok:6(unfulfilled)";
   j.begin_time = 1700000600;

@@ -10,6 +10,23 @@
 
 namespace muster {
 
+// A heterogeneous job's component after the first (sbatch's `#SBATCH hetjob` / `:`): its own
+// resource options, and the options Slurm lets each component set apart (an empty account or
+// QOS: the first component's).
+struct HetComponentRequest {
+  using WireRecord = void;
+  std::vector<std::string> resource_args;
+  std::string account;
+  std::string qos;
+  template <class V, class Self>
+  static void Fields(V& v, Self& r) {
+    v("resource_args", r.resource_args);
+    v("account", r.account);
+    v("qos", r.qos);
+  }
+  friend bool operator==(const HetComponentRequest&, const HetComponentRequest&) = default;
+};
+
 // What a client submits. Who submits comes from the authenticated Caller, never from here.
 struct SubmitRequest {
   using WireRecord = void;
@@ -41,6 +58,9 @@ struct SubmitRequest {
   int warn_signal = 0;     // --signal: 1..64 (0 = none)
   int warn_time_s = 0;     // 0..65535 seconds before the time limit
   bool warn_batch_only = false;
+  // A heterogeneous job: the components after the first (this request is the first, the leader,
+  // which runs the script). Empty: an ordinary job.
+  std::vector<HetComponentRequest> het_components;
   // The keys ("stdout", "stderr" and "stdin" for the patterns and path).
   template <class V, class Self>
   static void Fields(V& v, Self& r) {
@@ -69,6 +89,7 @@ struct SubmitRequest {
     v("warn_signal", r.warn_signal);
     v("warn_time_s", r.warn_time_s);
     v("warn_batch_only", r.warn_batch_only);
+    v("het_components", r.het_components);
   }
   friend bool operator==(const SubmitRequest&, const SubmitRequest&) = default;
 };

@@ -32,13 +32,14 @@ SubmitRequest Full() {
   r.warn_signal = 10;
   r.warn_time_s = 60;
   r.warn_batch_only = true;
+  r.het_components = {HetComponentRequest{{"-N2"}, "other", "low"}};
   return r;
 }
 
 TEST(SubmitRequestTest, EveryFieldRoundTripsUnderItsKey) {
   const SubmitRequest r = Full();
   const wire::bj::object j = wire::ToObject(r);
-  EXPECT_EQ(j.size(), 25u);
+  EXPECT_EQ(j.size(), 26u);
   EXPECT_EQ(j.at("stdout"), "out-%j");
   EXPECT_EQ(j.at("stderr"), "err-%j");
   EXPECT_EQ(j.at("stdin"), "/dev/null");
