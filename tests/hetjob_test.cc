@@ -87,10 +87,15 @@ TEST_F(HetJob, TheGangWaitsWholeAndIsCancelledWhole) {
   EXPECT_EQ(Trim(Run("sinfo -h -N -o '%N %t' | grep -c idle").out), "1") << Run("sinfo -N").out;
   // A waiting component cannot be cancelled alone (Slurm's words), nor held.
   Result one = Run("scancel " + j + "+1");
-  EXPECT_NE(one.rc, 0);
-  EXPECT_NE(one.out.find("Operation not permitted on individual component of heterogeneous job"), std::string::npos)
-      << one.out;
+  EXPECT_EQ(one.rc, 60);  // Slurm's: ESLURM_NOT_WHOLE_HET_JOB, cut to a byte
+  EXPECT_EQ(one.out, "scancel: error: Kill job error on job id " + j +
+                         "+1: Operation not permitted on individual component of heterogeneous job\n");
   EXPECT_EQ(State(id + 1), "PENDING");
+  // Held and released whole, by the leader's id.
+  ASSERT_EQ(Run("scontrol hold " + j).rc, 0);
+  EXPECT_EQ(Run("squeue -h -j " + j + " -o '%i %r %Q' | sort").out, j + "+0 JobHeldAdmin 0\n" + j + "+1 JobHeldAdmin 0\n");  // (root holds as an admin)
+  ASSERT_EQ(Run("scontrol release " + j).rc, 0);
+  EXPECT_EQ(Run("squeue -h -j " + j + " -o %r | sort -u").out.find("JobHeld"), std::string::npos);
   // Once the blocker is gone both start together, and both end with the leader.
   std::ofstream(work_ / "release") << "";
   ASSERT_TRUE(WaitStates(id, "COMPLETED")) << States(id);

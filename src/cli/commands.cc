@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -286,6 +287,7 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
   const bool verbose = a.verbose, batch_only = a.batch_only, full = a.full, filtered = a.Filtered();
   const int sig = a.signal;
   std::vector<int64_t> ids;
+  std::map<int64_t, std::string> named_as;  // a heterogeneous job's component named "J+K"
   int token_rc = 0;
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scancel", c.status(), err);
@@ -306,6 +308,7 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
         found.push_back(j.id);
       }
       if (!array && t.tasks.empty()) found.push_back(t.id);  // a plain job (or none: the controller says)
+      if (t.text.find('+') != std::string::npos) named_as[t.id] = t.text;  // "12+1": errors say so
       if (found.empty() || (!array && !t.tasks.empty())) {
         err << "scancel: error: Kill job error on job id " << t.text << ": Invalid job id specified\n";
         token_rc = 1;
@@ -359,8 +362,12 @@ int ScancelMain(const std::vector<std::string>& args, std::ostream& out, std::os
     if (r.code() == StatusCode::kNotFound) {
       rc = std::max(rc, EmitOutput(ScancelInvalidJob(id, verbose), out, err));
     } else {
-      err << "scancel: error: Kill job error on job id " << id << ": " << r.message() << "\n";
-      rc = 1;
+      auto as = named_as.find(id);
+      err << "scancel: error: Kill job error on job id " << (as != named_as.end() ? as->second : std::to_string(id))
+          << ": " << r.message() << "\n";
+      // Slurm's scancel exits with the error's number, cut to a byte: ESLURM_NOT_WHOLE_HET_JOB
+      // (2108) gives 60.
+      rc = std::max(rc, r.message() == kNotWholeHetJobMessage ? 60 : 1);
     }
   }
   return rc;

@@ -159,6 +159,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   if (opt.nnodes > 0) resources.push_back("--nodes=" + std::to_string(opt.nnodes));
   if (opt.ntasks > 0) resources.push_back("--ntasks=" + std::to_string(opt.ntasks));
   if (opt.ntasks_per_node > 0) resources.push_back("--ntasks-per-node=" + std::to_string(opt.ntasks_per_node));
+  if (opt.overcommit) resources.push_back("--overcommit");  // the allocation's CPUs as the step's
   resources.insert(resources.end(), opt.resource_args.begin(), opt.resource_args.end());
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {

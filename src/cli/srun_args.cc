@@ -44,7 +44,7 @@ constexpr OptionSpec kSrunOptions[] = {
     {"output", 'o', Arg::kRequired, Kind::kOwn, Opt::kOutput},
     {"overlap", 0, Arg::kNone, Kind::kOwn, Opt::kOverlap},
     {"overcommit", 'O', Arg::kNone, Kind::kOwn, Opt::kOvercommit, nullptr,
-     "for the step; a new allocation still gets a CPU per task"},
+     "the step's tasks share its CPUs; a new allocation gets one task's CPUs per node"},
     {"exact", 0, Arg::kNone, Kind::kOwn, Opt::kExact},
     {"task-epilog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskEpilog},
     {"task-prolog", 0, Arg::kRequired, Kind::kOwn, Opt::kTaskProlog},

@@ -476,6 +476,17 @@ void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t
 }
 
 void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
+  if (job.het_job_offset > 0) {
+    // A heterogeneous job's component lost: the whole job goes, through its leader (requeued or
+    // ended; this component follows it). The caller stores this component; the leader is
+    // stored with the other components (JobsLock).
+    auto leader = jobs_.find(job.het_job_id);
+    if (leader != jobs_.end() && HoldsResources(leader->second.state)) {
+      LoseJobLocked(leader->second, why + " (component " + std::to_string(job.het_job_offset) + ")", kill);
+      het_followers_.push_back(HetFollower{leader->second, JobRecord{}});
+      if (!HoldsResources(job.state)) return;
+    }
+  }
   if (job.requeue && (job.ending.empty() || job.ending == "preempt-requeue" || job.ending == "requeue")) {
     RequeueLocked(job, why, kill);
     return;

@@ -61,6 +61,7 @@ Status Controller::Cancel(int64_t job_id, int signal, const Caller& caller, cons
 
 Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
   JobRecord copy;
+  std::vector<JobRecord> components;
   {
     JobsLock lock(this);
     ASSIGN_OR_RETURN(JobRecord* const found, OwnedJobLocked(job_id, caller));
@@ -77,7 +78,18 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     if (!hold) job.reason_detail.clear();  // a launch failure's story ends with the release
     policy_.Prioritize(job, clock_->NowSeconds());  // 0 while held, as in Slurm; computed again on release
     copy = job;
+    // A heterogeneous job is held and released whole, by its leader's id.
+    for (int k = 1; k < job.het_job_size && job.het_job_offset == 0; ++k) {
+      auto it = jobs_.find(job.id + k);
+      if (it == jobs_.end() || it->second.state != JobState::kPending) continue;
+      it->second.held = job.held;
+      it->second.reason = job.reason;
+      if (!hold) it->second.reason_detail.clear();
+      policy_.Prioritize(it->second, clock_->NowSeconds());
+      components.push_back(it->second);
+    }
   }
+  RETURN_IF_ERROR(Persist(components));
   RETURN_IF_ERROR(Persist(copy));
   Wake();
   return Status::Ok();

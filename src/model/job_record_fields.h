@@ -40,6 +40,7 @@ void JobRequestFields(V& v, R& r, const JobRequest& d) {
   v.Field("gpu_memory_mb", r.gpu_memory_mb, d.gpu_memory_mb);
   v.Field("constraint", r.constraint, d.constraint);
   v.Field("exclusive", r.exclusive, d.exclusive);
+  v.Field("overcommit", r.overcommit, d.overcommit);
   v.Field("time_limit_s", r.time_limit_s, d.time_limit_s);
   v.Field("nodelist", r.nodelist, d.nodelist);
   v.Field("exclude", r.exclude, d.exclude);

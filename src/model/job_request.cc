@@ -41,7 +41,7 @@ namespace {
 enum Opt : int {
   kJobName, kPartition, kNodes, kNtasks, kNtasksPerNode, kCpusPerTask, kMem, kMemPerCpu,
   kMemPerGpu, kGres, kGpus, kGpusPerNode, kGpusPerTask, kCpusPerGpu, kConstraint, kExclusive,
-  kTime, kNodelist, kExclude, kGpuFraction, kGpuMemory,
+  kTime, kNodelist, kExclude, kGpuFraction, kGpuMemory, kOvercommit,
 };
 
 using Arg = OptionArg;
@@ -66,6 +66,8 @@ constexpr OptionSpec kResourceOptions[] = {
     {"cpus-per-gpu", 0, Arg::kRequired, kResource, Opt::kCpusPerGpu},
     {"constraint", 'C', Arg::kRequired, kResource, Opt::kConstraint},
     {"exclusive", 0, Arg::kOptional, kResource, Opt::kExclusive, nullptr, "only whole nodes (=user etc. refused)"},
+    {"overcommit", 'O', Arg::kNone, kResource, Opt::kOvercommit, nullptr,
+     "-c CPUs per node, as if one task ran on each; the tasks share them"},
     {"time", 't', Arg::kRequired, kResource, Opt::kTime},
     {"nodelist", 'w', Arg::kRequired, kResource, Opt::kNodelist, nullptr, "more nodes than -N allows is refused"},
     {"exclude", 'x', Arg::kRequired, kResource, Opt::kExclude},
@@ -306,6 +308,9 @@ Status Apply(const std::optional<std::string>& value, Opt id, ParseState* st) {
     case Opt::kGpus: { ASSIGN_OR_RETURN(st->gpus, ParseTypedCount(v)); break; }
     case Opt::kGpusPerNode: { ASSIGN_OR_RETURN(st->gpus_per_node, ParseTypedCount(v)); break; }
     case Opt::kGpusPerTask: { ASSIGN_OR_RETURN(st->gpus_per_task, ParseTypedCount(v)); break; }
+    case Opt::kOvercommit:
+      r.overcommit = true;
+      break;
     case Opt::kExclusive:
       // Slurm also takes --exclusive=user|mcs|topo; Muster only has whole-node exclusivity.
       if (value && !value->empty()) {

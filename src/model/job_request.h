@@ -39,6 +39,7 @@ struct JobRequest {
 
   std::string constraint;           // --constraint / -C: features joined by '&' (and) or '|' (or)
   bool exclusive = false;           // --exclusive: whole nodes
+  bool overcommit = false;          // -O: CPUs as for one task per node (its tasks share them)
   int64_t time_limit_s = 0;         // --time; 0 = not given (partition default applies)
   std::vector<std::string> nodelist;     // -w, expanded
   std::vector<std::string> exclude;      // -x, expanded

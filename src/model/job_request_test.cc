@@ -121,6 +121,8 @@ TEST(ParseJobRequestTest, AcceptsEveryOptionInEveryShape) {
       {{"--constraint=nvlink"}, [](JobRequest& r) { r.constraint = "nvlink"; }},
       {{"--exclusive"}, [](JobRequest& r) { r.exclusive = true; }},
       {{"--exclusive="}, [](JobRequest& r) { r.exclusive = true; }},
+      {{"-O"}, [](JobRequest& r) { r.overcommit = true; }},
+      {{"--overcommit"}, [](JobRequest& r) { r.overcommit = true; }},
       // -t / --time: rounded up to whole minutes; 0 means no limit (Slurm)
       {{"-t", "60"}, [](JobRequest& r) { r.time_limit_s = 3600; }},
       {{"-t60"}, [](JobRequest& r) { r.time_limit_s = 3600; }},

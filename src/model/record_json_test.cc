@@ -165,15 +165,16 @@ TEST(RecordJsonTest, PartitionAccessListsRoundTrip) {
 }
 
 TEST(RecordJsonTest, OldStoredFormsStillLoad) {
-  ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson,
-                                R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[]})json");
+  ExpectOldFormReads<JobRecord>(
+      kOldJob, JobRecordFromJson,
+      R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[],"request":{"constraint":"","cpus_per_gpu":0,"cpus_per_task":1,"exclude":[],"exclusive":false,"gpu_memory_mb":0,"gpu_milli":0,"gpu_type":"h100","gpus_per_node":8,"gpus_per_task":0,"gpus_total":0,"max_nodes":0,"mem_per_cpu_mb":0,"mem_per_gpu_mb":0,"mem_per_node_mb":0,"min_nodes":2,"name":"","nodelist":["gpu01","gpu02"],"ntasks":0,"ntasks_per_node":0,"overcommit":false,"partition":"","time_limit_s":3600}})json");
   ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson);
   ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson);
   ExpectOldFormReads<StepRecord>(kOldStep, StepRecordFromJson);
   ExpectOldFormReads<Partition>(
       kOldPartition, PartitionFromJson,
       R"json({"allow_groups":[],"allow_accounts":[],"deny_accounts":[],"allow_qos":[],"deny_qos":[]})json");
-  ExpectOldFormReads<JobRequest>(kOldRequest, JobRequestFromJson);
+  ExpectOldFormReads<JobRequest>(kOldRequest, JobRequestFromJson, R"json({"overcommit":false})json");
 
   const JobRecord job = *JobRecordFromJson(*ParseRecordText(kOldJob));
   EXPECT_EQ(job.name, "train \"llm\" \u00fc");

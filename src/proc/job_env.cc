@@ -78,7 +78,7 @@ bool IsOutputVariable(const std::string& key) {
       "SLURM_NTASKS",      "SLURM_NPROCS",        "SLURM_TASKS_PER_NODE", "SLURM_CPUS_ON_NODE",
       "SLURM_CLUSTER_NAME", "SLURMD_NODENAME",    "SLURM_TASK_PID",       "SLURM_RESTART_COUNT",
       "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK", "SLURM_PRIO_PROCESS", "SLURM_NODE_ALIASES",
-      "SLURM_WORKING_CLUSTER", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+      "SLURM_WORKING_CLUSTER", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_OVERCOMMIT",
   };
   for (const char* n : kNames) {
     if (key == n) return true;
@@ -238,6 +238,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     env.Set("SLURM_CPUS_PER_TASK", req.cpus_per_task);
   }
   if (req.ntasks_per_node > 0) env.Set("SLURM_NTASKS_PER_NODE", req.ntasks_per_node);
+  if (req.overcommit) env.Set("SLURM_OVERCOMMIT", "1");  // (srun inside reads it: its steps overcommit too)
   if (req.mem_per_cpu_mb > 0) {
     env.Set("SLURM_MEM_PER_CPU", req.mem_per_cpu_mb);
   } else if (req.mem_per_gpu_mb > 0) {

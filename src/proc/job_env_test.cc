@@ -234,6 +234,10 @@ TEST(JobEnvTest, HetJobVariablesMatchSlurmCapture) {
     }
   }
   EXPECT_EQ(het.size(), want.size() * 2 - 2);  // each per-component one twice, the sizes once each
+  // sbatch -O: the script's srun overcommits its steps too (SLURM_OVERCOMMIT), as in Slurm.
+  EXPECT_EQ(ToMap(BuildJobEnvironment(parts[1], "n2", TaskPlacement{}, "peer")).count("SLURM_OVERCOMMIT"), 0u);
+  parts[1].request.overcommit = true;
+  EXPECT_EQ(ToMap(BuildJobEnvironment(parts[1], "n2", TaskPlacement{}, "peer"))["SLURM_OVERCOMMIT"], "1");
   // The leader's script gets them, whatever its exported environment held.
   parts[0].het_environment = HetJobEnvironment(parts, "peer");
   parts[0].environment.push_back("SLURM_JOB_ID_HET_GROUP_1=99");

@@ -64,6 +64,12 @@ StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& part
       s.unit.cpu_milli = std::max<int64_t>(s.unit.cpu_milli, int64_t{req.gpus_per_task} * req.cpus_per_gpu * 1000);
     }
     s.max_units_per_node = req.ntasks_per_node;
+    if (req.overcommit) {
+      // -O: the CPUs of one task on each node, which all its tasks share (Slurm's overcommit);
+      // the tasks then cost nothing alone, and fill as few nodes as -N allows.
+      s.unit.cpu_milli = 0;
+      s.per_node.cpu_milli = std::max<int64_t>(s.per_node.cpu_milli, int64_t{cpt} * 1000);
+    }
     if (s.max_units_per_node > 0 && !nodes_given) {
       s.min_nodes = (s.units + s.max_units_per_node - 1) / s.max_units_per_node;
     }

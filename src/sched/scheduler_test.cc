@@ -40,6 +40,12 @@ const std::vector<int> kFull(8, 1000);
 
 std::vector<Scenario> Scenarios() {
   std::vector<Scenario> s;
+  // -O: one task's CPUs per node, shared by all its tasks (Slurm's overcommit): 80 tasks on one
+  // node of 64 CPUs, which without it could never run.
+  s.push_back({"overcommit_gives_one_tasks_cpus_per_node",
+               [] { return ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build(); },
+               {MakeJob(1, "-n 80 -N 1 -O"), MakeJob(2, "-n 4 -c 2 -N 1 --overcommit")},
+               {"1 START n1{cpu=1 mem=0 tasks=80}", "2 START n1{cpu=2 mem=0 tasks=4}"}});
   s.push_back({"single_job_lowest_gpus_on_nvswitch",
                [] { return ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build(); },
                {MakeJob(1, "--gres=gpu:4")},

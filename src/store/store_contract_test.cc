@@ -93,6 +93,7 @@ JobRecord RichJob(int64_t id) {
   r.gpu_memory_mb = 20480;
   r.constraint = "nvlink&ib";
   r.exclusive = true;
+  r.overcommit = true;
   r.time_limit_s = 86400;
   r.nodelist = {"gpu001", "gpu002"};
   r.exclude = {"gpu013"};
