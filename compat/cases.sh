@@ -126,7 +126,7 @@ c sacct_help_times       'sacct --help | tail -7'
 c usages_more            'for x in sprio srun salloc; do $x --usage 2>&1; done'
 c scancel_held           'scancel $J4; squeue -h -t all -j $J4 -o %T'
 c hetjob_pending         'H=$(sbatch --parsable --begin=now+1hour -J het -n1 : -n2 --wrap true); squeue -h -j $H -o "%i %A %j %T %r %D"; scontrol show job $H | grep -E "^JobId=|HetJobIdSet"; scancel $((H+1)); echo rc=$?; scancel $H; squeue -h -t all -j $H -o "%i %T"'
-c hetjob_directives      'printf "#!/bin/sh\\n#SBATCH -J hd -n1\\n#SBATCH hetjob\\n#SBATCH -n2\\ntrue\\n" > het.sh; H=$(sbatch --parsable -H het.sh); squeue -h -j $H -o "%i %j %D %C"; scontrol -o show job $((H+1)) | grep -o "^JobId=[0-9]* HetJobId=[0-9]* HetJobOffset=[0-9]*"; scancel $H'
+c hetjob_directives      'printf "#!/bin/sh\\n#SBATCH -J hd -n1\\n#SBATCH hetjob\\n#SBATCH -n2\\ntrue\\n" > het.sh; H=$(sbatch --parsable -H het.sh); squeue -h -j $H -o "%i %j %D %C" | sort; scontrol -o show job $((H+1)) | grep -o "^JobId=[0-9]* HetJobId=[0-9]* HetJobOffset=[0-9]*"; scancel $H'
 settle
 # -- accounting, after the set-up jobs ended
 c batch_env              'cat $W/cap_$J1.out | grep -E "^(SLURM_(JOB_ID|JOB_NAME|NTASKS|NNODES|JOB_NUM_NODES|GPUS_ON_NODE|JOB_GPUS|TASKS_PER_NODE|JOB_CPUS_PER_NODE|CPUS_ON_NODE|JOB_NODELIST|NODELIST|JOB_PARTITION|SUBMIT_DIR|RESTART_COUNT|JOB_QOS|JOB_ACCOUNT|CLUSTER_NAME)|CUDA_VISIBLE_DEVICES)="'
