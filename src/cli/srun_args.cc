@@ -160,8 +160,8 @@ constexpr OptionSpec kSrunOptions[] = {
     {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no MCS labels"},
     {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: memory is not bound to NUMA nodes"},
-    {"mincpus", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
-     "not implemented: ask CPUs with -c or --ntasks-per-node"},
+    {"mincpus", 0, Arg::kRequired, Kind::kResource, Opt::kResource, nullptr,
+     "for a new allocation: nodes of at least N CPUs, N of them on each"},
     {"mpi-combine", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: a step runs in one component of a heterogeneous job"},
     {"network", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no network plugin"},
@@ -201,8 +201,8 @@ constexpr OptionSpec kSrunOptions[] = {
      "not implemented: Muster places CPUs, not sockets and cores"},
     {"time-min", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
      "not implemented: a job runs for its --time"},
-    {"tmp", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
-     "Muster does not track the nodes' temporary disk"},
+    {"tmp", 0, Arg::kRequired, Kind::kResource, Opt::kResource, nullptr,
+     "for a new allocation: nodes whose TmpDisk= is at least SIZE"},
     {"use-min-nodes", 0, Arg::kNone, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "not implemented"},
 };
 

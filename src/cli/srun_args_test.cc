@@ -293,9 +293,10 @@ TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
   o = Parse({"-v", "-Q", "-T", "4", "-W", "0", "--slurmd-debug=3", "--cpu-freq=high", "true"});
   EXPECT_EQ(o.command, (Args{"true"}));
   EXPECT_EQ(o.ntasks, 0);  // no row of no effect lands on another option
+  // --tmp and --mincpus are resource options (for a new allocation, as in sbatch).
+  EXPECT_EQ(Parse({"--tmp=10G", "--mincpus=4", "true"}).resource_args, (Args{"--tmp=10G", "--mincpus=4"}));
   // Refused by name, with exit 1 (not getopt's complaint).
-  EXPECT_EQ(ErrorOf({"--tmp=10G", "true"}), "srun: error: --tmp is not supported by Muster\n");
-  EXPECT_EQ(ErrorOf({"--mincpus=4", "true"}), "srun: error: --mincpus is not supported by Muster\n");
+  EXPECT_EQ(ErrorOf({"--ntasks-per-core=2", "true"}), "srun: error: --ntasks-per-core is not supported by Muster\n");
   EXPECT_EQ(ErrorOf({"-k", "true"}), "srun: error: --no-kill is not supported by Muster\n");
   EXPECT_EQ(ErrorOf({"-m", "arbitrary", "true"}), "srun: error: --distribution is not supported by Muster\n");
   EXPECT_EQ(ErrorOf({"--slurmd_debug=2", "-M", "x", "true"}), "srun: error: --clusters is not supported by Muster\n");

@@ -84,6 +84,7 @@ Status ReadNodeType(const std::string& source, const std::string& name, const YA
   n.numa_nodes = n.sockets;
   RETURN_IF_ERROR(r.Int("numa_nodes", &n.numa_nodes, 1, 1024));
   RETURN_IF_ERROR(r.MemoryMb("memory", &n.memory_mb, /*required=*/true));
+  RETURN_IF_ERROR(r.MemoryMb("tmp_disk", &n.tmp_disk_mb));
   RETURN_IF_ERROR(r.StringList("features", &n.features));
   for (const std::string& f : n.features) {
     if (!IsPlainName(f)) return r.Error("features", "invalid feature name " + Quote(f));

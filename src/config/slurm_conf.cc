@@ -470,6 +470,7 @@ class SlurmConfReader {
     RETURN_IF_ERROR(ReadCpus(o, &proto));
     proto.memory_mb = 1;  // Slurm's default RealMemory
     RETURN_IF_ERROR(o.Memory("realmemory", &proto.memory_mb));
+    RETURN_IF_ERROR(o.Memory("tmpdisk", &proto.tmp_disk_mb));
     if (const Pair* f = o.Find("features"); f != nullptr && !f->value.empty()) {
       for (const std::string& feature : SplitOn(f->value, ',')) {
         if (!IsPlainName(feature)) return o.Error(*f, "invalid feature name " + SlurmConfQuote(feature));

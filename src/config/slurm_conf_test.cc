@@ -283,6 +283,18 @@ struct BadCase {
   const char* error;  // the whole message
 };
 
+// TmpDisk= (MB, as Slurm) is the node's temporary disk, which --tmp asks for.
+TEST(SlurmConf, TmpDiskIsTheNodesTemporaryDisk) {
+  StatusOr<ClusterConfig> c = LoadSlurmConf(
+      "NodeName=DEFAULT TmpDisk=2048\nNodeName=n1 CPUs=4\nNodeName=n2 CPUs=4 TmpDisk=500000\nPartitionName=p Nodes=n[1-2]\n",
+      "s.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->spec.nodes.size(), 2u);
+  EXPECT_EQ(c->spec.nodes[0].tmp_disk_mb, 2048);
+  EXPECT_EQ(c->spec.nodes[1].tmp_disk_mb, 500000);
+  EXPECT_TRUE(c->warnings.empty()) << Join(c->warnings, "\n");
+}
+
 TEST(SlurmConf, PartitionPreemptModeAndGraceTime) {
   StatusOr<ClusterConfig> c = LoadSlurmConf(
       "NodeName=n1 CPUs=4 RealMemory=1000\n"

@@ -208,7 +208,7 @@ GlobalKeyUse ClassifyGlobalKey(const std::string& lower, std::string* name) {
 const std::map<std::string, std::string>& UnsupportedNodeOptions() {
   static const std::map<std::string, std::string> options = {
       {"corespeccount", "0"}, {"cpubind", ""},    {"cpuspeclist", ""}, {"memspeclimit", "0"},
-      {"restrictedcorespergpu", "0"}, {"tmpdisk", "0"}, {"tresweights", ""}, {"weight", "1"},
+      {"restrictedcorespergpu", "0"}, {"tresweights", ""}, {"weight", "1"},
   };
   return options;
 }

@@ -41,6 +41,8 @@ void JobRequestFields(V& v, R& r, const JobRequest& d) {
   v.Field("constraint", r.constraint, d.constraint);
   v.Field("exclusive", r.exclusive, d.exclusive);
   v.Field("overcommit", r.overcommit, d.overcommit);
+  v.Field("min_cpus_per_node", r.min_cpus_per_node, d.min_cpus_per_node);
+  v.Field("tmp_disk_mb", r.tmp_disk_mb, d.tmp_disk_mb);
   v.Field("time_limit_s", r.time_limit_s, d.time_limit_s);
   v.Field("nodelist", r.nodelist, d.nodelist);
   v.Field("exclude", r.exclude, d.exclude);

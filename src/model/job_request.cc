@@ -41,7 +41,7 @@ namespace {
 enum Opt : int {
   kJobName, kPartition, kNodes, kNtasks, kNtasksPerNode, kCpusPerTask, kMem, kMemPerCpu,
   kMemPerGpu, kGres, kGpus, kGpusPerNode, kGpusPerTask, kCpusPerGpu, kConstraint, kExclusive,
-  kTime, kNodelist, kExclude, kGpuFraction, kGpuMemory, kOvercommit,
+  kTime, kNodelist, kExclude, kGpuFraction, kGpuMemory, kOvercommit, kMinCpus, kTmp,
 };
 
 using Arg = OptionArg;
@@ -66,6 +66,9 @@ constexpr OptionSpec kResourceOptions[] = {
     {"cpus-per-gpu", 0, Arg::kRequired, kResource, Opt::kCpusPerGpu},
     {"constraint", 'C', Arg::kRequired, kResource, Opt::kConstraint},
     {"exclusive", 0, Arg::kOptional, kResource, Opt::kExclusive, nullptr, "only whole nodes (=user etc. refused)"},
+    {"mincpus", 0, Arg::kRequired, kResource, Opt::kMinCpus, nullptr,
+     "nodes of at least N CPUs, and N of them on each node of the job"},
+    {"tmp", 0, Arg::kRequired, kResource, Opt::kTmp, nullptr, "nodes whose TmpDisk= is at least SIZE (MB by default)"},
     {"overcommit", 'O', Arg::kNone, kResource, Opt::kOvercommit, nullptr,
      "-c CPUs per node, as if one task ran on each; the tasks share them"},
     {"time", 't', Arg::kRequired, kResource, Opt::kTime},
@@ -311,6 +314,11 @@ Status Apply(const std::optional<std::string>& value, Opt id, ParseState* st) {
     case Opt::kOvercommit:
       r.overcommit = true;
       break;
+    case Opt::kMinCpus: { ASSIGN_OR_RETURN(r.min_cpus_per_node, ParsePositive(v)); break; }
+    case Opt::kTmp: {
+      ASSIGN_OR_RETURN(r.tmp_disk_mb, ParseMemoryMb(v));
+      break;
+    }
     case Opt::kExclusive:
       // Slurm also takes --exclusive=user|mcs|topo; Muster only has whole-node exclusivity.
       if (value && !value->empty()) {

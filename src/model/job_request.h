@@ -40,6 +40,8 @@ struct JobRequest {
   std::string constraint;           // --constraint / -C: features joined by '&' (and) or '|' (or)
   bool exclusive = false;           // --exclusive: whole nodes
   bool overcommit = false;          // -O: CPUs as for one task per node (its tasks share them)
+  int min_cpus_per_node = 0;        // --mincpus: at least this many CPUs on each node (0: none)
+  int64_t tmp_disk_mb = 0;          // --tmp: nodes with at least this much temporary disk
   int64_t time_limit_s = 0;         // --time; 0 = not given (partition default applies)
   std::vector<std::string> nodelist;     // -w, expanded
   std::vector<std::string> exclude;      // -x, expanded

@@ -24,6 +24,7 @@ struct Node {
   int threads_per_core = 1;
   int numa_nodes = 1;            // CPUs split evenly across NUMA nodes in index order
   int64_t memory_mb = 0;         // schedulable real memory
+  int64_t tmp_disk_mb = 0;       // temporary disk (slurm.conf TmpDisk=): what --tmp asks for
   std::vector<std::string> features;  // for --constraint
   NodeState state = NodeState::kIdle;
   bool drain = false;            // DRAIN flag: no new work

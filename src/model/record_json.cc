@@ -120,6 +120,7 @@ void NodeScalarFields(V& v, N& n, const Node& d) {
   v.Field("threads_per_core", n.threads_per_core, d.threads_per_core);
   v.Field("numa_nodes", n.numa_nodes, d.numa_nodes);
   v.Field("memory_mb", n.memory_mb, d.memory_mb);
+  v.Field("tmp_disk_mb", n.tmp_disk_mb, d.tmp_disk_mb);
   v.Field("features", n.features, d.features);
   v.Field("drain", n.drain, d.drain);
   v.Field("reason", n.reason, d.reason);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <boost/json.hpp>
 
 namespace muster {
@@ -146,7 +148,19 @@ void ExpectOldFormReads(const char* text, Decode decode, const char* added = "{}
   boost::json::value expected = *parsed;
   const StatusOr<boost::json::value> more = ParseRecordText(added);
   ASSERT_TRUE(more.ok()) << more.status().ToString();
-  for (const auto& kv : more->as_object()) expected.as_object()[kv.key()] = kv.value();
+  // (Merged into nested objects too: a key added to a record's request is given as
+  // {"request": {"key": default}}.)
+  std::function<void(boost::json::object&, const boost::json::object&)> merge = [&](boost::json::object& into,
+                                                                                     const boost::json::object& add) {
+    for (const auto& kv : add) {
+      if (kv.value().is_object() && into.contains(kv.key()) && into.at(kv.key()).is_object()) {
+        merge(into.at(kv.key()).as_object(), kv.value().as_object());
+      } else {
+        into[kv.key()] = kv.value();
+      }
+    }
+  };
+  merge(expected.as_object(), more->as_object());
   EXPECT_EQ(boost::json::value(ToJson(*record)), expected);  // objects compare regardless of key order
   StatusOr<T> again = decode(*ParseRecordText(ToJsonText(*record)));
   ASSERT_TRUE(again.ok());
@@ -165,16 +179,17 @@ TEST(RecordJsonTest, PartitionAccessListsRoundTrip) {
 }
 
 TEST(RecordJsonTest, OldStoredFormsStillLoad) {
-  ExpectOldFormReads<JobRecord>(
-      kOldJob, JobRecordFromJson,
-      R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[],"request":{"constraint":"","cpus_per_gpu":0,"cpus_per_task":1,"exclude":[],"exclusive":false,"gpu_memory_mb":0,"gpu_milli":0,"gpu_type":"h100","gpus_per_node":8,"gpus_per_task":0,"gpus_total":0,"max_nodes":0,"mem_per_cpu_mb":0,"mem_per_gpu_mb":0,"mem_per_node_mb":0,"min_nodes":2,"name":"","nodelist":["gpu01","gpu02"],"ntasks":0,"ntasks_per_node":0,"overcommit":false,"partition":"","time_limit_s":3600}})json");
-  ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson);
-  ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson);
+  ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson,
+                                R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[],
+                                        "request":{"overcommit":false,"min_cpus_per_node":0,"tmp_disk_mb":0}})json");
+  ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");
+  ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");
   ExpectOldFormReads<StepRecord>(kOldStep, StepRecordFromJson);
   ExpectOldFormReads<Partition>(
       kOldPartition, PartitionFromJson,
       R"json({"allow_groups":[],"allow_accounts":[],"deny_accounts":[],"allow_qos":[],"deny_qos":[]})json");
-  ExpectOldFormReads<JobRequest>(kOldRequest, JobRequestFromJson, R"json({"overcommit":false})json");
+  ExpectOldFormReads<JobRequest>(kOldRequest, JobRequestFromJson,
+                                 R"json({"overcommit":false,"min_cpus_per_node":0,"tmp_disk_mb":0})json");
 
   const JobRecord job = *JobRecordFromJson(*ParseRecordText(kOldJob));
   EXPECT_EQ(job.name, "train \"llm\" \u00fc");

@@ -166,8 +166,8 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
   } else if (r.mem_per_node_mb > 0) {
     min_memory = "MinMemoryNode=" + FormatMemoryExact(r.mem_per_node_mb);
   }
-  o += "MinCPUsNode=" + std::to_string(cpus_per_task * std::max(1, r.ntasks_per_node)) + " " + min_memory +
-       " MinTmpDiskNode=0" + eol;
+  o += "MinCPUsNode=" + std::to_string(std::max(r.min_cpus_per_node, cpus_per_task * std::max(1, r.ntasks_per_node))) +
+       " " + min_memory + " MinTmpDiskNode=" + (r.tmp_disk_mb > 0 ? FormatMemoryExact(r.tmp_disk_mb) : std::string("0")) + eol;
   o += "Features=" + OrNull(r.constraint) + " DelayBoot=00:00:00" + eol;
   o += std::string("OverSubscribe=") + (r.exclusive ? "NO" : "OK") +
        " Contiguous=0 Licenses=(null) Network=(null)" + eol;
@@ -262,7 +262,7 @@ std::string FormatScontrolNode(const NodeRecord& record, const std::vector<Parti
        " FreeMem=" + (usage.free_memory_mb < 0 ? std::string("N/A") : std::to_string(usage.free_memory_mb)) +
        " Sockets=" + std::to_string(n.sockets) + " Boards=1" + eol;
   o += "State=" + state.complete + " ThreadsPerCore=" + std::to_string(n.threads_per_core) +
-       " TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A" + eol;
+       " TmpDisk=" + std::to_string(n.tmp_disk_mb) + " Weight=1 Owner=N/A MCS_label=N/A" + eol;
   std::string parts;
   for (const Partition& p : partitions) {
     if (std::find(p.nodes.begin(), p.nodes.end(), n.name) != p.nodes.end()) {

@@ -75,7 +75,7 @@ std::string NodeValue(char type, const NodeView& v) {
       return std::to_string(n.sockets) + ":" + std::to_string(n.cores_per_socket) + ":" +
              std::to_string(n.threads_per_core);
     case 'm': return std::to_string(n.memory_mb);
-    case 'd': return "0";
+    case 'd': return std::to_string(n.tmp_disk_mb);
     case 'w': return "1";
     case 'f': {
       std::string s;

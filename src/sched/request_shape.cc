@@ -96,6 +96,11 @@ StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& part
   if (req.cpus_per_gpu > 0 && s.per_node.gpus > 0) {
     s.per_node.cpu_milli += int64_t{s.per_node.gpus} * req.cpus_per_gpu * 1000;
   }
+  // --mincpus: every node of the job holds at least one unit, so a fixed part of N CPUs less one
+  // unit's gives each node at least N (more where several units share it).
+  if (req.min_cpus_per_node > 0) {
+    s.per_node.cpu_milli = std::max(s.per_node.cpu_milli, int64_t{req.min_cpus_per_node} * 1000 - s.unit.cpu_milli);
+  }
 
   // Memory: per node, or per CPU (explicit or the partition's DefMemPerCPU), or per GPU.
   auto cpus = [](const ResourceVector& r) { return r.cpu_milli / 1000; };

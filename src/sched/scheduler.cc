@@ -100,7 +100,8 @@ void Scheduler::Reload(SchedulerOptions options) {
 }
 
 Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
-  const bool plain = req.constraint.empty() && req.nodelist.empty() && req.exclude.empty();
+  const bool plain = req.constraint.empty() && req.nodelist.empty() && req.exclude.empty() && req.tmp_disk_mb == 0 &&
+                     req.min_cpus_per_node == 0;
   if (plain && plain_filter_ != nullptr && plain_partition_ == partition) return *plain_filter_;
   Filter& f = CandidatesByKey(partition, req);
   if (plain) {
@@ -117,7 +118,8 @@ const std::string& Scheduler::ShapeKey(const Filter& filter, const RequestShape&
 }
 
 Scheduler::Filter& Scheduler::CandidatesByKey(const std::string& partition, const JobRequest& req) {
-  std::string key = partition + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude);
+  std::string key = partition + "\n" + req.constraint + "\n" + Join(req.nodelist) + "\n" + Join(req.exclude) + "\n" +
+                    std::to_string(req.tmp_disk_mb) + "\n" + std::to_string(req.min_cpus_per_node);
   auto it = filters_.find(key);
   if (it != filters_.end()) return it->second;
   Filter f;
@@ -143,6 +145,13 @@ Scheduler::Filter& Scheduler::CandidatesByKey(const std::string& partition, cons
     for (const std::string& n : req.exclude) {
       int i = index_.Find(n);
       if (i >= 0) f.nodes.reset(i);
+    }
+    // --tmp and --mincpus: only nodes that have that much temporary disk and that many CPUs.
+    if (req.tmp_disk_mb > 0 || req.min_cpus_per_node > 0) {
+      for (int i = 0; i < index_.size(); ++i) {
+        const Node& n = *index_.node(i).node;
+        if (n.tmp_disk_mb < req.tmp_disk_mb || n.cpus < req.min_cpus_per_node) f.nodes.reset(i);
+      }
     }
   }
   return filters_.emplace(std::move(key), std::move(f)).first->second;

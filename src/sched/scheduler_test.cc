@@ -410,3 +410,26 @@ TEST(SchedulerTest, AKeptSchedulerResolvesAJobAgainOnlyWhenItsRevisionMoves) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+// --tmp picks nodes by their TmpDisk=, --mincpus by their CPUs, and gives each node of the job
+// at least that many CPUs; a request no node can meet is rejected.
+TEST(SchedulerTest, TmpAndMinCpusChooseNodesAndSizeTheAllocation) {
+  NodeTemplate small;
+  small.cpus = 8;
+  small.memory_mb = 64 * 1024;
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", small).Nodes("n3", Dgx()).Partition("p", "n[1-3]", true).Build();
+  for (Node& n : c.nodes) n.tmp_disk_mb = n.name == "n2" ? 100 * 1024 : 1024;
+  const std::vector<Decision> d = RunCycle(
+      c, {MakeJob(1, "--tmp=50G"), MakeJob(2, "--mincpus=16 -n 2"), MakeJob(3, "--tmp=1T"), MakeJob(4, "--mincpus=128")});
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0].ToString(), "1 START n2{cpu=1 mem=0 tasks=1}");
+  EXPECT_EQ(d[1].ToString(), "2 START n3{cpu=17 mem=0 tasks=2}");  // 16 on its node, one more for the second task
+  EXPECT_EQ(d[2].kind, DecisionKind::kReject);
+  EXPECT_EQ(d[3].kind, DecisionKind::kReject);
+}
+
+}  // namespace
+}  // namespace muster

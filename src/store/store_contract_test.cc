@@ -94,6 +94,8 @@ JobRecord RichJob(int64_t id) {
   r.constraint = "nvlink&ib";
   r.exclusive = true;
   r.overcommit = true;
+  r.min_cpus_per_node = 4;
+  r.tmp_disk_mb = 1024;
   r.time_limit_s = 86400;
   r.nodelist = {"gpu001", "gpu002"};
   r.exclude = {"gpu013"};
@@ -169,6 +171,7 @@ NodeRecord RichNode(const std::string& name) {
   node.threads_per_core = 2;
   node.numa_nodes = 8;
   node.memory_mb = 1024000;
+  node.tmp_disk_mb = 200000;
   node.features = {"h100", "nvlink", "ib"};
   node.state = NodeState::kMixed;
   node.drain = true;
