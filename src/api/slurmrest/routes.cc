@@ -49,13 +49,32 @@ HttpResponse SlurmError(Plugin plugin, const Status& st, const std::string& sour
   return Answer(500, o);
 }
 
-// A body slurmrestd could not read: 400, the reason, then its "Failure during parsing".
-HttpResponse ParseError(const Status& st) {
+// A body slurmrestd could not read: 400, the reason as slurmrestd words it (an unknown key; a
+// missing environment; a known key's bad value, `key`), then its "Failure during parsing".
+HttpResponse ParseError(const Status& st, const std::string& key = "") {
   bj::object o = Envelope(Plugin::kV0038);
   bj::array& errors = o["errors"].as_array();
-  errors.push_back(bj::object{{"error", st.message()}, {"error_code", -1}});
+  if (st.message().rfind("Unknown key", 0) == 0) {
+    errors.push_back(bj::object{{"description", st.message()}, {"source", "hsearch_r"}});
+  } else if (st.message() == "environment must be set") {
+    errors.push_back(bj::object{{"error", st.message()}, {"error_code", 2127}});
+  } else {
+    errors.push_back(bj::object{{"error", st.message()}, {"error_code", -1}});
+  }
+  if (!key.empty()) {
+    errors.push_back(ErrorEntry("Unable to process key \"" + key + "\"", -1, "Unspecified error",
+                                "slurm_process_option_data"));
+  }
   errors.push_back(bj::object{{"error_code", 9001}, {"error", "Failure during parsing"}});
   return Answer(400, o);
+}
+
+// A node or partition slurmrestd does not find: {"errno", "error"}, HTTP 500, the list empty.
+HttpResponse NotFoundError(const std::string& message, const char* key) {
+  bj::object o = Envelope(Plugin::kV0038);
+  o["errors"].as_array().push_back(bj::object{{"errno", SlurmErrorNumber(message)}, {"error", message}});
+  o[key] = bj::array();
+  return Answer(500, o);
 }
 
 HttpResponse Unauthorized() { return HttpResponse{401, "text/plain", "Authentication failure"}; }
@@ -127,13 +146,60 @@ StatusOr<AccountingQuery> DbQuery(const std::map<std::string, std::string>& quer
   return q;
 }
 
-// The slurmdb job records (report/sacct_format.h's sacct --json records) of `jobs`.
+bj::object ZeroCpuTime() { return bj::object{{"seconds", 0}, {"microseconds", 0}}; }
+
+// What slurmdbd's step records have beyond sacct --json's (Muster gathers no CPU times, energy
+// or frequencies: zeros and nulls, as Slurm writes them without jobacct_gather).
+void CompleteStep(bj::object& s, const bj::array& allocated) {
+  bj::object& time = s["time"].as_object();
+  if (!time.contains("suspended")) time["suspended"] = 0;
+  for (const char* k : {"system", "total", "user"}) time[k] = ZeroCpuTime();
+  const bj::object none{{"max", bj::array()}, {"min", bj::array()}, {"average", bj::array()}, {"total", bj::array()}};
+  s["tres"] = bj::object{{"requested", none}, {"consumed", none}, {"allocated", allocated}};
+  s["pid"] = nullptr;
+  s["CPU"] = bj::object{{"requested_frequency", bj::object{{"min", 0}, {"max", 0}}}, {"governor", bj::array()}};
+  s["kill_request_user"] = nullptr;
+  s["statistics"] = bj::object{{"CPU", bj::object{{"actual_frequency", 0}}}, {"energy", bj::object{{"consumed", 0}}}};
+  s["step"].as_object()["het"] = bj::object{{"component", nullptr}};
+  s["task"] = bj::object{{"distribution", "Unknown"}};
+}
+
+// The slurmdb job records of `jobs`: report/sacct_format.h's sacct --json records, with the
+// batch step (Slurm accounts the batch script as step "batch" on the batch host) and the keys
+// slurmdbd adds, in its order.
 bj::array DbJobs(const Controller& c, const std::vector<JobRecord>& jobs) {
   std::set<int64_t> ids;
   for (const JobRecord& j : jobs) ids.insert(j.id);
   StatusOr<std::vector<StepRecord>> steps = c.AccountingSteps(ids);
   bj::value all = SacctJson(jobs, steps.ok() ? *steps : std::vector<StepRecord>(), c.cluster_name(), c.NowSeconds());
-  return std::move(all.as_object()["jobs"].as_array());
+  bj::array& out = all.as_object()["jobs"].as_array();
+  for (size_t i = 0; i < out.size() && i < jobs.size(); ++i) {
+    const JobRecord& j = jobs[i];
+    bj::object& o = out[i].as_object();
+    o["array"].as_object()["limits"] =
+        bj::object{{"max", bj::object{{"running", bj::object{{"tasks", j.array_max_running}}}}}};
+    bj::object& time = o["time"].as_object();
+    for (const char* k : {"system", "total", "user"}) time[k] = ZeroCpuTime();
+    const bj::array allocated = o["tres"].as_object()["allocated"].as_array();
+    bj::array& js = o["steps"].as_array();
+    for (bj::value& s : js) CompleteStep(s.as_object(), bj::array());
+    if (!j.interactive && j.start_time > 0 && !j.batch_host.empty()) {
+      const int64_t end = j.end_time > 0 ? j.end_time : 0;
+      bj::object batch{
+          {"nodes", bj::object{{"list", bj::array{bj::value(j.batch_host)}}, {"count", 1}, {"range", j.batch_host}}},
+          {"time", bj::object{{"elapsed", (end ? end : c.NowSeconds()) - j.start_time}, {"end", end},
+                              {"start", j.start_time}}},
+          {"exit_code", o["exit_code"]},
+          {"tasks", bj::object{{"count", 1}}},
+          {"state", JobStateName(j.state)},
+          {"step", bj::object{{"job_id", j.id}, {"id", "batch"}, {"name", "batch"}}},
+      };
+      CompleteStep(batch, allocated);
+      js.insert(js.begin(), InOrder(batch, {"nodes", "tres", "time", "exit_code", "tasks", "pid", "CPU",
+                                            "kill_request_user", "state", "statistics", "step", "task"}));
+    }
+  }
+  return std::move(out);
 }
 
 bj::object LimitsNull() {
@@ -262,8 +328,9 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
   });
 
   route("POST", v + "/job/submit", [&c](const HttpRequest& req, const Caller& caller) {
-    StatusOr<SubmitRequest> s = ReadSubmission(req.body);
-    if (!s.ok()) return ParseError(s.status());
+    std::string bad_key;
+    StatusOr<SubmitRequest> s = ReadSubmission(req.body, &bad_key);
+    if (!s.ok()) return ParseError(s.status(), bad_key);
     bj::object o = Envelope(Plugin::kV0038);
     if (s->script.empty()) {
       o["errors"].as_array().push_back(bj::object{{"error_code", 2009}, {"error", "Job script not specified"}});
@@ -290,7 +357,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     Status st = id.status();
     if (st.ok() && !u->fields.empty()) st = c.UpdateJob(*id, u->fields, caller);
     if (st.ok() && u->hold != 0) st = c.Hold(*id, u->hold > 0, caller);
-    if (!st.ok()) return SlurmError(Plugin::kV0038, st, "_update_job", "job update failed");
+    if (!st.ok()) return SlurmError(Plugin::kV0038, st, "_parse_job_list", "job update failed");
     return Ok(Plugin::kV0038, nullptr, nullptr);
   });
 
@@ -304,7 +371,8 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
       if (!s) return ParseError(InvalidArgument("Unknown signal " + it->second));
       if (*s != SIGKILL) signal = *s;
     }
-    Status st = id.ok() ? c.Cancel(*id, signal, caller) : id.status();
+    // A signal goes to the job's steps, not its batch shell, as slurmrestd's (scancel -s's default).
+    Status st = id.ok() ? c.Cancel(*id, signal, caller, signal == 0 ? "full" : "steps") : id.status();
     if (!st.ok()) {
       return SlurmError(Plugin::kV0038, st, "slurm_kill_job",
                         "unable to kill JobId=" + req.params.at("job_id") + " with signal " +
@@ -324,10 +392,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     for (bj::value& n : all) {
       if (n.as_object().at("name").as_string() == name) one.push_back(std::move(n));
     }
-    if (one.empty()) {
-      return SlurmError(Plugin::kV0038, NotFound("Invalid node name specified"), "slurm_load_node_single",
-                        "Unable to query node " + name, "nodes");
-    }
+    if (one.empty()) return NotFoundError("Invalid node name specified", "nodes");
     return Ok(Plugin::kV0038, "nodes", std::move(one));
   });
 
@@ -344,8 +409,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     for (const Partition& p : c.ListPartitions()) {
       if (p.name == name) return Ok(Plugin::kV0038, "partitions", bj::array{PartitionJson(p, nodes)});
     }
-    return SlurmError(Plugin::kV0038, NotFound("Invalid partition name specified"), "slurm_load_partitions",
-                      "Unable to find partition " + name, "partitions");
+    return NotFoundError("Invalid partition name specified", "partitions");
   });
 
   route("GET", db + "/jobs", [&c](const HttpRequest& req, const Caller&) {
@@ -367,7 +431,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
       bj::object o = Envelope(Plugin::kDbV0038);
       o["errors"].as_array().push_back(ErrorEntry("Nothing found", 9003, jobs.status().message(), "slurmdb_jobs_get"));
       o["jobs"] = bj::array();
-      return Answer(500, o);
+      return Answer(200, o);  // (slurmrestd answers 200 here)
     }
     return Ok(Plugin::kDbV0038, "jobs", DbJobs(c, *jobs));
   });

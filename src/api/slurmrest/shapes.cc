@@ -101,7 +101,7 @@ constexpr ErrorName kErrors[] = {
     {"Invalid account or account/partition combination specified", 2045},
     {"Invalid qos specification", 2066},
     {"Job can not be altered now, try again later", 2050},
-    {"Invalid node name specified", 2006},
+    {"Invalid node name specified", 2018},
     {"Unable to contact slurm controller (connect failure)", 1001},
 };
 
@@ -334,8 +334,16 @@ bj::array NodesJson(const std::vector<Partition>& partitions, const std::vector<
         *f = list;
       }
     }
-    if (bj::value* t = n.if_contains("tres_used"); t != nullptr && t->is_string() && t->as_string().empty()) {
-      *t = nullptr;
+    // tres_used: slurmctld writes its memory exactly ("mem=2500M"), null when nothing is used.
+    if (bj::value* t = n.if_contains("tres_used"); t != nullptr) {
+      auto it = usage.find(std::string(n.at("name").as_string()));
+      const NodeActivity u = it == usage.end() ? NodeActivity() : it->second;
+      if (u.cpus > 0 || u.memory_mb > 0 || u.gpus > 0) {
+        *t = "cpu=" + std::to_string(u.cpus) + ",mem=" + FormatMemoryExact(u.memory_mb) +
+             (u.gpus ? ",gres/gpu=" + std::to_string(u.gpus) : "");
+      } else {
+        *t = nullptr;
+      }
     }
     // "address" is the node's address alone (Slurm's NodeAddr): the agent's host without its
     // port (its port is "port"); an agent on a Unix socket gives the node's host name.

@@ -144,6 +144,17 @@ TEST(SlurmRestShapes, NodesHaveSlurmsKeys) {
   }
 }
 
+// What the peer answered for n1 with 5 CPUs, 2500 MB and 8 GPUs in use.
+TEST(SlurmRestShapes, NodeInUseWritesItsMemoryExactly) {
+  NodeActivityMap usage;
+  usage["n1"] = NodeActivity{5, 8, 2500};
+  const bj::array ours = NodesJson(testdata::CapturedPartitions(), testdata::CapturedNodes(kT0), usage, kT0);
+  EXPECT_EQ(ours[0].at("tres_used"), "cpu=5,mem=2500M,gres/gpu=8");
+  EXPECT_EQ(ours[0].at("alloc_cpus"), 5);
+  EXPECT_EQ(ours[0].at("gres_used"), "gpu:8");
+  EXPECT_EQ(ours[1].at("tres_used"), nullptr);
+}
+
 TEST(SlurmRestShapes, DiagHasSlurmsKeys) {
   const bj::object peer = Capture("diag.json").at("statistics").as_object();
   DiagFacts f;

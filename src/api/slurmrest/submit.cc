@@ -147,7 +147,7 @@ Status ReadProperty(const std::string& key, const bj::value& v, SubmitRequest& s
 
 }  // namespace
 
-StatusOr<SubmitRequest> ReadSubmission(std::string_view body) {
+StatusOr<SubmitRequest> ReadSubmission(std::string_view body, std::string* bad_key) {
   ASSIGN_OR_RETURN(const bj::value doc, ParseJsonObject(body));
   const bj::object& o = doc.as_object();
   SubmitRequest s;
@@ -167,7 +167,11 @@ StatusOr<SubmitRequest> ReadSubmission(std::string_view body) {
   for (const auto& kv : job->as_object()) {
     const std::string key(kv.key());
     environment = environment || key == "environment";
-    RETURN_IF_ERROR(ReadProperty(key, kv.value(), s));
+    if (Status st = ReadProperty(key, kv.value(), s); !st.ok()) {
+      const bool known = st.message().rfind("Unknown key", 0) != 0 && st.message().rfind("Muster does not", 0) != 0;
+      if (bad_key != nullptr && known) *bad_key = key;
+      return st;
+    }
   }
   if (!environment) return InvalidArgument("environment must be set");
   return s;

@@ -44,6 +44,12 @@ TEST(SlurmRestSubmit, ErrorsNameTheKey) {
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}}, "extra": 1})"), "Unknown key \"extra\"");
   EXPECT_EQ(error("[1]"), "request body is not a JSON object");
   EXPECT_EQ(error(R"({"job": {"environment": {}}})"), "ok") << "the route answers a missing script";
+  std::string key;
+  EXPECT_FALSE(ReadSubmission(R"({"script": "x", "job": {"environment": ["A=b"]}})", &key).ok());
+  EXPECT_EQ(key, "environment") << "slurmrestd's 'Unable to process key' names it";
+  key.clear();
+  EXPECT_FALSE(ReadSubmission(R"({"script": "x", "job": {"environment": {}, "bogus": 1}})", &key).ok());
+  EXPECT_EQ(key, "");
 }
 
 TEST(SlurmRestSubmit, ReadsUpdates) {
