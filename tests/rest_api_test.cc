@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <boost/json.hpp>
 
@@ -42,19 +43,10 @@ struct Reply {
   }
 };
 
-// One HTTP/1.1 request to 127.0.0.1:port (Connection: close), as a REST client sends it.
-Reply Http(int port, const std::string& method, const std::string& target, const std::string& body,
-           const std::vector<std::string>& headers) {
+// One HTTP/1.1 request (Connection: close), as a REST client sends it, on a connected socket.
+Reply Exchange(int fd, const std::string& method, const std::string& target, const std::string& body,
+               const std::vector<std::string>& headers) {
   Reply r;
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    close(fd);
-    return r;
-  }
   std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   for (const std::string& h : headers) req += h + "\r\n";
   if (!body.empty()) req += "Content-Type: application/json\r\n";
@@ -72,6 +64,35 @@ Reply Http(int port, const std::string& method, const std::string& target, const
   const size_t at = text.find("\r\n\r\n");
   if (at != std::string::npos) r.body = text.substr(at + 4);
   return r;
+}
+
+// To 127.0.0.1:port.
+Reply Http(int port, const std::string& method, const std::string& target, const std::string& body,
+           const std::vector<std::string>& headers) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return Reply();
+  }
+  return Exchange(fd, method, target, body, headers);
+}
+
+// To the controller's Unix socket, where peer credentials say who calls.
+Reply UnixHttp(const std::string& path, const std::string& method, const std::string& target,
+               const std::vector<std::string>& headers = {}) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    close(fd);
+    return Reply();
+  }
+  return Exchange(fd, method, target, "", headers);
 }
 
 class SlurmRest : public LocalClusterTest {
@@ -167,6 +188,16 @@ TEST_F(SlurmRest, SubmitGetListUpdateAndCancelWithJwts) {
   EXPECT_EQ(r.json().at("errors").at(0).at("error"), "Access/permission denied") << r.body;
   EXPECT_EQ(r.json().at("errors").at(0).at("error_number"), 2002) << r.body;
   EXPECT_EQ(State(id), "RUNNING");
+
+  // On the Unix socket a JWT still decides who calls: nobody's may not cancel it either.
+  const std::string sock = (dir_ / "c" / "run" / "ctld.sock").string();
+  r = UnixHttp(sock, "DELETE", job, {"X-SLURM-USER-NAME: nobody", "X-SLURM-USER-TOKEN: " + nobody});
+  EXPECT_EQ(r.status, 500) << r.body;
+  EXPECT_EQ(State(id), "RUNNING");
+  // Without one, peer credentials (root's here) stand in for it (slurmrestd's rest_auth/local).
+  r = UnixHttp(sock, "GET", job);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json().at("jobs").at(0).at("job_state"), "RUNNING") << r.body;
 
   // The owner cancels it.
   r = As("root", root, "DELETE", job);
