@@ -206,10 +206,12 @@ TEST_F(SlurmRest, SubmitGetListUpdateAndCancelWithJwts) {
   r = As("root", root, "GET", job);
   EXPECT_EQ(r.json().at("jobs").at(0).at("job_state"), "CANCELLED") << r.body;
 
-  // An unknown job: Slurm's error entry, HTTP 500.
-  r = As("root", root, "GET", v + "/job/999999");
-  EXPECT_EQ(r.status, 500) << r.body;
-  EXPECT_EQ(r.json().at("errors").at(0).at("error_number"), 2017) << r.body;
+  // An unknown job: Slurm's error entry, HTTP 500, whatever the verb.
+  for (const auto& [method, body] : {std::pair<std::string, std::string>{"GET", ""}, {"POST", "{}"}, {"DELETE", ""}}) {
+    r = As("root", root, method, v + "/job/999999", body);
+    EXPECT_EQ(r.status, 500) << method << " " << r.body;
+    EXPECT_EQ(r.json().at("errors").at(0).at("error_number"), 2017) << method << " " << r.body;
+  }
 }
 
 TEST_F(SlurmRest, ReadsTheClusterAndItsAccounting) {

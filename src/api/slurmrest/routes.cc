@@ -355,6 +355,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     if (!u.ok()) return ParseError(u.status());
     StatusOr<int64_t> id = JobId(req);
     Status st = id.status();
+    if (st.ok() && u->fields.empty() && u->hold == 0) st = c.GetJob(*id).status();  // nothing to change: it must exist
     if (st.ok() && !u->fields.empty()) st = c.UpdateJob(*id, u->fields, caller);
     if (st.ok() && u->hold != 0) st = c.Hold(*id, u->hold > 0, caller);
     if (!st.ok()) return SlurmError(Plugin::kV0038, st, "_parse_job_list", "job update failed");
