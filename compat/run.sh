@@ -21,7 +21,8 @@ case "$target" in
   slurm)
     peer_dir=${PEER_SCRIPTS:-$root/../shared/peers/slurm}
     export PEER=${PEER:-/tmp/slurm-peer}
-    WITH_RESTD=0 "$peer_dir/setup.sh" >"$out/.setup.log" 2>&1
+    WITH_RESTD=1 "$peer_dir/setup.sh" >"$out/.setup.log" 2>&1
+    export REST=http://127.0.0.1:16880  # the peer's slurmrestd (rest_auth/jwt)
     export SLURM_CONF=$PEER/etc/slurm.conf
     echo "FirstJobId=50000" >>"$SLURM_CONF"
     scontrol reconfigure
@@ -44,7 +45,8 @@ case "$target" in
     export PATH="$W/bin:$PATH"
     D=$W/cluster
     export MUSTER_CONF=$D/muster.yaml
-    muster up --cluster "$here/slurm.conf" --dir "$D" --first-job-id 50000 >"$out/.setup.log" 2>&1
+    export REST=http://127.0.0.1:16881  # musterctld's REST listener (controller.rest_listen)
+    muster up --cluster "$here/slurm.conf" --dir "$D" --first-job-id 50000 --rest 127.0.0.1:16881 >"$out/.setup.log" 2>&1
     stop() { muster down --dir "$D" >/dev/null 2>&1 || true; rm -rf "$W"; }
     ;;
   *) echo "run.sh: unknown target '$target' (slurm or muster)" >&2; exit 2 ;;
@@ -55,7 +57,12 @@ jsonkeys() { python3 "$here/jsonkeys.py"; }
 # inbatch 'COMMANDS' [SBATCH OPTIONS]: runs them as a one-node batch job, waits for it, prints its
 # output (srun's options tested inside an allocation, where no scheduling pass is awaited first).
 inbatch() { local f; f=$(mktemp -p "$W" inbatch.XXXXXX); sbatch --wait -N1 "${@:2}" -o "$f" --wrap "$1" >/dev/null; cat "$f"; }
-export -f jsonkeys inbatch
+# rest METHOD PATH [rest.py options]: a slurmrestd request as root with a JWT from `scontrol token`
+# (compat/rest.py prints the status and the masked answer).
+rest() { python3 "$here/rest.py" "$@"; }
+RTOK=$(scontrol token lifespan=3600 | sed -n "s/^SLURM_JWT=//p" || true)
+export RTOK REST
+export -f jsonkeys inbatch rest
 export here
 
 # c NAME COMMAND: run COMMAND in $W, record it.

@@ -5,6 +5,7 @@
 
 #include "agent/step_runner.h"
 #include "api/decode.h"
+#include "api/slurmrest/submit.h"
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
@@ -35,6 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<StepSignal>(text);
   (void)wire::Decode<NodesAnswer>(text);
   (void)wire::Decode<StepsAnswer>(text);
+  (void)wire::Decode<JwtRequest>(text);
+  // slurmrestd's v0.0.38 bodies (api/slurmrest/submit.h).
+  (void)slurmrest::ReadSubmission(text);
+  (void)slurmrest::ReadUpdate(text);
   if (StatusOr<StepCreate> s = wire::Decode<StepCreate>(text); s.ok()) (void)ToStepRequest(*s);
   if (StatusOr<NodeReport> r = wire::Decode<NodeReport>(text); r.ok()) (void)wire::CheckedNodeReport(std::move(*r));
   if (!body.ok()) return 0;

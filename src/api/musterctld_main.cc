@@ -16,6 +16,7 @@
 #include "config/muster_config.h"
 #include "config/scheduling/scheduling_config.h"
 #include "api/routes.h"
+#include "api/slurmrest/slurmrest.h"
 #include "ctld/controller.h"
 #include "api/http_agent_client.h"
 #include "net/http.h"
@@ -67,8 +68,23 @@ int Main(int argc, char** argv) {
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
 
+  // slurmrestd's REST API: on the Unix socket (peer credentials or a JWT) and, with
+  // controller.rest_listen, on a TCP listener of its own (a JWT on every request).
+  std::string jwt_key;
+  if (!conf->jwt_key.empty()) {
+    StatusOr<std::string> k = LoadClusterKey(conf->jwt_key, /*create=*/false);
+    if (!k.ok()) return Fail("controller.jwt_key: " + k.status().message());
+    jwt_key = std::move(*k);
+  }
+  slurmrest::RestOptions rest;
+  rest.jwt_key = jwt_key;
+  rest.started = clock.NowSeconds();
+  rest.server_threads = 4;
   Router router;
-  AddControllerRoutes(controller, router);
+  AddControllerRoutes(controller, router, jwt_key);
+  slurmrest::AddSlurmRestRoutes(controller, router, rest);
+  Router rest_router;
+  slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
   HttpServer::Options opt;
   opt.unix_path = conf->ctld_socket;
   opt.unix_mode = 0666;
@@ -81,7 +97,10 @@ int Main(int argc, char** argv) {
   }
   opt.tokens = &tokens;
   opt.threads = 4;
-  opt.body_limit = ControllerBodyLimit;
+  opt.body_limit = [](std::string_view method, std::string_view path) {
+    return slurmrest::IsSlurmRestPath(path) ? slurmrest::SlurmRestBodyLimit(method, path)
+                                            : ControllerBodyLimit(method, path);
+  };
   // Root, the controller's own uid and the admins (the agents among them) are never shut out by
   // users holding connections.
   opt.privileged_uids = conf->admin_uids;
@@ -98,12 +117,33 @@ int Main(int argc, char** argv) {
   // Every route but the ping needs a caller the server could identify: a request over TCP without
   // a token, or with a forged or expired one, is answered 401 before any handler sees it.
   StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&router](const HttpRequest& r) {
+    // The REST routes decide for themselves (api/slurmrest/slurmrest.h: peer credentials or a JWT).
+    if (slurmrest::IsSlurmRestPath(r.path)) return router.Handle(r);
     if (!r.caller.authenticated && !(r.method == "GET" && r.path == "/v1/ping")) {
       return HttpResponse::Error(401, "authentication required: " + r.caller.error);
     }
     return router.Handle(r);
   });
   if (!server.ok()) return Fail(server.status().message());
+  std::unique_ptr<HttpServer> rest_server;
+  if (!conf->rest_listen.empty()) {
+    StatusOr<HostPort> listen = ParseHostPort(conf->rest_listen, "controller.rest_listen");
+    if (!listen.ok()) return Fail(listen.status().message());
+    HttpServer::Options ro;
+    ro.tcp_host = listen->host;
+    ro.tcp_port = listen->port;
+    ro.threads = 2;
+    ro.tokens = nullptr;  // callers present JWTs, which the routes verify
+    ro.body_limit = slurmrest::SlurmRestBodyLimit;
+    StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
+      if (!slurmrest::IsSlurmRestPath(r.path)) return HttpResponse::Error(404, "no such path: " + r.path);
+      return rest_router.Handle(r);
+    });
+    if (!started.ok()) return Fail("controller.rest_listen: " + started.status().message());
+    rest_server = std::move(*started);
+    LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string(rest_server->tcp_port()) +
+            (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
+  }
   LogInfo("cluster '" + conf->cluster_name + "' serving on " + conf->ctld_socket +
           (opt.tcp_port >= 0 ? " and tcp port " + std::to_string((*server)->tcp_port()) : "") + " (pid " +
           std::to_string(getpid()) + ")");
@@ -111,6 +151,7 @@ int Main(int argc, char** argv) {
   int sig = 0;
   sigwait(&set, &sig);
   LogInfo("signal " + std::to_string(sig) + ", stopping");
+  if (rest_server) rest_server->Stop();
   (*server)->Stop();
   controller.Stop();
   loop.join();

@@ -2,8 +2,9 @@
 
 namespace muster {
 
-void AddControllerRoutes(Controller& controller, Router& router) {
+void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key) {
   api::AddJobRoutes(controller, router);
+  api::AddTokenRoutes(controller, router, jwt_key);
   api::AddStepRoutes(controller, router);
   api::AddNodeRoutes(controller, router);
   api::AddAccountRoutes(controller, router);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "ctld/controller.h"
@@ -14,13 +15,16 @@ void AddJobRoutes(Controller& c, Router& r);      // routes_jobs.cc
 void AddStepRoutes(Controller& c, Router& r);     // routes_steps.cc
 void AddNodeRoutes(Controller& c, Router& r);     // routes_nodes.cc
 void AddAccountRoutes(Controller& c, Router& r);  // routes_accounts.cc
+// POST /v1/jwt (routes_tokens.cc); `jwt_key` "" = none configured (the route says so).
+void AddTokenRoutes(Controller& c, Router& r, const std::string& jwt_key);
 
 }  // namespace muster::api
 
 namespace muster {
 
-// Adds every /v1 route of the controller to `router`.
-void AddControllerRoutes(Controller& controller, Router& router);
+// Adds every /v1 route of the controller to `router` (`jwt_key`: controller.jwt_key, for
+// POST /v1/jwt).
+void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key = "");
 
 // The largest request body each route takes (HttpServer::Options::body_limit): a submission (its
 // script, at most ControllerConfig::max_script_bytes, escaped in JSON, with its environment) and

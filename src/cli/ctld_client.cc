@@ -273,6 +273,9 @@ StatusOr<std::vector<Partition>> CtldClient::Partitions() {
 
 StatusOr<PingAnswer> CtldClient::Ping() { return Read<PingAnswer>(Send("GET", "/v1/ping")); }
 StatusOr<ConfigAnswer> CtldClient::Config() { return Read<ConfigAnswer>(Send("GET", "/v1/config")); }
+StatusOr<JwtAnswer> CtldClient::MintJwt(const JwtRequest& request) {
+  return Exchange<JwtAnswer>("POST", "/v1/jwt", request);
+}
 
 StatusOr<std::vector<JobRecord>> CtldClient::AccountingJobs(const std::string& query) {
   ASSIGN_OR_RETURN(std::string body, Send("GET", "/v1/accounting/jobs?" + query));

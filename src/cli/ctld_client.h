@@ -70,6 +70,8 @@ class CtldClient {
   StatusOr<std::vector<Partition>> Partitions();
   StatusOr<PingAnswer> Ping();
   StatusOr<ConfigAnswer> Config();
+  // POST /v1/jwt (scontrol token): a JWT for slurmrestd's REST API.
+  StatusOr<JwtAnswer> MintJwt(const JwtRequest& request);
 
   // GET /v1/accounting/jobs?<query> (sacct's selection) and the steps of the jobs `ids`.
   StatusOr<std::vector<JobRecord>> AccountingJobs(const std::string& query);

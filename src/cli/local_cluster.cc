@@ -131,6 +131,7 @@ struct UpArgs {
   std::string mps = "auto";         // --mps: auto | off | a control program (tests' stand-in)
   int first_job_id = 0;  // 0: not given (the cluster file's FirstJobId=, else 1)
   bool tcp = false;
+  std::string rest;  // --rest HOST:PORT: slurmrestd's REST API there, with a JWT key of its own
 };
 
 // A TCP port on 127.0.0.1 that is free now (the kernel's pick), or 0.
@@ -162,6 +163,7 @@ const char* kUpUsage =
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
     "       muster up --gpus nvml [--nvml-library FILE] [--dir DIR] [--tcp]\n"
+    "       (all take [--rest HOST:PORT])\n"
     "       (the first two also take [--gpu-devices DEVDIR]; all take [--health-check PROGRAM]\n"
     "       [--mps auto|off|PROGRAM])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
@@ -182,7 +184,9 @@ const char* kUpUsage =
     "is found (auto), never (off), or with this control program.\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
-    "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n";
+    "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n"
+    "--rest HOST:PORT: the controller also serves slurmrestd's REST API (/slurm/v0.0.38) there, its\n"
+    "JWTs (scontrol token) signed with DIR/state/jwt_hs256.key, made for it.\n";
 
 // A program or library an option names: its absolute path in *out, when it exists and `mode`
 // (access(2)'s F_OK, X_OK) holds for it.
@@ -246,6 +250,7 @@ constexpr OptionSpec kUpOptions[] = {
     {"gpus", 0, OptionArg::kRequired},          {"nvml-library", 0, OptionArg::kRequired},
     {"health-check", 0, OptionArg::kRequired},  {"mps", 0, OptionArg::kRequired},
     {"tcp", 0, OptionArg::kNone},               {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+    {"rest", 0, OptionArg::kRequired},
 };
 constexpr OptionSpec kDownOptions[] = {
     {"dir", 0, OptionArg::kRequired},
@@ -288,6 +293,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     else if (k == "--gpu-model") a.model = v;
     else if (k == "--gpu-links") a.links = v;
     else if (k == "--cluster") a.cluster_file = v;
+    else if (k == "--rest") {
+      a.rest = v;
+      ok = ParseHostPort(v, "--rest").ok();
+    }
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
     else if (k == "--gpu-devices") a.gpu_devices = v;
     else if (k == "--mps") {
@@ -385,6 +394,12 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     err << "muster up: " << key.status().message() << "\n";
     return 1;
   }
+  if (!a.rest.empty()) {
+    if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/jwt_hs256.key", /*create=*/true); !key.ok()) {
+      err << "muster up: " << key.status().message() << "\n";
+      return 1;
+    }
+  }
   const int ctld_port = a.tcp ? FreeLoopbackPort() : 0;
   if (a.tcp && ctld_port == 0) {
     err << "muster up: cannot find a free TCP port on 127.0.0.1 for the controller\n";
@@ -402,6 +417,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
       << "  state: state/state.db\n"
       << "  key_file: state/cluster.key\n"
+      << (a.rest.empty() ? "" : "  rest_listen: " + a.rest + "\n  jwt_key: state/jwt_hs256.key\n")
       << "  heartbeat_timeout: 6\n"
       << "  kill_wait: 5\n"
       << (a.first_job_id > 0 ? "  first_job_id: " + std::to_string(a.first_job_id) + "\n" : "")

@@ -146,6 +146,35 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
     return r.ok() ? 0 : 1;
   }
+  // scontrol token [lifespan=SECONDS] [username=NAME]: SLURM_JWT=... for slurmrestd's REST API.
+  if (verb == "token") {
+    JwtRequest ask;
+    for (size_t i = 1; i < a.size(); ++i) {
+      const std::string lower = Lower(a[i]);
+      if (lower.rfind("lifespan=", 0) == 0) {
+        const std::string v = a[i].substr(9);
+        char* end = nullptr;
+        ask.lifespan_s = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || ask.lifespan_s < 1) {
+          err << "Invalid lifespan: `" << v << "`\n";
+          return 1;
+        }
+      } else if (lower.rfind("username=", 0) == 0) {
+        ask.username = a[i].substr(9);
+      } else {
+        err << "Invalid option: `" << a[i] << "`\n";
+        return 1;
+      }
+    }
+    StatusOr<JwtAnswer> r = (*c)->MintJwt(ask);
+    if (!r.ok()) {
+      err << "scontrol: error: slurm_fetch_token: error with request: " << r.status().message() << "\n"
+          << "Error fetching token\n";
+      return 1;
+    }
+    out << "SLURM_JWT=" << r->token << "\n";
+    return 0;
+  }
   if (verb == "show" && a.size() >= 2) {
     const std::string what = a[1];
     std::string id = a.size() >= 3 ? a[2] : "";

@@ -105,6 +105,7 @@ void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, Muster
   s.Int("controller.first_job_id", &c->first_job_id);
   s.Bool("controller.allow_root_jobs", &c->allow_root_jobs);
   s.Text("agent.health_check.program", &c->health_check_program);
+  s.Text("controller.jwt_key", &c->jwt_key);
   s.Int("agent.health_check.interval", &c->health_check_interval_s);
 }
 
@@ -133,7 +134,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
                                                    "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure"}));
+                                                   "launch_failure", "rest_listen", "jwt_key"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -143,6 +144,15 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     if (!c.ctld_listen.empty()) {
       StatusOr<HostPort> hp = ParseHostPort(c.ctld_listen, "controller.listen");
       if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+    }
+    RETURN_IF_ERROR(m.String("rest_listen", &c.rest_listen));
+    if (!c.rest_listen.empty()) {
+      StatusOr<HostPort> hp = ParseHostPort(c.rest_listen, "controller.rest_listen");
+      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+    }
+    if (m.Has("jwt_key")) {
+      RETURN_IF_ERROR(m.String("jwt_key", &v));
+      if (!v.empty()) c.jwt_key = Absolute(dir, v);
     }
     if (m.Has("state")) {
       RETURN_IF_ERROR(m.String("state", &v));

@@ -10,6 +10,8 @@
 //     listen: 127.0.0.1:6817            # TCP: callers present a token minted by their node's agent
 //     state: /var/lib/muster/state.db   # SQLite file (WAL)
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
+//     rest_listen: 127.0.0.1:6820       # optional: slurmrestd's REST API (/slurm/v0.0.38) over TCP, JWT callers
+//     jwt_key: /etc/muster/jwt_hs256.key  # optional: signs and verifies JWTs (scontrol token); mode 0600
 //     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
 //     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
@@ -59,6 +61,11 @@ struct MusterConfig {
   std::string ctld_listen;          // "" = no TCP
   std::string state_path;
   std::string key_file;
+  // slurmrestd's REST API (/slurm/v0.0.38/..., docs/api.md): a TCP listener ("" = none; callers
+  // present a JWT), and the key JWTs are signed with ("" = none: `scontrol token` and JWT callers
+  // are refused); slurm.conf's AuthAltParameters=jwt_key=PATH sets it too.
+  std::string rest_listen;
+  std::string jwt_key;
   int64_t heartbeat_timeout_s = 30;
   int64_t kill_wait_s = 30;
   int64_t min_job_age_s = 300;

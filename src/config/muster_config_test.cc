@@ -76,6 +76,22 @@ class MusterConfigFile : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// slurmrestd's REST API: its listener and the JWT key (relative to the file, as other paths).
+TEST_F(MusterConfigFile, RestListenAndJwtKeyAreRead) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->rest_listen, "");
+  EXPECT_EQ(none->jwt_key, "");
+  StatusOr<MusterConfig> c = Load("controller:\n  rest_listen: 127.0.0.1:6820\n  jwt_key: jwt.key\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->rest_listen, "127.0.0.1:6820");
+  EXPECT_EQ(c->jwt_key, (dir_ / "jwt.key").string());
+  StatusOr<MusterConfig> bad = Load("controller:\n  rest_listen: 6820\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("controller.rest_listen must be host:port, got '6820'"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();

@@ -250,12 +250,29 @@ class SlurmConfReader {
       ReadPreemptType(p);
     } else if (p.lower == "schedulerparameters") {
       return ReadSchedulerParameters(p);
+    } else if (p.lower == "authaltparameters") {
+      ReadAuthAltParameters(p);
     } else if (auto mapped = MappedGlobalKeys().find(p.lower); mapped != MappedGlobalKeys().end()) {
       return ReadMapped(p, mapped->second);
     } else {
       NoteIgnored(p);
     }
     return Status::Ok();
+  }
+
+  // AuthAltParameters=jwt_key=PATH[,...]: the key slurmrestd's JWTs are signed with
+  // (controller.jwt_key); its other options (disable_token_creation, jwks=, ...) are ignored.
+  void ReadAuthAltParameters(const Pair& p) {
+    std::stringstream in(p.value);
+    for (std::string opt; std::getline(in, opt, ',');) {
+      if (opt.rfind("jwt_key=", 0) != 0) continue;
+      const std::string path = opt.substr(8);
+      if (path.empty() || path[0] != '/') {
+        Warn(At(p) + ": jwt_key must be an absolute path; ignored");
+      } else {
+        Set("controller.jwt_key", p, path);
+      }
+    }
   }
 
   // A key that sets one of muster.yaml's, in muster.yaml's terms. A value Muster cannot take

@@ -728,8 +728,10 @@ TEST(SlurmConf, PartitionAccessLists) {
 TEST(SlurmConf, SlurmPeersFileSettingsAndWarnings) {
   StatusOr<ClusterConfig> r = LoadSlurmConfFile((kTestData / "peer" / "slurm.conf").string());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_EQ(r->settings.size(), 2u);
+  ASSERT_EQ(r->settings.size(), 3u);
   EXPECT_EQ(r->settings.at("scheduler.backfill").value, "true");
+  // AuthAltParameters=jwt_key=: the key of slurmrestd's JWTs.
+  EXPECT_EQ(r->settings.at("controller.jwt_key").value, "/tmp/slurm-peer/etc/jwt_hs256.key");
   EXPECT_EQ(r->settings.at("controller.min_job_age").value, "300");
   std::string unsupported;
   for (const std::string& w : r->warnings) {

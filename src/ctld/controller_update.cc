@@ -126,6 +126,11 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
         job.request.time_limit_s = *t == kUnlimited ? 0 : *t;
         continue;
       }
+      if (k == "comment") {  // (any time, as Slurm's Comment=)
+        if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+        job.comment = value;
+        continue;
+      }
       if (!pending) return FailedPrecondition("Job is no longer pending execution");
       if (k == "jobname" || k == "name") {
         if (value.empty()) return InvalidArgument("Invalid JobName value: (empty)");

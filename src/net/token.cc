@@ -21,6 +21,8 @@ constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 Status Unauthenticated(std::string msg) { return Status(StatusCode::kUnauthenticated, std::move(msg)); }
 
+}  // namespace
+
 std::string Base64UrlEncode(std::string_view in) {
   std::string out;
   out.reserve((in.size() * 4 + 2) / 3);
@@ -63,7 +65,7 @@ bool Base64UrlDecode(std::string_view in, std::string* out) {
   return (acc & ((1u << bits) - 1)) == 0;
 }
 
-std::string Hmac(const std::string& key, std::string_view data) {
+std::string HmacSha256(const std::string& key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   MUSTER_CHECK(HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
@@ -72,14 +74,12 @@ std::string Hmac(const std::string& key, std::string_view data) {
   return std::string(reinterpret_cast<char*>(md), len);
 }
 
-}  // namespace
-
 std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const {
   MUSTER_CHECK(!key_.empty()) << "TokenAuthority without a key";
   const boost::json::object payload = {
       {"uid", uid}, {"gid", gid}, {"exp", now + ttl_s}, {"nonce", Base64UrlEncode(RandomBytes(12))}};
   std::string text = PrettyJson(payload, -1);
-  return Base64UrlEncode(text) + "." + Base64UrlEncode(Hmac(key_, text));
+  return Base64UrlEncode(text) + "." + Base64UrlEncode(HmacSha256(key_, text));
 }
 
 StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) const {
@@ -94,7 +94,7 @@ StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) c
       !Base64UrlDecode(std::string_view(token).substr(dot + 1), &signature)) {
     return Unauthenticated("malformed token (bad base64url)");
   }
-  std::string expected = Hmac(key_, payload);
+  std::string expected = HmacSha256(key_, payload);
   if (signature.size() != expected.size() || CRYPTO_memcmp(signature.data(), expected.data(), expected.size()) != 0) {
     return Unauthenticated("bad token signature (wrong cluster key or tampered token)");
   }

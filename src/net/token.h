@@ -7,11 +7,20 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "net/http.h"
 
 namespace muster {
+
+// base64url without padding (RFC 4648 section 5), as tokens and JWTs use it. The decoder is
+// strict: no padding, no other characters, and the unused low bits of the last character zero,
+// so that every byte string has exactly one encoding.
+std::string Base64UrlEncode(std::string_view in);
+bool Base64UrlDecode(std::string_view in, std::string* out);
+// HMAC-SHA256 of `data` under `key` (OpenSSL), the 32 raw bytes.
+std::string HmacSha256(const std::string& key, std::string_view data);
 
 // How long a minted token is valid, in seconds.
 inline constexpr int64_t kTokenTtlSeconds = 300;

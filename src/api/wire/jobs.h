@@ -40,6 +40,33 @@ struct JobUpdate {
   }
 };
 
+// POST /v1/jwt (scontrol token [lifespan=S] [username=NAME]): a JWT for slurmrestd's REST API,
+// signed with controller.jwt_key. `lifespan_s` 0: Slurm's default (1800 s); `username` "": the
+// caller (another user's: root and admins only).
+struct JwtRequest {
+  using WireRecord = void;
+  int64_t lifespan_s = 0;
+  std::string username;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("lifespan_s", s.lifespan_s);
+    v("username", s.username);
+  }
+};
+
+struct JwtAnswer {
+  using WireRecord = void;
+  std::string token;
+  std::string user;
+  int64_t expires = 0;  // seconds since the epoch
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("token", s.token);
+    v("user", s.user);
+    v("expires", s.expires);
+  }
+};
+
 // POST /v1/nodes/{name} (scontrol update NodeName=... State=... Reason=...).
 struct NodeUpdate {
   using WireRecord = void;
