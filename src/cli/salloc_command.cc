@@ -242,6 +242,13 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     return 1;
   }
   const size_t options_end = *first < origin.size() ? origin[*first] : args.size();
+  if (*first < rest.size() && rest[*first] == ":") {
+    // Slurm's heterogeneous allocation ("salloc -n1 : -n2 cmd"): ':' would otherwise be run as
+    // the command (the shell's no-op).
+    err << "salloc: error: heterogeneous allocations (':' between components) are not supported by Muster; "
+           "submit a heterogeneous job with sbatch\n";
+    return 1;
+  }
   bool no_shell = false;
   int immediate = -1;  // -I/--immediate[=secs]
   for (size_t i = 0; i < options_end; ++i) {

@@ -479,6 +479,12 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& cli,
   };
   ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, apply));
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (!out.command.empty() && out.command.front() == ":") {
+    // Slurm's heterogeneous step or allocation ("srun -n1 : -n2 cmd"): ':' would otherwise run
+    // as the command (the shell's no-op).
+    return Error("srun: error: heterogeneous steps (':' between components) are not supported by Muster; "
+                 "run one srun per component (--het-group=K inside a heterogeneous job)\n");
+  }
   for (const auto& [name, o] : given) {
     if (o.first->use == Kind::kMeta) continue;
     out.defined.emplace_back(name, DefinedValue(*o.first, o.second, out));

@@ -293,6 +293,9 @@ TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
   o = Parse({"-v", "-Q", "-T", "4", "-W", "0", "--slurmd-debug=3", "--cpu-freq=high", "true"});
   EXPECT_EQ(o.command, (Args{"true"}));
   EXPECT_EQ(o.ntasks, 0);  // no row of no effect lands on another option
+  EXPECT_EQ(ErrorOf({"-n1", ":", "-n2", "hostname"}),
+            "srun: error: heterogeneous steps (':' between components) are not supported by Muster; run one srun per "
+            "component (--het-group=K inside a heterogeneous job)\n");
   // --tmp and --mincpus are resource options (for a new allocation, as in sbatch).
   EXPECT_EQ(Parse({"--tmp=10G", "--mincpus=4", "true"}).resource_args, (Args{"--tmp=10G", "--mincpus=4"}));
   // Refused by name, with exit 1 (not getopt's complaint).

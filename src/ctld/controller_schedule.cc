@@ -247,6 +247,21 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   }
   const std::vector<Status> launch = LaunchStarted(started);
   launched_all();
+  // A job stopped while its launch was on its way (scancel, a preemption): its nodes may have had
+  // the signal before the job, and dropped it. Now that they have the job, it goes again.
+  std::vector<JobRecord> stopping;
+  {
+    JobsLock lock(this);
+    for (const JobRecord& j : started) {
+      auto it = jobs_.find(j.id);
+      if (it == jobs_.end() || it->second.restart_count != j.restart_count) continue;
+      if (it->second.state == JobState::kCompleting && !it->second.ending.empty()) stopping.push_back(it->second);
+    }
+  }
+  for (const JobRecord& j : stopping) {
+    const std::string why = j.ending == "timeout" ? "timeout" : j.ending.rfind("preempt", 0) == 0 ? "preempt" : "cancel";
+    SignalAll(j, SIGTERM, std::max<int64_t>(1, j.kill_at - clock_->NowSeconds()), why);
+  }
   int launched = 0;
   for (size_t k = 0; k < started.size(); ++k) {
     if (launch[k].ok()) {
