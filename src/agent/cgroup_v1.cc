@@ -137,6 +137,21 @@ class CgroupV1 : public Cgroup {
     return all;
   }
 
+  CgroupUsage Usage(const std::string& name) const override {
+    CgroupUsage u;
+    if (!ValidateName(name).ok()) return u;
+    if (const Hierarchy* mem = Find("memory"); mem != nullptr) {
+      StatusOr<std::string> bytes = ReadFile(mem->base_dir + "/" + name + "/memory.usage_in_bytes");
+      if (bytes.ok() && ParseInt64(*bytes, -1) >= 0) u.memory_bytes = ParseInt64(*bytes, -1);
+    }
+    if (const Hierarchy* cpu = Find("cpu"); cpu != nullptr) {
+      // Only where cpuacct is mounted with cpu ("cpu,cpuacct"): Muster makes no cpuacct cgroup.
+      StatusOr<std::string> ns = ReadFile(cpu->base_dir + "/" + name + "/cpuacct.usage");
+      if (ns.ok() && ParseInt64(*ns, -1) >= 0) u.cpu_seconds = static_cast<double>(ParseInt64(*ns, -1)) / 1e9;
+    }
+    return u;
+  }
+
   bool OomKilled(const std::string& name) const override {
     if (!ValidateName(name).ok()) return false;
     const Hierarchy* mem = Find("memory");
