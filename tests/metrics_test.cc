@@ -126,9 +126,9 @@ TEST_F(Metrics, JobsCgroupUseIsReported) {
   const std::string memory = LineStarting(text, "muster_job_memory_bytes" + labels);
   EXPECT_GT(std::stoll(memory.substr(memory.rfind(' ') + 1)), 0) << memory;
   EXPECT_NE(text.find("# TYPE muster_job_memory_bytes gauge\n"), std::string::npos) << text;
-  // cgroup v2 counts CPU time in cpu.stat; v1 only where cpuacct is mounted with cpu.
+  // cgroup v2 counts CPU time in cpu.stat; v1 where a cpuacct hierarchy is mounted.
   const bool v1 = fs::exists("/sys/fs/cgroup/memory/memory.usage_in_bytes");
-  const bool counts_cpu = !v1 || fs::exists("/sys/fs/cgroup/cpu/cpuacct.usage");
+  const bool counts_cpu = !v1 || fs::exists("/sys/fs/cgroup/cpuacct/cpuacct.usage");
   EXPECT_EQ(!LineStarting(text, "muster_job_cpu_seconds_total" + labels).empty(), counts_cpu) << text;
   if (counts_cpu) {
     EXPECT_NE(text.find("# TYPE muster_job_cpu_seconds_total counter\n"), std::string::npos) << text;

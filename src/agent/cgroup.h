@@ -84,8 +84,8 @@ class Cgroup {
   // The job's processes, its steps' included.
   virtual std::vector<pid_t> Pids(const std::string& name) const = 0;
   // What the job has used: v2 cpu.stat's usage_usec and memory.current; v1 cpuacct.usage (where
-  // the cpu hierarchy is mounted with cpuacct) and memory.usage_in_bytes. Reads files only: safe
-  // outside the agent's lock.
+  // a cpuacct hierarchy is mounted) and memory.usage_in_bytes. Reads files only: safe outside the
+  // agent's lock.
   virtual CgroupUsage Usage(const std::string& name) const = 0;
   // True when the memory controller recorded an OOM kill in this cgroup.
   virtual bool OomKilled(const std::string& name) const = 0;
