@@ -185,10 +185,8 @@ void GpuReader::SetXidSource(std::function<std::vector<int>()> source) {
   xids_ = std::move(source);
 }
 
-std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int64_t now_ms) {
-  if (opt_.nvml_library.empty()) return FakeGpuReadings(opt_.gpus, jobs);
-  std::lock_guard<std::mutex> lock(mu_);  // one scrape reads the driver at a time
-  if (read_at_ms_ >= 0 && now_ms - read_at_ms_ < opt_.cache_ms) return cached_;
+const nvml::NvmlApi* GpuReader::Api() {
+  if (opt_.api != nullptr) return opt_.api;
   if (!tried_) {
     tried_ = true;
     StatusOr<std::unique_ptr<nvml::NvmlLibrary>> lib = nvml::NvmlLibrary::Load(opt_.nvml_library);
@@ -200,13 +198,30 @@ std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int6
                  "; /metrics has no GPU series");
     }
   }
-  cached_.clear();
-  if (initialized_) {
-    cached_ = ReadNvmlGpus(library_->api(), opt_.gpus, opt_.nvml_index, opt_.minors,
-                           xids_ ? xids_() : std::vector<int>{});
+  return initialized_ ? &library_->api() : nullptr;
+}
+
+std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int64_t now_ms) {
+  if (opt_.nvml_library.empty() && opt_.api == nullptr) return FakeGpuReadings(opt_.gpus, jobs);
+  std::vector<int> last_xid;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (read_at_ms_ >= 0 && now_ms - read_at_ms_ < opt_.cache_ms) return cached_;
+    if (xids_) last_xid = xids_();
   }
+  std::unique_lock<std::mutex> reading(read_mu_, std::try_to_lock);
+  if (!reading.owns_lock()) {  // another scrape is reading the driver
+    std::lock_guard<std::mutex> lock(mu_);
+    return cached_;
+  }
+  std::vector<GpuReading> out;
+  if (const nvml::NvmlApi* api = Api(); api != nullptr) {
+    out = ReadNvmlGpus(*api, opt_.gpus, opt_.nvml_index, opt_.minors, last_xid);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  cached_ = out;
   read_at_ms_ = now_ms;
-  return cached_;
+  return out;
 }
 
 }  // namespace muster

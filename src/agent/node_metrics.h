@@ -79,6 +79,8 @@ std::vector<prom::Family> NodeMetricFamilies(const std::string& hostname, const 
 
 // Where the agent's GPU readings come from, thread-safe. NVML readings are kept for `cache_ms`
 // so that scrapes close together do not call the driver again; NVML is loaded at the first read.
+// One scrape reads the driver at a time: another one meanwhile answers with the last readings
+// rather than wait, so a driver call that hangs holds one HTTP server thread, not all of them.
 class GpuReader {
  public:
   struct Options {
@@ -87,6 +89,7 @@ class GpuReader {
     std::vector<int> nvml_index;  // per node GPU
     std::vector<int> minors;      // per node GPU
     int64_t cache_ms = 1000;
+    const nvml::NvmlApi* api = nullptr;  // a test's table instead of the library (no init, no shutdown)
   };
   explicit GpuReader(Options options);
   ~GpuReader();
@@ -96,14 +99,16 @@ class GpuReader {
   std::vector<GpuReading> Read(const std::vector<JobOnNode>& jobs, int64_t now_ms);
 
  private:
+  const nvml::NvmlApi* Api();  // under read_mu_: the table, loaded at the first call; null when none
   Options opt_;
-  std::mutex mu_;
+  std::mutex mu_;  // xids_, read_at_ms_, cached_
   std::function<std::vector<int>()> xids_;
+  int64_t read_at_ms_ = -1;
+  std::vector<GpuReading> cached_;
+  std::mutex read_mu_;  // held while the driver is read; library_, tried_, initialized_
   std::unique_ptr<nvml::NvmlLibrary> library_;
   bool tried_ = false;  // the library was loaded (or failed to) once
   bool initialized_ = false;
-  int64_t read_at_ms_ = -1;
-  std::vector<GpuReading> cached_;
 };
 
 }  // namespace muster

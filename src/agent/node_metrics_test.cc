@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/nvml_api.h"
@@ -261,6 +264,55 @@ TEST(NodeMetricsTest, ReaderWithoutItsLibraryHasNoGpuSeries) {
   GpuReader reader(GpuReader::Options{TwoGpus(), "/nonexistent/libnvidia-ml.so.1", {0, 1}, {0, 1}, 1000});
   EXPECT_TRUE(reader.Read({}, 0).empty());
   EXPECT_TRUE(reader.Read({}, 5000).empty()) << "tried once, not at every scrape";
+}
+
+// A driver call that hangs: the utilization call waits until the test lets it go.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false;
+  bool open = false;
+  int calls = 0;
+};
+Gate* g_gate = nullptr;
+Return HangingUtil(Device d, nvml::Utilization* u) {
+  std::unique_lock<std::mutex> lock(g_gate->mu);
+  ++g_gate->calls;
+  g_gate->entered = true;
+  g_gate->cv.notify_all();
+  g_gate->cv.wait(lock, [] { return g_gate->open; });
+  return Util(d, u);
+}
+
+TEST(NodeMetricsTest, AScrapeWhileTheDriverHangsAnswersWithTheLastReadingsAtOnce) {
+  g_gpus[0] = FakeGpu{87, 40, 61, 312500, 1980, 2619, 0, 0, 0, true};
+  Gate gate;
+  g_gate = &gate;
+  nvml::NvmlApi api = Table();
+  api.utilization_rates = HangingUtil;
+  GpuReader reader(GpuReader::Options{TwoGpus(), "", {0}, {0}, 1000, &api});
+  std::vector<GpuReading> first;
+  std::thread scrape([&] { first = reader.Read({}, 0); });
+  {
+    std::unique_lock<std::mutex> lock(gate.mu);
+    gate.cv.wait(lock, [&] { return gate.entered; });
+  }
+  EXPECT_TRUE(reader.Read({}, 0).empty()) << "no readings yet, and no waiting for the hung call";
+  {
+    std::lock_guard<std::mutex> lock(gate.mu);
+    gate.open = true;
+  }
+  gate.cv.notify_all();
+  scrape.join();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].gpu_util, 87);
+  std::vector<GpuReading> cached = reader.Read({}, 999);
+  ASSERT_EQ(cached.size(), 1u);
+  EXPECT_EQ(cached[0].gpu_util, 87);
+  EXPECT_EQ(gate.calls, 1) << "within a second of the last read the driver is not called";
+  EXPECT_EQ(reader.Read({}, 1000).size(), 1u);
+  EXPECT_EQ(gate.calls, 2) << "a second later it is";
+  g_gate = nullptr;
 }
 
 }  // namespace
