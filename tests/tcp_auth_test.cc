@@ -292,6 +292,18 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   EXPECT_TRUE(WaitFor([&] { return Dead(pid); }, 10s));
 }
 
+// An agent's metrics are read without a token over TCP, as Prometheus scrapes (docs/metrics.md),
+// while its POSTs still need one.
+TEST_F(TcpAuth, MetricsAreOpenWithoutATokenAndPostsAreNot) {
+  const std::string agent = AgentAddresses()["node1"];
+  ASSERT_EQ(agent.rfind("127.0.0.1:", 0), 0u) << agent;
+  muster::HttpResponse metrics = Call(agent, "GET", "/metrics", "");
+  EXPECT_EQ(metrics.status, 200) << metrics.body;
+  EXPECT_EQ(metrics.content_type.rfind("text/plain; version=0.0.4", 0), 0u) << metrics.content_type;
+  EXPECT_NE(metrics.body.find("\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\","), std::string::npos) << metrics.body;
+  EXPECT_EQ(Call(agent, "POST", "/v1/signal", "", "{}").status, 401);
+}
+
 TEST_F(TcpAuth, DownStopsEveryDaemonAndClosesTheirPorts) {
   std::map<std::string, std::string> agents = AgentAddresses();
   ASSERT_EQ(agents.size(), 2u);

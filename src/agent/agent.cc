@@ -45,6 +45,9 @@ void Agent::WakeReaper() {
 }
 
 Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)), clock_(clock) {
+  // NVML GPUs are read through the library discovery used; fake ones by formula (node_metrics.h).
+  gpu_reader_ = std::make_unique<GpuReader>(GpuReader::Options{
+      opt_.node.gpus, opt_.nvml_index.empty() ? "" : opt_.nvml_library, opt_.nvml_index, opt_.gpu_devices.minors, 1000});
   // A step whose srun is gone (killed) cannot say it ended: its CPUs would stay held for the
   // job's later steps. The node says it instead (any node of the step may; the first one counts).
   steps_.OnEndedWithoutSrun([this](int64_t job_id, int step_id) {
@@ -144,6 +147,7 @@ Status Agent::Start() {
         });
     if (w.ok()) {
       gpu_health_ = std::move(*w);
+      gpu_reader_->SetXidSource([w = gpu_health_.get()] { return w->LastXids(); });
     } else {
       LogWarning("GPU health is not watched: " + w.status().message());
     }
@@ -239,6 +243,7 @@ void Agent::Stop() {
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();
   if (health_check_thread_.joinable()) health_check_thread_.join();
+  gpu_reader_->SetXidSource(nullptr);
   gpu_health_.reset();  // its thread calls back into us
   std::lock_guard<std::mutex> lock(mu_);
   if (opt_.end_jobs_on_stop) {
@@ -285,10 +290,29 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "GET" && r.path == "/v1/token") return Token(r);
   if (r.method == "POST" && r.path == "/v1/step") return Step(r);
   if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
+  if (r.method == "GET" && r.path == "/metrics") return Metrics(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
     return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load()});
   }
   return HttpResponse::Error(404, "no such path: " + r.path);
+}
+
+HttpResponse Agent::Metrics(const HttpRequest&) {
+  std::vector<JobOnNode> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, r] : jobs_) {
+      jobs.push_back(JobOnNode{id, r.job.user, r.job.account, JobGpusOn(r.job.allocation, opt_.node.name), r.cgroup, {}});
+    }
+  }
+  // The cgroup's files and the driver are read outside mu_: a slow read holds up no launch.
+  for (JobOnNode& j : jobs) {
+    if (opt_.cgroup && !j.cgroup.empty()) j.usage = opt_.cgroup->Usage(j.cgroup);
+  }
+  const std::vector<GpuReading> gpus = gpu_reader_->Read(jobs, clock_->NowMillis());
+  StatusOr<std::string> text = prom::WriteText(NodeMetricFamilies(opt_.node.name, gpus, jobs));
+  if (!text.ok()) return HttpResponse::Error(500, text.status().message());
+  return HttpResponse{200, prom::kContentType, std::move(*text)};
 }
 
 std::vector<int64_t> Agent::RunningJobs() const {

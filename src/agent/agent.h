@@ -37,6 +37,7 @@
 #include "agent/gpu_health.h"
 #include "agent/health_check.h"
 #include "agent/mps.h"
+#include "agent/node_metrics.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "api/wire/agent.h"
@@ -141,6 +142,9 @@ class Agent {
   HttpResponse Token(const HttpRequest& request);
   HttpResponse Step(const HttpRequest& request);        // srun: run a step's tasks here
   HttpResponse SignalStep(const HttpRequest& request);  // srun: signal them
+  // GET /metrics: the node's GPUs under dcgm-exporter's names with the jobs holding them, and the
+  // jobs' cgroup use (node_metrics.h). Reads the runs under mu_, everything else outside it.
+  HttpResponse Metrics(const HttpRequest& request);
   // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
   Status StartRun(Running& r);
   std::string RunDir(int64_t job_id, int restart_count) const;
@@ -224,6 +228,7 @@ class Agent {
   std::thread reaper_;
   std::thread controller_thread_;
   std::unique_ptr<GpuHealthWatcher> gpu_health_;  // nullptr: GPUs not watched
+  std::unique_ptr<GpuReader> gpu_reader_;         // the GPUs' readings for /metrics (its own lock)
   std::unique_ptr<MpsManager> mps_;               // shared GPUs' MPS daemons (under mu_)
   std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
   std::string reported_health_;                   // the GPU health last logged (controller thread)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct CgroupLimits {
 // (fractional) GPU.
 DeviceGrant AllowedDevices(const GpuDeviceTable& table, const NodeAllocation& allocation);
 
+// What a job's processes have used, as its cgroup counts it; a value the cgroup does not keep is
+// absent.
+struct CgroupUsage {
+  std::optional<double> cpu_seconds;     // CPU time since the cgroup was made (user + system)
+  std::optional<int64_t> memory_bytes;   // memory charged now (page cache included)
+};
+
 class Cgroup {
  public:
   virtual ~Cgroup() = default;
@@ -75,6 +83,10 @@ class Cgroup {
   virtual Status AddProcess(const std::string& name, pid_t pid) = 0;
   // The job's processes, its steps' included.
   virtual std::vector<pid_t> Pids(const std::string& name) const = 0;
+  // What the job has used: v2 cpu.stat's usage_usec and memory.current; v1 cpuacct.usage (where
+  // a cpuacct hierarchy is mounted) and memory.usage_in_bytes. Reads files only: safe outside the
+  // agent's lock.
+  virtual CgroupUsage Usage(const std::string& name) const = 0;
   // True when the memory controller recorded an OOM kill in this cgroup.
   virtual bool OomKilled(const std::string& name) const = 0;
   // Kills every process of the cgroup (SIGKILL, repeated until empty or timeout) and removes it.

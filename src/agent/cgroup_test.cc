@@ -13,10 +13,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/cgroup_internal.h"
@@ -191,6 +193,28 @@ TEST_P(CgroupTest, MemoryHogIsOomKilled) {
   EXPECT_FALSE(info.exited) << "exit code " << info.exit_code;
   EXPECT_EQ(info.signal, SIGKILL);
   EXPECT_TRUE(cg_->OomKilled(name_));
+}
+
+// The job's CPU time and memory, as /metrics reports them: a shell that counts (CPU) and then
+// waits (its pages charged) shows both once the kernel has counted them.
+TEST_P(CgroupTest, UsageReportsTheJobsCpuTimeAndMemory) {
+  if (!full_) GTEST_SKIP() << "the v2 mount here has no cpu or memory controller";
+  ASSERT_TRUE(cg_->Create(name_, CgroupLimits{}).ok());
+  EXPECT_FALSE(cg_->Usage("../escape").memory_bytes.has_value()) << "names are checked";
+  ASSERT_GT(Start({"/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; exec sleep 60"}), 0);
+  // v1 counts CPU time where a cpuacct hierarchy is mounted (apart from cpu, or with it).
+  const bool has_cpu = GetParam() == Flavor::kV2 || cgroup_internal::IsFsType("/sys/fs/cgroup/cpuacct", 0x27e0eb);
+  CgroupUsage u;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    u = cg_->Usage(name_);
+    if (u.memory_bytes.value_or(0) > 0 && (!has_cpu || u.cpu_seconds.value_or(0) >= 0.01)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling the condition
+  }
+  ASSERT_TRUE(u.memory_bytes.has_value());
+  EXPECT_GT(*u.memory_bytes, 0);
+  EXPECT_EQ(u.cpu_seconds.has_value(), has_cpu);
+  if (has_cpu) EXPECT_GE(*u.cpu_seconds, 0.01) << "the shell's counting loop";
 }
 
 TEST_P(CgroupTest, BaseIsRemovedOnlyWhenNoJobIsLeft) {

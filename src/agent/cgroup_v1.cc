@@ -4,6 +4,7 @@
 // of its first process (~20-50 us of CPU each here) and an rmdir, so none is joined for nothing:
 // no pids hierarchy (Muster sets no pids.max), no cpuset cgroup for a job not pinned (a node whose
 // configured CPUs this machine does not have), no devices cgroup for a job with nothing to deny.
+// cpuacct, where it is mounted apart from cpu, is joined for the job's CPU time (/metrics).
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -137,6 +138,20 @@ class CgroupV1 : public Cgroup {
     return all;
   }
 
+  CgroupUsage Usage(const std::string& name) const override {
+    CgroupUsage u;
+    if (!ValidateName(name).ok()) return u;
+    if (const Hierarchy* mem = Find("memory"); mem != nullptr) {
+      StatusOr<std::string> bytes = ReadFile(mem->base_dir + "/" + name + "/memory.usage_in_bytes");
+      if (bytes.ok() && ParseInt64(*bytes, -1) >= 0) u.memory_bytes = ParseInt64(*bytes, -1);
+    }
+    if (const Hierarchy* cpu = Find("cpuacct"); cpu != nullptr) {
+      StatusOr<std::string> ns = ReadFile(cpu->base_dir + "/" + name + "/cpuacct.usage");
+      if (ns.ok() && ParseInt64(*ns, -1) >= 0) u.cpu_seconds = static_cast<double>(ParseInt64(*ns, -1)) / 1e9;
+    }
+    return u;
+  }
+
   bool OomKilled(const std::string& name) const override {
     if (!ValidateName(name).ok()) return false;
     const Hierarchy* mem = Find("memory");
@@ -224,13 +239,15 @@ class CgroupV1 : public Cgroup {
  private:
   static bool DevicesOnly(const Hierarchy& h) { return h.controllers.size() == 1 && h.has("devices"); }
   static bool CpusetOnly(const Hierarchy& h) { return h.controllers.size() == 1 && h.has("cpuset"); }
+  static bool CpuacctOnly(const Hierarchy& h) { return h.controllers.size() == 1 && h.has("cpuacct"); }
 
   // The hierarchies job cgroup `name` was created in: all of them, but the devices and cpuset
   // hierarchies only where Create made the job a cgroup there.
   std::vector<const Hierarchy*> Joined(const std::string& name) const {
     std::vector<const Hierarchy*> out;
     for (const Hierarchy& h : hierarchies_) {
-      if ((DevicesOnly(h) || CpusetOnly(h)) && !Exists(h.base_dir + "/" + name)) continue;
+      // A job an agent before cpuacct was joined made has no cgroup there.
+      if ((DevicesOnly(h) || CpusetOnly(h) || CpuacctOnly(h)) && !Exists(h.base_dir + "/" + name)) continue;
       out.push_back(&h);
     }
     return out;
@@ -347,7 +364,8 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const std::string& root, const st
     const char* name;
     bool required;
   };
-  const Role roles[] = {{"memory", true}, {"cpu", true}, {"cpuset", false}, {"devices", false}, {"freezer", false}};
+  const Role roles[] = {{"memory", true}, {"cpu", true}, {"cpuset", false}, {"devices", false}, {"freezer", false},
+                        {"cpuacct", false}};
   std::vector<Hierarchy> hierarchies;
   std::vector<std::string> mounts;  // real path of each hierarchy, to merge co-mounted ones
   for (const Role& role : roles) {

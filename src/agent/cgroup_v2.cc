@@ -257,6 +257,22 @@ class CgroupV2 : public Cgroup {
     return TreePids(Dir(name));
   }
 
+  CgroupUsage Usage(const std::string& name) const override {
+    CgroupUsage u;
+    if (!ValidateName(name).ok()) return u;
+    if (StatusOr<std::string> stat = ReadFile(Dir(name) + "/cpu.stat"); stat.ok()) {
+      const int64_t usec = KeyedValue(*stat, "usage_usec");
+      if (usec >= 0) u.cpu_seconds = static_cast<double>(usec) / 1e6;
+    }
+    if (StatusOr<std::string> current = ReadFile(Dir(name) + "/memory.current"); current.ok()) {
+      try {
+        u.memory_bytes = std::stoll(*current);
+      } catch (...) {
+      }
+    }
+    return u;
+  }
+
   bool OomKilled(const std::string& name) const override {
     if (!ValidateName(name).ok()) return false;
     StatusOr<std::string> events = ReadFile(Dir(name) + "/memory.events");

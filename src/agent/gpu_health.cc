@@ -44,6 +44,7 @@ std::string DescribeXid(int xid) {
 
 GpuHealthTracker::GpuHealthTracker(int gpus, GpuHealthConfig config) : config_(std::move(config)) {
   gpus_.resize(static_cast<size_t>(std::max(gpus, 0)));
+  last_xid_.assign(gpus_.size(), 0);
   for (size_t i = 0; i < gpus_.size(); ++i) gpus_[i].health.index = static_cast<int>(i);
 }
 
@@ -101,7 +102,9 @@ void GpuHealthTracker::Observe(int gpu, const GpuObservation& seen) {
 }
 
 void GpuHealthTracker::Xid(int gpu, int xid) {
-  if (gpu < 0 || gpu >= static_cast<int>(gpus_.size()) || !config_.critical_xids.count(xid)) return;
+  if (gpu < 0 || gpu >= static_cast<int>(gpus_.size())) return;
+  last_xid_[static_cast<size_t>(gpu)] = xid;
+  if (!config_.critical_xids.count(xid)) return;
   State& s = gpus_[static_cast<size_t>(gpu)];
   s.healthy_streak = 0;
   Set(s, GpuCondition::kFailed, DescribeXid(xid));
@@ -113,6 +116,8 @@ void GpuHealthTracker::Resume(int gpu) {
   s.healthy_streak = 0;
   Set(s, GpuCondition::kHealthy, "");
 }
+
+std::vector<int> GpuHealthTracker::LastXids() const { return last_xid_; }
 
 std::vector<GpuHealth> GpuHealthTracker::Snapshot() const {
   std::vector<GpuHealth> out;
@@ -178,6 +183,11 @@ GpuHealthWatcher::~GpuHealthWatcher() {
   if (thread_.joinable()) thread_.join();
   if (events_ != nullptr && api_->event_set_free != nullptr) api_->event_set_free(static_cast<nvml::EventSet>(events_));
   if (api_ != nullptr) api_->shutdown();
+}
+
+std::vector<int> GpuHealthWatcher::LastXids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tracker_->LastXids();
 }
 
 std::vector<GpuHealth> GpuHealthWatcher::Snapshot() const {

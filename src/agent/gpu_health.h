@@ -54,11 +54,13 @@ class GpuHealthTracker {
   GpuHealthTracker(int gpus, GpuHealthConfig config);
   // One poll of GPU `gpu`.
   void Observe(int gpu, const GpuObservation& seen);
-  // An Xid event on GPU `gpu`; only critical ones take it out.
+  // An Xid event on GPU `gpu`; only critical ones take it out, every one is the GPU's last Xid.
   void Xid(int gpu, int xid);
   // An admin's RESUME: the GPU is healthy again unless the next poll finds it bad.
   void Resume(int gpu);
   std::vector<GpuHealth> Snapshot() const;
+  // Each GPU's last Xid, critical or not (0: none seen), as DCGM_FI_DEV_XID_ERRORS says it.
+  std::vector<int> LastXids() const;
   // Bumped at every change of condition, reason or warning.
   uint64_t generation() const { return generation_; }
 
@@ -70,6 +72,7 @@ class GpuHealthTracker {
   void Set(State& s, GpuCondition c, const std::string& reason);
   GpuHealthConfig config_;
   std::vector<State> gpus_;
+  std::vector<int> last_xid_;
   uint64_t generation_ = 0;
 };
 
@@ -89,6 +92,7 @@ class GpuHealthWatcher {
                                                                GpuHealthConfig config, std::function<void()> changed);
   ~GpuHealthWatcher();
   std::vector<GpuHealth> Snapshot() const;
+  std::vector<int> LastXids() const;  // GpuHealthTracker::LastXids
   void Resume(int gpu);
   // Polls done so far (tests wait on it).
   uint64_t polls() const { return polls_.load(); }

@@ -38,6 +38,19 @@ TEST(GpuHealthTracker, ACriticalXidTakesOneGpuOutUntilEnoughHealthyChecks) {
   EXPECT_EQ(t.Snapshot()[1].reason, "");
 }
 
+TEST(GpuHealthTracker, KeepsEachGpusLastXidCriticalOrNot) {
+  GpuHealthTracker t(3, Config(3));
+  EXPECT_EQ(t.LastXids(), (std::vector<int>{0, 0, 0}));
+  t.Xid(1, 13);  // an application's: counted, though it takes nothing out
+  EXPECT_EQ(t.LastXids(), (std::vector<int>{0, 13, 0}));
+  t.Xid(2, 79);
+  t.Xid(1, 31);
+  t.Xid(7, 48);  // no such GPU: ignored
+  EXPECT_EQ(t.LastXids(), (std::vector<int>{0, 31, 79}));
+  t.Observe(2, {});  // healthy checks change the condition, not the last Xid
+  EXPECT_EQ(t.LastXids()[2], 79);
+}
+
 TEST(GpuHealthTracker, ABadCheckStartsTheCountAgain) {
   GpuHealthTracker t(1, Config(2));
   t.Xid(0, 48);

@@ -73,6 +73,10 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& sona
   Bind(handle, "nvmlDeviceGetRemappedRows", &a.remapped_rows);
   Bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &a.throttle_reasons);
   Bind(handle, "nvmlDeviceGetRetiredPagesPendingStatus", &a.retired_pages_pending);
+  Bind(handle, "nvmlDeviceGetUtilizationRates", &a.utilization_rates);
+  Bind(handle, "nvmlDeviceGetTemperature", &a.temperature);
+  Bind(handle, "nvmlDeviceGetPowerUsage", &a.power_usage);
+  Bind(handle, "nvmlDeviceGetClockInfo", &a.clock_info);
   if (a.pci_info == nullptr) Bind(handle, "nvmlDeviceGetPciInfo_v2", &a.pci_info);  // drivers before R450
   struct Required {
     const char* symbol;

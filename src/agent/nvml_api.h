@@ -70,6 +70,16 @@ struct Memory {
   unsigned long long used;
 };
 
+// nvmlUtilization_t: percent of the last sample period the GPU's kernels ran, and its memory was
+// read or written.
+struct Utilization {
+  unsigned int gpu;
+  unsigned int memory;
+};
+inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+inline constexpr int kClockSm = 1;         // NVML_CLOCK_SM
+inline constexpr int kClockMem = 2;        // NVML_CLOCK_MEM
+
 // nvmlDeviceAttributes_t (what nvmlDeviceGetAttributes_v2 fills).
 struct DeviceAttributes {
   unsigned int multiprocessor_count;
@@ -122,6 +132,11 @@ struct NvmlApi {
                                                                         // nvmlDeviceGetRemappedRows
   Return (*throttle_reasons)(Device, unsigned long long*) = nullptr;    // nvmlDeviceGetCurrentClocksThrottleReasons
   Return (*retired_pages_pending)(Device, int*) = nullptr;              // nvmlDeviceGetRetiredPagesPendingStatus
+  // Metrics (all optional: a series whose call is missing or not supported is left out).
+  Return (*utilization_rates)(Device, Utilization*) = nullptr;          // nvmlDeviceGetUtilizationRates
+  Return (*temperature)(Device, int, unsigned int*) = nullptr;          // nvmlDeviceGetTemperature
+  Return (*power_usage)(Device, unsigned int*) = nullptr;               // nvmlDeviceGetPowerUsage (mW)
+  Return (*clock_info)(Device, int, unsigned int*) = nullptr;           // nvmlDeviceGetClockInfo (MHz)
   // Where a device's NUMA node is read when NVML does not say: <sysfs_pci>/<bus id>/numa_node.
   std::string sysfs_pci = "/sys/bus/pci/devices";
   // The driver's capability files: <proc_caps>/gpu<minor>/mig/gi<G>[/ci<C>]/access say which

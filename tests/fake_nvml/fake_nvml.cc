@@ -8,7 +8,9 @@
 //    "faults": {"node2": {"1": {"xid": [79], "ecc_dbe": 2, "remap_pending": true,
 //                               "remap_failed": false, "lost": false, "throttle": 8}}}}
 //
-// Each Xid of a GPU's list is delivered once, in order, as an event. UUIDs are made from the node
+// Each Xid of a GPU's list is delivered once, in order, as an event. Metric readings of physical
+// GPU i: utilization 10*i % 100 (GPU) and 5*i % 100 (memory), temperature 40+i C, power 100+i W,
+// SM clock 1980 MHz, memory clock 2619 MHz; "metrics": false makes them NOT_SUPPORTED. UUIDs are made from the node
 // name and the index. Test code: never shipped, never loaded unless agent.nvml_library names it.
 #include <fcntl.h>
 #include <unistd.h>
@@ -178,6 +180,16 @@ struct EventData {
 };
 constexpr unsigned long long kEventXid = 0x8;
 
+// The metric calls' preamble: as Check, and NOT_SUPPORTED when the file says "metrics": false.
+Return CheckMetrics(void* d) {
+  if (Return r = Check(d); r != kSuccess) return r;
+  return Value(S().spec, "metrics", true) ? kSuccess : kNotSupported;
+}
+
+struct Utilization {
+  unsigned gpu, memory;
+};
+
 }  // namespace
 
 #pragma GCC visibility push(default)
@@ -285,6 +297,37 @@ Return nvmlDeviceGetMemoryInfo(void* d, Memory* m) {
   }
   m->free = m->total;
   m->used = 0;
+  return kSuccess;
+}
+
+Return nvmlDeviceGetUtilizationRates(void* d, Utilization* u) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = CheckMetrics(d); r != kSuccess) return r;
+  u->gpu = static_cast<unsigned>(10 * Dev(d)->index % 100);
+  u->memory = static_cast<unsigned>(5 * Dev(d)->index % 100);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetTemperature(void* d, int sensor, unsigned* t) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = CheckMetrics(d); r != kSuccess) return r;
+  if (sensor != 0) return kInvalidArgument;
+  *t = static_cast<unsigned>(40 + Dev(d)->index);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetPowerUsage(void* d, unsigned* mw) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = CheckMetrics(d); r != kSuccess) return r;
+  *mw = static_cast<unsigned>((100 + Dev(d)->index) * 1000);
+  return kSuccess;
+}
+
+Return nvmlDeviceGetClockInfo(void* d, int which, unsigned* mhz) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  if (Return r = CheckMetrics(d); r != kSuccess) return r;
+  if (which != 1 && which != 2) return kInvalidArgument;  // NVML_CLOCK_SM, NVML_CLOCK_MEM
+  *mhz = which == 1 ? 1980 : 2619;
   return kSuccess;
 }
 
