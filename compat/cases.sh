@@ -71,7 +71,7 @@ c rest_submit_no_script  'rest POST /slurm/v0.0.38/job/submit --body "{\"job\": 
 c rest_submit_bad_part   'rest POST /slurm/v0.0.38/job/submit --body "{\"script\": \"#!/bin/sh\\ntrue\\n\", \"job\": {\"partition\": \"nosuch\", \"current_working_directory\": \"/tmp\", \"environment\": {\"A\": \"b\"}}}" --fields x'
 c rest_update            'rest POST /slurm/v0.0.38/job/$J4 --body "{\"time_limit\": 7, \"comment\": \"via rest\"}" --fields x; rest GET /slurm/v0.0.38/job/$J4 --fields time_limit,comment'
 c rest_update_bad        'rest POST /slurm/v0.0.38/job/999999 --body "{\"time_limit\": 7}" --fields x'
-c rest_signal            'J6=$(sbatch --parsable -o /dev/null --wrap "sleep 60"); sleep 2; rest DELETE "/slurm/v0.0.38/job/$J6?signal=SIGUSR1" --fields x; scancel $J6'
+c rest_signal            'J6=$(sbatch --parsable -o /dev/null --wrap "touch sig.started; sleep 60"); for i in $(seq 300); do [ -e sig.started ] && break; sleep 0.1; done; rest DELETE "/slurm/v0.0.38/job/$J6?signal=SIGUSR1" --fields x; scancel $J6'
 c rest_cancel            'J7=$(sbatch --parsable -H -o /dev/null --wrap true); rest DELETE /slurm/v0.0.38/job/$J7 --fields x; rest GET /slurm/v0.0.38/job/$J7 --fields job_state'
 c rest_cancel_bad        'rest DELETE /slurm/v0.0.38/job/999999'
 c scontrol_token         'scontrol token lifespan=60 | sed "s/=eyJ.*/=eyJ.../"'
