@@ -50,7 +50,23 @@ bool SeriesLess(const Series& a, const Series& b) {
 
 }  // namespace
 
-const char* MetricTypeName(MetricType t) { return t == MetricType::kCounter ? "counter" : "gauge"; }
+const char* MetricTypeName(MetricType t) {
+  return t == MetricType::kCounter ? "counter" : t == MetricType::kHistogram ? "histogram" : "gauge";
+}
+
+void AddHistogram(Family& family, const Labels& labels, const std::vector<double>& bounds,
+                  const std::vector<uint64_t>& cumulative, double sum, uint64_t count) {
+  for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
+    Labels l = labels;
+    l.emplace_back("le", FormatValue(bounds[i]));
+    family.series.push_back(Series{std::move(l), static_cast<double>(cumulative[i]), "_bucket"});
+  }
+  Labels inf = labels;
+  inf.emplace_back("le", "+Inf");
+  family.series.push_back(Series{std::move(inf), static_cast<double>(count), "_bucket"});
+  family.series.push_back(Series{labels, sum, "_sum"});
+  family.series.push_back(Series{labels, static_cast<double>(count), "_count"});
+}
 
 bool ValidMetricName(std::string_view name) { return ValidName(name, true); }
 
@@ -78,11 +94,11 @@ StatusOr<std::string> WriteText(std::vector<Family> families) {
     if (!ValidMetricName(family.name)) return InvalidArgument("invalid metric name \"" + family.name + "\"");
     if (f > 0 && families[f - 1].name == family.name) return InvalidArgument("metric " + family.name + " given twice");
     if (family.series.empty()) continue;
-    std::stable_sort(family.series.begin(), family.series.end(), SeriesLess);
+    if (family.type != MetricType::kHistogram) std::stable_sort(family.series.begin(), family.series.end(), SeriesLess);
     out += "# HELP " + family.name + " " + EscapeHelp(family.help) + "\n";
     out += "# TYPE " + family.name + " " + MetricTypeName(family.type) + "\n";
     for (const Series& s : family.series) {
-      out += family.name;
+      out += family.name + s.suffix;
       std::set<std::string_view> seen;
       for (size_t i = 0; i < s.labels.size(); ++i) {
         const auto& [name, value] = s.labels[i];

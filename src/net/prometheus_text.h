@@ -13,6 +13,7 @@
 // the order the caller gives, as exporters such as dcgm-exporter print them).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,14 +25,16 @@ namespace muster::prom {
 
 inline constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-enum class MetricType { kGauge, kCounter };
-const char* MetricTypeName(MetricType t);  // "gauge", "counter"
+enum class MetricType { kGauge, kCounter, kHistogram };
+const char* MetricTypeName(MetricType t);  // "gauge", "counter", "histogram"
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 struct Series {
   Labels labels;
   double value = 0;
+  // A histogram's series: "_bucket", "_sum" or "_count", written after the family's name.
+  std::string suffix;
 };
 
 struct Family {
@@ -47,6 +50,12 @@ std::string EscapeLabelValue(std::string_view value);
 std::string EscapeHelp(std::string_view help);
 // 42 -> "42", 0.5 -> "0.5", 1e21 -> "1e+21", NaN -> "NaN", inf -> "+Inf".
 std::string FormatValue(double v);
+
+// Adds one label set's histogram to `family` (of type kHistogram): a `name_bucket{...,le="b"}` per
+// bound with the cumulative count (`cumulative[i]`: observations <= bounds[i]), le="+Inf" with
+// `count`, then `name_sum` and `name_count`. A histogram's series keep the order they were added.
+void AddHistogram(Family& family, const Labels& labels, const std::vector<double>& bounds,
+                  const std::vector<uint64_t>& cumulative, double sum, uint64_t count);
 
 // The exposition of `families`. A family without series is left out (no HELP/TYPE line either).
 // InvalidArgument naming the first invalid metric or label name, a family named twice, or a label

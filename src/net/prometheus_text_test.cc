@@ -72,6 +72,21 @@ TEST(PrometheusTextTest, WritesFamiliesSortedWithHelpTypeAndSeries) {
   EXPECT_EQ(*WriteText(families), *text);
 }
 
+TEST(PrometheusTextTest, WritesHistogramsWithCumulativeBucketsSumAndCount) {
+  Family f{"muster_x_seconds", "x", MetricType::kHistogram, {}};
+  AddHistogram(f, {{"route", "/v1/jobs"}}, {0.1, 1}, {2, 3}, 1.5, 4);
+  StatusOr<std::string> text = WriteText({f});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(*text,
+            "# HELP muster_x_seconds x\n"
+            "# TYPE muster_x_seconds histogram\n"
+            "muster_x_seconds_bucket{route=\"/v1/jobs\",le=\"0.1\"} 2\n"
+            "muster_x_seconds_bucket{route=\"/v1/jobs\",le=\"1\"} 3\n"
+            "muster_x_seconds_bucket{route=\"/v1/jobs\",le=\"+Inf\"} 4\n"
+            "muster_x_seconds_sum{route=\"/v1/jobs\"} 1.5\n"
+            "muster_x_seconds_count{route=\"/v1/jobs\"} 4\n");
+}
+
 TEST(PrometheusTextTest, EscapesInsideSeriesLines) {
   StatusOr<std::string> text = WriteText({Family{"m", "line one\nline two \\ end", MetricType::kGauge,
                                                  {Series{{{"user", "a\"b\\c\nd"}}, 1}}}});

@@ -3,6 +3,7 @@
 
 #include "base/pretty_json.h"
 
+#include <chrono>
 #include <set>
 #include <string_view>
 
@@ -35,7 +36,7 @@ HttpResponse HttpResponse::Error(int status, const std::string& message) {
 }
 
 void Router::Add(const std::string& method, const std::string& pattern, HttpHandler handler) {
-  routes_.push_back(Route{method, SplitPath(pattern), std::move(handler)});
+  routes_.push_back(Route{method, SplitPath(pattern), std::move(handler), pattern});
 }
 
 HttpResponse Router::Handle(HttpRequest request) const {
@@ -74,7 +75,12 @@ HttpResponse Router::Handle(HttpRequest request) const {
     const std::string& part = best->parts[i];
     if (IsParam(part)) request.params[part.substr(1, part.size() - 2)] = PercentDecode(parts[i]);
   }
-  return best->handler(request);
+  if (!observer_) return best->handler(request);
+  const auto began = std::chrono::steady_clock::now();
+  HttpResponse response = best->handler(request);
+  observer_(best->method, best->pattern,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  return response;
 }
 
 }  // namespace muster

@@ -121,3 +121,28 @@ TEST(UrlTest, ParseQuery) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+TEST(RouterObserver, SeesThePatternNotThePathAndOnlyAnsweredRoutes) {
+  Router router;
+  router.Add("GET", "/v1/jobs/{id}", [](const HttpRequest&) { return HttpResponse::Json(200, "{}"); });
+  std::vector<std::pair<std::string, std::string>> seen;
+  std::vector<double> seconds;
+  router.SetObserver([&](const std::string& method, const std::string& pattern, double s) {
+    seen.emplace_back(method, pattern);
+    seconds.push_back(s);
+  });
+  EXPECT_EQ(router.Handle(Req("GET", "/v1/jobs/7")).status, 200);
+  EXPECT_EQ(router.Handle(Req("GET", "/v1/jobs/8")).status, 200);
+  EXPECT_EQ(router.Handle(Req("GET", "/v1/nothing")).status, 404);
+  EXPECT_EQ(router.Handle(Req("POST", "/v1/jobs/7")).status, 405);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(std::string("GET"), std::string("/v1/jobs/{id}")));
+  EXPECT_EQ(seen[1], seen[0]);
+  for (double s : seconds) EXPECT_GE(s, 0.0);
+}
+
+}  // namespace
+}  // namespace muster
