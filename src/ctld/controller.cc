@@ -110,7 +110,8 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
       agents_(agents),
       clock_(clock),
       nodes_(config_.cluster, config_.scheduler),
-      policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s) {
+      policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s),
+      stats_(clock->NowSeconds()) {
   config_.scheduler.policy.reset();
   config_.priority.accounts = AccountTree{};
   size_t max_gpus = 1;  // on one node, for the workload mix
@@ -415,6 +416,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
   }
+  stats_.Submitted(jobs.size());
   Wake();
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
     LogInfo(LogSubject::Job(jobs.front().id),
@@ -450,6 +452,7 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
   job.exit_code = exit_code;
   job.exit_signal = signal;
   job.end_time = clock_->NowSeconds();
+  stats_.Ended(state);
   policy_.Ended(job);  // (charged before its suspension is cleared)
   if (job.suspend_time > 0) {
     job.suspended_s = SuspendedSeconds(job, job.end_time);

@@ -37,6 +37,7 @@
 #include "base/clock.h"
 #include "base/name_index.h"
 #include "ctld/build_job.h"
+#include "ctld/controller_stats.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
 #include "ctld/policy_state.h"
@@ -267,6 +268,12 @@ class Controller {
   void Stop();
 
   bool IsAdmin(const Caller& caller) const;
+
+  // --- figures (ctld/controller_stats.h: its own lock, taken alone) ---
+  // Counted as jobs are submitted, started, ended and preempted and passes run; the API's
+  // router adds its requests (musterctld_main.cc).
+  ControllerStats& stats() const { return stats_; }
+  bool backfill_enabled() const { return config_.scheduler.backfill; }
 
   // --- priority ---
   // `sshare`: the fair-share rows as of the last refresh (every Tick under the multifactor
@@ -565,6 +572,10 @@ class Controller {
   std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_;
   std::set<std::pair<uint32_t, std::string>> keys_in_flight_;
   std::condition_variable keys_cv_;
+
+  // Counters and histograms (ctld/controller_stats.h): a lock of its own, taken alone (under any
+  // of the above, never the other way round).
+  mutable ControllerStats stats_;
 
   std::mutex id_mu_;        // job ids, reserved from the store in blocks
   int64_t next_id_ = 1;

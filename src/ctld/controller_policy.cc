@@ -55,6 +55,7 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
     v.preemptions.erase(v.preemptions.begin(), v.preemptions.end() - (kPreemptionHistory - 1));
   }
   v.preemptions.push_back(PreemptionEvent{by.id, now, mode, p.why});
+  stats_.Preempted();
   out->push_back(v);
 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,12 +24,22 @@ int Controller::ScheduleOnce() {
   // (allocating a few hundred KiB, copying every node and job) would be most of a pass's cost
   // with thousands of jobs pending.
   std::lock_guard<std::mutex> cycle(cycle_mu_);
+  // The pass's wall time (sdiag's cycle, muster_scheduler_pass_seconds): a measurement, so the
+  // steady clock, not the injected one (which a simulation drives).
+  const auto began = std::chrono::steady_clock::now();
   CycleInput in;
   if (!BuildCycleInput(in)) return 0;
   const std::vector<Decision> decisions = RunCore(in);
   CycleOutcome out = ApplyDecisions(decisions, in.erased_at);
   StopAndResume(out);
-  return PersistAndLaunch(out.started);
+  const int launched = PersistAndLaunch(out.started);
+  uint64_t reservations = 0;
+  for (const Decision& d : decisions) reservations += d.kind == DecisionKind::kPending && d.start_time > 0;
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
+  stats_.Started(out.started.size());
+  stats_.Pass(static_cast<uint64_t>(micros.count()), cycle_pending_.size(), in.options.backfill, reservations,
+              clock_->NowSeconds());
+  return launched;
 }
 
 bool Controller::BuildCycleInput(CycleInput& in) {
