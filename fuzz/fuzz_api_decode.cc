@@ -6,6 +6,7 @@
 #include "agent/step_runner.h"
 #include "api/decode.h"
 #include "api/slurmrest/submit.h"
+#include "api/wire/diag.h"
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
@@ -32,6 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<PolicyOp>(text);
   (void)wire::Decode<StepAnswer>(text);
   (void)wire::Decode<PolicyAnswer>(text);
+  (void)wire::Decode<DiagAnswer>(text);
   (void)wire::Decode<SignalOrder>(text);
   (void)wire::Decode<StepSignal>(text);
   (void)wire::Decode<NodesAnswer>(text);

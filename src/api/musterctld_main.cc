@@ -15,6 +15,7 @@
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "config/scheduling/scheduling_config.h"
+#include "api/controller_metrics.h"
 #include "api/routes.h"
 #include "api/slurmrest/slurmrest.h"
 #include "ctld/controller.h"
@@ -82,9 +83,16 @@ int Main(int argc, char** argv) {
   rest.server_threads = 4;
   Router router;
   AddControllerRoutes(controller, router, jwt_key);
+  api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
+  // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
+  const Router::Observer timed = [&controller](const std::string& method, const std::string& pattern, double seconds) {
+    controller.stats().ApiRequest(pattern, method, seconds);
+  };
+  router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);
   Router rest_router;
   slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
+  rest_router.SetObserver(timed);
   HttpServer::Options opt;
   opt.unix_path = conf->ctld_socket;
   opt.unix_mode = 0666;
@@ -119,7 +127,8 @@ int Main(int argc, char** argv) {
   StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&router](const HttpRequest& r) {
     // The REST routes decide for themselves (api/slurmrest/slurmrest.h: peer credentials or a JWT).
     if (slurmrest::IsSlurmRestPath(r.path)) return router.Handle(r);
-    if (!r.caller.authenticated && !(r.method == "GET" && r.path == "/v1/ping")) {
+    // The ping and /metrics (as musterd's: counts and timings, no job's secrets) are open to GET.
+    if (!r.caller.authenticated && !(r.method == "GET" && (r.path == "/v1/ping" || r.path == "/metrics"))) {
       return HttpResponse::Error(401, "authentication required: " + r.caller.error);
     }
     return router.Handle(r);

@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 
 #include "api/slurmrest/shapes.h"
+#include "ctld/controller_diag.h"
 #include "api/slurmrest/slurmrest.h"
 #include "api/slurmrest/submit.h"
 #include "report/sacct_format.h"
@@ -297,17 +298,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
   });
 
   route("GET", v + "/diag", [&c, options](const HttpRequest&, const Caller&) {
-    DiagFacts f;
-    f.now = c.NowSeconds();
-    f.started = options.started;
-    f.server_threads = options.server_threads;
-    JobQuery q;
-    q.active_only = true;
-    for (const JobRecord& j : c.ListJobs(q)) {
-      if (j.state == JobState::kPending) ++f.jobs_pending;
-      if (j.state == JobState::kRunning) ++f.jobs_running;
-    }
-    return Ok(Plugin::kV0038, "statistics", DiagJson(f));
+    return Ok(Plugin::kV0038, "statistics", DiagJson(ControllerDiag(c, options.server_threads)));
   });
 
   // ?update_time= is taken and not used: the list is always whole (docs/slurm-compatibility.md).

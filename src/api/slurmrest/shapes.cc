@@ -365,20 +365,31 @@ bj::array NodesJson(const std::vector<Partition>& partitions, const std::vector<
   return out;
 }
 
-bj::object DiagJson(const DiagFacts& f) {
+bj::object DiagJson(const DiagAnswer& d) {
+  bj::array rpcs;
+  for (const DiagRpc& r : d.rpcs) {
+    rpcs.push_back(bj::object{{"message_type", r.method + " " + r.route}, {"type_id", 0}, {"count", r.count},
+                              {"average_time", r.count > 0 ? r.total_us / r.count : 0}, {"total_time", r.total_us}});
+  }
+  const int64_t n = d.cycles, bf = d.bf_cycles;
+  const int64_t minutes = (d.now - d.since) / 60;
   bj::object s{
-      {"rpcs_by_message_type", bj::array()}, {"rpcs_by_user", bj::array()}, {"parts_packed", 1},
-      {"req_time", f.now}, {"req_time_start", f.started}, {"server_thread_count", f.server_threads},
+      {"rpcs_by_message_type", std::move(rpcs)}, {"rpcs_by_user", bj::array()}, {"parts_packed", 1},
+      {"req_time", d.now}, {"req_time_start", d.since}, {"server_thread_count", d.server_threads},
       {"agent_queue_size", 0}, {"agent_count", 0}, {"agent_thread_count", 0}, {"dbd_agent_queue_size", 0},
-      {"gettimeofday_latency", 0}, {"schedule_cycle_max", 0}, {"schedule_cycle_last", 0},
-      {"schedule_cycle_total", 0}, {"schedule_cycle_mean", 0}, {"schedule_cycle_mean_depth", 0},
-      {"schedule_cycle_per_minute", 0}, {"schedule_queue_length", f.jobs_pending}, {"jobs_submitted", 0},
-      {"jobs_started", 0}, {"jobs_completed", 0}, {"jobs_canceled", 0}, {"jobs_failed", 0},
-      {"jobs_pending", f.jobs_pending}, {"jobs_running", f.jobs_running}, {"job_states_ts", f.now},
+      {"gettimeofday_latency", 0}, {"schedule_cycle_max", d.cycle_max_us}, {"schedule_cycle_last", d.cycle_last_us},
+      {"schedule_cycle_total", n}, {"schedule_cycle_mean", n > 0 ? d.cycle_total_us / n : 0},
+      {"schedule_cycle_mean_depth", n > 0 ? d.cycle_depth_total / n : 0},
+      {"schedule_cycle_per_minute", minutes > 0 ? n / minutes : 0}, {"schedule_queue_length", d.last_queue_length},
+      {"jobs_submitted", d.jobs_submitted}, {"jobs_started", d.jobs_started}, {"jobs_completed", d.jobs_completed},
+      {"jobs_canceled", d.jobs_canceled}, {"jobs_failed", d.jobs_failed},
+      {"jobs_pending", d.jobs_pending}, {"jobs_running", d.jobs_running}, {"job_states_ts", d.now},
       {"bf_backfilled_jobs", 0}, {"bf_last_backfilled_jobs", 0}, {"bf_backfilled_het_jobs", 0},
-      {"bf_cycle_counter", 0}, {"bf_cycle_mean", 0}, {"bf_depth_mean", 0}, {"bf_depth_mean_try", 0},
-      {"bf_cycle_last", 0}, {"bf_cycle_max", 0}, {"bf_queue_len", 0}, {"bf_queue_len_mean", 0},
-      {"bf_table_size", 0}, {"bf_table_size_mean", 0}, {"bf_when_last_cycle", 0}, {"bf_active", false},
+      {"bf_cycle_counter", bf}, {"bf_cycle_mean", bf > 0 ? d.bf_total_us / bf : 0},
+      {"bf_depth_mean", bf > 0 ? d.bf_depth_total / bf : 0}, {"bf_depth_mean_try", bf > 0 ? d.bf_depth_total / bf : 0},
+      {"bf_cycle_last", d.bf_last_us}, {"bf_cycle_max", d.bf_max_us}, {"bf_queue_len", d.bf_last_depth},
+      {"bf_queue_len_mean", bf > 0 ? d.bf_depth_total / bf : 0},
+      {"bf_table_size", 0}, {"bf_table_size_mean", 0}, {"bf_when_last_cycle", d.bf_last_when}, {"bf_active", false},
   };
   return s;
 }

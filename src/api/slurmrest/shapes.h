@@ -10,6 +10,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include "api/wire/diag.h"
 #include "model/job_record.h"
 #include "model/node.h"
 #include "model/partition.h"
@@ -41,17 +42,10 @@ boost::json::object PartitionJson(const Partition& p, const std::vector<NodeReco
 boost::json::array NodesJson(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
                              const NodeActivityMap& usage, int64_t now);
 
-// GET /slurm/v0.0.38/diag: "statistics" from what the controller knows: when the request came
-// and since when the controller has served, and its jobs by state; the counters Muster does not
-// keep are 0 and the RPC tables empty.
-struct DiagFacts {
-  int64_t now = 0;
-  int64_t started = 0;
-  int server_threads = 0;
-  int jobs_pending = 0;
-  int jobs_running = 0;
-};
-boost::json::object DiagJson(const DiagFacts& facts);
+// GET /slurm/v0.0.38/diag: "statistics" from the figures sdiag prints (GET /v1/diag's,
+// ctld/controller_diag.h): the counters and cycle times Muster keeps, its API routes as the RPC
+// types ("GET /v1/jobs", type_id 0); what Muster does not count is 0 and the RPCs by user empty.
+boost::json::object DiagJson(const DiagAnswer& d);
 
 // Reorders `o`'s keys: `order` first (those present), then the rest as they were.
 boost::json::object InOrder(const boost::json::object& o, std::initializer_list<const char*> order);

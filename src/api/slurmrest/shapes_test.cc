@@ -157,16 +157,27 @@ TEST(SlurmRestShapes, NodeInUseWritesItsMemoryExactly) {
 
 TEST(SlurmRestShapes, DiagHasSlurmsKeys) {
   const bj::object peer = Capture("diag.json").at("statistics").as_object();
-  DiagFacts f;
+  DiagAnswer f;
   f.now = kT0;
-  f.started = kT0 - 60;
+  f.since = kT0 - 120;
   f.jobs_pending = 2;
   f.jobs_running = 1;
+  f.cycles = 4;
+  f.cycle_total_us = 400;
+  f.cycle_max_us = 250;
+  f.rpcs.push_back(DiagRpc{"GET", "/v1/jobs", 2, 30});
   const bj::object ours = DiagJson(f);
   EXPECT_EQ(Keys(ours), Keys(peer));
   EXPECT_EQ(ours.at("jobs_pending"), 2);
   EXPECT_EQ(ours.at("jobs_running"), 1);
-  EXPECT_EQ(ours.at("req_time_start"), kT0 - 60);
+  EXPECT_EQ(ours.at("req_time_start"), kT0 - 120);
+  EXPECT_EQ(ours.at("schedule_cycle_mean"), 100);
+  EXPECT_EQ(ours.at("schedule_cycle_max"), 250);
+  EXPECT_EQ(ours.at("schedule_cycle_per_minute"), 2);
+  const bj::object& rpc = ours.at("rpcs_by_message_type").as_array().at(0).as_object();
+  EXPECT_EQ(Keys(rpc), Keys(peer.at("rpcs_by_message_type").as_array().at(0).as_object()));
+  EXPECT_EQ(rpc.at("message_type"), "GET /v1/jobs");
+  EXPECT_EQ(rpc.at("average_time"), 15);
 }
 
 TEST(SlurmRestShapes, SlurmdbJobHasSlurmsKeys) {
