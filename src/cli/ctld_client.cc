@@ -272,6 +272,8 @@ StatusOr<std::vector<Partition>> CtldClient::Partitions() {
 }
 
 StatusOr<PingAnswer> CtldClient::Ping() { return Read<PingAnswer>(Send("GET", "/v1/ping")); }
+StatusOr<DiagAnswer> CtldClient::Diag() { return Read<DiagAnswer>(Send("GET", "/v1/diag")); }
+Status CtldClient::ResetDiag() { return Exchange<Empty>("POST", "/v1/diag/reset", Empty{}).status(); }
 StatusOr<ConfigAnswer> CtldClient::Config() { return Read<ConfigAnswer>(Send("GET", "/v1/config")); }
 StatusOr<JwtAnswer> CtldClient::MintJwt(const JwtRequest& request) {
   return Exchange<JwtAnswer>("POST", "/v1/jwt", request);

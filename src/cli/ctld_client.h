@@ -11,6 +11,7 @@
 #include <vector>
 
 
+#include "api/wire/diag.h"
 #include "api/wire/jobs.h"
 #include "api/wire/policy.h"
 #include "api/wire/priority.h"
@@ -69,6 +70,9 @@ class CtldClient {
   Status UpdateNode(const std::string& name, const NodeUpdate& update);
   StatusOr<std::vector<Partition>> Partitions();
   StatusOr<PingAnswer> Ping();
+  // sdiag: GET /v1/diag; sdiag -r: POST /v1/diag/reset (admins).
+  StatusOr<DiagAnswer> Diag();
+  Status ResetDiag();
   StatusOr<ConfigAnswer> Config();
   // POST /v1/jwt (scontrol token): a JWT for slurmrestd's REST API.
   StatusOr<JwtAnswer> MintJwt(const JwtRequest& request);

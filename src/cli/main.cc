@@ -16,6 +16,7 @@
 #include "cli/priority_commands.h"
 #include "cli/sacct_command.h"
 #include "cli/salloc_command.h"
+#include "cli/sdiag_command.h"
 #include "cli/sacctmgr_command.h"
 #include "cli/srun.h"
 
@@ -59,6 +60,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "salloc") return muster::SallocMain(args, std::cout, std::cerr);
   if (command == "sacct") return muster::SacctMain(args, std::cout, std::cerr);
   if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
+  if (command == "sdiag") return muster::SdiagMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);

@@ -1,0 +1,146 @@
+#include "cli/sdiag_command.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/command_args.h"
+#include "cli/command_help.h"
+#include "cli/ctld_client.h"
+
+namespace muster {
+namespace {
+
+// Slurm's slurm_ctime2: ctime's form without its line feed ("Mon Nov 30 03:13:39 2026").
+std::string Ctime(int64_t t) {
+  const time_t tt = static_cast<time_t>(t);
+  struct tm tm {};
+  localtime_r(&tt, &tm);
+  char buf[64];
+  strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
+
+std::string Printf(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+}  // namespace
+
+std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
+  using ll = long long;
+  std::string o;
+  o += "*******************************************************\n";
+  o += Printf("sdiag output at %s (%lld)\n", Ctime(d.now).c_str(), ll(d.now));
+  o += Printf("Data since      %s (%lld)\n", Ctime(d.since).c_str(), ll(d.since));
+  o += "*******************************************************\n";
+  o += Printf("Server thread count:  %lld\n", ll(d.server_threads));
+  o += "Agent queue size:     0\n";
+  o += "Agent count:          0\n";
+  o += "Agent thread count:   0\n";
+  o += "DBD Agent queue size: 0\n\n";
+  o += Printf("Jobs submitted: %lld\n", ll(d.jobs_submitted));
+  o += Printf("Jobs started:   %lld\n", ll(d.jobs_started));
+  o += Printf("Jobs completed: %lld\n", ll(d.jobs_completed));
+  o += Printf("Jobs canceled:  %lld\n", ll(d.jobs_canceled));
+  o += Printf("Jobs failed:    %lld\n\n", ll(d.jobs_failed));
+  o += Printf("Job states ts:  %s (%lld)\n", Ctime(d.now).c_str(), ll(d.now));
+  o += Printf("Jobs pending:   %lld\n", ll(d.jobs_pending));
+  o += Printf("Jobs running:   %lld\n", ll(d.jobs_running));
+  o += "\nMain schedule statistics (microseconds):\n";
+  o += Printf("\tLast cycle:   %lld\n", ll(d.cycle_last_us));
+  o += Printf("\tMax cycle:    %lld\n", ll(d.cycle_max_us));
+  o += Printf("\tTotal cycles: %lld\n", ll(d.cycles));
+  if (d.cycles > 0) {
+    o += Printf("\tMean cycle:   %lld\n", ll(d.cycle_total_us / d.cycles));
+    o += Printf("\tMean depth cycle:  %lld\n", ll(d.cycle_depth_total / d.cycles));
+  }
+  if (d.now - d.since > 60) o += Printf("\tCycles per minute: %lld\n", ll(d.cycles / ((d.now - d.since) / 60)));
+  o += Printf("\tLast queue length: %lld\n", ll(d.last_queue_length));
+  const int64_t bf = d.bf_cycles;
+  o += "\nBackfilling stats\n";
+  o += "\tTotal backfilled jobs (since last slurm start): 0\n";
+  o += "\tTotal backfilled jobs (since last stats cycle start): 0\n";
+  o += "\tTotal backfilled heterogeneous job components: 0\n";
+  o += Printf("\tTotal cycles: %lld\n", ll(bf));
+  if (d.bf_last_when > 0) {
+    o += Printf("\tLast cycle when: %s (%lld)\n", Ctime(d.bf_last_when).c_str(), ll(d.bf_last_when));
+  } else {
+    o += "\tLast cycle when: N/A\n";
+  }
+  o += Printf("\tLast cycle: %lld\n", ll(d.bf_last_us));
+  o += Printf("\tMax cycle:  %lld\n", ll(d.bf_max_us));
+  if (bf > 0) o += Printf("\tMean cycle: %lld\n", ll(d.bf_total_us / bf));
+  o += Printf("\tLast depth cycle: %lld\n", ll(d.bf_last_depth));
+  o += Printf("\tLast depth cycle (try sched): %lld\n", ll(d.bf_last_depth));
+  if (bf > 0) {
+    o += Printf("\tDepth Mean: %lld\n", ll(d.bf_depth_total / bf));
+    o += Printf("\tDepth Mean (try depth): %lld\n", ll(d.bf_depth_total / bf));
+  }
+  o += Printf("\tLast queue length: %lld\n", ll(d.bf_last_depth));
+  if (bf > 0) o += Printf("\tQueue length mean: %lld\n", ll(d.bf_depth_total / bf));
+  o += "\tLast table size: 0\n";
+  if (bf > 0) o += "\tMean table size: 0\n";
+  o += "\nLatency for 1000 calls to gettimeofday(): 0 microseconds\n";
+  o += "\nRemote Procedure Call statistics by message type\n";
+  std::vector<DiagRpc> rpcs = d.rpcs;
+  auto avg = [](const DiagRpc& r) { return r.count > 0 ? r.total_us / r.count : 0; };
+  std::stable_sort(rpcs.begin(), rpcs.end(), [&](const DiagRpc& a, const DiagRpc& b) {
+    switch (sort) {
+      case SdiagSort::kId: return false;  // every route's id is 0: as the controller lists them
+      case SdiagSort::kTime: return a.total_us > b.total_us;
+      case SdiagSort::kAverage: return avg(a) > avg(b);
+      case SdiagSort::kCount: break;
+    }
+    return a.count > b.count;
+  });
+  for (const DiagRpc& r : rpcs) {
+    const std::string name = r.method + " " + r.route;
+    o += Printf("\t%-40s(%5u) count:%-6lld ave_time:%-6lld total_time:%lld\n", name.c_str(), 0u, ll(r.count),
+                ll(avg(r)), ll(r.total_us));
+  }
+  o += "\nRemote Procedure Call statistics by user\n";
+  o += "\nPending RPC statistics\n";
+  o += "\tNo pending RPCs\n";
+  return o;
+}
+
+int SdiagMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  bool reset = false;
+  SdiagSort sort = SdiagSort::kCount;
+  for (const std::string& a : args) {
+    if (a == "-r" || a == "--reset") {
+      reset = true;
+    } else if (a == "-a" || a == "--all") {
+    } else if (a == "-i" || a == "--sort-by-id") {
+      sort = SdiagSort::kId;
+    } else if (a == "-t" || a == "--sort-by-time") {
+      sort = SdiagSort::kTime;
+    } else if (a == "-T" || a == "--sort-by-time2") {
+      sort = SdiagSort::kAverage;
+    } else if (a == "-V" || a == "--version") {
+      return out << "muster " << kMusterVersion << " (sdiag)\n", 0;
+    } else if (a == "-h" || a == "--help" || a == "--usage") {
+      return out << "Usage: sdiag [-a] [-r] [-i|-t|-T]\n", 0;
+    } else {
+      return err << "sdiag: unrecognized option '" << a << "'\nTry \"sdiag --help\" for more information\n", 1;
+    }
+  }
+  StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
+  if (!c.ok()) return ConnectError("sdiag", c.status(), err);
+  if (reset) {
+    Status st = (*c)->ResetDiag();
+    if (!st.ok()) return err << "slurm_reset_statistics: " << st.message() << "\n", 1;
+    out << "Reset scheduling statistics\n";
+    return 0;
+  }
+  StatusOr<DiagAnswer> d = (*c)->Diag();
+  if (!d.ok()) return ConnectError("sdiag", d.status(), err);
+  out << FormatSdiag(*d, sort);
+  return 0;
+}
+
+}  // namespace muster

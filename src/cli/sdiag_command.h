@@ -1,0 +1,21 @@
+// sdiag: the controller's figures (GET /v1/diag) in Slurm 22.05's layout; -r resets them (admins).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "api/wire/diag.h"
+
+namespace muster {
+
+// How sdiag orders the RPC rows: by count (default), by id (-i), by total time (-t), by average
+// time (-T), as Slurm's sdiag.
+enum class SdiagSort { kCount, kId, kTime, kAverage };
+
+// sdiag's text, as Slurm 22.05's src/sdiag/sdiag.c prints it; times in the local zone.
+std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort = SdiagSort::kCount);
+
+int SdiagMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace muster

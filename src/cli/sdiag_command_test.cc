@@ -1,0 +1,79 @@
+#include "cli/sdiag_command.h"
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <time.h>
+
+#include <sstream>
+
+namespace muster {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The line's label: up to its first digit (the figures differ, Slurm's words do not).
+std::string Label(const std::string& line) { return line.substr(0, line.find_first_of("0123456789")); }
+
+TEST(SdiagTest, PrintsSlurms2205Layout) {
+  setenv("TZ", "UTC", 1);  // the peer's zone when it was captured
+  tzset();
+  DiagAnswer d;
+  d.now = 1796008419;
+  d.since = 1796007581;
+  d.server_threads = 4;
+  d.jobs_submitted = 4160;
+  d.cycles = 342;
+  d.cycle_total_us = 342 * 100;
+  d.cycle_depth_total = 342 * 2;
+  d.bf_cycles = 22;
+  d.bf_last_when = 1796008407;
+  d.bf_total_us = 22 * 50;
+  d.bf_depth_total = 22;
+  d.rpcs = {DiagRpc{"GET", "/v1/jobs", 3, 300}, DiagRpc{"POST", "/v1/jobs", 5, 50}};
+  const std::vector<std::string> ours = Lines(FormatSdiag(d));
+  // The first 40 lines of Slurm 22.05.8's sdiag (the peer's capture, its figures aside).
+  const std::vector<std::string> slurm = {
+      "*******************************************************",
+      "sdiag output at Mon Nov 30 03:13:39 2026 (1796008419)",
+      "Data since      Mon Nov 30 02:59:41 2026 (1796007581)",
+      "*******************************************************",
+      "Server thread count:  3", "Agent queue size:     0", "Agent count:          0",
+      "Agent thread count:   0", "DBD Agent queue size: 0", "",
+      "Jobs submitted: 4160", "Jobs started:   4085", "Jobs completed: 4079", "Jobs canceled:  78",
+      "Jobs failed:    0", "",
+      "Job states ts:  Mon Nov 30 03:13:29 2026 (1796008409)", "Jobs pending:   1", "Jobs running:   2", "",
+      "Main schedule statistics (microseconds):", "\tLast cycle:   264", "\tMax cycle:    825438",
+      "\tTotal cycles: 342", "\tMean cycle:   93686", "\tMean depth cycle:  53", "\tCycles per minute: 26",
+      "\tLast queue length: 0", "",
+      "Backfilling stats", "\tTotal backfilled jobs (since last slurm start): 138",
+      "\tTotal backfilled jobs (since last stats cycle start): 138",
+      "\tTotal backfilled heterogeneous job components: 0", "\tTotal cycles: 22",
+      "\tLast cycle when: Mon Nov 30 03:13:27 2026 (1796008407)", "\tLast cycle: 932", "\tMax cycle:  2153781",
+      "\tMean cycle: 192642", "\tLast depth cycle: 1", "\tLast depth cycle (try sched): 1"};
+  ASSERT_GE(ours.size(), slurm.size());
+  for (size_t i = 0; i < slurm.size(); ++i) {
+    EXPECT_EQ(Label(ours[i]), Label(slurm[i])) << "line " << i + 1 << ": " << ours[i];
+  }
+  EXPECT_EQ(ours[10], "Jobs submitted: 4160");
+  EXPECT_EQ(ours[24], "\tMean cycle:   100");
+  EXPECT_EQ(ours[26], "\tCycles per minute: 26");  // 342 cycles over 13 whole minutes, as Slurm's
+  const std::string text = FormatSdiag(d);
+  EXPECT_NE(text.find("\nRemote Procedure Call statistics by message type\n"
+                      "\tPOST /v1/jobs                           (    0) count:5      ave_time:10     total_time:50\n"
+                      "\tGET /v1/jobs                            (    0) count:3      ave_time:100    total_time:300\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(text.ends_with("\nRemote Procedure Call statistics by user\n\nPending RPC statistics\n\tNo pending RPCs\n"));
+  // -t: by total time.
+  const std::string by_time = FormatSdiag(d, SdiagSort::kTime);
+  EXPECT_LT(by_time.find("GET /v1/jobs"), by_time.find("POST /v1/jobs"));
+}
+
+}  // namespace
+}  // namespace muster
