@@ -304,6 +304,17 @@ TEST_F(TcpAuth, MetricsAreOpenWithoutATokenAndPostsAreNot) {
   EXPECT_EQ(Call(agent, "POST", "/v1/signal", "", "{}").status, 401);
 }
 
+// The controller's metrics too (docs/metrics.md, "Controller metrics"); sdiag's figures and
+// every other route still need a token.
+TEST_F(TcpAuth, ControllerMetricsAreOpenWithoutATokenAndDiagIsNot) {
+  muster::HttpResponse metrics = Call(ctld_, "GET", "/metrics", "");
+  EXPECT_EQ(metrics.status, 200) << metrics.body;
+  EXPECT_EQ(metrics.content_type.rfind("text/plain; version=0.0.4", 0), 0u) << metrics.content_type;
+  EXPECT_NE(metrics.body.find("\nmuster_gpus{state=\"idle\"} 8\n"), std::string::npos) << metrics.body;
+  EXPECT_EQ(Call(ctld_, "GET", "/v1/diag", "").status, 401);
+  EXPECT_EQ(Call(ctld_, "POST", "/v1/diag/reset", "", "{}").status, 401);
+}
+
 TEST_F(TcpAuth, DownStopsEveryDaemonAndClosesTheirPorts) {
   std::map<std::string, std::string> agents = AgentAddresses();
   ASSERT_EQ(agents.size(), 2u);
