@@ -126,6 +126,9 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
   counter("muster_backfill_reservations_total",
           "Backfill reservations the passes made (waiting jobs given a start time and nodes).",
           double(s.backfill_reservations_total));
+  counter("muster_backfill_jobs_started_total",
+          "Jobs a pass started after a job asking the same partition got a reservation in that pass (backfilled).",
+          double(s.backfilled_jobs));
   out.push_back(Family{"muster_backfill_last_reservations", "Reservations the last backfill pass made.", MetricType::kGauge,
                        {Series{{}, double(s.backfill_last_reservations), ""}}});
   out.push_back(Family{"muster_backfill_last_depth", "Waiting jobs the last backfill pass considered.", MetricType::kGauge,

@@ -62,9 +62,9 @@ std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   o += Printf("\tLast queue length: %lld\n", ll(d.last_queue_length));
   const int64_t bf = d.bf_cycles;
   o += "\nBackfilling stats\n";
-  o += "\tTotal backfilled jobs (since last slurm start): 0\n";
-  o += "\tTotal backfilled jobs (since last stats cycle start): 0\n";
-  o += "\tTotal backfilled heterogeneous job components: 0\n";
+  o += Printf("\tTotal backfilled jobs (since last slurm start): %lld\n", ll(d.bf_backfilled_jobs));
+  o += Printf("\tTotal backfilled jobs (since last stats cycle start): %lld\n", ll(d.bf_backfilled_jobs));
+  o += Printf("\tTotal backfilled heterogeneous job components: %lld\n", ll(d.bf_backfilled_het));
   o += Printf("\tTotal cycles: %lld\n", ll(bf));
   if (d.bf_last_when > 0) {
     o += Printf("\tLast cycle when: %s (%lld)\n", Ctime(d.bf_last_when).c_str(), ll(d.bf_last_when));

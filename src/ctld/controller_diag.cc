@@ -42,6 +42,8 @@ DiagAnswer ControllerDiag(const Controller& c, int64_t server_threads) {
   d.bf_depth_total = static_cast<int64_t>(s.backfill_depth_total);
   d.bf_reservations_total = static_cast<int64_t>(s.backfill_reservations_total);
   d.bf_last_reservations = static_cast<int64_t>(s.backfill_last_reservations);
+  d.bf_backfilled_jobs = static_cast<int64_t>(s.backfilled_jobs);
+  d.bf_backfilled_het = static_cast<int64_t>(s.backfilled_het_components);
   for (const auto& [key, r] : s.api) {
     d.rpcs.push_back(DiagRpc{key.second, key.first, static_cast<int64_t>(r.count),
                              static_cast<int64_t>(r.total_s * 1e6)});

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/log.h"
@@ -33,12 +35,32 @@ int Controller::ScheduleOnce() {
   CycleOutcome out = ApplyDecisions(decisions, in.erased_at);
   StopAndResume(out);
   const int launched = PersistAndLaunch(out.started);
-  uint64_t reservations = 0;
+  uint64_t reservations = 0, backfilled = 0, backfilled_het = 0;
   for (const Decision& d : decisions) reservations += d.kind == DecisionKind::kPending && d.start_time > 0;
+  if (in.options.backfill && reservations > 0 && !out.started.empty()) {
+    // Backfilled: a start that came (decisions are in priority order) after a job asking the
+    // same partition got a reservation in this pass. The core does not say more.
+    std::unordered_set<int64_t> started;
+    for (const JobRecord& j : out.started) started.insert(j.id);
+    std::unordered_map<int64_t, const PendingJob*> by_id;
+    for (const PendingJob& p : cycle_pending_) by_id.emplace(p.id, &p);
+    std::unordered_set<std::string> reserved;  // partitions (as asked) with a reservation so far
+    for (const Decision& d : decisions) {
+      const auto it = by_id.find(d.job_id);
+      if (it == by_id.end()) continue;  // a heterogeneous job's further components: with their leader
+      const std::string& partition = it->second->request.partition;
+      if (d.kind == DecisionKind::kPending && d.start_time > 0) {
+        reserved.insert(partition);
+      } else if (d.kind == DecisionKind::kStart && started.count(d.job_id) && reserved.count(partition)) {
+        ++backfilled;
+        backfilled_het += it->second->het.size();
+      }
+    }
+  }
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
   stats_.Started(out.started.size());
   stats_.Pass(static_cast<uint64_t>(micros.count()), cycle_pending_.size(), in.options.backfill, reservations,
-              clock_->NowSeconds());
+              clock_->NowSeconds(), backfilled, backfilled_het);
   return launched;
 }
 

@@ -46,7 +46,8 @@ void ControllerStats::Preempted(uint64_t n) {
   s_.preempted += n;
 }
 
-void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now) {
+void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now,
+                           uint64_t backfilled, uint64_t backfilled_het) {
   std::lock_guard<std::mutex> l(mu_);
   ++s_.passes;
   s_.pass_last_us = micros;
@@ -65,6 +66,8 @@ void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, 
   s_.backfill_reservations_total += reservations;
   s_.backfill_last_depth = considered;
   s_.backfill_depth_total += considered;
+  s_.backfilled_jobs += backfilled;
+  s_.backfilled_het_components += backfilled_het;
 }
 
 void ControllerStats::ApiRequest(const std::string& route, const std::string& method, double seconds) {

@@ -59,10 +59,12 @@ struct StatsSnapshot {
   uint64_t depth_total = 0;        // jobs considered (waiting list length), summed over passes
   uint64_t last_queue_length = 0;  // of the last pass
   Histogram pass_seconds{PassSecondsBounds()};
-  // Backfill: passes run with backfill on, and the reservations they made (pending decisions with
-  // a start time); the jobs that then started on those reservations are not told apart by the
-  // scheduler core (docs/metrics.md).
+  // Backfill: passes run with backfill on, the reservations they made (pending decisions with a
+  // start time), and the jobs they started after a job asking the same partition got a
+  // reservation in the same pass (decisions come in priority order: these went ahead of it),
+  // with the further components of such heterogeneous jobs apart (docs/metrics.md).
   uint64_t backfill_passes = 0;
+  uint64_t backfilled_jobs = 0, backfilled_het_components = 0;
   uint64_t backfill_last_us = 0, backfill_max_us = 0, backfill_total_us = 0;
   int64_t backfill_last_when = 0;
   uint64_t backfill_last_reservations = 0, backfill_reservations_total = 0;
@@ -79,8 +81,10 @@ class ControllerStats {
   void Ended(JobState state);
   void Preempted(uint64_t n = 1);
   // A pass that ran the scheduler core: its wall time, the jobs it considered, whether backfill
-  // was on, the reservations it made; `now` when it ran (seconds since the epoch).
-  void Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now);
+  // was on, the reservations it made and the jobs it backfilled; `now` when it ran (seconds since
+  // the epoch).
+  void Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now,
+            uint64_t backfilled = 0, uint64_t backfilled_het = 0);
   void ApiRequest(const std::string& route, const std::string& method, double seconds);
   StatsSnapshot Snapshot() const;
   // sdiag -r: every figure back to zero, counting from `now`.

@@ -86,5 +86,26 @@ TEST_F(ControllerTest, CountsSubmitsStartsEndsAndPassesAsDiagShowsThem) {
   EXPECT_EQ(diag.server_threads, 4);
 }
 
+TEST_F(ControllerTest, CountsAJobStartedAheadOfAReservationAsBackfilled) {
+  config_.scheduler.backfill = true;
+  Open();
+  RegisterAll();  // n1, n2: 4 GPUs each
+  const int64_t a = Submit({"--gres=gpu:4", "-t", "60"});
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);  // a on one node
+  const int64_t big = Submit({"-N", "2", "--gres=gpu:4", "-t", "60"});  // waits for a: a reservation
+  const int64_t small = Submit({"--gres=gpu:2", "-t", "10"});         // ends before a: backfilled
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  EXPECT_EQ(Job(a).state, JobState::kRunning);
+  EXPECT_EQ(Job(big).state, JobState::kPending);
+  EXPECT_GT(Job(big).expected_start, 0);
+  EXPECT_EQ(Job(small).state, JobState::kRunning);
+  const DiagAnswer d = ControllerDiag(*ctld_, 4);
+  EXPECT_EQ(d.bf_cycles, 2);
+  EXPECT_EQ(d.bf_reservations_total, 1);
+  EXPECT_EQ(d.bf_last_reservations, 1);
+  EXPECT_EQ(d.bf_backfilled_jobs, 1);  // small, not a (no reservation was ahead of it)
+  EXPECT_EQ(d.bf_backfilled_het, 0);
+}
+
 }  // namespace
 }  // namespace muster

@@ -39,6 +39,7 @@ struct DiagAnswer {
   int64_t cycle_depth_total = 0, last_queue_length = 0;
   int64_t bf_cycles = 0, bf_last_us = 0, bf_max_us = 0, bf_total_us = 0, bf_last_when = 0;
   int64_t bf_last_depth = 0, bf_depth_total = 0, bf_reservations_total = 0, bf_last_reservations = 0;
+  int64_t bf_backfilled_jobs = 0, bf_backfilled_het = 0;
   std::vector<DiagRpc> rpcs;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
@@ -68,6 +69,8 @@ struct DiagAnswer {
     v("bf_depth_total", s.bf_depth_total);
     v("bf_reservations_total", s.bf_reservations_total);
     v("bf_last_reservations", s.bf_last_reservations);
+    v("bf_backfilled_jobs", s.bf_backfilled_jobs);
+    v("bf_backfilled_het", s.bf_backfilled_het);
     v("rpcs", s.rpcs);
   }
 };
