@@ -79,7 +79,6 @@ int Main(int argc, char** argv) {
   }
   slurmrest::RestOptions rest;
   rest.jwt_key = jwt_key;
-  rest.started = clock.NowSeconds();
   rest.server_threads = 4;
   Router router;
   AddControllerRoutes(controller, router, jwt_key);

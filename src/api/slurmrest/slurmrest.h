@@ -16,7 +16,6 @@ namespace muster::slurmrest {
 
 struct RestOptions {
   std::string jwt_key;   // "" = no JWTs: only Unix-socket callers (peer credentials)
-  int64_t started = 0;   // when the controller started serving (diag's req_time_start)
   int server_threads = 0;
 };
 
