@@ -78,5 +78,34 @@ TEST_F(ControllerTest, MetricsShowJobsGpusCountersAndHistograms) {
             (std::vector<std::string>{"muster_jobs_ended_total{state=\"COMPLETED\"} 1"}));
 }
 
+TEST_F(PolicyTest, MetricsShowEachAccountsQuotaLimitGpusAndFairShare) {
+  SchedPolicy p;
+  Account team;
+  team.name = "team";
+  team.quota.gpus = 4;
+  team.limit.gpus = 6;
+  p.accounts.accounts = {team};
+  p.accounts.users = {UserAssociation{"4242", "team", 1}};
+  UsePolicy(p);
+  SubmitAs(kHeavy, {"--gres=gpu:2"}, "", "team");
+  ASSERT_EQ(ctld_->ScheduleOnce(), 1);
+  Pass(100);
+  ctld_->Tick();  // its usage is charged and the shares refreshed
+  StatusOr<std::string> text = api::ControllerMetricsText(*ctld_);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  const std::string& t = *text;
+  EXPECT_EQ(Lines(t, "muster_account_quota_gpus{"), (std::vector<std::string>{"muster_account_quota_gpus{account=\"team\"} 4"}));
+  EXPECT_EQ(Lines(t, "muster_account_limit_gpus{"), (std::vector<std::string>{"muster_account_limit_gpus{account=\"team\"} 6"}));
+  EXPECT_EQ(Lines(t, "muster_account_gpus_allocated{"),
+            (std::vector<std::string>{"muster_account_gpus_allocated{account=\"team\"} 2"}));
+  EXPECT_EQ(Lines(t, "muster_jobs_running{"),
+            (std::vector<std::string>{"muster_jobs_running{partition=\"gpu\",account=\"team\"} 1"}));
+  // The only account with usage holds all of it, and the whole cluster's share.
+  EXPECT_EQ(Lines(t, "muster_account_fairshare_usage{account=\"team\"}"),
+            (std::vector<std::string>{"muster_account_fairshare_usage{account=\"team\"} 1"}));
+  EXPECT_EQ(Lines(t, "muster_account_fairshare_shares{account=\"team\"}"),
+            (std::vector<std::string>{"muster_account_fairshare_shares{account=\"team\"} 1"}));
+}
+
 }  // namespace
 }  // namespace muster
