@@ -1,6 +1,9 @@
 #include "cli/sdiag_command.h"
 
+#include <sys/time.h>
 #include <time.h>
+
+#include <chrono>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,13 +15,14 @@
 namespace muster {
 namespace {
 
-// Slurm's slurm_ctime2: ctime's form without its line feed ("Mon Nov 30 03:13:39 2026").
+// Slurm's slurm_ctime2: ctime's form without its line feed, the day zero-padded as Slurm 22.05's
+// sdiag printed it on the peer ("Sat Dec 05 16:20:23 2026").
 std::string Ctime(int64_t t) {
   const time_t tt = static_cast<time_t>(t);
   struct tm tm {};
   localtime_r(&tt, &tm);
   char buf[64];
-  strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
   return buf;
 }
 
@@ -29,6 +33,14 @@ std::string Printf(const char* fmt, auto... args) {
 }
 
 }  // namespace
+
+int64_t GettimeofdayLatencyUs() {
+  // Measured here, where sdiag runs (Slurm's slurmctld measures it on its own host).
+  struct timeval tv {};
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) gettimeofday(&tv, nullptr);
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+}
 
 std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   using ll = long long;
@@ -84,7 +96,7 @@ std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   if (bf > 0) o += Printf("\tQueue length mean: %lld\n", ll(d.bf_depth_total / bf));
   o += "\tLast table size: 0\n";
   if (bf > 0) o += "\tMean table size: 0\n";
-  o += "\nLatency for 1000 calls to gettimeofday(): 0 microseconds\n";
+  o += Printf("\nLatency for 1000 calls to gettimeofday(): %lld microseconds\n", ll(GettimeofdayLatencyUs()));
   o += "\nRemote Procedure Call statistics by message type\n";
   std::vector<DiagRpc> rpcs = d.rpcs;
   auto avg = [](const DiagRpc& r) { return r.count > 0 ? r.total_us / r.count : 0; };

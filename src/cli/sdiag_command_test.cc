@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <cctype>
 #include <sstream>
 
 namespace muster {
@@ -77,3 +78,30 @@ TEST(SdiagTest, PrintsSlurms2205Layout) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+// The day is zero-padded ("Dec 05", as the peer's sdiag printed), and the gettimeofday line
+// carries what GettimeofdayLatencyUs measured (its form is checked; the figure depends on the host).
+TEST(SdiagTest, DatesArePaddedAsSlurmsAndTheLatencyLineIsMeasured) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  DiagAnswer d;
+  d.now = 1796487623;  // Sat Dec 05 16:20:23 2026
+  d.since = 1796487622;
+  const std::string text = FormatSdiag(d);
+  EXPECT_NE(text.find("sdiag output at Sat Dec 05 16:20:23 2026 (1796487623)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Data since      Sat Dec 05 16:20:22 2026 (1796487622)\n"), std::string::npos) << text;
+  const size_t at = text.find("Latency for 1000 calls to gettimeofday(): ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string rest = text.substr(at + 42, text.find('\n', at) - at - 42);
+  EXPECT_TRUE(!rest.empty() && rest.find(" microseconds") != std::string::npos &&
+              std::isdigit(static_cast<unsigned char>(rest[0])))
+      << rest;
+  EXPECT_GE(GettimeofdayLatencyUs(), 0);
+}
+
+}  // namespace
+}  // namespace muster
+
