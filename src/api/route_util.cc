@@ -65,17 +65,6 @@ StatusOr<std::set<int64_t>> ParseIds(const std::map<std::string, std::string>& q
   return ids;
 }
 
-std::set<std::string> CommaSet(const std::map<std::string, std::string>& query, const char* key) {
-  std::set<std::string> out;
-  auto it = query.find(key);
-  if (it == query.end()) return out;
-  std::stringstream in(it->second);
-  for (std::string s; std::getline(in, s, ',');) {
-    if (!s.empty()) out.insert(s);
-  }
-  return out;
-}
-
 Status CheckUserNames(const std::set<std::string>& users) {
   for (const std::string& u : users) {
     if (!ResolveUser(u).ok()) return InvalidArgument("Invalid user: " + u);

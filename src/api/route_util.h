@@ -12,6 +12,7 @@
 #include "api/wire/codec.h"
 #include "api/wire/records.h"
 #include "net/http.h"
+#include "net/url.h"  // CommaSet, QueryEpochSeconds
 
 namespace muster::api {
 
@@ -33,8 +34,6 @@ StatusOr<T> ReadBody(const HttpRequest& req);
 StatusOr<int64_t> ParseId(const std::string& s);
 // The query's "ids=1,2,3" (empty set when absent); the first bad id is the error.
 StatusOr<std::set<int64_t>> ParseIds(const std::map<std::string, std::string>& query);
-// The query's "key=a,b,c" as a set (empty when absent).
-std::set<std::string> CommaSet(const std::map<std::string, std::string>& query, const char* key);
 // Names in a query (squeue -u), checked against the controller's user database (the commands
 // make no user-database lookups of their own): Slurm's "Invalid user: x" for one it does not know.
 Status CheckUserNames(const std::set<std::string>& users);

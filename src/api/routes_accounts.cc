@@ -26,13 +26,8 @@ StatusOr<AccountingQuery> ParseAccountingQuery(const std::map<std::string, std::
     q.states.insert(*st);
   }
   for (auto [key, out] : {std::pair{"start", &q.start}, std::pair{"end", &q.end}}) {
-    auto it = query.find(key);
-    if (it == query.end()) continue;
-    char* rest = nullptr;
-    *out = std::strtoll(it->second.c_str(), &rest, 10);
-    if (it->second.empty() || *rest != '\0' || *out < 0) {
-      return InvalidArgument(std::string(key) + ": expected seconds since the epoch, got '" + it->second + "'");
-    }
+    ASSIGN_OR_RETURN(std::optional<int64_t> seconds, QueryEpochSeconds(query, key));
+    if (seconds) *out = *seconds;
   }
   return q;
 }

@@ -22,7 +22,7 @@
 namespace muster {
 namespace {
 
-const std::filesystem::path kRepo = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+const std::filesystem::path kRepo = MUSTER_SOURCE_DIR;
 const std::filesystem::path kTestData = kRepo / "tests" / "testdata" / "slurm";
 
 std::string Join(const std::vector<std::string>& v, const char* sep = ",") {

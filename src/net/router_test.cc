@@ -119,6 +119,29 @@ TEST(UrlTest, ParseQuery) {
   EXPECT_TRUE(ParseQuery("").empty());
 }
 
+TEST(UrlTest, CommaSetDropsEmptyItems) {
+  auto q = ParseQuery("users=bob,,alice,bob,&none=");
+  EXPECT_EQ(CommaSet(q, "users"), (std::set<std::string>{"alice", "bob"}));
+  EXPECT_TRUE(CommaSet(q, "none").empty());
+  EXPECT_TRUE(CommaSet(q, "absent").empty());
+}
+
+TEST(UrlTest, QueryEpochSecondsNamesTheKeyOfABadValue) {
+  auto q = ParseQuery("start=1700000000&end=12x&neg=-5&empty=&huge=99999999999999999999");
+  auto start = QueryEpochSeconds(q, "start");
+  ASSERT_TRUE(start.ok());
+  EXPECT_EQ(*start, std::optional<int64_t>(1700000000));
+  auto absent = QueryEpochSeconds(q, "absent");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+  for (const char* key : {"end", "neg", "empty", "huge"}) {
+    auto bad = QueryEpochSeconds(q, key);
+    ASSERT_FALSE(bad.ok()) << key;
+    EXPECT_EQ(bad.status().message(),
+              std::string(key) + ": expected seconds since the epoch, got '" + q[key] + "'");
+  }
+}
+
 }  // namespace
 }  // namespace muster
 

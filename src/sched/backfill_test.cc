@@ -15,15 +15,6 @@ namespace {
 
 constexpr int64_t kNow = 1'000'000;
 
-NodeTemplate Dgx() {
-  NodeTemplate t;
-  t.cpus = 64;
-  t.memory_mb = 1024 * 1024;
-  t.gpus = 8;
-  t.layout = "nvswitch";
-  return t;
-}
-
 NodeAllocation OnNode(const std::string& node, int cpus, std::vector<int> gpus) {
   NodeAllocation a;
   a.node = node;
@@ -40,7 +31,7 @@ void AddRunning(ClusterSnapshot& c, int64_t id, int64_t end, std::vector<NodeAll
 
 // n1 busy for an hour, n2 half busy for ten minutes.
 ClusterSnapshot TwoNodes() {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 3600, {OnNode("n1", 8, {0, 1, 2, 3, 4, 5, 6, 7})});
   AddRunning(c, 102, kNow + 600, {OnNode("n2", 4, {0, 1, 2, 3})});
@@ -86,7 +77,7 @@ TEST(BackfillTest, WithoutBackfillStrictPriorityHoldsEveryLowerJob) {
 TEST(BackfillTest, JobsWithoutATimeLimitHoldForGood) {
   SchedulerOptions o;
   o.backfill = true;
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kUnlimited, {OnNode("n1", 8, {0, 1, 2, 3})});  // no time limit: held for good
   AddRunning(c, 102, kNow + 600, {OnNode("n1", 8, {4, 5})});
@@ -105,7 +96,7 @@ TEST(BackfillTest, JobsWithoutATimeLimitHoldForGood) {
 TEST(BackfillTest, AJobPastItsTimeLimitStillHoldsItsGpus) {
   SchedulerOptions o;
   o.backfill = true;
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow - 30, {OnNode("n1", 8, {0, 1, 2, 3, 4, 5})});  // overdue, being killed
   // Its GPUs are not free: the gang of 8 is reserved for a second ahead, and the others after the
@@ -122,7 +113,7 @@ TEST(BackfillTest, AJobPastItsTimeLimitStillHoldsItsGpus) {
 TEST(BackfillTest, ReservesOnANodeAnExclusiveJobHoldsUntilItEnds) {
   SchedulerOptions o;
   o.backfill = true;
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   c.now = kNow;
   NodeAllocation whole = OnNode("n1", 1, {});
   whole.exclusive = true;
@@ -136,7 +127,7 @@ TEST(BackfillTest, ReservesOnANodeAnExclusiveJobHoldsUntilItEnds) {
 }
 
 TEST(BackfillTest, PlanFitsSaysWhatTakeWouldAccept) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   AddRunning(c, 101, kNow + 60, {OnNode("n1", 60, {0, 1})});
   ClusterIndex index(c);
   Plan plan(index, c);
@@ -167,7 +158,7 @@ struct SimResult {
 
 SimResult Simulate(bool backfill) {
   ClusterSnapshot base = ClusterBuilder()
-                             .Nodes("n[1-4]", Dgx())
+                             .Nodes("n[1-4]", DgxNode())
                              .Leaf("leaf", "n[1-4]")
                              .Partition("p", "n[1-4]", true)
                              .Build();
@@ -248,7 +239,7 @@ struct ReplayResult {
 
 ReplayResult Replay(uint64_t seed, bool backfill) {
   const ClusterSnapshot base =
-      ClusterBuilder().Nodes("n[1-4]", Dgx()).Leaf("leaf", "n[1-4]").Partition("p", "n[1-4]", true).Build();
+      ClusterBuilder().Nodes("n[1-4]", DgxNode()).Leaf("leaf", "n[1-4]").Partition("p", "n[1-4]", true).Build();
   std::mt19937_64 rng(seed);
   struct Arrival {
     int64_t at;

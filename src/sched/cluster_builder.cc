@@ -7,6 +7,15 @@
 
 namespace muster {
 
+NodeTemplate DgxNode(std::string layout) {
+  NodeTemplate t;
+  t.cpus = 64;
+  t.memory_mb = 1024 * 1024;
+  t.gpus = 8;
+  t.layout = std::move(layout);
+  return t;
+}
+
 namespace {
 
 std::vector<std::string> Expand(const std::string& hostlist) {

@@ -34,6 +34,9 @@ struct NodeTemplate {
   int64_t mig_memory_mb = 0;              // memory of each slice
 };
 
+// A DGX-like node: 64 CPUs, 1 TiB, 8 GPUs linked as `layout` (the tests' usual node).
+NodeTemplate DgxNode(std::string layout = "nvswitch");
+
 class ClusterBuilder {
  public:
   ClusterBuilder& Nodes(const std::string& hostlist, const NodeTemplate& t);

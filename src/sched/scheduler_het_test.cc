@@ -10,15 +10,6 @@ namespace {
 
 constexpr int64_t kNow = 1'000'000;
 
-NodeTemplate Dgx() {
-  NodeTemplate t;
-  t.cpus = 64;
-  t.memory_mb = 1024 * 1024;
-  t.gpus = 8;
-  t.layout = "nvswitch";
-  return t;
-}
-
 NodeAllocation Whole(const std::string& node) {
   NodeAllocation a;
   a.node = node;
@@ -30,7 +21,7 @@ NodeAllocation Whole(const std::string& node) {
 
 ClusterSnapshot Cluster(int nodes) {
   ClusterSnapshot c = ClusterBuilder()
-                          .Nodes("n[1-" + std::to_string(nodes) + "]", Dgx())
+                          .Nodes("n[1-" + std::to_string(nodes) + "]", DgxNode())
                           .Partition("p", "n[1-" + std::to_string(nodes) + "]", true)
                           .Build();
   c.now = kNow;

@@ -12,19 +12,10 @@
 namespace muster {
 namespace {
 
-NodeTemplate Dgx(std::string layout = "nvswitch") {
-  NodeTemplate t;
-  t.cpus = 64;
-  t.memory_mb = 1024 * 1024;
-  t.gpus = 8;
-  t.layout = std::move(layout);
-  return t;
-}
-
 // 16 nodes, 4 per leaf, 2 leaves per spine, a core over the spines.
 ClusterBuilder TwoSpines() {
   ClusterBuilder b;
-  b.Nodes("gpu[01-16]", Dgx())
+  b.Nodes("gpu[01-16]", DgxNode())
       .Leaf("leaf1", "gpu[01-04]")
       .Leaf("leaf2", "gpu[05-08]")
       .Leaf("leaf3", "gpu[09-12]")
@@ -43,17 +34,17 @@ std::vector<Scenario> Scenarios() {
   // -O: one task's CPUs per node, shared by all its tasks (Slurm's overcommit): 80 tasks on one
   // node of 64 CPUs, which without it could never run.
   s.push_back({"overcommit_gives_one_tasks_cpus_per_node",
-               [] { return ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build(); },
+               [] { return ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build(); },
                {MakeJob(1, "-n 80 -N 1 -O"), MakeJob(2, "-n 4 -c 2 -N 1 --overcommit")},
                {"1 START n1{cpu=1 mem=0 tasks=80}", "2 START n1{cpu=2 mem=0 tasks=4}"}});
   s.push_back({"single_job_lowest_gpus_on_nvswitch",
-               [] { return ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build(); },
+               [] { return ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build(); },
                {MakeJob(1, "--gres=gpu:4")},
                {"1 START n1{cpu=1 mem=0 tasks=1 gpus=0,1,2,3}"}});
   s.push_back({"best_fit_node_keeps_free_node_whole",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-2]", Dgx())
+                     .Nodes("n[1-2]", DgxNode())
                      .Partition("p", "n[1-2]", true)
                      .Use("n2", 4, 0, {1000, 1000, 1000, 1000, 1000, 1000})
                      .Build();
@@ -63,7 +54,7 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"islands_whole_island_for_four",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n1", Dgx("islands:4"))
+                     .Nodes("n1", DgxNode("islands:4"))
                      .Partition("p", "n1", true)
                      .Use("n1", 1, 0, {1000, 0, 0, 0, 0, 0, 0, 0})
                      .Build();
@@ -74,7 +65,7 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"link_quality_before_best_fit_on_dgx1",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-2]", Dgx("dgx1"))
+                     .Nodes("n[1-2]", DgxNode("dgx1"))
                      .Partition("p", "n[1-2]", true)
                      .Use("n1", 1, 0, {1000, 0, 0, 0, 0, 1000})
                      .Build();
@@ -153,7 +144,7 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"gang_all_or_nothing",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-3]", Dgx())
+                     .Nodes("n[1-3]", DgxNode())
                      .Partition("p", "n[1-3]", true)
                      .Use("n3", 1, 0, {1000})
                      .Build();
@@ -163,19 +154,19 @@ std::vector<Scenario> Scenarios() {
                 "3 START n2{cpu=1 mem=0 tasks=1 gpus=0,1,2,3,4,5,6,7}"},
                SchedulerOptions{.strict_priority = false}});
   s.push_back({"strict_priority_blocks_partition",
-               [] { return ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build(); },
+               [] { return ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build(); },
                {MakeJob(1, "-N 3 --gres=gpu:8", 10), MakeJob(2, "--gres=gpu:1", 5)},
                {"1 REJECT Requested node configuration is not available", "2 START n1{cpu=1 mem=0 tasks=1 gpus=0}"}});
   s.push_back({"strict_priority_reason",
                [] {
-                 return ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Use("n2", 1, 0, {1000}).Build();
+                 return ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Use("n2", 1, 0, {1000}).Build();
                },
                {MakeJob(1, "-N 2 --gres=gpu:8", 10), MakeJob(2, "--gres=gpu:1", 5)},
                {"1 PENDING Resources", "2 PENDING Priority"}});
   s.push_back({"fraction_best_fit_partly_used_gpu",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-2]", Dgx())
+                     .Nodes("n[1-2]", DgxNode())
                      .Partition("p", "n[1-2]", true)
                      .Use("n1", 1, 0, {500, 250})
                      .Build();
@@ -189,7 +180,7 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"fraction_prefers_shared_gpu_on_other_node",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-2]", Dgx())
+                     .Nodes("n[1-2]", DgxNode())
                      .Partition("p", "n[1-2]", true)
                      .Use("n2", 1, 0, {0, 0, 0, 0, 0, 0, 0, 500})
                      .Build();
@@ -201,12 +192,12 @@ std::vector<Scenario> Scenarios() {
                 "3 START n2{cpu=1 mem=0 tasks=1 gpus=0:250}"}});
   s.push_back({"mig_slices_are_typed_devices",
                [] {
-                 NodeTemplate mig = Dgx();
+                 NodeTemplate mig = DgxNode();
                  mig.mig_profiles = {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"};
                  mig.mig_memory_mb = 10240;
                  return ClusterBuilder()
                      .Nodes("m1", mig)
-                     .Nodes("n1", Dgx())
+                     .Nodes("n1", DgxNode())
                      .Partition("p", "m1,n1", true)
                      .Build();
                },
@@ -218,7 +209,7 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"flexible_gpus_total_fewest_nodes",
                [] {
                  return ClusterBuilder()
-                     .Nodes("n[1-3]", Dgx())
+                     .Nodes("n[1-3]", DgxNode())
                      .Partition("p", "n[1-3]", true)
                      .Use("n1", 1, 0, {1000, 1000, 1000, 1000})
                      .Build();
@@ -228,26 +219,26 @@ std::vector<Scenario> Scenarios() {
                {"1 START n1{cpu=1 mem=0 tasks=1 gpus=4,5,6,7} n2{cpu=1 mem=0 tasks=1 gpus=0,1,2,3,4,5,6,7}"}});
   s.push_back({"tasks_per_node_and_cpus",
                [] {
-                 return ClusterBuilder().Nodes("n[1-3]", Dgx()).Partition("p", "n[1-3]", true).Build();
+                 return ClusterBuilder().Nodes("n[1-3]", DgxNode()).Partition("p", "n[1-3]", true).Build();
                },
                {MakeJob(1, "-n 16 --ntasks-per-node=8 -c 4 --gpus-per-task=1 --mem-per-cpu=1G")},
                {"1 START n1{cpu=32 mem=32768 tasks=8 gpus=0,1,2,3,4,5,6,7} "
                 "n2{cpu=32 mem=32768 tasks=8 gpus=0,1,2,3,4,5,6,7}"}});
   s.push_back({"exclusive_takes_whole_idle_node",
                [] {
-                 return ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Use("n1", 1, 0, {}).Build();
+                 return ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Use("n1", 1, 0, {}).Build();
                },
                {MakeJob(1, "--exclusive --gres=gpu:1"), MakeJob(2, "--gres=gpu:1")},
                {"1 START n2{cpu=64 mem=1048576 tasks=1 gpus=0,1,2,3,4,5,6,7 exclusive}",
                 "2 START n1{cpu=1 mem=0 tasks=1 gpus=0}"}});
   s.push_back({"partition_reasons_and_rejections",
                [] {
-                 NodeTemplate a100 = Dgx();
+                 NodeTemplate a100 = DgxNode();
                  a100.model = "a100";
                  a100.features = {"ib"};
                  return ClusterBuilder()
                      .Nodes("n[1-2]", a100)
-                     .Nodes("d1", Dgx())
+                     .Nodes("d1", DgxNode())
                      .Partition("p", "n[1-2]", true)
                      .Partition("short", "n[1-2]")
                      .Partition("off", "n[1-2]")
@@ -273,11 +264,11 @@ std::vector<Scenario> Scenarios() {
                 "10 START n1{cpu=1 mem=0 tasks=1 gpus=0,1}"}});
   s.push_back({"bad_constraints_when_feature_nodes_down",
                [] {
-                 NodeTemplate ib = Dgx();
+                 NodeTemplate ib = DgxNode();
                  ib.features = {"ib"};
                  return ClusterBuilder()
                      .Nodes("n1", ib)
-                     .Nodes("n2", Dgx())
+                     .Nodes("n2", DgxNode())
                      .Partition("p", "n[1-2]", true)
                      .Down("n1")
                      .Build();
@@ -319,7 +310,7 @@ INSTANTIATE_TEST_SUITE_P(Table, ScenarioTest, ::testing::ValuesIn(Scenarios()),
                          [](const ::testing::TestParamInfo<Scenario>& info) { return info.param.name; });
 
 TEST(SchedulerTest, RunCycleLeavesSchedulerReusable) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   Scheduler s(c);
   std::vector<PendingJob> q = {MakeJob(1, "--gres=gpu:8"), MakeJob(2, "--gres=gpu:8")};
   auto first = DecisionStrings(s.RunCycle(q));
@@ -355,7 +346,7 @@ TEST(SchedulerTest, HeldByTakesTheMemoWhenFilledElseSumsTheAllocation) {
 TEST(SchedulerTest, AKeptSchedulerReloadedDecidesAsAFreshOne) {
   // As the controller keeps one: the same snapshot object and index, whose usage changes between
   // cycles, then Reload. Each cycle must decide as a Scheduler built afresh on that snapshot.
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   ClusterIndex index(c);
   Scheduler kept(c, index);
   const std::vector<PendingJob> q = {MakeJob(1, "--gres=gpu:9"), MakeJob(2, "--gres=gpu:8"),
@@ -366,7 +357,7 @@ TEST(SchedulerTest, AKeptSchedulerReloadedDecidesAsAFreshOne) {
   for (size_t round = 0; round < n1_use.size(); ++round) {
     c.usage = idle.usage;
     if (!n1_use[round].empty()) {
-      c.usage = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true)
+      c.usage = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true)
                     .Use("n1", 8, 1024, n1_use[round]).Build().usage;
     }
     if (round > 0) kept.Reload({});
@@ -380,7 +371,7 @@ TEST(SchedulerTest, AKeptSchedulerResolvesAJobAgainOnlyWhenItsRevisionMoves) {
   // The controller numbers each copy of a request it puts in the queue (PendingJob::revision):
   // a kept Scheduler takes what it resolved for a job (shape, nodes, whether it can ever fit)
   // again only while that number stays. Each cycle must decide as a Scheduler built afresh.
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   ClusterIndex index(c);
   Scheduler kept(c, index);
   auto job = [](int64_t id, const std::string& opts, uint64_t revision) {
@@ -420,7 +411,7 @@ TEST(SchedulerTest, TmpAndMinCpusChooseNodesAndSizeTheAllocation) {
   NodeTemplate small;
   small.cpus = 8;
   small.memory_mb = 64 * 1024;
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", small).Nodes("n3", Dgx()).Partition("p", "n[1-3]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", small).Nodes("n3", DgxNode()).Partition("p", "n[1-3]", true).Build();
   for (Node& n : c.nodes) n.tmp_disk_mb = n.name == "n2" ? 100 * 1024 : 1024;
   const std::vector<Decision> d = RunCycle(
       c, {MakeJob(1, "--tmp=50G"), MakeJob(2, "--mincpus=16 -n 2"), MakeJob(3, "--tmp=1T"), MakeJob(4, "--mincpus=128")});

@@ -9,7 +9,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <boost/json.hpp>
 
@@ -17,6 +16,7 @@
 #include "ctld/controller_diag.h"
 #include "api/slurmrest/slurmrest.h"
 #include "api/slurmrest/submit.h"
+#include "net/url.h"
 #include "report/sacct_format.h"
 
 namespace muster::slurmrest {
@@ -118,31 +118,16 @@ NodeActivityMap Usage(const Controller& c) { return UsageFromAllocated(c.Allocat
 // start_time, end_time (epoch seconds).
 StatusOr<AccountingQuery> DbQuery(const std::map<std::string, std::string>& query) {
   AccountingQuery q;
-  auto list = [&](const char* key, std::set<std::string>& out) {
-    auto it = query.find(key);
-    if (it == query.end()) return;
-    std::stringstream in(it->second);
-    for (std::string s; std::getline(in, s, ',');) {
-      if (!s.empty()) out.insert(s);
-    }
-  };
-  list("users", q.users);
-  list("account", q.accounts);
-  list("partition", q.partitions);
-  std::set<std::string> states;
-  list("state", states);
-  for (const std::string& name : states) {
+  q.users = CommaSet(query, "users");
+  q.accounts = CommaSet(query, "account");
+  q.partitions = CommaSet(query, "partition");
+  for (const std::string& name : CommaSet(query, "state")) {
     ASSIGN_OR_RETURN(JobState st, ParseJobState(name));
     q.states.insert(st);
   }
   for (auto [key, out] : {std::pair{"start_time", &q.start}, std::pair{"end_time", &q.end}}) {
-    auto it = query.find(key);
-    if (it == query.end()) continue;
-    char* rest = nullptr;
-    *out = std::strtoll(it->second.c_str(), &rest, 10);
-    if (it->second.empty() || *rest != '\0' || *out < 0) {
-      return InvalidArgument(std::string(key) + ": expected seconds since the epoch, got '" + it->second + "'");
-    }
+    ASSIGN_OR_RETURN(std::optional<int64_t> seconds, QueryEpochSeconds(query, key));
+    if (seconds) *out = *seconds;
   }
   return q;
 }
