@@ -50,6 +50,11 @@ inline std::string BinDir() {
   return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string(MUSTER_BIN_DIR);
 }
 
+// Every daemon a test starts (muster up, a restarted musterctld) ends with the test process
+// (base/stop_with.h): a test killed by its ctest timeout leaves no cluster behind.
+inline const bool kDaemonsStopWithTheTest =
+    setenv("MUSTER_STOP_WITH_PID", std::to_string(getpid()).c_str(), 1) == 0;
+
 inline std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   size_t b = s.find_first_not_of(' ');

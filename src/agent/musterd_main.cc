@@ -18,6 +18,7 @@
 #include "agent/shepherd.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/stop_with.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "net/key_file.h"
@@ -151,6 +152,7 @@ int Main(int argc, char** argv) {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
   SystemClock clock;
   const std::string opt_ctld = opt.ctld_address;
   Agent agent(std::move(opt), &clock);

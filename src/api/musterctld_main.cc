@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/stop_with.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "config/scheduling/scheduling_config.h"
@@ -120,6 +121,7 @@ int Main(int argc, char** argv) {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
 
   // Every route but the ping needs a caller the server could identify: a request over TCP without
   // a token, or with a forged or expired one, is answered 401 before any handler sees it.
