@@ -85,8 +85,10 @@ int Main(int argc, char** argv) {
   AddControllerRoutes(controller, router, jwt_key);
   api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
   // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
-  const Router::Observer timed = [&controller](const std::string& method, const std::string& pattern, double seconds) {
-    controller.stats().ApiRequest(pattern, method, seconds);
+  // sdiag's "by user" rows count the callers the server identified (peer credentials or a token).
+  const Router::Observer timed = [&controller](const HttpRequest& r, const std::string& pattern, double seconds) {
+    controller.stats().ApiRequest(pattern, r.method, seconds,
+                                  r.caller.authenticated ? std::optional<uint32_t>(r.caller.uid) : std::nullopt);
   };
   router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);

@@ -7,6 +7,10 @@
 
 namespace muster {
 
+// The microseconds 1000 calls to gettimeofday() take on this host (sdiag's latency line, which
+// Slurm's slurmctld measures on its own host).
+int64_t GettimeofdayLatencyUs();
+
 class Clock {
  public:
   virtual ~Clock() = default;

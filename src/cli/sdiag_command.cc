@@ -1,9 +1,6 @@
 #include "cli/sdiag_command.h"
 
-#include <sys/time.h>
 #include <time.h>
-
-#include <chrono>
 
 #include <algorithm>
 #include <cstdio>
@@ -33,14 +30,6 @@ std::string Printf(const char* fmt, auto... args) {
 }
 
 }  // namespace
-
-int64_t GettimeofdayLatencyUs() {
-  // Measured here, where sdiag runs (Slurm's slurmctld measures it on its own host).
-  struct timeval tv {};
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 1000; ++i) gettimeofday(&tv, nullptr);
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   using ll = long long;
@@ -96,7 +85,7 @@ std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   if (bf > 0) o += Printf("\tQueue length mean: %lld\n", ll(d.bf_depth_total / bf));
   o += "\tLast table size: 0\n";
   if (bf > 0) o += "\tMean table size: 0\n";
-  o += Printf("\nLatency for 1000 calls to gettimeofday(): %lld microseconds\n", ll(GettimeofdayLatencyUs()));
+  o += Printf("\nLatency for 1000 calls to gettimeofday(): %lld microseconds\n", ll(d.gettimeofday_latency_us));
   o += "\nRemote Procedure Call statistics by message type\n";
   std::vector<DiagRpc> rpcs = d.rpcs;
   auto avg = [](const DiagRpc& r) { return r.count > 0 ? r.total_us / r.count : 0; };
@@ -115,6 +104,21 @@ std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
                 ll(avg(r)), ll(r.total_us));
   }
   o += "\nRemote Procedure Call statistics by user\n";
+  std::vector<DiagRpcUser> users = d.rpc_users;
+  auto user_avg = [](const DiagRpcUser& u) { return u.count > 0 ? u.total_us / u.count : 0; };
+  std::stable_sort(users.begin(), users.end(), [&](const DiagRpcUser& a, const DiagRpcUser& b) {
+    switch (sort) {
+      case SdiagSort::kId: return a.uid < b.uid;
+      case SdiagSort::kTime: return a.total_us > b.total_us;
+      case SdiagSort::kAverage: return user_avg(a) > user_avg(b);
+      case SdiagSort::kCount: break;
+    }
+    return a.count > b.count;
+  });
+  for (const DiagRpcUser& u : users) {
+    o += Printf("\t%-16s(%8u) count:%-6lld ave_time:%-6lld total_time:%lld\n", u.user.c_str(),
+                static_cast<unsigned>(u.uid), ll(u.count), ll(user_avg(u)), ll(u.total_us));
+  }
   o += "\nPending RPC statistics\n";
   o += "\tNo pending RPCs\n";
   return o;

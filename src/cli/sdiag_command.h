@@ -16,8 +16,6 @@ enum class SdiagSort { kCount, kId, kTime, kAverage };
 
 // sdiag's text, as Slurm 22.05's src/sdiag/sdiag.c prints it; times in the local zone.
 std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort = SdiagSort::kCount);
-// The microseconds 1000 calls to gettimeofday() take here (sdiag's latency line).
-int64_t GettimeofdayLatencyUs();
 
 int SdiagMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -1,5 +1,7 @@
 #include "ctld/controller_diag.h"
 
+#include "base/clock.h"  // GettimeofdayLatencyUs
+
 namespace muster {
 
 DiagAnswer ControllerDiag(const Controller& c, int64_t server_threads) {
@@ -8,6 +10,7 @@ DiagAnswer ControllerDiag(const Controller& c, int64_t server_threads) {
   d.now = c.NowSeconds();
   d.since = s.since;
   d.server_threads = server_threads;
+  d.gettimeofday_latency_us = GettimeofdayLatencyUs();
   d.jobs_submitted = static_cast<int64_t>(s.submitted);
   d.jobs_started = static_cast<int64_t>(s.started);
   d.jobs_preempted = static_cast<int64_t>(s.preempted);
@@ -47,6 +50,10 @@ DiagAnswer ControllerDiag(const Controller& c, int64_t server_threads) {
   for (const auto& [key, r] : s.api) {
     d.rpcs.push_back(DiagRpc{key.second, key.first, static_cast<int64_t>(r.count),
                              static_cast<int64_t>(r.total_s * 1e6)});
+  }
+  for (const auto& [uid, u] : s.api_users) {
+    d.rpc_users.push_back(DiagRpcUser{Controller::UserNameOf(uid), static_cast<int64_t>(uid),
+                                      static_cast<int64_t>(u.count), static_cast<int64_t>(u.total_s * 1e6)});
   }
   return d;
 }

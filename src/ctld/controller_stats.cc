@@ -70,12 +70,18 @@ void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, 
   s_.backfilled_het_components += backfilled_het;
 }
 
-void ControllerStats::ApiRequest(const std::string& route, const std::string& method, double seconds) {
+void ControllerStats::ApiRequest(const std::string& route, const std::string& method, double seconds,
+                                 std::optional<uint32_t> uid) {
   std::lock_guard<std::mutex> l(mu_);
   ApiRouteStats& r = s_.api[{route, method}];
   ++r.count;
   r.total_s += seconds;
   r.seconds.Observe(seconds);
+  if (uid) {
+    StatsSnapshot::UserRequests& u = s_.api_users[*uid];
+    ++u.count;
+    u.total_s += seconds;
+  }
 }
 
 StatsSnapshot ControllerStats::Snapshot() const {

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -69,8 +70,13 @@ struct StatsSnapshot {
   int64_t backfill_last_when = 0;
   uint64_t backfill_last_reservations = 0, backfill_reservations_total = 0;
   uint64_t backfill_last_depth = 0, backfill_depth_total = 0;
-  // API requests by (route pattern, method).
+  // API requests by (route pattern, method), and by the uid of the caller the server identified.
   std::map<std::pair<std::string, std::string>, ApiRouteStats> api;
+  struct UserRequests {
+    uint64_t count = 0;
+    double total_s = 0;
+  };
+  std::map<uint32_t, UserRequests> api_users;
 };
 
 class ControllerStats {
@@ -85,7 +91,9 @@ class ControllerStats {
   // the epoch).
   void Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now,
             uint64_t backfilled = 0, uint64_t backfilled_het = 0);
-  void ApiRequest(const std::string& route, const std::string& method, double seconds);
+  // A request a route answered; `uid`: its caller's, when the server identified it.
+  void ApiRequest(const std::string& route, const std::string& method, double seconds,
+                  std::optional<uint32_t> uid = std::nullopt);
   StatsSnapshot Snapshot() const;
   // sdiag -r: every figure back to zero, counting from `now`.
   void Reset(int64_t now);

@@ -84,6 +84,25 @@ TEST_F(ControllerTest, CountsSubmitsStartsEndsAndPassesAsDiagShowsThem) {
   EXPECT_GE(diag.cycle_max_us, diag.cycle_last_us);
   EXPECT_EQ(diag.jobs_pending, 0);
   EXPECT_EQ(diag.server_threads, 4);
+  EXPECT_GT(diag.gettimeofday_latency_us, 0);  // 1000 calls take more than a microsecond
+}
+
+TEST_F(ControllerTest, DiagCountsRequestsByTheCallerTheServerIdentified) {
+  ctld_->stats().ApiRequest("/v1/jobs", "GET", 0.25, 0u);
+  ctld_->stats().ApiRequest("/v1/jobs", "POST", 0.5, 0u);
+  ctld_->stats().ApiRequest("/v1/jobs", "GET", 0.001, 4242424u);
+  ctld_->stats().ApiRequest("/metrics", "GET", 0.001);  // no caller: by message type only
+  const DiagAnswer d = ControllerDiag(*ctld_, 4);
+  ASSERT_EQ(d.rpc_users.size(), 2u);
+  EXPECT_EQ(d.rpc_users[0].user, "root");
+  EXPECT_EQ(d.rpc_users[0].uid, 0);
+  EXPECT_EQ(d.rpc_users[0].count, 2);
+  EXPECT_EQ(d.rpc_users[0].total_us, 750000);
+  EXPECT_EQ(d.rpc_users[1].user, "4242424");  // no name on this host: the uid written out
+  EXPECT_EQ(d.rpc_users[1].count, 1);
+  int64_t by_type = 0;
+  for (const DiagRpc& r : d.rpcs) by_type += r.count;
+  EXPECT_EQ(by_type, 4);
 }
 
 TEST_F(ControllerTest, CountsAJobStartedAheadOfAReservationAsBackfilled) {

@@ -50,10 +50,10 @@ class Router {
  public:
   void Add(const std::string& method, const std::string& pattern, HttpHandler handler);
   HttpResponse Handle(HttpRequest request) const;
-  // Called after each request a route answered, on the handler's thread: the method, the route's
-  // pattern as added ("/v1/jobs/{id}", never the path with its ids) and the handler's wall time.
-  // Set before serving; it must be thread-safe.
-  using Observer = std::function<void(const std::string& method, const std::string& pattern, double seconds)>;
+  // Called after each request a route answered, on the handler's thread: the request (its method
+  // and caller), the route's pattern as added ("/v1/jobs/{id}", never the path with its ids) and
+  // the handler's wall time. Set before serving; it must be thread-safe.
+  using Observer = std::function<void(const HttpRequest& request, const std::string& pattern, double seconds)>;
   void SetObserver(Observer observer) { observer_ = std::move(observer); }
 
  private:

@@ -78,7 +78,7 @@ HttpResponse Router::Handle(HttpRequest request) const {
   if (!observer_) return best->handler(request);
   const auto began = std::chrono::steady_clock::now();
   HttpResponse response = best->handler(request);
-  observer_(best->method, best->pattern,
+  observer_(request, best->pattern,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   return response;
 }

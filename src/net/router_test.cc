@@ -153,8 +153,8 @@ TEST(RouterObserver, SeesThePatternNotThePathAndOnlyAnsweredRoutes) {
   router.Add("GET", "/v1/jobs/{id}", [](const HttpRequest&) { return HttpResponse::Json(200, "{}"); });
   std::vector<std::pair<std::string, std::string>> seen;
   std::vector<double> seconds;
-  router.SetObserver([&](const std::string& method, const std::string& pattern, double s) {
-    seen.emplace_back(method, pattern);
+  router.SetObserver([&](const HttpRequest& request, const std::string& pattern, double s) {
+    seen.emplace_back(request.method, pattern);
     seconds.push_back(s);
   });
   EXPECT_EQ(router.Handle(Req("GET", "/v1/jobs/7")).status, 200);

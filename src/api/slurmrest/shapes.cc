@@ -371,13 +371,18 @@ bj::object DiagJson(const DiagAnswer& d) {
     rpcs.push_back(bj::object{{"message_type", r.method + " " + r.route}, {"type_id", 0}, {"count", r.count},
                               {"average_time", r.count > 0 ? r.total_us / r.count : 0}, {"total_time", r.total_us}});
   }
+  bj::array users;
+  for (const DiagRpcUser& u : d.rpc_users) {
+    users.push_back(bj::object{{"user", u.user}, {"user_id", u.uid}, {"count", u.count},
+                               {"average_time", u.count > 0 ? u.total_us / u.count : 0}, {"total_time", u.total_us}});
+  }
   const int64_t n = d.cycles, bf = d.bf_cycles;
   const int64_t minutes = (d.now - d.since) / 60;
   bj::object s{
-      {"rpcs_by_message_type", std::move(rpcs)}, {"rpcs_by_user", bj::array()}, {"parts_packed", 1},
+      {"rpcs_by_message_type", std::move(rpcs)}, {"rpcs_by_user", std::move(users)}, {"parts_packed", 1},
       {"req_time", d.now}, {"req_time_start", d.since}, {"server_thread_count", d.server_threads},
       {"agent_queue_size", 0}, {"agent_count", 0}, {"agent_thread_count", 0}, {"dbd_agent_queue_size", 0},
-      {"gettimeofday_latency", 0}, {"schedule_cycle_max", d.cycle_max_us}, {"schedule_cycle_last", d.cycle_last_us},
+      {"gettimeofday_latency", d.gettimeofday_latency_us}, {"schedule_cycle_max", d.cycle_max_us}, {"schedule_cycle_last", d.cycle_last_us},
       {"schedule_cycle_total", n}, {"schedule_cycle_mean", n > 0 ? d.cycle_total_us / n : 0},
       {"schedule_cycle_mean_depth", n > 0 ? d.cycle_depth_total / n : 0},
       {"schedule_cycle_per_minute", minutes > 0 ? n / minutes : 0}, {"schedule_queue_length", d.last_queue_length},

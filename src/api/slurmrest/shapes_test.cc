@@ -166,6 +166,8 @@ TEST(SlurmRestShapes, DiagHasSlurmsKeys) {
   f.cycle_total_us = 400;
   f.cycle_max_us = 250;
   f.rpcs.push_back(DiagRpc{"GET", "/v1/jobs", 2, 30});
+  f.rpc_users.push_back(DiagRpcUser{"root", 0, 4, 100});
+  f.gettimeofday_latency_us = 27;
   const bj::object ours = DiagJson(f);
   EXPECT_EQ(Keys(ours), Keys(peer));
   EXPECT_EQ(ours.at("jobs_pending"), 2);
@@ -178,6 +180,11 @@ TEST(SlurmRestShapes, DiagHasSlurmsKeys) {
   EXPECT_EQ(Keys(rpc), Keys(peer.at("rpcs_by_message_type").as_array().at(0).as_object()));
   EXPECT_EQ(rpc.at("message_type"), "GET /v1/jobs");
   EXPECT_EQ(rpc.at("average_time"), 15);
+  const bj::object& user = ours.at("rpcs_by_user").as_array().at(0).as_object();
+  EXPECT_EQ(Keys(user), Keys(peer.at("rpcs_by_user").as_array().at(0).as_object()));
+  EXPECT_EQ(user.at("user"), "root");
+  EXPECT_EQ(user.at("average_time"), 25);
+  EXPECT_EQ(ours.at("gettimeofday_latency"), 27);
 }
 
 TEST(SlurmRestShapes, SlurmdbJobHasSlurmsKeys) {

@@ -27,11 +27,28 @@ struct DiagRpc {
   }
 };
 
+// One caller's requests: sdiag's "Remote Procedure Call statistics by user" row.
+struct DiagRpcUser {
+  using WireRecord = void;
+  std::string user;  // the name, or the uid written out when the controller's host has none
+  int64_t uid = 0;
+  int64_t count = 0;
+  int64_t total_us = 0;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("user", s.user);
+    v("uid", s.uid);
+    v("count", s.count);
+    v("total_us", s.total_us);
+  }
+};
+
 struct DiagAnswer {
   using WireRecord = void;
   int64_t now = 0;
   int64_t since = 0;  // when counting began (the controller's start, or sdiag -r)
   int64_t server_threads = 0;
+  int64_t gettimeofday_latency_us = 0;  // 1000 calls, timed on the controller's host
   int64_t jobs_submitted = 0, jobs_started = 0, jobs_completed = 0, jobs_canceled = 0, jobs_failed = 0;
   int64_t jobs_preempted = 0;
   int64_t jobs_pending = 0, jobs_running = 0;
@@ -41,11 +58,13 @@ struct DiagAnswer {
   int64_t bf_last_depth = 0, bf_depth_total = 0, bf_reservations_total = 0, bf_last_reservations = 0;
   int64_t bf_backfilled_jobs = 0, bf_backfilled_het = 0;
   std::vector<DiagRpc> rpcs;
+  std::vector<DiagRpcUser> rpc_users;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("now", s.now);
     v("since", s.since);
     v("server_threads", s.server_threads);
+    v("gettimeofday_latency_us", s.gettimeofday_latency_us);
     v("jobs_submitted", s.jobs_submitted);
     v("jobs_started", s.jobs_started);
     v("jobs_completed", s.jobs_completed);
@@ -72,6 +91,7 @@ struct DiagAnswer {
     v("bf_backfilled_jobs", s.bf_backfilled_jobs);
     v("bf_backfilled_het", s.bf_backfilled_het);
     v("rpcs", s.rpcs);
+    v("rpc_users", s.rpc_users);
   }
 };
 
