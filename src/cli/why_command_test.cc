@@ -115,8 +115,8 @@ TEST_F(WhyCommandTest, NotPendingIsSaidPlainly) {
   a.job_id = 7;
   a.user = "bob";
   a.state = "RUNNING";
-  a.note = "it is not pending: it is RUNNING";
-  EXPECT_EQ(FormatWhy(a), "Job 7 (bob) is RUNNING: it is not pending: it is RUNNING.\n");
+  a.note = "it is not pending";
+  EXPECT_EQ(FormatWhy(a), "Job 7 (bob) is RUNNING: it is not pending.\n");
 }
 
 TEST_F(WhyCommandTest, StartsAtTheNextPass) {

@@ -76,7 +76,7 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
       gid = j.gid;
       qos = j.qos;
       if (j.state != JobState::kPending) {
-        answer.note = std::string("it is not pending: it is ") + JobStateName(j.state);
+        answer.note = "it is not pending";
       } else if (j.held) {
         answer.note = "it is held (" + j.reason + "): it is not scheduled until released (scontrol release)";
       } else if (j.het_job_offset > 0) {
