@@ -12,6 +12,7 @@
 #include "api/wire/policy.h"
 #include "api/wire/records.h"
 #include "api/wire/submit.h"
+#include "api/wire/why.h"
 #include "base/pretty_json.h"
 #include "fuzz/fuzz_util.h"
 #include "model/record_json.h"
@@ -39,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<NodesAnswer>(text);
   (void)wire::Decode<StepsAnswer>(text);
   (void)wire::Decode<JwtRequest>(text);
+  (void)wire::Decode<WhyAnswer>(text);
   // slurmrestd's v0.0.38 bodies (api/slurmrest/submit.h).
   (void)slurmrest::ReadSubmission(text);
   (void)slurmrest::ReadUpdate(text);

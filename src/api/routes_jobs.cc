@@ -3,6 +3,7 @@
 
 #include "api/decode.h"
 #include "api/wire/jobs.h"
+#include "api/wire/why.h"
 #include "api/wire/submit.h"
 #include "api/route_util.h"
 #include "api/routes.h"
@@ -145,6 +146,16 @@ void AddJobRoutes(Controller& c, Router& r) {
     StatusOr<JobRecord> j = c.GetJob(*id);
     if (!j.ok()) return ErrorResponse(j.status());
     return Ok(JobAnswer{FullJob{VisibleJob(*j, req.caller, c)}});
+  });
+
+  // muster why: why a job waits and when it will start (sched/why.h). Shown to every caller, as
+  // scontrol show job and squeue show every job's reason and planned start.
+  r.Add("GET", "/v1/jobs/{id}/why", [&c](const HttpRequest& req) {
+    StatusOr<int64_t> id = ParseId(req.params.at("id"));
+    if (!id.ok()) return ErrorResponse(id.status());
+    StatusOr<WhyAnswer> answer = c.Why(*id);
+    if (!answer.ok()) return ErrorResponse(answer.status());
+    return Ok(*answer);
   });
 
   r.Add("DELETE", "/v1/jobs/{id}", [&c](const HttpRequest& req) {

@@ -218,6 +218,10 @@ StatusOr<JobRecord> CtldClient::Job(int64_t id) {
   return std::move(answer.job->job);
 }
 
+StatusOr<WhyAnswer> CtldClient::Why(int64_t id) {
+  return Read<WhyAnswer>(Send("GET", "/v1/jobs/" + std::to_string(id) + "/why"));
+}
+
 Status CtldClient::Cancel(int64_t id, int signal, const std::string& target) {
   std::string query;
   if (signal != 0) query = "?signal=" + std::to_string(signal) + (target.empty() ? "" : "&target=" + target);

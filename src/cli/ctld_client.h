@@ -17,6 +17,7 @@
 #include "api/wire/priority.h"
 #include "api/wire/steps.h"
 #include "api/wire/submit.h"
+#include "api/wire/why.h"
 #include "base/status.h"
 #include "model/job_record.h"
 #include "model/partition.h"
@@ -50,6 +51,8 @@ class CtldClient {
   // formats (squeue's table, scontrol show job), as text.
   StatusOr<std::string> RenderedJobs(const std::string& query);
   StatusOr<JobRecord> Job(int64_t id);
+  // GET /v1/jobs/{id}/why (muster why): why it waits and when it will start.
+  StatusOr<WhyAnswer> Why(int64_t id);
   // DELETE /v1/jobs/{id}: cancel it, or with `signal` send that signal to `target` ("full",
   // "batch" or "steps").
   Status Cancel(int64_t id, int signal = 0, const std::string& target = "");

@@ -19,6 +19,7 @@
 #include "cli/sdiag_command.h"
 #include "cli/sacctmgr_command.h"
 #include "cli/srun.h"
+#include "cli/why_command.h"
 
 namespace {
 
@@ -61,6 +62,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "sacct") return muster::SacctMain(args, std::cout, std::cerr);
   if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
   if (command == "sdiag") return muster::SdiagMain(args, std::cout, std::cerr);
+  if (command == "why") return muster::WhyMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);

@@ -104,6 +104,10 @@ NameCache& Names() {
 
 }  // namespace
 
+std::vector<std::string> Controller::GroupsOf(const std::string& user, uint32_t uid, uint32_t gid) const {
+  return Names().Groups(user, uid, gid, clock_->NowSeconds());
+}
+
 Controller::Controller(ControllerConfig config, Store* store, AgentClient* agents, const Clock* clock)
     : config_(std::move(config)),
       store_(store),

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "api/wire/agent.h"
+#include "api/wire/why.h"
 #include "base/caller.h"
 #include "base/clock.h"
 #include "base/name_index.h"
@@ -206,6 +207,11 @@ class Controller {
   // and waits again, its restart count one higher; refused for --no-requeue jobs.
   Status Requeue(int64_t job_id, const Caller& caller);
   StatusOr<JobRecord> GetJob(int64_t job_id) const;
+  // muster why: why the job waits and when it will start, as the scheduler core answers over the
+  // pass's own input (sched/why.h: its decision, the jobs ahead, what would start it sooner),
+  // with its record's reason and squeue --start's figures. NotFound for an unknown id. The
+  // input is copied under the locks (the pass's lock first); the core runs without them.
+  StatusOr<WhyAnswer> Why(int64_t job_id);
   // A new step of a RUNNING job (the caller must own it or be an admin): the next step id of
   // the job (0, 1, ...), its layout on the allocation, saved (state RUNNING) before the answer.
   StatusOr<StepCreated> CreateStep(int64_t job_id, const StepRequest& request, const Caller& caller);
@@ -307,6 +313,8 @@ class Controller {
   // The scheduler's view of now: the nodes, what the jobs use, the running jobs, the partitions
   // and the topology.
   ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const;
+  // Every group of a user (primary and supplementary), as AllowGroups= is checked (cached a minute).
+  std::vector<std::string> GroupsOf(const std::string& user, uint32_t uid, uint32_t gid) const;
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job);
   // Submit, or with will_run set TestOnly.
