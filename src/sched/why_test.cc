@@ -13,15 +13,6 @@ namespace {
 
 constexpr int64_t kNow = 1'000'000;
 
-NodeTemplate Dgx() {
-  NodeTemplate t;
-  t.cpus = 64;
-  t.memory_mb = 1024 * 1024;
-  t.gpus = 8;
-  t.layout = "nvswitch";
-  return t;
-}
-
 NodeAllocation OnNode(const std::string& node, std::vector<int> gpus) {
   NodeAllocation a;
   a.node = node;
@@ -78,7 +69,7 @@ SchedulerOptions Backfill() {
 // one change that starts it now.
 TEST(WhyTest, PriorityBehindKnownJobsAndAnIdlePartition) {
   ClusterSnapshot c = ClusterBuilder()
-                          .Nodes("n[1-2]", Dgx())
+                          .Nodes("n[1-2]", DgxNode())
                           .Partition("gpu", "n1", true)
                           .Partition("debug", "n2")
                           .Build();
@@ -119,7 +110,7 @@ TEST(WhyTest, PriorityBehindKnownJobsAndAnIdlePartition) {
 // Backfill: the gang of two whole nodes is planned when job 101 ends, on both nodes' 8 GPUs; no
 // smaller request, shorter limit or other partition starts it sooner.
 TEST(WhyTest, ResourcesWithAKnownPlannedStartAndNodes) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 3600, {OnNode("n1", {0, 1, 2, 3, 4, 5, 6, 7})});
   AddRunning(c, 102, kNow + 600, {OnNode("n2", {0, 1, 2, 3})});
@@ -147,7 +138,7 @@ TEST(WhyTest, ResourcesWithAKnownPlannedStartAndNodes) {
 // Half the node is free for an hour: with 4 GPUs (the most that fit, found by the search) it
 // starts now instead of in an hour.
 TEST(WhyTest, FewerGpusStartsItNow) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 3600, {OnNode("n1", {0, 1, 2, 3})});
   PendingExplanation e = ExplainPending(c, Backfill(), {Job(1, "--gres=gpu:8 -t 60", 100)}, 1);
@@ -166,7 +157,7 @@ TEST(WhyTest, FewerGpusStartsItNow) {
 // A reservation at +10 min for the job ahead: the job fits now only if it ends by then, so the
 // longest limit found is ten minutes.
 TEST(WhyTest, AShorterLimitBackfillsIt) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 600, {OnNode("n1", {0, 1, 2, 3})});
   const std::vector<PendingJob> q = {Job(1, "--gres=gpu:8 -t 60", 100), Job(2, "--gres=gpu:4 -t 60", 50)};
@@ -183,7 +174,7 @@ TEST(WhyTest, AShorterLimitBackfillsIt) {
 // The account's GPU limit (8) is all in use: the job waits with AssocGrpGRES though n2 is idle;
 // lifted, it starts now. Fewer GPUs would still break it.
 TEST(WhyTest, TheAccountsGpuLimitHoldsIt) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 3600, {OnNode("n1", {0, 1, 2, 3, 4, 5, 6, 7})}, "ml");
   auto policy = std::make_shared<SchedPolicy>();
@@ -210,7 +201,7 @@ TEST(WhyTest, TheAccountsGpuLimitHoldsIt) {
 // first and takes the 8 free GPUs, whatever the priorities. With ml's quota raised to 12 (what it
 // holds and this job), ml is the further below and its job starts now.
 TEST(WhyTest, TeamQuotasOrderTheCycleAndTheQuotaRaised) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", Dgx()).Partition("p", "n[1-2]", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n[1-2]", DgxNode()).Partition("p", "n[1-2]", true).Build();
   c.now = kNow;
   AddRunning(c, 101, kNow + 3600, {OnNode("n1", {0, 1, 2, 3})}, "ml");
   AddRunning(c, 102, kNow + 3600, {OnNode("n1", {4, 5, 6, 7})}, "cv");
@@ -249,7 +240,7 @@ TEST(WhyTest, TeamQuotasOrderTheCycleAndTheQuotaRaised) {
 }
 
 TEST(WhyTest, AJobNotInTheQueueIsSaidSo) {
-  ClusterSnapshot c = ClusterBuilder().Nodes("n1", Dgx()).Partition("p", "n1", true).Build();
+  ClusterSnapshot c = ClusterBuilder().Nodes("n1", DgxNode()).Partition("p", "n1", true).Build();
   PendingExplanation e = ExplainPending(c, SchedulerOptions{}, {Job(1, "--gres=gpu:1", 1)}, 7);
   EXPECT_FALSE(e.queued);
   EXPECT_EQ(e.cycles, 0);
