@@ -273,6 +273,7 @@ std::string MusterUsage() {
          "  sprio     the priority factors of pending jobs (also 'sprio')\n"
          "  sshare    the fair-share tree: shares, usage and each user's factor (also 'sshare')\n"
          "  sdiag     the controller's counters and scheduling-cycle times; -r resets them (also 'sdiag')\n"
+         "  sreport   usage reports over a period: cluster utilization, top users, accounts (also 'sreport')\n"
          "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
          "  sim       scheduling-quality benchmarks on real traces (sim openb: the FGD placement protocol)\n"
          "\n"
