@@ -65,11 +65,12 @@ StatusOr<UsageAnswer> UsageReportAnswer(const Controller& c, const std::map<std:
   period.end = q.end;
   ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, c.Accounting(period));
   const std::vector<NodeRecord> nodes = c.ListNodes();
-  const UsageReport u = ComputeUsage(jobs, nodes, q.start, q.end, c.NowSeconds());
+  const UsageReport u = ComputeUsage(jobs, nodes, q.start, q.end, c.NowSeconds(), c.records_since());
   UsageAnswer a;
   a.cluster = c.cluster_name();
   a.start = u.start;
   a.end = u.end;
+  a.measured_start = u.measured_start;
   a.measured_end = u.measured_end;
   for (const ClusterTresUsage* t : {&u.cpu, &u.gpu}) {
     a.tres.push_back({t->tres, t->count, t->alloc_s, t->down_s, t->pdown_s, t->idle_s, t->plan_s, t->over_s});

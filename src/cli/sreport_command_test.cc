@@ -25,7 +25,7 @@ class SreportTest : public ::testing::Test {
 UsageAnswer Day() {
   UsageAnswer u;
   u.cluster = "muster";
-  u.start = kDay;
+  u.start = u.measured_start = kDay;
   u.end = u.measured_end = kDay + 86400;
   u.tres = {{"cpu", 64, 1234560, 0, 0, 64 * 86400 - 1234560, 0, 0},
             {"gres/gpu", 32, 345600, 0, 0, 32 * 86400 - 345600, 0, 0}};

@@ -235,7 +235,7 @@ int64_t AssocSeconds(const UsageAssocAnswer& a, const std::string& tres) { retur
 
 // Whether the report has rows for this cluster: named by Clusters= (or -M), and measured at all.
 bool ClusterShown(const SreportRequest& req, const UsageAnswer& u) {
-  if (u.measured_end <= u.start) return false;
+  if (u.measured_end <= u.measured_start) return false;
   if (req.clusters.empty()) return true;
   for (const std::string& c : req.clusters) {
     if (strcasecmp(c.c_str(), u.cluster.c_str()) == 0) return true;

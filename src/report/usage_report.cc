@@ -21,12 +21,15 @@ struct Hour {
 
 // Calls add(hour, seconds) for each hour that [a, b) overlaps.
 template <class F>
-void Spread(std::vector<Hour>& hours, int64_t start, int64_t a, int64_t b, F add) {
+void Spread(std::vector<Hour>& hours, int64_t a, int64_t b, F add) {
   if (hours.empty()) return;
-  a = std::max(a, start);
+  const int64_t first = hours.front().begin;
+  a = std::max(a, first);
   b = std::min(b, hours.back().end);
   if (a >= b) return;
-  for (size_t i = static_cast<size_t>((a - start) / kHour); i < hours.size() && hours[i].begin < b; ++i) {
+  // hours[0] may begin inside its hour (at `since`); the others at the period's hour boundaries.
+  const int64_t aligned = hours.size() > 1 ? hours[1].begin - kHour : first;
+  for (size_t i = static_cast<size_t>((a - aligned) / kHour); i < hours.size() && hours[i].begin < b; ++i) {
     const int64_t s = Overlap(a, b, hours[i].begin, hours[i].end);
     if (s > 0) add(hours[i], s);
   }
@@ -42,17 +45,20 @@ int64_t Overlap(int64_t a, int64_t b, int64_t lo, int64_t hi) {
 }
 
 UsageReport ComputeUsage(std::span<const JobRecord> jobs, std::span<const NodeRecord> nodes, int64_t start,
-                         int64_t end, int64_t now) {
+                         int64_t end, int64_t now, int64_t since) {
   UsageReport r;
   r.start = start;
   r.end = end;
-  r.measured_end = std::max(start, std::min(end, now));
+  r.measured_start = std::min(std::max(start, since), end);
+  r.measured_end = std::max(r.measured_start, std::min(end, now));
   for (const NodeRecord& n : nodes) {
     r.cpu.count += n.node.cpus;
     r.gpu.count += static_cast<int64_t>(n.node.gpus.size());
   }
   std::vector<Hour> hours;
-  for (int64_t t = start; t < r.measured_end; t += kHour) hours.push_back({t, std::min(t + kHour, r.measured_end)});
+  for (int64_t t = start; t < r.measured_end; t += kHour) {  // hours from the period's start
+    if (t + kHour > r.measured_start) hours.push_back({std::max(t, r.measured_start), std::min(t + kHour, r.measured_end)});
+  }
 
   std::map<std::pair<std::string, std::string>, AssocUsage> by_assoc;  // (account, user)
   std::set<std::string> busy;                                        // nodes held by a job now
@@ -64,7 +70,7 @@ UsageReport ComputeUsage(std::span<const JobRecord> jobs, std::span<const NodeRe
     if (j.eligible_time > 0 && !j.held) {
       const int64_t wait_end = j.start_time > 0 ? j.start_time : (IsFinished(j.state) && j.end_time > 0 ? j.end_time : now);
       const int64_t cpus = JobCpuCount(j);
-      Spread(hours, start, j.eligible_time, wait_end, [&](Hour& h, int64_t s) { h.plan += s * cpus; });
+      Spread(hours, j.eligible_time, wait_end, [&](Hour& h, int64_t s) { h.plan += s * cpus; });
     }
     if (j.start_time <= 0 || j.state == JobState::kPending) continue;
     // The current run, as sacct's Elapsed counts it (earlier runs of a requeued job are not dated).
@@ -75,10 +81,10 @@ UsageReport ComputeUsage(std::span<const JobRecord> jobs, std::span<const NodeRe
     // earlier ones are kept as a sum only, and taken from the start of the run.
     const int64_t cpu_from = j.start_time + j.suspended_s;
     const int64_t cpu_until = j.suspend_time > 0 ? std::min(j.suspend_time, until) : until;
-    Spread(hours, start, cpu_from, cpu_until, [&](Hour& h, int64_t s) { h.alloc[kCpu] += s * cpus; });
-    Spread(hours, start, j.start_time, until, [&](Hour& h, int64_t s) { h.alloc[kGpu] += s * gpus; });
-    const int64_t cpu_s = Overlap(cpu_from, cpu_until, start, r.measured_end) * cpus;
-    const int64_t gpu_s = Overlap(j.start_time, until, start, r.measured_end) * gpus;
+    Spread(hours, cpu_from, cpu_until, [&](Hour& h, int64_t s) { h.alloc[kCpu] += s * cpus; });
+    Spread(hours, j.start_time, until, [&](Hour& h, int64_t s) { h.alloc[kGpu] += s * gpus; });
+    const int64_t cpu_s = Overlap(cpu_from, cpu_until, r.measured_start, r.measured_end) * cpus;
+    const int64_t gpu_s = Overlap(j.start_time, until, r.measured_start, r.measured_end) * gpus;
     if (cpu_s == 0 && gpu_s == 0) continue;
     AssocUsage& a = by_assoc[{j.account, j.user}];
     a.user = j.user;
@@ -93,7 +99,7 @@ UsageReport ComputeUsage(std::span<const JobRecord> jobs, std::span<const NodeRe
     const bool future = node.state == NodeState::kFuture;
     if ((!down && !future) || node.reason_time <= 0) continue;
     const int64_t cpus = node.cpus, gpus = static_cast<int64_t>(node.gpus.size());
-    Spread(hours, start, node.reason_time, now, [&](Hour& h, int64_t s) {
+    Spread(hours, node.reason_time, now, [&](Hour& h, int64_t s) {
       int64_t* into = future ? h.pdown : h.down;
       into[kCpu] += s * cpus;
       into[kGpu] += s * gpus;

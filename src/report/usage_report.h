@@ -3,7 +3,8 @@
 // asked). Pure: the records, the period and the time now in, the figures out.
 //
 // Per TRES (cpu, gres/gpu), hour by hour from the period's start (the last hour cut at `end` and at
-// `now`; nothing after `now` is counted, as Slurm's rollup has not reached it):
+// `now`: nothing after `now` is counted, as Slurm's rollup has not reached it; nor anything before
+// `since`, when the cluster's records begin, as Slurm counts no hour before its cluster registered):
 //   Allocated   each job's run inside the hour x its allocated CPUs (GPUs); the CPUs of a suspended
 //               job are not held (its GPUs are), as sacct's CPUTime leaves suspensions out;
 //   Down        nodes that are DOWN, or drained with no job on them, now: from when that was set
@@ -45,7 +46,8 @@ struct AssocUsage {
 
 struct UsageReport {
   int64_t start = 0, end = 0;
-  int64_t measured_end = 0;  // min(end, now): the figures stop here
+  int64_t measured_start = 0;  // max(start, since): the figures begin here
+  int64_t measured_end = 0;    // min(end, now): and stop here
   ClusterTresUsage cpu{"cpu"};
   ClusterTresUsage gpu{"gres/gpu"};
   std::vector<AssocUsage> assocs;  // sorted by (account, user); only those with usage
@@ -55,6 +57,6 @@ struct UsageReport {
 int64_t Overlap(int64_t a, int64_t b, int64_t lo, int64_t hi);
 
 UsageReport ComputeUsage(std::span<const JobRecord> jobs, std::span<const NodeRecord> nodes, int64_t start,
-                         int64_t end, int64_t now);
+                         int64_t end, int64_t now, int64_t since = 0);
 
 }  // namespace muster

@@ -77,6 +77,21 @@ TEST(UsageReportTest, NothingAfterNowIsCounted) {
   EXPECT_EQ(r.gpu.idle_s, 2 * 1800 - 1200);
 }
 
+TEST(UsageReportTest, NothingBeforeTheRecordsBegin) {
+  // The cluster's records begin 20 min into the period's second hour: nothing before is reported.
+  const std::vector<NodeRecord> nodes = {MakeNode("n1", 10, 2)};
+  const std::vector<JobRecord> jobs = {Ran(1, "alice", "ml", "n1", 5, 1, kT + kH + 1800, kT + 3 * kH)};
+  const UsageReport r = ComputeUsage(jobs, nodes, kT, kT + 3 * kH, kT + 10 * kH, kT + kH + 1200);
+  EXPECT_EQ(r.measured_start, kT + kH + 1200);
+  EXPECT_EQ(r.cpu.reported_s(), 10 * (2 * kH - 1200));
+  EXPECT_EQ(r.cpu.alloc_s, 5 * (kH + 1800));
+  EXPECT_EQ(r.gpu.idle_s, 2 * (2 * kH - 1200) - (kH + 1800));
+  // Records that begin after the period: nothing at all.
+  const UsageReport none = ComputeUsage(jobs, nodes, kT, kT + kH, kT + 10 * kH, kT + 2 * kH);
+  EXPECT_EQ(none.cpu.reported_s(), 0);
+  EXPECT_TRUE(none.assocs.empty());
+}
+
 TEST(UsageReportTest, SuspendedJobsHoldTheirGpusNotTheirCpus) {
   const std::vector<NodeRecord> nodes = {MakeNode("n1", 8, 4)};
   JobRecord j = Ran(1, "alice", "ml", "n1", 4, 2, kT, 0);

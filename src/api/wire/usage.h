@@ -58,7 +58,8 @@ struct UsageAccountAnswer {
 struct UsageAnswer {
   using WireRecord = void;
   std::string cluster;
-  int64_t start = 0, end = 0, measured_end = 0;
+  int64_t start = 0, end = 0;
+  int64_t measured_start = 0, measured_end = 0;  // what the figures cover: max(start, when the records begin), min(end, now)
   std::vector<UsageTresAnswer> tres;        // cpu, then gres/gpu
   std::vector<UsageAssocAnswer> assocs;     // sorted by (account, user)
   std::vector<UsageAccountAnswer> accounts;  // the accounts in force
@@ -67,6 +68,7 @@ struct UsageAnswer {
     v("cluster", s.cluster);
     v("start", s.start);
     v("end", s.end);
+    v("measured_start", s.measured_start);
     v("measured_end", s.measured_end);
     v("tres", s.tres);
     v("assocs", s.assocs);
