@@ -31,7 +31,7 @@ constexpr OptionSpec kSreportOptions[] = {
      "one cluster: another name gives no rows"},
     {"federation", 0, Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: Muster has no federation"},
     {"help", 'h', Arg::kNone, Use::kMeta, kHelp},
-    {"immediate", 0, Arg::kNone, Use::kIgnored, 0, nullptr, "no effect"},
+    {"immediate", 0, Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: reports change nothing"},
     {"local", 0, Arg::kNone, Use::kIgnored, 0, nullptr, "no effect: one cluster"},
     {"noheader", 'n', Arg::kNone, Use::kOwn, kNoHeader},
     {"parsable", 'p', Arg::kNone, Use::kOwn, kParsable},
