@@ -151,11 +151,11 @@ TEST_F(CtldMetrics, SreportAgreesWithSacct) {
   ASSERT_GT(gpu_s, 0);
 
   // The route, over a period holding both jobs: the same CPU- and GPU-seconds, per association
-  // and for the cluster; the cluster's TRES are its CPUs (sinfo) and its 4 GPUs.
-  const int64_t from = std::min(jobs[0].start, jobs[1].start) - 60;
+  // and for the cluster; the cluster's TRES are its CPUs (sinfo) and its 4 GPUs. From the epoch:
+  // what it measures begins where the cluster's records do (measured_start).
+  const int64_t to = std::max(jobs[0].end, jobs[1].end) + 3600;
   const Result usage = Run("curl -sf --unix-socket " + (dir_ / "c/run/ctld.sock").string() +
-                           " 'http://x/v1/reports/usage?start=" + std::to_string(from) +
-                           "&end=" + std::to_string(from + 7200) + "'");
+                           " 'http://x/v1/reports/usage?start=1&end=" + std::to_string(to) + "'");
   ASSERT_EQ(usage.rc, 0) << usage.out;
   EXPECT_EQ(JsonSum(usage.out, "cpu_s"), cpu_s) << usage.out;
   EXPECT_EQ(JsonSum(usage.out, "gpu_s"), gpu_s) << usage.out;
@@ -169,6 +169,9 @@ TEST_F(CtldMetrics, SreportAgreesWithSacct) {
   ASSERT_TRUE(std::regex_search(usage.out, m, gpu_row)) << usage.out;
   EXPECT_EQ(std::stoll(m[1].str()), 4);
   EXPECT_EQ(std::stoll(m[2].str()), gpu_s);
+  ASSERT_TRUE(std::regex_search(usage.out, m, std::regex("\"measured_start\":([0-9]+)"))) << usage.out;
+  const int64_t since = std::stoll(m[1].str());
+  EXPECT_LE(since, std::min(jobs[0].start, jobs[1].start)) << usage.out;
 
   // The command rounds its period to hours (as Slurm's): what it shows is sacct's jobs clipped to
   // the period its banner names.
@@ -194,8 +197,10 @@ TEST_F(CtldMetrics, SreportAgreesWithSacct) {
   const Result util = Run("sreport -n -P -t seconds -T cpu,gres/gpu cluster utilization start=now-3hours end=now "
                           "format=tresname,count,allocated");
   ASSERT_EQ(util.rc, 0) << util.out;
-  EXPECT_EQ(util.out, "cpu|" + std::to_string(node_cpus) + "|" + std::to_string(clipped_cpu) + "\ngres/gpu|4|" +
-                          std::to_string(clipped_gpu) + "\n");
+  // Nothing at all when the cluster's records begin after the period (it started this hour, and
+  // the period ends at the hour's start).
+  EXPECT_EQ(util.out, p1 <= since ? "" : "cpu|" + std::to_string(node_cpus) + "|" + std::to_string(clipped_cpu) +
+                                             "\ngres/gpu|4|" + std::to_string(clipped_gpu) + "\n");
 }
 
 }  // namespace

@@ -284,6 +284,9 @@ int SreportMain(const std::vector<std::string>& args, std::ostream& out, std::os
     const std::string& m = req.status().message();
     if (m.rfind("unrecognized option", 0) == 0 || m.rfind("invalid option", 0) == 0 || m.rfind("option ", 0) == 0) {
       err << "sreport: " << m << "\nTry \"sreport --help\" for more information\n";
+    } else if (m.rfind("invalid keyword", 0) == 0 || m.rfind("too few arguments", 0) == 0 ||
+               m.rfind("Not valid report", 0) == 0 || m.rfind("unknown time", 0) == 0) {
+      err << m << "\n";  // Slurm's sreport prints these alone
     } else {
       err << "sreport: error: " << m << "\n";
     }
