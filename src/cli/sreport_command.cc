@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 
 #include "base/clock.h"
 #include "cli/command_args.h"
