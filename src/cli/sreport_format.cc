@@ -232,8 +232,6 @@ const UsageTresAnswer* FindTres(const UsageAnswer& u, const std::string& name) {
 
 int64_t Reported(const UsageTresAnswer& t) { return t.alloc_s + t.down_s + t.pdown_s + t.idle_s + t.plan_s; }
 
-int64_t AssocSeconds(const UsageAssocAnswer& a, const std::string& tres) { return tres == "cpu" ? a.cpu_s : a.gpu_s; }
-
 // Whether the report has rows for this cluster: named by Clusters= (or -M), and measured at all.
 bool ClusterShown(const SreportRequest& req, const UsageAnswer& u) {
   if (u.measured_end <= u.measured_start) return false;
