@@ -1,12 +1,20 @@
-// Accounts and policy: sacct's jobs, sprio's factors, sshare's tree, sacctmgr's reads and edits.
+// Accounts and policy: sacct's jobs, sreport's usage, sprio's factors, sshare's tree, sacctmgr's reads and edits.
+
+#include <pwd.h>
+
+#include <map>
+#include <string>
+#include <vector>
 
 #include "api/decode.h"
 #include "api/wire/policy.h"
 #include "api/wire/priority.h"
+#include "api/wire/usage.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/job_list_json.h"
 #include "api/wire/records.h"
+#include "report/usage_report.h"
 
 namespace muster::api {
 
@@ -32,6 +40,46 @@ StatusOr<AccountingQuery> ParseAccountingQuery(const std::map<std::string, std::
   return q;
 }
 
+// The user's full name as sreport's "Proper Name" shows it: the GECOS field up to its first comma.
+std::string ProperName(const std::string& user) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return "";
+  const std::string gecos = found->pw_gecos != nullptr ? found->pw_gecos : "";
+  return gecos.substr(0, gecos.find(','));
+}
+
+StatusOr<UsageAnswer> UsageReportAnswer(const Controller& c, const std::map<std::string, std::string>& query) {
+  ASSIGN_OR_RETURN(AccountingQuery q, ParseAccountingQuery(query));
+  if (q.start <= 0 || q.end <= q.start) {
+    return InvalidArgument("a report needs start and end (seconds since the epoch), start before end");
+  }
+  AccountingQuery period;  // every job of the period: sreport shows all users' usage, as sacct -a
+  period.start = q.start;
+  period.end = q.end;
+  ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, c.Accounting(period));
+  const std::vector<NodeRecord> nodes = c.ListNodes();
+  const UsageReport u = ComputeUsage(jobs, nodes, q.start, q.end, c.NowSeconds(), c.records_since());
+  UsageAnswer a;
+  a.cluster = c.cluster_name();
+  a.start = u.start;
+  a.end = u.end;
+  a.measured_start = u.measured_start;
+  a.measured_end = u.measured_end;
+  for (const ClusterTresUsage* t : {&u.cpu, &u.gpu}) {
+    a.tres.push_back({t->tres, t->count, t->alloc_s, t->down_s, t->pdown_s, t->idle_s, t->plan_s, t->over_s});
+  }
+  std::map<std::string, std::string> proper;
+  for (const AssocUsage& x : u.assocs) {
+    auto it = proper.find(x.user);
+    if (it == proper.end()) it = proper.emplace(x.user, ProperName(x.user)).first;
+    a.assocs.push_back({x.user, x.account, it->second, x.cpu_s, x.gpu_s});
+  }
+  for (const Account& acct : c.Policy().accounts.accounts) a.accounts.push_back({acct.name, acct.parent});
+  return a;
+}
+
 }  // namespace
 
 void AddAccountRoutes(Controller& c, Router& r) {
@@ -52,6 +100,15 @@ void AddAccountRoutes(Controller& c, Router& r) {
     StatusOr<std::vector<StepRecord>> steps = c.AccountingSteps(*ids);
     if (!steps.ok()) return ErrorResponse(steps.status());
     return Ok(StepsAnswer{std::move(*steps)});
+  });
+
+  // sreport: GET /v1/reports/usage?start=&end= (seconds since the epoch): the cluster's figures and
+  // each association's usage over the period, computed from the job and node records. Everyone's,
+  // as sacct -a shows every job (Muster has no PrivateData).
+  r.Add("GET", "/v1/reports/usage", [&c](const HttpRequest& req) {
+    StatusOr<UsageAnswer> a = UsageReportAnswer(c, req.query);
+    if (!a.ok()) return ErrorResponse(a.status());
+    return Ok(*a);
   });
 
   // sprio: the pending jobs' weighted priority factors, and the weights.

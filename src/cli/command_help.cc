@@ -274,6 +274,7 @@ std::string MusterUsage() {
          "  sshare    the fair-share tree: shares, usage and each user's factor (also 'sshare')\n"
          "  sdiag     the controller's counters and scheduling-cycle times; -r resets them (also 'sdiag')\n"
          "  why       why a pending job waits, when it will start, and what would start it sooner\n"
+         "  sreport   usage reports over a period: cluster utilization, top users, accounts (also 'sreport')\n"
          "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
          "  sim       scheduling-quality benchmarks on real traces (sim openb: the FGD placement protocol)\n"
          "\n"

@@ -276,6 +276,10 @@ StatusOr<std::vector<Partition>> CtldClient::Partitions() {
 }
 
 StatusOr<PingAnswer> CtldClient::Ping() { return Read<PingAnswer>(Send("GET", "/v1/ping")); }
+StatusOr<UsageAnswer> CtldClient::Usage(int64_t start, int64_t end) {
+  return Read<UsageAnswer>(
+      Send("GET", "/v1/reports/usage?start=" + std::to_string(start) + "&end=" + std::to_string(end)));
+}
 StatusOr<DiagAnswer> CtldClient::Diag() { return Read<DiagAnswer>(Send("GET", "/v1/diag")); }
 Status CtldClient::ResetDiag() { return Exchange<Empty>("POST", "/v1/diag/reset", Empty{}).status(); }
 StatusOr<ConfigAnswer> CtldClient::Config() { return Read<ConfigAnswer>(Send("GET", "/v1/config")); }

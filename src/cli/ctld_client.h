@@ -18,6 +18,7 @@
 #include "api/wire/steps.h"
 #include "api/wire/submit.h"
 #include "api/wire/why.h"
+#include "api/wire/usage.h"
 #include "base/status.h"
 #include "model/job_record.h"
 #include "model/partition.h"
@@ -83,6 +84,8 @@ class CtldClient {
   // GET /v1/accounting/jobs?<query> (sacct's selection) and the steps of the jobs `ids`.
   StatusOr<std::vector<JobRecord>> AccountingJobs(const std::string& query);
   StatusOr<std::vector<StepRecord>> AccountingSteps(const std::string& ids);
+  // GET /v1/reports/usage?start=&end= (sreport): the cluster's and the associations' usage.
+  StatusOr<UsageAnswer> Usage(int64_t start, int64_t end);
   // GET /v1/priority (sprio), /v1/shares (sshare), /v1/policy (sacctmgr show); POST /v1/policy.
   StatusOr<PriorityAnswer> Priority();
   StatusOr<SharesAnswer> Shares();

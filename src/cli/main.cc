@@ -1,5 +1,5 @@
 // muster: the command-line tool, one multi-call binary. `muster <command> ...`, or a Slurm command
-// name through a symlink (sbatch, srun, salloc, squeue, sinfo, scancel, sacct, scontrol -> muster).
+// name through a symlink (sbatch, srun, salloc, squeue, sinfo, scancel, sacct, scontrol, sreport, ... -> muster).
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +17,7 @@
 #include "cli/sacct_command.h"
 #include "cli/salloc_command.h"
 #include "cli/sdiag_command.h"
+#include "cli/sreport_command.h"
 #include "cli/sacctmgr_command.h"
 #include "cli/srun.h"
 #include "cli/why_command.h"
@@ -63,6 +64,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "sacctmgr") return muster::SacctmgrMain(args, std::cout, std::cerr);
   if (command == "sdiag") return muster::SdiagMain(args, std::cout, std::cerr);
   if (command == "why") return muster::WhyMain(args, std::cout, std::cerr);
+  if (command == "sreport") return muster::SreportMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
   if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);

@@ -6,6 +6,7 @@
 
 #include "cli/command_options.h"
 #include "cli/sacct_command.h"
+#include "cli/sreport_command.h"
 #include "cli/salloc_command.h"
 #include "cli/sbatch_args.h"
 #include "cli/srun_args.h"
@@ -88,6 +89,7 @@ std::string OptionsMarkdown() {
   OptionSection(out, "sacctmgr", SacctmgrOptionTable(), nullptr);
   OptionSection(out, "sprio", SprioOptionTable(), nullptr);
   OptionSection(out, "sshare", SshareOptionTable(), nullptr);
+  OptionSection(out, "sreport", SreportOptionTable(), nullptr);
   out << "\n";
   return out.str();
 }

@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "cli/command_options.h"
 #include "cli/sacct_command.h"
+#include "cli/sreport_command.h"
 #include "cli/salloc_command.h"
 #include "cli/sbatch_args.h"
 #include "cli/srun_args.h"
@@ -74,7 +75,7 @@ TEST(OptionDocTest, EveryRefusedOrIgnoredOptionHasANote) {
       {"sbatch", SbatchOptionTable()},     {"srun", SrunOptionTable()},       {"salloc", SallocOptionTable()},
       {"squeue", SqueueOptionTable()},     {"sinfo", SinfoOptionTable()},     {"scancel", ScancelOptionTable()},
       {"scontrol", ScontrolOptionTable()}, {"sacct", SacctOptionTable()},     {"sacctmgr", SacctmgrOptionTable()},
-      {"sprio", SprioOptionTable()},       {"sshare", SshareOptionTable()},
+      {"sprio", SprioOptionTable()},       {"sshare", SshareOptionTable()},   {"sreport", SreportOptionTable()},
   };
   for (const auto& [command, table] : tables) {
     for (const OptionSpec& o : table) {
@@ -122,6 +123,9 @@ constexpr PeerOptions kPeerOptions[] = {
      "MVhjlnopuvw"},
     {"sshare", "Users accounts all cluster format help helpformat long noheader parsable parsable2 partition usage users verbose version",
      "AMPUVaelmnopuv"},
+    // sreport's from its getopt table (src/sreport/sreport.c), since its --help needs slurmdbd.
+    {"sreport", "all_clusters cluster federation help immediate local noheader parsable parsable2 quiet sort tres usage verbose version",
+     "MPQTVahnpstv"},
 };
 
 TEST(OptionDocTest, EveryOptionOfSlurmsHelpIsInTheTables) {
@@ -139,6 +143,7 @@ TEST(OptionDocTest, EveryOptionOfSlurmsHelpIsInTheTables) {
     if (command == "sacctmgr") tables = {SacctmgrOptionTable()};
     if (command == "sprio") tables = {SprioOptionTable()};
     if (command == "sshare") tables = {SshareOptionTable()};
+    if (command == "sreport") tables = {SreportOptionTable()};
     ASSERT_FALSE(tables.empty()) << command;
     std::set<char> shorts;
     for (OptionTable t : tables) {

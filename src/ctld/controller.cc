@@ -7,6 +7,7 @@
 #include <pwd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <cstdio>
 #include <csignal>
@@ -148,6 +149,24 @@ Controller::JobsLock::~JobsLock() {
   }
 }
 
+Status Controller::LoadRecordsSince(int64_t now) {
+  StatusOr<std::string> since = store_->GetMeta(kRecordsSinceKey);
+  if (since.ok()) {
+    records_since_ = std::atoll(since->c_str());
+    return Status::Ok();
+  }
+  if (since.status().code() != StatusCode::kNotFound) return since.status();
+  // The first start on this database, or one that kept jobs before the key existed: the oldest
+  // job's submission (read once).
+  records_since_ = now;
+  StatusOr<std::vector<JobRecord>> all = store_->LoadJobs();
+  if (!all.ok()) return all.status();
+  for (const JobRecord& j : *all) {
+    if (j.submit_time > 0) records_since_ = std::min(records_since_, j.submit_time);
+  }
+  return store_->SetMeta(kRecordsSinceKey, std::to_string(records_since_));
+}
+
 Status Controller::Recover() {
   StatusOr<std::vector<NodeRecord>> nodes = store_->LoadNodes();
   if (!nodes.ok()) return nodes.status().WithPrefix("loading nodes");
@@ -163,6 +182,7 @@ Status Controller::Recover() {
   if (!steps.ok()) return steps.status().WithPrefix("loading steps");
   StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
   if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
+  RETURN_IF_ERROR(LoadRecordsSince(started).WithPrefix("loading when the records begin"));
   StatusOr<std::string> policy = store_->GetMeta(kPolicyKey);
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");

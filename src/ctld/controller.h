@@ -177,6 +177,8 @@ class Controller {
 
   // Loads jobs, nodes and steps from the store (after a restart, including kill -9).
   Status Recover();
+  // When the records begin (records_since): kept in the store's meta, set on the first start.
+  Status LoadRecordsSince(int64_t now);
 
   // --- users ---
   // Errors carry Slurm's messages ("Invalid partition name specified", "Requested node
@@ -240,6 +242,9 @@ class Controller {
   // in name order.
   std::vector<std::pair<std::string, std::string>> SlurmConfig() const;
   int64_t NowSeconds() const { return clock_->NowSeconds(); }
+  // Since when the store has kept this cluster's records (the first start on its state database,
+  // or its oldest job's submission): sreport measures nothing before it. 0 before Recover.
+  int64_t records_since() const { return records_since_; }
 
   // --- admins ---
   Status UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
@@ -569,6 +574,8 @@ class Controller {
   // (PolicyOpsToJson).
   static constexpr char kUsageKey[] = "priority_usage";
   static constexpr char kPolicyKey[] = "policy_ops";
+  static constexpr char kRecordsSinceKey[] = "records_since";
+  int64_t records_since_ = 0;  // set by Recover, then constant
 
   // Accounts, QOS, usage, fair share and priorities: the last part in the lock order, called
   // with mu_ held or not (never the other way round). Its usage is saved to the store's meta

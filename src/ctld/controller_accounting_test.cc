@@ -142,5 +142,28 @@ TEST_F(EligibilityTest, AccountingListsStoredJobsWithTheirSteps) {
   EXPECT_EQ(ctld_->AccountingSteps({a})->size(), 1u);
 }
 
+// sreport measures nothing before the cluster's records begin: the first start on the state
+// database, kept there across restarts; a database that kept jobs before the key existed begins
+// with its oldest job.
+TEST_F(ControllerTest, RecordsBeginAtTheFirstStartAndStayThere) {
+  const int64_t first = clock_.NowSeconds();
+  EXPECT_EQ(ctld_->records_since(), first);
+  clock_.AdvanceSeconds(7200);
+  Open();
+  EXPECT_EQ(ctld_->records_since(), first);
+
+  ctld_.reset();
+  store_ = OpenSqliteStore((dir_ / "older.db").string()).value();  // jobs kept, no key yet
+  JobRecord old;
+  old.id = 1;
+  old.state = JobState::kCompleted;
+  old.submit_time = first - 86400;
+  ASSERT_TRUE(store_->SaveJob(old).ok());
+  ctld_ = std::make_unique<Controller>(config_, store_.get(), &agents_, &clock_);
+  ASSERT_TRUE(ctld_->Recover().ok());
+  EXPECT_EQ(ctld_->records_since(), first - 86400);
+  EXPECT_EQ(*store_->GetMeta("records_since"), std::to_string(first - 86400));
+}
+
 }  // namespace
 }  // namespace muster
