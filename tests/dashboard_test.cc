@@ -174,8 +174,13 @@ TEST_F(Dashboard, EveryViewShowsTheApisFiguresInChromium) {
   const int64_t tune = Submit("-A nlp -J tune --gres=gpu:2 -t 10 --wrap 'sleep 300'");
   ASSERT_TRUE(WaitState(tune, "RUNNING"));
   const std::string train_node = Trim(Run("squeue -h -j " + std::to_string(train) + " -o %N").out);
-  const std::string other = train_node == "n1" ? "n2" : "n1";
-  ASSERT_EQ(Run("scontrol update nodename=" + other + " state=drain reason=cooling").rc, 0);
+  std::string other;
+  std::istringstream node_names(Run("sinfo -h -N -o %N").out);
+  for (std::string n; node_names >> n;) {
+    if (n != train_node) other = n;
+  }
+  Result drain = Run("scontrol update nodename=" + other + " state=drain reason=cooling");
+  ASSERT_EQ(drain.rc, 0) << train_node << ": " << drain.out;
   const int64_t big = Submit("-A vision -J big --gres=gpu:4 -t 10 --wrap 'sleep 300'");
   const int64_t held = Submit("-A nlp -J later -H --gres=gpu:1 --wrap 'sleep 300'");
   // The waiting job has its reason and, once a pass planned it, its expected start (squeue --start).

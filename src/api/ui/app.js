@@ -80,7 +80,7 @@ function limit(s) { return s <= 0 || s >= 4000000000 ? 'UNLIMITED' : duration(s)
 function gpus(n) { return Number.isInteger(n) ? String(n) : n.toFixed(2); }
 function mb(v) { return v >= 1024 ? (v / 1024).toFixed(v % 1024 ? 1 : 0) + ' GiB' : v + ' MiB'; }
 // A colour per job, so that one job's GPUs read as one block across the grid.
-function jobHue(id) { return (id * 47) % 360; }
+function jobHue(id) { return (id * 137) % 360; }
 
 // --- views -------------------------------------------------------------------------------
 function stat(label, value, cls, key) {
@@ -260,14 +260,24 @@ function renderJob(d) {
   out.push(el('h2', {}, 'Timeline'));
   const ev = d.timeline;
   if (ev.length) {
-    const t0 = ev[0].time, t1 = Math.max(d.now, ev[ev.length - 1].time), span = Math.max(1, t1 - t0);
+    const last = ev[ev.length - 1].time, t1 = j.end_time ? last : Math.max(d.now, last);
+    const t0 = ev[0].time, span = Math.max(1, t1 - t0);
     const bar = el('div', {class: 'timeline'});
-    ev.forEach((e, i) => {
-      const left = ((e.time - t0) / span) * 100;
-      const m = el('div', {class: 'mark ' + e.event, title: e.event + ' ' + slurmTime(e.time)});
+    // Events close together (within 6% of the span) share one mark and one label.
+    const groups = [];
+    for (const e of ev) {
+      const g = groups[groups.length - 1];
+      if (g && (e.time - g.time) / span < 0.06) g.names.push(e.event);
+      else groups.push({time: e.time, names: [e.event], first: e.event});
+    }
+    groups.forEach((g, i) => {
+      const left = ((g.time - t0) / span) * 100;
+      const m = el('div', {class: 'mark ' + g.names[g.names.length - 1], title: g.names.join(', ') + ' ' + slurmTime(g.time)});
       m.style.left = 'calc(' + left.toFixed(2) + '% - 6px)';
-      const lab = el('div', {class: 'marklabel ' + (i % 2 ? 'below' : 'above')}, e.event);
+      const lab = el('div', {class: 'marklabel ' + (i % 2 ? 'below' : 'above')}, g.names.join(' · '));
       lab.style.left = left.toFixed(2) + '%';
+      if (left < 10) lab.style.transform = 'translateX(-6px)';
+      else if (left > 90) lab.style.transform = 'translateX(calc(-100% + 6px))';
       bar.appendChild(m);
       bar.appendChild(lab);
     });
