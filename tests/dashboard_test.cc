@@ -109,6 +109,7 @@ class Dashboard : public LocalClusterTest {
     port_ = FreePort();
     ASSERT_NE(port_, 0);
     up_args_ = " --rest 127.0.0.1:" + std::to_string(port_);
+    up_tried_ = true;
     LocalClusterTest::SetUp();
     const char* env = std::getenv("MUSTER_TEST_ARTIFACTS");
     artifacts_ = env != nullptr && *env != '\0' ? fs::path(env) : fs::path(MUSTER_BIN_DIR) / "artifacts";
@@ -116,7 +117,7 @@ class Dashboard : public LocalClusterTest {
     profile_ = dir_ / "chromium-profile";
   }
   void TearDown() override {
-    if (IsSkipped()) return;
+    if (IsSkipped() || !up_tried_) return;  // (no chromium: no cluster was started)
     LocalClusterTest::TearDown();
   }
   std::string Token() {
@@ -158,6 +159,7 @@ class Dashboard : public LocalClusterTest {
   }
   std::string chromium_, token_;
   int port_ = 0;
+  bool up_tried_ = false;
   fs::path artifacts_, profile_;
 };
 
