@@ -307,7 +307,9 @@ function renderJob(d) {
   out.push(el('h2', {}, 'Output'));
   out.push(kv([['StdOut', d.output.stdout, 'stdout'], ['StdErr', d.output.stderr, 'stderr']]));
   if (j.state === 'PENDING') {
-    out.push(el('p', {}, el('a', {href: d.why_url, class: 'why'}, 'Why is it pending? (' + d.why_url + ')')));
+    // (Named, not linked: a link would open without the token, which only this page's requests carry.)
+    out.push(el('p', {class: 'note why'}, 'Why is it pending: ', el('code', {}, 'muster why ' + j.id),
+                ' (' + d.why_url + ').'));
   }
   return out;
 }
