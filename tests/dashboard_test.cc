@@ -278,6 +278,12 @@ TEST_F(Dashboard, EveryViewShowsTheApisFiguresInChromium) {
   EXPECT_TRUE(Has(dom, "data-field=\"stdout\">" + stdout_path + "<")) << stdout_path;
   EXPECT_TRUE(Has(Trim(Run("scontrol show job " + std::to_string(train)).out), "StdOut=" + stdout_path));
 
+  // The waiting job's page: its reason and squeue --start's time, and where to ask why.
+  dom = Load("view=job&id=" + std::to_string(big), "job-pending");
+  EXPECT_TRUE(Has(dom, "data-field=\"reason\">" + reason)) << dom;
+  EXPECT_TRUE(Has(dom, "data-field=\"expected_start\">" + start)) << start;
+  EXPECT_TRUE(Has(dom, "muster why " + std::to_string(big)));
+
   // The finished job's page: its end in the timeline.
   dom = Load("view=job&id=" + std::to_string(done), "job-finished");
   EXPECT_TRUE(Has(dom, "data-event=\"end\"")) << dom;
