@@ -5,7 +5,8 @@ SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
 PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev python3 pkg-config
       libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-      libyaml-cpp-dev libspdlog-dev libfmt-dev libsqlite3-dev libssl-dev libboost1.81-dev hyperfine)
+      libyaml-cpp-dev libspdlog-dev libfmt-dev libsqlite3-dev libssl-dev libboost1.81-dev hyperfine
+      chromium)  # chromium: the dashboard's test loads /ui headless (tests/dashboard_test.cc)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,7 @@
 #include "config/muster_config.h"
 #include "config/scheduling/scheduling_config.h"
 #include "api/controller_metrics.h"
+#include "api/dashboard.h"
 #include "api/routes.h"
 #include "api/slurmrest/slurmrest.h"
 #include "ctld/controller.h"
@@ -92,8 +93,10 @@ int Main(int argc, char** argv) {
   };
   router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);
+  api::AddDashboardRoutes(controller, router, jwt_key);
   Router rest_router;
   slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
+  api::AddDashboardRoutes(controller, rest_router, jwt_key);  // a browser's JWT, as the REST API's
   rest_router.SetObserver(timed);
   HttpServer::Options opt;
   opt.unix_path = conf->ctld_socket;
@@ -128,8 +131,8 @@ int Main(int argc, char** argv) {
   // Every route but the ping needs a caller the server could identify: a request over TCP without
   // a token, or with a forged or expired one, is answered 401 before any handler sees it.
   StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&router](const HttpRequest& r) {
-    // The REST routes decide for themselves (api/slurmrest/slurmrest.h: peer credentials or a JWT).
-    if (slurmrest::IsSlurmRestPath(r.path)) return router.Handle(r);
+    // The REST routes and the dashboard's decide for themselves (peer credentials or a JWT).
+    if (slurmrest::IsSlurmRestPath(r.path) || api::IsDashboardPath(r.path)) return router.Handle(r);
     // The ping and /metrics (as musterd's: counts and timings, no job's secrets) are open to GET.
     if (!r.caller.authenticated && !(r.method == "GET" && (r.path == "/v1/ping" || r.path == "/metrics"))) {
       return HttpResponse::Error(401, "authentication required: " + r.caller.error);
@@ -148,7 +151,9 @@ int Main(int argc, char** argv) {
     ro.tokens = nullptr;  // callers present JWTs, which the routes verify
     ro.body_limit = slurmrest::SlurmRestBodyLimit;
     StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
-      if (!slurmrest::IsSlurmRestPath(r.path)) return HttpResponse::Error(404, "no such path: " + r.path);
+      if (!slurmrest::IsSlurmRestPath(r.path) && !api::IsDashboardPath(r.path)) {
+        return HttpResponse::Error(404, "no such path: " + r.path);
+      }
       return rest_router.Handle(r);
     });
     if (!started.ok()) return Fail("controller.rest_listen: " + started.status().message());

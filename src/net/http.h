@@ -37,6 +37,8 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // More header fields, in order (the dashboard's Content-Security-Policy).
+  std::vector<std::pair<std::string, std::string>> headers = {};
   static HttpResponse Json(int status, std::string body) { return HttpResponse{status, "application/json", std::move(body)}; }
   // {"error": message} with the given status.
   static HttpResponse Error(int status, const std::string& message);

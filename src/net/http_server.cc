@@ -301,6 +301,7 @@ class Session : public SessionBase {
     res_->result(status);
     res_->set(http::field::server, "muster");
     res_->set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) res_->set(name, value);
     res_->keep_alive(keep_alive && !stop_requested_);
     res_->body() = std::move(response.body);
     res_->prepare_payload();

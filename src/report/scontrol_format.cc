@@ -21,9 +21,8 @@ namespace {
 
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
-// Slurm's _fname_format: %A (the array's id; a job is its own), %a (the task; no array: 4294967294),
-// %j, %u, %x;
-// a relative path is under the working directory.
+}  // namespace
+
 std::string ExpandStdPath(const std::string& pattern, const JobRecord& job) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -51,6 +50,8 @@ std::string ExpandStdPath(const std::string& pattern, const JobRecord& job) {
   if (!out.empty() && out[0] == '/') return out;
   return job.workdir + "/" + out;
 }
+
+namespace {
 
 std::string NodeAddress(const NodeRecord& n) {
   const std::string& a = n.agent_address;

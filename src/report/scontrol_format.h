@@ -14,6 +14,10 @@
 
 namespace muster {
 
+// Slurm's _fname_format for StdOut=/StdErr=/StdIn=: %A (the array's id; a job is its own), %a
+// (the task; no array: 4294967294), %j, %u, %x; a relative path is under the working directory.
+std::string ExpandStdPath(const std::string& pattern, const JobRecord& job);
+
 // One job. `now` gives RunTime of a running job.
 // `mps_nodes`: the nodes whose agents run shared GPUs under MPS ("mps" feature): a fractional
 // job's GpuShare line says whether its share is enforced.
