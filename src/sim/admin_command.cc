@@ -68,7 +68,7 @@ int AdminMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   out << "migrated " << n->jobs << " jobs, " << n->steps << " steps, " << n->nodes << " nodes and " << n->meta
       << " meta records from " << StoreLocationForDisplay(from) << " to " << StoreLocationForDisplay(to)
-      << " (read back and compared); the next job id is " << n->next_job_id << "\n";
+      << " (read back and compared); job ids go on from " << n->next_job_id << " or above\n";
   return 0;
 }
 

@@ -18,7 +18,8 @@ struct MigrationCounts {
   size_t steps = 0;
   size_t nodes = 0;
   size_t meta = 0;
-  int64_t next_job_id = 0;  // the first id the destination hands out (MigrateStore)
+  int64_t next_job_id = 0;  // MigrateStore: the source's next id, where the destination's ids go on
+                            // (or above, if the destination had handed out more)
 };
 
 // Copies every record of `from` into `to` and reads them back from `to` to compare: any

@@ -319,6 +319,9 @@ struct PgStore::Impl {
       PQfinish(conn);
       return Status(StatusCode::kUnavailable, "cannot connect to " + where + ": " + msg);
     }
+    // The server's notices (DROP ... CASCADE lists what it drops) are not errors: libpq would print
+    // them on the daemon's stderr.
+    PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
     Status st = SetUpSession(conn);
     if (!st.ok()) {
       PQfinish(conn);
