@@ -1,5 +1,7 @@
 #include "store/pg_store.h"
 
+#include "store/pg_util.h"
+
 #include <endian.h>
 #include <libpq-fe.h>
 
@@ -22,6 +24,16 @@
 
 namespace muster {
 namespace {
+
+using pg_internal::Args;
+using pg_internal::Exec;
+using pg_internal::ExecParams;
+using pg_internal::IntArray;
+using pg_internal::PgError;
+using pg_internal::QuoteIdent;
+using pg_internal::Result;
+using pg_internal::Succeeded;
+using pg_internal::TextArray;
 
 constexpr int kSchemaVersion = 1;
 constexpr char kSchemaVersionKey[] = "schema_version";
@@ -73,121 +85,6 @@ constexpr Prepared kMaxJobId{"max_job_id", "SELECT COALESCE(MAX(id), 0) FROM job
 constexpr Prepared kSetCounter{"set_counter", "UPDATE counters SET value=$2 WHERE name=$1"};
 constexpr Prepared kAllPrepared[] = {kUpsertJob, kInsertScript, kUpsertNode, kUpsertStep,
                                      kUpsertMeta, kLockCounter, kMaxJobId, kSetCounter};
-
-// Owns one result.
-class Result {
- public:
-  explicit Result(PGresult* r = nullptr) : r_(r) {}
-  Result(Result&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
-  Result& operator=(Result&& o) noexcept {
-    std::swap(r_, o.r_);
-    return *this;
-  }
-  ~Result() { PQclear(r_); }
-  PGresult* get() const { return r_; }
-  int rows() const { return PQntuples(r_); }
-  std::string_view Text(int row, int col) const {
-    return std::string_view(PQgetvalue(r_, row, col), static_cast<size_t>(PQgetlength(r_, row, col)));
-  }
-  int64_t Int(int row, int col) const { return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10); }
-
- private:
-  PGresult* r_;
-};
-
-// A statement's parameters: strings go in binary form (their bytes as they are, no copy, no NUL
-// terminator needed; PostgreSQL checks text is valid UTF-8), numbers and array literals as text.
-class Args {
- public:
-  Args& Bytes(std::string_view v) {  // v must outlive the statement
-    values_.push_back(v.data() != nullptr ? v.data() : "");
-    lengths_.push_back(static_cast<int>(v.size()));
-    formats_.push_back(1);
-    return *this;
-  }
-  Args& Text(std::string v) {
-    owned_.push_back(std::move(v));
-    values_.push_back(owned_.back().c_str());
-    lengths_.push_back(0);
-    formats_.push_back(0);
-    return *this;
-  }
-  Args& Int(int64_t v) { return Text(std::to_string(v)); }
-  int size() const { return static_cast<int>(values_.size()); }
-  const char* const* values() const { return values_.data(); }
-  const int* lengths() const { return lengths_.data(); }
-  const int* formats() const { return formats_.data(); }
-
- private:
-  std::deque<std::string> owned_;  // a deque: its strings do not move as it grows
-  std::vector<const char*> values_;
-  std::vector<int> lengths_;
-  std::vector<int> formats_;
-};
-
-// An array literal for `= ANY($n::bigint[])` / `::text[]`.
-std::string IntArray(const std::set<int64_t>& values) {
-  std::string s = "{";
-  for (int64_t v : values) s += (s.size() > 1 ? "," : "") + std::to_string(v);
-  return s + "}";
-}
-std::string TextArray(const std::set<std::string>& values) {
-  std::string s = "{";
-  for (const std::string& v : values) {
-    if (s.size() > 1) s += ',';
-    s += '"';
-    for (char c : v) {
-      if (c == '"' || c == '\\') s += '\\';
-      s += c;
-    }
-    s += '"';
-  }
-  return s + "}";
-}
-
-std::string QuoteIdent(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-// The status of a failed command: connection trouble, conflicts and resource shortages are
-// Unavailable (worth retrying), a value PostgreSQL refused InvalidArgument, rights PermissionDenied.
-Status PgError(PGconn* conn, const PGresult* r, const std::string& what) {
-  std::string msg = r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn);
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-  const std::string code = state != nullptr ? state : "";
-  StatusCode c = StatusCode::kInternal;
-  if (PQstatus(conn) != CONNECTION_OK || code.rfind("08", 0) == 0 || code.rfind("53", 0) == 0 ||
-      code.rfind("57P", 0) == 0 || code == "40001" || code == "40P01" || code == "55P03") {
-    c = StatusCode::kUnavailable;
-  } else if (code.rfind("22", 0) == 0) {
-    c = StatusCode::kInvalidArgument;
-  } else if (code == "42501" || code.rfind("28", 0) == 0) {
-    c = StatusCode::kPermissionDenied;
-  }
-  return Status(c, what + ": " + (msg.empty() ? "no answer from the server" : msg));
-}
-
-bool Succeeded(const PGresult* r) {
-  const ExecStatusType s = PQresultStatus(r);
-  return r != nullptr && (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK);
-}
-
-StatusOr<Result> Exec(PGconn* conn, const char* sql, const std::string& what) {
-  Result r(PQexec(conn, sql));
-  if (!Succeeded(r.get())) return PgError(conn, r.get(), what);
-  return r;
-}
-
-StatusOr<Result> ExecParams(PGconn* conn, const std::string& sql, const Args& args, const std::string& what,
-                            int result_format = 0) {
-  Result r(PQexecParams(conn, sql.c_str(), args.size(), nullptr, args.values(), args.lengths(), args.formats(),
-                        result_format));
-  if (!Succeeded(r.get())) return PgError(conn, r.get(), what);
-  return r;
-}
 
 StatusOr<Result> ExecPrepared(PGconn* conn, const Prepared& p, const Args& args, const std::string& what) {
   Result r(PQexecPrepared(conn, p.name, args.size(), args.values(), args.lengths(), args.formats(), 0));
@@ -248,35 +145,6 @@ StatusOr<std::vector<StepRecord>> DecodeSteps(const Result& r, const std::string
 }
 
 }  // namespace
-
-bool IsPostgresUrl(const std::string& location) {
-  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
-}
-
-std::string RedactedPgUrl(const std::string& url) {
-  char* err = nullptr;
-  PQconninfoOption* opts = PQconninfoParse(url.c_str(), &err);
-  if (opts == nullptr) {
-    PQfreemem(err);
-    return "(a PostgreSQL URL that does not parse)";
-  }
-  std::map<std::string, std::string> v;
-  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
-    if (o->val != nullptr) v[o->keyword] = o->val;
-  }
-  PQconninfoFree(opts);
-  std::string host = v.count("host") ? v["host"] : v.count("hostaddr") ? v["hostaddr"] : "";
-  std::string s = "postgresql://";
-  if (v.count("user")) s += v["user"] + "@";
-  if (host.find('/') != std::string::npos) {  // a Unix socket directory
-    s += "/" + (v.count("dbname") ? v["dbname"] : "") + "?host=" + host;
-  } else {
-    s += host;
-    if (v.count("port")) s += ":" + v["port"];
-    s += "/" + (v.count("dbname") ? v["dbname"] : "");
-  }
-  return s;
-}
 
 struct PgStore::Impl {
   struct WriteOp {
