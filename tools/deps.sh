@@ -6,6 +6,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
 PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev python3 pkg-config
       libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
       libyaml-cpp-dev libspdlog-dev libfmt-dev libsqlite3-dev libssl-dev libboost1.81-dev hyperfine
+      libpq-dev postgresql-15
       chromium)  # chromium: the dashboard's test loads /ui headless (tests/dashboard_test.cc)
 missing=()
 for p in "${PKGS[@]}"; do
@@ -20,6 +21,12 @@ for p in "${LEAN[@]}"; do
 done
 if ((${#missing[@]} + ${#lean_missing[@]})); then
   $SUDO apt-get update -qq
+fi
+# postgresql-15 is there for the tests' private server (tools/pg-test-server.sh), which runs in a
+# temporary directory: Debian's package must not create (or start) a system cluster of its own.
+if [[ " ${missing[*]} " == *" postgresql-15 "* ]]; then
+  $SUDO mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.d/muster-no-main.conf >/dev/null
 fi
 if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"

@@ -4,7 +4,10 @@
 #   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
 #      (faults, the kill soak, srun, Slurm parity, TCP);
 #   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
-#      unit, scenario and property test, then each fuzz target for a short run on its corpus.
+#      unit, scenario and property test, then each fuzz target for a short run on its corpus. The
+#      PostgreSQL store's tests run on a private server (tools/pg-test-server.sh: initdb in a
+#      temporary directory, loopback only), started before them and stopped at the end; if it
+#      cannot start, the run fails.
 # Prints the time of each phase and of the whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +27,23 @@ phase "integration tests done"
 cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
 cmake --build --preset asan --target unit_tests fuzz_targets
 phase "asan build done"
+# Under /tmp: as root the server runs as the user postgres, who must reach its directory.
+pg_dir=$(mktemp -d /tmp/muster-pg.XXXXXX)
+stop_pg() {
+  bash tools/pg-test-server.sh stop "$pg_dir" || true
+  rm -rf "$pg_dir"
+}
+trap stop_pg EXIT
+if ! MUSTER_TEST_PG_URL=$(bash tools/pg-test-server.sh start "$pg_dir"); then
+  echo "tools/test.sh: cannot start the PostgreSQL test server" >&2
+  exit 1
+fi
+export MUSTER_TEST_PG_URL MUSTER_REQUIRE_PG=1
+phase "PostgreSQL test server started"
 ctest --preset asan -L unit
 phase "unit tests (ASan + UBSan) done"
+stop_pg
+trap - EXIT
 bash bench/fuzz.sh 5
 phase "fuzzing done"
 echo "== tools/test.sh passed in $(( $(date +%s) - start )) s" >&2

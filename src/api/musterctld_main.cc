@@ -49,8 +49,9 @@ int Main(int argc, char** argv) {
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key);
-  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(conf->state_path, conf->first_job_id);
+  StatusOr<std::unique_ptr<Store>> store = OpenStore(conf->state_path, conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
+  LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
 
   ControllerConfig cc;
   cc.cluster_name = conf->cluster_name;

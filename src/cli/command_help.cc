@@ -277,6 +277,7 @@ std::string MusterUsage() {
          "  sreport   usage reports over a period: cluster utilization, top users, accounts (also 'sreport')\n"
          "  place     load a cluster and a queue from YAML files, run the scheduler, show its decisions\n"
          "  sim       scheduling-quality benchmarks on real traces (sim openb: the FGD placement protocol)\n"
+         "  admin     admin migrate: copy a stopped controller's state between stores (SQLite, PostgreSQL)\n"
          "\n"
          "Run 'muster <command> --help' for the options of a command.\n";
 }

@@ -67,7 +67,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, c
   if (command == "sreport") return muster::SreportMain(args, std::cout, std::cerr);
   if (command == "up") return muster::UpMain(args, SelfExe(argv0), std::cout, std::cerr);
   if (command == "down") return muster::DownMain(args, std::cout, std::cerr);
-  if (command == "place" || command == "sim") return RunSimTool(command, args, argv0);
+  // `muster admin migrate` too: it opens stores, which this binary does not link.
+  if (command == "place" || command == "sim" || command == "admin") return RunSimTool(command, args, argv0);
   // Hidden: the options tables of docs/slurm-compatibility.md, generated from the commands' own.
   if (command == "options-doc") return muster::OptionsDocMain(args, std::cout, std::cerr);
   return -1;

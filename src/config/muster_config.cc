@@ -156,7 +156,13 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     }
     if (m.Has("state")) {
       RETURN_IF_ERROR(m.String("state", &v));
-      c.state_path = Absolute(dir, v);
+      if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0) {
+        c.state_path = v;  // a PostgreSQL URL (store/pg_store.h)
+      } else {
+        if (v.rfind("sqlite:", 0) == 0) v = v.substr(7);
+        if (v.empty()) return InvalidArgument(path + ": controller.state: empty SQLite path");
+        c.state_path = Absolute(dir, v);
+      }
     }
     if (m.Has("key_file")) {
       RETURN_IF_ERROR(m.String("key_file", &v));

@@ -8,7 +8,8 @@
 //   controller:
 //     socket: /run/muster/ctld.sock     # Unix socket: callers identified by peer credentials
 //     listen: 127.0.0.1:6817            # TCP: callers present a token minted by their node's agent
-//     state: /var/lib/muster/state.db   # SQLite file (WAL)
+//     state: /var/lib/muster/state.db   # SQLite file (WAL; also sqlite:FILE), or a PostgreSQL URL:
+//                                       # postgresql://muster@127.0.0.1:5432/muster
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
 //     rest_listen: 127.0.0.1:6820       # optional: slurmrestd's REST API (/slurm/v0.0.38) over TCP, JWT callers
 //     jwt_key: /etc/muster/jwt_hs256.key  # optional: signs and verifies JWTs (scontrol token); mode 0600
@@ -59,7 +60,7 @@ struct MusterConfig {
   // controller
   std::string ctld_socket;
   std::string ctld_listen;          // "" = no TCP
-  std::string state_path;
+  std::string state_path;           // an absolute SQLite path, or a postgresql:// URL
   std::string key_file;
   // slurmrestd's REST API (/slurm/v0.0.38/..., docs/api.md): a TCP listener ("" = none; callers
   // present a JWT), and the key JWTs are signed with ("" = none: `scontrol token` and JWT callers

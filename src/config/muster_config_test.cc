@@ -111,6 +111,24 @@ TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
       << bad_ctld.status().message();
 }
 
+// controller.state: a SQLite file beside muster.yaml by default, a path (or sqlite:PATH) relative
+// to it, or a PostgreSQL URL kept as written.
+TEST_F(MusterConfigFile, StateIsASqliteFileOrAPostgresUrl) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->state_path, (dir_ / "state.db").string());
+  StatusOr<MusterConfig> rel = Load("controller:\n  state: sqlite:db/s.db\n");
+  ASSERT_TRUE(rel.ok()) << rel.status().message();
+  EXPECT_EQ(rel->state_path, (dir_ / "db/s.db").string());
+  StatusOr<MusterConfig> pg = Load("controller:\n  state: postgresql://muster@127.0.0.1:5432/muster\n");
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  EXPECT_EQ(pg->state_path, "postgresql://muster@127.0.0.1:5432/muster");
+  StatusOr<MusterConfig> empty = Load("controller:\n  state: \"sqlite:\"\n");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("controller.state: empty SQLite path"), std::string::npos)
+      << empty.status().message();
+}
+
 TEST_F(MusterConfigFile, LaunchFailureHoldsByDefaultOrRequeues) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();

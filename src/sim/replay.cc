@@ -163,6 +163,7 @@ class ReplayStore : public Store {
   StatusOr<int64_t> AllocateJobIds(int count) override { return inner_->AllocateJobIds(count); }
   Status SetMeta(const std::string& key, const std::string& value) override { return inner_->SetMeta(key, value); }
   StatusOr<std::string> GetMeta(const std::string& key) override { return inner_->GetMeta(key); }
+  StatusOr<std::map<std::string, std::string>> LoadMeta() override { return inner_->LoadMeta(); }
 
  private:
   std::unique_ptr<Store> inner_;

@@ -81,6 +81,10 @@ class MemoryStore final : public Store {
     if (it == d_->meta.end()) return Status(StatusCode::kNotFound, "meta key '" + key + "' is not set");
     return it->second;
   }
+  StatusOr<std::map<std::string, std::string>> LoadMeta() override {
+    std::lock_guard<std::mutex> l(d_->mu);
+    return d_->meta;
+  }
 
  private:
   std::shared_ptr<MemoryStoreData> d_;

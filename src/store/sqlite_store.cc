@@ -616,6 +616,16 @@ StatusOr<std::string> SqliteStore::GetMeta(const std::string& key) {
   return *value;
 }
 
+StatusOr<std::map<std::string, std::string>> SqliteStore::LoadMeta() {
+  std::map<std::string, std::string> meta;
+  RETURN_IF_ERROR(impl_->ReadRows("SELECT key, value FROM meta WHERE key != 'schema_version'",
+                                  [&](sqlite3_stmt* row) -> Status {
+                                    meta[std::string(ColumnText(row, 0))] = std::string(ColumnText(row, 1));
+                                    return Status::Ok();
+                                  }));
+  return meta;
+}
+
 StatusOr<std::vector<JobRecord>> SqliteStore::LoadJobs() { return SelectJobs("", {}); }
 
 StatusOr<std::vector<JobRecord>> SqliteStore::LoadLiveJobs(int64_t ended_since) {

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -67,6 +68,7 @@ class SqliteStore final : public Store {
   // 'schema_version' is reserved (readable, not writable).
   Status SetMeta(const std::string& key, const std::string& value) override;
   StatusOr<std::string> GetMeta(const std::string& key) override;
+  StatusOr<std::map<std::string, std::string>> LoadMeta() override;  // without 'schema_version'
 
   SqliteStoreStats stats() const;
 

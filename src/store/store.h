@@ -1,6 +1,6 @@
 // Store: the controller's durable state (jobs, nodes, steps, counters). One interface, with a
-// SQLite implementation (embedded default, one file, WAL) and later PostgreSQL; one contract test
-// suite runs against every implementation.
+// SQLite implementation (embedded default, one file, WAL) and a PostgreSQL one (store/pg_store.h);
+// one contract test suite runs against every implementation.
 //
 // Durability: a Save* call returns OK only after its data is committed durably. Thread-safe:
 // concurrent callers are batched into one transaction (group commit), so durability does not cost
@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -65,10 +66,19 @@ class Store {
   // Small key/value settings (cluster name, schema version, ...). An empty key is InvalidArgument.
   virtual Status SetMeta(const std::string& key, const std::string& value) = 0;
   virtual StatusOr<std::string> GetMeta(const std::string& key) = 0;  // NotFound if absent
+  // Every key set with SetMeta and its value (what `muster admin migrate` copies).
+  virtual StatusOr<std::map<std::string, std::string>> LoadMeta() = 0;
 };
 
 // Opens (creating if needed) a SQLite store at `path`. `first_job_id` seeds the id counter of a
 // new database.
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int64_t first_job_id = 1);
+
+// Opens the store at `location`, as muster.yaml's controller.state and `muster admin migrate` name
+// it: a PostgreSQL URL (postgresql://... or postgres://..., store/pg_store.h), or a SQLite file
+// ("sqlite:FILE" or a plain path).
+StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& location, int64_t first_job_id = 1);
+// `location` as errors and logs show it (a URL without its password).
+std::string StoreLocationForDisplay(const std::string& location);
 
 }  // namespace muster

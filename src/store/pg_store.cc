@@ -1,0 +1,703 @@
+#include "store/pg_store.h"
+
+#include "store/pg_util.h"
+
+#include <endian.h>
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "base/pretty_json.h"
+#include "model/name_order.h"
+#include "model/record_json.h"
+
+namespace muster {
+namespace {
+
+using pg_internal::Args;
+using pg_internal::Exec;
+using pg_internal::ExecParams;
+using pg_internal::IntArray;
+using pg_internal::PgError;
+using pg_internal::QuoteIdent;
+using pg_internal::Result;
+using pg_internal::Succeeded;
+using pg_internal::TextArray;
+
+constexpr int kSchemaVersion = 1;
+constexpr char kSchemaVersionKey[] = "schema_version";
+constexpr char kNextJobIdCounter[] = "next_job_id";
+constexpr size_t kMaxBatch = 1024;  // bounds one transaction and the last caller's wait
+
+constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE counters(name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+CREATE TABLE jobs(id BIGINT PRIMARY KEY, state TEXT NOT NULL, user_name TEXT NOT NULL,
+                  submit_time BIGINT NOT NULL, end_time BIGINT NOT NULL, record TEXT NOT NULL,
+                  uid BIGINT NOT NULL, account TEXT NOT NULL, partition_name TEXT NOT NULL,
+                  array_job_id BIGINT NOT NULL);
+CREATE INDEX jobs_by_state ON jobs(state);
+CREATE INDEX jobs_by_user ON jobs(user_name, submit_time);
+CREATE INDEX jobs_by_end_time ON jobs(end_time);
+CREATE INDEX jobs_by_uid ON jobs(uid, submit_time);
+CREATE INDEX jobs_by_account ON jobs(account, submit_time);
+CREATE INDEX jobs_by_array ON jobs(array_job_id) WHERE array_job_id <> 0;
+CREATE TABLE scripts(array_job_id BIGINT PRIMARY KEY, script BYTEA NOT NULL);
+CREATE TABLE nodes(name TEXT PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE steps(job_id BIGINT NOT NULL, step_id BIGINT NOT NULL, record TEXT NOT NULL,
+                   PRIMARY KEY(job_id, step_id));
+)sql";
+
+// The write statements, prepared on the write connection by name.
+struct Prepared {
+  const char* name;
+  const char* sql;
+};
+constexpr Prepared kUpsertJob{
+    "upsert_job",
+    "INSERT INTO jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name, "
+    "array_job_id) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT(id) DO UPDATE SET "
+    "state=excluded.state, user_name=excluded.user_name, submit_time=excluded.submit_time, "
+    "end_time=excluded.end_time, record=excluded.record, uid=excluded.uid, account=excluded.account, "
+    "partition_name=excluded.partition_name, array_job_id=excluded.array_job_id"};
+constexpr Prepared kInsertScript{"insert_script",
+                                 "INSERT INTO scripts(array_job_id, script) VALUES($1, $2) ON CONFLICT DO NOTHING"};
+constexpr Prepared kUpsertNode{
+    "upsert_node", "INSERT INTO nodes(name, record) VALUES($1, $2) ON CONFLICT(name) DO UPDATE SET record=excluded.record"};
+constexpr Prepared kUpsertStep{"upsert_step",
+                               "INSERT INTO steps(job_id, step_id, record) VALUES($1, $2, $3) "
+                               "ON CONFLICT(job_id, step_id) DO UPDATE SET record=excluded.record"};
+constexpr Prepared kUpsertMeta{
+    "upsert_meta", "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value=excluded.value"};
+constexpr Prepared kLockCounter{"lock_counter", "SELECT value FROM counters WHERE name=$1 FOR UPDATE"};
+constexpr Prepared kMaxJobId{"max_job_id", "SELECT COALESCE(MAX(id), 0) FROM jobs"};
+constexpr Prepared kSetCounter{"set_counter", "UPDATE counters SET value=$2 WHERE name=$1"};
+constexpr Prepared kAllPrepared[] = {kUpsertJob, kInsertScript, kUpsertNode, kUpsertStep,
+                                     kUpsertMeta, kLockCounter, kMaxJobId, kSetCounter};
+
+StatusOr<Result> ExecPrepared(PGconn* conn, const Prepared& p, const Args& args, const std::string& what) {
+  Result r(PQexecPrepared(conn, p.name, args.size(), args.values(), args.lengths(), args.formats(), 0));
+  if (!Succeeded(r.get())) return PgError(conn, r.get(), what);
+  return r;
+}
+
+bool ScriptKeptApart(const JobRecord& job) { return job.array_job_id != 0; }
+bool ScriptKeptApart(const NodeRecord&) { return false; }
+bool ScriptKeptApart(const StepRecord&) { return false; }
+
+template <typename T>
+StatusOr<std::string> Encode(const T& record, const std::string& what) {
+  boost::json::object j = ToJson(record);
+  if (ScriptKeptApart(record)) j.erase("script");
+  std::string text = boost::json::serialize(j);
+  if (!IsUtf8(text)) return InvalidArgument(what + ": cannot be stored: a string in it is not valid UTF-8");
+  return text;
+}
+
+template <typename T>
+StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const boost::json::value&),
+                      const std::string& where) {
+  boost::json::error_code ec;
+  const boost::json::value j = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec);
+  if (ec) return Internal(where + ": record is not valid JSON: " + ec.message());
+  StatusOr<T> r = from_json(j);
+  if (!r.ok()) return Internal(where + ": record does not decode: " + r.status().message());
+  return r;
+}
+
+// The jobs of `r` (columns id, record), with their arrays' scripts from `scripts` (binary rows:
+// array_job_id int8, script bytea).
+StatusOr<std::vector<JobRecord>> DecodeJobs(const Result& r, const std::string& where) {
+  std::vector<JobRecord> jobs;
+  jobs.reserve(static_cast<size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) {
+    const int64_t id = r.Int(i, 0);
+    const std::string at = where + ": table jobs, id " + std::to_string(id);
+    ASSIGN_OR_RETURN(JobRecord job, DecodeRow(r.Text(i, 1), &JobRecordFromJson, at));
+    if (job.id != id) return Internal(at + ": record has id " + std::to_string(job.id));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+StatusOr<std::vector<StepRecord>> DecodeSteps(const Result& r, const std::string& where) {
+  std::vector<StepRecord> steps;
+  for (int i = 0; i < r.rows(); ++i) {
+    const int64_t job_id = r.Int(i, 0);
+    const int64_t step_id = r.Int(i, 1);
+    const std::string at = where + ": table steps, key " + std::to_string(job_id) + "." + std::to_string(step_id);
+    ASSIGN_OR_RETURN(StepRecord step, DecodeRow(r.Text(i, 2), &StepRecordFromJson, at));
+    if (step.job_id != job_id || step.step_id != step_id) return Internal(at + ": record has another key");
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+}  // namespace
+
+struct PgStore::Impl {
+  struct WriteOp {
+    std::function<Status(Impl&)> run;
+    Status result;
+    bool done = false;  // guarded by mu
+  };
+
+  std::string url;
+  std::string schema;
+  std::string where;       // "PostgreSQL store 'URL' (schema S)", for errors
+  PGconn* wconn = nullptr;  // the current leader only, and Open
+  PGconn* rconn = nullptr;  // guarded by read_mu
+  std::mutex read_mu;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<WriteOp*> queue;
+  bool writing = false;
+  int callers = 0;
+  bool stopping = false;
+  PgStoreStats stats;
+
+  ~Impl() {
+    PQfinish(rconn);
+    PQfinish(wconn);
+  }
+
+  // A new connection with the session settings every statement relies on.
+  StatusOr<PGconn*> Connect() {
+    // connect_timeout before dbname: the URL's own value, if any, wins.
+    const char* keywords[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
+    const std::string app = "muster:" + schema;  // pg_stat_activity tells the stores apart
+    const char* values[] = {"10", app.c_str(), "UTF8", url.c_str(), nullptr};
+    PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+    if (conn == nullptr) return Status(StatusCode::kUnavailable, "cannot connect to " + where + ": out of memory");
+    if (PQstatus(conn) != CONNECTION_OK) {
+      std::string msg = PQerrorMessage(conn);
+      while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+      PQfinish(conn);
+      return Status(StatusCode::kUnavailable, "cannot connect to " + where + ": " + msg);
+    }
+    // The server's notices (DROP ... CASCADE lists what it drops) are not errors: libpq would print
+    // them on the daemon's stderr.
+    PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+    Status st = SetUpSession(conn);
+    if (!st.ok()) {
+      PQfinish(conn);
+      return st;
+    }
+    return conn;
+  }
+
+  Status SetUpSession(PGconn* conn) {
+    const std::string sql = "SET search_path TO " + QuoteIdent(schema) + "; SET synchronous_commit TO on";
+    return Exec(conn, sql.c_str(), where + ": session settings").status();
+  }
+
+  Status PrepareWrites() {
+    for (const Prepared& p : kAllPrepared) {
+      Result r(PQprepare(wconn, p.name, p.sql, 0, nullptr));
+      if (!Succeeded(r.get())) return PgError(wconn, r.get(), where + ": prepare " + p.name);
+    }
+    return Status::Ok();
+  }
+
+  // A connection found broken is opened again (and the write one's statements prepared again).
+  Status Revive(PGconn* conn, bool writes) {
+    if (PQstatus(conn) == CONNECTION_OK) return Status::Ok();
+    PQreset(conn);
+    if (PQstatus(conn) != CONNECTION_OK) return PgError(conn, nullptr, "cannot reconnect to " + where);
+    RETURN_IF_ERROR(SetUpSession(conn));
+    return writes ? PrepareWrites() : Status::Ok();
+  }
+
+  // Creates the schema and its tables, or checks them, in one transaction under an advisory lock
+  // (two controllers opening one fresh database create it once).
+  Status InitSchema(int64_t first_job_id) {
+    RETURN_IF_ERROR(Exec(wconn, "BEGIN", "open " + where).status());
+    Status st = CreateOrCheckSchema(first_job_id);
+    if (st.ok()) st = Exec(wconn, "COMMIT", "open " + where).status();
+    if (!st.ok()) (void)Exec(wconn, "ROLLBACK", "rollback");
+    return st;
+  }
+
+  Status CreateOrCheckSchema(int64_t first_job_id) {
+    Args lock;
+    lock.Text("muster-store:" + schema);
+    const std::string open = "open " + where;
+    RETURN_IF_ERROR(ExecParams(wconn, "SELECT pg_advisory_xact_lock(hashtext($1::text))", lock, open).status());
+    Args name;
+    name.Bytes(schema);
+    ASSIGN_OR_RETURN(Result ns, ExecParams(wconn, "SELECT 1 FROM pg_namespace WHERE nspname=$1::text", name, open));
+    if (ns.rows() == 0) {
+      const std::string create = "CREATE SCHEMA " + QuoteIdent(schema);
+      RETURN_IF_ERROR(Exec(wconn, create.c_str(), open + ": create schema").status());
+    }
+    ASSIGN_OR_RETURN(Result has_meta,
+                     ExecParams(wconn,
+                                "SELECT 1 FROM information_schema.tables WHERE table_schema=$1::text AND "
+                                "table_name='meta'",
+                                name, open));
+    if (has_meta.rows() > 0) {
+      Args key;
+      key.Bytes(kSchemaVersionKey);
+      ASSIGN_OR_RETURN(Result version, ExecParams(wconn, "SELECT value FROM meta WHERE key=$1::text", key, open));
+      if (version.rows() == 0) return FailedPrecondition(where + " is not a Muster store (meta has no schema_version)");
+      const std::string v(version.Text(0, 0));
+      const int n = std::atoi(v.c_str());
+      if (n < 1 || std::to_string(n) != v) return FailedPrecondition(where + ": invalid schema_version '" + v + "'");
+      if (n > kSchemaVersion) {
+        return FailedPrecondition(where + " has schema version " + v + ", newer than this Muster supports (" +
+                                  std::to_string(kSchemaVersion) + ")");
+      }
+      return Status::Ok();
+    }
+    ASSIGN_OR_RETURN(Result other, ExecParams(wconn,
+                                              "SELECT table_name FROM information_schema.tables WHERE "
+                                              "table_schema=$1::text LIMIT 1",
+                                              name, open));
+    if (other.rows() > 0) {
+      return FailedPrecondition(where + " is not a Muster store (it has table '" + std::string(other.Text(0, 0)) +
+                                "' but no meta)");
+    }
+    RETURN_IF_ERROR(Exec(wconn, kCreateSchema, open + ": create tables").status());
+    Args meta;
+    meta.Bytes(kSchemaVersionKey).Int(kSchemaVersion);
+    RETURN_IF_ERROR(ExecParams(wconn, "INSERT INTO meta(key, value) VALUES($1::text, $2::text)", meta, open).status());
+    Args counter;
+    counter.Bytes(kNextJobIdCounter).Int(first_job_id);
+    return ExecParams(wconn, "INSERT INTO counters(name, value) VALUES($1::text, $2::bigint)", counter, open).status();
+  }
+
+  // Enqueues one write and blocks until its batch is committed (or failed).
+  Status Submit(std::function<Status(Impl&)> run) {
+    WriteOp op{std::move(run), Status::Ok(), false};
+    std::unique_lock<std::mutex> l(mu);
+    if (stopping) return FailedPrecondition(where + " is closing");
+    queue.push_back(&op);
+    ++callers;
+    while (!op.done) {
+      if (writing) {
+        cv.wait(l);
+        continue;
+      }
+      writing = true;
+      const size_t n = std::min(queue.size(), kMaxBatch);
+      std::vector<WriteOp*> batch(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+      queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+      l.unlock();
+      bool committed = false;
+      std::vector<Status> results = RunBatch(batch, committed);
+      l.lock();
+      stats.operations += static_cast<int64_t>(batch.size());
+      if (committed) {
+        ++stats.commits;
+        stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
+      } else {
+        ++stats.failed_batches;
+      }
+      for (size_t i = 0; i < batch.size(); ++i) {
+        batch[i]->result = std::move(results[i]);
+        batch[i]->done = true;
+      }
+      writing = false;
+      cv.notify_all();
+    }
+    if (--callers == 0) cv.notify_all();
+    return std::move(op.result);
+  }
+
+  // One transaction for the batch. Each round trip to the server costs, so a batch of several
+  // operations first runs without savepoints; if one of them fails (rare: records are checked
+  // before they are queued), the transaction is rolled back and the batch runs again with a
+  // savepoint around each operation, so that the failure undoes only its own rows (every
+  // operation is an upsert or reads what it writes: running it again is safe). If the
+  // transaction is lost (BEGIN, a savepoint or COMMIT fails, the connection drops), every
+  // operation fails.
+  std::vector<Status> RunBatch(const std::vector<WriteOp*>& batch, bool& committed) {
+    if (batch.size() > 1) {
+      bool retry = false;
+      std::vector<Status> results = RunTransaction(batch, /*savepoints=*/false, committed, &retry);
+      if (!retry) return results;
+      std::lock_guard<std::mutex> l(mu);
+      ++stats.retried_batches;
+    }
+    return RunTransaction(batch, batch.size() > 1, committed, nullptr);
+  }
+
+  // With `retry` (no savepoints): an operation failing on a live connection rolls the batch back
+  // and sets *retry instead of failing the others.
+  std::vector<Status> RunTransaction(const std::vector<WriteOp*>& batch, bool savepoints, bool& committed,
+                                     bool* retry) {
+    std::vector<Status> results(batch.size());
+    auto fail_all = [&](const Status& why) {
+      for (Status& r : results) {
+        if (r.ok()) r = why;
+      }
+      return results;
+    };
+    // Nothing of the batch stands: roll back (if the connection still can) and fail them all.
+    auto lost = [&](const Status& why) {
+      if (PQstatus(wconn) == CONNECTION_OK && PQtransactionStatus(wconn) != PQTRANS_IDLE) {
+        (void)Exec(wconn, "ROLLBACK", "rollback");
+      }
+      return fail_all(Status(StatusCode::kUnavailable, where + ": transaction rolled back: " + why.message()));
+    };
+    Status st = Revive(wconn, /*writes=*/true);
+    if (st.ok()) st = Exec(wconn, "BEGIN", where + ": begin transaction").status();
+    if (!st.ok()) return fail_all(st);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (savepoints) {
+        st = Exec(wconn, "SAVEPOINT op", where + ": savepoint").status();
+        if (!st.ok()) return lost(st);
+      }
+      Status op = batch[i]->run(*this);
+      if (op.ok()) {
+        if (savepoints) {
+          st = Exec(wconn, "RELEASE SAVEPOINT op", where + ": release savepoint").status();
+          if (!st.ok()) return lost(st);
+        }
+        continue;
+      }
+      results[i] = op;
+      if (retry != nullptr && PQstatus(wconn) == CONNECTION_OK) {
+        Status undo = Exec(wconn, "ROLLBACK", where + ": rollback").status();
+        if (!undo.ok()) return lost(undo);
+        *retry = true;
+        return results;
+      }
+      if (!savepoints || PQstatus(wconn) != CONNECTION_OK) return lost(op);
+      st = Exec(wconn, "ROLLBACK TO SAVEPOINT op", where + ": rollback to savepoint").status();
+      if (st.ok()) st = Exec(wconn, "RELEASE SAVEPOINT op", where + ": release savepoint").status();
+      if (!st.ok()) return lost(st);
+    }
+    // (COMMIT in a failed transaction "succeeds" as a ROLLBACK: check the state, then the tag.)
+    if (PQtransactionStatus(wconn) != PQTRANS_INTRANS) return lost(Internal("the transaction is not open before COMMIT"));
+    StatusOr<Result> done = Exec(wconn, "COMMIT", where + ": commit");
+    if (!done.ok()) {
+      // A COMMIT whose answer was lost may have committed: its callers are told it failed, and
+      // retrying a save is an idempotent upsert.
+      return fail_all(done.status());
+    }
+    if (std::string_view(PQcmdStatus(done->get())) != "COMMIT") {
+      return fail_all(Status(StatusCode::kUnavailable, where + ": transaction rolled back at COMMIT"));
+    }
+    committed = true;
+    return results;
+  }
+
+  // Jobs (a WHERE clause, or "") and, in the same snapshot, their arrays' scripts. Holds read_mu.
+  StatusOr<std::vector<JobRecord>> SelectJobs(const std::string& where_clause, const Args& args) {
+    Impl& impl = *this;
+    // Jobs and scripts in one snapshot (REPEATABLE READ): a task's script is saved with it.
+    RETURN_IF_ERROR(impl.Revive(impl.rconn, /*writes=*/false));
+    RETURN_IF_ERROR(Exec(impl.rconn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", impl.where + ": begin read").status());
+    auto body = [&]() -> StatusOr<std::vector<JobRecord>> {
+      const std::string sql = "SELECT id, record FROM jobs " + where_clause + " ORDER BY id";
+      ASSIGN_OR_RETURN(Result r, ExecParams(impl.rconn, sql, args, impl.where + ": " + sql));
+      ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, DecodeJobs(r, impl.where));
+      std::set<int64_t> arrays;
+      for (const JobRecord& j : jobs) {
+        if (j.array_job_id != 0 && j.script.empty()) arrays.insert(j.array_job_id);
+      }
+      if (arrays.empty()) return jobs;
+      Args a;
+      a.Text(IntArray(arrays));
+      const std::string select = "SELECT array_job_id, script FROM scripts WHERE array_job_id = ANY($1::bigint[])";
+      ASSIGN_OR_RETURN(Result s, ExecParams(impl.rconn, select, a, impl.where + ": read scripts", /*binary=*/1));
+      std::map<int64_t, SharedText> scripts;
+      for (int i = 0; i < s.rows(); ++i) {
+        uint64_t be = 0;
+        if (PQgetlength(s.get(), i, 0) != 8) return Internal(impl.where + ": table scripts: array_job_id is not 8 bytes");
+        std::memcpy(&be, PQgetvalue(s.get(), i, 0), 8);
+        scripts[static_cast<int64_t>(be64toh(be))] = std::string(s.Text(i, 1));
+      }
+      for (JobRecord& j : jobs) {
+        if (j.array_job_id == 0 || !j.script.empty()) continue;
+        if (auto it = scripts.find(j.array_job_id); it != scripts.end()) j.script = it->second;
+      }
+      return jobs;
+    };
+    StatusOr<std::vector<JobRecord>> jobs = body();
+    (void)Exec(impl.rconn, jobs.ok() ? "COMMIT" : "ROLLBACK", impl.where + ": end read");
+    return jobs;
+  }
+
+  // Runs a read on the read connection (reconnecting it if it broke).
+  StatusOr<Result> Read(const std::string& sql, const Args& args, int result_format = 0) {
+    RETURN_IF_ERROR(Revive(rconn, /*writes=*/false));
+    return ExecParams(rconn, sql, args, where + ": " + sql, result_format);
+  }
+};
+
+PgStore::PgStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PgStore::~PgStore() {
+  std::unique_lock<std::mutex> l(impl_->mu);
+  impl_->stopping = true;
+  impl_->cv.notify_all();
+  impl_->cv.wait(l, [&] { return impl_->callers == 0; });
+}
+
+StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& url, int64_t first_job_id,
+                                                 const std::string& schema) {
+  if (url.empty()) return InvalidArgument("PostgreSQL store URL is empty");
+  if (schema.empty() || schema.size() > 63) return InvalidArgument("PostgreSQL schema name must be 1 to 63 bytes");
+  if (first_job_id < 1) return InvalidArgument("first job id must be at least 1, got " + std::to_string(first_job_id));
+  auto impl = std::make_unique<Impl>();
+  impl->url = url;
+  impl->schema = schema;
+  impl->where = "PostgreSQL store '" + RedactedPgUrl(url) + "'" + (schema == "muster" ? "" : " (schema " + schema + ")");
+  ASSIGN_OR_RETURN(impl->wconn, impl->Connect());
+  RETURN_IF_ERROR(impl->InitSchema(first_job_id));
+  RETURN_IF_ERROR(impl->PrepareWrites());
+  ASSIGN_OR_RETURN(impl->rconn, impl->Connect());
+  return std::unique_ptr<PgStore>(new PgStore(std::move(impl)));
+}
+
+Status PgStore::DropSchema(const std::string& url, const std::string& schema) {
+  Impl impl;
+  impl.url = url;
+  impl.schema = schema;
+  impl.where = "PostgreSQL store '" + RedactedPgUrl(url) + "'";
+  ASSIGN_OR_RETURN(impl.wconn, impl.Connect());
+  const std::string sql = "DROP SCHEMA IF EXISTS " + QuoteIdent(schema) + " CASCADE";
+  return Exec(impl.wconn, sql.c_str(), impl.where + ": drop schema " + schema).status();
+}
+
+Status PgStore::SaveJobs(std::span<const JobRecord> jobs) {
+  struct Row {
+    const JobRecord* job;
+    std::string key;
+    std::string record;
+  };
+  std::vector<Row> rows;
+  rows.reserve(jobs.size());
+  for (const JobRecord& job : jobs) {
+    std::string key = std::to_string(job.id);
+    if (job.id < 1) return InvalidArgument("job id must be positive, got " + key);
+    ASSIGN_OR_RETURN(std::string record, Encode(job, "job " + key));
+    rows.push_back({&job, std::move(key), std::move(record)});
+  }
+  if (rows.empty()) return Status::Ok();
+  return impl_->Submit([&rows](Impl& s) -> Status {
+    int64_t script_of = 0;
+    for (const Row& row : rows) {
+      const JobRecord& job = *row.job;
+      Args a;
+      a.Int(job.id).Bytes(JobStateName(job.state)).Bytes(job.user).Int(job.submit_time).Int(job.end_time);
+      a.Bytes(row.record).Int(job.uid).Bytes(job.account).Bytes(job.partition).Int(job.array_job_id);
+      RETURN_IF_ERROR(ExecPrepared(s.wconn, kUpsertJob, a, s.where + ": save job " + row.key).status());
+      if (job.array_job_id != 0 && job.array_job_id != script_of) {
+        script_of = job.array_job_id;
+        Args sa;
+        sa.Int(job.array_job_id).Bytes(job.script.str());
+        RETURN_IF_ERROR(ExecPrepared(s.wconn, kInsertScript, sa,
+                                     s.where + ": save the script of job array " + std::to_string(job.array_job_id))
+                            .status());
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+Status PgStore::SaveNode(const NodeRecord& node) {
+  const std::string& name = node.node.name;
+  if (name.empty()) return InvalidArgument("node name is empty");
+  ASSIGN_OR_RETURN(std::string record, Encode(node, "node '" + name + "'"));
+  return impl_->Submit([&](Impl& s) -> Status {
+    Args a;
+    a.Bytes(name).Bytes(record);
+    return ExecPrepared(s.wconn, kUpsertNode, a, s.where + ": save node '" + name + "'").status();
+  });
+}
+
+Status PgStore::SaveStep(const StepRecord& step) {
+  std::string key = std::to_string(step.job_id) + "." + std::to_string(step.step_id);
+  if (step.job_id < 1) return InvalidArgument("step " + key + ": job id must be positive");
+  ASSIGN_OR_RETURN(std::string record, Encode(step, "step " + key));
+  return impl_->Submit([&](Impl& s) -> Status {
+    Args a;
+    a.Int(step.job_id).Int(step.step_id).Bytes(record);
+    return ExecPrepared(s.wconn, kUpsertStep, a, s.where + ": save step " + key).status();
+  });
+}
+
+StatusOr<int64_t> PgStore::AllocateJobIds(int count) {
+  if (count < 1) return InvalidArgument("job id count must be at least 1, got " + std::to_string(count));
+  int64_t first = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    Args name;
+    name.Bytes(kNextJobIdCounter);
+    // The counter's row lock orders allocations by any process on this database.
+    ASSIGN_OR_RETURN(Result c, ExecPrepared(s.wconn, kLockCounter, name, s.where + ": read counter 'next_job_id'"));
+    if (c.rows() != 1) return Internal(s.where + ": counter 'next_job_id' is missing");
+    int64_t next = c.Int(0, 0);
+    ASSIGN_OR_RETURN(Result m, ExecPrepared(s.wconn, kMaxJobId, Args(), s.where + ": read the largest job id"));
+    const int64_t max_id = m.Int(0, 0);
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (max_id == kMax) return OutOfRange(s.where + ": job ids exhausted");
+    next = std::max(next, max_id + 1);
+    if (next > kMax - count) return OutOfRange(s.where + ": job ids exhausted (next is " + std::to_string(next) + ")");
+    Args set;
+    set.Bytes(kNextJobIdCounter).Int(next + count);
+    RETURN_IF_ERROR(ExecPrepared(s.wconn, kSetCounter, set, s.where + ": update counter 'next_job_id'").status());
+    first = next;
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return first;
+}
+
+Status PgStore::SetMeta(const std::string& key, const std::string& value) {
+  if (key.empty()) return InvalidArgument("meta key is empty");
+  if (key == kSchemaVersionKey) return InvalidArgument("meta key 'schema_version' is reserved");
+  return impl_->Submit([&](Impl& s) -> Status {
+    Args a;
+    a.Bytes(key).Bytes(value);
+    return ExecPrepared(s.wconn, kUpsertMeta, a, s.where + ": set meta '" + key + "'").status();
+  });
+}
+
+StatusOr<std::string> PgStore::GetMeta(const std::string& key) {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  Args a;
+  a.Bytes(key);
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT value FROM meta WHERE key=$1::text", a));
+  if (r.rows() == 0) return NotFound("meta key '" + key + "' is not set");
+  return std::string(r.Text(0, 0));
+}
+
+
+
+StatusOr<std::map<std::string, std::string>> PgStore::LoadMeta() {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT key, value FROM meta WHERE key <> 'schema_version'", Args()));
+  std::map<std::string, std::string> meta;
+  for (int i = 0; i < r.rows(); ++i) meta[std::string(r.Text(i, 0))] = std::string(r.Text(i, 1));
+  return meta;
+}
+
+StatusOr<std::vector<JobRecord>> PgStore::LoadJobs() {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  return impl_->SelectJobs("", Args());
+}
+
+StatusOr<std::vector<JobRecord>> PgStore::LoadLiveJobs(int64_t ended_since) {
+  if (ended_since <= 0) return LoadJobs();
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  Args a;
+  a.Int(ended_since);
+  return impl_->SelectJobs(
+                      "WHERE state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETING') OR end_time >= $1::bigint", a);
+}
+
+StatusOr<std::vector<JobRecord>> PgStore::QueryJobs(const JobFilter& given) {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  JobFilter f = given;
+  if (!given.ids.empty()) {  // a heterogeneous job's id names its components too
+    Args a;
+    a.Text(IntArray(given.ids));
+    ASSIGN_OR_RETURN(const std::vector<JobRecord> named, impl_->SelectJobs("WHERE id = ANY($1::bigint[])", a));
+    for (const JobRecord& j : named) {
+      if (j.het_job_id != j.id) continue;
+      for (int k = 1; k < j.het_job_size; ++k) f.ids.insert(j.id + k);
+    }
+  }
+  std::string where;
+  Args args;
+  auto clause = [&](const std::string& c) { where += (where.empty() ? "WHERE " : " AND ") + c; };
+  auto param = [&] { return "$" + std::to_string(args.size()); };
+  if (!f.ids.empty()) {
+    args.Text(IntArray(f.ids));
+    clause("(id = ANY(" + param() + "::bigint[]) OR array_job_id = ANY(" + param() + "::bigint[]))");
+  } else {
+    if (f.start > 0) {
+      args.Int(f.start);
+      clause("(end_time = 0 OR end_time >= " + param() + "::bigint)");
+    }
+    if (f.end > 0) {
+      args.Int(f.end);
+      clause("submit_time <= " + param() + "::bigint");
+    }
+  }
+  if (!f.users.empty()) {
+    std::set<int64_t> uids;
+    for (const std::string& u : f.users) {
+      if (!u.empty() && u.size() <= 10 && u.find_first_not_of("0123456789") == std::string::npos) uids.insert(std::stoll(u));
+    }
+    args.Text(TextArray(f.users));
+    std::string by = "(user_name = ANY(" + param() + "::text[])";
+    if (!uids.empty()) {
+      args.Text(IntArray(uids));
+      by += " OR uid = ANY(" + param() + "::bigint[])";
+    }
+    clause(by + ")");
+  }
+  if (!f.accounts.empty()) {
+    args.Text(TextArray(f.accounts));
+    clause("account = ANY(" + param() + "::text[])");
+  }
+  if (!f.partitions.empty()) {
+    args.Text(TextArray(f.partitions));
+    clause("partition_name = ANY(" + param() + "::text[])");
+  }
+  if (!f.states.empty()) {
+    std::set<std::string> names;
+    for (JobState s : f.states) names.insert(JobStateName(s));
+    args.Text(TextArray(names));
+    clause("state = ANY(" + param() + "::text[])");
+  }
+  return impl_->SelectJobs(where, args);
+}
+
+
+StatusOr<std::vector<NodeRecord>> PgStore::LoadNodes() {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT name, record FROM nodes", Args()));
+  std::vector<NodeRecord> nodes;
+  for (int i = 0; i < r.rows(); ++i) {
+    const std::string name(r.Text(i, 0));
+    const std::string at = impl_->where + ": table nodes, name '" + name + "'";
+    ASSIGN_OR_RETURN(NodeRecord node, DecodeRow(r.Text(i, 1), &NodeRecordFromJson, at));
+    if (node.node.name != name) return Internal(at + ": record has name '" + node.node.name + "'");
+    nodes.push_back(std::move(node));
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const NodeRecord& a, const NodeRecord& b) { return NaturalLess(a.node.name, b.node.name); });
+  return nodes;
+}
+
+
+StatusOr<std::vector<StepRecord>> PgStore::LoadSteps() {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT job_id, step_id, record FROM steps ORDER BY job_id, step_id", Args()));
+  return DecodeSteps(r, impl_->where);
+}
+
+StatusOr<std::vector<StepRecord>> PgStore::LoadStepsOf(const std::set<int64_t>& job_ids) {
+  if (job_ids.empty()) return std::vector<StepRecord>{};
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  Args a;
+  a.Text(IntArray(job_ids));
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT job_id, step_id, record FROM steps WHERE job_id = ANY($1::bigint[]) "
+                                         "ORDER BY job_id, step_id",
+                                         a));
+  return DecodeSteps(r, impl_->where);
+}
+
+PgStoreStats PgStore::stats() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->stats;
+}
+
+}  // namespace muster

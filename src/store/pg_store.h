@@ -1,0 +1,88 @@
+// PgStore: the Store on a PostgreSQL database, through libpq (Debian's libpq5; C, and stable
+// across server versions: see docs/configuration.md, "The state store").
+//
+// The same semantics as SqliteStore (store/sqlite_store.h): every Save*/AllocateJobIds/SetMeta
+// call enqueues one operation and blocks; the first caller to find no batch being written leads the
+// next one and runs everything queued in ONE transaction on the write connection, and answers every
+// caller only once COMMIT has returned. A failing operation undoes only its own rows: the batch is
+// then run again with a SAVEPOINT around each operation (savepoints cost round trips, so only then). Each connection runs with
+// synchronous_commit=on whatever the server's default, so a COMMIT that returned is on the
+// server's disk: a job is acknowledged only once it is committed. Loads run on a second
+// connection, one at a time.
+//
+// Schema (version in meta 'schema_version', 1), in a schema of its own ("muster" unless told):
+// jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name,
+// array_job_id), scripts(array_job_id, script BYTEA), nodes(name, record), steps(job_id, step_id,
+// record), meta(key, value), counters(name, value); `record` is model/record_json.h's JSON, as in
+// SQLite. A later version may add tables (a controller's lease with a fencing token, checked inside
+// each batch's transaction) by raising schema_version.
+//
+// Errors name the database by its URL without its password (RedactedUrl). A connection found
+// broken is reconnected before the next batch or load; the operations of a batch that lost its
+// connection fail with Unavailable (none of them is acknowledged).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace muster {
+
+struct PgStoreStats {
+  int64_t operations = 0;      // write operations answered (OK or not)
+  int64_t commits = 0;         // transactions committed
+  int64_t failed_batches = 0;  // transactions that could not begin or commit
+  int64_t largest_batch = 0;   // most operations answered by one transaction
+  int64_t retried_batches = 0;  // batches run again with savepoints (an operation in them failed)
+};
+
+// True for the URLs libpq reads as PostgreSQL URIs: postgresql://... and postgres://...
+bool IsPostgresUrl(const std::string& location);
+
+// `url` as errors and logs show it: postgresql://USER@HOST:PORT/DB, never the password.
+std::string RedactedPgUrl(const std::string& url);
+
+class PgStore final : public Store {
+ public:
+  // Connects to `url` (any libpq connection string; connect_timeout 10 s unless it says) and
+  // creates the store's tables in `schema` unless they exist. Unreachable server: Unavailable;
+  // a schema that is not a Muster store, or is newer than this build: FailedPrecondition.
+  static StatusOr<std::unique_ptr<PgStore>> Open(const std::string& url, int64_t first_job_id = 1,
+                                                 const std::string& schema = "muster");
+  // Drops `schema` and everything in it (tests, and a failed migration's target).
+  static Status DropSchema(const std::string& url, const std::string& schema);
+
+  ~PgStore() override;
+  PgStore(const PgStore&) = delete;
+  PgStore& operator=(const PgStore&) = delete;
+
+  Status SaveJobs(std::span<const JobRecord> jobs) override;
+  using Store::SaveJobs;
+  StatusOr<std::vector<JobRecord>> LoadJobs() override;
+  StatusOr<std::vector<JobRecord>> QueryJobs(const JobFilter& filter) override;  // in SQL
+  StatusOr<std::vector<JobRecord>> LoadLiveJobs(int64_t ended_since) override;
+  Status SaveNode(const NodeRecord& node) override;
+  StatusOr<std::vector<NodeRecord>> LoadNodes() override;
+  Status SaveStep(const StepRecord& step) override;
+  StatusOr<std::vector<StepRecord>> LoadSteps() override;
+  StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
+  StatusOr<int64_t> AllocateJobIds(int count) override;
+  Status SetMeta(const std::string& key, const std::string& value) override;  // 'schema_version' reserved
+  StatusOr<std::string> GetMeta(const std::string& key) override;
+  StatusOr<std::map<std::string, std::string>> LoadMeta() override;  // without 'schema_version'
+
+  PgStoreStats stats() const;
+
+ private:
+  struct Impl;
+  explicit PgStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace muster
