@@ -13,8 +13,10 @@ for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # Debian's PyTorch (CPU), without its recommends (GUI and codec libraries): the job-environment
-# test runs torchrun and a gloo process group across the local cluster's nodes.
-LEAN=(python3-torch)
+# test runs torchrun and a gloo process group across the local cluster's nodes. Prometheus'
+# server, without its recommends (node-exporter and its collectors): tests/prometheus_test.cc
+# starts one of its own on loopback; the package's system service is not started.
+LEAN=(python3-torch prometheus)
 lean_missing=()
 for p in "${LEAN[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || lean_missing+=("$p")
@@ -32,5 +34,19 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 if ((${#lean_missing[@]})); then
+  # No package's service may start (prometheus' would listen on :9090): a policy-rc.d that denies
+  # every start while apt runs, unless the system has one already (some container images do).
+  policy=""
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    trap '$SUDO rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${lean_missing[@]}"
+  if [[ -n "$policy" ]]; then $SUDO rm -f "$policy"; trap - EXIT; fi
+  # Under systemd the unit was enabled for the next boot: the tests want no system Prometheus.
+  if [[ " ${lean_missing[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
+    $SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
 fi
