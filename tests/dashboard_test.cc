@@ -204,8 +204,29 @@ TEST_F(Dashboard, EveryViewShowsTheApisFiguresInChromium) {
   EXPECT_EQ(status, 200);
   EXPECT_TRUE(Has(page, "Content-Security-Policy: default-src 'self'")) << page;
 
-  // Cluster: the totals and each GPU's state and holder, as the API gives them.
-  const bj::value cluster = Api("/v1/ui/cluster");
+  // Each GPU's utilization comes with its agent's heartbeats: the fake GPUs' formula
+  // (docs/metrics.md), GPU i at i % 50, plus 50 while a job holds it, once the heartbeats have seen
+  // the jobs.
+  bj::value cluster;
+  std::string util_seen;
+  ASSERT_TRUE(WaitFor([&] {
+    cluster = Api("/v1/ui/cluster");
+    util_seen.clear();
+    bool all = true;
+    for (const bj::value& n : cluster.at("nodes").as_array()) {
+      for (const bj::value& g : n.at("gpus").as_array()) {
+        const int64_t i = g.at("index").as_int64();
+        const bool held = !g.at("jobs").as_array().empty();
+        const bj::value* u = g.as_object().if_contains("util_pct");
+        util_seen += " " + std::string(n.at("name").as_string()) + ":" + std::to_string(i) + "=" +
+                     (u == nullptr ? "none" : std::to_string(u->to_number<double>()));
+        all = all && u != nullptr && u->to_number<double>() == static_cast<double>(i % 50 + (held ? 50 : 0));
+      }
+    }
+    return all;
+  }, 30s)) << util_seen;
+
+  // Cluster: the totals and each GPU's state, holder and utilization, as the API gives them.
   std::string dom = Load("view=cluster", "cluster");
   ASSERT_TRUE(Has(dom, "data-ready=\"cluster\"")) << dom;
   const bj::object& totals = cluster.at("totals").as_object();
@@ -222,6 +243,8 @@ TEST_F(Dashboard, EveryViewShowsTheApisFiguresInChromium) {
       const std::string cell = std::string(n.at("name").as_string()) + ":" + std::to_string(g.at("index").as_int64());
       EXPECT_TRUE(Has(dom, "data-gpu=\"" + cell + "\" data-state=\"" + std::string(g.at("state").as_string()) + "\""))
           << cell;
+      const std::string util = std::to_string(static_cast<int64_t>(g.at("util_pct").to_number<double>()));
+      EXPECT_TRUE(Has(dom, "data-util=\"" + util + "\">util " + util + "%")) << cell;
       for (const bj::value& j : g.at("jobs").as_array()) train_gpus += j.at("id").as_int64() == train;
     }
   }

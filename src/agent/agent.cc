@@ -297,14 +297,30 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   return HttpResponse::Error(404, "no such path: " + r.path);
 }
 
-HttpResponse Agent::Metrics(const HttpRequest&) {
+std::vector<JobOnNode> Agent::JobsOnNode() const {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobOnNode> jobs;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [id, r] : jobs_) {
-      jobs.push_back(JobOnNode{id, r.job.user, r.job.account, JobGpusOn(r.job.allocation, opt_.node.name), r.cgroup, {}});
-    }
+  for (const auto& [id, r] : jobs_) {
+    jobs.push_back(JobOnNode{id, r.job.user, r.job.account, JobGpusOn(r.job.allocation, opt_.node.name), r.cgroup, {}});
   }
+  return jobs;
+}
+
+std::optional<std::vector<GpuUtilization>> Agent::GpuUsageNow() const {
+  // Never the driver itself (GpuReader::Recent): the last scrape's NVML readings, for up to
+  // three heartbeats, or the fake GPUs' figures.
+  const std::vector<GpuReading> readings =
+      gpu_reader_->Recent(JobsOnNode(), clock_->NowMillis(), 3000 * opt_.heartbeat_interval_s);
+  std::vector<GpuUtilization> out;
+  for (const GpuReading& g : readings) {
+    if (g.gpu_util) out.push_back(GpuUtilization{g.index, *g.gpu_util, g.fb_used_mib});
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+HttpResponse Agent::Metrics(const HttpRequest&) {
+  std::vector<JobOnNode> jobs = JobsOnNode();
   // The cgroup's files and the driver are read outside mu_: a slow read holds up no launch.
   for (JobOnNode& j : jobs) {
     if (opt_.cgroup && !j.cgroup.empty()) j.usage = opt_.cgroup->Usage(j.cgroup);

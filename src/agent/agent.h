@@ -145,6 +145,10 @@ class Agent {
   // GET /metrics: the node's GPUs under dcgm-exporter's names with the jobs holding them, and the
   // jobs' cgroup use (node_metrics.h). Reads the runs under mu_, everything else outside it.
   HttpResponse Metrics(const HttpRequest& request);
+  // The runs here as /metrics labels them (takes mu_).
+  std::vector<JobOnNode> JobsOnNode() const;
+  // What the heartbeat says of the GPUs' utilization (takes mu_); none when nothing was read.
+  std::optional<std::vector<GpuUtilization>> GpuUsageNow() const;
   // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
   Status StartRun(Running& r);
   std::string RunDir(int64_t job_id, int restart_count) const;

@@ -178,10 +178,12 @@ void Agent::ControllerLoop() {
       std::vector<std::string> exits;
       Heartbeat beat;
       beat.node = opt_.node.name;
+      std::optional<std::vector<GpuUtilization>> usage = GpuUsageNow();  // takes mu_ itself
       {
         std::lock_guard<std::mutex> lock(mu_);
         beat.report = NodeReportLocked(&exits);
       }
+      beat.report.gpu_usage = std::move(usage);
       Status st = ReportToController("/v1/agent/heartbeat", wire::Encode(beat), exits);
       // A controller that restarted without us, or lost us: register again (said once an outage).
       if (!st.ok()) LostController(st);

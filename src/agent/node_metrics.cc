@@ -224,4 +224,11 @@ std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int6
   return out;
 }
 
+std::vector<GpuReading> GpuReader::Recent(const std::vector<JobOnNode>& jobs, int64_t now_ms, int64_t max_age_ms) {
+  if (opt_.nvml_library.empty() && opt_.api == nullptr) return FakeGpuReadings(opt_.gpus, jobs);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (read_at_ms_ < 0 || now_ms - read_at_ms_ > max_age_ms) return {};
+  return cached_;
+}
+
 }  // namespace muster

@@ -97,6 +97,9 @@ class GpuReader {
   // readings.
   void SetXidSource(std::function<std::vector<int>()> source);
   std::vector<GpuReading> Read(const std::vector<JobOnNode>& jobs, int64_t now_ms);
+  // The readings without calling the driver: the fake GPUs', or the last NVML read when it is
+  // at most `max_age_ms` old (else none).
+  std::vector<GpuReading> Recent(const std::vector<JobOnNode>& jobs, int64_t now_ms, int64_t max_age_ms);
 
  private:
   const nvml::NvmlApi* Api();  // under read_mu_: the table, loaded at the first call; null when none

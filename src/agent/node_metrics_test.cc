@@ -315,5 +315,31 @@ TEST(NodeMetricsTest, AScrapeWhileTheDriverHangsAnswersWithTheLastReadingsAtOnce
   g_gate = nullptr;
 }
 
+// What the heartbeat carries: never a driver call, only the last read while it is fresh enough.
+TEST(NodeMetricsTest, RecentReadingsNeverCallTheDriver) {
+  g_gpus[0] = FakeGpu{64, 40, 61, 312500, 1980, 2619, 0, 0, 0, true};
+  Gate gate;
+  gate.open = true;  // counts the calls, never waits
+  g_gate = &gate;
+  nvml::NvmlApi api = Table();
+  api.utilization_rates = HangingUtil;
+  GpuReader reader(GpuReader::Options{TwoGpus(), "", {0}, {0}, 1000, &api});
+  EXPECT_TRUE(reader.Recent({}, 0, 15000).empty()) << "nothing read yet";
+  EXPECT_EQ(gate.calls, 0);
+  ASSERT_EQ(reader.Read({}, 1000).size(), 1u);  // a scrape
+  EXPECT_EQ(gate.calls, 1);
+  std::vector<GpuReading> recent = reader.Recent({}, 16000, 15000);
+  ASSERT_EQ(recent.size(), 1u);
+  EXPECT_EQ(recent[0].gpu_util, 64);
+  EXPECT_TRUE(reader.Recent({}, 16001, 15000).empty()) << "too old";
+  EXPECT_EQ(gate.calls, 1);
+  g_gate = nullptr;
+  // Fake GPUs: their formula, from the jobs given.
+  GpuReader fake(GpuReader::Options{TwoGpus(), "", {}, {}, 1000});
+  std::vector<GpuReading> f = fake.Recent({JobOnNode{3, "u", "a", {1}, "", {}}}, 0, 0);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1].gpu_util, 51);
+}
+
 }  // namespace
 }  // namespace muster

@@ -76,7 +76,9 @@ void AddDashboardRoutes(Controller& c, Router& r, const std::string& jwt_key) {
     bj::object view;
     JobQuery q;
     q.active_only = true;
-    c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) { view = ClusterView(nodes, jobs); });
+    // A node's figures as long as it is not overdue (then they are not shown).
+    const auto usage = c.gpu_usage().Recent(c.NowSeconds(), c.heartbeat_timeout_s());
+    c.VisitJobs(q, [&](const std::vector<const JobRecord*>& jobs) { view = ClusterView(nodes, jobs, usage); });
     return Data(std::move(view), c, who);
   });
 

@@ -14,12 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/wire/codec.h"
 #include "ctld/controller.h"
+#include "ctld/gpu_usage_board.h"
 #include "model/account.h"
 #include "model/job_record.h"
 #include "net/http.h"
@@ -33,11 +35,14 @@ void AddDashboardRoutes(Controller& c, Router& r, const std::string& jwt_key);
 bool IsDashboardPath(std::string_view path);
 
 // {"nodes": [{"name", "state", "reason", "cpus", "cpus_allocated", "memory_mb",
-// "memory_allocated_mb", "gpus": [{"index", "model", "state", "fault", "jobs": [{"id", "user",
-// "milli"}]}]}], "totals": {...}, "utilization_reported": false}. A GPU's state: "unhealthy" (its agent's
-// health watch took it out), "allocated" (a job holds it), "drained" or "down" (its node), "idle".
-// `jobs`: the active jobs (those holding resources place GPUs).
-wire::bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<const JobRecord*>& jobs);
+// "memory_allocated_mb", "util_at", "gpus": [{"index", "model", "state", "fault", "util_pct",
+// "fb_used_mib", "jobs": [{"id", "user", "milli"}]}]}], "totals": {...}, "utilization_reported"}.
+// A GPU's state: "unhealthy" (its agent's health watch took it out), "allocated" (a job holds it),
+// "drained" or "down" (its node), "idle". `jobs`: the active jobs (those holding resources place
+// GPUs). `usage`: the utilization the nodes' heartbeats carried (ctld/gpu_usage_board.h); a GPU
+// without a figure has no "util_pct", and "utilization_reported" says whether any node had one.
+wire::bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<const JobRecord*>& jobs,
+                             const std::map<std::string, NodeGpuUsage>& usage = {});
 
 // {"pending": [...], "running": [...]}: pending jobs in the order the scheduler considers them
 // (priority, then submission; "position" from 1), each with its reason and expected start (0:

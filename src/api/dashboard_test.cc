@@ -91,6 +91,30 @@ TEST_F(DashboardTest, ClusterQueueAndJobShowWhatTheControllerHolds) {
   EXPECT_EQ(held_by_a, 3);
   EXPECT_FALSE(cluster.at("utilization_reported").as_bool());  // shown as unknown
 
+  // A heartbeat with the GPUs' utilization: its figures on its node's GPUs, none on the other's.
+  NodeReport beat;
+  for (const JobRecord& j : ctld_->ListJobs(JobQuery{.active_only = true})) {
+    if (HoldsResources(j.state) && j.batch_host == spare_node) beat.running.push_back(JobRun{j.id, j.restart_count});
+  }
+  beat.gpu_usage = std::vector<GpuUtilization>{{0, 73.5, 40000.0}, {2, 12.0, std::nullopt}};
+  ASSERT_TRUE(ctld_->Heartbeat(spare_node, beat, kAdmin).ok());
+  cluster = GetJson("/v1/ui/cluster");
+  EXPECT_TRUE(cluster.at("utilization_reported").as_bool());
+  for (const bj::value& n : cluster.at("nodes").as_array()) {
+    for (const bj::value& g : n.at("gpus").as_array()) {
+      const int64_t index = g.at("index").as_int64();
+      const bool reported = n.at("name").as_string() == spare_node && (index == 0 || index == 2);
+      EXPECT_EQ(g.as_object().contains("util_pct"), reported) << n.at("name").as_string() << " GPU " << index;
+      if (reported) {
+        EXPECT_DOUBLE_EQ(g.at("util_pct").as_double(), index == 0 ? 73.5 : 12.0);
+      }
+      EXPECT_EQ(g.as_object().contains("fb_used_mib"), reported && index == 0);
+    }
+  }
+  // Once the node is overdue, its figures are no longer shown.
+  clock_.AdvanceSeconds(config_.heartbeat_timeout_s + 1);
+  EXPECT_FALSE(GetJson("/v1/ui/cluster").at("utilization_reported").as_bool());
+
   bj::object queue = GetJson("/v1/ui/queue");
   const bj::array& pending = queue.at("pending").as_array();
   ASSERT_EQ(pending.size(), 1u);

@@ -66,7 +66,8 @@ std::string NodeWord(const Node& n) {
 
 }  // namespace
 
-bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<const JobRecord*>& jobs) {
+bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<const JobRecord*>& jobs,
+                       const std::map<std::string, NodeGpuUsage>& usage) {
   // Who holds each GPU: (node, index) -> the jobs (a shared GPU may have several).
   std::map<std::string, std::map<int, bj::array>> holders;
   std::map<std::string, std::pair<int64_t, int64_t>> held;  // node -> CPUs, memory
@@ -82,6 +83,7 @@ bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<c
       }
     }
   }
+  bool utilization_reported = false;
   int64_t gpus = 0, allocated = 0, idle = 0, drained = 0, down = 0, unhealthy = 0, nodes_down = 0, nodes_drained = 0;
   bj::array out;
   for (const NodeRecord& n : nodes) {
@@ -92,6 +94,7 @@ bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<c
     if (n.node.drain) ++nodes_drained;
     bj::array gpu_list;
     auto node_holders = holders.find(n.node.name);
+    const auto node_usage = usage.find(n.node.name);
     for (const Gpu& g : n.node.gpus) {
       bj::array by;
       if (node_holders != holders.end()) {
@@ -121,6 +124,14 @@ bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<c
                      {"state", state},
                      {"jobs", std::move(by)}};
       if (auto f = faults.find(g.index); f != faults.end()) gpu["fault"] = f->second;
+      if (node_usage != usage.end() && !node_down) {
+        for (const GpuUtilization& u : node_usage->second.gpus) {
+          if (u.index != g.index) continue;
+          gpu["util_pct"] = u.util_pct;
+          if (u.fb_used_mib) gpu["fb_used_mib"] = *u.fb_used_mib;
+          utilization_reported = true;
+        }
+      }
       gpu_list.push_back(std::move(gpu));
     }
     const auto h = held.count(n.node.name) ? held.at(n.node.name) : std::pair<int64_t, int64_t>{0, 0};
@@ -132,11 +143,11 @@ bj::object ClusterView(const std::vector<NodeRecord>& nodes, const std::vector<c
                              {"memory_mb", n.node.memory_mb},
                              {"memory_allocated_mb", h.second},
                              {"last_heartbeat", n.last_heartbeat},
+                             {"util_at", node_usage != usage.end() ? node_usage->second.at : 0},
                              {"gpus", std::move(gpu_list)}});
   }
-  // GPU utilization is not reported to the controller: the agents' GET /metrics has it.
   return bj::object{{"nodes", std::move(out)},
-                    {"utilization_reported", false},
+                    {"utilization_reported", utilization_reported},
                     {"totals", bj::object{{"nodes", static_cast<int64_t>(nodes.size())},
                                           {"nodes_down", nodes_down},
                                           {"nodes_drained", nodes_drained},

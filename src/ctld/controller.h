@@ -39,6 +39,7 @@
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/controller_stats.h"
+#include "ctld/gpu_usage_board.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
 #include "ctld/policy_state.h"
@@ -284,7 +285,11 @@ class Controller {
   // Counted as jobs are submitted, started, ended and preempted and passes run; the API's
   // router adds its requests (musterctld_main.cc).
   ControllerStats& stats() const { return stats_; }
+  // The GPUs' utilization the heartbeats last carried (the dashboard's cluster view).
+  const GpuUsageBoard& gpu_usage() const { return gpu_usage_; }
   bool backfill_enabled() const { return config_.scheduler.backfill; }
+  // How long a node may stay silent before it is DOWN.
+  int64_t heartbeat_timeout_s() const { return config_.heartbeat_timeout_s; }
 
   // --- priority ---
   // `sshare`: the fair-share rows as of the last refresh (every Tick under the multifactor
@@ -591,6 +596,7 @@ class Controller {
   // Counters and histograms (ctld/controller_stats.h): a lock of its own, taken alone (under any
   // of the above, never the other way round).
   mutable ControllerStats stats_;
+  GpuUsageBoard gpu_usage_;  // its own lock
 
   std::mutex id_mu_;        // job ids, reserved from the store in blocks
   int64_t next_id_ = 1;

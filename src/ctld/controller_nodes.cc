@@ -288,6 +288,7 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     orders.stop = StrayRunsLocked(node, report);
     orders.resume_gpus = nodes.TakeResumedGpus(node);
   }
+  gpu_usage_.Set(node, clock_->NowSeconds(), report.gpu_usage);
   if (node_copy) RETURN_IF_ERROR(store_->SaveNode(*node_copy));
   RETURN_IF_ERROR(Persist(changed));
   for (const JobRecord& j : kill) SignalAll(j, SIGKILL, 0, "requeue");

@@ -98,7 +98,9 @@ function renderCluster(d) {
     stat('unhealthy', t.unhealthy, 'unhealthy', 'unhealthy')));
   out.push(el('div', {class: 'legend'},
     ...['idle', 'allocated', 'drained', 'down', 'unhealthy'].map(s => el('span', {class: 'key ' + s}, s)),
-    el('span', {class: 'note'}, 'GPU utilization: not reported to the controller (each agent\'s /metrics has it)')));
+    el('span', {class: 'note'}, d.utilization_reported
+      ? 'GPU utilization: as the agents\' heartbeats last read it (DCGM_FI_DEV_GPU_UTIL)'
+      : 'GPU utilization: not reported yet (NVML GPUs report it once their /metrics is scraped)')));
   const rows = d.nodes.map(n => {
     const cells = n.gpus.map(g => {
       const job = g.jobs[0];
@@ -111,7 +113,9 @@ function renderCluster(d) {
         job ? el('div', {class: 'holder'}, jobLink(job.id, job.label),
                  el('span', {class: 'user'}, ' ' + job.user + (g.jobs.length > 1 ? ' +' + (g.jobs.length - 1) : '')))
             : el('div', {class: 'holder muted'}, g.fault ? 'fault' : g.state),
-        el('div', {class: 'util'}, 'util —'));
+        el('div', {class: 'util', 'data-util': g.util_pct === undefined ? '' : String(g.util_pct)},
+           g.util_pct === undefined ? 'util —' : 'util ' + Math.round(g.util_pct) + '%'),
+        g.fb_used_mib === undefined ? null : el('div', {class: 'util'}, 'mem ' + (g.fb_used_mib / 1024).toFixed(1) + ' GiB'));
       if (job && g.state === 'allocated') cell.style.borderTopColor = 'hsl(' + jobHue(job.id) + ',65%,45%)';
       return cell;
     });

@@ -80,6 +80,22 @@ struct NodeHealth {
 // runs that ended there and that the controller has not acknowledged yet. Read in one piece, the
 // ends first: a job that ended while the controller (or the agent) was away is settled from its
 // real exit, never taken for lost.
+// One GPU's utilization as the agent last read it, carried by its heartbeat (the dashboard's
+// cluster view): the figures of its GET /metrics (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED).
+struct GpuUtilization {
+  using WireRecord = void;
+  int index = 0;
+  double util_pct = 0;
+  std::optional<double> fb_used_mib;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("index", s.index);
+    v("util_pct", s.util_pct);
+    v("fb_used_mib", s.fb_used_mib);
+  }
+  friend bool operator==(const GpuUtilization&, const GpuUtilization&) = default;
+};
+
 struct NodeReport {
   using WireRecord = void;
   std::vector<JobRun> running;
@@ -90,12 +106,16 @@ struct NodeReport {
   // When the agent runs a health check: a failure drains the node ("health check: <its first
   // line>"), a pass resumes a node it drained. Unset: no check runs there.
   std::optional<NodeHealth> node_health;
+  // Heartbeats only: the GPUs' utilization as last read (unset: none read; NVML GPUs are read
+  // when /metrics is scraped, never by the heartbeat itself, so a hung driver delays no heartbeat).
+  std::optional<std::vector<GpuUtilization>> gpu_usage;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("running", s.running);
     v("exits", s.exits);
     v("gpu_health", s.gpu_faults);
     v("node_health", s.node_health);
+    v("gpu_usage", s.gpu_usage);
   }
   friend bool operator==(const NodeReport&, const NodeReport&) = default;
 };

@@ -1,0 +1,32 @@
+// The GPUs' utilization the agents' heartbeats last carried (api/wire/agent.h GpuUtilization), kept in
+// memory only, for the dashboard's cluster view. Thread-safe, its own lock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/wire/agent.h"
+
+namespace muster {
+
+struct NodeGpuUsage {
+  int64_t at = 0;  // when the heartbeat came, seconds since the epoch
+  std::vector<GpuUtilization> gpus;
+};
+
+class GpuUsageBoard {
+ public:
+  // A heartbeat's figures replace the node's; a heartbeat without any drops them.
+  void Set(const std::string& node, int64_t at, const std::optional<std::vector<GpuUtilization>>& gpus);
+  // Every node's, as of now; those older than `max_age_s` at `now` are left out.
+  std::map<std::string, NodeGpuUsage> Recent(int64_t now, int64_t max_age_s) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, NodeGpuUsage> nodes_;
+};
+
+}  // namespace muster
