@@ -21,6 +21,7 @@
 #include "base/pretty_json.h"
 #include "model/name_order.h"
 #include "model/record_json.h"
+#include "store/record_codec.h"
 
 namespace muster {
 namespace {
@@ -92,29 +93,9 @@ StatusOr<Result> ExecPrepared(PGconn* conn, const Prepared& p, const Args& args,
   return r;
 }
 
-bool ScriptKeptApart(const JobRecord& job) { return job.array_job_id != 0; }
-bool ScriptKeptApart(const NodeRecord&) { return false; }
-bool ScriptKeptApart(const StepRecord&) { return false; }
-
-template <typename T>
-StatusOr<std::string> Encode(const T& record, const std::string& what) {
-  boost::json::object j = ToJson(record);
-  if (ScriptKeptApart(record)) j.erase("script");
-  std::string text = boost::json::serialize(j);
-  if (!IsUtf8(text)) return InvalidArgument(what + ": cannot be stored: a string in it is not valid UTF-8");
-  return text;
-}
-
-template <typename T>
-StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const boost::json::value&),
-                      const std::string& where) {
-  boost::json::error_code ec;
-  const boost::json::value j = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec);
-  if (ec) return Internal(where + ": record is not valid JSON: " + ec.message());
-  StatusOr<T> r = from_json(j);
-  if (!r.ok()) return Internal(where + ": record does not decode: " + r.status().message());
-  return r;
-}
+using record_codec::DecodeRow;
+using record_codec::Encode;
+using record_codec::ScriptKeptApart;
 
 // The jobs of `r` (columns id, record), with their arrays' scripts from `scripts` (binary rows:
 // array_job_id int8, script bytea).

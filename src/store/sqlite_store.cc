@@ -22,6 +22,7 @@
 #include "model/name_order.h"
 #include "base/pretty_json.h"
 #include "model/record_json.h"
+#include "store/record_codec.h"
 
 namespace muster {
 namespace {
@@ -163,32 +164,9 @@ std::string_view ColumnText(sqlite3_stmt* s, int i) {
   return p == nullptr ? std::string_view() : std::string_view(p, sqlite3_column_bytes(s, i));
 }
 
-// A job array's tasks share one script: it is stored once, in `scripts`, and their rows leave it out.
-bool ScriptKeptApart(const JobRecord& job) { return job.array_job_id != 0; }
-bool ScriptKeptApart(const NodeRecord&) { return false; }
-bool ScriptKeptApart(const StepRecord&) { return false; }
-
-// Encodes a record; strings that are not UTF-8 (JSON cannot hold them) are the caller's error.
-template <typename T>
-StatusOr<std::string> Encode(const T& record, const std::string& what) {
-  boost::json::object j = ToJson(record);
-  if (ScriptKeptApart(record)) j.erase("script");
-  std::string text = boost::json::serialize(j);
-  if (!IsUtf8(text)) return InvalidArgument(what + ": cannot be stored: a string in it is not valid UTF-8");
-  return text;
-}
-
-// Decodes one stored row; errors name the table and the key (a damaged row never aborts).
-template <typename T>
-StatusOr<T> DecodeRow(std::string_view text, StatusOr<T> (*from_json)(const boost::json::value&),
-                      const std::string& where) {
-  boost::json::error_code ec;
-  const boost::json::value j = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec);
-  if (ec) return Internal(where + ": record is not valid JSON: " + ec.message());
-  StatusOr<T> r = from_json(j);
-  if (!r.ok()) return Internal(where + ": record does not decode: " + r.status().message());
-  return r;
-}
+using record_codec::DecodeRow;
+using record_codec::Encode;
+using record_codec::ScriptKeptApart;
 
 }  // namespace
 
