@@ -12,27 +12,13 @@
 #include <regex>
 
 #include "local_cluster_test_util.h"
+#include "test_net_util.h"
 
 namespace {
 
 using namespace muster_test;
 using namespace std::chrono_literals;
 namespace bj = boost::json;
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
 
 // Where Debian's chromium is ("" when it is not installed).
 std::string ChromiumPath() {

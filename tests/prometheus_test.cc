@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "local_cluster_test_util.h"
+#include "test_net_util.h"
 #include "net/http.h"
 
 extern char** environ;
@@ -197,22 +198,9 @@ class PrometheusScrape : public LocalClusterTest {
   // Node name -> the TCP address its agent registered (GET /v1/nodes on the controller's socket,
   // as root).
   std::map<std::string, std::string> AgentAddresses() {
-    std::map<std::string, std::string> out;
     muster::HttpResponse r = Get("unix:" + (dir_ / "c/run/ctld.sock").string(), "/v1/nodes");
     EXPECT_EQ(r.status, 200) << r.body;
-    boost::system::error_code ec;
-    const bj::value j = bj::parse(r.body, ec);
-    const bj::value* nodes = !ec && j.is_object() ? j.get_object().if_contains("nodes") : nullptr;
-    if (nodes == nullptr || !nodes->is_array()) return out;
-    const auto text = [](const bj::value& o, const char* key) {
-      const bj::value* v = o.is_object() ? o.get_object().if_contains(key) : nullptr;
-      return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-    };
-    for (const bj::value& n : nodes->get_array()) {
-      const bj::value* node = n.is_object() ? n.get_object().if_contains("node") : nullptr;
-      out[node != nullptr ? text(*node, "name") : text(n, "name")] = text(n, "agent_address");
-    }
-    return out;
+    return AgentAddressesOf(r.body);
   }
   // prometheus.yml: every second, the controller as scrape job "musterctld", the agents as "musterd".
   fs::path WriteConfig(const std::string& controller, const std::map<std::string, std::string>& agents) {

@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 
 #include "local_cluster_test_util.h"
+#include "test_net_util.h"
 #include "net/http.h"
 #include "net/key_file.h"
 #include "net/token.h"
@@ -80,22 +81,9 @@ class TcpAuth : public LocalClusterTest {
 
   // Node name -> the address its agent registered, as an admin sees it over TCP.
   std::map<std::string, std::string> AgentAddresses() {
-    std::map<std::string, std::string> out;
     muster::HttpResponse r = Call(ctld_, "GET", "/v1/nodes", Mint(0));
     EXPECT_EQ(r.status, 200) << r.body;
-    boost::system::error_code ec;
-    const bj::value j = bj::parse(r.body, ec);
-    const bj::value* nodes = !ec && j.is_object() ? j.get_object().if_contains("nodes") : nullptr;
-    if (nodes == nullptr || !nodes->is_array()) return out;
-    const auto text = [](const bj::value& o, const char* key) {
-      const bj::value* v = o.is_object() ? o.get_object().if_contains(key) : nullptr;
-      return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-    };
-    for (const bj::value& n : nodes->get_array()) {
-      const bj::value* node = n.is_object() ? n.get_object().if_contains("node") : nullptr;
-      out[node != nullptr ? text(*node, "name") : text(n, "name")] = text(n, "agent_address");
-    }
-    return out;
+    return AgentAddressesOf(r.body);
   }
 
   bool NodeDrained(const std::string& node) {
