@@ -67,6 +67,11 @@ std::string JoinHostPort(const std::string& host, int port) {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+std::vector<std::string> ControllerAddresses(const MusterConfig& conf) {
+  if (!conf.ctld_hosts.empty()) return conf.ctld_hosts;
+  return {conf.ctld_listen};
+}
+
 std::string AgentAdvertisedHost(const HostPort& listen, const std::string& node) {
   return IsWildcardHost(listen.host) ? node : listen.host;
 }
@@ -134,7 +139,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
                                                    "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure", "rest_listen", "jwt_key"}));
+                                                   "launch_failure", "rest_listen", "jwt_key", "hosts", "lease"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -145,6 +150,20 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
       StatusOr<HostPort> hp = ParseHostPort(c.ctld_listen, "controller.listen");
       if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
     }
+    RETURN_IF_ERROR(m.StringList("hosts", &c.ctld_hosts));
+    for (size_t i = 0; i < c.ctld_hosts.size(); ++i) {
+      const std::string what = "controller.hosts[" + std::to_string(i) + "]";
+      StatusOr<HostPort> hp = ParseHostPort(c.ctld_hosts[i], what);
+      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+      if (hp->port == 0) return InvalidArgument(path + ": " + what + ": '" + c.ctld_hosts[i] + "' needs a port other than 0");
+      c.ctld_hosts[i] = JoinHostPort(hp->host, hp->port);
+      for (size_t j = 0; j < i; ++j) {
+        if (c.ctld_hosts[j] == c.ctld_hosts[i]) {
+          return InvalidArgument(path + ": " + what + ": '" + c.ctld_hosts[i] + "' is listed twice");
+        }
+      }
+    }
+    RETURN_IF_ERROR(m.Int("lease", &c.ctld_lease_s, 2, 300));
     RETURN_IF_ERROR(m.String("rest_listen", &c.rest_listen));
     if (!c.rest_listen.empty()) {
       StatusOr<HostPort> hp = ParseHostPort(c.rest_listen, "controller.rest_listen");
@@ -167,6 +186,11 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     if (m.Has("key_file")) {
       RETURN_IF_ERROR(m.String("key_file", &v));
       c.key_file = Absolute(dir, v);
+    }
+    if (c.ctld_hosts.size() > 1 && c.state_path.rfind("postgres", 0) != 0) {
+      return InvalidArgument(path + ": controller.hosts lists " + std::to_string(c.ctld_hosts.size()) +
+                             " controllers, which share one state: controller.state must be a PostgreSQL URL "
+                             "(postgresql://...), not the SQLite file " + c.state_path);
     }
     RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
     RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));

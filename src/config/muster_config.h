@@ -8,6 +8,11 @@
 //   controller:
 //     socket: /run/muster/ctld.sock     # Unix socket: callers identified by peer credentials
 //     listen: 127.0.0.1:6817            # TCP: callers present a token minted by their node's agent
+//     hosts: [ctl1:6817, ctl2:6817]     # optional: the controllers, in order (Slurm's SlurmctldHost
+//                                       # lines; the first is the primary), each by its listen address.
+//                                       # They share a PostgreSQL state: one leads, the others stand by
+//     lease: 6                          # seconds a leader's lease in the store lasts unrenewed (the
+//                                       # longest a dead leader holds the cluster up)
 //     state: /var/lib/muster/state.db   # SQLite file (WAL; also sqlite:FILE), or a PostgreSQL URL:
 //                                       # postgresql://muster@127.0.0.1:5432/muster
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
@@ -60,6 +65,11 @@ struct MusterConfig {
   // controller
   std::string ctld_socket;
   std::string ctld_listen;          // "" = no TCP
+  // The controllers in order (controller.hosts: primary first), each "host:port" as it listens;
+  // empty = one controller, at ctld_socket/ctld_listen. With several, they share a PostgreSQL
+  // state and lead by a lease in it (store/store.h's TryLead).
+  std::vector<std::string> ctld_hosts;
+  int64_t ctld_lease_s = 6;
   std::string state_path;           // an absolute SQLite path, or a postgresql:// URL
   std::string key_file;
   // slurmrestd's REST API (/slurm/v0.0.38/..., docs/api.md): a TCP listener ("" = none; callers
@@ -91,6 +101,10 @@ struct MusterConfig {
 
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };
+
+// Where the commands and the agents look for the controller, in order: controller.hosts, or the
+// one controller's listen address ("" when it has none: its Unix socket only).
+std::vector<std::string> ControllerAddresses(const MusterConfig& conf);
 
 struct HostPort {
   std::string host;  // without brackets ("::1", "127.0.0.1", "0.0.0.0", "gpu01")

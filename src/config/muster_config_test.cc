@@ -129,6 +129,40 @@ TEST_F(MusterConfigFile, StateIsASqliteFileOrAPostgresUrl) {
       << empty.status().message();
 }
 
+// controller.hosts: the controllers in order, each by its listen address; several share a
+// PostgreSQL state (a SQLite file cannot be shared between hosts).
+TEST_F(MusterConfigFile, ControllerHostsAreOrderedListenAddressesSharingPostgres) {
+  StatusOr<MusterConfig> one = Load("controller:\n  listen: 127.0.0.1:6817\n");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_TRUE(one->ctld_hosts.empty());
+  EXPECT_EQ(ControllerAddresses(*one), std::vector<std::string>{"127.0.0.1:6817"});
+  EXPECT_EQ(one->ctld_lease_s, 6);
+  StatusOr<MusterConfig> two = Load(
+      "controller:\n  state: postgresql://muster@127.0.0.1/m\n  hosts: [ctl1:6817, \"[::1]:6818\"]\n  lease: 4\n");
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(ControllerAddresses(*two), (std::vector<std::string>{"ctl1:6817", "[::1]:6818"}));
+  EXPECT_EQ(two->ctld_lease_s, 4);
+  StatusOr<MusterConfig> sqlite = Load("controller:\n  hosts: [ctl1:6817, ctl2:6817]\n");
+  ASSERT_FALSE(sqlite.ok());
+  EXPECT_NE(sqlite.status().message().find("controller.hosts lists 2 controllers, which share one state: "
+                                           "controller.state must be a PostgreSQL URL"),
+            std::string::npos)
+      << sqlite.status().message();
+  StatusOr<MusterConfig> twice =
+      Load("controller:\n  state: postgresql://h/m\n  hosts: [ctl1:6817, ctl1:6817]\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("controller.hosts[1]: 'ctl1:6817' is listed twice"), std::string::npos)
+      << twice.status().message();
+  StatusOr<MusterConfig> no_port = Load("controller:\n  hosts: [ctl1:0]\n");
+  ASSERT_FALSE(no_port.ok());
+  EXPECT_NE(no_port.status().message().find("controller.hosts[0]: 'ctl1:0' needs a port other than 0"),
+            std::string::npos)
+      << no_port.status().message();
+  StatusOr<MusterConfig> short_lease = Load("controller:\n  lease: 1\n");
+  ASSERT_FALSE(short_lease.ok());
+  EXPECT_NE(short_lease.status().message().find("lease"), std::string::npos) << short_lease.status().message();
+}
+
 TEST_F(MusterConfigFile, LaunchFailureHoldsByDefaultOrRequeues) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();

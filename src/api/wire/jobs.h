@@ -80,16 +80,26 @@ struct NodeUpdate {
 };
 
 // GET /v1/ping: who the controller takes the caller for.
+// GET /v1/ping. With controller.hosts (several controllers sharing a PostgreSQL state), `role` says
+// whether this one leads ("leader") or waits ("standby": it answers 503 to every other route), and
+// `leader` is the leading controller's address as the store's lease names it ("" = none now).
+// A single controller, or an older one that omits the keys, leads.
 struct PingAnswer {
   using WireRecord = void;
   std::string cluster;
   bool authenticated = false;
   uint32_t uid = 0;
+  std::string role = "leader";  // "leader" | "standby"
+  std::string address;          // this controller's entry in controller.hosts ("" = none)
+  std::string leader;           // the leader's address, as its lease says
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("cluster", s.cluster);
     v("authenticated", s.authenticated);
     v("uid", s.uid);
+    v("role", s.role);
+    v("address", s.address);
+    v("leader", s.leader);
   }
 };
 
