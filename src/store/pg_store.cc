@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/json.hpp>
 #include <condition_variable>
 #include <cstring>
@@ -36,7 +37,7 @@ using pg_internal::Result;
 using pg_internal::Succeeded;
 using pg_internal::TextArray;
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: the leader table
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
 constexpr size_t kMaxBatch = 1024;  // bounds one transaction and the last caller's wait
@@ -59,6 +60,26 @@ CREATE TABLE nodes(name TEXT PRIMARY KEY, record TEXT NOT NULL);
 CREATE TABLE steps(job_id BIGINT NOT NULL, step_id BIGINT NOT NULL, record TEXT NOT NULL,
                    PRIMARY KEY(job_id, step_id));
 )sql";
+
+// Schema 2: the controllers' lease (one row), with its fencing token. Its time is the server's.
+constexpr const char* kCreateLeader = R"sql(
+CREATE TABLE leader(id SMALLINT PRIMARY KEY CHECK (id = 1), token BIGINT NOT NULL, holder TEXT NOT NULL,
+                    address TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL);
+INSERT INTO leader VALUES (1, 0, '', '', 'epoch');
+)sql";
+
+// The lease, for `holder` ($1, at address $2) for $3 ms: taken if free, lapsed or its own; a new
+// holder (or one whose lease lapsed) gets the next token. No row: another holds it.
+constexpr const char* kTakeLease = R"sql(
+UPDATE leader SET token = CASE WHEN holder = $1 AND expires_at > clock_timestamp() THEN token ELSE token + 1 END,
+                  holder = $1, address = $2,
+                  expires_at = clock_timestamp() + make_interval(secs => $3::bigint / 1000.0)
+WHERE id = 1 AND (holder = $1 OR expires_at <= clock_timestamp())
+RETURNING token, holder, address, (EXTRACT(EPOCH FROM expires_at - clock_timestamp()) * 1000)::bigint
+)sql";
+constexpr const char* kReadLease =
+    "SELECT token, holder, address, (EXTRACT(EPOCH FROM expires_at - clock_timestamp()) * 1000)::bigint "
+    "FROM leader WHERE id = 1";
 
 // The write statements, prepared on the write connection by name.
 struct Prepared {
@@ -140,6 +161,13 @@ struct PgStore::Impl {
   PGconn* wconn = nullptr;  // the current leader only, and Open
   PGconn* rconn = nullptr;  // guarded by read_mu
   std::mutex read_mu;
+  PGconn* lconn = nullptr;  // the lease's own connection (opened by the first TryLead), guarded by lease_mu:
+  std::mutex lease_mu;      // a renewal never waits behind a batch of writes
+  // The token of the lease this store's controller holds (0: not leading, no fencing). Each write
+  // transaction first locks the lease row (FOR SHARE) and checks it: a new holder's takeover
+  // (an UPDATE of that row) waits for the transactions already past the check, and every later
+  // one sees the new token and is refused.
+  std::atomic<int64_t> fence{0};
 
   std::mutex mu;
   std::condition_variable cv;
@@ -150,6 +178,7 @@ struct PgStore::Impl {
   PgStoreStats stats;
 
   ~Impl() {
+    PQfinish(lconn);
     PQfinish(rconn);
     PQfinish(wconn);
   }
@@ -157,9 +186,13 @@ struct PgStore::Impl {
   // A new connection with the session settings every statement relies on.
   StatusOr<PGconn*> Connect() {
     // connect_timeout before dbname: the URL's own value, if any, wins.
-    const char* keywords[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
+    // TCP keepalives: a server (or a link) that went silent fails the call within seconds, rather
+    // than when the kernel gives up (a leader cut off from the database must find out before its
+    // lease lapses). Unix sockets ignore them.
+    const char* keywords[] = {"connect_timeout", "application_name", "client_encoding", "keepalives_idle",
+                              "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
     const std::string app = "muster:" + schema;  // pg_stat_activity tells the stores apart
-    const char* values[] = {"10", app.c_str(), "UTF8", url.c_str(), nullptr};
+    const char* values[] = {"10", app.c_str(), "UTF8", "2", "1", "3", "5000", url.c_str(), nullptr};
     PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
     if (conn == nullptr) return Status(StatusCode::kUnavailable, "cannot connect to " + where + ": out of memory");
     if (PQstatus(conn) != CONNECTION_OK) {
@@ -180,7 +213,10 @@ struct PgStore::Impl {
   }
 
   Status SetUpSession(PGconn* conn) {
-    const std::string sql = "SET search_path TO " + QuoteIdent(schema) + "; SET synchronous_commit TO on";
+    // A transaction left open by a client that vanished (its host cut off) would hold the lease
+    // row's lock and delay a takeover: the server ends such a session after 5 s idle.
+    const std::string sql = "SET search_path TO " + QuoteIdent(schema) +
+                            "; SET synchronous_commit TO on; SET idle_in_transaction_session_timeout TO 5000";
     return Exec(conn, sql.c_str(), where + ": session settings").status();
   }
 
@@ -240,6 +276,10 @@ struct PgStore::Impl {
         return FailedPrecondition(where + " has schema version " + v + ", newer than this Muster supports (" +
                                   std::to_string(kSchemaVersion) + ")");
       }
+      if (n == 1) {  // version 1 had no lease: add it (under the advisory lock, once)
+        RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": add the leader table").status());
+        return Exec(wconn, "UPDATE meta SET value = '2' WHERE key = 'schema_version'", open).status();
+      }
       return Status::Ok();
     }
     ASSIGN_OR_RETURN(Result other, ExecParams(wconn,
@@ -251,6 +291,7 @@ struct PgStore::Impl {
                                 "' but no meta)");
     }
     RETURN_IF_ERROR(Exec(wconn, kCreateSchema, open + ": create tables").status());
+    RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": create the leader table").status());
     Args meta;
     meta.Bytes(kSchemaVersionKey).Int(kSchemaVersion);
     RETURN_IF_ERROR(ExecParams(wconn, "INSERT INTO meta(key, value) VALUES($1::text, $2::text)", meta, open).status());
@@ -336,6 +377,17 @@ struct PgStore::Impl {
     Status st = Revive(wconn, /*writes=*/true);
     if (st.ok()) st = Exec(wconn, "BEGIN", where + ": begin transaction").status();
     if (!st.ok()) return fail_all(st);
+    if (const int64_t token = fence.load(); token > 0) {
+      StatusOr<Result> lease = Exec(wconn, "SELECT token FROM leader WHERE id = 1 FOR SHARE", where + ": check the lease");
+      if (!lease.ok()) return lost(lease.status());
+      const int64_t now = lease->rows() == 1 ? lease->Int(0, 0) : 0;
+      if (now != token) {
+        (void)Exec(wconn, "ROLLBACK", "rollback");
+        return fail_all(FailedPrecondition(where + ": this controller no longer leads (its lease's token is " +
+                                           std::to_string(token) + ", the store's " + std::to_string(now) +
+                                           "): the write is refused"));
+      }
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
       if (savepoints) {
         st = Exec(wconn, "SAVEPOINT op", where + ": savepoint").status();
@@ -559,6 +611,67 @@ StatusOr<std::string> PgStore::GetMeta(const std::string& key) {
 }
 
 
+
+namespace {
+
+Leadership LeadershipOf(const Result& r, bool leading) {
+  Leadership l;
+  l.leading = leading;
+  l.token = r.Int(0, 0);
+  l.holder = std::string(r.Text(0, 1));
+  l.address = std::string(r.Text(0, 2));
+  l.remaining_ms = r.Int(0, 3);
+  return l;
+}
+
+}  // namespace
+
+// On the lease's own connection, opened on first use: a renewal never queues behind writes.
+StatusOr<Leadership> PgStore::TryLead(const std::string& holder, const std::string& address, int64_t lease_ms) {
+  if (holder.empty()) return InvalidArgument("a lease holder's name is empty");
+  if (lease_ms < 100) return InvalidArgument("a lease of " + std::to_string(lease_ms) + " ms is too short");
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> l(s.lease_mu);
+  if (s.lconn == nullptr) {
+    ASSIGN_OR_RETURN(s.lconn, s.Connect());
+    // A takeover waits (FOR SHARE) for the old leader's open write transaction; never longer than
+    // this, so that the next try comes soon.
+    RETURN_IF_ERROR(Exec(s.lconn, "SET lock_timeout TO 2000", s.where + ": lease session").status());
+  }
+  RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
+  Args a;
+  a.Bytes(holder).Bytes(address).Int(lease_ms);
+  ASSIGN_OR_RETURN(Result taken, ExecParams(s.lconn, kTakeLease, a, s.where + ": take the lease"));
+  if (taken.rows() == 1) {
+    Leadership got = LeadershipOf(taken, /*leading=*/true);
+    s.fence.store(got.token);
+    return got;
+  }
+  ASSIGN_OR_RETURN(Result now, ExecParams(s.lconn, kReadLease, Args(), s.where + ": read the lease"));
+  if (now.rows() != 1) return Internal(s.where + ": the leader table has no row");
+  Leadership other = LeadershipOf(now, /*leading=*/false);
+  // Still fencing by our old token, if we held one: a deposed leader's writes stay refused.
+  return other;
+}
+
+StatusOr<Leadership> PgStore::ReadLeadership() {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  ASSIGN_OR_RETURN(Result r, impl_->Read(kReadLease, Args()));
+  if (r.rows() != 1) return Internal(impl_->where + ": the leader table has no row");
+  return LeadershipOf(r, /*leading=*/false);
+}
+
+Status PgStore::Resign(const std::string& holder) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> l(s.lease_mu);
+  if (s.lconn == nullptr) return Status::Ok();  // never led
+  RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
+  Args a;
+  a.Bytes(holder);
+  return ExecParams(s.lconn, "UPDATE leader SET expires_at = clock_timestamp() WHERE id = 1 AND holder = $1::text", a,
+                    s.where + ": resign the lease")
+      .status();
+}
 
 StatusOr<std::map<std::string, std::string>> PgStore::LoadMeta() {
   std::lock_guard<std::mutex> l(impl_->read_mu);

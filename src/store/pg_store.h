@@ -10,12 +10,20 @@
 // server's disk: a job is acknowledged only once it is committed. Loads run on a second
 // connection, one at a time.
 //
-// Schema (version in meta 'schema_version', 1), in a schema of its own ("muster" unless told):
+// Schema (version in meta 'schema_version', 2), in a schema of its own ("muster" unless told):
 // jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name,
 // array_job_id), scripts(array_job_id, script BYTEA), nodes(name, record), steps(job_id, step_id,
-// record), meta(key, value), counters(name, value); `record` is model/record_json.h's JSON, as in
-// SQLite. A later version may add tables (a controller's lease with a fencing token, checked inside
-// each batch's transaction) by raising schema_version.
+// record), meta(key, value), counters(name, value), leader(token, holder, address, expires_at);
+// `record` is model/record_json.h's JSON, as in SQLite. A version 1 store (no leader) is upgraded
+// when opened.
+//
+// Leadership (Store::TryLead): one row holds the lease, its expiry by the server's clock, and a
+// fencing token raised at each new holder. Once this store took the lease, each write transaction
+// begins by locking that row FOR SHARE and comparing its token with the one taken: a takeover's
+// UPDATE waits for the writes already past the check, and every later write of the deposed leader
+// is refused (FailedPrecondition). An advisory lock alone would not fence: it belongs to a session,
+// so a leader cut off from the server keeps it until the server notices the dead connection, and
+// writes on its other connections, or queued before it knew, would still land.
 //
 // Errors name the database by its URL without its password (RedactedUrl). A connection found
 // broken is reconnected before the next batch or load; the operations of a batch that lost its
@@ -76,6 +84,9 @@ class PgStore final : public Store {
   Status SetMeta(const std::string& key, const std::string& value) override;  // 'schema_version' reserved
   StatusOr<std::string> GetMeta(const std::string& key) override;
   StatusOr<std::map<std::string, std::string>> LoadMeta() override;  // without 'schema_version'
+  StatusOr<Leadership> TryLead(const std::string& holder, const std::string& address, int64_t lease_ms) override;
+  StatusOr<Leadership> ReadLeadership() override;
+  Status Resign(const std::string& holder) override;
 
   PgStoreStats stats() const;
 

@@ -1,5 +1,6 @@
 // The PostgreSQL store's own behaviour beyond the contract (store_contract_test.cc runs that):
-// errors that name the server without its password, schemas it refuses, a connection that drops.
+// errors that name the server without its password, schemas it refuses, a connection that drops,
+// and the controllers' lease with its fencing token.
 #include "store/pg_store.h"
 
 #include <gtest/gtest.h>
@@ -99,7 +100,7 @@ TEST_F(PgStoreTest, ANewerSchemaIsRefused) {
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (1)"), std::string::npos)
+  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (2)"), std::string::npos)
       << s.status().message();
 }
 
@@ -178,6 +179,123 @@ TEST_F(PgStoreTest, AFailingOperationFailsAloneInItsBatch) {
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   EXPECT_EQ(static_cast<int64_t>(jobs->size()), saved.load());
   EXPECT_EQ(store.GetMeta("k").status().code(), StatusCode::kNotFound);
+}
+
+// Waits (polling the server, never a fixed sleep) until the lease has lapsed by the server's clock.
+void WaitForLapse(Store& store) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    StatusOr<Leadership> l = store.ReadLeadership();
+    ASSERT_TRUE(l.ok()) << l.status().ToString();
+    if (l->remaining_ms <= 0) return;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the lease never lapsed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(l->remaining_ms + 1, 50)));
+  }
+}
+
+// One holder at a time: the lease is renewed by its holder under the same token, refused to
+// another while it runs, and goes to another (with the next token) once resigned or lapsed.
+TEST_F(PgStoreTest, TheLeaseHasOneHolderAndANewTokenAtEachChange) {
+  StatusOr<std::unique_ptr<PgStore>> a = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> b = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  StatusOr<Leadership> none = (*b)->ReadLeadership();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->token, 0);
+  EXPECT_EQ(none->holder, "");
+  EXPECT_LE(none->remaining_ms, 0);
+
+  StatusOr<Leadership> first = (*a)->TryLead("ctld-a", "ctl1:6817", 60000);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->leading);
+  EXPECT_EQ(first->token, 1);
+  EXPECT_GT(first->remaining_ms, 55000);
+  EXPECT_LE(first->remaining_ms, 60000);
+
+  StatusOr<Leadership> refused = (*b)->TryLead("ctld-b", "ctl2:6817", 60000);
+  ASSERT_TRUE(refused.ok()) << refused.status().ToString();
+  EXPECT_FALSE(refused->leading);
+  EXPECT_EQ(refused->holder, "ctld-a");
+  EXPECT_EQ(refused->address, "ctl1:6817");
+  EXPECT_EQ(refused->token, 1);
+  EXPECT_GT(refused->remaining_ms, 0);
+
+  StatusOr<Leadership> renewed = (*a)->TryLead("ctld-a", "ctl1:6817", 60000);
+  ASSERT_TRUE(renewed.ok()) << renewed.status().ToString();
+  EXPECT_TRUE(renewed->leading);
+  EXPECT_EQ(renewed->token, 1) << "a renewal keeps the token";
+
+  ASSERT_TRUE((*a)->Resign("ctld-a").ok());
+  StatusOr<Leadership> taken = (*b)->TryLead("ctld-b", "ctl2:6817", 300);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_TRUE(taken->leading);
+  EXPECT_EQ(taken->token, 2);
+  EXPECT_EQ(taken->address, "ctl2:6817");
+
+  WaitForLapse(**a);  // b stops renewing (a killed leader): its lease lapses, a may take it
+  StatusOr<Leadership> back = (*a)->TryLead("ctld-a", "ctl1:6817", 60000);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->leading);
+  EXPECT_EQ(back->token, 3);
+  EXPECT_EQ((*a)->TryLead("", "x", 1000).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Fencing: a leader whose lease was taken over (it stalled, or was cut off) has every later write
+// refused, though its connections are alive; the new leader's writes go through.
+TEST_F(PgStoreTest, ADeposedLeadersWritesAreRefused) {
+  StatusOr<std::unique_ptr<PgStore>> old_leader = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(old_leader.ok()) << old_leader.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> standby = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(standby.ok()) << standby.status().ToString();
+  ASSERT_TRUE((*old_leader)->TryLead("old", "ctl1:6817", 300).ok());
+  JobRecord before;
+  before.id = 1;
+  ASSERT_TRUE((*old_leader)->SaveJob(before).ok());
+  WaitForLapse(**standby);
+  StatusOr<Leadership> taken = (*standby)->TryLead("new", "ctl2:6817", 60000);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_TRUE(taken->leading);
+
+  JobRecord late;
+  late.id = 2;
+  Status refused = (*old_leader)->SaveJob(late);
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition) << refused.ToString();
+  EXPECT_NE(refused.message().find("this controller no longer leads (its lease's token is 1, the store's 2)"),
+            std::string::npos)
+      << refused.ToString();
+  EXPECT_EQ((*old_leader)->SetMeta("k", "v").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*old_leader)->AllocateJobIds(1).status().code(), StatusCode::kFailedPrecondition);
+  // Its renewal is refused too: it learns that it was deposed.
+  StatusOr<Leadership> again = (*old_leader)->TryLead("old", "ctl1:6817", 300);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->leading);
+  EXPECT_EQ(again->holder, "new");
+
+  JobRecord mine;
+  mine.id = 3;
+  ASSERT_TRUE((*standby)->SaveJob(mine).ok());
+  StatusOr<std::vector<JobRecord>> jobs = (*standby)->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_EQ(*jobs, (std::vector<JobRecord>{before, mine}));
+}
+
+// A store of schema version 1 (before the lease) is upgraded when opened, its data kept.
+TEST_F(PgStoreTest, AVersionOneStoreGainsTheLease) {
+  {
+    StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->SetMeta("cluster", "lab").ok());
+  }
+  sql_.Run("DROP TABLE \"" + schema_ + "\".leader");
+  sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '1' WHERE key = 'schema_version'");
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
+  StatusOr<Leadership> l = (*s)->TryLead("a", "ctl1:6817", 1000);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_TRUE(l->leading);
 }
 
 }  // namespace

@@ -93,6 +93,15 @@ TEST_F(SqliteStoreTest, ForeignSqliteDatabaseIsRefused) {
   ExpectError(s.status(), StatusCode::kFailedPrecondition, {path_, "not a Muster store", "photos"});
 }
 
+// A SQLite file is not shared between hosts: it holds no lease, and says what does.
+TEST_F(SqliteStoreTest, HoldsNoLeaseForSeveralControllers) {
+  StatusOr<std::unique_ptr<Store>> s = OpenSqliteStore(path_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ExpectError((*s)->TryLead("a", "ctl1:6817", 5000).status(), StatusCode::kFailedPrecondition,
+              {"controller.hosts needs a PostgreSQL store"});
+  ExpectError((*s)->ReadLeadership().status(), StatusCode::kFailedPrecondition, {"PostgreSQL"});
+}
+
 TEST_F(SqliteStoreTest, NewerSchemaIsRefusedAndVersionIsReserved) {
   {
     auto store = Open();

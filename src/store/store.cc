@@ -22,6 +22,16 @@ bool JobFilter::Matches(const JobRecord& j) const {
   return true;
 }
 
+namespace {
+Status NoLeases() {
+  return FailedPrecondition("this store cannot be shared by several controllers (controller.hosts needs a PostgreSQL store)");
+}
+}  // namespace
+
+StatusOr<Leadership> Store::TryLead(const std::string&, const std::string&, int64_t) { return NoLeases(); }
+StatusOr<Leadership> Store::ReadLeadership() { return NoLeases(); }
+Status Store::Resign(const std::string&) { return NoLeases(); }
+
 StatusOr<std::vector<JobRecord>> Store::QueryJobs(const JobFilter& filter) {
   ASSIGN_OR_RETURN(std::vector<JobRecord> all, LoadJobs());
   std::vector<JobRecord> out;

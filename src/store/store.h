@@ -33,6 +33,16 @@ struct JobFilter {
   bool Matches(const JobRecord& job) const;
 };
 
+// Leadership among controllers sharing one store (controller.hosts): a lease in the store, with a
+// fencing token that goes up at each change of holder.
+struct Leadership {
+  bool leading = false;       // the caller holds the lease (just taken or renewed)
+  int64_t token = 0;          // the lease's fencing token (0: nobody has ever held it)
+  std::string holder;         // who holds it, or held it last
+  std::string address;        // the holder's address (its controller.hosts entry)
+  int64_t remaining_ms = 0;   // until it expires, by the store server's clock (<= 0: expired)
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -68,6 +78,18 @@ class Store {
   virtual StatusOr<std::string> GetMeta(const std::string& key) = 0;  // NotFound if absent
   // Every key set with SetMeta and its value (what `muster admin migrate` copies).
   virtual StatusOr<std::map<std::string, std::string>> LoadMeta() = 0;
+
+  // Takes the lease for `holder` (a name unique to one controller process) if it is free, expired
+  // or already its own, for `lease_ms` from now by the store server's clock (the controllers'
+  // clocks are never compared). Taking it from another (or after it lapsed) raises the token.
+  // From then on this store commits writes only while the lease's token is still the one taken:
+  // once another holder took it, every write fails with FailedPrecondition, so a deposed leader's
+  // late writes are refused (fencing). Not leading: `leading` false, with the holder's details.
+  // The default (SQLite, memory): FailedPrecondition (a file is not shared between hosts).
+  virtual StatusOr<Leadership> TryLead(const std::string& holder, const std::string& address, int64_t lease_ms);
+  virtual StatusOr<Leadership> ReadLeadership();  // the lease as it stands (never leading)
+  // Ends `holder`'s lease now (a clean stop: a standby need not wait for it to lapse).
+  virtual Status Resign(const std::string& holder);
 };
 
 // Opens (creating if needed) a SQLite store at `path`. `first_job_id` seeds the id counter of a
