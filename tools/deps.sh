@@ -3,7 +3,7 @@
 set -euo pipefail
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
-PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev python3 pkg-config
+PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev lld python3 pkg-config
       libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
       libyaml-cpp-dev libspdlog-dev libfmt-dev libsqlite3-dev libssl-dev libboost1.81-dev hyperfine
       libpq-dev postgresql-15

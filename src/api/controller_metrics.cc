@@ -141,6 +141,19 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
                        r.seconds.sum(), r.seconds.count());
   }
   out.push_back(std::move(api));
+  if (const LeadershipStats l = c.stats().Leadership(); !l.address.empty()) {
+    // controller.hosts: this one leads (a standby answers /metrics with 503); the token counts the
+    // cluster's leaderships, so its rises are the takeovers.
+    out.push_back(Family{"muster_controller_leader", "1: this controller leads (controller.hosts).", MetricType::kGauge,
+                         {Series{{{"address", l.address}}, 1, ""}}});
+    out.push_back(Family{"muster_controller_leaderships_total",
+                         "Leaderships of the cluster so far (the lease's fencing token): each takeover adds one.",
+                         MetricType::kCounter, {Series{{}, double(l.token), ""}}});
+    out.push_back(Family{"muster_controller_leader_since_seconds", "When this controller took the lease (Unix time).",
+                         MetricType::kGauge, {Series{{}, double(l.since), ""}}});
+    out.push_back(Family{"muster_controller_standby_seconds", "How long this controller stood by before it took the lease.",
+                         MetricType::kGauge, {Series{{}, l.standby_s, ""}}});
+  }
   return prom::WriteText(std::move(out));
 }
 

@@ -1,11 +1,23 @@
-// musterctld: the controller daemon. Owns the cluster state (SQLite), runs the scheduler loop and
-// serves the HTTP/JSON API on a Unix socket (peer credentials) and optionally TCP (tokens).
-//   musterctld [--conf PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
+// musterctld: the controller daemon. Owns the cluster state (SQLite or PostgreSQL), runs the
+// scheduler loop and serves the HTTP/JSON API on a Unix socket (peer credentials) and optionally
+// TCP (tokens).
+//   musterctld [--conf PATH] [--listen HOST:PORT] [--socket PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
 // Stops cleanly on SIGTERM/SIGINT; after kill -9 a restart recovers everything from the store.
+// With controller.hosts (several controllers sharing a PostgreSQL state), it first stands by until
+// it holds the lease (api/standby.h, ctld/lease_keeper.h), then leads while it renews it; a leader
+// that loses it stops acting at once and starts again, as a standby (the same program, execv).
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
 #include <cstdio>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -20,7 +32,10 @@
 #include "api/dashboard.h"
 #include "api/routes.h"
 #include "api/slurmrest/slurmrest.h"
+#include "api/route_util.h"
+#include "api/standby.h"
 #include "ctld/controller.h"
+#include "ctld/lease_keeper.h"
 #include "api/http_agent_client.h"
 #include "net/http.h"
 #include "net/key_file.h"
@@ -33,6 +48,66 @@ namespace {
 int Fail(const std::string& msg) {
   LogError(msg);
   return 1;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+// Waits up to `ms` for SIGTERM/SIGINT (blocked in `set`): the signal, or 0.
+int WaitSignal(const sigset_t& set, int64_t ms) {
+  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
+  const int sig = sigtimedwait(&set, nullptr, &ts);
+  return sig > 0 ? sig : 0;
+}
+
+// A deposed leader starts again as a standby: the same program and arguments, in this process
+// (its pid stays, so a supervisor or a test following it by pid still does). Every descriptor
+// above stderr is closed by the exec.
+[[noreturn]] void StartAgainAsStandby(char** argv) {
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    closedir(d);
+  }
+  execv("/proc/self/exe", argv);
+  LogError(std::string("cannot start again as a standby (execv): ") + std::strerror(errno));
+  _exit(1);
+}
+
+// Stands by: serves the standby's answers (api/standby.h) on the controller's addresses, and tries
+// to take the lease every PollMs(), until it holds it (true) or a signal comes (false).
+// `*previous`: the address of the last leader it saw ("" = none).
+StatusOr<bool> StandBy(LeaseKeeper& keeper, const HttpServer::Options& opt, const std::string& cluster,
+                       const sigset_t& signals, std::string* previous) {
+  const std::string& address = keeper.options().address;
+  StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&](const HttpRequest& r) {
+    return api::StandbyAnswer(r, cluster, address, keeper.Last());
+  });
+  if (!server.ok()) return server.status();
+  std::string said;  // the last state logged, to log changes only
+  while (true) {
+    StatusOr<Leadership> l = keeper.Try();
+    if (l.ok() && l->leading) break;
+    if (l.ok() && l->token > 0) *previous = l->address;
+    const std::string now = !l.ok() ? "cannot read the lease: " + l.status().message()
+                                    : l->remaining_ms > 0 ? "the leader is " + l->address + " (lease token " +
+                                                                std::to_string(l->token) + ")"
+                                                          : "no controller leads";
+    if (now != said) LogInfo("standing by as " + address + ": " + now);
+    said = now;
+    if (int sig = WaitSignal(signals, keeper.PollMs()); sig != 0) {
+      LogInfo("signal " + std::to_string(sig) + ", stopping (standby)");
+      (*server)->Stop();
+      return false;
+    }
+  }
+  (*server)->Stop();
+  return true;
 }
 
 int Main(int argc, char** argv) {
@@ -52,6 +127,55 @@ int Main(int argc, char** argv) {
   StatusOr<std::unique_ptr<Store>> store = OpenStore(conf->state_path, conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
   LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
+  const std::string listen_address = args.listen.empty() ? conf->ctld_listen : args.listen;
+  const std::string socket_path = args.socket.empty() ? conf->ctld_socket : args.socket;
+  std::unique_ptr<LeaseKeeper> keeper;
+  if (!conf->ctld_hosts.empty()) {
+    StatusOr<std::string> own = api::OwnHostsEntry(*conf, listen_address, HostName());
+    if (!own.ok()) return Fail(own.status().message());
+    keeper = std::make_unique<LeaseKeeper>(
+        store->get(), LeaseKeeper::Options{api::NewLeaseHolder(*own, HostName()), *own, conf->ctld_lease_s * 1000});
+  }
+
+  HttpServer::Options opt;
+  opt.unix_path = socket_path;
+  opt.unix_mode = 0666;
+  opt.tcp_port = -1;
+  if (!listen_address.empty()) {
+    StatusOr<HostPort> listen = ParseHostPort(listen_address, args.listen.empty() ? "controller.listen" : "--listen");
+    if (!listen.ok()) return Fail(listen.status().message());
+    opt.tcp_host = listen->host;
+    opt.tcp_port = listen->port;
+  }
+  opt.tokens = &tokens;
+  opt.threads = 4;
+  opt.body_limit = [](std::string_view method, std::string_view path) {
+    return slurmrest::IsSlurmRestPath(path) ? slurmrest::SlurmRestBodyLimit(method, path)
+                                            : ControllerBodyLimit(method, path);
+  };
+  // Root, the controller's own uid and the admins (the agents among them) are never shut out by
+  // users holding connections.
+  opt.privileged_uids = conf->admin_uids;
+  opt.privileged_uids.push_back(0);
+  opt.privileged_uids.push_back(geteuid());
+  // Signals are taken by a thread with sigwait; block them before any thread starts.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
+  const int64_t standby_began = SteadyMillis();
+  std::string took_from;
+  if (keeper) {
+    LogInfo("controller " + keeper->options().address + " of " + std::to_string(conf->ctld_hosts.size()) +
+            " (controller.hosts), lease " + std::to_string(conf->ctld_lease_s) + " s: standing by until it leads");
+    StatusOr<bool> led = StandBy(*keeper, opt, conf->cluster_name, set, &took_from);
+    if (!led.ok()) return Fail(led.status().message());
+    if (!*led) return 0;
+  }
+  const Leadership lease = keeper ? keeper->Last() : Leadership{};
 
   ControllerConfig cc;
   cc.cluster_name = conf->cluster_name;
@@ -71,6 +195,13 @@ int Main(int argc, char** argv) {
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
+  if (keeper) {
+    const double standby_s = double(SteadyMillis() - standby_began) / 1000;
+    controller.stats().SetLeadership({keeper->options().address, lease.token, clock.NowSeconds(), standby_s, took_from});
+    LogInfo("leading as " + keeper->options().address + " (lease token " + std::to_string(lease.token) + ") after " +
+            std::to_string(standby_s) + " s standing by" +
+            (took_from.empty() ? std::string() : ": took over from " + took_from));
+  }
 
   // slurmrestd's REST API: on the Unix socket (peer credentials or a JWT) and, with
   // controller.rest_listen, on a TCP listener of its own (a JWT on every request).
@@ -99,39 +230,15 @@ int Main(int argc, char** argv) {
   slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
   api::AddDashboardRoutes(controller, rest_router, jwt_key);  // a browser's JWT, as the REST API's
   rest_router.SetObserver(timed);
-  HttpServer::Options opt;
-  opt.unix_path = conf->ctld_socket;
-  opt.unix_mode = 0666;
-  opt.tcp_port = -1;
-  if (!conf->ctld_listen.empty()) {
-    StatusOr<HostPort> listen = ParseHostPort(conf->ctld_listen, "controller.listen");
-    if (!listen.ok()) return Fail(listen.status().message());
-    opt.tcp_host = listen->host;
-    opt.tcp_port = listen->port;
-  }
-  opt.tokens = &tokens;
-  opt.threads = 4;
-  opt.body_limit = [](std::string_view method, std::string_view path) {
-    return slurmrest::IsSlurmRestPath(path) ? slurmrest::SlurmRestBodyLimit(method, path)
-                                            : ControllerBodyLimit(method, path);
-  };
-  // Root, the controller's own uid and the admins (the agents among them) are never shut out by
-  // users holding connections.
-  opt.privileged_uids = conf->admin_uids;
-  opt.privileged_uids.push_back(0);
-  opt.privileged_uids.push_back(geteuid());
-  // Signals are taken by a thread with sigwait; block them before any thread starts.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
 
   // Every route but the ping needs a caller the server could identify: a request over TCP without
   // a token, or with a forged or expired one, is answered 401 before any handler sees it.
-  StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&router](const HttpRequest& r) {
+  const std::string cluster_name = conf->cluster_name;
+  StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&](const HttpRequest& r) {
+    // One of several controllers: the ping says it leads.
+    if (keeper && r.method == "GET" && r.path == "/v1/ping") {
+      return api::Ok(api::HostsPing(r, cluster_name, true, keeper->options().address, keeper->Last()));
+    }
     // The REST routes and the dashboard's decide for themselves (peer credentials or a JWT).
     if (slurmrest::IsSlurmRestPath(r.path) || api::IsDashboardPath(r.path)) return router.Handle(r);
     // The ping and /metrics (as musterd's: counts and timings, no job's secrets) are open to GET.
@@ -162,12 +269,50 @@ int Main(int argc, char** argv) {
     LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string(rest_server->tcp_port()) +
             (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
   }
-  LogInfo("cluster '" + conf->cluster_name + "' serving on " + conf->ctld_socket +
+  LogInfo("cluster '" + conf->cluster_name + "' serving on " + socket_path +
           (opt.tcp_port >= 0 ? " and tcp port " + std::to_string((*server)->tcp_port()) : "") + " (pid " +
           std::to_string(getpid()) + ")");
   std::thread loop([&controller] { controller.RunLoop(200); });
+  // The lease's renewals, on a thread of their own (a call may wait on the store's server).
+  std::mutex renew_mu;
+  std::condition_variable renew_cv;
+  bool stopping = false;
+  std::thread renewer;
+  if (keeper) {
+    renewer = std::thread([&] {
+      std::unique_lock<std::mutex> l(renew_mu);
+      while (!renew_cv.wait_for(l, std::chrono::milliseconds(keeper->RenewMs()), [&] { return stopping; })) {
+        l.unlock();
+        StatusOr<Leadership> r = keeper->Try();
+        if (!r.ok()) {
+          LogWarning("cannot renew the lease: " + r.status().message() + " (" +
+                     std::to_string(std::max<int64_t>(0, keeper->RemainingMs())) + " ms left)");
+        }
+        l.lock();
+      }
+    });
+  }
   int sig = 0;
-  sigwait(&set, &sig);
+  if (keeper) {
+    while ((sig = WaitSignal(set, 100)) == 0 && keeper->Leading()) {
+    }
+  } else {
+    sigwait(&set, &sig);
+  }
+  if (sig == 0) {
+    // Deposed: stop acting at once (no request is answered, the loop stops; any write still in
+    // flight is refused by the store's fencing), then start again as a standby.
+    const Leadership l = keeper->Last();
+    LogError("no longer leading: " +
+             (l.holder != keeper->options().holder && !l.holder.empty()
+                  ? "the lease was taken by " + l.address + " (token " + std::to_string(l.token) + ")"
+                  : std::string("the lease could not be renewed in time")) +
+             "; stopping as leader and starting again as a standby");
+    if (rest_server) rest_server->Stop();
+    (*server)->Stop();
+    controller.Stop();
+    StartAgainAsStandby(argv);
+  }
   LogInfo("signal " + std::to_string(sig) + ", stopping");
   if (rest_server) rest_server->Stop();
   (*server)->Stop();
@@ -175,6 +320,20 @@ int Main(int argc, char** argv) {
   loop.join();
   if (Status st = controller.SaveUsage(); !st.ok()) {
     LogError("cannot save the usage: " + st.ToString());
+  }
+  if (keeper) {
+    {
+      std::lock_guard<std::mutex> l(renew_mu);
+      stopping = true;
+    }
+    renew_cv.notify_all();
+    renewer.join();
+    // A clean stop hands over at once: a standby need not wait for the lease to lapse.
+    if (Status st = (*store)->Resign(keeper->options().holder); !st.ok()) {
+      LogWarning("cannot resign the lease (a standby takes over when it lapses): " + st.ToString());
+    } else {
+      LogInfo("resigned the lease");
+    }
   }
   return 0;
 }

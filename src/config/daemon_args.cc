@@ -12,7 +12,7 @@ namespace {
 
 struct Option {
   const char* name;
-  bool agent_only;
+  char only;  // 'a': musterd's alone, 'c': musterctld's alone, 0: both
   bool takes_value;
   const char* help;  // "METAVAR: text" for options with a value
   std::function<Status(DaemonArgs&, const std::string&)> apply;
@@ -20,24 +20,34 @@ struct Option {
 
 const std::vector<Option>& Options() {
   static const std::vector<Option> options = {
-      {"--conf", false, true, "PATH: the configuration (default $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml)",
+      {"--conf", 0, true, "PATH: the configuration (default $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml)",
        [](DaemonArgs& a, const std::string& v) { a.conf_path = v; return Status::Ok(); }},
-      {"--node", true, true, "NAME: the node this agent serves (default: the host name)",
+      {"--node", 'a', true, "NAME: the node this agent serves (default: the host name)",
        [](DaemonArgs& a, const std::string& v) { a.node = v; return Status::Ok(); }},
-      {"--end-jobs-on-stop", true, false, "end the node's jobs when the agent stops (local clusters)",
+      {"--end-jobs-on-stop", 'a', false, "end the node's jobs when the agent stops (local clusters)",
        [](DaemonArgs& a, const std::string&) { a.end_jobs_on_stop = true; return Status::Ok(); }},
-      {"--log-file", false, true, "PATH: append the log there (default: stderr, which systemd sends to the journal)",
+      {"--log-file", 0, true, "PATH: append the log there (default: stderr, which systemd sends to the journal)",
        [](DaemonArgs& a, const std::string& v) { a.log.file = v; return Status::Ok(); }},
-      {"--log-level", false, true, "LEVEL: debug, info (default), warning or error",
+      {"--log-level", 0, true, "LEVEL: debug, info (default), warning or error",
        [](DaemonArgs& a, const std::string& v) {
          StatusOr<LogLevel> level = ParseLogLevel(v);
          if (!level.ok()) return level.status();
          a.log.level = *level;
          return Status::Ok();
        }},
-      {"--syslog", false, false, "log to syslog (the journal) instead",
+      {"--syslog", 0, false, "log to syslog (the journal) instead",
        [](DaemonArgs& a, const std::string&) { a.log.syslog = true; return Status::Ok(); }},
-      {"--help", false, false, "print this and exit",
+      {"--listen", 'c', true,
+       "HOST:PORT: listen there instead of at controller.listen (its controller.hosts entry: several controllers on one host)",
+       [](DaemonArgs& a, const std::string& v) {
+         StatusOr<HostPort> hp = ParseHostPort(v, "--listen");
+         if (!hp.ok()) return hp.status();
+         a.listen = v;
+         return Status::Ok();
+       }},
+      {"--socket", 'c', true, "PATH: its Unix socket instead of controller.socket",
+       [](DaemonArgs& a, const std::string& v) { a.socket = v; return Status::Ok(); }},
+      {"--help", 0, false, "print this and exit",
        [](DaemonArgs& a, const std::string&) { a.help = true; return Status::Ok(); }},
   };
   return options;
@@ -62,7 +72,7 @@ StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::strin
     }
     const Option* found = nullptr;
     for (const Option& o : Options()) {
-      if (arg == o.name && (daemon == Daemon::kAgent || !o.agent_only)) found = &o;
+      if (arg == o.name && (o.only == 0 || o.only == (daemon == Daemon::kAgent ? 'a' : 'c'))) found = &o;
     }
     if (found == nullptr) return InvalidArgument("unknown argument '" + args[i] + "' (see --help)");
     if (found->takes_value && !inline_value) {
@@ -79,7 +89,7 @@ StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::strin
 std::string DaemonUsage(Daemon daemon) {
   std::string out = std::string("usage: ") + Name(daemon) + (daemon == Daemon::kAgent ? " --node NAME" : "") + " [options]\n";
   for (const Option& o : Options()) {
-    if (o.agent_only && daemon != Daemon::kAgent) continue;
+    if (o.only != 0 && o.only != (daemon == Daemon::kAgent ? 'a' : 'c')) continue;
     std::string flag = o.name;
     std::string_view help = o.help;
     if (o.takes_value) {

@@ -89,6 +89,16 @@ StatsSnapshot ControllerStats::Snapshot() const {
   return s_;
 }
 
+void ControllerStats::SetLeadership(LeadershipStats l) {
+  std::lock_guard<std::mutex> lock(mu_);
+  leadership_ = std::move(l);
+}
+
+LeadershipStats ControllerStats::Leadership() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return leadership_;
+}
+
 void ControllerStats::Reset(int64_t now) {
   std::lock_guard<std::mutex> l(mu_);
   s_ = StatsSnapshot();

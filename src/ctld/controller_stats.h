@@ -79,6 +79,15 @@ struct StatsSnapshot {
   std::map<uint32_t, UserRequests> api_users;
 };
 
+// A controller of several (controller.hosts): how it came to lead. Kept through sdiag -r.
+struct LeadershipStats {
+  std::string address;        // its controller.hosts entry ("" = a single controller)
+  int64_t token = 0;          // the lease's fencing token: leaderships of the cluster so far
+  int64_t since = 0;          // when it took the lease, seconds since the epoch
+  double standby_s = 0;       // how long it stood by before
+  std::string took_from;      // the previous leader's address ("" = none had led)
+};
+
 class ControllerStats {
  public:
   explicit ControllerStats(int64_t since = 0) { s_.since = since; }
@@ -97,10 +106,13 @@ class ControllerStats {
   StatsSnapshot Snapshot() const;
   // sdiag -r: every figure back to zero, counting from `now`.
   void Reset(int64_t now);
+  void SetLeadership(LeadershipStats l);
+  LeadershipStats Leadership() const;
 
  private:
   mutable std::mutex mu_;
   StatsSnapshot s_;
+  LeadershipStats leadership_;
 };
 
 }  // namespace muster

@@ -1,0 +1,61 @@
+#include "api/standby.h"
+
+#include <unistd.h>
+
+#include "api/route_util.h"
+#include "net/key_file.h"
+
+namespace muster::api {
+
+StatusOr<std::string> OwnHostsEntry(const MusterConfig& conf, const std::string& listen, const std::string& hostname) {
+  if (listen.empty()) {
+    return InvalidArgument("controller.hosts is set but this controller listens on no TCP address: set "
+                           "controller.listen (or --listen) to its entry");
+  }
+  ASSIGN_OR_RETURN(HostPort own, ParseHostPort(listen, "the listen address"));
+  const std::string joined = JoinHostPort(own.host, own.port);
+  for (const std::string& entry : conf.ctld_hosts) {
+    if (entry == joined) return entry;
+  }
+  if (own.host == "0.0.0.0" || own.host == "::") {
+    for (const std::string& entry : conf.ctld_hosts) {
+      StatusOr<HostPort> hp = ParseHostPort(entry, "controller.hosts");
+      if (hp.ok() && hp->port == own.port && hp->host == hostname) return entry;
+    }
+  }
+  std::string listed;
+  for (const std::string& entry : conf.ctld_hosts) listed += (listed.empty() ? "" : ", ") + entry;
+  return InvalidArgument("controller.hosts (" + listed + ") does not list this controller's address " + joined +
+                         ": set controller.listen (or --listen) to its entry");
+}
+
+std::string NewLeaseHolder(const std::string& address, const std::string& hostname) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string tag;
+  for (unsigned char b : RandomBytes(8)) {
+    tag += kHex[b >> 4];
+    tag += kHex[b & 15];
+  }
+  return address + "/" + hostname + "/" + std::to_string(getpid()) + "/" + tag;
+}
+
+PingAnswer HostsPing(const HttpRequest& r, const std::string& cluster, bool leading, const std::string& address,
+                     const Leadership& last) {
+  PingAnswer p;
+  p.cluster = cluster;
+  p.authenticated = r.caller.authenticated;
+  p.uid = r.caller.uid;
+  p.role = leading ? "leader" : "standby";
+  p.address = address;
+  p.leader = leading ? address : (last.remaining_ms > 0 ? last.address : "");
+  return p;
+}
+
+HttpResponse StandbyAnswer(const HttpRequest& r, const std::string& cluster, const std::string& address,
+                           const Leadership& last) {
+  if (r.method == "GET" && r.path == "/v1/ping") return Ok(HostsPing(r, cluster, false, address, last));
+  const std::string leader = last.remaining_ms > 0 ? "the leader is at " + last.address : "no controller leads now";
+  return HttpResponse::Error(503, "controller " + address + " is a standby: " + leader);
+}
+
+}  // namespace muster::api

@@ -1,0 +1,58 @@
+#include "ctld/lease_keeper.h"
+
+#include <chrono>
+#include <utility>
+
+namespace muster {
+
+int64_t SteadyMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+LeaseKeeper::LeaseKeeper(Store* store, Options opt, std::function<int64_t()> now_ms)
+    : store_(store), opt_(std::move(opt)), now_ms_(std::move(now_ms)) {}
+
+StatusOr<Leadership> LeaseKeeper::Try() {
+  const int64_t began = now_ms_();
+  StatusOr<Leadership> l = store_->TryLead(opt_.holder, opt_.address, opt_.lease_ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!l.ok()) return l;
+  last_ = *l;
+  if (l->leading && !lost_) {
+    // A renewal that comes back after the deadline passed does not revive a leader that may
+    // already have stopped acting: it has stepped down for good.
+    if (led_ && began >= deadline_ms_) {
+      lost_ = true;
+    } else {
+      led_ = true;
+      deadline_ms_ = began + opt_.lease_ms - MarginMs();
+    }
+  } else if (led_) {
+    lost_ = true;
+  }
+  return l;
+}
+
+bool LeaseKeeper::Leading() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return led_ && !lost_ && now_ms_() < deadline_ms_;
+}
+
+bool LeaseKeeper::Deposed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return led_ && (lost_ || now_ms_() >= deadline_ms_);
+}
+
+int64_t LeaseKeeper::RemainingMs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!led_ || lost_) return 0;
+  return deadline_ms_ - now_ms_();
+}
+
+Leadership LeaseKeeper::Last() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_;
+}
+
+}  // namespace muster
