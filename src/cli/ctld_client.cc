@@ -114,6 +114,7 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
                                  const std::function<StatusOr<std::string>()>& tcp_token, int timeout_ms) {
   std::optional<StatusOr<std::string>> token;  // asked at the first TCP candidate
   std::string said;
+  std::vector<std::string> no_token;  // the TCP candidates not asked: no token
   for (const std::string& address : candidates) {
     auto why = [&](std::string what) {
       // The transport's errors name the address already: "cannot connect to A: Connection refused".
@@ -125,7 +126,7 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
     if (address.rfind("unix:", 0) != 0) {
       if (!token) token = tcp_token();
       if (!token->ok()) {
-        why(token->status().message());
+        no_token.push_back(address);  // said once for them all, at the end
         continue;
       }
       credential = **token;
@@ -151,6 +152,11 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
     }
     if (ping->role == "leader") return FoundLeader{std::move(*http), address};
     why(ping->role + " (leader: " + (ping->leader.empty() ? "none" : ping->leader) + ")");
+  }
+  if (!no_token.empty()) {
+    std::string list;
+    for (const std::string& a : no_token) list += (list.empty() ? "" : ", ") + a;
+    said += (said.empty() ? "" : ", ") + list + ": " + token->status().message();
   }
   return Status(StatusCode::kUnavailable, "no controller leads: " + said);
 }

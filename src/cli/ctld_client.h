@@ -124,7 +124,9 @@ class CtldClient {
 // GET /v1/ping: the first whose answer says role "leader" (an answer without a role leads: an
 // older controller). `tcp_token` gives the token for TCP candidates; it is asked at the first TCP
 // one, once. When none leads: Unavailable "no controller leads: <address>: <what it said>, ..."
-// (e.g. "unix:/run/muster/ctld.sock: standby (leader: none), ctl2:6817: connection refused").
+// (e.g. "unix:/run/muster/ctld.sock: standby (leader: none), ctl2:6817: Connection refused"; the
+// TCP ones, when no token could be had, named together: "ctl1:6817, ctl2:6817: cannot get a
+// credential from the local musterd at ...").
 struct FoundLeader {
   std::unique_ptr<HttpClient> http;  // connected to it, with the token for TCP
   std::string address;
