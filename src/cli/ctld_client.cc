@@ -111,7 +111,8 @@ StatusOr<std::string> LocalToken() {
 }
 
 StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
-                                 const std::function<StatusOr<std::string>()>& tcp_token, int timeout_ms) {
+                                 const std::function<StatusOr<std::string>()>& tcp_token, int ping_timeout_ms,
+                                 int timeout_ms) {
   std::optional<StatusOr<std::string>> token;  // asked at the first TCP candidate
   std::string said;
   std::vector<std::string> no_token;  // the TCP candidates not asked: no token
@@ -131,7 +132,7 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
       }
       credential = **token;
     }
-    StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, credential, timeout_ms);
+    StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, credential, ping_timeout_ms);
     if (!http.ok()) {
       why(http.status().message());
       continue;
@@ -150,7 +151,13 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
       why(ping.status().message());
       continue;
     }
-    if (ping->role == "leader") return FoundLeader{std::move(*http), address};
+    if (ping->role == "leader") {
+      // Its connection for the requests to come, with their longer bound.
+      StatusOr<std::unique_ptr<HttpClient>> leader = HttpClient::Connect(address, credential, timeout_ms);
+      if (leader.ok()) return FoundLeader{std::move(*leader), address};
+      why(leader.status().message());
+      continue;
+    }
     why(ping->role + " (leader: " + (ping->leader.empty() ? "none" : ping->leader) + ")");
   }
   if (!no_token.empty()) {

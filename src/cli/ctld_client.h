@@ -127,12 +127,15 @@ class CtldClient {
 // (e.g. "unix:/run/muster/ctld.sock: standby (leader: none), ctl2:6817: Connection refused"; the
 // TCP ones, when no token could be had, named together: "ctl1:6817, ctl2:6817: cannot get a
 // credential from the local musterd at ...").
+// Each ping waits `ping_timeout_ms` at most (a controller whose host is down costs that long); the
+// leader's connection then bounds each request by `timeout_ms`.
 struct FoundLeader {
   std::unique_ptr<HttpClient> http;  // connected to it, with the token for TCP
   std::string address;
 };
 StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
-                                 const std::function<StatusOr<std::string>()>& tcp_token, int timeout_ms = 30000);
+                                 const std::function<StatusOr<std::string>()>& tcp_token, int ping_timeout_ms = 5000,
+                                 int timeout_ms = 30000);
 
 // The agent sockets to ask for a token, best first, each a socket that exists: the node named like
 // this host (`hostname`, then its first label), the node of the job we run in (`job_node`,
