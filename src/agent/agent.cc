@@ -129,7 +129,10 @@ Status Agent::Start() {
   so.privileged_uids = opt_.trusted_uids;
   so.privileged_uids.push_back(0);
   so.privileged_uids.push_back(geteuid());
-  if (opt_.tokens != nullptr && !opt_.ctld_address.starts_with("unix:")) {
+  if (opt_.ctld_addresses.empty()) return FailedPrecondition("no controller address given");
+  ctld_ = std::make_unique<ControllerLink>(opt_.ctld_addresses);
+  if (opt_.tokens != nullptr && std::any_of(opt_.ctld_addresses.begin(), opt_.ctld_addresses.end(),
+                                            [](const std::string& a) { return !a.starts_with("unix:"); })) {
     own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid());
   }
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });

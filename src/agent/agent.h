@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "agent/cgroup.h"
+#include "agent/controller_link.h"
 #include "agent/gpu_health.h"
 #include "agent/health_check.h"
 #include "agent/mps.h"
@@ -72,7 +73,9 @@ struct SavedRun {
 struct AgentOptions {
   Node node;                       // this node: name, CPUs, memory, features, GPUs and links
   std::string cluster_name;
-  std::string ctld_address;        // "unix:/path/ctld.sock" or "host:port"
+  // The controllers, in order: "unix:/path/ctld.sock" or "host:port" each. With several
+  // (controller.hosts), the agent follows the leader (agent/controller_link.h).
+  std::vector<std::string> ctld_addresses;
   std::string ctld_token;          // for a TCP controller address when `tokens` is nullptr
                                    // (with `tokens`, the agent mints its own, renewed in time)
   std::string socket_path;         // where this agent listens
@@ -202,8 +205,8 @@ class Agent {
   AgentOptions opt_;
   const Clock* clock_;
   std::unique_ptr<HttpServer> server_;
-  std::unique_ptr<HttpClient> ctld_;   // used by the controller thread only
-  std::string ctld_sent_token_;        // the token ctld_ sends (controller thread only)
+  std::unique_ptr<ControllerLink> ctld_;  // used by the controller thread only
+  int64_t ctld_switches_ = 0;             // ctld_->switches() when last looked (controller thread)
   std::unique_ptr<OwnToken> own_token_;  // our credential for a TCP controller
   mutable std::mutex mu_;
   std::condition_variable cv_;

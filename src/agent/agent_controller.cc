@@ -21,23 +21,13 @@ namespace muster {
 
 StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
   const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
-  if (ctld_ && token != ctld_sent_token_) ctld_.reset();  // renewed: send the new one
-  if (!ctld_) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(opt_.ctld_address, token, 10000);
-    if (!c.ok()) return c.status();
-    ctld_ = std::move(*c);
-    ctld_sent_token_ = token;
+  StatusOr<std::string> answer = ctld_->Post(target, body, token);
+  if (ctld_->switches() != ctld_switches_) {
+    // Another controller leads now: it hears our registration (and the exits it carries) first.
+    ctld_switches_ = ctld_->switches();
+    registered_ = false;
   }
-  StatusOr<HttpResponse> resp = ctld_->Request("POST", target, body);
-  if (!resp.ok()) {
-    ctld_.reset();
-    return resp.status();
-  }
-  if (resp->status == 200) return std::move(resp->body);
-  const std::string msg = ErrorMessageOf(resp->body, resp->body);
-  return Status(resp->status == 404 ? StatusCode::kNotFound
-                                    : (resp->status == 409 ? StatusCode::kFailedPrecondition : StatusCode::kInternal),
-                msg);
+  return answer;
 }
 
 NodeReport Agent::NodeReportLocked(std::vector<std::string>* exits) const {

@@ -1,7 +1,8 @@
 // musterd: the node agent. Registers its node (GPUs from NVML, or the cluster file's fake GPUs),
 // heartbeats, launches and signals jobs, and mints tokens for local users. Listens on its Unix
 // socket and, with agent.listen, on TCP (tokens required); with agent.listen and
-// controller.listen both set it also talks to the controller over TCP, with a token of its own.
+// controller.listen both set it also talks to the controller over TCP, with a token of its own;
+// with controller.hosts, over TCP to those controllers, following the one that leads.
 //   musterd --node NAME [--conf PATH] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
 #include <algorithm>
 #include <signal.h>
@@ -98,7 +99,7 @@ int Main(int argc, char** argv) {
     opt.node.features.push_back("mps");  // jobs that want an enforced share ask -C mps
   }
   opt.health_check_interval_s = conf->health_check_interval_s;
-  opt.ctld_address = "unix:" + conf->ctld_socket;
+  opt.ctld_addresses = {"unix:" + conf->ctld_socket};
   if (!conf->agent_listen.empty()) {
     StatusOr<HostPort> listen = ParseHostPort(conf->agent_listen, "agent.listen");
     if (!listen.ok()) return Fail(listen.status().message());
@@ -107,8 +108,10 @@ int Main(int argc, char** argv) {
     // What the controller is told: the listen host, or this node's name for a wildcard.
     opt.advertise_host = AgentAdvertisedHost(*listen, node_name);
     // A node that is reached over TCP reaches the controller over TCP too (it may be on another host).
-    if (!conf->ctld_listen.empty()) opt.ctld_address = conf->ctld_listen;
+    if (!conf->ctld_listen.empty()) opt.ctld_addresses = {conf->ctld_listen};
   }
+  // Several controllers (controller.hosts): over TCP to each, following the one that leads.
+  if (!conf->ctld_hosts.empty()) opt.ctld_addresses = conf->ctld_hosts;
   opt.socket_path = conf->AgentSocket(node_name);
   opt.spool_dir = conf->spool_dir + "/" + node_name;
   if (!conf->script_dir.empty()) opt.script_dir = conf->script_dir + "/" + node_name;
@@ -131,6 +134,9 @@ int Main(int argc, char** argv) {
   } else if (opt.listen_port >= 0) {
     return Fail("agent.listen is set but the cluster key cannot be read (" + key.status().message() +
                 "): a TCP listener needs it to verify callers' tokens");
+  } else if (!conf->ctld_hosts.empty()) {
+    return Fail("controller.hosts is set but the cluster key cannot be read (" + key.status().message() +
+                "): the agent needs it for the token it presents to the controllers over TCP");
   } else {
     LogWarning("no cluster key (" + key.status().message() + "): not minting tokens");
   }
@@ -154,11 +160,13 @@ int Main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
   SystemClock clock;
-  const std::string opt_ctld = opt.ctld_address;
+  std::string opt_ctld;
+  for (const std::string& a : opt.ctld_addresses) opt_ctld += (opt_ctld.empty() ? "" : ", ") + a;
+  opt_ctld = (opt.ctld_addresses.size() > 1 ? "controllers at " : "controller at ") + opt_ctld;
   Agent agent(std::move(opt), &clock);
   if (Status st = agent.Start(); !st.ok()) return Fail(st.message());
   LogInfo("serving on " + conf->AgentSocket(node_name) + (conf->agent_listen.empty() ? "" : " and " + agent.Address()) +
-          ", controller at " + opt_ctld + " (pid " + std::to_string(getpid()) + ")");
+          ", " + opt_ctld + " (pid " + std::to_string(getpid()) + ")");
   int sig = 0;
   sigwait(&set, &sig);
   // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a

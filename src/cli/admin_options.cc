@@ -159,7 +159,7 @@ constexpr ScontrolCommandSpec kScontrolCommands[] = {
     {"notify", Use::kUnsupported, "not implemented: no message path to a job's srun"},
     {"oneliner", Use::kIgnored, "no interactive mode: alone on the line it changes nothing (use -o)"},
     {"pidinfo", Use::kUnsupported, "not implemented"},
-    {"ping", Use::kOwn, "the one controller: Slurmctld(primary) at <host> is UP"},
+    {"ping", Use::kOwn, "with controller.hosts each controller in order (primary, backup or backup1, backup2...), UP when it answers, leading or standing by; without, the one controller: Slurmctld(primary) at <this host> is UP"},
     {"power", Use::kUnsupported, "Muster has no power saving"},
     {"quiet", Use::kIgnored, "no effect: errors are still printed"},
     {"quit", Use::kIgnored, kNoInteractive},

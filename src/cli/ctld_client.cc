@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "config/muster_config.h"
@@ -109,6 +110,64 @@ StatusOr<std::string> LocalToken() {
   return LocalToken(*conf);
 }
 
+StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
+                                 const std::function<StatusOr<std::string>()>& tcp_token, int ping_timeout_ms,
+                                 int timeout_ms) {
+  std::optional<StatusOr<std::string>> token;  // asked at the first TCP candidate
+  std::string said;
+  std::vector<std::string> no_token;  // the TCP candidates not asked: no token
+  for (const std::string& address : candidates) {
+    auto why = [&](std::string what) {
+      // The transport's errors name the address already: "cannot connect to A: Connection refused".
+      const std::string prefix = "cannot connect to " + address + ": ";
+      if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+      said += (said.empty() ? "" : ", ") + address + ": " + what;
+    };
+    std::string credential;
+    if (address.rfind("unix:", 0) != 0) {
+      if (!token) token = tcp_token();
+      if (!token->ok()) {
+        no_token.push_back(address);  // said once for them all, at the end
+        continue;
+      }
+      credential = **token;
+    }
+    StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, credential, ping_timeout_ms);
+    if (!http.ok()) {
+      why(http.status().message());
+      continue;
+    }
+    StatusOr<HttpResponse> r = (*http)->Request("GET", "/v1/ping");
+    if (!r.ok()) {
+      why(r.status().message());
+      continue;
+    }
+    if (r->status != 200) {
+      why("HTTP " + std::to_string(r->status) + ": " + ErrorMessageOf(r->body, r->body));
+      continue;
+    }
+    StatusOr<PingAnswer> ping = wire::Decode<PingAnswer>(r->body, "the controller's answer to GET /v1/ping");
+    if (!ping.ok()) {
+      why(ping.status().message());
+      continue;
+    }
+    if (ping->role == "leader") {
+      // Its connection for the requests to come, with their longer bound.
+      StatusOr<std::unique_ptr<HttpClient>> leader = HttpClient::Connect(address, credential, timeout_ms);
+      if (leader.ok()) return FoundLeader{std::move(*leader), address};
+      why(leader.status().message());
+      continue;
+    }
+    why(ping->role + " (leader: " + (ping->leader.empty() ? "none" : ping->leader) + ")");
+  }
+  if (!no_token.empty()) {
+    std::string list;
+    for (const std::string& a : no_token) list += (list.empty() ? "" : ", ") + a;
+    said += (said.empty() ? "" : ", ") + list + ": " + token->status().message();
+  }
+  return Status(StatusCode::kUnavailable, "no controller leads: " + said);
+}
+
 StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   auto c = std::make_unique<CtldClient>();
   std::string address;
@@ -125,11 +184,29 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       return conf.status();
     }
     c->cluster_name_ = conf->cluster_name;
+    if (address.empty() && conf->ctld_hosts.size() > 1) {
+      // Several controllers: the one that leads (this host's socket first, when it has one).
+      if (access(conf->ctld_socket.c_str(), W_OK) == 0) c->candidates_.push_back("unix:" + conf->ctld_socket);
+      for (const std::string& h : conf->ctld_hosts) c->candidates_.push_back(h);
+      // The token, asked of the local agent once it works (a takeover does not change it).
+      auto shared = std::make_shared<const MusterConfig>(std::move(*conf));
+      auto cached = std::make_shared<std::optional<std::string>>();
+      c->tcp_token_ = [shared, cached]() -> StatusOr<std::string> {
+        if (*cached) return **cached;
+        StatusOr<std::string> t = LocalToken(*shared);
+        if (t.ok()) *cached = *t;
+        return t;
+      };
+      RETURN_IF_ERROR(c->FindLeaderAgain());
+      return c;
+    }
     if (address.empty()) {
-      if (access(conf->ctld_socket.c_str(), W_OK) == 0 || conf->ctld_listen.empty()) {
+      // One controller: its socket when we can reach it, else its TCP address.
+      const std::string tcp = ControllerAddresses(*conf).front();
+      if (access(conf->ctld_socket.c_str(), W_OK) == 0 || tcp.empty()) {
         address = "unix:" + conf->ctld_socket;
       } else {
-        address = conf->ctld_listen;
+        address = tcp;
       }
     }
     if (address.rfind("unix:", 0) != 0) {
@@ -143,6 +220,13 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
   if (!http.ok()) return http.status();
   c->http_ = std::move(*http);
   return c;
+}
+
+Status CtldClient::FindLeaderAgain() {
+  StatusOr<FoundLeader> found = FindLeader(candidates_, tcp_token_);
+  if (!found.ok()) return found.status();
+  http_ = std::move(found->http);
+  return Status::Ok();
 }
 
 StatusOr<std::string> CtldClient::Send(const std::string& method, const std::string& target, const std::string& body) {
@@ -183,11 +267,16 @@ StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
   while (true) {
     StatusOr<SubmitAnswer> r = Exchange<SubmitAnswer>("POST", "/v1/jobs", request);
     if (r.ok()) return r->job_id;
-    if (r.status().code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) {
-      return r.status();
+    Status why = r.status();
+    while (true) {
+      if (why.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() + pause > deadline) return why;
+      std::this_thread::sleep_for(pause);  // the controller restarts, or its store is busy
+      pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+      if (candidates_.empty()) break;
+      // Several controllers: a takeover moves the leader; ask again which one leads.
+      why = FindLeaderAgain();
+      if (why.ok()) break;
     }
-    std::this_thread::sleep_for(pause);  // the controller restarts, or its store is busy
-    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
 }
 

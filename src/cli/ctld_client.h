@@ -1,10 +1,12 @@
 // How the commands reach the controller: read muster.yaml (DefaultConfigPath()), connect to the
 // controller's Unix socket (the kernel tells it who we are); when the socket is not reachable
 // from here and the controller listens on TCP, fetch a token from this node's agent and use TCP.
-// $MUSTER_SERVER ("unix:/path" or "host:port") overrides the address.
+// $MUSTER_SERVER ("unix:/path" or "host:port") overrides the address. With several controllers
+// (controller.hosts), the one that leads: see FindLeader.
 // The same token (LocalToken) lets srun reach node agents that listen on TCP.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -106,10 +108,34 @@ class CtldClient {
   template <wire::Record Answer, wire::Record Request>
   StatusOr<Answer> Exchange(const std::string& method, const std::string& target, const Request& request);
 
+  // Several controllers: connects to the one that leads now (FindLeader over candidates_).
+  Status FindLeaderAgain();
+
   std::unique_ptr<HttpClient> http_;
+  // With several controllers (controller.hosts): where to look for the leader, in order, and the
+  // token for TCP ones (from the local agent, asked once); empty with one controller.
+  std::vector<std::string> candidates_;
+  std::function<StatusOr<std::string>()> tcp_token_;
   std::string cluster_name_;
   std::string user_msg_;
 };
+
+// The controller that leads, among `candidates` ("unix:/path" or "host:port"), asked in order with
+// GET /v1/ping: the first whose answer says role "leader" (an answer without a role leads: an
+// older controller). `tcp_token` gives the token for TCP candidates; it is asked at the first TCP
+// one, once. When none leads: Unavailable "no controller leads: <address>: <what it said>, ..."
+// (e.g. "unix:/run/muster/ctld.sock: standby (leader: none), ctl2:6817: Connection refused"; the
+// TCP ones, when no token could be had, named together: "ctl1:6817, ctl2:6817: cannot get a
+// credential from the local musterd at ...").
+// Each ping waits `ping_timeout_ms` at most (a controller whose host is down costs that long); the
+// leader's connection then bounds each request by `timeout_ms`.
+struct FoundLeader {
+  std::unique_ptr<HttpClient> http;  // connected to it, with the token for TCP
+  std::string address;
+};
+StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
+                                 const std::function<StatusOr<std::string>()>& tcp_token, int ping_timeout_ms = 5000,
+                                 int timeout_ms = 30000);
 
 // The agent sockets to ask for a token, best first, each a socket that exists: the node named like
 // this host (`hostname`, then its first label), the node of the job we run in (`job_node`,

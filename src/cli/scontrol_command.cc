@@ -2,6 +2,8 @@
 // nodes), hold, uhold, release, requeue, ping, version; -o one line per record, --json for jobs.
 // Every other command of Slurm's scontrol is refused with the reason its row gives
 // (ScontrolCommandTable, cli/admin_options.cc).
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdlib>
 
@@ -14,6 +16,8 @@
 #include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/ctld_client.h"
+#include "cli/scontrol_ping.h"
+#include "config/muster_config.h"
 #include "model/hostlist.h"
 #include "model/job_list_json.h"
 #include "base/pretty_json.h"
@@ -138,9 +142,18 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     for (const std::string& n : *names) out << n << "\n";
     return 0;
   }
+  const std::string verb = Lower(a[0]);
+  if (const char* server = std::getenv("MUSTER_SERVER"); verb == "ping" && (server == nullptr || *server == 0)) {
+    // Several controllers (controller.hosts): each is pinged directly, one line each.
+    StatusOr<MusterConfig> conf = LoadMusterConfig(DefaultConfigPath(), ConfigReader::kCommand);
+    if (conf.ok() && !conf->ctld_hosts.empty()) {
+      const std::vector<ControllerPing> pings = PingControllers(conf->ctld_hosts);
+      out << SlurmPingText(pings, getuid() == 0);
+      return SlurmPingExitCode(pings);
+    }
+  }
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("scontrol", c.status(), err);
-  const std::string verb = Lower(a[0]);
   if (verb == "ping") {
     StatusOr<PingAnswer> r = (*c)->Ping();
     out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";

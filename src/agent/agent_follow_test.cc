@@ -1,0 +1,164 @@
+// A node agent with several controllers follows the leader: a standby's 503 and a refused
+// connection move it on, and an exit report it holds (a run that ended while the agent was
+// away, as a restarted agent finds it in its spool) stays until the leader acknowledges it.
+// The controllers are in-process HTTP servers; the agent runs in process, with no jobs running.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/agent.h"
+#include "api/wire/agent.h"
+#include "api/wire/records.h"
+#include "base/clock.h"
+
+namespace muster {
+namespace {
+
+namespace fs = std::filesystem;
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool WaitFor(const std::function<bool()>& done, int ms = 20000) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// What a controller heard: each request's path, and the job ids of the exits they carried.
+struct Heard {
+  std::mutex mu;
+  std::vector<std::string> paths;
+  std::vector<int64_t> exits;
+  int count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return static_cast<int>(paths.size());
+  }
+  bool HasExit(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::find(exits.begin(), exits.end(), id) != exits.end();
+  }
+};
+
+std::unique_ptr<HttpServer> StartController(int port, bool leads, Heard* heard) {
+  HttpServer::Options o;
+  o.tcp_port = port;
+  StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(o, [leads, heard](const HttpRequest& r) {
+    std::lock_guard<std::mutex> lock(heard->mu);
+    heard->paths.push_back(r.path);
+    if (!leads) return HttpResponse::Json(503, R"({"error":"this controller stands by; the leader is none"})");
+    if (r.path == "/v1/agent/register") {
+      StatusOr<Registration> reg = wire::Decode<Registration>(r.body, "registration");
+      if (reg.ok()) {
+        for (const RunExit& e : reg->report.exits) heard->exits.push_back(e.job_id);
+      }
+    } else if (r.path == "/v1/agent/heartbeat") {
+      StatusOr<Heartbeat> beat = wire::Decode<Heartbeat>(r.body, "heartbeat");
+      if (beat.ok()) {
+        for (const RunExit& e : beat->report.exits) heard->exits.push_back(e.job_id);
+      }
+    } else if (r.path == "/v1/agent/exit") {
+      StatusOr<ExitNotice> exit = wire::Decode<ExitNotice>(r.body, "exit");
+      if (exit.ok()) heard->exits.push_back(exit->exit.job_id);
+      return HttpResponse::Json(200, "{}");
+    }
+    return HttpResponse::Json(200, wire::Encode(NodeOrders{}));
+  });
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
+  const fs::path dir = fs::temp_directory_path() / ("muster_agent_follow_test_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const fs::path run_dir = dir / "spool" / "runs" / "7.0";
+  fs::create_directories(run_dir);
+  {
+    // Job 7's run ended while the agent was away: its record and its unacknowledged exit report.
+    SavedRun saved;
+    saved.job = FullJob{};
+    saved.job->job.id = 7;
+    saved.batch = true;
+    std::ofstream(run_dir / "job.json") << wire::Encode(saved);
+    ExitNotice exit;
+    exit.node = "n1";
+    exit.exit.job_id = 7;
+    exit.exit.report.exit_code = 3;
+    std::ofstream(run_dir / "report.json") << wire::Encode(exit);
+  }
+  Heard standby_heard, leader_heard;
+  std::unique_ptr<HttpServer> standby = StartController(0, false, &standby_heard);
+  ASSERT_NE(standby, nullptr);
+  const int refused_port = FreePort();
+  const int leader_port = FreePort();
+
+  AgentOptions opt;
+  opt.node.name = "n1";
+  opt.node.cpus = 1;
+  opt.cluster_name = "c";
+  opt.ctld_addresses = {"127.0.0.1:" + std::to_string(standby->tcp_port()),
+                        "127.0.0.1:" + std::to_string(refused_port), "127.0.0.1:" + std::to_string(leader_port)};
+  opt.socket_path = (dir / "musterd-n1.sock").string();
+  opt.spool_dir = (dir / "spool").string();
+  opt.heartbeat_interval_s = 1;
+  opt.shepherd_exe = "/bin/false";  // no run starts here
+  SystemClock clock;
+  Agent agent(std::move(opt), &clock);
+  ASSERT_TRUE(agent.Start().ok());
+
+  // No controller leads yet: the standby answers 503 again and again, the report stays.
+  ASSERT_TRUE(WaitFor([&] { return standby_heard.count() >= 3; })) << standby_heard.count();
+  EXPECT_TRUE(fs::exists(run_dir / "report.json"));
+  EXPECT_FALSE(leader_heard.HasExit(7));
+
+  // The leader comes up at the third address: the agent registers there, with job 7's exit, and
+  // once acknowledged the run's directory goes.
+  std::unique_ptr<HttpServer> leader = StartController(leader_port, true, &leader_heard);
+  ASSERT_NE(leader, nullptr);
+  EXPECT_TRUE(WaitFor([&] { return leader_heard.HasExit(7); }));
+  EXPECT_TRUE(WaitFor([&] { return !fs::exists(run_dir); })) << run_dir;
+  {
+    std::lock_guard<std::mutex> lock(leader_heard.mu);
+    ASSERT_FALSE(leader_heard.paths.empty());
+    EXPECT_EQ(leader_heard.paths.front(), "/v1/agent/register");
+  }
+  // Heartbeats follow, to the leader only.
+  const int standby_before = standby_heard.count();
+  EXPECT_TRUE(WaitFor([&] {
+    std::lock_guard<std::mutex> lock(leader_heard.mu);
+    return std::count(leader_heard.paths.begin(), leader_heard.paths.end(), "/v1/agent/heartbeat") >= 2;
+  }));
+  EXPECT_EQ(standby_heard.count(), standby_before);
+  agent.Stop();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace muster
