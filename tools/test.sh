@@ -2,12 +2,12 @@
 # The whole test suite, in two builds that each build only what their tests need (and only what
 # changed):
 #   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
-#      (faults, the kill soak, srun, Slurm parity, TCP);
+#      (faults, the kill soak, srun, Slurm parity, TCP, two controllers sharing PostgreSQL);
 #   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
 #      unit, scenario and property test, then each fuzz target for a short run on its corpus. The
-#      PostgreSQL store's tests run on a private server (tools/pg-test-server.sh: initdb in a
-#      temporary directory, loopback only), started before them and stopped at the end; if it
-#      cannot start, the run fails.
+#      PostgreSQL store's tests (and the integration tests of two controllers) run on a private
+#      server (tools/pg-test-server.sh: initdb in a temporary directory, loopback only), started
+#      after the dev build and stopped at the end; if it cannot start, the run fails.
 # Prints the time of each phase and of the whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +22,6 @@ phase() {
 cmake --preset dev -DMUSTER_BUILD_BENCH=OFF >/dev/null
 cmake --build --preset dev --target integration_targets
 phase "dev build done"
-ctest --preset dev -L integration
-phase "integration tests done"
-cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
-cmake --build --preset asan --target unit_tests fuzz_targets
-phase "asan build done"
 # Under /tmp: as root the server runs as the user postgres, who must reach its directory.
 pg_dir=$(mktemp -d /tmp/muster-pg.XXXXXX)
 stop_pg() {
@@ -40,6 +35,11 @@ if ! MUSTER_TEST_PG_URL=$(bash tools/pg-test-server.sh start "$pg_dir"); then
 fi
 export MUSTER_TEST_PG_URL MUSTER_REQUIRE_PG=1
 phase "PostgreSQL test server started"
+ctest --preset dev -L integration
+phase "integration tests done"
+cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
+cmake --build --preset asan --target unit_tests fuzz_targets
+phase "asan build done"
 ctest --preset asan -L unit
 phase "unit tests (ASan + UBSan) done"
 stop_pg

@@ -56,6 +56,12 @@ std::string HostName() {
   return name;
 }
 
+std::string FormatSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
 // Waits up to `ms` for SIGTERM/SIGINT (blocked in `set`): the signal, or 0.
 int WaitSignal(const sigset_t& set, int64_t ms) {
   timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
@@ -199,7 +205,7 @@ int Main(int argc, char** argv) {
     const double standby_s = double(SteadyMillis() - standby_began) / 1000;
     controller.stats().SetLeadership({keeper->options().address, lease.token, clock.NowSeconds(), standby_s, took_from});
     LogInfo("leading as " + keeper->options().address + " (lease token " + std::to_string(lease.token) + ") after " +
-            std::to_string(standby_s) + " s standing by" +
+            FormatSeconds(standby_s) + " s standing by" +
             (took_from.empty() ? std::string() : ": took over from " + took_from));
   }
 

@@ -132,6 +132,8 @@ struct UpArgs {
   int first_job_id = 0;  // 0: not given (the cluster file's FirstJobId=, else 1)
   bool tcp = false;
   std::string rest;  // --rest HOST:PORT: slurmrestd's REST API there, with a JWT key of its own
+  std::string state;  // --state: the store (a PostgreSQL URL) instead of state/state.db
+  int controllers = 1;  // --controllers: that many, sharing --state (controller.hosts)
 };
 
 // A TCP port on 127.0.0.1 that is free now (the kernel's pick), or 0.
@@ -163,7 +165,7 @@ const char* kUpUsage =
     "                 [--gpu-model NAME] [--gpu-links nvswitch|pcie|islands:K|dgx1] [--dir DIR] [--tcp]\n"
     "       muster up --cluster FILE [--dir DIR] [--tcp] [--first-job-id N]\n"
     "       muster up --gpus nvml [--nvml-library FILE] [--dir DIR] [--tcp]\n"
-    "       (all take [--rest HOST:PORT])\n"
+    "       (all take [--rest HOST:PORT] [--state postgresql://... [--controllers N]])\n"
     "       (the first two also take [--gpu-devices DEVDIR]; all take [--health-check PROGRAM]\n"
     "       [--mps auto|off|PROGRAM])\n"
     "Starts a local cluster (controller + N node agents with fake GPUs) under DIR\n"
@@ -186,7 +188,11 @@ const char* kUpUsage =
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
     "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n"
     "--rest HOST:PORT: the controller also serves slurmrestd's REST API (/slurm/v0.0.38) there, its\n"
-    "JWTs (scontrol token) signed with DIR/state/jwt_hs256.key, made for it.\n";
+    "JWTs (scontrol token) signed with DIR/state/jwt_hs256.key, made for it.\n"
+    "--state URL: the cluster's state in this PostgreSQL database instead of DIR/state/state.db.\n"
+    "--controllers N: N controllers sharing it (controller.hosts; implies --tcp), each on a port of\n"
+    "127.0.0.1 of its own: the first to take the lease leads, the others stand by and take over\n"
+    "when it dies (muster.yaml's controller.lease: 3 s); the commands and agents follow the leader.\n";
 
 // A program or library an option names: its absolute path in *out, when it exists and `mode`
 // (access(2)'s F_OK, X_OK) holds for it.
@@ -205,7 +211,9 @@ int StopCluster(const std::string& dir, std::ostream& out) {
     const std::string f = e.path().filename().string();
     if (f.rfind("musterd-", 0) == 0 && e.path().extension() == ".pid") pidfiles.emplace_back(e.path().string(), "musterd");
   }
-  // Agents first (they end their jobs), then the controller.
+  // Agents first (they end their jobs), then the controllers (the standbys, musterctldN.pid, first:
+  // a leader stopped first would hand the cluster to one).
+  for (int n = 8; n >= 2; --n) pidfiles.emplace_back(dir + "/musterctld" + std::to_string(n) + ".pid", "musterctld");
   pidfiles.emplace_back(dir + "/musterctld.pid", "musterctld");
   int stopped = 0;
   for (const auto& [file, prog] : pidfiles) {
@@ -250,7 +258,8 @@ constexpr OptionSpec kUpOptions[] = {
     {"gpus", 0, OptionArg::kRequired},          {"nvml-library", 0, OptionArg::kRequired},
     {"health-check", 0, OptionArg::kRequired},  {"mps", 0, OptionArg::kRequired},
     {"tcp", 0, OptionArg::kNone},               {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
-    {"rest", 0, OptionArg::kRequired},
+    {"rest", 0, OptionArg::kRequired},         {"state", 0, OptionArg::kRequired},
+    {"controllers", 0, OptionArg::kRequired},
 };
 constexpr OptionSpec kDownOptions[] = {
     {"dir", 0, OptionArg::kRequired},
@@ -298,6 +307,11 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       ok = ParseHostPort(v, "--rest").ok();
     }
     else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
+    else if (k == "--state") {
+      a.state = v;
+      ok = v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0;
+    }
+    else if (k == "--controllers") ok = ParseInt(v, 1, 8, &a.controllers);
     else if (k == "--gpu-devices") a.gpu_devices = v;
     else if (k == "--mps") {
       a.mps = v;
@@ -326,6 +340,17 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   } else if (!a.nvml_library.empty()) {
     err << "muster up: --nvml-library goes with --gpus nvml\n";
     return 2;
+  }
+  if (a.controllers > 1 && a.state.empty()) {
+    err << "muster up: --controllers " << a.controllers << " share one state: give it with --state postgresql://...\n";
+    return 2;
+  }
+  if (a.controllers > 1) a.tcp = true;
+  // muster.yaml is every user's (the commands read it): a password in the URL would be theirs too.
+  if (const size_t at = a.state.find('@'), colon = a.state.find(':', a.state.find("://") + 3);
+      at != std::string::npos && colon != std::string::npos && colon < at) {
+    err << "muster up: warning: the --state URL holds a password, which muster.yaml (readable by the cluster's "
+           "users) then holds too; a libpq password file (PGPASSFILE, ~/.pgpass) keeps it the controller's\n";
   }
   std::error_code ec;
   a.dir = fs::absolute(a.dir, ec).lexically_normal().string();
@@ -400,12 +425,18 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       return 1;
     }
   }
-  const int ctld_port = a.tcp ? FreeLoopbackPort() : 0;
-  if (a.tcp && ctld_port == 0) {
-    err << "muster up: cannot find a free TCP port on 127.0.0.1 for the controller\n";
-    return 1;
+  std::vector<std::string> ctld_hosts;  // each controller's 127.0.0.1:PORT
+  for (int i = 0; a.tcp && i < a.controllers; ++i) {
+    const int port = FreeLoopbackPort();
+    if (port == 0) {
+      err << "muster up: cannot find a free TCP port on 127.0.0.1 for the controller\n";
+      return 1;
+    }
+    ctld_hosts.push_back("127.0.0.1:" + std::to_string(port));
   }
-  const std::string ctld_tcp = "127.0.0.1:" + std::to_string(ctld_port);
+  const std::string ctld_tcp = ctld_hosts.empty() ? "" : ctld_hosts[0];
+  std::string hosts_list;
+  for (const std::string& h : ctld_hosts) hosts_list += (hosts_list.empty() ? "" : ", ") + h;
   const std::string script_dir = MakeScriptDir();
   {
     std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
@@ -415,7 +446,9 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "controller:\n"
       << "  socket: run/ctld.sock\n"
       << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
-      << "  state: state/state.db\n"
+      << (a.controllers > 1 ? "  hosts: [" + hosts_list + "]  # the others: musterctld --listen HOST:PORT\n  lease: 3\n"
+                            : "")
+      << "  state: " << (a.state.empty() ? "state/state.db" : a.state) << "\n"
       << "  key_file: state/cluster.key\n"
       << (a.rest.empty() ? "" : "  rest_listen: " + a.rest + "\n  jwt_key: state/jwt_hs256.key\n")
       << "  heartbeat_timeout: 6\n"
@@ -441,13 +474,28 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   const std::string bin = fs::path(self_exe).parent_path().string();
   const std::string conf = a.dir + "/muster.yaml";
   std::string error;
+  std::ostringstream quiet, quiet_start;
   pid_t ctld = Spawn({bin + "/musterctld", "--conf", conf}, a.dir + "/log/musterctld.log", &error);
   if (ctld < 0) {
     err << "muster up: cannot start musterctld: " << error << "\n";
     return 1;
   }
   std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
-  std::ostringstream quiet;
+  // The standbys: musterctld2.pid, ... (the first to take the lease leads, whichever it is).
+  std::vector<pid_t> ctlds = {ctld};
+  for (int i = 1; i < a.controllers; ++i) {
+    const std::string n = std::to_string(i + 1);
+    pid_t p = Spawn({bin + "/musterctld", "--conf", conf, "--listen", ctld_hosts[static_cast<size_t>(i)], "--socket",
+                     a.dir + "/run/ctld" + n + ".sock"},
+                    a.dir + "/log/musterctld" + n + ".log", &error);
+    if (p < 0) {
+      err << "muster up: cannot start musterctld " << n << ": " << error << "\n";
+      StopCluster(a.dir, quiet_start);
+      return 1;
+    }
+    std::ofstream(a.dir + "/musterctld" + n + ".pid") << p << "\n";
+    ctlds.push_back(p);
+  }
   std::vector<std::pair<pid_t, std::string>> agents;  // (pid, node)
   for (const std::string& node : node_names) {
     pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
@@ -465,9 +513,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   int registered = 0;
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
-    if (waitpid(ctld, &status, WNOHANG) == ctld) {  // our child: exited (not merely starting)
-      err << "muster up: musterctld exited: " << LastLogLine(a.dir + "/log/musterctld.log") << "\n  see " << a.dir
-          << "/log/musterctld.log\n";
+    for (size_t i = 0; i < ctlds.size(); ++i) {
+      if (waitpid(ctlds[i], &status, WNOHANG) != ctlds[i]) continue;  // our child: exited (not merely starting)
+      const std::string log = a.dir + "/log/musterctld" + (i == 0 ? "" : std::to_string(i + 1)) + ".log";
+      err << "muster up: musterctld exited: " << LastLogLine(log) << "\n  see " << log << "\n";
       StopCluster(a.dir, quiet);
       return 1;
     }
@@ -502,7 +551,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
   }
   out << "Muster cluster '" << cluster_name << "' is up: " << want << " node" << (want > 1 ? "s" : "") << what
       << "  state, logs and sockets: " << a.dir << "\n";
-  if (a.tcp) {
+  if (a.controllers > 1) {
+    out << "  " << a.controllers << " controllers (" << hosts_list
+        << ") sharing the PostgreSQL state: one leads, the others stand by; the commands and agents follow the leader\n";
+  } else if (a.tcp) {
     out << "  controller and agents on TCP (127.0.0.1); the commands use it with:\n"
         << "  export MUSTER_SERVER=" << ctld_tcp << "\n";
   }
