@@ -246,7 +246,6 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   EXPECT_NE(r.out.find("cannot get a credential from the local musterd at "), std::string::npos) << r.out;
 
   // A valid token of another, non-admin user: 403, and still nothing changes.
-  const std::string other = Mint(kDaemonUid);
   const std::vector<std::tuple<std::string, std::string, std::string, std::string>> forbidden = {
       {ctld_, "DELETE", "/v1/jobs/" + sid, ""},
       {ctld_, "POST", "/v1/jobs/" + sid + "/hold", ""},
@@ -258,13 +257,13 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
       {agent, "POST", "/v1/signal-step", signal_step},
   };
   for (const auto& [address, method, target, body] : forbidden) {
-    muster::HttpResponse resp = Call(address, method, target, other, body);
+    muster::HttpResponse resp = Call(address, method, target, Mint(kDaemonUid), body);  // a token per connection
     EXPECT_EQ(resp.status, 403) << method << " " << target << " on " << address << ": " << resp.body;
   }
   // The job's own user may not signal through the agent either (that is the controller's), nor
   // fetch tokens over TCP.
-  EXPECT_EQ(Call(agent, "POST", "/v1/signal", nobody_token, signal).status, 403);
-  EXPECT_EQ(Call(agent, "GET", "/v1/token", nobody_token).status, 403);
+  EXPECT_EQ(Call(agent, "POST", "/v1/signal", Mint(kNobody), signal).status, 403);
+  EXPECT_EQ(Call(agent, "GET", "/v1/token", Mint(kNobody)).status, 403);
 
   std::this_thread::sleep_for(500ms);
   EXPECT_EQ(State(id), "RUNNING");
@@ -273,8 +272,23 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   EXPECT_FALSE(NodeDrained("node1")) << Run("sinfo -N").out;
   EXPECT_EQ(Trim(Run("squeue -h -j " + sid + " -o %R").out), "node1");  // not held
 
+  // A token captured on its way (here: the owner's, used once already) is refused on a connection
+  // of its own, at the controller and at an agent: it opens one connection, never a second.
+  // (Each server remembers the tokens it took: a token is taken once by each.)
+  const std::string captured = Mint(kNobody);
+  EXPECT_EQ(Call(ctld_, "GET", "/v1/jobs", captured).status, 200);
+  muster::HttpResponse replay = Call(ctld_, "DELETE", "/v1/jobs/" + sid, captured);
+  EXPECT_EQ(replay.status, 401) << replay.body;
+  EXPECT_NE(replay.body.find("token already used"), std::string::npos) << replay.body;
+  const std::string at_agent = Mint(kNobody);
+  EXPECT_EQ(Call(agent, "GET", "/v1/token", at_agent).status, 403);
+  replay = Call(agent, "POST", "/v1/signal-step", at_agent, signal_step);
+  EXPECT_EQ(replay.status, 401) << replay.body;
+  EXPECT_NE(replay.body.find("token already used"), std::string::npos) << replay.body;
+  EXPECT_EQ(State(id), "RUNNING");
+
   // The owner's own valid token does cancel.
-  muster::HttpResponse resp = Call(ctld_, "DELETE", "/v1/jobs/" + sid, nobody_token);
+  muster::HttpResponse resp = Call(ctld_, "DELETE", "/v1/jobs/" + sid, Mint(kNobody));
   EXPECT_EQ(resp.status, 200) << resp.body;
   EXPECT_TRUE(WaitState(id, "CANCELLED")) << State(id);
   EXPECT_TRUE(WaitFor([&] { return Dead(pid); }, 10s));

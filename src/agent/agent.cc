@@ -130,11 +130,19 @@ Status Agent::Start() {
   so.privileged_uids.push_back(0);
   so.privileged_uids.push_back(geteuid());
   if (opt_.ctld_addresses.empty()) return FailedPrecondition("no controller address given");
-  ctld_ = std::make_unique<ControllerLink>(opt_.ctld_addresses);
   if (opt_.tokens != nullptr && std::any_of(opt_.ctld_addresses.begin(), opt_.ctld_addresses.end(),
                                             [](const std::string& a) { return !a.starts_with("unix:"); })) {
     own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid());
   }
+  // A new token for each connection to a TCP controller (a token opens one connection).
+  HttpClient::TokenSource tokens;
+  if (own_token_) {
+    tokens.next = [this]() -> StatusOr<std::string> { return own_token_->Get(clock_->NowSeconds()); };
+    tokens.renew_after_s = own_token_->ttl_s() / 2;
+  } else if (!opt_.ctld_token.empty()) {
+    tokens.next = [this]() -> StatusOr<std::string> { return opt_.ctld_token; };
+  }
+  ctld_ = std::make_unique<ControllerLink>(opt_.ctld_addresses, 10000, std::move(tokens));
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
   if (!s.ok()) return s.status();
   server_ = std::move(*s);

@@ -20,8 +20,7 @@ namespace muster {
 
 
 StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
-  const std::string token = own_token_ ? own_token_->Get(clock_->NowSeconds()) : opt_.ctld_token;
-  StatusOr<std::string> answer = ctld_->Post(target, body, token);
+  StatusOr<std::string> answer = ctld_->Post(target, body);
   if (ctld_->switches() != ctld_switches_) {
     // Another controller leads now: it hears our registration (and the exits it carries) first.
     ctld_switches_ = ctld_->switches();

@@ -7,35 +7,33 @@
 
 namespace muster {
 
-ControllerLink::ControllerLink(std::vector<std::string> addresses, int timeout_ms)
-    : addresses_(std::move(addresses)), timeout_ms_(timeout_ms) {
+ControllerLink::ControllerLink(std::vector<std::string> addresses, int timeout_ms, HttpClient::TokenSource tokens)
+    : addresses_(std::move(addresses)), timeout_ms_(timeout_ms), tokens_(std::move(tokens)) {
   if (addresses_.empty()) addresses_.push_back("");
   logged_.resize(addresses_.size());
 }
 
-StatusOr<std::string> ControllerLink::Post(const std::string& target, const std::string& body,
-                                           const std::string& token) {
+StatusOr<std::string> ControllerLink::Post(const std::string& target, const std::string& body) {
   StatusOr<std::string> answer = Status(StatusCode::kUnavailable, "no controller address");
   for (size_t tries = 0; tries < addresses_.size(); ++tries) {
     bool move_on = false;
-    answer = PostHere(target, body, token, &move_on);
+    answer = PostHere(target, body, &move_on);
     if (!move_on || addresses_.size() == 1) break;
     MoveOn(answer.status().message());
   }
   return answer;
 }
 
-StatusOr<std::string> ControllerLink::PostHere(const std::string& target, const std::string& body,
-                                               const std::string& token, bool* move_on) {
-  if (http_ && token != sent_token_) http_.reset();  // renewed: send the new one
+StatusOr<std::string> ControllerLink::PostHere(const std::string& target, const std::string& body, bool* move_on) {
   if (!http_) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(current(), token, timeout_ms_);
+    StatusOr<std::unique_ptr<HttpClient>> c = current().starts_with("unix:") || !tokens_.next
+                                                  ? HttpClient::Connect(current(), "", timeout_ms_)
+                                                  : HttpClient::Connect(current(), tokens_, timeout_ms_);
     if (!c.ok()) {
       *move_on = true;
       return c.status();
     }
     http_ = std::move(*c);
-    sent_token_ = token;
   }
   StatusOr<HttpResponse> resp = http_->Request("POST", target, body);
   if (!resp.ok()) {

@@ -19,13 +19,15 @@ namespace muster {
 
 class ControllerLink {
  public:
-  // `addresses`: "unix:/path" or "host:port", in order; at least one.
-  explicit ControllerLink(std::vector<std::string> addresses, int timeout_ms = 10000);
+  // `addresses`: "unix:/path" or "host:port", in order; at least one. `tokens`: for the TCP
+  // addresses, a new token for each connection (none when unset).
+  explicit ControllerLink(std::vector<std::string> addresses, int timeout_ms = 10000,
+                          HttpClient::TokenSource tokens = {});
 
-  // POST `target` with `body`, presenting `token` ("" = none; a new token reconnects to send
-  // it). The answer's body on 200; else NotFound (404), FailedPrecondition (409), Unavailable
-  // (transport failures; with several addresses also 503) or Internal, with the server's message.
-  StatusOr<std::string> Post(const std::string& target, const std::string& body, const std::string& token);
+  // POST `target` with `body`. The answer's body on 200; else NotFound (404), FailedPrecondition
+  // (409), Unavailable (transport failures; with several addresses also 503) or Internal, with
+  // the server's message.
+  StatusOr<std::string> Post(const std::string& target, const std::string& body);
 
   const std::string& current() const { return addresses_[index_]; }
   const std::vector<std::string>& addresses() const { return addresses_; }
@@ -34,8 +36,7 @@ class ControllerLink {
 
  private:
   // One try at the current address.
-  StatusOr<std::string> PostHere(const std::string& target, const std::string& body, const std::string& token,
-                                 bool* move_on);
+  StatusOr<std::string> PostHere(const std::string& target, const std::string& body, bool* move_on);
   void MoveOn(const std::string& why);
 
   std::vector<std::string> addresses_;
@@ -43,8 +44,8 @@ class ControllerLink {
   size_t index_ = 0;
   int timeout_ms_;
   int64_t switches_ = 0;
+  HttpClient::TokenSource tokens_;
   std::unique_ptr<HttpClient> http_;
-  std::string sent_token_;
 };
 
 }  // namespace muster

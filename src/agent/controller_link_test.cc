@@ -60,14 +60,14 @@ TEST(ControllerLinkTest, AStandbyAndARefusedConnectionBothMoveItOnToTheLeader) {
   Controller standby(false), leader(true);
   const std::string refused = "127.0.0.1:" + std::to_string(FreePort());
   ControllerLink link({standby.address(), refused, leader.address()}, 2000);
-  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}", "");
+  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(*r, "{\"from\":\"" + leader.address() + "\"}");
   EXPECT_EQ(link.current(), leader.address());
   EXPECT_EQ(link.switches(), 2);
   EXPECT_EQ(standby.requests(), 1);
   // It stays with the leader.
-  ASSERT_TRUE(link.Post("/v1/agent/heartbeat", "{}", "").ok());
+  ASSERT_TRUE(link.Post("/v1/agent/heartbeat", "{}").ok());
   EXPECT_EQ(standby.requests(), 1);
   EXPECT_EQ(leader.requests(), 2);
   EXPECT_EQ(link.switches(), 2);
@@ -76,11 +76,11 @@ TEST(ControllerLinkTest, AStandbyAndARefusedConnectionBothMoveItOnToTheLeader) {
 TEST(ControllerLinkTest, ATakeoverMovesItRoundRobinToTheNewLeader) {
   Controller a(true), b(false);
   ControllerLink link({a.address(), b.address()}, 2000);
-  ASSERT_TRUE(link.Post("/v1/agent/exit", "{}", "").ok());
+  ASSERT_TRUE(link.Post("/v1/agent/exit", "{}").ok());
   EXPECT_EQ(link.current(), a.address());
   a.set_leads(false);
   b.set_leads(true);
-  StatusOr<std::string> r = link.Post("/v1/agent/exit", "{}", "");
+  StatusOr<std::string> r = link.Post("/v1/agent/exit", "{}");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(*r, "{\"from\":\"" + b.address() + "\"}");
   EXPECT_EQ(link.current(), b.address());
@@ -90,7 +90,7 @@ TEST(ControllerLinkTest, ATakeoverMovesItRoundRobinToTheNewLeader) {
 TEST(ControllerLinkTest, NoneLeadingTriesEachOnceAndSaysUnavailable) {
   Controller a(false), b(false);
   ControllerLink link({a.address(), b.address()}, 2000);
-  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}", "");
+  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(), "HTTP 503: this controller stands by");
@@ -102,7 +102,7 @@ TEST(ControllerLinkTest, NoneLeadingTriesEachOnceAndSaysUnavailable) {
 TEST(ControllerLinkTest, OneAddressKeepsA503AnOrdinaryError) {
   Controller a(false);
   ControllerLink link({a.address()}, 2000);
-  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}", "");
+  StatusOr<std::string> r = link.Post("/v1/agent/heartbeat", "{}");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
   EXPECT_EQ(r.status().message(), "this controller stands by");

@@ -23,18 +23,23 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
     conn = c;
   }
   std::lock_guard<std::mutex> lock(conn->mu);
-  std::string token;
-  if (own_token_ && !address.starts_with("unix:")) {
-    const int64_t now =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    token = own_token_->Get(now);
-  }
-  if (conn->client && conn->token != token) conn->client.reset();  // renewed: send the new one
   if (!conn->client) {
-    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(address, token, timeout_ms_);
+    // Over TCP, a new token for each connection it opens (a token opens one connection).
+    StatusOr<std::unique_ptr<HttpClient>> c = Status(StatusCode::kInternal, "");
+    if (own_token_ && !address.starts_with("unix:")) {
+      HttpClient::TokenSource tokens;
+      tokens.next = [this]() -> StatusOr<std::string> {
+        return own_token_->Get(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+      };
+      tokens.renew_after_s = own_token_->ttl_s() / 2;
+      c = HttpClient::Connect(address, std::move(tokens), timeout_ms_);
+    } else {
+      c = HttpClient::Connect(address, "", timeout_ms_);
+    }
     if (!c.ok()) return c.status();
     conn->client = std::move(*c);
-    conn->token = token;
   }
   StatusOr<HttpResponse> resp = conn->client->Request("POST", target, body);
   if (!resp.ok()) {

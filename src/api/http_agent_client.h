@@ -29,7 +29,6 @@ class HttpAgentClient : public AgentClient {
   struct Conn {
     std::mutex mu;
     std::unique_ptr<HttpClient> client;
-    std::string token;  // the one `client` sends
   };
   std::unique_ptr<OwnToken> own_token_;  // nullptr without a key
   int timeout_ms_;

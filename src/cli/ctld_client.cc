@@ -123,16 +123,16 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
       if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
       said += (said.empty() ? "" : ", ") + address + ": " + what;
     };
-    std::string credential;
-    if (address.rfind("unix:", 0) != 0) {
+    const bool tcp = address.rfind("unix:", 0) != 0;
+    if (tcp) {
+      // (Asked before the ping, which needs none: a controller we could not talk to is no use.)
       if (!token) token = tcp_token();
       if (!token->ok()) {
         no_token.push_back(address);  // said once for them all, at the end
         continue;
       }
-      credential = **token;
     }
-    StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, credential, ping_timeout_ms);
+    StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, "", ping_timeout_ms);
     if (!http.ok()) {
       why(http.status().message());
       continue;
@@ -153,7 +153,23 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
     }
     if (ping->role == "leader") {
       // Its connection for the requests to come, with their longer bound.
-      StatusOr<std::unique_ptr<HttpClient>> leader = HttpClient::Connect(address, credential, timeout_ms);
+      // Over TCP, a token for each connection it opens (a token opens one): the one asked first,
+      // then new ones.
+      StatusOr<std::unique_ptr<HttpClient>> leader = Status(StatusCode::kInternal, "");
+      if (tcp) {
+        auto first = std::make_shared<std::optional<std::string>>(**token);
+        token = std::nullopt;  // taken: a later candidate asks anew
+        HttpClient::TokenSource tokens;
+        tokens.next = [first, tcp_token]() -> StatusOr<std::string> {
+          if (!*first) return tcp_token();
+          std::string t = std::move(**first);
+          first->reset();
+          return t;
+        };
+        leader = HttpClient::Connect(address, std::move(tokens), timeout_ms);
+      } else {
+        leader = HttpClient::Connect(address, "", timeout_ms);
+      }
       if (leader.ok()) return FoundLeader{std::move(*leader), address};
       why(leader.status().message());
       continue;
@@ -188,15 +204,9 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       // Several controllers: the one that leads (this host's socket first, when it has one).
       if (access(conf->ctld_socket.c_str(), W_OK) == 0) c->candidates_.push_back("unix:" + conf->ctld_socket);
       for (const std::string& h : conf->ctld_hosts) c->candidates_.push_back(h);
-      // The token, asked of the local agent once it works (a takeover does not change it).
+      // A token of the local agent for each TCP connection (a token opens one connection).
       auto shared = std::make_shared<const MusterConfig>(std::move(*conf));
-      auto cached = std::make_shared<std::optional<std::string>>();
-      c->tcp_token_ = [shared, cached]() -> StatusOr<std::string> {
-        if (*cached) return **cached;
-        StatusOr<std::string> t = LocalToken(*shared);
-        if (t.ok()) *cached = *t;
-        return t;
-      };
+      c->tcp_token_ = [shared]() -> StatusOr<std::string> { return LocalToken(*shared); };
       RETURN_IF_ERROR(c->FindLeaderAgain());
       return c;
     }
@@ -210,10 +220,23 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       }
     }
     if (address.rfind("unix:", 0) != 0) {
-      // TCP: ask a local agent (over its Unix socket) for a token bound to our uid.
+      // TCP: ask a local agent (over its Unix socket) for a token bound to our uid, now (to fail
+      // early), and again for each further connection (a token opens one connection).
       StatusOr<std::string> t = LocalToken(*conf);
       if (!t.ok()) return t.status();
-      token = std::move(*t);
+      auto first = std::make_shared<std::optional<std::string>>(std::move(*t));
+      auto shared = std::make_shared<const MusterConfig>(std::move(*conf));
+      HttpClient::TokenSource tokens;
+      tokens.next = [first, shared]() -> StatusOr<std::string> {
+        if (!*first) return LocalToken(*shared);
+        std::string t = std::move(**first);
+        first->reset();
+        return t;
+      };
+      StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, std::move(tokens), 30000);
+      if (!http.ok()) return http.status();
+      c->http_ = std::move(*http);
+      return c;
     }
   }
   StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, token, 30000);

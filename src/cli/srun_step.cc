@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -201,7 +202,18 @@ class StepSession {
   std::vector<Task> tasks_;
   std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
   std::string key_ = RandomKey();
-  std::string token_;  // our credential for agents on TCP (from the local musterd)
+  std::string token_;  // the first credential for agents on TCP (from the local musterd), not yet used
+  // A connection to an agent: over TCP with a token of the local musterd for each connection it
+  // opens (a token opens one connection), the first one already asked for.
+  StatusOr<std::unique_ptr<HttpClient>> ConnectAgent(const std::string& agent) {
+    if (IsUnix(agent)) return HttpClient::Connect(agent, "", 10000);
+    HttpClient::TokenSource tokens;
+    tokens.next = [this]() -> StatusOr<std::string> {
+      if (token_.empty()) return LocalToken();
+      return std::exchange(token_, std::string());
+    };
+    return HttpClient::Connect(agent, std::move(tokens), 10000);
+  }
   std::string io_address_;
   std::string io_dir_;
   int listener_ = -1;
@@ -318,7 +330,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
     // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
     for (int attempt = 0;; ++attempt) {
       error.clear();
-      StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(n.agent, IsUnix(n.agent) ? "" : token_, 10000);
+      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.agent);
       if (!c.ok()) {
         error = c.status().message();
         break;
@@ -368,12 +380,9 @@ void StepSession::Forward(int sig) {
     if (!n.launched || !n.client) continue;
     StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body);
     if (r.ok() && r->status == 401 && !IsUnix(n.agent)) {
-      // Our token expired during a long step: get a fresh one and ask again.
-      StatusOr<std::string> t = LocalToken();
-      StatusOr<std::unique_ptr<HttpClient>> c =
-          t.ok() ? HttpClient::Connect(n.agent, *t, 10000) : StatusOr<std::unique_ptr<HttpClient>>(t.status());
+      // Refused (a token that expired during a long step): a new connection, a new token.
+      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.agent);
       if (c.ok()) {
-        token_ = *t;
         n.client = std::move(*c);
         r = n.client->Request("POST", "/v1/signal-step", body);
       } else {

@@ -115,6 +115,16 @@ class HttpClient {
   // listens); `timeout_ms` bounds each connect, request write and response read.
   static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, const std::string& token = "",
                                                        int timeout_ms = 30000);
+  // Where a client's tokens come from: `next` is called for each connection it opens (a server
+  // takes a token for one connection only: net/token.h), and the connection is opened again, with
+  // a new token, once `renew_after_s` have passed since (before the token expires). An error from
+  // `next` is the request's.
+  struct TokenSource {
+    std::function<StatusOr<std::string>()> next;
+    int64_t renew_after_s = 150;  // half of kTokenTtlSeconds
+  };
+  static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, TokenSource tokens,
+                                                       int timeout_ms = 30000);
   virtual ~HttpClient() = default;
   // Errors only for transport failures (connection refused, timeout: Unavailable with the
   // address in the message); HTTP error statuses come back as responses. A request that finds

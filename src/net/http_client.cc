@@ -35,11 +35,13 @@ template <class Protocol>
 class ClientImpl : public HttpClient {
  public:
   // For TCP `host`/`port` name the server; for Unix `host` is the socket path.
-  ClientImpl(std::string address, std::string host, std::string port, std::string token, int timeout_ms)
+  ClientImpl(std::string address, std::string host, std::string port, std::string token, int timeout_ms,
+             HttpClient::TokenSource source = {})
       : address_(std::move(address)),
         host_(std::move(host)),
         port_(std::move(port)),
         token_(std::move(token)),
+        source_(std::move(source)),
         timeout_(std::max(timeout_ms, 1)) {
     // Beast reads at most the buffer's free capacity (512 bytes when empty): a 300 KB answer
     // would take 600 reads, each re-arming the timeout timer.
@@ -47,6 +49,12 @@ class ClientImpl : public HttpClient {
   }
 
   Status Open() {
+    if (source_.next) {
+      StatusOr<std::string> t = source_.next();
+      if (!t.ok()) return t.status();
+      token_ = std::move(*t);
+      opened_at_ = std::chrono::steady_clock::now();
+    }
     stream_.emplace(ioc_);
     buffer_.clear();
     reused_ = false;
@@ -79,20 +87,26 @@ class ClientImpl : public HttpClient {
     req.target(target);
     req.set(http::field::host, std::is_same_v<Protocol, tcp> ? address_ : "localhost");
     req.set(http::field::user_agent, "muster");
-    if (!token_.empty()) req.set(http::field::authorization, "Muster " + token_);
     if (!body.empty()) req.set(http::field::content_type, "application/json");
     req.body() = body;
     req.prepare_payload();
+    // The connection's token would expire: a new connection, with a new token.
+    if (source_.next && stream_ && std::chrono::steady_clock::now() - opened_at_ >= std::chrono::seconds(source_.renew_after_s)) {
+      Close();
+    }
 
     // A kept-alive connection may have been closed by the server while idle; that shows as EOF
     // or a reset before any byte of the response, and then one retry on a fresh connection is safe.
     bool may_retry = stream_.has_value() && reused_;
     if (!stream_) RETURN_IF_ERROR(Open());
+    // (Set after Open: each connection presents the token it was opened with.)
+    if (!token_.empty()) req.set(http::field::authorization, "Muster " + token_);
     bool stale = false;
     StatusOr<HttpResponse> response = Exchange(req, &stale);
     if (!response.ok() && stale && may_retry) {
       Close();
       RETURN_IF_ERROR(Open());
+      if (!token_.empty()) req.set(http::field::authorization, "Muster " + token_);
       response = Exchange(req, &stale);
     }
     if (!response.ok()) Close();
@@ -157,7 +171,10 @@ class ClientImpl : public HttpClient {
     Run();  // let the cancelled operations (if any) finish before the next connection
   }
 
-  const std::string address_, host_, port_, token_;
+  const std::string address_, host_, port_;
+  std::string token_;                 // the current connection's
+  const HttpClient::TokenSource source_;
+  std::chrono::steady_clock::time_point opened_at_;
   const std::chrono::milliseconds timeout_;
   asio::io_context ioc_{1};
   std::optional<beast::basic_stream<Protocol>> stream_;  // after ioc_: destroyed before it
@@ -167,13 +184,15 @@ class ClientImpl : public HttpClient {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, const std::string& token,
-                                                          int timeout_ms) {
+namespace {
+
+StatusOr<std::unique_ptr<HttpClient>> ConnectWith(const std::string& address, const std::string& token, int timeout_ms,
+                                                  HttpClient::TokenSource source) {
   constexpr std::string_view kUnix = "unix:";
   if (address.starts_with(kUnix)) {
     std::string path = address.substr(kUnix.size());
     if (path.empty()) return InvalidArgument("empty Unix socket path in address '" + address + "'");
-    auto client = std::make_unique<ClientImpl<unix_stream>>(address, path, "", token, timeout_ms);
+    auto client = std::make_unique<ClientImpl<unix_stream>>(address, path, "", token, timeout_ms, std::move(source));
     RETURN_IF_ERROR(client->Open());
     return std::unique_ptr<HttpClient>(std::move(client));
   }
@@ -186,9 +205,21 @@ StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& add
   if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535) {
     return InvalidArgument("bad port in address '" + address + "'");
   }
-  auto client = std::make_unique<ClientImpl<tcp>>(address, host, port, token, timeout_ms);
+  auto client = std::make_unique<ClientImpl<tcp>>(address, host, port, token, timeout_ms, std::move(source));
   RETURN_IF_ERROR(client->Open());
   return std::unique_ptr<HttpClient>(std::move(client));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, const std::string& token,
+                                                          int timeout_ms) {
+  return ConnectWith(address, token, timeout_ms, {});
+}
+
+StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, TokenSource tokens,
+                                                          int timeout_ms) {
+  return ConnectWith(address, "", timeout_ms, std::move(tokens));
 }
 
 }  // namespace muster

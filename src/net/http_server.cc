@@ -125,7 +125,10 @@ struct ServerCore {
     cv.notify_all();
   }
 
-  Caller FromToken(const std::map<std::string, std::string>& headers) const {
+  // `*session_token`: the token this connection was opened with (its first request's): presented
+  // again on it, it is verified again (its signature, its expiry); any other token is a first use,
+  // which takes its nonce (a token opens one connection: net/token.h).
+  Caller FromToken(const std::map<std::string, std::string>& headers, std::string* session_token) const {
     Caller caller;
     caller.via = "none";
     auto it = headers.find("authorization");
@@ -145,11 +148,14 @@ struct ServerCore {
       caller.error = "this server does not accept tokens";
       return caller;
     }
-    StatusOr<Caller> verified = tokens->Verify(std::string(value), WallClockSeconds());
+    const bool again = !session_token->empty() && value == *session_token;
+    StatusOr<Caller> verified = again ? tokens->Verify(std::string(value), WallClockSeconds())
+                                      : tokens->VerifyFirstUse(std::string(value), WallClockSeconds());
     if (!verified.ok()) {
       caller.error = verified.status().message();
       return caller;
     }
+    *session_token = std::string(value);
     return *verified;
   }
 };
@@ -230,7 +236,7 @@ class Session : public SessionBase {
       if (has_body && !self->unix_caller_ && self->core_->authenticate_before_body && self->core_->tokens != nullptr) {
         std::map<std::string, std::string> auth;
         if (auto it = req.find(http::field::authorization); it != req.end()) auth["authorization"] = std::string(it->value());
-        Caller caller = self->core_->FromToken(auth);
+        Caller caller = self->core_->FromToken(auth, &self->session_token_);
         if (!caller.authenticated) {
           return self->Reply(HttpResponse::Error(401, "authentication required: " + caller.error), false, true);
         }
@@ -284,7 +290,7 @@ class Session : public SessionBase {
       if (!inserted) it->second += ", " + std::string(field.value());  // RFC 9110 field combination
     }
     request.body = std::move(req.body());
-    request.caller = unix_caller_ ? *unix_caller_ : core_->FromToken(request.headers);
+    request.caller = unix_caller_ ? *unix_caller_ : core_->FromToken(request.headers, &session_token_);
     request.peer = peer_name_;
     worker_->busy_since.store(std::max<int64_t>(SteadyNanos(), 1), std::memory_order_relaxed);
     HttpResponse response = request.path.empty() || request.path[0] != '/'
@@ -346,6 +352,7 @@ class Session : public SessionBase {
   Worker* worker_;
   beast::basic_stream<Protocol> stream_;
   std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
+  std::string session_token_;          // the token this connection opened with (TCP)
   std::string peer_name_;
   std::string peer_key_;  // whose connection this is, for the per-peer cap ("uid 1000", "127.0.0.1")
   beast::flat_buffer buffer_;

@@ -253,6 +253,54 @@ TEST(HttpServerTest, TcpCallersAreIdentifiedByTokens) {
   EXPECT_NE(raw.find("unsupported authorization scheme"), std::string::npos) << raw;
 }
 
+// A token opens one connection: the requests that follow on it present it again and pass; the same
+// token on a connection of its own (a replay of a captured one) is refused 401.
+TEST(HttpServerTest, ATokenOpensOneConnectionAndIsNotReplayed) {
+  TokenAuthority tokens(std::string(32, 'k'));
+  HttpServer::Options o;
+  o.tokens = &tokens;
+  auto server = MustStart(o);
+  ASSERT_TRUE(server);
+  const std::string token = tokens.Mint(1234, 100, std::time(nullptr), 300);
+  auto first = MustConnect(TcpAddress(*server), token);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(BodyOf(first->Request("GET", "/who"))["caller"]["uid"], 1234) << i;
+  Json replay = BodyOf(MustConnect(TcpAddress(*server), token)->Request("GET", "/who"))["caller"];
+  EXPECT_EQ(replay["authenticated"], false);
+  EXPECT_NE(replay["error"].get<std::string>().find("token already used"), std::string::npos) << replay;
+  EXPECT_EQ(BodyOf(first->Request("GET", "/who"))["caller"]["uid"], 1234) << "the first connection goes on";
+}
+
+// A client with a TokenSource opens each connection with a new token: after the server closed
+// its idle connection, it reconnects and is still identified.
+TEST(HttpServerTest, AClientWithATokenSourceReconnectsWithANewToken) {
+  TokenAuthority tokens(std::string(32, 'k'));
+  HttpServer::Options o;
+  o.tokens = &tokens;
+  o.idle_timeout_ms = 50;
+  auto server = MustStart(o);
+  ASSERT_TRUE(server);
+  int minted = 0;
+  HttpClient::TokenSource source;
+  source.next = [&]() -> StatusOr<std::string> {
+    ++minted;
+    return tokens.Mint(77, 77, std::time(nullptr), 300);
+  };
+  StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Connect(TcpAddress(*server), source);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_EQ(BodyOf((*client)->Request("GET", "/who"))["caller"]["uid"], 77);
+  // Wait (on the server's side of things) until the idle connection is closed: a raw connection
+  // that says nothing is closed after the same timeout, later than ours.
+  int fd = net_test::RawConnectTcp(server->tcp_port());
+  ASSERT_GE(fd, 0);
+  bool eof = false;
+  net_test::RawReadAll(fd, &eof);
+  ::close(fd);
+  Json again = BodyOf((*client)->Request("GET", "/who"))["caller"];
+  EXPECT_EQ(again["authenticated"], true) << again;
+  EXPECT_EQ(again["uid"], 77);
+  EXPECT_EQ(minted, 2);
+}
+
 TEST(HttpServerTest, ServerWithoutTokenAuthorityRejectsTokens) {
   auto server = MustStart({});
   ASSERT_TRUE(server);

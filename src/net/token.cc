@@ -83,6 +83,33 @@ std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_
 }
 
 StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) const {
+  return Check(token, now, nullptr, nullptr);
+}
+
+StatusOr<Caller> TokenAuthority::VerifyFirstUse(const std::string& token, int64_t now) const {
+  std::string nonce;
+  int64_t exp = 0;
+  ASSIGN_OR_RETURN(Caller caller, Check(token, now, &nonce, &exp));
+  if (nonce.empty()) return Unauthenticated("malformed token payload (no nonce)");
+  std::lock_guard<std::mutex> lock(nonces_mu_);
+  if (now >= next_purge_) {
+    // The nonces of expired tokens may go: those tokens are refused as expired.
+    for (auto it = nonces_.begin(); it != nonces_.end();) it = it->second <= now ? nonces_.erase(it) : std::next(it);
+    next_purge_ = now + 10;
+  }
+  if (!nonces_.emplace(std::move(nonce), exp).second) {
+    return Unauthenticated("token already used (a token opens one connection: a replay is refused)");
+  }
+  return caller;
+}
+
+size_t TokenAuthority::RememberedNonces() const {
+  std::lock_guard<std::mutex> lock(nonces_mu_);
+  return nonces_.size();
+}
+
+StatusOr<Caller> TokenAuthority::Check(const std::string& token, int64_t now, std::string* nonce,
+                                       int64_t* expires) const {
   if (key_.empty()) return Unauthenticated("server has no token key");
   if (token.size() > kMaxTokenChars) return Unauthenticated("malformed token (too long)");
   size_t dot = token.find('.');
@@ -118,6 +145,11 @@ StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) c
   if (exp <= now) {
     return Unauthenticated("token expired " + std::to_string(now - exp) + " s ago");
   }
+  if (nonce != nullptr) {
+    const boost::json::value* n = o->if_contains("nonce");
+    if (n != nullptr && n->is_string() && !n->get_string().empty()) *nonce = std::string(n->get_string());
+    *expires = exp;
+  }
   Caller caller;
   caller.authenticated = true;
   caller.uid = *uid;
@@ -126,14 +158,6 @@ StatusOr<Caller> TokenAuthority::Verify(const std::string& token, int64_t now) c
   return caller;
 }
 
-std::string OwnToken::Get(int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // Also after the clock went back: a token minted "in the future" may live longer than ttl.
-  if (token_.empty() || now - minted_at_ >= ttl_s_ / 2 || now < minted_at_) {
-    token_ = authority_->Mint(uid_, gid_, now, ttl_s_);
-    minted_at_ = now;
-  }
-  return token_;
-}
+std::string OwnToken::Get(int64_t now) { return authority_->Mint(uid_, gid_, now, ttl_s_); }
 
 }  // namespace muster

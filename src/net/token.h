@@ -1,13 +1,17 @@
 // Signed, expiring credentials bound to a uid: the role munge plays for Slurm. The node agent
 // mints one for a local caller it identified by peer credentials; the controller verifies it.
 // Format: base64url(payload JSON {"uid","gid","exp","nonce"}) "." base64url(HMAC-SHA256(key, payload)).
-// Thread-safe (immutable after construction).
+// A token opens one connection: the servers take a token's nonce once (VerifyFirstUse) and remember
+// it until the token expires, so a captured token cannot be replayed on a connection of its own;
+// the requests that follow on the same connection present it again (net/http_server.cc).
+// Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "base/status.h"
 #include "net/http.h"
@@ -34,29 +38,34 @@ class TokenAuthority {
   // Returns the caller (via = "token") or Unauthenticated with the reason (malformed, bad
   // signature, expired).
   StatusOr<Caller> Verify(const std::string& token, int64_t now) const;
+  // Verify, and the token's nonce never taken before by this authority: the first use of a token,
+  // which opens a connection. A second use is Unauthenticated ("token already used ...").
+  StatusOr<Caller> VerifyFirstUse(const std::string& token, int64_t now) const;
+  size_t RememberedNonces() const;  // the nonces of tokens not yet expired that were used
 
  private:
+  StatusOr<Caller> Check(const std::string& token, int64_t now, std::string* nonce, int64_t* expires) const;
   std::string key_;
+  mutable std::mutex nonces_mu_;
+  mutable std::unordered_map<std::string, int64_t> nonces_;  // nonce -> its token's expiry
+  mutable int64_t next_purge_ = 0;
 };
 
 // The credential a daemon presents for itself to TCP peers that verify tokens with the same
-// cluster key (the controller calling agents, an agent calling the controller): a token for
-// `uid`/`gid`, re-minted once half of its lifetime has passed, so that one sent now is valid for
-// at least ttl/2 more. Callers holding a kept-alive connection reconnect when Get() returns a
-// new token. Thread-safe.
+// cluster key (the controller calling agents, an agent calling the controller): a new token for
+// `uid`/`gid` at each call, for a new connection (a token opens one); the connection is opened
+// again before the token expires (HttpClient's TokenSource). Thread-safe.
 class OwnToken {
  public:
   OwnToken(const TokenAuthority* authority, uint32_t uid, uint32_t gid, int64_t ttl_s = kTokenTtlSeconds)
       : authority_(authority), uid_(uid), gid_(gid), ttl_s_(ttl_s) {}
   std::string Get(int64_t now);
+  int64_t ttl_s() const { return ttl_s_; }
 
  private:
   const TokenAuthority* authority_;
   const uint32_t uid_, gid_;
   const int64_t ttl_s_;
-  std::mutex mu_;
-  std::string token_;     // guarded by mu_
-  int64_t minted_at_ = 0;  // guarded by mu_
 };
 
 }  // namespace muster
