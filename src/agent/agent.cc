@@ -72,6 +72,7 @@ Status Agent::Start() {
   std::filesystem::create_directories(opt_.spool_dir + "/runs", ec);
   if (ec) return InvalidArgument("cannot create '" + opt_.spool_dir + "/runs': " + ec.message());
   chmod((opt_.spool_dir + "/runs").c_str(), 0700);
+  leader_token_ = ReadLease(opt_.spool_dir + "/leader_token");  // (a number file, as the lease's)
   if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
   // Runs an earlier incarnation of this agent started: those whose shepherds still hold them are
   // ours again; what no shepherd holds is ended (cgroups first: a suspended job's processes are
@@ -365,6 +366,10 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   StatusOr<LaunchOrder> order = wire::FromValue<LaunchOrder>(*parsed);
   if (!order.ok()) return HttpResponse::Error(400, order.status().message());
   if (!order->job) return HttpResponse::Error(400, "missing 'job'");
+  if (std::string why; !FromTheLeader(order->leader_token, &why)) {
+    LogWarning("refusing a launch of job " + std::to_string(order->job->job.id) + ": " + why);
+    return HttpResponse::Error(409, "launch refused: " + why);
+  }
   // A launch that waited (in this agent's queue) past the moment the controller stopped waiting
   // for it: the controller has requeued the job elsewhere, so it must not run here.
   if (const int64_t not_after = order->not_after_ms; not_after > 0 && clock_->NowMillis() > not_after) {

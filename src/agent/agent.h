@@ -227,6 +227,13 @@ class Agent {
   void QueueExitLocked(const std::string& run_dir, const std::string& body);
   void AcknowledgedLocked(const Report& r);
   std::atomic<bool> registered_{false};  // with the controller now (GET /v1/ping says)
+  // The highest lease token of a controller seen in orders and answers (controller.hosts; kept in
+  // the spool's leader_token across restarts): an order carrying a lower one comes from a deposed
+  // leader and is refused.
+  std::atomic<int64_t> leader_token_{0};
+  // True when `token` is not below the highest seen (which it then raises, and keeps); else
+  // false with *why saying so.
+  bool FromTheLeader(int64_t token, std::string* why);
   // The controller did not answer: registered_ is cleared, and the first time a warning is logged.
   void LostController(const Status& why);
   int64_t start_time_ = 0;  // when this agent first registered (SlurmdStartTime)

@@ -19,6 +19,21 @@
 namespace muster {
 
 
+bool Agent::FromTheLeader(int64_t token, std::string* why) {
+  int64_t seen = leader_token_.load();
+  while (token > seen) {
+    if (leader_token_.compare_exchange_weak(seen, token)) {
+      Status st = WriteLease(opt_.spool_dir + "/leader_token", token);
+      if (!st.ok()) LogWarning("cannot keep the leader's token: " + st.message());
+      return true;
+    }
+  }
+  if (token >= seen) return true;
+  *why = "it comes from a controller that no longer leads (lease token " + std::to_string(token) +
+         ", the leader's is " + std::to_string(seen) + ")";
+  return false;
+}
+
 StatusOr<std::string> Agent::CallController(const std::string& target, const std::string& body) {
   StatusOr<std::string> answer = ctld_->Post(target, body);
   if (ctld_->switches() != ctld_switches_) {
@@ -55,6 +70,10 @@ Status Agent::ReportToController(const std::string& target, const std::string& b
   StatusOr<std::string> answer = CallController(target, body);
   if (!answer.ok()) return answer.status();
   StatusOr<NodeOrders> orders = wire::Decode<NodeOrders>(*answer, "the controller's answer");
+  if (std::string why; orders.ok() && !FromTheLeader(orders->leader_token, &why)) {
+    LogWarning("ignoring the orders in an answer: " + why);
+    return Status::Ok();
+  }
   // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
   // this file; the controller waits the lease and a margin before it gives them up).
   if (orders.ok()) {

@@ -67,10 +67,10 @@ struct Heard {
   }
 };
 
-std::unique_ptr<HttpServer> StartController(int port, bool leads, Heard* heard) {
+std::unique_ptr<HttpServer> StartController(int port, bool leads, Heard* heard, int64_t leader_token = 0) {
   HttpServer::Options o;
   o.tcp_port = port;
-  StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(o, [leads, heard](const HttpRequest& r) {
+  StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(o, [leads, heard, leader_token](const HttpRequest& r) {
     std::lock_guard<std::mutex> lock(heard->mu);
     heard->paths.push_back(r.path);
     if (!leads) return HttpResponse::Json(503, R"({"error":"this controller stands by; the leader is none"})");
@@ -89,7 +89,9 @@ std::unique_ptr<HttpServer> StartController(int port, bool leads, Heard* heard) 
       if (exit.ok()) heard->exits.push_back(exit->exit.job_id);
       return HttpResponse::Json(200, "{}");
     }
-    return HttpResponse::Json(200, wire::Encode(NodeOrders{}));
+    NodeOrders orders;
+    orders.leader_token = leader_token;
+    return HttpResponse::Json(200, wire::Encode(orders));
   });
   EXPECT_TRUE(s.ok()) << s.status().message();
   return s.ok() ? std::move(*s) : nullptr;
@@ -157,6 +159,58 @@ TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
   }));
   EXPECT_EQ(standby_heard.count(), standby_before);
   agent.Stop();
+  fs::remove_all(dir);
+}
+
+// Orders carry the sending controller's lease token: once the agent heard a leader with token 5, an
+// order with token 4 (a deposed leader's, late) is refused 409, also after the agent restarts.
+TEST(AgentFollowTest, OrdersOfADeposedLeaderAreRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("muster_agent_leader_test_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Heard heard;
+  std::unique_ptr<HttpServer> leader = StartController(0, true, &heard, /*leader_token=*/5);
+  ASSERT_NE(leader, nullptr);
+  auto options = [&] {
+    AgentOptions opt;
+    opt.node.name = "n1";
+    opt.node.cpus = 1;
+    opt.cluster_name = "c";
+    opt.ctld_addresses = {"127.0.0.1:" + std::to_string(leader->tcp_port())};
+    opt.socket_path = (dir / "musterd-n1.sock").string();
+    opt.spool_dir = (dir / "spool").string();
+    opt.heartbeat_interval_s = 1;
+    opt.shepherd_exe = "/bin/false";
+    return opt;
+  };
+  auto signal = [&](int64_t token) {
+    StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect("unix:" + (dir / "musterd-n1.sock").string());
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    SignalOrder order;
+    order.job_id = 99;
+    order.signal = 0;
+    order.leader_token = token;
+    StatusOr<HttpResponse> r = (*c)->Request("POST", "/v1/signal", wire::Encode(order));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : HttpResponse{};
+  };
+  SystemClock clock;
+  for (int incarnation = 0; incarnation < 2; ++incarnation) {
+    Agent agent(options(), &clock);
+    ASSERT_TRUE(agent.Start().ok());
+    if (incarnation == 0) {
+      // The leader's answers tell the agent its token (kept in the spool).
+      ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "spool" / "leader_token"); }));
+    }
+    // (Restarted, the agent hears no controller at all: what it refuses, it read from its spool.)
+    HttpResponse late = signal(4);
+    EXPECT_EQ(late.status, 409) << late.body;
+    EXPECT_NE(late.body.find("no longer leads (lease token 4, the leader's is 5)"), std::string::npos) << late.body;
+    HttpResponse current = signal(5);
+    EXPECT_EQ(current.body.find("no longer leads"), std::string::npos) << current.body;
+    agent.Stop();
+    leader.reset();
+  }
+  EXPECT_GE(heard.count(), 1);
   fs::remove_all(dir);
 }
 

@@ -214,6 +214,10 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   if (!Trusted(r.caller)) return HttpResponse::Error(403, "only the controller may signal jobs");
   StatusOr<SignalOrder> order = ReadBody<SignalOrder>(r.body);
   if (!order.ok()) return HttpResponse::Error(400, order.status().message());
+  if (std::string why; !FromTheLeader(order->leader_token, &why)) {
+    LogWarning("refusing a signal to job " + std::to_string(order->job_id) + ": " + why);
+    return HttpResponse::Error(409, "signal refused: " + why);
+  }
   const int64_t id = order->job_id;
   const int sig = order->signal;
   const int64_t kill_after = order->kill_after;

@@ -59,13 +59,13 @@ Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) 
   // drained, the job requeued): past that moment the agent must not start it any more.
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return Post(node.agent_address, "/v1/launch", wire::Encode(LaunchOrder{FullJob{job}, now_ms + timeout_ms_}));
+  return Post(node.agent_address, "/v1/launch", wire::Encode(LaunchOrder{FullJob{job}, now_ms + timeout_ms_, leader_token_.load()}));
 }
 
 Status HttpAgentClient::SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                                   const std::string& why) {
   return Post(node.agent_address, "/v1/signal",
-              wire::Encode(SignalOrder{run.job_id, run.restart_count, signal, kill_after_s, why}));
+              wire::Encode(SignalOrder{run.job_id, run.restart_count, signal, kill_after_s, why, leader_token_.load()}));
 }
 
 }  // namespace muster

@@ -4,6 +4,7 @@
 // key the agents verify with). Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,9 @@ class HttpAgentClient : public AgentClient {
   Status SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                    const std::string& why) override;
   bool ConcurrentLaunches() const override { return true; }  // one connection (and lock) per agent
+  // The lease token of this controller (controller.hosts), sent with every order: an agent that
+  // has seen a higher one refuses the order (it comes from a deposed leader).
+  void SetLeaderToken(int64_t token) { leader_token_ = token; }
 
  private:
   Status Post(const std::string& address, const std::string& target, const std::string& body);
@@ -32,6 +36,7 @@ class HttpAgentClient : public AgentClient {
   };
   std::unique_ptr<OwnToken> own_token_;  // nullptr without a key
   int timeout_ms_;
+  std::atomic<int64_t> leader_token_{0};
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Conn>> conns_;
 };

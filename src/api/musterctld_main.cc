@@ -199,6 +199,8 @@ int Main(int argc, char** argv) {
   cc.check_caches = sched->check_caches;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
+  // Every order carries the lease's token: an agent that saw a later leader's refuses it.
+  if (keeper) agents.SetLeaderToken(lease.token);
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
   if (keeper) {

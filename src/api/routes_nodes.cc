@@ -46,6 +46,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     StatusOr<NodeOrders> orders = c.RegisterNode(*reg->node, *report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
     orders->cluster = c.cluster_name();
+    orders->leader_token = c.stats().Leadership().token;
     return Ok(*orders);
   });
 
@@ -59,6 +60,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     if (!beat.ok()) return ErrorResponse(beat.status());
     StatusOr<NodeOrders> orders = c.Heartbeat(beat->node, beat->report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
+    orders->leader_token = c.stats().Leadership().token;  // (controller.hosts; 0: one controller)
     return Ok(*orders);
   });
 

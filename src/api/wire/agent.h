@@ -154,12 +154,14 @@ struct NodeOrders {
   std::vector<JobRun> stop;
   std::vector<int> resume_gpus;  // an admin resumed the node: its health watch takes these back
   std::string cluster;           // the registration's answer: the cluster's name
+  int64_t leader_token = 0;      // the answering controller's lease token (0: a single controller)
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("lease_s", s.lease_s);
     v("stop", s.stop);
     v("resume_gpus", s.resume_gpus);
     v("cluster", s.cluster);
+    v("leader_token", s.leader_token);
   }
   friend bool operator==(const NodeOrders&, const NodeOrders&) = default;
 };
@@ -184,10 +186,12 @@ struct LaunchOrder {
   using WireRecord = void;
   std::optional<FullJob> job;  // required: "missing 'job'"
   int64_t not_after_ms = 0;
+  int64_t leader_token = 0;  // the sending controller's lease token (controller.hosts; 0: none)
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("job", s.job);
     v("not_after_ms", s.not_after_ms);
+    v("leader_token", s.leader_token);
   }
 };
 
@@ -214,6 +218,7 @@ struct SignalOrder {
   int signal = 0;
   int64_t kill_after = 0;
   std::string why;
+  int64_t leader_token = 0;  // the sending controller's lease token (controller.hosts; 0: none)
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("job_id", s.job_id);
@@ -221,6 +226,7 @@ struct SignalOrder {
     v("signal", s.signal);
     v("kill_after", s.kill_after);
     v("why", s.why);
+    v("leader_token", s.leader_token);
   }
 };
 
