@@ -170,12 +170,13 @@ TEST(AgentFollowTest, OrdersOfADeposedLeaderAreRefused) {
   Heard heard;
   std::unique_ptr<HttpServer> leader = StartController(0, true, &heard, /*leader_token=*/5);
   ASSERT_NE(leader, nullptr);
+  const int leader_port = leader->tcp_port();
   auto options = [&] {
     AgentOptions opt;
     opt.node.name = "n1";
     opt.node.cpus = 1;
     opt.cluster_name = "c";
-    opt.ctld_addresses = {"127.0.0.1:" + std::to_string(leader->tcp_port())};
+    opt.ctld_addresses = {"127.0.0.1:" + std::to_string(leader_port)};
     opt.socket_path = (dir / "musterd-n1.sock").string();
     opt.spool_dir = (dir / "spool").string();
     opt.heartbeat_interval_s = 1;
