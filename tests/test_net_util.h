@@ -11,23 +11,11 @@
 #include <map>
 #include <string>
 
+#include "net/http_test_util.h"
+
 namespace muster_test {
 
-// A TCP port on 127.0.0.1 free now (the kernel's pick).
-inline int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
+using muster::net_test::FreePort;  // a TCP port on 127.0.0.1 free now
 
 // Node name -> agent address, from GET /v1/nodes' body (empty when it is not that answer).
 inline std::map<std::string, std::string> AgentAddressesOf(const std::string& nodes_body) {

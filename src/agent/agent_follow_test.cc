@@ -22,26 +22,14 @@
 #include "api/wire/agent.h"
 #include "api/wire/records.h"
 #include "base/clock.h"
+#include "net/http_test_util.h"
 
 namespace muster {
 namespace {
 
 namespace fs = std::filesystem;
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
+using net_test::FreePort;
 
 bool WaitFor(const std::function<bool()>& done, int ms = 20000) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);

@@ -23,27 +23,14 @@
 #include "api/wire/submit.h"
 #include "cli/ctld_client.h"
 #include "net/http.h"
+#include "net/http_test_util.h"
 
 namespace muster {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A loopback port nobody listens on (bound, read, closed).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
+using net_test::FreePort;
 
 // A controller: GET /v1/ping says its role; a leader answers every other request (a submission
 // gets job_id), a standby answers 503 naming the leader, as musterctld does.

@@ -23,6 +23,22 @@
 
 namespace muster::net_test {
 
+// A TCP port on 127.0.0.1 free now (the kernel's pick; bound, read, closed: nobody listens there).
+inline int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
 // A fresh path directly under /tmp (not in a 0700 directory, so other uids can reach it).
 inline std::string TempSocketPath() {
   static std::atomic<int> counter{0};
