@@ -4,7 +4,8 @@
 #   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
 #      (faults, the kill soak, srun, Slurm parity, TCP, two controllers sharing PostgreSQL);
 #   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
-#      unit, scenario and property test, then each fuzz target for a short run on its corpus. The
+#      unit, scenario and property test, then each fuzz target for a short run on its corpus. It is
+#      built beside the integration tests, at a low priority (they mostly wait on their daemons). The
 #      PostgreSQL store's tests (and the integration tests of two controllers) run on a private
 #      server (tools/pg-test-server.sh: initdb in a temporary directory, loopback only), started
 #      after the dev build and stopped at the end; if it cannot start, the run fails.
@@ -28,18 +29,38 @@ stop_pg() {
   bash tools/pg-test-server.sh stop "$pg_dir" || true
   rm -rf "$pg_dir"
 }
-trap stop_pg EXIT
+asan_pid=""
+cleanup() {
+  # (its own process group: the compilers go with it)
+  if [[ -n "$asan_pid" ]]; then kill -- -"$asan_pid" 2>/dev/null || true; fi
+  stop_pg
+}
+trap cleanup EXIT
 if ! MUSTER_TEST_PG_URL=$(bash tools/pg-test-server.sh start "$pg_dir"); then
   echo "tools/test.sh: cannot start the PostgreSQL test server" >&2
   exit 1
 fi
 export MUSTER_TEST_PG_URL MUSTER_REQUIRE_PG=1
 phase "PostgreSQL test server started"
+# The asan build runs beside the integration tests, at a low priority: the tests mostly wait on
+# their daemons, and the build takes the CPU they leave (nice 15 weighs 36 against their 1024).
+cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
+asan_log=$(mktemp)
+setsid nice -n 15 cmake --build --preset asan --target unit_tests fuzz_targets >"$asan_log" 2>&1 &
+asan_pid=$!
 ctest --preset dev -L integration
 phase "integration tests done"
-cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
-cmake --build --preset asan --target unit_tests fuzz_targets
-phase "asan build done"
+asan_rc=0
+wait "$asan_pid" || asan_rc=$?
+asan_pid=""
+if ((asan_rc != 0)); then
+  cat "$asan_log"
+  echo "tools/test.sh: the asan build failed" >&2
+  exit 1
+fi
+tail -n 3 "$asan_log"
+rm -f "$asan_log"
+phase "asan build done (begun beside the integration tests)"
 ctest --preset asan -L unit
 phase "unit tests (ASan + UBSan) done"
 stop_pg
