@@ -138,8 +138,7 @@ Status Agent::Start() {
   // A new token for each connection to a TCP controller (a token opens one connection).
   HttpClient::TokenSource tokens;
   if (own_token_) {
-    tokens.next = [this]() -> StatusOr<std::string> { return own_token_->Get(clock_->NowSeconds()); };
-    tokens.renew_after_s = own_token_->ttl_s() / 2;
+    tokens = own_token_->Source([this] { return clock_->NowSeconds(); });
   } else if (!opt_.ctld_token.empty()) {
     tokens.next = [this]() -> StatusOr<std::string> { return opt_.ctld_token; };
   }

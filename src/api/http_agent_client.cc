@@ -27,14 +27,12 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
     // Over TCP, a new token for each connection it opens (a token opens one connection).
     StatusOr<std::unique_ptr<HttpClient>> c = Status(StatusCode::kInternal, "");
     if (own_token_ && !address.starts_with("unix:")) {
-      HttpClient::TokenSource tokens;
-      tokens.next = [this]() -> StatusOr<std::string> {
-        return own_token_->Get(std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-      };
-      tokens.renew_after_s = own_token_->ttl_s() / 2;
-      c = HttpClient::Connect(address, std::move(tokens), timeout_ms_);
+      c = HttpClient::Connect(address, own_token_->Source([] {
+                                return std::chrono::duration_cast<std::chrono::seconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+                              }),
+                              timeout_ms_);
     } else {
       c = HttpClient::Connect(address, "", timeout_ms_);
     }

@@ -137,10 +137,11 @@ int Main(int argc, char** argv) {
   const std::string socket_path = args.socket.empty() ? conf->ctld_socket : args.socket;
   std::unique_ptr<LeaseKeeper> keeper;
   if (!conf->ctld_hosts.empty()) {
-    StatusOr<std::string> own = api::OwnHostsEntry(*conf, listen_address, HostName());
+    const std::string host = HostName();
+    StatusOr<std::string> own = api::OwnHostsEntry(*conf, listen_address, host);
     if (!own.ok()) return Fail(own.status().message());
     keeper = std::make_unique<LeaseKeeper>(
-        store->get(), LeaseKeeper::Options{api::NewLeaseHolder(*own, HostName()), *own, conf->ctld_lease_s * 1000});
+        store->get(), LeaseKeeper::Options{api::NewLeaseHolder(*own, host), *own, conf->ctld_lease_s * 1000});
   }
 
   HttpServer::Options opt;
@@ -307,24 +308,23 @@ int Main(int argc, char** argv) {
   } else {
     sigwait(&set, &sig);
   }
-  if (sig == 0) {
-    // Deposed: stop acting at once (no request is answered, the loop stops; any write still in
-    // flight is refused by the store's fencing), then start again as a standby.
+  const bool deposed = sig == 0;
+  if (deposed) {
     const Leadership l = keeper->Last();
     LogError("no longer leading: " +
              (l.holder != keeper->options().holder && !l.holder.empty()
                   ? "the lease was taken by " + l.address + " (token " + std::to_string(l.token) + ")"
                   : std::string("the lease could not be renewed in time")) +
              "; stopping as leader and starting again as a standby");
-    if (rest_server) rest_server->Stop();
-    (*server)->Stop();
-    controller.Stop();
-    StartAgainAsStandby(argv);
+  } else {
+    LogInfo("signal " + std::to_string(sig) + ", stopping");
   }
-  LogInfo("signal " + std::to_string(sig) + ", stopping");
   if (rest_server) rest_server->Stop();
   (*server)->Stop();
   controller.Stop();
+  // Deposed: acting stops here (no request is answered, the loop is told to stop; a write still in
+  // flight is refused by the store's fencing), and the process starts again as a standby.
+  if (deposed) StartAgainAsStandby(argv);
   loop.join();
   if (Status st = controller.SaveUsage(); !st.ok()) {
     LogError("cannot save the usage: " + st.ToString());

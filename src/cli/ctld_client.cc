@@ -157,16 +157,10 @@ StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
       // then new ones.
       StatusOr<std::unique_ptr<HttpClient>> leader = Status(StatusCode::kInternal, "");
       if (tcp) {
-        auto first = std::make_shared<std::optional<std::string>>(**token);
+        std::string first = std::move(**token);
         token = std::nullopt;  // taken: a later candidate asks anew
-        HttpClient::TokenSource tokens;
-        tokens.next = [first, tcp_token]() -> StatusOr<std::string> {
-          if (!*first) return tcp_token();
-          std::string t = std::move(**first);
-          first->reset();
-          return t;
-        };
-        leader = HttpClient::Connect(address, std::move(tokens), timeout_ms);
+        leader = HttpClient::Connect(address, HttpClient::TokenSource::FirstThen(std::move(first), tcp_token),
+                                     timeout_ms);
       } else {
         leader = HttpClient::Connect(address, "", timeout_ms);
       }
@@ -224,16 +218,11 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       // early), and again for each further connection (a token opens one connection).
       StatusOr<std::string> t = LocalToken(*conf);
       if (!t.ok()) return t.status();
-      auto first = std::make_shared<std::optional<std::string>>(std::move(*t));
       auto shared = std::make_shared<const MusterConfig>(std::move(*conf));
-      HttpClient::TokenSource tokens;
-      tokens.next = [first, shared]() -> StatusOr<std::string> {
-        if (!*first) return LocalToken(*shared);
-        std::string t = std::move(**first);
-        first->reset();
-        return t;
-      };
-      StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(address, std::move(tokens), 30000);
+      StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Connect(
+          address,
+          HttpClient::TokenSource::FirstThen(std::move(*t), [shared] { return LocalToken(*shared); }),
+          30000);
       if (!http.ok()) return http.status();
       c->http_ = std::move(*http);
       return c;

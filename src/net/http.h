@@ -122,6 +122,8 @@ class HttpClient {
   struct TokenSource {
     std::function<StatusOr<std::string>()> next;
     int64_t renew_after_s = 150;  // half of kTokenTtlSeconds
+    // `first` (a token already in hand) for the first connection, then `then()` for each other.
+    static TokenSource FirstThen(std::string first, std::function<StatusOr<std::string>()> then);
   };
   static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, TokenSource tokens,
                                                        int timeout_ms = 30000);

@@ -184,6 +184,19 @@ class ClientImpl : public HttpClient {
 
 }  // namespace
 
+HttpClient::TokenSource HttpClient::TokenSource::FirstThen(std::string first,
+                                                         std::function<StatusOr<std::string>()> then) {
+  auto unused = std::make_shared<std::optional<std::string>>(std::move(first));
+  TokenSource source;
+  source.next = [unused, then = std::move(then)]() -> StatusOr<std::string> {
+    if (!*unused) return then();
+    std::string t = std::move(**unused);
+    unused->reset();
+    return t;
+  };
+  return source;
+}
+
 namespace {
 
 StatusOr<std::unique_ptr<HttpClient>> ConnectWith(const std::string& address, const std::string& token, int timeout_ms,

@@ -160,4 +160,11 @@ StatusOr<Caller> TokenAuthority::Check(const std::string& token, int64_t now, st
 
 std::string OwnToken::Get(int64_t now) { return authority_->Mint(uid_, gid_, now, ttl_s_); }
 
+HttpClient::TokenSource OwnToken::Source(std::function<int64_t()> now_s) {
+  HttpClient::TokenSource source;
+  source.next = [this, now_s = std::move(now_s)]() -> StatusOr<std::string> { return Get(now_s()); };
+  source.renew_after_s = ttl_s_ / 2;
+  return source;
+}
+
 }  // namespace muster

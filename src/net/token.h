@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -61,6 +62,9 @@ class OwnToken {
       : authority_(authority), uid_(uid), gid_(gid), ttl_s_(ttl_s) {}
   std::string Get(int64_t now);
   int64_t ttl_s() const { return ttl_s_; }
+  // Get() for each connection a client opens, by `now_s` (seconds since the epoch), each
+  // connection opened again after half the token's life. This object must outlive the client.
+  HttpClient::TokenSource Source(std::function<int64_t()> now_s);
 
  private:
   const TokenAuthority* authority_;
