@@ -142,7 +142,7 @@ Status Agent::Start() {
   } else if (!opt_.ctld_token.empty()) {
     tokens.next = [this]() -> StatusOr<std::string> { return opt_.ctld_token; };
   }
-  ctld_ = std::make_unique<ControllerLink>(opt_.ctld_addresses, 10000, std::move(tokens));
+  ctld_ = std::make_unique<ControllerLink>(opt_.ctld_addresses, opt_.ctld_timeout_ms, std::move(tokens));
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
   if (!s.ok()) return s.status();
   server_ = std::move(*s);

@@ -76,6 +76,11 @@ struct AgentOptions {
   // The controllers, in order: "unix:/path/ctld.sock" or "host:port" each. With several
   // (controller.hosts), the agent follows the leader (agent/controller_link.h).
   std::vector<std::string> ctld_addresses;
+  // How long a call to a controller may take before the link moves on to the next address. With
+  // several controllers musterd sets it to the lease: a leader that cannot answer within its lease
+  // is as good as gone, and the agent must reach the standby (ctld/agent_reach.h) before its node
+  // is given up.
+  int ctld_timeout_ms = 10000;
   std::string ctld_token;          // for a TCP controller address when `tokens` is nullptr
                                    // (with `tokens`, the agent mints its own, renewed in time)
   std::string socket_path;         // where this agent listens

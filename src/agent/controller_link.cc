@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "net/json_body.h"
+#include "net/url.h"
 
 namespace muster {
 
@@ -15,16 +16,25 @@ ControllerLink::ControllerLink(std::vector<std::string> addresses, int timeout_m
 
 StatusOr<std::string> ControllerLink::Post(const std::string& target, const std::string& body) {
   StatusOr<std::string> answer = Status(StatusCode::kUnavailable, "no controller address");
+  std::string unreachable;  // the first address this call could not reach
   for (size_t tries = 0; tries < addresses_.size(); ++tries) {
     bool move_on = false;
-    answer = PostHere(target, body, &move_on);
+    // The next controller is told which one could not be reached: a standby counts the agents
+    // cut off from the leader (ctld/agent_reach.h).
+    const std::string here = unreachable.empty() ? target
+                                                 : target + (target.find('?') == std::string::npos ? "?" : "&") +
+                                                       "unreachable=" + PercentEncode(unreachable);
+    answer = PostHere(here, body, &move_on);
     if (!move_on || addresses_.size() == 1) break;
+    // A transport failure (refused, timed out, a kept connection broken), not a standby's 503.
+    if (unreachable.empty() && !standby_) unreachable = current();
     MoveOn(answer.status().message());
   }
   return answer;
 }
 
 StatusOr<std::string> ControllerLink::PostHere(const std::string& target, const std::string& body, bool* move_on) {
+  standby_ = false;
   if (!http_) {
     StatusOr<std::unique_ptr<HttpClient>> c = current().starts_with("unix:") || !tokens_.next
                                                   ? HttpClient::Connect(current(), "", timeout_ms_)
@@ -45,6 +55,7 @@ StatusOr<std::string> ControllerLink::PostHere(const std::string& target, const 
   if (resp->status == 503 && addresses_.size() > 1) {
     // A standby (or a controller that lost its lease): the leader is elsewhere.
     *move_on = true;
+    standby_ = true;
     return Status(StatusCode::kUnavailable, "HTTP 503: " + msg);
   }
   logged_[index_].clear();  // it answers

@@ -3,7 +3,10 @@
 // that lost its lease), moves the link to the next address, round robin, and the request is tried
 // there, each address once per call. Each switch is logged once: "controller at A: <why>; trying
 // B" (an address that keeps failing the same way is not logged again until it answers).
-// With one address it is the plain connection it always was (a 503 is an error like any other).
+// A request that moves on after a transport failure tells the next controllers which address it
+// could not reach (?unreachable=ADDRESS): standbys count the agents cut off from the leader
+// (ctld/agent_reach.h). With one address it is the plain connection it always was (a 503 is an
+// error like any other).
 // Not thread-safe: the agent's controller thread alone uses it.
 #pragma once
 
@@ -44,6 +47,7 @@ class ControllerLink {
   size_t index_ = 0;
   int timeout_ms_;
   int64_t switches_ = 0;
+  bool standby_ = false;  // the last try was answered 503
   HttpClient::TokenSource tokens_;
   std::unique_ptr<HttpClient> http_;
 };

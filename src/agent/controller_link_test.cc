@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "net/http_test_util.h"
@@ -25,8 +26,13 @@ class Controller {
   explicit Controller(bool leads) : leads_(leads) {
     HttpServer::Options o;
     o.tcp_port = 0;
-    StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(o, [this](const HttpRequest&) {
+    StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(o, [this](const HttpRequest& r) {
       ++requests_;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        auto it = r.query.find("unreachable");
+        unreachable_ = it == r.query.end() ? "(none)" : it->second;
+      }
       if (!leads_) return HttpResponse::Json(503, R"({"error":"this controller stands by"})");
       return HttpResponse::Json(200, "{\"from\":\"" + address_ + "\"}");
     });
@@ -37,13 +43,34 @@ class Controller {
   const std::string& address() const { return address_; }
   void set_leads(bool leads) { leads_ = leads; }
   int requests() const { return requests_; }
+  // The last request's ?unreachable= ("(none)" without one).
+  std::string unreachable() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return unreachable_;
+  }
 
  private:
   std::atomic<bool> leads_;
   std::atomic<int> requests_{0};
+  mutable std::mutex mu_;
+  std::string unreachable_;
   std::string address_;
   std::unique_ptr<HttpServer> server_;
 };
+
+// The next controller hears which one could not be reached (what a standby counts to learn that
+// the leader is cut off from the agents); a standby's 503 is not a failure to reach it.
+TEST(ControllerLinkTest, TheNextControllerHearsWhichOneCouldNotBeReached) {
+  Controller standby(false), leader(true);
+  const std::string refused = "127.0.0.1:" + std::to_string(FreePort());
+  ControllerLink cut({refused, standby.address()}, 2000);
+  EXPECT_FALSE(cut.Post("/v1/agent/heartbeat", "{}").ok());
+  EXPECT_EQ(standby.unreachable(), refused);
+  ControllerLink link({standby.address(), leader.address()}, 2000);
+  ASSERT_TRUE(link.Post("/v1/agent/heartbeat", "{}").ok());
+  EXPECT_EQ(standby.unreachable(), "(none)") << "its first try";
+  EXPECT_EQ(leader.unreachable(), "(none)") << "the standby was reached: it answered 503";
+}
 
 TEST(ControllerLinkTest, AStandbyAndARefusedConnectionBothMoveItOnToTheLeader) {
   Controller standby(false), leader(true);

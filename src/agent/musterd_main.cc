@@ -111,7 +111,10 @@ int Main(int argc, char** argv) {
     if (!conf->ctld_listen.empty()) opt.ctld_addresses = {conf->ctld_listen};
   }
   // Several controllers (controller.hosts): over TCP to each, following the one that leads.
-  if (!conf->ctld_hosts.empty()) opt.ctld_addresses = conf->ctld_hosts;
+  if (!conf->ctld_hosts.empty()) {
+    opt.ctld_addresses = conf->ctld_hosts;
+    opt.ctld_timeout_ms = static_cast<int>(std::clamp<int64_t>(conf->ctld_lease_s * 1000, 2000, 10000));
+  }
   opt.socket_path = conf->AgentSocket(node_name);
   opt.spool_dir = conf->spool_dir + "/" + node_name;
   if (!conf->script_dir.empty()) opt.script_dir = conf->script_dir + "/" + node_name;

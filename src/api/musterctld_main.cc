@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 
 #include <cstdio>
 #include <chrono>
@@ -35,6 +36,7 @@
 #include "api/route_util.h"
 #include "api/standby.h"
 #include "ctld/controller.h"
+#include "ctld/agent_reach.h"
 #include "ctld/lease_keeper.h"
 #include "api/http_agent_client.h"
 #include "net/http.h"
@@ -85,20 +87,52 @@ int WaitSignal(const sigset_t& set, int64_t ms) {
   _exit(1);
 }
 
+// The leader's check at each renewal: a standby that hears more agents saying they cannot reach
+// this controller than this controller heard in `window_s` gets the lease (ctld/agent_reach.h).
+void HandOverIfCutOff(LeaseKeeper& keeper, Store& store, const Controller& controller, int64_t window_s) {
+  StatusOr<std::vector<ControllerView>> views = store.ReadViews(keeper.options().lease_ms);
+  if (!views.ok()) return;  // (the next renewal says whether the store is reachable)
+  const int64_t heard = controller.NodesHeardWithin(window_s);
+  std::optional<ControllerView> to = AgentReach::Successor(heard, *views, keeper.options().address);
+  if (!to) return;
+  LogWarning("handing the lease to " + to->address + ": " + std::to_string(to->agents) +
+             " agent(s) reach it and say they cannot reach this controller, which heard " + std::to_string(heard) +
+             " in the last " + std::to_string(window_s) + " s");
+  if (Status st = keeper.HandOver(to->address); !st.ok()) LogWarning("cannot hand the lease over: " + st.message());
+}
+
 // Stands by: serves the standby's answers (api/standby.h) on the controller's addresses, and tries
 // to take the lease every PollMs(), until it holds it (true) or a signal comes (false).
 // `*previous`: the address of the last leader it saw ("" = none).
-StatusOr<bool> StandBy(LeaseKeeper& keeper, const HttpServer::Options& opt, const std::string& cluster,
-                       const sigset_t& signals, std::string* previous) {
+// Meanwhile it counts the agents that come to it because they cannot reach the leader, and reports
+// that count through the store at each poll (ctld/agent_reach.h).
+StatusOr<bool> StandBy(LeaseKeeper& keeper, Store& store, AgentReach& reach, const HttpServer::Options& opt,
+                       const std::string& cluster, const sigset_t& signals, std::string* previous) {
   const std::string& address = keeper.options().address;
   StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&](const HttpRequest& r) {
-    return api::StandbyAnswer(r, cluster, address, keeper.Last());
+    const Leadership last = keeper.Last();
+    if (std::string node = api::FailedOverNode(r, last.remaining_ms > 0 ? last.address : "", opt.privileged_uids);
+        !node.empty()) {
+      reach.Note(node, SteadyMillis());
+    }
+    return api::StandbyAnswer(r, cluster, address, last);
   });
   if (!server.ok()) return server.status();
   std::string said;  // the last state logged, to log changes only
+  int64_t reported = -1;
   while (true) {
     StatusOr<Leadership> l = keeper.Try();
     if (l.ok() && l->leading) break;
+    const int64_t agents = reach.Count(SteadyMillis());
+    if (Status st = store.ReportView(address, agents); !st.ok()) {
+      LogWarning("cannot report this standby's view: " + st.message());
+    } else if (agents != reported) {
+      if (agents > 0 || reported > 0) {
+        LogInfo(std::to_string(agents) + " agent(s) reached this standby in the last " +
+                std::to_string(reach.window_ms() / 1000) + " s saying they cannot reach the leader");
+      }
+      reported = agents;
+    }
     if (l.ok() && l->token > 0) *previous = l->address;
     const std::string now = !l.ok() ? "cannot read the lease: " + l.status().message()
                                     : l->remaining_ms > 0 ? "the leader is " + l->address + " (lease token " +
@@ -178,7 +212,8 @@ int Main(int argc, char** argv) {
   if (keeper) {
     LogInfo("controller " + keeper->options().address + " of " + std::to_string(conf->ctld_hosts.size()) +
             " (controller.hosts), lease " + std::to_string(conf->ctld_lease_s) + " s: standing by until it leads");
-    StatusOr<bool> led = StandBy(*keeper, opt, conf->cluster_name, set, &took_from);
+    AgentReach reach(StandbyReachWindowMs(conf->ctld_lease_s, conf->heartbeat_interval_s));
+    StatusOr<bool> led = StandBy(*keeper, **store, reach, opt, conf->cluster_name, set, &took_from);
     if (!led.ok()) return Fail(led.status().message());
     if (!*led) return 0;
   }
@@ -287,6 +322,7 @@ int Main(int argc, char** argv) {
   std::condition_variable renew_cv;
   bool stopping = false;
   std::thread renewer;
+  const int64_t heard_window_s = LeaderHeardWindowS(conf->ctld_lease_s, conf->heartbeat_interval_s);
   if (keeper) {
     renewer = std::thread([&] {
       std::unique_lock<std::mutex> l(renew_mu);
@@ -296,6 +332,8 @@ int Main(int argc, char** argv) {
         if (!r.ok()) {
           LogWarning("cannot renew the lease: " + r.status().message() + " (" +
                      std::to_string(std::max<int64_t>(0, keeper->RemainingMs())) + " ms left)");
+        } else if (keeper->Leading()) {
+          HandOverIfCutOff(*keeper, **store, controller, heard_window_s);
         }
         l.lock();
       }
@@ -312,7 +350,8 @@ int Main(int argc, char** argv) {
   if (deposed) {
     const Leadership l = keeper->Last();
     LogError("no longer leading: " +
-             (l.holder != keeper->options().holder && !l.holder.empty()
+             (!keeper->HandedTo().empty() ? "handed the lease to " + keeper->HandedTo()
+              : l.holder != keeper->options().holder && !l.holder.empty()
                   ? "the lease was taken by " + l.address + " (token " + std::to_string(l.token) + ")"
                   : std::string("the lease could not be renewed in time")) +
              "; stopping as leader and starting again as a standby");

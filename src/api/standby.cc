@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "api/route_util.h"
+#include "api/wire/agent.h"
 #include "net/key_file.h"
 
 namespace muster::api {
@@ -49,6 +52,22 @@ PingAnswer HostsPing(const HttpRequest& r, const std::string& cluster, bool lead
   p.address = address;
   p.leader = leading ? address : (last.remaining_ms > 0 ? last.address : "");
   return p;
+}
+
+std::string FailedOverNode(const HttpRequest& r, const std::string& leader, const std::vector<uint32_t>& agent_uids) {
+  if (r.method != "POST" || leader.empty() || !r.caller.authenticated) return "";
+  if (std::find(agent_uids.begin(), agent_uids.end(), r.caller.uid) == agent_uids.end()) return "";
+  auto it = r.query.find("unreachable");
+  if (it == r.query.end() || it->second != leader) return "";
+  if (r.path == "/v1/agent/heartbeat") {
+    StatusOr<Heartbeat> beat = wire::Decode<Heartbeat>(r.body);
+    return beat.ok() ? beat->node : "";
+  }
+  if (r.path == "/v1/agent/register") {
+    StatusOr<Registration> reg = wire::Decode<Registration>(r.body);
+    return reg.ok() && reg->node ? reg->node->node.name : "";
+  }
+  return "";
 }
 
 HttpResponse StandbyAnswer(const HttpRequest& r, const std::string& cluster, const std::string& address,

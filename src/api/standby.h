@@ -5,7 +5,9 @@
 // the leader's ping. The lease itself: ctld/lease_keeper.h; the store's side: store/store.h.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api/wire/jobs.h"
 #include "base/status.h"
@@ -26,6 +28,11 @@ std::string NewLeaseHolder(const std::string& address, const std::string& hostna
 // as the lease last read says ("" when it has lapsed).
 PingAnswer HostsPing(const HttpRequest& r, const std::string& cluster, bool leading, const std::string& address,
                      const Leadership& last);
+
+// The node of an agent's registration or heartbeat that says (?unreachable=ADDRESS) it could not
+// reach `leader`, from an agent (an authenticated caller among `agent_uids`); "" otherwise. What a
+// standby counts (ctld/agent_reach.h).
+std::string FailedOverNode(const HttpRequest& r, const std::string& leader, const std::vector<uint32_t>& agent_uids);
 
 // A standby's answer: the ping, or 503 naming the leader.
 HttpResponse StandbyAnswer(const HttpRequest& r, const std::string& cluster, const std::string& address,

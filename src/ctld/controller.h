@@ -228,6 +228,9 @@ class Controller {
   // without copying them: for work as short as rendering a table (keep it short).
   void VisitJobs(const JobQuery& query, const std::function<void(const std::vector<const JobRecord*>&)>& fn) const;
   std::vector<NodeRecord> ListNodes() const;
+  // How many nodes' agents were heard from (registration, heartbeat) in the last `seconds`: what
+  // a leader compares with the standbys' views (ctld/agent_reach.h).
+  int64_t NodesHeardWithin(int64_t seconds) const;
   // What the jobs holding resources have allocated, per node name (nodes with nothing: absent).
   std::map<std::string, NodeAllocated> AllocatedByNode() const;
   std::vector<Partition> ListPartitions() const;

@@ -27,6 +27,10 @@ std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
 
 std::vector<NodeRecord> Controller::ListNodes() const { return nodes_.List(); }
 
+int64_t Controller::NodesHeardWithin(int64_t seconds) const {
+  return nodes_.CountHeardSince(clock_->NowSeconds() - seconds);
+}
+
 std::vector<Partition> Controller::ListPartitions() const { return config_.cluster.partitions; }
 
 void Controller::RefreshNodeStatesLocked(NodeTable::Access& nodes) {

@@ -34,6 +34,23 @@ StatusOr<Leadership> LeaseKeeper::Try() {
   return l;
 }
 
+Status LeaseKeeper::HandOver(const std::string& successor) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!led_ || lost_) return FailedPrecondition("this controller does not lead");
+  }
+  Status st = store_->HandOver(opt_.holder, successor, opt_.lease_ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  lost_ = true;  // handed over, or (refused) no longer its own: either way it stops acting
+  if (st.ok()) handed_to_ = successor;
+  return st;
+}
+
+std::string LeaseKeeper::HandedTo() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return handed_to_;
+}
+
 bool LeaseKeeper::Leading() const {
   std::lock_guard<std::mutex> lock(mu_);
   return led_ && !lost_ && now_ms_() < deadline_ms_;

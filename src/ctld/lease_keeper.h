@@ -35,10 +35,15 @@ class LeaseKeeper {
   // for good (the process steps down and starts again as a standby).
   StatusOr<Leadership> Try();
 
+  // Hands the lease over to the controller at `successor` (reserved for it one lease length) and
+  // stops leading: the agents reach it and not this one (ctld/agent_reach.h).
+  Status HandOver(const std::string& successor);
+
   bool Leading() const;               // took the lease, not deposed, before the local deadline
   bool Deposed() const;               // led, and lost the lease (taken, or the deadline passed)
   int64_t RemainingMs() const;        // until the local deadline (<= 0: not leading)
   Leadership Last() const;            // the lease as the last successful try read it
+  std::string HandedTo() const;       // whom it handed the lease to ("" = nobody)
   int64_t PollMs() const { return std::max<int64_t>(100, opt_.lease_ms / 12); }
   int64_t RenewMs() const { return std::max<int64_t>(100, opt_.lease_ms / 4); }
   int64_t MarginMs() const { return opt_.lease_ms / 6; }
@@ -53,6 +58,7 @@ class LeaseKeeper {
   bool led_ = false;
   bool lost_ = false;
   int64_t deadline_ms_ = 0;
+  std::string handed_to_;
 };
 
 }  // namespace muster

@@ -24,7 +24,15 @@ class LeaseStore final : public Store {
     return Lease(true);
   }
   StatusOr<Leadership> ReadLeadership() override { return Lease(false); }
+  Status HandOver(const std::string& holder, const std::string& successor, int64_t) override {
+    if (down) return Status(StatusCode::kUnavailable, "store unreachable");
+    if (holder != holder_ || *now_ >= expires_) return FailedPrecondition("not its lease");
+    expires_ = *now_;
+    successor_ = successor;
+    return Status::Ok();
+  }
   bool down = false;
+  std::string successor_;
 
   Status SaveJobs(std::span<const JobRecord>) override { return Internal("unused"); }
   StatusOr<std::vector<JobRecord>> LoadJobs() override { return Internal("unused"); }
@@ -116,6 +124,24 @@ TEST(LeaseKeeper, ALeaderFindingTheLeaseTakenIsDeposed) {
   EXPECT_FALSE(late->leading);
   EXPECT_EQ(late->holder, "b");
   EXPECT_TRUE(a.Deposed());
+  EXPECT_FALSE(a.Leading());
+}
+
+// A leader that hands the lease over (the agents reach a standby, not it) stops leading at once
+// and says to whom; a keeper that does not lead has nothing to hand over.
+TEST(LeaseKeeper, ALeaderThatHandsTheLeaseOverStopsLeading) {
+  Fixture f;
+  LeaseKeeper a = f.Keeper("a", "ctl1:6817");
+  EXPECT_EQ(a.HandOver("ctl2:6817").code(), StatusCode::kFailedPrecondition) << "it never led";
+  ASSERT_TRUE(a.Try().ok());
+  ASSERT_TRUE(a.Leading());
+  ASSERT_TRUE(a.HandOver("ctl2:6817").ok());
+  EXPECT_FALSE(a.Leading());
+  EXPECT_TRUE(a.Deposed());
+  EXPECT_EQ(a.HandedTo(), "ctl2:6817");
+  EXPECT_EQ(f.store.successor_, "ctl2:6817");
+  // Its next renewal does not revive it, though the lease lapsed (no one took it yet).
+  ASSERT_TRUE(a.Try().ok());
   EXPECT_FALSE(a.Leading());
 }
 

@@ -60,6 +60,14 @@ std::vector<int> NodeTable::Access::TakeResumedGpus(const std::string& node) {
   return out;
 }
 
+int64_t NodeTable::CountHeardSince(int64_t since) const {
+  Acquire();
+  int64_t n = 0;
+  for (const NodeRecord* r : at_) n += r->last_heartbeat > 0 && r->last_heartbeat >= since && r->node.state != NodeState::kFuture;
+  Release();
+  return n;
+}
+
 std::vector<NodeRecord> NodeTable::List() const {
   Acquire();
   std::vector<NodeRecord> out;

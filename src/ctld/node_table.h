@@ -79,6 +79,8 @@ class NodeTable {
   std::vector<NodeRecord> List() const;                                     // in name order
   std::vector<NodeRecord> Get(const std::vector<std::string>& names) const;  // those configured, in that order
   uint64_t epoch() const;
+  // The registered nodes (not FUTURE) heard from at or after `since` (seconds since the epoch).
+  int64_t CountHeardSince(int64_t since) const;
 
   // Whether `request` could ever run: the scheduler's verdict against the cluster with every
   // node up, idle and undrained (as its agent last registered it). Never: InvalidArgument with

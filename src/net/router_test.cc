@@ -98,6 +98,15 @@ TEST(HttpResponseTest, ErrorIsEscapedJson) {
   EXPECT_EQ(j["error"].get<std::string>().substr(0, 35), nasty.substr(0, 35));
 }
 
+TEST(UrlTest, PercentEncodeKeepsOnlyTheUnreservedAndDecodesBack) {
+  EXPECT_EQ(PercentEncode("10.0.0.1:6817"), "10.0.0.1%3A6817");
+  EXPECT_EQ(PercentEncode("[::1]:6817 a/b&c=d"), "%5B%3A%3A1%5D%3A6817%20a%2Fb%26c%3Dd");
+  EXPECT_EQ(PercentEncode("A-z_0.9~"), "A-z_0.9~");
+  const std::string all = "\x01\xff x%";
+  EXPECT_EQ(PercentDecode(PercentEncode(all)), all);
+  EXPECT_EQ(ParseQuery("unreachable=" + PercentEncode("[::1]:6817")).at("unreachable"), "[::1]:6817");
+}
+
 TEST(UrlTest, PercentDecode) {
   EXPECT_EQ(PercentDecode("a%20b%2fc"), "a b/c");
   EXPECT_EQ(PercentDecode("a+b"), "a+b");

@@ -1,5 +1,6 @@
 #include "net/url.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -14,6 +15,21 @@ int HexValue(char c) {
 }
 
 }  // namespace
+
+std::string PercentEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 std::string PercentDecode(std::string_view s, bool plus_is_space) {
   std::string out;

@@ -17,6 +17,9 @@ namespace muster {
 // A malformed escape ("%zz", a trailing "%") is kept as is rather than rejected.
 std::string PercentDecode(std::string_view s, bool plus_is_space = false);
 
+// Every byte but the unreserved ones (A-Z a-z 0-9 - . _ ~) as %XX: a value for a query or a path.
+std::string PercentEncode(std::string_view s);
+
 // "a=1&b=x%20y&flag" -> {a: "1", b: "x y", flag: ""}. A repeated key keeps its last value.
 std::map<std::string, std::string> ParseQuery(std::string_view query);
 

@@ -37,7 +37,7 @@ using pg_internal::Result;
 using pg_internal::Succeeded;
 using pg_internal::TextArray;
 
-constexpr int kSchemaVersion = 2;  // 2: the leader table
+constexpr int kSchemaVersion = 3;  // 2: the leader table; 3: its handover, the controllers' views
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
 constexpr size_t kMaxBatch = 1024;  // bounds one transaction and the last caller's wait
@@ -68,13 +68,24 @@ CREATE TABLE leader(id SMALLINT PRIMARY KEY CHECK (id = 1), token BIGINT NOT NUL
 INSERT INTO leader VALUES (1, 0, '', '', 'epoch');
 )sql";
 
-// The lease, for `holder` ($1, at address $2) for $3 ms: taken if free, lapsed or its own; a new
-// holder (or one whose lease lapsed) gets the next token. No row: another holds it.
+// Schema 3: a lease handed over to a successor (reserved for it a while), and what each controller
+// sees of the agents (store.h's ControllerView).
+constexpr const char* kAddHandover = R"sql(
+ALTER TABLE leader ADD COLUMN successor TEXT NOT NULL DEFAULT '',
+                   ADD COLUMN reserved_until TIMESTAMPTZ NOT NULL DEFAULT 'epoch';
+CREATE TABLE controllers(address TEXT PRIMARY KEY, agents BIGINT NOT NULL, reported_at TIMESTAMPTZ NOT NULL);
+)sql";
+
+// The lease, for `holder` ($1, at address $2) for $3 ms: taken if free, lapsed or its own (a lease
+// handed over is reserved for its successor until reserved_until, and is no longer the one's
+// that handed it over); a new holder (or one whose lease lapsed) gets the next token. No row:
+// another holds it.
 constexpr const char* kTakeLease = R"sql(
 UPDATE leader SET token = CASE WHEN holder = $1 AND expires_at > clock_timestamp() THEN token ELSE token + 1 END,
-                  holder = $1, address = $2,
+                  holder = $1, address = $2, successor = '',
                   expires_at = clock_timestamp() + make_interval(secs => $3::bigint / 1000.0)
-WHERE id = 1 AND (holder = $1 OR expires_at <= clock_timestamp())
+WHERE id = 1 AND ((holder = $1 AND successor = '') OR (expires_at <= clock_timestamp() AND
+                                  (successor IN ('', $2) OR reserved_until <= clock_timestamp())))
 RETURNING token, holder, address, (EXTRACT(EPOCH FROM expires_at - clock_timestamp()) * 1000)::bigint
 )sql";
 constexpr const char* kReadLease =
@@ -276,11 +287,12 @@ struct PgStore::Impl {
         return FailedPrecondition(where + " has schema version " + v + ", newer than this Muster supports (" +
                                   std::to_string(kSchemaVersion) + ")");
       }
-      if (n == 1) {  // version 1 had no lease: add it (under the advisory lock, once)
-        RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": add the leader table").status());
-        return Exec(wconn, "UPDATE meta SET value = '2' WHERE key = 'schema_version'", open).status();
-      }
-      return Status::Ok();
+      // Older versions are brought up to this one (under the advisory lock, once).
+      if (n == 1) RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": add the leader table").status());
+      if (n <= 2) RETURN_IF_ERROR(Exec(wconn, kAddHandover, open + ": add the lease's handover").status());
+      if (n == kSchemaVersion) return Status::Ok();
+      const std::string set = "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'";
+      return Exec(wconn, set.c_str(), open).status();
     }
     ASSIGN_OR_RETURN(Result other, ExecParams(wconn,
                                               "SELECT table_name FROM information_schema.tables WHERE "
@@ -292,6 +304,7 @@ struct PgStore::Impl {
     }
     RETURN_IF_ERROR(Exec(wconn, kCreateSchema, open + ": create tables").status());
     RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": create the leader table").status());
+    RETURN_IF_ERROR(Exec(wconn, kAddHandover, open + ": add the lease's handover").status());
     Args meta;
     meta.Bytes(kSchemaVersionKey).Int(kSchemaVersion);
     RETURN_IF_ERROR(ExecParams(wconn, "INSERT INTO meta(key, value) VALUES($1::text, $2::text)", meta, open).status());
@@ -466,6 +479,17 @@ struct PgStore::Impl {
   }
 
   // Runs a read on the read connection (reconnecting it if it broke).
+  // The lease's connection (lconn), opened on first use; under lease_mu.
+  Status LeaseConnection() {
+    if (lconn == nullptr) {
+      ASSIGN_OR_RETURN(lconn, Connect());
+      // A takeover waits (FOR SHARE) for the old leader's open write transaction; never longer than
+      // this, so that the next try comes soon.
+      RETURN_IF_ERROR(Exec(lconn, "SET lock_timeout TO 2000", where + ": lease session").status());
+    }
+    return Revive(lconn, /*writes=*/false);
+  }
+
   StatusOr<Result> Read(const std::string& sql, const Args& args, int result_format = 0) {
     RETURN_IF_ERROR(Revive(rconn, /*writes=*/false));
     return ExecParams(rconn, sql, args, where + ": " + sql, result_format);
@@ -632,13 +656,7 @@ StatusOr<Leadership> PgStore::TryLead(const std::string& holder, const std::stri
   if (lease_ms < 100) return InvalidArgument("a lease of " + std::to_string(lease_ms) + " ms is too short");
   Impl& s = *impl_;
   std::lock_guard<std::mutex> l(s.lease_mu);
-  if (s.lconn == nullptr) {
-    ASSIGN_OR_RETURN(s.lconn, s.Connect());
-    // A takeover waits (FOR SHARE) for the old leader's open write transaction; never longer than
-    // this, so that the next try comes soon.
-    RETURN_IF_ERROR(Exec(s.lconn, "SET lock_timeout TO 2000", s.where + ": lease session").status());
-  }
-  RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
+  RETURN_IF_ERROR(s.LeaseConnection());
   Args a;
   a.Bytes(holder).Bytes(address).Int(lease_ms);
   ASSIGN_OR_RETURN(Result taken, ExecParams(s.lconn, kTakeLease, a, s.where + ": take the lease"));
@@ -671,6 +689,51 @@ Status PgStore::Resign(const std::string& holder) {
   return ExecParams(s.lconn, "UPDATE leader SET expires_at = clock_timestamp() WHERE id = 1 AND holder = $1::text", a,
                     s.where + ": resign the lease")
       .status();
+}
+
+Status PgStore::HandOver(const std::string& holder, const std::string& successor, int64_t reserve_ms) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> l(s.lease_mu);
+  if (s.lconn == nullptr) return FailedPrecondition(s.where + ": this controller never held the lease");
+  RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
+  Args a;
+  a.Bytes(holder).Bytes(successor).Int(reserve_ms);
+  ASSIGN_OR_RETURN(Result r, ExecParams(s.lconn,
+                                        "UPDATE leader SET expires_at = clock_timestamp(), successor = $2::text, "
+                                        "reserved_until = clock_timestamp() + make_interval(secs => $3::bigint / 1000.0) "
+                                        "WHERE id = 1 AND holder = $1::text AND expires_at > clock_timestamp() "
+                                        "RETURNING token",
+                                        a, s.where + ": hand the lease over"));
+  if (r.rows() != 1) return FailedPrecondition(s.where + ": the lease is no longer " + holder + "'s to hand over");
+  return Status::Ok();
+}
+
+// On the lease's connection (opened here by a standby that never tried the lease yet).
+Status PgStore::ReportView(const std::string& address, int64_t agents) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> l(s.lease_mu);
+  RETURN_IF_ERROR(s.LeaseConnection());
+  Args a;
+  a.Bytes(address).Int(agents);
+  return ExecParams(s.lconn,
+                    "INSERT INTO controllers VALUES ($1::text, $2::bigint, clock_timestamp()) ON CONFLICT (address) "
+                    "DO UPDATE SET agents = EXCLUDED.agents, reported_at = EXCLUDED.reported_at",
+                    a, s.where + ": report this controller's view")
+      .status();
+}
+
+StatusOr<std::vector<ControllerView>> PgStore::ReadViews(int64_t max_age_ms) {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  Args a;
+  a.Int(max_age_ms);
+  ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT address, agents, "
+                                         "(EXTRACT(EPOCH FROM clock_timestamp() - reported_at) * 1000)::bigint "
+                                         "FROM controllers WHERE reported_at > clock_timestamp() - "
+                                         "make_interval(secs => $1::bigint / 1000.0) ORDER BY address",
+                                         a));
+  std::vector<ControllerView> views;
+  for (int i = 0; i < r.rows(); ++i) views.push_back({std::string(r.Text(i, 0)), r.Int(i, 1), r.Int(i, 2)});
+  return views;
 }
 
 StatusOr<std::map<std::string, std::string>> PgStore::LoadMeta() {

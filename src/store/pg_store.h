@@ -13,9 +13,10 @@
 // Schema (version in meta 'schema_version', 2), in a schema of its own ("muster" unless told):
 // jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name,
 // array_job_id), scripts(array_job_id, script BYTEA), nodes(name, record), steps(job_id, step_id,
-// record), meta(key, value), counters(name, value), leader(token, holder, address, expires_at);
-// `record` is model/record_json.h's JSON, as in SQLite. A version 1 store (no leader) is upgraded
-// when opened.
+// record), meta(key, value), counters(name, value), leader(token, holder, address, expires_at,
+// successor, reserved_until), controllers(address, agents, reported_at); `record` is
+// model/record_json.h's JSON, as in SQLite. A store of version 1 (no leader) or 2 (no handover,
+// no controllers) is upgraded when opened.
 //
 // Leadership (Store::TryLead): one row holds the lease, its expiry by the server's clock, and a
 // fencing token raised at each new holder. Once this store took the lease, each write transaction
@@ -87,6 +88,9 @@ class PgStore final : public Store {
   StatusOr<Leadership> TryLead(const std::string& holder, const std::string& address, int64_t lease_ms) override;
   StatusOr<Leadership> ReadLeadership() override;
   Status Resign(const std::string& holder) override;
+  Status HandOver(const std::string& holder, const std::string& successor, int64_t reserve_ms) override;
+  Status ReportView(const std::string& address, int64_t agents) override;
+  StatusOr<std::vector<ControllerView>> ReadViews(int64_t max_age_ms) override;
 
   PgStoreStats stats() const;
 

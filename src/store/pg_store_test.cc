@@ -100,7 +100,7 @@ TEST_F(PgStoreTest, ANewerSchemaIsRefused) {
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (2)"), std::string::npos)
+  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (3)"), std::string::npos)
       << s.status().message();
 }
 
@@ -280,6 +280,101 @@ TEST_F(PgStoreTest, ADeposedLeadersWritesAreRefused) {
   EXPECT_EQ(*jobs, (std::vector<JobRecord>{before, mine}));
 }
 
+// A lease handed over is reserved for its successor for a while: another standby (or the leader
+// that handed it over) cannot take it, the successor can, at the next token.
+TEST_F(PgStoreTest, ALeaseHandedOverIsTheSuccessorsAlone) {
+  StatusOr<std::unique_ptr<PgStore>> a = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> b = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> c = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*a)->HandOver("a", "ctl2:6817", 60000).code(), StatusCode::kFailedPrecondition) << "never led";
+  ASSERT_TRUE((*a)->TryLead("a", "ctl1:6817", 60000).ok());
+  EXPECT_EQ((*a)->HandOver("x", "ctl2:6817", 60000).code(), StatusCode::kFailedPrecondition) << "not x's lease";
+  ASSERT_TRUE((*a)->HandOver("a", "ctl2:6817", 60000).ok());
+  StatusOr<Leadership> lapsed = (*c)->ReadLeadership();
+  ASSERT_TRUE(lapsed.ok()) << lapsed.status().ToString();
+  EXPECT_LE(lapsed->remaining_ms, 0);
+  StatusOr<Leadership> other = (*c)->TryLead("c", "ctl3:6817", 60000);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_FALSE(other->leading) << "reserved for ctl2";
+  StatusOr<Leadership> again = (*a)->TryLead("a", "ctl1:6817", 60000);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->leading) << "the one that handed it over cannot take it back";
+  StatusOr<Leadership> taken = (*b)->TryLead("b", "ctl2:6817", 300);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_TRUE(taken->leading);
+  EXPECT_EQ(taken->token, 2);
+  // Taken: the reservation is spent; once b's lease lapses anyone may take it.
+  WaitForLapse(**c);
+  StatusOr<Leadership> third = (*c)->TryLead("c", "ctl3:6817", 60000);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_TRUE(third->leading);
+  EXPECT_EQ(third->token, 3);
+}
+
+// A successor that never comes: the reservation runs out and anyone may take the lease.
+TEST_F(PgStoreTest, AReservationForASuccessorThatNeverComesRunsOut) {
+  StatusOr<std::unique_ptr<PgStore>> a = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE((*a)->TryLead("a", "ctl1:6817", 60000).ok());
+  ASSERT_TRUE((*a)->HandOver("a", "ctl2:6817", 200).ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  StatusOr<Leadership> l = (*a)->TryLead("c", "ctl3:6817", 60000);
+  while (l.ok() && !l->leading && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    l = (*a)->TryLead("c", "ctl3:6817", 60000);
+  }
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_TRUE(l->leading);
+}
+
+// Each controller's view replaces its last; old views are left out.
+TEST_F(PgStoreTest, ControllersViewsAreReadFreshOnly) {
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  StatusOr<std::vector<ControllerView>> none = (*s)->ReadViews(60000);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE((*s)->ReportView("ctl2:6817", 1).ok());
+  ASSERT_TRUE((*s)->ReportView("ctl3:6817", 4).ok());
+  ASSERT_TRUE((*s)->ReportView("ctl2:6817", 2).ok());
+  StatusOr<std::vector<ControllerView>> views = (*s)->ReadViews(60000);
+  ASSERT_TRUE(views.ok()) << views.status().ToString();
+  ASSERT_EQ(views->size(), 2u);
+  EXPECT_EQ((*views)[0].address, "ctl2:6817");
+  EXPECT_EQ((*views)[0].agents, 2);
+  EXPECT_EQ((*views)[1].address, "ctl3:6817");
+  EXPECT_EQ((*views)[1].agents, 4);
+  EXPECT_GE((*views)[1].age_ms, 0);
+  sql_.Run("UPDATE \"" + schema_ + "\".controllers SET reported_at = reported_at - interval '1 minute' "
+           "WHERE address = 'ctl3:6817'");
+  views = (*s)->ReadViews(30000);
+  ASSERT_TRUE(views.ok()) << views.status().ToString();
+  ASSERT_EQ(views->size(), 1u);
+  EXPECT_EQ((*views)[0].address, "ctl2:6817");
+}
+
+// A store of schema version 2 (a lease without handover) gains the handover and the views.
+TEST_F(PgStoreTest, AVersionTwoStoreGainsTheHandover) {
+  {
+    StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->TryLead("a", "ctl1:6817", 60000).ok());
+  }
+  sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
+  sql_.Run("ALTER TABLE \"" + schema_ + "\".leader DROP COLUMN successor, DROP COLUMN reserved_until");
+  sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '2' WHERE key = 'schema_version'");
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
+  StatusOr<Leadership> kept = (*s)->ReadLeadership();
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->holder, "a") << "the lease itself is kept";
+  EXPECT_TRUE((*s)->ReportView("ctl2:6817", 1).ok());
+}
+
 // A store of schema version 1 (before the lease) is upgraded when opened, its data kept.
 TEST_F(PgStoreTest, AVersionOneStoreGainsTheLease) {
   {
@@ -288,10 +383,11 @@ TEST_F(PgStoreTest, AVersionOneStoreGainsTheLease) {
     ASSERT_TRUE((*s)->SetMeta("cluster", "lab").ok());
   }
   sql_.Run("DROP TABLE \"" + schema_ + "\".leader");
+  sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
   sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '1' WHERE key = 'schema_version'");
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
   StatusOr<Leadership> l = (*s)->TryLead("a", "ctl1:6817", 1000);
   ASSERT_TRUE(l.ok()) << l.status().ToString();

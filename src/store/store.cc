@@ -31,6 +31,9 @@ Status NoLeases() {
 StatusOr<Leadership> Store::TryLead(const std::string&, const std::string&, int64_t) { return NoLeases(); }
 StatusOr<Leadership> Store::ReadLeadership() { return NoLeases(); }
 Status Store::Resign(const std::string&) { return NoLeases(); }
+Status Store::HandOver(const std::string&, const std::string&, int64_t) { return NoLeases(); }
+Status Store::ReportView(const std::string&, int64_t) { return NoLeases(); }
+StatusOr<std::vector<ControllerView>> Store::ReadViews(int64_t) { return NoLeases(); }
 
 StatusOr<std::vector<JobRecord>> Store::QueryJobs(const JobFilter& filter) {
   ASSIGN_OR_RETURN(std::vector<JobRecord> all, LoadJobs());

@@ -43,6 +43,15 @@ struct Leadership {
   int64_t remaining_ms = 0;   // until it expires, by the store server's clock (<= 0: expired)
 };
 
+// What one controller of several reports through the store, so that a leader cut off from the
+// agents but not from the store learns that a standby reaches them (ctld/lease_keeper.h).
+struct ControllerView {
+  std::string address;        // its controller.hosts entry
+  int64_t agents = 0;         // a standby: the agents that reached it lately saying they could not reach the leader
+  int64_t age_ms = 0;         // since it was reported, by the store server's clock
+  bool operator==(const ControllerView&) const = default;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -90,6 +99,13 @@ class Store {
   virtual StatusOr<Leadership> ReadLeadership();  // the lease as it stands (never leading)
   // Ends `holder`'s lease now (a clean stop: a standby need not wait for it to lapse).
   virtual Status Resign(const std::string& holder);
+  // Ends `holder`'s lease now for `successor` (an address): for `reserve_ms` more, only a
+  // controller at that address may take it (then anyone, should the successor be gone).
+  virtual Status HandOver(const std::string& holder, const std::string& successor, int64_t reserve_ms);
+  // A controller's view (`address`, `agents`), replacing the one it reported before; and every
+  // view reported within the last `max_age_ms`, by address. Not fenced: standbys report too.
+  virtual Status ReportView(const std::string& address, int64_t agents);
+  virtual StatusOr<std::vector<ControllerView>> ReadViews(int64_t max_age_ms);
 };
 
 // Opens (creating if needed) a SQLite store at `path`. `first_job_id` seeds the id counter of a
