@@ -67,7 +67,19 @@ class TcpAuth : public LocalClusterTest {
   }
   std::string TcpState(int64_t id) { return Trim(Tcp("squeue -h -t all -j " + std::to_string(id) + " -o %T").out); }
 
-  std::string Mint(uint32_t uid, int64_t issued = Now()) { return key_->Mint(uid, uid, issued, 300); }
+  // A token for `uid`, for the controllers (or another audience: "node:node1" for that agent).
+  std::string Mint(uint32_t uid, int64_t issued = Now(), const std::string& aud = muster::kControllerAudience) {
+    return key_->Mint(uid, uid, issued, 300, aud);
+  }
+  // A token for the server at `address`: the controller, or the node whose agent listens there.
+  std::string MintAt(const std::string& address, uint32_t uid) {
+    if (address == ctld_) return Mint(uid);
+    for (const auto& [node, at] : agents_) {
+      if (at == address) return Mint(uid, Now(), muster::NodeAudience(node));
+    }
+    ADD_FAILURE() << "no server at " << address;
+    return "";
+  }
 
   // One request straight to `address` with `token` ("" = none); status -1 when nothing answered.
   muster::HttpResponse Call(const std::string& address, const std::string& method, const std::string& target,
@@ -92,6 +104,7 @@ class TcpAuth : public LocalClusterTest {
 
   std::string ctld_;
   std::unique_ptr<muster::TokenAuthority> key_;
+  std::map<std::string, std::string> agents_;  // AgentAddresses(), for MintAt
 };
 
 bool Listening(const std::string& address) {
@@ -174,7 +187,8 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   ASSERT_TRUE(WaitFor([&] { return !Trim(ReadFile((work_ / "job.pid").string())).empty(); }, 10s));
   const pid_t pid = std::atoi(ReadFile((work_ / "job.pid").string()).c_str());
   ASSERT_GT(pid, 0);
-  const std::string agent = AgentAddresses()["node1"];
+  agents_ = AgentAddresses();
+  const std::string agent = agents_["node1"];
   ASSERT_EQ(agent.rfind("127.0.0.1:", 0), 0u) << agent;
   const std::string jobs_before = Run("squeue -h -t all -o '%i %T'").out;
 
@@ -257,13 +271,13 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
       {agent, "POST", "/v1/signal-step", signal_step},
   };
   for (const auto& [address, method, target, body] : forbidden) {
-    muster::HttpResponse resp = Call(address, method, target, Mint(kDaemonUid), body);  // a token per connection
+    muster::HttpResponse resp = Call(address, method, target, MintAt(address, kDaemonUid), body);  // a token per connection
     EXPECT_EQ(resp.status, 403) << method << " " << target << " on " << address << ": " << resp.body;
   }
   // The job's own user may not signal through the agent either (that is the controller's), nor
   // fetch tokens over TCP.
-  EXPECT_EQ(Call(agent, "POST", "/v1/signal", Mint(kNobody), signal).status, 403);
-  EXPECT_EQ(Call(agent, "GET", "/v1/token", Mint(kNobody)).status, 403);
+  EXPECT_EQ(Call(agent, "POST", "/v1/signal", MintAt(agent, kNobody), signal).status, 403);
+  EXPECT_EQ(Call(agent, "GET", "/v1/token", MintAt(agent, kNobody)).status, 403);
 
   std::this_thread::sleep_for(500ms);
   EXPECT_EQ(State(id), "RUNNING");
@@ -280,11 +294,31 @@ TEST_F(TcpAuth, RequestsWithoutAValidTokenOrTheRightChangeNothing) {
   muster::HttpResponse replay = Call(ctld_, "DELETE", "/v1/jobs/" + sid, captured);
   EXPECT_EQ(replay.status, 401) << replay.body;
   EXPECT_NE(replay.body.find("token already used"), std::string::npos) << replay.body;
-  const std::string at_agent = Mint(kNobody);
+  const std::string at_agent = MintAt(agent, kNobody);
   EXPECT_EQ(Call(agent, "GET", "/v1/token", at_agent).status, 403);
   replay = Call(agent, "POST", "/v1/signal-step", at_agent, signal_step);
   EXPECT_EQ(replay.status, 401) << replay.body;
   EXPECT_NE(replay.body.find("token already used"), std::string::npos) << replay.body;
+  // A token is for one audience: one for the controllers (captured on its way there, never used)
+  // is refused at an agent, one for node2's agent at node1's, and one that names none anywhere.
+  const struct {
+    const char* what;
+    std::string token;
+    std::string says;
+  } elsewhere[] = {
+      {"the controllers'", Mint(kNobody), "token for controller, not for node:node1"},
+      {"node2's", Mint(kNobody, Now(), "node:node2"), "token for node:node2, not for node:node1"},
+      {"no audience", key_->Mint(kNobody, kNobody, Now(), 300), "token names no audience (this is node:node1)"},
+  };
+  for (const auto& e : elsewhere) {
+    SCOPED_TRACE(e.what);
+    muster::HttpResponse resp = Call(agent, "POST", "/v1/signal-step", e.token, signal_step);
+    EXPECT_EQ(resp.status, 401) << resp.body;
+    EXPECT_NE(resp.body.find(e.says), std::string::npos) << resp.body;
+  }
+  muster::HttpResponse for_agent = Call(ctld_, "DELETE", "/v1/jobs/" + sid, MintAt(agent, kNobody));
+  EXPECT_EQ(for_agent.status, 401) << for_agent.body;
+  EXPECT_NE(for_agent.body.find("token for node:node1, not for controller"), std::string::npos) << for_agent.body;
   EXPECT_EQ(State(id), "RUNNING");
 
   // The owner's own valid token does cancel.

@@ -133,7 +133,7 @@ Status Agent::Start() {
   if (opt_.ctld_addresses.empty()) return FailedPrecondition("no controller address given");
   if (opt_.tokens != nullptr && std::any_of(opt_.ctld_addresses.begin(), opt_.ctld_addresses.end(),
                                             [](const std::string& a) { return !a.starts_with("unix:"); })) {
-    own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid());
+    own_token_ = std::make_unique<OwnToken>(opt_.tokens, geteuid(), getegid(), kControllerAudience);
   }
   // A new token for each connection to a TCP controller (a token opens one connection).
   HttpClient::TokenSource tokens;
@@ -354,8 +354,14 @@ HttpResponse Agent::Token(const HttpRequest& r) {
   if (r.caller.via != "unix" || !r.caller.authenticated) {
     return HttpResponse::Error(403, "tokens are only given over the local Unix socket");
   }
+  // For the controllers (the default), or for one node's agent (srun's steps).
+  auto aud = r.query.find("aud");
+  const std::string audience = aud == r.query.end() ? kControllerAudience : aud->second;
+  if (audience != kControllerAudience && (!audience.starts_with("node:") || audience.size() == 5)) {
+    return HttpResponse::Error(400, "invalid audience '" + audience + "' (controller, or node:<name>)");
+  }
   const int64_t now = clock_->NowSeconds();
-  return JsonOk(TokenAnswer{opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300), now + 300});
+  return JsonOk(TokenAnswer{opt_.tokens->Mint(r.caller.uid, r.caller.gid, now, 300, audience), now + 300});
 }
 
 HttpResponse Agent::Launch(const HttpRequest& r) {

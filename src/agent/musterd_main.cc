@@ -132,7 +132,7 @@ int Main(int argc, char** argv) {
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/false);
   std::unique_ptr<TokenAuthority> tokens;
   if (key.ok()) {
-    tokens = std::make_unique<TokenAuthority>(*key);
+    tokens = std::make_unique<TokenAuthority>(*key, NodeAudience(node_name));  // tokens for this node only
     opt.tokens = tokens.get();
   } else if (opt.listen_port >= 0) {
     return Fail("agent.listen is set but the cluster key cannot be read (" + key.status().message() +

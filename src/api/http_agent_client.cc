@@ -9,11 +9,10 @@
 
 namespace muster {
 
-HttpAgentClient::HttpAgentClient(const TokenAuthority* tokens, int timeout_ms) : timeout_ms_(timeout_ms) {
-  if (tokens != nullptr) own_token_ = std::make_unique<OwnToken>(tokens, geteuid(), getegid());
-}
+HttpAgentClient::HttpAgentClient(const TokenAuthority* tokens, int timeout_ms) : tokens_(tokens), timeout_ms_(timeout_ms) {}
 
-Status HttpAgentClient::Post(const std::string& address, const std::string& target, const std::string& body) {
+Status HttpAgentClient::Post(const NodeRecord& node, const std::string& target, const std::string& body) {
+  const std::string& address = node.agent_address;
   if (address.empty()) return Status(StatusCode::kUnavailable, "node has no agent address (never registered)");
   std::shared_ptr<Conn> conn;
   {
@@ -26,8 +25,12 @@ Status HttpAgentClient::Post(const std::string& address, const std::string& targ
   if (!conn->client) {
     // Over TCP, a new token for each connection it opens (a token opens one connection).
     StatusOr<std::unique_ptr<HttpClient>> c = Status(StatusCode::kInternal, "");
-    if (own_token_ && !address.starts_with("unix:")) {
-      c = HttpClient::Connect(address, own_token_->Source([] {
+    if (tokens_ != nullptr && !address.starts_with("unix:")) {
+      // Tokens for this node's agent alone (their audience), as the controller's uid.
+      if (!conn->own_token) {
+        conn->own_token = std::make_unique<OwnToken>(tokens_, geteuid(), getegid(), NodeAudience(node.node.name));
+      }
+      c = HttpClient::Connect(address, conn->own_token->Source([] {
                                 return std::chrono::duration_cast<std::chrono::seconds>(
                                            std::chrono::system_clock::now().time_since_epoch())
                                     .count();
@@ -57,12 +60,12 @@ Status HttpAgentClient::LaunchJob(const NodeRecord& node, const JobRecord& job) 
   // drained, the job requeued): past that moment the agent must not start it any more.
   const int64_t now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return Post(node.agent_address, "/v1/launch", wire::Encode(LaunchOrder{FullJob{job}, now_ms + timeout_ms_, leader_token_.load()}));
+  return Post(node, "/v1/launch", wire::Encode(LaunchOrder{FullJob{job}, now_ms + timeout_ms_, leader_token_.load()}));
 }
 
 Status HttpAgentClient::SignalJob(const NodeRecord& node, const JobRun& run, int signal, int64_t kill_after_s,
                                   const std::string& why) {
-  return Post(node.agent_address, "/v1/signal",
+  return Post(node, "/v1/signal",
               wire::Encode(SignalOrder{run.job_id, run.restart_count, signal, kill_after_s, why, leader_token_.load()}));
 }
 

@@ -29,12 +29,13 @@ class HttpAgentClient : public AgentClient {
   void SetLeaderToken(int64_t token) { leader_token_ = token; }
 
  private:
-  Status Post(const std::string& address, const std::string& target, const std::string& body);
+  Status Post(const NodeRecord& node, const std::string& target, const std::string& body);
   struct Conn {
     std::mutex mu;
+    std::unique_ptr<OwnToken> own_token;  // for the node's agent (outlives the client's token source)
     std::unique_ptr<HttpClient> client;
   };
-  std::unique_ptr<OwnToken> own_token_;  // nullptr without a key
+  const TokenAuthority* tokens_;  // nullptr without a key
   int timeout_ms_;
   std::atomic<int64_t> leader_token_{0};
   std::mutex mu_;

@@ -163,7 +163,7 @@ int Main(int argc, char** argv) {
   for (const std::string& w : sched->warnings) LogWarning(w);
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
-  TokenAuthority tokens(*key);
+  TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
   StatusOr<std::unique_ptr<Store>> store = OpenStore(conf->state_path, conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
   LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));

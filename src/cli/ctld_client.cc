@@ -1,4 +1,5 @@
 #include "cli/ctld_client.h"
+#include "net/url.h"
 #include "net/json_body.h"
 
 #include <sys/stat.h>
@@ -46,9 +47,9 @@ bool IsSocket(const std::string& path) {
 }
 
 // One agent's token, or why not.
-StatusOr<std::string> TokenFrom(const std::string& socket) {
+StatusOr<std::string> TokenFrom(const std::string& socket, const std::string& audience) {
   ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> agent, HttpClient::Connect("unix:" + socket, "", 5000));
-  ASSIGN_OR_RETURN(HttpResponse r, agent->Request("GET", "/v1/token"));
+  ASSIGN_OR_RETURN(HttpResponse r, agent->Request("GET", "/v1/token?aud=" + PercentEncode(audience)));
   if (r.status != 200) return Status(CodeFor(r.status), ErrorMessageOf(r.body, "HTTP " + std::to_string(r.status)));
   StatusOr<TokenAnswer> answer = wire::Decode<TokenAnswer>(r.body, "the agent's answer");
   if (!answer.ok() || answer->token.empty()) return Internal("malformed answer to GET /v1/token");
@@ -80,7 +81,7 @@ std::vector<std::string> LocalAgentSockets(const std::string& socket_dir, const 
   return out;
 }
 
-StatusOr<std::string> LocalToken(const MusterConfig& conf) {
+StatusOr<std::string> LocalToken(const MusterConfig& conf, const std::string& audience) {
   const std::string host = Hostname();
   const char* job_node = std::getenv("SLURMD_NODENAME");
   const std::vector<std::string> sockets =
@@ -96,18 +97,18 @@ StatusOr<std::string> LocalToken(const MusterConfig& conf) {
   }
   Status first;
   for (const std::string& socket : sockets) {
-    StatusOr<std::string> t = TokenFrom(socket);
+    StatusOr<std::string> t = TokenFrom(socket, audience);
     if (t.ok()) return t;
     if (first.ok()) first = fail(socket, t.status());  // the best candidate's reason
   }
   return first;
 }
 
-StatusOr<std::string> LocalToken() {
+StatusOr<std::string> LocalToken(const std::string& audience) {
   const std::string path = DefaultConfigPath();
   StatusOr<MusterConfig> conf = LoadMusterConfig(path, ConfigReader::kCommand);
   if (!conf.ok()) return conf.status();
-  return LocalToken(*conf);
+  return LocalToken(*conf, audience);
 }
 
 StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,

@@ -25,6 +25,7 @@
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "net/http.h"
+#include "net/token.h"
 
 namespace muster {
 
@@ -147,8 +148,9 @@ std::vector<std::string> LocalAgentSockets(const std::string& socket_dir, const 
 
 // A token bound to the caller's uid, from a musterd on this host (over its Unix socket, which
 // identifies us by peer credentials). Errors read "cannot get a credential from the local musterd
-// at <socket>: <why>". The second form reads muster.yaml (DefaultConfigPath()).
-StatusOr<std::string> LocalToken(const MusterConfig& conf);
-StatusOr<std::string> LocalToken();
+// at <socket>: <why>". For `audience` (net/token.h): the controllers, or NodeAudience(node) for
+// that node's agent. The second form reads muster.yaml (DefaultConfigPath()).
+StatusOr<std::string> LocalToken(const MusterConfig& conf, const std::string& audience = kControllerAudience);
+StatusOr<std::string> LocalToken(const std::string& audience = kControllerAudience);
 
 }  // namespace muster

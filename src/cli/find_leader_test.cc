@@ -174,6 +174,8 @@ class SeveralControllersTest : public ::testing::Test {
     o.unix_path = (dir_ / "musterd-node1.sock").string();
     StatusOr<std::unique_ptr<HttpServer>> agent = HttpServer::Start(o, [](const HttpRequest& r) {
       if (r.path != "/v1/token") return HttpResponse::Json(404, "{}");
+      // The commands ask for a token for the controllers (its audience).
+      if (r.query.count("aud") == 0 || r.query.at("aud") != "controller") return HttpResponse::Json(400, "{}");
       TokenAnswer t;
       t.token = "agent-token";
       return HttpResponse::Json(200, wire::Encode(t));

@@ -202,14 +202,15 @@ class StepSession {
   std::vector<Task> tasks_;
   std::vector<std::vector<std::string>> task_argv_;  // --multi-prog: each task's command
   std::string key_ = RandomKey();
-  std::string token_;  // the first credential for agents on TCP (from the local musterd), not yet used
-  // A connection to an agent: over TCP with a token of the local musterd for each connection it
-  // opens (a token opens one connection), the first one already asked for.
-  StatusOr<std::unique_ptr<HttpClient>> ConnectAgent(const std::string& agent) {
+  std::string token_;  // the first credential for an agent on TCP (from the local musterd), not yet used
+  std::string token_node_;  // the node it is for (a token names its audience: that node's agent)
+  // A connection to node `node`'s agent: over TCP with a token of the local musterd for each
+  // connection it opens (a token opens one connection, at one agent), the first one already asked for.
+  StatusOr<std::unique_ptr<HttpClient>> ConnectAgent(const std::string& node, const std::string& agent) {
     if (IsUnix(agent)) return HttpClient::Connect(agent, "", 10000);
     HttpClient::TokenSource tokens;
-    tokens.next = [this]() -> StatusOr<std::string> {
-      if (token_.empty()) return LocalToken();
+    tokens.next = [this, node]() -> StatusOr<std::string> {
+      if (token_.empty() || token_node_ != node) return LocalToken(NodeAudience(node));
       return std::exchange(token_, std::string());
     };
     return HttpClient::Connect(agent, std::move(tokens), 10000);
@@ -330,7 +331,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
     // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
     for (int attempt = 0;; ++attempt) {
       error.clear();
-      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.agent);
+      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.name, n.agent);
       if (!c.ok()) {
         error = c.status().message();
         break;
@@ -381,7 +382,7 @@ void StepSession::Forward(int sig) {
     StatusOr<HttpResponse> r = n.client->Request("POST", "/v1/signal-step", body);
     if (r.ok() && r->status == 401 && !IsUnix(n.agent)) {
       // Refused (a token that expired during a long step): a new connection, a new token.
-      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.agent);
+      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.name, n.agent);
       if (c.ok()) {
         n.client = std::move(*c);
         r = n.client->Request("POST", "/v1/signal-step", body);
@@ -705,12 +706,14 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
       std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
   if (agents_on_tcp) {
     // Agents on TCP want a token bound to us; they check that we own the job.
-    StatusOr<std::string> t = LocalToken();
+    const auto first = std::find_if(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
+    StatusOr<std::string> t = LocalToken(NodeAudience(first->name));
     if (!t.ok()) {
       Emit(err_, "srun: error: " + t.status().message() + "\n");
       return step_failed();
     }
     token_ = std::move(*t);
+    token_node_ = first->name;
   }
   const bool tcp = Env("MUSTER_SRUN_IO") == "tcp" || agents_on_tcp;
   if (Status st = Listen(tcp); !st.ok()) {

@@ -74,10 +74,12 @@ std::string HmacSha256(const std::string& key, std::string_view data) {
   return std::string(reinterpret_cast<char*>(md), len);
 }
 
-std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const {
+std::string TokenAuthority::Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s,
+                                 const std::string& audience) const {
   MUSTER_CHECK(!key_.empty()) << "TokenAuthority without a key";
-  const boost::json::object payload = {
+  boost::json::object payload = {
       {"uid", uid}, {"gid", gid}, {"exp", now + ttl_s}, {"nonce", Base64UrlEncode(RandomBytes(12))}};
+  if (!audience.empty()) payload["aud"] = audience;
   std::string text = PrettyJson(payload, -1);
   return Base64UrlEncode(text) + "." + Base64UrlEncode(HmacSha256(key_, text));
 }
@@ -145,6 +147,14 @@ StatusOr<Caller> TokenAuthority::Check(const std::string& token, int64_t now, st
   if (exp <= now) {
     return Unauthenticated("token expired " + std::to_string(now - exp) + " s ago");
   }
+  if (!audience_.empty()) {
+    const boost::json::value* a = o->if_contains("aud");
+    const std::string aud = a != nullptr && a->is_string() ? std::string(a->get_string()) : "";
+    if (aud != audience_) {
+      return Unauthenticated(aud.empty() ? "token names no audience (this is " + audience_ + ")"
+                                         : "token for " + aud + ", not for " + audience_);
+    }
+  }
   if (nonce != nullptr) {
     const boost::json::value* n = o->if_contains("nonce");
     if (n != nullptr && n->is_string() && !n->get_string().empty()) *nonce = std::string(n->get_string());
@@ -158,7 +168,7 @@ StatusOr<Caller> TokenAuthority::Check(const std::string& token, int64_t now, st
   return caller;
 }
 
-std::string OwnToken::Get(int64_t now) { return authority_->Mint(uid_, gid_, now, ttl_s_); }
+std::string OwnToken::Get(int64_t now) { return authority_->Mint(uid_, gid_, now, ttl_s_, audience_); }
 
 HttpClient::TokenSource OwnToken::Source(std::function<int64_t()> now_s) {
   HttpClient::TokenSource source;

@@ -1,6 +1,10 @@
 // Signed, expiring credentials bound to a uid: the role munge plays for Slurm. The node agent
 // mints one for a local caller it identified by peer credentials; the controller verifies it.
-// Format: base64url(payload JSON {"uid","gid","exp","nonce"}) "." base64url(HMAC-SHA256(key, payload)).
+// Format: base64url(payload JSON {"uid","gid","exp","nonce","aud"}) "." base64url(HMAC-SHA256(key, payload)).
+// A token names its audience, the server it is for: "controller" (any of the controllers) or
+// "node:<name>" (that node's musterd). A server with an audience takes only tokens for it, so a
+// token captured on its way to one server is refused at every other (but for the controllers,
+// where it is good once at each).
 // A token opens one connection: the servers take a token's nonce once (VerifyFirstUse) and remember
 // it until the token expires, so a captured token cannot be replayed on a connection of its own;
 // the requests that follow on the same connection present it again (net/http_server.cc).
@@ -30,14 +34,21 @@ std::string HmacSha256(const std::string& key, std::string_view data);
 // How long a minted token is valid, in seconds.
 inline constexpr int64_t kTokenTtlSeconds = 300;
 
+// The audiences: the controllers', and one node agent's.
+inline constexpr char kControllerAudience[] = "controller";
+inline std::string NodeAudience(const std::string& node) { return "node:" + node; }
+
 class TokenAuthority {
  public:
-  // `key`: the cluster key (LoadClusterKey in net/key_file.h).
-  explicit TokenAuthority(std::string key) : key_(std::move(key)) {}
+  // `key`: the cluster key (LoadClusterKey in net/key_file.h). `audience`: the one this server's
+  // tokens must name ("" = any: for an authority that only mints, and for tests).
+  explicit TokenAuthority(std::string key, std::string audience = "")
+      : key_(std::move(key)), audience_(std::move(audience)) {}
 
-  std::string Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s) const;
+  // A token for `audience` ("" = none: only a server without an audience takes it).
+  std::string Mint(uint32_t uid, uint32_t gid, int64_t now, int64_t ttl_s, const std::string& audience = "") const;
   // Returns the caller (via = "token") or Unauthenticated with the reason (malformed, bad
-  // signature, expired).
+  // signature, expired, for another audience).
   StatusOr<Caller> Verify(const std::string& token, int64_t now) const;
   // Verify, and the token's nonce never taken before by this authority: the first use of a token,
   // which opens a connection. A second use is Unauthenticated ("token already used ...").
@@ -47,6 +58,7 @@ class TokenAuthority {
  private:
   StatusOr<Caller> Check(const std::string& token, int64_t now, std::string* nonce, int64_t* expires) const;
   std::string key_;
+  std::string audience_;
   mutable std::mutex nonces_mu_;
   mutable std::unordered_map<std::string, int64_t> nonces_;  // nonce -> its token's expiry
   mutable int64_t next_purge_ = 0;
@@ -58,8 +70,10 @@ class TokenAuthority {
 // again before the token expires (HttpClient's TokenSource). Thread-safe.
 class OwnToken {
  public:
-  OwnToken(const TokenAuthority* authority, uint32_t uid, uint32_t gid, int64_t ttl_s = kTokenTtlSeconds)
-      : authority_(authority), uid_(uid), gid_(gid), ttl_s_(ttl_s) {}
+  // Tokens for `audience` (kControllerAudience, NodeAudience(node)).
+  OwnToken(const TokenAuthority* authority, uint32_t uid, uint32_t gid, std::string audience,
+           int64_t ttl_s = kTokenTtlSeconds)
+      : authority_(authority), uid_(uid), gid_(gid), audience_(std::move(audience)), ttl_s_(ttl_s) {}
   std::string Get(int64_t now);
   int64_t ttl_s() const { return ttl_s_; }
   // Get() for each connection a client opens, by `now_s` (seconds since the epoch), each
@@ -69,6 +83,7 @@ class OwnToken {
  private:
   const TokenAuthority* authority_;
   const uint32_t uid_, gid_;
+  const std::string audience_;
   const int64_t ttl_s_;
 };
 

@@ -213,7 +213,7 @@ TEST_F(KeyFileTest, RefusesKeyOwnedByAnotherUser) {
 // taken once.
 TEST(OwnTokenTest, ANewTokenForEachConnection) {
   TokenAuthority ta(kKey);
-  OwnToken own(&ta, 0, 0, 300);
+  OwnToken own(&ta, 0, 0, kControllerAudience, 300);
   EXPECT_EQ(own.ttl_s(), 300);
   const std::string first = own.Get(kNow);
   const std::string second = own.Get(kNow);
@@ -226,7 +226,7 @@ TEST(OwnTokenTest, ANewTokenForEachConnection) {
 
 TEST(OwnTokenTest, CarriesItsUidAndGid) {
   TokenAuthority ta(kKey);
-  OwnToken own(&ta, 1234, 99);
+  OwnToken own(&ta, 1234, 99, NodeAudience("gpu07"));
   StatusOr<Caller> c = ta.Verify(own.Get(kNow), kNow + 1);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->uid, 1234u);
@@ -234,6 +234,47 @@ TEST(OwnTokenTest, CarriesItsUidAndGid) {
   // Another cluster's key does not accept it.
   EXPECT_EQ(TokenAuthority(std::string(32, 'x')).Verify(own.Get(kNow), kNow + 1).status().code(),
             StatusCode::kUnauthenticated);
+}
+
+// A server with an audience takes only the tokens that name it: a token for the controllers is
+// refused by a node's agent, one for a node by another node's and by the controllers, one that
+// names none by both; a server without an audience (an authority that only mints) takes any.
+TEST(TokenTest, AServerTakesOnlyTokensForItsAudience) {
+  TokenAuthority minter(kKey);
+  TokenAuthority ctld(kKey, kControllerAudience), gpu07(kKey, NodeAudience("gpu07"));
+  const std::string for_ctld = minter.Mint(1000, 100, kNow, 300, kControllerAudience);
+  const std::string for_gpu07 = minter.Mint(1000, 100, kNow, 300, NodeAudience("gpu07"));
+  const std::string for_gpu08 = minter.Mint(1000, 100, kNow, 300, NodeAudience("gpu08"));
+  const std::string for_none = minter.Mint(1000, 100, kNow, 300);
+  EXPECT_TRUE(ctld.VerifyFirstUse(for_ctld, kNow).ok());
+  EXPECT_TRUE(gpu07.VerifyFirstUse(for_gpu07, kNow).ok());
+  const struct {
+    const TokenAuthority* server;
+    std::string token;
+    std::string says;
+  } refused[] = {
+      {&gpu07, for_ctld, "token for controller, not for node:gpu07"},
+      {&gpu07, for_gpu08, "token for node:gpu08, not for node:gpu07"},
+      {&ctld, for_gpu08, "token for node:gpu08, not for controller"},
+      {&ctld, for_none, "token names no audience (this is controller)"},
+      {&gpu07, for_none, "token names no audience (this is node:gpu07)"},
+  };
+  for (const auto& r : refused) {
+    StatusOr<Caller> c = r.server->VerifyFirstUse(r.token, kNow);
+    ASSERT_FALSE(c.ok()) << r.says;
+    EXPECT_EQ(c.status().code(), StatusCode::kUnauthenticated);
+    EXPECT_EQ(c.status().message(), r.says);
+  }
+  // The audience is signed: rewriting it breaks the signature.
+  std::string payload;
+  ASSERT_TRUE(Base64UrlDecode(for_gpu08.substr(0, for_gpu08.find('.')), &payload));
+  const size_t at = payload.find("gpu08");
+  ASSERT_NE(at, std::string::npos) << payload;
+  payload.replace(at, 5, "gpu07");
+  const std::string forged = Base64UrlEncode(payload) + for_gpu08.substr(for_gpu08.find('.'));
+  EXPECT_EQ(gpu07.Verify(forged, kNow).status().message(), "bad token signature (wrong cluster key or tampered token)");
+  EXPECT_TRUE(minter.Verify(for_gpu08, kNow).ok()) << "no audience: any";
+  EXPECT_TRUE(minter.Verify(for_none, kNow).ok());
 }
 
 }  // namespace
