@@ -18,6 +18,7 @@
 #include <fstream>
 
 #include "agent/agent_internal.h"
+#include "base/read_file.h"
 #include "agent/as_user.h"
 #include "proc/job_env.h"
 #include "proc/stray_processes.h"
@@ -198,8 +199,7 @@ std::set<std::string> Agent::AdoptRuns() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& e : std::filesystem::directory_iterator(runs, ec)) {
     const std::string dir = e.path().string();
-    std::ifstream in(dir + "/job.json");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = ReadFileOrEmpty(dir + "/job.json");
     StatusOr<SavedRun> saved = wire::Decode<SavedRun>(text, "a run's record");
     if (!saved.ok() || !saved->job) {  // a run whose start was cut short: nothing to adopt or report
       std::filesystem::remove_all(dir, ec);
@@ -233,8 +233,7 @@ std::set<std::string> Agent::AdoptRuns() {
     }
     // Over: its end goes to the controller (again, if an earlier run of this agent queued it and
     // was killed before the controller had it).
-    std::ifstream queued(dir + "/report.json");
-    std::string report((std::istreambuf_iterator<char>(queued)), std::istreambuf_iterator<char>());
+    std::string report = ReadFileOrEmpty(dir + "/report.json");
     std::optional<ShepherdExit> end = ReadShepherdExit(dir);
     if (report.empty() && run.batch && end) report = wire::Encode(ExitReportOf(run, *end));
     LogInfo(LogSubject::Job(job->id), what + (!report.empty() ? ": ended while the agent was away, reported now"

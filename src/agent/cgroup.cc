@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "agent/cgroup_internal.h"
+#include "base/read_file.h"
 
 namespace muster {
 namespace cgroup_internal {
@@ -40,29 +41,7 @@ Status WriteFile(const std::string& path, const std::string& content) {
   return Status::Ok();
 }
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return Status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kInternal,
-                  "cannot read '" + path + "': " + std::strerror(err));
-  }
-  std::string out;
-  char buf[4096];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return Internal("cannot read '" + path + "': " + std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return out;
-}
+StatusOr<std::string> ReadFile(const std::string& path) { return ReadWholeFile(path); }
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 

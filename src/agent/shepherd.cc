@@ -20,6 +20,7 @@
 
 #include "proc/stray_processes.h"
 #include "base/log.h"
+#include "base/read_file.h"
 #include "api/wire/codec.h"
 #include "net/step_io.h"
 
@@ -44,10 +45,7 @@ int64_t NowMs() {
       .count();
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string ReadText(const std::string& path) { return ReadFileOrEmpty(path); }
 
 // Writes `text` to `path` so that readers see all of it or nothing (a temporary file renamed).
 Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {

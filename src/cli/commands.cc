@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/read_file.h"
 #include "base/clock.h"
 #include "cli/command_args.h"
 #include "cli/command_help.h"
@@ -81,9 +82,9 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   char cwd[4096] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
   auto reader = [](const std::string& path) -> StatusOr<std::string> {
-    std::ifstream in(path.empty() ? "/dev/stdin" : path, std::ios::binary);
-    if (!in) return NotFound("Unable to open file " + path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    StatusOr<std::string> text = ReadWholeFile(path.empty() ? "/dev/stdin" : path);
+    if (!text.ok()) return NotFound("Unable to open file " + path);
+    return text;
   };
   // SBATCH_* variables first: the command line overrides them, they override #SBATCH directives.
   std::vector<std::string> all_args = SbatchEnvironmentArgs([](const char* name) { return std::getenv(name); });

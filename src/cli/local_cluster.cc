@@ -1,4 +1,5 @@
 #include "cli/local_cluster.h"
+#include "base/read_file.h"
 #include "net/json_body.h"
 
 #include <arpa/inet.h>
@@ -78,9 +79,7 @@ void RemoveScriptDir(const std::string& dir) {
 bool Alive(pid_t pid, const std::string& name) {
   if (pid <= 0 || kill(pid, 0) != 0) return false;
   // Guard against a recycled pid: the process must still be ours.
-  std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string s((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-  return s.find(name) != std::string::npos;
+  return ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/cmdline").find(name) != std::string::npos;
 }
 
 pid_t ReadPid(const std::string& path) {

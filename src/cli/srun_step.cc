@@ -1,6 +1,7 @@
 // srun's step session: one StepSession per run. Signals reach the event loop through a self-pipe
 // (the handler only writes the signal number); everything else happens on the one thread.
 #include "cli/srun_step.h"
+#include "base/read_file.h"
 #include "net/json_body.h"
 
 #include <fcntl.h>
@@ -688,13 +689,13 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
   };
   if (opt_.multi_prog) {
     const std::string& path = opt_.command.front();
-    std::ifstream in(path);
-    if (!in) {
-      Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + std::strerror(errno) + "\n");
+    StatusOr<std::string> text = ReadWholeFile(path);
+    if (!text.ok()) {
+      const std::string why = text.status().message();
+      Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + why.substr(why.rfind(": ") + 2) + "\n");
       return step_failed();
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(text, path, static_cast<int>(tasks_.size()));
+    StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(*text, path, static_cast<int>(tasks_.size()));
     if (!argv.ok()) {
       Emit(err_, argv.status().message());
       return step_failed();

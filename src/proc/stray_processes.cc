@@ -10,6 +10,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "base/read_file.h"
+
 namespace muster {
 
 namespace {
@@ -27,11 +29,7 @@ void ForEachProcess(const std::function<void(int pidfd, const std::string& env)>
     if (pid == self) continue;
     const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     if (fd < 0) continue;
-    std::ifstream in(e.path() / "environ", std::ios::binary);
-    if (in) {
-      std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      fn(fd, env);
-    }
+    if (StatusOr<std::string> env = ReadWholeFile((e.path() / "environ").string()); env.ok()) fn(fd, *env);
     close(fd);
   }
 }
