@@ -133,7 +133,14 @@ TEST_F(NetnsCluster, ANodeCutMidJobIsRequeuedOnceAndItsOldRunEnds) {
   CutLink(host);
   ASSERT_TRUE(WaitFor([&] { return NodeState(first).rfind("down", 0) == 0; }, 20s)) << Run("sinfo -N").out;
   const double down_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
-  EXPECT_GE(down_s, heartbeat_timeout_s_ - 1.0) << "DOWN before the heartbeat timeout";
+  // For the heartbeat timeout's silence: the controller says so. (Counted from the last heartbeat,
+  // up to one interval before the cut, in whole seconds: DOWN came 2.8 s to 4.x s after the cut.)
+  std::cout << "cut -> DOWN: " << down_s << " s\n";
+  EXPECT_NE(LogOf("musterctld1").find("NodeName=" + first + ": not responding for " +
+                                      std::to_string(heartbeat_timeout_s_) + " s: set DOWN"),
+            std::string::npos)
+      << LogOf("musterctld1");
+  EXPECT_LE(down_s, heartbeat_timeout_s_ + 3.0) << "DOWN long after the heartbeat timeout";
   ASSERT_TRUE(WaitFor([&] { return Count("start 1 ") == 1; }, 20s)) << BeatsText();
   EXPECT_EQ(Squeue(id, "%N"), other);
   EXPECT_EQ(JobField(id, "Restarts"), "1");
