@@ -134,7 +134,7 @@ TEST_F(NetnsCluster, ANodeCutMidJobIsRequeuedOnceAndItsOldRunEnds) {
   ASSERT_TRUE(WaitFor([&] { return NodeState(first).rfind("down", 0) == 0; }, 20s)) << Run("sinfo -N").out;
   const double down_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
   // For the heartbeat timeout's silence: the controller says so. (Counted from the last heartbeat,
-  // up to one interval before the cut, in whole seconds: DOWN came 2.8 s to 4.x s after the cut.)
+  // up to one interval before the cut, in whole seconds: here DOWN came 2.8 s to 3.6 s after it.)
   std::cout << "cut -> DOWN: " << down_s << " s\n";
   EXPECT_NE(LogOf("musterctld1").find("NodeName=" + first + ": not responding for " +
                                       std::to_string(heartbeat_timeout_s_) + " s: set DOWN"),
