@@ -216,6 +216,8 @@ Status Controller::Recover() {
   steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
+    // Requeued and waiting: its earlier run's steps ended with that run (RequeueLocked, in memory).
+    if (j.state == JobState::kPending) steps_.EndJob(id, now);
   }
   RefreshNodeStatesLocked(records);
   policy_.RefreshPriorities(active_, now);

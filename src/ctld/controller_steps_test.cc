@@ -353,10 +353,15 @@ TEST_F(ControllerTest, ARequeuedRunsStepsEndWithIt) {
   }
   ASSERT_EQ(Job(id).state, JobState::kPending);
   EXPECT_EQ(Job(id).restart_count, 1);
-  const std::vector<StepRecord> steps = ctld_->ListSteps();
+  std::vector<StepRecord> steps = ctld_->ListSteps();
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].state, JobState::kCancelled);
   EXPECT_GT(steps[0].end_time, steps[0].start_time);
+  // Also for a controller that starts (or takes over) while the job waits.
+  Open();
+  steps = ctld_->ListSteps();
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].state, JobState::kCancelled);
 }
 
 }  // namespace
