@@ -7,6 +7,7 @@ PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev lld python3 pkg-config
       libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
       libyaml-cpp-dev libspdlog-dev libfmt-dev libsqlite3-dev libssl-dev libboost1.81-dev hyperfine
       libpq-dev postgresql-15
+      iproute2 curl  # the network-namespace tests (tests/netns_test.cc): ip netns, veth, bridge; curl pings
       chromium)  # chromium: the dashboard's test loads /ui headless (tests/dashboard_test.cc)
 missing=()
 for p in "${PKGS[@]}"; do

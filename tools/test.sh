@@ -41,6 +41,8 @@ if ! MUSTER_TEST_PG_URL=$(bash tools/pg-test-server.sh start "$pg_dir"); then
   exit 1
 fi
 export MUSTER_TEST_PG_URL MUSTER_REQUIRE_PG=1
+# CI runs as root: the network-namespace tests (tests/netns_test.cc) must run, not skip.
+export MUSTER_REQUIRE_NETNS=1
 phase "PostgreSQL test server started"
 # The asan build runs beside the integration tests, at a low priority: the tests mostly wait on
 # their daemons, and the build takes the CPU they leave (nice 15 weighs 36 against their 1024).

@@ -3,7 +3,7 @@
 // socket and, with agent.listen, on TCP (tokens required); with agent.listen and
 // controller.listen both set it also talks to the controller over TCP, with a token of its own;
 // with controller.hosts, over TCP to those controllers, following the one that leads.
-//   musterd --node NAME [--conf PATH] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
+//   musterd --node NAME [--conf PATH] [--listen HOST:PORT] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
 #include <algorithm>
 #include <signal.h>
 #include <unistd.h>
@@ -100,8 +100,9 @@ int Main(int argc, char** argv) {
   }
   opt.health_check_interval_s = conf->health_check_interval_s;
   opt.ctld_addresses = {"unix:" + conf->ctld_socket};
+  if (!args.listen.empty()) conf->agent_listen = args.listen;  // --listen: this agent's own address
   if (!conf->agent_listen.empty()) {
-    StatusOr<HostPort> listen = ParseHostPort(conf->agent_listen, "agent.listen");
+    StatusOr<HostPort> listen = ParseHostPort(conf->agent_listen, args.listen.empty() ? "agent.listen" : "--listen");
     if (!listen.ok()) return Fail(listen.status().message());
     opt.listen_host = listen->host;
     opt.listen_port = listen->port;

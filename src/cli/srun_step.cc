@@ -4,7 +4,9 @@
 #include "base/read_file.h"
 #include "net/json_body.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -33,6 +35,7 @@
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
+#include "config/muster_config.h"
 #include "api/wire/agent.h"
 #include "model/hostlist.h"
 #include "model/job_array.h"
@@ -105,6 +108,37 @@ constexpr auto kConnectGrace = std::chrono::seconds(15);
 bool IsUnix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
 
 // An agent address on this host: a Unix socket, or TCP on a loopback address (a local cluster).
+// This host's address on the route to `agent` ("host:port"), as the agent would see it: srun's
+// host name may name another address (or none) on the agent's network. "" when it cannot tell.
+std::string LocalAddressToward(const std::string& agent) {
+  StatusOr<HostPort> hp = ParseHostPort(agent, "agent address");
+  if (!hp.ok()) return "";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(hp->host.c_str(), std::to_string(hp->port).c_str(), &hints, &found) != 0) return "";
+  std::string out;
+  for (addrinfo* a = found; a != nullptr && out.empty(); a = a->ai_next) {
+    // A UDP socket's connect sends nothing: the kernel only picks the route and source address.
+    const int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    char text[INET6_ADDRSTRLEN] = {0};
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 && getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+      const void* addr = local.ss_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                                                     : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+      if (inet_ntop(local.ss_family, addr, text, sizeof text) != nullptr) {
+        out = local.ss_family == AF_INET6 ? "[" + std::string(text) + "]" : std::string(text);
+      }
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
 bool IsLocal(const std::string& address) {
   if (IsUnix(address)) return true;
   const std::string host = address.substr(0, address.rfind(':'));
@@ -241,9 +275,17 @@ Status StepSession::Listen(bool tcp) {
     const bool local = std::all_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return IsLocal(n.agent); });
     int port = 0;
     ASSIGN_OR_RETURN(listener_, ListenTcp(local ? "127.0.0.1" : "0.0.0.0", 0, &port));
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    io_address_ = (local ? std::string("127.0.0.1") : std::string(host)) + ":" + std::to_string(port);
+    // The agents connect back here: at the address this host has toward them (else its name).
+    std::string host;
+    for (const NodeTasks& n : nodes_) {
+      if (host.empty() && !IsLocal(n.agent)) host = LocalAddressToward(n.agent);
+    }
+    if (host.empty()) {
+      char name[256] = {0};
+      gethostname(name, sizeof name - 1);
+      host = name;
+    }
+    io_address_ = (local ? std::string("127.0.0.1") : host) + ":" + std::to_string(port);
     return Status::Ok();
   }
   // A private directory (0700): nobody else may reach the socket; the agents run as root or as

@@ -45,6 +45,14 @@ const std::vector<Option>& Options() {
          a.listen = v;
          return Status::Ok();
        }},
+      {"--listen", 'a', true,
+       "HOST:PORT: listen on TCP there instead of at agent.listen, and tell the controller that host (one agent of several on a host, or in a network namespace)",
+       [](DaemonArgs& a, const std::string& v) {
+         StatusOr<HostPort> hp = ParseHostPort(v, "--listen");
+         if (!hp.ok()) return hp.status();
+         a.listen = v;
+         return Status::Ok();
+       }},
       {"--socket", 'c', true, "PATH: its Unix socket instead of controller.socket",
        [](DaemonArgs& a, const std::string& v) { a.socket = v; return Status::Ok(); }},
       {"--help", 0, false, "print this and exit",

@@ -1,7 +1,7 @@
 // The daemons' command lines, read by one table (musterctld and musterd share every option but
 // the agent's own):
 //   musterctld [--conf PATH] [--listen HOST:PORT] [--socket PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
-//   musterd --node NAME [--conf PATH] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
+//   musterd --node NAME [--conf PATH] [--listen HOST:PORT] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
 // Each option with a value takes it as the next argument or after '='.
 #pragma once
 
@@ -20,7 +20,8 @@ struct DaemonArgs {
   std::string conf_path;  // defaults to DefaultConfigPath()
   std::string node;       // musterd: the node it serves (default: the host name)
   bool end_jobs_on_stop = false;
-  std::string listen;     // musterctld: its TCP address, instead of controller.listen ("" = that)
+  std::string listen;     // its TCP address, instead of controller.listen (musterctld) or agent.listen
+                          // (musterd) ("" = that)
   std::string socket;     // musterctld: its Unix socket, instead of controller.socket ("" = that)
   bool help = false;
   LogOptions log;         // process set to the daemon's name; node left to the caller

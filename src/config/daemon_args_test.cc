@@ -35,6 +35,29 @@ TEST(DaemonArgsTest, BadArgumentsAreNamed) {
             "invalid log level 'loud' (debug, info, warning or error)");
 }
 
+TEST(DaemonArgsTest, ListenIsEachDaemonsOwnAddress) {
+  // musterd --listen: this agent's TCP address instead of agent.listen (and the host it advertises).
+  StatusOr<DaemonArgs> a = ParseDaemonArgs(Daemon::kAgent, {"--node", "n1", "--listen", "10.0.0.2:6818"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->listen, "10.0.0.2:6818");
+  EXPECT_EQ(a->socket, "");
+  StatusOr<DaemonArgs> c = ParseDaemonArgs(Daemon::kController, {"--listen=10.0.0.1:6817"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->listen, "10.0.0.1:6817");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {}).value().listen, "");  // agent.listen holds
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--listen", "10.0.0.2"}).status().message(),
+            "--listen must be host:port, got '10.0.0.2' (no port)");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--listen"}).status().message(), "--listen needs a value");
+  // --socket stays the controller's.
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--socket", "/x.sock"}).status().message(),
+            "unknown argument '--socket' (see --help)");
+  EXPECT_NE(DaemonUsage(Daemon::kAgent).find("  --listen HOST:PORT    listen on TCP there instead of at agent.listen"),
+            std::string::npos)
+      << DaemonUsage(Daemon::kAgent);
+  EXPECT_NE(DaemonUsage(Daemon::kController).find("instead of at controller.listen"), std::string::npos);
+  EXPECT_EQ(DaemonUsage(Daemon::kController).find("agent.listen"), std::string::npos);
+}
+
 TEST(DaemonArgsTest, TheUsageListsEachDaemonsOptions) {
   const std::string ctld = DaemonUsage(Daemon::kController);
   EXPECT_EQ(ctld.rfind("usage: musterctld [options]\n", 0), 0u) << ctld;

@@ -216,6 +216,8 @@ Status Controller::Recover() {
   steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
+    // Requeued and waiting: its earlier run's steps ended with that run (RequeueLocked, in memory).
+    if (j.state == JobState::kPending) steps_.EndJob(id, now);
   }
   RefreshNodeStatesLocked(records);
   policy_.RefreshPriorities(active_, now);
@@ -543,6 +545,9 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   job.eligible_time = clock_->NowSeconds();
   job.ending.clear();
   job.kill_at = 0;
+  // The run's steps end with it (CANCELLED): they held its nodes, and the next run's srun would
+  // wait for them ("Requested nodes are busy") where their agent never reports (a node cut off).
+  steps_.EndJob(job.id, clock_->NowSeconds());
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);

@@ -333,5 +333,36 @@ TEST_F(ControllerTest, StepsOfARunningJobGetIdsLayoutAndEnd) {
   }
 }
 
+// A run requeued because its node fell silent ends its steps (CANCELLED): they held its nodes, and
+// their agent on the lost node never reports them, so the next run's srun would wait on them.
+TEST_F(ControllerTest, ARequeuedRunsStepsEndWithIt) {
+  RegisterAll();
+  const int64_t id = Submit({"-N", "2", "--gres=gpu:4"});
+  ctld_->ScheduleOnce();
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  StepRequest req;
+  ASSERT_TRUE(ctld_->CreateStep(id, req, kAlice).ok());
+  ASSERT_EQ(ctld_->ListSteps().at(0).state, JobState::kRunning);
+  // n1 falls silent, n2 beats on with the run: the job is requeued once n1's lease is over.
+  for (int s = 0; s < 300 && Job(id).state != JobState::kPending; ++s) {
+    clock_.AdvanceSeconds(1);
+    NodeReport n2;
+    if (Job(id).state == JobState::kRunning) n2.running.push_back(JobRun{id, Job(id).restart_count});
+    ASSERT_TRUE(ctld_->Heartbeat("n2", n2, kAdmin).ok());
+    ctld_->Tick();
+  }
+  ASSERT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 1);
+  std::vector<StepRecord> steps = ctld_->ListSteps();
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].state, JobState::kCancelled);
+  EXPECT_GT(steps[0].end_time, steps[0].start_time);
+  // Also for a controller that starts (or takes over) while the job waits.
+  Open();
+  steps = ctld_->ListSteps();
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].state, JobState::kCancelled);
+}
+
 }  // namespace
 }  // namespace muster

@@ -1,0 +1,227 @@
+// Multi-host behaviour over real network links that the tests cut (issue 35, point 4): a cluster of
+// network namespaces (tests/netns_test_util.h), each agent a "machine" of its own, TCP with tokens
+// between them. Needs root and iproute2 (skipped otherwise; required by tools/test.sh).
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "netns_test_util.h"
+
+namespace muster_test {
+namespace {
+
+// One line of beats.log: "start|beat RUN NODE NANOS".
+struct Beat {
+  std::string word;
+  int run = -1;
+  std::string node;
+  int64_t when = 0;
+};
+
+std::vector<Beat> Beats(const std::string& text) {
+  std::vector<Beat> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    Beat b;
+    if (f >> b.word >> b.run >> b.node >> b.when) out.push_back(b);
+  }
+  return out;
+}
+
+// A job's script (or srun task) that says when it starts and beats every 0.1 s into beats.log in
+// the shared work dir, with its run (restart count), its node and the time.
+const std::string kBeater =
+    "echo start ${SLURM_RESTART_COUNT:-0} $SLURMD_NODENAME $(date +%s%N) >> beats.log; "
+    "while true; do echo beat ${SLURM_RESTART_COUNT:-0} $SLURMD_NODENAME $(date +%s%N) >> beats.log; sleep 0.1; done";
+
+class NetnsCluster : public NetnsClusterTest {
+ protected:
+  std::string BeatsText() { return ReadFile((work_ / "beats.log").string()); }
+  static size_t Occurrences(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+  size_t Count(const std::string& what) { return Occurrences(BeatsText(), what); }
+  // The pids in host's namespace other than its agent's: what of the jobs still runs there.
+  std::vector<pid_t> JobPidsIn(const std::string& host, const std::string& agent) {
+    std::vector<pid_t> out;
+    std::istringstream in(Sh("ip netns pids " + Ns(host)).out);
+    for (pid_t p; in >> p;) {
+      if (p != PidOf(agent)) out.push_back(p);
+    }
+    return out;
+  }
+  // Requeued once: Restarts=1 (scontrol), one "requeued" in the leader's log, one record in sacct
+  // (which has no restart count of its own; Muster keeps one record per job), running.
+  void ExpectRequeuedOnce(int64_t id) {
+    EXPECT_EQ(JobField(id, "Restarts"), "1");
+    std::string log;
+    for (int i = 1; i <= controllers_; ++i) log += LogOf("musterctld" + std::to_string(i));
+    const std::string requeued = "JobId=" + std::to_string(id) + ": requeued";
+    EXPECT_EQ(Occurrences(log, "JobId=" + std::to_string(id) + ": requeued"), 1u) << log;
+    EXPECT_EQ(Trim(Run("sacct -n -X -j " + std::to_string(id) + " -P -o JobID,State").out),
+              std::to_string(id) + "|RUNNING");
+  }
+  // Run 0's last line came before run 1's first, and no line of run 0 follows run 1's start.
+  void ExpectRunsNeverOverlap() {
+    const std::vector<Beat> beats = Beats(BeatsText());
+    int64_t last0 = 0, first1 = 0;
+    for (const Beat& b : beats) {
+      if (b.run == 0) last0 = std::max(last0, b.when);
+      if (b.run == 1 && (first1 == 0 || b.when < first1)) first1 = b.when;
+    }
+    ASSERT_GT(first1, 0) << BeatsText();
+    EXPECT_LT(last0, first1) << BeatsText();
+  }
+};
+
+class NetnsTwoControllers : public NetnsCluster {
+ protected:
+  void SetUp() override {
+    controllers_ = 2;
+    NetnsCluster::SetUp();
+  }
+};
+
+class NetnsThreeNodes : public NetnsCluster {
+ protected:
+  void SetUp() override {
+    nodes_ = 3;
+    NetnsCluster::SetUp();
+  }
+};
+
+// Two controllers in namespaces of their own, sharing PostgreSQL over its Unix socket: one leads,
+// the other stands by, and a job submitted from the login host runs on an agent over TCP.
+TEST_F(NetnsTwoControllers, OneLeadsAndAJobRunsOnAnAgent) {
+  const int leader = Leader();
+  ASSERT_NE(leader, 0);
+  EXPECT_EQ(Role(3 - leader), "standby");
+  const Result ping = Run("scontrol ping");
+  EXPECT_EQ(ping.rc, 0) << ping.out;
+  EXPECT_NE(ping.out.find("Slurmctld(primary) at " + Ip("c1") + " is UP"), std::string::npos) << ping.out;
+  EXPECT_NE(ping.out.find("Slurmctld(backup) at " + Ip("c2") + " is UP"), std::string::npos) << ping.out;
+  const int64_t id = Submit("-N 1 --wrap 'echo ran on $SLURMD_NODENAME > smoke.out'");
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(WaitFor([&] { return State(id) == "COMPLETED"; }, 20s)) << State(id);
+  const std::string node = Trim(ReadFile((work_ / "smoke.out").string()));
+  EXPECT_TRUE(node == "ran on node1" || node == "ran on node2") << node;
+  EXPECT_EQ(Squeue(id, "%N"), node.substr(7));
+  // The agents registered with their own addresses, over TCP.
+  for (int i = 1; i <= nodes_; ++i) {
+    EXPECT_NE(LogOf("musterd" + std::to_string(i)).find(" and " + Ip("n" + std::to_string(i)) + ":6818"),
+              std::string::npos)
+        << LogOf("musterd" + std::to_string(i));
+  }
+}
+
+// A node's link cut mid-job: DOWN after the heartbeat timeout, the job requeued exactly once and
+// run again on the other node, never two runs at once; the link restored, the node comes back idle
+// and nothing of the old run is left on it.
+TEST_F(NetnsCluster, ANodeCutMidJobIsRequeuedOnceAndItsOldRunEnds) {
+  const int64_t id = Submit("--gres=gpu:4 --wrap '" + kBeater + "'");
+  ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 1; }, 20s)) << BeatsText();
+  const std::string first = Squeue(id, "%N");
+  ASSERT_TRUE(first == "node1" || first == "node2") << first;
+  const std::string host = "n" + first.substr(4), agent = "musterd" + first.substr(4);
+  const std::string other = first == "node1" ? "node2" : "node1";
+  ASSERT_FALSE(JobPidsIn(host, agent).empty()) << "the job runs in " << host << "'s namespace";
+
+  const auto cut = std::chrono::steady_clock::now();
+  CutLink(host);
+  ASSERT_TRUE(WaitFor([&] { return NodeState(first).rfind("down", 0) == 0; }, 20s)) << Run("sinfo -N").out;
+  const double down_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  // For the heartbeat timeout's silence: the controller says so. (Counted from the last heartbeat,
+  // up to one interval before the cut, in whole seconds: here DOWN came 2.8 s to 3.6 s after it.)
+  std::cout << "cut -> DOWN: " << down_s << " s\n";
+  EXPECT_NE(LogOf("musterctld1").find("NodeName=" + first + ": not responding for " +
+                                      std::to_string(heartbeat_timeout_s_) + " s: set DOWN"),
+            std::string::npos)
+      << LogOf("musterctld1");
+  EXPECT_LE(down_s, heartbeat_timeout_s_ + 3.0) << "DOWN long after the heartbeat timeout";
+  ASSERT_TRUE(WaitFor([&] { return Count("start 1 ") == 1; }, 20s)) << BeatsText();
+  EXPECT_EQ(Squeue(id, "%N"), other);
+  EXPECT_EQ(JobField(id, "Restarts"), "1");
+  ExpectRequeuedOnce(id);
+  // Run 0 ended on the cut node by itself, with nobody to tell it: its lease ran out.
+  ASSERT_TRUE(WaitFor([&] { return JobPidsIn(host, agent).empty(); }, 15s));
+  ExpectRunsNeverOverlap();
+
+  RestoreLink(host);
+  ASSERT_TRUE(WaitFor([&] { return NodeState(first) == "idle"; }, 20s)) << Run("sinfo -N").out;
+  EXPECT_TRUE(JobPidsIn(host, agent).empty());
+  const std::string log = LogOf(agent);
+  EXPECT_NE(log.find("JobId=" + std::to_string(id) + ": run 0 ended, exit"), std::string::npos) << log;
+  EXPECT_NE(log.find("(its lease ran out)"), std::string::npos) << log;
+  // So the run was over before the agent heard from the controller again: nothing was left for
+  // the controller to name as a stray run in its heartbeat answer.
+  EXPECT_EQ(log.find("the controller does not run it here"), std::string::npos) << log;
+  // Run 1 beats on, alone, and the job was requeued once only.
+  const size_t beats1 = Count("beat 1 ");
+  ASSERT_TRUE(WaitFor([&] { return Count("beat 1 ") >= beats1 + 3; }, 10s));
+  EXPECT_EQ(Count("start 0 "), 1u);
+  EXPECT_EQ(Count("start 1 "), 1u);
+  EXPECT_EQ(Count("start 2 "), 0u);
+  ExpectRequeuedOnce(id);
+  ExpectRunsNeverOverlap();
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
+}
+
+// A gang cut in half: a 2-node job, one of its nodes cut off; the whole job is requeued once (the
+// other node's part killed too) and runs again on the two nodes that remain; the link restored,
+// nothing of run 0 is left anywhere.
+TEST_F(NetnsThreeNodes, AGangCutInHalfIsRequeuedWhole) {
+  // (srun's command in double quotes: its $ escaped, for the tasks' shells to expand)
+  std::string task;
+  for (char c : kBeater) task += c == '$' ? std::string("\\$") : std::string(1, c);
+  const int64_t id = Submit("-N 2 --ntasks-per-node=1 --gres=gpu:4 --wrap 'srun sh -c \"" + task + "\"'");
+  ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 2; }, 20s)) << BeatsText();
+  std::set<std::string> run0;
+  for (const Beat& b : Beats(BeatsText())) run0.insert(b.node);
+  ASSERT_EQ(run0.size(), 2u) << BeatsText();
+  const std::string cut_node = *run0.begin(), kept_node = *run0.rbegin();
+  const std::string cut_host = "n" + cut_node.substr(4), kept_host = "n" + kept_node.substr(4);
+  ASSERT_FALSE(JobPidsIn(kept_host, "musterd" + kept_node.substr(4)).empty());
+
+  CutLink(cut_host);
+  ASSERT_TRUE(WaitFor([&] { return Count("start 1 ") == 2; }, 45s)) << BeatsText();
+  EXPECT_EQ(NodeState(cut_node).rfind("down", 0), 0u) << Run("sinfo -N").out;
+  std::set<std::string> run1;
+  for (const Beat& b : Beats(BeatsText())) {
+    if (b.run == 1) run1.insert(b.node);
+  }
+  EXPECT_EQ(run1.count(cut_node), 0u) << BeatsText();
+  EXPECT_EQ(run1.size(), 2u) << BeatsText();
+  EXPECT_EQ(JobField(id, "Restarts"), "1");
+  // Both halves of run 0 are gone: the cut one by its lease (srun with it), and with srun gone the
+  // other node's agent ended its part of the step (agent/step_runner.cc), before the requeue.
+  ASSERT_TRUE(WaitFor([&] { return JobPidsIn(cut_host, "musterd" + cut_node.substr(4)).empty(); }, 15s));
+  const std::string cut_log = LogOf("musterd" + cut_node.substr(4));
+  EXPECT_NE(cut_log.find("JobId=" + std::to_string(id) + ": run 0 ended, exit"), std::string::npos) << cut_log;
+  EXPECT_NE(cut_log.find("(its lease ran out)"), std::string::npos) << cut_log;
+  int64_t last0[2] = {0, 0};
+  for (const Beat& b : Beats(BeatsText())) {
+    if (b.run == 0) last0[b.node == cut_node ? 0 : 1] = std::max(last0[b.node == cut_node ? 0 : 1], b.when);
+  }
+  EXPECT_LT(last0[1], last0[0] + 2'000'000'000) << "the kept half outlived the cut one by 2 s or more\n" << BeatsText();
+  ExpectRunsNeverOverlap();
+
+  RestoreLink(cut_host);
+  ASSERT_TRUE(WaitFor([&] { return NodeState(cut_node) == "idle"; }, 20s)) << Run("sinfo -N").out;
+  EXPECT_TRUE(JobPidsIn(cut_host, "musterd" + cut_node.substr(4)).empty());
+  const size_t beats1 = Count("beat 1 ");
+  ASSERT_TRUE(WaitFor([&] { return Count("beat 1 ") >= beats1 + 6; }, 10s));
+  EXPECT_EQ(Count("start 1 "), 2u);
+  EXPECT_EQ(Count("start 2 "), 0u);
+  EXPECT_EQ(JobField(id, "Restarts"), "1");
+  ExpectRequeuedOnce(id);
+  ExpectRunsNeverOverlap();
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
+}
+
+}  // namespace
+}  // namespace muster_test
