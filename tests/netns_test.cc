@@ -85,6 +85,17 @@ class NetnsTwoControllers : public NetnsCluster {
   }
 };
 
+// Two controllers with a heartbeat timeout well above a takeover's time: a leader cut off from the
+// agents hands over before any node is given up.
+class NetnsLeaderCut : public NetnsCluster {
+ protected:
+  void SetUp() override {
+    controllers_ = 2;
+    heartbeat_timeout_s_ = 20;
+    NetnsCluster::SetUp();
+  }
+};
+
 class NetnsThreeNodes : public NetnsCluster {
  protected:
   void SetUp() override {
@@ -219,6 +230,68 @@ TEST_F(NetnsThreeNodes, AGangCutInHalfIsRequeuedWhole) {
   EXPECT_EQ(JobField(id, "Restarts"), "1");
   ExpectRequeuedOnce(id);
   ExpectRunsNeverOverlap();
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
+}
+
+// The leader cut off from the agents (and the other controller, and the login host) but not from
+// the database (reached over its Unix socket): the agents, timing out on it, tell the standby so;
+// the standby reports it through the store; the leader, hearing no agent, hands the lease over and
+// starts again as a standby (fenced: its token is refused from then on). The job runs on, never
+// requeued; the cluster goes on under the new leader within 10 s of the cut.
+TEST_F(NetnsLeaderCut, ALeaderCutOffFromTheAgentsHandsOverAndTheJobsRunOn) {
+  const int leader = Leader();
+  ASSERT_NE(leader, 0);
+  const int standby = 3 - leader;
+  const std::string old_host = "c" + std::to_string(leader);
+  const std::string old_log = "musterctld" + std::to_string(leader), new_log = "musterctld" + std::to_string(standby);
+  const pid_t old_pid = PidOf(old_log);
+  const int64_t id = Submit("--gres=gpu:4 --wrap '" + kBeater + "'");
+  ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 1; }, 20s)) << BeatsText();
+
+  const auto cut = std::chrono::steady_clock::now();
+  CutLink(old_host);
+  ASSERT_TRUE(WaitFor([&] { return Role(standby) == "leader"; }, 20s)) << LogOf(new_log) << LogOf(old_log);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  std::cout << "leader cut off from the agents -> the standby leads: " << took_s << " s\n";
+  EXPECT_LT(took_s, 10.0);
+  const std::string old_addr = Ip(old_host) + ":6817", new_addr = Ip("c" + std::to_string(standby)) + ":6817";
+  // Why, as each said it.
+  EXPECT_TRUE(WaitFor([&] { return LogOf(old_log).find("starting again as a standby") != std::string::npos; }, 10s))
+      << LogOf(old_log);
+  const std::string said = LogOf(old_log);
+  EXPECT_NE(said.find("handing the lease to " + new_addr + ": 2 agent(s) reach it and say they cannot reach this "
+                      "controller, which heard 0"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("no longer leading: handed the lease to " + new_addr), std::string::npos) << said;
+  EXPECT_EQ(PidOf(old_log), old_pid);
+  EXPECT_FALSE(Dead(old_pid)) << "started again in the same process";
+  EXPECT_EQ(said.find("not responding"), std::string::npos) << "the cut-off leader gave up no node\n" << said;
+  const std::string took = LogOf(new_log);
+  EXPECT_NE(took.find("agent(s) reached this standby"), std::string::npos) << took;
+  EXPECT_NE(took.find("took over from " + old_addr), std::string::npos) << took;
+
+  // The job runs on where it ran, never requeued; the nodes stay up; a new job runs.
+  const size_t beats = Count("beat 0 ");
+  ASSERT_TRUE(WaitFor([&] { return Count("beat 0 ") >= beats + 5; }, 10s)) << BeatsText();
+  EXPECT_EQ(State(id), "RUNNING");
+  EXPECT_EQ(JobField(id, "Restarts"), "0");
+  EXPECT_EQ(Count("start 1 "), 0u);
+  EXPECT_EQ(Trim(Run("sinfo -h -N -o '%N %t' | grep -c -v -E ' (idle|alloc|mix)$'").out), "0")
+      << Run("sinfo -N").out;
+  const int64_t after = Submit("--wrap 'echo after > after.out'");
+  ASSERT_TRUE(WaitFor([&] { return State(after) == "COMPLETED"; }, 20s)) << State(after);
+
+  // Fenced: the store refuses the old leader's token (its lease was taken at a higher one), and
+  // the agents follow the new leader's (orders with the old token are refused: agent_follow_test).
+  const Result ping = Run("scontrol ping");
+  EXPECT_NE(ping.out.find("at " + Ip(old_host) + " is DOWN"), std::string::npos) << ping.out;
+  RestoreLink(old_host);
+  ASSERT_TRUE(WaitFor([&] { return Role(leader) == "standby"; }, 15s)) << LogOf(old_log);
+  EXPECT_EQ(Role(standby), "leader");
+  EXPECT_EQ(State(id), "RUNNING");
+  EXPECT_EQ(JobField(id, "Restarts"), "0");
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
   EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
 }
