@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,11 @@ class HttpServer {
     int max_connections_per_peer = 256;
     int reserved_connections = 64;
     std::vector<uint32_t> privileged_uids = {0};
+    // TLS on the TCP listener: both set, it speaks only TLS (1.2 or 1.3) with this PEM
+    // certificate chain and key; a client that does not (plain HTTP) is closed unanswered, its
+    // address logged once. The handshake must end within idle_timeout_ms. The Unix socket stays plain.
+    std::string tls_cert_file;
+    std::string tls_key_file;
   };
   // Binds and starts serving on background threads; returns once listening. `handler` runs on
   // those threads (concurrently, up to `threads` at a time) and must be thread-safe; it must not
@@ -127,6 +133,19 @@ class HttpClient {
   };
   static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, TokenSource tokens,
                                                        int timeout_ms = 30000);
+  // TLS on TCP: the server's certificate must chain to a CA certificate in `ca_file` (PEM) and
+  // name the host dialed (an IP SAN for an IP address, else a DNS SAN). Unix addresses stay plain.
+  struct Tls {
+    std::string ca_file;
+  };
+  static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, const std::string& token,
+                                                       int timeout_ms, const Tls& tls);
+  static StatusOr<std::unique_ptr<HttpClient>> Connect(const std::string& address, TokenSource tokens,
+                                                       int timeout_ms, const Tls& tls);
+  // The TLS the Connect calls without `tls` use for TCP addresses, for the whole process (the
+  // daemons and commands set it from muster.yaml's tls section); nullopt (the default): plain.
+  // Loads the CA file now (an error names it). Thread-safe.
+  static Status SetProcessTls(std::optional<Tls> tls);
   virtual ~HttpClient() = default;
   // Errors only for transport failures (connection refused, timeout: Unavailable with the
   // address in the message); HTTP error statuses come back as responses. A request that finds

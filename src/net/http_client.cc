@@ -7,10 +7,13 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <chrono>
+#include <mutex>
 #include <optional>
 
 #include "net/http.h"
+#include "net/tls.h"
 
 namespace muster {
 namespace {
@@ -28,16 +31,23 @@ Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, st
 // Errors that mean "the server had already closed this kept-alive connection".
 bool IsClosedByPeer(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
-         ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
+         ec == asio::error::broken_pipe || ec == asio::error::connection_aborted ||
+         ec == asio::ssl::error::stream_truncated;  // a TLS server closed without close_notify
 }
 
-template <class Protocol>
+// Over TLS when `kTls` (TCP only).
+template <class Protocol, bool kTls = false>
 class ClientImpl : public HttpClient {
+  using Plain = beast::basic_stream<Protocol>;
+  using Stream = std::conditional_t<kTls, beast::ssl_stream<Plain>, Plain>;
+
  public:
-  // For TCP `host`/`port` name the server; for Unix `host` is the socket path.
+  // For TCP `host`/`port` name the server; for Unix `host` is the socket path. `ssl`: the TLS
+  // context when `kTls`.
   ClientImpl(std::string address, std::string host, std::string port, std::string token, int timeout_ms,
-             HttpClient::TokenSource source = {})
-      : address_(std::move(address)),
+             HttpClient::TokenSource source = {}, std::shared_ptr<asio::ssl::context> ssl = nullptr)
+      : ssl_(std::move(ssl)),
+        address_(std::move(address)),
         host_(std::move(host)),
         port_(std::move(port)),
         token_(std::move(token)),
@@ -55,7 +65,11 @@ class ClientImpl : public HttpClient {
       token_ = std::move(*t);
       opened_at_ = std::chrono::steady_clock::now();
     }
-    stream_.emplace(ioc_);
+    if constexpr (kTls) {
+      stream_.emplace(ioc_, *ssl_);
+    } else {
+      stream_.emplace(ioc_);
+    }
     buffer_.clear();
     reused_ = false;
     beast::error_code ec;
@@ -67,10 +81,25 @@ class ClientImpl : public HttpClient {
         endpoints = std::move(r);
       });
       Run();
-      if (!ec) ec = RunOp([&](auto handler) { stream_->async_connect(endpoints, std::move(handler)); });
-      if (!ec) stream_->socket().set_option(tcp::no_delay(true), ec);
+      if (!ec) ec = RunOp([&](auto handler) { Lowest().async_connect(endpoints, std::move(handler)); });
+      if (!ec) Lowest().socket().set_option(tcp::no_delay(true), ec);
     } else {
-      ec = RunOp([&](auto handler) { stream_->async_connect(unix_stream::endpoint(host_), std::move(handler)); });
+      ec = RunOp([&](auto handler) { Lowest().async_connect(unix_stream::endpoint(host_), std::move(handler)); });
+    }
+    if constexpr (kTls) {
+      if (!ec) {
+        Status named = ExpectTlsPeerName(stream_->native_handle(), host_);
+        if (!named.ok()) {
+          stream_.reset();
+          return named;
+        }
+        ec = RunOp([&](auto handler) { stream_->async_handshake(asio::ssl::stream_base::client, std::move(handler)); });
+        if (ec) {
+          std::string why = ec == beast::error::timeout ? Describe(ec) : TlsErrorText(ec, stream_->native_handle());
+          Close();
+          return Unavailable("TLS handshake with " + address_ + " failed: " + why);
+        }
+      }
     }
     if (ec) {
       stream_.reset();
@@ -151,7 +180,7 @@ class ClientImpl : public HttpClient {
   template <class Start>
   beast::error_code RunOp(Start start) {
     beast::error_code result = asio::error::would_block;
-    stream_->expires_after(timeout_);
+    Lowest().expires_after(timeout_);
     start([&result](beast::error_code ec, auto&&...) { result = ec; });
     Run();
     return result;
@@ -165,19 +194,22 @@ class ClientImpl : public HttpClient {
   void Close() {
     if (!stream_) return;
     beast::error_code ignored;
-    stream_->socket().shutdown(Protocol::socket::shutdown_both, ignored);
-    stream_->close();
+    Lowest().socket().shutdown(Protocol::socket::shutdown_both, ignored);
+    Lowest().close();
     stream_.reset();
     Run();  // let the cancelled operations (if any) finish before the next connection
   }
 
+  Plain& Lowest() { return beast::get_lowest_layer(*stream_); }
+
+  const std::shared_ptr<asio::ssl::context> ssl_;
   const std::string address_, host_, port_;
   std::string token_;                 // the current connection's
   const HttpClient::TokenSource source_;
   std::chrono::steady_clock::time_point opened_at_;
   const std::chrono::milliseconds timeout_;
   asio::io_context ioc_{1};
-  std::optional<beast::basic_stream<Protocol>> stream_;  // after ioc_: destroyed before it
+  std::optional<Stream> stream_;  // after ioc_: destroyed before it
   beast::flat_buffer buffer_;
   bool reused_ = false;  // a response already came back on this connection
 };
@@ -199,8 +231,19 @@ HttpClient::TokenSource HttpClient::TokenSource::FirstThen(std::string first,
 
 namespace {
 
+// The process's TLS (HttpClient::SetProcessTls): its context, loaded once.
+std::mutex process_tls_mu;
+std::shared_ptr<asio::ssl::context> process_tls;  // guarded by process_tls_mu
+
+std::shared_ptr<asio::ssl::context> ProcessTls() {
+  std::lock_guard<std::mutex> lock(process_tls_mu);
+  return process_tls;
+}
+
+// `ssl`: TLS for a TCP address (null: plain).
 StatusOr<std::unique_ptr<HttpClient>> ConnectWith(const std::string& address, const std::string& token, int timeout_ms,
-                                                  HttpClient::TokenSource source) {
+                                                  HttpClient::TokenSource source,
+                                                  std::shared_ptr<asio::ssl::context> ssl) {
   constexpr std::string_view kUnix = "unix:";
   if (address.starts_with(kUnix)) {
     std::string path = address.substr(kUnix.size());
@@ -218,6 +261,12 @@ StatusOr<std::unique_ptr<HttpClient>> ConnectWith(const std::string& address, co
   if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535) {
     return InvalidArgument("bad port in address '" + address + "'");
   }
+  if (ssl) {
+    auto client = std::make_unique<ClientImpl<tcp, true>>(address, host, port, token, timeout_ms, std::move(source),
+                                                          std::move(ssl));
+    RETURN_IF_ERROR(client->Open());
+    return std::unique_ptr<HttpClient>(std::move(client));
+  }
   auto client = std::make_unique<ClientImpl<tcp>>(address, host, port, token, timeout_ms, std::move(source));
   RETURN_IF_ERROR(client->Open());
   return std::unique_ptr<HttpClient>(std::move(client));
@@ -227,12 +276,34 @@ StatusOr<std::unique_ptr<HttpClient>> ConnectWith(const std::string& address, co
 
 StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, const std::string& token,
                                                           int timeout_ms) {
-  return ConnectWith(address, token, timeout_ms, {});
+  return ConnectWith(address, token, timeout_ms, {}, ProcessTls());
 }
 
 StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, TokenSource tokens,
                                                           int timeout_ms) {
-  return ConnectWith(address, "", timeout_ms, std::move(tokens));
+  return ConnectWith(address, "", timeout_ms, std::move(tokens), ProcessTls());
+}
+
+StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, const std::string& token,
+                                                          int timeout_ms, const Tls& tls) {
+  ASSIGN_OR_RETURN(std::shared_ptr<asio::ssl::context> ssl, MakeClientTlsContext(tls.ca_file));
+  return ConnectWith(address, token, timeout_ms, {}, std::move(ssl));
+}
+
+StatusOr<std::unique_ptr<HttpClient>> HttpClient::Connect(const std::string& address, TokenSource tokens,
+                                                          int timeout_ms, const Tls& tls) {
+  ASSIGN_OR_RETURN(std::shared_ptr<asio::ssl::context> ssl, MakeClientTlsContext(tls.ca_file));
+  return ConnectWith(address, "", timeout_ms, std::move(tokens), std::move(ssl));
+}
+
+Status HttpClient::SetProcessTls(std::optional<Tls> tls) {
+  std::shared_ptr<asio::ssl::context> ssl;
+  if (tls) {
+    ASSIGN_OR_RETURN(ssl, MakeClientTlsContext(tls->ca_file));
+  }
+  std::lock_guard<std::mutex> lock(process_tls_mu);
+  process_tls = std::move(ssl);
+  return Status::Ok();
 }
 
 }  // namespace muster

@@ -22,10 +22,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -35,9 +37,11 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/log.h"
 #include "net/http.h"
+#include "net/tls.h"
 #include "net/token.h"
 #include "net/url.h"
 
@@ -88,12 +92,26 @@ struct ServerCore {
   int max_connections = 0, max_per_peer = 0, reserved = 0;
   std::vector<uint32_t> privileged_uids;
   std::atomic<bool> hard_stop{false};  // the io threads are gone: no more handler calls
+  asio::ssl::context* ssl = nullptr;   // TCP connections speak TLS with it (nullptr: plain)
 
   std::mutex mu;
   std::condition_variable cv;
   bool stopping = false;                                            // guarded by mu
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
   std::unordered_map<std::string, int> per_peer;                    // guarded by mu: open connections
+  std::unordered_set<std::string> tls_failures_logged;              // guarded by mu: peers' addresses
+
+  // A failed TLS handshake is logged once per peer address (a plain-HTTP client or a scanner
+  // retrying must not flood the log), for the first kMaxLoggedTlsPeers peers.
+  void LogTlsFailure(const std::string& peer_key, const std::string& peer_name, const std::string& what) {
+    static constexpr size_t kMaxLoggedTlsPeers = 1024;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (tls_failures_logged.size() >= kMaxLoggedTlsPeers || !tls_failures_logged.insert(peer_key).second) return;
+    }
+    LogWarning("TLS handshake from " + peer_name + " failed: " + what +
+               " (no more TLS failures of this address are logged)");
+  }
 
   uint64_t BodyLimit(std::string_view method, std::string_view path) const {
     if (!body_limit) return max_body;
@@ -178,15 +196,19 @@ struct Worker {
   std::thread thread;
 };
 
-// One connection. All its methods except RequestStop run on its worker's thread.
-template <class Protocol>
+// One connection; over TLS when `Tls` (TCP only). All its methods except RequestStop run on its
+// worker's thread.
+template <class Protocol, bool Tls = false>
 class Session : public SessionBase {
+  using Plain = beast::basic_stream<Protocol>;
+  using Stream = std::conditional_t<Tls, beast::ssl_stream<Plain>, Plain>;
+
  public:
   Session(ServerCore* core, Worker* worker, typename Protocol::socket socket, std::optional<Caller> unix_caller,
           std::string peer_name, std::string peer_key)
       : core_(core),
         worker_(worker),
-        stream_(std::move(socket)),
+        stream_(MakeStream(core, std::move(socket))),
         unix_caller_(std::move(unix_caller)),
         peer_name_(std::move(peer_name)),
         peer_key_(std::move(peer_key)) {
@@ -202,7 +224,11 @@ class Session : public SessionBase {
   void Start() {
     registered_ = core_->Register(this, peer_key_, core_->Privileged(unix_caller_));
     if (!registered_) return;  // stopping, or no place for this peer: the socket closes with us
-    asio::dispatch(stream_.get_executor(), [self = Self()] { self->ReadHeader(); });
+    if constexpr (Tls) {
+      asio::dispatch(stream_.get_executor(), [self = Self()] { self->Handshake(); });
+    } else {
+      asio::dispatch(stream_.get_executor(), [self = Self()] { self->ReadHeader(); });
+    }
   }
 
   void RequestStop() override {
@@ -218,12 +244,36 @@ class Session : public SessionBase {
  private:
   std::shared_ptr<Session> Self() { return std::static_pointer_cast<Session>(shared_from_this()); }
 
+  static Stream MakeStream(ServerCore* core, typename Protocol::socket socket) {
+    if constexpr (Tls) {
+      return Stream(std::move(socket), *core->ssl);
+    } else {
+      return Stream(std::move(socket));
+    }
+  }
+  Plain& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  // The TLS handshake, within the idle timeout: a client that says nothing, or speaks plain HTTP,
+  // is closed without an answer.
+  void Handshake() {
+    if (stop_requested_) return Close();
+    Lowest().expires_after(core_->idle_timeout);
+    stream_.async_handshake(asio::ssl::stream_base::server, [self = Self()](beast::error_code ec) {
+      if (self->core_->hard_stop || self->stop_requested_) return self->Close();
+      if (ec) {
+        self->core_->LogTlsFailure(self->peer_key_, self->peer_name_, TlsErrorText(ec, nullptr));
+        return self->Close();
+      }
+      self->ReadHeader();
+    });
+  }
+
   void ReadHeader() {
     if (stop_requested_) return Close();
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(boost::none);  // the route's own limit is set once the header is in
-    stream_.expires_after(core_->idle_timeout);
+    Lowest().expires_after(core_->idle_timeout);
     http::async_read_header(stream_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
       if (ec || self->parser_->is_done()) return self->OnRead(ec);
       const auto& req = self->parser_->get();
@@ -249,14 +299,14 @@ class Session : public SessionBase {
       if (!beast::iequals(req[http::field::expect], "100-continue")) return self->ReadBody();
       // curl and friends wait for this before sending a large body.
       static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-      self->stream_.expires_after(kWriteTimeout);
+      self->Lowest().expires_after(kWriteTimeout);
       asio::async_write(self->stream_, asio::buffer(kContinue, sizeof(kContinue) - 1),
                         [self](beast::error_code ec, size_t) { ec ? self->Close() : self->ReadBody(); });
     });
   }
 
   void ReadBody() {
-    stream_.expires_after(core_->idle_timeout);
+    Lowest().expires_after(core_->idle_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = Self()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
@@ -312,7 +362,7 @@ class Session : public SessionBase {
     res_->body() = std::move(response.body);
     res_->prepare_payload();
     writing_ = true;
-    stream_.expires_after(kWriteTimeout);
+    Lowest().expires_after(kWriteTimeout);
     http::async_write(stream_, *res_, [self = Self(), linger](beast::error_code ec, size_t) {
       self->writing_ = false;
       bool keep = self->res_->keep_alive();
@@ -329,8 +379,8 @@ class Session : public SessionBase {
   // drop what comes for a moment first.
   void Linger() {
     beast::error_code ignored;
-    stream_.socket().shutdown(Protocol::socket::shutdown_send, ignored);
-    stream_.expires_after(kLingerTimeout);
+    Lowest().socket().shutdown(Protocol::socket::shutdown_send, ignored);
+    Lowest().expires_after(kLingerTimeout);
     drain_.resize(64 * 1024);
     DrainSome();
   }
@@ -344,13 +394,13 @@ class Session : public SessionBase {
 
   void Close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(Protocol::socket::shutdown_both, ignored);
-    stream_.close();
+    Lowest().socket().shutdown(Protocol::socket::shutdown_both, ignored);
+    Lowest().close();
   }
 
   ServerCore* core_;
   Worker* worker_;
-  beast::basic_stream<Protocol> stream_;
+  Stream stream_;
   std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
   std::string session_token_;          // the token this connection opened with (TCP)
   std::string peer_name_;
@@ -409,6 +459,13 @@ class ServerImpl : public HttpServer {
 
   Status Listen() {
     if (options_.tcp_port < 0 && options_.unix_path.empty()) return InvalidArgument("no TCP port and no Unix path");
+    if (options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
+      return InvalidArgument("TLS needs both a certificate chain file and a key file");
+    }
+    if (options_.tcp_port >= 0 && !options_.tls_cert_file.empty()) {
+      ASSIGN_OR_RETURN(ssl_, MakeServerTlsContext(options_.tls_cert_file, options_.tls_key_file));
+      core_.ssl = ssl_.get();
+    }
     if (options_.tcp_port >= 0) RETURN_IF_ERROR(ListenTcp());
     if (!options_.unix_path.empty()) RETURN_IF_ERROR(ListenUnix());
     return Status::Ok();
@@ -624,14 +681,26 @@ class ServerImpl : public HttpServer {
         ::close(fd);
         return Accept(l);
       }
-      std::make_shared<Session<Protocol>>(&core_, &worker, std::move(moved), std::move(unix_caller),
-                                          std::move(peer_name), std::move(peer_key))
-          ->Start();
+      bool tls = false;
+      if constexpr (std::is_same_v<Protocol, tcp>) {
+        if (core_.ssl != nullptr) {
+          tls = true;
+          std::make_shared<Session<Protocol, true>>(&core_, &worker, std::move(moved), std::move(unix_caller),
+                                                    std::move(peer_name), std::move(peer_key))
+              ->Start();
+        }
+      }
+      if (!tls) {
+        std::make_shared<Session<Protocol>>(&core_, &worker, std::move(moved), std::move(unix_caller),
+                                            std::move(peer_name), std::move(peer_key))
+            ->Start();
+      }
       Accept(l);
     });
   }
 
   const Options options_;
+  std::shared_ptr<asio::ssl::context> ssl_;  // the TCP listener's TLS (null: plain)
   ServerCore core_;  // before the io_contexts: sessions destroyed with them still reach it
   std::vector<std::unique_ptr<Worker>> workers_;  // before ioc_: its sockets may belong to them
   asio::io_context ioc_{1};                       // the accepting thread's
