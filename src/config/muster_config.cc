@@ -1,9 +1,13 @@
 #include "config/muster_config.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "config/cluster_settings.h"
@@ -112,6 +116,51 @@ void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, Muster
   s.Text("agent.health_check.program", &c->health_check_program);
   s.Text("controller.jwt_key", &c->jwt_key);
   s.Int("agent.health_check.interval", &c->health_check_interval_s);
+}
+
+// The tls section: all three files or none. Every reader needs the CA (the commands verify the
+// controller with it); the daemons also their certificate and a key no one else may read.
+Status ReadTls(const MapReader& root, const std::string& path, const std::string& dir, ConfigReader reader,
+               MusterConfig* c) {
+  const YAML::Node* t = root.Find("tls");
+  if (t == nullptr) return Status::Ok();
+  ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *t, "tls", {"ca_file", "cert_file", "key_file"}));
+  std::string* fields[] = {&c->tls_ca_file, &c->tls_cert_file, &c->tls_key_file};
+  const char* names[] = {"ca_file", "cert_file", "key_file"};
+  std::string missing;
+  for (int i = 0; i < 3; ++i) {
+    std::string v;
+    RETURN_IF_ERROR(m.String(names[i], &v));
+    if (v.empty()) {
+      missing += std::string(missing.empty() ? "" : ", ") + "tls." + names[i];
+    } else {
+      *fields[i] = Absolute(dir, v);
+    }
+  }
+  if (!missing.empty()) {
+    return InvalidArgument(path + ": the tls section needs ca_file, cert_file and key_file; missing: " + missing);
+  }
+  auto readable = [&](const char* name, const std::string& file) -> Status {
+    if (::access(file.c_str(), R_OK) != 0) {
+      return InvalidArgument(path + ": tls." + name + ": cannot read " + file + ": " + std::strerror(errno));
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(readable("ca_file", c->tls_ca_file));
+  if (reader == ConfigReader::kCommand) return Status::Ok();
+  RETURN_IF_ERROR(readable("cert_file", c->tls_cert_file));
+  RETURN_IF_ERROR(readable("key_file", c->tls_key_file));
+  struct stat st{};
+  if (::stat(c->tls_key_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return InvalidArgument(path + ": tls.key_file: " + c->tls_key_file + " is not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return InvalidArgument(path + ": tls.key_file: " + c->tls_key_file + " has mode " + mode +
+                           "; a private key must be readable by its owner only (chmod 600)");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -279,6 +328,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
       if (!v.empty()) c.gpu_devices = Absolute(dir, v);
     }
   }
+  RETURN_IF_ERROR(ReadTls(root, path, dir, reader, &c));
   if (reader == ConfigReader::kCommand) {
     RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
     return c;

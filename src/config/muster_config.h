@@ -42,6 +42,10 @@
 //     cgroups: auto                     # auto | off
 //     gpu_devices: DIR                  # optional, with fake GPUs: nvidia<N> character devices in
 //                                       # DIR stand for them (fencing tried without NVIDIA hardware)
+//   tls:                                # optional: TCP between hosts speaks TLS (docs/configuration.md)
+//     ca_file: /etc/muster/tls/ca.crt   # the cluster CA: every TCP client verifies servers with it
+//     cert_file: /etc/muster/tls/server.crt  # this host's certificate (chain), names it (SANs)
+//     key_file: /etc/muster/tls/server.key   # its key; mode 0600
 //   scheduler, priority, accounts, queues, qos, preemption: the scheduling sections, read by the
 //                                       # controller alone (config/scheduling/scheduling_config.h)
 #pragma once
@@ -98,6 +102,12 @@ struct MusterConfig {
   std::string mps = "auto";         // agent.mps: auto (nvidia-cuda-mps-control if found) | off | its path
   std::string health_check_program; // agent.health_check.program ("" = none), run every
   int64_t health_check_interval_s = 60;  // agent.health_check.interval seconds
+  // tls (all three or none; "" = plain TCP): the CA the TCP clients verify servers with, and
+  // this host's certificate and key its TCP listeners present. Absolute.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  bool tls() const { return !tls_ca_file.empty(); }
 
   std::string AgentSocket(const std::string& node) const { return agent_socket_dir + "/musterd-" + node + ".sock"; }
 };
@@ -129,7 +139,7 @@ StatusOr<uint32_t> ResolveUser(const std::string& who);
 
 // The top-level sections muster.yaml may have (any other is an error).
 inline constexpr std::string_view kMusterConfigSections[] = {
-    "cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts", "queues", "qos", "preemption"};
+    "cluster", "cluster_file", "controller", "agent", "scheduler", "priority", "accounts", "queues", "qos", "preemption", "tls"};
 
 // Reads and validates (but for the scheduling sections: config/scheduling/scheduling_config.h);
 // errors name the file, line and field. The commands, which only need to

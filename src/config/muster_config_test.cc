@@ -92,6 +92,53 @@ TEST_F(MusterConfigFile, RestListenAndJwtKeyAreRead) {
       << bad.status().message();
 }
 
+// tls: all three files or none, relative to the file; the key readable by its owner only; the
+// commands need only the CA.
+TEST_F(MusterConfigFile, TlsFilesAreReadAndChecked) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->tls());
+  std::ofstream(dir_ / "ca.crt") << "ca";
+  std::ofstream(dir_ / "server.crt") << "cert";
+  std::ofstream(dir_ / "server.key") << "key";
+  std::filesystem::permissions(dir_ / "server.key", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const std::string all = "tls:\n  ca_file: ca.crt\n  cert_file: server.crt\n  key_file: server.key\n";
+  StatusOr<MusterConfig> c = Load(all);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->tls());
+  EXPECT_EQ(c->tls_ca_file, (dir_ / "ca.crt").string());
+  EXPECT_EQ(c->tls_cert_file, (dir_ / "server.crt").string());
+  EXPECT_EQ(c->tls_key_file, (dir_ / "server.key").string());
+
+  StatusOr<MusterConfig> partial = Load("tls:\n  ca_file: ca.crt\n");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(partial.status().message().find("missing: tls.cert_file, tls.key_file"), std::string::npos)
+      << partial.status().message();
+  StatusOr<MusterConfig> unknown = Load(all + "  ciphers: x\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("ciphers"), std::string::npos) << unknown.status().message();
+
+  std::filesystem::permissions(dir_ / "server.key", std::filesystem::perms::group_read, std::filesystem::perm_options::add);
+  StatusOr<MusterConfig> open_key = Load(all);
+  ASSERT_FALSE(open_key.ok());
+  EXPECT_NE(open_key.status().message().find("tls.key_file: " + (dir_ / "server.key").string() + " has mode 0640"),
+            std::string::npos) << open_key.status().message();
+
+  std::filesystem::remove(dir_ / "server.key");
+  StatusOr<MusterConfig> no_key = Load(all);
+  ASSERT_FALSE(no_key.ok());
+  EXPECT_NE(no_key.status().message().find("tls.key_file: cannot read " + (dir_ / "server.key").string()),
+            std::string::npos) << no_key.status().message();
+  // A command needs the CA alone (the host's key is the daemons').
+  StatusOr<MusterConfig> command = LoadMusterConfig((dir_ / "muster.yaml").string(), ConfigReader::kCommand);
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  EXPECT_EQ(command->tls_ca_file, (dir_ / "ca.crt").string());
+  std::filesystem::remove(dir_ / "ca.crt");
+  command = LoadMusterConfig((dir_ / "muster.yaml").string(), ConfigReader::kCommand);
+  ASSERT_FALSE(command.ok());
+  EXPECT_NE(command.status().message().find("tls.ca_file: cannot read"), std::string::npos) << command.status().message();
+}
+
 TEST_F(MusterConfigFile, AgentListenIsReadAndChecked) {
   StatusOr<MusterConfig> none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();
