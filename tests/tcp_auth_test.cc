@@ -1,11 +1,14 @@
 // The TCP + token path end to end, on a real local cluster started with `muster up --tcp`: the
 // controller and the agents listen on loopback TCP and reach each other there with tokens signed
 // by the cluster key; the commands run with MUSTER_SERVER=127.0.0.1:<port> and get their token
-// from a local musterd. Checks what users see (exit codes, messages, squeue) and that requests
+// from a local musterd. TCP speaks TLS (the cluster CA `muster up` made, in DIR/tls): a plain-HTTP
+// client gets no answer. Checks what users see (exit codes, messages, squeue) and that requests
 // without a valid token, or without the right, change nothing. Label "integration" in CTest.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -52,9 +55,14 @@ class TcpAuth : public LocalClusterTest {
     StatusOr<std::string> key = muster::LoadClusterKey((dir_ / "c" / "state" / "cluster.key").string(), false);
     ASSERT_TRUE(key.ok()) << key.status().message();
     key_ = std::make_unique<muster::TokenAuthority>(*key);
+    // This process's clients (Call, Listening) verify the servers with the cluster's CA.
+    ca_ = (dir_ / "c" / "tls" / "ca.crt").string();
+    muster::Status tls = muster::HttpClient::SetProcessTls(muster::HttpClient::Tls{ca_});
+    ASSERT_TRUE(tls.ok()) << tls.message();
   }
   void TearDown() override {
     if (IsSkipped()) return;  // no cluster was started
+    EXPECT_TRUE(muster::HttpClient::SetProcessTls(std::nullopt).ok());
     LocalClusterTest::TearDown();
   }
   template <class T>
@@ -103,6 +111,7 @@ class TcpAuth : public LocalClusterTest {
   }
 
   std::string ctld_;
+  std::string ca_;  // the cluster CA's certificate
   std::unique_ptr<muster::TokenAuthority> key_;
   std::map<std::string, std::string> agents_;  // AgentAddresses(), for MintAt
 };
@@ -349,6 +358,72 @@ TEST_F(TcpAuth, ControllerMetricsAreOpenWithoutATokenAndDiagIsNot) {
   EXPECT_NE(metrics.body.find("\nmuster_gpus{state=\"idle\"} 8\n"), std::string::npos) << metrics.body;
   EXPECT_EQ(Call(ctld_, "GET", "/v1/diag", "").status, 401);
   EXPECT_EQ(Call(ctld_, "POST", "/v1/diag/reset", "", "{}").status, 401);
+}
+
+// What a plain-HTTP client gets from a TLS port ("127.0.0.1:PORT"): the bytes the server sent
+// before it closed the connection; *closed: it did close it (within 10 s).
+std::string PlainHttpGet(const std::string& address, bool* closed) {
+  *closed = false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(std::atoi(address.substr(address.rfind(':') + 1).c_str())));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string got;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return "connect failed";
+  }
+  const std::string req = "GET /v1/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        *closed = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+        break;
+      }
+      got.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return got;
+}
+
+// TCP speaks TLS only: plain HTTP to the controller's or an agent's port gets no HTTP answer,
+// while the commands (which verify the servers with the cluster CA) work, and curl with that CA
+// is answered.
+TEST_F(TcpAuth, PlainHttpIsRefusedWhileTheCommandsAndCurlWithTheCaAreServed) {
+  const std::string agent = AgentAddresses()["node1"];
+  ASSERT_EQ(agent.rfind("127.0.0.1:", 0), 0u) << agent;
+  for (const std::string& address : {ctld_, agent}) {
+    bool closed = false;
+    const std::string got = PlainHttpGet(address, &closed);
+    EXPECT_TRUE(closed) << address;
+    EXPECT_EQ(got.find("HTTP/"), std::string::npos) << address << " answered plain HTTP: " << got;
+    EXPECT_EQ(got.find("leader"), std::string::npos) << address << ": " << got;
+    Result curl = Run("curl -sS --max-time 10 http://" + address + "/v1/ping");
+    EXPECT_NE(curl.rc, 0) << address << ": " << curl.out;
+  }
+  Result sq = TcpAs("nobody", "squeue -h -o %i");
+  EXPECT_EQ(sq.rc, 0) << sq.out;
+  Result ping = Run("curl -sS --max-time 10 --cacert " + ca_ + " https://" + ctld_ + "/v1/ping");
+  EXPECT_EQ(ping.rc, 0) << ping.out;
+  EXPECT_NE(ping.out.find("\"role\":\"leader\""), std::string::npos) << ping.out;
+  Result agent_metrics = Run("curl -sS --max-time 10 --cacert " + ca_ + " https://" + agent + "/metrics");
+  EXPECT_EQ(agent_metrics.rc, 0) << agent_metrics.out;
+  EXPECT_NE(agent_metrics.out.find("DCGM_FI_DEV_GPU_UTIL"), std::string::npos) << agent_metrics.out;
+  // Without the CA, curl does not trust the controller.
+  Result untrusted = Run("curl -sS --max-time 10 https://" + ctld_ + "/v1/ping");
+  EXPECT_NE(untrusted.rc, 0) << untrusted.out;
+  // The controller logged the plain client's failed handshake.
+  EXPECT_TRUE(WaitFor([&] {
+    return ReadFile((dir_ / "c" / "log" / "musterctld.log").string()).find("TLS handshake from 127.0.0.1:") !=
+           std::string::npos;
+  }, 5s));
 }
 
 TEST_F(TcpAuth, DownStopsEveryDaemonAndClosesTheirPorts) {

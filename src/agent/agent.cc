@@ -123,6 +123,8 @@ Status Agent::Start() {
   so.unix_mode = 0666;  // users fetch tokens here; identity comes from peer credentials
   so.threads = 2;
   so.tokens = opt_.tokens;  // TCP callers: the controller and srun present tokens
+  so.tls_cert_file = opt_.tls_cert_file;
+  so.tls_key_file = opt_.tls_key_file;
   so.body_limit = [](std::string_view method, std::string_view path) -> int64_t {
     if (method == "POST" && path == "/v1/launch") return 16 << 20;  // the job, its script included
     if (method == "POST" && path == "/v1/step") return 8 << 20;     // srun's environment and arguments

@@ -86,6 +86,7 @@ struct AgentOptions {
   std::string socket_path;         // where this agent listens
   std::string listen_host = "127.0.0.1";  // TCP listener (agent.listen), with listen_port >= 0
   int listen_port = -1;            // -1: Unix socket only; 0: any free port
+  std::string tls_cert_file, tls_key_file;  // both set: the TCP listener speaks TLS (muster.yaml's tls)
   std::string advertise_host;      // registered as <advertise_host>:<bound port> when on TCP
   std::string spool_dir;           // marks the jobs' processes (MUSTER_SPOOL), finds strays
   std::string script_dir;          // batch scripts of running jobs, in job<id>/ ("" = spool_dir)

@@ -22,6 +22,7 @@
 #include "base/stop_with.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
+#include "net/http.h"
 #include "net/key_file.h"
 #include "net/token.h"
 
@@ -50,6 +51,9 @@ int Main(int argc, char** argv) {
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
   StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
+  if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
+    if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{conf->tls_ca_file}); !st.ok()) return Fail(st.message());
+  }
   const Node* configured = nullptr;
   for (const Node& n : conf->cluster.spec.nodes) {
     if (n.name == node_name) configured = &n;
@@ -106,6 +110,8 @@ int Main(int argc, char** argv) {
     if (!listen.ok()) return Fail(listen.status().message());
     opt.listen_host = listen->host;
     opt.listen_port = listen->port;
+    opt.tls_cert_file = conf->tls_cert_file;  // (muster.yaml's tls: TCP speaks TLS both ways)
+    opt.tls_key_file = conf->tls_key_file;
     // What the controller is told: the listen host, or this node's name for a wildcard.
     opt.advertise_host = AgentAdvertisedHost(*listen, node_name);
     // A node that is reached over TCP reaches the controller over TCP too (it may be on another host).

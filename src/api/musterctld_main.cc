@@ -156,6 +156,9 @@ int Main(int argc, char** argv) {
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
   StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
+  if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
+    if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{conf->tls_ca_file}); !st.ok()) return Fail(st.message());
+  }
   StatusOr<SchedulingConfig> sched = LoadSchedulingConfig(*conf);
   if (!sched.ok()) return Fail(sched.status().message());
   // What the cluster file holds that Muster ignores (a slurm.conf's unsupported keys), once.
@@ -189,6 +192,8 @@ int Main(int argc, char** argv) {
     opt.tcp_port = listen->port;
   }
   opt.tokens = &tokens;
+  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (not rest_listen)
+  opt.tls_key_file = conf->tls_key_file;
   opt.threads = 4;
   opt.body_limit = [](std::string_view method, std::string_view path) {
     return slurmrest::IsSlurmRestPath(path) ? slurmrest::SlurmRestBodyLimit(method, path)

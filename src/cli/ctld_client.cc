@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -111,6 +112,23 @@ StatusOr<std::string> LocalToken(const std::string& audience) {
   return LocalToken(*conf, audience);
 }
 
+Status UseClusterTls(const MusterConfig& conf) {
+  static std::mutex mu;
+  static std::string loaded;  // guarded by mu: the CA file in use
+  if (!conf.tls()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu);
+  if (loaded == conf.tls_ca_file) return Status::Ok();
+  RETURN_IF_ERROR(HttpClient::SetProcessTls(HttpClient::Tls{conf.tls_ca_file}));
+  loaded = conf.tls_ca_file;
+  return Status::Ok();
+}
+
+Status UseClusterTls() {
+  StatusOr<MusterConfig> conf = LoadMusterConfig(DefaultConfigPath(), ConfigReader::kCommand);
+  if (!conf.ok()) return conf.status();
+  return UseClusterTls(*conf);
+}
+
 StatusOr<FoundLeader> FindLeader(const std::vector<std::string>& candidates,
                                  const std::function<StatusOr<std::string>()>& tcp_token, int ping_timeout_ms,
                                  int timeout_ms) {
@@ -195,6 +213,7 @@ StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect() {
       return conf.status();
     }
     c->cluster_name_ = conf->cluster_name;
+    if (address.rfind("unix:", 0) != 0) RETURN_IF_ERROR(UseClusterTls(*conf));  // TCP may come
     if (address.empty() && conf->ctld_hosts.size() > 1) {
       // Several controllers: the one that leads (this host's socket first, when it has one).
       if (access(conf->ctld_socket.c_str(), W_OK) == 0) c->candidates_.push_back("unix:" + conf->ctld_socket);

@@ -153,4 +153,10 @@ std::vector<std::string> LocalAgentSockets(const std::string& socket_dir, const 
 StatusOr<std::string> LocalToken(const MusterConfig& conf, const std::string& audience = kControllerAudience);
 StatusOr<std::string> LocalToken(const std::string& audience = kControllerAudience);
 
+// This process's TCP connections use the cluster's TLS (muster.yaml's tls section: the servers
+// verified against its CA), when it has one; the CA is loaded once. The second form reads the
+// configuration (DefaultConfigPath).
+Status UseClusterTls(const MusterConfig& conf);
+Status UseClusterTls();
+
 }  // namespace muster

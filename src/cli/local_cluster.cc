@@ -30,6 +30,7 @@
 #include "model/option_engine.h"
 #include "net/http.h"
 #include "net/key_file.h"
+#include "net/tls_certs.h"
 
 namespace muster {
 
@@ -185,7 +186,8 @@ const char* kUpUsage =
     "is found (auto), never (off), or with this control program.\n"
     "--tcp: the controller and the agents also listen on 127.0.0.1 (tokens, as on a multi-host\n"
     "cluster); the controller reaches the agents and the agents the controller over TCP, and the\n"
-    "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed).\n"
+    "commands do with MUSTER_SERVER=127.0.0.1:PORT (printed). TCP speaks TLS, with a cluster CA\n"
+    "and a certificate made in DIR/tls.\n"
     "--rest HOST:PORT: the controller also serves slurmrestd's REST API (/slurm/v0.0.38) there, its\n"
     "JWTs (scontrol token) signed with DIR/state/jwt_hs256.key, made for it.\n"
     "--state URL: the cluster's state in this PostgreSQL database instead of DIR/state/state.db.\n"
@@ -424,6 +426,26 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       return 1;
     }
   }
+  // On TCP, TLS: a cluster CA and one certificate for this host (127.0.0.1, localhost, its name),
+  // in DIR/tls (readable by all: the commands verify the servers with ca.crt; the keys are 0600).
+  const std::string tls_dir = a.dir + "/tls";
+  if (a.tcp) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    std::vector<std::string> names = {"127.0.0.1", "localhost"};
+    if (host[0] != '\0' && std::string(host) != "localhost") names.push_back(host);
+    Status tls = ::mkdir(tls_dir.c_str(), 0755) != 0 && errno != EEXIST
+                     ? FailedPrecondition("cannot create " + tls_dir + ": " + std::strerror(errno))
+                     : WriteTlsCa(tls_dir + "/ca.crt", tls_dir + "/ca.key", "muster cluster " + cluster_name + " CA");
+    if (tls.ok()) {
+      tls = WriteTlsServerCert(tls_dir + "/ca.crt", tls_dir + "/ca.key", tls_dir + "/server.crt",
+                               tls_dir + "/server.key", names);
+    }
+    if (!tls.ok()) {
+      err << "muster up: " << tls.message() << "\n";
+      return 1;
+    }
+  }
   std::vector<std::string> ctld_hosts;  // each controller's 127.0.0.1:PORT
   for (int i = 0; a.tcp && i < a.controllers; ++i) {
     const int port = FreeLoopbackPort();
@@ -468,7 +490,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (a.health_check.empty() ? "" : "  health_check: {program: " + a.health_check + ", interval: 2}\n")
       << (a.mps == "auto" ? "" : "  mps: " + a.mps + "\n")
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
-      << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n");
+      << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n")
+      << (a.tcp ? "tls:  # TCP speaks TLS; the CA and this host's certificate were made by 'muster up'\n"
+                  "  ca_file: tls/ca.crt\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
+                : "");
   }
   const std::string bin = fs::path(self_exe).parent_path().string();
   const std::string conf = a.dir + "/muster.yaml";

@@ -147,6 +147,7 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     // Several controllers (controller.hosts): each is pinged directly, one line each.
     StatusOr<MusterConfig> conf = LoadMusterConfig(DefaultConfigPath(), ConfigReader::kCommand);
     if (conf.ok() && !conf->ctld_hosts.empty()) {
+      if (Status tls = UseClusterTls(*conf); !tls.ok()) return ConnectError("scontrol", tls, err);
       const std::vector<ControllerPing> pings = PingControllers(conf->ctld_hosts);
       out << SlurmPingText(pings, getuid() == 0);
       return SlurmPingExitCode(pings);

@@ -243,6 +243,7 @@ class StepSession {
   // connection it opens (a token opens one connection, at one agent), the first one already asked for.
   StatusOr<std::unique_ptr<HttpClient>> ConnectAgent(const std::string& node, const std::string& agent) {
     if (IsUnix(agent)) return HttpClient::Connect(agent, "", 10000);
+    RETURN_IF_ERROR(UseClusterTls());  // (once per process)
     HttpClient::TokenSource tokens;
     tokens.next = [this, node]() -> StatusOr<std::string> {
       if (token_.empty() || token_node_ != node) return LocalToken(NodeAudience(node));

@@ -118,8 +118,9 @@ void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, Muster
   s.Int("agent.health_check.interval", &c->health_check_interval_s);
 }
 
-// The tls section: all three files or none. Every reader needs the CA (the commands verify the
-// controller with it); the daemons also their certificate and a key no one else may read.
+// The tls section: all three files or none. The daemons need the CA, their certificate and a key
+// no one else may read. A command needs the CA only when it connects over TCP (a user on the
+// Unix socket may not be able to read it): it is checked then (cli/ctld_client.h's UseClusterTls).
 Status ReadTls(const MapReader& root, const std::string& path, const std::string& dir, ConfigReader reader,
                MusterConfig* c) {
   const YAML::Node* t = root.Find("tls");
@@ -146,8 +147,8 @@ Status ReadTls(const MapReader& root, const std::string& path, const std::string
     }
     return Status::Ok();
   };
-  RETURN_IF_ERROR(readable("ca_file", c->tls_ca_file));
   if (reader == ConfigReader::kCommand) return Status::Ok();
+  RETURN_IF_ERROR(readable("ca_file", c->tls_ca_file));
   RETURN_IF_ERROR(readable("cert_file", c->tls_cert_file));
   RETURN_IF_ERROR(readable("key_file", c->tls_key_file));
   struct stat st{};
