@@ -202,22 +202,26 @@ class PrometheusScrape : public LocalClusterTest {
     EXPECT_EQ(r.status, 200) << r.body;
     return AgentAddressesOf(r.body);
   }
-  // prometheus.yml: every second, the controller as scrape job "musterctld", the agents as "musterd".
+  // prometheus.yml: every second, the controller as scrape job "musterctld", the agents as "musterd",
+  // over TLS (muster up --tcp's ports speak only TLS), trusting the cluster CA.
   fs::path WriteConfig(const std::string& controller, const std::map<std::string, std::string>& agents) {
     std::string targets;
     for (const auto& [node, address] : agents) targets += (targets.empty() ? "'" : ", '") + address + "'";
     const fs::path config = dir_ / "prometheus.yml";
+    const std::string tls = "    scheme: https\n    tls_config: {ca_file: '" + (dir_ / "c/tls/ca.crt").string() + "'}\n";
     std::ofstream(config) << "global:\n"
                              "  scrape_interval: 1s\n"
                              "  scrape_timeout: 1s\n"
                              "scrape_configs:\n"
                              "  - job_name: musterctld\n"
-                             "    static_configs:\n"
+                          << tls
+                          << "    static_configs:\n"
                              "      - targets: ['"
                           << controller
                           << "']\n"
                              "  - job_name: musterd\n"
-                             "    static_configs:\n"
+                          << tls
+                          << "    static_configs:\n"
                              "      - targets: ["
                           << targets << "]\n";
     return config;

@@ -52,9 +52,13 @@ class StandbyClusterTest : public LocalClusterTest {
       b = e == std::string::npos ? list.size() : e + 2;
     }
     ASSERT_EQ(hosts_.size(), 2u) << conf;
+    // The controllers' TCP ports speak TLS: this process's clients (Role) trust the cluster CA.
+    muster::Status tls = muster::HttpClient::SetProcessTls(muster::HttpClient::Tls{(dir_ / "c" / "tls" / "ca.crt").string()});
+    ASSERT_TRUE(tls.ok()) << tls.message();
   }
   void TearDown() override {
     if (IsSkipped()) return;
+    EXPECT_TRUE(muster::HttpClient::SetProcessTls(std::nullopt).ok());
     LocalClusterTest::TearDown();
     if (!db_.empty()) PgRun(base_url_, "DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
   }
