@@ -1,5 +1,7 @@
 // HttpServer and HttpClient over TLS: verification of the server (its CA, its name), plain
 // clients refused, tokens, the process-wide client setting.
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <stdlib.h>
 
 #include <ctime>
@@ -129,6 +131,40 @@ TEST(HttpTlsTest, APlainClientGetsNoAnswerAndTheNextTlsClientIsServed) {
   StatusOr<HttpResponse> served = (*tls)->Request("GET", "/who");
   ASSERT_TRUE(served.ok()) << served.status().ToString();
   EXPECT_EQ(served->status, 200);
+}
+
+// An OpenSSL client limited to [min, max] protocol versions (and TLS 1.2 `ciphers` if given)
+// against `port`: whether the handshake succeeded.
+bool HandshakeWith(int port, const std::string& ca, int min, int max, const char* ciphers = nullptr) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_security_level(ctx, 0);  // let the client offer old protocols at all
+  SSL_CTX_set_min_proto_version(ctx, min);
+  SSL_CTX_set_max_proto_version(ctx, max);
+  if (ciphers != nullptr) SSL_CTX_set_cipher_list(ctx, ciphers);
+  SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  const int fd = net_test::RawConnectTcp(port);
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  const bool ok = fd >= 0 && SSL_connect(ssl) == 1;
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  ERR_clear_error();
+  if (fd >= 0) ::close(fd);
+  return ok;
+}
+
+TEST(HttpTlsTest, OnlyTls12And13WithAeadCiphersAreAccepted) {
+  Pki pki;
+  auto server = MustStart(pki.ServerOptions());
+  ASSERT_TRUE(server);
+  const int port = server->tcp_port();
+  EXPECT_TRUE(HandshakeWith(port, pki.ca(), TLS1_3_VERSION, TLS1_3_VERSION));
+  EXPECT_TRUE(HandshakeWith(port, pki.ca(), TLS1_2_VERSION, TLS1_2_VERSION));
+  EXPECT_FALSE(HandshakeWith(port, pki.ca(), TLS1_VERSION, TLS1_1_VERSION));
+  // TLS 1.2 with a CBC (not AEAD) cipher: refused; the same key exchange with AES-GCM: accepted.
+  EXPECT_FALSE(HandshakeWith(port, pki.ca(), TLS1_2_VERSION, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-SHA256"));
+  EXPECT_TRUE(HandshakeWith(port, pki.ca(), TLS1_2_VERSION, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-GCM-SHA256"));
 }
 
 TEST(HttpTlsTest, ASilentClientIsClosedAfterTheIdleTimeout) {
