@@ -18,6 +18,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include <cstdio>
 #include <string>
@@ -117,7 +118,13 @@ int Main(int argc, char** argv) {
   }
   StatusOr<MusterConfig> conf = LoadMusterConfig(configless ? CachedMusterYamlPath(args.conf_cache) : conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
-  if (configless) conf->key_file = args.key_file;  // the one file a configless node holds
+  if (configless) {
+    conf->key_file = args.key_file;  // the one file a configless node holds
+    // Nothing else is there before it: its socket's directory (relative paths: in the cache).
+    std::error_code ec;
+    std::filesystem::create_directories(conf->agent_socket_dir, ec);
+    if (ec) return Fail("cannot make agent.socket_dir " + conf->agent_socket_dir + ": " + ec.message());
+  }
   const Node* configured = nullptr;
   for (const Node& n : conf->cluster.spec.nodes) {
     if (n.name == node_name) configured = &n;
