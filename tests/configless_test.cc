@@ -6,12 +6,15 @@
 // new hash, fetches it and restarts in place too, the job running on (not requeued), and the
 // change is visible (the node's feature). A bad file is refused with its error and changes
 // nothing; a user may not reconfigure. The agent starts from its cache when no controller answers,
-// and fails clearly with neither. Label "integration" in CTest.
+// and fails clearly with neither. With two controllers (the PostgreSQL test server, as
+// tests/standby_test.cc), the reconfigured leader keeps the lease: no standby takes over. Label
+// "integration" in CTest.
 #include <signal.h>
 
 #include <fstream>
 
 #include "local_cluster_test_util.h"
+#include "standby_test_util.h"
 
 namespace {
 
@@ -167,6 +170,31 @@ TEST_F(Configless, FetchesRunsAndFollowsReconfigure) {
   EXPECT_NE(none.out.find("no cached configuration in " + (dir_ / "empty").string() + ": nothing to start with"),
             std::string::npos)
       << none.out;
+}
+
+// Two controllers sharing a PostgreSQL state: the leader reconfigured starts again and leads again
+// at once (it handed the lease to its own address), the standby standing by all along.
+TEST_F(StandbyClusterTest, AReconfiguredLeaderKeepsTheLease) {
+  const size_t leader = Leader();
+  ASSERT_LT(leader, 2u);
+  const size_t standby = 1 - leader;
+  const pid_t pid = PidOf(leader);
+  const int64_t job = Submit("--gres=gpu:1 --wrap 'sleep 300'");
+  ASSERT_TRUE(WaitState(job, "RUNNING"));
+  ASSERT_EQ(Count(LogOf(leader), "leading as " + hosts_[leader]), 1u) << LogOf(leader);
+  Result re = Run("scontrol reconfigure");
+  ASSERT_EQ(re.rc, 0) << re.out;
+  ASSERT_TRUE(WaitFor([&] { return Count(LogOf(leader), "leading as " + hosts_[leader]) == 2; }, 15s))
+      << LogOf(leader) << LogOf(standby);
+  EXPECT_EQ(PidOf(leader), pid);
+  EXPECT_FALSE(Dead(pid));
+  EXPECT_EQ(Count(LogOf(leader), "scontrol reconfigure: stopping"), 1u) << LogOf(leader);
+  EXPECT_EQ(Role(leader), "leader");
+  EXPECT_EQ(Role(standby), "standby");
+  EXPECT_EQ(LogOf(standby).find("leading as"), std::string::npos) << LogOf(standby);
+  EXPECT_EQ(State(job), "RUNNING");
+  Result show = Run("scontrol show job " + std::to_string(job));
+  EXPECT_NE(show.out.find("Restarts=0"), std::string::npos) << show.out;
 }
 
 }  // namespace
