@@ -17,7 +17,7 @@ StatusOr<ServedConfig> FetchServedConfig(const std::vector<std::string>& address
     if (a.rfind("unix:", 0) != 0 && tokens != nullptr) {
       const int64_t now =
           std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-      token = tokens->Mint(geteuid(), getegid(), now, kTokenTtlSeconds);
+      token = tokens->Mint(geteuid(), getegid(), now, kTokenTtlSeconds, kControllerAudience);
     }
     std::string failed;
     StatusOr<std::unique_ptr<HttpClient>> c = HttpClient::Connect(a, token, timeout_ms);

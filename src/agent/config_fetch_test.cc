@@ -37,8 +37,9 @@ std::unique_ptr<HttpServer> Controller(const TokenAuthority* tokens, bool leads)
 std::string At(const HttpServer& s) { return "127.0.0.1:" + std::to_string(s.tcp_port()); }
 
 TEST(ConfigFetchTest, MovesOnToTheControllerThatServes) {
-  TokenAuthority key("the cluster key");
-  std::unique_ptr<HttpServer> standby = Controller(&key, false), leader = Controller(&key, true);
+  // The controllers take only tokens for them (net/token.h's audiences); the agent mints them.
+  TokenAuthority key("the cluster key"), controllers("the cluster key", kControllerAudience);
+  std::unique_ptr<HttpServer> standby = Controller(&controllers, false), leader = Controller(&controllers, true);
   const std::string nobody = "127.0.0.1:" + std::to_string(net_test::FreePort());
   std::string from;
   StatusOr<ServedConfig> got = FetchServedConfig({At(*standby), nobody, At(*leader)}, &key, 2000, &from);
@@ -48,8 +49,8 @@ TEST(ConfigFetchTest, MovesOnToTheControllerThatServes) {
 }
 
 TEST(ConfigFetchTest, NamesEachFailure) {
-  TokenAuthority key("the cluster key"), other("another key");
-  std::unique_ptr<HttpServer> standby = Controller(&key, false), leader = Controller(&key, true);
+  TokenAuthority key("the cluster key"), other("another key"), controllers("the cluster key", kControllerAudience);
+  std::unique_ptr<HttpServer> standby = Controller(&controllers, false), leader = Controller(&controllers, true);
   // A token from another cluster's key is not this cluster's agent.
   StatusOr<ServedConfig> got = FetchServedConfig({At(*standby), At(*leader)}, &other, 2000);
   ASSERT_FALSE(got.ok());
