@@ -3,24 +3,16 @@
 #include <openssl/evp.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "api/route_util.h"
 #include "base/log.h"
+#include "base/read_file.h"
 #include "config/slurm_conf.h"
 
 namespace muster::api {
 namespace {
 
-StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return Internal("cannot read " + path);
-  return s.str();
-}
+StatusOr<std::string> ReadText(const std::string& path) { return ReadWholeFile(path); }
 
 // Each piece's length before it: no two different sets of files hash alike by moving bytes
 // between a name and a text.

@@ -69,7 +69,7 @@ TEST(ConfigFilesTest, ServesMusterYamlAndTheClusterFileHashedTogether) {
   EXPECT_NE(api::ReadServedConfig(dir.Conf("cluster.yaml"))->hash, b);
   // A missing file is named.
   EXPECT_EQ(api::ReadServedConfig(dir.Conf("gone.yaml")).status().message(),
-            "cannot read " + dir.Conf("gone.yaml").cluster_file);
+            "cannot read '" + dir.Conf("gone.yaml").cluster_file + "': No such file or directory");
 }
 
 TEST(ConfigFilesTest, ASlurmConfComesWithTheFilesItReadsBesideIt) {

@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "base/read_file.h"
 
 namespace muster {
 namespace {
@@ -82,10 +82,10 @@ Status WriteConfigCache(const std::string& dir, const CachedConfig& config) {
 
 StatusOr<std::string> ReadCachedConfigHash(const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / kHashFile).string();
-  std::ifstream in(path);
-  if (!in) return NotFound("no cached configuration in " + dir);
-  std::string hash;
-  std::getline(in, hash);
+  StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound) return NotFound("no cached configuration in " + dir);
+  if (!text.ok()) return text.status();
+  std::string hash = text->substr(0, text->find('\n'));
   if (hash.empty()) return NotFound("no cached configuration in " + dir + " (its hash file is empty)");
   return hash;
 }
