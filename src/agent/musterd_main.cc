@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <string>
 
+#include "base/exec_again.h"
 #include "agent/agent.h"
 #include "agent/cgroup.h"
 #include "agent/cgroup_internal.h"
@@ -75,20 +76,6 @@ StatusOr<std::string> ConfiglessStart(const DaemonArgs& args, const TokenAuthori
   return cached;
 }
 
-// The agent starts again: the same program and arguments, in this process (its runs are adopted,
-// agent/agent.h). Every descriptor above stderr is closed by the exec.
-[[noreturn]] void StartAgain(char** argv) {
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(d)) {
-      const int fd = std::atoi(e->d_name);
-      if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-    closedir(d);
-  }
-  execv("/proc/self/exe", argv);
-  LogError(std::string("cannot start again (execv): ") + std::strerror(errno));
-  _exit(1);
-}
 
 int Main(int argc, char** argv) {
   // A job's shepherd (agent/shepherd.h): the same binary, started by the agent for each run.
@@ -270,7 +257,7 @@ int Main(int argc, char** argv) {
     LogInfo("configless: the configuration changed (hash " + running_hash + " -> " + *hash +
             "): starting again with it (the runs here are kept)");
     agent.Stop();
-    StartAgain(argv);
+    ExecAgain(argv, "with the new configuration");
   }
   // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a
   // node shutdown ends them with the machine).

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/exec_again.h"
 #include "base/log.h"
 #include "base/stop_with.h"
 #include "config/daemon_args.h"
@@ -72,21 +73,6 @@ int WaitSignal(const sigset_t& set, int64_t ms) {
   return sig > 0 ? sig : 0;
 }
 
-// A deposed leader starts again as a standby: the same program and arguments, in this process
-// (its pid stays, so a supervisor or a test following it by pid still does). Every descriptor
-// above stderr is closed by the exec.
-[[noreturn]] void StartAgainAsStandby(char** argv) {
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(d)) {
-      const int fd = std::atoi(e->d_name);
-      if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-    closedir(d);
-  }
-  execv("/proc/self/exe", argv);
-  LogError(std::string("cannot start again as a standby (execv): ") + std::strerror(errno));
-  _exit(1);
-}
 
 // The leader's check at each renewal: a standby that hears more agents saying they cannot reach
 // this controller than this controller heard in `window_s` gets the lease (ctld/agent_reach.h).
@@ -380,7 +366,7 @@ int Main(int argc, char** argv) {
   controller.Stop();
   // Deposed: acting stops here (no request is answered, the loop is told to stop; a write still in
   // flight is refused by the store's fencing), and the process starts again as a standby.
-  if (deposed) StartAgainAsStandby(argv);
+  if (deposed) ExecAgain(argv, "as a standby");
   loop.join();
   if (Status st = controller.SaveUsage(); !st.ok()) {
     LogError("cannot save the usage: " + st.ToString());
@@ -406,7 +392,7 @@ int Main(int argc, char** argv) {
       LogInfo("resigned the lease");
     }
   }
-  if (restart) StartAgainAsStandby(argv);  // (a single controller reloads its state from the store)
+  if (restart) ExecAgain(argv, "reconfigured");  // (a single controller reloads its state from the store)
   return 0;
 }
 
