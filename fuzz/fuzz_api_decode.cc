@@ -27,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<Heartbeat>(text);
   (void)wire::Decode<ExitNotice>(text);
   (void)wire::Decode<NodeOrders>(text);
+  (void)wire::Decode<ServedConfig>(text);
   (void)wire::Decode<ExitCode>(text);
   (void)wire::Decode<SubmitRequest>(text);
   (void)wire::Decode<JobUpdate>(text);

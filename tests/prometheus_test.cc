@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "net/url.h"
 #include "local_cluster_test_util.h"
 #include "test_net_util.h"
 #include "net/http.h"
@@ -60,21 +61,6 @@ int FreeLoopbackPort() {
   return port;
 }
 
-// `s` for a URL's query string (RFC 3986: unreserved characters kept, the rest %XX).
-std::string PercentEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 // GET `target` from `address` ("host:port" or "unix:/path"), no token; status -1 when nothing answered.
 muster::HttpResponse Get(const std::string& address, const std::string& target) {
@@ -139,7 +125,7 @@ class PrometheusServer {
   };
   std::vector<Sample> Query(const std::string& promql, std::string* error) {
     std::vector<Sample> out;
-    muster::HttpResponse r = Get(address_, "/api/v1/query?query=" + PercentEncode(promql));
+    muster::HttpResponse r = Get(address_, "/api/v1/query?query=" + muster::PercentEncode(promql));
     boost::system::error_code ec;
     const bj::value j = bj::parse(r.body, ec);
     const bj::object* o = !ec && j.is_object() ? &j.get_object() : nullptr;

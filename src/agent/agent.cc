@@ -423,6 +423,7 @@ Status Agent::StartRun(Running& run) {
   spec.lease_file = opt_.spool_dir + "/lease";
   spec.kill_wait_s = opt_.kill_wait_s;
   spec.marker = RunMarker(job.id, job.restart_count);
+  spec.spool_marker = kSpoolMarker + opt_.spool_dir;
   if (run.batch) {
     // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
     // nothing); the script is the user's, readable and runnable by them alone. So the job's end

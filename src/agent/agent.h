@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -112,6 +113,11 @@ struct AgentOptions {
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
   std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run
   int64_t kill_wait_s = 30;        // a shepherd's SIGTERM-to-SIGKILL wait when its lease runs out
+  // A configless agent (musterd --conf-server): the hash of the configuration it runs with, and
+  // what its controller thread calls when an answer carries another (NodeOrders::config_hash).
+  // "" (a local muster.yaml): the controller's hash is ignored.
+  std::string config_hash;
+  std::function<void(const std::string& controller_hash)> on_config_changed;
 };
 
 class Agent {

@@ -83,6 +83,10 @@ Status Agent::ReportToController(const std::string& target, const std::string& b
       if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
     }
   }
+  if (orders.ok() && !opt_.config_hash.empty() && !orders->config_hash.empty() &&
+      orders->config_hash != opt_.config_hash && opt_.on_config_changed) {
+    opt_.on_config_changed(orders->config_hash);  // (musterd fetches it and starts again)
+  }
   if (orders.ok() && gpu_health_) {
     for (int g : orders->resume_gpus) {
       LogInfo("GPU " + std::to_string(g) + " resumed by an admin");

@@ -4,22 +4,37 @@
 // controller.listen both set it also talks to the controller over TCP, with a token of its own;
 // with controller.hosts, over TCP to those controllers, following the one that leads.
 //   musterd --node NAME [--conf PATH] [--listen HOST:PORT] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
+//   musterd --node NAME --conf-server HOST:PORT[,...] [--key-file PATH] [--conf-cache DIR] ...
+// Configless (--conf-server, docs/configuration.md): no local muster.yaml; it fetches the
+// controller's (GET /v1/config/files) into its cache and loads that, or the cache of its last
+// fetch when no controller answers. When the controller's answers carry another hash
+// (scontrol reconfigure, or a controller started with other files), or on SIGHUP, it fetches
+// again and, if the files changed, starts again in its own process (its runs are adopted).
 #include <algorithm>
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <cstdio>
 #include <string>
 
+#include "base/exec_again.h"
 #include "agent/agent.h"
 #include "agent/cgroup.h"
 #include "agent/cgroup_internal.h"
+#include "agent/config_fetch.h"
 #include "agent/gpu_inventory.h"
 #include "agent/mps.h"
 #include "agent/shepherd.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/stop_with.h"
+#include "config/config_cache.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "net/http.h"
@@ -33,6 +48,35 @@ int Fail(const std::string& msg) {
   LogError(msg);
   return 1;
 }
+
+// Fetches the configuration from `args.conf_servers` into the cache. The cached hash (written last).
+StatusOr<std::string> FetchIntoCache(const DaemonArgs& args, const TokenAuthority& tokens) {
+  std::string from;
+  ASSIGN_OR_RETURN(ServedConfig served, FetchServedConfig(args.conf_servers, &tokens, 10000, &from));
+  CachedConfig cache{served.hash, served.muster_yaml, {}};
+  for (ConfigFile& f : served.files) cache.files.push_back({std::move(f.name), std::move(f.text)});
+  if (Status st = WriteConfigCache(args.conf_cache, cache); !st.ok()) {
+    return Status(st.code(), "the configuration from " + from + " cannot be cached: " + st.message());
+  }
+  LogInfo("configless: fetched the configuration from " + from + " (hash " + served.hash + ") into " + args.conf_cache);
+  return served.hash;
+}
+
+// A configless agent's start: the configuration fetched into the cache, or the cache as it is
+// when no controller serves it. The hash it runs with.
+StatusOr<std::string> ConfiglessStart(const DaemonArgs& args, const TokenAuthority& tokens) {
+  StatusOr<std::string> fetched = FetchIntoCache(args, tokens);
+  if (fetched.ok()) return fetched;
+  StatusOr<std::string> cached = ReadCachedConfigHash(args.conf_cache);
+  if (!cached.ok()) {
+    return Status(StatusCode::kUnavailable, "configless: " + fetched.status().message() + ", and " +
+                                                cached.status().message() + ": nothing to start with");
+  }
+  LogWarning("configless: " + fetched.status().message() + "; starting from the cache of the last fetch in " +
+             args.conf_cache + " (hash " + *cached + ")");
+  return cached;
+}
+
 
 int Main(int argc, char** argv) {
   // A job's shepherd (agent/shepherd.h): the same binary, started by the agent for each run.
@@ -49,10 +93,31 @@ int Main(int argc, char** argv) {
   }
   args.log.node = node_name;
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
-  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  const bool configless = !args.conf_servers.empty();
+  std::unique_ptr<TokenAuthority> fetch_tokens;
+  std::string running_hash;  // configless: the hash of the configuration it runs with
+  if (configless) {
+    StatusOr<std::string> k = LoadClusterKey(args.key_file, /*create=*/false);
+    if (!k.ok()) return Fail("--conf-server needs the cluster key (--key-file): " + k.status().message());
+    fetch_tokens = std::make_unique<TokenAuthority>(*k);
+    if (!args.ca_file.empty()) {  // the fetch goes over TLS (until the configuration's own tls section)
+      if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{args.ca_file}); !st.ok()) return Fail(st.message());
+    }
+    StatusOr<std::string> hash = ConfiglessStart(args, *fetch_tokens);
+    if (!hash.ok()) return Fail(hash.status().message());
+    running_hash = *hash;
+  }
+  StatusOr<MusterConfig> conf = LoadMusterConfig(configless ? CachedMusterYamlPath(args.conf_cache) : conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
     if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{conf->tls_ca_file}); !st.ok()) return Fail(st.message());
+  }
+  if (configless) {
+    conf->key_file = args.key_file;  // the one file a configless node holds
+    // Nothing else is there before it: its socket's directory (relative paths: in the cache).
+    std::error_code ec;
+    std::filesystem::create_directories(conf->agent_socket_dir, ec);
+    if (ec) return Fail("cannot make agent.socket_dir " + conf->agent_socket_dir + ": " + ec.message());
   }
   const Node* configured = nullptr;
   for (const Node& n : conf->cluster.spec.nodes) {
@@ -130,6 +195,11 @@ int Main(int argc, char** argv) {
   opt.trusted_uids = conf->admin_uids;
   opt.end_jobs_on_stop = end_jobs_on_stop;
   opt.kill_wait_s = conf->kill_wait_s;
+  opt.config_hash = running_hash;
+  if (configless) {
+    // From the controller thread: SIGHUP wakes the main thread, which fetches and compares.
+    opt.on_config_changed = [](const std::string&) { kill(getpid(), SIGHUP); };
+  }
   {
     char exe[4096];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -166,6 +236,7 @@ int Main(int argc, char** argv) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
@@ -178,7 +249,25 @@ int Main(int argc, char** argv) {
   LogInfo("serving on " + conf->AgentSocket(node_name) + (conf->agent_listen.empty() ? "" : " and " + agent.Address()) +
           ", " + opt_ctld + " (pid " + std::to_string(getpid()) + ")");
   int sig = 0;
-  sigwait(&set, &sig);
+  bool warned_hup = false;
+  while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
+    if (!configless) {
+      if (!warned_hup) LogInfo("SIGHUP: a local muster.yaml is read at start; restart musterd to apply a change");
+      warned_hup = true;
+      continue;
+    }
+    StatusOr<std::string> hash = FetchIntoCache(args, *fetch_tokens);
+    if (!hash.ok()) {
+      LogWarning("configless: the controller's configuration changed but cannot be fetched: " + hash.status().message() +
+                 " (running on with hash " + running_hash + ")");
+      continue;
+    }
+    if (*hash == running_hash) continue;
+    LogInfo("configless: the configuration changed (hash " + running_hash + " -> " + *hash +
+            "): starting again with it (the runs here are kept)");
+    agent.Stop();
+    ExecAgain(argv, "with the new configuration");
+  }
   // Jobs keep running when the agent stops (a restarted agent finds them gone and says so; a
   // node shutdown ends them with the machine).
   LogInfo("signal " + std::to_string(sig) + ", stopping");

@@ -118,6 +118,7 @@ struct External<ShepherdSpec> : std::true_type {
     v("kill_wait_s", s.kill_wait_s);
     v("procs_files", s.procs_files);
     v("marker", s.marker);
+    v("spool_marker", s.spool_marker);
   }
 };
 
@@ -144,7 +145,10 @@ StatusOr<ShepherdSpec> SpecFromJson(const std::string& text) { return wire::Deco
 // its marker (through pidfds: a pid that changed hands meanwhile is not signalled).
 void SignalRun(const ShepherdSpec& spec, int sig) {
   if (spec.procs_files.empty()) {
-    (void)SignalMarkedProcesses(spec.marker, sig);
+    // (A spec written before the spool marker was kept: the run marker alone, as then.)
+    std::vector<std::string> markers = {spec.marker};
+    if (!spec.spool_marker.empty()) markers.push_back(spec.spool_marker);
+    (void)SignalMarkedProcesses(markers, sig);
     return;
   }
   size_t start = 0;

@@ -39,7 +39,8 @@ struct ShepherdSpec {
   // Where every process of the run is found when it must end: cgroup.procs files (':'-joined, as
   // Cgroup::ProcsFile), or without cgroups the environment entry every process of it carries.
   std::string procs_files;
-  std::string marker;  // "MUSTER_RUN=<job>.<run>"
+  std::string marker;        // "MUSTER_RUN=<job>.<run>"
+  std::string spool_marker;  // "MUSTER_SPOOL=<the agent's spool>": with `marker`, this agent's run alone
 };
 
 // How a run ended, as its shepherd recorded it.

@@ -142,7 +142,7 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
   }
   out.push_back(std::move(api));
   if (const LeadershipStats l = c.stats().Leadership(); !l.address.empty()) {
-    // controller.hosts: this one leads (a standby answers /metrics with 503); the token counts the
+    // controller.hosts: this one leads (a standby's /metrics says 0: api/standby.cc); the token counts the
     // cluster's leaderships, so its rises are the takeovers.
     out.push_back(Family{"muster_controller_leader", "1: this controller leads (controller.hosts).", MetricType::kGauge,
                          {Series{{{"address", l.address}}, 1, ""}}});

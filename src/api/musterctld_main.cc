@@ -24,11 +24,13 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/exec_again.h"
 #include "base/log.h"
 #include "base/stop_with.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
 #include "config/scheduling/scheduling_config.h"
+#include "api/config_files.h"
 #include "api/controller_metrics.h"
 #include "api/dashboard.h"
 #include "api/routes.h"
@@ -71,21 +73,6 @@ int WaitSignal(const sigset_t& set, int64_t ms) {
   return sig > 0 ? sig : 0;
 }
 
-// A deposed leader starts again as a standby: the same program and arguments, in this process
-// (its pid stays, so a supervisor or a test following it by pid still does). Every descriptor
-// above stderr is closed by the exec.
-[[noreturn]] void StartAgainAsStandby(char** argv) {
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (dirent* e = readdir(d)) {
-      const int fd = std::atoi(e->d_name);
-      if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-    closedir(d);
-  }
-  execv("/proc/self/exe", argv);
-  LogError(std::string("cannot start again as a standby (execv): ") + std::strerror(errno));
-  _exit(1);
-}
 
 // The leader's check at each renewal: a standby that hears more agents saying they cannot reach
 // this controller than this controller heard in `window_s` gets the lease (ctld/agent_reach.h).
@@ -164,6 +151,9 @@ int Main(int argc, char** argv) {
   // What the cluster file holds that Muster ignores (a slurm.conf's unsupported keys), once.
   for (const std::string& w : conf->cluster.warnings) LogWarning(w);
   for (const std::string& w : sched->warnings) LogWarning(w);
+  // What configless agents fetch (GET /v1/config/files), and its hash, as read at this start.
+  StatusOr<ServedConfig> served = api::ReadServedConfig(*conf);
+  if (!served.ok()) return Fail(served.status().message());
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
@@ -238,6 +228,7 @@ int Main(int argc, char** argv) {
   cc.scheduler = sched->scheduler;
   cc.learn_workload_mix = sched->learn_workload_mix;
   cc.check_caches = sched->check_caches;
+  cc.config_hash = served->hash;
   SystemClock clock;
   HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
   // Every order carries the lease's token: an agent that saw a later leader's refuses it.
@@ -272,6 +263,19 @@ int Main(int argc, char** argv) {
     controller.stats().ApiRequest(pattern, r.method, seconds,
                                   r.caller.authenticated ? std::optional<uint32_t>(r.caller.uid) : std::nullopt);
   };
+  // scontrol reconfigure: the files read and checked again; if they pass, this process starts
+  // again with them once the answer is sent (below, as on SIGTERM, but for the exit).
+  std::atomic<bool> restart_requested{false};
+  api::AddConfigFileRoutes(controller, router, *served, [&args, &restart_requested]() -> Status {
+    StatusOr<MusterConfig> again = LoadMusterConfig(args.conf_path);
+    if (!again.ok()) return again.status();
+    StatusOr<SchedulingConfig> sched_again = LoadSchedulingConfig(*again);
+    if (!sched_again.ok()) return sched_again.status();
+    StatusOr<ServedConfig> files = api::ReadServedConfig(*again);
+    if (!files.ok()) return files.status();
+    restart_requested = true;
+    return Status::Ok();
+  });
   router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);
   api::AddDashboardRoutes(controller, router, jwt_key);
@@ -345,13 +349,10 @@ int Main(int argc, char** argv) {
     });
   }
   int sig = 0;
-  if (keeper) {
-    while ((sig = WaitSignal(set, 100)) == 0 && keeper->Leading()) {
-    }
-  } else {
-    sigwait(&set, &sig);
+  while ((sig = WaitSignal(set, 100)) == 0 && (!keeper || keeper->Leading()) && !restart_requested) {
   }
-  const bool deposed = sig == 0;
+  const bool restart = sig == 0 && restart_requested;
+  const bool deposed = sig == 0 && !restart;
   if (deposed) {
     const Leadership l = keeper->Last();
     LogError("no longer leading: " +
@@ -360,6 +361,8 @@ int Main(int argc, char** argv) {
                   ? "the lease was taken by " + l.address + " (token " + std::to_string(l.token) + ")"
                   : std::string("the lease could not be renewed in time")) +
              "; stopping as leader and starting again as a standby");
+  } else if (restart) {
+    LogInfo("scontrol reconfigure: stopping, to start again with the configuration as it is now");
   } else {
     LogInfo("signal " + std::to_string(sig) + ", stopping");
   }
@@ -368,7 +371,7 @@ int Main(int argc, char** argv) {
   controller.Stop();
   // Deposed: acting stops here (no request is answered, the loop is told to stop; a write still in
   // flight is refused by the store's fencing), and the process starts again as a standby.
-  if (deposed) StartAgainAsStandby(argv);
+  if (deposed) ExecAgain(argv, "as a standby");
   loop.join();
   if (Status st = controller.SaveUsage(); !st.ok()) {
     LogError("cannot save the usage: " + st.ToString());
@@ -380,13 +383,21 @@ int Main(int argc, char** argv) {
     }
     renew_cv.notify_all();
     renewer.join();
-    // A clean stop hands over at once: a standby need not wait for the lease to lapse.
-    if (Status st = (*store)->Resign(keeper->options().holder); !st.ok()) {
+    if (restart) {
+      // Reconfigured: the lease is reserved for this address for one lease length, so this
+      // controller, started again, takes it back at once and no standby takes over meanwhile.
+      if (Status st = (*store)->HandOver(keeper->options().holder, keeper->options().address, keeper->options().lease_ms);
+          !st.ok()) {
+        LogWarning("cannot keep the lease across the reconfigure: " + st.ToString());
+      }
+    } else if (Status st = (*store)->Resign(keeper->options().holder); !st.ok()) {
+      // A clean stop hands over at once: a standby need not wait for the lease to lapse.
       LogWarning("cannot resign the lease (a standby takes over when it lapses): " + st.ToString());
     } else {
       LogInfo("resigned the lease");
     }
   }
+  if (restart) ExecAgain(argv, "reconfigured");  // (a single controller reloads its state from the store)
   return 0;
 }
 

@@ -47,6 +47,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     if (!orders.ok()) return ErrorResponse(orders.status());
     orders->cluster = c.cluster_name();
     orders->leader_token = c.stats().Leadership().token;
+    orders->config_hash = c.config_hash();
     return Ok(*orders);
   });
 
@@ -61,6 +62,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     StatusOr<NodeOrders> orders = c.Heartbeat(beat->node, beat->report, req.caller);
     if (!orders.ok()) return ErrorResponse(orders.status());
     orders->leader_token = c.stats().Leadership().token;  // (controller.hosts; 0: one controller)
+    orders->config_hash = c.config_hash();
     return Ok(*orders);
   });
 

@@ -7,6 +7,7 @@
 #include "api/route_util.h"
 #include "api/wire/agent.h"
 #include "net/key_file.h"
+#include "net/prometheus_text.h"
 
 namespace muster::api {
 
@@ -73,6 +74,18 @@ std::string FailedOverNode(const HttpRequest& r, const std::string& leader, cons
 HttpResponse StandbyAnswer(const HttpRequest& r, const std::string& cluster, const std::string& address,
                            const Leadership& last) {
   if (r.method == "GET" && r.path == "/v1/ping") return Ok(HostsPing(r, cluster, false, address, last));
+  if (r.method == "GET" && r.path == "/metrics") {
+    // The leader's series, as a standby has them: Prometheus sees every controller up, and
+    // sum(muster_controller_leader) is 1 while one leads.
+    StatusOr<std::string> text = prom::WriteText(
+        {prom::Family{"muster_controller_leader", "1: this controller leads (controller.hosts).", prom::MetricType::kGauge,
+                      {prom::Series{{{"address", address}}, 0, ""}}},
+         prom::Family{"muster_controller_leaderships_total",
+                      "Leaderships of the cluster so far (the lease's fencing token): each takeover adds one.",
+                      prom::MetricType::kCounter, {prom::Series{{}, double(last.token), ""}}}});
+    if (!text.ok()) return HttpResponse::Error(500, text.status().message());
+    return HttpResponse{200, prom::kContentType, std::move(*text)};
+  }
   const std::string leader = last.remaining_ms > 0 ? "the leader is at " + last.address : "no controller leads now";
   return HttpResponse::Error(503, "controller " + address + " is a standby: " + leader);
 }

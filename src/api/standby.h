@@ -34,7 +34,8 @@ PingAnswer HostsPing(const HttpRequest& r, const std::string& cluster, bool lead
 // standby counts (ctld/agent_reach.h).
 std::string FailedOverNode(const HttpRequest& r, const std::string& leader, const std::vector<uint32_t>& agent_uids);
 
-// A standby's answer: the ping, or 503 naming the leader.
+// A standby's answer: the ping, its /metrics (muster_controller_leader 0, the cluster's
+// leaderships), or 503 naming the leader.
 HttpResponse StandbyAnswer(const HttpRequest& r, const std::string& cluster, const std::string& address,
                            const Leadership& last);
 

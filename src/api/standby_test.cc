@@ -65,6 +65,14 @@ TEST(StandbyTest, AStandbyAnswersThePingAndSendsEveryoneElseToTheLeader) {
   EXPECT_EQ(other.status, 503);
   EXPECT_NE(other.body.find("controller ctl2:6817 is a standby: the leader is at ctl1:6817"), std::string::npos)
       << other.body;
+  HttpRequest metrics;
+  metrics.method = "GET";
+  metrics.path = "/metrics";
+  last.token = 4;
+  HttpResponse m = StandbyAnswer(metrics, "lab", "ctl2:6817", last);
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("\nmuster_controller_leader{address=\"ctl2:6817\"} 0\n"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find("\nmuster_controller_leaderships_total 4\n"), std::string::npos) << m.body;
   last.remaining_ms = 0;
   other = StandbyAnswer(AgentPost("/v1/agent/heartbeat", "{}", ""), "lab", "ctl2:6817", last);
   EXPECT_NE(other.body.find("no controller leads now"), std::string::npos) << other.body;

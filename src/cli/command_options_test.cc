@@ -297,10 +297,6 @@ TEST(ScontrolCommandsTest, AnsweredOrRefusedByTheTable) {
   EXPECT_EQ(out, "n[1-3]\n");
   EXPECT_EQ(run({"-d", "show", "hostnames", "n[1-2]"}, &out, &err), 0);
   EXPECT_EQ(out, "n1\nn2\n");
-  EXPECT_EQ(run({"reconfigure"}, &out, &err), 1);
-  EXPECT_EQ(err,
-            "scontrol: error: reconfigure is not supported by Muster: the controller reads its configuration when it "
-            "starts and has no reload: restart it\n");
   EXPECT_EQ(run({"show", "reservation"}, &out, &err), 1);
   EXPECT_EQ(err, "scontrol: error: show reservation is not supported by Muster: Muster has no reservations\n");
   EXPECT_EQ(run({"Suspend", "12"}, &out, &err), 1);

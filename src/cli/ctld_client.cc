@@ -404,6 +404,7 @@ StatusOr<UsageAnswer> CtldClient::Usage(int64_t start, int64_t end) {
 StatusOr<DiagAnswer> CtldClient::Diag() { return Read<DiagAnswer>(Send("GET", "/v1/diag")); }
 Status CtldClient::ResetDiag() { return Exchange<Empty>("POST", "/v1/diag/reset", Empty{}).status(); }
 StatusOr<ConfigAnswer> CtldClient::Config() { return Read<ConfigAnswer>(Send("GET", "/v1/config")); }
+Status CtldClient::Reconfigure() { return Exchange<Empty>("POST", "/v1/reconfigure", Empty{}).status(); }
 StatusOr<JwtAnswer> CtldClient::MintJwt(const JwtRequest& request) {
   return Exchange<JwtAnswer>("POST", "/v1/jwt", request);
 }

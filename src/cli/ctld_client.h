@@ -82,6 +82,9 @@ class CtldClient {
   Status ResetDiag();
   StatusOr<ConfigAnswer> Config();
   // POST /v1/jwt (scontrol token): a JWT for slurmrestd's REST API.
+  // POST /v1/reconfigure (scontrol reconfigure, admins): the controller checks its files again and
+  // starts again with them; their error otherwise.
+  Status Reconfigure();
   StatusOr<JwtAnswer> MintJwt(const JwtRequest& request);
 
   // GET /v1/accounting/jobs?<query> (sacct's selection) and the steps of the jobs `ids`.

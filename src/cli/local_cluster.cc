@@ -492,7 +492,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << "  cgroups: " << (root ? "auto" : "off") << "\n"
       << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n")
       << (a.tcp ? "tls:  # TCP speaks TLS; the CA and this host's certificate were made by 'muster up'\n"
-                  "  ca_file: tls/ca.crt\n  cert_file: tls/server.crt\n  key_file: tls/server.key\n"
+                  "  ca_file: " + tls_dir + "/ca.crt\n  cert_file: " + tls_dir + "/server.crt\n  key_file: " +
+                  tls_dir + "/server.key\n"
                 : "");
   }
   const std::string bin = fs::path(self_exe).parent_path().string();

@@ -160,6 +160,15 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
     out << "Slurmctld(primary) at " << LocalHostname() << " is " << (r.ok() ? "UP" : "DOWN") << "\n";
     return r.ok() ? 0 : 1;
   }
+  // Slurm: "slurm_reconfigure error: Invalid user id" for a user; Muster also prints the reason
+  // a configuration is refused.
+  if (verb == "reconfigure") {
+    if (Status st = (*c)->Reconfigure(); !st.ok()) {
+      err << "slurm_reconfigure error: " << st.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
   // scontrol token [lifespan=SECONDS] [username=NAME]: SLURM_JWT=... for slurmrestd's REST API.
   if (verb == "token") {
     JwtRequest ask;

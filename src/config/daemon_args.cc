@@ -21,9 +21,34 @@ struct Option {
 const std::vector<Option>& Options() {
   static const std::vector<Option> options = {
       {"--conf", 0, true, "PATH: the configuration (default $MUSTER_CONF, ~/.muster/muster.yaml, /etc/muster/muster.yaml)",
-       [](DaemonArgs& a, const std::string& v) { a.conf_path = v; return Status::Ok(); }},
+       [](DaemonArgs& a, const std::string& v) { a.conf_path = v; a.conf_given = true; return Status::Ok(); }},
       {"--node", 'a', true, "NAME: the node this agent serves (default: the host name)",
        [](DaemonArgs& a, const std::string& v) { a.node = v; return Status::Ok(); }},
+      {"--conf-server", 'a', true,
+       "HOST:PORT[,...]: configless: fetch the configuration from these controllers (the first that serves it) "
+       "instead of reading --conf",
+       [](DaemonArgs& a, const std::string& v) {
+         a.conf_servers.clear();
+         size_t start = 0;
+         while (start <= v.size()) {
+           const size_t comma = v.find(',', start);
+           const std::string one = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+           StatusOr<HostPort> hp = ParseHostPort(one, "--conf-server");
+           if (!hp.ok()) return hp.status();
+           a.conf_servers.push_back(one);
+           if (comma == std::string::npos) break;
+           start = comma + 1;
+         }
+         return Status::Ok();
+       }},
+      {"--key-file", 'a', true, "PATH: with --conf-server, the cluster key (default /etc/muster/cluster.key)",
+       [](DaemonArgs& a, const std::string& v) { a.key_file = v; return Status::Ok(); }},
+      {"--ca-file", 'a', true,
+       "PATH: with --conf-server, the cluster CA (PEM): the controllers' TCP ports speak TLS (muster.yaml's tls)",
+       [](DaemonArgs& a, const std::string& v) { a.ca_file = v; return Status::Ok(); }},
+      {"--conf-cache", 'a', true,
+       "DIR: with --conf-server, where the fetched configuration is kept (default /var/spool/muster/conf-cache)",
+       [](DaemonArgs& a, const std::string& v) { a.conf_cache = v; return Status::Ok(); }},
       {"--end-jobs-on-stop", 'a', false, "end the node's jobs when the agent stops (local clusters)",
        [](DaemonArgs& a, const std::string&) { a.end_jobs_on_stop = true; return Status::Ok(); }},
       {"--log-file", 0, true, "PATH: append the log there (default: stderr, which systemd sends to the journal)",
@@ -90,6 +115,9 @@ StatusOr<DaemonArgs> ParseDaemonArgs(Daemon daemon, const std::vector<std::strin
       return InvalidArgument(arg + " takes no value");
     }
     if (Status st = found->apply(out, value); !st.ok()) return st;
+  }
+  if (out.conf_given && !out.conf_servers.empty()) {
+    return InvalidArgument("--conf and --conf-server exclude each other (a configless agent has no local muster.yaml)");
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // the agent's own):
 //   musterctld [--conf PATH] [--listen HOST:PORT] [--socket PATH] [--log-file PATH] [--log-level LEVEL] [--syslog]
 //   musterd --node NAME [--conf PATH] [--listen HOST:PORT] [--end-jobs-on-stop] [--log-file PATH] [--log-level LEVEL] [--syslog]
+//   musterd --node NAME --conf-server HOST:PORT[,HOST:PORT...] [--key-file PATH] [--conf-cache DIR] ...
 // Each option with a value takes it as the next argument or after '='.
 #pragma once
 
@@ -20,6 +21,14 @@ struct DaemonArgs {
   std::string conf_path;  // defaults to DefaultConfigPath()
   std::string node;       // musterd: the node it serves (default: the host name)
   bool end_jobs_on_stop = false;
+  // musterd --conf-server (configless, docs/configuration.md): the controllers it fetches the
+  // configuration from, in order (empty: a local muster.yaml, --conf); the cluster key it signs
+  // its requests with; where it caches what it fetched.
+  std::vector<std::string> conf_servers;
+  std::string key_file = "/etc/muster/cluster.key";
+  std::string conf_cache = "/var/spool/muster/conf-cache";
+  std::string ca_file;  // --ca-file: with --conf-server, the controllers speak TLS, verified with this CA
+  bool conf_given = false;  // --conf was given (it excludes --conf-server)
   std::string listen;     // its TCP address, instead of controller.listen (musterctld) or agent.listen
                           // (musterd) ("" = that)
   std::string socket;     // musterctld: its Unix socket, instead of controller.socket ("" = that)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/muster_config.h"
+
 namespace muster {
 namespace {
 
@@ -56,6 +58,25 @@ TEST(DaemonArgsTest, ListenIsEachDaemonsOwnAddress) {
       << DaemonUsage(Daemon::kAgent);
   EXPECT_NE(DaemonUsage(Daemon::kController).find("instead of at controller.listen"), std::string::npos);
   EXPECT_EQ(DaemonUsage(Daemon::kController).find("agent.listen"), std::string::npos);
+}
+
+TEST(DaemonArgsTest, ConfServerTakesControllersInOrder) {
+  StatusOr<DaemonArgs> a = ParseDaemonArgs(
+      Daemon::kAgent, {"--conf-server", "ctl1:6817,[::1]:6817", "--key-file=/k", "--conf-cache", "/c", "--node", "n"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->conf_servers, (std::vector<std::string>{"ctl1:6817", "[::1]:6817"}));
+  EXPECT_EQ(a->key_file, "/k");
+  EXPECT_EQ(a->conf_cache, "/c");
+  StatusOr<DaemonArgs> d = ParseDaemonArgs(Daemon::kAgent, {});
+  EXPECT_TRUE(d->conf_servers.empty());
+  EXPECT_EQ(d->key_file, "/etc/muster/cluster.key");
+  EXPECT_EQ(d->conf_cache, "/var/spool/muster/conf-cache");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--conf-server", "ctl1:6817,"}).status().message(),
+            ParseHostPort("", "--conf-server").status().message());
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kAgent, {"--conf", "/m.yaml", "--conf-server", "c:1"}).status().message(),
+            "--conf and --conf-server exclude each other (a configless agent has no local muster.yaml)");
+  EXPECT_EQ(ParseDaemonArgs(Daemon::kController, {"--conf-server", "c:1"}).status().message(),
+            "unknown argument '--conf-server' (see --help)");
 }
 
 TEST(DaemonArgsTest, TheUsageListsEachDaemonsOptions) {

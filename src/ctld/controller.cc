@@ -589,6 +589,10 @@ void Controller::SignalAll(const JobRecord& job, int signal, int64_t kill_after,
   std::stable_partition(targets.begin(), targets.end(),
                         [&](const NodeRecord& n) { return n.node.name != job.batch_host; });
   for (const NodeRecord& n : targets) {
+    // A node that stopped answering is not called: its runs end by its lease (and what is left
+    // when it answers again is named in its heartbeat's answer), and a call would wait the
+    // client's whole timeout on the loop's thread (10 s of no scheduling per lost node).
+    if (n.node.state == NodeState::kDown && n.node.reason == "Not responding") continue;
     Status st = agents_->SignalJob(n, JobRun{job.id, job.restart_count}, signal, kill_after, why);
     (void)st;  // a lost node is handled by the heartbeat timeout
   }

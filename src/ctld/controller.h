@@ -71,6 +71,9 @@ struct ControllerConfig {
   // job) this many seconds after it ended, then only in the store; 0 = keep every job.
   int64_t min_job_age_s = 300;
   int64_t first_job_id = 1;         // as configured (shown by scontrol show config)
+  // The hash of the configuration files it runs with (api/config_files.h), told to every agent
+  // in its registration's and heartbeats' answers (NodeOrders::config_hash); "" = none.
+  std::string config_hash;
   // A job its node could not launch (the node's fault: it is drained) is requeued held, with
   // Slurm's reason "launch failed requeued held", until its user or an admin releases it; false:
   // requeued to run elsewhere.
@@ -241,6 +244,7 @@ class Controller {
   StatusOr<std::vector<JobRecord>> Accounting(const AccountingQuery& query) const;
   StatusOr<std::vector<StepRecord>> AccountingSteps(const std::set<int64_t>& job_ids) const;
   const std::string& cluster_name() const { return config_.cluster_name; }
+  const std::string& config_hash() const { return config_.config_hash; }
   int64_t kill_wait_s() const { return config_.kill_wait_s; }
   // scontrol show config: the settings in Slurm's names and units ("MinJobAge" -> "300 sec"),
   // in name order.

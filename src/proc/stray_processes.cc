@@ -61,10 +61,14 @@ int KillStrayProcesses(const std::string& spool_dir, const std::function<bool(co
   return killed;
 }
 
-int SignalMarkedProcesses(const std::string& marker, int sig) {
+int SignalMarkedProcesses(const std::vector<std::string>& markers, int sig) {
+  if (markers.empty()) return 0;
   int signalled = 0;
   ForEachProcess([&](int fd, const std::string& env) {
-    if (EntryWith(env, marker.substr(0, marker.find('=') + 1)) == marker && SendThrough(fd, sig)) ++signalled;
+    for (const std::string& m : markers) {
+      if (EntryWith(env, m.substr(0, m.find('=') + 1)) != m) return;
+    }
+    if (SendThrough(fd, sig)) ++signalled;
   });
   return signalled;
 }

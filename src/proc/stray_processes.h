@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace muster {
 
@@ -18,9 +19,12 @@ inline constexpr char kSpoolMarker[] = "MUSTER_SPOOL=";
 // "" when it has none). Returns how many were killed.
 int KillStrayProcesses(const std::string& spool_dir,
                        const std::function<bool(const std::string& run_marker)>& keep = nullptr);
-// Sends `sig` to every process (other than this one) whose environment holds the entry `marker`
-// exactly, through a pidfd (a pid that changed hands meanwhile gets nothing). Returns how many.
-int SignalMarkedProcesses(const std::string& marker, int sig);
+// Sends `sig` to every process (other than this one) whose environment holds each of `markers`
+// ("NAME=value" entries, exactly), through a pidfd (a pid that changed hands meanwhile gets
+// nothing). Returns how many. A run is named by its spool and its run marker together: job 1's
+// run 0 of another agent on this host (another cluster's, or another node's of a local cluster)
+// carries the same MUSTER_RUN=1.0.
+int SignalMarkedProcesses(const std::vector<std::string>& markers, int sig);
 
 // A batch script's directory: <script_dir>/job<id>/slurm_script (the agent's directory, the user's
 // script; nothing else can be in it).

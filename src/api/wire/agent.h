@@ -155,6 +155,9 @@ struct NodeOrders {
   std::vector<int> resume_gpus;  // an admin resumed the node: its health watch takes these back
   std::string cluster;           // the registration's answer: the cluster's name
   int64_t leader_token = 0;      // the answering controller's lease token (0: a single controller)
+  // The hash of the configuration the controller runs with (GET /v1/config/files' `hash`): a
+  // configless agent (musterd --conf-server) that runs with another fetches it again and restarts.
+  std::string config_hash;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("lease_s", s.lease_s);
@@ -162,8 +165,37 @@ struct NodeOrders {
     v("resume_gpus", s.resume_gpus);
     v("cluster", s.cluster);
     v("leader_token", s.leader_token);
+    v("config_hash", s.config_hash);
   }
   friend bool operator==(const NodeOrders&, const NodeOrders&) = default;
+};
+
+// GET /v1/config/files (admins: the agents of configless nodes, musterd --conf-server): the text
+// of muster.yaml as the controller loaded it and of its cluster file (with a slurm.conf, the
+// topology.conf and gres.conf it reads beside it), and a hash over them all.
+struct ConfigFile {
+  using WireRecord = void;
+  std::string name;  // a base name ("cluster.yaml", "slurm.conf", "gres.conf")
+  std::string text;
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("name", s.name);
+    v("text", s.text);
+  }
+  friend bool operator==(const ConfigFile&, const ConfigFile&) = default;
+};
+struct ServedConfig {
+  using WireRecord = void;
+  std::string hash;                // SHA-256, hex, over muster.yaml's text and each file's name and text
+  std::string muster_yaml;         // muster.yaml's text
+  std::vector<ConfigFile> files;   // the cluster file first (muster.yaml's cluster_file), then its companions
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("hash", s.hash);
+    v("muster_yaml", s.muster_yaml);
+    v("files", s.files);
+  }
+  friend bool operator==(const ServedConfig&, const ServedConfig&) = default;
 };
 
 // POST /v1/agent/register: the node's record (its own codec, model/record_json.h) beside the

@@ -31,8 +31,13 @@ TEST(WireCodecTest, RecordsRoundTrip) {
   StatusOr<NodeReport> back = wire::Decode<NodeReport>(wire::Encode(r));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, r);
-  NodeOrders o{30, {{7, 0}}, {2}, "c1"};
+  NodeOrders o{30, {{7, 0}}, {2}, "c1", 4, "ab12"};
   EXPECT_EQ(*wire::Decode<NodeOrders>(wire::Encode(o)), o);
+  EXPECT_NE(wire::Encode(o).find(R"("config_hash":"ab12")"), std::string::npos);
+  // An older controller's answer has no config_hash: empty, which a configless agent ignores.
+  EXPECT_EQ(wire::Decode<NodeOrders>(R"({"lease_s":3})")->config_hash, "");
+  ServedConfig served{"00ff", "cluster: x\n", {{"cluster.yaml", "nodes: []\n"}, {"gres.conf", ""}}};
+  EXPECT_EQ(*wire::Decode<ServedConfig>(wire::Encode(served)), served);
 }
 
 TEST(WireCodecTest, KeysAreTheDocumentedOnes) {
