@@ -306,9 +306,10 @@ TEST_F(NetnsLeaderCut, ALeaderCutOffFromTheAgentsHandsOverAndTheJobsRunOn) {
   EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
 }
 
-// Between hosts, no one gets in: each refusal tried from the login host over the namespaces' links,
-// with tokens minted here from the cluster key (as a thief who captured one, or forged one, would
-// present them). Nothing refused changes anything: the job runs on, untouched.
+// Between hosts, no one gets in: each refusal tried from the login host over the namespaces' links
+// (TLS, the cluster's CA trusted), with tokens minted here from the cluster key (as a thief who
+// captured one, or forged one, would present them), and plain HTTP against the TLS listeners.
+// Nothing refused changes anything: the job runs on, untouched.
 TEST_F(NetnsCluster, EveryRefusalHoldsOverTheLinks) {
   const int64_t id = Submit("-w node1 --gres=gpu:4 --wrap '" + kBeater + "'");
   ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 1; }, 20s)) << BeatsText();
@@ -316,14 +317,14 @@ TEST_F(NetnsCluster, EveryRefusalHoldsOverTheLinks) {
   ASSERT_TRUE(key.ok()) << key.status().message();
   const muster::TokenAuthority authority(*key);
   const int64_t now = std::time(nullptr);
-  const std::string ctld = "http://" + Ip("c1") + ":6817", agent = "http://" + Ip("n1") + ":6818";
+  const std::string ctld = "https://" + Ip("c1") + ":6817", agent = "https://" + Ip("n1") + ":6818";
   const std::string sid = std::to_string(id);
   // One request from the login host: {HTTP status, body}; status 0 when nothing answered.
   const auto curl = [&](const std::string& method, const std::string& url, const std::string& token,
                         const std::string& body = "") -> std::pair<int, std::string> {
     const std::string file = (work_ / ("req." + std::to_string(++requests_))).string();
     std::ofstream(file) << body;
-    Result r = Run("curl -s -m 5 -w '\\n%{http_code}' -X " + method + (token.empty() ? "" : " -H 'Authorization: Muster " + token + "'") +
+    Result r = Run("curl -s -m 5 --cacert " + CaFile() + " -w '\\n%{http_code}' -X " + method + (token.empty() ? "" : " -H 'Authorization: Muster " + token + "'") +
                    (body.empty() ? "" : " -H 'Content-Type: application/json' --data-binary @" + file) + " " + url);
     const size_t nl = r.out.rfind('\n');
     return {std::atoi(r.out.substr(nl + 1).c_str()), r.out.substr(0, nl)};
@@ -363,6 +364,17 @@ TEST_F(NetnsCluster, EveryRefusalHoldsOverTheLinks) {
   expect(curl("POST", agent + "/v1/signal-step", authority.Mint(0, 0, now, 300, muster::NodeAudience("node2")),
               "{\"job_id\":" + sid + ",\"step_id\":0,\"signal\":9}"),
          401, "token for node:node2, not for node:node1", "node2's token at node1");
+  // A plain client against the TLS listeners: no HTTP answer at all (curl's code 000), with a
+  // valid token or without; and a TLS client that does not trust the cluster's CA is refused too.
+  const std::string plain_ctld = "http://" + Ip("c1") + ":6817", plain_agent = "http://" + Ip("n1") + ":6818";
+  for (const std::string& url : {plain_ctld + "/v1/ping", plain_ctld + "/v1/jobs", plain_agent + "/metrics"}) {
+    Result r = Run("curl -s -m 5 -o /dev/null -w '%{http_code}' -H 'Authorization: Muster " +
+                   authority.Mint(0, 0, now, 300, muster::kControllerAudience) + "' " + url);
+    EXPECT_EQ(Trim(r.out), "000") << url << ": a plain request was answered";
+  }
+  Result untrusted = Run("curl -s -m 5 -o /dev/null -w '%{http_code}' " + ctld + "/v1/ping");
+  EXPECT_EQ(Trim(untrusted.out), "000") << "a client without the cluster's CA";
+  EXPECT_NE(untrusted.rc, 0);
   // nobody may not cancel root's job with a valid token of its own either.
   expect(curl("DELETE", ctld + "/v1/jobs/" + sid, authority.Mint(65534, 65534, now, 300, muster::kControllerAudience)), 403,
          "", "another user's job");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "local_cluster_test_util.h"
+#include "net/tls_certs.h"
 #include "store/pg_test_util.h"
 
 namespace muster_test {
@@ -170,7 +171,8 @@ class NetnsClusterTest : public ::testing::Test {
 
   // Controller i's (1-based) GET /v1/ping from the login host: its role, "" when it does not answer.
   std::string Role(int i) {
-    const std::string body = Run("curl -s -m 2 http://" + Ip("c" + std::to_string(i)) + ":6817/v1/ping").out;
+    const std::string body =
+        Run("curl -s -m 2 --cacert " + CaFile() + " https://" + Ip("c" + std::to_string(i)) + ":6817/v1/ping").out;
     for (const char* role : {"leader", "standby"}) {
       if (body.find(std::string("\"role\":\"") + role + "\"") != std::string::npos) return role;
     }
@@ -199,6 +201,7 @@ class NetnsClusterTest : public ::testing::Test {
     return "";
   }
   std::string Conf() { return (dir_ / "muster.yaml").string(); }
+  std::string CaFile() { return (dir_ / "tls" / "ca.crt").string(); }
 
   // Starts (or restarts) controller i in its namespace.
   void StartController(int i) {
@@ -305,6 +308,20 @@ class NetnsClusterTest : public ::testing::Test {
       out << key;
     }
     fs::permissions(dir_ / "state" / "cluster.key", fs::perms::owner_read | fs::perms::owner_write);
+    // TLS between the hosts, as `muster up --tcp` sets it up: a cluster CA, and one certificate for
+    // every host's address (each host would hold its own at the same path; here they share a file
+    // system, so one certificate names them all).
+    const std::string tls = (dir_ / "tls").string();
+    fs::create_directories(tls);
+    fs::permissions(tls, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    muster::Status ca = muster::WriteTlsCa(tls + "/ca.crt", tls + "/ca.key", "netns test CA");
+    ASSERT_TRUE(ca.ok()) << ca.message();
+    std::vector<std::string> sans;
+    for (const Host& h : hosts_) sans.push_back(h.ip);
+    muster::Status cert = muster::WriteTlsServerCert(tls + "/ca.crt", tls + "/ca.key", tls + "/server.crt",
+                                                     tls + "/server.key", sans);
+    ASSERT_TRUE(cert.ok()) << cert.message();
     std::ofstream conf(Conf());
     conf << "# Written by tests/netns_test_util.h: one muster.yaml for every host of the namespaces.\n"
          << "cluster: netns\ncluster_file: cluster.yaml\ncontroller:\n"
@@ -317,7 +334,9 @@ class NetnsClusterTest : public ::testing::Test {
          << "  allow_root_jobs: true\n"
          << "agent:\n  socket_dir: " << (dir_ / "run").string() << "\n  listen: 0.0.0.0:6818\n"
          << "  spool_dir: " << (dir_ / "spool").string() << "\n  script_dir: " << (dir_ / "scripts").string() << "\n"
-         << "  heartbeat_interval: 1\n  gpus: fake\n  cgroups: auto\n";
+         << "  heartbeat_interval: 1\n  gpus: fake\n  cgroups: auto\n"
+         << "tls:\n  ca_file: " << tls << "/ca.crt\n  cert_file: " << tls << "/server.crt\n  key_file: " << tls
+         << "/server.key\n";
     std::ofstream cluster((dir_ / "cluster.yaml").string());
     cluster << "cluster: netns\nnode_types:\n"
             << "  ns: {cpus: 8, memory: 16G, gpus: 4, gpu_model: h100, gpu_memory: 80G, links: nvswitch}\n"
