@@ -35,11 +35,8 @@ class Configless : public LocalClusterTest {
     up_args_ = " --tcp";
     LocalClusterTest::SetUp();
     if (HasFatalFailure()) return;
-    const std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
-    const size_t ctl = conf.find("controller:");
-    const size_t at = conf.find("  listen: ", ctl);
-    ASSERT_TRUE(ctl != std::string::npos && at != std::string::npos) << conf;
-    ctld_ = conf.substr(at + 10, conf.find('\n', at) - at - 10);
+    ctld_ = ControllerListen();
+    ASSERT_FALSE(ctld_.empty()) << ReadFile((dir_ / "c" / "muster.yaml").string());
     cache_ = dir_ / "conf-cache";
     log_ = dir_ / "c" / "log" / "configless-node2.log";
   }

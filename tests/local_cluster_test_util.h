@@ -137,6 +137,15 @@ class LocalClusterTest : public ::testing::Test {
     return WaitFor([&] { return State(id) == state; }, limit);
   }
   std::string Pid(const std::string& daemon) { return Trim(ReadFile((dir_ / "c" / (daemon + ".pid")).string())); }
+  // The controller's TCP address: controller.listen in the muster.yaml `muster up --tcp` wrote
+  // ("" without one).
+  std::string ControllerListen() {
+    const std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
+    const size_t ctl = conf.find("controller:");
+    const size_t at = ctl == std::string::npos ? ctl : conf.find("  listen: ", ctl);
+    if (at == std::string::npos) return "";
+    return conf.substr(at + 10, conf.find('\n', at) - at - 10);
+  }
   // Stops the controller (SIGTERM), appends `yaml` to muster.yaml and starts it again (what
   // runs and waits is kept); true once the nodes are idle again.
   bool RestartControllerWith(const std::string& yaml) {

@@ -173,14 +173,6 @@ class PrometheusScrape : public LocalClusterTest {
     LocalClusterTest::SetUp();
   }
 
-  // The controller's TCP address: controller.listen in the muster.yaml `muster up --tcp` wrote.
-  std::string ControllerAddress() {
-    const std::string conf = ReadFile((dir_ / "c/muster.yaml").string());
-    const size_t ctl = conf.find("controller:");
-    const size_t at = ctl == std::string::npos ? ctl : conf.find("  listen: ", ctl);
-    if (at == std::string::npos) return "";
-    return conf.substr(at + 10, conf.find('\n', at) - at - 10);
-  }
   // Node name -> the TCP address its agent registered (GET /v1/nodes on the controller's socket,
   // as root).
   std::map<std::string, std::string> AgentAddresses() {
@@ -218,7 +210,7 @@ TEST_F(PrometheusScrape, WhatPrometheusScrapedAgreesWithSqueue) {
   ASSERT_TRUE(fs::exists(PrometheusBinary()))
       << PrometheusBinary() << " is not installed: this test needs Debian's prometheus package "
       << "(tools/deps.sh installs it; or set PROMETHEUS to a prometheus binary)";
-  const std::string controller = ControllerAddress();
+  const std::string controller = ControllerListen();
   ASSERT_EQ(controller.rfind("127.0.0.1:", 0), 0u) << ReadFile((dir_ / "c/muster.yaml").string());
   std::map<std::string, std::string> agents;
   ASSERT_TRUE(WaitFor(

@@ -45,13 +45,8 @@ class TcpAuth : public LocalClusterTest {
     up_args_ = " --tcp";
     LocalClusterTest::SetUp();
     if (HasFatalFailure()) return;
-    // The controller's TCP address: controller.listen in the muster.yaml `muster up --tcp` wrote.
-    const std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
-    const size_t ctl = conf.find("controller:");
-    const size_t at = conf.find("  listen: ", ctl);
-    ASSERT_TRUE(ctl != std::string::npos && at != std::string::npos) << conf;
-    ctld_ = conf.substr(at + 10, conf.find('\n', at) - at - 10);
-    ASSERT_EQ(ctld_.rfind("127.0.0.1:", 0), 0u) << conf;
+    ctld_ = ControllerListen();
+    ASSERT_EQ(ctld_.rfind("127.0.0.1:", 0), 0u) << ReadFile((dir_ / "c" / "muster.yaml").string());
     StatusOr<std::string> key = muster::LoadClusterKey((dir_ / "c" / "state" / "cluster.key").string(), false);
     ASSERT_TRUE(key.ok()) << key.status().message();
     key_ = std::make_unique<muster::TokenAuthority>(*key);
