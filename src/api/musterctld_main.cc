@@ -106,19 +106,27 @@ StatusOr<bool> StandBy(LeaseKeeper& keeper, Store& store, AgentReach& reach, con
   });
   if (!server.ok()) return server.status();
   std::string said;  // the last state logged, to log changes only
-  int64_t reported = -1;
+  int64_t reported = -1;       // the count the store holds (-1: not known; written at the first poll)
+  std::string report_failed;   // the last failure to write it, logged once
   while (true) {
     StatusOr<Leadership> l = keeper.Try();
     if (l.ok() && l->leading) break;
+    // A count of 0 already in the store need not be written again (the leader never hands the
+    // lease to it); any other is written at each poll, to stay fresh.
     const int64_t agents = reach.Count(SteadyMillis());
-    if (Status st = store.ReportView(address, agents); !st.ok()) {
-      LogWarning("cannot report this standby's view: " + st.message());
-    } else if (agents != reported) {
-      if (agents > 0 || reported > 0) {
-        LogInfo(std::to_string(agents) + " agent(s) reached this standby in the last " +
-                std::to_string(reach.window_ms() / 1000) + " s saying they cannot reach the leader");
+    if (agents != 0 || reported != 0) {
+      if (Status st = store.ReportView(address, agents); !st.ok()) {
+        if (st.message() != report_failed) LogWarning("cannot report this standby's view: " + st.message());
+        report_failed = st.message();
+        reported = -1;
+      } else {
+        if (agents != reported && (agents > 0 || reported > 0)) {
+          LogInfo(std::to_string(agents) + " agent(s) reached this standby in the last " +
+                  std::to_string(reach.window_ms() / 1000) + " s saying they cannot reach the leader");
+        }
+        report_failed.clear();
+        reported = agents;
       }
-      reported = agents;
     }
     if (l.ok() && l->token > 0) *previous = l->address;
     const std::string now = !l.ok() ? "cannot read the lease: " + l.status().message()
