@@ -69,6 +69,16 @@ class NetnsCluster : public NetnsClusterTest {
     EXPECT_EQ(Trim(Run("sacct -n -X -j " + std::to_string(id) + " -P -o JobID,State").out),
               std::to_string(id) + "|RUNNING");
   }
+  // Every agent told its peers: all the other nodes to ask should no controller answer (a node
+  // that registered first is told none until its next heartbeat: then it could only take itself
+  // for cut off).
+  void WaitForPeerLists() {
+    for (int i = 1; i <= nodes_; ++i) {
+      const std::string agent = "musterd" + std::to_string(i);
+      const std::string full = "the controller counts " + std::to_string(nodes_) + " nodes; " + std::to_string(nodes_ - 1) + " peers";
+      ASSERT_TRUE(WaitFor([&] { return LogOf(agent).find(full) != std::string::npos; }, 10s)) << LogOf(agent);
+    }
+  }
   // Run 0's last line came before run 1's first, and no line of run 0 follows run 1's start.
   void ExpectRunsNeverOverlap() {
     const std::vector<Beat> beats = Beats(BeatsText());
@@ -97,6 +107,27 @@ class NetnsLeaderCut : public NetnsCluster {
   void SetUp() override {
     controllers_ = 2;
     heartbeat_timeout_s_ = 20;
+    NetnsCluster::SetUp();
+  }
+};
+
+// A lease long enough for the agents to hear their peers before it runs out (model/outage.h:
+// heartbeats every second, claims after 3 s; 6 s as `muster up` sets it).
+class NetnsOutage : public NetnsCluster {
+ protected:
+  void SetUp() override {
+    nodes_ = 3;
+    heartbeat_timeout_s_ = 6;
+    NetnsCluster::SetUp();
+  }
+};
+
+class NetnsOutageTwoControllers : public NetnsCluster {
+ protected:
+  void SetUp() override {
+    nodes_ = 3;
+    controllers_ = 2;
+    heartbeat_timeout_s_ = 6;
     NetnsCluster::SetUp();
   }
 };
@@ -384,6 +415,82 @@ TEST_F(NetnsCluster, EveryRefusalHoldsOverTheLinks) {
   EXPECT_EQ(State(id), "RUNNING");
   EXPECT_EQ(JobField(id, "Restarts"), "0");
   EXPECT_EQ(Run("scancel " + sid).rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
+}
+
+// The controller cut off from every agent (issue 46): each agent hears that its peers lost it too
+// and renews its own lease, the controller takes the silence of all its nodes for its own fault,
+// and nothing is requeued, though the cut outlasts the lease, the kill wait and the margin twice
+// over (6 + 2 + 5 s). The link restored, the nodes answer again, the job ran on and was never
+// requeued.
+TEST_F(NetnsOutage, AControllerCutOffFromEveryAgentRequeuesNothing) {
+  ASSERT_NO_FATAL_FAILURE(WaitForPeerLists());
+  const int64_t id = Submit("--gres=gpu:4 --wrap '" + kBeater + "'");
+  ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 1; }, 20s)) << BeatsText();
+  const std::string node = Squeue(id, "%N");
+  CutLink("c1");
+  // Every agent takes it for a controller outage (none is cut off alone).
+  for (int i = 1; i <= nodes_; ++i) {
+    const std::string agent = "musterd" + std::to_string(i);
+    ASSERT_TRUE(WaitFor([&] { return LogOf(agent).find("taken for a controller outage") != std::string::npos; }, 20s))
+        << LogOf(agent);
+  }
+  ASSERT_TRUE(WaitFor([&] { return LogOf("musterctld1").find("stopped answering at once") != std::string::npos; }, 20s))
+      << LogOf("musterctld1");
+  // Well past the lease, the kill wait and the margin: the job beats on the whole time.
+  const auto cut = std::chrono::steady_clock::now();
+  size_t beats = Count("beat 0 ");
+  while (std::chrono::steady_clock::now() - cut < 26s) {
+    ASSERT_TRUE(WaitFor([&] { return Count("beat 0 ") >= beats + 5; }, 5s)) << "the job stopped beating\n" << BeatsText();
+    beats = Count("beat 0 ");
+  }
+  RestoreLink("c1");
+  ASSERT_TRUE(WaitFor([&] { return LogOf("musterctld1").find("the nodes answer again") != std::string::npos; }, 20s))
+      << LogOf("musterctld1");
+  ASSERT_TRUE(WaitFor([&] { return Trim(Run("sinfo -h -N -o '%N %t' | grep -c -v -E ' (idle|alloc|mix)$'").out) == "0"; }, 20s))
+      << Run("sinfo -N").out;
+  EXPECT_EQ(State(id), "RUNNING");
+  EXPECT_EQ(Squeue(id, "%N"), node);
+  EXPECT_EQ(JobField(id, "Restarts"), "0");
+  EXPECT_EQ(LogOf("musterctld1").find("requeued"), std::string::npos) << LogOf("musterctld1");
+  EXPECT_EQ(Count("start 1 "), 0u);
+  const size_t after = Count("beat 0 ");
+  ASSERT_TRUE(WaitFor([&] { return Count("beat 0 ") >= after + 5; }, 10s)) << BeatsText();
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+  EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
+}
+
+// A node cut off alone while the leader is killed and the standby takes over: the cut node hears
+// no peer (its link is down), so its runs end with its lease; the new leader gives every node a
+// lease to register, then requeues the cut node's job once, and the two runs never overlap.
+TEST_F(NetnsOutageTwoControllers, ANodeCutOffAloneWhileTheStandbyTakesOverIsRequeuedOnce) {
+  const int leader = Leader();
+  ASSERT_NE(leader, 0);
+  const int standby = 3 - leader;
+  ASSERT_NO_FATAL_FAILURE(WaitForPeerLists());
+  const int64_t id = Submit("--gres=gpu:4 --wrap '" + kBeater + "'");
+  ASSERT_TRUE(WaitFor([&] { return Count("start 0 ") == 1; }, 20s)) << BeatsText();
+  const std::string first = Squeue(id, "%N");
+  const std::string host = "n" + first.substr(4), agent = "musterd" + first.substr(4);
+  CutLink(host);
+  ASSERT_EQ(kill(PidOf("musterctld" + std::to_string(leader)), SIGKILL), 0);
+  ASSERT_TRUE(WaitFor([&] { return Role(standby) == "leader"; }, 20s)) << LogOf("musterctld" + std::to_string(standby));
+  ASSERT_TRUE(WaitFor([&] { return Count("start 1 ") == 1; }, 45s)) << BeatsText();
+  EXPECT_NE(Squeue(id, "%N"), first);
+  EXPECT_NE(LogOf(agent).find("this node is taken for cut off"), std::string::npos) << LogOf(agent);
+  EXPECT_EQ(LogOf(agent).find("taken for a controller outage"), std::string::npos) << LogOf(agent);
+  ASSERT_TRUE(WaitFor([&] { return JobPidsIn(host, agent).empty(); }, 15s));
+  ExpectRequeuedOnce(id);
+  ExpectRunsNeverOverlap();
+  RestoreLink(host);
+  ASSERT_TRUE(WaitFor([&] { return NodeState(first) == "idle"; }, 20s)) << Run("sinfo -N").out;
+  const size_t beats1 = Count("beat 1 ");
+  ASSERT_TRUE(WaitFor([&] { return Count("beat 1 ") >= beats1 + 3; }, 10s));
+  EXPECT_EQ(Count("start 0 "), 1u);
+  EXPECT_EQ(Count("start 2 "), 0u);
+  ExpectRequeuedOnce(id);
+  ExpectRunsNeverOverlap();
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
   EXPECT_TRUE(WaitFor([&] { return State(id) == "CANCELLED"; }, 15s)) << State(id);
 }
 

@@ -2,7 +2,8 @@
 # The whole test suite, in two builds that each build only what their tests need (and only what
 # changed):
 #   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
-#      (faults, the kill soak, srun, Slurm parity, TCP, two controllers sharing PostgreSQL);
+#      (faults, the kill soak, srun, Slurm parity, TCP, two controllers sharing PostgreSQL), with the
+#      controller outages of minutes (label "outage") run beside them;
 #   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
 #      unit, scenario and property test, then each fuzz target for a short run on its corpus. It is
 #      built beside the integration tests, at a low priority (they mostly wait on their daemons). The
@@ -30,9 +31,11 @@ stop_pg() {
   rm -rf "$pg_dir"
 }
 asan_pid=""
+outage_pid=""
 cleanup() {
-  # (its own process group: the compilers go with it)
+  # (their own process groups: the compilers, the tests and their daemons go with them)
   if [[ -n "$asan_pid" ]]; then kill -- -"$asan_pid" 2>/dev/null || true; fi
+  if [[ -n "$outage_pid" ]]; then kill -- -"$outage_pid" 2>/dev/null || true; fi
   stop_pg
 }
 trap cleanup EXIT
@@ -50,8 +53,23 @@ cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
 asan_log=$(mktemp)
 setsid nice -n 15 cmake --build --preset asan --target unit_tests fuzz_targets >"$asan_log" 2>&1 &
 asan_pid=$!
-ctest --preset dev -L integration
-phase "integration tests done"
+# The long controller outages (tests/outage_test.cc, label "outage": minutes of waiting while jobs
+# run on) beside them, in a ctest of their own; their output is shown when they end.
+outage_log=$(mktemp)
+setsid ctest --preset dev -L outage >"$outage_log" 2>&1 &
+outage_pid=$!
+integration_rc=0
+ctest --preset dev -L integration || integration_rc=$?
+outage_rc=0
+wait "$outage_pid" || outage_rc=$?
+outage_pid=""
+cat "$outage_log"
+rm -f "$outage_log"
+if ((integration_rc != 0 || outage_rc != 0)); then
+  echo "tools/test.sh: integration tests failed (integration rc $integration_rc, outage rc $outage_rc)" >&2
+  exit 1
+fi
+phase "integration tests done (the outage tests beside them)"
 asan_rc=0
 wait "$asan_pid" || asan_rc=$?
 asan_pid=""

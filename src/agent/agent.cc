@@ -74,6 +74,8 @@ Status Agent::Start() {
   if (ec) return InvalidArgument("cannot create '" + opt_.spool_dir + "/runs': " + ec.message());
   chmod((opt_.spool_dir + "/runs").c_str(), 0700);
   leader_token_ = ReadLease(opt_.spool_dir + "/leader_token");  // (a number file, as the lease's)
+  witness_ = std::make_unique<OutageWitness>(OutageWitness::Options{opt_.spool_dir, &Agent::AskPeer}, clock_);
+  witness_->Load();
   if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
   // Runs an earlier incarnation of this agent started: those whose shepherds still hold them are
   // ours again; what no shepherd holds is ended (cgroups first: a suspended job's processes are
@@ -191,6 +193,13 @@ Status Agent::Start() {
   }
   reaper_ = std::thread([this] { ReaperLoop(); });
   controller_thread_ = std::thread([this] { ControllerLoop(); });
+  witness_thread_ = std::thread([this] {
+    while (!stop_) {
+      witness_->Check();
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+    }
+  });
   return Status::Ok();
 }
 
@@ -255,6 +264,7 @@ void Agent::Stop() {
   if (reaper_.joinable()) reaper_.join();
   if (controller_thread_.joinable()) controller_thread_.join();
   if (health_check_thread_.joinable()) health_check_thread_.join();
+  if (witness_thread_.joinable()) witness_thread_.join();
   gpu_reader_->SetXidSource(nullptr);
   gpu_health_.reset();  // its thread calls back into us
   std::lock_guard<std::mutex> lock(mu_);
@@ -304,7 +314,7 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
   if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
   if (r.method == "GET" && r.path == "/metrics") return Metrics(r);
   if (r.method == "GET" && r.path == "/v1/ping") {
-    return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load()});
+    return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load(), witness_ ? witness_->HeardMsAgo() : -1});
   }
   return HttpResponse::Error(404, "no such path: " + r.path);
 }

@@ -8,7 +8,9 @@
 //
 // Runs and leases: every answer of the controller grants the node a lease (its length), written to
 // <spool>/lease; the shepherds end their runs when it runs out, and the controller gives up a
-// silent node's jobs only after the lease and a margin. An agent that restarts adopts the runs
+// silent node's jobs only after the lease and a margin. While no controller answers, the lease is
+// renewed on the peers' word when enough of them lost it too (a controller outage, not this node
+// cut off: outage_witness.h, model/outage.h). An agent that restarts adopts the runs
 // whose shepherds still hold them and reports the ends they recorded meanwhile; it kills only what
 // no shepherd holds, and what the controller says it no longer runs here.
 //
@@ -40,6 +42,7 @@
 #include "agent/health_check.h"
 #include "agent/mps.h"
 #include "agent/node_metrics.h"
+#include "agent/outage_witness.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
 #include "api/wire/agent.h"
@@ -259,6 +262,12 @@ class Agent {
   std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
   std::string reported_health_;                   // the GPU health last logged (controller thread)
   std::thread health_check_thread_;               // runs the health-check program
+  // The lease and the peers' word on a controller outage (outage_witness.h): renewed by the
+  // controller's answers, and by the peers while no controller answers any of them.
+  std::unique_ptr<OutageWitness> witness_;
+  std::thread witness_thread_;
+  // GET /v1/ping of a peer's agent: how long since a controller answered it.
+  static StatusOr<int64_t> AskPeer(const PeerAgent& peer);
   std::optional<HealthCheckResult> node_health_;  // its last verdict (under mu_); none before the first
   StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
 };

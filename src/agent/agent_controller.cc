@@ -75,12 +75,11 @@ Status Agent::ReportToController(const std::string& target, const std::string& b
     return Status::Ok();
   }
   // The controller heard us: the runs here may go on for the lease it grants (the shepherds read
-  // this file; the controller waits the lease and a margin before it gives them up).
+  // its file; the controller waits the lease and a margin before it gives them up).
   if (orders.ok()) {
-    const int64_t lease_s = orders->lease_s;
-    if (lease_s > 0) {
-      Status st = WriteLease(opt_.spool_dir + "/lease", clock_->NowMillis() + lease_s * 1000);
-      if (!st.ok()) LogWarning("cannot renew the lease: " + st.message());
+    if (Status st = witness_->Heard(orders->lease_s); !st.ok()) LogWarning("cannot renew the lease: " + st.message());
+    if (orders->witness) {
+      if (Status st = witness_->SetView(*orders->witness); !st.ok()) LogWarning("cannot keep the peers' list: " + st.message());
     }
   }
   if (orders.ok() && !opt_.config_hash.empty() && !orders->config_hash.empty() &&
@@ -190,6 +189,7 @@ void Agent::ControllerLoop() {
       std::vector<std::string> exits;
       Heartbeat beat;
       beat.node = opt_.node.name;
+      beat.witness_generation = witness_->generation();
       std::optional<std::vector<GpuUtilization>> usage = GpuUsageNow();  // takes mu_ itself
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -204,6 +204,16 @@ void Agent::ControllerLoop() {
     cv_.wait_for(lock, std::chrono::milliseconds(200),
                  [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
   }
+}
+
+StatusOr<int64_t> Agent::AskPeer(const PeerAgent& peer) {
+  // Briefly: a peer that does not answer at once counts as one that still hears the controller.
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> http, HttpClient::Connect(peer.address, "", 1000));
+  ASSIGN_OR_RETURN(HttpResponse r, http->Request("GET", "/v1/ping"));
+  if (r.status != 200) return Status(StatusCode::kUnavailable, "peer " + peer.node + " answered " + std::to_string(r.status));
+  ASSIGN_OR_RETURN(AgentPing ping, wire::Decode<AgentPing>(r.body, "peer " + peer.node + "'s ping"));
+  if (ping.node != peer.node) return Status(StatusCode::kUnavailable, "peer at " + peer.address + " is " + ping.node);
+  return ping.leader_heard_ms_ago;
 }
 
 void Agent::LostController(const Status& why) {

@@ -47,19 +47,6 @@ int64_t NowMs() {
 
 std::string ReadText(const std::string& path) { return ReadFileOrEmpty(path); }
 
-// Writes `text` to `path` so that readers see all of it or nothing (a temporary file renamed).
-Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {
-  const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return Internal("cannot write '" + tmp + "': " + std::strerror(errno));
-  const bool ok = WriteFully(fd, text) && fsync(fd) == 0;
-  close(fd);
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    unlink(tmp.c_str());
-    return Internal("cannot write '" + path + "': " + std::strerror(errno));
-  }
-  return Status::Ok();
-}
 
 // The start time of `pid` (field 22 of /proc/<pid>/stat, clock ticks since boot): with the pid
 // it names one process for good (a later process that takes the pid starts later).
@@ -168,6 +155,19 @@ void SignalRun(const ShepherdSpec& spec, int sig) {
 }
 
 }  // namespace
+
+Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return Internal("cannot write '" + tmp + "': " + std::strerror(errno));
+  const bool ok = WriteFully(fd, text) && fsync(fd) == 0;
+  close(fd);
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return Internal("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
 
 std::string RunMarker(int64_t job_id, int restart_count) {
   return "MUSTER_RUN=" + std::to_string(job_id) + "." + std::to_string(restart_count);

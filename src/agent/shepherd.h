@@ -100,7 +100,11 @@ class ShepherdHandle {
 
 // What the run directory's exit record says, if it has one.
 std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir);
-// The lease file's "until" (epoch ms), 0 when it has none.
+// Writes `text` to `path` (fsynced) so that readers see all of it or nothing: a temporary file
+// renamed over it.
+Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode);
+// The lease file's "until" (epoch ms), 0 when it has none (its first line; agent/outage_witness.h
+// writes when a controller last answered and the lease's length on the next two).
 int64_t ReadLease(const std::string& lease_file);
 // Writes "until" atomically.
 Status WriteLease(const std::string& lease_file, int64_t until_ms);

@@ -141,6 +141,17 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
                        r.seconds.sum(), r.seconds.count());
   }
   out.push_back(std::move(api));
+  // The outage rule (ctld/outage_guard.h): many nodes silent at once is the controller's own fault.
+  const Controller::OutageView outage = c.outage();
+  out.push_back(Family{"muster_nodes_out_of_touch",
+                       "Nodes counted for the outage rule that have not been heard for a heartbeat interval and more.",
+                       MetricType::kGauge, {Series{{}, double(outage.out), ""}}});
+  out.push_back(Family{"muster_controller_outage",
+                       "1 while so many nodes are silent at once (controller.outage_threshold) that the controller takes it for "
+                       "its own fault and requeues no silent node's jobs.",
+                       MetricType::kGauge, {Series{{}, outage.own_fault ? 1.0 : 0.0, ""}}});
+  counter("muster_controller_outages_total", "Times the controller took many nodes' silence for its own fault.",
+          double(outage.outages));
   if (const LeadershipStats l = c.stats().Leadership(); !l.address.empty()) {
     // controller.hosts: this one leads (a standby's /metrics says 0: api/standby.cc); the token counts the
     // cluster's leaderships, so its rises are the takeovers.

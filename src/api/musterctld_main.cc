@@ -226,6 +226,8 @@ int Main(int argc, char** argv) {
   cc.cluster_name = conf->cluster_name;
   cc.cluster = ClusterSnapshot(conf->cluster.spec);  // (the cluster file's usage: is muster place's)
   cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
+  cc.heartbeat_interval_s = conf->heartbeat_interval_s;
+  cc.outage_threshold_pct = conf->outage_threshold_pct;
   cc.hold_on_launch_failure = conf->launch_failure == "hold";
   cc.kill_wait_s = conf->kill_wait_s;
   cc.min_job_age_s = conf->min_job_age_s;

@@ -59,7 +59,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
       beat->report = std::move(*checked);
     }
     if (!beat.ok()) return ErrorResponse(beat.status());
-    StatusOr<NodeOrders> orders = c.Heartbeat(beat->node, beat->report, req.caller);
+    StatusOr<NodeOrders> orders = c.Heartbeat(beat->node, beat->report, req.caller, beat->witness_generation);
     if (!orders.ok()) return ErrorResponse(orders.status());
     orders->leader_token = c.stats().Leadership().token;  // (controller.hosts; 0: one controller)
     orders->config_hash = c.config_hash();

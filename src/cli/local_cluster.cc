@@ -482,7 +482,7 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (a.tcp ? "  listen: 127.0.0.1:0\n" : "")
       << "  spool_dir: spool\n"
       << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
-      << "  heartbeat_interval: 2\n"
+      << "  heartbeat_interval: 1\n"
       << "  gpus: " << a.gpu_source << "\n"
       << (a.nvml_library.empty() ? "" : "  nvml_library: " + a.nvml_library + "\n")
       << (a.gpu_source == "nvml" ? "  gpu_health: {interval: 2, recover_checks: 3}  # checks every 2 s; back after 3 good ones\n"

@@ -1,4 +1,5 @@
 #include "config/muster_config.h"
+#include "model/outage.h"
 
 #include <pwd.h>
 #include <sys/stat.h>
@@ -189,7 +190,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
                                                    "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure", "rest_listen", "jwt_key", "hosts", "lease"}));
+                                                   "launch_failure", "rest_listen", "jwt_key", "hosts", "lease",
+                                                   "outage_threshold"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -244,6 +246,9 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     }
     RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
     RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));
+    int64_t threshold = c.outage_threshold_pct;
+    RETURN_IF_ERROR(m.Int("outage_threshold", &threshold, 1, 100));
+    c.outage_threshold_pct = static_cast<int>(threshold);
     RETURN_IF_ERROR(m.Int("min_job_age", &c.min_job_age_s, 0, 365 * 86400));
     RETURN_IF_ERROR(m.Int("first_job_id", &c.first_job_id, 1, int64_t{1} << 40));
     RETURN_IF_ERROR(m.StringList("admins", &admins));
@@ -337,6 +342,14 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   ASSIGN_OR_RETURN(c.cluster, LoadAnyClusterFile(c.cluster_file));  // YAML, or a slurm.conf (*.conf)
   ApplyClusterSettings(doc, path, &c);
   RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));
+  if (const OutageRule rule{c.outage_threshold_pct, c.heartbeat_interval_s * 1000};
+      c.heartbeat_timeout_s * 1000 < rule.ShortestLeaseMs()) {
+    c.cluster.warnings.push_back(path + ": controller.heartbeat_timeout (" + std::to_string(c.heartbeat_timeout_s) +
+                                 " s) is too short for agent.heartbeat_interval (" + std::to_string(c.heartbeat_interval_s) +
+                                 " s) to tell a controller outage from a node cut off before the leases run out: an outage "
+                                 "longer than it ends the runs; at least " + std::to_string((rule.ShortestLeaseMs() + 999) / 1000) +
+                                 " s lets them go on");
+  }
   if (c.cluster_name.empty()) c.cluster_name = c.cluster.name.empty() ? "muster" : c.cluster.name;
   return c;
 }

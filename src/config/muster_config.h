@@ -18,7 +18,9 @@
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
 //     rest_listen: 127.0.0.1:6820       # optional: slurmrestd's REST API (/slurm/v0.0.38) over TCP, JWT callers
 //     jwt_key: /etc/muster/jwt_hs256.key  # optional: signs and verifies JWTs (scontrol token); mode 0600
-//     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
+//     heartbeat_timeout: 30             # seconds of silence before a node is DOWN (and its lease)
+//     outage_threshold: 55              # % of the nodes silent at once that the controller takes for its
+//                                       # own fault: it requeues nothing then (model/outage.h)
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
 //     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
 //     first_job_id: 1                   # the first id of a new state database (Slurm's FirstJobId)
@@ -82,6 +84,7 @@ struct MusterConfig {
   std::string rest_listen;
   std::string jwt_key;
   int64_t heartbeat_timeout_s = 30;
+  int outage_threshold_pct = 55;
   int64_t kill_wait_s = 30;
   int64_t min_job_age_s = 300;
   int64_t first_job_id = 1;         // seeds the id counter of a new state database

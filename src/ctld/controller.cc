@@ -114,9 +114,13 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
       store_(store),
       agents_(agents),
       clock_(clock),
+      outage_(OutageRule{config_.outage_threshold_pct, config_.heartbeat_interval_s * 1000},
+              (config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS) * 1000),
       nodes_(config_.cluster, config_.scheduler),
       policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s),
       stats_(clock->NowSeconds()) {
+  outage_.Started(clock->NowMillis());
+  nodes_.Lock().StartCounting(clock->NowMillis());
   config_.scheduler.policy.reset();
   config_.priority.accounts = AccountTree{};
   size_t max_gpus = 1;  // on one node, for the workload mix
@@ -200,6 +204,9 @@ Status Controller::Recover() {
     *r = std::move(n);
   }
   records.OffersChanged(/*hardware=*/true);
+  // Every node has a whole lease and margin to register again before a job of its is given up.
+  records.StartCounting(clock_->NowMillis());
+  outage_.Started(clock_->NowMillis());
   for (JobRecord& j : *jobs) {
     next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
@@ -222,6 +229,11 @@ Status Controller::Recover() {
   RefreshNodeStatesLocked(records);
   policy_.RefreshPriorities(active_, now);
   return Status::Ok();
+}
+
+Controller::OutageView Controller::outage() const {
+  JobsLock lock(this);
+  return OutageView{outage_.own_fault(), outage_.out(), outage_.peers(), outage_.outages()};
 }
 
 bool Controller::Expired(const JobRecord& job, int64_t now) const {

@@ -42,6 +42,7 @@
 #include "ctld/gpu_usage_board.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
+#include "ctld/outage_guard.h"
 #include "ctld/policy_state.h"
 #include "ctld/step_table.h"
 #include "model/dependency.h"
@@ -65,6 +66,11 @@ struct ControllerConfig {
   ClusterSnapshot cluster;          // configured nodes, partitions and topology (usage ignored)
   int64_t heartbeat_timeout_s = 30;
   int64_t kill_wait_s = 30;         // SIGTERM, then SIGKILL after this many seconds
+  // The agents' heartbeat interval (agent.heartbeat_interval) and the share of the nodes that,
+  // out of touch at once, the controller takes for its own fault (controller.outage_threshold):
+  // model/outage.h's rule, which the agents are told.
+  int64_t heartbeat_interval_s = 5;
+  int outage_threshold_pct = 55;
   std::vector<uint32_t> admin_uids = {0};
   bool allow_root_jobs = false;     // uid 0 may submit jobs
   // Slurm's MinJobAge: a finished job stays in the controller's memory (squeue, scontrol show
@@ -263,8 +269,16 @@ class Controller {
   // what it runs and saw end. Runs the controller has on the node as batch host that the node
   // neither runs nor reports ended were lost with it (requeued, or NODE_FAIL).
   StatusOr<NodeOrders> RegisterNode(const NodeRecord& node, const NodeReport& report, const Caller& caller);
-  // Every heartbeat_interval: the same report; renews the node's lease.
-  StatusOr<NodeOrders> Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller);
+  // Every heartbeat_interval: the same report; renews the node's lease. The answer carries the
+  // peers' list (NodeOrders::witness) when `witness_generation` is not the current one.
+  StatusOr<NodeOrders> Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller,
+                                 int64_t witness_generation = 0);
+  // The outage rule's state (ctld/outage_guard.h), copied under the jobs' lock.
+  struct OutageView {
+    bool own_fault = false;
+    int64_t out = 0, peers = 0, outages = 0;
+  };
+  OutageView outage() const;
   Status JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller);
 
   // Check mode's tally (ControllerConfig::check_caches).
@@ -547,6 +561,8 @@ class Controller {
   }
   std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
   int64_t last_purge_ = 0;
+  // Whether a silent node's jobs may be given up (model/outage.h); Tick updates it, under mu_.
+  OutageGuard outage_;
   uint64_t jobs_erased_ = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now);

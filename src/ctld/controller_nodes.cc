@@ -222,6 +222,8 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     const bool drain = n->node.drain;
     const std::string reason = n->node.reason;
     const NodeState before = n->node.state;
+    const bool registered_before = n->last_heartbeat > 0;
+    const std::string address_before = n->agent_address;
     const bool was_down = before == NodeState::kDown;
     n->node = node.node;
     n->node.drain = drain;
@@ -238,6 +240,9 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
     n->os = node.os;
     n->hostname = node.hostname;
     n->last_heartbeat = clock_->NowSeconds();
+    nodes.Heard(n->node.name, clock_->NowMillis());
+    if (!registered_before || n->agent_address != address_before) nodes.PeersChanged();  // the peers' lists name it
+    orders.witness = WitnessFor(nodes, n->node.name, outage_.rule(), nodes.peers_generation());
     if (config_.log_events) {
       LogInfo(LogSubject::Node(node.node.name), "registered (" + std::to_string(node.node.gpus.size()) + " GPUs, " +
                                                     std::to_string(node.node.cpus) + " CPUs, agent " + node.agent_address +
@@ -260,7 +265,8 @@ StatusOr<NodeOrders> Controller::RegisterNode(const NodeRecord& node, const Node
   return orders;
 }
 
-StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller) {
+StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeReport& report, const Caller& caller,
+                                           int64_t witness_generation) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "only the node agent may send heartbeats");
   bool woke = false;
   std::vector<JobRecord> changed, cleanup, kill;
@@ -274,6 +280,10 @@ StatusOr<NodeOrders> Controller::Heartbeat(const std::string& node, const NodeRe
     if (n == nullptr) return NotFound("node '" + node + "' is not configured");
     if (n->last_heartbeat == 0) return FailedPrecondition("node '" + node + "' must register first");
     n->last_heartbeat = clock_->NowSeconds();
+    nodes.Heard(node, clock_->NowMillis());
+    if (witness_generation != nodes.peers_generation()) {
+      orders.witness = WitnessFor(nodes, node, outage_.rule(), nodes.peers_generation());
+    }
     if (n->node.state == NodeState::kDown && n->node.reason == "Not responding") {
       n->node.state = NodeState::kIdle;
       n->node.reason.clear();

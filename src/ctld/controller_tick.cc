@@ -1,5 +1,6 @@
 // The controller's clock-driven duties, once a second (Tick): nodes that stopped answering go
-// DOWN and lose their jobs; running jobs get their --signal warning and are ended at their time
+// DOWN and lose their jobs (unless so many stopped at once that it is the controller's own fault:
+// ctld/outage_guard.h); running jobs get their --signal warning and are ended at their time
 // limit; jobs being stopped that outlive their SIGKILL are signalled again; the decayed usage is
 // saved.
 #include <unistd.h>
@@ -34,6 +35,17 @@ void Controller::Tick() {
       PurgeExpiredLocked(now);
     }
     NodeTable::Access nodes = nodes_.Lock();
+    // How many of the nodes are out of touch: many at once is the controller's own fault, and
+    // then no silent node's jobs are given up (model/outage.h).
+    const int64_t now_ms = clock_->NowMillis();
+    int64_t peers = 0, out = 0;
+    for (size_t p = 0; p < nodes.size(); ++p) {
+      if (!nodes.counted(p)) continue;
+      ++peers;
+      out += OutOfTouch(nodes, p, now_ms, outage_.rule());
+    }
+    outage_.Update(now_ms, out, peers);
+    const bool may_give_up = outage_.MayGiveUp(now_ms);
     for (size_t p = 0; p < nodes.size(); ++p) {
       NodeRecord& n = nodes.at(p);
       const std::string& name = n.node.name;
@@ -48,9 +60,10 @@ void Controller::Tick() {
         LogWarning(LogSubject::Node(name), "not responding for " + std::to_string(silent) + " s: set DOWN");
       }
       // Its jobs are given up once its lease has run out and its shepherds have ended them: never
-      // do they run in two places at once.
+      // do they run in two places at once. Not while many nodes are silent at once (its peers
+      // renew its lease then), nor until a whole lease after that.
       if (n.node.state != NodeState::kDown || n.node.reason != "Not responding" ||
-          silent < config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS) {
+          silent < config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS || !may_give_up) {
         continue;
       }
       for (int64_t id : ActiveIdsLocked()) {

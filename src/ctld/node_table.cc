@@ -1,5 +1,6 @@
 #include "ctld/node_table.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/check.h"
@@ -19,6 +20,8 @@ NodeTable::NodeTable(const ClusterSnapshot& cluster, SchedulerOptions probe_opti
     pos_.Insert(name, static_cast<int>(at_.size()));
     at_.push_back(&r);
   }
+  heard_ms_.assign(at_.size(), 0);
+  for (const NodeRecord* r : at_) counted_.push_back(r->node.state != NodeState::kFuture);
 }
 
 void NodeTable::Acquire() const {
@@ -50,6 +53,16 @@ void NodeTable::Access::OffersChanged(bool hardware) {
     t_->idle_probe_.reset();
     t_->idle_.reset();
   }
+}
+
+void NodeTable::Access::Heard(std::string_view name, int64_t now_ms) {
+  const int p = t_->pos_.Find(name);
+  if (p >= 0) t_->heard_ms_[p] = now_ms;
+}
+
+void NodeTable::Access::StartCounting(int64_t now_ms) {
+  std::fill(t_->heard_ms_.begin(), t_->heard_ms_.end(), now_ms);
+  t_->peers_generation_ = std::max(t_->peers_generation_, now_ms);
 }
 
 std::vector<int> NodeTable::Access::TakeResumedGpus(const std::string& node) {

@@ -64,6 +64,19 @@ class NodeTable {
     // holds while it does not move, for all but the nodes' states, drain flags and reasons.
     uint64_t epoch() const { return t_->epoch_; }
 
+    // Whether the outage rule counts the node at `p` (model/outage.h): configured, and not
+    // configured FUTURE. Fixed at construction.
+    bool counted(size_t p) const { return t_->counted_[p]; }
+    // When a node was last heard from, in ms: in memory only (a controller counts from its start,
+    // StartCounting). The outage rule (outage_guard.h) reads it.
+    void Heard(std::string_view name, int64_t now_ms);
+    int64_t heard_ms(size_t p) const { return t_->heard_ms_[p]; }
+    // Every node heard now, and the peers' generation started from now (later ones are larger).
+    void StartCounting(int64_t now_ms);
+    // The nodes counted as peers or their addresses changed: the agents are told the new list.
+    void PeersChanged() { ++t_->peers_generation_; }
+    int64_t peers_generation() const { return t_->peers_generation_; }
+
     // The GPUs an admin's RESUME took back on `node`, for its next orders.
     void ResumeGpu(const std::string& node, int index) { t_->resume_gpus_[node].push_back(index); }
     std::vector<int> TakeResumedGpus(const std::string& node);
@@ -102,6 +115,9 @@ class NodeTable {
   mutable std::mutex mu_;
   mutable std::atomic<std::thread::id> holder_{};  // the thread holding mu_ through an Access
   uint64_t epoch_ = 0;
+  std::vector<int64_t> heard_ms_;  // by position
+  std::vector<bool> counted_;      // by position: counted by the outage rule
+  int64_t peers_generation_ = 1;
   std::map<std::string, std::vector<int>> resume_gpus_;
   // The idle cluster and the scheduler over it that answers EverRuns, built at the first probe
   // after OffersChanged(true): building its index and plans costs more than a probe.

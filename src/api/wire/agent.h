@@ -120,15 +120,18 @@ struct NodeReport {
   friend bool operator==(const NodeReport&, const NodeReport&) = default;
 };
 
-// POST /v1/agent/heartbeat: the node's name and its report.
+// POST /v1/agent/heartbeat: the node's name and its report, and the generation of the peers'
+// list it holds (WitnessView): an answer carries the list again when the controller's differs.
 struct Heartbeat {
   using WireRecord = void;
   std::string node;
   NodeReport report;
+  int64_t witness_generation = 0;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("node", s.node);
     NodeReport::Fields(v, s.report);
+    v("witness_generation", s.witness_generation);
   }
 };
 
@@ -142,6 +145,42 @@ struct ExitNotice {
     v("node", s.node);
     RunExit::Fields(v, s.exit);
   }
+};
+
+// A node's agent as its peers reach it.
+struct PeerAgent {
+  using WireRecord = void;
+  std::string node;
+  std::string address;  // "unix:/path" or "host:port", as the node registered it
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("node", s.node);
+    v("address", s.address);
+  }
+  friend bool operator==(const PeerAgent&, const PeerAgent&) = default;
+};
+
+// How an agent tells a controller outage from its own node being cut off (model/outage.h): the
+// nodes the controller counts, the peers to ask whether a controller answers them, and the
+// controller's rule. Kept by the agent in its spool (it must hold while no controller answers).
+struct WitnessView {
+  using WireRecord = void;
+  int64_t generation = 0;        // moves whenever the peers to ask or their addresses change
+  int64_t peers = 0;             // the nodes the controller counts (model/outage.h), the asking one among them
+  std::vector<PeerAgent> ask;    // the others registered so far, or a random kMaxPeersAsked of them
+  bool sampled = false;          // `ask` is a random sample (RunsGoOn's sampled)
+  int threshold_pct = 55;        // controller.outage_threshold
+  int64_t claim_ms = 0;          // OutageRule::ClaimMs: a peer this long unanswered has lost it
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("generation", s.generation);
+    v("peers", s.peers);
+    v("ask", s.ask);
+    v("sampled", s.sampled);
+    v("threshold_pct", s.threshold_pct);
+    v("claim_ms", s.claim_ms);
+  }
+  friend bool operator==(const WitnessView&, const WitnessView&) = default;
 };
 
 // The controller's answer to a registration or heartbeat: how long the node may keep running its
@@ -158,6 +197,9 @@ struct NodeOrders {
   // The hash of the configuration the controller runs with (GET /v1/config/files' `hash`): a
   // configless agent (musterd --conf-server) that runs with another fetches it again and restarts.
   std::string config_hash;
+  // The peers and the outage rule: in a registration's answer, and in a heartbeat's when the
+  // heartbeat's witness_generation is not the controller's.
+  std::optional<WitnessView> witness;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("lease_s", s.lease_s);
@@ -166,6 +208,7 @@ struct NodeOrders {
     v("cluster", s.cluster);
     v("leader_token", s.leader_token);
     v("config_hash", s.config_hash);
+    v("witness", s.witness);
   }
   friend bool operator==(const NodeOrders&, const NodeOrders&) = default;
 };
@@ -381,11 +424,15 @@ struct AgentPing {
   std::string node;
   std::vector<int64_t> running;
   bool registered = false;
+  // How long since a leading controller last answered this agent (-1: none since its spool was
+  // made): its peers ask, to tell a controller outage from their own node cut off (model/outage.h).
+  int64_t leader_heard_ms_ago = -1;
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("node", s.node);
     v("running", s.running);
     v("registered", s.registered);
+    v("leader_heard_ms_ago", s.leader_heard_ms_ago);
   }
 };
 
