@@ -263,7 +263,7 @@ int Main(int argc, char** argv) {
   rest.jwt_key = jwt_key;
   rest.server_threads = 4;
   Router router;
-  AddControllerRoutes(controller, router, jwt_key);
+  AddControllerRoutes(controller, router, jwt_key, conf->jwt_max_lifespan_s);
   api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
   // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
   // sdiag's "by user" rows count the callers the server identified (peer credentials or a token).

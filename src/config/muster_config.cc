@@ -115,6 +115,7 @@ void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, Muster
   s.Bool("controller.allow_root_jobs", &c->allow_root_jobs);
   s.Text("agent.health_check.program", &c->health_check_program);
   s.Text("controller.jwt_key", &c->jwt_key);
+  s.Int("controller.jwt_max_lifespan", &c->jwt_max_lifespan_s);
   s.Int("agent.health_check.interval", &c->health_check_interval_s);
 }
 
@@ -189,7 +190,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
                                                    "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure", "rest_listen", "jwt_key", "hosts", "lease"}));
+                                                   "launch_failure", "rest_listen", "jwt_key", "jwt_max_lifespan", "hosts", "lease"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -223,6 +224,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
       RETURN_IF_ERROR(m.String("jwt_key", &v));
       if (!v.empty()) c.jwt_key = Absolute(dir, v);
     }
+    RETURN_IF_ERROR(m.Int("jwt_max_lifespan", &c.jwt_max_lifespan_s, 0, int64_t{1} << 31));
     if (m.Has("state")) {
       RETURN_IF_ERROR(m.String("state", &v));
       if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0) {

@@ -18,6 +18,8 @@
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
 //     rest_listen: 127.0.0.1:6820       # optional: slurmrestd's REST API (/slurm/v0.0.38) over TCP, JWT callers
 //     jwt_key: /etc/muster/jwt_hs256.key  # optional: signs and verifies JWTs (scontrol token); mode 0600
+//     jwt_max_lifespan: 86400           # the longest lifespan of a user's `scontrol token` (seconds; 0 =
+//                                       # no limit; root and admins are not bound: Slurm's max_token_lifespan)
 //     heartbeat_timeout: 30             # seconds of silence before a node is DOWN
 //     kill_wait: 30                     # seconds between SIGTERM and SIGKILL
 //     min_job_age: 300                  # seconds a finished job stays listed (Slurm's MinJobAge)
@@ -81,6 +83,9 @@ struct MusterConfig {
   // are refused); slurm.conf's AuthAltParameters=jwt_key=PATH sets it too.
   std::string rest_listen;
   std::string jwt_key;
+  // The longest lifespan `scontrol token` gives a user who is neither root nor an admin (0 = no
+  // limit); slurm.conf's AuthAltParameters=max_token_lifespan= sets it too.
+  int64_t jwt_max_lifespan_s = 86400;
   int64_t heartbeat_timeout_s = 30;
   int64_t kill_wait_s = 30;
   int64_t min_job_age_s = 300;

@@ -92,6 +92,22 @@ TEST_F(MusterConfigFile, RestListenAndJwtKeyAreRead) {
       << bad.status().message();
 }
 
+// controller.jwt_max_lifespan: a day unless set; 0 is no limit; a negative one is refused.
+TEST_F(MusterConfigFile, JwtMaxLifespanIsRead) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->jwt_max_lifespan_s, 86400);
+  StatusOr<MusterConfig> c = Load("controller:\n  jwt_max_lifespan: 600\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->jwt_max_lifespan_s, 600);
+  c = Load("controller:\n  jwt_max_lifespan: 0\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->jwt_max_lifespan_s, 0);
+  StatusOr<MusterConfig> bad = Load("controller:\n  jwt_max_lifespan: -5\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("jwt_max_lifespan"), std::string::npos) << bad.status().message();
+}
+
 // tls: all three files or none, relative to the file; the key readable by its owner only; the
 // commands need only the CA.
 TEST_F(MusterConfigFile, TlsFilesAreReadAndChecked) {
