@@ -243,6 +243,12 @@ int Main(int argc, char** argv) {
   if (keeper) agents.SetLeaderToken(lease.token);
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
+  // A token opens one connection, and its nonce is recorded in the store as well as in memory: a
+  // token used before a restart (of this controller, or of another sharing the store) is refused
+  // after it. (A standby, which answers 503, remembers them in memory only.)
+  tokens.SetNonceJournal([s = store->get()](const std::string& nonce, int64_t expires, int64_t now) {
+    return s->UseNonce(nonce, expires, now);
+  });
   if (keeper) {
     const double standby_s = double(SteadyMillis() - standby_began) / 1000;
     controller.stats().SetLeadership({keeper->options().address, lease.token, clock.NowSeconds(), standby_s, took_from});

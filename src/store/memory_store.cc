@@ -17,6 +17,7 @@ struct MemoryStoreData {
   std::map<std::string, NodeRecord> nodes;
   std::map<std::pair<int64_t, int>, StepRecord> steps;
   std::map<std::string, std::string> meta;
+  std::map<std::string, int64_t> nonces;  // nonce -> its token's expiry
   int64_t next_job_id = 1;
 };
 
@@ -68,6 +69,12 @@ class MemoryStore final : public Store {
     const int64_t first = d_->next_job_id;
     d_->next_job_id += count;
     return first;
+  }
+  StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
+    if (nonce.empty()) return Status(StatusCode::kInvalidArgument, "nonce is empty");
+    std::lock_guard<std::mutex> l(d_->mu);
+    std::erase_if(d_->nonces, [now](const auto& n) { return n.second <= now; });
+    return d_->nonces.emplace(nonce, expires).second;
   }
   Status SetMeta(const std::string& key, const std::string& value) override {
     if (key.empty()) return Status(StatusCode::kInvalidArgument, "meta key is empty");

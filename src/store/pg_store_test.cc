@@ -100,7 +100,7 @@ TEST_F(PgStoreTest, ANewerSchemaIsRefused) {
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (3)"), std::string::npos)
+  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (4)"), std::string::npos)
       << s.status().message();
 }
 
@@ -364,15 +364,33 @@ TEST_F(PgStoreTest, AVersionTwoStoreGainsTheHandover) {
     ASSERT_TRUE((*s)->TryLead("a", "ctl1:6817", 60000).ok());
   }
   sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
   sql_.Run("ALTER TABLE \"" + schema_ + "\".leader DROP COLUMN successor, DROP COLUMN reserved_until");
   sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '2' WHERE key = 'schema_version'");
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
   StatusOr<Leadership> kept = (*s)->ReadLeadership();
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(kept->holder, "a") << "the lease itself is kept";
   EXPECT_TRUE((*s)->ReportView("ctl2:6817", 1).ok());
+}
+
+// A store of schema version 3 (no nonces) gains them, its data kept.
+TEST_F(PgStoreTest, AVersionThreeStoreGainsTheNonces) {
+  {
+    StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->SetMeta("cluster", "lab").ok());
+  }
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
+  sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '3' WHERE key = 'schema_version'");
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
+  EXPECT_EQ((*s)->UseNonce("n1", 200, 100).value(), true);
+  EXPECT_EQ((*s)->UseNonce("n1", 200, 100).value(), false);
 }
 
 // A store of schema version 1 (before the lease) is upgraded when opened, its data kept.
@@ -384,10 +402,11 @@ TEST_F(PgStoreTest, AVersionOneStoreGainsTheLease) {
   }
   sql_.Run("DROP TABLE \"" + schema_ + "\".leader");
   sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
   sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '1' WHERE key = 'schema_version'");
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
   StatusOr<Leadership> l = (*s)->TryLead("a", "ctl1:6817", 1000);
   ASSERT_TRUE(l.ok()) << l.status().ToString();

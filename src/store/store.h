@@ -82,6 +82,13 @@ class Store {
   // even after a crash.
   virtual StatusOr<int64_t> AllocateJobIds(int count) = 0;
 
+  // Records the first use of a token's nonce (net/token.h: a token opens one connection), kept
+  // until `expires` (its token's expiry, seconds since the epoch): true the first time, false when
+  // it was recorded before, by this controller before a restart or by another sharing the store
+  // (a replay). Durable before it returns, as a save; nonces whose tokens expired by `now` are
+  // dropped from time to time. An empty nonce is InvalidArgument.
+  virtual StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) = 0;
+
   // Small key/value settings (cluster name, schema version, ...). An empty key is InvalidArgument.
   virtual Status SetMeta(const std::string& key, const std::string& value) = 0;
   virtual StatusOr<std::string> GetMeta(const std::string& key) = 0;  // NotFound if absent
