@@ -214,7 +214,8 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   StatusOr<WillRun> later = ctld_->TestOnly(s, kAlice);
   ASSERT_TRUE(later.ok()) << later.status().ToString();
   EXPECT_EQ(later->start_time, Job(busy).start_time + 300) << "when the exclusive job's limit ends";
-  EXPECT_GT(later->job_id, w->job_id);
+  EXPECT_EQ(busy, w->job_id) << "test-only shows the next submission's id and takes none";
+  EXPECT_EQ(later->job_id, busy + 1);
   EXPECT_EQ(ctld_->ListJobs(JobQuery{}).size(), jobs + 1) << "only the real submission";
   s.resource_args = {"--gres=gpu:99"};
   EXPECT_EQ(ctld_->TestOnly(s, kAlice).status().message(), "Requested node configuration is not available");

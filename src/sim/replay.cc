@@ -161,6 +161,7 @@ class ReplayStore : public Store {
   Status SaveStep(const StepRecord& step) override { return inner_->SaveStep(step); }
   StatusOr<std::vector<StepRecord>> LoadSteps() override { return inner_->LoadSteps(); }
   StatusOr<int64_t> AllocateJobIds(int count) override { return inner_->AllocateJobIds(count); }
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override { return inner_->RewindJobIds(floor); }
   StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
     return inner_->UseNonce(nonce, expires, now);
   }

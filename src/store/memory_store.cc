@@ -70,6 +70,12 @@ class MemoryStore final : public Store {
     d_->next_job_id += count;
     return first;
   }
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override {
+    if (floor < 1) return Status(StatusCode::kInvalidArgument, "job id floor must be at least 1, got " + std::to_string(floor));
+    std::lock_guard<std::mutex> l(d_->mu);
+    d_->next_job_id = std::max(floor, d_->jobs.empty() ? 1 : d_->jobs.rbegin()->first + 1);
+    return d_->next_job_id;
+  }
   StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
     if (nonce.empty()) return Status(StatusCode::kInvalidArgument, "nonce is empty");
     std::lock_guard<std::mutex> l(d_->mu);

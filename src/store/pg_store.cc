@@ -630,6 +630,26 @@ StatusOr<int64_t> PgStore::AllocateJobIds(int count) {
   return first;
 }
 
+StatusOr<int64_t> PgStore::RewindJobIds(int64_t floor) {
+  if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
+  int64_t next = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    Args name;
+    name.Bytes(kNextJobIdCounter);
+    ASSIGN_OR_RETURN(Result c, ExecPrepared(s.wconn, kLockCounter, name, s.where + ": read counter 'next_job_id'"));
+    if (c.rows() != 1) return Internal(s.where + ": counter 'next_job_id' is missing");
+    ASSIGN_OR_RETURN(Result m, ExecPrepared(s.wconn, kMaxJobId, Args(), s.where + ": read the largest job id"));
+    const int64_t max_id = m.Int(0, 0);
+    if (max_id == std::numeric_limits<int64_t>::max()) return OutOfRange(s.where + ": job ids exhausted");
+    next = std::max(floor, max_id + 1);
+    Args set;
+    set.Bytes(kNextJobIdCounter).Int(next);
+    return ExecPrepared(s.wconn, kSetCounter, set, s.where + ": update counter 'next_job_id'").status();
+  });
+  if (!st.ok()) return st;
+  return next;
+}
+
 StatusOr<bool> PgStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
   if (nonce.empty()) return InvalidArgument("nonce is empty");
   bool first = false;

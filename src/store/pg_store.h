@@ -82,6 +82,7 @@ class PgStore final : public Store {
   StatusOr<std::vector<StepRecord>> LoadSteps() override;
   StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
   StatusOr<int64_t> AllocateJobIds(int count) override;
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override;
   StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override;
   Status SetMeta(const std::string& key, const std::string& value) override;  // 'schema_version' reserved
   StatusOr<std::string> GetMeta(const std::string& key) override;

@@ -280,6 +280,34 @@ TEST_F(PgStoreTest, ADeposedLeadersWritesAreRefused) {
   EXPECT_EQ(*jobs, (std::vector<JobRecord>{before, mine}));
 }
 
+// Two controllers sharing the store: only the leader numbers jobs. The new leader numbers on just
+// past the old one's last stored job (the old one's unused block is numbered again), and the old
+// leader, deposed, can store no job with an id of its block: no id is given twice. Nor can it take
+// a token's nonce.
+TEST_F(PgStoreTest, ANewLeaderNumbersOnFromTheStoredJobsAndTheOldOneCannotStoreItsIds) {
+  StatusOr<std::unique_ptr<PgStore>> old_leader = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(old_leader.ok()) << old_leader.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> standby = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(standby.ok()) << standby.status().ToString();
+  ASSERT_TRUE((*old_leader)->TryLead("old", "ctl1:6817", 300).ok());
+  ASSERT_EQ((*old_leader)->RewindJobIds(1).value(), 1);
+  const int64_t block = (*old_leader)->AllocateJobIds(1000).value();
+  JobRecord stored;
+  stored.id = block;
+  ASSERT_TRUE((*old_leader)->SaveJob(stored).ok());
+  ASSERT_TRUE((*old_leader)->UseNonce("n1", 4000000000, 1).value());
+  WaitForLapse(**standby);
+  ASSERT_TRUE((*standby)->TryLead("new", "ctl2:6817", 60000).value().leading);
+  EXPECT_EQ((*standby)->RewindJobIds(1).value(), block + 1);
+  JobRecord late;
+  late.id = block + 1;  // the next id of the old leader's block
+  EXPECT_EQ((*old_leader)->SaveJob(late).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*old_leader)->UseNonce("n2", 4000000000, 1).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*standby)->AllocateJobIds(1).value(), block + 1);
+  EXPECT_FALSE((*standby)->UseNonce("n1", 4000000000, 1).value()) << "the old leader's nonce stays used";
+  EXPECT_TRUE((*standby)->UseNonce("n2", 4000000000, 1).value());
+}
+
 // A lease handed over is reserved for its successor for a while: another standby (or the leader
 // that handed it over) cannot take it, the successor can, at the next token.
 TEST_F(PgStoreTest, ALeaseHandedOverIsTheSuccessorsAlone) {

@@ -593,6 +593,22 @@ StatusOr<int64_t> SqliteStore::AllocateJobIds(int count) {
   return first;
 }
 
+StatusOr<int64_t> SqliteStore::RewindJobIds(int64_t floor) {
+  if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
+  int64_t next = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    ASSIGN_OR_RETURN(int64_t max_id, s.max_job_id.QueryInt(s.wdb, s.Where() + ": read the largest job id"));
+    if (max_id == std::numeric_limits<int64_t>::max()) return OutOfRange(s.Where() + ": job ids exhausted");
+    next = std::max(floor, max_id + 1);
+    RETURN_IF_ERROR(s.Fault("counters", kNextJobIdCounter));
+    s.set_counter.Bind(1, std::string_view(kNextJobIdCounter));
+    s.set_counter.Bind(2, next);
+    return s.set_counter.Run(s.wdb, s.Where() + ": update counter 'next_job_id'");
+  });
+  if (!st.ok()) return st;
+  return next;
+}
+
 StatusOr<bool> SqliteStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
   if (nonce.empty()) return InvalidArgument("nonce is empty");
   bool first = false;

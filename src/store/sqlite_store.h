@@ -66,6 +66,7 @@ class SqliteStore final : public Store {
   StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
   // The first id returned is also above every stored job id (ids saved without allocation).
   StatusOr<int64_t> AllocateJobIds(int count) override;
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override;
   StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override;
   // 'schema_version' is reserved (readable, not writable).
   Status SetMeta(const std::string& key, const std::string& value) override;

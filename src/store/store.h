@@ -81,6 +81,13 @@ class Store {
   // Reserves `count` consecutive job ids durably and returns the first. Ids are never reused,
   // even after a crash.
   virtual StatusOr<int64_t> AllocateJobIds(int count) = 0;
+  // Sets the id counter to just past the largest stored job id (or to `floor`, when that is
+  // larger) and returns it, so that ids reserved by AllocateJobIds and never given to a stored job
+  // are numbered again. A controller calls it when it starts leading (Controller::Recover): ids
+  // stay dense across restarts, whether the last one was clean or a crash. It reuses no id as long
+  // as no id is shown to anyone before its job is stored, and only the leader numbers jobs (the
+  // controller keeps both rules). `floor` below 1 is InvalidArgument.
+  virtual StatusOr<int64_t> RewindJobIds(int64_t floor) = 0;
 
   // Records the first use of a token's nonce (net/token.h: a token opens one connection), kept
   // until `expires` (its token's expiry, seconds since the epoch): true the first time, false when
