@@ -380,7 +380,9 @@ TEST_F(ControllerTest, AJobPreemptedForAWaitingOneWaitsForItToStart) {
 }
 
 // A launch that got no answer may have started the run, or not: the job stays put until the node
-// says (its report names the run, or does not once a launch could have arrived).
+// says (its report names the run, or does not once a launch could have arrived). The lost one is
+// requeued and counted as a restart, as Slurm counts it (restart_cnt++ in _job_complete's requeue
+// of a batch launch its agent gave up on): Restarts=1.
 TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
   RegisterAll();
   agents_.launch_error = Status(StatusCode::kUnavailable, "POST /v1/launch on unix:/nowhere/n1: timed out");
@@ -426,6 +428,7 @@ TEST_F(ControllerTest, SignalsWaitForTheLaunch) {
   EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
 }
 
+// (Restarts=1, as slurmctld's _job_requeue_op counts slurmd's JOB_LAUNCH_FAILED requeue.)
 TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;
