@@ -312,7 +312,8 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
           return 1;
         }
         value = std::to_string(*t);
-      } else if (k != "timelimit" && k != "jobname" && k != "name" && k != "nice" && k != "dependency") {
+      } else if (k != "timelimit" && k != "jobname" && k != "name" && k != "nice" && k != "dependency" &&
+                 k != "comment") {
         err << "Update of this parameter is not supported: " << a[i] << "\nRequest aborted\n";
         return 1;
       }
