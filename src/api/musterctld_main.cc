@@ -44,6 +44,7 @@
 #include "net/http.h"
 #include "net/key_file.h"
 #include "net/token.h"
+#include "store/pg_store.h"
 #include "store/store.h"
 
 namespace muster {
@@ -165,7 +166,9 @@ int Main(int argc, char** argv) {
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
-  StatusOr<std::unique_ptr<Store>> store = OpenStore(conf->state_path, conf->first_job_id);
+  if (Status st = CheckStatePasswordFile(*conf); !st.ok()) return Fail(st.message());
+  StatusOr<std::unique_ptr<Store>> store =
+      OpenStore(PgUrlWithPassfile(conf->state_path, conf->state_password_file), conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
   LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
   const std::string listen_address = args.listen.empty() ? conf->ctld_listen : args.listen;
@@ -283,6 +286,7 @@ int Main(int argc, char** argv) {
   api::AddConfigFileRoutes(controller, router, *served, [&args, &restart_requested]() -> Status {
     StatusOr<MusterConfig> again = LoadMusterConfig(args.conf_path);
     if (!again.ok()) return again.status();
+    RETURN_IF_ERROR(CheckStatePasswordFile(*again));
     StatusOr<SchedulingConfig> sched_again = LoadSchedulingConfig(*again);
     if (!sched_again.ok()) return sched_again.status();
     StatusOr<ServedConfig> files = api::ReadServedConfig(*again);

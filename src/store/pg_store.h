@@ -57,6 +57,10 @@ bool IsPostgresUrl(const std::string& location);
 // `url` as errors and logs show it: postgresql://USER@HOST:PORT/DB, never the password.
 std::string RedactedPgUrl(const std::string& url);
 
+// `url` with libpq's `passfile` parameter (a password file, ~/.pgpass's format) added to its query
+// (percent-encoded); `passfile` "" gives `url` back. muster.yaml's controller.state_password_file.
+std::string PgUrlWithPassfile(const std::string& url, const std::string& passfile);
+
 class PgStore final : public Store {
  public:
   // Connects to `url` (any libpq connection string; connect_timeout 10 s unless it says) and

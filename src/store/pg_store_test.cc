@@ -7,7 +7,11 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -29,6 +33,13 @@ TEST(PgStoreUrl, RedactedFormHasNoPassword) {
   EXPECT_TRUE(IsPostgresUrl("postgres://h/db"));
   EXPECT_FALSE(IsPostgresUrl("/var/lib/muster/state.db"));
   EXPECT_FALSE(IsPostgresUrl("sqlite:state.db"));
+}
+
+TEST(PgStoreUrl, APasswordFileIsLibpqsPassfileParameter) {
+  EXPECT_EQ(PgUrlWithPassfile("postgresql://u@h/db", ""), "postgresql://u@h/db");
+  EXPECT_EQ(PgUrlWithPassfile("postgresql://u@h/db", "/etc/muster/pgpass"), "postgresql://u@h/db?passfile=/etc/muster/pgpass");
+  EXPECT_EQ(PgUrlWithPassfile("postgres://u@h/db?sslmode=require", "/a b/p&q"),
+            "postgres://u@h/db?sslmode=require&passfile=/a%20b/p%26q");
 }
 
 // Nothing listens on port 1 of the loopback: the error says so, names the URL, hides the password.
@@ -382,6 +393,30 @@ TEST_F(PgStoreTest, ControllersViewsAreReadFreshOnly) {
   ASSERT_TRUE(views.ok()) << views.status().ToString();
   ASSERT_EQ(views->size(), 1u);
   EXPECT_EQ((*views)[0].address, "ctl2:6817");
+}
+
+// The URL without its password, and a password file (muster.yaml's controller.state_password_file,
+// as `muster up --state` writes it): the store connects; without the file it cannot.
+TEST_F(PgStoreTest, APasswordFileStandsInForTheUrlsPassword) {
+  const std::string url = PgTestUrl();  // postgresql://muster:PASSWORD@127.0.0.1:PORT/muster_test
+  const size_t colon = url.find(':', url.find("://") + 3), at = url.find('@');
+  ASSERT_LT(colon, at) << url;
+  const std::string bare = url.substr(0, colon) + url.substr(at);
+  const std::string file = "/tmp/muster_pgpass_" + std::to_string(getpid());
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "*:*:*:*:%s\n", url.substr(colon + 1, at - colon - 1).c_str());
+    std::fclose(f);
+  }
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  if (std::getenv("PGPASSWORD") == nullptr && std::getenv("PGPASSFILE") == nullptr) {
+    StatusOr<std::unique_ptr<PgStore>> refused = PgStore::Open(bare + "?passfile=/nonexistent", 1, schema_);
+    EXPECT_FALSE(refused.ok()) << "the server asks for a password";
+  }
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgUrlWithPassfile(bare, file), 1, schema_);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  std::remove(file.c_str());
 }
 
 // A store of schema version 2 (a lease without handover) gains the handover and the views.
