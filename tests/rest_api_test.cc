@@ -229,4 +229,37 @@ TEST_F(SlurmRest, ReadsTheClusterAndItsAccounting) {
   EXPECT_EQ(r.json().at("associations").at(0).at("account"), "root") << r.body;
 }
 
+// A user's `scontrol token` is bound by controller.jwt_max_lifespan (a day by default; Slurm's
+// max_token_lifespan), root's is not. Rotating the key revokes every token it signed: a new key
+// file, then `scontrol reconfigure` (the controller starts again in place with it): the old key's
+// tokens are refused, the new key's taken (docs/security.md, "Revoking JWTs").
+TEST_F(SlurmRest, LifespansAreBoundAndRotatingTheKeyRevokesTokens) {
+  Result longer = RunAs("nobody", "scontrol token lifespan=86401");
+  EXPECT_EQ(longer.rc, 1) << longer.out;
+  EXPECT_NE(longer.out.find("scontrol: error: slurm_fetch_token: error with request: Requested time limit is invalid "
+                            "(missing or exceeds some limit): lifespan 86401 s is over controller.jwt_max_lifespan "
+                            "(86400 s)"),
+            std::string::npos)
+      << longer.out;
+  EXPECT_EQ(RunAs("nobody", "scontrol token lifespan=86400").rc, 0);
+  EXPECT_EQ(Run("scontrol token lifespan=infinite").rc, 0);  // root: Slurm's SlurmUser
+
+  const std::string old = Token();
+  const std::string jobs = "/slurm/v0.0.38/jobs";
+  ASSERT_EQ(As("root", old, "GET", jobs).status, 200);
+  const std::string pid = Pid("musterctld");
+  const std::string key = (dir_ / "c" / "state" / "jwt_hs256.key").string();
+  Result rotate = Run("umask 077 && head -c 32 /dev/urandom > " + key + ".new && mv " + key + ".new " + key +
+                      " && scontrol reconfigure");
+  ASSERT_EQ(rotate.rc, 0) << rotate.out;
+  // Until the controller has started again the old key may still answer; then it never does.
+  ASSERT_TRUE(WaitFor([&] { return As("root", old, "GET", jobs).status == 401; }, 30s))
+      << ReadFile((dir_ / "c" / "log" / "musterctld.log").string());
+  EXPECT_EQ(Pid("musterctld"), pid);  // the same process, started again
+  const std::string fresh = Token();
+  EXPECT_NE(fresh, old);
+  EXPECT_EQ(As("root", fresh, "GET", jobs).status, 200);
+  EXPECT_EQ(As("root", old, "GET", jobs).status, 401);
+}
+
 }  // namespace

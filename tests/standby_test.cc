@@ -4,6 +4,8 @@
 // follow; a leader paused past its lease (SIGSTOP: as if cut off) finds itself deposed when it
 // resumes and starts again as a standby, acting no more as leader. Label "integration"; needs the
 // PostgreSQL test server (tools/test.sh starts one; MUSTER_TEST_PG_URL).
+#include <sys/stat.h>
+
 #include "standby_test_util.h"
 
 namespace {
@@ -81,6 +83,33 @@ TEST_F(Standby, APausedLeaderIsDeposedAndComesBackAsAStandby) {
   EXPECT_EQ(State(job), "RUNNING");
   const int64_t after = Submit("--gres=gpu:1 --wrap 'true'");
   EXPECT_TRUE(WaitState(after, "COMPLETED", 20s)) << State(after);
+}
+
+// `muster up --state URL` with a password: muster.yaml (every user reads it) holds the URL
+// without it and names a password file only the cluster's owner reads (state/pgpass, 0600, in the
+// 0700 state directory), which both controllers connect with; no log shows the password.
+TEST_F(Standby, ThePasswordStaysOutOfMusterYamlAndTheControllersConnect) {
+  const std::string url = muster::PgTestUrl();
+  const size_t colon = url.find(':', url.find("://") + 3), at = url.find('@');
+  ASSERT_LT(colon, at) << "the test server's URL holds a password";
+  const std::string password = url.substr(colon + 1, at - colon - 1);
+  ASSERT_GE(password.size(), 8u);
+  const std::string conf = ReadFile((dir_ / "c" / "muster.yaml").string());
+  EXPECT_EQ(conf.find(password), std::string::npos) << conf;
+  EXPECT_NE(conf.find("  state: " + url.substr(0, colon) + "@"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("  state_password_file: state/pgpass"), std::string::npos) << conf;
+  const std::string pgpass = (dir_ / "c" / "state" / "pgpass").string();
+  struct stat st{};
+  ASSERT_EQ(stat(pgpass.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(ReadFile(pgpass), "*:*:*:*:" + password + "\n");
+  // Both controllers reached the store with it: one leads, the other stands by, and a job runs.
+  const size_t leader = Leader();
+  ASSERT_LT(leader, 2u);
+  EXPECT_TRUE(WaitFor([&] { return Role(1 - leader) == "standby"; }, 10s));
+  const int64_t id = Submit("-o /dev/null --wrap true");
+  EXPECT_TRUE(WaitState(id, "COMPLETED", 20s)) << State(id);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(LogOf(i).find(password), std::string::npos) << LogOf(i);
 }
 
 }  // namespace

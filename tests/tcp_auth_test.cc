@@ -421,6 +421,31 @@ TEST_F(TcpAuth, PlainHttpIsRefusedWhileTheCommandsAndCurlWithTheCaAreServed) {
   }, 5s));
 }
 
+// A token used once stays used when the controller restarts: its nonce is in the store, not only
+// in the memory of the process that took it. A token minted before the restart but not yet used is
+// good after it (a command on its way is not turned away), and the agents and the commands, which
+// present a new token on each connection, work on.
+TEST_F(TcpAuth, ATokenUsedBeforeARestartIsRefusedAfterIt) {
+  const std::string captured = Mint(kNobody);
+  const std::string unused = Mint(kNobody);
+  ASSERT_EQ(Call(ctld_, "GET", "/v1/jobs", captured).status, 200);
+  const std::string before = Pid("musterctld");
+  ASSERT_TRUE(RestartControllerWith("")) << ReadFile((dir_ / "c" / "log" / "musterctld.log").string());
+  ASSERT_NE(Pid("musterctld"), before);
+  muster::HttpResponse replay = Call(ctld_, "GET", "/v1/jobs", captured);
+  EXPECT_EQ(replay.status, 401) << replay.body;
+  EXPECT_NE(replay.body.find("token already used"), std::string::npos) << replay.body;
+  EXPECT_EQ(Call(ctld_, "GET", "/v1/jobs", unused).status, 200);
+  replay = Call(ctld_, "GET", "/v1/jobs", unused);
+  EXPECT_EQ(replay.status, 401) << replay.body;
+  Result sq = TcpAs("nobody", "squeue -h -o %i");
+  EXPECT_EQ(sq.rc, 0) << sq.out;
+  Result sub = Tcp("sbatch --parsable -o /dev/null --wrap true");
+  ASSERT_EQ(sub.rc, 0) << sub.out;
+  const int64_t id = std::atoll(sub.out.c_str());
+  EXPECT_TRUE(WaitFor([&] { return TcpState(id) == "COMPLETED"; }, 20s)) << TcpState(id);
+}
+
 TEST_F(TcpAuth, DownStopsEveryDaemonAndClosesTheirPorts) {
   std::map<std::string, std::string> agents = AgentAddresses();
   ASSERT_EQ(agents.size(), 2u);

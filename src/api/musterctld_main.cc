@@ -44,6 +44,7 @@
 #include "net/http.h"
 #include "net/key_file.h"
 #include "net/token.h"
+#include "store/pg_store.h"
 #include "store/store.h"
 
 namespace muster {
@@ -165,7 +166,9 @@ int Main(int argc, char** argv) {
   StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
   TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
-  StatusOr<std::unique_ptr<Store>> store = OpenStore(conf->state_path, conf->first_job_id);
+  if (Status st = CheckStatePasswordFile(*conf); !st.ok()) return Fail(st.message());
+  StatusOr<std::unique_ptr<Store>> store =
+      OpenStore(PgUrlWithPassfile(conf->state_path, conf->state_password_file), conf->first_job_id);
   if (!store.ok()) return Fail(store.status().message());
   LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
   const std::string listen_address = args.listen.empty() ? conf->ctld_listen : args.listen;
@@ -245,6 +248,12 @@ int Main(int argc, char** argv) {
   if (keeper) agents.SetLeaderToken(lease.token);
   Controller controller(cc, store->get(), &agents, &clock);
   if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
+  // A token opens one connection, and its nonce is recorded in the store as well as in memory: a
+  // token used before a restart (of this controller, or of another sharing the store) is refused
+  // after it. (A standby, which answers 503, remembers them in memory only.)
+  tokens.SetNonceJournal([s = store->get()](const std::string& nonce, int64_t expires, int64_t now) {
+    return s->UseNonce(nonce, expires, now);
+  });
   if (keeper) {
     const double standby_s = double(SteadyMillis() - standby_began) / 1000;
     controller.stats().SetLeadership({keeper->options().address, lease.token, clock.NowSeconds(), standby_s, took_from});
@@ -265,7 +274,7 @@ int Main(int argc, char** argv) {
   rest.jwt_key = jwt_key;
   rest.server_threads = 4;
   Router router;
-  AddControllerRoutes(controller, router, jwt_key);
+  AddControllerRoutes(controller, router, jwt_key, conf->jwt_max_lifespan_s);
   api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
   // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
   // sdiag's "by user" rows count the callers the server identified (peer credentials or a token).
@@ -279,6 +288,7 @@ int Main(int argc, char** argv) {
   api::AddConfigFileRoutes(controller, router, *served, [&args, &restart_requested]() -> Status {
     StatusOr<MusterConfig> again = LoadMusterConfig(args.conf_path);
     if (!again.ok()) return again.status();
+    RETURN_IF_ERROR(CheckStatePasswordFile(*again));
     StatusOr<SchedulingConfig> sched_again = LoadSchedulingConfig(*again);
     if (!sched_again.ok()) return sched_again.status();
     StatusOr<ServedConfig> files = api::ReadServedConfig(*again);

@@ -2,9 +2,10 @@
 
 namespace muster {
 
-void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key) {
+void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key,
+                         int64_t jwt_max_lifespan_s) {
   api::AddJobRoutes(controller, router);
-  api::AddTokenRoutes(controller, router, jwt_key);
+  api::AddTokenRoutes(controller, router, jwt_key, jwt_max_lifespan_s);
   api::AddStepRoutes(controller, router);
   api::AddNodeRoutes(controller, router);
   api::AddAccountRoutes(controller, router);

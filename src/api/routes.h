@@ -8,6 +8,7 @@
 
 #include "ctld/controller.h"
 #include "net/http.h"
+#include "net/jwt.h"
 
 namespace muster::api {
 
@@ -15,16 +16,19 @@ void AddJobRoutes(Controller& c, Router& r);      // routes_jobs.cc
 void AddStepRoutes(Controller& c, Router& r);     // routes_steps.cc
 void AddNodeRoutes(Controller& c, Router& r);     // routes_nodes.cc
 void AddAccountRoutes(Controller& c, Router& r);  // routes_accounts.cc
-// POST /v1/jwt (routes_tokens.cc); `jwt_key` "" = none configured (the route says so).
-void AddTokenRoutes(Controller& c, Router& r, const std::string& jwt_key);
+// POST /v1/jwt (routes_tokens.cc); `jwt_key` "" = none configured (the route says so);
+// `max_lifespan_s`: controller.jwt_max_lifespan (0 = no limit), for users other than root and admins.
+void AddTokenRoutes(Controller& c, Router& r, const std::string& jwt_key,
+                    int64_t max_lifespan_s = kDefaultJwtMaxLifespanSeconds);
 
 }  // namespace muster::api
 
 namespace muster {
 
-// Adds every /v1 route of the controller to `router` (`jwt_key`: controller.jwt_key, for
-// POST /v1/jwt).
-void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key = "");
+// Adds every /v1 route of the controller to `router` (`jwt_key` and `jwt_max_lifespan_s`:
+// controller.jwt_key and controller.jwt_max_lifespan, for POST /v1/jwt).
+void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key = "",
+                         int64_t jwt_max_lifespan_s = kDefaultJwtMaxLifespanSeconds);
 
 // The largest request body each route takes (HttpServer::Options::body_limit): a submission (its
 // script, at most ControllerConfig::max_script_bytes, escaped in JSON, with its environment) and

@@ -199,7 +199,8 @@ constexpr ScontrolCommandSpec kScontrolCommands[] = {
     {"suspend", Use::kUnsupported, "not implemented: only preemption suspends jobs"},
     {"takeover", Use::kUnsupported, "Muster has one controller, no backup"},
     {"token", Use::kOwn,
-     "a JWT for slurmrestd's REST API, signed with controller.jwt_key (`lifespan=`, `username=`: root and admins only)"},
+     "a JWT for slurmrestd's REST API, signed with controller.jwt_key (`lifespan=`: a user's at most "
+     "controller.jwt_max_lifespan, Slurm's max_token_lifespan; `username=`: root and admins only)"},
     {"top", Use::kUnsupported, "not implemented"},
     {"uhold", Use::kOwn, "as hold: Muster keeps no separate user hold"},
     {"update", Use::kOwn,

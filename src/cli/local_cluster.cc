@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -136,6 +138,36 @@ struct UpArgs {
   int controllers = 1;  // --controllers: that many, sharing --state (controller.hosts)
 };
 
+// `text` with every %XX decoded.
+std::string PercentDecoded(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Writes `text` into `path`, readable and writable by its owner alone (whatever was there).
+Status WritePrivateFile(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return FailedPrecondition("cannot write " + path + ": " + std::strerror(errno));
+  Status st = ::fchmod(fd, 0600) == 0 ? Status::Ok() : FailedPrecondition("cannot chmod " + path + ": " + std::strerror(errno));
+  for (size_t done = 0; st.ok() && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) st = FailedPrecondition("cannot write " + path + ": " + std::strerror(errno));
+    else done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return st;
+}
+
 // A TCP port on 127.0.0.1 that is free now (the kernel's pick), or 0.
 int FreeLoopbackPort() {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -190,7 +222,9 @@ const char* kUpUsage =
     "and a certificate made in DIR/tls.\n"
     "--rest HOST:PORT: the controller also serves slurmrestd's REST API (/slurm/v0.0.38) there, its\n"
     "JWTs (scontrol token) signed with DIR/state/jwt_hs256.key, made for it.\n"
-    "--state URL: the cluster's state in this PostgreSQL database instead of DIR/state/state.db.\n"
+    "--state URL: the cluster's state in this PostgreSQL database instead of DIR/state/state.db; a\n"
+    "password in the URL goes into DIR/state/pgpass (0600, controller.state_password_file), not into\n"
+    "muster.yaml, which every user reads.\n"
     "--controllers N: N controllers sharing it (controller.hosts; implies --tcp), each on a port of\n"
     "127.0.0.1 of its own: the first to take the lease leads, the others stand by and take over\n"
     "when it dies (muster.yaml's controller.lease: 3 s); the commands and agents follow the leader.\n";
@@ -268,6 +302,46 @@ constexpr OptionSpec kDownOptions[] = {
 };
 
 }  // namespace
+
+std::string TakePgPassword(std::string* url) {
+  const size_t scheme = url->find("://");
+  if (scheme == std::string::npos || url->rfind("postgres", 0) != 0) return "";
+  std::string password;
+  // postgresql://USER:PASSWORD@HOST...: the user stays, the password goes.
+  const size_t start = scheme + 3;
+  const size_t end = std::min(url->find('/', start), url->find('?', start));
+  const std::string authority = url->substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (const size_t at = authority.rfind('@'); at != std::string::npos) {
+    if (const size_t colon = authority.find(':'); colon < at) {
+      password = PercentDecoded(authority.substr(colon + 1, at - colon - 1));
+      url->erase(start + colon, at - colon);
+    }
+  }
+  // ...?password=PASSWORD&...: that parameter goes.
+  if (const size_t q = url->find('?'); q != std::string::npos) {
+    std::string kept;
+    std::stringstream params(url->substr(q + 1));
+    for (std::string p; std::getline(params, p, '&');) {
+      if (p.rfind("password=", 0) == 0) {
+        password = PercentDecoded(p.substr(9));
+      } else if (!p.empty()) {
+        kept += (kept.empty() ? "" : "&") + p;
+      }
+    }
+    url->erase(q);
+    if (!kept.empty()) *url += "?" + kept;
+  }
+  return password;
+}
+
+std::string PgPassLine(const std::string& password) {
+  std::string escaped;
+  for (char c : password) {
+    if (c == ':' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return "*:*:*:*:" + escaped + "\n";
+}
 
 int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
   UpArgs a;
@@ -347,12 +421,11 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     return 2;
   }
   if (a.controllers > 1) a.tcp = true;
-  // muster.yaml is every user's (the commands read it): a password in the URL would be theirs too.
-  if (const size_t at = a.state.find('@'), colon = a.state.find(':', a.state.find("://") + 3);
-      at != std::string::npos && colon != std::string::npos && colon < at) {
-    err << "muster up: warning: the --state URL holds a password, which muster.yaml (readable by the cluster's "
-           "users) then holds too; a libpq password file (PGPASSFILE, ~/.pgpass) keeps it the controller's\n";
-  }
+  // muster.yaml is every user's (the commands read it): a password in the URL goes into a password
+  // file only the cluster's owner reads (state/pgpass, controller.state_password_file), and the URL
+  // into muster.yaml without it.
+  std::string state_url = a.state;
+  const std::string state_password = TakePgPassword(&state_url);
   std::error_code ec;
   a.dir = fs::absolute(a.dir, ec).lexically_normal().string();
   if (Alive(ReadPid(a.dir + "/musterctld.pid"), "musterctld")) {
@@ -420,6 +493,12 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     err << "muster up: " << key.status().message() << "\n";
     return 1;
   }
+  if (!state_password.empty()) {
+    if (Status st = WritePrivateFile(state_dir + "/pgpass", PgPassLine(state_password)); !st.ok()) {
+      err << "muster up: " << st.message() << "\n";
+      return 1;
+    }
+  }
   if (!a.rest.empty()) {
     if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/jwt_hs256.key", /*create=*/true); !key.ok()) {
       err << "muster up: " << key.status().message() << "\n";
@@ -469,7 +548,8 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
       << (a.controllers > 1 ? "  hosts: [" + hosts_list + "]  # the others: musterctld --listen HOST:PORT\n  lease: 3\n"
                             : "")
-      << "  state: " << (a.state.empty() ? "state/state.db" : a.state) << "\n"
+      << "  state: " << (a.state.empty() ? "state/state.db" : state_url) << "\n"
+      << (state_password.empty() ? "" : "  state_password_file: state/pgpass  # the database's password (0600)\n")
       << "  key_file: state/cluster.key\n"
       << (a.rest.empty() ? "" : "  rest_listen: " + a.rest + "\n  jwt_key: state/jwt_hs256.key\n")
       << "  heartbeat_timeout: 6\n"

@@ -15,4 +15,12 @@ namespace muster {
 int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err);
 int DownMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// `muster up --state URL` keeps a database password out of muster.yaml (which every user reads):
+// TakePgPassword removes it from `*url` (USER:PASSWORD@ and any `password=` parameter) and returns
+// it percent-decoded ("" = none); PgPassLine is the line of a libpq password file giving it to
+// the URL's server ("*:*:*:*:PASSWORD", its ':' and '\' escaped), written 0600 where only the
+// controller reads it (controller.state_password_file).
+std::string TakePgPassword(std::string* url);
+std::string PgPassLine(const std::string& password);
+
 }  // namespace muster

@@ -41,6 +41,30 @@ TEST(UpArgs, ErrorsNameTheOption) {
   }
 }
 
+// `muster up --state URL`: the password leaves the URL (for a password file only the controller
+// reads); everything else of the URL stays.
+TEST(UpState, ThePasswordIsTakenOutOfTheUrl) {
+  struct Case {
+    std::string url, without, password;
+  };
+  const std::vector<Case> cases = {
+      {"postgresql://muster:s3cret@127.0.0.1:5432/muster_test", "postgresql://muster@127.0.0.1:5432/muster_test",
+       "s3cret"},
+      {"postgres://u:p%40ss%3Aw@db1/m?sslmode=verify-full", "postgres://u@db1/m?sslmode=verify-full", "p@ss:w"},
+      {"postgresql://u@db1/m?password=x%26y&connect_timeout=5", "postgresql://u@db1/m?connect_timeout=5", "x&y"},
+      {"postgresql://u:pw@/m?host=/run/pg", "postgresql://u@/m?host=/run/pg", "pw"},
+      {"postgresql://u@db1:5432/m", "postgresql://u@db1:5432/m", ""},
+      {"postgresql://db1/m", "postgresql://db1/m", ""},
+  };
+  for (const Case& c : cases) {
+    std::string url = c.url;
+    EXPECT_EQ(TakePgPassword(&url), c.password) << c.url;
+    EXPECT_EQ(url, c.without) << c.url;
+  }
+  EXPECT_EQ(PgPassLine("s3cret"), "*:*:*:*:s3cret\n");
+  EXPECT_EQ(PgPassLine("a:b\\c"), "*:*:*:*:a\\:b\\\\c\n");
+}
+
 TEST(DownArgs, ErrorsNameTheOption) {
   std::ostringstream out, err;
   EXPECT_EQ(DownMain({"--bogus"}, out, err), 2);

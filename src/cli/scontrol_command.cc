@@ -177,8 +177,11 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
       if (lower.rfind("lifespan=", 0) == 0) {
         const std::string v = a[i].substr(9);
         char* end = nullptr;
-        ask.lifespan_s = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || ask.lifespan_s < 1) {
+        // "infinite" and "unlimited": Slurm's INT_MAX - 1 seconds (root's and admins' alone
+        // beyond controller.jwt_max_lifespan).
+        const bool forever = Lower(v) == "infinite" || Lower(v) == "unlimited";
+        ask.lifespan_s = forever ? 2147483646 : std::strtoll(v.c_str(), &end, 10);
+        if (!forever && (v.empty() || *end != '\0' || ask.lifespan_s < 1)) {
           err << "Invalid lifespan: `" << v << "`\n";
           return 1;
         }
@@ -309,7 +312,8 @@ int ScontrolMain(const std::vector<std::string>& args, std::ostream& out, std::o
           return 1;
         }
         value = std::to_string(*t);
-      } else if (k != "timelimit" && k != "jobname" && k != "name" && k != "nice" && k != "dependency") {
+      } else if (k != "timelimit" && k != "jobname" && k != "name" && k != "nice" && k != "dependency" &&
+                 k != "comment") {
         err << "Update of this parameter is not supported: " << a[i] << "\nRequest aborted\n";
         return 1;
       }

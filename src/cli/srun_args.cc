@@ -84,7 +84,7 @@ constexpr OptionSpec kSrunOptions[] = {
     {"hold", 'H', Arg::kNone, Kind::kOwn, Opt::kHold, nullptr,
      "a new allocation is submitted held; srun waits until it is released (inside one: no effect)"},
     {"test-only", 0, Arg::kNone, Kind::kOwn, Opt::kTestOnly, nullptr,
-     "when and where a new allocation of the options would start; nothing runs"},
+     "when and where a new allocation of the options would start; nothing runs, no job id is taken"},
     {"quit-on-interrupt", 0, Arg::kNone, Kind::kOwn, Opt::kQuitOnInterrupt, nullptr,
      "one Ctrl-C sends SIGINT to the tasks at once (Slurm aborts the step)"},
     {"comment", 0, Arg::kRequired, Kind::kOwn, Opt::kComment, nullptr, "a new allocation's (inside one: no effect)"},

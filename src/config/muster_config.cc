@@ -116,6 +116,7 @@ void ApplyClusterSettings(const YAML::Node& doc, const std::string& path, Muster
   s.Bool("controller.allow_root_jobs", &c->allow_root_jobs);
   s.Text("agent.health_check.program", &c->health_check_program);
   s.Text("controller.jwt_key", &c->jwt_key);
+  s.Int("controller.jwt_max_lifespan", &c->jwt_max_lifespan_s);
   s.Int("agent.health_check.interval", &c->health_check_interval_s);
 }
 
@@ -167,6 +168,32 @@ Status ReadTls(const MapReader& root, const std::string& path, const std::string
 
 }  // namespace
 
+// controller.state_password_file: a regular file its owner alone may read, as libpq wants of a
+// password file (it would ignore a looser one, and the connection would then fail without a word
+// about why).
+Status CheckStatePasswordFile(const MusterConfig& conf) {
+  if (conf.state_password_file.empty()) return Status::Ok();
+  const std::string& path = conf.path;
+  const std::string& file = conf.state_password_file;
+  struct stat st{};
+  if (::stat(file.c_str(), &st) != 0) {
+    return InvalidArgument(path + ": controller.state_password_file: cannot read " + file + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidArgument(path + ": controller.state_password_file: " + file + " is not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return InvalidArgument(path + ": controller.state_password_file: " + file + " has mode " + mode +
+                           "; a password file must be readable by its owner only (chmod 600)");
+  }
+  if (::access(file.c_str(), R_OK) != 0) {
+    return InvalidArgument(path + ": controller.state_password_file: cannot read " + file + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader reader) {
   MusterConfig c;
   std::error_code ec;
@@ -190,8 +217,8 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
                                                   {"socket", "listen", "state", "key_file", "heartbeat_timeout",
                                                    "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure", "rest_listen", "jwt_key", "hosts", "lease",
-                                                   "outage_threshold"}));
+                                                   "launch_failure", "rest_listen", "jwt_key", "jwt_max_lifespan", "hosts", "lease",
+                                                   "state_password_file", "outage_threshold"}));
     std::string v;
     if (m.Has("socket")) {
       RETURN_IF_ERROR(m.String("socket", &v));
@@ -225,6 +252,7 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
       RETURN_IF_ERROR(m.String("jwt_key", &v));
       if (!v.empty()) c.jwt_key = Absolute(dir, v);
     }
+    RETURN_IF_ERROR(m.Int("jwt_max_lifespan", &c.jwt_max_lifespan_s, 0, int64_t{1} << 31));
     if (m.Has("state")) {
       RETURN_IF_ERROR(m.String("state", &v));
       if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0) {
@@ -238,6 +266,14 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
     if (m.Has("key_file")) {
       RETURN_IF_ERROR(m.String("key_file", &v));
       c.key_file = Absolute(dir, v);
+    }
+    if (m.Has("state_password_file")) {
+      RETURN_IF_ERROR(m.String("state_password_file", &v));
+      if (!v.empty()) c.state_password_file = Absolute(dir, v);
+      if (!c.state_password_file.empty() && c.state_path.rfind("postgres", 0) != 0) {
+        return InvalidArgument(path + ": controller.state_password_file goes with a PostgreSQL controller.state "
+                               "(postgresql://...), not the SQLite file " + c.state_path);
+      }
     }
     if (c.ctld_hosts.size() > 1 && c.state_path.rfind("postgres", 0) != 0) {
       return InvalidArgument(path + ": controller.hosts lists " + std::to_string(c.ctld_hosts.size()) +

@@ -15,9 +15,14 @@
 //                                       # longest a dead leader holds the cluster up)
 //     state: /var/lib/muster/state.db   # SQLite file (WAL; also sqlite:FILE), or a PostgreSQL URL:
 //                                       # postgresql://muster@127.0.0.1:5432/muster
+//     state_password_file: /etc/muster/pgpass  # optional, with a PostgreSQL state: a libpq password
+//                                       # file (HOST:PORT:DB:USER:PASSWORD lines; mode 0600), so the
+//                                       # password stays out of this file, which every user reads
 //     key_file: /etc/muster/cluster.key # signs tokens; mode 0600
 //     rest_listen: 127.0.0.1:6820       # optional: slurmrestd's REST API (/slurm/v0.0.38) over TCP, JWT callers
 //     jwt_key: /etc/muster/jwt_hs256.key  # optional: signs and verifies JWTs (scontrol token); mode 0600
+//     jwt_max_lifespan: 86400           # the longest lifespan of a user's `scontrol token` (seconds; 0 =
+//                                       # no limit; root and admins are not bound: Slurm's max_token_lifespan)
 //     heartbeat_timeout: 30             # seconds of silence before a node is DOWN (and its lease)
 //     outage_threshold: 55              # % of the nodes silent at once that the controller takes for its
 //                                       # own fault: it requeues nothing then (model/outage.h)
@@ -77,12 +82,18 @@ struct MusterConfig {
   std::vector<std::string> ctld_hosts;
   int64_t ctld_lease_s = 6;
   std::string state_path;           // an absolute SQLite path, or a postgresql:// URL
+  // With a PostgreSQL state: a libpq password file (absolute; "" = none), given to libpq as its
+  // `passfile` (store/pg_store.h's PgUrlWithPassfile).
+  std::string state_password_file;
   std::string key_file;
   // slurmrestd's REST API (/slurm/v0.0.38/..., docs/api.md): a TCP listener ("" = none; callers
   // present a JWT), and the key JWTs are signed with ("" = none: `scontrol token` and JWT callers
   // are refused); slurm.conf's AuthAltParameters=jwt_key=PATH sets it too.
   std::string rest_listen;
   std::string jwt_key;
+  // The longest lifespan `scontrol token` gives a user who is neither root nor an admin (0 = no
+  // limit); slurm.conf's AuthAltParameters=max_token_lifespan= sets it too.
+  int64_t jwt_max_lifespan_s = 86400;
   int64_t heartbeat_timeout_s = 30;
   int outage_threshold_pct = 55;
   int64_t kill_wait_s = 30;
@@ -152,6 +163,11 @@ inline constexpr std::string_view kMusterConfigSections[] = {
 // for it, and the command binary makes no user-database (NSS) lookups of its own.
 enum class ConfigReader { kDaemon, kCommand };
 StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader reader = ConfigReader::kDaemon);
+
+// The controller's check of controller.state_password_file (none: OK): a regular file that only
+// its owner may read (libpq ignores a looser one) and this process can read. Errors name the file.
+// (The agents read the same muster.yaml, without the file: they never check it.)
+Status CheckStatePasswordFile(const MusterConfig& conf);
 
 // Where the commands look for the configuration: $MUSTER_CONF, else $HOME/.muster/muster.yaml if
 // it exists, else /etc/muster/muster.yaml.

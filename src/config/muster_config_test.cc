@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -90,6 +91,50 @@ TEST_F(MusterConfigFile, RestListenAndJwtKeyAreRead) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("controller.rest_listen must be host:port, got '6820'"), std::string::npos)
       << bad.status().message();
+}
+
+// controller.jwt_max_lifespan: a day unless set; 0 is no limit; a negative one is refused.
+TEST_F(MusterConfigFile, JwtMaxLifespanIsRead) {
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->jwt_max_lifespan_s, 86400);
+  StatusOr<MusterConfig> c = Load("controller:\n  jwt_max_lifespan: 600\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->jwt_max_lifespan_s, 600);
+  c = Load("controller:\n  jwt_max_lifespan: 0\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->jwt_max_lifespan_s, 0);
+  StatusOr<MusterConfig> bad = Load("controller:\n  jwt_max_lifespan: -5\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("jwt_max_lifespan"), std::string::npos) << bad.status().message();
+}
+
+// controller.state_password_file: relative to the file, with a PostgreSQL state only; the
+// controller's check wants a file its owner alone reads (libpq ignores a looser one).
+TEST_F(MusterConfigFile, StatePasswordFileIsReadAndChecked) {
+  StatusOr<MusterConfig> c =
+      Load("controller:\n  state: postgresql://muster@db1/muster\n  state_password_file: pgpass\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const std::string file = (dir_ / "pgpass").string();
+  EXPECT_EQ(c->state_password_file, file);
+  EXPECT_NE(CheckStatePasswordFile(*c).message().find("controller.state_password_file: cannot read " + file),
+            std::string::npos);
+  std::ofstream(file) << "*:*:*:*:pw\n";
+  ASSERT_EQ(chmod(file.c_str(), 0644), 0);
+  EXPECT_NE(CheckStatePasswordFile(*c).message().find(file + " has mode 0644; a password file must be readable by its "
+                                                      "owner only (chmod 600)"),
+            std::string::npos)
+      << CheckStatePasswordFile(*c).message();
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  EXPECT_TRUE(CheckStatePasswordFile(*c).ok());
+  StatusOr<MusterConfig> none = Load("");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(CheckStatePasswordFile(*none).ok());
+  StatusOr<MusterConfig> sqlite = Load("controller:\n  state_password_file: pgpass\n");
+  ASSERT_FALSE(sqlite.ok());
+  EXPECT_NE(sqlite.status().message().find("controller.state_password_file goes with a PostgreSQL controller.state"),
+            std::string::npos)
+      << sqlite.status().message();
 }
 
 // tls: all three files or none, relative to the file; the key readable by its owner only; the

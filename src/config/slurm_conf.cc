@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iterator>
@@ -261,10 +262,24 @@ class SlurmConfReader {
   }
 
   // AuthAltParameters=jwt_key=PATH[,...]: the key slurmrestd's JWTs are signed with
-  // (controller.jwt_key); its other options (disable_token_creation, jwks=, ...) are ignored.
+  // (controller.jwt_key), and max_token_lifespan=SECONDS (controller.jwt_max_lifespan; slurmctld
+  // enforces no limit for a value below 1, and logs it); its other options
+  // (disable_token_creation, jwks=, ...) are ignored.
   void ReadAuthAltParameters(const Pair& p) {
     std::stringstream in(p.value);
     for (std::string opt; std::getline(in, opt, ',');) {
+      if (Lower(opt).rfind("max_token_lifespan=", 0) == 0) {
+        const std::string v = opt.substr(19);
+        char* end = nullptr;
+        const long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > (int64_t{1} << 31)) {
+          Warn(At(p) + ": max_token_lifespan must be a number of seconds from 1 to 2147483648; no limit enforced");
+          Set("controller.jwt_max_lifespan", p, "0");
+        } else {
+          Set("controller.jwt_max_lifespan", p, std::to_string(n));
+        }
+        continue;
+      }
       if (opt.rfind("jwt_key=", 0) != 0) continue;
       const std::string path = opt.substr(8);
       if (path.empty() || path[0] != '/') {

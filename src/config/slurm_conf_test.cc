@@ -657,6 +657,23 @@ TEST(SlurmConf, GlobalKeysAreMappedOrWarnedAbout) {
             "SlurmctldPort (line 21), AuthType (line 22), StateSaveLocation (line 27)");
 }
 
+// AuthAltParameters=max_token_lifespan= bounds `scontrol token` (controller.jwt_max_lifespan); a
+// value slurmctld would not take means no limit there, and here, with a warning.
+TEST(SlurmConf, MaxTokenLifespanIsTheJwtMaxLifespan) {
+  StatusOr<ClusterConfig> c = LoadSlurmConf(
+      "AuthAltParameters=jwt_key=/etc/slurm/jwt.key,max_token_lifespan=3600\nNodeName=n1 CPUs=4\n", "s.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings.at("controller.jwt_max_lifespan").value, "3600");
+  EXPECT_EQ(c->settings.at("controller.jwt_key").value, "/etc/slurm/jwt.key");
+  EXPECT_TRUE(c->warnings.empty()) << Join(c->warnings, "\n");
+  c = LoadSlurmConf("AuthAltParameters=max_token_lifespan=soon\nNodeName=n1 CPUs=4\n", "s.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings.at("controller.jwt_max_lifespan").value, "0");
+  EXPECT_EQ(Join(c->warnings, "\n"),
+            "s.conf:1: AuthAltParameters=max_token_lifespan=soon: max_token_lifespan must be a number of seconds "
+            "from 1 to 2147483648; no limit enforced");
+}
+
 // Options of node and partition lines that Muster does not act on are named by the line they are
 // written on (a DEFAULT line's once), unless they hold Slurm's default.
 TEST(SlurmConf, UnsupportedLineOptionsAreWarnedAbout) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/dependency.h"
+#include "model/field_limits.h"
 #include "model/job_request.h"
 #include "model/limits.h"
 #include "model/partition_access.h"
@@ -59,6 +60,44 @@ Status CheckAccess(const Partition& part, const Submitter& submitter, const Subm
                 PartitionAccessMessage(denial));
 }
 
+// Every free-text field within Slurm's bounds (model/field_limits.h), before anything is parsed:
+// one request may not make the controller hold, store and show megabytes.
+Status CheckSizes(const SubmitRequest& r, const SubmitPolicy& policy) {
+  if (static_cast<int64_t>(r.script.size()) > policy.max_script_bytes) {
+    return TooLong("the batch script", r.script.size(), static_cast<size_t>(policy.max_script_bytes));
+  }
+  size_t line = 0;  // Slurm's submit line: every component's options
+  for (const std::string& a : r.resource_args) line += a.size();
+  for (const HetComponentRequest& c : r.het_components) {
+    for (const std::string& a : c.resource_args) line += a.size();
+    RETURN_IF_ERROR(CheckLength("account (-A, --account)", c.account, kMaxAccountBytes));
+    RETURN_IF_ERROR(CheckLength("QOS (-q, --qos)", c.qos, kMaxAccountBytes));
+  }
+  if (line > kMaxSubmitLineBytes) return TooLong("the resource options", line, kMaxSubmitLineBytes);
+  const struct {
+    const char* field;
+    const std::string& value;
+    size_t limit;
+  } fields[] = {
+      {"job name (-J, --job-name)", r.name, kMaxJobNameBytes},
+      {"comment (--comment)", r.comment, kMaxCommentBytes},
+      {"account (-A, --account)", r.account, kMaxAccountBytes},
+      {"QOS (-q, --qos)", r.qos, kMaxAccountBytes},
+      {"dependency (-d, --dependency)", r.dependency, kMaxDependencyBytes},
+      {"job array (-a, --array)", r.array, kMaxArraySpecBytes},
+      {"working directory (-D, --chdir)", r.workdir, kMaxPathBytes},
+      {"output file (-o, --output)", r.stdout_pattern, kMaxPathBytes},
+      {"error file (-e, --error)", r.stderr_pattern, kMaxPathBytes},
+      {"input file (-i, --input)", r.stdin_path, kMaxPathBytes},
+      {"submit host", r.submit_host, kMaxAccountBytes},
+  };
+  for (const auto& f : fields) RETURN_IF_ERROR(CheckLength(f.field, f.value, f.limit));
+  RETURN_IF_ERROR(CheckList("script argument", "the script's arguments", /*by_name=*/false, r.script_args, kMaxArgBytes,
+                            kMaxArgumentsBytes));
+  return CheckList("environment variable", "the environment", /*by_name=*/true, r.environment, kMaxArgBytes,
+                   kMaxEnvironmentBytes);
+}
+
 // The smallest MaxWall of the account chain and the QOS (kUnlimited: none).
 int64_t MaxWall(const SubmitPolicy& policy, const std::string& account, const std::string& qos) {
   int64_t wall = kUnlimited;
@@ -84,13 +123,12 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
   if (caller.uid == 0 && !policy.allow_root_jobs) {
     return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
   }
+  RETURN_IF_ERROR(CheckSizes(request, policy));
   StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
   if (!req.ok()) return req.status();
   if (!request.name.empty()) req->name = request.name;
+  RETURN_IF_ERROR(CheckLength("job name (-J, --job-name)", req->name, kMaxJobNameBytes));  // (given as an option)
   if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
-  if (static_cast<int64_t>(request.script.size()) > policy.max_script_bytes) {
-    return InvalidArgument("Pathname of a file, directory or other parameter too long");
-  }
   if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
   BuiltJob out;
   if (!request.array.empty()) {

@@ -46,8 +46,10 @@ struct BuiltJob {
 using EverRuns = std::function<Status(const JobRequest& request, std::string* user_msg)>;
 
 // The checks, in Slurm's order, with Slurm's messages: authentication ("authentication required:
-// ..."), root ("jobs may not run as root on this cluster ..."), the resource options
-// (ParseJobRequest's), an empty or too long script, an interactive array, the array
+// ..."), root ("jobs may not run as root on this cluster ..."), the length of every free-text
+// field, the script's, and the arguments' and environment's (model/field_limits.h: "Pathname of a
+// file, directory or other parameter too long: job name (-J, --job-name) is 10485760 bytes, at
+// most 1024"), the resource options (ParseJobRequest's), an empty script, an interactive array, the array
 // specification, the partition ("Invalid partition name specified"), `ever_runs`, the account
 // ("Invalid account or account/partition combination specified"), QOS and nice, the partition's
 // access lists (model/partition_access.h: "User's group not permitted to use this partition" as

@@ -124,7 +124,7 @@ TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
       {"empty script", [](Fixture&, SubmitRequest& r) { r.script.clear(); }, StatusCode::kInvalidArgument,
        "Batch script is empty!"},
       {"long script", [](Fixture&, SubmitRequest& r) { r.script.assign(1001, 'x'); }, StatusCode::kInvalidArgument,
-       "Pathname of a file, directory or other parameter too long"},
+       "Pathname of a file, directory or other parameter too long: the batch script is 1001 bytes, at most 1000"},
       {"interactive array", [](Fixture&, SubmitRequest& r) { r.interactive = true; r.array = "1-2"; },
        StatusCode::kInvalidArgument, "an interactive allocation cannot be a job array"},
       {"bad array", [](Fixture&, SubmitRequest& r) { r.array = "5-1"; }, StatusCode::kInvalidArgument,
@@ -162,6 +162,87 @@ TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
       EXPECT_EQ(user_msg, "GPUs: no node has that many");
     }
   }
+}
+
+// Absurd inputs are refused before anything is parsed or stored, each named with its limit
+// (Slurm's bounds, model/field_limits.h); values at the limit are taken.
+TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
+  struct Case {
+    const char* field;
+    std::function<void(SubmitRequest&, size_t)> set;
+    size_t limit;
+  };
+  const std::vector<Case> cases = {
+      {"job name (-J, --job-name)", [](SubmitRequest& r, size_t n) { r.name.assign(n, 'n'); }, 1024},
+      {"job name (-J, --job-name)", [](SubmitRequest& r, size_t n) { r.resource_args = {"-J", std::string(n, 'n')}; },
+       1024},
+      {"comment (--comment)", [](SubmitRequest& r, size_t n) { r.comment.assign(n, 'c'); }, 1024},
+      {"working directory (-D, --chdir)", [](SubmitRequest& r, size_t n) { r.workdir = "/" + std::string(n - 1, 'd'); },
+       4096},
+      {"output file (-o, --output)", [](SubmitRequest& r, size_t n) { r.stdout_pattern = "/" + std::string(n - 1, 'o'); },
+       4096},
+      {"error file (-e, --error)", [](SubmitRequest& r, size_t n) { r.stderr_pattern = "/" + std::string(n - 1, 'e'); },
+       4096},
+      {"input file (-i, --input)", [](SubmitRequest& r, size_t n) { r.stdin_path = "/" + std::string(n - 1, 'i'); },
+       4096},
+      {"dependency (-d, --dependency)",
+       [](SubmitRequest& r, size_t n) { r.dependency = "singleton" + std::string(n - 9, ' '); }, 128 * 1024},
+      {"submit host", [](SubmitRequest& r, size_t n) { r.submit_host.assign(n, 'h'); }, 1024},
+      {"the resource options",
+       [](SubmitRequest& r, size_t n) { r.resource_args = {"--comment", std::string(n - 9, 'x')}; }, 1 << 20},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.field);
+    Fixture f;
+    SubmitRequest r = f.Request();
+    c.set(r, c.limit + 1);
+    StatusOr<BuiltJob> b = f.Build(r);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(b.status().message(), "Pathname of a file, directory or other parameter too long: " + std::string(c.field) +
+                                        " is " + std::to_string(c.limit + 1) + " bytes, at most " +
+                                        std::to_string(c.limit));
+    EXPECT_TRUE(f.probed.empty()) << "refused before the job was looked at";
+  }
+  // At the limit: taken (the ones that are no resource option also as the job keeps them).
+  Fixture f;
+  SubmitRequest r = f.Request();
+  r.name.assign(1024, 'n');
+  r.comment.assign(1024, 'c');
+  r.workdir = "/" + std::string(4095, 'd');
+  StatusOr<BuiltJob> b = f.Build(r);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->job.name.size(), 1024u);
+  EXPECT_EQ(b->job.comment.size(), 1024u);
+  EXPECT_EQ(b->job.workdir.size(), 4096u);
+  // The environment and the script's arguments: each string, and all of them.
+  r = f.Request();
+  r.environment = {"PATH=/bin", "BIG=" + std::string(128 * 1024, 'x')};
+  b = f.Build(r);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message(), "Pathname of a file, directory or other parameter too long: environment variable BIG "
+                                  "is 131076 bytes, at most 131072");
+  r.environment.assign(20, "V=" + std::string(64 * 1024, 'x'));
+  b = f.Build(r);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("the environment in all is"), std::string::npos) << b.status().message();
+  r.environment.clear();
+  r.script_args = {"a", std::string(128 * 1024 + 1, 'x')};
+  b = f.Build(r);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("script argument 2 is 131073 bytes"), std::string::npos) << b.status().message();
+}
+
+// A time limit beyond what Slurm can represent is refused with the largest one named; the largest
+// is taken.
+TEST(BuildJobTest, TheLongestTimeLimitIsTakenALongerOneRefused) {
+  Fixture f;
+  StatusOr<BuiltJob> b = f.Build(f.Request({"-t", "24855-03:14:07"}));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_GT(b->job.time_limit_s, 0);
+  b = f.Build(f.Request({"-t", "24855-03:14:08"}));
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("24855-03:14:07"), std::string::npos) << b.status().message();
 }
 
 TEST(BuildJobTest, AdminsMayLowerNiceAndUseAnyQos) {

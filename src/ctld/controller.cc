@@ -187,6 +187,16 @@ Status Controller::Recover() {
   StatusOr<std::string> usage = store_->GetMeta(kUsageKey);
   if (!usage.ok() && usage.status().code() != StatusCode::kNotFound) return usage.status().WithPrefix("loading usage");
   RETURN_IF_ERROR(LoadRecordsSince(started).WithPrefix("loading when the records begin"));
+  // Ids go on just past the largest stored job's (or from first_job_id, if higher): what the last
+  // run reserved and never gave a job, clean stop or crash, is numbered again (a start no longer
+  // skips a block of ids). Only a leading controller gets here.
+  StatusOr<int64_t> next_id = store_->RewindJobIds(std::max<int64_t>(1, config_.first_job_id));
+  if (!next_id.ok()) return next_id.status().WithPrefix("numbering jobs");
+  {
+    std::lock_guard<std::mutex> ids(id_mu_);
+    next_id_ = *next_id;
+    id_limit_ = *next_id;  // no block reserved yet: the first submission reserves one
+  }
   StatusOr<std::string> policy = store_->GetMeta(kPolicyKey);
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");
@@ -208,7 +218,6 @@ Status Controller::Recover() {
   records.StartCounting(clock_->NowMillis());
   outage_.Started(clock_->NowMillis());
   for (JobRecord& j : *jobs) {
-    next_id_ = std::max(next_id_, j.id + 1);
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
     if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) submit_keys_[{j.uid, j.submit_key}] = id;
@@ -278,6 +287,11 @@ StatusOr<int64_t> Controller::NextJobId(int count) {
   const int64_t first = next_id_;
   next_id_ += count;
   return first;
+}
+
+int64_t Controller::PeekJobId() {
+  std::lock_guard<std::mutex> lock(id_mu_);
+  return next_id_;  // (a block reserved when this one is used up starts here: the store's counter)
 }
 
 StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg) {
@@ -406,7 +420,9 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
       }
       will_run->nodes = CompressHostlist(names);
     }
-    ASSIGN_OR_RETURN(will_run->job_id, NextJobId());
+    // The id the job would get, none taken: an id is shown before its job is stored nowhere else
+    // (Store::RewindJobIds reuses the ids of jobs never stored).
+    will_run->job_id = PeekJobId();
     return will_run->job_id;
   }
   // A job array: one job per task, each with an id of its own; the first one's id names the array.

@@ -504,7 +504,12 @@ class Controller {
   // A heterogeneous job's leader: its further components, as the scheduler takes them; empty
   // for another job.
   std::vector<PendingComponent> HetComponentsLocked(const JobRecord& leader) const;
+  // `count` consecutive new job ids (a heterogeneous job's components), from the block reserved
+  // in the store. An id is shown to no one before its job is stored (the submission's answer
+  // follows the save), so that the store's RewindJobIds at the next start reuses none.
   StatusOr<int64_t> NextJobId(int count = 1);
+  // The id the next submission would get, taking none (sbatch --test-only's answer).
+  int64_t PeekJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
   // As configured, but for scheduler.policy and priority.accounts: emptied at construction,
@@ -621,7 +626,9 @@ class Controller {
   mutable ControllerStats stats_;
   GpuUsageBoard gpu_usage_;  // its own lock
 
-  std::mutex id_mu_;        // job ids, reserved from the store in blocks
+  // Job ids, reserved from the store in blocks; Recover starts them just past the largest stored
+  // job's (Store::RewindJobIds), so the unused rest of the last run's block is numbered again.
+  std::mutex id_mu_;
   int64_t next_id_ = 1;
   int64_t id_limit_ = 0;
 };

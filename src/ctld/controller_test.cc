@@ -214,7 +214,8 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   StatusOr<WillRun> later = ctld_->TestOnly(s, kAlice);
   ASSERT_TRUE(later.ok()) << later.status().ToString();
   EXPECT_EQ(later->start_time, Job(busy).start_time + 300) << "when the exclusive job's limit ends";
-  EXPECT_GT(later->job_id, w->job_id);
+  EXPECT_EQ(busy, w->job_id) << "test-only shows the next submission's id and takes none";
+  EXPECT_EQ(later->job_id, busy + 1);
   EXPECT_EQ(ctld_->ListJobs(JobQuery{}).size(), jobs + 1) << "only the real submission";
   s.resource_args = {"--gres=gpu:99"};
   EXPECT_EQ(ctld_->TestOnly(s, kAlice).status().message(), "Requested node configuration is not available");
@@ -381,7 +382,9 @@ TEST_F(ControllerTest, AJobPreemptedForAWaitingOneWaitsForItToStart) {
 }
 
 // A launch that got no answer may have started the run, or not: the job stays put until the node
-// says (its report names the run, or does not once a launch could have arrived).
+// says (its report names the run, or does not once a launch could have arrived). The lost one is
+// requeued and counted as a restart, as Slurm counts it (restart_cnt++ in _job_complete's requeue
+// of a batch launch its agent gave up on): Restarts=1.
 TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
   RegisterAll();
   agents_.launch_error = Status(StatusCode::kUnavailable, "POST /v1/launch on unix:/nowhere/n1: timed out");
@@ -427,6 +430,7 @@ TEST_F(ControllerTest, SignalsWaitForTheLaunch) {
   EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
 }
 
+// (Restarts=1, as slurmctld's _job_requeue_op counts slurmd's JOB_LAUNCH_FAILED requeue.)
 TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;

@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "ctld/controller.h"
 #include "model/dependency.h"
+#include "model/field_limits.h"
 #include "model/slurm_errors.h"
 
 namespace muster {
@@ -128,12 +129,14 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
       }
       if (k == "comment") {  // (any time, as Slurm's Comment=)
         if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
+        RETURN_IF_ERROR(CheckLength("Comment", value, kMaxCommentBytes));
         job.comment = value;
         continue;
       }
       if (!pending) return FailedPrecondition("Job is no longer pending execution");
       if (k == "jobname" || k == "name") {
         if (value.empty()) return InvalidArgument("Invalid JobName value: (empty)");
+        RETURN_IF_ERROR(CheckLength("JobName", value, kMaxJobNameBytes));
         job.name = value;
         job.request.name = value;
       } else if (k == "nice") {
@@ -145,6 +148,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
         if (n < job.nice && !admin) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
         job.nice = n;
       } else if (k == "dependency") {
+        RETURN_IF_ERROR(CheckLength("Dependency", value, kMaxDependencyBytes));
         if (!ParseDependency(value).ok()) return InvalidArgument("Job dependency problem");
         job.dependency = value;
         job.dependency_left.clear();

@@ -41,6 +41,8 @@ class LeaseStore final : public Store {
   Status SaveStep(const StepRecord&) override { return Internal("unused"); }
   StatusOr<std::vector<StepRecord>> LoadSteps() override { return Internal("unused"); }
   StatusOr<int64_t> AllocateJobIds(int) override { return Internal("unused"); }
+  StatusOr<int64_t> RewindJobIds(int64_t) override { return Internal("unused"); }
+  StatusOr<bool> UseNonce(const std::string&, int64_t, int64_t) override { return Internal("unused"); }
   Status SetMeta(const std::string&, const std::string&) override { return Internal("unused"); }
   StatusOr<std::string> GetMeta(const std::string&) override { return Internal("unused"); }
   StatusOr<std::map<std::string, std::string>> LoadMeta() override { return Internal("unused"); }

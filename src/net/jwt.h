@@ -17,6 +17,12 @@ namespace muster {
 
 // Slurm's default lifespan of a token `scontrol token` asks for (auth/jwt's 1800 s).
 inline constexpr int64_t kDefaultJwtLifespanSeconds = 1800;
+// The longest lifespan `scontrol token` gives a user other than root and the admins, unless
+// controller.jwt_max_lifespan says (a day; Slurm's AuthAltParameters=max_token_lifespan= has no
+// default). MusterConfig::jwt_max_lifespan_s holds the same default (config/ sits below net/).
+inline constexpr int64_t kDefaultJwtMaxLifespanSeconds = 86400;
+// The longest lifespan anyone gets (root's `lifespan=infinite` is Slurm's INT_MAX - 1).
+inline constexpr int64_t kLongestJwtLifespanSeconds = int64_t{1} << 31;
 
 struct JwtClaims {
   std::string user;  // "sun"

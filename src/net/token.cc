@@ -21,6 +21,8 @@ constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 Status Unauthenticated(std::string msg) { return Status(StatusCode::kUnauthenticated, std::move(msg)); }
 
+constexpr char kReplayed[] = "token already used (a token opens one connection: a replay is refused)";
+
 }  // namespace
 
 std::string Base64UrlEncode(std::string_view in) {
@@ -93,16 +95,30 @@ StatusOr<Caller> TokenAuthority::VerifyFirstUse(const std::string& token, int64_
   int64_t exp = 0;
   ASSIGN_OR_RETURN(Caller caller, Check(token, now, &nonce, &exp));
   if (nonce.empty()) return Unauthenticated("malformed token payload (no nonce)");
-  std::lock_guard<std::mutex> lock(nonces_mu_);
-  if (now >= next_purge_) {
-    // The nonces of expired tokens may go: those tokens are refused as expired.
-    for (auto it = nonces_.begin(); it != nonces_.end();) it = it->second <= now ? nonces_.erase(it) : std::next(it);
-    next_purge_ = now + 10;
+  NonceJournal journal;
+  {
+    std::lock_guard<std::mutex> lock(nonces_mu_);
+    if (now >= next_purge_) {
+      // The nonces of expired tokens may go: those tokens are refused as expired.
+      for (auto it = nonces_.begin(); it != nonces_.end();) it = it->second <= now ? nonces_.erase(it) : std::next(it);
+      next_purge_ = now + 10;
+    }
+    if (!nonces_.emplace(nonce, exp).second) return Unauthenticated(kReplayed);
+    journal = journal_;
   }
-  if (!nonces_.emplace(std::move(nonce), exp).second) {
-    return Unauthenticated("token already used (a token opens one connection: a replay is refused)");
+  // Remembered here first: a second use on its way meanwhile is refused above. The journal says
+  // whether an earlier life of this server (or another server sharing it) took the nonce.
+  if (journal) {
+    StatusOr<bool> first = journal(nonce, exp, now);
+    if (!first.ok()) return Unauthenticated("cannot record the token's use: " + first.status().message());
+    if (!*first) return Unauthenticated(kReplayed);
   }
   return caller;
+}
+
+void TokenAuthority::SetNonceJournal(NonceJournal journal) {
+  std::lock_guard<std::mutex> lock(nonces_mu_);
+  journal_ = std::move(journal);
 }
 
 size_t TokenAuthority::RememberedNonces() const {

@@ -7,7 +7,9 @@
 // where it is good once at each).
 // A token opens one connection: the servers take a token's nonce once (VerifyFirstUse) and remember
 // it until the token expires, so a captured token cannot be replayed on a connection of its own;
-// the requests that follow on the same connection present it again (net/http_server.cc).
+// the requests that follow on the same connection present it again (net/http_server.cc). The
+// controller also records each nonce in its store (SetNonceJournal: Store::UseNonce), so that a
+// restart forgets none of them.
 // Thread-safe.
 #pragma once
 
@@ -55,6 +57,13 @@ class TokenAuthority {
   StatusOr<Caller> VerifyFirstUse(const std::string& token, int64_t now) const;
   size_t RememberedNonces() const;  // the nonces of tokens not yet expired that were used
 
+  // Where the nonces taken are also recorded, so that they outlive this process (the controller:
+  // its store's UseNonce): called for each nonce not already remembered, outside any lock, before
+  // VerifyFirstUse answers. true: its first use; false: used before (by this server before it
+  // restarted, or another sharing the journal): refused as a replay; an error: refused, saying so.
+  using NonceJournal = std::function<StatusOr<bool>(const std::string& nonce, int64_t expires, int64_t now)>;
+  void SetNonceJournal(NonceJournal journal);
+
  private:
   StatusOr<Caller> Check(const std::string& token, int64_t now, std::string* nonce, int64_t* expires) const;
   std::string key_;
@@ -62,6 +71,7 @@ class TokenAuthority {
   mutable std::mutex nonces_mu_;
   mutable std::unordered_map<std::string, int64_t> nonces_;  // nonce -> its token's expiry
   mutable int64_t next_purge_ = 0;
+  NonceJournal journal_;  // guarded by nonces_mu_
 };
 
 // The credential a daemon presents for itself to TCP peers that verify tokens with the same

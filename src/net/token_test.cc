@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -85,6 +86,43 @@ TEST(TokenTest, ATokenIsTakenOnceUntilItExpires) {
   // A bad token takes no nonce.
   EXPECT_FALSE(ta.VerifyFirstUse(Tamper(ta.Mint(3, 3, kNow + 100, 60), 1), kNow + 100).ok());
   EXPECT_EQ(ta.RememberedNonces(), 1u);
+}
+
+// With a journal (the controller's store), a token used once stays used across a restart: a new
+// authority on the same journal, as a controller started again, refuses it. A journal that cannot
+// record refuses the token, saying why.
+TEST(TokenTest, AJournalKeepsATokenUsedAcrossARestart) {
+  std::map<std::string, int64_t> journal;  // what a store would keep
+  const auto record = [&journal](const std::string& nonce, int64_t expires, int64_t) -> StatusOr<bool> {
+    return journal.emplace(nonce, expires).second;
+  };
+  std::string token;
+  {
+    TokenAuthority before(kKey);
+    before.SetNonceJournal(record);
+    token = before.Mint(1, 1, kNow, 60);
+    ASSERT_TRUE(before.VerifyFirstUse(token, kNow).ok());
+    EXPECT_EQ(journal.size(), 1u);
+  }
+  TokenAuthority after(kKey);  // restarted: nothing in memory
+  after.SetNonceJournal(record);
+  StatusOr<Caller> replay = after.VerifyFirstUse(token, kNow + 1);
+  ASSERT_FALSE(replay.ok());
+  EXPECT_EQ(replay.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_NE(replay.status().message().find("token already used"), std::string::npos) << replay.status().message();
+  EXPECT_TRUE(after.VerifyFirstUse(after.Mint(1, 1, kNow, 60), kNow + 1).ok()) << "a fresh token is taken";
+  // A token minted before the restart and never used is still good: a command on its way across
+  // the restart is not turned away.
+  TokenAuthority minter(kKey);
+  const std::string unused = minter.Mint(1, 1, kNow, 60);
+  EXPECT_TRUE(after.VerifyFirstUse(unused, kNow + 2).ok());
+  // Without a journal to write to, no token opens a connection.
+  after.SetNonceJournal([](const std::string&, int64_t, int64_t) -> StatusOr<bool> {
+    return Status(StatusCode::kUnavailable, "store unreachable");
+  });
+  StatusOr<Caller> down = after.VerifyFirstUse(after.Mint(1, 1, kNow, 60), kNow + 3);
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.status().message(), "cannot record the token's use: store unreachable");
 }
 
 TEST(TokenTest, TamperedPayloadIsRejected) {

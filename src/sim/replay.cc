@@ -161,6 +161,10 @@ class ReplayStore : public Store {
   Status SaveStep(const StepRecord& step) override { return inner_->SaveStep(step); }
   StatusOr<std::vector<StepRecord>> LoadSteps() override { return inner_->LoadSteps(); }
   StatusOr<int64_t> AllocateJobIds(int count) override { return inner_->AllocateJobIds(count); }
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override { return inner_->RewindJobIds(floor); }
+  StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
+    return inner_->UseNonce(nonce, expires, now);
+  }
   Status SetMeta(const std::string& key, const std::string& value) override { return inner_->SetMeta(key, value); }
   StatusOr<std::string> GetMeta(const std::string& key) override { return inner_->GetMeta(key); }
   StatusOr<std::map<std::string, std::string>> LoadMeta() override { return inner_->LoadMeta(); }

@@ -17,6 +17,7 @@ struct MemoryStoreData {
   std::map<std::string, NodeRecord> nodes;
   std::map<std::pair<int64_t, int>, StepRecord> steps;
   std::map<std::string, std::string> meta;
+  std::map<std::string, int64_t> nonces;  // nonce -> its token's expiry
   int64_t next_job_id = 1;
 };
 
@@ -68,6 +69,18 @@ class MemoryStore final : public Store {
     const int64_t first = d_->next_job_id;
     d_->next_job_id += count;
     return first;
+  }
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override {
+    if (floor < 1) return Status(StatusCode::kInvalidArgument, "job id floor must be at least 1, got " + std::to_string(floor));
+    std::lock_guard<std::mutex> l(d_->mu);
+    d_->next_job_id = std::max(floor, d_->jobs.empty() ? 1 : d_->jobs.rbegin()->first + 1);
+    return d_->next_job_id;
+  }
+  StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
+    if (nonce.empty()) return Status(StatusCode::kInvalidArgument, "nonce is empty");
+    std::lock_guard<std::mutex> l(d_->mu);
+    std::erase_if(d_->nonces, [now](const auto& n) { return n.second <= now; });
+    return d_->nonces.emplace(nonce, expires).second;
   }
   Status SetMeta(const std::string& key, const std::string& value) override {
     if (key.empty()) return Status(StatusCode::kInvalidArgument, "meta key is empty");

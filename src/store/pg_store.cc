@@ -37,7 +37,7 @@ using pg_internal::Result;
 using pg_internal::Succeeded;
 using pg_internal::TextArray;
 
-constexpr int kSchemaVersion = 3;  // 2: the leader table; 3: its handover, the controllers' views
+constexpr int kSchemaVersion = 4;  // 2: the leader table; 3: its handover, the controllers' views; 4: nonces
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
 constexpr size_t kMaxBatch = 1024;  // bounds one transaction and the last caller's wait
@@ -75,6 +75,15 @@ ALTER TABLE leader ADD COLUMN successor TEXT NOT NULL DEFAULT '',
                    ADD COLUMN reserved_until TIMESTAMPTZ NOT NULL DEFAULT 'epoch';
 CREATE TABLE controllers(address TEXT PRIMARY KEY, agents BIGINT NOT NULL, reported_at TIMESTAMPTZ NOT NULL);
 )sql";
+
+// Schema 4: the nonces of the tokens that opened a connection (Store::UseNonce), until their
+// tokens expire.
+constexpr const char* kAddNonces = R"sql(
+CREATE TABLE nonces(nonce TEXT PRIMARY KEY, expires BIGINT NOT NULL);
+CREATE INDEX nonces_by_expiry ON nonces(expires);
+)sql";
+// How often (seconds of the callers' clock) the nonces of expired tokens are deleted.
+constexpr int64_t kNoncePurgeEvery = 60;
 
 // The lease, for `holder` ($1, at address $2) for $3 ms: taken if free, lapsed or its own (a lease
 // handed over is reserved for its successor until reserved_until, and is no longer the one's
@@ -116,8 +125,11 @@ constexpr Prepared kUpsertMeta{
 constexpr Prepared kLockCounter{"lock_counter", "SELECT value FROM counters WHERE name=$1 FOR UPDATE"};
 constexpr Prepared kMaxJobId{"max_job_id", "SELECT COALESCE(MAX(id), 0) FROM jobs"};
 constexpr Prepared kSetCounter{"set_counter", "UPDATE counters SET value=$2 WHERE name=$1"};
-constexpr Prepared kAllPrepared[] = {kUpsertJob, kInsertScript, kUpsertNode, kUpsertStep,
-                                     kUpsertMeta, kLockCounter, kMaxJobId, kSetCounter};
+constexpr Prepared kInsertNonce{"insert_nonce",
+                                "INSERT INTO nonces(nonce, expires) VALUES($1, $2) ON CONFLICT(nonce) DO NOTHING"};
+constexpr Prepared kPurgeNonces{"purge_nonces", "DELETE FROM nonces WHERE expires <= $1"};
+constexpr Prepared kAllPrepared[] = {kUpsertJob, kInsertScript, kUpsertNode, kUpsertStep, kUpsertMeta,
+                                     kLockCounter, kMaxJobId,    kSetCounter, kInsertNonce, kPurgeNonces};
 
 StatusOr<Result> ExecPrepared(PGconn* conn, const Prepared& p, const Args& args, const std::string& what) {
   Result r(PQexecPrepared(conn, p.name, args.size(), args.values(), args.lengths(), args.formats(), 0));
@@ -179,6 +191,7 @@ struct PgStore::Impl {
   // (an UPDATE of that row) waits for the transactions already past the check, and every later
   // one sees the new token and is refused.
   std::atomic<int64_t> fence{0};
+  int64_t next_nonce_purge = 0;  // (the batch's writer only)
 
   std::mutex mu;
   std::condition_variable cv;
@@ -290,6 +303,7 @@ struct PgStore::Impl {
       // Older versions are brought up to this one (under the advisory lock, once).
       if (n == 1) RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": add the leader table").status());
       if (n <= 2) RETURN_IF_ERROR(Exec(wconn, kAddHandover, open + ": add the lease's handover").status());
+      if (n <= 3) RETURN_IF_ERROR(Exec(wconn, kAddNonces, open + ": add the nonces").status());
       if (n == kSchemaVersion) return Status::Ok();
       const std::string set = "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'";
       return Exec(wconn, set.c_str(), open).status();
@@ -305,6 +319,7 @@ struct PgStore::Impl {
     RETURN_IF_ERROR(Exec(wconn, kCreateSchema, open + ": create tables").status());
     RETURN_IF_ERROR(Exec(wconn, kCreateLeader, open + ": create the leader table").status());
     RETURN_IF_ERROR(Exec(wconn, kAddHandover, open + ": add the lease's handover").status());
+    RETURN_IF_ERROR(Exec(wconn, kAddNonces, open + ": add the nonces").status());
     Args meta;
     meta.Bytes(kSchemaVersionKey).Int(kSchemaVersion);
     RETURN_IF_ERROR(ExecParams(wconn, "INSERT INTO meta(key, value) VALUES($1::text, $2::text)", meta, open).status());
@@ -609,6 +624,47 @@ StatusOr<int64_t> PgStore::AllocateJobIds(int count) {
     set.Bytes(kNextJobIdCounter).Int(next + count);
     RETURN_IF_ERROR(ExecPrepared(s.wconn, kSetCounter, set, s.where + ": update counter 'next_job_id'").status());
     first = next;
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return first;
+}
+
+StatusOr<int64_t> PgStore::RewindJobIds(int64_t floor) {
+  if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
+  int64_t next = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    Args name;
+    name.Bytes(kNextJobIdCounter);
+    ASSIGN_OR_RETURN(Result c, ExecPrepared(s.wconn, kLockCounter, name, s.where + ": read counter 'next_job_id'"));
+    if (c.rows() != 1) return Internal(s.where + ": counter 'next_job_id' is missing");
+    ASSIGN_OR_RETURN(Result m, ExecPrepared(s.wconn, kMaxJobId, Args(), s.where + ": read the largest job id"));
+    const int64_t max_id = m.Int(0, 0);
+    if (max_id == std::numeric_limits<int64_t>::max()) return OutOfRange(s.where + ": job ids exhausted");
+    next = std::max(floor, max_id + 1);
+    Args set;
+    set.Bytes(kNextJobIdCounter).Int(next);
+    return ExecPrepared(s.wconn, kSetCounter, set, s.where + ": update counter 'next_job_id'").status();
+  });
+  if (!st.ok()) return st;
+  return next;
+}
+
+StatusOr<bool> PgStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
+  if (nonce.empty()) return InvalidArgument("nonce is empty");
+  bool first = false;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    if (now >= s.next_nonce_purge) {
+      Args purge;
+      purge.Int(now);
+      RETURN_IF_ERROR(
+          ExecPrepared(s.wconn, kPurgeNonces, purge, s.where + ": delete the nonces of expired tokens").status());
+      s.next_nonce_purge = now + kNoncePurgeEvery;
+    }
+    Args a;
+    a.Bytes(nonce).Int(expires);
+    ASSIGN_OR_RETURN(Result r, ExecPrepared(s.wconn, kInsertNonce, a, s.where + ": record a token's nonce"));
+    first = std::string_view(PQcmdTuples(r.get())) == "1";  // (set again if the batch runs again)
     return Status::Ok();
   });
   if (!st.ok()) return st;

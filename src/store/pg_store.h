@@ -10,13 +10,13 @@
 // server's disk: a job is acknowledged only once it is committed. Loads run on a second
 // connection, one at a time.
 //
-// Schema (version in meta 'schema_version', 2), in a schema of its own ("muster" unless told):
+// Schema (version in meta 'schema_version', 4), in a schema of its own ("muster" unless told):
 // jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name,
 // array_job_id), scripts(array_job_id, script BYTEA), nodes(name, record), steps(job_id, step_id,
 // record), meta(key, value), counters(name, value), leader(token, holder, address, expires_at,
-// successor, reserved_until), controllers(address, agents, reported_at); `record` is
-// model/record_json.h's JSON, as in SQLite. A store of version 1 (no leader) or 2 (no handover,
-// no controllers) is upgraded when opened.
+// successor, reserved_until), controllers(address, agents, reported_at), nonces(nonce, expires);
+// `record` is model/record_json.h's JSON, as in SQLite. A store of version 1 (no leader), 2 (no
+// handover, no controllers) or 3 (no nonces) is upgraded when opened.
 //
 // Leadership (Store::TryLead): one row holds the lease, its expiry by the server's clock, and a
 // fencing token raised at each new holder. Once this store took the lease, each write transaction
@@ -57,6 +57,10 @@ bool IsPostgresUrl(const std::string& location);
 // `url` as errors and logs show it: postgresql://USER@HOST:PORT/DB, never the password.
 std::string RedactedPgUrl(const std::string& url);
 
+// `url` with libpq's `passfile` parameter (a password file, ~/.pgpass's format) added to its query
+// (percent-encoded); `passfile` "" gives `url` back. muster.yaml's controller.state_password_file.
+std::string PgUrlWithPassfile(const std::string& url, const std::string& passfile);
+
 class PgStore final : public Store {
  public:
   // Connects to `url` (any libpq connection string; connect_timeout 10 s unless it says) and
@@ -82,6 +86,8 @@ class PgStore final : public Store {
   StatusOr<std::vector<StepRecord>> LoadSteps() override;
   StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
   StatusOr<int64_t> AllocateJobIds(int count) override;
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override;
+  StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override;
   Status SetMeta(const std::string& key, const std::string& value) override;  // 'schema_version' reserved
   StatusOr<std::string> GetMeta(const std::string& key) override;
   StatusOr<std::map<std::string, std::string>> LoadMeta() override;  // without 'schema_version'

@@ -7,7 +7,11 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -29,6 +33,13 @@ TEST(PgStoreUrl, RedactedFormHasNoPassword) {
   EXPECT_TRUE(IsPostgresUrl("postgres://h/db"));
   EXPECT_FALSE(IsPostgresUrl("/var/lib/muster/state.db"));
   EXPECT_FALSE(IsPostgresUrl("sqlite:state.db"));
+}
+
+TEST(PgStoreUrl, APasswordFileIsLibpqsPassfileParameter) {
+  EXPECT_EQ(PgUrlWithPassfile("postgresql://u@h/db", ""), "postgresql://u@h/db");
+  EXPECT_EQ(PgUrlWithPassfile("postgresql://u@h/db", "/etc/muster/pgpass"), "postgresql://u@h/db?passfile=/etc/muster/pgpass");
+  EXPECT_EQ(PgUrlWithPassfile("postgres://u@h/db?sslmode=require", "/a b/p&q"),
+            "postgres://u@h/db?sslmode=require&passfile=/a%20b/p%26q");
 }
 
 // Nothing listens on port 1 of the loopback: the error says so, names the URL, hides the password.
@@ -100,7 +111,7 @@ TEST_F(PgStoreTest, ANewerSchemaIsRefused) {
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (3)"), std::string::npos)
+  EXPECT_NE(s.status().message().find("has schema version 9, newer than this Muster supports (4)"), std::string::npos)
       << s.status().message();
 }
 
@@ -280,6 +291,34 @@ TEST_F(PgStoreTest, ADeposedLeadersWritesAreRefused) {
   EXPECT_EQ(*jobs, (std::vector<JobRecord>{before, mine}));
 }
 
+// Two controllers sharing the store: only the leader numbers jobs. The new leader numbers on just
+// past the old one's last stored job (the old one's unused block is numbered again), and the old
+// leader, deposed, can store no job with an id of its block: no id is given twice. Nor can it take
+// a token's nonce.
+TEST_F(PgStoreTest, ANewLeaderNumbersOnFromTheStoredJobsAndTheOldOneCannotStoreItsIds) {
+  StatusOr<std::unique_ptr<PgStore>> old_leader = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(old_leader.ok()) << old_leader.status().ToString();
+  StatusOr<std::unique_ptr<PgStore>> standby = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(standby.ok()) << standby.status().ToString();
+  ASSERT_TRUE((*old_leader)->TryLead("old", "ctl1:6817", 300).ok());
+  ASSERT_EQ((*old_leader)->RewindJobIds(1).value(), 1);
+  const int64_t block = (*old_leader)->AllocateJobIds(1000).value();
+  JobRecord stored;
+  stored.id = block;
+  ASSERT_TRUE((*old_leader)->SaveJob(stored).ok());
+  ASSERT_TRUE((*old_leader)->UseNonce("n1", 4000000000, 1).value());
+  WaitForLapse(**standby);
+  ASSERT_TRUE((*standby)->TryLead("new", "ctl2:6817", 60000).value().leading);
+  EXPECT_EQ((*standby)->RewindJobIds(1).value(), block + 1);
+  JobRecord late;
+  late.id = block + 1;  // the next id of the old leader's block
+  EXPECT_EQ((*old_leader)->SaveJob(late).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*old_leader)->UseNonce("n2", 4000000000, 1).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*standby)->AllocateJobIds(1).value(), block + 1);
+  EXPECT_FALSE((*standby)->UseNonce("n1", 4000000000, 1).value()) << "the old leader's nonce stays used";
+  EXPECT_TRUE((*standby)->UseNonce("n2", 4000000000, 1).value());
+}
+
 // A lease handed over is reserved for its successor for a while: another standby (or the leader
 // that handed it over) cannot take it, the successor can, at the next token.
 TEST_F(PgStoreTest, ALeaseHandedOverIsTheSuccessorsAlone) {
@@ -356,6 +395,30 @@ TEST_F(PgStoreTest, ControllersViewsAreReadFreshOnly) {
   EXPECT_EQ((*views)[0].address, "ctl2:6817");
 }
 
+// The URL without its password, and a password file (muster.yaml's controller.state_password_file,
+// as `muster up --state` writes it): the store connects; without the file it cannot.
+TEST_F(PgStoreTest, APasswordFileStandsInForTheUrlsPassword) {
+  const std::string url = PgTestUrl();  // postgresql://muster:PASSWORD@127.0.0.1:PORT/muster_test
+  const size_t colon = url.find(':', url.find("://") + 3), at = url.find('@');
+  ASSERT_LT(colon, at) << url;
+  const std::string bare = url.substr(0, colon) + url.substr(at);
+  const std::string file = "/tmp/muster_pgpass_" + std::to_string(getpid());
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "*:*:*:*:%s\n", url.substr(colon + 1, at - colon - 1).c_str());
+    std::fclose(f);
+  }
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  if (std::getenv("PGPASSWORD") == nullptr && std::getenv("PGPASSFILE") == nullptr) {
+    StatusOr<std::unique_ptr<PgStore>> refused = PgStore::Open(bare + "?passfile=/nonexistent", 1, schema_);
+    EXPECT_FALSE(refused.ok()) << "the server asks for a password";
+  }
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgUrlWithPassfile(bare, file), 1, schema_);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  std::remove(file.c_str());
+}
+
 // A store of schema version 2 (a lease without handover) gains the handover and the views.
 TEST_F(PgStoreTest, AVersionTwoStoreGainsTheHandover) {
   {
@@ -364,15 +427,33 @@ TEST_F(PgStoreTest, AVersionTwoStoreGainsTheHandover) {
     ASSERT_TRUE((*s)->TryLead("a", "ctl1:6817", 60000).ok());
   }
   sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
   sql_.Run("ALTER TABLE \"" + schema_ + "\".leader DROP COLUMN successor, DROP COLUMN reserved_until");
   sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '2' WHERE key = 'schema_version'");
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
   StatusOr<Leadership> kept = (*s)->ReadLeadership();
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(kept->holder, "a") << "the lease itself is kept";
   EXPECT_TRUE((*s)->ReportView("ctl2:6817", 1).ok());
+}
+
+// A store of schema version 3 (no nonces) gains them, its data kept.
+TEST_F(PgStoreTest, AVersionThreeStoreGainsTheNonces) {
+  {
+    StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->SetMeta("cluster", "lab").ok());
+  }
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
+  sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '3' WHERE key = 'schema_version'");
+  StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
+  EXPECT_EQ((*s)->UseNonce("n1", 200, 100).value(), true);
+  EXPECT_EQ((*s)->UseNonce("n1", 200, 100).value(), false);
 }
 
 // A store of schema version 1 (before the lease) is upgraded when opened, its data kept.
@@ -384,10 +465,11 @@ TEST_F(PgStoreTest, AVersionOneStoreGainsTheLease) {
   }
   sql_.Run("DROP TABLE \"" + schema_ + "\".leader");
   sql_.Run("DROP TABLE \"" + schema_ + "\".controllers");
+  sql_.Run("DROP TABLE \"" + schema_ + "\".nonces");
   sql_.Run("UPDATE \"" + schema_ + "\".meta SET value = '1' WHERE key = 'schema_version'");
   StatusOr<std::unique_ptr<PgStore>> s = PgStore::Open(PgTestUrl(), 1, schema_);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(sql_.Run("SELECT value FROM \"" + schema_ + "\".meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(*(*s)->GetMeta("cluster"), "lab");
   StatusOr<Leadership> l = (*s)->TryLead("a", "ctl1:6817", 1000);
   ASSERT_TRUE(l.ok()) << l.status().ToString();

@@ -1,5 +1,7 @@
 #include "store/pg_util.h"
 
+#include <cctype>
+
 #include <map>
 #include <string>
 
@@ -100,6 +102,22 @@ std::string RedactedPgUrl(const std::string& url) {
     s += "/" + (v.count("dbname") ? v["dbname"] : "");
   }
   return s;
+}
+
+std::string PgUrlWithPassfile(const std::string& url, const std::string& passfile) {
+  if (passfile.empty()) return url;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  for (unsigned char c : passfile) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 15];
+    }
+  }
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "passfile=" + encoded;
 }
 
 }  // namespace muster

@@ -28,8 +28,8 @@ namespace muster {
 namespace {
 
 // 2: the jobs' uid, account, partition and array id as columns (sacct's selection runs in SQL),
-// and a job array's script stored once, in `scripts`.
-constexpr int kSchemaVersion = 2;
+// and a job array's script stored once, in `scripts`. 3: the nonces of the tokens used (UseNonce).
+constexpr int kSchemaVersion = 3;
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
 // A writer from another process (a second controller by mistake, the sqlite3 shell) holds the lock
@@ -56,6 +56,14 @@ CREATE TABLE nodes(name TEXT PRIMARY KEY NOT NULL, record TEXT NOT NULL);
 CREATE TABLE steps(job_id INTEGER NOT NULL, step_id INTEGER NOT NULL, record TEXT NOT NULL,
                    PRIMARY KEY(job_id, step_id));
 )sql";
+
+// Schema 3: the nonces of the tokens that opened a connection, until their tokens expire.
+constexpr const char* kCreateNonces = R"sql(
+CREATE TABLE nonces(nonce TEXT PRIMARY KEY NOT NULL, expires INTEGER NOT NULL);
+CREATE INDEX nonces_by_expiry ON nonces(expires);
+)sql";
+// How often (seconds of the callers' clock) the nonces of expired tokens are deleted.
+constexpr int64_t kNoncePurgeEvery = 60;
 
 // The store holds every user's scripts and environments: only its owner may read it. The file is
 // made 0600 (or an older, looser one tightened) before SQLite opens it, and SQLite gives the -wal
@@ -186,6 +194,8 @@ struct SqliteStore::Impl {
   // Write statements (the current leader only).
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
   Stmt upsert_job, insert_script, upsert_node, upsert_step, upsert_meta, get_counter, set_counter, max_job_id;
+  Stmt insert_nonce, purge_nonces;
+  int64_t next_nonce_purge = 0;  // (the current leader only)
   FaultHook active_hook;  // the hook of the batch being written (the current leader only)
 
   std::mutex mu;               // guards everything below
@@ -266,6 +276,7 @@ struct SqliteStore::Impl {
                                   std::to_string(kSchemaVersion) + ")");
       }
       if (v == 1) RETURN_IF_ERROR(MigrateFrom1().WithPrefix(Where() + ": upgrading the schema from version 1"));
+      if (v <= 2) RETURN_IF_ERROR(MigrateFrom2().WithPrefix(Where() + ": upgrading the schema from version 2"));
       return Status::Ok();
     }
     ASSIGN_OR_RETURN(std::optional<std::string> other,
@@ -274,6 +285,7 @@ struct SqliteStore::Impl {
       return FailedPrecondition(Where() + " is not a Muster store (it has table '" + *other + "' but no meta)");
     }
     RETURN_IF_ERROR(Exec(wdb, kCreateSchema));
+    RETURN_IF_ERROR(Exec(wdb, kCreateNonces));
     ASSIGN_OR_RETURN(Stmt meta, Prepare(wdb, "INSERT INTO meta(key, value) VALUES(?1, ?2)"));
     std::string version = std::to_string(kSchemaVersion);
     meta.Bind(1, kSchemaVersionKey);
@@ -306,6 +318,12 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
     return Status::Ok();
   }
 
+  // Version 2 had no nonces.
+  Status MigrateFrom2() {
+    RETURN_IF_ERROR(Exec(wdb, kCreateNonces));
+    return Exec(wdb, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  }
+
   Status PrepareWriteStatements() {
     struct { Stmt* stmt; const char* sql; } all[] = {  // NOLINT: a table, not a type
         {&begin, "BEGIN IMMEDIATE"},
@@ -331,6 +349,8 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
         {&get_counter, "SELECT value FROM counters WHERE name=?1"},
         {&set_counter, "UPDATE counters SET value=?2 WHERE name=?1"},
         {&max_job_id, "SELECT MAX(id) FROM jobs"},
+        {&insert_nonce, "INSERT INTO nonces(nonce, expires) VALUES(?1, ?2) ON CONFLICT(nonce) DO NOTHING"},
+        {&purge_nonces, "DELETE FROM nonces WHERE expires <= ?1"},
     };
     for (auto& [stmt, sql] : all) {
       ASSIGN_OR_RETURN(*stmt, Prepare(wdb, sql));
@@ -567,6 +587,42 @@ StatusOr<int64_t> SqliteStore::AllocateJobIds(int count) {
     s.set_counter.Bind(2, next + count);
     RETURN_IF_ERROR(s.set_counter.Run(s.wdb, s.Where() + ": update counter 'next_job_id'"));
     first = next;
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return first;
+}
+
+StatusOr<int64_t> SqliteStore::RewindJobIds(int64_t floor) {
+  if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
+  int64_t next = 0;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    ASSIGN_OR_RETURN(int64_t max_id, s.max_job_id.QueryInt(s.wdb, s.Where() + ": read the largest job id"));
+    if (max_id == std::numeric_limits<int64_t>::max()) return OutOfRange(s.Where() + ": job ids exhausted");
+    next = std::max(floor, max_id + 1);
+    RETURN_IF_ERROR(s.Fault("counters", kNextJobIdCounter));
+    s.set_counter.Bind(1, std::string_view(kNextJobIdCounter));
+    s.set_counter.Bind(2, next);
+    return s.set_counter.Run(s.wdb, s.Where() + ": update counter 'next_job_id'");
+  });
+  if (!st.ok()) return st;
+  return next;
+}
+
+StatusOr<bool> SqliteStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
+  if (nonce.empty()) return InvalidArgument("nonce is empty");
+  bool first = false;
+  Status st = impl_->Submit([&](Impl& s) -> Status {
+    RETURN_IF_ERROR(s.Fault("nonces", nonce));
+    if (now >= s.next_nonce_purge) {
+      s.purge_nonces.Bind(1, now);
+      RETURN_IF_ERROR(s.purge_nonces.Run(s.wdb, s.Where() + ": delete the nonces of expired tokens"));
+      s.next_nonce_purge = now + kNoncePurgeEvery;
+    }
+    s.insert_nonce.Bind(1, nonce);
+    s.insert_nonce.Bind(2, expires);
+    RETURN_IF_ERROR(s.insert_nonce.Run(s.wdb, s.Where() + ": record a token's nonce"));
+    first = sqlite3_changes(s.wdb) == 1;
     return Status::Ok();
   });
   if (!st.ok()) return st;

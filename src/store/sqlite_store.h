@@ -12,11 +12,12 @@
 // methods are thread-safe. The destructor answers every operation queued before it began; a call
 // made after that is a bug.
 //
-// Schema (version in meta 'schema_version', 2): jobs(id, state, user, submit_time, end_time,
+// Schema (version in meta 'schema_version', 3): jobs(id, state, user, submit_time, end_time,
 // record, uid, account, partition, array_job_id), scripts(array_job_id, script), nodes(name,
-// record), steps(job_id, step_id, record), meta(key, value), counters(name, value). `record` is the
-// JSON of model/record_json.h (a job array's task's without its script, kept once in `scripts`);
-// the other columns are copies for queries. A version 1 file is upgraded when opened.
+// record), steps(job_id, step_id, record), meta(key, value), counters(name, value),
+// nonces(nonce, expires). `record` is the JSON of model/record_json.h (a job array's task's
+// without its script, kept once in `scripts`); the other columns are copies for queries. A version
+// 1 or 2 file is upgraded when opened.
 #pragma once
 
 #include <cstddef>
@@ -65,6 +66,8 @@ class SqliteStore final : public Store {
   StatusOr<std::vector<StepRecord>> LoadStepsOf(const std::set<int64_t>& job_ids) override;
   // The first id returned is also above every stored job id (ids saved without allocation).
   StatusOr<int64_t> AllocateJobIds(int count) override;
+  StatusOr<int64_t> RewindJobIds(int64_t floor) override;
+  StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override;
   // 'schema_version' is reserved (readable, not writable).
   Status SetMeta(const std::string& key, const std::string& value) override;
   StatusOr<std::string> GetMeta(const std::string& key) override;

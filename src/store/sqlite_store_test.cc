@@ -106,7 +106,7 @@ TEST_F(SqliteStoreTest, NewerSchemaIsRefusedAndVersionIsReserved) {
   {
     auto store = Open();
     ASSERT_NE(store, nullptr);
-    EXPECT_EQ(store->GetMeta("schema_version").value(), "2");
+    EXPECT_EQ(store->GetMeta("schema_version").value(), "3");
     ExpectError(store->SetMeta("schema_version", "2"), StatusCode::kInvalidArgument, {"schema_version"});
   }
   RawSql("UPDATE meta SET value='99' WHERE key='schema_version'");
@@ -185,13 +185,29 @@ INSERT INTO jobs VALUES(7, 'COMPLETED', 'bob', 100, 200,
 )sql");
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->GetMeta("schema_version").value(), "2");
+  EXPECT_EQ(store->GetMeta("schema_version").value(), "3");
   StatusOr<std::vector<JobRecord>> got = store->QueryJobs(JobFilter{.users = {"1001"}, .accounts = {"vision"}});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_EQ(got->size(), 1u);
   EXPECT_EQ((*got)[0].partition, "debug");
   EXPECT_EQ((*got)[0].script.str(), "#!/bin/sh\n");
   EXPECT_EQ(store->AllocateJobIds(1).value(), 8);
+}
+
+// A store of version 2 (no nonces) gains the nonces' table when opened, its data kept.
+TEST_F(SqliteStoreTest, UpgradesAVersion2Store) {
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->SaveJob(Job(3)).ok());
+  }
+  RawSql("DROP TABLE nonces; UPDATE meta SET value='2' WHERE key='schema_version';");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetMeta("schema_version").value(), "3");
+  EXPECT_EQ(store->LoadJobs().value().size(), 1u);
+  EXPECT_EQ(store->UseNonce("n1", 200, 100).value(), true);
+  EXPECT_EQ(store->UseNonce("n1", 200, 100).value(), false);
 }
 
 TEST_F(SqliteStoreTest, UsesWalAndDefaultsSurviveRawInspection) {

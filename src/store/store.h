@@ -81,6 +81,20 @@ class Store {
   // Reserves `count` consecutive job ids durably and returns the first. Ids are never reused,
   // even after a crash.
   virtual StatusOr<int64_t> AllocateJobIds(int count) = 0;
+  // Sets the id counter to just past the largest stored job id (or to `floor`, when that is
+  // larger) and returns it, so that ids reserved by AllocateJobIds and never given to a stored job
+  // are numbered again. A controller calls it when it starts leading (Controller::Recover): ids
+  // stay dense across restarts, whether the last one was clean or a crash. It reuses no id as long
+  // as no id is shown to anyone before its job is stored, and only the leader numbers jobs (the
+  // controller keeps both rules). `floor` below 1 is InvalidArgument.
+  virtual StatusOr<int64_t> RewindJobIds(int64_t floor) = 0;
+
+  // Records the first use of a token's nonce (net/token.h: a token opens one connection), kept
+  // until `expires` (its token's expiry, seconds since the epoch): true the first time, false when
+  // it was recorded before, by this controller before a restart or by another sharing the store
+  // (a replay). Durable before it returns, as a save; nonces whose tokens expired by `now` are
+  // dropped from time to time. An empty nonce is InvalidArgument.
+  virtual StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) = 0;
 
   // Small key/value settings (cluster name, schema version, ...). An empty key is InvalidArgument.
   virtual Status SetMeta(const std::string& key, const std::string& value) = 0;

@@ -330,6 +330,59 @@ TEST_P(StoreContractTest, JobIdsAreMonotonicAndUniqueAcrossReopen) {
   }
 }
 
+// A rewind (a controller starting to lead) numbers again the ids reserved but never given to a
+// stored job, across a reopen too; never a stored job's id, never one below the floor.
+TEST_P(StoreContractTest, RewindNumbersUnusedIdsAgainButNoStoredJobs) {
+  int64_t first = 0;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->RewindJobIds(1).value(), 1) << "nothing stored";
+    StatusOr<int64_t> block = store->AllocateJobIds(1000);
+    ASSERT_OK(block.status());
+    first = *block;
+    ASSERT_OK(store->SaveJobs({RichJob(first), RichJob(first + 1)}));
+  }
+  auto store = Open();  // the controller started again (after a clean stop or a crash alike)
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->RewindJobIds(1).value(), first + 2);
+  EXPECT_EQ(store->AllocateJobIds(1).value(), first + 2);
+  EXPECT_EQ(store->RewindJobIds(1).value(), first + 2) << "reserved, never stored: numbered again";
+  EXPECT_EQ(store->RewindJobIds(5000).value(), 5000) << "a floor above the ids used";
+  EXPECT_EQ(store->AllocateJobIds(10).value(), 5000);
+  EXPECT_EQ(store->RewindJobIds(0).status().code(), StatusCode::kInvalidArgument);
+}
+
+// A token's nonce is taken once, across a reopen (a controller's restart) too; the nonces of
+// expired tokens go, and concurrent takers of one nonce see one first use between them.
+TEST_P(StoreContractTest, NoncesAreTakenOnceAcrossReopen) {
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->UseNonce("aaaa", 1300, 1000).value(), true);
+    EXPECT_EQ(store->UseNonce("aaaa", 1300, 1001).value(), false);
+    EXPECT_EQ(store->UseNonce("bbbb", 1100, 1001).value(), true);
+    EXPECT_EQ(store->UseNonce("", 1300, 1000).status().code(), StatusCode::kInvalidArgument);
+  }
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->UseNonce("aaaa", 1300, 1002).value(), false) << "a replay after a restart";
+  EXPECT_EQ(store->UseNonce("cccc", 1300, 1002).value(), true);
+  // "bbbb"'s token expired at 1100: its nonce may be dropped (its token is refused as expired).
+  EXPECT_EQ(store->UseNonce("dddd", 1400, 1200).value(), true);
+  EXPECT_EQ(store->UseNonce("aaaa", 1300, 1200).value(), false);
+  std::atomic<int> firsts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      StatusOr<bool> first = store->UseNonce("eeee", 1400, 1200);
+      if (first.ok() && *first) ++firsts;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(firsts.load(), 1);
+}
+
 TEST_P(StoreContractTest, ConcurrentIdAllocationsAreDisjoint) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
