@@ -202,14 +202,6 @@ TEST_F(LocalCluster, DrainedNodeGetsNoNewWork) {
   EXPECT_EQ(Run("scancel " + std::to_string(a)).rc, 0);
 }
 
-TEST_F(LocalCluster, TimeLimitEndsInTimeout) {
-  const int64_t id = Submit("-t 1 --wrap 'trap \"\" TERM; sleep 300'");  // ignores SIGTERM: SIGKILL follows
-  ASSERT_TRUE(WaitState(id, "RUNNING"));
-  ASSERT_TRUE(WaitState(id, "TIMEOUT", 80s)) << State(id);
-  Result j = Run("scontrol show job " + std::to_string(id));
-  EXPECT_NE(j.out.find("JobState=TIMEOUT"), std::string::npos) << j.out;
-}
-
 TEST_F(LocalCluster, ControllerKilledWithJobsPendingAndRunningLosesNothing) {
   const int64_t run = Submit("--gres=gpu:4 -N 2 --wrap 'sleep 3; echo finished'");
   ASSERT_TRUE(WaitState(run, "RUNNING"));

@@ -3,7 +3,7 @@
 # changed):
 #   1. dev (g++ -O0 -g1): the daemons and commands, and the integration tests on real local clusters
 #      (faults, the kill soak, srun, Slurm parity, TCP, two controllers sharing PostgreSQL), with the
-#      controller outages of minutes (label "outage") run beside them;
+#      tests that mostly wait (label "long": controller outages of minutes) run beside them;
 #   2. asan (clang -O0, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage): every
 #      unit, scenario and property test, then each fuzz target for a short run on its corpus. It is
 #      built beside the integration tests, at a low priority (they mostly wait on their daemons). The
@@ -53,10 +53,10 @@ cmake --preset asan -DMUSTER_BUILD_BENCH=OFF >/dev/null
 asan_log=$(mktemp)
 setsid nice -n 15 cmake --build --preset asan --target unit_tests fuzz_targets >"$asan_log" 2>&1 &
 asan_pid=$!
-# The long controller outages (tests/outage_test.cc, label "outage": minutes of waiting while jobs
-# run on) beside them, in a ctest of their own; their output is shown when they end.
+# The tests that mostly wait (tests/long_test.cc, label "long": controller outages of minutes while
+# jobs run on, a time limit) beside them, in a ctest of their own; their output is shown at the end.
 outage_log=$(mktemp)
-setsid ctest --preset dev -L outage >"$outage_log" 2>&1 &
+setsid ctest --preset dev -L long >"$outage_log" 2>&1 &
 outage_pid=$!
 integration_rc=0
 ctest --preset dev -L integration || integration_rc=$?
@@ -66,10 +66,10 @@ outage_pid=""
 cat "$outage_log"
 rm -f "$outage_log"
 if ((integration_rc != 0 || outage_rc != 0)); then
-  echo "tools/test.sh: integration tests failed (integration rc $integration_rc, outage rc $outage_rc)" >&2
+  echo "tools/test.sh: integration tests failed (integration rc $integration_rc, long ones rc $outage_rc)" >&2
   exit 1
 fi
-phase "integration tests done (the outage tests beside them)"
+phase "integration tests done (the long ones beside them)"
 asan_rc=0
 wait "$asan_pid" || asan_rc=$?
 asan_pid=""

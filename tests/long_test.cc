@@ -1,9 +1,10 @@
-// The fault suite's controller outages (issue 46; model/outage.h): jobs of every kind (a batch
-// script, an srun step, a 2-node gang, an array, a heterogeneous job) run on through a controller
-// outage far longer than every timeout, none runs twice, none is recorded NODE_FAIL, and all end
-// COMPLETED with one run; the same when both controllers of a pair are down and the standby is
-// the one that comes back. Label "outage" in CTest: tools/test.sh runs it beside the integration
-// tests (it mostly waits). MUSTER_OUTAGE_S sets the outage (default 300 s: 5 minutes).
+// The integration tests that mostly wait, label "long" in CTest: tools/test.sh runs them beside the
+// others. The fault suite's controller outages (issue 46; model/outage.h): jobs of every kind (a
+// batch script, an srun step, a 2-node gang, an array, a heterogeneous job) run on through a
+// controller outage far longer than every timeout, none runs twice, none is recorded NODE_FAIL,
+// and all end COMPLETED with one run; the same when both controllers of a pair are down and the
+// standby is the one that comes back (MUSTER_OUTAGE_S sets the outage: default 300 s, 5
+// minutes). And a job's time limit (a minute: Slurm's least).
 #include <sys/stat.h>
 
 #include <fstream>
@@ -201,6 +202,17 @@ TEST_F(StandbyOutage, BothControllersDownThenTheStandbyTakesOver) {
   NodesBack();
   EXPECT_EQ(LogOf(standby).find("requeued"), std::string::npos) << LogOf(standby);
   FinishAll(w);
+}
+
+using LocalCluster = LocalClusterTest;
+
+// A job that ignores SIGTERM past its time limit is killed and ends TIMEOUT.
+TEST_F(LocalCluster, TimeLimitEndsInTimeout) {
+  const int64_t id = Submit("-t 1 --wrap 'trap \"\" TERM; sleep 300'");  // ignores SIGTERM: SIGKILL follows
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  ASSERT_TRUE(WaitState(id, "TIMEOUT", 80s)) << State(id);
+  Result j = Run("scontrol show job " + std::to_string(id));
+  EXPECT_NE(j.out.find("JobState=TIMEOUT"), std::string::npos) << j.out;
 }
 
 }  // namespace
