@@ -16,6 +16,19 @@ int ConnectionPlaces::held_by(const std::string& key) const {
   return it == per_key_.end() ? 0 : it->second;
 }
 
+size_t ConnectionPlaces::HeldFrom(const std::string& address) const {
+  auto it = by_address_.find(address);
+  return it == by_address_.end() ? 0 : it->second.size();
+}
+
+void ConnectionPlaces::Resize(size_t from, size_t to) {
+  if (from > 0) {
+    auto it = addresses_holding_.find(from);
+    if (--it->second == 0) addresses_holding_.erase(it);
+  }
+  if (to > 0) ++addresses_holding_[to];
+}
+
 bool ConnectionPlaces::HasRoom(const std::string& key, bool privileged, std::string* why) const {
   if (counted_ >= limits_.max_counted + (privileged ? limits_.reserved : 0)) {
     if (why) *why = "the server holds as many connections as it may (" + std::to_string(counted_) + ")";
@@ -32,14 +45,20 @@ bool ConnectionPlaces::AddCounted(Id id, const std::string& key, bool privileged
   if (entries_.count(id) || !HasRoom(key, privileged, nullptr)) return false;
   ++per_key_[key];
   ++counted_;
-  entries_[id] = Entry{false, key, {}};
+  entries_[id] = Entry{State::kCounted, key, {}};
   return true;
+}
+
+bool ConnectionPlaces::MayAddUnauthenticated(const std::string& address) const {
+  if (unauthenticated_ < limits_.max_unauthenticated) return true;
+  if (closing_ >= limits_.max_unauthenticated) return false;  // the server is behind with closing
+  return addresses_holding_.empty() || HeldFrom(address) < addresses_holding_.rbegin()->first;
 }
 
 ConnectionPlaces::Id ConnectionPlaces::AddUnauthenticated(Id id, const std::string& address) {
   Id evicted = nullptr;
-  if (unauthenticated_ >= limits_.max_unauthenticated) {
-    // The address holding the most; of equals, the one whose oldest came first.
+  if (unauthenticated_ >= limits_.max_unauthenticated && !by_address_.empty()) {
+    // The oldest connection of the address holding the most (of equals, the one whose oldest came first).
     auto victim = by_address_.end();
     for (auto it = by_address_.begin(); it != by_address_.end(); ++it) {
       if (victim == by_address_.end() || it->second.size() > victim->second.size() ||
@@ -47,14 +66,15 @@ ConnectionPlaces::Id ConnectionPlaces::AddUnauthenticated(Id id, const std::stri
         victim = it;
       }
     }
-    if (victim != by_address_.end()) {
-      evicted = victim->second.front().second;
-      Remove(evicted);
-    }
+    evicted = victim->second.front().second;
+    Remove(evicted);
+    entries_[evicted] = Entry{State::kClosing, "", {}};
+    ++closing_;
   }
   auto& queue = by_address_[address];
   queue.emplace_back(arrivals_++, id);
-  entries_[id] = Entry{true, address, std::prev(queue.end())};
+  Resize(queue.size() - 1, queue.size());
+  entries_[id] = Entry{State::kUnauthenticated, address, std::prev(queue.end())};
   ++unauthenticated_;
   return evicted;
 }
@@ -62,12 +82,12 @@ ConnectionPlaces::Id ConnectionPlaces::AddUnauthenticated(Id id, const std::stri
 ConnectionPlaces::Promotion ConnectionPlaces::Promote(Id id, const std::string& key, bool privileged,
                                                       std::string* why) {
   auto it = entries_.find(id);
-  if (it == entries_.end() || !it->second.unauthenticated) return Promotion::kNotHeld;
+  if (it == entries_.end() || it->second.state != State::kUnauthenticated) return Promotion::kNotHeld;
   if (!HasRoom(key, privileged, why)) return Promotion::kNoPlace;
   Remove(id);
   ++per_key_[key];
   ++counted_;
-  entries_[id] = Entry{false, key, {}};
+  entries_[id] = Entry{State::kCounted, key, {}};
   return Promotion::kPromoted;
 }
 
@@ -75,14 +95,22 @@ void ConnectionPlaces::Remove(Id id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   Entry& e = it->second;
-  if (e.unauthenticated) {
-    auto q = by_address_.find(e.key);
-    q->second.erase(e.at);
-    if (q->second.empty()) by_address_.erase(q);
-    --unauthenticated_;
-  } else {
-    if (auto k = per_key_.find(e.key); k != per_key_.end() && --k->second <= 0) per_key_.erase(k);
-    --counted_;
+  switch (e.state) {
+    case State::kUnauthenticated: {
+      auto q = by_address_.find(e.key);
+      q->second.erase(e.at);
+      Resize(q->second.size() + 1, q->second.size());
+      if (q->second.empty()) by_address_.erase(q);
+      --unauthenticated_;
+      break;
+    }
+    case State::kCounted:
+      if (auto k = per_key_.find(e.key); k != per_key_.end() && --k->second <= 0) per_key_.erase(k);
+      --counted_;
+      break;
+    case State::kClosing:
+      --closing_;
+      break;
   }
   entries_.erase(it);
 }

@@ -8,14 +8,18 @@
 //     credentials over TCP, the source address). At most `max_counted` in all, `max_per_key` per
 //     key; a privileged caller has no per-key cap and may use `reserved` places beyond the total.
 //   - unauthenticated: TCP connections that have not yet presented a valid credential, at most
-//     `max_unauthenticated`, never counted above. When they are all held, a new one takes the place
-//     of the oldest connection of the address that holds the most of them (the server closes it):
-//     a flood from some addresses evicts its own connections, never a client that opens one and
-//     authenticates at once from an address with fewer.
+//     `max_unauthenticated`, never counted above. When they are all held, a new one from an address
+//     that holds fewer of them than the address holding the most takes the place of that address's
+//     oldest (the server closes it); one from an address holding the most (or while as many
+//     connections as there are places are still being closed) is refused at once, before the
+//     server spends anything on it. So a flood from some addresses only ever displaces its own
+//     connections, costs the server an accept and a close per connection once the places are full,
+//     and never shuts out a client that connects from another address and authenticates.
 #pragma once
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,9 +41,12 @@ class ConnectionPlaces {
   // A connection whose caller is known at once: true when it has a place (it must be Removed),
   // false when the total or its key's cap is reached.
   bool AddCounted(Id id, const std::string& key, bool privileged);
-  // A TCP connection not yet authenticated, from `address`: it always gets a place; the connection
-  // that gave its place up (see above) is returned, nullptr when none had to. That one no longer
-  // holds a place (Remove is still fine).
+  // Whether a new TCP connection from `address` may take an unauthenticated place (see above);
+  // when not, it is to be closed at once.
+  bool MayAddUnauthenticated(const std::string& address) const;
+  // A TCP connection not yet authenticated, from `address`, which MayAddUnauthenticated admitted:
+  // the connection that gave its place up for it is returned (nullptr when none had to). That one
+  // is "closing" until it is Removed.
   Id AddUnauthenticated(Id id, const std::string& address);
 
   enum class Promotion {
@@ -55,13 +62,17 @@ class ConnectionPlaces {
   const Limits& limits() const { return limits_; }
   int counted() const { return counted_; }
   int unauthenticated() const { return unauthenticated_; }
+  int closing() const { return closing_; }  // evicted, not yet Removed
   int held_by(const std::string& key) const;
 
  private:
   bool HasRoom(const std::string& key, bool privileged, std::string* why) const;
+  size_t HeldFrom(const std::string& address) const;
+  void Resize(size_t from, size_t to);  // an address's unauthenticated count changed
 
+  enum class State { kCounted, kUnauthenticated, kClosing };
   struct Entry {
-    bool unauthenticated = false;
+    State state = State::kCounted;
     std::string key;  // the counted key, or the unauthenticated connection's address
     std::list<std::pair<uint64_t, Id>>::iterator at;  // in by_address_[key] when unauthenticated
   };
@@ -70,9 +81,11 @@ class ConnectionPlaces {
   std::unordered_map<std::string, int> per_key_;
   // An address's unauthenticated connections, oldest first, each with its arrival's number.
   std::unordered_map<std::string, std::list<std::pair<uint64_t, Id>>> by_address_;
+  std::map<size_t, int> addresses_holding_;  // how many addresses hold n unauthenticated connections (n > 0)
   uint64_t arrivals_ = 0;
   int counted_ = 0;
   int unauthenticated_ = 0;
+  int closing_ = 0;
 };
 
 }  // namespace muster

@@ -58,31 +58,57 @@ TEST(ConnectionPlacesTest, UnauthenticatedConnectionsTakeNoCountedPlaceAndPromot
   EXPECT_EQ(p.unauthenticated(), 3);
 }
 
-TEST(ConnectionPlacesTest, AFullUnauthenticatedPoolEvictsTheOldestOfTheAddressHoldingTheMost) {
+TEST(ConnectionPlacesTest, AFullUnauthenticatedPoolTakesANewcomerOnlyFromAnAddressHoldingFewerThanTheMost) {
   Ids id;
   ConnectionPlaces p({.max_counted = 8, .max_per_key = 8, .reserved = 0, .max_unauthenticated = 4});
+  EXPECT_TRUE(p.MayAddUnauthenticated("user"));
   EXPECT_EQ(p.AddUnauthenticated(id[0], "user"), nullptr);
-  EXPECT_EQ(p.AddUnauthenticated(id[1], "flood"), nullptr);
-  EXPECT_EQ(p.AddUnauthenticated(id[2], "flood"), nullptr);
-  EXPECT_EQ(p.AddUnauthenticated(id[3], "flood"), nullptr);
-  // The user's connection is the oldest of all, but the flood's address holds the most.
-  EXPECT_EQ(p.AddUnauthenticated(id[4], "flood"), id[1]);
-  EXPECT_EQ(p.AddUnauthenticated(id[5], "other"), id[2]);
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(p.AddUnauthenticated(id[i], "flood"), nullptr);
+  // Full: the flood's address holds the most, so its next connection is refused at once...
+  EXPECT_FALSE(p.MayAddUnauthenticated("flood"));
+  // ... while one from elsewhere takes the place of the flood's oldest, not of the user's (the
+  // oldest of all).
+  EXPECT_TRUE(p.MayAddUnauthenticated("other"));
+  EXPECT_EQ(p.AddUnauthenticated(id[4], "other"), id[1]);
+  EXPECT_EQ(p.closing(), 1);
   EXPECT_EQ(p.unauthenticated(), 4);
   EXPECT_EQ(p.Promote(id[1], "uid 7", false, nullptr), ConnectionPlaces::Promotion::kNotHeld) << "evicted";
+  // {user: 0, flood: 2 3, other: 4}: the user's address holds fewer than the flood's.
+  EXPECT_TRUE(p.MayAddUnauthenticated("user"));
+  EXPECT_EQ(p.AddUnauthenticated(id[5], "user"), id[2]);
+  // {user: 0 5, flood: 3, other: 4}: now the user's address holds the most.
+  EXPECT_FALSE(p.MayAddUnauthenticated("user"));
   EXPECT_EQ(p.Promote(id[0], "uid 1000", false, nullptr), ConnectionPlaces::Promotion::kPromoted);
-  // Now {flood: 3, 4; other: 5}: the flood again.
-  EXPECT_EQ(p.AddUnauthenticated(id[6], "user"), nullptr);
-  EXPECT_EQ(p.AddUnauthenticated(id[7], "user"), id[3]);
-  // flood: 4; other: 5; user: 6, 7 -> the user's address holds the most now.
-  EXPECT_EQ(p.AddUnauthenticated(id[8], "other"), id[6]);
-  // flood: 4, other: 5, 8, user: 7 -> other.
-  EXPECT_EQ(p.AddUnauthenticated(id[9], "new"), id[5]);
-  // One each (flood: 4, other: 8, user: 7, new: 9): the oldest, 4.
-  EXPECT_EQ(p.AddUnauthenticated(id[10], "x"), id[4]);
-  p.Remove(id[4]);  // the server removes an evicted connection when it closes: nothing left to give
+  EXPECT_EQ(p.unauthenticated(), 3);
+  EXPECT_TRUE(p.MayAddUnauthenticated("flood")) << "a free place is anyone's";
+  EXPECT_EQ(p.AddUnauthenticated(id[6], "flood"), nullptr);
+  // {user: 5, flood: 3 6, other: 4}: the flood's oldest; then one each, and the oldest of all goes.
+  EXPECT_EQ(p.AddUnauthenticated(id[7], "new"), id[3]);
+  EXPECT_EQ(p.AddUnauthenticated(id[8], "new2"), id[4]);
+  EXPECT_EQ(p.closing(), 4);
+  p.Remove(id[1]);  // the server removes each evicted connection once it has closed it
+  EXPECT_EQ(p.closing(), 3);
   EXPECT_EQ(p.unauthenticated(), 4);
   EXPECT_EQ(p.counted(), 1);
+}
+
+// A server that cannot close evicted connections as fast as they come refuses newcomers at once
+// until it has: never more than max_unauthenticated connections are closing.
+TEST(ConnectionPlacesTest, NoMoreConnectionsAreClosingThanThereArePlaces) {
+  Ids id;
+  ConnectionPlaces p({.max_counted = 8, .max_per_key = 8, .reserved = 0, .max_unauthenticated = 2});
+  EXPECT_EQ(p.AddUnauthenticated(id[0], "a"), nullptr);
+  EXPECT_EQ(p.AddUnauthenticated(id[1], "b"), nullptr);
+  ASSERT_TRUE(p.MayAddUnauthenticated("c"));
+  EXPECT_EQ(p.AddUnauthenticated(id[2], "c"), id[0]);
+  ASSERT_TRUE(p.MayAddUnauthenticated("d"));
+  EXPECT_EQ(p.AddUnauthenticated(id[3], "d"), id[1]);
+  EXPECT_EQ(p.closing(), 2);
+  EXPECT_FALSE(p.MayAddUnauthenticated("e"));
+  p.Remove(id[0]);
+  EXPECT_TRUE(p.MayAddUnauthenticated("e"));
+  p.Remove(id[0]);  // twice is fine
+  EXPECT_EQ(p.closing(), 1);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // HttpServer's connection caps over TCP (HttpServer::Options): a connection counts against the
 // uid whose credential it presents, not its address; unauthenticated connections have a few places
-// of their own, are evicted oldest-first from the address that holds the most, and are closed when
-// their time to authenticate is over; a server's own credential check (the REST listener's JWTs)
+// of their own (when full, one from the address holding the most is refused at once, one from
+// another takes the place of that address's oldest), and are closed when their time to
+// authenticate is over; a server's own credential check (the REST listener's JWTs)
 // decides before a body is read. (The Unix socket's caps: http_server_test.cc.)
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -140,7 +141,13 @@ TEST(HttpCapsTest, UnauthenticatedConnectionsHavePlacesOfTheirOwnAndTheBusiestAd
     ASSERT_GE(fd, 0);
     ASSERT_EQ(Ask(fd), "HTTP/1.1 200 OK");
   }
-  // A fourth: 127.0.0.2 holds the most, and its oldest gives its place up.
+  // Another from 127.0.0.2, which holds the most: refused at once (no request needed).
+  const int flood3 = ConnectFrom(*server, "127.0.0.2");
+  ASSERT_GE(flood3, 0);
+  EXPECT_TRUE(net_test::ClosedByServer(flood3));
+  ::close(flood3);
+  EXPECT_EQ(Ask(flood1), "HTTP/1.1 200 OK") << "the ones before it stay";
+  // One from an address holding fewer: 127.0.0.2's oldest gives its place up.
   const int newcomer = ConnectFrom(*server, "127.0.0.4");
   ASSERT_GE(newcomer, 0);
   EXPECT_EQ(Ask(newcomer), "HTTP/1.1 200 OK");

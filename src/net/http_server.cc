@@ -40,8 +40,8 @@
 #include <unordered_set>
 
 #include "base/log.h"
-#include "net/connection_places.h"
 #include "net/http.h"
+#include "net/http_server_core.h"
 #include "net/tls.h"
 #include "net/token.h"
 #include "net/url.h"
@@ -64,140 +64,6 @@ constexpr auto kStopGrace = std::chrono::seconds(3);
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);  // after EMFILE and friends
 
 Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
-
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t WallClockSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-class SessionBase : public std::enable_shared_from_this<SessionBase> {
- public:
-  virtual ~SessionBase() = default;
-  virtual void RequestStop() = 0;  // any thread
-  virtual void CloseNow() = 0;     // only once the io threads are joined
-};
-
-// What sessions share with the server: the handler, the limits and the registry Stop() walks.
-struct ServerCore {
-  HttpHandler handler;
-  const TokenAuthority* tokens = nullptr;
-  std::function<Caller(const std::map<std::string, std::string>&)> authenticate;
-  std::function<HttpResponse(const std::string&)> unauthenticated_reply;
-  uint64_t max_body = 0;
-  std::function<int64_t(std::string_view, std::string_view)> body_limit;
-  bool authenticate_before_body = true;
-  std::chrono::milliseconds idle_timeout{0};
-  std::chrono::milliseconds unauthenticated_timeout{0};
-  std::vector<uint32_t> privileged_uids;
-  std::atomic<bool> hard_stop{false};  // the io threads are gone: no more handler calls
-  asio::ssl::context* ssl = nullptr;   // TCP connections speak TLS with it (nullptr: plain)
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;                                            // guarded by mu
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
-  ConnectionPlaces places{ConnectionPlaces::Limits{}};             // guarded by mu
-  std::unordered_set<std::string> tls_failures_logged;              // guarded by mu: peers' addresses
-  uint64_t evictions_unlogged = 0;                                  // guarded by mu
-  int64_t evictions_logged_at = 0;                                  // guarded by mu: steady ns; 0 = never
-
-  // A failed TLS handshake is logged once per peer address (a plain-HTTP client or a scanner
-  // retrying must not flood the log), for the first kMaxLoggedTlsPeers peers.
-  void LogTlsFailure(const std::string& peer_key, const std::string& peer_name, const std::string& what) {
-    static constexpr size_t kMaxLoggedTlsPeers = 1024;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (tls_failures_logged.size() >= kMaxLoggedTlsPeers || !tls_failures_logged.insert(peer_key).second) return;
-    }
-    LogWarning("TLS handshake from " + peer_name + " failed: " + what +
-               " (no more TLS failures of this address are logged)");
-  }
-
-  uint64_t BodyLimit(std::string_view method, std::string_view path) const {
-    if (!body_limit) return max_body;
-    return static_cast<uint64_t>(std::max<int64_t>(body_limit(method, path), 0));
-  }
-  // Whether TCP callers can authenticate here (else every TCP connection counts as its address).
-  bool ChecksCredentials() const { return tokens != nullptr || static_cast<bool>(authenticate); }
-  bool PrivilegedUid(uint32_t uid) const {
-    return std::find(privileged_uids.begin(), privileged_uids.end(), uid) != privileged_uids.end();
-  }
-  bool Privileged(const std::optional<Caller>& unix_caller) const {
-    return unix_caller && unix_caller->authenticated && PrivilegedUid(unix_caller->uid);
-  }
-  // Takes a counted place for a new connection of `key` ("uid 1000", or a TCP address where no
-  // credentials are checked), or says there is none.
-  bool AddCounted(SessionBase* s, const std::string& key, bool privileged) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (stopping || !places.AddCounted(s, key, privileged)) return false;
-    live.emplace(s, s->weak_from_this());
-    return true;
-  }
-  // Takes an unauthenticated place for a new TCP connection from `address` (false only when
-  // stopping); the connection that had to give its place up is stopped.
-  bool AddUnauthenticated(SessionBase* s, const std::string& address) {
-    std::shared_ptr<SessionBase> evicted;
-    uint64_t to_log = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (stopping) return false;
-      if (ConnectionPlaces::Id id = places.AddUnauthenticated(s, address)) {
-        auto it = live.find(const_cast<SessionBase*>(static_cast<const SessionBase*>(id)));
-        if (it != live.end()) evicted = it->second.lock();  // null: it is being destroyed
-        ++evictions_unlogged;
-        const int64_t now = SteadyNanos();
-        if (evictions_logged_at == 0 || now - evictions_logged_at >= int64_t{60} * 1000000000) {
-          to_log = evictions_unlogged;
-          evictions_unlogged = 0;
-          evictions_logged_at = now;
-        }
-      }
-      live.emplace(s, s->weak_from_this());
-    }
-    if (evicted) evicted->RequestStop();
-    if (to_log > 0) {
-      LogWarning("every place for unauthenticated TCP connections is held (max_unauthenticated_connections " +
-                 std::to_string(places.limits().max_unauthenticated) + "): closed " + std::to_string(to_log) +
-                 " of them, the oldest of the addresses holding the most, to make room (logged at most once a "
-                 "minute)");
-    }
-    return true;
-  }
-  // The unauthenticated `s` presented the valid credential of `caller`: it now counts as its uid,
-  // or *why says why it may not.
-  ConnectionPlaces::Promotion Promote(SessionBase* s, const Caller& caller, std::string* why) {
-    std::lock_guard<std::mutex> lock(mu);
-    return places.Promote(s, "uid " + std::to_string(caller.uid), PrivilegedUid(caller.uid), why);
-  }
-  void Unregister(SessionBase* s) {
-    std::lock_guard<std::mutex> lock(mu);
-    live.erase(s);
-    places.Remove(s);
-    cv.notify_all();
-  }
-
-  // Who a TCP request comes from, from its header fields (called once per request).
-  Caller AuthenticateTcp(const std::map<std::string, std::string>& headers, std::string* session_token) const {
-    if (!authenticate) return CallerFromToken(tokens, headers, session_token, WallClockSeconds());
-    try {
-      return authenticate(headers);
-    } catch (const std::exception& e) {
-      Caller c;
-      c.via = "none";
-      c.error = std::string("cannot check the credentials: ") + e.what();
-      return c;
-    }
-  }
-  HttpResponse Unauthenticated(const std::string& why) const {
-    if (unauthenticated_reply) return unauthenticated_reply(why);
-    return HttpResponse::Error(401, "authentication required: " + why);
-  }
-};
 
 // A request's header fields by lower-case name; repeated fields combined (RFC 9110).
 template <class Fields>
@@ -748,6 +614,11 @@ class ServerImpl : public HttpServer {
         std::string ip = remote.address().to_string();
         peer_name = (remote.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(remote.port());
         peer_key = ip;
+        if (core_.ChecksCredentials() && !core_.MayAddUnauthenticated(ip)) {
+          s.set_option(asio::socket_base::linger(true, 0), ignored);  // a reset: no TIME_WAIT left here
+          s.close(ignored);
+          return Accept(l);
+        }
       }
       // The worker is chosen now, not when the accept was started: the socket moves to its
       // io_context (a different epoll set) by handing over the descriptor.
