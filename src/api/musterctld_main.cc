@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -190,7 +191,7 @@ int Main(int argc, char** argv) {
     opt.tcp_port = listen->port;
   }
   opt.tokens = &tokens;
-  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (not rest_listen)
+  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (rest_listen too)
   opt.tls_key_file = conf->tls_key_file;
   opt.threads = 4;
   opt.body_limit = [](std::string_view method, std::string_view path) {
@@ -317,8 +318,19 @@ int Main(int argc, char** argv) {
     ro.tcp_host = listen->host;
     ro.tcp_port = listen->port;
     ro.threads = 2;
-    ro.tokens = nullptr;  // callers present JWTs, which the routes verify
+    // Callers present JWTs: checked as soon as a request's header is in, so that a body without a
+    // valid one is never read (401 first), and a connection counts as its user's once it has one
+    // (HttpServer::Options' caps); the routes decide again with the whole request.
+    ro.authenticate = [&controller, jwt_key](const std::map<std::string, std::string>& headers) {
+      return slurmrest::AuthenticateHeaders(headers, jwt_key, controller.NowSeconds(), [&controller](uint32_t uid) {
+        return controller.IsAdmin(Caller{true, uid, 0, "jwt", ""});
+      });
+    };
+    ro.unauthenticated_reply = [](const std::string&) { return slurmrest::AuthenticationFailure(); };
     ro.body_limit = slurmrest::SlurmRestBodyLimit;
+    ro.privileged_uids = opt.privileged_uids;
+    ro.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: the same certificate and key
+    ro.tls_key_file = conf->tls_key_file;
     StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
       if (!slurmrest::IsSlurmRestPath(r.path) && !api::IsDashboardPath(r.path)) {
         return HttpResponse::Error(404, "no such path: " + r.path);
@@ -328,6 +340,7 @@ int Main(int argc, char** argv) {
     if (!started.ok()) return Fail("controller.rest_listen: " + started.status().message());
     rest_server = std::move(*started);
     LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string(rest_server->tcp_port()) +
+            (ro.tls_cert_file.empty() ? "" : " (TLS)") +
             (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
   }
   LogInfo("cluster '" + conf->cluster_name + "' serving on " + socket_path +
