@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -65,6 +66,27 @@ std::string FormatSeconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", s);
   return buf;
+}
+
+// Every connection holds a descriptor (HttpServer's caps: 4,096 counted, 64 reserved, 256
+// unauthenticated, on each listener), and the usual soft limit is 1,024 (systemd's default): the
+// soft limit is raised to the hard one, so that accept() does not fail with EMFILE, which would shut
+// out the Unix socket's callers too.
+void RaiseOpenFilesLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    LogWarning(std::string("cannot read the open files limit: ") + std::strerror(errno));
+    return;
+  }
+  if (lim.rlim_cur >= lim.rlim_max) return;
+  const rlim_t was = lim.rlim_cur;
+  lim.rlim_cur = lim.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    LogWarning("cannot raise the open files limit from " + std::to_string(was) + " to " +
+               std::to_string(lim.rlim_max) + ": " + std::strerror(errno));
+    return;
+  }
+  LogInfo("open files limit raised from " + std::to_string(was) + " to " + std::to_string(lim.rlim_max));
 }
 
 // Waits up to `ms` for SIGTERM/SIGINT (blocked in `set`): the signal, or 0.
@@ -150,6 +172,7 @@ int Main(int argc, char** argv) {
   DaemonArgs args;
   if (std::optional<int> rc = StartDaemon(Daemon::kController, argc, argv, &args)) return *rc;
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
+  RaiseOpenFilesLimit();
   StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
