@@ -109,12 +109,14 @@ class HttpServer {
     int reserved_connections = 64;
     std::vector<uint32_t> privileged_uids = {0};
     // Unauthenticated TCP connections have places of their own, never those above: at most
-    // `max_unauthenticated_connections`; when they are all held, a new one takes the place of the
-    // oldest of the source address that holds the most (closed at once). One that has not
-    // presented a valid credential `unauthenticated_timeout_ms` after it was accepted (its TLS
-    // handshake included) is closed (a request in progress is answered first). So a flood of
-    // connections that never authenticate holds a few hundred descriptors and takes no place an
-    // authenticated caller needs.
+    // `max_unauthenticated_connections`. When they are all held, a new one from a source address
+    // that holds the most of them is reset as soon as it is accepted, and one from an address
+    // holding fewer takes the place of that busiest address's oldest (closed at once); while as
+    // many evicted ones are still being closed, new ones are reset too (net/connection_places.h).
+    // One that has not presented a valid credential `unauthenticated_timeout_ms` after it was
+    // accepted (its TLS handshake included) is closed: at once if it is waiting for a request, or
+    // once the request it sent is answered. So a flood of connections that never authenticate
+    // holds a few hundred descriptors and takes no place an authenticated caller needs.
     int max_unauthenticated_connections = 256;
     int unauthenticated_timeout_ms = 5000;
     // TLS on the TCP listener: both set, it speaks only TLS (1.2 or 1.3) with this PEM
