@@ -9,10 +9,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -65,6 +67,27 @@ std::string FormatSeconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", s);
   return buf;
+}
+
+// Every connection holds a descriptor (HttpServer's caps: 4,096 counted, 64 reserved, 256
+// unauthenticated, on each listener), and the usual soft limit is 1,024 (systemd's default): the
+// soft limit is raised to the hard one, so that accept() does not fail with EMFILE, which would shut
+// out the Unix socket's callers too.
+void RaiseOpenFilesLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    LogWarning(std::string("cannot read the open files limit: ") + std::strerror(errno));
+    return;
+  }
+  if (lim.rlim_cur >= lim.rlim_max) return;
+  const rlim_t was = lim.rlim_cur;
+  lim.rlim_cur = lim.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    LogWarning("cannot raise the open files limit from " + std::to_string(was) + " to " +
+               std::to_string(lim.rlim_max) + ": " + std::strerror(errno));
+    return;
+  }
+  LogInfo("open files limit raised from " + std::to_string(was) + " to " + std::to_string(lim.rlim_max));
 }
 
 // Waits up to `ms` for SIGTERM/SIGINT (blocked in `set`): the signal, or 0.
@@ -150,6 +173,7 @@ int Main(int argc, char** argv) {
   DaemonArgs args;
   if (std::optional<int> rc = StartDaemon(Daemon::kController, argc, argv, &args)) return *rc;
   if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
+  RaiseOpenFilesLimit();
   StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
   if (!conf.ok()) return Fail(conf.status().message());
   if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
@@ -193,7 +217,7 @@ int Main(int argc, char** argv) {
     opt.tcp_port = listen->port;
   }
   opt.tokens = &tokens;
-  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (not rest_listen)
+  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (rest_listen too)
   opt.tls_key_file = conf->tls_key_file;
   opt.threads = 4;
   opt.body_limit = [](std::string_view method, std::string_view path) {
@@ -329,8 +353,19 @@ int Main(int argc, char** argv) {
     ro.tcp_host = listen->host;
     ro.tcp_port = listen->port;
     ro.threads = 2;
-    ro.tokens = nullptr;  // callers present JWTs, which the routes verify
+    // Callers present JWTs: checked as soon as a request's header is in, so that a body without a
+    // valid one is never read (401 first), and a connection counts as its user's once it has one
+    // (HttpServer::Options' caps); the routes decide again with the whole request.
+    ro.authenticate = [&controller, jwt_key](const std::map<std::string, std::string>& headers) {
+      return slurmrest::AuthenticateHeaders(headers, jwt_key, controller.NowSeconds(), [&controller](uint32_t uid) {
+        return controller.IsAdmin(Caller{true, uid, 0, "jwt", ""});
+      });
+    };
+    ro.unauthenticated_reply = [](const std::string&) { return slurmrest::AuthenticationFailure(); };
     ro.body_limit = slurmrest::SlurmRestBodyLimit;
+    ro.privileged_uids = opt.privileged_uids;
+    ro.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: the same certificate and key
+    ro.tls_key_file = conf->tls_key_file;
     StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
       if (!slurmrest::IsSlurmRestPath(r.path) && !api::IsDashboardPath(r.path)) {
         return HttpResponse::Error(404, "no such path: " + r.path);
@@ -340,6 +375,7 @@ int Main(int argc, char** argv) {
     if (!started.ok()) return Fail("controller.rest_listen: " + started.status().message());
     rest_server = std::move(*started);
     LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string(rest_server->tcp_port()) +
+            (ro.tls_cert_file.empty() ? "" : " (TLS)") +
             (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
   }
   LogInfo("cluster '" + conf->cluster_name + "' serving on " + socket_path +

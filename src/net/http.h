@@ -84,17 +84,41 @@ class HttpServer {
     // (a larger body gets 413 and is never buffered); nullptr: max_body_bytes for every request.
     std::function<int64_t(std::string_view method, std::string_view path)> body_limit;
     int idle_timeout_ms = 60000;             // an idle kept-alive connection (or a slow request) is closed after this
-    // Over TCP, a request with a body from a caller without a valid token is answered 401 before
-    // its body is read.
+    // Who a TCP caller is, on a server whose callers prove it otherwise than with a Muster token
+    // (the REST listener's JWTs): called on the handler's thread with a request's header fields
+    // (lower-case names) as soon as they are read, before its body; what it returns is the
+    // request's caller (unauthenticated, with the reason in `error`, when it is not satisfied).
+    // Set, `tokens` is not used. Must be thread-safe.
+    std::function<Caller(const std::map<std::string, std::string>& headers)> authenticate;
+    // Over TCP, a request with a body from a caller without a valid credential is answered 401
+    // before its body is read: `unauthenticated_reply(why)` when set, else {"error": "authentication
+    // required: why"}.
     bool authenticate_before_body = true;
-    // Connections at once: in all, and per peer (a Unix peer's uid, a TCP peer's address). More
-    // are closed as soon as they are accepted. Callers of `privileged_uids` (Unix peers) have no
-    // per-peer cap and may use `reserved_connections` places beyond the total, so that root's
-    // squeue still gets in while users hold every other place.
+    std::function<HttpResponse(const std::string& why)> unauthenticated_reply;
+    // Connections at once: in all, and per peer. A Unix peer is its uid ("uid 1000") from the
+    // moment it connects. On a server that checks credentials over TCP (`tokens` or
+    // `authenticate`), a TCP connection is unauthenticated until a request on it presents a valid
+    // one, and from then on counts as that caller's uid, like a Unix peer of that uid (on a server
+    // that checks none, it counts as its source address from the start). Over a cap, a Unix
+    // connection is closed as soon as it is accepted, and a TCP one is answered 429 (naming the
+    // cap) and closed. Callers of `privileged_uids` have no per-peer cap and may use
+    // `reserved_connections` places beyond the total, so that root's squeue and the agents still
+    // get in while users hold every other place.
     int max_connections = 4096;
     int max_connections_per_peer = 256;
     int reserved_connections = 64;
     std::vector<uint32_t> privileged_uids = {0};
+    // Unauthenticated TCP connections have places of their own, never those above: at most
+    // `max_unauthenticated_connections`. When they are all held, a new one from a source address
+    // that holds the most of them is reset as soon as it is accepted, and one from an address
+    // holding fewer takes the place of that busiest address's oldest (closed at once); while as
+    // many evicted ones are still being closed, new ones are reset too (net/connection_places.h).
+    // One that has not presented a valid credential `unauthenticated_timeout_ms` after it was
+    // accepted (its TLS handshake included) is closed: at once if it is waiting for a request, or
+    // once the request it sent is answered. So a flood of connections that never authenticate
+    // holds a few hundred descriptors and takes no place an authenticated caller needs.
+    int max_unauthenticated_connections = 256;
+    int unauthenticated_timeout_ms = 5000;
     // TLS on the TCP listener: both set, it speaks only TLS (1.2 or 1.3) with this PEM
     // certificate chain and key; a client that does not (plain HTTP) is closed unanswered, its
     // address logged once. The handshake must end within idle_timeout_ms. The Unix socket stays plain.

@@ -41,6 +41,7 @@
 
 #include "base/log.h"
 #include "net/http.h"
+#include "net/http_server_core.h"
 #include "net/tls.h"
 #include "net/token.h"
 #include "net/url.h"
@@ -64,119 +65,18 @@ constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);  // after EMFILE
 
 Status Unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
 
-int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+// A request's header fields by lower-case name; repeated fields combined (RFC 9110).
+template <class Fields>
+std::map<std::string, std::string> HeaderFields(const Fields& fields) {
+  std::map<std::string, std::string> headers;
+  for (const auto& field : fields) {
+    std::string name(field.name_string());
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto [it, inserted] = headers.emplace(std::move(name), std::string(field.value()));
+    if (!inserted) it->second += ", " + std::string(field.value());
+  }
+  return headers;
 }
-
-int64_t WallClockSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-class SessionBase : public std::enable_shared_from_this<SessionBase> {
- public:
-  virtual ~SessionBase() = default;
-  virtual void RequestStop() = 0;  // any thread
-  virtual void CloseNow() = 0;     // only once the io threads are joined
-};
-
-// What sessions share with the server: the handler, the limits and the registry Stop() walks.
-struct ServerCore {
-  HttpHandler handler;
-  const TokenAuthority* tokens = nullptr;
-  uint64_t max_body = 0;
-  std::function<int64_t(std::string_view, std::string_view)> body_limit;
-  bool authenticate_before_body = true;
-  std::chrono::milliseconds idle_timeout{0};
-  int max_connections = 0, max_per_peer = 0, reserved = 0;
-  std::vector<uint32_t> privileged_uids;
-  std::atomic<bool> hard_stop{false};  // the io threads are gone: no more handler calls
-  asio::ssl::context* ssl = nullptr;   // TCP connections speak TLS with it (nullptr: plain)
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;                                            // guarded by mu
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
-  std::unordered_map<std::string, int> per_peer;                    // guarded by mu: open connections
-  std::unordered_set<std::string> tls_failures_logged;              // guarded by mu: peers' addresses
-
-  // A failed TLS handshake is logged once per peer address (a plain-HTTP client or a scanner
-  // retrying must not flood the log), for the first kMaxLoggedTlsPeers peers.
-  void LogTlsFailure(const std::string& peer_key, const std::string& peer_name, const std::string& what) {
-    static constexpr size_t kMaxLoggedTlsPeers = 1024;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (tls_failures_logged.size() >= kMaxLoggedTlsPeers || !tls_failures_logged.insert(peer_key).second) return;
-    }
-    LogWarning("TLS handshake from " + peer_name + " failed: " + what +
-               " (no more TLS failures of this address are logged)");
-  }
-
-  uint64_t BodyLimit(std::string_view method, std::string_view path) const {
-    if (!body_limit) return max_body;
-    return static_cast<uint64_t>(std::max<int64_t>(body_limit(method, path), 0));
-  }
-  bool Privileged(const std::optional<Caller>& unix_caller) const {
-    return unix_caller && unix_caller->authenticated &&
-           std::find(privileged_uids.begin(), privileged_uids.end(), unix_caller->uid) != privileged_uids.end();
-  }
-  // Takes a place for a new connection of `peer`, or says there is none.
-  bool Register(SessionBase* s, const std::string& peer, bool privileged) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (stopping) return false;
-    const int total = static_cast<int>(live.size());
-    if (total >= max_connections + (privileged ? reserved : 0)) return false;
-    int& mine = per_peer[peer];
-    if (!privileged && mine >= max_per_peer) {
-      if (mine == 0) per_peer.erase(peer);
-      return false;
-    }
-    ++mine;
-    live.emplace(s, s->weak_from_this());
-    return true;
-  }
-  void Unregister(SessionBase* s, const std::string& peer) {
-    std::lock_guard<std::mutex> lock(mu);
-    live.erase(s);
-    if (auto it = per_peer.find(peer); it != per_peer.end() && --it->second <= 0) per_peer.erase(it);
-    cv.notify_all();
-  }
-
-  // `*session_token`: the token this connection was opened with (its first request's): presented
-  // again on it, it is verified again (its signature, its expiry); any other token is a first use,
-  // which takes its nonce (a token opens one connection: net/token.h).
-  Caller FromToken(const std::map<std::string, std::string>& headers, std::string* session_token) const {
-    Caller caller;
-    caller.via = "none";
-    auto it = headers.find("authorization");
-    if (it == headers.end()) {
-      caller.error = "no credentials: send 'Authorization: Muster <token>' or use the Unix socket";
-      return caller;
-    }
-    std::string_view value = it->second;
-    constexpr std::string_view kScheme = "Muster ";
-    if (value.size() < kScheme.size() || !beast::iequals(value.substr(0, kScheme.size()), kScheme)) {
-      caller.error = "unsupported authorization scheme (expected 'Muster <token>')";
-      return caller;
-    }
-    value.remove_prefix(kScheme.size());
-    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    if (tokens == nullptr) {
-      caller.error = "this server does not accept tokens";
-      return caller;
-    }
-    const bool again = !session_token->empty() && value == *session_token;
-    StatusOr<Caller> verified = again ? tokens->Verify(std::string(value), WallClockSeconds())
-                                      : tokens->VerifyFirstUse(std::string(value), WallClockSeconds());
-    if (!verified.ok()) {
-      caller.error = verified.status().message();
-      return caller;
-    }
-    *session_token = std::string(value);
-    return *verified;
-  }
-};
 
 HttpResponse CallHandler(const HttpHandler& handler, const HttpRequest& request) {
   try {
@@ -218,11 +118,19 @@ class Session : public SessionBase {
     buffer_.reserve(kInitialReadBuffer);
   }
   ~Session() override {
-    if (registered_) core_->Unregister(this, peer_key_);
+    if (registered_) core_->Unregister(this);
   }
 
   void Start() {
-    registered_ = core_->Register(this, peer_key_, core_->Privileged(unix_caller_));
+    if (unix_caller_) {
+      registered_ = core_->AddCounted(this, peer_key_, core_->Privileged(unix_caller_));
+    } else if (core_->ChecksCredentials()) {
+      unauthenticated_ = true;
+      auth_deadline_ = std::chrono::steady_clock::now() + core_->unauthenticated_timeout;
+      registered_ = core_->AddUnauthenticated(this, peer_key_);
+    } else {
+      registered_ = core_->AddCounted(this, peer_key_, false);
+    }
     if (!registered_) return;  // stopping, or no place for this peer: the socket closes with us
     if constexpr (Tls) {
       asio::dispatch(stream_.get_executor(), [self = Self()] { self->Handshake(); });
@@ -253,11 +161,21 @@ class Session : public SessionBase {
   }
   Plain& Lowest() { return beast::get_lowest_layer(stream_); }
 
+  // How long the next read may take: the idle timeout, and for a connection that has not
+  // authenticated, no later than its deadline.
+  std::chrono::steady_clock::duration ReadTimeout() const {
+    const std::chrono::steady_clock::duration idle = core_->idle_timeout;
+    if (!unauthenticated_) return idle;
+    const auto left = auth_deadline_ - std::chrono::steady_clock::now();
+    return std::clamp(left, std::chrono::steady_clock::duration::zero(), idle);
+  }
+  bool PastAuthDeadline() const { return unauthenticated_ && std::chrono::steady_clock::now() >= auth_deadline_; }
+
   // The TLS handshake, within the idle timeout: a client that says nothing, or speaks plain HTTP,
   // is closed without an answer.
   void Handshake() {
     if (stop_requested_) return Close();
-    Lowest().expires_after(core_->idle_timeout);
+    Lowest().expires_after(ReadTimeout());
     stream_.async_handshake(asio::ssl::stream_base::server, [self = Self()](beast::error_code ec) {
       if (self->core_->hard_stop || self->stop_requested_) return self->Close();
       if (ec) {
@@ -269,28 +187,21 @@ class Session : public SessionBase {
   }
 
   void ReadHeader() {
-    if (stop_requested_) return Close();
+    if (stop_requested_ || PastAuthDeadline()) return Close();
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(boost::none);  // the route's own limit is set once the header is in
-    Lowest().expires_after(core_->idle_timeout);
+    Lowest().expires_after(ReadTimeout());
     http::async_read_header(stream_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
-      if (ec || self->parser_->is_done()) return self->OnRead(ec);
+      if (ec) return self->OnRead(ec);
+      if (!self->Admit()) return;
+      if (self->parser_->is_done()) return self->OnRead(ec);
       const auto& req = self->parser_->get();
-      // Before any of the body is read: who may send one, and how large it may be.
+      // Before any of the body is read: how large it may be.
       std::string_view target = req.target();
       const std::string_view path = target.substr(0, target.find('?'));
       const uint64_t limit = self->core_->BodyLimit(req.method_string(), path);
       const boost::optional<uint64_t> length = self->parser_->content_length();
-      const bool has_body = (length && *length > 0) || self->parser_->chunked();
-      if (has_body && !self->unix_caller_ && self->core_->authenticate_before_body && self->core_->tokens != nullptr) {
-        std::map<std::string, std::string> auth;
-        if (auto it = req.find(http::field::authorization); it != req.end()) auth["authorization"] = std::string(it->value());
-        Caller caller = self->core_->FromToken(auth, &self->session_token_);
-        if (!caller.authenticated) {
-          return self->Reply(HttpResponse::Error(401, "authentication required: " + caller.error), false, true);
-        }
-      }
       if (length && *length > limit) {
         return self->Reply(HttpResponse::Error(413, "request body is larger than " + std::to_string(limit) + " bytes"),
                            false, true);
@@ -305,8 +216,41 @@ class Session : public SessionBase {
     });
   }
 
+  // Once a request's header is in, before any of its body: who calls (the kernel's word on a Unix
+  // socket, else the credential the request presents), the connection's place once it
+  // authenticates (its uid's), and whether a body may be read. False when it answered instead.
+  bool Admit() {
+    const auto& req = parser_->get();
+    if (unix_caller_) {
+      caller_ = *unix_caller_;
+      return true;
+    }
+    caller_ = core_->AuthenticateTcp(HeaderFields(req), &session_token_);
+    if (unauthenticated_ && caller_.authenticated) {
+      std::string why;
+      switch (core_->Promote(this, caller_, &why)) {
+        case ConnectionPlaces::Promotion::kPromoted:
+          unauthenticated_ = false;
+          break;
+        case ConnectionPlaces::Promotion::kNoPlace:
+          Reply(HttpResponse::Error(429, "too many connections: " + why), false, true);
+          return false;
+        case ConnectionPlaces::Promotion::kNotHeld:  // it gave its place up: it is being closed
+          Close();
+          return false;
+      }
+    }
+    const boost::optional<uint64_t> length = parser_->content_length();
+    const bool has_body = (length && *length > 0) || parser_->chunked();
+    if (has_body && !caller_.authenticated && core_->authenticate_before_body && core_->ChecksCredentials()) {
+      Reply(core_->Unauthenticated(caller_.error), false, true);
+      return false;
+    }
+    return true;
+  }
+
   void ReadBody() {
-    Lowest().expires_after(core_->idle_timeout);
+    Lowest().expires_after(ReadTimeout());
     http::async_read(stream_, buffer_, *parser_,
                      [self = Self()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
@@ -333,14 +277,9 @@ class Session : public SessionBase {
     size_t q = target.find('?');
     request.path = std::string(target.substr(0, q));
     if (q != std::string_view::npos) request.query = ParseQuery(target.substr(q + 1));
-    for (const auto& field : req) {
-      std::string name(field.name_string());
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-      auto [it, inserted] = request.headers.emplace(std::move(name), std::string(field.value()));
-      if (!inserted) it->second += ", " + std::string(field.value());  // RFC 9110 field combination
-    }
+    request.headers = HeaderFields(req);
     request.body = std::move(req.body());
-    request.caller = unix_caller_ ? *unix_caller_ : core_->FromToken(request.headers, &session_token_);
+    request.caller = caller_;  // Admit's
     request.peer = peer_name_;
     worker_->busy_since.store(std::max<int64_t>(SteadyNanos(), 1), std::memory_order_relaxed);
     HttpResponse response = request.path.empty() || request.path[0] != '/'
@@ -404,7 +343,12 @@ class Session : public SessionBase {
   std::optional<Caller> unix_caller_;  // set on Unix sockets: the kernel's word, for every request
   std::string session_token_;          // the token this connection opened with (TCP)
   std::string peer_name_;
-  std::string peer_key_;  // whose connection this is, for the per-peer cap ("uid 1000", "127.0.0.1")
+  // Whose connection this is when it opens: a Unix peer's "uid 1000", a TCP peer's address
+  // ("127.0.0.1"), by which it holds a place until it authenticates (then it is its uid's).
+  std::string peer_key_;
+  Caller caller_;                // the request's, from Admit
+  bool unauthenticated_ = false;  // TCP, on a server that checks credentials, none valid yet
+  std::chrono::steady_clock::time_point auth_deadline_;  // then closed, if still unauthenticated
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> res_;
@@ -449,9 +393,12 @@ class ServerImpl : public HttpServer {
     core_.body_limit = options.body_limit;
     core_.authenticate_before_body = options.authenticate_before_body;
     core_.idle_timeout = std::chrono::milliseconds(std::max(options.idle_timeout_ms, 1));
-    core_.max_connections = std::max(options.max_connections, 1);
-    core_.max_per_peer = std::max(options.max_connections_per_peer, 1);
-    core_.reserved = std::max(options.reserved_connections, 0);
+    core_.authenticate = options.authenticate;
+    core_.unauthenticated_reply = options.unauthenticated_reply;
+    core_.unauthenticated_timeout = std::chrono::milliseconds(std::max(options.unauthenticated_timeout_ms, 1));
+    core_.places = ConnectionPlaces(ConnectionPlaces::Limits{options.max_connections, options.max_connections_per_peer,
+                                                             options.reserved_connections,
+                                                             options.max_unauthenticated_connections});
     core_.privileged_uids = options.privileged_uids;
     for (int i = 0; i < std::max(options.threads, 1); ++i) workers_.push_back(std::make_unique<Worker>());
   }
@@ -667,6 +614,11 @@ class ServerImpl : public HttpServer {
         std::string ip = remote.address().to_string();
         peer_name = (remote.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(remote.port());
         peer_key = ip;
+        if (core_.ChecksCredentials() && !core_.MayAddUnauthenticated(ip)) {
+          s.set_option(asio::socket_base::linger(true, 0), ignored);  // a reset: no TIME_WAIT left here
+          s.close(ignored);
+          return Accept(l);
+        }
       }
       // The worker is chosen now, not when the accept was started: the socket moves to its
       // io_context (a different epoll set) by handing over the descriptor.

@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 
 #include "base/pretty_json.h"
+#include "base/strings.h"
 
 #include "net/key_file.h"
 
@@ -191,6 +192,38 @@ HttpClient::TokenSource OwnToken::Source(std::function<int64_t()> now_s) {
   source.next = [this, now_s = std::move(now_s)]() -> StatusOr<std::string> { return Get(now_s()); };
   source.renew_after_s = ttl_s_ / 2;
   return source;
+}
+
+Caller CallerFromToken(const TokenAuthority* tokens, const std::map<std::string, std::string>& headers,
+                       std::string* session_token, int64_t now) {
+  Caller caller;
+  caller.via = "none";
+  auto it = headers.find("authorization");
+  if (it == headers.end()) {
+    caller.error = "no credentials: send 'Authorization: Muster <token>' or use the Unix socket";
+    return caller;
+  }
+  std::string_view value = it->second;
+  constexpr std::string_view kScheme = "Muster ";
+  if (value.size() < kScheme.size() || Lower(value.substr(0, kScheme.size())) != "muster ") {
+    caller.error = "unsupported authorization scheme (expected 'Muster <token>')";
+    return caller;
+  }
+  value.remove_prefix(kScheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  if (tokens == nullptr) {
+    caller.error = "this server does not accept tokens";
+    return caller;
+  }
+  const bool again = !session_token->empty() && value == *session_token;
+  StatusOr<Caller> verified = again ? tokens->Verify(std::string(value), now)
+                                    : tokens->VerifyFirstUse(std::string(value), now);
+  if (!verified.ok()) {
+    caller.error = verified.status().message();
+    return caller;
+  }
+  *session_token = std::string(value);
+  return *verified;
 }
 
 }  // namespace muster

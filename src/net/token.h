@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -73,6 +74,15 @@ class TokenAuthority {
   mutable int64_t next_purge_ = 0;
   NonceJournal journal_;  // guarded by nonces_mu_
 };
+
+// Who a TCP request comes from, by its "Authorization: Muster <token>" header field (`headers`:
+// lower-case names), as HttpServer decides for each request: the token's caller, or an
+// unauthenticated caller whose `error` says what is wrong (no credentials, another scheme, no
+// `tokens` here, or what Verify found). `*session_token` is the token its connection opened with
+// (its first valid one): presented again, it is verified again (signature, expiry); any other is
+// a first use (VerifyFirstUse), and becomes the connection's once valid.
+Caller CallerFromToken(const TokenAuthority* tokens, const std::map<std::string, std::string>& headers,
+                       std::string* session_token, int64_t now);
 
 // The credential a daemon presents for itself to TCP peers that verify tokens with the same
 // cluster key (the controller calling agents, an agent calling the controller): a new token for

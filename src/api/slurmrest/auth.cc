@@ -54,4 +54,17 @@ StatusOr<Caller> Authenticate(const HttpRequest& req, const std::string& jwt_key
   return UserCaller(name);
 }
 
+Caller AuthenticateHeaders(const std::map<std::string, std::string>& headers, const std::string& jwt_key,
+                           int64_t now, const std::function<bool(uint32_t uid)>& is_admin) {
+  HttpRequest req;
+  req.headers = headers;
+  req.caller.via = "none";
+  StatusOr<Caller> who = Authenticate(req, jwt_key, now, is_admin);
+  if (who.ok()) return *who;
+  Caller refused;
+  refused.via = "none";
+  refused.error = who.status().message();
+  return refused;
+}
+
 }  // namespace muster::slurmrest

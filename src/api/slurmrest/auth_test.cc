@@ -86,5 +86,26 @@ TEST(SlurmRestAuth, UnixCallersNeedNoToken) {
   EXPECT_FALSE(Authenticate(r, kKey, kNow, kNoAdmins).ok());
 }
 
+// The REST listener's check once a request's header is in, before its body: the same decision
+// on the header fields alone, and slurmrestd's answer when it refuses.
+TEST(SlurmRestAuth, HeadersAloneDecideBeforeTheBodyIsRead) {
+  Caller c = AuthenticateHeaders({{"x-slurm-user-token", MintJwt(kKey, "root", kNow, 60)}}, kKey, kNow, kNoAdmins);
+  EXPECT_TRUE(c.authenticated) << c.error;
+  EXPECT_EQ(c.uid, 0u);
+  EXPECT_EQ(c.via, "jwt");
+  c = AuthenticateHeaders({}, kKey, kNow, kNoAdmins);
+  EXPECT_FALSE(c.authenticated);
+  EXPECT_EQ(c.via, "none");
+  EXPECT_EQ(c.error, "no X-SLURM-USER-TOKEN");
+  c = AuthenticateHeaders({{"x-slurm-user-token", MintJwt(std::string(32, 'x'), "root", kNow, 60)}}, kKey, kNow,
+                          kNoAdmins);
+  EXPECT_FALSE(c.authenticated);
+  EXPECT_EQ(c.error, "JWT: bad signature (another key, or a changed token)");
+  const HttpResponse refused = AuthenticationFailure();
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(refused.content_type, "text/plain");
+  EXPECT_EQ(refused.body, "Authentication failure");
+}
+
 }  // namespace
 }  // namespace muster::slurmrest

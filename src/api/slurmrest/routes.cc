@@ -78,7 +78,6 @@ HttpResponse NotFoundError(const std::string& message, const char* key) {
   return Answer(500, o);
 }
 
-HttpResponse Unauthorized() { return HttpResponse{401, "text/plain", "Authentication failure"}; }
 
 StatusOr<int64_t> JobId(const HttpRequest& req) {
   const std::string& s = req.params.at("job_id");
@@ -254,6 +253,8 @@ bj::array Associations(const Controller& c) {
 
 }  // namespace
 
+HttpResponse AuthenticationFailure() { return HttpResponse{401, "text/plain", "Authentication failure"}; }
+
 bool IsSlurmRestPath(std::string_view path) {
   return path.rfind("/slurm/", 0) == 0 || path.rfind("/slurmdb/", 0) == 0;
 }
@@ -271,7 +272,7 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     r.Add(method, path, [&c, options, fn](const HttpRequest& req) {
       StatusOr<Caller> who = Authenticate(req, options.jwt_key, c.NowSeconds(),
                                           [&c](uint32_t uid) { return c.IsAdmin(Caller{true, uid, 0, "jwt", ""}); });
-      if (!who.ok()) return Unauthorized();
+      if (!who.ok()) return AuthenticationFailure();
       return fn(req, *who);
     });
   };

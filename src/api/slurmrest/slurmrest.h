@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "base/caller.h"
@@ -28,6 +30,15 @@ struct RestOptions {
 // `is_admin` decides for the token's user.
 StatusOr<Caller> Authenticate(const HttpRequest& req, const std::string& jwt_key, int64_t now,
                               const std::function<bool(uint32_t uid)>& is_admin);
+
+// Authenticate on a request's header fields alone (lower-case names), as the REST listener checks
+// every request once its header is read, before its body (HttpServer::Options::authenticate): the
+// caller, or an unauthenticated one (via "none") whose `error` says why.
+Caller AuthenticateHeaders(const std::map<std::string, std::string>& headers, const std::string& jwt_key,
+                           int64_t now, const std::function<bool(uint32_t uid)>& is_admin);
+
+// slurmrestd's answer to a request it cannot authenticate: 401, "Authentication failure".
+HttpResponse AuthenticationFailure();
 
 // Adds every /slurm/v0.0.38 and /slurmdb/v0.0.38 route. The handlers authenticate each request
 // themselves (Authenticate); an unauthenticated one gets slurmrestd's 401 "Authentication failure".
