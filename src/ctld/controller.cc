@@ -586,7 +586,8 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
-    job_events_.emplace_back(job.id, "requeued: " + why + (lost ? " (the run never started: not counted as a restart)" : ""));
+    const char* const lost_note = lost ? " (the run never started: not counted as a restart)" : "";
+    job_events_.emplace_back(job.id, "requeued: " + why + lost_note);
   }
   if (job.het_job_size > 1 && job.het_job_offset == 0) FollowLeaderLocked(job, true, lost);
 }
