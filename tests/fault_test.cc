@@ -225,6 +225,58 @@ TEST_F(Faults, AJobNeverRunsOnTwoNodesAtOnce) {
   EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
 }
 
+// Issue 46: a launch its node refused (the node's fault: here a file stands where the job's script
+// directory goes) never started. With controller.launch_failure: requeue the job waits, then runs
+// on the other node, and neither scontrol (Restarts=0) nor its script (no SLURM_RESTART_COUNT)
+// sees a restart, though the run is numbered on (run 1). Requeued after it started, it restarts:
+// Restarts=1, SLURM_RESTART_COUNT=1.
+TEST_F(Faults, ALaunchTheNodeRefusedIsNotARestart) {
+  const std::string conf_path = (dir_ / "c/muster.yaml").string();
+  std::string conf = ReadFile(conf_path);
+  const size_t controller = conf.find("controller:\n");
+  ASSERT_NE(controller, std::string::npos) << conf;
+  conf.insert(controller + std::string("controller:\n").size(), "  launch_failure: requeue\n");
+  { std::ofstream(conf_path, std::ios::trunc) << conf; }
+  ASSERT_TRUE(RestartControllerWith(""));
+  // node2 is kept busy, so that the job goes to node1 first.
+  const int64_t holder = Submit("-w node2 --gres=gpu:4 --wrap 'sleep 300'");
+  ASSERT_TRUE(WaitState(holder, "RUNNING")) << State(holder);
+  // node1's script directory (muster up puts it under /dev/shm when it can, else in the spool).
+  std::string scripts = (dir_ / "c/spool").string();
+  if (const size_t at = conf.find("  script_dir: "); at != std::string::npos) {
+    const size_t from = at + std::string("  script_dir: ").size();
+    scripts = conf.substr(from, conf.find_first_of(" \n", from) - from);
+  }
+  const int64_t next = holder + 1;  // ids are dense
+  const std::string blocker = scripts + "/node1/job" + std::to_string(next);
+  { std::ofstream(blocker) << "in the way\n"; }
+  ASSERT_TRUE(fs::is_regular_file(blocker)) << blocker;
+  const std::string log = (work_ / "restarts.log").string();
+  const int64_t id = Submit("--gres=gpu:4 --wrap 'echo run ${SLURM_RESTART_COUNT:-unset} >> " + log + "; sleep 300'");
+  ASSERT_EQ(id, next) << "the blocker is named for job " << next;
+  ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -R").out.find("launch failed") != std::string::npos; }, 15s))
+      << Run("sinfo -R").out << Run("scontrol show job " + std::to_string(id)).out;
+  fs::remove(blocker);
+  EXPECT_EQ(State(id), "PENDING");
+  EXPECT_EQ(Field(id, "Restarts"), "0") << Run("scontrol show job " + std::to_string(id)).out;
+  EXPECT_EQ(Field(id, "Requeue"), "1");
+  ASSERT_EQ(Run("scancel " + std::to_string(holder)).rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(log) == "run unset\n"; }, 20s))
+      << ReadFile(log) << Run("scontrol show job " + std::to_string(id)).out;
+  EXPECT_EQ(Trim(Run("squeue -h -j " + std::to_string(id) + " -o %N").out), "node2");
+  EXPECT_EQ(Field(id, "Restarts"), "0");
+  // The record keeps both counts: run 1 now, after one lost launch.
+  const std::string json = Run("scontrol --json show job " + std::to_string(id)).out;
+  EXPECT_NE(json.find("\"restart_count\": 1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"lost_launches\": 1"), std::string::npos) << json;
+  // A requeue of the run that started is a restart.
+  ASSERT_EQ(Run("scontrol requeue " + std::to_string(id)).rc, 0);
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(log) == "run unset\nrun 1\n"; }, 30s))
+      << ReadFile(log) << Run("scontrol show job " + std::to_string(id)).out;
+  EXPECT_EQ(Field(id, "Restarts"), "1");
+  EXPECT_EQ(Run("scancel " + std::to_string(id)).rc, 0);
+}
+
 // Finding 3: POST /v1/policy with `fields` nested 10^5 deep (a 200 KB body) overflowed the
 // controller's stack before the admin check. Now: 403 for a user before the body is read, 400 for
 // an admin before anything recursive touches it; the controller serves on.

@@ -354,7 +354,7 @@ bj::object JobView(const JobRecord& j, const std::vector<StepRecord>& steps, int
                  {"reason_detail", j.reason_detail},
                  {"priority", j.priority},
                  {"held", j.held},
-                 {"restarts", j.restart_count},
+                 {"restarts", Restarts(j)},
                  {"submit_time", j.submit_time},
                  {"eligible_time", j.eligible_time},
                  {"start_time", j.start_time},

@@ -499,6 +499,7 @@ std::vector<int64_t> Controller::ActiveIdsLocked() const {
 }
 
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
+  unacknowledged_runs_.erase(JobRun{job.id, job.restart_count});
   CountUsageLocked(job, -1);
   active_.erase(job.id);
   active_by_id_.erase(job.id);
@@ -554,13 +555,19 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
   FinishJobLocked(job, state, 0, 0);
 }
 
-void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) {
+void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill,
+                               std::optional<bool> lost_launch) {
+  // A run its batch host never acknowledged did not start there (a launch it refused, one that
+  // never reached it, or one it never named in a report): requeued, it is a lost launch.
+  const bool unacknowledged = unacknowledged_runs_.erase(JobRun{job.id, job.restart_count}) > 0;
+  const bool lost = lost_launch.value_or(unacknowledged);
   CountUsageLocked(job, -1);
   if (kill != nullptr) kill->push_back(job);
   policy_.Requeued(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());
   job.state = JobState::kPending;
-  job.restart_count += 1;
+  job.restart_count += 1;  // the next run's number, lost launch or not (orders name runs by it)
+  if (lost) job.lost_launches += 1;
   job.warn_sent = false;
   job.allocation.clear();
   job.batch_host.clear();
@@ -578,11 +585,14 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   steps_.EndJob(job.id, clock_->NowSeconds());
   if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
   node_states_stale_ = true;
-  if (config_.log_events && LogEnabled(LogLevel::kInfo)) job_events_.emplace_back(job.id, "requeued: " + why);
-  if (job.het_job_size > 1 && job.het_job_offset == 0) FollowLeaderLocked(job, true);
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    const char* const lost_note = lost ? " (the run never started: not counted as a restart)" : "";
+    job_events_.emplace_back(job.id, "requeued: " + why + lost_note);
+  }
+  if (job.het_job_size > 1 && job.het_job_offset == 0) FollowLeaderLocked(job, true, lost);
 }
 
-void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued) {
+void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch) {
   for (int k = 1; k < leader.het_job_size; ++k) {
     auto it = jobs_.find(leader.id + k);
     if (it == jobs_.end()) continue;
@@ -593,7 +603,7 @@ void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued) {
     HetFollower f;
     if (held) f.cleanup = c;  // its run, to stop on its nodes
     if (requeued) {
-      RequeueLocked(c, "heterogeneous job " + std::to_string(leader.id) + " requeued", nullptr);
+      RequeueLocked(c, "heterogeneous job " + std::to_string(leader.id) + " requeued", nullptr, lost_launch);
     } else {
       c.cancelled_by = leader.cancelled_by;
       FinishJobLocked(c, leader.state, leader.exit_code, leader.exit_signal);
@@ -651,6 +661,7 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
     if (!HoldsResources(job.state)) continue;  // already settled (duplicate report after a retry)
     if (job.batch_host != node) continue;  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) continue;  // an earlier run's late report
+    unacknowledged_runs_.erase(JobRun{job.id, job.restart_count});  // it ran there: a requeue now is a restart
     if (report.lease_expired) {
       // The node ended the run when it lost touch with us: lost with the node (requeued, or
       // NODE_FAIL), not a job that failed.

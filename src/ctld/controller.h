@@ -9,7 +9,8 @@
 // Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
 //   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
 //    | TIMEOUT (time limit) | OUT_OF_MEMORY (cgroup OOM kill) | NODE_FAIL (node lost, not requeued)
-//   -> PENDING again when its node is lost and the job may be requeued (restart_count + 1).
+//   -> PENDING again when its node is lost and the job may be requeued (restart_count + 1; and
+//      lost_launches + 1 when its batch host never acknowledged the run: it never started).
 // Node states: UNKNOWN until its agent registers; IDLE/MIXED/ALLOCATED from the running jobs;
 //   DOWN after heartbeat_timeout_s of silence; its jobs are given up (requeued when they may be)
 //   only once its lease has run out and its shepherds have ended them (kLeaseMarginS); DRAIN flag
@@ -427,6 +428,12 @@ class Controller {
   // could reach its nodes before the job does, so it is refused as Slurm's "transitional state"
   // (scancel retries).
   std::set<int64_t> launching_;
+  // (under mu_) Runs a pass started that their batch host has not acknowledged: no answer to
+  // their launch yet (or none came: the agent did not answer), and no report naming them,
+  // running or ended. Requeued from here, a run never started on its node: a lost launch
+  // (JobRecord::lost_launches), not a restart. In memory only: the runs a restarted controller
+  // loads are taken for started (it cannot know what the one before it heard).
+  std::set<JobRun> unacknowledged_runs_;
   void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
   // Settles the ends a node reported (JobExited for each; ones the controller no longer knows are
   // dropped).
@@ -484,8 +491,12 @@ class Controller {
   std::vector<Status> LaunchStarted(const std::vector<JobRecord>& started);
   // Puts a running job back to PENDING; its old allocation is added to `kill` so the caller can
   // end what still runs of it on nodes that are up. It keeps the service it attained, and under
-  // a service order ranks by it from then on (not recomputed every pass).
-  void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  // a service order ranks by it from then on (not recomputed every pass). The run number moves
+  // on (restart_count + 1); a run that never started on its node (`lost_launch`; by default:
+  // its batch host never acknowledged it, unacknowledged_runs_) is also counted a lost launch,
+  // which users do not see as a restart (Restarts()).
+  void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill,
+                     std::optional<bool> lost_launch = std::nullopt);
   // A job lost with a node: requeued when it may be (unless it was being ended, other than by a
   // preemption that requeues it), else ended as it was being ended (or NODE_FAIL).
   void LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
@@ -546,8 +557,9 @@ class Controller {
     JobRecord cleanup;  // as it ran (its allocation empty: nothing to stop)
   };
   mutable std::vector<HetFollower> het_followers_;
-  // The leader of a heterogeneous job ended (requeued: was requeued): its other components follow.
-  void FollowLeaderLocked(const JobRecord& leader, bool requeued);
+  // The leader of a heterogeneous job ended (requeued: was requeued): its other components follow
+  // (a requeue of a leader that never started, `lost_launch`, is a lost launch of theirs too).
+  void FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch = false);
   std::condition_variable cv_;
   bool wake_ = false;
   bool stop_ = false;

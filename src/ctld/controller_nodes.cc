@@ -130,7 +130,11 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
   const int64_t now = clock_->NowSeconds();
   for (int64_t id : ActiveIdsLocked()) {
     JobRecord& j = jobs_.at(id);
-    if (!HoldsResources(j.state) || j.batch_host != node || reported.count(JobRun{id, j.restart_count})) continue;
+    if (!HoldsResources(j.state) || j.batch_host != node) continue;
+    if (reported.count(JobRun{id, j.restart_count})) {
+      unacknowledged_runs_.erase(JobRun{id, j.restart_count});  // its node holds it: it started
+      continue;
+    }
     // A launch may still be on its way (the node made its report before it came): only a run
     // started longer ago than a launch can take is missing for good.
     if (j.start_time > 0 && now - j.start_time < kLaunchGraceS) continue;

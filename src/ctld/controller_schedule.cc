@@ -163,6 +163,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     job.batch_host = job.allocation.front().node;
     CountUsageLocked(job, 1);
     launching_.insert(job.id);
+    unacknowledged_runs_.insert(JobRun{job.id, job.restart_count});  // until its batch host says it has it
     out.started.push_back(job);
   };
   for (size_t i = 0; i < decisions.size(); ++i) {
@@ -257,9 +258,14 @@ void Controller::StopAndResume(const CycleOutcome& out) {
 
 int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   if (started.empty()) return 0;
-  const auto launched_all = [&] {  // signals may reach them now
+  const auto launched_all = [&](const std::vector<Status>& launch) {  // signals may reach them now
     JobsLock lock(this);
-    for (const JobRecord& j : started) launching_.erase(j.id);
+    for (size_t k = 0; k < started.size(); ++k) {
+      launching_.erase(started[k].id);
+      // Its batch host took it (the agent answers once the run's shepherd has started the
+      // script): a requeue from now on is a restart. (No answer: its next report says.)
+      if (launch[k].ok()) unacknowledged_runs_.erase(JobRun{started[k].id, started[k].restart_count});
+    }
   };
   // Durable first: a restart must know these jobs run (their agents will report them).
   Status st = Persist(started);
@@ -279,7 +285,7 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
     }
   }
   const std::vector<Status> launch = LaunchStarted(started);
-  launched_all();
+  launched_all(launch);
   // A job stopped while its launch was on its way (scancel, a preemption): its nodes may have had
   // the signal before the job, and dropped it. Now that they have the job, it goes again.
   std::vector<JobRecord> stopping;

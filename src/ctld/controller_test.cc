@@ -383,8 +383,9 @@ TEST_F(ControllerTest, AJobPreemptedForAWaitingOneWaitsForItToStart) {
 
 // A launch that got no answer may have started the run, or not: the job stays put until the node
 // says (its report names the run, or does not once a launch could have arrived). The lost one is
-// requeued and counted as a restart, as Slurm counts it (restart_cnt++ in _job_complete's requeue
-// of a batch launch its agent gave up on): Restarts=1.
+// requeued as run 1, but never started: a lost launch, not a restart (Restarts=0), where Slurm
+// counts one (restart_cnt++ in _job_complete's requeue of a batch launch its agent gave up on).
+// More in controller_restarts_test.cc.
 TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
   RegisterAll();
   agents_.launch_error = Status(StatusCode::kUnavailable, "POST /v1/launch on unix:/nowhere/n1: timed out");
@@ -402,6 +403,8 @@ TEST_F(ControllerTest, ALaunchWithoutAnAnswerIsSettledByTheNodesNextReport) {
   EXPECT_EQ(Job(started).restart_count, 0);
   EXPECT_EQ(Job(missing).state, JobState::kPending);
   EXPECT_EQ(Job(missing).restart_count, 1);
+  EXPECT_EQ(Job(missing).lost_launches, 1);
+  EXPECT_EQ(Restarts(Job(missing)), 0);
 }
 
 // A node that cannot launch a job (its fault) is drained with the agent's words, and the job is
@@ -430,7 +433,8 @@ TEST_F(ControllerTest, SignalsWaitForTheLaunch) {
   EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
 }
 
-// (Restarts=1, as slurmctld's _job_requeue_op counts slurmd's JOB_LAUNCH_FAILED requeue.)
+// (Run 1 next, but Restarts=0: the launch never started, a lost launch; slurmctld's
+// _job_requeue_op counts slurmd's JOB_LAUNCH_FAILED requeue as a restart.)
 TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   RegisterAll();
   agents_.fail_launch = true;
@@ -441,6 +445,8 @@ TEST_F(ControllerTest, LaunchFailureRequeuesHeldAndDrains) {
   EXPECT_TRUE(j.held);
   EXPECT_EQ(j.reason, "launch failed requeued held");
   EXPECT_EQ(j.restart_count, 1);
+  EXPECT_EQ(j.lost_launches, 1);
+  EXPECT_EQ(Restarts(j), 0);
   const NodeRecord drained = ctld_->ListNodes()[0];
   EXPECT_TRUE(drained.node.drain);
   EXPECT_EQ(j.reason_detail, "launch failed on " + drained.node.name + ": cgroup: cannot create job_1");

@@ -161,9 +161,18 @@ struct JobRecord {
   // a long job is preempted hundreds of times, and the record is copied at every start, stop and
   // save.
   std::vector<PreemptionEvent> preemptions;
+  // Of its requeues (restart_count), those of a run that never started on its node: a launch
+  // its node refused or never acknowledged (ctld's RequeueLocked decides). restart_count still
+  // numbers the runs (every order to an agent names one); users see Restarts() (below).
+  int lost_launches = 0;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
+
+// The restarts users see (scontrol's Restarts=, SLURM_RESTART_COUNT, sacct's Restarts, the REST
+// API's restart_cnt, the dashboard): the requeues of runs that had started, lost launches left
+// out. (Slurm counts those too; Muster does not.)
+inline int Restarts(const JobRecord& job) { return std::max(0, job.restart_count - job.lost_launches); }
 
 // RUNNING, SUSPENDED, COMPLETING. (These four are inline: every scheduling pass asks them of
 // every active job.)

@@ -136,6 +136,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v.Field("exit_code", j.exit_code, d.exit_code);
   v.Field("exit_signal", j.exit_signal, d.exit_signal);
   v.Field("restart_count", j.restart_count, d.restart_count);
+  v.Field("lost_launches", j.lost_launches, d.lost_launches);
   v.Objects("allocation", j.allocation, d.allocation,
             [](auto& sub, auto& a, const NodeAllocation& ad) { AllocationFields(sub, a, ad); });
   v.Field("batch_host", j.batch_host, d.batch_host);

@@ -40,6 +40,8 @@ JobRecord RichJob() {
   j.allocation = {{"gpu01", 2000, 4096, 1, FromStoredGpus({{0, 1, 2, 3, 4, 5, 6, 7}, -1, 0}), false},
                   {"gpu02", 2000, 4096, 1, FromStoredGpus({{}, 3, 250}), false}};
   j.batch_host = "gpu01";
+  j.restart_count = 3;  // runs 0 to 2 requeued, one of them a launch that never started
+  j.lost_launches = 1;
   return j;
 }
 
@@ -48,6 +50,29 @@ TEST(RecordJsonTest, JobRoundTrip) {
   StatusOr<JobRecord> back = JobRecordFromJson(*ParseRecordText(ToJsonText(j)));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, j);
+}
+
+// lost_launches (the requeues of runs that never started) is stored with the record; a record
+// stored before it existed loads with none, and every requeue it had counts as a restart.
+TEST(RecordJsonTest, LostLaunchesAreStoredAndOlderRecordsHaveNone) {
+  JobRecord j = RichJob();
+  EXPECT_EQ(Restarts(j), 2);
+  boost::json::object o = ToJson(j);
+  ASSERT_TRUE(o.contains("lost_launches"));
+  EXPECT_EQ(o.at("lost_launches"), boost::json::value(1));
+  StatusOr<JobRecord> back = JobRecordFromJson(o);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->restart_count, 3);
+  EXPECT_EQ(back->lost_launches, 1);
+  EXPECT_EQ(Restarts(*back), 2);
+  o.erase("lost_launches");  // as written before the key existed
+  back = JobRecordFromJson(o);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->restart_count, 3);
+  EXPECT_EQ(back->lost_launches, 0);
+  EXPECT_EQ(Restarts(*back), 3);
+  o["lost_launches"] = "one";
+  EXPECT_EQ(JobRecordFromJson(o).status().message(), "job.lost_launches: wrong type");
 }
 
 TEST(RecordJsonTest, NodeAndStepAndPartitionRoundTrip) {
@@ -181,6 +206,7 @@ TEST(RecordJsonTest, PartitionAccessListsRoundTrip) {
 TEST(RecordJsonTest, OldStoredFormsStillLoad) {
   ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson,
                                 R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[],
+                                        "lost_launches":0,
                                         "request":{"overcommit":false,"min_cpus_per_node":0,"tmp_disk_mb":0}})json");
   ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");
   ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");

@@ -217,7 +217,9 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   env.Set("SLURM_TOPOLOGY_ADDR", node_name);
   env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
   env.Set("SLURM_PRIO_PROCESS", "0");
-  if (job.restart_count > 0) env.Set("SLURM_RESTART_COUNT", job.restart_count);
+  // Lost launches left out: a script that resumes from its checkpoint when this is > 0 must see 0
+  // until a run of it has started.
+  if (Restarts(job) > 0) env.Set("SLURM_RESTART_COUNT", static_cast<int64_t>(Restarts(job)));
   if (job.array_job_id != 0) {
     env.Set("SLURM_ARRAY_JOB_ID", job.array_job_id);
     env.Set("SLURM_ARRAY_TASK_ID", static_cast<int64_t>(job.array_task_id));

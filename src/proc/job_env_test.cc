@@ -399,6 +399,35 @@ TaskPlacement StepTaskOnN1(int step_id, int procid, int ntasks) {
   return step;
 }
 
+// SLURM_RESTART_COUNT counts the runs that started before this one: a requeued launch that never
+// started on its node (lost_launches) is left out, so a script that resumes from its checkpoint
+// when it is set does not look for one that no run wrote. A value in the submit environment is
+// never passed on.
+TEST(JobEnvTest, RestartCountLeavesLostLaunchesOut) {
+  JobRecord job = PeerJob(7, "resume");
+  NodeAllocation a;
+  a.node = "n1";
+  a.cpu_milli = 1000;
+  a.tasks = 1;
+  job.allocation = {a};
+  job.environment = {"SLURM_RESTART_COUNT=5"};
+  job.restart_count = 1;  // run 1: run 0's launch never started
+  job.lost_launches = 1;
+  EnvMap got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
+  EXPECT_EQ(got.count("SLURM_RESTART_COUNT"), 0u) << got["SLURM_RESTART_COUNT"];
+  job.restart_count = 3;  // run 3: one lost launch, two runs that started
+  got = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));
+  EXPECT_EQ(got["SLURM_RESTART_COUNT"], "2");
+  TaskPlacement step;
+  step.procid = 0;
+  step.localid = 0;
+  step.step_id = 0;
+  step.step_ntasks = 1;
+  step.step_nodes = {"n1"};
+  got = ToMap(BuildJobEnvironment(job, "n1", step, "c"));
+  EXPECT_EQ(got["SLURM_RESTART_COUNT"], "2") << "the steps see the same count";
+}
+
 TEST(JobEnvTest, ConstrainedDevicesAreRenumberedFromZero) {
   JobRecord job = GpuJobOnN1(2000, 1, {5, 2});
   EnvMap plain = ToMap(BuildJobEnvironment(job, "n1", TaskPlacement{}, "c"));

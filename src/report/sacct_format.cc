@@ -241,7 +241,7 @@ const std::map<std::string, Getter>& Getters() {
       {"comment", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->comment); }},
       {"cluster", [](const Row&, const Ctx& c) { return *c.cluster; }},
       {"constraints", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->request.constraint); }},
-      {"restarts", [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(r.job->restart_count)); }},
+      {"restarts", [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(Restarts(*r.job))); }},
       {"ncpus", [](const Row& r, const Ctx&) { return std::to_string(RowCpus(r)); }},
   };
   return *m;

@@ -122,7 +122,7 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
   }
   o += std::string("JobState=") + JobStateName(job.state) + " Reason=" + reason +
        " Dependency=" + (job.dependency_left.empty() ? std::string("(null)") : job.dependency_left) + eol;
-  o += "Requeue=" + std::to_string(job.requeue ? 1 : 0) + " Restarts=" + std::to_string(job.restart_count) +
+  o += "Requeue=" + std::to_string(job.requeue ? 1 : 0) + " Restarts=" + std::to_string(Restarts(job)) +
        " BatchFlag=" + (job.script.empty() ? "0" : "1") + " Reboot=0 ExitCode=" + std::to_string(job.exit_code) +
        ":" + std::to_string(job.exit_signal) + eol;
   if (derived_exit != nullptr) o += "DerivedExitCode=" + std::to_string(*derived_exit) + ":0" + eol;

@@ -154,6 +154,19 @@ TEST_F(ScontrolFormatTest, DetailLines) {
   EXPECT_NE(one.find(" JOB_GRES=gpu:11   Nodes=n1 Mem=2000 GRES=gpu:8(IDX:0-7)   Nodes=n2"), std::string::npos) << one;
 }
 
+// Restarts= counts the requeues of runs that started: lost launches (runs that never started on
+// their node) are left out, though restart_count, the run's number, counts them.
+TEST_F(ScontrolFormatTest, RestartsLeaveLostLaunchesOut) {
+  JobRecord j = testdata::Job9148();
+  j.restart_count = 3;
+  j.lost_launches = 1;
+  std::string text = FormatScontrolJob(j, kT0 + 3);
+  EXPECT_NE(text.find("   Requeue=1 Restarts=2 BatchFlag=1 "), std::string::npos) << text;
+  j.lost_launches = 3;
+  text = FormatScontrolJob(j, kT0 + 3);
+  EXPECT_NE(text.find("   Requeue=1 Restarts=0 BatchFlag=1 "), std::string::npos) << text;
+}
+
 TEST_F(ScontrolFormatTest, JobVariants) {
   JobRecord j = testdata::Job9150();
   j.reason = "ReqNodeNotAvail";

@@ -93,6 +93,7 @@ inline JobRecord RichJob(int64_t id) {
   j.exit_code = 3;
   j.exit_signal = 9;
   j.restart_count = 2;
+  j.lost_launches = 1;
   j.allocation = {
       {"gpu001", 32000, 256000, 8, FromStoredGpus({{0, 1, 3, 4, 5, 6, 7}, 2, 500}), true},
       {"gpu002", 32000, 256000, 8, FromStoredGpus({{0, 1, 2, 3}, 5, 250}), true},

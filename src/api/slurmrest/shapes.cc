@@ -228,7 +228,7 @@ bj::object JobJson(const JobRecord& j, const std::string& cluster) {
   o["required_nodes"] = CompressHostlist(r.nodelist);
   o["requeue"] = j.requeue;
   o["resize_time"] = 0;
-  o["restart_cnt"] = j.restart_count;
+  o["restart_cnt"] = Restarts(j);  // lost launches left out
   o["resv_name"] = "";
   o["shared"] = nullptr;
   o["show_flags"] = bj::array{"SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"};
