@@ -233,16 +233,26 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
   EXPECT_NE(b.status().message().find("script argument 2 is 131073 bytes"), std::string::npos) << b.status().message();
 }
 
-// A time limit beyond what Slurm can represent is refused with the largest one named; the largest
-// is taken.
-TEST(BuildJobTest, TheLongestTimeLimitIsTakenALongerOneRefused) {
+// A time limit over a year (Slurm takes up to 68 years, which its squeue prints INVALID) is
+// refused with the longest named; a year is taken, and UNLIMITED asks for none.
+TEST(BuildJobTest, TheLongestTimeLimitIsAYearALongerOneRefused) {
   Fixture f;
-  StatusOr<BuiltJob> b = f.Build(f.Request({"-t", "24855-03:14:07"}));
+  StatusOr<BuiltJob> b = f.Build(f.Request({"-t", "365-00:00:00"}));
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_GT(b->job.time_limit_s, 0);
-  b = f.Build(f.Request({"-t", "24855-03:14:08"}));
+  EXPECT_EQ(b->job.time_limit_s, 365 * 86400);
+  for (const char* t : {"365-00:00:01", "24855-03:14:07"}) {
+    b = f.Build(f.Request({"-t", t}));
+    ASSERT_FALSE(b.ok()) << t;
+    EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument) << t;
+    EXPECT_NE(b.status().message().find("Invalid --time specification: " + std::string(t) + " is over a year (365-00:00:00)"),
+              std::string::npos)
+        << b.status().message();
+  }
+  b = f.Build(f.Request({"-t", "24855-03:14:08"}));  // past INT32_MAX seconds: the parser's own words
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("24855-03:14:07"), std::string::npos) << b.status().message();
+  EXPECT_NE(b.status().message().find("is too large (at most 24855-03:14:07)"), std::string::npos) << b.status().message();
+  b = f.Build(f.Request({"-t", "UNLIMITED"}));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
 }
 
 TEST(BuildJobTest, AdminsMayLowerNiceAndUseAnyQos) {

@@ -332,6 +332,13 @@ Status Apply(const std::optional<std::string>& value, Opt id, ParseState* st) {
         s = kUnlimited;  // Slurm: "A time limit of zero requests that no time limit be imposed"
       } else if (s != kUnlimited) {
         s = (s + 59) / 60 * 60;  // Slurm keeps limits in minutes (time_str2mins rounds up)
+        // Slurm takes up to 68 years (and squeue then prints INVALID): past a year a limit is
+        // a mistake, and no limit is said so.
+        if (s > kMaxJobTimeLimitS) {
+          return InvalidArgument("Invalid --time specification: " + v + " is over a year (" +
+                                 FormatTimeSpec(kMaxJobTimeLimitS) +
+                                 "), the longest time limit a job may ask; -t UNLIMITED (or none) asks for none");
+        }
       }
       r.time_limit_s = s;
       break;

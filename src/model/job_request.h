@@ -66,6 +66,9 @@ OptionTable JobRequestOptionTable();
 StatusOr<int64_t> ParseTimeSpec(const std::string& spec);
 // Formats seconds the way Slurm prints time limits: "1-02:03:04", "02:03:04", "UNLIMITED".
 std::string FormatTimeSpec(int64_t seconds);
+// The longest time limit a job may ask (-t): a year. Slurm takes up to INT32_MAX seconds (68
+// years); a longer limit than a year is a typing mistake, and UNLIMITED says "none".
+inline constexpr int64_t kMaxJobTimeLimitS = 365 * 86400;
 // Slurm memory sizes ("500", "500M", "16G", "1T", "1024K") -> MiB (no suffix = MiB).
 StatusOr<int64_t> ParseMemoryMb(const std::string& spec);
 

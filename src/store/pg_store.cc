@@ -192,6 +192,7 @@ struct PgStore::Impl {
   // one sees the new token and is refused.
   std::atomic<int64_t> fence{0};
   int64_t next_nonce_purge = 0;  // (the batch's writer only)
+  std::function<void()> between_reads;  // SetBetweenReadsForTest (under read_mu)
 
   std::mutex mu;
   std::condition_variable cv;
@@ -461,11 +462,19 @@ struct PgStore::Impl {
     Impl& impl = *this;
     // Jobs and scripts in one snapshot (REPEATABLE READ): a task's script is saved with it.
     RETURN_IF_ERROR(impl.Revive(impl.rconn, /*writes=*/false));
-    RETURN_IF_ERROR(Exec(impl.rconn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", impl.where + ": begin read").status());
+    // The session's 5 s idle-in-transaction limit (SetUpSession: for the lease row's lock) does not
+    // fit here: between the two selects the jobs are decoded, which for a large table (or a loaded
+    // host: an ASan build on 2 busy cores took over 5 s for 4,500 jobs) outlasts it, and the server
+    // closed the session under the read. A read-only snapshot holds no lock: 10 minutes.
+    RETURN_IF_ERROR(Exec(impl.rconn,
+                         "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL idle_in_transaction_session_timeout TO 600000",
+                         impl.where + ": begin read")
+                        .status());
     auto body = [&]() -> StatusOr<std::vector<JobRecord>> {
       const std::string sql = "SELECT id, record FROM jobs " + where_clause + " ORDER BY id";
       ASSIGN_OR_RETURN(Result r, ExecParams(impl.rconn, sql, args, impl.where + ": " + sql));
       ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, DecodeJobs(r, impl.where));
+      if (impl.between_reads) impl.between_reads();
       std::set<int64_t> arrays;
       for (const JobRecord& j : jobs) {
         if (j.array_job_id != 0 && j.script.empty()) arrays.insert(j.array_job_id);
@@ -906,6 +915,11 @@ StatusOr<std::vector<StepRecord>> PgStore::LoadStepsOf(const std::set<int64_t>& 
                                          "ORDER BY job_id, step_id",
                                          a));
   return DecodeSteps(r, impl_->where);
+}
+
+void PgStore::SetBetweenReadsForTest(std::function<void()> pause) {
+  std::lock_guard<std::mutex> l(impl_->read_mu);
+  impl_->between_reads = std::move(pause);
 }
 
 PgStoreStats PgStore::stats() const {

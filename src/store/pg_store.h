@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -99,6 +100,9 @@ class PgStore final : public Store {
   StatusOr<std::vector<ControllerView>> ReadViews(int64_t max_age_ms) override;
 
   PgStoreStats stats() const;
+  // Tests: called in a read of jobs between the jobs' select and their scripts' (where the jobs
+  // are decoded: a slow decode is a long idle time in the read's transaction).
+  void SetBetweenReadsForTest(std::function<void()> pause);
 
  private:
   struct Impl;
