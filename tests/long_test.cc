@@ -9,6 +9,8 @@
 
 #include <fstream>
 #include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,23 @@ class OutageTest : public Base {
     for (const char* s : {"batch", "step", "gang", "array", "het"}) w->ids[s] = this->Submit(std::string(s) + ".sh");
     ASSERT_TRUE(WaitFor([&] { return OutageCheck(this->work_).Stale(w->alive).empty(); }, 60s))
         << this->Run("squeue; ls -la").out;
+    // And every launch answered: each job record (array tasks and components too) held by an
+    // agent (GET /v1/ping's running), so that no launch is cut short by the outage. (A component's
+    // launch cut short is a lost launch: the gang is requeued, and its script runs again.)
+    const std::string ids = this->Run("squeue -h -o %A | sort -u").out;
+    ASSERT_TRUE(WaitFor([&] {
+      std::string held;
+      for (int i = 1; i <= 4; ++i) {
+        held += this->Run("curl -sf --unix-socket " + (this->dir_ / "c/run").string() + "/musterd-node" + std::to_string(i) +
+                          ".sock http://x/v1/ping").out;
+      }
+      std::istringstream want(ids);
+      for (std::string id; want >> id;) {
+        const std::regex in_running("\"running\":\\[[^\\]]*\\b" + id + "\\b");
+        if (!std::regex_search(held, in_running)) return false;
+      }
+      return !ids.empty();
+    }, 20s)) << ids << this->Run("for s in " + (this->dir_ / "c/run").string() + "/musterd-node*.sock; do curl -s --unix-socket $s http://x/v1/ping; echo; done").out;
   }
   // After the outage: every node back, and no job requeued.
   void NodesBack() {

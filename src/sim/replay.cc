@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "base/clock.h"
+#include "model/job_request.h"
 #include "store/memory_store.h"
 
 namespace muster {
@@ -271,7 +272,10 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
         s.name = "job" + std::to_string(j.trace_id);
         if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
         if (j.cpus > 0) s.resource_args.push_back("--ntasks=" + std::to_string(j.cpus));
-        if (j.time_limit_s != kUnlimited) s.resource_args.push_back("--time=" + TimeSpec(j.time_limit_s));
+        // (a trace's limit past a year, the longest a job may ask, asks for a year)
+        if (j.time_limit_s != kUnlimited) {
+          s.resource_args.push_back("--time=" + TimeSpec(std::min(j.time_limit_s, kMaxJobTimeLimitS)));
+        }
         s.script = "#!/bin/sh\n";
         s.workdir = "/";
         s.account = j.vc;
