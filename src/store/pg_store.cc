@@ -8,9 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -40,7 +38,6 @@ using pg_internal::TextArray;
 constexpr int kSchemaVersion = 4;  // 2: the leader table; 3: its handover, the controllers' views; 4: nonces
 constexpr char kSchemaVersionKey[] = "schema_version";
 constexpr char kNextJobIdCounter[] = "next_job_id";
-constexpr size_t kMaxBatch = 1024;  // bounds one transaction and the last caller's wait
 
 constexpr const char* kCreateSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -139,6 +136,8 @@ StatusOr<Result> ExecPrepared(PGconn* conn, const Prepared& p, const Args& args,
 
 using record_codec::DecodeRow;
 using record_codec::Encode;
+using record_codec::EncodedJob;
+using record_codec::EncodeJobs;
 using record_codec::ScriptKeptApart;
 
 // The jobs of `r` (columns id, record), with their arrays' scripts from `scripts` (binary rows:
@@ -171,13 +170,7 @@ StatusOr<std::vector<StepRecord>> DecodeSteps(const Result& r, const std::string
 
 }  // namespace
 
-struct PgStore::Impl {
-  struct WriteOp {
-    std::function<Status(Impl&)> run;
-    Status result;
-    bool done = false;  // guarded by mu
-  };
-
+struct PgStore::Impl final : GroupCommitBackend {
   std::string url;
   std::string schema;
   std::string where;       // "PostgreSQL store 'URL' (schema S)", for errors
@@ -194,13 +187,7 @@ struct PgStore::Impl {
   int64_t next_nonce_purge = 0;  // (the batch's writer only)
   std::function<void()> between_reads;  // SetBetweenReadsForTest (under read_mu)
 
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<WriteOp*> queue;
-  bool writing = false;
-  int callers = 0;
-  bool stopping = false;
-  PgStoreStats stats;
+  GroupCommitWriter writer{*this, SavepointPolicy::kOnRetry};
 
   ~Impl() {
     PQfinish(lconn);
@@ -329,132 +316,50 @@ struct PgStore::Impl {
     return ExecParams(wconn, "INSERT INTO counters(name, value) VALUES($1::text, $2::bigint)", counter, open).status();
   }
 
-  // Enqueues one write and blocks until its batch is committed (or failed).
-  Status Submit(std::function<Status(Impl&)> run) {
-    WriteOp op{std::move(run), Status::Ok(), false};
-    std::unique_lock<std::mutex> l(mu);
-    if (stopping) return FailedPrecondition(where + " is closing");
-    queue.push_back(&op);
-    ++callers;
-    while (!op.done) {
-      if (writing) {
-        cv.wait(l);
-        continue;
-      }
-      writing = true;
-      const size_t n = std::min(queue.size(), kMaxBatch);
-      std::vector<WriteOp*> batch(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-      queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-      l.unlock();
-      bool committed = false;
-      std::vector<Status> results = RunBatch(batch, committed);
-      l.lock();
-      stats.operations += static_cast<int64_t>(batch.size());
-      if (committed) {
-        ++stats.commits;
-        stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
-      } else {
-        ++stats.failed_batches;
-      }
-      for (size_t i = 0; i < batch.size(); ++i) {
-        batch[i]->result = std::move(results[i]);
-        batch[i]->done = true;
-      }
-      writing = false;
-      cv.notify_all();
-    }
-    if (--callers == 0) cv.notify_all();
-    return std::move(op.result);
-  }
+  std::string Where() const override { return where; }
 
-  // One transaction for the batch. Each round trip to the server costs, so a batch of several
-  // operations first runs without savepoints; if one of them fails (rare: records are checked
-  // before they are queued), the transaction is rolled back and the batch runs again with a
-  // savepoint around each operation, so that the failure undoes only its own rows (every
-  // operation is an upsert or reads what it writes: running it again is safe). If the
-  // transaction is lost (BEGIN, a savepoint or COMMIT fails, the connection drops), every
-  // operation fails.
-  std::vector<Status> RunBatch(const std::vector<WriteOp*>& batch, bool& committed) {
-    if (batch.size() > 1) {
-      bool retry = false;
-      std::vector<Status> results = RunTransaction(batch, /*savepoints=*/false, committed, &retry);
-      if (!retry) return results;
-      std::lock_guard<std::mutex> l(mu);
-      ++stats.retried_batches;
-    }
-    return RunTransaction(batch, batch.size() > 1, committed, nullptr);
-  }
-
-  // With `retry` (no savepoints): an operation failing on a live connection rolls the batch back
-  // and sets *retry instead of failing the others.
-  std::vector<Status> RunTransaction(const std::vector<WriteOp*>& batch, bool savepoints, bool& committed,
-                                     bool* retry) {
-    std::vector<Status> results(batch.size());
-    auto fail_all = [&](const Status& why) {
-      for (Status& r : results) {
-        if (r.ok()) r = why;
-      }
-      return results;
-    };
-    // Nothing of the batch stands: roll back (if the connection still can) and fail them all.
-    auto lost = [&](const Status& why) {
-      if (PQstatus(wconn) == CONNECTION_OK && PQtransactionStatus(wconn) != PQTRANS_IDLE) {
-        (void)Exec(wconn, "ROLLBACK", "rollback");
-      }
-      return fail_all(Status(StatusCode::kUnavailable, where + ": transaction rolled back: " + why.message()));
-    };
+  // The batch's transaction (GroupCommitBackend), on the write connection: reconnected first if
+  // it broke; once this store took the lease, fenced by its token.
+  Status Begin() override {
     Status st = Revive(wconn, /*writes=*/true);
     if (st.ok()) st = Exec(wconn, "BEGIN", where + ": begin transaction").status();
-    if (!st.ok()) return fail_all(st);
-    if (const int64_t token = fence.load(); token > 0) {
-      StatusOr<Result> lease = Exec(wconn, "SELECT token FROM leader WHERE id = 1 FOR SHARE", where + ": check the lease");
-      if (!lease.ok()) return lost(lease.status());
-      const int64_t now = lease->rows() == 1 ? lease->Int(0, 0) : 0;
-      if (now != token) {
-        (void)Exec(wconn, "ROLLBACK", "rollback");
-        return fail_all(FailedPrecondition(where + ": this controller no longer leads (its lease's token is " +
-                                           std::to_string(token) + ", the store's " + std::to_string(now) +
-                                           "): the write is refused"));
-      }
-    }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (savepoints) {
-        st = Exec(wconn, "SAVEPOINT op", where + ": savepoint").status();
-        if (!st.ok()) return lost(st);
-      }
-      Status op = batch[i]->run(*this);
-      if (op.ok()) {
-        if (savepoints) {
-          st = Exec(wconn, "RELEASE SAVEPOINT op", where + ": release savepoint").status();
-          if (!st.ok()) return lost(st);
-        }
-        continue;
-      }
-      results[i] = op;
-      if (retry != nullptr && PQstatus(wconn) == CONNECTION_OK) {
-        Status undo = Exec(wconn, "ROLLBACK", where + ": rollback").status();
-        if (!undo.ok()) return lost(undo);
-        *retry = true;
-        return results;
-      }
-      if (!savepoints || PQstatus(wconn) != CONNECTION_OK) return lost(op);
-      st = Exec(wconn, "ROLLBACK TO SAVEPOINT op", where + ": rollback to savepoint").status();
-      if (st.ok()) st = Exec(wconn, "RELEASE SAVEPOINT op", where + ": release savepoint").status();
-      if (!st.ok()) return lost(st);
-    }
+    if (!st.ok()) return st;
+    const int64_t token = fence.load();
+    if (token <= 0) return Status::Ok();
+    StatusOr<Result> lease =
+        Exec(wconn, "SELECT token FROM leader WHERE id = 1 FOR SHARE", where + ": check the lease");
+    if (!lease.ok()) return TransactionLost(where, lease.status());
+    const int64_t now = lease->rows() == 1 ? lease->Int(0, 0) : 0;
+    if (now == token) return Status::Ok();
+    const std::string tokens = std::to_string(token) + ", the store's " + std::to_string(now);
+    return FailedPrecondition(where + ": this controller no longer leads (its lease's token is " + tokens +
+                              "): the write is refused");
+  }
+  Status Savepoint() override { return Exec(wconn, "SAVEPOINT op", where + ": savepoint").status(); }
+  Status ReleaseSavepoint() override {
+    return Exec(wconn, "RELEASE SAVEPOINT op", where + ": release savepoint").status();
+  }
+  Status RollbackToSavepoint() override {
+    Status st = Exec(wconn, "ROLLBACK TO SAVEPOINT op", where + ": rollback to savepoint").status();
+    return st.ok() ? ReleaseSavepoint() : st;
+  }
+  bool InTransaction() override {
+    return PQstatus(wconn) == CONNECTION_OK && PQtransactionStatus(wconn) != PQTRANS_IDLE;
+  }
+  Status Rollback() override { return Exec(wconn, "ROLLBACK", where + ": rollback").status(); }
+  Status Commit() override {
     // (COMMIT in a failed transaction "succeeds" as a ROLLBACK: check the state, then the tag.)
-    if (PQtransactionStatus(wconn) != PQTRANS_INTRANS) return lost(Internal("the transaction is not open before COMMIT"));
+    if (PQtransactionStatus(wconn) != PQTRANS_INTRANS) {
+      return TransactionLost(where, Internal("the transaction is not open before COMMIT"));
+    }
     StatusOr<Result> done = Exec(wconn, "COMMIT", where + ": commit");
-    if (!done.ok()) {
-      // A COMMIT whose answer was lost may have committed: its callers are told it failed, and
-      // retrying a save is an idempotent upsert.
-      return fail_all(done.status());
-    }
+    // A COMMIT whose answer was lost may have committed: its callers are told it failed, and
+    // retrying a save is an idempotent upsert.
+    if (!done.ok()) return done.status();
     if (std::string_view(PQcmdStatus(done->get())) != "COMMIT") {
-      return fail_all(Status(StatusCode::kUnavailable, where + ": transaction rolled back at COMMIT"));
+      return Status(StatusCode::kUnavailable, where + ": transaction rolled back at COMMIT");
     }
-    committed = true;
-    return results;
+    return Status::Ok();
   }
 
   // Jobs (a WHERE clause, or "") and, in the same snapshot, their arrays' scripts. Holds read_mu.
@@ -522,12 +427,7 @@ struct PgStore::Impl {
 
 PgStore::PgStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-PgStore::~PgStore() {
-  std::unique_lock<std::mutex> l(impl_->mu);
-  impl_->stopping = true;
-  impl_->cv.notify_all();
-  impl_->cv.wait(l, [&] { return impl_->callers == 0; });
-}
+PgStore::~PgStore() { impl_->writer.Close(); }
 
 StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& url, int64_t first_job_id,
                                                  const std::string& schema) {
@@ -556,23 +456,12 @@ Status PgStore::DropSchema(const std::string& url, const std::string& schema) {
 }
 
 Status PgStore::SaveJobs(std::span<const JobRecord> jobs) {
-  struct Row {
-    const JobRecord* job;
-    std::string key;
-    std::string record;
-  };
-  std::vector<Row> rows;
-  rows.reserve(jobs.size());
-  for (const JobRecord& job : jobs) {
-    std::string key = std::to_string(job.id);
-    if (job.id < 1) return InvalidArgument("job id must be positive, got " + key);
-    ASSIGN_OR_RETURN(std::string record, Encode(job, "job " + key));
-    rows.push_back({&job, std::move(key), std::move(record)});
-  }
+  ASSIGN_OR_RETURN(const std::vector<EncodedJob> rows, EncodeJobs(jobs));
   if (rows.empty()) return Status::Ok();
-  return impl_->Submit([&rows](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&rows, &s]() -> Status {
     int64_t script_of = 0;
-    for (const Row& row : rows) {
+    for (const EncodedJob& row : rows) {
       const JobRecord& job = *row.job;
       Args a;
       a.Int(job.id).Bytes(JobStateName(job.state)).Bytes(job.user).Int(job.submit_time).Int(job.end_time);
@@ -595,7 +484,8 @@ Status PgStore::SaveNode(const NodeRecord& node) {
   const std::string& name = node.node.name;
   if (name.empty()) return InvalidArgument("node name is empty");
   ASSIGN_OR_RETURN(std::string record, Encode(node, "node '" + name + "'"));
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     Args a;
     a.Bytes(name).Bytes(record);
     return ExecPrepared(s.wconn, kUpsertNode, a, s.where + ": save node '" + name + "'").status();
@@ -606,7 +496,8 @@ Status PgStore::SaveStep(const StepRecord& step) {
   std::string key = std::to_string(step.job_id) + "." + std::to_string(step.step_id);
   if (step.job_id < 1) return InvalidArgument("step " + key + ": job id must be positive");
   ASSIGN_OR_RETURN(std::string record, Encode(step, "step " + key));
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     Args a;
     a.Int(step.job_id).Int(step.step_id).Bytes(record);
     return ExecPrepared(s.wconn, kUpsertStep, a, s.where + ": save step " + key).status();
@@ -616,7 +507,8 @@ Status PgStore::SaveStep(const StepRecord& step) {
 StatusOr<int64_t> PgStore::AllocateJobIds(int count) {
   if (count < 1) return InvalidArgument("job id count must be at least 1, got " + std::to_string(count));
   int64_t first = 0;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     Args name;
     name.Bytes(kNextJobIdCounter);
     // The counter's row lock orders allocations by any process on this database.
@@ -642,7 +534,8 @@ StatusOr<int64_t> PgStore::AllocateJobIds(int count) {
 StatusOr<int64_t> PgStore::RewindJobIds(int64_t floor) {
   if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
   int64_t next = 0;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     Args name;
     name.Bytes(kNextJobIdCounter);
     ASSIGN_OR_RETURN(Result c, ExecPrepared(s.wconn, kLockCounter, name, s.where + ": read counter 'next_job_id'"));
@@ -662,7 +555,8 @@ StatusOr<int64_t> PgStore::RewindJobIds(int64_t floor) {
 StatusOr<bool> PgStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
   if (nonce.empty()) return InvalidArgument("nonce is empty");
   bool first = false;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     if (now >= s.next_nonce_purge) {
       Args purge;
       purge.Int(now);
@@ -683,7 +577,8 @@ StatusOr<bool> PgStore::UseNonce(const std::string& nonce, int64_t expires, int6
 Status PgStore::SetMeta(const std::string& key, const std::string& value) {
   if (key.empty()) return InvalidArgument("meta key is empty");
   if (key == kSchemaVersionKey) return InvalidArgument("meta key 'schema_version' is reserved");
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     Args a;
     a.Bytes(key).Bytes(value);
     return ExecPrepared(s.wconn, kUpsertMeta, a, s.where + ": set meta '" + key + "'").status();
@@ -698,8 +593,6 @@ StatusOr<std::string> PgStore::GetMeta(const std::string& key) {
   if (r.rows() == 0) return NotFound("meta key '" + key + "' is not set");
   return std::string(r.Text(0, 0));
 }
-
-
 
 namespace {
 
@@ -882,7 +775,6 @@ StatusOr<std::vector<JobRecord>> PgStore::QueryJobs(const JobFilter& given) {
   return impl_->SelectJobs(where, args);
 }
 
-
 StatusOr<std::vector<NodeRecord>> PgStore::LoadNodes() {
   std::lock_guard<std::mutex> l(impl_->read_mu);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT name, record FROM nodes", Args()));
@@ -898,7 +790,6 @@ StatusOr<std::vector<NodeRecord>> PgStore::LoadNodes() {
             [](const NodeRecord& a, const NodeRecord& b) { return NaturalLess(a.node.name, b.node.name); });
   return nodes;
 }
-
 
 StatusOr<std::vector<StepRecord>> PgStore::LoadSteps() {
   std::lock_guard<std::mutex> l(impl_->read_mu);
@@ -922,9 +813,6 @@ void PgStore::SetBetweenReadsForTest(std::function<void()> pause) {
   impl_->between_reads = std::move(pause);
 }
 
-PgStoreStats PgStore::stats() const {
-  std::lock_guard<std::mutex> l(impl_->mu);
-  return impl_->stats;
-}
+PgStoreStats PgStore::stats() const { return impl_->writer.stats(); }
 
 }  // namespace muster

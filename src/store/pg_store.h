@@ -1,14 +1,14 @@
 // PgStore: the Store on a PostgreSQL database, through libpq (Debian's libpq5; C, and stable
 // across server versions: see docs/configuration.md, "The state store").
 //
-// The same semantics as SqliteStore (store/sqlite_store.h): every Save*/AllocateJobIds/SetMeta
-// call enqueues one operation and blocks; the first caller to find no batch being written leads the
-// next one and runs everything queued in ONE transaction on the write connection, and answers every
-// caller only once COMMIT has returned. A failing operation undoes only its own rows: the batch is
-// then run again with a SAVEPOINT around each operation (savepoints cost round trips, so only then). Each connection runs with
-// synchronous_commit=on whatever the server's default, so a COMMIT that returned is on the
-// server's disk: a job is acknowledged only once it is committed. Loads run on a second
-// connection, one at a time.
+// The same semantics as SqliteStore (store/sqlite_store.h), with the same group commit
+// (store/group_commit.h): every Save*/AllocateJobIds/SetMeta/UseNonce call enqueues one operation
+// and blocks until the batch holding it is committed in ONE transaction on the write connection.
+// A failing operation undoes only its own rows: the batch is then run again with a SAVEPOINT
+// around each operation (savepoints cost round trips, so only then: SavepointPolicy::kOnRetry).
+// Each connection runs with synchronous_commit=on whatever the server's default, so a COMMIT that
+// returned is on the server's disk: a job is acknowledged only once it is committed. Loads run on
+// a second connection, one at a time.
 //
 // Schema (version in meta 'schema_version', 4), in a schema of its own ("muster" unless told):
 // jobs(id, state, user_name, submit_time, end_time, record, uid, account, partition_name,
@@ -40,17 +40,12 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/group_commit.h"
 #include "store/store.h"
 
 namespace muster {
 
-struct PgStoreStats {
-  int64_t operations = 0;      // write operations answered (OK or not)
-  int64_t commits = 0;         // transactions committed
-  int64_t failed_batches = 0;  // transactions that could not begin or commit
-  int64_t largest_batch = 0;   // most operations answered by one transaction
-  int64_t retried_batches = 0;  // batches run again with savepoints (an operation in them failed)
-};
+using PgStoreStats = GroupCommitStats;
 
 // True for the URLs libpq reads as PostgreSQL URIs: postgresql://... and postgres://...
 bool IsPostgresUrl(const std::string& location);

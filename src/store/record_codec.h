@@ -3,8 +3,10 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/pretty_json.h"  // IsUtf8
 #include "base/status.h"
@@ -25,6 +27,24 @@ StatusOr<std::string> Encode(const T& record, const std::string& what) {
   std::string text = boost::json::serialize(j);
   if (!IsUtf8(text)) return InvalidArgument(what + ": cannot be stored: a string in it is not valid UTF-8");
   return text;
+}
+
+// A job's row, checked and encoded on the caller's thread: a batch's writer only writes.
+struct EncodedJob {
+  const JobRecord* job;
+  std::string key;     // its id, for errors
+  std::string record;  // Encode's
+};
+inline StatusOr<std::vector<EncodedJob>> EncodeJobs(std::span<const JobRecord> jobs) {
+  std::vector<EncodedJob> rows;
+  rows.reserve(jobs.size());
+  for (const JobRecord& job : jobs) {
+    std::string key = std::to_string(job.id);
+    if (job.id < 1) return InvalidArgument("job id must be positive, got " + key);
+    ASSIGN_OR_RETURN(std::string record, Encode(job, "job " + key));
+    rows.push_back({&job, std::move(key), std::move(record)});
+  }
+  return rows;
 }
 
 // Decodes one stored row; errors name the table and the key (a damaged row never aborts).

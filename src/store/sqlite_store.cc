@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -35,8 +33,6 @@ constexpr char kNextJobIdCounter[] = "next_job_id";
 // A writer from another process (a second controller by mistake, the sqlite3 shell) holds the lock
 // for at most this long before our operations fail with Unavailable.
 constexpr int kBusyTimeoutMs = 10000;
-// Bounds the latency of the last caller in a batch and the size of one transaction.
-constexpr size_t kMaxBatch = 1024;
 
 constexpr const char* kCreateSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
@@ -174,20 +170,15 @@ std::string_view ColumnText(sqlite3_stmt* s, int i) {
 
 using record_codec::DecodeRow;
 using record_codec::Encode;
+using record_codec::EncodedJob;
+using record_codec::EncodeJobs;
 using record_codec::ScriptKeptApart;
 
 }  // namespace
 
-struct SqliteStore::Impl {
-  // One queued write: run by the batch's leader inside a SAVEPOINT of the batch's transaction.
-  struct WriteOp {
-    std::function<Status(Impl&)> run;
-    Status result;
-    bool done = false;  // guarded by mu
-  };
-
+struct SqliteStore::Impl final : GroupCommitBackend {
   std::string path;
-  sqlite3* wdb = nullptr;  // the current leader only (one at a time: `writing`), and Open
+  sqlite3* wdb = nullptr;  // the current leader only (one at a time: the writer's), and Open
   sqlite3* rdb = nullptr;  // guarded by read_mu
   std::mutex read_mu;
 
@@ -197,19 +188,9 @@ struct SqliteStore::Impl {
   Stmt insert_nonce, purge_nonces;
   int64_t next_nonce_purge = 0;  // (the current leader only)
   FaultHook active_hook;  // the hook of the batch being written (the current leader only)
-
-  std::mutex mu;               // guards everything below
-  std::condition_variable cv;  // a batch ended, pause changed, stopping, callers left
-  std::condition_variable queued_cv;  // the queue grew (WaitForQueuedForTest only: waking the
-                                      // callers waiting for a batch at every enqueue would cost
-                                      // each of them a context switch for nothing)
-  std::deque<WriteOp*> queue;
-  bool writing = false;        // a leader is writing a batch
-  int callers = 0;             // callers inside Submit (the destructor waits until none is)
-  bool paused = false;
-  bool stopping = false;
+  std::mutex hook_mu;     // guards fault_hook
   FaultHook fault_hook;
-  SqliteStoreStats stats;
+  GroupCommitWriter writer{*this, SavepointPolicy::kEveryOperation};
 
   // close_v2: wdb closes for good once the statements above are finalized, right after this body.
   ~Impl() {
@@ -217,7 +198,26 @@ struct SqliteStore::Impl {
     sqlite3_close_v2(wdb);
   }
 
-  std::string Where() const { return "SQLite store '" + path + "'"; }
+  std::string Where() const override { return "SQLite store '" + path + "'"; }
+
+  // The batch's transaction (GroupCommitBackend), on the write connection.
+  Status Begin() override {
+    {
+      std::lock_guard<std::mutex> l(hook_mu);
+      active_hook = fault_hook;
+    }
+    return begin.Run(wdb, "begin transaction").WithPrefix(Where());
+  }
+  Status Savepoint() override { return savepoint.Run(wdb, "savepoint"); }
+  Status ReleaseSavepoint() override { return release.Run(wdb, "release savepoint"); }
+  Status RollbackToSavepoint() override {
+    Status st = rollback_to.Run(wdb, "rollback to savepoint");
+    return st.ok() ? release.Run(wdb, "release savepoint") : st;
+  }
+  // SQLite rolls a transaction back by itself after some errors (an I/O error, a full disk).
+  bool InTransaction() override { return !sqlite3_get_autocommit(wdb); }
+  Status Rollback() override { return rollback.Run(wdb, "rollback"); }
+  Status Commit() override { return commit.Run(wdb, "commit").WithPrefix(Where()); }
 
   Status OpenConnection(sqlite3** db, bool create) {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
@@ -358,90 +358,6 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
     return Status::Ok();
   }
 
-  // Enqueues one write and blocks until it is committed (or failed): as the leader of the next
-  // batch when no batch is being written, else as a follower that a leader answers.
-  Status Submit(std::function<Status(Impl&)> run) {
-    WriteOp op{std::move(run), Status::Ok(), false};
-    std::unique_lock<std::mutex> l(mu);
-    if (stopping) return FailedPrecondition(Where() + " is closing");
-    queue.push_back(&op);
-    ++callers;
-    queued_cv.notify_all();
-    while (!op.done) {
-      if (writing || (paused && !stopping)) {
-        cv.wait(l);
-        continue;
-      }
-      writing = true;
-      const size_t n = std::min(queue.size(), kMaxBatch);
-      std::vector<WriteOp*> batch(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-      queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
-      active_hook = fault_hook;
-      l.unlock();
-      bool committed = false;
-      std::vector<Status> results = RunBatch(batch, committed);
-      l.lock();
-      stats.operations += static_cast<int64_t>(batch.size());
-      if (committed) {
-        ++stats.commits;
-        stats.largest_batch = std::max<int64_t>(stats.largest_batch, static_cast<int64_t>(batch.size()));
-      } else {
-        ++stats.failed_batches;
-      }
-      for (size_t i = 0; i < batch.size(); ++i) {
-        batch[i]->result = std::move(results[i]);
-        batch[i]->done = true;
-      }
-      writing = false;
-      cv.notify_all();  // the batch's callers, and whoever leads the next one
-    }
-    // Notify under the lock: once it is released this call touches nothing of the store, so a
-    // destructor waiting for the last caller may free it.
-    if (--callers == 0) cv.notify_all();
-    return std::move(op.result);
-  }
-
-  // One transaction for the whole batch. Each op runs in its own savepoint: its failure undoes
-  // only its own rows. If the transaction itself is lost (BEGIN or COMMIT fails, or SQLite rolls
-  // it back after an I/O error), every op that had succeeded gets that error instead.
-  std::vector<Status> RunBatch(const std::vector<WriteOp*>& batch, bool& committed) {
-    std::vector<Status> results(batch.size());
-    auto fail_all = [&](const Status& why) {
-      for (Status& r : results) {
-        if (r.ok()) r = why;
-      }
-    };
-    Status st = begin.Run(wdb, "begin transaction");
-    if (!st.ok()) {
-      fail_all(st.WithPrefix(Where()));
-      return results;
-    }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      st = savepoint.Run(wdb, "savepoint");
-      Status op = st.ok() ? batch[i]->run(*this) : st;
-      if (op.ok()) {
-        op = release.Run(wdb, "release savepoint");
-      } else if (!sqlite3_get_autocommit(wdb)) {
-        Status undo = rollback_to.Run(wdb, "rollback to savepoint");
-        if (undo.ok()) undo = release.Run(wdb, "release savepoint");
-        if (!undo.ok()) (void)rollback.Run(wdb, "rollback");
-      }
-      results[i] = op;
-      if (sqlite3_get_autocommit(wdb)) {  // the transaction is gone: nothing of this batch stands
-        fail_all(Status(StatusCode::kUnavailable, Where() + ": transaction rolled back: " + op.message()));
-        return results;
-      }
-    }
-    st = commit.Run(wdb, "commit");
-    if (!st.ok()) {
-      if (!sqlite3_get_autocommit(wdb)) (void)rollback.Run(wdb, "rollback");
-      fail_all(st.WithPrefix(Where()));
-      return results;
-    }
-    committed = true;
-    return results;
-  }
-
   Status Fault(const char* table, const std::string& key) {
     return active_hook ? active_hook(table, key) : Status::Ok();
   }
@@ -470,13 +386,7 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
 
 SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-SqliteStore::~SqliteStore() {
-  // Callers still queued (a paused store) lead their batches now; wait until every one has left.
-  std::unique_lock<std::mutex> l(impl_->mu);
-  impl_->stopping = true;
-  impl_->cv.notify_all();
-  impl_->cv.wait(l, [&] { return impl_->callers == 0; });
-}
+SqliteStore::~SqliteStore() { impl_->writer.Close(); }
 
 StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path, int64_t first_job_id) {
   if (path.empty()) return InvalidArgument("SQLite store path is empty");
@@ -499,24 +409,12 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, int64_
 }
 
 Status SqliteStore::SaveJobs(std::span<const JobRecord> jobs) {
-  struct Row {
-    const JobRecord* job;
-    std::string key;
-    std::string record;
-  };
-  // Validate and encode on the caller's thread: the writer only writes.
-  std::vector<Row> rows;
-  rows.reserve(jobs.size());
-  for (const JobRecord& job : jobs) {
-    std::string key = std::to_string(job.id);
-    if (job.id < 1) return InvalidArgument("job id must be positive, got " + key);
-    ASSIGN_OR_RETURN(std::string record, Encode(job, "job " + key));
-    rows.push_back({&job, std::move(key), std::move(record)});
-  }
+  ASSIGN_OR_RETURN(const std::vector<EncodedJob> rows, EncodeJobs(jobs));
   if (rows.empty()) return Status::Ok();
-  return impl_->Submit([&rows](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&rows, &s]() -> Status {
     int64_t script_of = 0;  // the array whose script this operation stored last
-    for (const Row& row : rows) {
+    for (const EncodedJob& row : rows) {
       RETURN_IF_ERROR(s.Fault("jobs", row.key));
       const JobRecord& job = *row.job;
       Stmt& st = s.upsert_job;
@@ -547,7 +445,8 @@ Status SqliteStore::SaveNode(const NodeRecord& node) {
   const std::string& name = node.node.name;
   if (name.empty()) return InvalidArgument("node name is empty");
   ASSIGN_OR_RETURN(std::string record, Encode(node, "node '" + name + "'"));
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     RETURN_IF_ERROR(s.Fault("nodes", name));
     s.upsert_node.Bind(1, name);
     s.upsert_node.Bind(2, record);
@@ -559,7 +458,8 @@ Status SqliteStore::SaveStep(const StepRecord& step) {
   std::string key = std::to_string(step.job_id) + "." + std::to_string(step.step_id);
   if (step.job_id < 1) return InvalidArgument("step " + key + ": job id must be positive");
   ASSIGN_OR_RETURN(std::string record, Encode(step, "step " + key));
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     RETURN_IF_ERROR(s.Fault("steps", key));
     s.upsert_step.Bind(1, step.job_id);
     s.upsert_step.Bind(2, static_cast<int64_t>(step.step_id));
@@ -571,7 +471,8 @@ Status SqliteStore::SaveStep(const StepRecord& step) {
 StatusOr<int64_t> SqliteStore::AllocateJobIds(int count) {
   if (count < 1) return InvalidArgument("job id count must be at least 1, got " + std::to_string(count));
   int64_t first = 0;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     s.get_counter.Bind(1, std::string_view(kNextJobIdCounter));
     ASSIGN_OR_RETURN(int64_t next, s.get_counter.QueryInt(s.wdb, s.Where() + ": read counter 'next_job_id'"));
     // Ids saved without being allocated here (imports) must not be handed out again either.
@@ -596,7 +497,8 @@ StatusOr<int64_t> SqliteStore::AllocateJobIds(int count) {
 StatusOr<int64_t> SqliteStore::RewindJobIds(int64_t floor) {
   if (floor < 1) return InvalidArgument("job id floor must be at least 1, got " + std::to_string(floor));
   int64_t next = 0;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     ASSIGN_OR_RETURN(int64_t max_id, s.max_job_id.QueryInt(s.wdb, s.Where() + ": read the largest job id"));
     if (max_id == std::numeric_limits<int64_t>::max()) return OutOfRange(s.Where() + ": job ids exhausted");
     next = std::max(floor, max_id + 1);
@@ -612,7 +514,8 @@ StatusOr<int64_t> SqliteStore::RewindJobIds(int64_t floor) {
 StatusOr<bool> SqliteStore::UseNonce(const std::string& nonce, int64_t expires, int64_t now) {
   if (nonce.empty()) return InvalidArgument("nonce is empty");
   bool first = false;
-  Status st = impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  Status st = s.writer.Submit([&]() -> Status {
     RETURN_IF_ERROR(s.Fault("nonces", nonce));
     if (now >= s.next_nonce_purge) {
       s.purge_nonces.Bind(1, now);
@@ -632,7 +535,8 @@ StatusOr<bool> SqliteStore::UseNonce(const std::string& nonce, int64_t expires, 
 Status SqliteStore::SetMeta(const std::string& key, const std::string& value) {
   if (key.empty()) return InvalidArgument("meta key is empty");
   if (key == kSchemaVersionKey) return InvalidArgument("meta key 'schema_version' is reserved");
-  return impl_->Submit([&](Impl& s) -> Status {
+  Impl& s = *impl_;
+  return s.writer.Submit([&]() -> Status {
     RETURN_IF_ERROR(s.Fault("meta", key));
     s.upsert_meta.Bind(1, key);
     s.upsert_meta.Bind(2, value);
@@ -807,24 +711,14 @@ StatusOr<std::vector<StepRecord>> SqliteStore::SelectSteps(const std::string& wh
   return steps;
 }
 
-SqliteStoreStats SqliteStore::stats() const {
-  std::lock_guard<std::mutex> l(impl_->mu);
-  return impl_->stats;
-}
+SqliteStoreStats SqliteStore::stats() const { return impl_->writer.stats(); }
 
-void SqliteStore::SetWriterPausedForTest(bool paused) {
-  std::lock_guard<std::mutex> l(impl_->mu);
-  impl_->paused = paused;
-  impl_->cv.notify_all();
-}
+void SqliteStore::SetWriterPausedForTest(bool paused) { impl_->writer.SetPausedForTest(paused); }
 
-void SqliteStore::WaitForQueuedForTest(size_t n) {
-  std::unique_lock<std::mutex> l(impl_->mu);
-  impl_->queued_cv.wait(l, [&] { return impl_->queue.size() >= n; });
-}
+void SqliteStore::WaitForQueuedForTest(size_t n) { impl_->writer.WaitForQueuedForTest(n); }
 
 void SqliteStore::SetFaultHookForTest(FaultHook hook) {
-  std::lock_guard<std::mutex> l(impl_->mu);
+  std::lock_guard<std::mutex> l(impl_->hook_mu);
   impl_->fault_hook = std::move(hook);
 }
 

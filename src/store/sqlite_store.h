@@ -1,13 +1,10 @@
 // SqliteStore: the Store on one SQLite file (WAL, synchronous=FULL: a commit is durable when it
 // returns).
 //
-// Writes use group commit: every Save*/AllocateJobIds/SetMeta call enqueues one operation and
-// blocks. The first caller to find no batch being written becomes the writer (the leader): it takes
-// everything queued, its own operation included, runs it in ONE transaction on the write connection
-// (each operation inside its own SAVEPOINT, so one failing operation rolls back only its own
-// changes) and then answers every caller of the batch; callers that arrived meanwhile form the next
-// batch, led by one of them. No thread is handed the work, so a lone commit costs no context
-// switches (on this project's virtual machines a switch costs tens of microseconds). Loads run on a
+// Writes use group commit (store/group_commit.h): every Save*/AllocateJobIds/SetMeta/UseNonce
+// call enqueues one operation and blocks until the batch holding it is committed in ONE
+// transaction on the write connection, each operation inside its own SAVEPOINT (a mark in the
+// process: cheap), so one failing operation rolls back only its own changes. Loads run on a
 // separate read connection (WAL lets it read while a batch is written), one at a time. All public
 // methods are thread-safe. The destructor answers every operation queued before it began; a call
 // made after that is a bug.
@@ -31,17 +28,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/group_commit.h"
 #include "store/store.h"
 
 namespace muster {
 
-// Counters of the writer, for tests and metrics. A snapshot; safe to read from any thread.
-struct SqliteStoreStats {
-  int64_t operations = 0;    // write operations answered (OK or not)
-  int64_t commits = 0;       // transactions committed
-  int64_t failed_batches = 0;  // transactions that could not begin or commit (every op in them failed)
-  int64_t largest_batch = 0;   // most operations answered by one transaction
-};
+// Counters of the writer, for tests and metrics (retried_batches stays 0: every operation has a savepoint).
+using SqliteStoreStats = GroupCommitStats;
 
 class SqliteStore final : public Store {
  public:
