@@ -64,9 +64,10 @@ enum class SavepointPolicy {
   // Each operation runs inside its own savepoint (SQLite: a savepoint is a mark in the process).
   kEveryOperation,
   // A savepoint costs a round trip (PostgreSQL): a batch of several operations first runs without
-  // them; if one fails (rare: records are checked before they are queued) on a live connection the transaction is rolled back and the batch runs
-  // again with a savepoint around each (every operation is an upsert or reads what it writes:
-  // running it again is safe). A batch of one runs without: its failure fails the batch.
+  // them; if one fails (rare: records are checked before they are queued) on a live connection,
+  // the transaction is rolled back and the batch runs again with a savepoint around each (every
+  // operation is an upsert or reads what it writes: running it again is safe). A batch of one
+  // runs without: its failure fails the batch.
   kOnRetry,
 };
 
