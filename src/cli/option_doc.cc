@@ -8,6 +8,7 @@
 #include "cli/sacct_command.h"
 #include "cli/sreport_command.h"
 #include "cli/salloc_command.h"
+#include "cli/sdiag_command.h"
 #include "cli/sbatch_args.h"
 #include "cli/srun_args.h"
 #include "model/option_engine.h"
@@ -90,6 +91,7 @@ std::string OptionsMarkdown() {
   OptionSection(out, "sprio", SprioOptionTable(), nullptr);
   OptionSection(out, "sshare", SshareOptionTable(), nullptr);
   OptionSection(out, "sreport", SreportOptionTable(), nullptr);
+  OptionSection(out, "sdiag", SdiagOptionTable(), nullptr);
   out << "\n";
   return out.str();
 }

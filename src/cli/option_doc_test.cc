@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "cli/command_options.h"
 #include "cli/sacct_command.h"
+#include "cli/sdiag_command.h"
 #include "cli/sreport_command.h"
 #include "cli/salloc_command.h"
 #include "cli/sbatch_args.h"
@@ -76,6 +77,7 @@ TEST(OptionDocTest, EveryRefusedOrIgnoredOptionHasANote) {
       {"squeue", SqueueOptionTable()},     {"sinfo", SinfoOptionTable()},     {"scancel", ScancelOptionTable()},
       {"scontrol", ScontrolOptionTable()}, {"sacct", SacctOptionTable()},     {"sacctmgr", SacctmgrOptionTable()},
       {"sprio", SprioOptionTable()},       {"sshare", SshareOptionTable()},   {"sreport", SreportOptionTable()},
+      {"sdiag", SdiagOptionTable()},
   };
   for (const auto& [command, table] : tables) {
     for (const OptionSpec& o : table) {

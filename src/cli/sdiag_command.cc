@@ -29,6 +29,29 @@ std::string Printf(const char* fmt, auto... args) {
   return buf;
 }
 
+enum SdiagOpt : int { kSdReset, kSdSortById, kSdSortByTime, kSdSortByTime2 };
+
+// Every option of Slurm 22.05's src/sdiag/opts.c, in its long_options order.
+constexpr OptionSpec kSdiagOptions[] = {
+    {"all", 'a', OptionArg::kNone, OptionUse::kIgnored, 0, nullptr, "no effect: the figures are what sdiag prints"},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+    {"reset", 'r', OptionArg::kNone, OptionUse::kOwn, kSdReset},
+    {"sort-by-id", 'i', OptionArg::kNone, OptionUse::kOwn, kSdSortById, nullptr,
+     "every route's id is 0: the RPC rows keep the controller's order; users by uid"},
+    {"cluster", 'M', OptionArg::kRequired, OptionUse::kUnsupported, 0, "clusters",
+     "one cluster: Muster has no other clusters to name"},
+    {"clusters", 'M', OptionArg::kRequired, OptionUse::kUnsupported, 0, nullptr,
+     "one cluster: Muster has no other clusters to name"},
+    {"sort-by-time", 't', OptionArg::kNone, OptionUse::kOwn, kSdSortByTime},
+    {"sort-by-time2", 'T', OptionArg::kNone, OptionUse::kOwn, kSdSortByTime2},
+    {"usage", 0, OptionArg::kNone, OptionUse::kMeta},
+    {"version", 'V', OptionArg::kNone, OptionUse::kMeta},
+    {"json", 0, OptionArg::kOptional, OptionUse::kUnsupported, 0, nullptr, "not implemented"},
+    {"yaml", 0, OptionArg::kOptional, OptionUse::kUnsupported, 0, nullptr, "not implemented"},
+};
+
+constexpr GetoptStyle kSdiagStyle{.program = "sdiag", .end = "\n", .permute = true};
+
 }  // namespace
 
 std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
@@ -124,30 +147,43 @@ std::string FormatSdiag(const DiagAnswer& d, SdiagSort sort) {
   return o;
 }
 
+StatusOr<SdiagArgs> ParseSdiagArgs(const std::vector<std::string>& args) {
+  SdiagArgs r;
+  ASSIGN_OR_RETURN(CommandLine line,
+                   ReadCommandLine(kSdiagOptions, args, kSdiagStyle, [&](const OptionOccurrence& o) -> Status {
+                     switch (static_cast<SdiagOpt>(o.spec->id)) {
+                       case kSdReset:
+                         r.reset = true;
+                         break;
+                       case kSdSortById:
+                         r.sort = SdiagSort::kId;
+                         break;
+                       case kSdSortByTime:
+                         r.sort = SdiagSort::kTime;
+                         break;
+                       case kSdSortByTime2:
+                         r.sort = SdiagSort::kAverage;
+                         break;
+                     }
+                     return Status::Ok();
+                   }));
+  r.meta = line.meta;
+  if (!r.meta.empty()) return r;  // answered at once, the rest unread
+  // Slurm's sdiag ignores operands; Muster says that it does not take them.
+  RETURN_IF_ERROR(RefuseOperands("sdiag", line));
+  return r;
+}
+
+OptionTable SdiagOptionTable() { return kSdiagOptions; }
+
 int SdiagMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  bool reset = false;
-  SdiagSort sort = SdiagSort::kCount;
-  for (const std::string& a : args) {
-    if (a == "-r" || a == "--reset") {
-      reset = true;
-    } else if (a == "-a" || a == "--all") {
-    } else if (a == "-i" || a == "--sort-by-id") {
-      sort = SdiagSort::kId;
-    } else if (a == "-t" || a == "--sort-by-time") {
-      sort = SdiagSort::kTime;
-    } else if (a == "-T" || a == "--sort-by-time2") {
-      sort = SdiagSort::kAverage;
-    } else if (a == "-V" || a == "--version") {
-      return out << "muster " << kMusterVersion << " (sdiag)\n", 0;
-    } else if (a == "-h" || a == "--help" || a == "--usage") {
-      return out << "Usage: sdiag [-a] [-r] [-i|-t|-T]\n", 0;
-    } else {
-      return err << "sdiag: unrecognized option '" << a << "'\nTry \"sdiag --help\" for more information\n", 1;
-    }
-  }
+  StatusOr<SdiagArgs> parsed = ParseSdiagArgs(args);
+  if (!parsed.ok()) return err << parsed.status().message(), 1;
+  if (parsed->meta == "version") return out << "muster " << kMusterVersion << " (sdiag)\n", 0;
+  if (!parsed->meta.empty()) return out << "Usage: sdiag [-a] [-r] [-i|-t|-T]\n", 0;  // --help, --usage
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) return ConnectError("sdiag", c.status(), err);
-  if (reset) {
+  if (parsed->reset) {
     Status st = (*c)->ResetDiag();
     if (!st.ok()) return err << "slurm_reset_statistics: " << st.message() << "\n", 1;
     out << "Reset scheduling statistics\n";
@@ -155,7 +191,7 @@ int SdiagMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   StatusOr<DiagAnswer> d = (*c)->Diag();
   if (!d.ok()) return ConnectError("sdiag", d.status(), err);
-  out << FormatSdiag(*d, sort);
+  out << FormatSdiag(*d, parsed->sort);
   return 0;
 }
 

@@ -110,3 +110,53 @@ TEST(SdiagTest, DatesArePaddedAsSlurmsAndTheLatencyLineIsMeasured) {
 }  // namespace
 }  // namespace muster
 
+
+namespace muster {
+namespace {
+
+std::string SdiagError(const std::vector<std::string>& args) {
+  StatusOr<SdiagArgs> r = ParseSdiagArgs(args);
+  EXPECT_FALSE(r.ok()) << args.front();
+  return r.ok() ? "" : r.status().message();
+}
+
+// sdiag's line through the option engine: Slurm's names, clusters, unique prefixes and any order.
+TEST(SdiagArgsTest, ReadsSlurmsOptions) {
+  SdiagArgs r = *ParseSdiagArgs({});
+  EXPECT_FALSE(r.reset);
+  EXPECT_EQ(r.sort, SdiagSort::kCount);
+  EXPECT_TRUE(ParseSdiagArgs({"-r"})->reset);
+  EXPECT_TRUE(ParseSdiagArgs({"--res"})->reset);
+  EXPECT_EQ(ParseSdiagArgs({"-i"})->sort, SdiagSort::kId);
+  EXPECT_EQ(ParseSdiagArgs({"--sort-by-time"})->sort, SdiagSort::kTime);  // exact: not sort-by-time2
+  EXPECT_EQ(ParseSdiagArgs({"--sort-by-time2"})->sort, SdiagSort::kAverage);
+  r = *ParseSdiagArgs({"-aT", "--sort-by-id", "--reset"});
+  EXPECT_TRUE(r.reset);
+  EXPECT_EQ(r.sort, SdiagSort::kId);  // the last sort given
+  EXPECT_EQ(ParseSdiagArgs({"--usage", "--bogus"})->meta, "usage");  // answered, the rest unread
+  EXPECT_EQ(ParseSdiagArgs({"-h"})->meta, "help");
+  EXPECT_EQ(ParseSdiagArgs({"-V"})->meta, "version");
+}
+
+TEST(SdiagArgsTest, ErrorsInSlurmWords) {
+  const std::string try_help = "\nTry \"sdiag --help\" for more information\n";
+  EXPECT_EQ(SdiagError({"--bogus"}), "sdiag: unrecognized option '--bogus'" + try_help);
+  EXPECT_EQ(SdiagError({"-x"}), "sdiag: invalid option -- 'x'" + try_help);
+  EXPECT_EQ(SdiagError({"--sort-by-t"}),
+            "sdiag: option '--sort-by-t' is ambiguous; possibilities: '--sort-by-time' '--sort-by-time2'" + try_help);
+  EXPECT_EQ(SdiagError({"--reset=1"}), "sdiag: option '--reset' doesn't allow an argument" + try_help);
+  EXPECT_EQ(SdiagError({"-M"}), "sdiag: option requires an argument -- 'M'" + try_help);
+  EXPECT_EQ(SdiagError({"-M", "c2"}), "sdiag: error: --clusters is not supported by Muster\n");
+  EXPECT_EQ(SdiagError({"--json"}), "sdiag: error: --json is not supported by Muster\n");
+  EXPECT_EQ(SdiagError({"now"}), "sdiag: unrecognized option 'now'" + try_help);
+  // Before any controller is asked: the message and status 1.
+  std::ostringstream out, err;
+  EXPECT_EQ(SdiagMain({"-r", "--bogus"}, out, err), 1);
+  EXPECT_EQ(err.str(), "sdiag: unrecognized option '--bogus'" + try_help);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(SdiagMain({"--usage"}, out, err), 0);
+  EXPECT_EQ(out.str(), "Usage: sdiag [-a] [-r] [-i|-t|-T]\n");
+}
+
+}  // namespace
+}  // namespace muster

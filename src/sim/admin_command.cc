@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "model/option_engine.h"
+#include "sim/tool_args.h"
 #include "store/migrate.h"
 #include "store/store.h"
 
@@ -15,47 +17,58 @@ std::string AdminUsage() {
          "  (a password is best kept in ~/.pgpass or PGPASSWORD, not on the command line)\n";
 }
 
+namespace {
+
+constexpr OptionSpec kAdminOptions[] = {
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+
+enum MigrateOpt : int { kMiFrom, kMiTo };
+
+constexpr OptionSpec kMigrateOptions[] = {
+    {"from", 0, OptionArg::kRequired, OptionUse::kOwn, kMiFrom},
+    {"to", 0, OptionArg::kRequired, OptionUse::kOwn, kMiTo},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+
+}  // namespace
+
 int AdminMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    (args.empty() ? err : out) << AdminUsage();
-    return args.empty() ? 2 : 0;
+  StatusOr<ToolLine> admin = ReadToolLine(kAdminOptions, args, [](const OptionOccurrence&) { return Status::Ok(); });
+  if (!admin.ok()) {
+    err << "muster admin: " << admin.status().message() << "\n" << AdminUsage();
+    return 2;
   }
-  if (args[0] != "migrate") {
-    err << "muster admin: unknown verb '" << args[0] << "'\n" << AdminUsage();
+  if (admin->help || admin->operands.empty()) {
+    (admin->help ? out : err) << AdminUsage();
+    return admin->help ? 0 : 2;
+  }
+  const std::vector<std::string>& verb = admin->operands;
+  if (verb[0] != "migrate") {
+    err << "muster admin: unknown verb '" << verb[0] << "'\n" << AdminUsage();
     return 2;
   }
   std::string from, to;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      out << AdminUsage();
-      return 0;
-    }
-    std::string* target = nullptr;
-    std::string value;
-    for (auto [name, dest] : {std::pair{"--from", &from}, std::pair{"--to", &to}}) {
-      const std::string n = name;
-      if (a == n) {
-        if (i + 1 >= args.size()) {
-          err << "muster admin migrate: " << n << " needs a value\n";
-          return 2;
+  bool empty_location = false;  // a mistake in a location, not in the command's form: no usage
+  StatusOr<ToolLine> line = ReadToolLine(
+      kMigrateOptions, std::vector<std::string>(verb.begin() + 1, verb.end()), [&](const OptionOccurrence& o) {
+        if (o.value->empty()) {
+          empty_location = true;
+          return InvalidArgument("--" + std::string(o.spec->name) + ": empty location");
         }
-        target = dest;
-        value = args[++i];
-      } else if (a.rfind(n + "=", 0) == 0) {
-        target = dest;
-        value = a.substr(n.size() + 1);
-      }
-    }
-    if (target == nullptr) {
-      err << "muster admin migrate: unknown argument '" << a << "'\n" << AdminUsage();
-      return 2;
-    }
-    if (value.empty()) {
-      err << "muster admin migrate: " << a << ": empty location\n";
-      return 2;
-    }
-    *target = value;
+        (o.spec->id == kMiFrom ? from : to) = *o.value;
+        return Status::Ok();
+      });
+  if (line.ok() && line->help) {
+    out << AdminUsage();
+    return 0;
+  }
+  if (line.ok()) {
+    if (Status st = RefuseToolOperands(*line); !st.ok()) line = st;
+  }
+  if (!line.ok()) {
+    err << "muster admin migrate: " << line.status().message() << "\n" << (empty_location ? "" : AdminUsage());
+    return 2;
   }
   if (from.empty() || to.empty()) {
     err << "muster admin migrate: both --from and --to are needed\n" << AdminUsage();

@@ -10,6 +10,7 @@
 #include "config/slurm_conf.h"
 #include "model/hostlist.h"
 #include "model/job_request.h"
+#include "sim/tool_args.h"
 
 namespace muster {
 
@@ -437,51 +438,61 @@ std::string PlaceUsage() {
          "  -h, --help      show this help\n";
 }
 
+namespace {
+
+enum PlaceOpt : int { kPlCluster, kPlQueue, kPlStrict, kPlNoStrict, kPlCycles };
+
+constexpr OptionSpec kPlaceOptions[] = {
+    {"cluster", 0, OptionArg::kRequired, OptionUse::kOwn, kPlCluster},
+    {"queue", 0, OptionArg::kRequired, OptionUse::kOwn, kPlQueue},
+    {"strict", 0, OptionArg::kNone, OptionUse::kOwn, kPlStrict},
+    {"no-strict", 0, OptionArg::kNone, OptionUse::kOwn, kPlNoStrict},
+    {"cycles", 0, OptionArg::kRequired, OptionUse::kOwn, kPlCycles},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+
+}  // namespace
+
 StatusOr<PlaceArgs> ParsePlaceArgs(const std::vector<std::string>& args) {
   PlaceArgs a;
   bool strict_given = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string opt = args[i], value;
-    bool has_value = false;
-    if (size_t eq = opt.find('='); opt.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = opt.substr(eq + 1);
-      opt = opt.substr(0, eq);
-      has_value = true;
-    }
-    auto take = [&]() -> StatusOr<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) return InvalidArgument(opt + " needs a value");
-      return args[++i];
-    };
-    if (opt == "-h" || opt == "--help") {
-      a.help = true;
-      return a;
-    } else if (opt == "--cluster" || opt == "--queue") {
-      std::string& dst = opt == "--cluster" ? a.cluster_path : a.queue_path;
-      if (!dst.empty()) return InvalidArgument(opt + " given twice");
-      ASSIGN_OR_RETURN(dst, take());
-      if (dst.empty()) return InvalidArgument(opt + " needs a file name");
-    } else if (opt == "--strict" || opt == "--no-strict") {
-      if (has_value) return InvalidArgument(opt + " takes no value");
-      if (strict_given && a.strict != (opt == "--strict")) {
-        return InvalidArgument("--strict and --no-strict contradict each other");
+  ASSIGN_OR_RETURN(ToolLine line, ReadToolLine(kPlaceOptions, args, [&](const OptionOccurrence& o) -> Status {
+    const std::string v = o.value.value_or("");
+    switch (static_cast<PlaceOpt>(o.spec->id)) {
+      case kPlCluster:
+      case kPlQueue: {
+        const std::string opt = "--" + std::string(o.spec->name);
+        std::string& dst = o.spec->id == kPlCluster ? a.cluster_path : a.queue_path;
+        if (!dst.empty()) return InvalidArgument(opt + " given twice");
+        if (v.empty()) return InvalidArgument(opt + " needs a file name");
+        dst = v;
+        break;
       }
-      strict_given = true;
-      a.strict = opt == "--strict";
-    } else if (opt == "--cycles") {
-      ASSIGN_OR_RETURN(std::string v, take());
-      int n = 0;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 1000) {
-        return InvalidArgument("--cycles: expected a number from 1 to 1000, got '" + v + "'");
+      case kPlStrict:
+      case kPlNoStrict:
+        if (strict_given && a.strict != (o.spec->id == kPlStrict)) {
+          return InvalidArgument("--strict and --no-strict contradict each other");
+        }
+        strict_given = true;
+        a.strict = o.spec->id == kPlStrict;
+        break;
+      case kPlCycles: {
+        int n = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 1000) {
+          return InvalidArgument("--cycles: expected a number from 1 to 1000, got '" + v + "'");
+        }
+        a.cycles = n;
+        break;
       }
-      a.cycles = n;
-    } else if (opt.rfind("-", 0) == 0) {
-      return InvalidArgument("unknown option '" + opt + "'");
-    } else {
-      return InvalidArgument("unexpected argument '" + opt + "'");
     }
+    return Status::Ok();
+  }));
+  if (line.help) {
+    a.help = true;
+    return a;
   }
+  RETURN_IF_ERROR(RefuseToolOperands(line));
   if (a.cluster_path.empty()) return InvalidArgument("--cluster FILE is required");
   if (a.queue_path.empty()) return InvalidArgument("--queue FILE is required");
   return a;

@@ -27,7 +27,8 @@ struct PlaceArgs {
   int cycles = 1;
 };
 
-// The arguments after "place". Errors are usage errors (exit status 2).
+// The arguments after "place", read with the option engine (sim/tool_args.h). Errors are usage
+// errors (exit status 2).
 StatusOr<PlaceArgs> ParsePlaceArgs(const std::vector<std::string>& args);
 std::string PlaceUsage();
 

@@ -81,21 +81,32 @@ TEST(PlaceArgs, Parses) {
   EXPECT_TRUE(ParsePlaceArgs({"--bogus", "-h"}).ok() == false);
   EXPECT_TRUE(ParsePlaceArgs({"-h"})->help);
   EXPECT_TRUE(ParsePlaceArgs({"--cluster", "c", "--help"})->help);
+  // The option engine's forms: unique prefixes, "--name=value", a value that looks like an option.
+  a = ParsePlaceArgs({"--cl=c", "--qu", "-q", "--no", "--cyc=2"});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->cluster_path, "c");
+  EXPECT_EQ(a->queue_path, "-q");
+  EXPECT_FALSE(a->strict);
+  EXPECT_EQ(a->cycles, 2);
+  EXPECT_TRUE(ParsePlaceArgs({"--he", "--bogus"})->help);  // answered, the rest unread
 }
 
 TEST(PlaceArgs, UsageErrors) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{}, "--cluster FILE is required"},
       {{"--cluster", "c"}, "--queue FILE is required"},
-      {{"--cluster"}, "--cluster needs a value"},
+      {{"--cluster"}, "option '--cluster' requires an argument"},
       {{"--cluster="}, "--cluster needs a file name"},
       {{"--cluster", "a", "--cluster", "b"}, "--cluster given twice"},
       {{"--strict", "--no-strict"}, "--strict and --no-strict contradict each other"},
-      {{"--strict=yes"}, "--strict takes no value"},
+      {{"--strict=yes"}, "option '--strict' doesn't allow an argument"},
       {{"--cycles", "0"}, "--cycles: expected a number from 1 to 1000, got '0'"},
       {{"--cycles=x"}, "--cycles: expected a number from 1 to 1000, got 'x'"},
-      {{"--frobnicate"}, "unknown option '--frobnicate'"},
+      {{"--frobnicate"}, "unrecognized option '--frobnicate'"},
+      {{"-x"}, "invalid option -- 'x'"},
+      {{"--cl", "c", "--c", "2"}, "option '--c' is ambiguous; possibilities: '--cluster' '--cycles'"},
       {{"c.yaml"}, "unexpected argument 'c.yaml'"},
+      {{"--cluster", "c", "--queue", "q", "c.yaml", "--cycles", "0"}, "unexpected argument 'c.yaml'"},
   };
   for (const auto& [args, error] : cases) {
     StatusOr<PlaceArgs> a = ParsePlaceArgs(args);

@@ -13,8 +13,10 @@
 #include <ostream>
 
 #include "base/pretty_json.h"
+#include "model/option_engine.h"
 #include "sim/openb.h"
 #include "sim/svg_plot.h"
+#include "sim/tool_args.h"
 #include "sim/trace.h"
 
 namespace muster {
@@ -96,61 +98,91 @@ auto LoadTrace(const std::string& path, Parse parse) -> decltype(parse(std::stri
   return parse(*text, path);
 }
 
-int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  OpenbArgs a;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& k = args[i];
-    if (k == "-h" || k == "--help") {
-      out << SimUsage();
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      err << "muster sim openb: " << k << " needs a value (or is unknown)\n" << SimUsage();
-      return 2;
-    }
-    const std::string& v = args[++i];
-    if (k == "--nodes") {
-      a.nodes = v;
-    } else if (k == "--pods") {
-      a.pods = v;
-    } else if (k == "--policy") {
+enum OpenbOpt : int { kObNodes, kObPods, kObPolicy, kObSeeds, kObFirstSeed, kObRatio, kObJson, kObCsv, kObSvg };
+
+constexpr OptionSpec kOpenbOptions[] = {
+    {"nodes", 0, OptionArg::kRequired, OptionUse::kOwn, kObNodes},
+    {"pods", 0, OptionArg::kRequired, OptionUse::kOwn, kObPods},
+    {"policy", 0, OptionArg::kRequired, OptionUse::kOwn, kObPolicy},
+    {"seeds", 0, OptionArg::kRequired, OptionUse::kOwn, kObSeeds},
+    {"first-seed", 0, OptionArg::kRequired, OptionUse::kOwn, kObFirstSeed},
+    {"ratio", 0, OptionArg::kRequired, OptionUse::kOwn, kObRatio},
+    {"json", 0, OptionArg::kRequired, OptionUse::kOwn, kObJson},
+    {"csv", 0, OptionArg::kRequired, OptionUse::kOwn, kObCsv},
+    {"svg", 0, OptionArg::kRequired, OptionUse::kOwn, kObSvg},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+};
+
+// A bad value is the value's message alone; a line getopt cannot read also gets the usage.
+Status ApplyOpenbOption(const OptionOccurrence& o, OpenbArgs* a) {
+  const std::string& v = *o.value;
+  switch (static_cast<OpenbOpt>(o.spec->id)) {
+    case kObNodes:
+      a->nodes = v;
+      break;
+    case kObPods:
+      a->pods = v;
+      break;
+    case kObPolicy:
       if (v != "all") {
-        StatusOr<OpenbPolicy> p = ParseOpenbPolicy(v);
-        if (!p.ok()) {
-          err << "muster sim openb: " << p.status().message() << "\n";
-          return 2;
-        }
-        a.policies = {*p};
+        ASSIGN_OR_RETURN(OpenbPolicy p, ParseOpenbPolicy(v));
+        a->policies = {p};
       }
-    } else if (k == "--seeds" || k == "--first-seed") {
+      break;
+    case kObSeeds:
+    case kObFirstSeed: {
+      const bool seeds = o.spec->id == kObSeeds;
       int64_t n = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || p != v.data() + v.size() || n < (k == "--seeds" ? 1 : 0) || n > 1000000) {
-        err << "muster sim openb: " << k << " '" << v << "' is not a valid count\n";
-        return 2;
+      if (ec != std::errc() || p != v.data() + v.size() || n < (seeds ? 1 : 0) || n > 1000000) {
+        return InvalidArgument("--" + std::string(o.spec->name) + " '" + v + "' is not a valid count");
       }
-      if (k == "--seeds") {
-        a.seeds = static_cast<int>(n);
+      if (seeds) {
+        a->seeds = static_cast<int>(n);
       } else {
-        a.first_seed = static_cast<uint64_t>(n);
+        a->first_seed = static_cast<uint64_t>(n);
       }
-    } else if (k == "--ratio") {
-      char* end = nullptr;
-      a.ratio = std::strtod(v.c_str(), &end);
-      if (end != v.c_str() + v.size() || !(a.ratio > 0 && a.ratio <= 10)) {
-        err << "muster sim openb: --ratio '" << v << "' must be a number in (0, 10]\n";
-        return 2;
-      }
-    } else if (k == "--json") {
-      a.json = v;
-    } else if (k == "--csv") {
-      a.csv = v;
-    } else if (k == "--svg") {
-      a.svg = v;
-    } else {
-      err << "muster sim openb: unknown option '" << k << "'\n" << SimUsage();
-      return 2;
+      break;
     }
+    case kObRatio: {
+      char* end = nullptr;
+      a->ratio = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size() || !(a->ratio > 0 && a->ratio <= 10)) {
+        return InvalidArgument("--ratio '" + v + "' must be a number in (0, 10]");
+      }
+      break;
+    }
+    case kObJson:
+      a->json = v;
+      break;
+    case kObCsv:
+      a->csv = v;
+      break;
+    case kObSvg:
+      a->svg = v;
+      break;
+  }
+  return Status::Ok();
+}
+
+int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  OpenbArgs a;
+  bool bad_value = false;
+  StatusOr<ToolLine> parsed = ReadToolLine(kOpenbOptions, args, [&](const OptionOccurrence& o) {
+    Status st = ApplyOpenbOption(o, &a);
+    bad_value = !st.ok();
+    return st;
+  });
+  if (parsed.ok() && parsed->help) {
+    out << SimUsage();
+    return 0;
+  }
+  if (parsed.ok()) {
+    if (Status st = RefuseToolOperands(*parsed); !st.ok()) parsed = st;
+  }
+  if (!parsed.ok()) {
+    err << "muster sim openb: " << parsed.status().message() << "\n" << (bad_value ? "" : SimUsage());
+    return 2;
   }
   if (a.nodes.empty() || a.pods.empty()) {
     err << "muster sim openb: --nodes and --pods are required\n" << SimUsage();
@@ -309,14 +341,22 @@ std::string SimUsage() {
 }
 
 int SimMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    (args.empty() ? err : out) << SimUsage();
-    return args.empty() ? 2 : 0;
+  static constexpr OptionSpec kSimOptions[] = {{"help", 'h', OptionArg::kNone, OptionUse::kMeta}};
+  StatusOr<ToolLine> line = ReadToolLine(kSimOptions, args, [](const OptionOccurrence&) { return Status::Ok(); });
+  if (!line.ok()) {
+    err << "muster sim: " << line.status().message() << "\n" << SimUsage();
+    return 2;
   }
-  if (args[0] == "openb") return Openb(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-  if (args[0] == "philly") return SimPhilly(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-  if (args[0] == "swf") return SimSwf(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-  err << "muster sim: unknown benchmark '" << args[0] << "'\n" << SimUsage();
+  if (line->help || line->operands.empty()) {
+    (line->help ? out : err) << SimUsage();
+    return line->help ? 0 : 2;
+  }
+  const std::string& benchmark = line->operands[0];
+  const std::vector<std::string> rest(line->operands.begin() + 1, line->operands.end());
+  if (benchmark == "openb") return Openb(rest, out, err);
+  if (benchmark == "philly") return SimPhilly(rest, out, err);
+  if (benchmark == "swf") return SimSwf(rest, out, err);
+  err << "muster sim: unknown benchmark '" << benchmark << "'\n" << SimUsage();
   return 2;
 }
 

@@ -154,3 +154,61 @@ TEST_F(SimSwfCommand, BadInputIsNamed) {
 
 }  // namespace
 }  // namespace muster
+
+namespace muster {
+namespace {
+
+// The command lines of `muster sim` and its benchmarks, read with the option engine: getopt's
+// messages for a line it cannot read (with the usage), the command's own for a bad value.
+TEST_F(SimPhillyCommand, OptionsAreReadWithTheEngine) {
+  // "--name=value" and unique prefixes.
+  ASSERT_EQ(Run({"philly", "--trace=" + (dir_ / "philly.csv").string(), "--clu", (dir_ / "cluster.yaml").string(),
+                 "--pol=fifo", "--restart=0", "--check"}),
+            0)
+      << err_.str();
+  EXPECT_NE(out_.str().find("Philly queueing: 3 jobs, 1 nodes of "), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("fifo"), std::string::npos) << out_.str();
+  EXPECT_EQ(Run({"philly", "--he", "--bogus"}), 0);  // answered, the rest unread
+  EXPECT_EQ(out_.str(), SimPhillyUsage());
+  EXPECT_EQ(Run({"swf", "-h"}), 0);
+  EXPECT_EQ(out_.str(), SimSwfUsage());
+}
+
+TEST_F(SimPhillyCommand, BadOptionsInGetoptsWords) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus"}, "muster sim: unrecognized option '--bogus'\n" + SimUsage()},
+      {{"philly", "--trace"}, "muster sim philly: option '--trace' requires an argument\n" + SimPhillyUsage()},
+      {{"philly", "--cpus-per-node", "4"}, "muster sim philly: unrecognized option '--cpus-per-node'\n" +
+                                               SimPhillyUsage()},  // swf's alone
+      {{"philly", "--c", "x"}, "muster sim philly: option '--c' is ambiguous; possibilities: '--cluster' '--csv' "
+                               "'--check-caches'\n" + SimPhillyUsage()},
+      {{"philly", "--check-caches=1"}, "muster sim philly: option '--check-caches' doesn't allow an argument\n" +
+                                           SimPhillyUsage()},
+      {{"philly", "--trace", "t.csv", "more.csv"}, "muster sim philly: unexpected argument 'more.csv'\n" +
+                                                       SimPhillyUsage()},
+      {{"swf", "-x"}, "muster sim swf: invalid option -- 'x'\n" + SimSwfUsage()},
+      {{"swf", "--trace", "t", "--cpus", "0"}, "muster sim swf: --cpus-per-node '0' is not a CPU count\n" +
+                                                   SimSwfUsage()},
+      {{"openb", "--nodes"}, "muster sim openb: option '--nodes' requires an argument\n" + SimUsage()},
+      {{"openb", "--nodes", "n.csv", "p.csv"}, "muster sim openb: unexpected argument 'p.csv'\n" + SimUsage()},
+      // A bad value: its message alone, as before.
+      {{"openb", "--seeds", "0"}, "muster sim openb: --seeds '0' is not a valid count\n"},
+      {{"openb", "--first=x"}, "muster sim openb: --first-seed 'x' is not a valid count\n"},
+      {{"openb", "--ratio", "11"}, "muster sim openb: --ratio '11' must be a number in (0, 10]\n"},
+      {{"openb", "--pods=p.csv"}, "muster sim openb: --nodes and --pods are required\n" + SimUsage()},
+  };
+  for (const auto& [args, error] : cases) {
+    EXPECT_EQ(Run(args), 2) << args[0];
+    EXPECT_EQ(err_.str(), error);
+    EXPECT_EQ(out_.str(), "");
+  }
+  EXPECT_EQ(Run({}), 2);
+  EXPECT_EQ(err_.str(), SimUsage());
+  EXPECT_EQ(Run({"--help"}), 0);
+  EXPECT_EQ(out_.str(), SimUsage());
+  EXPECT_EQ(Run({"openb", "--help"}), 0);
+  EXPECT_EQ(out_.str(), SimUsage());
+}
+
+}  // namespace
+}  // namespace muster

@@ -15,10 +15,12 @@
 #include "base/strings.h"
 #include "config/slurm_conf.h"
 #include "model/job_request.h"
+#include "model/option_engine.h"
 #include "sched/mix_learner.h"
 #include "sim/metrics.h"
 #include "sim/queue_bench.h"
 #include "sim/svg_plot.h"
+#include "sim/tool_args.h"
 #include "sim/trace.h"
 
 namespace muster {
@@ -115,82 +117,135 @@ std::string SimSwfUsage() {
 
 namespace {
 
+enum QueueOpt : int {
+  kQuTrace, kQuCluster, kQuPolicy, kQuNodes, kQuSlice, kQuOverestimate, kQuRestartPenalty, kQuLasQueues,
+  kQuMinRuntime, kQuPlacement, kQuJson, kQuCsv, kQuSvg, kQuCheckCaches, kQuCpusPerNode,
+};
+
+// swf's options; philly's are all but the last (--cpus-per-node).
+constexpr OptionSpec kQueueOptions[] = {
+    {"trace", 0, OptionArg::kRequired, OptionUse::kOwn, kQuTrace},
+    {"cluster", 0, OptionArg::kRequired, OptionUse::kOwn, kQuCluster},
+    {"policy", 0, OptionArg::kRequired, OptionUse::kOwn, kQuPolicy},
+    {"nodes", 0, OptionArg::kRequired, OptionUse::kOwn, kQuNodes},
+    {"slice", 0, OptionArg::kRequired, OptionUse::kOwn, kQuSlice},
+    {"overestimate", 0, OptionArg::kRequired, OptionUse::kOwn, kQuOverestimate},
+    {"restart-penalty", 0, OptionArg::kRequired, OptionUse::kOwn, kQuRestartPenalty},
+    {"las-queues", 0, OptionArg::kRequired, OptionUse::kOwn, kQuLasQueues},
+    {"min-runtime", 0, OptionArg::kRequired, OptionUse::kOwn, kQuMinRuntime},
+    {"placement", 0, OptionArg::kRequired, OptionUse::kOwn, kQuPlacement},
+    {"json", 0, OptionArg::kRequired, OptionUse::kOwn, kQuJson},
+    {"csv", 0, OptionArg::kRequired, OptionUse::kOwn, kQuCsv},
+    {"svg", 0, OptionArg::kRequired, OptionUse::kOwn, kQuSvg},
+    {"check-caches", 0, OptionArg::kNone, OptionUse::kOwn, kQuCheckCaches},
+    {"help", 'h', OptionArg::kNone, OptionUse::kMeta},
+    {"cpus-per-node", 0, OptionArg::kRequired, OptionUse::kOwn, kQuCpusPerNode},
+};
+
+// One option's value into `a`; a bad value is InvalidArgument with the message the command prints.
+Status ApplyQueueOption(const OptionOccurrence& o, QueueArgs* a) {
+  const std::string v = o.value.value_or("");
+  auto number = [&](double lo, double hi, double* outv) {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(d) || d < lo || d > hi) return false;
+    *outv = d;
+    return true;
+  };
+  // A whole number in [lo, hi], else "--name 'v' is not <what>".
+  auto whole = [&](double lo, double hi, const char* what, int64_t* outv) -> Status {
+    double d = 0;
+    if (!number(lo, hi, &d) || d != std::floor(d)) {
+      return InvalidArgument("--" + std::string(o.spec->name) + " '" + v + "' is not " + what);
+    }
+    *outv = static_cast<int64_t>(d);
+    return Status::Ok();
+  };
+  int64_t n = 0;
+  switch (static_cast<QueueOpt>(o.spec->id)) {
+    case kQuTrace:
+      a->trace = v;
+      break;
+    case kQuCluster:
+      a->cluster_file = v;
+      break;
+    case kQuPolicy:
+      if (v != "all") {
+        ASSIGN_OR_RETURN(QueuePolicy p, ParseQueuePolicy(v));
+        a->policies = {p};
+      }
+      break;
+    case kQuNodes:
+      RETURN_IF_ERROR(whole(1, 100000, "a node count", &n));
+      a->cluster.nodes = static_cast<int>(n);
+      a->nodes_given = true;
+      break;
+    case kQuCpusPerNode:
+      RETURN_IF_ERROR(whole(1, 100000, "a CPU count", &n));
+      a->cpus_per_node = static_cast<int>(n);
+      break;
+    case kQuSlice:
+      RETURN_IF_ERROR(whole(1, 1e9, "a job count", &a->slice));
+      break;
+    case kQuOverestimate:
+      if (!number(1, 1000, &a->overestimate)) {
+        return InvalidArgument("--overestimate '" + v + "' is not a factor of at least 1");
+      }
+      break;
+    case kQuRestartPenalty:
+      RETURN_IF_ERROR(whole(0, 1e7, "seconds", &a->restart_penalty_s));
+      break;
+    case kQuLasQueues:
+      a->las_limits.clear();
+      for (const std::string& part : Split(v, ',')) {
+        StatusOr<int64_t> t = ParseTimeSpec(part);
+        if (!t.ok() || *t <= 0 || (!a->las_limits.empty() && *t <= a->las_limits.back())) {
+          return InvalidArgument("--las-queues '" + v + "' is not a list of ascending times (GPU-seconds)");
+        }
+        a->las_limits.push_back(*t);
+      }
+      break;
+    case kQuMinRuntime:
+      RETURN_IF_ERROR(whole(0, 1e7, "seconds", &a->min_runtime_s));
+      break;
+    case kQuPlacement: {
+      StatusOr<bool> learned = ParsePlacement(v);
+      if (!learned.ok()) return InvalidArgument("--placement " + learned.status().message());
+      a->learn_mix = *learned;
+      break;
+    }
+    case kQuJson:
+      a->json = v;
+      break;
+    case kQuCsv:
+      a->csv = v;
+      break;
+    case kQuSvg:
+      a->svg = v;
+      break;
+    case kQuCheckCaches:
+      a->check_caches = true;
+      break;
+  }
+  return Status::Ok();
+}
+
 int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   QueueArgs a;
   a.kind = kind;
   const bool swf = kind == TraceKind::kSwf;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& k = args[i];
-    if (k == "-h" || k == "--help") {
-      out << (swf ? SimSwfUsage() : SimPhillyUsage());
-      return 0;
-    }
-    if (k == "--check-caches") {
-      a.check_caches = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) return Fail(err, a.kind, k + " needs a value (or is unknown)", 2);
-    const std::string& v = args[++i];
-    auto number = [&](double lo, double hi, double* outv) {
-      char* end = nullptr;
-      const double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(d) || d < lo || d > hi) return false;
-      *outv = d;
-      return true;
-    };
-    double d = 0;
-    if (k == "--trace") {
-      a.trace = v;
-    } else if (k == "--cluster") {
-      a.cluster_file = v;
-    } else if (k == "--policy") {
-      if (v != "all") {
-        StatusOr<QueuePolicy> p = ParseQueuePolicy(v);
-        if (!p.ok()) return Fail(err, a.kind, p.status().message(), 2);
-        a.policies = {*p};
-      }
-    } else if (k == "--nodes") {
-      if (!number(1, 100000, &d) || d != std::floor(d)) return Fail(err, a.kind, "--nodes '" + v + "' is not a node count", 2);
-      a.cluster.nodes = static_cast<int>(d);
-      a.nodes_given = true;
-    } else if (k == "--cpus-per-node" && swf) {
-      if (!number(1, 100000, &d) || d != std::floor(d)) return Fail(err, a.kind, "--cpus-per-node '" + v + "' is not a CPU count", 2);
-      a.cpus_per_node = static_cast<int>(d);
-    } else if (k == "--slice") {
-      if (!number(1, 1e9, &d) || d != std::floor(d)) return Fail(err, a.kind, "--slice '" + v + "' is not a job count", 2);
-      a.slice = static_cast<int64_t>(d);
-    } else if (k == "--overestimate") {
-      if (!number(1, 1000, &d)) return Fail(err, a.kind, "--overestimate '" + v + "' is not a factor of at least 1", 2);
-      a.overestimate = d;
-    } else if (k == "--restart-penalty") {
-      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--restart-penalty '" + v + "' is not seconds", 2);
-      a.restart_penalty_s = static_cast<int64_t>(d);
-    } else if (k == "--las-queues") {
-      a.las_limits.clear();
-      for (const std::string& part : Split(v, ',')) {
-        StatusOr<int64_t> t = ParseTimeSpec(part);
-        if (!t.ok() || *t <= 0 || (!a.las_limits.empty() && *t <= a.las_limits.back())) {
-          return Fail(err, a.kind, "--las-queues '" + v + "' is not a list of ascending times (GPU-seconds)", 2);
-        }
-        a.las_limits.push_back(*t);
-      }
-    } else if (k == "--min-runtime") {
-      if (!number(0, 1e7, &d) || d != std::floor(d)) return Fail(err, a.kind, "--min-runtime '" + v + "' is not seconds", 2);
-      a.min_runtime_s = static_cast<int64_t>(d);
-    } else if (k == "--placement") {
-      StatusOr<bool> learned = ParsePlacement(v);
-      if (!learned.ok()) return Fail(err, a.kind, "--placement " + learned.status().message(), 2);
-      a.learn_mix = *learned;
-    } else if (k == "--json") {
-      a.json = v;
-    } else if (k == "--csv") {
-      a.csv = v;
-    } else if (k == "--svg") {
-      a.svg = v;
-    } else {
-      return Fail(err, a.kind, "unknown option '" + k + "'", 2);
-    }
+  const OptionTable all = kQueueOptions;
+  const OptionTable table = swf ? all : all.first(all.size() - 1);
+  StatusOr<ToolLine> parsed =
+      ReadToolLine(table, args, [&](const OptionOccurrence& o) { return ApplyQueueOption(o, &a); });
+  if (parsed.ok() && parsed->help) {
+    out << (swf ? SimSwfUsage() : SimPhillyUsage());
+    return 0;
   }
+  if (parsed.ok()) {
+    if (Status st = RefuseToolOperands(*parsed); !st.ok()) parsed = st;
+  }
+  if (!parsed.ok()) return Fail(err, a.kind, parsed.status().message(), 2);
   if (a.trace.empty()) return Fail(err, a.kind, "--trace is required", 2);
   std::string svg2 = a.svg;
   if (!svg2.empty()) {
