@@ -46,6 +46,7 @@ void Agent::WakeReaper() {
 }
 
 Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)), clock_(clock) {
+  AddRoutes();
   // NVML GPUs are read through the library discovery used; fake ones by formula (node_metrics.h).
   gpu_reader_ = std::make_unique<GpuReader>(GpuReader::Options{
       opt_.node.gpus, opt_.nvml_index.empty() ? "" : opt_.nvml_library, opt_.nvml_index, opt_.gpu_devices.minors, 1000});
@@ -127,10 +128,8 @@ Status Agent::Start() {
   so.tokens = opt_.tokens;  // TCP callers: the controller and srun present tokens
   so.tls_cert_file = opt_.tls_cert_file;
   so.tls_key_file = opt_.tls_key_file;
-  so.body_limit = [](std::string_view method, std::string_view path) -> int64_t {
-    if (method == "POST" && path == "/v1/launch") return 16 << 20;  // the job, its script included
-    if (method == "POST" && path == "/v1/step") return 8 << 20;     // srun's environment and arguments
-    return 64 << 10;
+  so.body_limit = [this](std::string_view method, std::string_view path) {
+    return router_.BodyLimit(method, path);  // each route's (AddRoutes)
   };
   so.privileged_uids = opt_.trusted_uids;
   so.privileged_uids.push_back(0);
@@ -301,22 +300,26 @@ bool Agent::Trusted(const Caller& c) const {
   return false;
 }
 
+void Agent::AddRoutes() {
+  // The job, its script included; srun's environment and arguments; the rest 64 KiB.
+  router_.Add("POST", "/v1/launch", 16 << 20, [this](const HttpRequest& r) { return Launch(r); });
+  router_.Add("POST", "/v1/signal", [this](const HttpRequest& r) { return Signal(r); });
+  router_.Add("GET", "/v1/token", [this](const HttpRequest& r) { return Token(r); });
+  router_.Add("POST", "/v1/step", 8 << 20, [this](const HttpRequest& r) { return Step(r); });
+  router_.Add("POST", "/v1/signal-step", [this](const HttpRequest& r) { return SignalStep(r); });
+  router_.Add("GET", "/metrics", [this](const HttpRequest& r) { return Metrics(r); });
+  router_.Add("GET", "/v1/ping", [this](const HttpRequest&) {
+    return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load(), witness_ ? witness_->HeardMsAgo() : -1});
+  });
+}
+
 HttpResponse Agent::Handle(const HttpRequest& r) {
   // Who is calling must be known for everything that acts on jobs: over TCP a request without a
   // valid token (none, forged, expired) is refused here. /v1/token says why it refuses itself.
   if (r.method == "POST" && !r.caller.authenticated) {
     return HttpResponse::Error(401, "authentication required: " + r.caller.error);
   }
-  if (r.method == "POST" && r.path == "/v1/launch") return Launch(r);
-  if (r.method == "POST" && r.path == "/v1/signal") return Signal(r);
-  if (r.method == "GET" && r.path == "/v1/token") return Token(r);
-  if (r.method == "POST" && r.path == "/v1/step") return Step(r);
-  if (r.method == "POST" && r.path == "/v1/signal-step") return SignalStep(r);
-  if (r.method == "GET" && r.path == "/metrics") return Metrics(r);
-  if (r.method == "GET" && r.path == "/v1/ping") {
-    return JsonOk(AgentPing{opt_.node.name, RunningJobs(), registered_.load(), witness_ ? witness_->HeardMsAgo() : -1});
-  }
-  return HttpResponse::Error(404, "no such path: " + r.path);
+  return router_.Handle(r);
 }
 
 std::vector<JobOnNode> Agent::JobsOnNode() const {

@@ -155,6 +155,8 @@ class Agent {
     std::map<int, bool> step_cgroups;
     int mps_gpu = -1;              // the shared GPU whose MPS daemon this run holds (mps.h)
   };
+  // The routes of the agent's HTTP API, with the largest body each takes (the server's limits).
+  void AddRoutes();
   HttpResponse Launch(const HttpRequest& request);
   HttpResponse Signal(const HttpRequest& request);
   HttpResponse Token(const HttpRequest& request);
@@ -219,6 +221,7 @@ class Agent {
 
   AgentOptions opt_;
   const Clock* clock_;
+  Router router_;  // built once, in the constructor (AddRoutes)
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<ControllerLink> ctld_;  // used by the controller thread only
   int64_t ctld_switches_ = 0;             // ctld_->switches() when last looked (controller thread)

@@ -69,7 +69,8 @@ void AddConfigFileRoutes(Controller& c, Router& r, const ServedConfig& served, R
     }
     return Ok(served);
   });
-  r.Add("POST", "/v1/reconfigure", [&c, reconfigure = std::move(reconfigure)](const HttpRequest& req) {
+  r.Add("POST", "/v1/reconfigure", kChangeBodyLimit,
+        [&c, reconfigure = std::move(reconfigure)](const HttpRequest& req) {
     // Slurm's refusal (ESLURM_USER_ID_MISSING): scontrol prints "slurm_reconfigure error: Invalid user id".
     if (!c.IsAdmin(req.caller)) return ErrorResponse(Status(StatusCode::kPermissionDenied, "Invalid user id"));
     if (Status st = reconfigure(); !st.ok()) {

@@ -175,7 +175,7 @@ void AddMetricsRoutes(Controller& c, Router& r, int server_threads) {
     return HttpResponse{200, prom::kContentType, std::move(*text)};
   });
   r.Add("GET", "/v1/diag", [&c, server_threads](const HttpRequest&) { return Ok(ControllerDiag(c, server_threads)); });
-  r.Add("POST", "/v1/diag/reset", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/diag/reset", kChangeBodyLimit, [&c](const HttpRequest& req) {
     if (!c.IsAdmin(req.caller)) return ErrorResponse(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
     c.stats().Reset(c.NowSeconds());
     return Ok();

@@ -220,10 +220,8 @@ int Main(int argc, char** argv) {
   opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (rest_listen too)
   opt.tls_key_file = conf->tls_key_file;
   opt.threads = 4;
-  opt.body_limit = [](std::string_view method, std::string_view path) {
-    return slurmrest::IsSlurmRestPath(path) ? slurmrest::SlurmRestBodyLimit(method, path)
-                                            : ControllerBodyLimit(method, path);
-  };
+  // A standby has no routes yet: the limits the leader's routes have (once they exist, theirs).
+  opt.body_limit = ControllerUnroutedBodyLimit;
   // Root, the controller's own uid and the admins (the agents among them) are never shut out by
   // users holding connections.
   opt.privileged_uids = conf->admin_uids;
@@ -297,7 +295,11 @@ int Main(int argc, char** argv) {
   slurmrest::RestOptions rest;
   rest.jwt_key = jwt_key;
   rest.server_threads = 4;
-  Router router;
+  // Each route carries its body limit: the servers ask their router.
+  Router router(ControllerUnroutedBodyLimit);
+  opt.body_limit = [&router](std::string_view method, std::string_view path) {
+    return router.BodyLimit(method, path);
+  };
   AddControllerRoutes(controller, router, jwt_key, conf->jwt_max_lifespan_s);
   api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
   // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
@@ -323,7 +325,7 @@ int Main(int argc, char** argv) {
   router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);
   api::AddDashboardRoutes(controller, router, jwt_key);
-  Router rest_router;
+  Router rest_router(slurmrest::SlurmRestBodyLimit);
   slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
   api::AddDashboardRoutes(controller, rest_router, jwt_key);  // a browser's JWT, as the REST API's
   rest_router.SetObserver(timed);
@@ -362,7 +364,9 @@ int Main(int argc, char** argv) {
       });
     };
     ro.unauthenticated_reply = [](const std::string&) { return slurmrest::AuthenticationFailure(); };
-    ro.body_limit = slurmrest::SlurmRestBodyLimit;
+    ro.body_limit = [&rest_router](std::string_view method, std::string_view path) {
+      return rest_router.BodyLimit(method, path);
+    };
     ro.privileged_uids = opt.privileged_uids;
     ro.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: the same certificate and key
     ro.tls_key_file = conf->tls_key_file;

@@ -16,6 +16,13 @@
 
 namespace muster::api {
 
+// The largest request bodies the controller's routes take (Router::Add; a larger one is answered
+// 413 unread): a submission (its script, at most ControllerConfig::max_script_bytes, escaped in
+// JSON, with its environment) and the agents' reports 16 MiB; other changes 1 MiB; reads
+// Router::kDefaultBodyLimit (64 KiB).
+constexpr int64_t kLargeBodyLimit = 16 << 20;
+constexpr int64_t kChangeBodyLimit = 1 << 20;
+
 // 200 with {}.
 HttpResponse Ok();
 // A wire answer (api/wire/codec.h) with status 200.

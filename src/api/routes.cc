@@ -1,5 +1,8 @@
 #include "api/routes.h"
 
+#include "api/route_util.h"
+#include "api/slurmrest/slurmrest.h"
+
 namespace muster {
 
 void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key,
@@ -11,10 +14,11 @@ void AddControllerRoutes(Controller& controller, Router& router, const std::stri
   api::AddAccountRoutes(controller, router);
 }
 
-int64_t ControllerBodyLimit(std::string_view method, std::string_view path) {
-  if (method == "GET" || method == "HEAD") return 64 << 10;
-  if (method == "POST" && (path == "/v1/jobs" || path.starts_with("/v1/agent/"))) return 16 << 20;
-  return 1 << 20;
+int64_t ControllerUnroutedBodyLimit(std::string_view method, std::string_view path) {
+  if (slurmrest::IsSlurmRestPath(path)) return slurmrest::SlurmRestBodyLimit(method, path);
+  if (method == "GET" || method == "HEAD") return Router::kDefaultBodyLimit;
+  if (method == "POST" && (path == "/v1/jobs" || path.starts_with("/v1/agent/"))) return api::kLargeBodyLimit;
+  return api::kChangeBodyLimit;
 }
 
 }  // namespace muster

@@ -30,9 +30,11 @@ namespace muster {
 void AddControllerRoutes(Controller& controller, Router& router, const std::string& jwt_key = "",
                          int64_t jwt_max_lifespan_s = kDefaultJwtMaxLifespanSeconds);
 
-// The largest request body each route takes (HttpServer::Options::body_limit): a submission (its
-// script, at most ControllerConfig::max_script_bytes, escaped in JSON, with its environment) and
-// the agents' reports 16 MiB; other changes 1 MiB; reads 64 KiB.
-int64_t ControllerBodyLimit(std::string_view method, std::string_view path);
+// The body limit of a request no route of the controller's takes (each route has its own,
+// api/route_util.h): an unknown path's (answered 404 or 405), and every request of a standby's,
+// which answers them all before any route exists. The REST API's rule on its paths, else the
+// routes' families': reads 64 KiB, submissions and the agents' reports 16 MiB, other changes
+// 1 MiB; so a standby takes what the leader's routes take (routes_test.cc holds them to it).
+int64_t ControllerUnroutedBodyLimit(std::string_view method, std::string_view path);
 
 }  // namespace muster

@@ -148,7 +148,7 @@ void AddAccountRoutes(Controller& c, Router& r) {
     return Ok(answer);
   });
 
-  r.Add("POST", "/v1/policy", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/policy", kChangeBodyLimit, [&c](const HttpRequest& req) {
     // Admins only, before anything of the body is looked at.
     if (!c.IsAdmin(req.caller)) {
       return ErrorResponse(Status(StatusCode::kPermissionDenied,

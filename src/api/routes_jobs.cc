@@ -96,7 +96,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     return Ok(answer);
   });
 
-  r.Add("POST", "/v1/jobs", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs", kLargeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<SubmitRequest> decoded = wire::Decode<SubmitRequest>(req.body);
     if (!decoded.ok()) return ErrorResponse(decoded.status());
     const SubmitRequest& s = *decoded;
@@ -158,7 +158,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     return Ok(*answer);
   });
 
-  r.Add("DELETE", "/v1/jobs/{id}", [&c](const HttpRequest& req) {
+  r.Add("DELETE", "/v1/jobs/{id}", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     int signal = 0;
@@ -178,7 +178,7 @@ void AddJobRoutes(Controller& c, Router& r) {
 
   for (const char* verb : {"hold", "release"}) {
     const bool hold = std::string(verb) == "hold";
-    r.Add("POST", std::string("/v1/jobs/{id}/") + verb, [&c, hold](const HttpRequest& req) {
+    r.Add("POST", std::string("/v1/jobs/{id}/") + verb, kChangeBodyLimit, [&c, hold](const HttpRequest& req) {
       StatusOr<int64_t> id = ParseId(req.params.at("id"));
       if (!id.ok()) return ErrorResponse(id.status());
       Status st = c.Hold(*id, hold, req.caller);
@@ -188,7 +188,7 @@ void AddJobRoutes(Controller& c, Router& r) {
   }
 
   // salloc: its command exited; {"exit_code": N}.
-  r.Add("POST", "/v1/jobs/{id}/complete", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs/{id}/complete", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<ExitCode> done = wire::Decode<ExitCode>(req.body);
@@ -198,7 +198,7 @@ void AddJobRoutes(Controller& c, Router& r) {
     return Ok();
   });
 
-  r.Add("POST", "/v1/jobs/{id}/requeue", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs/{id}/requeue", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     Status st = c.Requeue(*id, req.caller);
@@ -207,7 +207,7 @@ void AddJobRoutes(Controller& c, Router& r) {
   });
 
   // scontrol update JobId=: {"fields": {"TimeLimit": "10", "JobName": "x", ...}} (Controller::UpdateJob).
-  r.Add("POST", "/v1/jobs/{id}/update", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs/{id}/update", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<JobUpdate> update = wire::Decode<JobUpdate>(req.body);

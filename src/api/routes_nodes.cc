@@ -25,7 +25,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     return Ok(answer);
   });
 
-  r.Add("POST", "/v1/nodes/{name}", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/nodes/{name}", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<NodeUpdate> update = wire::Decode<NodeUpdate>(req.body);
     if (!update.ok()) return ErrorResponse(update.status());
     Status st = c.UpdateNode(req.params.at("name"), update->state, update->reason, req.caller);
@@ -37,7 +37,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     return Ok(PartitionsAnswer{c.ListPartitions()});
   });
 
-  r.Add("POST", "/v1/agent/register", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/agent/register", kLargeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<Registration> reg = ReadBody<Registration>(req);  // one parse, one decode
     if (!reg.ok()) return ErrorResponse(reg.status());
     if (!reg->node) return ErrorResponse(InvalidArgument("missing 'node'"));
@@ -51,7 +51,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     return Ok(*orders);
   });
 
-  r.Add("POST", "/v1/agent/heartbeat", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/agent/heartbeat", kLargeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<Heartbeat> beat = wire::Decode<Heartbeat>(req.body);
     if (beat.ok()) {
       StatusOr<NodeReport> checked = wire::CheckedNodeReport(std::move(beat->report));
@@ -66,7 +66,7 @@ void AddNodeRoutes(Controller& c, Router& r) {
     return Ok(*orders);
   });
 
-  r.Add("POST", "/v1/agent/exit", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/agent/exit", kLargeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<ExitNotice> notice = wire::Decode<ExitNotice>(req.body);
     if (!notice.ok()) return ErrorResponse(notice.status());
     Status st = c.JobExited(notice->exit.job_id, notice->node, notice->exit.report, req.caller);

@@ -12,7 +12,7 @@ namespace bj = wire::bj;
 
 void AddStepRoutes(Controller& c, Router& r) {
   // srun: a step of a running job, with where its tasks go (docs/api.md).
-  r.Add("POST", "/v1/jobs/{id}/steps", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs/{id}/steps", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<StepCreate> wanted = wire::Decode<StepCreate>(req.body);
@@ -43,7 +43,7 @@ void AddStepRoutes(Controller& c, Router& r) {
     return Ok(answer);
   });
 
-  r.Add("POST", "/v1/jobs/{id}/steps/{step}/done", [&c](const HttpRequest& req) {
+  r.Add("POST", "/v1/jobs/{id}/steps/{step}/done", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
     StatusOr<int64_t> step = ParseId(req.params.at("step"));

@@ -17,7 +17,7 @@ void AddTokenRoutes(Controller& c, Router& r, const std::string& jwt_key, int64_
   // the maximum, if shorter); over the maximum (controller.jwt_max_lifespan, Slurm's
   // max_token_lifespan), refused with ESLURM_INVALID_TIME_LIMIT's words, but for root and the
   // admins, who stand for SlurmUser there.
-  r.Add("POST", "/v1/jwt", [&c, jwt_key, max_lifespan_s](const HttpRequest& req) {
+  r.Add("POST", "/v1/jwt", kChangeBodyLimit, [&c, jwt_key, max_lifespan_s](const HttpRequest& req) {
     StatusOr<JwtRequest> ask = wire::Decode<JwtRequest>(req.body);
     if (!ask.ok()) return ErrorResponse(ask.status());
     if (jwt_key.empty()) {

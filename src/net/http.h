@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,10 @@ struct HttpRequest {
   std::string body;
   Caller caller;
   std::string peer;                            // the other end, for logs: "127.0.0.1:41234" or "unix pid 812"
-  std::map<std::string, std::string> params;   // filled by Router from "{name}" path segments (decoded)
+  // Filled by Router::Handle from "{name}" path segments (decoded) on the request it is handed:
+  // mutable so that a route's handler sees the server's own request, not a copy of a body that may
+  // be megabytes (the server builds one request per call, so no other thread sees it).
+  mutable std::map<std::string, std::string> params;
 };
 
 struct HttpResponse {
@@ -48,11 +52,34 @@ struct HttpResponse {
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 // Routes by method and path pattern ("/v1/jobs/{id}"); 404 for unknown paths, 405 for a known
-// path with another method. Thread-safe once built.
+// path with another method. Each route carries the largest request body it takes, so that a
+// server's body limit (HttpServer::Options::body_limit) comes from the same table as its routes.
+// Thread-safe once built.
 class Router {
  public:
-  void Add(const std::string& method, const std::string& pattern, HttpHandler handler);
-  HttpResponse Handle(HttpRequest request) const;
+  using BodyLimitRule = std::function<int64_t(std::string_view method, std::string_view path)>;
+  static constexpr int64_t kDefaultBodyLimit = 64 << 10;
+  // `unrouted`: the body limit of a request no route takes (an unknown path, or a method its path
+  // has no route for: answered 404 or 405); nullptr: kDefaultBodyLimit.
+  Router() = default;
+  explicit Router(BodyLimitRule unrouted) : unrouted_(std::move(unrouted)) {}
+  // `body_limit`: the largest request body the route takes (a larger one is answered 413 unread).
+  void Add(const std::string& method, const std::string& pattern, int64_t body_limit, HttpHandler handler);
+  void Add(const std::string& method, const std::string& pattern, HttpHandler handler) {
+    Add(method, pattern, kDefaultBodyLimit, std::move(handler));
+  }
+  // Fills request.params and calls the route's handler with the request itself (no copy).
+  HttpResponse Handle(const HttpRequest& request) const;
+  // The body limit of the route Handle would choose for `method` and `path` (the most specific
+  // one), else the `unrouted` rule's. For HttpServer::Options::body_limit.
+  int64_t BodyLimit(std::string_view method, std::string_view path) const;
+  // Every route as added (its handler left out), for checks of the table.
+  struct RouteInfo {
+    std::string method;
+    std::string pattern;
+    int64_t body_limit;
+  };
+  std::vector<RouteInfo> Routes() const;
   // Called after each request a route answered, on the handler's thread: the request (its method
   // and caller), the route's pattern as added ("/v1/jobs/{id}", never the path with its ids) and
   // the handler's wall time. Set before serving; it must be thread-safe.
@@ -65,8 +92,14 @@ class Router {
     std::vector<std::string> parts;
     HttpHandler handler;
     std::string pattern;
+    int64_t body_limit;
   };
+  // The most specific route for `method` and the path's `parts`, or nullptr; then `allowed` (when
+  // given) holds the methods of the routes the path has.
+  const Route* Match(std::string_view method, const std::vector<std::string>& parts,
+                     std::set<std::string>* allowed) const;
   std::vector<Route> routes_;
+  BodyLimitRule unrouted_;
   Observer observer_;
 };
 

@@ -35,15 +35,14 @@ HttpResponse HttpResponse::Error(int status, const std::string& message) {
   return Json(status, PrettyJson(boost::json::object{{"error", message}}, -1));
 }
 
-void Router::Add(const std::string& method, const std::string& pattern, HttpHandler handler) {
-  routes_.push_back(Route{method, SplitPath(pattern), std::move(handler), pattern});
+void Router::Add(const std::string& method, const std::string& pattern, int64_t body_limit, HttpHandler handler) {
+  routes_.push_back(Route{method, SplitPath(pattern), std::move(handler), pattern, body_limit});
 }
 
-HttpResponse Router::Handle(HttpRequest request) const {
-  std::vector<std::string> parts = SplitPath(request.path);
+const Router::Route* Router::Match(std::string_view method, const std::vector<std::string>& parts,
+                                   std::set<std::string>* allowed) const {
   const Route* best = nullptr;
   int best_literals = -1;
-  std::set<std::string> allowed;
   for (const Route& route : routes_) {
     if (route.parts.size() != parts.size()) continue;
     int literals = 0;
@@ -54,8 +53,8 @@ HttpResponse Router::Handle(HttpRequest request) const {
       ++literals;
     }
     if (!match) continue;
-    if (route.method != request.method) {
-      allowed.insert(route.method);
+    if (route.method != method) {
+      if (allowed != nullptr) allowed->insert(route.method);
       continue;
     }
     // The most specific pattern wins: "/v1/jobs/stats" over "/v1/jobs/{id}"; ties go to the first added.
@@ -64,6 +63,24 @@ HttpResponse Router::Handle(HttpRequest request) const {
       best_literals = literals;
     }
   }
+  return best;
+}
+
+int64_t Router::BodyLimit(std::string_view method, std::string_view path) const {
+  if (const Route* route = Match(method, SplitPath(path), nullptr)) return route->body_limit;
+  return unrouted_ ? unrouted_(method, path) : kDefaultBodyLimit;
+}
+
+std::vector<Router::RouteInfo> Router::Routes() const {
+  std::vector<RouteInfo> routes;
+  for (const Route& r : routes_) routes.push_back(RouteInfo{r.method, r.pattern, r.body_limit});
+  return routes;
+}
+
+HttpResponse Router::Handle(const HttpRequest& request) const {
+  const std::vector<std::string> parts = SplitPath(request.path);
+  std::set<std::string> allowed;
+  const Route* best = Match(request.method, parts, &allowed);
   if (best == nullptr) {
     if (allowed.empty()) return HttpResponse::Error(404, "no such path: " + request.path);
     std::string list;

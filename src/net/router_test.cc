@@ -87,6 +87,62 @@ TEST_F(RouterTest, KnownPathWithOtherMethodIs405NamingTheAllowedOnes) {
   EXPECT_NE(ErrorOf(r).find("GET, POST"), std::string::npos);
 }
 
+TEST(RouterBodyLimit, TheRouteHandleWouldChooseGivesIt) {
+  Router router;
+  const HttpHandler ok = [](const HttpRequest&) { return HttpResponse::Json(200, "{}"); };
+  router.Add("POST", "/v1/jobs", 16 << 20, ok);
+  router.Add("POST", "/v1/jobs/{id}/steps", 8 << 20, ok);
+  router.Add("POST", "/v1/jobs/{id}/{verb}", 1 << 20, ok);
+  router.Add("POST", "/v1/jobs/{id}/hold", 2 << 20, ok);
+  router.Add("GET", "/v1/jobs/{id}", ok);
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/jobs"), 16 << 20);
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/jobs/"), 16 << 20);  // as Handle: a trailing slash is ignored
+  // Param routes, and the most specific of those that match, whatever the order they were added in.
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/jobs/7/steps"), 8 << 20);
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/jobs/7/release"), 1 << 20);
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/jobs/7/hold"), 2 << 20);
+  EXPECT_EQ(router.BodyLimit("GET", "/v1/jobs/7"), Router::kDefaultBodyLimit);
+  EXPECT_EQ(Router::kDefaultBodyLimit, 64 << 10);
+  // No route takes these (404 and 405): the default.
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/nothing"), Router::kDefaultBodyLimit);
+  EXPECT_EQ(router.BodyLimit("PUT", "/v1/jobs"), Router::kDefaultBodyLimit);
+  EXPECT_EQ(router.BodyLimit("HEAD", "/v1/jobs/7"), Router::kDefaultBodyLimit);
+}
+
+TEST(RouterBodyLimit, RequestsNoRouteTakesGetTheUnroutedRule) {
+  std::vector<std::pair<std::string, std::string>> asked;
+  Router router([&asked](std::string_view method, std::string_view path) -> int64_t {
+    asked.emplace_back(method, path);
+    return method == "GET" ? 100 : 200;
+  });
+  router.Add("POST", "/v1/agent/register", 300, [](const HttpRequest&) { return HttpResponse::Json(200, "{}"); });
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/agent/register"), 300);
+  EXPECT_TRUE(asked.empty());
+  EXPECT_EQ(router.BodyLimit("GET", "/v1/agent/register"), 100);  // a known path, another method
+  EXPECT_EQ(router.BodyLimit("POST", "/v1/agent/other"), 200);
+  EXPECT_EQ(asked, (std::vector<std::pair<std::string, std::string>>{{"GET", "/v1/agent/register"},
+                                                                     {"POST", "/v1/agent/other"}}));
+}
+
+TEST(RouterHandle, TheHandlerSeesTheRequestItselfWithItsParams) {
+  Router router;
+  const HttpRequest* seen = nullptr;
+  std::map<std::string, std::string> params;
+  router.Add("POST", "/v1/jobs/{id}/steps/{step}", [&](const HttpRequest& r) {
+    seen = &r;
+    params = r.params;
+    return HttpResponse::Json(200, "{}");
+  });
+  HttpRequest request = Req("POST", "/v1/jobs/7/steps/a%20b");
+  request.body = std::string(1 << 20, 'x');
+  const char* body = request.body.data();
+  EXPECT_EQ(router.Handle(request).status, 200);
+  EXPECT_EQ(seen, &request);  // not a copy: the body (megabytes, maybe) is not copied either
+  EXPECT_EQ(request.body.data(), body);
+  EXPECT_EQ(params, (std::map<std::string, std::string>{{"id", "7"}, {"step", "a b"}}));
+  EXPECT_EQ(request.params, params);
+}
+
 TEST(HttpResponseTest, ErrorIsEscapedJson) {
   std::string nasty = "bad \"name\"\\ with\nnewline and \x01 control, \xff invalid utf-8";
   HttpResponse r = HttpResponse::Error(400, nasty);

@@ -266,10 +266,11 @@ int64_t SlurmRestBodyLimit(std::string_view method, std::string_view path) {
 }
 
 void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
-  // Each handler runs as the authenticated user, or answers 401.
+  // Each handler runs as the authenticated user, or answers 401; its body limit is the REST API's
+  // for its method and pattern.
   auto route = [&c, &r, options](const char* method, const std::string& path,
                                  std::function<HttpResponse(const HttpRequest&, const Caller&)> fn) {
-    r.Add(method, path, [&c, options, fn](const HttpRequest& req) {
+    r.Add(method, path, SlurmRestBodyLimit(method, path), [&c, options, fn](const HttpRequest& req) {
       StatusOr<Caller> who = Authenticate(req, options.jwt_key, c.NowSeconds(),
                                           [&c](uint32_t uid) { return c.IsAdmin(Caller{true, uid, 0, "jwt", ""}); });
       if (!who.ok()) return AuthenticationFailure();

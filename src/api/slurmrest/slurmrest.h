@@ -48,7 +48,8 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options);
 bool IsSlurmRestPath(std::string_view path);
 
 // The largest body a REST request may have: a submission 16 MiB (its script), others 1 MiB,
-// reads 64 KiB.
+// reads 64 KiB. AddSlurmRestRoutes gives each route its own; for paths no route takes, the
+// routers' rule (musterctld).
 int64_t SlurmRestBodyLimit(std::string_view method, std::string_view path);
 
 }  // namespace muster::slurmrest
