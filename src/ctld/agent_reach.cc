@@ -3,12 +3,12 @@
 namespace muster {
 
 void AgentReach::Note(const std::string& node, int64_t now_ms) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   last_[node] = now_ms;
 }
 
 int64_t AgentReach::Count(int64_t now_ms) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   for (auto it = last_.begin(); it != last_.end();) {
     it = now_ms - it->second > window_ms_ ? last_.erase(it) : std::next(it);
   }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "store/store.h"
 
 namespace muster {
@@ -40,8 +41,8 @@ class AgentReach {
 
  private:
   const int64_t window_ms_;
-  std::mutex mu_;
-  std::map<std::string, int64_t> last_;  // node -> when it last came, saying the leader was unreachable
+  Mutex mu_{"agent reach", LockRank::kNone};
+  std::map<std::string, int64_t> last_ GUARDED_BY(mu_);  // node -> when it last came, saying the leader was unreachable
 };
 
 // The windows, from muster.yaml's lease and heartbeat interval (seconds). The leader counts the

@@ -142,7 +142,7 @@ Controller::JobsLock::~JobsLock() {
   events.swap(c_->job_events_);
   std::vector<HetFollower> followers;
   followers.swap(c_->het_followers_);
-  lock_.unlock();
+  lock_.Unlock();
   for (const auto& [id, line] : events) LogInfo(LogSubject::Job(id), line);
   // A heterogeneous job's components that ended or were requeued with their leader: stored,
   // and stopped on their nodes (changed only by operations holding the controller as non-const).
@@ -193,7 +193,7 @@ Status Controller::Recover() {
   StatusOr<int64_t> next_id = store_->RewindJobIds(std::max<int64_t>(1, config_.first_job_id));
   if (!next_id.ok()) return next_id.status().WithPrefix("numbering jobs");
   {
-    std::lock_guard<std::mutex> ids(id_mu_);
+    MutexLock ids(id_mu_);
     next_id_ = *next_id;
     id_limit_ = *next_id;  // no block reserved yet: the first submission reserves one
   }
@@ -228,7 +228,7 @@ Status Controller::Recover() {
     }
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
-  std::erase_if(*steps, [&](const StepRecord& st) { return !jobs_.count(st.job_id); });
+  std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.count(st.job_id); });
   steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_) {
     if (IsFinished(j.state)) EndStepsLocked(j);
@@ -263,7 +263,7 @@ void Controller::PurgeExpiredLocked(int64_t now) {
       ++it;
     }
   }
-  steps_.RetainJobs([&](int64_t job_id) { return jobs_.count(job_id) > 0; });
+  steps_.RetainJobs([&](int64_t job_id) REQUIRES(mu_) { return jobs_.count(job_id) > 0; });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {
@@ -272,7 +272,7 @@ bool Controller::IsAdmin(const Caller& caller) const {
 }
 
 StatusOr<int64_t> Controller::NextJobId(int count) {
-  std::lock_guard<std::mutex> lock(id_mu_);
+  MutexLock lock(id_mu_);
   if (count < 1 || count > kIdBlock) return InvalidArgument("too many job ids at once: " + std::to_string(count));
   // `count` consecutive ids (a heterogeneous job's components): from a fresh block when this
   // one has not enough left.
@@ -290,7 +290,7 @@ StatusOr<int64_t> Controller::NextJobId(int count) {
 }
 
 int64_t Controller::PeekJobId() {
-  std::lock_guard<std::mutex> lock(id_mu_);
+  MutexLock lock(id_mu_);
   return next_id_;  // (a block reserved when this one is used up starts here: the store's counter)
 }
 
@@ -302,9 +302,12 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   }
   const auto key = std::make_pair(caller.uid, k);
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // A retry that overtook the first attempt waits for it to be stored (or refused).
-    keys_cv_.wait(lock, [&] { return !keys_in_flight_.count(key); });
+    lock.Wait(keys_cv_, [&] {
+      mu_.AssertHeld();
+      return !keys_in_flight_.count(key);
+    });
     if (auto it = submit_keys_.find(key); it != submit_keys_.end()) return it->second;
     keys_in_flight_.insert(key);
   }
@@ -706,7 +709,7 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
 }
 
 Controller::CacheCheck Controller::cache_check() const {
-  std::lock_guard<std::mutex> cycle(cycle_mu_);
+  MutexLock cycle(cycle_mu_);
   return cache_check_;
 }
 
@@ -730,8 +733,11 @@ void Controller::RunLoop(int period_ms) {
   int64_t last_tick = 0;
   while (true) {
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(period_ms), [&] { return wake_ || stop_; });
+      MutexLock lock(mu_);
+      lock.WaitFor(cv_, std::chrono::milliseconds(period_ms), [&] {
+        mu_.AssertHeld();
+        return wake_ || stop_;
+      });
       if (stop_) return;
       wake_ = false;
     }

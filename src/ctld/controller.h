@@ -5,6 +5,8 @@
 // (a part never calls into one before it): cycle_mu_ (one scheduling pass at a time, its kept
 // state), mu_ (the jobs), nodes_ (NodeTable), steps_ (StepTable), policy_ (PolicyState); id_mu_
 // (job id blocks) is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
+// The compiler checks the locking (GUARDED_BY, REQUIRES: base/thread_annotations.h) and the tests
+// the order (each lock's LockRank, base/mutex.h).
 //
 // Job states: PENDING -> RUNNING (allocation saved, then the batch host told to launch)
 //   -> COMPLETED (exit 0) | FAILED (non-zero, or killed by a signal) | CANCELLED (scancel)
@@ -37,6 +39,7 @@
 #include "api/wire/why.h"
 #include "base/caller.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/name_index.h"
 #include "ctld/build_job.h"
 #include "ctld/controller_stats.h"
@@ -293,7 +296,7 @@ class Controller {
   // --- loop ---
   // One scheduling cycle: snapshot under the lock, RunCycle without it, then re-check every start
   // against the current state, persist, and launch. Returns the number of jobs started.
-  int ScheduleOnce();
+  int ScheduleOnce() EXCLUDES(cycle_mu_, mu_);
   // Periodic work: silent nodes -> DOWN (+ requeue), time limits, kill escalation.
   void Tick();
   // Runs the scheduler until Stop(): on Wake() (submit, job end, node change) and every `period_ms`.
@@ -344,11 +347,11 @@ class Controller {
  private:
   // The scheduler's view of now: the nodes, what the jobs use, the running jobs, the partitions
   // and the topology.
-  ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const;
+  ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const REQUIRES(mu_);
   // Every group of a user (primary and supplementary), as AllowGroups= is checked (cached a minute).
   std::vector<std::string> GroupsOf(const std::string& user, uint32_t uid, uint32_t gid) const;
   // Counts a submitted (or recovered) job's shape in mix_learner_.
-  void LearnShapeLocked(const JobRecord& job);
+  void LearnShapeLocked(const JobRecord& job) REQUIRES(mu_);
   // Submit, or with will_run set TestOnly.
   StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
                                  std::string* user_msg);
@@ -376,73 +379,76 @@ class Controller {
   using KeptRunning = KeptEntries<RunningJob, FilledFrom>;
   // The pass's waiting list, in cycle_pending_kept_'s entries (each tagged with its record).
   // True when a job is suspended (it may resume).
-  bool FillPendingLocked(std::vector<PendingJob>& pending);
+  bool FillPendingLocked(std::vector<PendingJob>& pending) REQUIRES(mu_, cycle_mu_);
   // Check mode: the pass's waiting list as the records hold it now (every field from the record,
   // no revision), in the same order.
-  std::vector<PendingJob> FreshPendingLocked(const std::vector<PendingJob>& pending) const;
+  std::vector<PendingJob> FreshPendingLocked(const std::vector<PendingJob>& pending) const REQUIRES(mu_);
   // --begin and --dependency: whether a waiting job may be scheduled now. If not, its reason says
   // why (BeginTime, Dependency, DependencyNeverSatisfied) and dependency_left what it waits for;
   // a dependency found satisfied is dropped, as Slurm does, and the job is eligible from then.
-  bool EligibleLocked(JobRecord& job);
+  bool EligibleLocked(JobRecord& job) REQUIRES(mu_);
   // The state of the job's --dependency (none when it has none); a satisfied one is dropped from
   // the job (Slurm's Dependency=(null)) and the job is eligible from `now`; else what is left of
   // it is recorded (dependency_left).
-  std::optional<DependencyState> DependencyLocked(JobRecord& job, int64_t now);
+  std::optional<DependencyState> DependencyLocked(JobRecord& job, int64_t now) REQUIRES(mu_);
   // Admission's facts about the job itself: its --begin and, once that has come, its
   // --dependency (DependencyLocked); the array's and the preemptor's are the pass's to add.
-  AdmissionFacts OwnAdmissionFactsLocked(JobRecord& job, int64_t now);
+  AdmissionFacts OwnAdmissionFactsLocked(JobRecord& job, int64_t now) REQUIRES(mu_);
   // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
   // or PermissionDenied ("Access/permission denied") otherwise.
-  StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller);
-  void FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept = nullptr) const;
+  StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller) REQUIRES(mu_);
+  void FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept = nullptr) const
+      REQUIRES(mu_);
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
   // `epoch`: the nodes' epoch when `s` was last synced (updated).
-  bool SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapshot& s, uint64_t& epoch) const;
+  bool SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapshot& s, uint64_t& epoch) const REQUIRES(mu_);
   // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
   // the order of the nodes' positions (NodeTable::Pos, and a snapshot's nodes). Copies no node:
   // what the re-check of a cycle's decisions and the node states need. Into `usage`, reusing
   // its buffers.
-  void UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const;
+  void UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const REQUIRES(mu_);
   // The usage is kept as jobs start, stop, suspend and resume, not recounted from every job at
   // every read: each change of what a job holds is bracketed by CountUsageLocked(job, -1) and
   // (job, +1). It is recounted in full when the jobs were loaded or the nodes' epoch moved
   // (their GPUs may differ, or GPUs went out), and Debug builds check it against a recount at
   // every read.
-  const std::vector<NodeUsage>& CurrentUsageLocked(NodeTable::Access& nodes) const;
-  void CountUsageLocked(const JobRecord& job, int sign);
-  void CountLocked(const JobRecord& job, int sign, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
-  void RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const;
-  mutable std::vector<NodeUsage> node_usage_;
-  mutable std::vector<int> node_exclusive_;  // per node, the jobs holding it whole
-  mutable bool node_usage_stale_ = true;
-  mutable uint64_t node_usage_epoch_ = 0;  // the nodes' epoch when node_usage_ was counted
+  const std::vector<NodeUsage>& CurrentUsageLocked(NodeTable::Access& nodes) const REQUIRES(mu_);
+  void CountUsageLocked(const JobRecord& job, int sign) REQUIRES(mu_);
+  void CountLocked(const JobRecord& job, int sign, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const
+      REQUIRES(mu_);
+  void RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const
+      REQUIRES(mu_);
+  mutable std::vector<NodeUsage> node_usage_ GUARDED_BY(mu_);
+  mutable std::vector<int> node_exclusive_ GUARDED_BY(mu_);  // per node, the jobs holding it whole
+  mutable bool node_usage_stale_ GUARDED_BY(mu_) = true;
+  mutable uint64_t node_usage_epoch_ GUARDED_BY(mu_) = 0;  // the nodes' epoch when node_usage_ was counted
   // Adds `a` to `usage` (positions as NodeTable::Pos).
-  void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const;
+  void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const REQUIRES(mu_);
   // Sets the nodes' states (IDLE, MIXED, ALLOCATED) from what the jobs hold now.
-  void RefreshNodeStatesLocked(NodeTable::Access& nodes);
+  void RefreshNodeStatesLocked(NodeTable::Access& nodes) REQUIRES(mu_);
   // (under mu_) What jobs hold changed since the node states were set: JobsLock sets them again
   // when it is released (or an operation that saves a node record does, before it copies it).
-  bool node_states_stale_ = false;
+  bool node_states_stale_ GUARDED_BY(mu_) = false;
   // (under mu_) Jobs a pass started whose launch has not returned yet: a signal for one of them
   // could reach its nodes before the job does, so it is refused as Slurm's "transitional state"
   // (scancel retries).
-  std::set<int64_t> launching_;
+  std::set<int64_t> launching_ GUARDED_BY(mu_);
   // (under mu_) Runs a pass started that their batch host has not acknowledged: no answer to
   // their launch yet (or none came: the agent did not answer), and no report naming them,
   // running or ended. Requeued from here, a run never started on its node: a lost launch
   // (JobRecord::lost_launches), not a restart. In memory only: the runs a restarted controller
   // loads are taken for started (it cannot know what the one before it heard).
-  std::set<JobRun> unacknowledged_runs_;
-  void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal);
+  std::set<JobRun> unacknowledged_runs_ GUARDED_BY(mu_);
+  void FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) REQUIRES(mu_);
   // Settles the ends a node reported (JobExited for each; ones the controller no longer knows are
   // dropped).
   void SettleExitsLocked(const std::string& node, const std::vector<RunExit>& exits, std::vector<JobRecord>* changed,
-                         std::vector<JobRecord>* cleanup);
+                         std::vector<JobRecord>* cleanup) REQUIRES(mu_);
   // Runs `node` should hold as their batch host that it neither runs nor reported ended, and that
   // started more than kLaunchGraceS ago: lost with it (requeued, or NODE_FAIL).
   void LoseMissingRunsLocked(const std::string& node, const NodeReport& report, std::vector<JobRecord>* kill,
-                             std::vector<JobRecord>* changed);
+                             std::vector<JobRecord>* changed) REQUIRES(mu_);
   // The runs `report` names that the controller does not have running on `node`: the node must
   // stop them.
   // The node's GPU health as its agent reports it: GPUs newly out end their jobs (requeued, or
@@ -450,10 +456,10 @@ class Controller {
   // The node's reason names its failed GPUs while no other reason holds it. True when its failed
   // GPUs changed.
   bool ApplyGpuHealthLocked(NodeTable::Access& nodes, NodeRecord& n, const NodeReport& report,
-                            std::vector<JobRecord>* kill, std::vector<JobRecord>* changed);
+                            std::vector<JobRecord>* kill, std::vector<JobRecord>* changed) REQUIRES(mu_);
   // The health-check verdict of the report (NodeReport::node_health); true when the node changed.
-  bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report);
-  std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const;
+  bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) REQUIRES(mu_);
+  std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const REQUIRES(mu_);
   // The scheduling pass's stages (controller_schedule.cc), under cycle_mu_. The input: what the
   // pass decides from, kept between passes in cycle_*; these are the pass's own.
   struct CycleInput {
@@ -472,14 +478,15 @@ class Controller {
   };
   // 1. The waiting list and the snapshot (cycle_pending_, cycle_snapshot_) brought up to date;
   //    false when there is nothing to decide.
-  bool BuildCycleInput(CycleInput& in);
+  bool BuildCycleInput(CycleInput& in) REQUIRES(cycle_mu_);
   // 2. The scheduler core over them (the kept index, mix and Scheduler; in check mode a fresh
   //    pass too, compared).
-  std::vector<Decision> RunCore(CycleInput& in);
+  std::vector<Decision> RunCore(CycleInput& in) REQUIRES(cycle_mu_);
   // 3. Each decision re-checked against the state now and applied: starts, pending reasons and
   //    reservations, victims to stop, suspended jobs to resume.
-  CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at);
-  bool StillFitsLocked(NodeTable::Access& nodes, const Decision& start, const std::vector<NodeUsage>& now) const;
+  CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at) REQUIRES(cycle_mu_);
+  bool StillFitsLocked(NodeTable::Access& nodes, const Decision& start, const std::vector<NodeUsage>& now) const
+      REQUIRES(mu_);
   // 4. Victims persisted and signalled, resumed jobs continued.
   void StopAndResume(const CycleOutcome& out);
   // 5. Starts persisted, then launched; returns how many launched. A launch that fails: the
@@ -496,25 +503,25 @@ class Controller {
   // its batch host never acknowledged it, unacknowledged_runs_) is also counted a lost launch,
   // which users do not see as a restart (Restarts()).
   void RequeueLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill,
-                     std::optional<bool> lost_launch = std::nullopt);
+                     std::optional<bool> lost_launch = std::nullopt) REQUIRES(mu_);
   // A job lost with a node: requeued when it may be (unless it was being ended, other than by a
   // preemption that requeues it), else ended as it was being ended (or NODE_FAIL).
-  void LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill);
+  void LoseJobLocked(JobRecord& job, const std::string& why, std::vector<JobRecord>* kill) REQUIRES(mu_);
   // Starts stopping a running job: COMPLETING, with why and when SIGKILL is due.
-  void EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s);
+  void EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) REQUIRES(mu_);
   // Starts stopping a victim the scheduler named for `by` (REQUEUE or CANCEL, SIGTERM now and
   // SIGKILL after the grace; SUSPEND: SUSPENDED now, SIGSTOP; the signals are sent by the caller
   // outside the lock), and records who and why.
-  void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out);
+  void PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out) REQUIRES(mu_);
   // A suspended job takes its CPUs (`cpus`, from the scheduler's kResume) back if they are still
   // free in `now` (the state at apply time; updated), and runs again.
   bool ResumeLocked(NodeTable::Access& nodes, JobRecord& job, std::vector<NodeUsage>& now,
-                    const std::vector<NodeAllocation>& cpus);
+                    const std::vector<NodeAllocation>& cpus) REQUIRES(mu_);
   Status Persist(std::span<const JobRecord> jobs);
   Status Persist(const JobRecord& job) { return Persist(std::span(&job, 1)); }
   // A heterogeneous job's leader: its further components, as the scheduler takes them; empty
   // for another job.
-  std::vector<PendingComponent> HetComponentsLocked(const JobRecord& leader) const;
+  std::vector<PendingComponent> HetComponentsLocked(const JobRecord& leader) const REQUIRES(mu_);
   // `count` consecutive new job ids (a heterogeneous job's components), from the block reserved
   // in the store. An id is shown to no one before its job is stored (the submission's answer
   // follows the save), so that the store's RewindJobIds at the next start reuses none.
@@ -532,88 +539,90 @@ class Controller {
 
   // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), what they use of
   // each node, and the workload mix learnt; cv_ and keys_cv_ wait on it.
-  mutable std::mutex mu_;
+  mutable Mutex mu_{"jobs", LockRank::kJobs};
   // mu_ held for the scope, as a lock_guard. When it is released, the node states are set again
   // if what the jobs hold changed (node_states_stale_), and the job events logged meanwhile
   // (job_events_) are written, after mu_ is unlocked. A NodeTable::Access taken in its scope must
   // be declared after it (released before it).
-  class JobsLock {
+  class SCOPED_CAPABILITY JobsLock {
    public:
-    explicit JobsLock(const Controller* c) : c_(c), lock_(c->mu_) {}
-    ~JobsLock();
+    explicit JobsLock(const Controller* c) ACQUIRE(c->mu_) : c_(c), lock_(c->mu_) {}
+    // (Not analysed: it releases the lock part way, where the analysis cannot follow a member lock.)
+    ~JobsLock() RELEASE() NO_THREAD_SAFETY_ANALYSIS;
     JobsLock(const JobsLock&) = delete;
     JobsLock& operator=(const JobsLock&) = delete;
 
    private:
     const Controller* c_;
-    std::unique_lock<std::mutex> lock_;
+    MutexLock lock_;
   };
   // (under mu_) Log lines of jobs that ended or were requeued, by job id, for JobsLock to write.
-  mutable std::vector<std::pair<int64_t, std::string>> job_events_;
+  mutable std::vector<std::pair<int64_t, std::string>> job_events_ GUARDED_BY(mu_);
   // (under mu_) A heterogeneous job's components that ended or were requeued with their leader
   // (FollowLeaderLocked): JobsLock stores them and stops them on their nodes once mu_ is unlocked.
   struct HetFollower {
     JobRecord record;   // as it is now
     JobRecord cleanup;  // as it ran (its allocation empty: nothing to stop)
   };
-  mutable std::vector<HetFollower> het_followers_;
+  mutable std::vector<HetFollower> het_followers_ GUARDED_BY(mu_);
   // The leader of a heterogeneous job ended (requeued: was requeued): its other components follow
   // (a requeue of a leader that never started, `lost_launch`, is a lost launch of theirs too).
-  void FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch = false);
+  void FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch = false) REQUIRES(mu_);
   std::condition_variable cv_;
-  bool wake_ = false;
-  bool stop_ = false;
-  std::map<int64_t, JobRecord> jobs_;
+  bool wake_ GUARDED_BY(mu_) = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::map<int64_t, JobRecord> jobs_ GUARDED_BY(mu_);
   // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
   // at, without a lookup per job. A sorted vector: every pass walks it several times (usage,
   // snapshot, waiting list), and new ids come at its end. No loop over it adds or removes jobs.
-  ActiveJobs active_;
+  ActiveJobs active_ GUARDED_BY(mu_);
   // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
   // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
   // FinishJobLocked.
-  boost::unordered_flat_map<int64_t, JobRecord*> active_by_id_;
-  void AddActiveLocked(JobRecord& job) {
+  boost::unordered_flat_map<int64_t, JobRecord*> active_by_id_ GUARDED_BY(mu_);
+  void AddActiveLocked(JobRecord& job) REQUIRES(mu_) {
     active_[job.id] = &job;
     active_by_id_[job.id] = &job;
   }
-  std::vector<int64_t> ActiveIdsLocked() const;  // a copy, for loops that may finish jobs
-  int64_t last_purge_ = 0;
+  std::vector<int64_t> ActiveIdsLocked() const REQUIRES(mu_);  // a copy, for loops that may finish jobs
+  int64_t last_purge_ GUARDED_BY(mu_) = 0;
   // Whether a silent node's jobs may be given up (model/outage.h); Tick updates it, under mu_.
-  OutageGuard outage_;
-  uint64_t jobs_erased_ = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
+  OutageGuard outage_ GUARDED_BY(mu_);
+  uint64_t jobs_erased_ GUARDED_BY(mu_) = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
-  void PurgeExpiredLocked(int64_t now);
-  void EndStepsLocked(const JobRecord& job);
+  void PurgeExpiredLocked(int64_t now) REQUIRES(mu_);
+  void EndStepsLocked(const JobRecord& job) REQUIRES(mu_);
   // The nodes: after mu_ in the lock order (taken with it held or not).
   NodeTable nodes_;
   // The last RunningJob::revision or PendingJob::revision given (FillSnapshotLocked and
   // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
   // never twice the same.
-  mutable uint64_t run_revisions_ = 0;
+  mutable uint64_t run_revisions_ GUARDED_BY(mu_) = 0;
   // The steps of the jobs held: after mu_ in the lock order (called with it held or not).
   StepTable steps_;
   // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
   // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
-  mutable std::mutex cycle_mu_;
-  ClusterSnapshot cycle_snapshot_;
-  std::unique_ptr<ClusterIndex> cycle_index_;
-  std::unique_ptr<Scheduler> cycle_scheduler_;  // over cycle_snapshot_ and cycle_index_, gone with it
-  CacheCheck cache_check_;                      // (under cycle_mu_)
-  uint64_t cycle_epoch_ = 0;
-  std::vector<PendingJob> cycle_pending_;
-  bool pending_stale_ = false;     // (under mu_) a job's request changed: cycle_pending_ is rebuilt
-  bool throttled_arrays_ = false;  // (under mu_) an array with a '%' limit was ever submitted
+  mutable Mutex cycle_mu_{"scheduling pass", LockRank::kCycle};
+  ClusterSnapshot cycle_snapshot_ GUARDED_BY(cycle_mu_);
+  std::unique_ptr<ClusterIndex> cycle_index_ GUARDED_BY(cycle_mu_);
+  // Over cycle_snapshot_ and cycle_index_, gone with it.
+  std::unique_ptr<Scheduler> cycle_scheduler_ GUARDED_BY(cycle_mu_);
+  CacheCheck cache_check_ GUARDED_BY(cycle_mu_);                      // (under cycle_mu_)
+  uint64_t cycle_epoch_ GUARDED_BY(cycle_mu_) = 0;
+  std::vector<PendingJob> cycle_pending_ GUARDED_BY(cycle_mu_);
+  bool pending_stale_ GUARDED_BY(mu_) = false;     // (under mu_) a job's request changed: cycle_pending_ is rebuilt
+  bool throttled_arrays_ GUARDED_BY(mu_) = false;  // (under mu_) an array with a '%' limit was ever submitted
   // The workload mix learnt from the jobs submitted (under mu_), and the one the passes place
   // with (under cycle_mu_): made for cycle_index_, and made again with it, or once the jobs
   // counted have grown by a tenth since (by at most 1,000).
-  MixLearner mix_learner_;
-  std::shared_ptr<const WorkloadMix> cycle_mix_;
-  int64_t cycle_mix_at_ = 0;  // mix_learner_.observed() when cycle_mix_ was made
+  MixLearner mix_learner_ GUARDED_BY(mu_);
+  std::shared_ptr<const WorkloadMix> cycle_mix_ GUARDED_BY(cycle_mu_);
+  int64_t cycle_mix_at_ GUARDED_BY(cycle_mu_) = 0;  // mix_learner_.observed() when cycle_mix_ was made
   // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
   // jobs_erased_ has not moved.
-  KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_;
-  KeptRunning cycle_running_kept_;
-  std::vector<NodeUsage> cycle_usage_;
+  KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_ GUARDED_BY(cycle_mu_);
+  KeptRunning cycle_running_kept_ GUARDED_BY(cycle_mu_);
+  std::vector<NodeUsage> cycle_usage_ GUARDED_BY(cycle_mu_);
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
   // (PolicyOpsToJson).
@@ -629,8 +638,8 @@ class Controller {
 
   // Submission keys (SubmitRequest::submit_key) of the jobs held, by (uid, key): the first job's
   // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.
-  std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_;
-  std::set<std::pair<uint32_t, std::string>> keys_in_flight_;
+  std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_ GUARDED_BY(mu_);
+  std::set<std::pair<uint32_t, std::string>> keys_in_flight_ GUARDED_BY(mu_);
   std::condition_variable keys_cv_;
 
   // Counters and histograms (ctld/controller_stats.h): a lock of its own, taken alone (under any
@@ -640,9 +649,9 @@ class Controller {
 
   // Job ids, reserved from the store in blocks; Recover starts them just past the largest stored
   // job's (Store::RewindJobIds), so the unused rest of the last run's block is numbered again.
-  std::mutex id_mu_;
-  int64_t next_id_ = 1;
-  int64_t id_limit_ = 0;
+  Mutex id_mu_{"job ids", LockRank::kJobIds};
+  int64_t next_id_ GUARDED_BY(id_mu_) = 1;
+  int64_t id_limit_ GUARDED_BY(id_mu_) = 0;
 };
 
 }  // namespace muster

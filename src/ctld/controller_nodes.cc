@@ -529,7 +529,7 @@ std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int6
   // A job array stands for all its tasks: started when one has, ended when all have, ok when all
   // completed with 0 (Slurm's dependency on an array job id).
   std::map<int64_t, JobRecord> arrays;
-  auto find = [&](int64_t id) -> const JobRecord* {
+  auto find = [&](int64_t id) REQUIRES(mu_) -> const JobRecord* {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return nullptr;
     if (it->second.array_job_id != id) return &it->second;
@@ -580,7 +580,7 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   // priority, the same second), it could take back what it was stopped to free, and be
   // preempted again, round after round. Not behind a preemptor that waits the same way
   // itself, though: two jobs that preempted each other in turn would wait for ever.
-  auto waits_for = [&](const JobRecord& j) -> const JobRecord* {
+  auto waits_for = [&](const JobRecord& j) REQUIRES(mu_) -> const JobRecord* {
     if (j.preempted_by == 0 || j.restart_count == 0) return nullptr;
     auto by = active_by_id_.find(j.preempted_by);
     return by != active_by_id_.end() && by->second->state == JobState::kPending ? by->second : nullptr;

@@ -25,7 +25,7 @@ int Controller::ScheduleOnce() {
   // job end and submission runs a pass over the whole queue; building these afresh each time
   // (allocating a few hundred KiB, copying every node and job) would be most of a pass's cost
   // with thousands of jobs pending.
-  std::lock_guard<std::mutex> cycle(cycle_mu_);
+  MutexLock cycle(cycle_mu_);
   // The pass's wall time (sdiag's cycle, muster_scheduler_pass_seconds): a measurement, so the
   // steady clock, not the injected one (which a simulation drives).
   const auto began = std::chrono::steady_clock::now();
@@ -151,7 +151,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   std::vector<NodeUsage>& now = cycle_usage_;
   NodeTable::Access nodes = nodes_.Lock();
   UsageLocked(nodes, now);
-  auto start = [&](JobRecord& job, const Decision& d) {
+  auto start = [&](JobRecord& job, const Decision& d) REQUIRES(mu_) {
     job.state = JobState::kRunning;
     job.reason = "None";
     job.reason_detail.clear();

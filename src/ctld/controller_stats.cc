@@ -27,28 +27,28 @@ std::vector<double> RequestSecondsBounds() {
 }
 
 void ControllerStats::Submitted(uint64_t n) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   s_.submitted += n;
 }
 
 void ControllerStats::Started(uint64_t n) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   s_.started += n;
 }
 
 void ControllerStats::Ended(JobState state) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   ++s_.ended[JobStateName(state)];
 }
 
 void ControllerStats::Preempted(uint64_t n) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   s_.preempted += n;
 }
 
 void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, uint64_t reservations, int64_t now,
                            uint64_t backfilled, uint64_t backfilled_het) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   ++s_.passes;
   s_.pass_last_us = micros;
   s_.pass_max_us = std::max(s_.pass_max_us, micros);
@@ -72,7 +72,7 @@ void ControllerStats::Pass(uint64_t micros, uint64_t considered, bool backfill, 
 
 void ControllerStats::ApiRequest(const std::string& route, const std::string& method, double seconds,
                                  std::optional<uint32_t> uid) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   ApiRouteStats& r = s_.api[{route, method}];
   ++r.count;
   r.total_s += seconds;
@@ -85,22 +85,22 @@ void ControllerStats::ApiRequest(const std::string& route, const std::string& me
 }
 
 StatsSnapshot ControllerStats::Snapshot() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return s_;
 }
 
 void ControllerStats::SetLeadership(LeadershipStats l) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   leadership_ = std::move(l);
 }
 
 LeadershipStats ControllerStats::Leadership() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return leadership_;
 }
 
 void ControllerStats::Reset(int64_t now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   s_ = StatsSnapshot();
   s_.since = now;
 }

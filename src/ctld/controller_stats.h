@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "model/job_record.h"
 
 namespace muster {
@@ -110,9 +111,9 @@ class ControllerStats {
   LeadershipStats Leadership() const;
 
  private:
-  mutable std::mutex mu_;
-  StatsSnapshot s_;
-  LeadershipStats leadership_;
+  mutable Mutex mu_{"controller stats", LockRank::kStats};
+  StatsSnapshot s_ GUARDED_BY(mu_);
+  LeadershipStats leadership_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

@@ -60,7 +60,7 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
   {
     // As the pass takes its input (BuildCycleInput): one pass at a time, then the jobs, then the
     // nodes. Filling the waiting list here does what the next pass would do first.
-    std::lock_guard<std::mutex> cycle(cycle_mu_);
+    MutexLock cycle(cycle_mu_);
     JobsLock lock(this);
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return NotFound("Invalid job id specified");

@@ -3,7 +3,7 @@
 namespace muster {
 
 void GpuUsageBoard::Set(const std::string& node, int64_t at, const std::optional<std::vector<GpuUtilization>>& gpus) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!gpus) {
     nodes_.erase(node);
     return;
@@ -12,7 +12,7 @@ void GpuUsageBoard::Set(const std::string& node, int64_t at, const std::optional
 }
 
 std::map<std::string, NodeGpuUsage> GpuUsageBoard::Recent(int64_t now, int64_t max_age_s) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::map<std::string, NodeGpuUsage> out;
   for (const auto& [node, u] : nodes_) {
     if (now - u.at <= max_age_s) out.emplace(node, u);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "api/wire/agent.h"
 
 namespace muster {
@@ -25,8 +26,8 @@ class GpuUsageBoard {
   std::map<std::string, NodeGpuUsage> Recent(int64_t now, int64_t max_age_s) const;
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, NodeGpuUsage> nodes_;
+  mutable Mutex mu_{"gpu usage board", LockRank::kStats};
+  std::map<std::string, NodeGpuUsage> nodes_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

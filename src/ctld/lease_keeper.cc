@@ -16,7 +16,7 @@ LeaseKeeper::LeaseKeeper(Store* store, Options opt, std::function<int64_t()> now
 StatusOr<Leadership> LeaseKeeper::Try() {
   const int64_t began = now_ms_();
   StatusOr<Leadership> l = store_->TryLead(opt_.holder, opt_.address, opt_.lease_ms);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!l.ok()) return l;
   last_ = *l;
   if (l->leading && !lost_) {
@@ -36,39 +36,39 @@ StatusOr<Leadership> LeaseKeeper::Try() {
 
 Status LeaseKeeper::HandOver(const std::string& successor) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!led_ || lost_) return FailedPrecondition("this controller does not lead");
   }
   Status st = store_->HandOver(opt_.holder, successor, opt_.lease_ms);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   lost_ = true;  // handed over, or (refused) no longer its own: either way it stops acting
   if (st.ok()) handed_to_ = successor;
   return st;
 }
 
 std::string LeaseKeeper::HandedTo() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return handed_to_;
 }
 
 bool LeaseKeeper::Leading() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return led_ && !lost_ && now_ms_() < deadline_ms_;
 }
 
 bool LeaseKeeper::Deposed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return led_ && (lost_ || now_ms_() >= deadline_ms_);
 }
 
 int64_t LeaseKeeper::RemainingMs() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!led_ || lost_) return 0;
   return deadline_ms_ - now_ms_();
 }
 
 Leadership LeaseKeeper::Last() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return last_;
 }
 

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "store/store.h"
 
@@ -53,12 +54,12 @@ class LeaseKeeper {
   Store* store_;
   Options opt_;
   std::function<int64_t()> now_ms_;
-  mutable std::mutex mu_;
-  Leadership last_;
-  bool led_ = false;
-  bool lost_ = false;
-  int64_t deadline_ms_ = 0;
-  std::string handed_to_;
+  mutable Mutex mu_{"lease", LockRank::kNone};
+  Leadership last_ GUARDED_BY(mu_);
+  bool led_ GUARDED_BY(mu_) = false;
+  bool lost_ GUARDED_BY(mu_) = false;
+  int64_t deadline_ms_ GUARDED_BY(mu_) = 0;
+  std::string handed_to_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

@@ -27,27 +27,31 @@ NodeTable::NodeTable(const ClusterSnapshot& cluster, SchedulerOptions probe_opti
 void NodeTable::Acquire() const {
   MUSTER_CHECK(holder_.load(std::memory_order_relaxed) != std::this_thread::get_id())
       << "a thread took the node table's lock twice";
-  mu_.lock();
+  mu_.Lock();
   holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
 }
 
 void NodeTable::Release() const {
   holder_.store(std::thread::id(), std::memory_order_relaxed);
-  mu_.unlock();
+  mu_.Unlock();
 }
 
-NodeTable::Access::Access(NodeTable* t) : t_(t) { t_->Acquire(); }
+// (Not analysed: an Access holds the lock from its construction to its end, which the analysis
+// cannot follow through Lock()'s return; its methods assert it held.)
+NodeTable::Access::Access(NodeTable* t) NO_THREAD_SAFETY_ANALYSIS : t_(t) { t_->Acquire(); }
 
-NodeTable::Access::~Access() { t_->Release(); }
+NodeTable::Access::~Access() NO_THREAD_SAFETY_ANALYSIS { t_->Release(); }
 
 NodeTable::Access NodeTable::Lock() { return Access(this); }
 
 NodeRecord* NodeTable::Access::Find(std::string_view name) {
+  t_->mu_.AssertHeld();
   const int p = t_->pos_.Find(name);
   return p < 0 ? nullptr : t_->at_[p];
 }
 
 void NodeTable::Access::OffersChanged(bool hardware) {
+  t_->mu_.AssertHeld();
   ++t_->epoch_;
   if (hardware) {
     t_->idle_probe_.reset();
@@ -56,16 +60,19 @@ void NodeTable::Access::OffersChanged(bool hardware) {
 }
 
 void NodeTable::Access::Heard(std::string_view name, int64_t now_ms) {
+  t_->mu_.AssertHeld();
   const int p = t_->pos_.Find(name);
   if (p >= 0) t_->heard_ms_[p] = now_ms;
 }
 
 void NodeTable::Access::StartCounting(int64_t now_ms) {
+  t_->mu_.AssertHeld();
   std::fill(t_->heard_ms_.begin(), t_->heard_ms_.end(), now_ms);
   t_->peers_generation_ = std::max(t_->peers_generation_, now_ms);
 }
 
 std::vector<int> NodeTable::Access::TakeResumedGpus(const std::string& node) {
+  t_->mu_.AssertHeld();
   auto it = t_->resume_gpus_.find(node);
   if (it == t_->resume_gpus_.end()) return {};
   std::vector<int> out = std::move(it->second);
@@ -110,6 +117,7 @@ uint64_t NodeTable::epoch() const {
 
 Status NodeTable::EverRuns(const JobRequest& request, int64_t now, std::string* user_msg) {
   Access nodes = Lock();
+  mu_.AssertHeld();
   if (!idle_) {
     ClusterSnapshot& s = idle_.emplace();
     s.now = now;

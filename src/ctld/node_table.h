@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/name_index.h"
 #include "base/status.h"
 #include "model/job_record.h"
@@ -52,8 +53,14 @@ class NodeTable {
     Access& operator=(const Access&) = delete;
 
     size_t size() const { return t_->at_.size(); }
-    NodeRecord& at(size_t p) { return *t_->at_[p]; }
-    const NodeRecord& at(size_t p) const { return *t_->at_[p]; }
+    NodeRecord& at(size_t p) {
+      t_->mu_.AssertHeld();
+      return *t_->at_[p];
+    }
+    const NodeRecord& at(size_t p) const {
+      t_->mu_.AssertHeld();
+      return *t_->at_[p];
+    }
     NodeRecord* Find(std::string_view name);  // nullptr: not configured
 
     // What nodes offer may have changed (a record replaced, GPUs taken out or given back):
@@ -62,7 +69,10 @@ class NodeTable {
     void OffersChanged(bool hardware);
     // Moves with every OffersChanged: an index or a count built from the records at one epoch
     // holds while it does not move, for all but the nodes' states, drain flags and reasons.
-    uint64_t epoch() const { return t_->epoch_; }
+    uint64_t epoch() const {
+      t_->mu_.AssertHeld();
+      return t_->epoch_;
+    }
 
     // Whether the outage rule counts the node at `p` (model/outage.h): configured, and not
     // configured FUTURE. Fixed at construction.
@@ -70,15 +80,27 @@ class NodeTable {
     // When a node was last heard from, in ms: in memory only (a controller counts from its start,
     // StartCounting). The outage rule (outage_guard.h) reads it.
     void Heard(std::string_view name, int64_t now_ms);
-    int64_t heard_ms(size_t p) const { return t_->heard_ms_[p]; }
+    int64_t heard_ms(size_t p) const {
+      t_->mu_.AssertHeld();
+      return t_->heard_ms_[p];
+    }
     // Every node heard now, and the peers' generation started from now (later ones are larger).
     void StartCounting(int64_t now_ms);
     // The nodes counted as peers or their addresses changed: the agents are told the new list.
-    void PeersChanged() { ++t_->peers_generation_; }
-    int64_t peers_generation() const { return t_->peers_generation_; }
+    void PeersChanged() {
+      t_->mu_.AssertHeld();
+      ++t_->peers_generation_;
+    }
+    int64_t peers_generation() const {
+      t_->mu_.AssertHeld();
+      return t_->peers_generation_;
+    }
 
     // The GPUs an admin's RESUME took back on `node`, for its next orders.
-    void ResumeGpu(const std::string& node, int index) { t_->resume_gpus_[node].push_back(index); }
+    void ResumeGpu(const std::string& node, int index) {
+      t_->mu_.AssertHeld();
+      t_->resume_gpus_[node].push_back(index);
+    }
     std::vector<int> TakeResumedGpus(const std::string& node);
 
    private:
@@ -101,10 +123,11 @@ class NodeTable {
   Status EverRuns(const JobRequest& request, int64_t now, std::string* user_msg);
 
  private:
-  void Acquire() const;
-  void Release() const;
+  void Acquire() const ACQUIRE(mu_);
+  void Release() const RELEASE(mu_);
 
   // Fixed at construction.
+  // (The records themselves are under mu_: every Access holds it.)
   std::map<std::string, NodeRecord> records_;
   std::vector<NodeRecord*> at_;  // records_ in name order
   NameIndex pos_;
@@ -112,17 +135,17 @@ class NodeTable {
   Topology topology_;
   SchedulerOptions probe_options_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_{"nodes", LockRank::kNodes};
   mutable std::atomic<std::thread::id> holder_{};  // the thread holding mu_ through an Access
-  uint64_t epoch_ = 0;
-  std::vector<int64_t> heard_ms_;  // by position
+  uint64_t epoch_ GUARDED_BY(mu_) = 0;
+  std::vector<int64_t> heard_ms_ GUARDED_BY(mu_);  // by position
   std::vector<bool> counted_;      // by position: counted by the outage rule
-  int64_t peers_generation_ = 1;
-  std::map<std::string, std::vector<int>> resume_gpus_;
+  int64_t peers_generation_ GUARDED_BY(mu_) = 1;
+  std::map<std::string, std::vector<int>> resume_gpus_ GUARDED_BY(mu_);
   // The idle cluster and the scheduler over it that answers EverRuns, built at the first probe
   // after OffersChanged(true): building its index and plans costs more than a probe.
-  std::optional<ClusterSnapshot> idle_;
-  std::unique_ptr<Scheduler> idle_probe_;
+  std::optional<ClusterSnapshot> idle_ GUARDED_BY(mu_);
+  std::unique_ptr<Scheduler> idle_probe_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

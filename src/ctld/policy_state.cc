@@ -30,17 +30,17 @@ PolicyState::PolicyState(PrioritySettings settings, std::shared_ptr<const SchedP
 }
 
 PolicyState::InForce PolicyState::in_force() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return InForce{accounts_, policy_};
 }
 
 std::shared_ptr<const SchedPolicy> PolicyState::scheduler_policy() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return policy_;
 }
 
 SchedPolicy PolicyState::Policy() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   SchedPolicy p;
   if (policy_ != nullptr) p = *policy_;
   p.accounts = *accounts_;
@@ -48,7 +48,7 @@ SchedPolicy PolicyState::Policy() const {
 }
 
 std::vector<std::string> PolicyState::warnings() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return warnings_;
 }
 
@@ -63,7 +63,7 @@ void PolicyState::InstallLocked(const AccountTree& tree, const std::vector<Qos>&
 }
 
 Status PolicyState::Change(const PolicyOp& op, const std::function<Status(const std::string& stored)>& save) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   AccountTree tree = *accounts_;
   std::vector<Qos> qos = policy_ != nullptr ? policy_->qos : std::vector<Qos>{};
   RETURN_IF_ERROR(ApplyPolicyOp(op, &tree, &qos));
@@ -79,7 +79,7 @@ Status PolicyState::Change(const PolicyOp& op, const std::function<Status(const 
 Status PolicyState::Replay(const std::string& stored) {
   StatusOr<std::vector<PolicyOp>> ops = PolicyOpsFromJson(stored);
   if (!ops.ok()) return ops.status();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   AccountTree tree = base_accounts_;
   std::vector<Qos> qos = base_qos_;
   ops_.clear();
@@ -115,32 +115,32 @@ void PolicyState::ChargeRunningLocked(const ActiveJobs& active, int64_t now) {
 }
 
 void PolicyState::Charge(const JobRecord& job, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ChargeLocked(job, now);
 }
 
 void PolicyState::Ended(const JobRecord& job) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (job.start_time > 0) ChargeLocked(job, job.end_time);
   priority_.Forget(job.id);
   factors_.erase(job.id);
 }
 
 void PolicyState::Requeued(const JobRecord& job, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (job.start_time > 0) ChargeLocked(job, now);  // the run so far counts
   priority_.Forget(job.id);
 }
 
 Status PolicyState::RestoreUsage(const std::string& saved) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ASSIGN_OR_RETURN(PriorityPolicy::Saved usage, ParseUsageJson(saved));
   priority_.Restore(usage);
   return Status::Ok();
 }
 
 std::string PolicyState::SaveUsage(const ActiveJobs& active, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ChargeRunningLocked(active, now);
   usage_saved_at_ = now;
   usage_dirty_ = false;
@@ -148,13 +148,13 @@ std::string PolicyState::SaveUsage(const ActiveJobs& active, int64_t now) {
 }
 
 void PolicyState::UsageSaveFailed() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   usage_dirty_ = true;
   usage_saved_at_ = 0;
 }
 
 std::string PolicyState::Tick(const ActiveJobs& active, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::string usage;
   // Running jobs are charged when their usage is read, as Slurm's decay thread does: every
   // PriorityCalcPeriod for fair share, and when it is saved (and each job as it ends).
@@ -184,7 +184,7 @@ std::string PolicyState::Tick(const ActiveJobs& active, int64_t now) {
 }
 
 void PolicyState::RefreshPriorities(const ActiveJobs& active, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   RefreshLocked(active, now);
 }
 
@@ -211,7 +211,7 @@ void PolicyState::RefreshIfStaleLocked(const ActiveJobs& active, int64_t now) {
 }
 
 void PolicyState::Prioritize(JobRecord& job, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   PrioritizeLocked(job, now);
 }
 
@@ -240,13 +240,13 @@ void PolicyState::PrioritizeLocked(JobRecord& j, int64_t now) {
 }
 
 std::vector<FairShareRow> PolicyState::Shares(const ActiveJobs& active, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   RefreshIfStaleLocked(active, now);
   return priority_.shares();
 }
 
 std::map<int64_t, PriorityFactors> PolicyState::PendingFactors(const ActiveJobs& active, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   RefreshIfStaleLocked(active, now);
   return factors_;
 }

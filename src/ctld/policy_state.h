@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "model/job_record.h"
 #include "model/policy_ops.h"
@@ -101,12 +102,12 @@ class PolicyState {
   int64_t ServiceRank(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
 
  private:
-  void InstallLocked(const AccountTree& tree, const std::vector<Qos>& qos);
-  void ChargeLocked(const JobRecord& job, int64_t now);
-  void ChargeRunningLocked(const ActiveJobs& active, int64_t now);
-  void RefreshLocked(const ActiveJobs& active, int64_t now);
-  void RefreshIfStaleLocked(const ActiveJobs& active, int64_t now);
-  void PrioritizeLocked(JobRecord& job, int64_t now);
+  void InstallLocked(const AccountTree& tree, const std::vector<Qos>& qos) REQUIRES(mu_);
+  void ChargeLocked(const JobRecord& job, int64_t now) REQUIRES(mu_);
+  void ChargeRunningLocked(const ActiveJobs& active, int64_t now) REQUIRES(mu_);
+  void RefreshLocked(const ActiveJobs& active, int64_t now) REQUIRES(mu_);
+  void RefreshIfStaleLocked(const ActiveJobs& active, int64_t now) REQUIRES(mu_);
+  void PrioritizeLocked(JobRecord& job, int64_t now) REQUIRES(mu_);
 
   // Set at construction, never changed (ServiceRank reads them without the lock).
   const PrioritySettings settings_;
@@ -115,20 +116,20 @@ class PolicyState {
   int max_tier_ = 0;
   std::vector<std::pair<std::string, int>> tiers_;  // each partition's priority tier
 
-  mutable std::mutex mu_;
-  std::shared_ptr<const AccountTree> accounts_;
-  std::shared_ptr<const SchedPolicy> policy_;
-  AccountTree base_accounts_;   // muster.yaml's
-  std::vector<Qos> base_qos_;   // muster.yaml's
-  std::vector<PolicyOp> ops_;   // the changes in force, in order
-  std::vector<std::string> warnings_;
-  PriorityPolicy priority_;
-  std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
+  mutable Mutex mu_{"policy", LockRank::kPolicy};
+  std::shared_ptr<const AccountTree> accounts_ GUARDED_BY(mu_);
+  std::shared_ptr<const SchedPolicy> policy_ GUARDED_BY(mu_);
+  AccountTree base_accounts_ GUARDED_BY(mu_);   // muster.yaml's
+  std::vector<Qos> base_qos_ GUARDED_BY(mu_);   // muster.yaml's
+  std::vector<PolicyOp> ops_ GUARDED_BY(mu_);   // the changes in force, in order
+  std::vector<std::string> warnings_ GUARDED_BY(mu_);
+  PriorityPolicy priority_ GUARDED_BY(mu_);
+  std::map<int64_t, PriorityFactors> factors_ GUARDED_BY(mu_);  // pending jobs, as last prioritized
   // Under a service order a Tick leaves fair share and the factors to Shares and PendingFactors.
-  bool stale_ = false;
-  int64_t calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
-  int64_t usage_saved_at_ = 0;
-  bool usage_dirty_ = false;
+  bool stale_ GUARDED_BY(mu_) = false;
+  int64_t calc_at_ GUARDED_BY(mu_) = INT64_MIN / 2;  // the last Tick that recomputed priorities
+  int64_t usage_saved_at_ GUARDED_BY(mu_) = 0;
+  bool usage_dirty_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace muster

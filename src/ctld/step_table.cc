@@ -6,12 +6,12 @@
 namespace muster {
 
 std::vector<StepRecord> StepTable::List() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return steps_;
 }
 
 std::vector<StepRecord> StepTable::Of(const std::set<int64_t>& job_ids) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<StepRecord> out;
   for (const StepRecord& s : steps_) {
     if (job_ids.count(s.job_id)) out.push_back(s);
@@ -20,17 +20,17 @@ std::vector<StepRecord> StepTable::Of(const std::set<int64_t>& job_ids) const {
 }
 
 void StepTable::Reset(std::vector<StepRecord> steps) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   steps_ = std::move(steps);
 }
 
 void StepTable::RetainJobs(const std::function<bool(int64_t job_id)>& keep) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::erase_if(steps_, [&](const StepRecord& st) { return !keep(st.job_id); });
 }
 
 StatusOr<StepRecord> StepTable::Create(int64_t job_id, const Plan& plan) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<StepRecord> running;
   int next = 0;
   for (const StepRecord& s : steps_) {
@@ -46,12 +46,12 @@ StatusOr<StepRecord> StepTable::Create(int64_t job_id, const Plan& plan) {
 }
 
 void StepTable::Erase(int64_t job_id, int step_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::erase_if(steps_, [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == step_id; });
 }
 
 StatusOr<std::optional<StepRecord>> StepTable::Finish(int64_t job_id, int step_id, int exit_code, int64_t now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = std::find_if(steps_.begin(), steps_.end(),
                          [&](const StepRecord& s) { return s.job_id == job_id && s.step_id == step_id; });
   if (it == steps_.end()) return NotFound("Invalid job id specified");
@@ -68,7 +68,7 @@ StatusOr<std::optional<StepRecord>> StepTable::Finish(int64_t job_id, int step_i
 // The store is corrected at the controller's next Recover(), which applies the same rule: the
 // step records only ever lag, never disagree.
 void StepTable::EndJob(int64_t job_id, int64_t end_time) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (StepRecord& st : steps_) {
     if (st.job_id != job_id || st.state != JobState::kRunning) continue;
     st.state = JobState::kCancelled;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "model/job_record.h"
 
@@ -65,8 +66,8 @@ class StepTable {
   static bool GpuHeld(std::span<const StepRecord> running, const std::string& node, int gpu);
 
  private:
-  mutable std::mutex mu_;
-  std::vector<StepRecord> steps_;
+  mutable Mutex mu_{"steps", LockRank::kSteps};
+  std::vector<StepRecord> steps_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster
