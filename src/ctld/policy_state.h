@@ -127,8 +127,7 @@ class PolicyState {
   std::vector<std::string> warnings_;
   PriorityPolicy priority_;
   std::map<int64_t, PriorityFactors> factors_;  // pending jobs, as last prioritized
-  // Under an order not ranking by the multifactor priority a Tick leaves fair share and the
-  // factors to Shares and PendingFactors.
+  // Under a service order a Tick leaves fair share and the factors to Shares and PendingFactors.
   bool stale_ = false;
   int64_t calc_at_ = INT64_MIN / 2;  // the last Tick that recomputed priorities
   int64_t usage_saved_at_ = 0;
