@@ -264,6 +264,10 @@ Status MapReader::List(std::string_view key, std::vector<YAML::Node>* out, bool 
 
 Status MapReader::Choice(std::string_view key, std::initializer_list<std::string_view> choices,
                          std::string* out) const {
+  return Choice(key, std::span<const std::string_view>(choices.begin(), choices.size()), out);
+}
+
+Status MapReader::Choice(std::string_view key, std::span<const std::string_view> choices, std::string* out) const {
   const YAML::Node* v = Find(key);
   if (v == nullptr) return Status::Ok();
   if (v->IsScalar()) {
@@ -274,7 +278,7 @@ Status MapReader::Choice(std::string_view key, std::initializer_list<std::string
       }
     }
   }
-  return Error(key, "expected one of " + JoinChoices(std::span<const std::string_view>(choices.begin(), choices.size())) + ", got " + Describe(*v));
+  return Error(key, "expected one of " + JoinChoices(choices) + ", got " + Describe(*v));
 }
 
 StatusOr<std::string> ReadTextFile(const std::string& path) {

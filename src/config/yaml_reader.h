@@ -88,6 +88,7 @@ class MapReader {
   Status List(std::string_view key, std::vector<YAML::Node>* out, bool required = false) const;
   // One of `choices` (case-insensitive; *out gets the choice as spelled in `choices`).
   Status Choice(std::string_view key, std::initializer_list<std::string_view> choices, std::string* out) const;
+  Status Choice(std::string_view key, std::span<const std::string_view> choices, std::string* out) const;
 
  private:
   MapReader(std::string source, YAML::Node node, std::string path)

@@ -586,7 +586,8 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   // The run's steps end with it (CANCELLED): they held its nodes, and the next run's srun would
   // wait for them ("Requested nodes are busy") where their agent never reports (a node cut off).
   steps_.EndJob(job.id, clock_->NowSeconds());
-  if (config_.priority.order != JobOrder::kMultifactor) job.priority = policy_.ServiceRank(job, job.eligible_time);
+  // Its rank as it waits again (under multifactor the priority it had: the next Tick moves it).
+  job.priority = policy_.Rank(job, job.eligible_time);
   node_states_stale_ = true;
   if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
     const char* const lost_note = lost ? " (the run never started: not counted as a restart)" : "";

@@ -369,9 +369,9 @@ class Controller {
   };
   struct FilledFrom {
     RunOf run;
-    // Under a service order, the rank last computed for that run, which holds while the job's
-    // run seconds stay in [rank_from_run_s, rank_until_run_s) (ServicePriority; a clock set
-    // back can take them below).
+    // The rank last computed for that run, which holds while the job's run seconds stay in
+    // [rank_from_run_s, rank_until_run_s) (JobOrderPolicy::Rank; a clock set back can take them
+    // below).
     int64_t rank = 0;
     int64_t rank_from_run_s = 0;
     int64_t rank_until_run_s = 0;

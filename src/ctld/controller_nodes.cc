@@ -472,14 +472,12 @@ void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s
     const RunOf run{j.start_time, j.restart_count, HoldsCpus(j), suspended};
     const bool same_run = !fresh && from->run == run;
     // A running job ranks by its priority when it started, or under a service order by what it
-    // has attained by now: the rank of last pass while that cannot have changed.
-    if (config_.priority.order == JobOrder::kMultifactor) {
-      r.priority = j.priority;
-    } else if (const int64_t run_s = RunSeconds(j, s.now);
-               same_run && run_s >= from->rank_from_run_s && run_s < from->rank_until_run_s) {
+    // has attained by now: the rank of last pass while the order says it cannot have changed.
+    if (const int64_t run_s = RunSeconds(j, s.now);
+        same_run && run_s >= from->rank_from_run_s && run_s < from->rank_until_run_s) {
       r.priority = from->rank;
     } else {
-      r.priority = from->rank = policy_.ServiceRank(j, s.now, &from->rank_until_run_s);
+      r.priority = from->rank = policy_.Rank(j, s.now, &from->rank_until_run_s);
       from->rank_from_run_s = run_s;
     }
     // The allocation, copied again only for another run, or when the CPUs came or went.

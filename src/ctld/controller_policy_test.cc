@@ -439,7 +439,7 @@ namespace {
 // Least attained service through the controller: a job's rank falls as it runs, a requeued job
 // keeps the service it had, and a new job stops the one that has had the most.
 TEST_F(PolicyTest, LeastAttainedServicePreemptsTheJobThatHasHadMost) {
-  config_.priority.order = JobOrder::kLeastAttained;
+  config_.priority.order = JobOrderRegistry::Create("least-attained");
   config_.priority.las_queue_limits_gpu_s = {3600};  // one GPU-hour
   SchedPolicy p;
   p.preemption.by_priority = true;
@@ -486,6 +486,23 @@ TEST_F(PolicyTest, LeastAttainedServicePreemptsTheJobThatHasHadMost) {
   // A restart keeps the service it attained.
   Open();
   EXPECT_EQ(Job(big).run_before_s, 500);
+}
+
+// scontrol show config names the configured order: Slurm's plugin for multifactor, Muster's own
+// for the others.
+TEST_F(PolicyTest, PriorityTypeNamesTheConfiguredOrder) {
+  const std::pair<const char*, const char*> rows[] = {{"multifactor", "priority/multifactor"},
+                                                      {"least-attained", "muster/least-attained"},
+                                                      {"shortest-remaining", "muster/shortest-remaining"}};
+  for (const auto& [order, type] : rows) {
+    config_.priority.order = JobOrderRegistry::Create(order);
+    Open();
+    std::string shown;
+    for (const auto& [key, value] : ctld_->SlurmConfig()) {
+      if (key == "PriorityType") shown = value;
+    }
+    EXPECT_EQ(shown, type) << order;
+  }
 }
 
 }  // namespace

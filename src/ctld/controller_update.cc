@@ -185,8 +185,7 @@ std::vector<std::pair<std::string, std::string>> Controller::SlurmConfig() const
       {"FirstJobId", std::to_string(config_.first_job_id)},
       {"KillWait", std::to_string(config_.kill_wait_s) + " sec"},
       {"MinJobAge", std::to_string(config_.min_job_age_s) + " sec"},
-      {"PriorityType", config_.priority.order == JobOrder::kMultifactor ? "priority/multifactor"
-                                                                         : std::string("muster/") + JobOrderName(config_.priority.order)},
+      {"PriorityType", policy_.order().priority_type()},
       {"SchedulerType", s.backfill ? "sched/backfill" : "sched/builtin"},
       {"SelectType", "select/cons_tres"},
       {"SlurmdTimeout", std::to_string(config_.heartbeat_timeout_s) + " sec"},

@@ -162,14 +162,14 @@ std::string PolicyState::Tick(const ActiveJobs& active, int64_t now) {
   const bool save = now - usage_saved_at_ >= usage_save_s_;
   if (refresh || save) ChargeRunningLocked(active, now);
   if (refresh) {
-    // Under a service order a waiting job's priority is its rank alone: the multifactor
-    // factors and the fair-share tree are read only by sprio and sshare, which refresh them
-    // when asked (most of a Tick's time in a Philly replay).
-    if (settings_.order == JobOrder::kMultifactor) {
+    // Under an order that does not rank by the multifactor priority a waiting job's priority is
+    // its rank alone: the factors and the fair-share tree are read only by sprio and sshare,
+    // which refresh them when asked (most of a Tick's time in a Philly replay).
+    if (settings_.order->ranks_by_multifactor()) {
       RefreshLocked(active, now);
     } else {
       for (const auto& [id, job] : active) {
-        if (job->state == JobState::kPending) job->priority = job->held ? 0 : ServiceRank(*job, now);
+        if (job->state == JobState::kPending) job->priority = job->held ? 0 : Rank(*job, now);
       }
       stale_ = true;
     }
@@ -235,7 +235,7 @@ void PolicyState::PrioritizeLocked(JobRecord& j, int64_t now) {
   pj.nice = j.nice;
   const PriorityFactors f = priority_.Factors(pj, max_tier_, cluster_gpus_, cluster_cpus_, now);
   j.priority = priority_.Priority(f, j.nice);
-  if (settings_.order != JobOrder::kMultifactor) j.priority = ServiceRank(j, now);
+  j.priority = Rank(j, now);
   factors_[j.id] = f;
 }
 
@@ -251,8 +251,9 @@ std::map<int64_t, PriorityFactors> PolicyState::PendingFactors(const ActiveJobs&
   return factors_;
 }
 
-int64_t PolicyState::ServiceRank(const JobRecord& j, int64_t now, int64_t* same_below_run_s) const {
-  return ServicePriority(settings_, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now), same_below_run_s);
+int64_t PolicyState::Rank(const JobRecord& j, int64_t now, int64_t* same_below_run_s) const {
+  const OrderedJob job{j.priority, RequestedGpus(j.request), j.time_limit_s, RunSeconds(j, now)};
+  return settings_.order->Rank(settings_, job, same_below_run_s);
 }
 
 }  // namespace muster

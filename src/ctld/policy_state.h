@@ -25,6 +25,7 @@
 #include "model/job_record.h"
 #include "model/policy_ops.h"
 #include "sched/cluster_snapshot.h"
+#include "sched/job_order.h"
 #include "sched/preemption.h"
 #include "sched/priority_policy.h"
 
@@ -97,9 +98,11 @@ class PolicyState {
   // a Tick under a service order left them stale.
   std::vector<FairShareRow> Shares(const ActiveJobs& active, int64_t now);
   std::map<int64_t, PriorityFactors> PendingFactors(const ActiveJobs& active, int64_t now);
-  // The job's priority under a service order, with the service it has attained up to `now`
-  // (`same_below_run_s`: as ServicePriority's). Reads only the configured settings: takes no lock.
-  int64_t ServiceRank(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
+  // The job's rank under the configured order (JobOrderPolicy::Rank, `same_below_run_s` as
+  // there), from its priority as it stands and the service it has attained up to `now`. Reads
+  // only the job and the configured settings: takes no lock.
+  int64_t Rank(const JobRecord& job, int64_t now, int64_t* same_below_run_s = nullptr) const;
+  const JobOrderPolicy& order() const { return *settings_.order; }
 
  private:
   void InstallLocked(const AccountTree& tree, const std::vector<Qos>& qos) REQUIRES(mu_);
@@ -109,7 +112,7 @@ class PolicyState {
   void RefreshIfStaleLocked(const ActiveJobs& active, int64_t now) REQUIRES(mu_);
   void PrioritizeLocked(JobRecord& job, int64_t now) REQUIRES(mu_);
 
-  // Set at construction, never changed (ServiceRank reads them without the lock).
+  // Set at construction, never changed (Rank reads them without the lock).
   const PrioritySettings settings_;
   const int64_t usage_save_s_;
   double cluster_gpus_ = 0, cluster_cpus_ = 0;

@@ -23,9 +23,9 @@ ClusterSnapshot Cluster() {
   return b.Build();
 }
 
-PrioritySettings Settings(JobOrder order = JobOrder::kMultifactor) {
+PrioritySettings Settings(std::string_view order = "multifactor") {
   PrioritySettings s;
-  s.order = order;
+  s.order = JobOrderRegistry::Create(order);
   s.weights.qos = 1000;
   s.weights.partition = 1000;
   s.accounts.accounts = {Account{.name = "team"}};
@@ -239,13 +239,13 @@ TEST(PolicyStateTest, PrioritizesPendingJobsByQosAndPartitionTier) {
 }
 
 TEST(PolicyStateTest, UnderAServiceOrderTickRanksAndTheFactorsWaitUntilAsked) {
-  PolicyState state(Settings(JobOrder::kLeastAttained), nullptr, Cluster(), 30);
+  PolicyState state(Settings("least-attained"), nullptr, Cluster(), 30);
   std::vector<JobRecord> jobs = {Pending(1), Running(2, 1, 2)};
   jobs[0].run_before_s = 4000;  // attained service before a requeue
   ActiveJobs active = Active(jobs);
   (void)state.Tick(active, 10);
-  EXPECT_EQ(jobs[0].priority, state.ServiceRank(jobs[0], 10));
-  EXPECT_NE(state.ServiceRank(jobs[0], 10), state.ServiceRank(Pending(3), 10));  // it attained more
+  EXPECT_EQ(jobs[0].priority, state.Rank(jobs[0], 10));
+  EXPECT_NE(state.Rank(jobs[0], 10), state.Rank(Pending(3), 10));  // it attained more
   // The factors and shares are computed when asked (the Tick left them stale).
   EXPECT_EQ(state.PendingFactors(active, 10).count(1), 1u);
   EXPECT_GT(UsageOf(state.Shares(active, 10), "alice"), 0);

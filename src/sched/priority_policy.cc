@@ -1,51 +1,8 @@
 #include "sched/priority_policy.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace muster {
-
-const char* JobOrderName(JobOrder o) {
-  switch (o) {
-    case JobOrder::kLeastAttained:
-      return "least-attained";
-    case JobOrder::kShortestRemaining:
-      return "shortest-remaining";
-    case JobOrder::kMultifactor:
-      break;
-  }
-  return "multifactor";
-}
-
-int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s,
-                        int64_t* same_below_run_s) {
-  if (s.order == JobOrder::kShortestRemaining) {
-    if (same_below_run_s != nullptr) *same_below_run_s = run_s + 1;
-    if (time_limit_s == kUnlimited) return -(int64_t{1} << 50);
-    return -std::max<int64_t>(0, time_limit_s - run_s);
-  }
-  const double per_s = std::max(1.0, gpus);
-  const double attained = per_s * static_cast<double>(run_s);
-  // The queue: how many limits it has reached (ascending; the configuration checks).
-  const std::vector<int64_t>& limits = s.las_queue_limits_gpu_s;
-  const auto reached = std::upper_bound(limits.begin(), limits.end(), attained,
-                                        [](double a, int64_t limit) { return a < static_cast<double>(limit); });
-  if (same_below_run_s != nullptr) {
-    // The first run_s' at which per_s * run_s' reaches the next limit, found with the same
-    // comparison as above (the quotient only starts the search: rounding may be off by one).
-    int64_t until = std::numeric_limits<int64_t>::max();
-    if (reached != limits.end()) {
-      const double next = static_cast<double>(*reached);
-      const double guess = std::ceil(next / per_s);
-      until = guess >= 9.0e18 ? std::numeric_limits<int64_t>::max() : std::max<int64_t>(run_s + 1, static_cast<int64_t>(guess));
-      while (until > run_s + 1 && per_s * static_cast<double>(until - 1) >= next) --until;
-      while (until != std::numeric_limits<int64_t>::max() && per_s * static_cast<double>(until) < next) ++until;
-    }
-    *same_below_run_s = until;
-  }
-  return static_cast<int64_t>(limits.end() - reached);
-}
 
 double RequestedGpus(const JobRequest& r) {
   const int nodes = std::max(1, r.min_nodes);

@@ -14,6 +14,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,25 +24,16 @@
 #include "model/account.h"
 #include "model/job_request.h"
 #include "sched/fair_tree.h"
+#include "sched/job_order.h"
 #include "sched/multifactor_priority.h"
 #include "sched/usage_ledger.h"
 
 namespace muster {
 
-// What ranks jobs: Slurm's multifactor priority, or a service order for training clusters where
-// jobs checkpoint and may be stopped and requeued (with preemption by priority, a job ranked
-// higher preempts running jobs ranked lower):
-//   kLeastAttained      Tiresias' discretized 2D-LAS: a job's queue is how many of
-//                       `las_queue_limits_gpu_s` its attained service (GPU-seconds run so far, in
-//                       every run; a job without GPUs counts as one) has reached; lower queues
-//                       first, first come first served within one. Needs no durations.
-//   kShortestRemaining  by time limit minus the time run so far, shortest first: SRTF when the
-//                       limits are the exact durations (an oracle, for bounds).
-enum class JobOrder { kMultifactor, kLeastAttained, kShortestRemaining };
-const char* JobOrderName(JobOrder o);  // "multifactor", "least-attained", "shortest-remaining"
-
 struct PrioritySettings {
-  JobOrder order = JobOrder::kMultifactor;
+  // What ranks the jobs (sched/job_order.h); never null.
+  std::shared_ptr<const JobOrderPolicy> order = JobOrderRegistry::Create(JobOrderRegistry::kDefault);
+  // least-attained's queues, in GPU-seconds of attained service.
   // Ascending. The default: 5 GPU-minutes, then twice the last, 19 limits (20 queues, the last
   // from about 21,845 GPU-hours on). On the whole Philly trace it gives an average JCT 1.12x the
   // SRTF oracle's; the earlier default (x4 up to 341 GPU-hours) gave 1.20x (docs/simulator.md).
@@ -84,15 +76,6 @@ struct PriorityJob {
 // times CPUs per task (at least one task, and one per node when only nodes are given).
 double RequestedGpus(const JobRequest& r);
 double RequestedCpus(const JobRequest& r);
-
-// A job's priority under a service order (not kMultifactor): `gpus` what it asks for, `run_s` the
-// seconds it has run so far (RunSeconds), `time_limit_s` its limit (kUnlimited: none, ranked after
-// every limit under kShortestRemaining).
-// `same_below_run_s`, when given, is set to the run seconds from which the result may differ
-// (it holds for every run_s' in [run_s, *same_below_run_s)): a least-attained rank holds until
-// the attained service reaches the next queue limit, a shortest-remaining one one second.
-int64_t ServicePriority(const PrioritySettings& s, double gpus, int64_t time_limit_s, int64_t run_s,
-                        int64_t* same_below_run_s = nullptr);
 
 class PriorityPolicy {
  public:

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
 namespace muster {
 namespace {
 
@@ -85,64 +83,6 @@ TEST(PriorityPolicyTest, RequestedSizes) {
   JobRequest f;
   f.gpu_milli = 250;
   EXPECT_DOUBLE_EQ(RequestedGpus(f), 0.25);
-}
-
-}  // namespace
-}  // namespace muster
-
-namespace muster {
-namespace {
-
-TEST(ServicePriorityTest, LeastAttainedRanksByTheQueueTheServiceReached) {
-  PrioritySettings s;
-  s.order = JobOrder::kLeastAttained;
-  s.las_queue_limits_gpu_s = {3600, 36000};
-  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 0), 2);        // new: the first queue
-  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 3599), 2);
-  EXPECT_EQ(ServicePriority(s, 1, kUnlimited, 3600), 1);     // one GPU-hour: the second
-  EXPECT_EQ(ServicePriority(s, 8, kUnlimited, 450), 1);      // 8 GPUs x 450 s = 3600 GPU-seconds
-  EXPECT_EQ(ServicePriority(s, 8, kUnlimited, 4500), 0);     // 36,000: the last
-  EXPECT_EQ(ServicePriority(s, 0, kUnlimited, 3600), 1);     // no GPUs counts as one
-  EXPECT_EQ(ServicePriority(s, 0.5, 600, 3600), 1) << "limits play no part";
-  EXPECT_STREQ(JobOrderName(s.order), "least-attained");
-}
-
-TEST(ServicePriorityTest, SaysUntilWhenARankHolds) {
-  PrioritySettings s;
-  s.order = JobOrder::kLeastAttained;
-  s.las_queue_limits_gpu_s = {300, 600, 1000, 7000};
-  // Every second from 0 to 2000, for GPU counts whose products round: the rank is the same over
-  // [run_s, until) and differs at until.
-  for (double gpus : {0.0, 0.5, 1.0, 3.0, 7.0, 0.3}) {
-    for (int64_t run_s = 0; run_s <= 2000; ++run_s) {
-      int64_t until = 0;
-      const int64_t rank = ServicePriority(s, gpus, kUnlimited, run_s, &until);
-      ASSERT_GT(until, run_s) << gpus << " GPUs, " << run_s << " s";
-      if (rank == 0) {
-        EXPECT_EQ(until, std::numeric_limits<int64_t>::max()) << "the last queue holds for good";
-        continue;
-      }
-      EXPECT_EQ(ServicePriority(s, gpus, kUnlimited, until - 1), rank) << gpus << " GPUs, " << run_s << " s";
-      EXPECT_EQ(ServicePriority(s, gpus, kUnlimited, until), rank - 1) << gpus << " GPUs, " << run_s << " s";
-    }
-  }
-  int64_t until = 0;
-  EXPECT_EQ(ServicePriority(s, 3, kUnlimited, 0, &until), 4);
-  EXPECT_EQ(until, 100);  // 3 GPUs x 100 s = the first limit, 300 GPU-seconds
-  s.order = JobOrder::kShortestRemaining;
-  EXPECT_EQ(ServicePriority(s, 3, 600, 10, &until), -590);
-  EXPECT_EQ(until, 11) << "a shortest-remaining rank moves every second";
-}
-
-TEST(ServicePriorityTest, ShortestRemainingRanksByTheLimitLeft) {
-  PrioritySettings s;
-  s.order = JobOrder::kShortestRemaining;
-  EXPECT_EQ(ServicePriority(s, 1, 600, 0), -600);
-  EXPECT_EQ(ServicePriority(s, 4, 600, 500), -100);
-  EXPECT_EQ(ServicePriority(s, 4, 600, 900), 0);  // past its limit: nothing left
-  EXPECT_LT(ServicePriority(s, 1, kUnlimited, 0), ServicePriority(s, 1, 30 * 24 * 3600, 0));
-  EXPECT_STREQ(JobOrderName(s.order), "shortest-remaining");
-  EXPECT_STREQ(JobOrderName(JobOrder::kMultifactor), "multifactor");
 }
 
 }  // namespace

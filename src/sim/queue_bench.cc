@@ -6,6 +6,7 @@
 
 #include "base/strings.h"
 #include "sched/cluster_builder.h"
+#include "sched/job_order.h"
 
 namespace muster {
 
@@ -174,17 +175,17 @@ ReplayOptions QueueOptions(QueuePolicy policy, const ClusterSnapshot& cluster) {
       break;
     case QueuePolicy::kSjfOracle:
       c.scheduler.strict_priority = false;
-      c.priority.order = JobOrder::kShortestRemaining;
+      c.priority.order = JobOrderRegistry::Create("shortest-remaining");
       break;
     case QueuePolicy::kSrtfOracle:
       c.scheduler.strict_priority = false;
-      c.priority.order = JobOrder::kShortestRemaining;
+      c.priority.order = JobOrderRegistry::Create("shortest-remaining");
       policy_set.preemption.by_priority = true;
       c.scheduler.policy = std::make_shared<SchedPolicy>(policy_set);
       break;
     case QueuePolicy::kMuster:
       c.scheduler.strict_priority = false;
-      c.priority.order = JobOrder::kLeastAttained;  // the default queue limits
+      c.priority.order = JobOrderRegistry::Create("least-attained");  // the default queue limits
       policy_set.preemption.by_priority = true;
       policy_set.preemption.exempt_time_s = 300;  // a job runs 5 minutes before it may be stopped
       c.scheduler.policy = std::make_shared<SchedPolicy>(policy_set);

@@ -4,6 +4,7 @@
 
 #include "config/scheduling/policy_config.h"
 #include "model/job_request.h"
+#include "sched/job_order.h"
 
 namespace muster::config_internal {
 namespace {
@@ -36,10 +37,8 @@ Status ReadPriority(const MapReader& root, PrioritySettings* out) {
                                                    "decay_half_life", "calc_period", "billing"}));
     if (m.Has("order")) {
       std::string order;
-      RETURN_IF_ERROR(m.Choice("order", {"multifactor", "least-attained", "shortest-remaining"}, &order));
-      out->order = order == "least-attained"       ? JobOrder::kLeastAttained
-                   : order == "shortest-remaining" ? JobOrder::kShortestRemaining
-                                                   : JobOrder::kMultifactor;
+      RETURN_IF_ERROR(m.Choice("order", JobOrderRegistry::Names(), &order));
+      out->order = JobOrderRegistry::Create(order);
     }
     if (m.Has("las_queue_limits")) {
       // GPU-seconds of attained service where each queue ends, as times ("1:00:00" = one GPU-hour).

@@ -87,12 +87,12 @@ TEST_F(SchedulingConfigFile, PriorityAndAccountsAreRead) {
   EXPECT_EQ(p.accounts.users[1].user, "bob");
   EXPECT_EQ(p.accounts.users[1].shares, 2);
   EXPECT_EQ(p.accounts.users[2].account, "vision");
-  EXPECT_EQ(p.order, JobOrder::kMultifactor);
+  EXPECT_EQ(p.order->name(), "multifactor");
   StatusOr<SchedulingConfig> las = Load(
       "priority:\n  order: least-attained\n  las_queue_limits: [\"30:00\", \"2:00:00\"]\n"
       "preemption:\n  by_priority: true\n");
   ASSERT_TRUE(las.ok()) << las.status().message();
-  EXPECT_EQ(las->priority.order, JobOrder::kLeastAttained);
+  EXPECT_EQ(las->priority.order->name(), "least-attained");
   EXPECT_EQ(las->priority.las_queue_limits_gpu_s, (std::vector<int64_t>{1800, 7200}));
   EXPECT_TRUE(las->preemption.by_priority);
 }
