@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "agent/cgroup_internal.h"
+#include "base/read_file.h"
 #include <rapidcheck.h>
 #include "proc/launcher.h"
 
@@ -58,11 +59,6 @@ std::string SelfExe() {
 std::string UniqueSuffix() {
   static std::atomic<int> counter{0};
   return std::to_string(getpid()) + "-" + std::to_string(counter++);
-}
-
-std::string Slurp(const std::string& path) {
-  StatusOr<std::string> s = cgroup_internal::ReadFile(path);
-  return s.ok() ? *s : "";
 }
 
 std::string Trimmed(std::string s) {
@@ -276,7 +272,7 @@ TEST_P(CgroupTest, PidsListsChildAndGrandchildAndDestroyRemovesAll) {
   ExitInfo info = Wait(*pid);
   EXPECT_EQ(info.signal, SIGKILL);
   // The grandchild is gone, or a zombie waiting for init to reap it.
-  std::string stat = Slurp("/proc/" + std::to_string(grandchild) + "/stat");
+  std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(grandchild) + "/stat");
   size_t paren = stat.rfind(')');
   if (!stat.empty() && paren != std::string::npos && paren + 2 < stat.size()) {
     EXPECT_EQ(stat[paren + 2], 'Z') << stat;
@@ -307,7 +303,7 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   pid_t pid = Start({"/bin/sh", "-c", script});
   ASSERT_GT(pid, 0);
   Wait(pid);
-  std::string out = Slurp(dev_.path + "/out");
+  std::string out = ReadFileOrEmpty(dev_.path + "/out");
   size_t first = out.find("nvidia0");
   size_t second = out.find("nvidia1");
   ASSERT_NE(first, std::string::npos) << out;
@@ -374,7 +370,7 @@ TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
   pid_t pid = Start({"/bin/sh", "-c", script});
   ASSERT_GT(pid, 0);
   Wait(pid);
-  const std::string out = Slurp(dev_.path + "/out");
+  const std::string out = ReadFileOrEmpty(dev_.path + "/out");
   std::string results;
   for (const std::string& name : order) {
     const size_t at = out.find(dev_.path + "/" + name + ":");
@@ -418,12 +414,14 @@ TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
   pid_t in_step = Start({"/bin/sh", "-c", script}, {}, *step);
   ASSERT_GT(in_step, 0);
   Wait(in_step);
-  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "denied ok denied") << Slurp(dev_.path + "/out");
+  EXPECT_EQ(OpenResults(ReadFileOrEmpty(dev_.path + "/out"), dev_.path, 3), "denied ok denied")
+      << ReadFileOrEmpty(dev_.path + "/out");
   unlink((dev_.path + "/out").c_str());  // Launch appends
   pid_t in_job = Start({"/bin/sh", "-c", script});
   ASSERT_GT(in_job, 0);
   Wait(in_job);
-  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "ok ok denied") << Slurp(dev_.path + "/out");
+  EXPECT_EQ(OpenResults(ReadFileOrEmpty(dev_.path + "/out"), dev_.path, 3), "ok ok denied")
+      << ReadFileOrEmpty(dev_.path + "/out");
 
   // A step's processes are the job's: listed by Pids, and Destroy ends them with the step's cgroup.
   pid_t sleeper = Start({"/bin/sleep", "1000"}, {}, *step);
@@ -555,20 +553,20 @@ TEST_P(CgroupTest, WritesCpuAndMemoryLimits) {
     return "";
   };
   if (GetParam() == Flavor::kV1) {
-    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(96 << 20));
-    EXPECT_EQ(Trimmed(Slurp(dir_of("cpu") + "/cpu.cfs_quota_us")), "100000");
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("cpu") + "/cpu.cfs_quota_us")), "100000");
     if (!dir_of("cpuset").empty()) {
-      EXPECT_EQ(Trimmed(Slurp(dir_of("cpuset") + "/cpuset.cpus")), "0");
+      EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("cpuset") + "/cpuset.cpus")), "0");
     }
     // Raising the limit afterwards works too (memsw must move first).
     limits.memory_bytes = int64_t{128} << 20;
     ASSERT_TRUE(cg_->Create(name_, limits).ok());
-    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(128 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(128 << 20));
     limits.memory_bytes = 0;
     ASSERT_TRUE(cg_->Create(name_, limits).ok());
   } else {
-    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/memory.max")), std::to_string(96 << 20));
-    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/cpu.max")), "100000 100000");
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("") + "/memory.max")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("") + "/cpu.max")), "100000 100000");
   }
 }
 
