@@ -20,6 +20,8 @@
 #include <string>
 #include <thread>
 
+#include "base/test_util.h"
+
 namespace muster_test {
 
 namespace fs = std::filesystem;
@@ -61,14 +63,7 @@ inline std::string Trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b);
 }
 
-inline bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
-}
+using muster::WaitFor;  // polls every 50 ms
 
 inline std::string ReadFile(const std::string& p);
 

@@ -22,6 +22,7 @@
 #include "api/wire/agent.h"
 #include "api/wire/records.h"
 #include "base/clock.h"
+#include "base/test_util.h"
 #include "net/http_test_util.h"
 
 namespace muster {
@@ -31,14 +32,8 @@ namespace fs = std::filesystem;
 
 using net_test::FreePort;
 
-bool WaitFor(const std::function<bool()>& done, int ms = 20000) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
+// How long a WaitFor here waits at most, and how often it looks.
+constexpr std::chrono::milliseconds kWait{20000}, kPoll{20};
 
 // What a controller heard: each request's path, and the job ids of the exits they carried.
 struct Heard {
@@ -124,7 +119,7 @@ TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
   ASSERT_TRUE(agent.Start().ok());
 
   // No controller leads yet: the standby answers 503 again and again, the report stays.
-  ASSERT_TRUE(WaitFor([&] { return standby_heard.count() >= 3; })) << standby_heard.count();
+  ASSERT_TRUE(WaitFor([&] { return standby_heard.count() >= 3; }, kWait, kPoll)) << standby_heard.count();
   EXPECT_TRUE(fs::exists(run_dir / "report.json"));
   EXPECT_FALSE(leader_heard.HasExit(7));
 
@@ -132,8 +127,8 @@ TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
   // once acknowledged the run's directory goes.
   std::unique_ptr<HttpServer> leader = StartController(leader_port, true, &leader_heard);
   ASSERT_NE(leader, nullptr);
-  EXPECT_TRUE(WaitFor([&] { return leader_heard.HasExit(7); }));
-  EXPECT_TRUE(WaitFor([&] { return !fs::exists(run_dir); })) << run_dir;
+  EXPECT_TRUE(WaitFor([&] { return leader_heard.HasExit(7); }, kWait, kPoll));
+  EXPECT_TRUE(WaitFor([&] { return !fs::exists(run_dir); }, kWait, kPoll)) << run_dir;
   {
     std::lock_guard<std::mutex> lock(leader_heard.mu);
     ASSERT_FALSE(leader_heard.paths.empty());
@@ -144,7 +139,7 @@ TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
   EXPECT_TRUE(WaitFor([&] {
     std::lock_guard<std::mutex> lock(leader_heard.mu);
     return std::count(leader_heard.paths.begin(), leader_heard.paths.end(), "/v1/agent/heartbeat") >= 2;
-  }));
+  }, kWait, kPoll));
   EXPECT_EQ(standby_heard.count(), standby_before);
   agent.Stop();
   fs::remove_all(dir);
@@ -188,7 +183,7 @@ TEST(AgentFollowTest, OrdersOfADeposedLeaderAreRefused) {
     ASSERT_TRUE(agent.Start().ok());
     if (incarnation == 0) {
       // The leader's answers tell the agent its token (kept in the spool).
-      ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "spool" / "leader_token"); }));
+      ASSERT_TRUE(WaitFor([&] { return fs::exists(dir / "spool" / "leader_token"); }, kWait, kPoll));
     }
     // (Restarted, the agent hears no controller at all: what it refuses, it read from its spool.)
     HttpResponse late = signal(4);

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string>
 
+#include "base/test_util.h"
+
 namespace muster {
 namespace {
 
@@ -34,9 +36,6 @@ class AsUserTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "the agent's situation: root acting for another user";
-    char tmpl[] = "/tmp/muster-asuser-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
     user_dir_ = dir_ + "/user";
     ASSERT_EQ(mkdir(user_dir_.c_str(), 0755), 0);
@@ -44,11 +43,9 @@ class AsUserTest : public ::testing::Test {
     root_dir_ = dir_ + "/rootonly";
     ASSERT_EQ(mkdir(root_dir_.c_str(), 0700), 0);
   }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
-  }
-  std::string dir_, user_dir_, root_dir_;
+  TempDir tmp_{"muster-asuser-"};
+  const std::string dir_ = tmp_.path();
+  std::string user_dir_, root_dir_;
 };
 
 TEST_F(AsUserTest, AppendsToTheUsersOwnFile) {

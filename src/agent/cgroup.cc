@@ -41,8 +41,6 @@ Status WriteFile(const std::string& path, const std::string& content) {
   return Status::Ok();
 }
 
-StatusOr<std::string> ReadFile(const std::string& path) { return ReadWholeFile(path); }
-
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 Status MakeDir(const std::string& path) {
@@ -54,7 +52,7 @@ Status MakeDir(const std::string& path) {
 
 std::vector<pid_t> ReadPids(const std::string& procs_file) {
   std::vector<pid_t> pids;
-  StatusOr<std::string> text = ReadFile(procs_file);
+  StatusOr<std::string> text = ReadWholeFile(procs_file);
   if (!text.ok()) return pids;
   std::istringstream in(*text);
   long pid;

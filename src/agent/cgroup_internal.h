@@ -55,7 +55,6 @@ Status VerifyDeviceProgram(const DeviceFence& fence);
 // ---- Shared helpers ----------------------------------------------------------------------------
 
 Status WriteFile(const std::string& path, const std::string& content);
-StatusOr<std::string> ReadFile(const std::string& path);
 bool Exists(const std::string& path);
 // Creates a directory; an existing one is fine.
 Status MakeDir(const std::string& path);

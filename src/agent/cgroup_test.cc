@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "agent/cgroup_internal.h"
+#include "base/read_file.h"
+#include "base/test_util.h"
 #include <rapidcheck.h>
 #include "proc/launcher.h"
 
@@ -60,27 +62,10 @@ std::string UniqueSuffix() {
   return std::to_string(getpid()) + "-" + std::to_string(counter++);
 }
 
-std::string Slurp(const std::string& path) {
-  StatusOr<std::string> s = cgroup_internal::ReadFile(path);
-  return s.ok() ? *s : "";
-}
-
 std::string Trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/muster-cgroup-test-XXXXXX";
-    path = mkdtemp(tmpl) != nullptr ? tmpl : "/tmp";
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    if (path != "/tmp") (void)!system(cmd.c_str());
-  }
-};
 
 // Which implementation a test runs against.
 enum class Flavor { kV1, kV2 };
@@ -117,9 +102,9 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
   StatusOr<std::unique_ptr<Cgroup>> Open() {
     if (GetParam() == Flavor::kV1) {
       full_ = true;
-      return OpenCgroupV1("/sys/fs/cgroup", base_, dev_.path);
+      return OpenCgroupV1("/sys/fs/cgroup", base_, dev_.path());
     }
-    return OpenCgroupV2(V2Mount(&full_), base_, /*require_cpu_memory=*/full_, dev_.path);
+    return OpenCgroupV2(V2Mount(&full_), base_, /*require_cpu_memory=*/full_, dev_.path());
   }
 
   void TearDown() override {
@@ -147,7 +132,7 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     }
   }
 
-  // Launches argv as root inside the job cgroup (or the procs file(s) given); output to <dev_.path>/out.
+  // Launches argv as root inside the job cgroup (or the procs file(s) given); output to <dev_.path()>/out.
   pid_t Start(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
               const std::string& procs_file = "") {
     LaunchSpec spec;
@@ -158,7 +143,7 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     spec.argv = argv;
     spec.env = env;
     spec.env.push_back("PATH=/usr/bin:/bin");
-    spec.stdout_path = dev_.path + "/out";
+    spec.stdout_path = dev_.path() + "/out";
     spec.cgroup_procs_file = procs_file.empty() ? cg_->ProcsFile(name_) : procs_file;
     StatusOr<pid_t> pid = Launch(spec);
     EXPECT_TRUE(pid.ok()) << pid.status().ToString();
@@ -173,7 +158,7 @@ class CgroupTest : public testing::TestWithParam<Flavor> {
     return info;
   }
 
-  TempDir dev_;
+  TempDir dev_{"muster-cgroup-test-"};
   std::string base_;
   std::string name_;
   bool full_ = false;
@@ -242,7 +227,7 @@ TEST_P(CgroupTest, BaseIsRemovedOnlyWhenNoJobIsLeft) {
 TEST_P(CgroupTest, PidsListsChildAndGrandchildAndDestroyRemovesAll) {
   ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
   // The shell prints the grandchild's pid once it has forked; a FIFO makes the wait exact.
-  std::string fifo = dev_.path + "/fifo";
+  std::string fifo = dev_.path() + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(reader, 0);
@@ -276,7 +261,7 @@ TEST_P(CgroupTest, PidsListsChildAndGrandchildAndDestroyRemovesAll) {
   ExitInfo info = Wait(*pid);
   EXPECT_EQ(info.signal, SIGKILL);
   // The grandchild is gone, or a zombie waiting for init to reap it.
-  std::string stat = Slurp("/proc/" + std::to_string(grandchild) + "/stat");
+  std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(grandchild) + "/stat");
   size_t paren = stat.rfind(')');
   if (!stat.empty() && paren != std::string::npos && paren + 2 < stat.size()) {
     EXPECT_EQ(stat[paren + 2], 'Z') << stat;
@@ -288,7 +273,7 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   // Fake /dev/nvidia0 and /dev/nvidia1 (no driver behind them): opening an allowed one fails
   // with ENXIO, a denied one with EPERM from the device controller.
   for (int minor : {0, 1}) {
-    std::string node = dev_.path + "/nvidia" + std::to_string(minor);
+    std::string node = dev_.path() + "/nvidia" + std::to_string(minor);
     if (mknod(node.c_str(), S_IFCHR | 0666, makedev(cgroup_internal::kNvidiaMajor, minor)) != 0) {
       GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
     }
@@ -303,11 +288,11 @@ TEST_P(CgroupTest, DeviceRestrictionDeniesOtherGpus) {
   ASSERT_TRUE(created.ok()) << created.ToString();
   EXPECT_TRUE(cg_->Create(name_, limits).ok()) << "Create is idempotent";
   // `true` rather than `:`: a redirection error on a special builtin would end the shell.
-  std::string script = "true < " + dev_.path + "/nvidia0; true < " + dev_.path + "/nvidia1";
+  std::string script = "true < " + dev_.path() + "/nvidia0; true < " + dev_.path() + "/nvidia1";
   pid_t pid = Start({"/bin/sh", "-c", script});
   ASSERT_GT(pid, 0);
   Wait(pid);
-  std::string out = Slurp(dev_.path + "/out");
+  std::string out = ReadFileOrEmpty(dev_.path() + "/out");
   size_t first = out.find("nvidia0");
   size_t second = out.find("nvidia1");
   ASSERT_NE(first, std::string::npos) << out;
@@ -351,17 +336,17 @@ TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
   if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
     GTEST_SKIP() << "no v1 devices hierarchy";
   }
-  if (!MakeFakeGpus(dev_.path, 2)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
-  ASSERT_EQ(mkdir((dev_.path + "/nvidia-caps").c_str(), 0755), 0);
+  if (!MakeFakeGpus(dev_.path(), 2)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+  ASSERT_EQ(mkdir((dev_.path() + "/nvidia-caps").c_str(), 0755), 0);
   const std::vector<std::pair<std::string, dev_t>> nodes = {
       {"nvidiactl", makedev(195, 255)},          {"nvidia-modeset", makedev(195, 254)},
       {"nvidia-uvm", makedev(511, 0)},           {"nvidia-uvm-tools", makedev(511, 1)},
       {"nvidia-caps/nvidia-cap1", makedev(237, 1)},  // MIG config
       {"nvidia-caps/nvidia-cap21", makedev(237, 21)}, {"nvidia-caps/nvidia-cap22", makedev(237, 22)},
       {"nvidia-caps/nvidia-cap30", makedev(237, 30)}};
-  for (const auto& [name, dev] : nodes) ASSERT_EQ(mknod((dev_.path + "/" + name).c_str(), S_IFCHR | 0666, dev), 0) << name;
-  EXPECT_EQ(cgroup_internal::NvidiaCapsMajor(dev_.path), 237);
-  EXPECT_EQ(cgroup_internal::NvidiaCapDevices(dev_.path),
+  for (const auto& [name, dev] : nodes) ASSERT_EQ(mknod(dev_.Path(name).c_str(), S_IFCHR | 0666, dev), 0) << name;
+  EXPECT_EQ(cgroup_internal::NvidiaCapsMajor(dev_.path()), 237);
+  EXPECT_EQ(cgroup_internal::NvidiaCapDevices(dev_.path()),
             (std::vector<std::pair<int, int>>{{237, 1}, {237, 21}, {237, 22}, {237, 30}}));
   CgroupLimits limits;
   limits.restrict_devices = true;
@@ -370,14 +355,14 @@ TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
   std::vector<std::string> order = {"nvidia0", "nvidia1"};
   for (const auto& [name, dev] : nodes) order.push_back(name);
   std::string script;
-  for (const std::string& name : order) script += "true < " + dev_.path + "/" + name + "; ";
+  for (const std::string& name : order) script += "true < " + dev_.path() + "/" + name + "; ";
   pid_t pid = Start({"/bin/sh", "-c", script});
   ASSERT_GT(pid, 0);
   Wait(pid);
-  const std::string out = Slurp(dev_.path + "/out");
+  const std::string out = ReadFileOrEmpty(dev_.path() + "/out");
   std::string results;
   for (const std::string& name : order) {
-    const size_t at = out.find(dev_.path + "/" + name + ":");
+    const size_t at = out.find(dev_.path() + "/" + name + ":");
     const std::string line = at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
     results += name + "=" +
                (line.find(std::strerror(ENXIO)) != std::string::npos   ? "ok"
@@ -393,7 +378,7 @@ TEST_P(CgroupTest, ExactlyTheJobsNvidiaDevicesAndTheControlDevices) {
 }
 
 TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
-  if (!MakeFakeGpus(dev_.path, 3)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
+  if (!MakeFakeGpus(dev_.path(), 3)) GTEST_SKIP() << "cannot create device nodes here: " << std::strerror(errno);
   if (GetParam() == Flavor::kV1 && !cgroup_internal::IsFsType("/sys/fs/cgroup/devices", 0x27e0eb)) {
     GTEST_SKIP() << "no v1 devices hierarchy";
   }
@@ -414,16 +399,18 @@ TEST_P(CgroupTest, StepCgroupShowsOnlyTheStepsGpus) {
 
   // `true` rather than `:`: a redirection error on a special builtin would end the shell.
   std::string script;
-  for (int minor = 0; minor < 3; ++minor) script += "true < " + dev_.path + "/nvidia" + std::to_string(minor) + "; ";
+  for (int minor = 0; minor < 3; ++minor) script += "true < " + dev_.path() + "/nvidia" + std::to_string(minor) + "; ";
   pid_t in_step = Start({"/bin/sh", "-c", script}, {}, *step);
   ASSERT_GT(in_step, 0);
   Wait(in_step);
-  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "denied ok denied") << Slurp(dev_.path + "/out");
-  unlink((dev_.path + "/out").c_str());  // Launch appends
+  EXPECT_EQ(OpenResults(ReadFileOrEmpty(dev_.path() + "/out"), dev_.path(), 3), "denied ok denied")
+      << ReadFileOrEmpty(dev_.path() + "/out");
+  unlink((dev_.path() + "/out").c_str());  // Launch appends
   pid_t in_job = Start({"/bin/sh", "-c", script});
   ASSERT_GT(in_job, 0);
   Wait(in_job);
-  EXPECT_EQ(OpenResults(Slurp(dev_.path + "/out"), dev_.path, 3), "ok ok denied") << Slurp(dev_.path + "/out");
+  EXPECT_EQ(OpenResults(ReadFileOrEmpty(dev_.path() + "/out"), dev_.path(), 3), "ok ok denied")
+      << ReadFileOrEmpty(dev_.path() + "/out");
 
   // A step's processes are the job's: listed by Pids, and Destroy ends them with the step's cgroup.
   pid_t sleeper = Start({"/bin/sleep", "1000"}, {}, *step);
@@ -499,7 +486,7 @@ TEST_P(CgroupTest, AFrozenJobLeftByAnEarlierRunIsFoundAndEnded) {
 // 10 ms) and the thaw lets it go on; a job left frozen is still destroyed (TearDown).
 TEST_P(CgroupTest, FreezeStopsTheJobAndThawLetsItGoOn) {
   ASSERT_TRUE(cg_->Create(name_, CgroupLimits()).ok());
-  const std::string ticks = dev_.path + "/ticks";
+  const std::string ticks = dev_.path() + "/ticks";
   ASSERT_GT(Start({"/bin/sh", "-c", "while :; do echo . >> " + ticks + "; sleep 0.01; done"}), 0);
   auto size = [&]() -> off_t {
     struct stat st;
@@ -555,20 +542,20 @@ TEST_P(CgroupTest, WritesCpuAndMemoryLimits) {
     return "";
   };
   if (GetParam() == Flavor::kV1) {
-    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(96 << 20));
-    EXPECT_EQ(Trimmed(Slurp(dir_of("cpu") + "/cpu.cfs_quota_us")), "100000");
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("cpu") + "/cpu.cfs_quota_us")), "100000");
     if (!dir_of("cpuset").empty()) {
-      EXPECT_EQ(Trimmed(Slurp(dir_of("cpuset") + "/cpuset.cpus")), "0");
+      EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("cpuset") + "/cpuset.cpus")), "0");
     }
     // Raising the limit afterwards works too (memsw must move first).
     limits.memory_bytes = int64_t{128} << 20;
     ASSERT_TRUE(cg_->Create(name_, limits).ok());
-    EXPECT_EQ(Trimmed(Slurp(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(128 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("memory") + "/memory.limit_in_bytes")), std::to_string(128 << 20));
     limits.memory_bytes = 0;
     ASSERT_TRUE(cg_->Create(name_, limits).ok());
   } else {
-    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/memory.max")), std::to_string(96 << 20));
-    EXPECT_EQ(Trimmed(Slurp(dir_of("") + "/cpu.max")), "100000 100000");
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("") + "/memory.max")), std::to_string(96 << 20));
+    EXPECT_EQ(Trimmed(ReadFileOrEmpty(dir_of("") + "/cpu.max")), "100000 100000");
   }
 }
 

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "agent/cgroup_internal.h"
+#include "base/read_file.h"
 
 namespace muster::cgroup_internal {
 namespace {
@@ -41,10 +42,10 @@ int64_t ParseInt64(const std::string& text, int64_t fallback) {
 Status InheritCpuset(const std::string& dir) {
   std::string parent = dir.substr(0, dir.rfind('/'));
   for (const char* file : {"cpuset.cpus", "cpuset.mems"}) {
-    StatusOr<std::string> mine = ReadFile(dir + "/" + file);
+    StatusOr<std::string> mine = ReadWholeFile(dir + "/" + file);
     if (!mine.ok()) return mine.status();
     if (mine->find_first_not_of(" \n") != std::string::npos) continue;
-    ASSIGN_OR_RETURN(std::string value, ReadFile(parent + "/" + file));
+    ASSIGN_OR_RETURN(std::string value, ReadWholeFile(parent + "/" + file));
     if (value.find_first_not_of(" \n") == std::string::npos) continue;  // nothing to copy
     RETURN_IF_ERROR(WriteFile(dir + "/" + file, value));
   }
@@ -142,11 +143,11 @@ class CgroupV1 : public Cgroup {
     CgroupUsage u;
     if (!ValidateName(name).ok()) return u;
     if (const Hierarchy* mem = Find("memory"); mem != nullptr) {
-      StatusOr<std::string> bytes = ReadFile(mem->base_dir + "/" + name + "/memory.usage_in_bytes");
+      StatusOr<std::string> bytes = ReadWholeFile(mem->base_dir + "/" + name + "/memory.usage_in_bytes");
       if (bytes.ok() && ParseInt64(*bytes, -1) >= 0) u.memory_bytes = ParseInt64(*bytes, -1);
     }
     if (const Hierarchy* cpu = Find("cpuacct"); cpu != nullptr) {
-      StatusOr<std::string> ns = ReadFile(cpu->base_dir + "/" + name + "/cpuacct.usage");
+      StatusOr<std::string> ns = ReadWholeFile(cpu->base_dir + "/" + name + "/cpuacct.usage");
       if (ns.ok() && ParseInt64(*ns, -1) >= 0) u.cpu_seconds = static_cast<double>(ParseInt64(*ns, -1)) / 1e9;
     }
     return u;
@@ -157,12 +158,12 @@ class CgroupV1 : public Cgroup {
     const Hierarchy* mem = Find("memory");
     if (mem == nullptr) return false;
     std::string dir = mem->base_dir + "/" + name;
-    StatusOr<std::string> oom = ReadFile(dir + "/memory.oom_control");
+    StatusOr<std::string> oom = ReadWholeFile(dir + "/memory.oom_control");
     if (!oom.ok()) return false;
     int64_t kills = KeyedValue(*oom, "oom_kill");  // kernels >= 4.13
     if (kills >= 0) return kills > 0;
     // Older kernels: the limit was hit and the group is (or was) under OOM.
-    StatusOr<std::string> failcnt = ReadFile(dir + "/memory.failcnt");
+    StatusOr<std::string> failcnt = ReadWholeFile(dir + "/memory.failcnt");
     return failcnt.ok() && ParseInt64(*failcnt, 0) > 0;
   }
 
@@ -273,7 +274,7 @@ class CgroupV1 : public Cgroup {
         SleepMillis(1);
       }
       if (!WriteFile(dir + "/freezer.state", "FROZEN").ok()) return false;
-      StatusOr<std::string> state = ReadFile(dir + "/freezer.state");
+      StatusOr<std::string> state = ReadWholeFile(dir + "/freezer.state");
       if (!state.ok()) return false;
       if (state->rfind("FROZEN", 0) == 0) return true;
       SleepMillis(1);
@@ -284,11 +285,11 @@ class CgroupV1 : public Cgroup {
   Status SetCpuset(const Hierarchy& h, const std::string& dir, const CgroupLimits& limits) {
     RETURN_IF_ERROR(InheritCpuset(h.base_dir));
     // mems always from the parent; cpus from the limits, else from the parent.
-    ASSIGN_OR_RETURN(std::string mems, ReadFile(h.base_dir + "/cpuset.mems"));
+    ASSIGN_OR_RETURN(std::string mems, ReadWholeFile(h.base_dir + "/cpuset.mems"));
     RETURN_IF_ERROR(WriteFile(dir + "/cpuset.mems", mems));
     std::string cpus;
     if (limits.cpus.empty()) {
-      ASSIGN_OR_RETURN(cpus, ReadFile(h.base_dir + "/cpuset.cpus"));
+      ASSIGN_OR_RETURN(cpus, ReadWholeFile(h.base_dir + "/cpuset.cpus"));
     } else {
       cpus = FormatCpuList(limits.cpus);
     }
@@ -311,7 +312,7 @@ class CgroupV1 : public Cgroup {
     std::string memsw = dir + "/memory.memsw.limit_in_bytes";
     std::string value = bytes > 0 ? std::to_string(bytes) : "-1";
     if (!Exists(memsw)) return WriteFile(limit, value);
-    StatusOr<std::string> current = ReadFile(memsw);
+    StatusOr<std::string> current = ReadWholeFile(memsw);
     int64_t current_memsw = current.ok() ? ParseInt64(*current, INT64_MAX) : INT64_MAX;
     int64_t wanted = bytes > 0 ? bytes : INT64_MAX;
     if (wanted > current_memsw) {

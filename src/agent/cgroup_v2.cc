@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "agent/cgroup_internal.h"
+#include "base/read_file.h"
 
 namespace muster::cgroup_internal {
 namespace {
@@ -22,7 +23,7 @@ constexpr int64_t kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
 
 std::set<std::string> Words(const std::string& path) {
   std::set<std::string> out;
-  StatusOr<std::string> text = ReadFile(path);
+  StatusOr<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return out;
   std::istringstream in(*text);
   std::string w;
@@ -260,11 +261,11 @@ class CgroupV2 : public Cgroup {
   CgroupUsage Usage(const std::string& name) const override {
     CgroupUsage u;
     if (!ValidateName(name).ok()) return u;
-    if (StatusOr<std::string> stat = ReadFile(Dir(name) + "/cpu.stat"); stat.ok()) {
+    if (StatusOr<std::string> stat = ReadWholeFile(Dir(name) + "/cpu.stat"); stat.ok()) {
       const int64_t usec = KeyedValue(*stat, "usage_usec");
       if (usec >= 0) u.cpu_seconds = static_cast<double>(usec) / 1e6;
     }
-    if (StatusOr<std::string> current = ReadFile(Dir(name) + "/memory.current"); current.ok()) {
+    if (StatusOr<std::string> current = ReadWholeFile(Dir(name) + "/memory.current"); current.ok()) {
       try {
         u.memory_bytes = std::stoll(*current);
       } catch (...) {
@@ -275,7 +276,7 @@ class CgroupV2 : public Cgroup {
 
   bool OomKilled(const std::string& name) const override {
     if (!ValidateName(name).ok()) return false;
-    StatusOr<std::string> events = ReadFile(Dir(name) + "/memory.events");
+    StatusOr<std::string> events = ReadWholeFile(Dir(name) + "/memory.events");
     return events.ok() && KeyedValue(*events, "oom_kill") > 0;
   }
 
@@ -289,7 +290,7 @@ class CgroupV2 : public Cgroup {
     // half frozen.
     const int64_t until = MonotonicMillis() + 5000;
     while (MonotonicMillis() < until) {
-      ASSIGN_OR_RETURN(std::string events, ReadFile(dir + "/cgroup.events"));
+      ASSIGN_OR_RETURN(std::string events, ReadWholeFile(dir + "/cgroup.events"));
       if (KeyedValue(events, "frozen") == 1) return Status::Ok();
       SleepMillis(1);
     }
@@ -301,7 +302,7 @@ class CgroupV2 : public Cgroup {
     RETURN_IF_ERROR(ValidateName(name));
     const std::string dir = Dir(name);
     if (cpus.empty() || !Exists(dir + "/cpuset.cpus")) return Status::Ok();
-    StatusOr<std::string> now = ReadFile(dir + "/cpuset.cpus");
+    StatusOr<std::string> now = ReadWholeFile(dir + "/cpuset.cpus");
     if (!now.ok() || now->find_first_not_of(" \n") == std::string::npos) return Status::Ok();  // not pinned
     RETURN_IF_ERROR(WriteFile(dir + "/cpuset.cpus", FormatCpuList(cpus)));
     std::set<int> distinct(cpus.begin(), cpus.end());

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "agent/nvml_api.h"
+#include "base/test_util.h"
 
 namespace muster {
 namespace {
@@ -156,10 +157,8 @@ nvml::NvmlApi FakeApi() {
   return a;
 }
 
-bool WaitFor(const std::function<bool()>& done) {
-  for (int i = 0; i < 2000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return done();
-}
+// How long a WaitFor here waits at most (2,000 looks), and how often it looks.
+constexpr std::chrono::milliseconds kWait{10000}, kPoll{5};
 
 // GPU indexes 0-3: GPU 0 whole (NVML 0); 1 and 2 slices of NVML 1; 3 whole (NVML 2).
 TEST(GpuHealthWatcher, EventsAndPollsReachTheNodesGpusAndSlices) {
@@ -170,20 +169,20 @@ TEST(GpuHealthWatcher, EventsAndPollsReachTheNodesGpusAndSlices) {
   StatusOr<std::unique_ptr<GpuHealthWatcher>> w =
       GpuHealthWatcher::StartWith(&api, {0, 1, 1, 2}, Config(2), [&] { ++changes; });
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE(WaitFor([&] { return (*w)->polls() >= 2; }));
+  ASSERT_TRUE(WaitFor([&] { return (*w)->polls() >= 2; }, kWait, kPoll));
   for (const GpuHealth& h : (*w)->Snapshot()) EXPECT_EQ(h.condition, GpuCondition::kHealthy) << h.index;
   {
     std::lock_guard<std::mutex> lock(fake.mu);
     fake.xid_for_gpu1 = 79;
   }
-  ASSERT_TRUE(WaitFor([&] { return (*w)->Snapshot()[1].condition == GpuCondition::kFailed; }));
+  ASSERT_TRUE(WaitFor([&] { return (*w)->Snapshot()[1].condition == GpuCondition::kFailed; }, kWait, kPoll));
   std::vector<GpuHealth> s = (*w)->Snapshot();
   EXPECT_EQ(s[2].condition, GpuCondition::kFailed) << "both slices of the GPU that failed";
   EXPECT_EQ(s[0].condition, GpuCondition::kHealthy);
   EXPECT_EQ(s[3].condition, GpuCondition::kHealthy);
   // The snapshot is published before the watcher's thread calls back, so wait for the call.
-  EXPECT_TRUE(WaitFor([&] { return changes.load() > 0; })) << "a change is reported";
-  ASSERT_TRUE(WaitFor([&] { return (*w)->Snapshot()[1].condition == GpuCondition::kHealthy; }))
+  EXPECT_TRUE(WaitFor([&] { return changes.load() > 0; }, kWait, kPoll)) << "a change is reported";
+  ASSERT_TRUE(WaitFor([&] { return (*w)->Snapshot()[1].condition == GpuCondition::kHealthy; }, kWait, kPoll))
       << "back after two healthy polls";
   {
     std::lock_guard<std::mutex> lock(fake.mu);
@@ -193,7 +192,7 @@ TEST(GpuHealthWatcher, EventsAndPollsReachTheNodesGpusAndSlices) {
   ASSERT_TRUE(WaitFor([&] {
     s = (*w)->Snapshot();
     return s[0].condition == GpuCondition::kFailed && s[3].condition == GpuCondition::kFailed;
-  }));
+  }, kWait, kPoll));
   EXPECT_EQ(s[3].reason, "GPU is lost (NVML: GPU is lost)");
   w->reset();
   g_fake = nullptr;

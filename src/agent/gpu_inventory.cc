@@ -8,9 +8,9 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "agent/nvml_api.h"
+#include "base/read_file.h"
 
 namespace muster {
 namespace nvml {
@@ -75,10 +75,7 @@ std::vector<int> MigCapMinors(const NvmlApi& api, Device mig, int gpu_minor) {
   if (api.gpu_instance_id(mig, &gi) != kSuccess || api.compute_instance_id(mig, &ci) != kSuccess) return out;
   const std::string dir = api.proc_caps + "/gpu" + std::to_string(gpu_minor) + "/mig/gi" + std::to_string(gi);
   for (const std::string& file : {dir + "/access", dir + "/ci" + std::to_string(ci) + "/access"}) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const int minor = CapabilityMinor(text.str());
+    const int minor = CapabilityMinor(ReadFileOrEmpty(file));
     if (minor >= 0) out.push_back(minor);
   }
   return out;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/nvml_api.h"
+#include "base/test_util.h"
 
 namespace muster {
 namespace {
@@ -294,9 +295,8 @@ TEST_F(NvmlDiscoveryTest, MigSlicesReplaceTheirGpuAndNumaFallsBackToSysfs) {
   devices_[0].slices = {s1, FakeDevice(), s2};  // slot 1 empty
   devices_[1].minor = 5;
 
-  char tmpl[] = "/tmp/muster-sysfs-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  std::string sysfs = tmpl;
+  TempDir tmp("muster-sysfs-");
+  const std::string sysfs = tmp.path();
   std::string dev_dir = sysfs + "/0000:10:00.0";
   ASSERT_EQ(mkdir(dev_dir.c_str(), 0755), 0);
   std::ofstream(dev_dir + "/numa_node") << "1\n";
@@ -310,9 +310,6 @@ TEST_F(NvmlDiscoveryTest, MigSlicesReplaceTheirGpuAndNumaFallsBackToSysfs) {
   api.sysfs_pci = sysfs;
   api.proc_caps = caps;
   GpuInventory inv = Discover(api);
-  std::string cmd = "rm -rf '" + sysfs + "'";
-  (void)!system(cmd.c_str());
-
   ASSERT_EQ(inv.gpus.size(), 3u);
   EXPECT_EQ(inv.gpus[0].mig_profile, "1g.10gb");
   EXPECT_EQ(inv.gpus[0].uuid, s1.uuid);

@@ -45,13 +45,10 @@ int64_t NowMs() {
       .count();
 }
 
-std::string ReadText(const std::string& path) { return ReadFileOrEmpty(path); }
-
-
 // The start time of `pid` (field 22 of /proc/<pid>/stat, clock ticks since boot): with the pid
 // it names one process for good (a later process that takes the pid starts later).
 int64_t StartTime(pid_t pid) {
-  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   if (close == std::string::npos) return -1;
   std::istringstream in(stat.substr(close + 2));
@@ -142,7 +139,7 @@ void SignalRun(const ShepherdSpec& spec, int sig) {
   while (start <= spec.procs_files.size()) {
     size_t colon = spec.procs_files.find(':', start);
     if (colon == std::string::npos) colon = spec.procs_files.size();
-    std::istringstream pids(ReadText(spec.procs_files.substr(start, colon - start)));
+    std::istringstream pids(ReadFileOrEmpty(spec.procs_files.substr(start, colon - start)));
     for (pid_t pid; pids >> pid;) {
       if (pid == getpid()) continue;
       const int fd = PidFdOpen(pid);
@@ -173,14 +170,14 @@ std::string RunMarker(int64_t job_id, int restart_count) {
   return "MUSTER_RUN=" + std::to_string(job_id) + "." + std::to_string(restart_count);
 }
 
-int64_t ReadLease(const std::string& lease_file) { return std::atoll(ReadText(lease_file).c_str()); }
+int64_t ReadLease(const std::string& lease_file) { return std::atoll(ReadFileOrEmpty(lease_file).c_str()); }
 
 Status WriteLease(const std::string& lease_file, int64_t until_ms) {
   return WriteAtomically(lease_file, std::to_string(until_ms) + "\n", 0644);
 }
 
 std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
-  StatusOr<ShepherdExit> e = wire::Decode<ShepherdExit>(ReadText(run_dir + kExitFile), "exit record");
+  StatusOr<ShepherdExit> e = wire::Decode<ShepherdExit>(ReadFileOrEmpty(run_dir + kExitFile), "exit record");
   if (!e.ok()) return std::nullopt;
   return *e;
 }
@@ -188,7 +185,7 @@ std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
 int ShepherdMain(const std::string& run_dir) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
-  StatusOr<ShepherdSpec> parsed = SpecFromJson(ReadText(run_dir + kSpecFile));
+  StatusOr<ShepherdSpec> parsed = SpecFromJson(ReadFileOrEmpty(run_dir + kSpecFile));
   auto say = [](const std::string& line) {
     (void)WriteFully(1, line);
     const int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -402,10 +399,11 @@ StatusOr<ShepherdHandle> ShepherdHandle::Adopt(const std::string& run_dir) {
   // A shepherd that is still starting (its agent was killed while it started it) has the lock
   // but may not have recorded itself yet: wait for it, as its agent would have.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartTimeoutMs);
-  while (ReadText(run_dir + kPidFile).empty() && ShepherdLives(run_dir) && std::chrono::steady_clock::now() < until) {
+  while (ReadFileOrEmpty(run_dir + kPidFile).empty() && ShepherdLives(run_dir) &&
+         std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::istringstream in(ReadText(run_dir + kPidFile));
+  std::istringstream in(ReadFileOrEmpty(run_dir + kPidFile));
   pid_t pid = -1, script = -1;
   int64_t started = -1;
   if (!(in >> pid >> started >> script) || pid <= 1) return NotFound("no shepherd recorded in " + run_dir);

@@ -12,8 +12,6 @@
 namespace muster::api {
 namespace {
 
-StatusOr<std::string> ReadText(const std::string& path) { return ReadWholeFile(path); }
-
 // Each piece's length before it: no two different sets of files hash alike by moving bytes
 // between a name and a text.
 void Append(std::string* all, std::string_view piece) {
@@ -37,9 +35,9 @@ std::string Sha256Hex(std::string_view data) {
 
 StatusOr<ServedConfig> ReadServedConfig(const MusterConfig& conf) {
   ServedConfig out;
-  ASSIGN_OR_RETURN(out.muster_yaml, ReadText(conf.path));
+  ASSIGN_OR_RETURN(out.muster_yaml, ReadWholeFile(conf.path));
   const std::filesystem::path cluster(conf.cluster_file);
-  ASSIGN_OR_RETURN(std::string cluster_text, ReadText(conf.cluster_file));
+  ASSIGN_OR_RETURN(std::string cluster_text, ReadWholeFile(conf.cluster_file));
   out.files.push_back({cluster.filename().string(), std::move(cluster_text)});
   if (IsSlurmConfPath(conf.cluster_file)) {
     // slurm.conf's companions, read from beside it (config/slurm_conf.h): served when present.
@@ -47,7 +45,7 @@ StatusOr<ServedConfig> ReadServedConfig(const MusterConfig& conf) {
       const std::filesystem::path p = cluster.parent_path() / name;
       std::error_code ec;
       if (!std::filesystem::exists(p, ec)) continue;
-      ASSIGN_OR_RETURN(std::string text, ReadText(p.string()));
+      ASSIGN_OR_RETURN(std::string text, ReadWholeFile(p.string()));
       out.files.push_back({name, std::move(text)});
     }
   }

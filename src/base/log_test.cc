@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/test_util.h"
+
 namespace muster {
 namespace {
 
@@ -22,17 +24,11 @@ std::vector<std::string> Lines(const std::string& path) {
 
 class LogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/muster_log_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    path_ = dir_ + "/d.log";
-  }
   void TearDown() override {
     ASSERT_TRUE(InitLogging({.process = "test"}).ok());  // back to stderr
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
   }
-  std::string dir_, path_;
+  TempDir tmp_{"muster_log_test."};
+  const std::string dir_ = tmp_.path(), path_ = dir_ + "/d.log";
 };
 
 TEST_F(LogTest, LinesCarryTimeProcessNodeLevelAndSubject) {

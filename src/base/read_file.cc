@@ -16,25 +16,26 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
                   "cannot read '" + path + "': " + std::strerror(err));
   }
   std::string out;
-  char buf[4096];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return Internal("cannot read '" + path + "': " + std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
+  const int err = ReadAll(fd, &out);
   close(fd);
+  if (err != 0) return Internal("cannot read '" + path + "': " + std::strerror(err));
   return out;
 }
 
 std::string ReadFileOrEmpty(const std::string& path) {
   StatusOr<std::string> text = ReadWholeFile(path);
   return text.ok() ? std::move(*text) : std::string();
+}
+
+int ReadAll(int fd, std::string* out) {
+  char buf[16384];  // as many bytes a read as a stream's buffer takes, and light on any thread's stack
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    out->append(buf, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace muster

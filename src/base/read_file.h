@@ -17,4 +17,10 @@ StatusOr<std::string> ReadWholeFile(const std::string& path);
 // The file's bytes, or "" when it cannot be read (for the callers to whom both mean "nothing").
 std::string ReadFileOrEmpty(const std::string& path);
 
+// Appends what `fd` holds, read(2) to its end, to *out: 0, or the errno of the read that failed.
+// For the callers that open the file themselves and word their own errors (a failed open and a
+// failed read are different messages to them). Reads until end of file, never by the size stat
+// gives: files of /proc and /sys say 0.
+int ReadAll(int fd, std::string* out);
+
 }  // namespace muster

@@ -2,8 +2,11 @@
 // ENODEV to read(2), which libstdc++'s stream reader turns into a throw).
 #include "base/read_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <filesystem>
 #include <fstream>
@@ -31,6 +34,26 @@ TEST(ReadFileTest, AFileThatFailsToReadIsAnErrorNotAnException) {
   EXPECT_EQ(dir.status().code(), StatusCode::kInternal);
   EXPECT_EQ(dir.status().message(), "cannot read '/': Is a directory");
   EXPECT_EQ(ReadFileOrEmpty("/"), "");
+}
+
+TEST(ReadFileTest, ReadAllReadsToTheEndNotByTheSize) {
+  // A pipe has no size to go by (as /proc and /sys files say 0): what was written, all of it.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string sent = std::string(20000, 'y') + "end";  // more than one read, less than the pipe holds
+  ASSERT_EQ(write(fds[1], sent.data(), sent.size()), static_cast<ssize_t>(sent.size()));
+  close(fds[1]);
+  std::string got = "kept:";
+  EXPECT_EQ(ReadAll(fds[0], &got), 0);
+  close(fds[0]);
+  EXPECT_EQ(got, "kept:" + sent);
+  // A read that fails: its errno, for the caller's own words.
+  const int dir = open("/", O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dir, 0);
+  std::string none;
+  EXPECT_EQ(ReadAll(dir, &none), EISDIR);
+  close(dir);
+  EXPECT_EQ(none, "");
 }
 
 }  // namespace

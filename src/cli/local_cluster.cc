@@ -1,5 +1,6 @@
 #include "cli/local_cluster.h"
 #include "base/read_file.h"
+#include "base/strings.h"
 #include "net/json_body.h"
 
 #include <arpa/inet.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -137,21 +137,6 @@ struct UpArgs {
   std::string state;  // --state: the store (a PostgreSQL URL) instead of state/state.db
   int controllers = 1;  // --controllers: that many, sharing --state (controller.hosts)
 };
-
-// `text` with every %XX decoded.
-std::string PercentDecoded(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
 
 // Writes `text` into `path`, readable and writable by its owner alone (whatever was there).
 Status WritePrivateFile(const std::string& path, const std::string& text) {
@@ -313,7 +298,7 @@ std::string TakePgPassword(std::string* url) {
   const std::string authority = url->substr(start, end == std::string::npos ? std::string::npos : end - start);
   if (const size_t at = authority.rfind('@'); at != std::string::npos) {
     if (const size_t colon = authority.find(':'); colon < at) {
-      password = PercentDecoded(authority.substr(colon + 1, at - colon - 1));
+      password = PercentDecode(authority.substr(colon + 1, at - colon - 1));
       url->erase(start + colon, at - colon);
     }
   }
@@ -323,7 +308,7 @@ std::string TakePgPassword(std::string* url) {
     std::stringstream params(url->substr(q + 1));
     for (std::string p; std::getline(params, p, '&');) {
       if (p.rfind("password=", 0) == 0) {
-        password = PercentDecoded(p.substr(9));
+        password = PercentDecode(p.substr(9));
       } else if (!p.empty()) {
         kept += (kept.empty() ? "" : "&") + p;
       }

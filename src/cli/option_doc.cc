@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/read_file.h"
 #include "cli/command_options.h"
 #include "cli/sacct_command.h"
 #include "cli/sreport_command.h"
@@ -116,14 +117,12 @@ int OptionsDocMain(const std::vector<std::string>& args, std::ostream& out, std:
     err << "usage: muster options-doc [FILE]   (FILE: docs/slurm-compatibility.md, rewritten between its markers)\n";
     return 2;
   }
-  std::ifstream in(args[0]);
-  if (!in) {
+  StatusOr<std::string> text = ReadWholeFile(args[0]);
+  if (!text.ok()) {
     err << "muster options-doc: cannot read " << args[0] << "\n";
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  StatusOr<std::string> doc = WithGeneratedOptions(text.str());
+  StatusOr<std::string> doc = WithGeneratedOptions(*text);
   if (!doc.ok()) {
     err << "muster options-doc: " << args[0] << ": " << doc.status().message() << "\n";
     return 1;

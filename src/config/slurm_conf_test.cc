@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "base/test_util.h"
 #include "config/muster_config.h"
 #include "model/hostlist.h"
 #include "sched/cluster_builder.h"
@@ -499,26 +500,8 @@ TEST(SlurmConf, SameClusterAsTheYamlExample) {
   EXPECT_EQ(mig.gpus[0].memory_mb, 40 * 1024);
 }
 
-class TempDir {
- public:
-  TempDir() : path_(std::filesystem::temp_directory_path() / ("muster_slurm_conf_test." + std::to_string(getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 TEST(SlurmConf, FilesBesideSlurmConf) {
-  TempDir dir;
+  TempDir dir("muster_slurm_conf_test.");
   const std::string conf = dir.Write("slurm.conf", "TopologyPlugin=topology/tree\nNodeName=n[1-2] Gres=gpu:2\n");
   // The tree plugin needs topology.conf, as slurmctld does.
   StatusOr<ClusterConfig> r = LoadSlurmConfFile(conf);
@@ -567,7 +550,7 @@ TEST(SlurmConf, ChoosingTheLoaderByName) {
   EXPECT_EQ(slurm->spec.nodes.size(), yaml->spec.nodes.size());
 
   // muster.yaml's cluster_file: may name a slurm.conf.
-  TempDir dir;
+  TempDir dir("muster_slurm_conf_test.");
   const std::string conf = dir.Write(
       "muster.yaml", "cluster_file: " + (kTestData / "demo" / "slurm.conf").string() + "\n");
   StatusOr<MusterConfig> m = LoadMusterConfig(conf);
@@ -766,7 +749,7 @@ TEST(SlurmConf, SlurmPeersFileSettingsAndWarnings) {
 // The precedence rule: what muster.yaml sets wins (a different value in slurm.conf is warned
 // about); what it leaves out comes from slurm.conf; the rest keeps Muster's defaults.
 TEST(SlurmConf, MusterYamlWinsOverSlurmConf) {
-  TempDir dir;
+  TempDir dir("muster_slurm_conf_test.");
   dir.Write("slurm.conf",
             "KillWait=60\nSlurmdTimeout=120\nMinJobAge=600\nHealthCheckProgram=/usr/sbin/nhc\nNodeName=n1 CPUs=4\n");
   const std::string conf = dir.Write("muster.yaml",

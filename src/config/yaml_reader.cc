@@ -1,15 +1,18 @@
 #include "config/yaml_reader.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
 
+#include "base/read_file.h"
 #include "model/job_request.h"
 
 namespace muster::config_internal {
@@ -282,14 +285,11 @@ Status MapReader::Choice(std::string_view key, std::span<const std::string_view>
 }
 
 StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return NotFound("cannot open " + path + ": " + std::strerror(errno));
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound("cannot open " + path + ": " + std::strerror(errno));
   std::string text;
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const int err = std::ferror(f) ? errno : 0;
-  std::fclose(f);
+  const int err = ReadAll(fd, &text);
+  close(fd);
   if (err != 0) return Status(StatusCode::kUnavailable, "cannot read " + path + ": " + std::strerror(err));
   return text;
 }

@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "base/test_util.h"
 #include "gtest/gtest.h"
 #include "net/http.h"
 #include "net/http_test_util.h"
@@ -33,15 +34,8 @@ std::unique_ptr<HttpServer> MustStart(const HttpServer::Options& options, HttpHa
   return server.ok() ? std::move(server).value() : nullptr;
 }
 
-// Polls `done` for up to 5 s (a closed connection frees its place once the server has seen it go).
-bool Eventually(const std::function<bool()>& done) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
+// WaitFor polls for up to 5 s (a closed connection frees its place once the server has seen it go).
+constexpr std::chrono::milliseconds kWait{5000}, kPoll{10};
 
 std::string TcpAddress(const HttpServer& server) { return "127.0.0.1:" + std::to_string(server.tcp_port()); }
 
@@ -118,10 +112,10 @@ TEST(HttpCapsTest, TcpConnectionsCountAgainstTheUidOfTheirTokenNotTheirAddress) 
   }
   // A place uid 1000 gives up is its own again.
   held.erase(held.begin());
-  EXPECT_TRUE(Eventually([&] {
+  EXPECT_TRUE(WaitFor([&] {
     StatusOr<HttpResponse> r = connect_as(1000)->Request("GET", "/");
     return r.ok() && r->status == 200;
-  }));
+  }, kWait, kPoll));
 }
 
 TEST(HttpCapsTest, UnauthenticatedConnectionsHavePlacesOfTheirOwnAndTheBusiestAddressGivesOneUp) {

@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "base/test_util.h"
 #include "gtest/gtest.h"
 #include "net/http.h"
 #include "net/http_test_util.h"
@@ -33,15 +34,8 @@ std::unique_ptr<HttpClient> MustConnect(const std::string& address, const std::s
   return client.ok() ? std::move(client).value() : nullptr;
 }
 
-// Polls `done` for up to 5 s (a closed connection frees its place once the server has seen it go).
-bool Eventually(const std::function<bool()>& done) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
+// WaitFor polls for up to 5 s (a closed connection frees its place once the server has seen it go).
+constexpr std::chrono::milliseconds kWait{5000}, kPoll{10};
 
 std::string TcpAddress(const HttpServer& server) { return "127.0.0.1:" + std::to_string(server.tcp_port()); }
 
@@ -408,12 +402,12 @@ TEST(HttpServerTest, ConnectionsAreCappedPerPeerAndInAll) {
   ::close(fourth);
   ::close(held.back());
   held.pop_back();
-  EXPECT_TRUE(Eventually([&] {
+  EXPECT_TRUE(WaitFor([&] {
     const int fd = net_test::RawConnectUnix(path);
     const bool ok = served(fd);
     if (ok) held.push_back(fd); else ::close(fd);
     return ok;
-  })) << "a place freed is a place again";
+  }, kWait, kPoll)) << "a place freed is a place again";
   for (int fd : held) ::close(fd);
   server->Stop();
 

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "base/test_util.h"
 #include "gtest/gtest.h"
 #include "net/http.h"
 #include "net/http_test_util.h"
@@ -24,13 +25,10 @@ using net_test::Json;
 class Pki {
  public:
   explicit Pki(const std::vector<std::string>& sans = {"127.0.0.1", "localhost"}) {
-    char tmpl[] = "/tmp/muster-tls-net-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
     EXPECT_TRUE(WriteTlsCa(ca(), dir_ + "/ca.key", "test CA").ok());
     Status s = WriteTlsServerCert(ca(), dir_ + "/ca.key", cert(), key(), sans);
     EXPECT_TRUE(s.ok()) << s.ToString();
   }
-  ~Pki() { std::filesystem::remove_all(dir_); }
   std::string ca() const { return dir_ + "/ca.crt"; }
   std::string cert() const { return dir_ + "/server.crt"; }
   std::string key() const { return dir_ + "/server.key"; }
@@ -42,7 +40,8 @@ class Pki {
   }
 
  private:
-  std::string dir_;
+  TempDir tmp_{"muster-tls-net-"};
+  const std::string dir_ = tmp_.path();
 };
 
 std::unique_ptr<HttpServer> MustStart(const HttpServer::Options& options) {

@@ -11,17 +11,10 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
+#include "base/test_util.h"
+
 namespace muster {
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/muster-tls-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
 
 X509* ReadCert(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "r");
@@ -55,9 +48,9 @@ int Verify(X509* ca, X509* leaf, const char* host, const char* ip) {
 }
 
 TEST(TlsCerts, ServerCertVerifiesAgainstItsCaWithItsNamesOnly) {
-  TempDir dir;
-  const std::string ca = dir.path + "/ca.crt", ca_key = dir.path + "/ca.key";
-  const std::string crt = dir.path + "/server.crt", key = dir.path + "/server.key";
+  TempDir dir("muster-tls-test-");
+  const std::string ca = dir.Path("ca.crt"), ca_key = dir.Path("ca.key");
+  const std::string crt = dir.Path("server.crt"), key = dir.Path("server.key");
   ASSERT_TRUE(WriteTlsCa(ca, ca_key, "test CA").ok());
   ASSERT_TRUE(WriteTlsServerCert(ca, ca_key, crt, key, {"127.0.0.1", "localhost", "node7.example", "::1"}).ok());
   EXPECT_EQ(Mode(ca_key), 0600);
@@ -90,8 +83,8 @@ TEST(TlsCerts, ServerCertVerifiesAgainstItsCaWithItsNamesOnly) {
   EXPECT_LE(days, 366);
 
   // Another CA does not vouch for it.
-  ASSERT_TRUE(WriteTlsCa(dir.path + "/other.crt", dir.path + "/other.key", "other CA").ok());
-  X509* other = ReadCert(dir.path + "/other.crt");
+  ASSERT_TRUE(WriteTlsCa(dir.Path("other.crt"), dir.Path("other.key"), "other CA").ok());
+  X509* other = ReadCert(dir.Path("other.crt"));
   EXPECT_NE(Verify(other, leaf, nullptr, nullptr), X509_V_OK);
   X509_free(other);
   X509_free(leaf);
@@ -99,16 +92,16 @@ TEST(TlsCerts, ServerCertVerifiesAgainstItsCaWithItsNamesOnly) {
 }
 
 TEST(TlsCerts, RefusesAMismatchedCaKeyAndNoNames) {
-  TempDir dir;
-  ASSERT_TRUE(WriteTlsCa(dir.path + "/a.crt", dir.path + "/a.key", "A").ok());
-  ASSERT_TRUE(WriteTlsCa(dir.path + "/b.crt", dir.path + "/b.key", "B").ok());
-  Status s = WriteTlsServerCert(dir.path + "/a.crt", dir.path + "/b.key", dir.path + "/s.crt", dir.path + "/s.key",
+  TempDir dir("muster-tls-test-");
+  ASSERT_TRUE(WriteTlsCa(dir.Path("a.crt"), dir.Path("a.key"), "A").ok());
+  ASSERT_TRUE(WriteTlsCa(dir.Path("b.crt"), dir.Path("b.key"), "B").ok());
+  Status s = WriteTlsServerCert(dir.Path("a.crt"), dir.Path("b.key"), dir.Path("s.crt"), dir.Path("s.key"),
                                 {"localhost"});
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("does not belong"), std::string::npos) << s.message();
-  s = WriteTlsServerCert(dir.path + "/a.crt", dir.path + "/a.key", dir.path + "/s.crt", dir.path + "/s.key", {});
+  s = WriteTlsServerCert(dir.Path("a.crt"), dir.Path("a.key"), dir.Path("s.crt"), dir.Path("s.key"), {});
   EXPECT_FALSE(s.ok());
-  s = WriteTlsServerCert(dir.path + "/missing.crt", dir.path + "/a.key", dir.path + "/s.crt", dir.path + "/s.key",
+  s = WriteTlsServerCert(dir.Path("missing.crt"), dir.Path("a.key"), dir.Path("s.crt"), dir.Path("s.key"),
                          {"localhost"});
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("missing.crt"), std::string::npos) << s.message();

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "base/test_util.h"
 #include "gtest/gtest.h"
 
 namespace muster {
@@ -180,13 +181,8 @@ TEST(TokenTest, GarbageIsRejected) {
 
 class KeyFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/muster-key-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string dir_;
+  TempDir tmp_{"muster-key-test-"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(KeyFileTest, CreatesA0600KeyOnceAndReadsItBack) {

@@ -1,4 +1,4 @@
-// Percent-decoding and query-string parsing for the HTTP layer (the HTTP layer's and the routes' helpers).
+// Query-string parsing for the HTTP layer (the HTTP layer's and the routes' helpers).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -10,15 +10,9 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/strings.h"  // PercentEncode, PercentDecode: in base, for the layers below net too
 
 namespace muster {
-
-// Decodes %XX escapes; with `plus_is_space`, '+' becomes ' ' (form encoding, used in queries).
-// A malformed escape ("%zz", a trailing "%") is kept as is rather than rejected.
-std::string PercentDecode(std::string_view s, bool plus_is_space = false);
-
-// Every byte but the unreserved ones (A-Z a-z 0-9 - . _ ~) as %XX: a value for a query or a path.
-std::string PercentEncode(std::string_view s);
 
 // "a=1&b=x%20y&flag" -> {a: "1", b: "x y", flag: ""}. A repeated key keeps its last value.
 std::map<std::string, std::string> ParseQuery(std::string_view query);

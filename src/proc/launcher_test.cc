@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "base/test_util.h"
+
 namespace muster {
 namespace {
 
@@ -30,18 +32,11 @@ std::string ReadAll(const std::string& path) {
 class LauncherTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/muster-launch-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     root_ = geteuid() == 0;
     if (root_) {
       // The job user must be able to write its output here.
       ASSERT_EQ(chown(dir_.c_str(), kNobody, kNobody), 0);
     }
-  }
-  void TearDown() override {
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    (void)!system(cmd.c_str());
   }
 
   // A spec for the job user: nobody when we are root, else ourselves.
@@ -65,7 +60,8 @@ class LauncherTest : public testing::Test {
     return Reap(*pid);
   }
 
-  std::string dir_;
+  TempDir tmp_{"muster-launch-test-"};
+  const std::string dir_ = tmp_.path();
   bool root_ = false;
 };
 

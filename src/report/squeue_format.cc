@@ -383,21 +383,9 @@ std::set<std::string> SplitSet(const std::string& s) {
   return out;
 }
 
-// Query values are percent-encoded except for unreserved characters (RFC 3986).
-std::string Encode(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ',') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+// Query values are percent-encoded except for unreserved characters (RFC 3986) and the commas
+// that separate a list's items.
+std::string Encode(const std::string& s) { return PercentEncode(s, ","); }
 
 }  // namespace
 

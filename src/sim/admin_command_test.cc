@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/test_util.h"
 #include "store/store.h"
 
 namespace muster {
@@ -55,8 +56,8 @@ TEST(AdminCommand, UsageErrorsNameWhatIsWrong) {
 }
 
 TEST(AdminCommand, MigratesAndSaysWhat) {
-  std::string dir = (std::filesystem::temp_directory_path() / "muster_admin_XXXXXX").string();
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  TempDir tmp("muster_admin_");
+  const std::string dir = tmp.path();
   {
     std::unique_ptr<Store> s = OpenSqliteStore(dir + "/old.db").value();
     JobRecord j;
@@ -72,7 +73,6 @@ TEST(AdminCommand, MigratesAndSaysWhat) {
   Ran missing = Admin({"migrate", "--from", dir + "/gone.db", "--to", "postgresql://u:secret@127.0.0.1:1/x"});
   EXPECT_EQ(missing.rc, 1);
   EXPECT_NE(missing.err.find("gone.db' does not exist"), std::string::npos) << missing.err;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

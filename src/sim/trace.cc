@@ -1,12 +1,16 @@
 #include "sim/trace.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <sstream>
+
+#include "base/read_file.h"
 
 namespace muster {
 
@@ -118,12 +122,13 @@ constexpr int64_t kMaxMilli = int64_t{1} << 40;
 }  // namespace
 
 StatusOr<std::string> ReadTraceFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot read trace file '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return Internal("error reading trace file '" + path + "'");
-  return s.str();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NotFound("cannot read trace file '" + path + "'");
+  std::string text;
+  const int err = ReadAll(fd, &text);
+  close(fd);
+  if (err != 0) return Internal("error reading trace file '" + path + "'");
+  return text;
 }
 
 StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(const std::string& text, const std::string& name) {

@@ -14,29 +14,13 @@
 #include <vector>
 
 #include "base/check.h"
+#include "base/test_util.h"
 #include "store/pg_test_util.h"
 #include "store/sqlite_store.h"
 #include "store/store_test_records.h"
 
 namespace muster {
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "muster_migrate_XXXXXX").string();
-    MUSTER_CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct Contents {
   std::vector<JobRecord> jobs;
@@ -98,7 +82,7 @@ void ExpectSame(const Contents& want, const Contents& got) {
 }
 
 TEST(MigrateStore, SqliteToSqliteCopiesEverythingAndTheNextId) {
-  TempDir dir;
+  TempDir dir("muster_migrate_");
   const std::string from = dir.path() + "/old.db";
   Contents want;
   int64_t next_in_source = 0;
@@ -129,7 +113,7 @@ TEST(MigrateStore, SqliteToSqliteCopiesEverythingAndTheNextId) {
 }
 
 TEST(MigrateStore, AMissingSourceIsNotCreated) {
-  TempDir dir;
+  TempDir dir("muster_migrate_");
   StatusOr<MigrationCounts> n = MigrateStore("sqlite:" + dir.path() + "/none.db", dir.path() + "/new.db");
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.status().code(), StatusCode::kNotFound);
@@ -141,7 +125,7 @@ TEST(MigrateStore, AMissingSourceIsNotCreated) {
 // SQLite -> PostgreSQL -> SQLite: both directions through the real server, each read back.
 TEST(MigrateStore, SqliteToPostgresAndBack) {
   MUSTER_PG_TEST_SERVER_OR_SKIP();
-  TempDir dir;
+  TempDir dir("muster_migrate_");
   // A database of this test's own on the test server (the store's default schema, "muster", in it).
   const std::string db = "t_migrate_" + std::to_string(getpid());
   PGconn* admin = PQconnectdb(PgTestUrl().c_str());

@@ -1,10 +1,9 @@
 #include "store/pg_util.h"
 
-#include <cctype>
-
 #include <map>
 #include <string>
 
+#include "base/strings.h"
 #include "store/pg_store.h"
 
 namespace muster {
@@ -106,18 +105,8 @@ std::string RedactedPgUrl(const std::string& url) {
 
 std::string PgUrlWithPassfile(const std::string& url, const std::string& passfile) {
   if (passfile.empty()) return url;
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string encoded;
-  for (unsigned char c : passfile) {
-    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
-      encoded += static_cast<char>(c);
-    } else {
-      encoded += '%';
-      encoded += kHex[c >> 4];
-      encoded += kHex[c & 15];
-    }
-  }
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "passfile=" + encoded;
+  // A file path: its slashes kept as they are.
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "passfile=" + PercentEncode(passfile, "/");
 }
 
 }  // namespace muster

@@ -15,23 +15,13 @@
 #include <vector>
 
 #include "base/check.h"
+#include "base/test_util.h"
 
 namespace muster {
 namespace {
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
-  SqliteStoreTest() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "muster_sqlite_XXXXXX").string();
-    MUSTER_CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
-    dir_ = pattern;
-    path_ = dir_ + "/muster.db";
-  }
-  ~SqliteStoreTest() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
   std::unique_ptr<SqliteStore> Open(int64_t first_job_id = 1) {
     StatusOr<std::unique_ptr<SqliteStore>> s = SqliteStore::Open(path_, first_job_id);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -49,8 +39,9 @@ class SqliteStoreTest : public ::testing::Test {
     sqlite3_close(db);
   }
 
-  std::string dir_;
-  std::string path_;
+  TempDir tmp_{"muster_sqlite_"};
+  const std::string dir_ = tmp_.path();
+  const std::string path_ = dir_ + "/muster.db";
 };
 
 JobRecord Job(int64_t id) {

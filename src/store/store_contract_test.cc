@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/test_util.h"
 #include "model/record_json.h"
 #include "store/memory_store.h"
 #include "store/pg_store.h"
@@ -48,23 +49,6 @@ struct StoreFactory {
   bool needs_pg_server = false;      // runs on MUSTER_TEST_PG_URL
 };
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "muster_store_XXXXXX").string();
-    MUSTER_CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 class StoreContractTest : public ::testing::TestWithParam<StoreFactory> {
  protected:
   void SetUp() override {
@@ -79,7 +63,7 @@ class StoreContractTest : public ::testing::TestWithParam<StoreFactory> {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(s).value() : nullptr;
   }
-  TempDir dir_;
+  TempDir dir_{"muster_store_"};
 };
 
 #define ASSERT_OK(expr)                                  \

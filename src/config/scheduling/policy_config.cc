@@ -1,9 +1,8 @@
 #include "config/scheduling/policy_config.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <yaml-cpp/yaml.h>
+
+#include "base/read_file.h"
 
 namespace muster::config_internal {
 namespace {
@@ -73,13 +72,11 @@ Status ReadQueues(const MapReader& root, const std::string& dir, AccountTree* tr
   if (!node->IsScalar()) return root.Error("queues", "expected a file name or a list of Queue objects");
   std::string file = node->Scalar();
   if (!file.empty() && file[0] != '/') file = dir + "/" + file;
-  std::ifstream in(file);
-  if (!in) return root.Error("queues", "cannot read " + file);
-  std::stringstream text;
-  text << in.rdbuf();
+  StatusOr<std::string> text = ReadWholeFile(file);
+  if (!text.ok()) return root.Error("queues", "cannot read " + file);
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(text.str());
+    docs = YAML::LoadAll(*text);
   } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
