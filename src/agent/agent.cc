@@ -53,7 +53,7 @@ Agent::Agent(AgentOptions options, const Clock* clock) : opt_(std::move(options)
   // A step whose srun is gone (killed) cannot say it ended: its CPUs would stay held for the
   // job's later steps. The node says it instead (any node of the step may; the first one counts).
   steps_.OnEndedWithoutSrun([this](int64_t job_id, int step_id) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (no_allocation_.erase(job_id) > 0) return;  // the controller never heard of it
     outbox_.push_back(Report{"/v1/jobs/" + std::to_string(job_id) + "/steps/" + std::to_string(step_id) + "/done",
                              wire::Encode(ExitCode{1}), ""});
@@ -86,7 +86,7 @@ Status Agent::Start() {
   if (opt_.cgroup) {
     std::set<std::string> kept_cgroups;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       for (const auto& [id, run] : jobs_) kept_cgroups.insert("job_" + std::to_string(id));
     }
     for (const std::string& name : opt_.cgroup->Jobs()) {
@@ -106,7 +106,7 @@ Status Agent::Start() {
   }
   {
     // The scripts of jobs an earlier run of this agent left, but those it adopted.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& e : std::filesystem::directory_iterator(ScriptDir(), ec)) {
       const std::string name = e.path().filename().string();
       if (name.size() < 4 || name.rfind("job", 0) != 0 || name.find_first_not_of("0123456789", 3) != std::string::npos) {
@@ -176,7 +176,7 @@ Status Agent::Start() {
             opt_.health_check_program, std::chrono::duration_cast<std::chrono::milliseconds>(interval).count());
         bool changed;
         {
-          std::lock_guard<std::mutex> lock(mu_);
+          MutexLock lock(mu_);
           changed = !node_health_ || !(*node_health_ == r);
           node_health_ = r;
         }
@@ -185,8 +185,8 @@ Status Agent::Start() {
           beat_now_ = true;
           cv_.notify_all();
         }
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_for(lock, interval, [&] { return stop_.load(); });
+        MutexLock lock(mu_);
+        lock.WaitFor(cv_, interval, [&] { return stop_.load(); });
       }
     });
   }
@@ -195,8 +195,8 @@ Status Agent::Start() {
   witness_thread_ = std::thread([this] {
     while (!stop_) {
       witness_->Check();
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+      MutexLock lock(mu_);
+      lock.WaitFor(cv_, std::chrono::milliseconds(500), [&] { return stop_.load(); });
     }
   });
   return Status::Ok();
@@ -206,7 +206,7 @@ std::set<std::string> Agent::AdoptRuns() {
   std::set<std::string> kept;
   std::error_code ec;
   const std::string runs = opt_.spool_dir + "/runs";
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& e : std::filesystem::directory_iterator(runs, ec)) {
     const std::string dir = e.path().string();
     const std::string text = ReadFileOrEmpty(dir + "/job.json");
@@ -266,7 +266,7 @@ void Agent::Stop() {
   if (witness_thread_.joinable()) witness_thread_.join();
   gpu_reader_->SetXidSource(nullptr);
   gpu_health_.reset();  // its thread calls back into us
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (opt_.end_jobs_on_stop) {
     // A local cluster going down: every run ends with its agent.
     for (auto it = jobs_.begin(); it != jobs_.end();) {
@@ -323,7 +323,7 @@ HttpResponse Agent::Handle(const HttpRequest& r) {
 }
 
 std::vector<JobOnNode> Agent::JobsOnNode() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<JobOnNode> jobs;
   for (const auto& [id, r] : jobs_) {
     jobs.push_back(JobOnNode{id, r.job.user, r.job.account, JobGpusOn(r.job.allocation, opt_.node.name), r.cgroup, {}});
@@ -357,7 +357,7 @@ HttpResponse Agent::Metrics(const HttpRequest&) {
 }
 
 std::vector<int64_t> Agent::RunningJobs() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<int64_t> ids;
   for (const auto& [id, r] : jobs_) ids.push_back(id);
   return ids;
@@ -398,7 +398,7 @@ HttpResponse Agent::Launch(const HttpRequest& r) {
   }
   const JobRecord* job = &order->job->job;
   if (job->uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (auto old = jobs_.find(job->id); old != jobs_.end()) {
     if (old->second.job.restart_count == job->restart_count) return JsonOk();  // a retried launch
     if (old->second.job.restart_count > job->restart_count) {
@@ -649,7 +649,7 @@ void Agent::ReaperLoop() {
     int timeout_ms = kIdleWaitMs;
     fds.assign(1, pollfd{reaper_wake_fd_, POLLIN, 0});
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       const int64_t now = clock_->NowMillis();
       for (auto it = jobs_.begin(); it != jobs_.end();) {
         Running& run = it->second;

@@ -28,7 +28,6 @@
 #include <map>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,6 +47,7 @@
 #include "api/wire/agent.h"
 #include "api/wire/jobs.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "model/job_record.h"
 #include "net/http.h"
 #include "net/token.h"
@@ -170,28 +170,28 @@ class Agent {
   // What the heartbeat says of the GPUs' utilization (takes mu_); none when nothing was read.
   std::optional<std::vector<GpuUtilization>> GpuUsageNow() const;
   // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
-  Status StartRun(Running& r);
+  Status StartRun(Running& r) REQUIRES(mu_);
   std::string RunDir(int64_t job_id, int restart_count) const;
   // Records what a restarted agent needs to adopt the run (run_dir/job.json).
-  void SaveRunLocked(const Running& r) const;
+  void SaveRunLocked(const Running& r) const REQUIRES(mu_);
   // At start: adopts the runs whose shepherds still hold them, queues the ends recorded while the
   // agent was away, and cleans up after runs nobody holds. Returns the runs kept (their markers).
   std::set<std::string> AdoptRuns();
   // Ends the run's processes here and forgets it (its shepherd goes on the list to reap).
-  void DropRunLocked(std::map<int64_t, Running>::iterator it);
+  void DropRunLocked(std::map<int64_t, Running>::iterator it) REQUIRES(mu_);
   // What a finished run leaves: its cgroup, CPUs, script and (unless kept for its unacknowledged
   // exit report) its run directory.
-  void CleanUpRunLocked(Running& r, bool keep_run_dir = false);
+  void CleanUpRunLocked(Running& r, bool keep_run_dir = false) REQUIRES(mu_);
   // The exit report (POST /v1/agent/exit) of a run that ended so (oom read from its cgroup).
   ExitNotice ExitReportOf(const Running& r, const ShepherdExit& end) const;
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
-  Status EnsureCgroup(Running& r);                      // under mu_: the job's cgroup on this node
+  Status EnsureCgroup(Running& r) REQUIRES(mu_);  // the job's cgroup on this node
   // Under mu_: the cgroup step `launch` runs in (its procs file(s) in `launch`): the job's, or one
   // of its own below it that shows only its GPUs, when the step has some of the job's GPUs here.
-  Status PlaceStep(Running& r, StepLaunch& launch);
+  Status PlaceStep(Running& r, StepLaunch& launch) REQUIRES(mu_);
   // Under mu_: stops (`stop`) or continues every process of the job here (freezer, else
   // SIGSTOP/SIGCONT), giving back its CPUs while stopped and taking some again after.
-  void SuspendLocked(Running& r, bool stop);
+  void SuspendLocked(Running& r, bool stop) REQUIRES(mu_);
   bool Trusted(const Caller& caller) const;
   // Slurm's line at the end of a cancelled, timed-out or preempted job's output: "musterd: error:
   // *** JOB 7 ON n1 CANCELLED AT 2026-12-03T11:04:24 DUE TO TIME LIMIT ***". Appended only to a
@@ -200,8 +200,8 @@ class Agent {
   std::string EndingText(const std::string& why) const;
   // Slurm's last line of a cancelled job's output: "musterd: error: *** JOB N ON node" + ending.
   void LogEnding(const Running& r, const std::string& ending) const;
-  std::vector<int> AssignCpus(int64_t job_id, int count);  // under mu_
-  void ReleaseCpus(int64_t job_id);                        // under mu_
+  std::vector<int> AssignCpus(int64_t job_id, int count) REQUIRES(mu_);
+  void ReleaseCpus(int64_t job_id) REQUIRES(mu_);
   void ReaperLoop();
   void WakeReaper();                                       // a job to watch, or a deadline, changed
   void ControllerLoop();
@@ -210,14 +210,15 @@ class Agent {
   Status Register();
   // Under mu_: what this node runs ({"job_id", "restart_count"}) and the exits not yet
   // acknowledged (their bodies also into `exits`), as registration and heartbeats carry them.
-  NodeReport NodeReportLocked(std::vector<std::string>* exits) const;
+  NodeReport NodeReportLocked(std::vector<std::string>* exits) const REQUIRES(mu_);
   // Sends a registration or heartbeat; on success the exits it carried leave the outbox, and the
   // runs the controller says to stop are stopped.
   Status ReportToController(const std::string& target, const std::string& body, const std::vector<std::string>& exits);
   // Logs the GPU health when it changed since last logged (controller thread).
   void LogGpuHealth();
   // Under mu_: a signal for the run at `it` (see POST /v1/signal); may erase it.
-  void SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why);
+  void SignalRunLocked(std::map<int64_t, Running>::iterator it, int sig, int64_t kill_after, const std::string& why)
+      REQUIRES(mu_);
 
   AgentOptions opt_;
   const Clock* clock_;
@@ -226,12 +227,12 @@ class Agent {
   std::unique_ptr<ControllerLink> ctld_;  // used by the controller thread only
   int64_t ctld_switches_ = 0;             // ctld_->switches() when last looked (controller thread)
   std::unique_ptr<OwnToken> own_token_;  // our credential for a TCP controller
-  mutable std::mutex mu_;
+  mutable Mutex mu_{"agent"};
   std::condition_variable cv_;
-  std::map<int64_t, Running> jobs_;
-  std::map<int64_t, uint32_t> no_allocation_;  // srun -Z steps' job ids here, and whose they are
-  std::vector<ShepherdHandle> ending_;  // shepherds told to end, reaped by the reaper once gone
-  std::vector<int64_t> cpu_owner_;     // job id per CPU (0 = free), when pinning
+  std::map<int64_t, Running> jobs_ GUARDED_BY(mu_);
+  std::map<int64_t, uint32_t> no_allocation_ GUARDED_BY(mu_);  // srun -Z steps' job ids here, and whose they are
+  std::vector<ShepherdHandle> ending_ GUARDED_BY(mu_);  // shepherds told to end, reaped by the reaper once gone
+  std::vector<int64_t> cpu_owner_ GUARDED_BY(mu_);      // job id per CPU (0 = free), when pinning
   // Reports not yet acknowledged: job exits (/v1/agent/exit) and the ends of steps whose srun is
   // gone (/v1/jobs/{id}/steps/{step}/done). An exit's run directory (holding it as report.json)
   // stays until the controller has it, so that an agent killed meanwhile sends it again.
@@ -240,10 +241,10 @@ class Agent {
     std::string body;
     std::string run_dir;  // "" for a step's end
   };
-  std::deque<Report> outbox_;
+  std::deque<Report> outbox_ GUARDED_BY(mu_);
   // Under mu_: a run's exit, kept in its run directory until acknowledged (Acknowledged).
-  void QueueExitLocked(const std::string& run_dir, const std::string& body);
-  void AcknowledgedLocked(const Report& r);
+  void QueueExitLocked(const std::string& run_dir, const std::string& body) REQUIRES(mu_);
+  void AcknowledgedLocked(const Report& r) REQUIRES(mu_);
   std::atomic<bool> registered_{false};  // with the controller now (GET /v1/ping says)
   // The highest lease token of a controller seen in orders and answers (controller.hosts; kept in
   // the spool's leader_token across restarts): an order carrying a lower one comes from a deposed
@@ -261,7 +262,7 @@ class Agent {
   std::thread controller_thread_;
   std::unique_ptr<GpuHealthWatcher> gpu_health_;  // nullptr: GPUs not watched
   std::unique_ptr<GpuReader> gpu_reader_;         // the GPUs' readings for /metrics (its own lock)
-  std::unique_ptr<MpsManager> mps_;               // shared GPUs' MPS daemons (under mu_)
+  std::unique_ptr<MpsManager> mps_ PT_GUARDED_BY(mu_);  // shared GPUs' MPS daemons
   std::atomic<bool> beat_now_{false};             // a heartbeat is due at once (GPU health changed)
   std::string reported_health_;                   // the GPU health last logged (controller thread)
   std::thread health_check_thread_;               // runs the health-check program
@@ -271,7 +272,7 @@ class Agent {
   std::thread witness_thread_;
   // GET /v1/ping of a peer's agent: how long since a controller answered it.
   static StatusOr<int64_t> AskPeer(const PeerAgent& peer);
-  std::optional<HealthCheckResult> node_health_;  // its last verdict (under mu_); none before the first
+  std::optional<HealthCheckResult> node_health_ GUARDED_BY(mu_);  // its last verdict; none before the first
   StepRunner steps_;                   // tasks of srun's steps (its own lock; called under mu_)
 };
 

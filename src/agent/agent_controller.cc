@@ -92,9 +92,10 @@ Status Agent::ReportToController(const std::string& target, const std::string& b
       gpu_health_->Resume(g);
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   // The exits it carried are settled: acknowledged as if each had been sent alone.
   std::erase_if(outbox_, [&](const Report& e) {
+    mu_.AssertHeld();
     if (e.path != kExitPath || std::find(exits.begin(), exits.end(), e.body) == exits.end()) return false;
     AcknowledgedLocked(e);
     return true;
@@ -139,7 +140,7 @@ Status Agent::Register() {
   Registration registration;
   registration.node = std::move(rec);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     registration.report = NodeReportLocked(&exits);
   }
   return ReportToController("/v1/agent/register", wire::Encode(registration), exits);
@@ -155,8 +156,8 @@ void Agent::ControllerLoop() {
         last_beat = clock_->NowMillis();
         LogInfo("registered with the controller");
       } else {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+        MutexLock lock(mu_);
+        lock.WaitFor(cv_, std::chrono::milliseconds(500), [&] { return stop_.load(); });
         continue;
       }
     }
@@ -166,7 +167,7 @@ void Agent::ControllerLoop() {
     while (!stop_ && clock_->NowMillis() - last_beat < opt_.heartbeat_interval_s * 1000) {
       Report rep;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         if (outbox_.empty()) break;
         rep = outbox_.front();
       }
@@ -175,7 +176,7 @@ void Agent::ControllerLoop() {
         if (st.code() == StatusCode::kUnavailable) LostController(st);
         break;  // retried after the pause below
       }
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       // (a heartbeat may have carried it meanwhile, and taken it off)
       if (!outbox_.empty() && outbox_.front().path == rep.path && outbox_.front().body == rep.body) {
         AcknowledgedLocked(outbox_.front());
@@ -192,7 +193,7 @@ void Agent::ControllerLoop() {
       beat.witness_generation = witness_->generation();
       std::optional<std::vector<GpuUtilization>> usage = GpuUsageNow();  // takes mu_ itself
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         beat.report = NodeReportLocked(&exits);
       }
       beat.report.gpu_usage = std::move(usage);
@@ -200,9 +201,11 @@ void Agent::ControllerLoop() {
       // A controller that restarted without us, or lost us: register again (said once an outage).
       if (!st.ok()) LostController(st);
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(200),
-                 [&] { return stop_.load() || !outbox_.empty() || beat_now_.load(); });
+    MutexLock lock(mu_);
+    lock.WaitFor(cv_, std::chrono::milliseconds(200), [&] {
+      mu_.AssertHeld();
+      return stop_.load() || !outbox_.empty() || beat_now_.load();
+    });
   }
 }
 

@@ -132,14 +132,14 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   if (step->no_allocate) {
     if (!Trusted(r.caller)) return HttpResponse::Error(403, "Access/permission denied");
     if (r.caller.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     std::erase_if(no_allocation_, [&](const auto& e) { return steps_.Running(e.first) == 0; });
     if (jobs_.count(step->job_id) || no_allocation_.count(step->job_id)) {
       return HttpResponse::Error(409, "job " + std::to_string(step->job_id) + " already runs on " + opt_.node.name);
     }
     step->job = NoAllocationJob(*step, r.caller, opt_.node.name);
   } else {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = jobs_.find(step->job_id);
     if (it == jobs_.end() || it->second.job.restart_count != step->restart_count) {
       return HttpResponse::Error(404, "job " + std::to_string(step->job_id) + " does not run on " + opt_.node.name);
@@ -173,7 +173,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   if (step->job.uid == 0 && !opt_.allow_root_jobs) return HttpResponse::Error(403, "refusing to run a job as root");
   Status st = steps_.Start(*step);
   if (step->step_cgroup) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (auto it = jobs_.find(step->job_id); it != jobs_.end()) it->second.step_cgroups[step->step_id] = true;
   }
   if (!st.ok()) {
@@ -182,7 +182,7 @@ HttpResponse Agent::Step(const HttpRequest& r) {
   }
   LogInfo(LogSubject::Step(step->job_id, step->step_id), "started " + std::to_string(step->tasks.size()) + " task(s)" +
                          (step->no_allocate ? " without an allocation (srun -Z)" : ""));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (step->no_allocate) {
     no_allocation_[step->job_id] = step->job.uid;
   } else if (!jobs_.count(step->job_id)) {
@@ -198,7 +198,7 @@ HttpResponse Agent::SignalStep(const HttpRequest& r) {
   const int step = order->step_id;
   const int sig = order->signal;
   if (step < 0 || sig <= 0 || sig >= NSIG) return HttpResponse::Error(400, "bad step or signal");
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = jobs_.find(id);
   const auto without = no_allocation_.find(id);
   if (it == jobs_.end() && without == no_allocation_.end()) return JsonOk();  // nothing of it here (already gone)
@@ -227,6 +227,7 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   // An order for another run of the job (a requeued job's old run, which this node may no longer
   // hold) is not for what runs here now.
   auto this_run = [&](std::map<int64_t, Running>::iterator it) {
+    mu_.AssertHeld();  // called under it
     if (it == jobs_.end()) return false;  // nothing of it here (already gone)
     if (run_of < 0 || it->second.job.restart_count == run_of) return true;
     LogInfo(LogSubject::Job(id), "ignoring '" + why + "' for run " + std::to_string(run_of) +
@@ -239,7 +240,7 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
   Running told;  // the run's record, for the line (copied)
   std::string ending;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = jobs_.find(id);
     if (!this_run(it)) return JsonOk();
     Running& run = it->second;
@@ -258,7 +259,7 @@ HttpResponse Agent::Signal(const HttpRequest& r) {
     if (told.batch) LogEnding(told, ending);
     steps_.NotifyEnding(id, opt_.node.name, ending);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = jobs_.find(id);
   if (this_run(it)) SignalRunLocked(it, sig, kill_after, why);
   return JsonOk();

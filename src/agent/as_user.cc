@@ -11,12 +11,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <cstring>
 #include <functional>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "net/step_io.h"
 
 namespace muster {
@@ -61,27 +61,31 @@ Status BecomeUser(const UserIdentity& who) {
 // answers) is left to end by itself: it holds only its own copies.
 Status OnUsersThread(const UserIdentity& who, std::function<Status()> fn, int wait_ms) {
   struct Shared {
-    std::mutex mu;
+    Mutex mu{"user's thread"};
     std::condition_variable cv;
-    bool done = false;
-    Status result;
+    bool done GUARDED_BY(mu) = false;
+    Status result GUARDED_BY(mu);
   };
   auto shared = std::make_shared<Shared>();
   std::thread t([shared, who, fn = std::move(fn)] {
     Status st = BecomeUser(who);
     if (st.ok()) st = fn();
-    std::lock_guard<std::mutex> lock(shared->mu);
+    MutexLock lock(shared->mu);
     shared->result = std::move(st);
     shared->done = true;
     shared->cv.notify_all();
   });
   if (wait_ms < 0) {
     t.join();
+    MutexLock lock(shared->mu);  // (uncontended: the thread is gone)
     return shared->result;
   }
   t.detach();
-  std::unique_lock<std::mutex> lock(shared->mu);
-  if (!shared->cv.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return shared->done; })) {
+  MutexLock lock(shared->mu);
+  if (!lock.WaitFor(shared->cv, std::chrono::milliseconds(wait_ms), [&] {
+        shared->mu.AssertHeld();
+        return shared->done;
+      })) {
     return Status(StatusCode::kUnavailable, "still waiting after " + std::to_string(wait_ms) + " ms");
   }
   return shared->result;

@@ -186,18 +186,18 @@ GpuHealthWatcher::~GpuHealthWatcher() {
 }
 
 std::vector<int> GpuHealthWatcher::LastXids() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return tracker_->LastXids();
 }
 
 std::vector<GpuHealth> GpuHealthWatcher::Snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return tracker_->Snapshot();
 }
 
 void GpuHealthWatcher::Resume(int gpu) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     tracker_->Resume(gpu);
   }
   if (changed_) changed_();
@@ -239,7 +239,7 @@ void GpuHealthWatcher::PollOnce() {
     }
     seen[static_cast<int>(p)] = o;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (size_t i = 0; i < nvml_index_.size(); ++i) {
     auto it = seen.find(nvml_index_[i]);
     if (it != seen.end()) tracker_->Observe(static_cast<int>(i), it->second);
@@ -262,7 +262,7 @@ void GpuHealthWatcher::Run() {
     if (events_ != nullptr &&
         api_->event_set_wait(static_cast<nvml::EventSet>(events_), &e, wait_ms) == nvml::kSuccess) {
       if ((e.event_type & nvml::kEventXidCriticalError) != 0) {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         for (size_t i = 0; i < nvml_index_.size(); ++i) {
           const int p = nvml_index_[i];
           if (p >= 0 && p < static_cast<int>(handles_.size()) && handles_[static_cast<size_t>(p)] == e.device) {
@@ -275,7 +275,7 @@ void GpuHealthWatcher::Run() {
     }
     uint64_t now;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       now = tracker_->generation();
     }
     if (now != reported) {

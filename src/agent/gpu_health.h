@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "model/gpu.h"
 
@@ -108,8 +108,8 @@ class GpuHealthWatcher {
   std::vector<void*> handles_;  // per physical NVML index used
   void* events_ = nullptr;
   std::function<void()> changed_;
-  mutable std::mutex mu_;
-  std::unique_ptr<GpuHealthTracker> tracker_;
+  mutable Mutex mu_{"GPU health"};
+  std::unique_ptr<GpuHealthTracker> tracker_ PT_GUARDED_BY(mu_);
   GpuHealthConfig config_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> polls_{0};

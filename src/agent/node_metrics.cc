@@ -181,7 +181,7 @@ GpuReader::~GpuReader() {
 }
 
 void GpuReader::SetXidSource(std::function<std::vector<int>()> source) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   xids_ = std::move(source);
 }
 
@@ -205,20 +205,20 @@ std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int6
   if (opt_.nvml_library.empty() && opt_.api == nullptr) return FakeGpuReadings(opt_.gpus, jobs);
   std::vector<int> last_xid;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (read_at_ms_ >= 0 && now_ms - read_at_ms_ < opt_.cache_ms) return cached_;
     if (xids_) last_xid = xids_();
   }
-  std::unique_lock<std::mutex> reading(read_mu_, std::try_to_lock);
-  if (!reading.owns_lock()) {  // another scrape is reading the driver
-    std::lock_guard<std::mutex> lock(mu_);
+  if (!read_mu_.TryLock()) {  // another scrape is reading the driver
+    MutexLock lock(mu_);
     return cached_;
   }
+  MutexLock reading(read_mu_, std::adopt_lock);
   std::vector<GpuReading> out;
   if (const nvml::NvmlApi* api = Api(); api != nullptr) {
     out = ReadNvmlGpus(*api, opt_.gpus, opt_.nvml_index, opt_.minors, last_xid);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   cached_ = out;
   read_at_ms_ = now_ms;
   return out;
@@ -226,7 +226,7 @@ std::vector<GpuReading> GpuReader::Read(const std::vector<JobOnNode>& jobs, int6
 
 std::vector<GpuReading> GpuReader::Recent(const std::vector<JobOnNode>& jobs, int64_t now_ms, int64_t max_age_ms) {
   if (opt_.nvml_library.empty() && opt_.api == nullptr) return FakeGpuReadings(opt_.gpus, jobs);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (read_at_ms_ < 0 || now_ms - read_at_ms_ > max_age_ms) return {};
   return cached_;
 }

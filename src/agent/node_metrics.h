@@ -9,12 +9,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/cgroup.h"
+#include "base/mutex.h"
 #include "model/gpu.h"
 #include "net/prometheus_text.h"
 
@@ -102,16 +102,16 @@ class GpuReader {
   std::vector<GpuReading> Recent(const std::vector<JobOnNode>& jobs, int64_t now_ms, int64_t max_age_ms);
 
  private:
-  const nvml::NvmlApi* Api();  // under read_mu_: the table, loaded at the first call; null when none
+  const nvml::NvmlApi* Api() REQUIRES(read_mu_);  // the table, loaded at the first call; null when none
   Options opt_;
-  std::mutex mu_;  // xids_, read_at_ms_, cached_
-  std::function<std::vector<int>()> xids_;
-  int64_t read_at_ms_ = -1;
-  std::vector<GpuReading> cached_;
-  std::mutex read_mu_;  // held while the driver is read; library_, tried_, initialized_
-  std::unique_ptr<nvml::NvmlLibrary> library_;
-  bool tried_ = false;  // the library was loaded (or failed to) once
-  bool initialized_ = false;
+  Mutex mu_{"GPU readings"};
+  std::function<std::vector<int>()> xids_ GUARDED_BY(mu_);
+  int64_t read_at_ms_ GUARDED_BY(mu_) = -1;
+  std::vector<GpuReading> cached_ GUARDED_BY(mu_);
+  Mutex read_mu_{"GPU driver read"};  // held while the driver is read
+  std::unique_ptr<nvml::NvmlLibrary> library_ GUARDED_BY(read_mu_);
+  bool tried_ GUARDED_BY(read_mu_) = false;  // the library was loaded (or failed to) once
+  bool initialized_ GUARDED_BY(read_mu_) = false;
 };
 
 }  // namespace muster

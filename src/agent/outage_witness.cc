@@ -36,7 +36,7 @@ void OutageWitness::Load() {
   int64_t until = 0, heard = 0, lease_s = 0;
   lease >> until >> heard >> lease_s;
   StatusOr<WitnessView> view = wire::Decode<WitnessView>(ReadFileOrEmpty(opt_.spool_dir + kViewFile), "witness.json");
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   until_ms_ = until;
   heard_ms_ = heard;
   lease_s_ = lease_s;
@@ -51,7 +51,7 @@ Status OutageWitness::WriteLeaseLocked() {
 
 Status OutageWitness::Heard(int64_t lease_s) {
   const int64_t now = clock_->NowMillis();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (verdict_ != Verdict::kHeard && heard_ms_ > 0) {
     LogInfo("a controller answers again, after " + Seconds(now - heard_ms_) + " without one");
   }
@@ -66,7 +66,7 @@ Status OutageWitness::Heard(int64_t lease_s) {
 
 Status OutageWitness::SetView(const WitnessView& view) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (view_ && *view_ == view) return Status::Ok();
     if (!view_ || view_->peers != view.peers || view_->ask.size() != view.ask.size()) {
       LogInfo("the controller counts " + std::to_string(view.peers) + " nodes; " + std::to_string(view.ask.size()) +
@@ -78,27 +78,27 @@ Status OutageWitness::SetView(const WitnessView& view) {
 }
 
 int64_t OutageWitness::generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return view_ ? view_->generation : 0;
 }
 
 int64_t OutageWitness::HeardMsAgo() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return heard_ms_ > 0 ? std::max<int64_t>(0, clock_->NowMillis() - heard_ms_) : -1;
 }
 
 int64_t OutageWitness::lease_until_ms() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return until_ms_;
 }
 
 OutageWitness::Verdict OutageWitness::verdict() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return verdict_;
 }
 
 int64_t OutageWitness::renewals() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return renewals_;
 }
 
@@ -107,7 +107,7 @@ void OutageWitness::Check() {
   int64_t heard = 0;
   {
     const int64_t now = clock_->NowMillis();
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!view_ || heard_ms_ == 0 || lease_s_ <= 0) return;  // never told who the peers are
     if (until_ms_ <= now) return;                            // ran out: its runs are ending
     if (now - heard_ms_ < view_->claim_ms) return;           // not lost yet
@@ -145,7 +145,7 @@ void OutageWitness::Check() {
   const int64_t asked = 1 + static_cast<int64_t>(view.ask.size());
   const bool go_on = RunsGoOn(lost, asked, view.peers, view.threshold_pct, view.sampled);
   const int64_t now = clock_->NowMillis();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (heard_ms_ != heard) return;  // a controller answered meanwhile
   const std::string count = std::to_string(lost) + " of the " + std::to_string(view.peers) +
                             " nodes (this one among them) have lost it; " + std::to_string(answered) + " of the " +

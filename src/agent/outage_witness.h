@@ -15,12 +15,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "api/wire/agent.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace muster {
@@ -56,18 +56,18 @@ class OutageWitness {
   int64_t renewals() const;  // leases renewed on the peers' word
 
  private:
-  Status WriteLeaseLocked();
+  Status WriteLeaseLocked() REQUIRES(mu_);
   Options opt_;
   const Clock* clock_;
-  mutable std::mutex mu_;
-  int64_t until_ms_ = 0;     // the lease: the runs may go on until then
-  int64_t heard_ms_ = 0;     // when a leading controller last answered (0: never)
-  int64_t lease_s_ = 0;      // the lease it granted
-  std::optional<WitnessView> view_;
-  int64_t renewed_ms_ = 0;   // when the peers' word last renewed the lease
-  int64_t asked_ms_ = 0;     // when the peers were last asked
-  Verdict verdict_ = Verdict::kHeard;
-  int64_t renewals_ = 0;
+  mutable Mutex mu_{"outage witness"};
+  int64_t until_ms_ GUARDED_BY(mu_) = 0;     // the lease: the runs may go on until then
+  int64_t heard_ms_ GUARDED_BY(mu_) = 0;     // when a leading controller last answered (0: never)
+  int64_t lease_s_ GUARDED_BY(mu_) = 0;      // the lease it granted
+  std::optional<WitnessView> view_ GUARDED_BY(mu_);
+  int64_t renewed_ms_ GUARDED_BY(mu_) = 0;   // when the peers' word last renewed the lease
+  int64_t asked_ms_ GUARDED_BY(mu_) = 0;     // when the peers were last asked
+  Verdict verdict_ GUARDED_BY(mu_) = Verdict::kHeard;
+  int64_t renewals_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace muster

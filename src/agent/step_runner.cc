@@ -210,7 +210,7 @@ StepRunner::~StepRunner() { Shutdown(); }
 Status StepRunner::Start(const StepLaunch& l) {
   JoinFinished();
   const auto key = std::make_pair(l.job_id, l.step_id);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (shutdown_) return Status(StatusCode::kUnavailable, "the agent is stopping");
   if (steps_.count(key)) {
     return FailedPrecondition("step " + std::to_string(l.job_id) + "." + std::to_string(l.step_id) +
@@ -237,7 +237,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     LogWarning(LogSubject::Step(l.job_id, l.step_id), "cannot reach srun at " + l.io_address + ": " + io.status().message());
     bool orphaned = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       step->done = true;
       orphaned = !shutdown_;
       notice_cv_.notify_all();
@@ -246,7 +246,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     return;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     step->io = *io;
   }
   bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
@@ -373,7 +373,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     tasks.push_back(task);
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     step->tasks = std::move(tasks);
     step->launched = true;
     // Signals that came while the tasks were being started, then what ends them at once.
@@ -408,7 +408,7 @@ bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
     if (!f->has_value()) return true;
     const StepIoFrame& frame = **f;
     if (frame.kind == StepIoKind::kAck) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       s->notes_unacked = std::max(s->notes_unacked - 1, 0);
       notice_cv_.notify_all();
       continue;
@@ -511,7 +511,7 @@ void StepRunner::Pump(Step* s) {
     bool all_reported = true;
     std::string notice;  // a copy: s->notice empties once it is written (NotifyEnding waits for that)
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (s->deadline_ms > 0 && now >= s->deadline_ms && timeout_kill_ms == 0) {
         // srun -t ran out: Slurm's line to srun, SIGTERM now, SIGKILL after KillWait.
         s->notice += "musterd: error: *** STEP " + std::to_string(s->job_id) + "." + std::to_string(s->step_id) +
@@ -550,13 +550,13 @@ void StepRunner::Pump(Step* s) {
     }
     if (!notice.empty()) {
       if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(notice)));
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       s->notice.erase(0, notice.size());
       if (io_ok) ++s->notes_unacked;
       notice_cv_.notify_all();
     }
     if (!io_ok && s->notes_unacked > 0) {  // srun is gone: no acknowledgement will come
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       s->notes_unacked = 0;
       notice_cv_.notify_all();
     }
@@ -580,7 +580,7 @@ void StepRunner::Pump(Step* s) {
     if (all_reported) break;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (Task& t : s->tasks) {
       if (t.pid > 0) {
         (void)SignalGroup(t.pid, SIGKILL);  // what the tasks left behind
@@ -598,7 +598,7 @@ void StepRunner::Pump(Step* s) {
 }
 
 void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (auto& [key, step] : steps_) {
     if (key.first != job_id || (step_id >= 0 && key.second != step_id) || step->done) continue;
     if (!step->launched) {
@@ -612,7 +612,7 @@ void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
 }
 
 void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std::string& ending) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<std::pair<int64_t, int>> told;  // keys, not pointers: a finished step may go meanwhile
   for (auto& [key, step] : steps_) {
     if (key.first != job_id || step->done) continue;
@@ -621,8 +621,9 @@ void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std
     told.push_back(key);
   }
   // Until srun has printed every line (its ACK), or 2 s for an srun that does not answer.
-  notice_cv_.wait_for(lock, std::chrono::milliseconds(2000), [&] {
+  lock.WaitFor(notice_cv_, std::chrono::milliseconds(2000), [&] {
     return std::all_of(told.begin(), told.end(), [&](const auto& key) {
+      mu_.AssertHeld();  // the wait's predicate runs under it
       auto it = steps_.find(key);
       return it == steps_.end() || it->second->done ||
              (it->second->notice.empty() && it->second->notes_unacked == 0);
@@ -631,14 +632,14 @@ void StepRunner::NotifyEnding(int64_t job_id, const std::string& node, const std
 }
 
 int StepRunner::Running(int64_t job_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   int n = 0;
   for (const auto& [key, step] : steps_) n += key.first == job_id && !step->done;
   return n;
 }
 
 bool StepRunner::Runs(int64_t job_id, int step_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = steps_.find({job_id, step_id});
   return it != steps_.end() && !it->second->done;
 }
@@ -646,7 +647,7 @@ bool StepRunner::Runs(int64_t job_id, int step_id) const {
 void StepRunner::JoinFinished() {
   std::vector<std::unique_ptr<Step>> finished;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (auto it = steps_.begin(); it != steps_.end();) {
       if (it->second->done) {
         finished.push_back(std::move(it->second));
@@ -662,7 +663,7 @@ void StepRunner::JoinFinished() {
 void StepRunner::Shutdown() {
   std::vector<std::unique_ptr<Step>> all;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     shutdown_ = true;
     for (auto& [key, step] : steps_) {
       for (const Task& t : step->tasks) {

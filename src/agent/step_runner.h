@@ -14,13 +14,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "api/wire/agent.h"
 #include "model/job_record.h"
@@ -121,10 +121,10 @@ class StepRunner {
   bool ReadFromSrun(Step* step, StepIoDecoder* decoder);
   void JoinFinished();  // joins and forgets the steps whose pump ended
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_{"step runner"};
   std::condition_variable notice_cv_;  // a pump wrote its notice
-  std::map<std::pair<int64_t, int>, std::unique_ptr<Step>> steps_;
-  bool shutdown_ = false;
+  std::map<std::pair<int64_t, int>, std::unique_ptr<Step>> steps_ GUARDED_BY(mu_);
+  bool shutdown_ GUARDED_BY(mu_) = false;
   std::function<void(int64_t, int)> orphan_handler_;
 };
 

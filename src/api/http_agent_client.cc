@@ -16,12 +16,12 @@ Status HttpAgentClient::Post(const NodeRecord& node, const std::string& target, 
   if (address.empty()) return Status(StatusCode::kUnavailable, "node has no agent address (never registered)");
   std::shared_ptr<Conn> conn;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto& c = conns_[address];
     if (!c) c = std::make_shared<Conn>();
     conn = c;
   }
-  std::lock_guard<std::mutex> lock(conn->mu);
+  MutexLock lock(conn->mu);
   if (!conn->client) {
     // Over TCP, a new token for each connection it opens (a token opens one connection).
     StatusOr<std::unique_ptr<HttpClient>> c = Status(StatusCode::kInternal, "");

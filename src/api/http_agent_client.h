@@ -7,9 +7,9 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "ctld/controller.h"
 #include "net/http.h"
 #include "net/token.h"
@@ -31,15 +31,15 @@ class HttpAgentClient : public AgentClient {
  private:
   Status Post(const NodeRecord& node, const std::string& target, const std::string& body);
   struct Conn {
-    std::mutex mu;
-    std::unique_ptr<OwnToken> own_token;  // for the node's agent (outlives the client's token source)
-    std::unique_ptr<HttpClient> client;
+    Mutex mu{"agent connection"};
+    std::unique_ptr<OwnToken> own_token GUARDED_BY(mu);  // for the node's agent (outlives the client's token source)
+    std::unique_ptr<HttpClient> client GUARDED_BY(mu);
   };
   const TokenAuthority* tokens_;  // nullptr without a key
   int timeout_ms_;
   std::atomic<int64_t> leader_token_{0};
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Conn>> conns_;
+  Mutex mu_{"agent connections"};
+  std::map<std::string, std::shared_ptr<Conn>> conns_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

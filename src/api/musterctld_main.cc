@@ -15,7 +15,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 
 #include <cstdio>
@@ -28,6 +27,7 @@
 #include "base/clock.h"
 #include "base/exec_again.h"
 #include "base/log.h"
+#include "base/mutex.h"
 #include "base/stop_with.h"
 #include "config/daemon_args.h"
 #include "config/muster_config.h"
@@ -387,16 +387,16 @@ int Main(int argc, char** argv) {
           std::to_string(getpid()) + ")");
   std::thread loop([&controller] { controller.RunLoop(200); });
   // The lease's renewals, on a thread of their own (a call may wait on the store's server).
-  std::mutex renew_mu;
+  Mutex renew_mu{"lease renewer"};
   std::condition_variable renew_cv;
-  bool stopping = false;
+  bool stopping = false;  // under renew_mu (a local: the analysis cannot check it)
   std::thread renewer;
   const int64_t heard_window_s = LeaderHeardWindowS(conf->ctld_lease_s, conf->heartbeat_interval_s);
   if (keeper) {
     renewer = std::thread([&] {
-      std::unique_lock<std::mutex> l(renew_mu);
-      while (!renew_cv.wait_for(l, std::chrono::milliseconds(keeper->RenewMs()), [&] { return stopping; })) {
-        l.unlock();
+      MutexLock l(renew_mu);
+      while (!l.WaitFor(renew_cv, std::chrono::milliseconds(keeper->RenewMs()), [&] { return stopping; })) {
+        l.Unlock();
         StatusOr<Leadership> r = keeper->Try();
         if (!r.ok()) {
           LogWarning("cannot renew the lease: " + r.status().message() + " (" +
@@ -404,7 +404,7 @@ int Main(int argc, char** argv) {
         } else if (keeper->Leading()) {
           HandOverIfCutOff(*keeper, **store, controller, heard_window_s);
         }
-        l.lock();
+        l.Lock();
       }
     });
   }
@@ -438,7 +438,7 @@ int Main(int argc, char** argv) {
   }
   if (keeper) {
     {
-      std::lock_guard<std::mutex> l(renew_mu);
+      MutexLock l(renew_mu);
       stopping = true;
     }
     renew_cv.notify_all();

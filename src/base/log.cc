@@ -8,13 +8,14 @@
 #include <cstring>
 #include <atomic>
 #include <memory>
-#include <mutex>
 
 #include <spdlog/logger.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/sinks/syslog_sink.h>
 #include <spdlog/spdlog.h>
+
+#include "base/mutex.h"
 
 namespace muster {
 namespace {
@@ -41,8 +42,8 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& name, spdlog::sink
 
 struct State {
   std::atomic<int> level{static_cast<int>(spdlog::level::info)};  // the logger's, read without the lock
-  std::mutex mu;
-  std::shared_ptr<spdlog::logger> logger =
+  Mutex mu{"log"};
+  std::shared_ptr<spdlog::logger> logger GUARDED_BY(mu) =
       MakeLogger("muster", std::make_shared<spdlog::sinks::stderr_sink_mt>(), LogLevel::kInfo);
 };
 
@@ -53,7 +54,7 @@ State& Global() {
 
 std::shared_ptr<spdlog::logger> Current() {
   State& s = Global();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MutexLock lock(s.mu);
   return s.logger;
 }
 
@@ -98,7 +99,7 @@ Status InitLogging(const LogOptions& options) {
   auto logger = MakeLogger(name, std::move(sink), options.level);
   if (options.syslog) logger->set_pattern("%l: %v");  // syslog adds time, host and pid
   State& s = Global();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MutexLock lock(s.mu);
   s.level = static_cast<int>(logger->level());
   s.logger = std::move(logger);
   return Status::Ok();

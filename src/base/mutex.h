@@ -32,7 +32,8 @@ enum class LockRank : int {
 class CAPABILITY("mutex") Mutex {
  public:
   Mutex() = default;
-  Mutex(const char* name, LockRank rank) : name_(name), rank_(rank) {}
+  // constexpr: a global or static Mutex is initialized before any code runs, as a std::mutex is.
+  explicit constexpr Mutex(const char* name, LockRank rank = LockRank::kNone) : name_(name), rank_(rank) {}
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
@@ -43,6 +44,13 @@ class CAPABILITY("mutex") Mutex {
   void Unlock() RELEASE() {
     mu_.unlock();
     Unlocked();
+  }
+  // Takes the mutex only if it is free, without waiting; true: taken (release it with Unlock).
+  // A ranked one is checked and recorded as Lock does.
+  bool TryLock() TRY_ACQUIRE(true) {
+    if (!mu_.try_lock()) return false;
+    WillLock();
+    return true;
   }
   // Tells the analysis the mutex is held where it cannot see it taken (a condition variable's
   // predicate, a callback run under it).
@@ -74,6 +82,9 @@ class SCOPED_CAPABILITY MutexLock {
     mu.WillLock();
     lock_ = std::unique_lock<std::mutex>(mu.mu_);
   }
+  // Takes over a mutex this thread already holds (after Mutex::TryLock): released at the end of
+  // the scope, as if this lock had taken it.
+  MutexLock(Mutex& mu, std::adopt_lock_t) REQUIRES(mu) : mu_(&mu), lock_(mu.mu_, std::adopt_lock) {}
   ~MutexLock() RELEASE() {
     if (lock_.owns_lock()) Unlock();
   }
@@ -86,7 +97,15 @@ class SCOPED_CAPABILITY MutexLock {
     mu_->Unlocked();
   }
 
+  // Taken again after Unlock (a scope that lets the mutex go around slow work).
+  void Lock() ACQUIRE() {
+    mu_->WillLock();
+    lock_.lock();
+  }
+
   // Condition variables: the mutex is released while waiting and held again on return.
+  // Without a predicate: one wake-up (maybe spurious); the caller's loop checks what it waits for.
+  void Wait(std::condition_variable& cv) { cv.wait(lock_); }
   template <typename Pred>
   void Wait(std::condition_variable& cv, Pred pred) {
     cv.wait(lock_, std::move(pred));

@@ -42,6 +42,54 @@ TEST(MutexTest, RanksTakenInOrderAndReleasedInAnyOrder) {
   MutexLock d(nodes);  // taken again: the records above were dropped
 }
 
+// Constant-initialized, as a global std::mutex is: usable from any static initializer.
+constinit Mutex global_mu("global");
+
+TEST(MutexTest, TryLockTakesOnlyAFreeMutex) {
+  if (!global_mu.TryLock()) FAIL() << "a free mutex was not taken";
+  bool taken_elsewhere = true;
+  std::thread([&] {
+    if (global_mu.TryLock()) {
+      global_mu.Unlock();
+    } else {
+      taken_elsewhere = false;
+    }
+  }).join();
+  EXPECT_FALSE(taken_elsewhere);
+  global_mu.Unlock();
+  if (!global_mu.TryLock()) FAIL() << "a released mutex was not taken";
+  {
+    MutexLock adopted(global_mu, std::adopt_lock);
+  }
+  bool free_after_scope = false;
+  std::thread([&] {
+    if (global_mu.TryLock()) {
+      free_after_scope = true;
+      global_mu.Unlock();
+    }
+  }).join();
+  EXPECT_TRUE(free_after_scope);
+}
+
+TEST(MutexTest, ALockReleasedAndTakenAgainHoldsTheMutexAgain) {
+  Mutex mu("relock", LockRank::kJobs);
+  MutexLock lock(mu);
+  lock.Unlock();
+  auto free_elsewhere = [&] {
+    bool free = false;
+    std::thread([&] {
+      if (mu.TryLock()) {
+        free = true;
+        mu.Unlock();
+      }
+    }).join();
+    return free;
+  };
+  EXPECT_TRUE(free_elsewhere());
+  lock.Lock();
+  EXPECT_FALSE(free_elsewhere());
+}
+
 #ifndef NDEBUG
 TEST(MutexDeathTest, TakingALowerRankWhileHoldingAHigherOneAborts) {
   Mutex jobs("jobs", LockRank::kJobs), nodes("nodes", LockRank::kNodes);

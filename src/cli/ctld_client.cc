@@ -1,4 +1,5 @@
 #include "cli/ctld_client.h"
+#include "base/mutex.h"
 #include "net/url.h"
 #include "net/json_body.h"
 
@@ -9,7 +10,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -113,10 +113,10 @@ StatusOr<std::string> LocalToken(const std::string& audience) {
 }
 
 Status UseClusterTls(const MusterConfig& conf) {
-  static std::mutex mu;
-  static std::string loaded;  // guarded by mu: the CA file in use
+  static constinit Mutex mu("cluster TLS");
+  static std::string loaded GUARDED_BY(mu);  // the CA file in use
   if (!conf.tls()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(mu);
   if (loaded == conf.tls_ca_file) return Status::Ok();
   RETURN_IF_ERROR(HttpClient::SetProcessTls(HttpClient::Tls{conf.tls_ca_file}));
   loaded = conf.tls_ca_file;

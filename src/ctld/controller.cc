@@ -64,13 +64,13 @@ std::vector<std::string> GroupNamesOf(const std::string& user, uint32_t gid) {
 class NameCache {
  public:
   std::pair<std::string, std::string> Names(uint32_t uid, uint32_t gid, int64_t now) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return {Lookup(users_, uid, now, UserName), Lookup(groups_, gid, now, GroupName)};
   }
 
   // Every group of the user (GroupNamesOf), cached like the names.
   std::vector<std::string> Groups(const std::string& user, uint32_t uid, uint32_t gid, int64_t now) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     Memberships& m = memberships_[{uid, gid}];
     if (!m.loaded || now - m.at >= kTtlS || now < m.at) m = Memberships{GroupNamesOf(user, gid), now, true};
     return m.groups;
@@ -93,9 +93,9 @@ class NameCache {
     int64_t at = 0;
     bool loaded = false;
   };
-  std::mutex mu_;
-  std::map<uint32_t, Entry> users_, groups_;
-  std::map<std::pair<uint32_t, uint32_t>, Memberships> memberships_;
+  Mutex mu_{"name cache"};
+  std::map<uint32_t, Entry> users_ GUARDED_BY(mu_), groups_ GUARDED_BY(mu_);
+  std::map<std::pair<uint32_t, uint32_t>, Memberships> memberships_ GUARDED_BY(mu_);
 };
 
 NameCache& Names() {

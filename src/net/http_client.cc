@@ -9,9 +9,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <chrono>
-#include <mutex>
 #include <optional>
 
+#include "base/mutex.h"
 #include "net/http.h"
 #include "net/tls.h"
 
@@ -232,11 +232,11 @@ HttpClient::TokenSource HttpClient::TokenSource::FirstThen(std::string first,
 namespace {
 
 // The process's TLS (HttpClient::SetProcessTls): its context, loaded once.
-std::mutex process_tls_mu;
-std::shared_ptr<asio::ssl::context> process_tls;  // guarded by process_tls_mu
+constinit Mutex process_tls_mu("process TLS");
+std::shared_ptr<asio::ssl::context> process_tls GUARDED_BY(process_tls_mu);
 
 std::shared_ptr<asio::ssl::context> ProcessTls() {
-  std::lock_guard<std::mutex> lock(process_tls_mu);
+  MutexLock lock(process_tls_mu);
   return process_tls;
 }
 
@@ -301,7 +301,7 @@ Status HttpClient::SetProcessTls(std::optional<Tls> tls) {
   if (tls) {
     ASSIGN_OR_RETURN(ssl, MakeClientTlsContext(tls->ca_file));
   }
-  std::lock_guard<std::mutex> lock(process_tls_mu);
+  MutexLock lock(process_tls_mu);
   process_tls = std::move(ssl);
   return Status::Ok();
 }

@@ -33,13 +33,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "base/log.h"
+#include "base/mutex.h"
 #include "net/http.h"
 #include "net/http_server_core.h"
 #include "net/tls.h"
@@ -457,7 +457,7 @@ class ServerImpl : public HttpServer {
 
   void Stop() override {
     {
-      std::lock_guard<std::mutex> lock(stop_mu_);
+      MutexLock lock(stop_mu_);
       if (stopped_) return;
       stopped_ = true;
     }
@@ -466,7 +466,7 @@ class ServerImpl : public HttpServer {
     }
     std::vector<std::shared_ptr<SessionBase>> sessions;
     {
-      std::lock_guard<std::mutex> lock(core_.mu);
+      MutexLock lock(core_.mu);
       core_.stopping = true;
       for (auto& [ptr, weak] : core_.live) {
         if (auto s = weak.lock()) sessions.push_back(std::move(s));
@@ -477,8 +477,11 @@ class ServerImpl : public HttpServer {
     for (auto& s : sessions) s->RequestStop();
     sessions.clear();  // our references must not keep the count up
     {
-      std::unique_lock<std::mutex> lock(core_.mu);
-      core_.cv.wait_for(lock, kStopGrace, [this] { return core_.live.empty(); });
+      MutexLock lock(core_.mu);
+      lock.WaitFor(core_.cv, kStopGrace, [this] {
+        core_.mu.AssertHeld();
+        return core_.live.empty();
+      });
     }
     core_.hard_stop = true;
     work_.reset();
@@ -494,7 +497,7 @@ class ServerImpl : public HttpServer {
     if (tcp_) CloseListener(*tcp_);
     if (unix_) CloseListener(*unix_);
     {
-      std::lock_guard<std::mutex> lock(core_.mu);
+      MutexLock lock(core_.mu);
       for (auto& [ptr, weak] : core_.live) {
         if (auto s = weak.lock()) sessions.push_back(std::move(s));
       }
@@ -664,8 +667,8 @@ class ServerImpl : public HttpServer {
   std::thread accept_thread_;
   int tcp_port_ = -1;
   std::optional<std::pair<dev_t, ino_t>> socket_inode_;
-  std::mutex stop_mu_;
-  bool stopped_ = false;
+  Mutex stop_mu_{"server stop"};
+  bool stopped_ GUARDED_BY(stop_mu_) = false;
 };
 
 }  // namespace

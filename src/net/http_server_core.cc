@@ -24,7 +24,7 @@ int64_t WallClockSeconds() {
 void ServerCore::LogTlsFailure(const std::string& peer_key, const std::string& peer_name, const std::string& what) {
   static constexpr size_t kMaxLoggedTlsPeers = 1024;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(mu);
     if (tls_failures_logged.size() >= kMaxLoggedTlsPeers || !tls_failures_logged.insert(peer_key).second) return;
   }
   LogWarning("TLS handshake from " + peer_name + " failed: " + what +
@@ -41,7 +41,7 @@ bool ServerCore::PrivilegedUid(uint32_t uid) const {
 }
 
 bool ServerCore::AddCounted(SessionBase* s, const std::string& key, bool privileged) {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(mu);
   if (stopping || !places.AddCounted(s, key, privileged)) return false;
   live.emplace(s, s->weak_from_this());
   return true;
@@ -51,7 +51,7 @@ bool ServerCore::MayAddUnauthenticated(const std::string& address) {
   std::string to_log;
   bool may = false;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(mu);
     may = places.MayAddUnauthenticated(address);
     if (!may) {
       ++refused_unlogged;
@@ -66,7 +66,7 @@ bool ServerCore::AddUnauthenticated(SessionBase* s, const std::string& address) 
   std::shared_ptr<SessionBase> evicted;
   std::string to_log;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(mu);
     if (stopping) return false;
     if (ConnectionPlaces::Id id = places.AddUnauthenticated(s, address)) {
       auto it = live.find(const_cast<SessionBase*>(static_cast<const SessionBase*>(id)));
@@ -95,12 +95,12 @@ std::string ServerCore::FullLogLocked() {
 }
 
 ConnectionPlaces::Promotion ServerCore::Promote(SessionBase* s, const Caller& caller, std::string* why) {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(mu);
   return places.Promote(s, "uid " + std::to_string(caller.uid), PrivilegedUid(caller.uid), why);
 }
 
 void ServerCore::Unregister(SessionBase* s) {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(mu);
   live.erase(s);
   places.Remove(s);
   cv.notify_all();

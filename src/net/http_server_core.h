@@ -10,7 +10,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "base/caller.h"
+#include "base/mutex.h"
 #include "net/connection_places.h"
 #include "net/http.h"
 
@@ -53,14 +53,14 @@ struct ServerCore {
   std::atomic<bool> hard_stop{false};       // the io threads are gone: no more handler calls
   boost::asio::ssl::context* ssl = nullptr;  // TCP connections speak TLS with it (nullptr: plain)
 
-  std::mutex mu;
+  Mutex mu{"server core"};
   std::condition_variable cv;
-  bool stopping = false;                                            // guarded by mu
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live;  // guarded by mu
-  ConnectionPlaces places{ConnectionPlaces::Limits{}};             // guarded by mu
-  std::unordered_set<std::string> tls_failures_logged;              // guarded by mu: peers' addresses
-  uint64_t evicted_unlogged = 0, refused_unlogged = 0;              // guarded by mu
-  int64_t full_logged_at = 0;                                       // guarded by mu: steady ns; 0 = never
+  bool stopping GUARDED_BY(mu) = false;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> live GUARDED_BY(mu);
+  ConnectionPlaces places GUARDED_BY(mu){ConnectionPlaces::Limits{}};
+  std::unordered_set<std::string> tls_failures_logged GUARDED_BY(mu);  // peers' addresses
+  uint64_t evicted_unlogged GUARDED_BY(mu) = 0, refused_unlogged GUARDED_BY(mu) = 0;
+  int64_t full_logged_at GUARDED_BY(mu) = 0;  // steady ns; 0 = never
 
   // A failed TLS handshake is logged once per peer address (a plain-HTTP client or a scanner
   // retrying must not flood the log), for the first 1,024 addresses.
@@ -97,7 +97,7 @@ struct ServerCore {
 
  private:
   // What to log, at most once a minute, while the unauthenticated places are full ("" = nothing now).
-  std::string FullLogLocked();
+  std::string FullLogLocked() REQUIRES(mu);
 };
 
 }  // namespace muster

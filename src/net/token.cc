@@ -98,7 +98,7 @@ StatusOr<Caller> TokenAuthority::VerifyFirstUse(const std::string& token, int64_
   if (nonce.empty()) return Unauthenticated("malformed token payload (no nonce)");
   NonceJournal journal;
   {
-    std::lock_guard<std::mutex> lock(nonces_mu_);
+    MutexLock lock(nonces_mu_);
     if (now >= next_purge_) {
       // The nonces of expired tokens may go: those tokens are refused as expired.
       for (auto it = nonces_.begin(); it != nonces_.end();) it = it->second <= now ? nonces_.erase(it) : std::next(it);
@@ -118,12 +118,12 @@ StatusOr<Caller> TokenAuthority::VerifyFirstUse(const std::string& token, int64_
 }
 
 void TokenAuthority::SetNonceJournal(NonceJournal journal) {
-  std::lock_guard<std::mutex> lock(nonces_mu_);
+  MutexLock lock(nonces_mu_);
   journal_ = std::move(journal);
 }
 
 size_t TokenAuthority::RememberedNonces() const {
-  std::lock_guard<std::mutex> lock(nonces_mu_);
+  MutexLock lock(nonces_mu_);
   return nonces_.size();
 }
 

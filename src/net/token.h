@@ -16,11 +16,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "net/http.h"
 
@@ -69,10 +69,10 @@ class TokenAuthority {
   StatusOr<Caller> Check(const std::string& token, int64_t now, std::string* nonce, int64_t* expires) const;
   std::string key_;
   std::string audience_;
-  mutable std::mutex nonces_mu_;
-  mutable std::unordered_map<std::string, int64_t> nonces_;  // nonce -> its token's expiry
-  mutable int64_t next_purge_ = 0;
-  NonceJournal journal_;  // guarded by nonces_mu_
+  mutable Mutex nonces_mu_{"nonces"};
+  mutable std::unordered_map<std::string, int64_t> nonces_ GUARDED_BY(nonces_mu_);  // nonce -> its token's expiry
+  mutable int64_t next_purge_ GUARDED_BY(nonces_mu_) = 0;
+  NonceJournal journal_ GUARDED_BY(nonces_mu_);
 };
 
 // Who a TCP request comes from, by its "Authorization: Muster <token>" header field (`headers`:

@@ -16,34 +16,37 @@ GroupCommitWriter::~GroupCommitWriter() { Close(); }
 
 void GroupCommitWriter::Close() {
   // Callers still queued (a paused writer) lead their batches now; wait until every one has left.
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(mu_);
   stopping_ = true;
   cv_.notify_all();
-  cv_.wait(l, [&] { return callers_ == 0; });
+  l.Wait(cv_, [&] {
+    mu_.AssertHeld();
+    return callers_ == 0;
+  });
 }
 
 // As the leader of the next batch when no batch is being written, else as a follower that a
 // leader answers.
 Status GroupCommitWriter::Submit(Op run) {
   Pending op{std::move(run), Status::Ok(), false};
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(mu_);
   if (stopping_) return FailedPrecondition(backend_.Where() + " is closing");
   queue_.push_back(&op);
   ++callers_;
   queued_cv_.notify_all();
   while (!op.done) {
     if (writing_ || (paused_ && !stopping_)) {
-      cv_.wait(l);
+      l.Wait(cv_);
       continue;
     }
     writing_ = true;
     const size_t n = std::min(queue_.size(), max_batch_);
     std::vector<Pending*> batch(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-    l.unlock();
+    l.Unlock();
     bool committed = false;
     std::vector<Status> results = RunBatch(batch, committed);
-    l.lock();
+    l.Lock();
     stats_.operations += static_cast<int64_t>(batch.size());
     if (committed) {
       ++stats_.commits;
@@ -70,7 +73,7 @@ std::vector<Status> GroupCommitWriter::RunBatch(const std::vector<Pending*>& bat
     bool retry = false;
     std::vector<Status> results = RunTransaction(batch, /*savepoints=*/false, committed, &retry);
     if (!retry) return results;
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     ++stats_.retried_batches;
   }
   return RunTransaction(batch, batch.size() > 1, committed, nullptr);
@@ -125,19 +128,22 @@ std::vector<Status> GroupCommitWriter::RunTransaction(const std::vector<Pending*
 }
 
 GroupCommitStats GroupCommitWriter::stats() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return stats_;
 }
 
 void GroupCommitWriter::SetPausedForTest(bool paused) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   paused_ = paused;
   cv_.notify_all();
 }
 
 void GroupCommitWriter::WaitForQueuedForTest(size_t n) {
-  std::unique_lock<std::mutex> l(mu_);
-  queued_cv_.wait(l, [&] { return queue_.size() >= n; });
+  MutexLock l(mu_);
+  l.Wait(queued_cv_, [&] {
+    mu_.AssertHeld();
+    return queue_.size() >= n;
+  });
 }
 
 }  // namespace muster

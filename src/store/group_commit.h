@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace muster {
@@ -113,17 +113,17 @@ class GroupCommitWriter {
   const SavepointPolicy policy_;
   const size_t max_batch_;
 
-  mutable std::mutex mu_;       // guards everything below
+  mutable Mutex mu_{"group commit"};  // guards everything below
   std::condition_variable cv_;  // a batch ended, pause changed, closing, callers left
   std::condition_variable queued_cv_;  // the queue grew (WaitForQueuedForTest only: waking the
                                        // callers waiting for a batch at every enqueue would cost
                                        // each of them a context switch for nothing)
-  std::deque<Pending*> queue_;
-  bool writing_ = false;  // a leader is writing a batch
-  int callers_ = 0;       // callers inside Submit (Close waits until none is)
-  bool paused_ = false;
-  bool stopping_ = false;
-  GroupCommitStats stats_;
+  std::deque<Pending*> queue_ GUARDED_BY(mu_);
+  bool writing_ GUARDED_BY(mu_) = false;  // a leader is writing a batch
+  int callers_ GUARDED_BY(mu_) = 0;       // callers inside Submit (Close waits until none is)
+  bool paused_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  GroupCommitStats stats_ GUARDED_BY(mu_);
 };
 
 }  // namespace muster

@@ -1,10 +1,10 @@
 #include "store/memory_store.h"
 
+#include "base/mutex.h"
 #include "model/name_order.h"
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,13 +12,13 @@
 namespace muster {
 
 struct MemoryStoreData {
-  std::mutex mu;
-  std::map<int64_t, JobRecord> jobs;
-  std::map<std::string, NodeRecord> nodes;
-  std::map<std::pair<int64_t, int>, StepRecord> steps;
-  std::map<std::string, std::string> meta;
-  std::map<std::string, int64_t> nonces;  // nonce -> its token's expiry
-  int64_t next_job_id = 1;
+  Mutex mu{"memory store"};
+  std::map<int64_t, JobRecord> jobs GUARDED_BY(mu);
+  std::map<std::string, NodeRecord> nodes GUARDED_BY(mu);
+  std::map<std::pair<int64_t, int>, StepRecord> steps GUARDED_BY(mu);
+  std::map<std::string, std::string> meta GUARDED_BY(mu);
+  std::map<std::string, int64_t> nonces GUARDED_BY(mu);  // nonce -> its token's expiry
+  int64_t next_job_id GUARDED_BY(mu) = 1;
 };
 
 namespace {
@@ -28,24 +28,24 @@ class MemoryStore final : public Store {
   explicit MemoryStore(std::shared_ptr<MemoryStoreData> data) : d_(std::move(data)) {}
 
   Status SaveJobs(std::span<const JobRecord> jobs) override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     for (const JobRecord& j : jobs) d_->jobs[j.id] = j;
     return Status::Ok();
   }
   StatusOr<std::vector<JobRecord>> LoadJobs() override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     std::vector<JobRecord> out;
     out.reserve(d_->jobs.size());
     for (const auto& [id, j] : d_->jobs) out.push_back(j);
     return out;
   }
   Status SaveNode(const NodeRecord& node) override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     d_->nodes[node.node.name] = node;
     return Status::Ok();
   }
   StatusOr<std::vector<NodeRecord>> LoadNodes() override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     std::vector<NodeRecord> out;
     for (const auto& [name, n] : d_->nodes) out.push_back(n);
     std::sort(out.begin(), out.end(),
@@ -53,49 +53,49 @@ class MemoryStore final : public Store {
     return out;
   }
   Status SaveStep(const StepRecord& step) override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     d_->steps[{step.job_id, step.step_id}] = step;
     return Status::Ok();
   }
   StatusOr<std::vector<StepRecord>> LoadSteps() override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     std::vector<StepRecord> out;
     for (const auto& [key, s] : d_->steps) out.push_back(s);
     return out;
   }
   StatusOr<int64_t> AllocateJobIds(int count) override {
     if (count < 1) return Status(StatusCode::kInvalidArgument, "job id count must be at least 1, got " + std::to_string(count));
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     const int64_t first = d_->next_job_id;
     d_->next_job_id += count;
     return first;
   }
   StatusOr<int64_t> RewindJobIds(int64_t floor) override {
     if (floor < 1) return Status(StatusCode::kInvalidArgument, "job id floor must be at least 1, got " + std::to_string(floor));
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     d_->next_job_id = std::max(floor, d_->jobs.empty() ? 1 : d_->jobs.rbegin()->first + 1);
     return d_->next_job_id;
   }
   StatusOr<bool> UseNonce(const std::string& nonce, int64_t expires, int64_t now) override {
     if (nonce.empty()) return Status(StatusCode::kInvalidArgument, "nonce is empty");
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     std::erase_if(d_->nonces, [now](const auto& n) { return n.second <= now; });
     return d_->nonces.emplace(nonce, expires).second;
   }
   Status SetMeta(const std::string& key, const std::string& value) override {
     if (key.empty()) return Status(StatusCode::kInvalidArgument, "meta key is empty");
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     d_->meta[key] = value;
     return Status::Ok();
   }
   StatusOr<std::string> GetMeta(const std::string& key) override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     auto it = d_->meta.find(key);
     if (it == d_->meta.end()) return Status(StatusCode::kNotFound, "meta key '" + key + "' is not set");
     return it->second;
   }
   StatusOr<std::map<std::string, std::string>> LoadMeta() override {
-    std::lock_guard<std::mutex> l(d_->mu);
+    MutexLock l(d_->mu);
     return d_->meta;
   }
 
@@ -107,6 +107,7 @@ class MemoryStore final : public Store {
 
 std::shared_ptr<MemoryStoreData> NewMemoryStoreData(int64_t first_job_id) {
   auto d = std::make_shared<MemoryStoreData>();
+  MutexLock l(d->mu);  // (no other thread has it yet)
   d->next_job_id = first_job_id;
   return d;
 }

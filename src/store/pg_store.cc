@@ -1,5 +1,6 @@
 #include "store/pg_store.h"
 
+#include "base/mutex.h"
 #include "store/pg_util.h"
 
 #include <endian.h>
@@ -12,7 +13,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -175,17 +175,19 @@ struct PgStore::Impl final : GroupCommitBackend {
   std::string schema;
   std::string where;       // "PostgreSQL store 'URL' (schema S)", for errors
   PGconn* wconn = nullptr;  // the current leader only, and Open
-  PGconn* rconn = nullptr;  // guarded by read_mu
-  std::mutex read_mu;
-  PGconn* lconn = nullptr;  // the lease's own connection (opened by the first TryLead), guarded by lease_mu:
-  std::mutex lease_mu;      // a renewal never waits behind a batch of writes
+  Mutex read_mu{"PostgreSQL read"};
+  PGconn* rconn GUARDED_BY(read_mu) = nullptr;
+  // The lease's own connection (opened by the first TryLead), under a lock of its own: a renewal
+  // never waits behind a batch of writes.
+  Mutex lease_mu{"PostgreSQL lease"};
+  PGconn* lconn GUARDED_BY(lease_mu) = nullptr;
   // The token of the lease this store's controller holds (0: not leading, no fencing). Each write
   // transaction first locks the lease row (FOR SHARE) and checks it: a new holder's takeover
   // (an UPDATE of that row) waits for the transactions already past the check, and every later
   // one sees the new token and is refused.
   std::atomic<int64_t> fence{0};
   int64_t next_nonce_purge = 0;  // (the batch's writer only)
-  std::function<void()> between_reads;  // SetBetweenReadsForTest (under read_mu)
+  std::function<void()> between_reads GUARDED_BY(read_mu);  // SetBetweenReadsForTest
 
   GroupCommitWriter writer{*this, SavepointPolicy::kOnRetry};
 
@@ -363,8 +365,9 @@ struct PgStore::Impl final : GroupCommitBackend {
   }
 
   // Jobs (a WHERE clause, or "") and, in the same snapshot, their arrays' scripts. Holds read_mu.
-  StatusOr<std::vector<JobRecord>> SelectJobs(const std::string& where_clause, const Args& args) {
+  StatusOr<std::vector<JobRecord>> SelectJobs(const std::string& where_clause, const Args& args) REQUIRES(read_mu) {
     Impl& impl = *this;
+    impl.read_mu.AssertHeld();  // (the analysis does not see that impl is *this)
     // Jobs and scripts in one snapshot (REPEATABLE READ): a task's script is saved with it.
     RETURN_IF_ERROR(impl.Revive(impl.rconn, /*writes=*/false));
     // The session's 5 s idle-in-transaction limit (SetUpSession: for the lease row's lock) does not
@@ -376,6 +379,7 @@ struct PgStore::Impl final : GroupCommitBackend {
                          impl.where + ": begin read")
                         .status());
     auto body = [&]() -> StatusOr<std::vector<JobRecord>> {
+      impl.read_mu.AssertHeld();  // run below, under it
       const std::string sql = "SELECT id, record FROM jobs " + where_clause + " ORDER BY id";
       ASSIGN_OR_RETURN(Result r, ExecParams(impl.rconn, sql, args, impl.where + ": " + sql));
       ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, DecodeJobs(r, impl.where));
@@ -409,7 +413,7 @@ struct PgStore::Impl final : GroupCommitBackend {
 
   // Runs a read on the read connection (reconnecting it if it broke).
   // The lease's connection (lconn), opened on first use; under lease_mu.
-  Status LeaseConnection() {
+  Status LeaseConnection() REQUIRES(lease_mu) {
     if (lconn == nullptr) {
       ASSIGN_OR_RETURN(lconn, Connect());
       // A takeover waits (FOR SHARE) for the old leader's open write transaction; never longer than
@@ -419,7 +423,7 @@ struct PgStore::Impl final : GroupCommitBackend {
     return Revive(lconn, /*writes=*/false);
   }
 
-  StatusOr<Result> Read(const std::string& sql, const Args& args, int result_format = 0) {
+  StatusOr<Result> Read(const std::string& sql, const Args& args, int result_format = 0) REQUIRES(read_mu) {
     RETURN_IF_ERROR(Revive(rconn, /*writes=*/false));
     return ExecParams(rconn, sql, args, where + ": " + sql, result_format);
   }
@@ -441,7 +445,10 @@ StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& url, int64_t
   ASSIGN_OR_RETURN(impl->wconn, impl->Connect());
   RETURN_IF_ERROR(impl->InitSchema(first_job_id));
   RETURN_IF_ERROR(impl->PrepareWrites());
-  ASSIGN_OR_RETURN(impl->rconn, impl->Connect());
+  {
+    MutexLock l(impl->read_mu);  // (no other thread has the store yet)
+    ASSIGN_OR_RETURN(impl->rconn, impl->Connect());
+  }
   return std::unique_ptr<PgStore>(new PgStore(std::move(impl)));
 }
 
@@ -586,7 +593,7 @@ Status PgStore::SetMeta(const std::string& key, const std::string& value) {
 }
 
 StatusOr<std::string> PgStore::GetMeta(const std::string& key) {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   Args a;
   a.Bytes(key);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT value FROM meta WHERE key=$1::text", a));
@@ -613,7 +620,7 @@ StatusOr<Leadership> PgStore::TryLead(const std::string& holder, const std::stri
   if (holder.empty()) return InvalidArgument("a lease holder's name is empty");
   if (lease_ms < 100) return InvalidArgument("a lease of " + std::to_string(lease_ms) + " ms is too short");
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> l(s.lease_mu);
+  MutexLock l(s.lease_mu);
   RETURN_IF_ERROR(s.LeaseConnection());
   Args a;
   a.Bytes(holder).Bytes(address).Int(lease_ms);
@@ -631,7 +638,7 @@ StatusOr<Leadership> PgStore::TryLead(const std::string& holder, const std::stri
 }
 
 StatusOr<Leadership> PgStore::ReadLeadership() {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   ASSIGN_OR_RETURN(Result r, impl_->Read(kReadLease, Args()));
   if (r.rows() != 1) return Internal(impl_->where + ": the leader table has no row");
   return LeadershipOf(r, /*leading=*/false);
@@ -639,7 +646,7 @@ StatusOr<Leadership> PgStore::ReadLeadership() {
 
 Status PgStore::Resign(const std::string& holder) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> l(s.lease_mu);
+  MutexLock l(s.lease_mu);
   if (s.lconn == nullptr) return Status::Ok();  // never led
   RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
   Args a;
@@ -651,7 +658,7 @@ Status PgStore::Resign(const std::string& holder) {
 
 Status PgStore::HandOver(const std::string& holder, const std::string& successor, int64_t reserve_ms) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> l(s.lease_mu);
+  MutexLock l(s.lease_mu);
   if (s.lconn == nullptr) return FailedPrecondition(s.where + ": this controller never held the lease");
   RETURN_IF_ERROR(s.Revive(s.lconn, /*writes=*/false));
   Args a;
@@ -669,7 +676,7 @@ Status PgStore::HandOver(const std::string& holder, const std::string& successor
 // On the lease's connection (opened here by a standby that never tried the lease yet).
 Status PgStore::ReportView(const std::string& address, int64_t agents) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> l(s.lease_mu);
+  MutexLock l(s.lease_mu);
   RETURN_IF_ERROR(s.LeaseConnection());
   Args a;
   a.Bytes(address).Int(agents);
@@ -681,7 +688,7 @@ Status PgStore::ReportView(const std::string& address, int64_t agents) {
 }
 
 StatusOr<std::vector<ControllerView>> PgStore::ReadViews(int64_t max_age_ms) {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   Args a;
   a.Int(max_age_ms);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT address, agents, "
@@ -695,7 +702,7 @@ StatusOr<std::vector<ControllerView>> PgStore::ReadViews(int64_t max_age_ms) {
 }
 
 StatusOr<std::map<std::string, std::string>> PgStore::LoadMeta() {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT key, value FROM meta WHERE key <> 'schema_version'", Args()));
   std::map<std::string, std::string> meta;
   for (int i = 0; i < r.rows(); ++i) meta[std::string(r.Text(i, 0))] = std::string(r.Text(i, 1));
@@ -703,13 +710,13 @@ StatusOr<std::map<std::string, std::string>> PgStore::LoadMeta() {
 }
 
 StatusOr<std::vector<JobRecord>> PgStore::LoadJobs() {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   return impl_->SelectJobs("", Args());
 }
 
 StatusOr<std::vector<JobRecord>> PgStore::LoadLiveJobs(int64_t ended_since) {
   if (ended_since <= 0) return LoadJobs();
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   Args a;
   a.Int(ended_since);
   return impl_->SelectJobs(
@@ -717,7 +724,7 @@ StatusOr<std::vector<JobRecord>> PgStore::LoadLiveJobs(int64_t ended_since) {
 }
 
 StatusOr<std::vector<JobRecord>> PgStore::QueryJobs(const JobFilter& given) {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   JobFilter f = given;
   if (!given.ids.empty()) {  // a heterogeneous job's id names its components too
     Args a;
@@ -776,7 +783,7 @@ StatusOr<std::vector<JobRecord>> PgStore::QueryJobs(const JobFilter& given) {
 }
 
 StatusOr<std::vector<NodeRecord>> PgStore::LoadNodes() {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT name, record FROM nodes", Args()));
   std::vector<NodeRecord> nodes;
   for (int i = 0; i < r.rows(); ++i) {
@@ -792,14 +799,14 @@ StatusOr<std::vector<NodeRecord>> PgStore::LoadNodes() {
 }
 
 StatusOr<std::vector<StepRecord>> PgStore::LoadSteps() {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT job_id, step_id, record FROM steps ORDER BY job_id, step_id", Args()));
   return DecodeSteps(r, impl_->where);
 }
 
 StatusOr<std::vector<StepRecord>> PgStore::LoadStepsOf(const std::set<int64_t>& job_ids) {
   if (job_ids.empty()) return std::vector<StepRecord>{};
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   Args a;
   a.Text(IntArray(job_ids));
   ASSIGN_OR_RETURN(Result r, impl_->Read("SELECT job_id, step_id, record FROM steps WHERE job_id = ANY($1::bigint[]) "
@@ -809,7 +816,7 @@ StatusOr<std::vector<StepRecord>> PgStore::LoadStepsOf(const std::set<int64_t>& 
 }
 
 void PgStore::SetBetweenReadsForTest(std::function<void()> pause) {
-  std::lock_guard<std::mutex> l(impl_->read_mu);
+  MutexLock l(impl_->read_mu);
   impl_->between_reads = std::move(pause);
 }
 

@@ -10,13 +10,13 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <set>
 #include <variant>
 #include <boost/json.hpp>
 #include <string_view>
 #include <utility>
 
+#include "base/mutex.h"
 #include "model/name_order.h"
 #include "base/pretty_json.h"
 #include "model/record_json.h"
@@ -179,8 +179,8 @@ using record_codec::ScriptKeptApart;
 struct SqliteStore::Impl final : GroupCommitBackend {
   std::string path;
   sqlite3* wdb = nullptr;  // the current leader only (one at a time: the writer's), and Open
-  sqlite3* rdb = nullptr;  // guarded by read_mu
-  std::mutex read_mu;
+  Mutex read_mu{"SQLite read"};
+  sqlite3* rdb GUARDED_BY(read_mu) = nullptr;
 
   // Write statements (the current leader only).
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
@@ -188,8 +188,8 @@ struct SqliteStore::Impl final : GroupCommitBackend {
   Stmt insert_nonce, purge_nonces;
   int64_t next_nonce_purge = 0;  // (the current leader only)
   FaultHook active_hook;  // the hook of the batch being written (the current leader only)
-  std::mutex hook_mu;     // guards fault_hook
-  FaultHook fault_hook;
+  Mutex hook_mu{"SQLite fault hook"};
+  FaultHook fault_hook GUARDED_BY(hook_mu);
   GroupCommitWriter writer{*this, SavepointPolicy::kEveryOperation};
 
   // close_v2: wdb closes for good once the statements above are finalized, right after this body.
@@ -203,7 +203,7 @@ struct SqliteStore::Impl final : GroupCommitBackend {
   // The batch's transaction (GroupCommitBackend), on the write connection.
   Status Begin() override {
     {
-      std::lock_guard<std::mutex> l(hook_mu);
+      MutexLock l(hook_mu);
       active_hook = fault_hook;
     }
     return begin.Run(wdb, "begin transaction").WithPrefix(Where());
@@ -365,7 +365,7 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
   // Runs `sql` on the read connection and calls `row` for each result row.
   Status ReadRows(const char* sql, const std::function<Status(sqlite3_stmt*)>& row) { return ReadRows(sql, {}, row); }
   Status ReadRows(const char* sql, const std::vector<SqlArg>& args, const std::function<Status(sqlite3_stmt*)>& row) {
-    std::lock_guard<std::mutex> l(read_mu);
+    MutexLock l(read_mu);
     ASSIGN_OR_RETURN(Stmt s, Prepare(rdb, sql));
     for (size_t i = 0; i < args.size(); ++i) {
       const int at = static_cast<int>(i + 1);
@@ -397,8 +397,11 @@ StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path
   RETURN_IF_ERROR(impl->OpenConnection(&impl->wdb, /*create=*/true));
   RETURN_IF_ERROR(impl->InitSchema(first_job_id));
   RETURN_IF_ERROR(impl->PrepareWriteStatements().WithPrefix("open " + impl->Where()));
-  RETURN_IF_ERROR(impl->OpenConnection(&impl->rdb, /*create=*/false));
-  RETURN_IF_ERROR(Exec(impl->rdb, "PRAGMA query_only=1").WithPrefix("open " + impl->Where()));
+  {
+    MutexLock l(impl->read_mu);  // (no other thread has the store yet)
+    RETURN_IF_ERROR(impl->OpenConnection(&impl->rdb, /*create=*/false));
+    RETURN_IF_ERROR(Exec(impl->rdb, "PRAGMA query_only=1").WithPrefix("open " + impl->Where()));
+  }
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(impl)));
 }
 
@@ -547,7 +550,7 @@ Status SqliteStore::SetMeta(const std::string& key, const std::string& value) {
 StatusOr<std::string> SqliteStore::GetMeta(const std::string& key) {
   std::optional<std::string> value;
   {
-    std::lock_guard<std::mutex> l(impl_->read_mu);
+    MutexLock l(impl_->read_mu);
     ASSIGN_OR_RETURN(value, QueryText(impl_->rdb, "SELECT value FROM meta WHERE key=?1", key));
   }
   if (!value) return NotFound("meta key '" + key + "' is not set");
@@ -718,7 +721,7 @@ void SqliteStore::SetWriterPausedForTest(bool paused) { impl_->writer.SetPausedF
 void SqliteStore::WaitForQueuedForTest(size_t n) { impl_->writer.WaitForQueuedForTest(n); }
 
 void SqliteStore::SetFaultHookForTest(FaultHook hook) {
-  std::lock_guard<std::mutex> l(impl_->hook_mu);
+  MutexLock l(impl_->hook_mu);
   impl_->fault_hook = std::move(hook);
 }
 
