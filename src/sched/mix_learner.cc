@@ -5,11 +5,6 @@
 
 namespace muster {
 
-StatusOr<bool> ParsePlacement(const std::string& word) {
-  if (word == "learned" || word == "bestfit") return word == "learned";
-  return InvalidArgument("'" + word + "' is not learned or bestfit");
-}
-
 
 namespace {
 
