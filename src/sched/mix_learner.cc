@@ -5,7 +5,6 @@
 
 namespace muster {
 
-
 namespace {
 
 constexpr size_t kMaxKeys = 4096;  // a long-lived controller sees many shapes: the lightest go
