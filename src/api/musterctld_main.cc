@@ -261,7 +261,6 @@ int Main(int argc, char** argv) {
   cc.allow_root_jobs = conf->allow_root_jobs;
   cc.priority = sched->priority;
   cc.scheduler = sched->scheduler;
-  cc.learn_workload_mix = sched->learn_workload_mix;
   cc.check_caches = sched->check_caches;
   cc.config_hash = served->hash;
   SystemClock clock;

@@ -101,10 +101,9 @@ struct ControllerConfig {
   // Decayed usage (fair share) is saved to the store at most this often: at most this much is
   // lost to a crash. A simulation, whose store dies with it, saves it rarely.
   int64_t usage_save_s = 30;
+  // With a placement scorer that places by the workload (scheduler.placement->learns_mix()), the
+  // controller learns it from the jobs submitted (sched/mix_learner.h) and gives it to the passes.
   SchedulerOptions scheduler;
-  // Learn the workload from the jobs submitted (sched/mix_learner.h) and place one-node jobs
-  // where they leave the least fragment it could not use; false: best fit.
-  bool learn_workload_mix = true;
   PrioritySettings priority;        // multifactor weights, billing, usage half-life, accounts
 };
 

@@ -84,7 +84,7 @@ SchedPolicy Controller::Policy() const { return policy_.Policy(); }
 std::vector<std::string> Controller::policy_warnings() const { return policy_.warnings(); }
 
 void Controller::LearnShapeLocked(const JobRecord& job) {
-  if (!config_.learn_workload_mix) return;
+  if (!config_.scheduler.placement->learns_mix()) return;
   for (const Partition& p : config_.cluster.partitions) {
     if (p.name != job.partition) continue;
     if (StatusOr<RequestShape> shape = ResolveShape(job.request, p); shape.ok()) mix_learner_.Observe(*shape);

@@ -92,7 +92,7 @@ bool Controller::BuildCycleInput(CycleInput& in) {
   }
   // The mix to place with: made again with a new index (its memos are per node of it), or once
   // enough jobs came since.
-  if (const int64_t seen = mix_learner_.observed(); config_.learn_workload_mix && seen > 0) {
+  if (const int64_t seen = mix_learner_.observed(); config_.scheduler.placement->learns_mix() && seen > 0) {
     const int64_t every = std::clamp<int64_t>(cycle_mix_at_ / 10, 1, 1000);
     if (!cycle_index_ || !cycle_mix_ || seen - cycle_mix_at_ >= every) {
       in.mix_shapes = mix_learner_.Shapes();

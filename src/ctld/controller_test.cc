@@ -55,9 +55,9 @@ TEST_F(ControllerTest, SubmitRunComplete) {
 // (leaving 2 that no 3-GPU job can use).
 TEST_F(ControllerTest, PlacesByTheWorkloadItLearnt) {
   for (const bool learn : {true, false}) {
-    config_.learn_workload_mix = learn;
+    config_.scheduler.placement = PlacementScorerRegistry::Create(learn ? "learned" : "bestfit");
     TearDown();
-    SetUp();  // (keeps config_.learn_workload_mix)
+    SetUp();  // (keeps config_.scheduler.placement)
     RegisterAll();
     const int64_t first = Submit({"--gres=gpu:1"});
     ctld_->ScheduleOnce();

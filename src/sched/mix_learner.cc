@@ -5,12 +5,6 @@
 
 namespace muster {
 
-StatusOr<bool> ParsePlacement(const std::string& word) {
-  if (word == "learned" || word == "bestfit") return word == "learned";
-  return InvalidArgument("'" + word + "' is not learned or bestfit");
-}
-
-
 namespace {
 
 constexpr size_t kMaxKeys = 4096;  // a long-lived controller sees many shapes: the lightest go

@@ -22,11 +22,6 @@
 
 namespace muster {
 
-// The placement word of muster.yaml's `scheduler: placement:` and `muster sim philly
-// --placement`: "learned" (true: one-node jobs placed by the mix learned here) or "bestfit"
-// (false). Anything else: InvalidArgument "'word' is not learned or bestfit".
-StatusOr<bool> ParsePlacement(const std::string& word);
-
 class MixLearner {
  public:
   explicit MixLearner(double half_life_jobs = 1000, int max_gpus_per_node = 8);

@@ -76,11 +76,5 @@ TEST(MixLearner, GpuTypeAndCpuOnlyShapesAreTheirOwn) {
   EXPECT_EQ(Describe(l.Shapes(1.0)), "0x0 cpu6000 w1.000000; 2x1000:a100 cpu1000 w1.000000; ");
 }
 
-TEST(ParsePlacement, LearnedOrBestfit) {
-  EXPECT_TRUE(*ParsePlacement("learned"));
-  EXPECT_FALSE(*ParsePlacement("bestfit"));
-  EXPECT_EQ(ParsePlacement("Learned").status().message(), "'Learned' is not learned or bestfit");
-}
-
 }  // namespace
 }  // namespace muster

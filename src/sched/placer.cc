@@ -1,25 +1,38 @@
 #include "sched/placer.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <climits>
-#include <cmath>
 #include <tuple>
 
 namespace muster {
 
 namespace {
 
-int MilliFor(const Gpu& gpu, const RequestShape& shape) {
+int64_t Div(int64_t have, int64_t per) { return per > 0 ? have / per : INT64_MAX; }
+
+}  // namespace
+
+int SliceMilli(const Gpu& gpu, const RequestShape& shape) {
   if (shape.gpu_milli > 0) return shape.gpu_milli;
   if (gpu.memory_mb <= 0) return kMilliPerGpu + 1;  // unknown memory: cannot size a memory slice
   int64_t m = (shape.gpu_memory_mb * kMilliPerGpu + gpu.memory_mb - 1) / gpu.memory_mb;
   return m > kMilliPerGpu ? kMilliPerGpu + 1 : static_cast<int>(std::max<int64_t>(m, 1));
 }
 
-int64_t Div(int64_t have, int64_t per) { return per > 0 ? have / per : INT64_MAX; }
+Placer::Placer(const ClusterIndex& index, Plan& plan, const WorkloadMix* mix, const PlacementScorer* scorer)
+    : index_(index), plan_(plan), mix_(mix != nullptr && !mix->empty() ? mix : nullptr), scorer_(scorer) {
+  if (scorer_ == nullptr) {
+    static const std::shared_ptr<const PlacementScorer> fallback =
+        PlacementScorerRegistry::Create(PlacementScorerRegistry::kDefault);
+    scorer_ = fallback.get();
+  }
+}
 
-}  // namespace
+const PlacementScorer& Placer::ScorerFor(const RequestShape& shape) const {
+  return scorer_->Scores(shape, mix_) ? *scorer_ : PlacementScorerRegistry::BestFit();
+}
 
 std::tuple<int, int64_t, int> Placer::FitKey(int i, const RequestShape& shape) const {
   if (shape.fractional()) {
@@ -35,13 +48,13 @@ std::tuple<int, int64_t, int> Placer::FitKey(int i, const RequestShape& shape) c
 std::pair<int, int> Placer::Slice(int i, const RequestShape& shape) const {
   const NodeFree& f = plan_.free(i);
   const IndexedNode& in = index_.node(i);
-  if (i == slice_node_ && slice_gpu_ >= 0) return {slice_gpu_, MilliFor(in.node->gpus[slice_gpu_], shape)};
+  if (i == slice_node_ && slice_gpu_ >= 0) return {slice_gpu_, SliceMilli(in.node->gpus[slice_gpu_], shape)};
   const uint64_t type_mask = in.TypeMask(shape.gpu_type);
   // Best fit among partly used GPUs: the least room left that still holds the slice.
   int best = -1, best_room = kMilliPerGpu + 1, best_milli = 0;
   for (uint64_t m = f.partial_mask & type_mask; m; m &= m - 1) {
     int g = std::countr_zero(m);
-    int need = MilliFor(in.node->gpus[g], shape);
+    int need = SliceMilli(in.node->gpus[g], shape);
     int room = plan_.gpu_free_milli(i, g);
     if (need <= room && room < best_room) {
       best = g;
@@ -54,7 +67,7 @@ std::pair<int, int> Placer::Slice(int i, const RequestShape& shape) const {
   uint64_t pick = index_.picker().Pick(in.layout, f.free_mask & type_mask, 1);
   if (pick == 0) return {-1, 0};
   int g = std::countr_zero(pick);
-  int need = MilliFor(in.node->gpus[g], shape);
+  int need = SliceMilli(in.node->gpus[g], shape);
   if (need > kMilliPerGpu) return {-1, 0};
   return {g, need};
 }
@@ -124,42 +137,6 @@ std::optional<Placer::Pick> Placer::FractionalSingle(const RequestShape& shape,
   return Pick{{best_node, shape.units}};
 }
 
-int64_t Placer::FragmentGain(int i, int units, const RequestShape& shape, int* gpu) const {
-  const IndexedNode& in = index_.node(i);
-  const int gpus = static_cast<int>(in.node->gpus.size());
-  gpu_free_.resize(gpus);
-  for (int g = 0; g < gpus; ++g) gpu_free_[g] = plan_.gpu_free_milli(i, g);
-  const NodeFree& f = plan_.free(i);
-  const double before = mix_->Fragment(index_, i, f.cpu_milli, gpu_free_);
-  *gpu = -1;
-  if (shape.fractional() && shape.per_node.gpus + units * shape.unit.gpus == 0) {
-    // A slice: the GPU whose use decreases the fragment most (among equals the tightest, then
-    // the lowest index).
-    const int64_t cpu = shape.per_node.cpu_milli + int64_t{units} * shape.unit.cpu_milli;
-    double best = 0;
-    const uint64_t type_mask = in.TypeMask(shape.gpu_type);
-    for (uint64_t m = (f.partial_mask | f.free_mask) & type_mask; m; m &= m - 1) {
-      const int g = std::countr_zero(m);
-      const int need = MilliFor(in.node->gpus[g], shape);
-      if (need > gpu_free_[g]) continue;
-      gpu_free_[g] -= need;
-      const double after = mix_->Fragment(index_, i, f.cpu_milli - cpu, gpu_free_);
-      gpu_free_[g] += need;
-      if (*gpu < 0 || after < best - 1e-9 || (after < best + 1e-9 && gpu_free_[g] < gpu_free_[*gpu])) {
-        *gpu = g;
-        best = after;
-      }
-    }
-    if (*gpu < 0) return INT64_MIN;
-    return static_cast<int64_t>(std::floor((before - best) / mix_->step_milli()));
-  }
-  std::optional<NodeAllocation> a = Build(i, units, shape);
-  if (!a) return INT64_MIN;
-  for (const GpuShare& g : a->gpus) gpu_free_[g.index] -= g.milli;
-  const double after = mix_->Fragment(index_, i, f.cpu_milli - a->cpu_milli, gpu_free_);
-  return static_cast<int64_t>(std::floor((before - after) / mix_->step_milli()));
-}
-
 Placer::Quality Placer::LinkQuality(int i, int units, const RequestShape& shape) const {
   const int count = shape.exclusive ? 0 : shape.per_node.gpus + units * shape.unit.gpus;
   if (count < 2) return {1, 1};
@@ -172,81 +149,50 @@ Placer::Quality Placer::LinkQuality(int i, int units, const RequestShape& shape)
 }
 
 std::optional<Placer::Pick> Placer::SingleNode(const RequestShape& shape, const DynamicBitset& candidates) const {
-  if (mix_ != nullptr && !shape.exclusive) {
-    // Fragmentation-aware: link quality, then the fragment's decrease, then the first node in
-    // canonical order (first fit packs; a CPU-only job takes the least free CPU first). First fit
-    // beat best fit by free whole GPUs here: 95.64 against 95.48 on openb's default list.
-    const bool gpu_job = shape.per_node.gpus + shape.unit.gpus > 0 || shape.fractional();
-    int found = -1;
-    Quality best_q{0, 1};
-    int64_t best_gain = 0;
-    std::pair<int64_t, int> best_key{0, 0};
-    auto consider = [&](int i) {
-      if (Capacity(i, shape) < shape.units) return true;
-      const Quality q = LinkQuality(i, shape.units, shape);
-      const int64_t lhs = int64_t{q.links} * best_q.best, rhs = int64_t{best_q.links} * q.best;
-      if (found >= 0 && lhs < rhs) return true;
-      int gpu = -1;
-      const int64_t gain = FragmentGain(i, shape.units, shape, &gpu);
-      if (gain == INT64_MIN) return true;  // no allocation could be built there
-      const std::pair<int64_t, int> key{gpu_job ? 0 : plan_.free(i).cpu_milli, i};
-      if (found < 0 || lhs > rhs || gain > best_gain || (gain == best_gain && key < best_key)) {
-        found = i;
-        slice_node_ = i;
-        slice_gpu_ = gpu;
-        best_q = q;
-        best_gain = gain;
-        best_key = key;
-      }
-      return true;
-    };
-    // The best node by (link quality, fragment gain, key) whatever the order nodes come in: a
-    // job of whole GPUs of any type looks only at nodes with as many free (most are full).
-    const int need = shape.per_node.gpus + shape.units * shape.unit.gpus;
-    if (gpu_job && !shape.fractional() && shape.gpu_type.empty()) {
-      for (int k = need; k <= index_.max_gpus_per_node(); ++k) plan_.by_free_whole(k).ForEachAnd(candidates, consider);
-    } else {
-      plan_.usable().ForEachAnd(candidates, consider);
-    }
-    if (found < 0) return std::nullopt;
-    return Pick{{found, shape.units}};
-  }
-  if (shape.fractional()) {
+  const PlacementScorer& scorer = ScorerFor(shape);
+  if (shape.fractional() && scorer.SlicesFirst()) {
     if (auto p = FractionalSingle(shape, candidates)) return p;
   }
   // The node whose GPU set has the best NVLink connectivity relative to what its hardware can
   // offer (a 4-GPU job should get a DGX-1's fully connected quad on a free node rather than a
-  // weaker set on a busy one); among equals, the best fit.
-  const int need = shape.per_node.gpus + shape.units * shape.unit.gpus + (shape.fractional() ? 1 : 0);
+  // weaker set on a busy one); among equals, the best score.
   int found = -1;
   Quality best_q{0, 1};
-  std::tuple<int, int64_t, int> best_key{INT32_MAX, 0, 0};
-  bool done = false;
+  std::array<int64_t, 3> best_key{};
   auto consider = [&](int i) {
-    if (Capacity(i, shape) < shape.units) return true;
+    if (Capacity(i, shape) < shape.units) return;
     const Quality q = LinkQuality(i, shape.units, shape);
-    const auto key = FitKey(i, shape);
     const int64_t lhs = int64_t{q.links} * best_q.best, rhs = int64_t{best_q.links} * q.best;
-    if (found < 0 || lhs > rhs || (lhs == rhs && key < best_key)) {
+    if (found >= 0 && lhs < rhs) return;
+    const PlacementScore s = scorer.Score(*this, i, shape.units, shape);
+    if (!s.ok) return;
+    if (found < 0 || lhs > rhs || s.key < best_key) {
       found = i;
+      slice_node_ = i;
+      slice_gpu_ = s.gpu;
       best_q = q;
-      best_key = key;
+      best_key = s.key;
     }
-    return true;
   };
-  if (shape.gpu_type.empty() && !shape.exclusive) {
-    // Buckets by free whole GPUs, ascending, nodes in index order: for GPU jobs the first node of
-    // full link quality is the answer; CPU-only jobs compare free CPU inside the lowest bucket.
-    for (int k = need; k <= index_.max_gpus_per_node() && !done; ++k) {
+  const PlacementScorer::Walk walk = scorer.WalkFor(shape);
+  if (walk.by_free_whole) {
+    // Buckets by free whole GPUs, ascending, nodes in index order. When the scores follow that
+    // order, the first node of full link quality is the answer for GPU jobs, and CPU-only jobs
+    // look no further than the lowest bucket with a candidate.
+    bool done = false;
+    for (int k = walk.from; k <= index_.max_gpus_per_node() && !done; ++k) {
       plan_.by_free_whole(k).ForEachAnd(candidates, [&](int i) {
         consider(i);
-        done = found >= 0 && need > 0 && best_q.links == best_q.best;
+        done = walk.ordered && found >= 0 && walk.from > 0 && best_q.links == best_q.best;
         return !done;
       });
-      if (found >= 0 && need == 0) done = true;
+      if (walk.ordered && found >= 0 && walk.from == 0) done = true;
     }
   } else {
-    plan_.usable().ForEachAnd(candidates, consider);
+    plan_.usable().ForEachAnd(candidates, [&](int i) {
+      consider(i);
+      return true;
+    });
   }
   if (found < 0) return std::nullopt;
   return Pick{{found, shape.units}};

@@ -2,18 +2,21 @@
 //
 // Rules (docs/placement.md explains them with examples):
 //  - A job that fits on one node gets one node: the node whose GPU set has the best NVLink
-//    connectivity relative to what its layout can offer, then the best fit (fewest free whole
-//    GPUs, then for CPU-only jobs least free CPU), then the lowest canonical index.
-//  - A fractional request goes to the partly used GPU with the least room that still fits it,
-//    anywhere in its candidate nodes; only if none fits does it open a free GPU, on the best-fit node.
+//    connectivity relative to what its layout can offer, then the best score of the placement
+//    scorer (sched/placement_scorer.h; best fit: fewest free whole GPUs, then for CPU-only jobs
+//    least free CPU, then the lowest canonical index).
+//  - With best fit, a fractional request goes to the partly used GPU with the least room that still
+//    fits it, anywhere in its candidate nodes; only if none fits does it open a free GPU, on the
+//    best-fit node.
 //  - A multi-node job goes under the lowest switch whose subtree can hold it; among switches of that
 //    level the best fit (least capacity for the job that still holds it); inside, the fewest
 //    children (largest first, the last one best-fit), down to nodes chosen the same way.
 //  - Inside a node, GPUs are chosen link-aware (sched/gpu_picker.h).
-//  - Given a WorkloadMix (sched/workload_mix.h), a one-node job goes, among the nodes of the best
-//    link quality, to the one whose expected fragment it decreases most (in the mix's steps), then
-//    the first in canonical order (a CPU-only job: the least free CPU first); a fractional request
-//    goes to the GPU of that node it leaves least fragmented (among equals the tightest).
+//  - The learned scorer (sched/learned_scorer.cc), given a WorkloadMix (sched/workload_mix.h):
+//    a one-node job goes, among the nodes of the best link quality, to the one whose expected
+//    fragment it decreases most (in the mix's steps), then the first in canonical order (a
+//    CPU-only job: the least free CPU first); a fractional request goes to the GPU of that node it
+//    leaves least fragmented (among equals the tightest).
 // Deterministic: depends only on the index, the plan and the arguments.
 #pragma once
 
@@ -24,16 +27,22 @@
 
 #include "base/bitset.h"
 #include "sched/cluster_index.h"
+#include "sched/placement_scorer.h"
 #include "sched/plan.h"
 #include "sched/request_shape.h"
 #include "sched/workload_mix.h"
 
 namespace muster {
 
+// The thousandths of `gpu` a slice of `shape` takes (more than kMilliPerGpu: it cannot hold it).
+int SliceMilli(const Gpu& gpu, const RequestShape& shape);
+
 class Placer {
  public:
-  Placer(const ClusterIndex& index, Plan& plan, const WorkloadMix* mix = nullptr)
-      : index_(index), plan_(plan), mix_(mix != nullptr && !mix->empty() ? mix : nullptr) {}
+  // `scorer`: how one-node jobs choose among nodes (null: PlacementScorerRegistry's default);
+  // `mix`: the workload it may place by (null or empty: none).
+  Placer(const ClusterIndex& index, Plan& plan, const WorkloadMix* mix = nullptr,
+         const PlacementScorer* scorer = nullptr);
 
   // Places `shape` on nodes from `candidates` (static filter: partition, features, -w/-x). On
   // success the allocation is taken in the plan and returned in canonical node order.
@@ -41,6 +50,17 @@ class Placer {
 
   // Units of `shape` node `i` can hold now (0 = not eligible), capped at shape.units.
   int Capacity(int i, const RequestShape& shape) const;
+
+  // For the scorers (a candidate and its context):
+  const ClusterIndex& index() const { return index_; }
+  const Plan& plan() const { return plan_; }
+  const WorkloadMix* mix() const { return mix_; }  // null when none or empty
+  // What node i would give `units` of `shape` as things stand (nothing when its GPUs cannot).
+  std::optional<NodeAllocation> Build(int i, int units, const RequestShape& shape) const;
+  // Best-fit order key among nodes that can take what is asked (smaller is better).
+  std::tuple<int, int64_t, int> FitKey(int i, const RequestShape& shape) const;
+  // A scorer's buffer (per GPU of a node), reused across candidates.
+  std::vector<int>& scratch() const { return gpu_free_; }
 
  private:
   using Pick = std::vector<std::pair<int, int>>;  // (node, units)
@@ -58,19 +78,15 @@ class Placer {
   bool Spread(int t, const RequestShape& shape, const std::vector<std::pair<int, int>>& elig, Pick& pick) const;
   // GPU slice for a fractional request on node i: (gpu index, milli) or (-1, 0).
   std::pair<int, int> Slice(int i, const RequestShape& shape) const;
-  std::optional<NodeAllocation> Build(int i, int units, const RequestShape& shape) const;
-  // Best-fit order key among nodes that can take what is asked (smaller is better).
-  std::tuple<int, int64_t, int> FitKey(int i, const RequestShape& shape) const;
-  // How much placing `units` of `shape` on node i decreases the mix's expected fragment, in the
-  // mix's steps (larger is better).
-  // A slice's GPU is the one that gains most (`gpu`; -1 for other requests).
-  int64_t FragmentGain(int i, int units, const RequestShape& shape, int* gpu) const;
+  // The scorer that ranks `shape`'s candidates: scorer_, or best fit where it does not score it.
+  const PlacementScorer& ScorerFor(const RequestShape& shape) const;
 
   const ClusterIndex& index_;
   Plan& plan_;
   const WorkloadMix* mix_;
-  mutable std::vector<int> gpu_free_;  // FragmentGain's scratch
-  // The slice SingleNode chose with the mix, for Build (valid during one Place).
+  const PlacementScorer* scorer_;
+  mutable std::vector<int> gpu_free_;  // the scorers' scratch
+  // The slice SingleNode's scorer chose, for Build (valid during one Place).
   mutable int slice_node_ = -1, slice_gpu_ = -1;
 };
 

@@ -261,7 +261,7 @@ Decision Scheduler::Decide(const PendingJob& job) {
   std::optional<std::vector<NodeAllocation>> alloc;
   const int place_mark = plan_.Mark();
   if (!failed_.contains(&key)) {
-    Placer placer(index_, plan_, options_.mix.get());
+    Placer placer(index_, plan_, options_.mix.get(), options_.placement.get());
     alloc = placer.Place(shape, filter.nodes);
   }
   if (!alloc) {
@@ -323,7 +323,7 @@ std::optional<std::vector<NodeAllocation>> Scheduler::PlaceDuring(const RequestS
   ClusterSnapshot window;  // a Plan reads only the usage
   window.usage = timeline_->PeakUsage(start, End(start, limit));
   Plan free_then(index_, window);
-  Placer placer(index_, free_then, options_.mix.get());
+  Placer placer(index_, free_then, options_.mix.get(), options_.placement.get());
   return placer.Place(shape, nodes);
 }
 

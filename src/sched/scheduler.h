@@ -46,6 +46,7 @@
 #include "sched/cluster_snapshot.h"
 #include "sched/decision.h"
 #include "sched/limit_gate.h"
+#include "sched/placement_scorer.h"
 #include "sched/plan.h"
 #include "sched/preemption.h"
 #include "sched/request_shape.h"
@@ -65,9 +66,12 @@ struct SchedulerOptions {
   int64_t backfill_horizon_s = 7 * 24 * 3600;
   // Limits, quotas, QOS and preemption; none when null.
   std::shared_ptr<const SchedPolicy> policy;
-  // The workload expected (the controller's MixLearner): a one-node job goes where it leaves the
-  // least fragment the mix could not use (sched/placer.h). Must have been made for this
-  // Scheduler's index (its memos are per node of it). None: best fit.
+  // How a one-node job chooses among the nodes it fits (sched/placement_scorer.h); never null.
+  std::shared_ptr<const PlacementScorer> placement =
+      PlacementScorerRegistry::Create(PlacementScorerRegistry::kDefault);
+  // The workload expected (the controller's MixLearner), for a scorer that places by it (the
+  // learned one: a one-node job goes where it leaves the least fragment the mix could not use).
+  // Must have been made for this Scheduler's index (its memos are per node of it). None: best fit.
   std::shared_ptr<const WorkloadMix> mix;
 };
 

@@ -40,11 +40,12 @@ struct Component {
 // next one sees it gone); nothing when one does not fit, `plan` then as it was.
 std::optional<std::vector<std::vector<NodeAllocation>>> PlaceAll(const ClusterIndex& index, Plan& plan,
                                                                  const WorkloadMix* mix,
+                                                                 const PlacementScorer* scorer,
                                                                  const std::vector<Component>& parts) {
   const int mark = plan.Mark();
   std::vector<std::vector<NodeAllocation>> allocs;
   for (const Component& c : parts) {
-    Placer placer(index, plan, mix);
+    Placer placer(index, plan, mix, scorer);
     std::optional<std::vector<NodeAllocation>> a = placer.Place(c.shape, *c.nodes);
     if (!a) {
       plan.Rollback(mark);
@@ -98,7 +99,7 @@ void Scheduler::DecideHet(const PendingJob& job, std::vector<Decision>& out) {
   }
   auto fits_on = [&](Plan& plan) {
     const int mark = plan.Mark();
-    const bool fits = PlaceAll(index_, plan, nullptr, parts).has_value();
+    const bool fits = PlaceAll(index_, plan, nullptr, nullptr, parts).has_value();
     plan.Rollback(mark);
     return fits;
   };
@@ -148,7 +149,7 @@ void Scheduler::DecideHet(const PendingJob& job, std::vector<Decision>& out) {
     ClusterSnapshot window;
     window.usage = timeline_->PeakUsage(t, longest >= kForever ? kForever : t + longest);
     Plan free_then(index_, window);
-    return PlaceAll(index_, free_then, options_.mix.get(), parts);
+    return PlaceAll(index_, free_then, options_.mix.get(), options_.placement.get(), parts);
   };
   auto reserve = [&](PendingReason why) {
     for (const Component& c : parts) blocked_.insert(c.partition);
@@ -199,7 +200,8 @@ void Scheduler::DecideHet(const PendingJob& job, std::vector<Decision>& out) {
     return;
   }
   const int mark = plan_.Mark();
-  std::optional<std::vector<std::vector<NodeAllocation>>> allocs = PlaceAll(index_, plan_, options_.mix.get(), parts);
+  std::optional<std::vector<std::vector<NodeAllocation>>> allocs =
+      PlaceAll(index_, plan_, options_.mix.get(), options_.placement.get(), parts);
   if (!allocs) return reserve(PendingReason::kResources);
   if (PendingReason r = start_all(std::move(*allocs)); r != PendingReason::kNone) {
     plan_.Rollback(mark);

@@ -16,7 +16,7 @@
 #include "config/slurm_conf.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
-#include "sched/mix_learner.h"
+#include "sched/placement_scorer.h"
 #include "sim/metrics.h"
 #include "sim/queue_bench.h"
 #include "sim/svg_plot.h"
@@ -42,7 +42,8 @@ struct QueueArgs {
   int64_t restart_penalty_s = 30;
   std::vector<int64_t> las_limits;  // muster: its queues' ends in GPU-seconds ({}: the default)
   int64_t min_runtime_s = -1;       // muster and srtf_oracle: PreemptExemptTime (-1: the default)
-  bool learn_mix = true;            // --placement: learned (the controller's default) or bestfit
+  // --placement: learned (the controller's default) or bestfit (sched/placement_scorer.h)
+  std::shared_ptr<const PlacementScorer> placement = PlacementScorerRegistry::Create(PlacementScorerRegistry::kDefault);
   bool check_caches = false;        // every pass decided again from nothing and compared
   std::string json, csv, svg;
 };
@@ -209,9 +210,9 @@ Status ApplyQueueOption(const OptionOccurrence& o, QueueArgs* a) {
       RETURN_IF_ERROR(whole(0, 1e7, "seconds", &a->min_runtime_s));
       break;
     case kQuPlacement: {
-      StatusOr<bool> learned = ParsePlacement(v);
-      if (!learned.ok()) return InvalidArgument("--placement " + learned.status().message());
-      a->learn_mix = *learned;
+      StatusOr<std::shared_ptr<const PlacementScorer>> scorer = PlacementScorerRegistry::Parse(v);
+      if (!scorer.ok()) return InvalidArgument("--placement " + scorer.status().message());
+      a->placement = *std::move(scorer);
       break;
     }
     case kQuJson:
@@ -360,7 +361,7 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
     ReplayOptions o = QueueOptions(policy, cluster);
     o.restart_penalty_s = a.restart_penalty_s;
     o.count_cpus = swf;
-    o.controller.learn_workload_mix = a.learn_mix;
+    o.controller.scheduler.placement = a.placement;
     o.controller.check_caches = a.check_caches;
     if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = a.las_limits;
     if (a.min_runtime_s >= 0 && o.controller.scheduler.policy != nullptr) {

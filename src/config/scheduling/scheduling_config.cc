@@ -10,7 +10,7 @@
 #include "config/yaml_reader.h"
 #include "model/policy_ops.h"
 #include "model/qos.h"
-#include "sched/mix_learner.h"
+#include "sched/placement_scorer.h"
 
 namespace muster {
 
@@ -73,9 +73,9 @@ StatusOr<SchedulingConfig> LoadSchedulingConfig(const MusterConfig& conf) {
     if (m.Has("placement")) {
       std::string placement;
       RETURN_IF_ERROR(m.String("placement", &placement));
-      StatusOr<bool> learned = ParsePlacement(placement);
-      if (!learned.ok()) return m.Error("placement", learned.status().message());
-      c.learn_workload_mix = *learned;
+      StatusOr<std::shared_ptr<const PlacementScorer>> scorer = PlacementScorerRegistry::Parse(placement);
+      if (!scorer.ok()) return m.Error("placement", scorer.status().message());
+      c.scheduler.placement = *std::move(scorer);
     }
   }
   ApplyClusterSettings(conf.cluster, doc, path, &c);

@@ -31,10 +31,9 @@ struct SchedulingConfig {
   PrioritySettings priority;  // with the accounts (queues are merged into them)
   std::vector<Qos> qos;
   PreemptionSettings preemption;
-  // Backfill (on unless turned off), its depth and horizon; `policy` is built from the accounts,
-  // QOS and preemption above.
+  // Backfill (on unless turned off), its depth and horizon, the placement scorer
+  // (scheduler.placement); `policy` is built from the accounts, QOS and preemption above.
   SchedulerOptions scheduler = DefaultSchedulerOptions();
-  bool learn_workload_mix = true;  // scheduler.placement: learned (true) or bestfit
   bool check_caches = false;       // scheduler.check_caches
   // Where the cluster file's settings (a slurm.conf's PriorityWeightAge=, ...) gave way to
   // muster.yaml's: reported once at start, with the cluster file's warnings.

@@ -50,10 +50,10 @@ TEST_F(SchedulingConfigFile, PriorityAndAccountsAreRead) {
   StatusOr<SchedulingConfig> bad = Load("scheduler:\n  backfill_depth: 0\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("scheduler.backfill_depth"), std::string::npos) << bad.status().message();
-  EXPECT_TRUE(none->learn_workload_mix);
+  EXPECT_EQ(none->scheduler.placement->name(), "learned");
   StatusOr<SchedulingConfig> best = Load("scheduler:\n  placement: bestfit\n");
   ASSERT_TRUE(best.ok()) << best.status().message();
-  EXPECT_FALSE(best->learn_workload_mix);
+  EXPECT_EQ(best->scheduler.placement->name(), "bestfit");
   StatusOr<SchedulingConfig> typo = Load("scheduler:\n  placement: best\n");
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(typo.status().message().find("'best' is not learned or bestfit"), std::string::npos) << typo.status().message();
