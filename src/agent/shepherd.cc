@@ -182,6 +182,38 @@ std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
   return *e;
 }
 
+namespace {
+
+// The agent's orders on the control FIFO ("end", "signal <sig> leader|group|all"), whole lines
+// (*pending: a partial one).
+void ReadOrders(const ShepherdSpec& spec, int ctl, pid_t child, bool child_done, std::string* pending,
+                ShepherdExit* end) {
+  char buf[512];
+  for (ssize_t got; (got = read(ctl, buf, sizeof buf)) > 0;) pending->append(buf, static_cast<size_t>(got));
+  for (size_t nl; (nl = pending->find('\n')) != std::string::npos;) {
+    std::istringstream order(pending->substr(0, nl));
+    pending->erase(0, nl + 1);
+    std::string verb, target;
+    int sig = 0;
+    order >> verb;
+    if (verb == "end") {
+      SignalRun(spec, SIGKILL);
+      if (child > 0 && !child_done) (void)SignalGroup(child, SIGKILL);
+      end->ended = true;
+    } else if (verb == "signal" && order >> sig >> target && sig > 0 && sig < NSIG) {
+      // Our child is not reaped before we are done: its pid, and its group's, are its own.
+      if (target == "leader" && child > 0 && !child_done) (void)kill(child, sig);
+      if (target == "group" && child > 0 && !child_done) (void)SignalGroup(child, sig);
+      if (target == "all") {
+        if (child > 0 && !child_done) (void)SignalGroup(child, sig);
+        SignalRun(spec, sig);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 int ShepherdMain(const std::string& run_dir) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
@@ -231,30 +263,7 @@ int ShepherdMain(const std::string& run_dir) {
     pollfd fds[2] = {{ctl, POLLIN, 0}, {child_fd, POLLIN, 0}};
     const int n = child_fd >= 0 ? 2 : 1;
     (void)poll(fds, static_cast<nfds_t>(n), kTickMs);
-    if (ctl >= 0 && (fds[0].revents & POLLIN)) {
-      char buf[512];
-      for (ssize_t got; (got = read(ctl, buf, sizeof buf)) > 0;) pending.append(buf, static_cast<size_t>(got));
-      for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
-        std::istringstream order(pending.substr(0, nl));
-        pending.erase(0, nl + 1);
-        std::string verb, target;
-        int sig = 0;
-        order >> verb;
-        if (verb == "end") {
-          SignalRun(spec, SIGKILL);
-          if (child > 0 && !child_done) (void)SignalGroup(child, SIGKILL);
-          end.ended = true;
-        } else if (verb == "signal" && order >> sig >> target && sig > 0 && sig < NSIG) {
-          // Our child is not reaped before we are done: its pid, and its group's, are its own.
-          if (target == "leader" && child > 0 && !child_done) (void)kill(child, sig);
-          if (target == "group" && child > 0 && !child_done) (void)SignalGroup(child, sig);
-          if (target == "all") {
-            if (child > 0 && !child_done) (void)SignalGroup(child, sig);
-            SignalRun(spec, sig);
-          }
-        }
-      }
-    }
+    if (ctl >= 0 && (fds[0].revents & POLLIN)) ReadOrders(spec, ctl, child, child_done, &pending, &end);
     if (!child_done) {
       ExitInfo info;
       if (TryWaitExited(child, &info)) {

@@ -169,137 +169,130 @@ StatusOr<bool> StandBy(LeaseKeeper& keeper, Store& store, AgentReach& reach, con
   return true;
 }
 
-int Main(int argc, char** argv) {
-  DaemonArgs args;
-  if (std::optional<int> rc = StartDaemon(Daemon::kController, argc, argv, &args)) return *rc;
-  if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
-  RaiseOpenFilesLimit();
-  StatusOr<MusterConfig> conf = LoadMusterConfig(args.conf_path);
-  if (!conf.ok()) return Fail(conf.status().message());
+// What musterctld reads at its start: muster.yaml, the scheduling configuration, and what
+// configless agents fetch (GET /v1/config/files) with its hash.
+struct StartConfig {
+  MusterConfig conf;
+  SchedulingConfig sched;
+  ServedConfig served;
+};
+
+StatusOr<StartConfig> ReadStartConfig(const std::string& conf_path) {
+  StatusOr<MusterConfig> conf = LoadMusterConfig(conf_path);
+  if (!conf.ok()) return conf.status();
   if (conf->tls()) {  // every TCP connection this daemon opens verifies its server with the cluster CA
-    if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{conf->tls_ca_file}); !st.ok()) return Fail(st.message());
+    if (Status st = HttpClient::SetProcessTls(HttpClient::Tls{conf->tls_ca_file}); !st.ok()) return st;
   }
   StatusOr<SchedulingConfig> sched = LoadSchedulingConfig(*conf);
-  if (!sched.ok()) return Fail(sched.status().message());
+  if (!sched.ok()) return sched.status();
   // What the cluster file holds that Muster ignores (a slurm.conf's unsupported keys), once.
   for (const std::string& w : conf->cluster.warnings) LogWarning(w);
   for (const std::string& w : sched->warnings) LogWarning(w);
-  // What configless agents fetch (GET /v1/config/files), and its hash, as read at this start.
+  // What configless agents fetch, as read at this start.
   StatusOr<ServedConfig> served = api::ReadServedConfig(*conf);
-  if (!served.ok()) return Fail(served.status().message());
-  StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
-  if (!key.ok()) return Fail(key.status().message());
-  TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
-  if (Status st = CheckStatePasswordFile(*conf); !st.ok()) return Fail(st.message());
-  StatusOr<std::unique_ptr<Store>> store =
-      OpenStore(PgUrlWithPassfile(conf->state_path, conf->state_password_file), conf->first_job_id);
-  if (!store.ok()) return Fail(store.status().message());
-  LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
-  const std::string listen_address = args.listen.empty() ? conf->ctld_listen : args.listen;
-  const std::string socket_path = args.socket.empty() ? conf->ctld_socket : args.socket;
-  std::unique_ptr<LeaseKeeper> keeper;
-  if (!conf->ctld_hosts.empty()) {
-    const std::string host = HostName();
-    StatusOr<std::string> own = api::OwnHostsEntry(*conf, listen_address, host);
-    if (!own.ok()) return Fail(own.status().message());
-    keeper = std::make_unique<LeaseKeeper>(
-        store->get(), LeaseKeeper::Options{api::NewLeaseHolder(*own, host), *own, conf->ctld_lease_s * 1000});
-  }
+  if (!served.ok()) return served.status();
+  return StartConfig{std::move(*conf), std::move(*sched), std::move(*served)};
+}
 
-  HttpServer::Options opt;
-  opt.unix_path = socket_path;
-  opt.unix_mode = 0666;
-  opt.tcp_port = -1;
-  if (!listen_address.empty()) {
-    StatusOr<HostPort> listen = ParseHostPort(listen_address, args.listen.empty() ? "controller.listen" : "--listen");
-    if (!listen.ok()) return Fail(listen.status().message());
-    opt.tcp_host = listen->host;
-    opt.tcp_port = listen->port;
-  }
-  opt.tokens = &tokens;
-  opt.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (rest_listen too)
-  opt.tls_key_file = conf->tls_key_file;
-  opt.threads = 4;
-  // A standby has no routes yet: the limits the leader's routes have (once they exist, theirs).
-  opt.body_limit = ControllerUnroutedBodyLimit;
-  // Root, the controller's own uid and the admins (the agents among them) are never shut out by
-  // users holding connections.
-  opt.privileged_uids = conf->admin_uids;
-  opt.privileged_uids.push_back(0);
-  opt.privileged_uids.push_back(geteuid());
-  // Signals are taken by a thread with sigwait; block them before any thread starts.
+// One of several controllers (a keeper): stands by until it leads (true) or a signal comes (false).
+// Without a keeper, true at once.
+StatusOr<bool> StandByFirst(LeaseKeeper* keeper, Store& store, const MusterConfig& conf,
+                            const HttpServer::Options& opt, const sigset_t& set, std::string* took_from) {
+  if (!keeper) return true;
+  LogInfo("controller " + keeper->options().address + " of " + std::to_string(conf.ctld_hosts.size()) +
+          " (controller.hosts), lease " + std::to_string(conf.ctld_lease_s) + " s: standing by until it leads");
+  AgentReach reach(StandbyReachWindowMs(conf.ctld_lease_s, conf.heartbeat_interval_s));
+  return StandBy(*keeper, store, reach, opt, conf.cluster_name, set, took_from);
+}
+
+// With controller.hosts, the keeper of this controller's lease (its own entry of them); else nullptr.
+StatusOr<std::unique_ptr<LeaseKeeper>> MakeLeaseKeeper(const MusterConfig& conf, const std::string& listen_address,
+                                                       Store* store) {
+  if (conf.ctld_hosts.empty()) return std::unique_ptr<LeaseKeeper>();
+  const std::string host = HostName();
+  StatusOr<std::string> own = api::OwnHostsEntry(conf, listen_address, host);
+  if (!own.ok()) return own.status();
+  return std::make_unique<LeaseKeeper>(
+      store, LeaseKeeper::Options{api::NewLeaseHolder(*own, host), *own, conf.ctld_lease_s * 1000});
+}
+
+// Signals are taken by a thread with sigwait; they are blocked before any thread starts.
+sigset_t BlockStopSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
-  const int64_t standby_began = SteadyMillis();
-  std::string took_from;
-  if (keeper) {
-    LogInfo("controller " + keeper->options().address + " of " + std::to_string(conf->ctld_hosts.size()) +
-            " (controller.hosts), lease " + std::to_string(conf->ctld_lease_s) + " s: standing by until it leads");
-    AgentReach reach(StandbyReachWindowMs(conf->ctld_lease_s, conf->heartbeat_interval_s));
-    StatusOr<bool> led = StandBy(*keeper, **store, reach, opt, conf->cluster_name, set, &took_from);
-    if (!led.ok()) return Fail(led.status().message());
-    if (!*led) return 0;
-  }
-  const Leadership lease = keeper ? keeper->Last() : Leadership{};
+  return set;
+}
 
+// The controller leads after `standby_s` standing by: its statistics and the log say so.
+void NoteLeading(const LeaseKeeper& keeper, const Leadership& lease, Controller& controller, const Clock& clock,
+                 double standby_s, const std::string& took_from) {
+  controller.stats().SetLeadership({keeper.options().address, lease.token, clock.NowSeconds(), standby_s, took_from});
+  LogInfo("leading as " + keeper.options().address + " (lease token " + std::to_string(lease.token) + ") after " +
+          FormatSeconds(standby_s) + " s standing by" +
+          (took_from.empty() ? std::string() : ": took over from " + took_from));
+}
+
+// The controller's listeners: the Unix socket, and TCP (--listen, else controller.listen) with the
+// cluster's tokens and TLS.
+Status SetServerOptions(const MusterConfig& conf, const DaemonArgs& args, const std::string& listen_address,
+                        const std::string& socket_path, const TokenAuthority* tokens, HttpServer::Options* opt) {
+  opt->unix_path = socket_path;
+  opt->unix_mode = 0666;
+  opt->tcp_port = -1;
+  if (!listen_address.empty()) {
+    StatusOr<HostPort> listen = ParseHostPort(listen_address, args.listen.empty() ? "controller.listen" : "--listen");
+    if (!listen.ok()) return listen.status();
+    opt->tcp_host = listen->host;
+    opt->tcp_port = listen->port;
+  }
+  opt->tokens = tokens;
+  opt->tls_cert_file = conf.tls_cert_file;  // muster.yaml's tls: TCP speaks TLS (rest_listen too)
+  opt->tls_key_file = conf.tls_key_file;
+  opt->threads = 4;
+  // A standby has no routes yet: the limits the leader's routes have (once they exist, theirs).
+  opt->body_limit = ControllerUnroutedBodyLimit;
+  // Root, the controller's own uid and the admins (the agents among them) are never shut out by
+  // users holding connections.
+  opt->privileged_uids = conf.admin_uids;
+  opt->privileged_uids.push_back(0);
+  opt->privileged_uids.push_back(geteuid());
+  return Status::Ok();
+}
+
+ControllerConfig ControllerConfigFrom(const MusterConfig& conf, const SchedulingConfig& sched,
+                                      const ServedConfig& served) {
   ControllerConfig cc;
-  cc.cluster_name = conf->cluster_name;
-  cc.cluster = ClusterSnapshot(conf->cluster.spec);  // (the cluster file's usage: is muster place's)
-  cc.heartbeat_timeout_s = conf->heartbeat_timeout_s;
-  cc.heartbeat_interval_s = conf->heartbeat_interval_s;
-  cc.outage_threshold_pct = conf->outage_threshold_pct;
-  cc.hold_on_launch_failure = conf->launch_failure == "hold";
-  cc.kill_wait_s = conf->kill_wait_s;
-  cc.min_job_age_s = conf->min_job_age_s;
-  cc.first_job_id = conf->first_job_id;
-  cc.admin_uids = conf->admin_uids;
-  cc.allow_root_jobs = conf->allow_root_jobs;
-  cc.priority = sched->priority;
-  cc.scheduler = sched->scheduler;
-  cc.check_caches = sched->check_caches;
-  cc.config_hash = served->hash;
-  SystemClock clock;
-  HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
-  // Every order carries the lease's token: an agent that saw a later leader's refuses it.
-  if (keeper) agents.SetLeaderToken(lease.token);
-  Controller controller(cc, store->get(), &agents, &clock);
-  if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
-  // A token opens one connection, and its nonce is recorded in the store as well as in memory: a
-  // token used before a restart (of this controller, or of another sharing the store) is refused
-  // after it. (A standby, which answers 503, remembers them in memory only.)
-  tokens.SetNonceJournal([s = store->get()](const std::string& nonce, int64_t expires, int64_t now) {
-    return s->UseNonce(nonce, expires, now);
-  });
-  if (keeper) {
-    const double standby_s = double(SteadyMillis() - standby_began) / 1000;
-    controller.stats().SetLeadership({keeper->options().address, lease.token, clock.NowSeconds(), standby_s, took_from});
-    LogInfo("leading as " + keeper->options().address + " (lease token " + std::to_string(lease.token) + ") after " +
-            FormatSeconds(standby_s) + " s standing by" +
-            (took_from.empty() ? std::string() : ": took over from " + took_from));
-  }
+  cc.cluster_name = conf.cluster_name;
+  cc.cluster = ClusterSnapshot(conf.cluster.spec);  // (the cluster file's usage: is muster place's)
+  cc.heartbeat_timeout_s = conf.heartbeat_timeout_s;
+  cc.heartbeat_interval_s = conf.heartbeat_interval_s;
+  cc.outage_threshold_pct = conf.outage_threshold_pct;
+  cc.hold_on_launch_failure = conf.launch_failure == "hold";
+  cc.kill_wait_s = conf.kill_wait_s;
+  cc.min_job_age_s = conf.min_job_age_s;
+  cc.first_job_id = conf.first_job_id;
+  cc.admin_uids = conf.admin_uids;
+  cc.allow_root_jobs = conf.allow_root_jobs;
+  cc.priority = sched.priority;
+  cc.scheduler = sched.scheduler;
+  cc.check_caches = sched.check_caches;
+  cc.config_hash = served.hash;
+  return cc;
+}
 
-  // slurmrestd's REST API: on the Unix socket (peer credentials or a JWT) and, with
-  // controller.rest_listen, on a TCP listener of its own (a JWT on every request).
-  std::string jwt_key;
-  if (!conf->jwt_key.empty()) {
-    StatusOr<std::string> k = LoadClusterKey(conf->jwt_key, /*create=*/false);
-    if (!k.ok()) return Fail("controller.jwt_key: " + k.status().message());
-    jwt_key = std::move(*k);
-  }
+// Every route of the controller's servers: `router` (the Unix socket's and controller.listen's),
+// `rest_router` (controller.rest_listen's). scontrol reconfigure sets `*restart_requested`.
+void AddAllRoutes(Controller& controller, Router& router, Router& rest_router, const std::string& jwt_key,
+                  const MusterConfig& conf, const ServedConfig& served, const DaemonArgs& args,
+                  std::atomic<bool>* restart_requested) {
   slurmrest::RestOptions rest;
   rest.jwt_key = jwt_key;
   rest.server_threads = 4;
-  // Each route carries its body limit: the servers ask their router.
-  Router router(ControllerUnroutedBodyLimit);
-  opt.body_limit = [&router](std::string_view method, std::string_view path) {
-    return router.BodyLimit(method, path);
-  };
-  AddControllerRoutes(controller, router, jwt_key, conf->jwt_max_lifespan_s);
+  AddControllerRoutes(controller, router, jwt_key, conf.jwt_max_lifespan_s);
   api::AddMetricsRoutes(controller, router, /*server_threads=*/4);
   // Every request a route answers is timed by its route's pattern (GET /metrics, sdiag).
   // sdiag's "by user" rows count the callers the server identified (peer credentials or a token).
@@ -309,8 +302,7 @@ int Main(int argc, char** argv) {
   };
   // scontrol reconfigure: the files read and checked again; if they pass, this process starts
   // again with them once the answer is sent (below, as on SIGTERM, but for the exit).
-  std::atomic<bool> restart_requested{false};
-  api::AddConfigFileRoutes(controller, router, *served, [&args, &restart_requested]() -> Status {
+  api::AddConfigFileRoutes(controller, router, served, [&args, restart_requested]() -> Status {
     StatusOr<MusterConfig> again = LoadMusterConfig(args.conf_path);
     if (!again.ok()) return again.status();
     RETURN_IF_ERROR(CheckStatePasswordFile(*again));
@@ -318,21 +310,23 @@ int Main(int argc, char** argv) {
     if (!sched_again.ok()) return sched_again.status();
     StatusOr<ServedConfig> files = api::ReadServedConfig(*again);
     if (!files.ok()) return files.status();
-    restart_requested = true;
+    *restart_requested = true;
     return Status::Ok();
   });
   router.SetObserver(timed);
   slurmrest::AddSlurmRestRoutes(controller, router, rest);
   api::AddDashboardRoutes(controller, router, jwt_key);
-  Router rest_router(slurmrest::SlurmRestBodyLimit);
   slurmrest::AddSlurmRestRoutes(controller, rest_router, rest);
   api::AddDashboardRoutes(controller, rest_router, jwt_key);  // a browser's JWT, as the REST API's
   rest_router.SetObserver(timed);
+}
 
-  // Every route but the ping needs a caller the server could identify: a request over TCP without
-  // a token, or with a forged or expired one, is answered 401 before any handler sees it.
-  const std::string cluster_name = conf->cluster_name;
-  StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(opt, [&](const HttpRequest& r) {
+// The server of the Unix socket and controller.listen. Every route but the ping needs a caller the
+// server could identify: a request over TCP without a token, or with a forged or expired one, is
+// answered 401 before any handler sees it.
+StatusOr<std::unique_ptr<HttpServer>> StartServer(const HttpServer::Options& opt, const LeaseKeeper* keeper,
+                                                  const std::string& cluster_name, Router& router) {
+  return HttpServer::Start(opt, [&router, keeper, cluster_name](const HttpRequest& r) {
     // One of several controllers: the ping says it leads.
     if (keeper && r.method == "GET" && r.path == "/v1/ping") {
       return api::Ok(api::HostsPing(r, cluster_name, true, keeper->options().address, keeper->Last()));
@@ -345,73 +339,56 @@ int Main(int argc, char** argv) {
     }
     return router.Handle(r);
   });
-  if (!server.ok()) return Fail(server.status().message());
-  std::unique_ptr<HttpServer> rest_server;
-  if (!conf->rest_listen.empty()) {
-    StatusOr<HostPort> listen = ParseHostPort(conf->rest_listen, "controller.rest_listen");
-    if (!listen.ok()) return Fail(listen.status().message());
-    HttpServer::Options ro;
-    ro.tcp_host = listen->host;
-    ro.tcp_port = listen->port;
-    ro.threads = 2;
-    // Callers present JWTs: checked as soon as a request's header is in, so that a body without a
-    // valid one is never read (401 first), and a connection counts as its user's once it has one
-    // (HttpServer::Options' caps); the routes decide again with the whole request.
-    ro.authenticate = [&controller, jwt_key](const std::map<std::string, std::string>& headers) {
-      return slurmrest::AuthenticateHeaders(headers, jwt_key, controller.NowSeconds(), [&controller](uint32_t uid) {
-        return controller.IsAdmin(Caller{true, uid, 0, "jwt", ""});
-      });
-    };
-    ro.unauthenticated_reply = [](const std::string&) { return slurmrest::AuthenticationFailure(); };
-    ro.body_limit = [&rest_router](std::string_view method, std::string_view path) {
-      return rest_router.BodyLimit(method, path);
-    };
-    ro.privileged_uids = opt.privileged_uids;
-    ro.tls_cert_file = conf->tls_cert_file;  // muster.yaml's tls: the same certificate and key
-    ro.tls_key_file = conf->tls_key_file;
-    StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
-      if (!slurmrest::IsSlurmRestPath(r.path) && !api::IsDashboardPath(r.path)) {
-        return HttpResponse::Error(404, "no such path: " + r.path);
-      }
-      return rest_router.Handle(r);
+}
+
+// controller.rest_listen's server (slurmrestd's REST API, a JWT on every request); nullptr without
+// one, and on failure (with *error).
+std::unique_ptr<HttpServer> StartRestServer(const MusterConfig& conf, Controller& controller,
+                                            const std::string& jwt_key, Router& rest_router,
+                                            const HttpServer::Options& opt, std::string* error) {
+  if (conf.rest_listen.empty()) return nullptr;
+  StatusOr<HostPort> listen = ParseHostPort(conf.rest_listen, "controller.rest_listen");
+  if (!listen.ok()) {
+    *error = listen.status().message();
+    return nullptr;
+  }
+  HttpServer::Options ro;
+  ro.tcp_host = listen->host;
+  ro.tcp_port = listen->port;
+  ro.threads = 2;
+  // Callers present JWTs: checked as soon as a request's header is in, so that a body without a
+  // valid one is never read (401 first), and a connection counts as its user's once it has one
+  // (HttpServer::Options' caps); the routes decide again with the whole request.
+  ro.authenticate = [&controller, jwt_key](const std::map<std::string, std::string>& headers) {
+    return slurmrest::AuthenticateHeaders(headers, jwt_key, controller.NowSeconds(), [&controller](uint32_t uid) {
+      return controller.IsAdmin(Caller{true, uid, 0, "jwt", ""});
     });
-    if (!started.ok()) return Fail("controller.rest_listen: " + started.status().message());
-    rest_server = std::move(*started);
-    LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string(rest_server->tcp_port()) +
-            (ro.tls_cert_file.empty() ? "" : " (TLS)") +
-            (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
+  };
+  ro.unauthenticated_reply = [](const std::string&) { return slurmrest::AuthenticationFailure(); };
+  ro.body_limit = [&rest_router](std::string_view method, std::string_view path) {
+    return rest_router.BodyLimit(method, path);
+  };
+  ro.privileged_uids = opt.privileged_uids;
+  ro.tls_cert_file = conf.tls_cert_file;  // muster.yaml's tls: the same certificate and key
+  ro.tls_key_file = conf.tls_key_file;
+  StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(ro, [&rest_router](const HttpRequest& r) {
+    if (!slurmrest::IsSlurmRestPath(r.path) && !api::IsDashboardPath(r.path)) {
+      return HttpResponse::Error(404, "no such path: " + r.path);
+    }
+    return rest_router.Handle(r);
+  });
+  if (!started.ok()) {
+    *error = "controller.rest_listen: " + started.status().message();
+    return nullptr;
   }
-  LogInfo("cluster '" + conf->cluster_name + "' serving on " + socket_path +
-          (opt.tcp_port >= 0 ? " and tcp port " + std::to_string((*server)->tcp_port()) : "") + " (pid " +
-          std::to_string(getpid()) + ")");
-  std::thread loop([&controller] { controller.RunLoop(200); });
-  // The lease's renewals, on a thread of their own (a call may wait on the store's server).
-  Mutex renew_mu{"lease renewer"};
-  std::condition_variable renew_cv;
-  bool stopping = false;  // under renew_mu (a local: the analysis cannot check it)
-  std::thread renewer;
-  const int64_t heard_window_s = LeaderHeardWindowS(conf->ctld_lease_s, conf->heartbeat_interval_s);
-  if (keeper) {
-    renewer = std::thread([&] {
-      MutexLock l(renew_mu);
-      while (!l.WaitFor(renew_cv, std::chrono::milliseconds(keeper->RenewMs()), [&] { return stopping; })) {
-        l.Unlock();
-        StatusOr<Leadership> r = keeper->Try();
-        if (!r.ok()) {
-          LogWarning("cannot renew the lease: " + r.status().message() + " (" +
-                     std::to_string(std::max<int64_t>(0, keeper->RemainingMs())) + " ms left)");
-        } else if (keeper->Leading()) {
-          HandOverIfCutOff(*keeper, **store, controller, heard_window_s);
-        }
-        l.Lock();
-      }
-    });
-  }
-  int sig = 0;
-  while ((sig = WaitSignal(set, 100)) == 0 && (!keeper || keeper->Leading()) && !restart_requested) {
-  }
-  const bool restart = sig == 0 && restart_requested;
-  const bool deposed = sig == 0 && !restart;
+  LogInfo("slurmrestd's REST API (v0.0.38) on tcp port " + std::to_string((*started)->tcp_port()) +
+          (ro.tls_cert_file.empty() ? "" : " (TLS)") +
+          (jwt_key.empty() ? " (no controller.jwt_key: every TCP request is refused)" : ""));
+  return std::move(*started);
+}
+
+// Why the leader stops: deposed (sig 0, no restart), reconfigured, or a signal.
+void LogStopping(const LeaseKeeper* keeper, int sig, bool restart, bool deposed) {
   if (deposed) {
     const Leadership l = keeper->Last();
     LogError("no longer leading: " +
@@ -425,6 +402,145 @@ int Main(int argc, char** argv) {
   } else {
     LogInfo("signal " + std::to_string(sig) + ", stopping");
   }
+}
+
+// A stopping leader's lease: kept for this address across a reconfigure, else resigned.
+void ReleaseLease(const LeaseKeeper& keeper, Store& store, bool restart) {
+  if (restart) {
+    // Reconfigured: the lease is reserved for this address for one lease length, so this
+    // controller, started again, takes it back at once and no standby takes over meanwhile.
+    if (Status st = store.HandOver(keeper.options().holder, keeper.options().address, keeper.options().lease_ms);
+        !st.ok()) {
+      LogWarning("cannot keep the lease across the reconfigure: " + st.ToString());
+    }
+  } else if (Status st = store.Resign(keeper.options().holder); !st.ok()) {
+    // A clean stop hands over at once: a standby need not wait for the lease to lapse.
+    LogWarning("cannot resign the lease (a standby takes over when it lapses): " + st.ToString());
+  } else {
+    LogInfo("resigned the lease");
+  }
+}
+
+// The lease's renewals, on a thread of their own (a call may wait on the store's server), every
+// RenewMs() until Stop().
+class Renewer {
+ public:
+  void Start(LeaseKeeper& keeper, Store& store, const Controller& controller, int64_t heard_window_s) {
+    thread_ = std::thread([this, &keeper, &store, &controller, heard_window_s] {
+      MutexLock l(mu_);
+      const auto stopping = [this] {
+        mu_.AssertHeld();
+        return stopping_;
+      };
+      while (!l.WaitFor(cv_, std::chrono::milliseconds(keeper.RenewMs()), stopping)) {
+        l.Unlock();
+        StatusOr<Leadership> r = keeper.Try();
+        if (!r.ok()) {
+          LogWarning("cannot renew the lease: " + r.status().message() + " (" +
+                     std::to_string(std::max<int64_t>(0, keeper.RemainingMs())) + " ms left)");
+        } else if (keeper.Leading()) {
+          HandOverIfCutOff(keeper, store, controller, heard_window_s);
+        }
+        l.Lock();
+      }
+    });
+  }
+  void Stop() {
+    {
+      MutexLock l(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  Mutex mu_{"lease renewer"};
+  std::condition_variable cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+int Main(int argc, char** argv) {
+  DaemonArgs args;
+  if (std::optional<int> rc = StartDaemon(Daemon::kController, argc, argv, &args)) return *rc;
+  if (Status st = InitLogging(args.log); !st.ok()) return Fail(st.message());
+  RaiseOpenFilesLimit();
+  StatusOr<StartConfig> start = ReadStartConfig(args.conf_path);
+  if (!start.ok()) return Fail(start.status().message());
+  const MusterConfig* const conf = &start->conf;
+  const SchedulingConfig* const sched = &start->sched;
+  const ServedConfig* const served = &start->served;
+  StatusOr<std::string> key = LoadClusterKey(conf->key_file, /*create=*/true);
+  if (!key.ok()) return Fail(key.status().message());
+  TokenAuthority tokens(*key, kControllerAudience);  // takes tokens for the controllers only
+  if (Status st = CheckStatePasswordFile(*conf); !st.ok()) return Fail(st.message());
+  StatusOr<std::unique_ptr<Store>> store =
+      OpenStore(PgUrlWithPassfile(conf->state_path, conf->state_password_file), conf->first_job_id);
+  if (!store.ok()) return Fail(store.status().message());
+  LogInfo("state store: " + StoreLocationForDisplay(conf->state_path));
+  const std::string listen_address = args.listen.empty() ? conf->ctld_listen : args.listen;
+  const std::string socket_path = args.socket.empty() ? conf->ctld_socket : args.socket;
+  StatusOr<std::unique_ptr<LeaseKeeper>> keeper_made = MakeLeaseKeeper(*conf, listen_address, store->get());
+  if (!keeper_made.ok()) return Fail(keeper_made.status().message());
+  std::unique_ptr<LeaseKeeper> keeper = std::move(*keeper_made);
+  HttpServer::Options opt;
+  if (Status st = SetServerOptions(*conf, args, listen_address, socket_path, &tokens, &opt); !st.ok()) {
+    return Fail(st.message());
+  }
+  const sigset_t set = BlockStopSignals();
+  if (std::string bad = StopWhenStarterEnds(); !bad.empty()) return Fail(bad);
+  const int64_t standby_began = SteadyMillis();
+  std::string took_from;
+  if (StatusOr<bool> led = StandByFirst(keeper.get(), **store, *conf, opt, set, &took_from); !led.ok() || !*led) {
+    return led.ok() ? 0 : Fail(led.status().message());
+  }
+  const Leadership lease = keeper ? keeper->Last() : Leadership{};
+  SystemClock clock;
+  HttpAgentClient agents(&tokens);  // agents on TCP verify the controller's token
+  // Every order carries the lease's token: an agent that saw a later leader's refuses it.
+  if (keeper) agents.SetLeaderToken(lease.token);
+  Controller controller(ControllerConfigFrom(*conf, *sched, *served), store->get(), &agents, &clock);
+  if (Status st = controller.Recover(); !st.ok()) return Fail(st.message());
+  // A token opens one connection, and its nonce is recorded in the store as well as in memory: a
+  // token used before a restart (of this controller, or of another sharing the store) is refused
+  // after it. (A standby, which answers 503, remembers them in memory only.)
+  tokens.SetNonceJournal([s = store->get()](const std::string& nonce, int64_t expires, int64_t now) {
+    return s->UseNonce(nonce, expires, now);
+  });
+  if (keeper) NoteLeading(*keeper, lease, controller, clock, double(SteadyMillis() - standby_began) / 1000, took_from);
+  // slurmrestd's REST API: on the Unix socket (peer credentials or a JWT) and, with
+  // controller.rest_listen, on a TCP listener of its own (a JWT on every request).
+  StatusOr<std::string> jwt_key = conf->jwt_key.empty() ? StatusOr<std::string>(std::string())
+                                                        : LoadClusterKey(conf->jwt_key, /*create=*/false);
+  if (!jwt_key.ok()) return Fail("controller.jwt_key: " + jwt_key.status().message());
+  // Each route carries its body limit: the servers ask their router.
+  Router router(ControllerUnroutedBodyLimit);
+  opt.body_limit = [&router](std::string_view method, std::string_view path) {
+    return router.BodyLimit(method, path);
+  };
+  std::atomic<bool> restart_requested{false};
+  Router rest_router(slurmrest::SlurmRestBodyLimit);
+  AddAllRoutes(controller, router, rest_router, *jwt_key, *conf, *served, args, &restart_requested);
+  StatusOr<std::unique_ptr<HttpServer>> server = StartServer(opt, keeper.get(), conf->cluster_name, router);
+  if (!server.ok()) return Fail(server.status().message());
+  std::string rest_error;
+  std::unique_ptr<HttpServer> rest_server = StartRestServer(*conf, controller, *jwt_key, rest_router, opt, &rest_error);
+  if (!rest_error.empty()) return Fail(rest_error);
+  LogInfo("cluster '" + conf->cluster_name + "' serving on " + socket_path +
+          (opt.tcp_port >= 0 ? " and tcp port " + std::to_string((*server)->tcp_port()) : "") + " (pid " +
+          std::to_string(getpid()) + ")");
+  std::thread loop([&controller] { controller.RunLoop(200); });
+  Renewer renewer;
+  if (keeper) {
+    renewer.Start(*keeper, **store, controller, LeaderHeardWindowS(conf->ctld_lease_s, conf->heartbeat_interval_s));
+  }
+  int sig = 0;
+  while ((sig = WaitSignal(set, 100)) == 0 && (!keeper || keeper->Leading()) && !restart_requested) {
+  }
+  const bool restart = sig == 0 && restart_requested;
+  const bool deposed = sig == 0 && !restart;
+  LogStopping(keeper.get(), sig, restart, deposed);
   if (rest_server) rest_server->Stop();
   (*server)->Stop();
   controller.Stop();
@@ -436,25 +552,8 @@ int Main(int argc, char** argv) {
     LogError("cannot save the usage: " + st.ToString());
   }
   if (keeper) {
-    {
-      MutexLock l(renew_mu);
-      stopping = true;
-    }
-    renew_cv.notify_all();
-    renewer.join();
-    if (restart) {
-      // Reconfigured: the lease is reserved for this address for one lease length, so this
-      // controller, started again, takes it back at once and no standby takes over meanwhile.
-      if (Status st = (*store)->HandOver(keeper->options().holder, keeper->options().address, keeper->options().lease_ms);
-          !st.ok()) {
-        LogWarning("cannot keep the lease across the reconfigure: " + st.ToString());
-      }
-    } else if (Status st = (*store)->Resign(keeper->options().holder); !st.ok()) {
-      // A clean stop hands over at once: a standby need not wait for the lease to lapse.
-      LogWarning("cannot resign the lease (a standby takes over when it lapses): " + st.ToString());
-    } else {
-      LogInfo("resigned the lease");
-    }
+    renewer.Stop();
+    ReleaseLease(*keeper, **store, restart);
   }
   if (restart) ExecAgain(argv, "reconfigured");  // (a single controller reloads its state from the store)
   return 0;

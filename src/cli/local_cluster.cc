@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -328,10 +329,20 @@ std::string PgPassLine(const std::string& password) {
   return "*:*:*:*:" + escaped + "\n";
 }
 
-int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
-  UpArgs a;
-  a.dir = DefaultDir();
-  bool nodes_given = false;
+namespace {
+
+// What the cluster's nodes are: from --cluster's file, or the nodes of the options (cluster.yaml).
+struct UpNodes {
+  std::vector<std::string> names;
+  std::string cluster_file = "cluster.yaml";
+  std::string cluster_name = "local";
+  std::string what;  // the nodes, as the closing message describes them
+};
+
+// Reads muster up's options into *a (--nodes given: *nodes_given). The exit code when the command
+// ends here (help, a usage error, a bad value), nullopt to go on.
+std::optional<int> ParseUpOptions(const std::vector<std::string>& args, UpArgs* a, bool* nodes_given,
+                                  std::ostream& out, std::ostream& err) {
   // getopt_long's "+" order: options, then no operand.
   const GetoptStyle style{};
   const auto usage_error = [&](const std::string& message) {
@@ -348,64 +359,334 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
       return 0;
     }
     if (k == "--tcp") {
-      a.tcp = true;
+      a->tcp = true;
       continue;
     }
     bool ok = true;
     if (k == "--nodes") {
-      ok = ParseInt(v, 1, 256, &a.nodes);
-      nodes_given = true;
+      ok = ParseInt(v, 1, 256, &a->nodes);
+      *nodes_given = true;
     }
-    else if (k == "--gpus-per-node") ok = ParseInt(v, 0, 64, &a.gpus);
-    else if (k == "--cpus-per-node") ok = ParseInt(v, 1, 4096, &a.cpus);
-    else if (k == "--mem-per-node") a.memory = v;
-    else if (k == "--gpu-model") a.model = v;
-    else if (k == "--gpu-links") a.links = v;
-    else if (k == "--cluster") a.cluster_file = v;
+    else if (k == "--gpus-per-node") ok = ParseInt(v, 0, 64, &a->gpus);
+    else if (k == "--cpus-per-node") ok = ParseInt(v, 1, 4096, &a->cpus);
+    else if (k == "--mem-per-node") a->memory = v;
+    else if (k == "--gpu-model") a->model = v;
+    else if (k == "--gpu-links") a->links = v;
+    else if (k == "--cluster") a->cluster_file = v;
     else if (k == "--rest") {
-      a.rest = v;
+      a->rest = v;
       ok = ParseHostPort(v, "--rest").ok();
     }
-    else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a.first_job_id);
+    else if (k == "--first-job-id") ok = ParseInt(v, 1, 999999, &a->first_job_id);
     else if (k == "--state") {
-      a.state = v;
+      a->state = v;
       ok = v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0;
     }
-    else if (k == "--controllers") ok = ParseInt(v, 1, 8, &a.controllers);
-    else if (k == "--gpu-devices") a.gpu_devices = v;
+    else if (k == "--controllers") ok = ParseInt(v, 1, 8, &a->controllers);
+    else if (k == "--gpu-devices") a->gpu_devices = v;
     else if (k == "--mps") {
-      a.mps = v;
-      ok = v == "auto" || v == "off" || ExistingFile(v, X_OK, &a.mps);
+      a->mps = v;
+      ok = v == "auto" || v == "off" || ExistingFile(v, X_OK, &a->mps);
     } else if (k == "--health-check") {
-      ok = ExistingFile(v, X_OK, &a.health_check);
+      ok = ExistingFile(v, X_OK, &a->health_check);
     } else if (k == "--nvml-library") {
-      ok = ExistingFile(v, F_OK, &a.nvml_library);
+      ok = ExistingFile(v, F_OK, &a->nvml_library);
     } else if (k == "--gpus") {
       ok = v == "nvml" || v == "fake";
-      a.gpu_source = v;
-    } else a.dir = v;  // --dir
+      a->gpu_source = v;
+    } else a->dir = v;  // --dir
     if (!ok) {
       err << "muster up: invalid value '" << v << "' for " << k << "\n";
       return 2;
     }
   }
-  if (a.gpu_source == "nvml") {
+  return std::nullopt;
+}
+
+// The options taken together: false (the message written) when they do not go together.
+bool CheckUpCombination(UpArgs* a, bool nodes_given, std::ostream& err) {
+  if (a->gpu_source == "nvml") {
     // This host's GPUs belong to one node: two agents would both hand them out.
     // (A fake NVML library gives every node GPUs of its own: tests may run several.)
-    if ((nodes_given && a.nodes > 1 && a.nvml_library.empty()) || !a.cluster_file.empty()) {
+    if ((nodes_given && a->nodes > 1 && a->nvml_library.empty()) || !a->cluster_file.empty()) {
       err << "muster up: --gpus nvml runs one node, with this host's GPUs (no --nodes over 1, no --cluster)\n";
-      return 2;
+      return false;
     }
-    if (a.nvml_library.empty()) a.nodes = 1;
-  } else if (!a.nvml_library.empty()) {
+    if (a->nvml_library.empty()) a->nodes = 1;
+  } else if (!a->nvml_library.empty()) {
     err << "muster up: --nvml-library goes with --gpus nvml\n";
-    return 2;
+    return false;
   }
-  if (a.controllers > 1 && a.state.empty()) {
-    err << "muster up: --controllers " << a.controllers << " share one state: give it with --state postgresql://...\n";
-    return 2;
+  if (a->controllers > 1 && a->state.empty()) {
+    err << "muster up: --controllers " << a->controllers << " share one state: give it with --state postgresql://...\n";
+    return false;
   }
-  if (a.controllers > 1) a.tcp = true;
+  if (a->controllers > 1) a->tcp = true;
+  return true;
+}
+
+// The nodes: read from --cluster's file, or made from the options and written into DIR/cluster.yaml.
+// False (the message written) when the cluster file cannot be read.
+bool SetUpNodes(const UpArgs& a, UpNodes* n, std::ostream& err) {
+  std::error_code ec;
+  if (!a.cluster_file.empty()) {
+    n->cluster_file = fs::absolute(a.cluster_file, ec).lexically_normal().string();
+    StatusOr<ClusterConfig> loaded = LoadAnyClusterFile(n->cluster_file);
+    if (!loaded.ok()) {
+      err << "muster up: " << loaded.status().message() << "\n";
+      return false;
+    }
+    for (const std::string& w : loaded->warnings) err << "muster up: warning: " << w << "\n";
+    for (const Node& node : loaded->spec.nodes) n->names.push_back(node.name);
+    if (!loaded->name.empty()) n->cluster_name = loaded->name;
+    n->what = " (" + CompressHostlist(n->names) + ") from " + n->cluster_file + ".\n";
+    return true;
+  }
+  for (int i = 1; i <= a.nodes; ++i) n->names.push_back("node" + std::to_string(i));
+  const std::string nodes = CompressHostlist(n->names);
+  n->what = a.gpu_source == "nvml" ? " (" + nodes + ") with this host's GPUs (NVML), partition 'gpu'.\n"
+                                   : " (" + nodes + ") x " + std::to_string(a.gpus) + " fake " + a.model +
+                                         " GPUs, partition 'gpu'.\n";
+  std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
+  c << (a.gpu_source == "nvml" ? "# Written by 'muster up --gpus nvml'. The agent reports this host's GPUs (NVML).\n"
+                               : "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n")
+    << "cluster: local\n"
+    << "node_types:\n"
+    << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
+    << ", gpu_model: " << a.model << ", gpu_memory: 80G, links: " << (a.gpus > 1 ? a.links : "pcie") << "}\n"
+    << "nodes:\n"
+    << "  - {names: \"" << nodes << "\", type: local}\n"
+    << "topology: |\n"
+    << "  SwitchName=leaf1 Nodes=" << nodes << "\n"
+    << "partitions:\n"
+    << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
+  return true;
+}
+
+// DIR/state with the cluster key, the database's password file and the REST API's JWT key.
+// False (the message written) on failure.
+bool SetUpStateDir(const UpArgs& a, const std::string& state_password, std::ostream& err) {
+  // The store (every user's scripts and environments) and the cluster key live in a directory only
+  // the cluster's owner may enter; the sockets beside it stay reachable by every user.
+  const std::string state_dir = a.dir + "/state";
+  if (::mkdir(state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    err << "muster up: cannot create " << state_dir << ": " << std::strerror(errno) << "\n";
+    return false;
+  }
+  if (::chmod(state_dir.c_str(), 0700) != 0) {
+    err << "muster up: cannot make " << state_dir << " private: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
+  // from their first moment (musterctld would create it too, but races the agents).
+  if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/cluster.key", /*create=*/true); !key.ok()) {
+    err << "muster up: " << key.status().message() << "\n";
+    return false;
+  }
+  if (!state_password.empty()) {
+    if (Status st = WritePrivateFile(state_dir + "/pgpass", PgPassLine(state_password)); !st.ok()) {
+      err << "muster up: " << st.message() << "\n";
+      return false;
+    }
+  }
+  if (!a.rest.empty()) {
+    if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/jwt_hs256.key", /*create=*/true); !key.ok()) {
+      err << "muster up: " << key.status().message() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// On TCP, TLS: a cluster CA and one certificate for this host (127.0.0.1, localhost, its name),
+// in DIR/tls (readable by all: the commands verify the servers with ca.crt; the keys are 0600).
+// False (the message written) on failure.
+bool SetUpTls(const std::string& tls_dir, const std::string& cluster_name, std::ostream& err) {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  std::vector<std::string> names = {"127.0.0.1", "localhost"};
+  if (host[0] != '\0' && std::string(host) != "localhost") names.push_back(host);
+  Status tls = ::mkdir(tls_dir.c_str(), 0755) != 0 && errno != EEXIST
+                   ? FailedPrecondition("cannot create " + tls_dir + ": " + std::strerror(errno))
+                   : WriteTlsCa(tls_dir + "/ca.crt", tls_dir + "/ca.key", "muster cluster " + cluster_name + " CA");
+  if (tls.ok()) {
+    tls = WriteTlsServerCert(tls_dir + "/ca.crt", tls_dir + "/ca.key", tls_dir + "/server.crt",
+                             tls_dir + "/server.key", names);
+  }
+  if (!tls.ok()) {
+    err << "muster up: " << tls.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// "H1, H2, ...": the controllers' 127.0.0.1:PORTs, as muster.yaml and the closing message list them.
+std::string HostsList(const std::vector<std::string>& ctld_hosts) {
+  std::string hosts_list;
+  for (const std::string& h : ctld_hosts) hosts_list += (hosts_list.empty() ? "" : ", ") + h;
+  return hosts_list;
+}
+
+// DIR/muster.yaml: the configuration every daemon and command of the cluster reads.
+void WriteUpConfig(const UpArgs& a, const UpNodes& n, const std::string& state_url, bool has_password,
+                   const std::vector<std::string>& ctld_hosts, const std::string& script_dir) {
+  const bool root = geteuid() == 0;
+  const std::string tls_dir = a.dir + "/tls";
+  const std::string ctld_tcp = ctld_hosts.empty() ? "" : ctld_hosts[0];
+  std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
+  m << "# Written by 'muster up'.\n"
+    << "cluster: " << n.cluster_name << "\n"
+    << "cluster_file: " << n.cluster_file << "\n"
+    << "controller:\n"
+    << "  socket: run/ctld.sock\n"
+    << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
+    << (a.controllers > 1
+            ? "  hosts: [" + HostsList(ctld_hosts) + "]  # the others: musterctld --listen HOST:PORT\n  lease: 3\n"
+            : "")
+    << "  state: " << (a.state.empty() ? "state/state.db" : state_url) << "\n"
+    << (has_password ? "  state_password_file: state/pgpass  # the database's password (0600)\n" : "")
+    << "  key_file: state/cluster.key\n"
+    << (a.rest.empty() ? "" : "  rest_listen: " + a.rest + "\n  jwt_key: state/jwt_hs256.key\n")
+    << "  heartbeat_timeout: 6\n"
+    << "  kill_wait: 5\n"
+    << (a.first_job_id > 0 ? "  first_job_id: " + std::to_string(a.first_job_id) + "\n" : "")
+    << "  admins: [" << getuid() << "]  # the uid that ran 'muster up' (its agents act as it)\n"
+    << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
+    << "agent:\n"
+    << "  socket_dir: run\n"
+    << (a.tcp ? "  listen: 127.0.0.1:0\n" : "")
+    << "  spool_dir: spool\n"
+    << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
+    << "  heartbeat_interval: 1\n"
+    << "  gpus: " << a.gpu_source << "\n"
+    << (a.nvml_library.empty() ? "" : "  nvml_library: " + a.nvml_library + "\n")
+    << (a.gpu_source == "nvml" ? "  gpu_health: {interval: 2, recover_checks: 3}  # checks every 2 s; back after 3 good ones\n"
+                               : "")
+    << (a.health_check.empty() ? "" : "  health_check: {program: " + a.health_check + ", interval: 2}\n")
+    << (a.mps == "auto" ? "" : "  mps: " + a.mps + "\n")
+    << "  cgroups: " << (root ? "auto" : "off") << "\n"
+    << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n")
+    << (a.tcp ? "tls:  # TCP speaks TLS; the CA and this host's certificate were made by 'muster up'\n"
+                "  ca_file: " + tls_dir + "/ca.crt\n  cert_file: " + tls_dir + "/server.crt\n  key_file: " +
+                tls_dir + "/server.key\n"
+              : "");
+}
+
+// The daemons muster up started: the controllers (the first, then the standbys) and the agents.
+struct UpDaemons {
+  std::vector<pid_t> ctlds;
+  std::vector<std::pair<pid_t, std::string>> agents;  // (pid, node)
+};
+
+// Starts the controllers and one agent per node, each with its pid file in DIR. False (the message
+// written, what had started stopped) when one cannot be started.
+bool StartDaemons(const UpArgs& a, const std::string& bin, const std::vector<std::string>& node_names,
+                  const std::vector<std::string>& ctld_hosts, UpDaemons* d, std::ostream& err) {
+  const std::string conf = a.dir + "/muster.yaml";
+  std::string error;
+  std::ostringstream quiet;
+  pid_t ctld = Spawn({bin + "/musterctld", "--conf", conf}, a.dir + "/log/musterctld.log", &error);
+  if (ctld < 0) {
+    err << "muster up: cannot start musterctld: " << error << "\n";
+    return false;
+  }
+  std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
+  // The standbys: musterctld2.pid, ... (the first to take the lease leads, whichever it is).
+  d->ctlds = {ctld};
+  for (int i = 1; i < a.controllers; ++i) {
+    const std::string n = std::to_string(i + 1);
+    pid_t p = Spawn({bin + "/musterctld", "--conf", conf, "--listen", ctld_hosts[static_cast<size_t>(i)], "--socket",
+                     a.dir + "/run/ctld" + n + ".sock"},
+                    a.dir + "/log/musterctld" + n + ".log", &error);
+    if (p < 0) {
+      err << "muster up: cannot start musterctld " << n << ": " << error << "\n";
+      StopCluster(a.dir, quiet);
+      return false;
+    }
+    std::ofstream(a.dir + "/musterctld" + n + ".pid") << p << "\n";
+    d->ctlds.push_back(p);
+  }
+  for (const std::string& node : node_names) {
+    pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
+                    a.dir + "/log/musterd-" + node + ".log", &error);
+    if (p < 0) {
+      err << "muster up: cannot start musterd for " << node << ": " << error << "\n";
+      StopCluster(a.dir, quiet);
+      return false;
+    }
+    std::ofstream(a.dir + "/musterd-" + node + ".pid") << p << "\n";
+    d->agents.emplace_back(p, node);
+  }
+  return true;
+}
+
+// Waits (30 s at most) until every node's agent says it has registered; returns how many have, or
+// -1 when a daemon exited meanwhile (the message written, the cluster stopped).
+int WaitForNodes(const std::string& dir, const std::vector<std::string>& node_names, const UpDaemons& d,
+                 std::ostream& err) {
+  std::ostringstream quiet;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int registered = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    for (size_t i = 0; i < d.ctlds.size(); ++i) {
+      if (waitpid(d.ctlds[i], &status, WNOHANG) != d.ctlds[i]) continue;  // our child: exited (not merely starting)
+      const std::string log = dir + "/log/musterctld" + (i == 0 ? "" : std::to_string(i + 1)) + ".log";
+      err << "muster up: musterctld exited: " << LastLogLine(log) << "\n  see " << log << "\n";
+      StopCluster(dir, quiet);
+      return -1;
+    }
+    for (const auto& [pid, node] : d.agents) {
+      if (waitpid(pid, &status, WNOHANG) != pid) continue;
+      const std::string log = dir + "/log/musterd-" + node + ".log";
+      err << "muster up: musterd for " << node << " exited: " << LastLogLine(log) << "\n  see " << log << "\n";
+      StopCluster(dir, quiet);
+      return -1;
+    }
+    // Registered: each agent says so itself. (The controller's node records cannot tell: a
+    // cluster started again in the same directory recovers them from its store.)
+    registered = 0;
+    for (const std::string& node : node_names) {
+      StatusOr<std::unique_ptr<HttpClient>> c =
+          HttpClient::Connect("unix:" + dir + "/run/musterd-" + node + ".sock", "", 2000);
+      if (!c.ok()) continue;
+      StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/ping");
+      if (!r.ok() || r->status != 200) continue;
+      StatusOr<AgentPing> ping = wire::Decode<AgentPing>(r->body, "the agent's answer");
+      registered += ping.ok() && ping->registered;
+    }
+    if (registered == static_cast<int>(node_names.size())) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return registered;
+}
+
+// The closing message: what is up, and how the commands reach it.
+void PrintUp(const UpArgs& a, const UpNodes& n, const std::vector<std::string>& ctld_hosts, std::ostream& out) {
+  const int want = static_cast<int>(n.names.size());
+  const std::string conf = a.dir + "/muster.yaml";
+  out << "Muster cluster '" << n.cluster_name << "' is up: " << want << " node" << (want > 1 ? "s" : "") << n.what
+      << "  state, logs and sockets: " << a.dir << "\n";
+  if (a.controllers > 1) {
+    out << "  " << a.controllers << " controllers (" << HostsList(ctld_hosts)
+        << ") sharing the PostgreSQL state: one leads, the others stand by; the commands and agents follow the leader\n";
+  } else if (a.tcp) {
+    out << "  controller and agents on TCP (127.0.0.1); the commands use it with:\n"
+        << "  export MUSTER_SERVER=" << (ctld_hosts.empty() ? "" : ctld_hosts[0]) << "\n";
+  }
+  if (a.dir != DefaultDir()) out << "  export MUSTER_CONF=" << conf << "\n";
+  out << "  try: muster sbatch --gres=gpu:1 --wrap 'nvidia-smi -L || env | grep CUDA'; muster squeue; muster sinfo\n"
+      << "  stop: muster down" << (a.dir != DefaultDir() ? " --dir " + a.dir : "") << "\n";
+}
+
+}  // namespace
+
+int UpMain(const std::vector<std::string>& args, const std::string& self_exe, std::ostream& out, std::ostream& err) {
+  UpArgs a;
+  a.dir = DefaultDir();
+  bool nodes_given = false;
+  if (std::optional<int> done = ParseUpOptions(args, &a, &nodes_given, out, err)) return *done;
+  if (!CheckUpCombination(&a, nodes_given, err)) return 2;
   // muster.yaml is every user's (the commands read it): a password in the URL goes into a password
   // file only the cluster's owner reads (state/pgpass, controller.state_password_file), and the URL
   // into muster.yaml without it.
@@ -423,93 +704,10 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     err << "muster up: cannot create " << a.dir << ": " << ec.message() << "\n";
     return 1;
   }
-  std::vector<std::string> node_names;
-  std::string cluster_file = "cluster.yaml";
-  std::string cluster_name = "local";
-  std::string what;  // the nodes, as the closing message describes them
-  if (!a.cluster_file.empty()) {
-    cluster_file = fs::absolute(a.cluster_file, ec).lexically_normal().string();
-    StatusOr<ClusterConfig> loaded = LoadAnyClusterFile(cluster_file);
-    if (!loaded.ok()) {
-      err << "muster up: " << loaded.status().message() << "\n";
-      return 1;
-    }
-    for (const std::string& w : loaded->warnings) err << "muster up: warning: " << w << "\n";
-    for (const Node& n : loaded->spec.nodes) node_names.push_back(n.name);
-    if (!loaded->name.empty()) cluster_name = loaded->name;
-    what = " (" + CompressHostlist(node_names) + ") from " + cluster_file + ".\n";
-  } else {
-    for (int i = 1; i <= a.nodes; ++i) node_names.push_back("node" + std::to_string(i));
-    const std::string nodes = CompressHostlist(node_names);
-    what = a.gpu_source == "nvml" ? " (" + nodes + ") with this host's GPUs (NVML), partition 'gpu'.\n"
-                                  : " (" + nodes + ") x " + std::to_string(a.gpus) + " fake " + a.model +
-                                        " GPUs, partition 'gpu'.\n";
-    {
-      std::ofstream c(a.dir + "/cluster.yaml", std::ios::trunc);
-      c << (a.gpu_source == "nvml" ? "# Written by 'muster up --gpus nvml'. The agent reports this host's GPUs (NVML).\n"
-                                   : "# Written by 'muster up'. Nodes with fake GPUs, all under one leaf switch.\n")
-        << "cluster: local\n"
-        << "node_types:\n"
-        << "  local: {cpus: " << a.cpus << ", memory: " << a.memory << ", gpus: " << a.gpus
-        << ", gpu_model: " << a.model << ", gpu_memory: 80G, links: " << (a.gpus > 1 ? a.links : "pcie") << "}\n"
-        << "nodes:\n"
-        << "  - {names: \"" << nodes << "\", type: local}\n"
-        << "topology: |\n"
-        << "  SwitchName=leaf1 Nodes=" << nodes << "\n"
-        << "partitions:\n"
-        << "  - {name: gpu, nodes: \"" << nodes << "\", default: true}\n";
-    }
-  }
-  const bool root = geteuid() == 0;
-  // The store (every user's scripts and environments) and the cluster key live in a directory only
-  // the cluster's owner may enter; the sockets beside it stay reachable by every user.
-  const std::string state_dir = a.dir + "/state";
-  if (::mkdir(state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    err << "muster up: cannot create " << state_dir << ": " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  if (::chmod(state_dir.c_str(), 0700) != 0) {
-    err << "muster up: cannot make " << state_dir << " private: " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  // The cluster key exists before any daemon starts: the agents mint and verify tokens with it
-  // from their first moment (musterctld would create it too, but races the agents).
-  if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/cluster.key", /*create=*/true); !key.ok()) {
-    err << "muster up: " << key.status().message() << "\n";
-    return 1;
-  }
-  if (!state_password.empty()) {
-    if (Status st = WritePrivateFile(state_dir + "/pgpass", PgPassLine(state_password)); !st.ok()) {
-      err << "muster up: " << st.message() << "\n";
-      return 1;
-    }
-  }
-  if (!a.rest.empty()) {
-    if (StatusOr<std::string> key = LoadClusterKey(state_dir + "/jwt_hs256.key", /*create=*/true); !key.ok()) {
-      err << "muster up: " << key.status().message() << "\n";
-      return 1;
-    }
-  }
-  // On TCP, TLS: a cluster CA and one certificate for this host (127.0.0.1, localhost, its name),
-  // in DIR/tls (readable by all: the commands verify the servers with ca.crt; the keys are 0600).
-  const std::string tls_dir = a.dir + "/tls";
-  if (a.tcp) {
-    char host[256] = {0};
-    ::gethostname(host, sizeof host - 1);
-    std::vector<std::string> names = {"127.0.0.1", "localhost"};
-    if (host[0] != '\0' && std::string(host) != "localhost") names.push_back(host);
-    Status tls = ::mkdir(tls_dir.c_str(), 0755) != 0 && errno != EEXIST
-                     ? FailedPrecondition("cannot create " + tls_dir + ": " + std::strerror(errno))
-                     : WriteTlsCa(tls_dir + "/ca.crt", tls_dir + "/ca.key", "muster cluster " + cluster_name + " CA");
-    if (tls.ok()) {
-      tls = WriteTlsServerCert(tls_dir + "/ca.crt", tls_dir + "/ca.key", tls_dir + "/server.crt",
-                               tls_dir + "/server.key", names);
-    }
-    if (!tls.ok()) {
-      err << "muster up: " << tls.message() << "\n";
-      return 1;
-    }
-  }
+  UpNodes nodes;
+  if (!SetUpNodes(a, &nodes, err)) return 1;
+  if (!SetUpStateDir(a, state_password, err)) return 1;
+  if (a.tcp && !SetUpTls(a.dir + "/tls", nodes.cluster_name, err)) return 1;
   std::vector<std::string> ctld_hosts;  // each controller's 127.0.0.1:PORT
   for (int i = 0; a.tcp && i < a.controllers; ++i) {
     const int port = FreeLoopbackPort();
@@ -519,138 +717,20 @@ int UpMain(const std::vector<std::string>& args, const std::string& self_exe, st
     }
     ctld_hosts.push_back("127.0.0.1:" + std::to_string(port));
   }
-  const std::string ctld_tcp = ctld_hosts.empty() ? "" : ctld_hosts[0];
-  std::string hosts_list;
-  for (const std::string& h : ctld_hosts) hosts_list += (hosts_list.empty() ? "" : ", ") + h;
-  const std::string script_dir = MakeScriptDir();
-  {
-    std::ofstream m(a.dir + "/muster.yaml", std::ios::trunc);
-    m << "# Written by 'muster up'.\n"
-      << "cluster: " << cluster_name << "\n"
-      << "cluster_file: " << cluster_file << "\n"
-      << "controller:\n"
-      << "  socket: run/ctld.sock\n"
-      << (a.tcp ? "  listen: " + ctld_tcp + "\n" : "")
-      << (a.controllers > 1 ? "  hosts: [" + hosts_list + "]  # the others: musterctld --listen HOST:PORT\n  lease: 3\n"
-                            : "")
-      << "  state: " << (a.state.empty() ? "state/state.db" : state_url) << "\n"
-      << (state_password.empty() ? "" : "  state_password_file: state/pgpass  # the database's password (0600)\n")
-      << "  key_file: state/cluster.key\n"
-      << (a.rest.empty() ? "" : "  rest_listen: " + a.rest + "\n  jwt_key: state/jwt_hs256.key\n")
-      << "  heartbeat_timeout: 6\n"
-      << "  kill_wait: 5\n"
-      << (a.first_job_id > 0 ? "  first_job_id: " + std::to_string(a.first_job_id) + "\n" : "")
-      << "  admins: [" << getuid() << "]  # the uid that ran 'muster up' (its agents act as it)\n"
-      << "  allow_root_jobs: " << (root ? "true" : "false") << "\n"
-      << "agent:\n"
-      << "  socket_dir: run\n"
-      << (a.tcp ? "  listen: 127.0.0.1:0\n" : "")
-      << "  spool_dir: spool\n"
-      << (script_dir.empty() ? "" : "  script_dir: " + script_dir + "  # removed by 'muster down'\n")
-      << "  heartbeat_interval: 1\n"
-      << "  gpus: " << a.gpu_source << "\n"
-      << (a.nvml_library.empty() ? "" : "  nvml_library: " + a.nvml_library + "\n")
-      << (a.gpu_source == "nvml" ? "  gpu_health: {interval: 2, recover_checks: 3}  # checks every 2 s; back after 3 good ones\n"
-                                 : "")
-      << (a.health_check.empty() ? "" : "  health_check: {program: " + a.health_check + ", interval: 2}\n")
-      << (a.mps == "auto" ? "" : "  mps: " + a.mps + "\n")
-      << "  cgroups: " << (root ? "auto" : "off") << "\n"
-      << (a.gpu_devices.empty() ? "" : "  gpu_devices: " + fs::absolute(a.gpu_devices).string() + "\n")
-      << (a.tcp ? "tls:  # TCP speaks TLS; the CA and this host's certificate were made by 'muster up'\n"
-                  "  ca_file: " + tls_dir + "/ca.crt\n  cert_file: " + tls_dir + "/server.crt\n  key_file: " +
-                  tls_dir + "/server.key\n"
-                : "");
-  }
-  const std::string bin = fs::path(self_exe).parent_path().string();
-  const std::string conf = a.dir + "/muster.yaml";
-  std::string error;
-  std::ostringstream quiet, quiet_start;
-  pid_t ctld = Spawn({bin + "/musterctld", "--conf", conf}, a.dir + "/log/musterctld.log", &error);
-  if (ctld < 0) {
-    err << "muster up: cannot start musterctld: " << error << "\n";
-    return 1;
-  }
-  std::ofstream(a.dir + "/musterctld.pid") << ctld << "\n";
-  // The standbys: musterctld2.pid, ... (the first to take the lease leads, whichever it is).
-  std::vector<pid_t> ctlds = {ctld};
-  for (int i = 1; i < a.controllers; ++i) {
-    const std::string n = std::to_string(i + 1);
-    pid_t p = Spawn({bin + "/musterctld", "--conf", conf, "--listen", ctld_hosts[static_cast<size_t>(i)], "--socket",
-                     a.dir + "/run/ctld" + n + ".sock"},
-                    a.dir + "/log/musterctld" + n + ".log", &error);
-    if (p < 0) {
-      err << "muster up: cannot start musterctld " << n << ": " << error << "\n";
-      StopCluster(a.dir, quiet_start);
-      return 1;
-    }
-    std::ofstream(a.dir + "/musterctld" + n + ".pid") << p << "\n";
-    ctlds.push_back(p);
-  }
-  std::vector<std::pair<pid_t, std::string>> agents;  // (pid, node)
-  for (const std::string& node : node_names) {
-    pid_t p = Spawn({bin + "/musterd", "--conf", conf, "--node", node, "--end-jobs-on-stop"},
-                    a.dir + "/log/musterd-" + node + ".log", &error);
-    if (p < 0) {
-      err << "muster up: cannot start musterd for " << node << ": " << error << "\n";
-      StopCluster(a.dir, quiet);
-      return 1;
-    }
-    std::ofstream(a.dir + "/musterd-" + node + ".pid") << p << "\n";
-    agents.emplace_back(p, node);
-  }
-  // Ready when the controller answers and every node has registered.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  int registered = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    for (size_t i = 0; i < ctlds.size(); ++i) {
-      if (waitpid(ctlds[i], &status, WNOHANG) != ctlds[i]) continue;  // our child: exited (not merely starting)
-      const std::string log = a.dir + "/log/musterctld" + (i == 0 ? "" : std::to_string(i + 1)) + ".log";
-      err << "muster up: musterctld exited: " << LastLogLine(log) << "\n  see " << log << "\n";
-      StopCluster(a.dir, quiet);
-      return 1;
-    }
-    for (const auto& [pid, node] : agents) {
-      if (waitpid(pid, &status, WNOHANG) != pid) continue;
-      const std::string log = a.dir + "/log/musterd-" + node + ".log";
-      err << "muster up: musterd for " << node << " exited: " << LastLogLine(log) << "\n  see " << log << "\n";
-      StopCluster(a.dir, quiet);
-      return 1;
-    }
-    // Registered: each agent says so itself. (The controller's node records cannot tell: a
-    // cluster started again in the same directory recovers them from its store.)
-    registered = 0;
-    for (const std::string& node : node_names) {
-      StatusOr<std::unique_ptr<HttpClient>> c =
-          HttpClient::Connect("unix:" + a.dir + "/run/musterd-" + node + ".sock", "", 2000);
-      if (!c.ok()) continue;
-      StatusOr<HttpResponse> r = (*c)->Request("GET", "/v1/ping");
-      if (!r.ok() || r->status != 200) continue;
-      StatusOr<AgentPing> ping = wire::Decode<AgentPing>(r->body, "the agent's answer");
-      registered += ping.ok() && ping->registered;
-    }
-    if (registered == static_cast<int>(node_names.size())) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const int want = static_cast<int>(node_names.size());
+  WriteUpConfig(a, nodes, state_url, !state_password.empty(), ctld_hosts, MakeScriptDir());
+  UpDaemons daemons;
+  if (!StartDaemons(a, fs::path(self_exe).parent_path().string(), nodes.names, ctld_hosts, &daemons, err)) return 1;
+  const int registered = WaitForNodes(a.dir, nodes.names, daemons, err);
+  if (registered < 0) return 1;
+  const int want = static_cast<int>(nodes.names.size());
   if (registered != want) {
+    std::ostringstream quiet;
     err << "muster up: only " << registered << " of " << want << " nodes registered within 30 s; see "
         << a.dir << "/log/ (stopped what had started)\n";
     StopCluster(a.dir, quiet);
     return 1;
   }
-  out << "Muster cluster '" << cluster_name << "' is up: " << want << " node" << (want > 1 ? "s" : "") << what
-      << "  state, logs and sockets: " << a.dir << "\n";
-  if (a.controllers > 1) {
-    out << "  " << a.controllers << " controllers (" << hosts_list
-        << ") sharing the PostgreSQL state: one leads, the others stand by; the commands and agents follow the leader\n";
-  } else if (a.tcp) {
-    out << "  controller and agents on TCP (127.0.0.1); the commands use it with:\n"
-        << "  export MUSTER_SERVER=" << ctld_tcp << "\n";
-  }
-  if (a.dir != DefaultDir()) out << "  export MUSTER_CONF=" << conf << "\n";
-  out << "  try: muster sbatch --gres=gpu:1 --wrap 'nvidia-smi -L || env | grep CUDA'; muster squeue; muster sinfo\n"
-      << "  stop: muster down" << (a.dir != DefaultDir() ? " --dir " + a.dir : "") << "\n";
+  PrintUp(a, nodes, ctld_hosts, out);
   return 0;
 }
 

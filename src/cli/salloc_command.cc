@@ -213,6 +213,70 @@ const OptionSpec* SallocOwn(const std::string& a) {
   return nullptr;
 }
 
+bool IsSallocOwn(const std::string& a) {
+  return SallocOwn(a) != nullptr && a.rfind("-I-", 0) != 0 && a.rfind("-K-", 0) != 0;
+}
+
+// salloc's own options among args[0, options_end): --no-shell, -I/--immediate[=secs]. 0, or the
+// exit code after the error on err.
+int ReadSallocOwn(const std::vector<std::string>& args, size_t options_end, std::ostream& err, bool* no_shell,
+                  int* immediate) {
+  for (size_t i = 0; i < options_end; ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (!IsSallocOwn(a)) continue;
+    const OptionSpec* o = SallocOwn(a);
+    if (o->use == OptionUse::kIgnored) continue;
+    if (o->use == OptionUse::kUnsupported) {
+      err << "salloc: error: --" << o->name << " is not supported by Muster\n";
+      return 1;
+    }
+    if (a == "--no-shell") {
+      *no_shell = true;
+      continue;
+    }
+    const std::string v = a[1] == 'I' ? a.substr(2) : a.size() > 11 ? a.substr(12) : "";
+    if (!v.empty() && (v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)) {
+      err << "salloc: error: Invalid numeric value \"" << v << "\" for --immediate.\n";
+      return 255;
+    }
+    *immediate = v.empty() ? 0 : std::stoi(v);
+  }
+  return 0;
+}
+
+// The job's name: -J's, else the command's base name ("interactive" for the shell).
+std::string AllocationName(const std::vector<std::string>& options, const std::vector<std::string>& command,
+                           const std::string& parsed_name) {
+  bool named = false;
+  for (const std::string& o : options) {
+    named = named || o == "-J" || o.rfind("-J", 0) == 0 || o.rfind("--job-name", 0) == 0 || o.rfind("--job", 0) == 0;
+  }
+  std::string name = parsed_name;
+  if (!named) {
+    name = "interactive";
+    if (!command.empty()) name = command.front().substr(command.front().rfind('/') + 1);
+  }
+  return name;
+}
+
+SubmitRequest AllocationRequest(const SbatchRequest& req, const std::string& name) {
+  SubmitRequest submit;
+  submit.resource_args = req.resource_args;
+  submit.name = name;
+  submit.interactive = true;
+  submit.workdir = req.workdir;
+  submit.account = req.account;
+  submit.qos = req.qos;
+  submit.nice = req.nice;
+  submit.comment = req.comment;
+  submit.dependency = req.dependency;
+  submit.requeue = false;
+  submit.submit_host = LocalHostname();
+  submit.submit_sid = static_cast<int64_t>(getsid(0));
+  return submit;
+}
+
 }  // namespace
 
 int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -224,9 +288,6 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   // salloc's own options (--no-shell, -I), then sbatch's parser for the rest. Where the options
   // end is found without salloc's own ones; those after that point belong to the command.
-  const auto own = [](const std::string& a) {
-    return SallocOwn(a) != nullptr && a.rfind("-I-", 0) != 0 && a.rfind("-K-", 0) != 0;
-  };
   std::vector<std::string> rest;
   std::vector<size_t> origin;  // index in args of each entry of rest
   for (size_t i = 0; i < args.size(); ++i) {
@@ -234,7 +295,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       for (size_t k = i; k < args.size(); ++k) rest.push_back(args[k]), origin.push_back(k);
       break;
     }
-    if (!own(args[i])) rest.push_back(args[i]), origin.push_back(i);
+    if (!IsSallocOwn(args[i])) rest.push_back(args[i]), origin.push_back(i);
   }
   StatusOr<size_t> first = SbatchFirstOperand(rest, "salloc");
   if (!first.ok()) {
@@ -251,27 +312,7 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   bool no_shell = false;
   int immediate = -1;  // -I/--immediate[=secs]
-  for (size_t i = 0; i < options_end; ++i) {
-    const std::string& a = args[i];
-    if (a == "--") break;
-    if (!own(a)) continue;
-    const OptionSpec* o = SallocOwn(a);
-    if (o->use == OptionUse::kIgnored) continue;
-    if (o->use == OptionUse::kUnsupported) {
-      err << "salloc: error: --" << o->name << " is not supported by Muster\n";
-      return 1;
-    }
-    if (a == "--no-shell") {
-      no_shell = true;
-      continue;
-    }
-    const std::string v = a[1] == 'I' ? a.substr(2) : a.size() > 11 ? a.substr(12) : "";
-    if (!v.empty() && (v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)) {
-      err << "salloc: error: Invalid numeric value \"" << v << "\" for --immediate.\n";
-      return 255;
-    }
-    immediate = v.empty() ? 0 : std::stoi(v);
-  }
+  if (const int rc = ReadSallocOwn(args, options_end, err, &no_shell, &immediate); rc != 0) return rc;
   // The command keeps everything from its first word on, salloc's option names included.
   rest.resize(std::min(rest.size(), static_cast<size_t>(*first)));
   rest.insert(rest.end(), args.begin() + static_cast<long>(options_end), args.end());
@@ -291,34 +332,13 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << m;
     return 1;
   }
-  bool named = false;
-  for (const std::string& o : options) {
-    named = named || o == "-J" || o.rfind("-J", 0) == 0 || o.rfind("--job-name", 0) == 0 || o.rfind("--job", 0) == 0;
-  }
-  std::string name = req->name;
-  if (!named) {
-    name = "interactive";
-    if (!command.empty()) name = command.front().substr(command.front().rfind('/') + 1);
-  }
+  const std::string name = AllocationName(options, command, req->name);
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "salloc: error: Job submit/allocate failed: " << c.status().message() << "\n";
     return 1;
   }
-  SubmitRequest submit;
-  submit.resource_args = req->resource_args;
-  submit.name = name;
-  submit.interactive = true;
-  submit.workdir = req->workdir;
-  submit.account = req->account;
-  submit.qos = req->qos;
-  submit.nice = req->nice;
-  submit.comment = req->comment;
-  submit.dependency = req->dependency;
-  submit.requeue = false;
-  submit.submit_host = LocalHostname();
-  submit.submit_sid = static_cast<int64_t>(getsid(0));
-  StatusOr<int64_t> r = (*c)->Submit(submit);
+  StatusOr<int64_t> r = (*c)->Submit(AllocationRequest(*req, name));
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "salloc: error: " << (*c)->user_msg() << "\n";
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";

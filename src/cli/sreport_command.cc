@@ -129,66 +129,28 @@ void RoundReportPeriod(int64_t* start, int64_t* end, int64_t now) {
   if (*end - *start < 3600) *end = *start + 3600;
 }
 
-StatusOr<SreportRequest> ParseSreportArgs(const std::vector<std::string>& args, int64_t now) {
-  SreportRequest r;
-  std::string tres_arg;
-  ASSIGN_OR_RETURN(CommandLine line, ReadCommandLine(kSreportOptions, args, kSreportStyle, [&](const OptionOccurrence& o) -> Status {
-    const std::string v = o.value.value_or("");
-    switch (static_cast<SreportOpt>(o.spec->id)) {
-      case kCluster:
-        AddList(&r.clusters, v);
-        break;
-      case kNoHeader:
-        r.header = false;
-        break;
-      case kParsable:
-        r.parsable = 1;
-        break;
-      case kParsable2:
-        r.parsable = 2;
-        break;
-      case kSort:
-        if (Abbrev(v, "Name", 1)) {
-          r.sort_by_name = true;
-        } else if (Abbrev(v, "Time", 6)) {
-          r.sort_by_name = false;
-        } else {
-          return InvalidArgument("unknown timesort format " + v);
-        }
-        break;
-      case kTime: {
-        ASSIGN_OR_RETURN(r.time, ParseTimeFormat(v));
-        break;
-      }
-      case kTres:
-        tres_arg = v;
-        r.tres_given = true;
-        break;
-      case kAllClusters:
-      case kHelp:
-      case kVersion:
-        break;
+namespace {
+
+// -T/--tres: the TRES to report, of those Muster has (cpu, gres/gpu; "all": both).
+Status ReadTresList(const std::string& tres_arg, SreportRequest& r) {
+  r.tres.clear();
+  for (const std::string& t : Split(tres_arg, ',')) {
+    std::string name = t;
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (name == "all") {
+      r.tres = {"cpu", "gres/gpu"};
+      break;
     }
-    return Status::Ok();
-  }));
-  if (line.meta == "help") return r.help = true, r;
-  if (line.meta == "version") return r.version = true, r;
-  if (r.tres_given) {
-    r.tres.clear();
-    for (const std::string& t : Split(tres_arg, ',')) {
-      std::string name = t;
-      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-      if (name == "all") {
-        r.tres = {"cpu", "gres/gpu"};
-        break;
-      }
-      if ((name == "cpu" || name == "gres/gpu") && std::find(r.tres.begin(), r.tres.end(), name) == r.tres.end()) {
-        r.tres.push_back(name);
-      }
+    if ((name == "cpu" || name == "gres/gpu") && std::find(r.tres.begin(), r.tres.end(), name) == r.tres.end()) {
+      r.tres.push_back(name);
     }
-    if (r.tres.empty()) return InvalidArgument("No valid TRES given (Muster reports cpu and gres/gpu)");
   }
-  const std::vector<std::string>& w = line.operands;
+  if (r.tres.empty()) return InvalidArgument("No valid TRES given (Muster reports cpu and gres/gpu)");
+  return Status::Ok();
+}
+
+// The report: "cluster <report>" or "user Top".
+Status ReadReportKind(const std::vector<std::string>& w, SreportRequest& r) {
   if (w.empty()) return InvalidArgument("no report given: Muster's sreport has no interactive mode");
   if (Abbrev(w[0], "cluster", 2)) {
     if (w.size() < 2) return InvalidArgument("too few arguments for keyword:" + w[0]);
@@ -218,8 +180,12 @@ StatusOr<SreportRequest> ParseSreportArgs(const std::vector<std::string>& args, 
   } else {
     return InvalidArgument("invalid keyword: " + w[0]);
   }
+  return Status::Ok();
+}
 
-  // The conditions, as _set_cluster_cond, _set_assoc_cond and user_reports.c's _set_cond read them.
+// The conditions after the report, as _set_cluster_cond, _set_assoc_cond and user_reports.c's
+// _set_cond read them; a condition not understood is a warning.
+void ReadReportConditions(const std::vector<std::string>& w, int64_t now, SreportRequest& r) {
   const bool assoc = r.report != SreportReport::kUtilization;
   const bool user = r.report == SreportReport::kTopUsage;
   std::string start, end;
@@ -277,6 +243,58 @@ StatusOr<SreportRequest> ParseSreportArgs(const std::vector<std::string>& args, 
   r.end = parse(end);
   if (r.end > now) r.end = now;  // sanity_check_endtime
   RoundReportPeriod(&r.start, &r.end, now);
+}
+
+}  // namespace
+
+StatusOr<SreportRequest> ParseSreportArgs(const std::vector<std::string>& args, int64_t now) {
+  SreportRequest r;
+  std::string tres_arg;
+  ASSIGN_OR_RETURN(CommandLine line, ReadCommandLine(kSreportOptions, args, kSreportStyle, [&](const OptionOccurrence& o) -> Status {
+    const std::string v = o.value.value_or("");
+    switch (static_cast<SreportOpt>(o.spec->id)) {
+      case kCluster:
+        AddList(&r.clusters, v);
+        break;
+      case kNoHeader:
+        r.header = false;
+        break;
+      case kParsable:
+        r.parsable = 1;
+        break;
+      case kParsable2:
+        r.parsable = 2;
+        break;
+      case kSort:
+        if (Abbrev(v, "Name", 1)) {
+          r.sort_by_name = true;
+        } else if (Abbrev(v, "Time", 6)) {
+          r.sort_by_name = false;
+        } else {
+          return InvalidArgument("unknown timesort format " + v);
+        }
+        break;
+      case kTime: {
+        ASSIGN_OR_RETURN(r.time, ParseTimeFormat(v));
+        break;
+      }
+      case kTres:
+        tres_arg = v;
+        r.tres_given = true;
+        break;
+      case kAllClusters:
+      case kHelp:
+      case kVersion:
+        break;
+    }
+    return Status::Ok();
+  }));
+  if (line.meta == "help") return r.help = true, r;
+  if (line.meta == "version") return r.version = true, r;
+  if (r.tres_given) RETURN_IF_ERROR(ReadTresList(tres_arg, r));
+  const std::vector<std::string>& w = line.operands;
+  RETURN_IF_ERROR(ReadReportKind(w, r));
+  ReadReportConditions(w, now, r);
   return r;
 }
 

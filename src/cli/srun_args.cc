@@ -253,6 +253,83 @@ StatusOr<int> Count(const std::string& value, const char* what, int min) {
   return v;
 }
 
+// --nice[=adj]. Without a value it is 100, as in Slurm; a negative one is for admins (the controller checks).
+Status ApplyNice(bool has_value, const std::string& value, SrunOptions* out) {
+  if (!has_value) {
+    out->nice = 100;
+    return Status::Ok();
+  }
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 || n > 2147483645LL || n < -2147483645LL) {
+    return Error("srun: error: Invalid --nice value: " + value + "\n");
+  }
+  out->nice = n;
+  return Status::Ok();
+}
+
+// -N "min[-max]": inside an allocation the step takes the minimum. An empty minimum ("-3") is 1,
+// as Slurm's verify_node_count reads it.
+Status ApplyNodes(const std::string& value, SrunOptions* out) {
+  const size_t dash = value.find('-');
+  std::string min = value.substr(0, dash);
+  if (min.empty() && value.starts_with("-")) min = "1";
+  StatusOr<int> n = Count(min, "--nodes", 1);
+  if (!n.ok()) return Error("srun: error: \"" + min + "\" is not a valid node count\n");  // (Slurm's words)
+  if (dash != std::string::npos && !Count(value.substr(dash + 1), "--nodes", 1).ok()) {
+    return Error("srun: error: \"" + value.substr(dash + 1) + "\" is not a valid node count\n");
+  }
+  out->nnodes = *n;
+  return Status::Ok();
+}
+
+// A resource option: kept for a new allocation; those that also shape a step read here.
+Status ApplyResource(const OptionOccurrence& occurrence, SrunOptions* out) {
+  const OptionSpec& o = *occurrence.spec;
+  const std::string value = occurrence.value.value_or("");
+  if (std::string_view(o.name) == "cpus-per-task") {
+    ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
+  } else if (std::string_view(o.name) == "exclusive") {
+    out->exclusive = true;
+  } else if (std::string_view(o.name) == "time") {
+    StatusOr<int64_t> t = ParseTimeSpec(value);
+    if (!t.ok()) return Error("srun: error: Invalid time limit specification\n");
+    out->time_limit_s = std::max<int64_t>(*t, 0);
+  } else if (std::string_view(o.name).rfind("mem", 0) == 0) {  // --mem, --mem-per-cpu, --mem-per-gpu
+    StatusOr<int64_t> mb = ParseMemoryMb(value);
+    if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.name) + " specification\n");
+    const std::string_view name = o.name;
+    (name == "mem" ? out->mem_mb : name == "mem-per-cpu" ? out->mem_per_cpu_mb : out->mem_per_gpu_mb) = *mb;
+  }
+  out->resource_args.push_back(occurrence.CanonicalArg());
+  return Status::Ok();
+}
+
+// --gpu-bind=none|closest|single:N|per_task:N|map_gpu:...|mask_gpu:...
+Status ApplyGpuBind(const std::string& value, SrunOptions* out) {
+  if (value == "none" || value == "closest") {
+    // closest: the GPUs near the task's CPUs; without CPU binding (Muster binds none) all of
+    // the step's, as Slurm without task/affinity gives.
+    out->gpu_bind_per_task = 0;
+  } else if (value.rfind("single:", 0) == 0) {
+    const std::string n = value.substr(7);
+    if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) < 1) {
+      return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
+    }
+    out->gpu_bind_single = std::stoi(n);
+    out->gpu_bind_per_task = 0;
+  } else if (value.rfind("per_task:", 0) == 0) {
+    ASSIGN_OR_RETURN(out->gpu_bind_per_task, Count(value.substr(9), "--gpu-bind=per_task", 1));
+  } else if (value.rfind("map_gpu:", 0) == 0 || value.rfind("mask_gpu:", 0) == 0) {
+    ASSIGN_OR_RETURN(out->gpu_bind_map, ParseGpuBindMap(value));
+    out->gpu_bind_per_task = 0;
+  } else {
+    return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
+  }
+  return Status::Ok();
+}
+
 Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
   const OptionSpec& o = *occurrence.spec;
   const std::string value = occurrence.value.value_or("");
@@ -268,21 +345,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
     case Opt::kQuitOnInterrupt: out->quit_on_interrupt = true; break;
     case Opt::kComment: out->comment = value; break;
     case Opt::kDependency: out->dependency = value; break;
-    case Opt::kNice: {
-      // --nice without a value is 100, as in Slurm; a negative one is for admins (the controller checks).
-      if (!has_value) {
-        out->nice = 100;
-        break;
-      }
-      char* end = nullptr;
-      errno = 0;
-      const long long n = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || errno != 0 || n > 2147483645LL || n < -2147483645LL) {
-        return Error("srun: error: Invalid --nice value: " + value + "\n");
-      }
-      out->nice = n;
-      break;
-    }
+    case Opt::kNice: return ApplyNice(has_value, value, out);
     case Opt::kMpi:
       if (value != "none") {
         return Error("srun: error: --mpi=" + value + " is not supported by Muster: it starts no PMI server (only --mpi=none)\n");
@@ -292,20 +355,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
       ASSIGN_OR_RETURN(out->ntasks, Count(value, "--ntasks", 1));
       break;
     }
-    case Opt::kNodes: {
-      // "min[-max]": inside an allocation the step takes the minimum. An empty minimum ("-3") is 1,
-      // as Slurm's verify_node_count reads it.
-      const size_t dash = value.find('-');
-      std::string min = value.substr(0, dash);
-      if (min.empty() && value.starts_with("-")) min = "1";
-      StatusOr<int> n = Count(min, "--nodes", 1);
-      if (!n.ok()) return Error("srun: error: \"" + min + "\" is not a valid node count\n");  // (Slurm's words)
-      if (dash != std::string::npos && !Count(value.substr(dash + 1), "--nodes", 1).ok()) {
-        return Error("srun: error: \"" + value.substr(dash + 1) + "\" is not a valid node count\n");
-      }
-      out->nnodes = *n;
-      break;
-    }
+    case Opt::kNodes: return ApplyNodes(value, out);
     case Opt::kNtasksPerNode: {
       ASSIGN_OR_RETURN(out->ntasks_per_node, Count(value, "--ntasks-per-node", 1));
       break;
@@ -317,23 +367,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
     case Opt::kHelp: out->help = true; break;
     case Opt::kUsage: out->usage = true; break;
     case Opt::kVersion: out->version = true; break;
-    case Opt::kResource:
-      if (std::string_view(o.name) == "cpus-per-task") {
-        ASSIGN_OR_RETURN(out->cpus_per_task, Count(value, "--cpus-per-task", 1));
-      } else if (std::string_view(o.name) == "exclusive") {
-        out->exclusive = true;
-      } else if (std::string_view(o.name) == "time") {
-        StatusOr<int64_t> t = ParseTimeSpec(value);
-        if (!t.ok()) return Error("srun: error: Invalid time limit specification\n");
-        out->time_limit_s = std::max<int64_t>(*t, 0);
-      } else if (std::string_view(o.name).rfind("mem", 0) == 0) {  // --mem, --mem-per-cpu, --mem-per-gpu
-        StatusOr<int64_t> mb = ParseMemoryMb(value);
-        if (!mb.ok()) return Error("srun: error: Invalid --" + std::string(o.name) + " specification\n");
-        const std::string_view name = o.name;
-        (name == "mem" ? out->mem_mb : name == "mem-per-cpu" ? out->mem_per_cpu_mb : out->mem_per_gpu_mb) = *mb;
-      }
-      out->resource_args.push_back(occurrence.CanonicalArg());
-      break;
+    case Opt::kResource: return ApplyResource(occurrence, out);
     case Opt::kAccount: out->account = value; break;
     case Opt::kQos: out->qos = value; break;
     case Opt::kHetGroup: {
@@ -384,27 +418,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
       out->pty = true;
       out->unbuffered = true;
       break;
-    case Opt::kGpuBind:
-      if (value == "none" || value == "closest") {
-        // closest: the GPUs near the task's CPUs; without CPU binding (Muster binds none) all of
-        // the step's, as Slurm without task/affinity gives.
-        out->gpu_bind_per_task = 0;
-      } else if (value.rfind("single:", 0) == 0) {
-        const std::string n = value.substr(7);
-        if (n.empty() || n.size() > 4 || n.find_first_not_of("0123456789") != std::string::npos || std::stoi(n) < 1) {
-          return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
-        }
-        out->gpu_bind_single = std::stoi(n);
-        out->gpu_bind_per_task = 0;
-      } else if (value.rfind("per_task:", 0) == 0) {
-        ASSIGN_OR_RETURN(out->gpu_bind_per_task, Count(value.substr(9), "--gpu-bind=per_task", 1));
-      } else if (value.rfind("map_gpu:", 0) == 0 || value.rfind("mask_gpu:", 0) == 0) {
-        ASSIGN_OR_RETURN(out->gpu_bind_map, ParseGpuBindMap(value));
-        out->gpu_bind_per_task = 0;
-      } else {
-        return Error("srun: error: Invalid --gpu-bind argument: gpu:" + value + "\n");
-      }
-      break;
+    case Opt::kGpuBind: return ApplyGpuBind(value, out);
     case Opt::kNoAllocate: out->no_allocate = true; break;
   }
   return Status::Ok();
@@ -503,104 +517,6 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& cli,
     return Error("srun: fatal: No command given to execute.\n");
   }
   return out;
-}
-
-namespace {
-
-// Splits a --multi-prog line into words: blanks separate, '...' and "..." quote.
-StatusOr<std::vector<std::string>> MultiProgWords(const std::string& line) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : line) {
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\r') {
-      if (in_word) words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote != 0) return Error("unbalanced quote");
-  if (in_word) words.push_back(word);
-  return words;
-}
-
-// "0", "1-3,5", "*" -> task ids (each < ntasks).
-StatusOr<std::vector<int>> MultiProgRanks(const std::string& spec, int ntasks) {
-  std::vector<int> out;
-  if (spec == "*") {
-    for (int t = 0; t < ntasks; ++t) out.push_back(t);
-    return out;
-  }
-  for (const std::string& part : Split(spec, ',')) {
-    const size_t dash = part.find('-');
-    const std::string a = part.substr(0, dash), b = dash == std::string::npos ? a : part.substr(dash + 1);
-    for (const std::string* n : {&a, &b}) {
-      if (n->empty() || n->size() > 9 || n->find_first_not_of("0123456789") != std::string::npos) {
-        return Error("invalid task range '" + part + "'");
-      }
-    }
-    const int lo = std::stoi(a), hi = std::stoi(b);
-    if (lo > hi) return Error("invalid task range '" + part + "'");
-    if (hi >= ntasks) return Error("task id " + std::to_string(hi) + " out of range (the step has " +
-                                   std::to_string(ntasks) + " tasks)");
-    for (int t = lo; t <= hi; ++t) out.push_back(t);
-  }
-  if (out.empty()) return Error("no task ids");
-  return out;
-}
-
-std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
-  return s;
-}
-
-}  // namespace
-
-StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text, const std::string& path,
-                                                               int ntasks) {
-  std::vector<std::vector<std::string>> argv(static_cast<size_t>(ntasks));
-  int line_no = 0;
-  for (const std::string& raw : Split(text, '\n')) {
-    ++line_no;
-    std::string line = raw.substr(0, raw.find('#'));
-    StatusOr<std::vector<std::string>> words = MultiProgWords(line);
-    const auto bad = [&](const std::string& why) {
-      return Error("srun: error: Line " + std::to_string(line_no) + " of configuration file " + path + ": " + why +
-                   "\nsrun: error: Configuration file " + path + " invalid\n");
-    };
-    if (!words.ok()) return bad(words.status().message());
-    if (words->empty()) continue;
-    if (words->size() < 2) return bad("no program given for tasks " + (*words)[0]);
-    StatusOr<std::vector<int>> ranks = MultiProgRanks((*words)[0], ntasks);
-    if (!ranks.ok()) return bad(ranks.status().message());
-    for (size_t k = 0; k < ranks->size(); ++k) {
-      const int t = (*ranks)[k];
-      if (!argv[t].empty()) return bad("task " + std::to_string(t) + " named twice");
-      for (size_t w = 1; w < words->size(); ++w) {
-        argv[t].push_back(ReplaceAll(ReplaceAll((*words)[w], "%t", std::to_string(t)), "%o", std::to_string(k)));
-      }
-    }
-  }
-  for (int t = 0; t < ntasks; ++t) {
-    if (argv[t].empty()) {
-      return Error("srun: error: Configuration file " + path + " invalid, no record for task id " +
-                   std::to_string(t) + "\n");
-    }
-  }
-  return argv;
 }
 
 std::vector<std::string> SrunEnvironmentArgs(const std::function<const char*(const char*)>& getenv) {

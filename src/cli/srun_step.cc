@@ -4,15 +4,11 @@
 #include "base/read_file.h"
 #include "net/json_body.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,8 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +30,7 @@
 #include "cli/command_args.h"
 #include "cli/ctld_client.h"
 #include "cli/srun_args.h"
+#include "cli/srun_step_host.h"
 #include "config/muster_config.h"
 #include "api/wire/agent.h"
 #include "model/hostlist.h"
@@ -46,7 +42,6 @@
 extern char** environ;
 
 namespace muster {
-
 
 namespace {
 
@@ -71,22 +66,6 @@ std::string Env(const char* name) {
   return v != nullptr ? v : "";
 }
 
-std::string RandomKey() {
-  unsigned char raw[16] = {0};
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    (void)!read(fd, raw, sizeof raw);
-    close(fd);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string key;
-  for (unsigned char c : raw) {
-    key += kHex[c >> 4];
-    key += kHex[c & 15];
-  }
-  return key;
-}
-
 std::string ErrorText(const HttpResponse& r) {
   return ErrorMessageOf(r.body, "HTTP " + std::to_string(r.status));
 }
@@ -108,37 +87,6 @@ constexpr auto kConnectGrace = std::chrono::seconds(15);
 bool IsUnix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
 
 // An agent address on this host: a Unix socket, or TCP on a loopback address (a local cluster).
-// This host's address on the route to `agent` ("host:port"), as the agent would see it: srun's
-// host name may name another address (or none) on the agent's network. "" when it cannot tell.
-std::string LocalAddressToward(const std::string& agent) {
-  StatusOr<HostPort> hp = ParseHostPort(agent, "agent address");
-  if (!hp.ok()) return "";
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(hp->host.c_str(), std::to_string(hp->port).c_str(), &hints, &found) != 0) return "";
-  std::string out;
-  for (addrinfo* a = found; a != nullptr && out.empty(); a = a->ai_next) {
-    // A UDP socket's connect sends nothing: the kernel only picks the route and source address.
-    const int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    sockaddr_storage local{};
-    socklen_t len = sizeof local;
-    char text[INET6_ADDRSTRLEN] = {0};
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 && getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-      const void* addr = local.ss_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
-                                                     : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
-      if (inet_ntop(local.ss_family, addr, text, sizeof text) != nullptr) {
-        out = local.ss_family == AF_INET6 ? "[" + std::string(text) + "]" : std::string(text);
-      }
-    }
-    close(fd);
-  }
-  freeaddrinfo(found);
-  return out;
-}
-
 bool IsLocal(const std::string& address) {
   if (IsUnix(address)) return true;
   const std::string host = address.substr(0, address.rfind(':'));
@@ -160,34 +108,6 @@ struct Conn {
   std::string pending;  // frames for the agent (the tasks' stdin), not yet sent
 };
 
-// srun --pty on a terminal: raw mode (every key goes to the task's terminal, which echoes and
-// interprets it) until the session ends.
-class RawTerminal {
- public:
-  RawTerminal() {
-    if (!isatty(0) || tcgetattr(0, &saved_) != 0) return;
-    termios raw = saved_;
-    cfmakeraw(&raw);
-    active_ = tcsetattr(0, TCSADRAIN, &raw) == 0;
-  }
-  ~RawTerminal() {
-    if (active_) (void)tcsetattr(0, TCSADRAIN, &saved_);
-  }
-  RawTerminal(const RawTerminal&) = delete;
-  RawTerminal& operator=(const RawTerminal&) = delete;
-
- private:
-  termios saved_{};
-  bool active_ = false;
-};
-
-// srun's terminal size, {0, 0} when stdin is not a terminal.
-std::pair<int, int> TerminalSize() {
-  winsize ws{};
-  if (!isatty(0) || ioctl(0, TIOCGWINSZ, &ws) != 0) return {0, 0};
-  return {ws.ws_row, ws.ws_col};
-}
-
 class StepSession {
  public:
   StepSession(const SrunOptions& opt, std::ostream& out, std::ostream& err) : opt_(opt), out_(out), err_(err) {}
@@ -202,9 +122,32 @@ class StepSession {
   int RunStep(int64_t job_id, bool no_allocate, const StepAnswer& created, CtldClient* ctld);
 
  private:
+  // The controller's answer laid out as nodes_ and tasks_; false (said on err_) when malformed.
+  bool TakeStep(const StepAnswer& c);
+  // srun -v's lines for the allocation: its nodes and their CPUs.
+  void EmitAllocation(int64_t job_id, const JobRecord& job);
+  // --multi-prog: each task's command from the file; false (said on err_) when it cannot be had.
+  bool ReadMultiProg();
+  // Signals to the self-pipe sp (sp[0]: sig_read_), SIGPIPE ignored.
+  void CatchSignals(int sp[2]);
   Status Listen(bool tcp);
   void LaunchAll(const JobRecord& job);
+  // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
+  // the nodes append to them.
+  void TruncateSharedFiles(const JobRecord& job, const std::function<std::string(const std::string&)>& absolute);
+  StepLaunchRequest LaunchRequest(const NodeTasks& n, const JobRecord& job, const std::vector<std::string>& step_nodes,
+                                  const std::vector<std::string>& env, const std::string& cwd,
+                                  const std::function<std::string(const std::string&)>& absolute) const;
+  // Posts the step to node n's agent (n.client kept on success): "" or the error.
+  std::string LaunchOn(NodeTasks& n, const StepLaunchRequest& body);
   void Loop();
+  // Reads what conn c sent and handles its frames; true when it is to be closed.
+  bool ReadConn(Conn& c, std::vector<char>& buf);
+  // Nodes that took the step and never connected within kConnectGrace: their tasks are lost. Once
+  // all have connected, the socket's directory goes.
+  void CheckConnections();
+  // Closes conn k; the tasks of its node still open were lost with it.
+  void CloseConn(size_t k);
   void HandleFrame(Conn& c, const StepIoFrame& f);
   void HandleSignal(int sig);
   void Forward(int sig);
@@ -312,18 +255,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
   const auto absolute = [&](const std::string& p) {
     return p.empty() || p[0] == '/' ? p : cwd + "/" + p;
   };
-  // -o/-e files the whole step shares (no %t, %n or %N): truncated here once, as the user, before
-  // the nodes append to them.
-  {
-    TaskPlacement where;
-    where.step_id = step_id_;
-    for (const std::string& how : {opt_.output, opt_.error}) {
-      if (!IsStepFilePattern(how) || PatternPerTaskOrNode(how)) continue;
-      const std::string path = absolute(ExpandOutputPattern(how, job, "", where));
-      const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-      if (fd >= 0) close(fd);
-    }
-  }
+  TruncateSharedFiles(job, absolute);
   std::vector<std::string> step_nodes;
   for (const NodeTasks& n : nodes_) step_nodes.push_back(n.name);
   if (opt_.verbose > 0) {
@@ -337,64 +269,7 @@ void StepSession::LaunchAll(const JobRecord& job) {
     Emit(err_, "srun: route/default: init: route default plugin loaded\n");
   }
   for (NodeTasks& n : nodes_) {
-    StepLaunchRequest body;
-    body.job_id = job_id_;
-    body.step_id = step_id_;
-    body.restart_count = job.restart_count;
-    for (size_t i = 0; i < n.procids.size(); ++i) {
-      StepTask t{n.procids[i], static_cast<int>(i), {}};
-      if (!task_argv_.empty()) t.argv = task_argv_[n.procids[i]];
-      body.tasks.push_back(std::move(t));
-    }
-    body.ntasks = static_cast<int>(tasks_.size());
-    body.step_nodes = step_nodes;
-    body.argv = opt_.command;
-    body.env = env;
-    body.cwd = cwd;
-    body.io_address = io_address_;
-    body.io_key = key_;
-    body.output = opt_.output;
-    body.error = opt_.error;
-    body.input = opt_.input;
-    body.task_prolog = absolute(opt_.task_prolog);
-    body.task_epilog = absolute(opt_.task_epilog);
-    body.cpus_per_task = opt_.cpus_per_task;
-    body.gpus = n.gpus;
-    body.no_allocate = no_allocate_;
-    body.time_limit_s = time_limit_s_ > 0 ? time_limit_s_ : 0;
-    body.kill_wait_s = kill_wait_s_;
-    body.gpu_bind_per_task = std::max(0, opt_.gpu_bind_per_task);
-    body.gpu_bind_map = opt_.gpu_bind_map;
-    body.gpu_bind_single = std::max(0, opt_.gpu_bind_single);
-    if (opt_.pty) {
-      const auto [rows, cols] = TerminalSize();
-      body.pty = StepPty{rows, cols};
-    }
-    std::string error;
-    // A node may not have heard of a just-started job yet (the controller tells the nodes after
-    // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
-    for (int attempt = 0;; ++attempt) {
-      error.clear();
-      StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.name, n.agent);
-      if (!c.ok()) {
-        error = c.status().message();
-        break;
-      }
-      StatusOr<HttpResponse> r =
-          (*c)->Request("POST", "/v1/step", wire::Encode(body));
-      if (!r.ok()) {
-        error = r.status().message();
-      } else if (r->status != 200) {
-        error = ErrorText(*r);
-        if (r->status == 404 && attempt < 50) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-          continue;
-        }
-      } else {
-        n.client = std::move(*c);
-      }
-      break;
-    }
+    const std::string error = LaunchOn(n, LaunchRequest(n, job, step_nodes, env, cwd, absolute));
     if (error.empty()) {
       n.launched = true;
       n.launched_at = std::chrono::steady_clock::now();
@@ -417,6 +292,87 @@ void StepSession::LaunchAll(const JobRecord& job) {
     Forward(SIGKILL);
     return;
   }
+}
+
+void StepSession::TruncateSharedFiles(const JobRecord& job,
+                                      const std::function<std::string(const std::string&)>& absolute) {
+  TaskPlacement where;
+  where.step_id = step_id_;
+  for (const std::string& how : {opt_.output, opt_.error}) {
+    if (!IsStepFilePattern(how) || PatternPerTaskOrNode(how)) continue;
+    const std::string path = absolute(ExpandOutputPattern(how, job, "", where));
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0) close(fd);
+  }
+}
+
+StepLaunchRequest StepSession::LaunchRequest(const NodeTasks& n, const JobRecord& job,
+                                             const std::vector<std::string>& step_nodes,
+                                             const std::vector<std::string>& env, const std::string& cwd,
+                                             const std::function<std::string(const std::string&)>& absolute) const {
+  StepLaunchRequest body;
+  body.job_id = job_id_;
+  body.step_id = step_id_;
+  body.restart_count = job.restart_count;
+  for (size_t i = 0; i < n.procids.size(); ++i) {
+    StepTask t{n.procids[i], static_cast<int>(i), {}};
+    if (!task_argv_.empty()) t.argv = task_argv_[n.procids[i]];
+    body.tasks.push_back(std::move(t));
+  }
+  body.ntasks = static_cast<int>(tasks_.size());
+  body.step_nodes = step_nodes;
+  body.argv = opt_.command;
+  body.env = env;
+  body.cwd = cwd;
+  body.io_address = io_address_;
+  body.io_key = key_;
+  body.output = opt_.output;
+  body.error = opt_.error;
+  body.input = opt_.input;
+  body.task_prolog = absolute(opt_.task_prolog);
+  body.task_epilog = absolute(opt_.task_epilog);
+  body.cpus_per_task = opt_.cpus_per_task;
+  body.gpus = n.gpus;
+  body.no_allocate = no_allocate_;
+  body.time_limit_s = time_limit_s_ > 0 ? time_limit_s_ : 0;
+  body.kill_wait_s = kill_wait_s_;
+  body.gpu_bind_per_task = std::max(0, opt_.gpu_bind_per_task);
+  body.gpu_bind_map = opt_.gpu_bind_map;
+  body.gpu_bind_single = std::max(0, opt_.gpu_bind_single);
+  if (opt_.pty) {
+    const auto [rows, cols] = TerminalSize();
+    body.pty = StepPty{rows, cols};
+  }
+  return body;
+}
+
+std::string StepSession::LaunchOn(NodeTasks& n, const StepLaunchRequest& body) {
+  std::string error;
+  // A node may not have heard of a just-started job yet (the controller tells the nodes after
+  // it answers; an allocation srun or salloc just got races that): 404, asked again for up to 5 s.
+  for (int attempt = 0;; ++attempt) {
+    error.clear();
+    StatusOr<std::unique_ptr<HttpClient>> c = ConnectAgent(n.name, n.agent);
+    if (!c.ok()) {
+      error = c.status().message();
+      break;
+    }
+    StatusOr<HttpResponse> r =
+        (*c)->Request("POST", "/v1/step", wire::Encode(body));
+    if (!r.ok()) {
+      error = r.status().message();
+    } else if (r->status != 200) {
+      error = ErrorText(*r);
+      if (r->status == 404 && attempt < 50) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
+    } else {
+      n.client = std::move(*c);
+    }
+    break;
+  }
+  return error;
 }
 
 void StepSession::Forward(int sig) {
@@ -597,88 +553,93 @@ void StepSession::Loop() {
     std::vector<size_t> closed;
     for (size_t k = 2; k < fds.size(); ++k) {
       if ((fds[k].revents & ~POLLOUT) == 0) continue;
-      Conn& c = conns_[k - 2];
-      ssize_t n = read(c.fd, buf.data(), buf.size());
-      bool drop = n <= 0 && !(n < 0 && errno == EINTR);
-      if (n > 0) c.decoder.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-      while (n > 0) {
-        StatusOr<std::optional<StepIoFrame>> f = c.decoder.Next();
-        if (!f.ok()) {
-          drop = true;
-          break;
-        }
-        if (!f->has_value()) break;
-        const StepIoFrame& frame = **f;
-        if (!c.hello) {
-          // The first frame must carry our key: anything else did not come from our step's agents.
-          auto node =
-              std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeTasks& x) { return x.name == frame.node; });
-          if (frame.kind != StepIoKind::kHello || frame.data != key_ || node == nodes_.end()) {
-            drop = true;
-            break;
-          }
-          c.hello = true;
-          c.node = static_cast<size_t>(node - nodes_.begin());
-          node->connected = true;
-          continue;
-        }
-        HandleFrame(c, frame);
-      }
-      if (drop) closed.push_back(k - 2);
+      if (ReadConn(conns_[k - 2], buf)) closed.push_back(k - 2);
     }
-    // A node that took the step but never reached us (it could not connect as the user, or gave
-    // up): its tasks never ran.
-    const auto now = std::chrono::steady_clock::now();
-    // Once every node that took tasks has connected (they connect after answering), the socket's
-    // name is no longer needed, and nothing is left behind if srun is killed.
-    if (!io_dir_.empty() &&
-        std::all_of(nodes_.begin(), nodes_.end(), [&](const NodeTasks& n) { return !n.launched || n.connected; })) {
-      std::error_code ec;
-      std::filesystem::remove_all(io_dir_, ec);
-      io_dir_.clear();
-    }
-    for (NodeTasks& n : nodes_) {
-      if (!n.launched || n.connected || now - n.launched_at < kConnectGrace) continue;
-      n.connected = true;  // (said once)
-      std::vector<int> lost;
-      for (int p : n.procids) {
-        if (!tasks_[p].ended) lost.push_back(p);
-      }
-      for (int p : lost) tasks_[p].ended = true;
-      if (!lost.empty()) {
-        exit_status_ = std::max(exit_status_, 1);
-        Emit(err_, "srun: error: " + n.name + ": " + TaskRanges(lost) + ": musterd could not reach srun (no I/O connection)\n");
-      }
-    }
+    CheckConnections();
     FlushExits(/*force=*/false);
-    for (auto it = closed.rbegin(); it != closed.rend(); ++it) {
-      Conn& c = conns_[*it];
-      if (c.hello) {
-        // The agent closes after the last exit; tasks still open now were lost with it.
-        std::vector<int> lost;
-        for (int p : nodes_[c.node].procids) {
-          if (!tasks_[p].ended) lost.push_back(p);
-        }
-        for (int p : lost) {
-          tasks_[p].ended = true;
-          exit_status_ = std::max(exit_status_, 1);
-        }
-        if (!lost.empty()) {
-          Emit(err_, "srun: error: " + nodes_[c.node].name + ": " + TaskRanges(lost) +
-                         ": lost contact with musterd (no exit status)\n");
-        }
+    for (auto it = closed.rbegin(); it != closed.rend(); ++it) CloseConn(*it);
+  }
+}
+
+bool StepSession::ReadConn(Conn& c, std::vector<char>& buf) {
+  ssize_t n = read(c.fd, buf.data(), buf.size());
+  bool drop = n <= 0 && !(n < 0 && errno == EINTR);
+  if (n > 0) c.decoder.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+  while (n > 0) {
+    StatusOr<std::optional<StepIoFrame>> f = c.decoder.Next();
+    if (!f.ok()) {
+      drop = true;
+      break;
+    }
+    if (!f->has_value()) break;
+    const StepIoFrame& frame = **f;
+    if (!c.hello) {
+      // The first frame must carry our key: anything else did not come from our step's agents.
+      auto node =
+          std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeTasks& x) { return x.name == frame.node; });
+      if (frame.kind != StepIoKind::kHello || frame.data != key_ || node == nodes_.end()) {
+        drop = true;
+        break;
       }
-      close(c.fd);
-      conns_.erase(conns_.begin() + static_cast<std::ptrdiff_t>(*it));
+      c.hello = true;
+      c.node = static_cast<size_t>(node - nodes_.begin());
+      node->connected = true;
+      continue;
+    }
+    HandleFrame(c, frame);
+  }
+  return drop;
+}
+
+void StepSession::CheckConnections() {
+  // A node that took the step but never reached us (it could not connect as the user, or gave
+  // up): its tasks never ran.
+  const auto now = std::chrono::steady_clock::now();
+  // Once every node that took tasks has connected (they connect after answering), the socket's
+  // name is no longer needed, and nothing is left behind if srun is killed.
+  if (!io_dir_.empty() &&
+      std::all_of(nodes_.begin(), nodes_.end(), [&](const NodeTasks& n) { return !n.launched || n.connected; })) {
+    std::error_code ec;
+    std::filesystem::remove_all(io_dir_, ec);
+    io_dir_.clear();
+  }
+  for (NodeTasks& n : nodes_) {
+    if (!n.launched || n.connected || now - n.launched_at < kConnectGrace) continue;
+    n.connected = true;  // (said once)
+    std::vector<int> lost;
+    for (int p : n.procids) {
+      if (!tasks_[p].ended) lost.push_back(p);
+    }
+    for (int p : lost) tasks_[p].ended = true;
+    if (!lost.empty()) {
+      exit_status_ = std::max(exit_status_, 1);
+      Emit(err_, "srun: error: " + n.name + ": " + TaskRanges(lost) + ": musterd could not reach srun (no I/O connection)\n");
     }
   }
 }
 
-int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, CtldClient* ctld) {
-  job_id_ = job_id;
-  no_allocate_ = no_allocate;
-  time_limit_s_ = c.time_limit_s;
-  kill_wait_s_ = c.kill_wait_s;
+void StepSession::CloseConn(size_t k) {
+  Conn& c = conns_[k];
+  if (c.hello) {
+    // The agent closes after the last exit; tasks still open now were lost with it.
+    std::vector<int> lost;
+    for (int p : nodes_[c.node].procids) {
+      if (!tasks_[p].ended) lost.push_back(p);
+    }
+    for (int p : lost) {
+      tasks_[p].ended = true;
+      exit_status_ = std::max(exit_status_, 1);
+    }
+    if (!lost.empty()) {
+      Emit(err_, "srun: error: " + nodes_[c.node].name + ": " + TaskRanges(lost) +
+                     ": lost contact with musterd (no exit status)\n");
+    }
+  }
+  close(c.fd);
+  conns_.erase(conns_.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
+bool StepSession::TakeStep(const StepAnswer& c) {
   try {
     step_id_ = c.step_id;
     if (c.ntasks < 0 || c.ntasks > (1 << 20)) throw std::out_of_range("task count");
@@ -701,50 +662,83 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
     }
   } catch (const std::exception& e) {
     Emit(err_, std::string("srun: error: malformed step from the controller: ") + e.what() + "\n");
-    return 1;
+    return false;
   }
+  return true;
+}
+
+void StepSession::EmitAllocation(int64_t job_id, const JobRecord& job) {
+  // The allocation's nodes and CPUs, as srun -v prints them (Slurm's node order).
+  std::map<std::string, int64_t> cpus;
+  for (const NodeAllocation& a : job.allocation) cpus[a.node] += CpusOf(a);
+  std::vector<std::string> names;
+  for (const auto& [name, n] : cpus) names.push_back(name);
+  StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
+  if (ordered.ok()) names = *ordered;
+  // "4(x1),2(x2)": srun's cpu counts name every run's length, 1 too.
+  std::string counts;
+  for (size_t i = 0; i < names.size();) {
+    size_t j = i;
+    while (j < names.size() && cpus[names[j]] == cpus[names[i]]) ++j;
+    counts += (counts.empty() ? "" : ",") + std::to_string(cpus[names[i]]) + "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  Emit(err_, "srun: jobid " + std::to_string(job_id) + ": nodes(" + std::to_string(names.size()) + "):`" +
+                 CompressHostlist(names) + "', cpu counts: " + counts + "\n");
+  Emit(err_, "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n");
+}
+
+bool StepSession::ReadMultiProg() {
+  const std::string& path = opt_.command.front();
+  StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    const std::string why = text.status().message();
+    Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + why.substr(why.rfind(": ") + 2) + "\n");
+    return false;
+  }
+  StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(*text, path, static_cast<int>(tasks_.size()));
+  if (!argv.ok()) {
+    Emit(err_, argv.status().message());
+    return false;
+  }
+  task_argv_ = std::move(*argv);
+  return true;
+}
+
+void StepSession::CatchSignals(int sp[2]) {
+  if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
+    sig_read_ = sp[0];
+    g_signal_pipe = sp[1];
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int s : kForwarded) sigaction(s, &sa, nullptr);
+    if (opt_.pty) sigaction(SIGWINCH, &sa, nullptr);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (int s : kForwarded) sigaddset(&unblock, s);
+    sigaddset(&unblock, SIGWINCH);
+    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  }
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, CtldClient* ctld) {
+  job_id_ = job_id;
+  no_allocate_ = no_allocate;
+  time_limit_s_ = c.time_limit_s;
+  kill_wait_s_ = c.kill_wait_s;
+  if (!TakeStep(c)) return 1;
   if (!c.warning.empty()) Emit(err_, "srun: Warning: " + c.warning + "\n");  // (Slurm's capital)
-  if (opt_.verbose > 0) {
-    // The allocation's nodes and CPUs, as srun -v prints them (Slurm's node order).
-    std::map<std::string, int64_t> cpus;
-    for (const NodeAllocation& a : c.job.allocation) cpus[a.node] += CpusOf(a);
-    std::vector<std::string> names;
-    for (const auto& [name, n] : cpus) names.push_back(name);
-    StatusOr<std::vector<std::string>> ordered = ExpandHostlist(CompressHostlist(names));
-    if (ordered.ok()) names = *ordered;
-    // "4(x1),2(x2)": srun's cpu counts name every run's length, 1 too.
-    std::string counts;
-    for (size_t i = 0; i < names.size();) {
-      size_t j = i;
-      while (j < names.size() && cpus[names[j]] == cpus[names[i]]) ++j;
-      counts += (counts.empty() ? "" : ",") + std::to_string(cpus[names[i]]) + "(x" + std::to_string(j - i) + ")";
-      i = j;
-    }
-    Emit(err_, "srun: jobid " + std::to_string(job_id) + ": nodes(" + std::to_string(names.size()) + "):`" +
-                   CompressHostlist(names) + "', cpu counts: " + counts + "\n");
-    Emit(err_, "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n");
-  }
+  if (opt_.verbose > 0) EmitAllocation(job_id, c.job);
   const auto step_failed = [&] {
     if (ctld != nullptr) {
       (void)ctld->StepDone(job_id, step_id_, 1);
     }
     return 1;
   };
-  if (opt_.multi_prog) {
-    const std::string& path = opt_.command.front();
-    StatusOr<std::string> text = ReadWholeFile(path);
-    if (!text.ok()) {
-      const std::string why = text.status().message();
-      Emit(err_, "srun: error: Unable to open configuration file " + path + ": " + why.substr(why.rfind(": ") + 2) + "\n");
-      return step_failed();
-    }
-    StatusOr<std::vector<std::vector<std::string>>> argv = ParseMultiProg(*text, path, static_cast<int>(tasks_.size()));
-    if (!argv.ok()) {
-      Emit(err_, argv.status().message());
-      return step_failed();
-    }
-    task_argv_ = std::move(*argv);
-  }
+  if (opt_.multi_prog && !ReadMultiProg()) return step_failed();
 
   const bool agents_on_tcp =
       std::any_of(nodes_.begin(), nodes_.end(), [](const NodeTasks& n) { return !IsUnix(n.agent); });
@@ -765,22 +759,7 @@ int StepSession::RunStep(int64_t job_id, bool no_allocate, const StepAnswer& c, 
     return step_failed();
   }
   int sp[2] = {-1, -1};
-  if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
-    sig_read_ = sp[0];
-    g_signal_pipe = sp[1];
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (int s : kForwarded) sigaction(s, &sa, nullptr);
-    if (opt_.pty) sigaction(SIGWINCH, &sa, nullptr);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    for (int s : kForwarded) sigaddset(&unblock, s);
-    sigaddset(&unblock, SIGWINCH);
-    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-  }
-  signal(SIGPIPE, SIG_IGN);
+  CatchSignals(sp);
   if (opt_.pty) {
     input_to_ = 0;
   } else if (opt_.input.empty()) {

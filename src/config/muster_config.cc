@@ -166,6 +166,178 @@ Status ReadTls(const MapReader& root, const std::string& path, const std::string
   return Status::Ok();
 }
 
+// controller.hosts: each HOST:PORT with a port, listed once (written back joined again).
+Status ReadControllerHosts(const MapReader& m, const std::string& path, MusterConfig* c) {
+  RETURN_IF_ERROR(m.StringList("hosts", &c->ctld_hosts));
+  for (size_t i = 0; i < c->ctld_hosts.size(); ++i) {
+    const std::string what = "controller.hosts[" + std::to_string(i) + "]";
+    StatusOr<HostPort> hp = ParseHostPort(c->ctld_hosts[i], what);
+    if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+    if (hp->port == 0) return InvalidArgument(path + ": " + what + ": '" + c->ctld_hosts[i] + "' needs a port other than 0");
+    c->ctld_hosts[i] = JoinHostPort(hp->host, hp->port);
+    for (size_t j = 0; j < i; ++j) {
+      if (c->ctld_hosts[j] == c->ctld_hosts[i]) {
+        return InvalidArgument(path + ": " + what + ": '" + c->ctld_hosts[i] + "' is listed twice");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The controller section over the defaults; its admins into *admins.
+Status ReadControllerSection(const MapReader& root, const std::string& path, const std::string& dir,
+                             MusterConfig* c, std::vector<std::string>* admins) {
+  const YAML::Node* ctl = root.Find("controller");
+  if (ctl == nullptr) return Status::Ok();
+  ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
+                                                {"socket", "listen", "state", "key_file", "heartbeat_timeout",
+                                                 "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
+                                                 "launch_failure", "rest_listen", "jwt_key", "jwt_max_lifespan", "hosts", "lease",
+                                                 "state_password_file", "outage_threshold"}));
+  std::string v;
+  if (m.Has("socket")) {
+    RETURN_IF_ERROR(m.String("socket", &v));
+    c->ctld_socket = Absolute(dir, v);
+  }
+  RETURN_IF_ERROR(m.String("listen", &c->ctld_listen));
+  if (!c->ctld_listen.empty()) {
+    StatusOr<HostPort> hp = ParseHostPort(c->ctld_listen, "controller.listen");
+    if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+  }
+  RETURN_IF_ERROR(ReadControllerHosts(m, path, c));
+  RETURN_IF_ERROR(m.Int("lease", &c->ctld_lease_s, 2, 300));
+  RETURN_IF_ERROR(m.String("rest_listen", &c->rest_listen));
+  if (!c->rest_listen.empty()) {
+    StatusOr<HostPort> hp = ParseHostPort(c->rest_listen, "controller.rest_listen");
+    if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+  }
+  if (m.Has("jwt_key")) {
+    RETURN_IF_ERROR(m.String("jwt_key", &v));
+    if (!v.empty()) c->jwt_key = Absolute(dir, v);
+  }
+  RETURN_IF_ERROR(m.Int("jwt_max_lifespan", &c->jwt_max_lifespan_s, 0, int64_t{1} << 31));
+  if (m.Has("state")) {
+    RETURN_IF_ERROR(m.String("state", &v));
+    if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0) {
+      c->state_path = v;  // a PostgreSQL URL (store/pg_store.h)
+    } else {
+      if (v.rfind("sqlite:", 0) == 0) v = v.substr(7);
+      if (v.empty()) return InvalidArgument(path + ": controller.state: empty SQLite path");
+      c->state_path = Absolute(dir, v);
+    }
+  }
+  if (m.Has("key_file")) {
+    RETURN_IF_ERROR(m.String("key_file", &v));
+    c->key_file = Absolute(dir, v);
+  }
+  if (m.Has("state_password_file")) {
+    RETURN_IF_ERROR(m.String("state_password_file", &v));
+    if (!v.empty()) c->state_password_file = Absolute(dir, v);
+    if (!c->state_password_file.empty() && c->state_path.rfind("postgres", 0) != 0) {
+      return InvalidArgument(path + ": controller.state_password_file goes with a PostgreSQL controller.state "
+                             "(postgresql://...), not the SQLite file " + c->state_path);
+    }
+  }
+  if (c->ctld_hosts.size() > 1 && c->state_path.rfind("postgres", 0) != 0) {
+    return InvalidArgument(path + ": controller.hosts lists " + std::to_string(c->ctld_hosts.size()) +
+                           " controllers, which share one state: controller.state must be a PostgreSQL URL "
+                           "(postgresql://...), not the SQLite file " + c->state_path);
+  }
+  RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c->heartbeat_timeout_s, 1, 86400));
+  RETURN_IF_ERROR(m.Int("kill_wait", &c->kill_wait_s, 0, 86400));
+  int64_t threshold = c->outage_threshold_pct;
+  RETURN_IF_ERROR(m.Int("outage_threshold", &threshold, 1, 100));
+  c->outage_threshold_pct = static_cast<int>(threshold);
+  RETURN_IF_ERROR(m.Int("min_job_age", &c->min_job_age_s, 0, 365 * 86400));
+  RETURN_IF_ERROR(m.Int("first_job_id", &c->first_job_id, 1, int64_t{1} << 40));
+  RETURN_IF_ERROR(m.StringList("admins", admins));
+  RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c->allow_root_jobs));
+  RETURN_IF_ERROR(m.Choice("launch_failure", {"hold", "requeue"}, &c->launch_failure));
+  return Status::Ok();
+}
+
+// agent.gpu_health: how often the GPUs are checked, when a GPU is back, which Xids are critical.
+Status ReadGpuHealth(const YAML::Node& node, const std::string& path, MusterConfig* c) {
+  ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, node, "agent.gpu_health", {"interval", "recover_checks", "critical_xids"}));
+  int64_t interval_s = c->gpu_health.interval_ms / 1000, recover = c->gpu_health.recover_checks;
+  RETURN_IF_ERROR(h.Int("interval", &interval_s, 1, 3600));
+  RETURN_IF_ERROR(h.Int("recover_checks", &recover, 1, 1000));
+  c->gpu_health.interval_ms = interval_s * 1000;
+  c->gpu_health.recover_checks = static_cast<int>(recover);
+  if (h.Has("critical_xids")) {
+    std::vector<std::string> xids;
+    RETURN_IF_ERROR(h.StringList("critical_xids", &xids));
+    c->gpu_health.critical_xids.clear();
+    for (const std::string& x : xids) {
+      char* end = nullptr;
+      const long v = std::strtol(x.c_str(), &end, 10);
+      if (x.empty() || *end != '\0' || v < 1 || v > 100000) {
+        return InvalidArgument(path + ": agent.gpu_health.critical_xids: '" + x + "' is not an Xid number");
+      }
+      c->gpu_health.critical_xids.insert(static_cast<int>(v));
+    }
+  }
+  return Status::Ok();
+}
+
+// The agent section over the defaults.
+Status ReadAgentSection(const MapReader& root, const std::string& path, const std::string& dir, MusterConfig* c) {
+  const YAML::Node* ag = root.Find("agent");
+  if (ag == nullptr) return Status::Ok();
+  ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
+                                                {"socket_dir", "listen", "spool_dir", "script_dir",
+                                                 "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library",
+                                                 "gpu_health", "health_check", "mps"}));
+  std::string v;
+  if (m.Has("socket_dir")) {
+    RETURN_IF_ERROR(m.String("socket_dir", &v));
+    c->agent_socket_dir = Absolute(dir, v);
+  }
+  RETURN_IF_ERROR(m.String("listen", &c->agent_listen));
+  if (!c->agent_listen.empty()) {
+    StatusOr<HostPort> hp = ParseHostPort(c->agent_listen, "agent.listen");
+    if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
+  }
+  if (m.Has("spool_dir")) {
+    RETURN_IF_ERROR(m.String("spool_dir", &v));
+    c->spool_dir = Absolute(dir, v);
+  }
+  if (m.Has("script_dir")) {
+    RETURN_IF_ERROR(m.String("script_dir", &v));
+    if (!v.empty()) c->script_dir = Absolute(dir, v);
+  }
+  RETURN_IF_ERROR(m.Int("heartbeat_interval", &c->heartbeat_interval_s, 1, 3600));
+  RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c->gpus));
+  RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c->cgroups));
+  if (const YAML::Node* gh = m.Find("gpu_health")) RETURN_IF_ERROR(ReadGpuHealth(*gh, path, c));
+  if (m.Has("mps")) {
+    RETURN_IF_ERROR(m.String("mps", &c->mps));
+    if (c->mps != "auto" && c->mps != "off" && (c->mps.empty() || c->mps[0] != '/')) {
+      return InvalidArgument(path + ": agent.mps must be auto, off or an absolute path, got '" + c->mps + "'");
+    }
+  }
+  if (const YAML::Node* hc = m.Find("health_check")) {
+    ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, *hc, "agent.health_check", {"program", "interval"}));
+    RETURN_IF_ERROR(h.String("program", &c->health_check_program));
+    if (!c->health_check_program.empty() && c->health_check_program[0] != '/') {
+      return InvalidArgument(path + ": agent.health_check.program must be an absolute path, got '" +
+                             c->health_check_program + "'");
+    }
+    RETURN_IF_ERROR(h.Int("interval", &c->health_check_interval_s, 1, 86400));
+  }
+  if (m.Has("nvml_library")) {
+    RETURN_IF_ERROR(m.String("nvml_library", &v));
+    // A bare soname goes through the loader's search; anything with a '/' is a file beside this one.
+    if (v.empty()) return InvalidArgument(path + ": agent.nvml_library is empty");
+    c->nvml_library = v.find('/') == std::string::npos ? v : Absolute(dir, v);
+  }
+  if (m.Has("gpu_devices")) {
+    RETURN_IF_ERROR(m.String("gpu_devices", &v));
+    if (!v.empty()) c->gpu_devices = Absolute(dir, v);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // controller.state_password_file: a regular file its owner alone may read, as libpq wants of a
@@ -213,163 +385,14 @@ StatusOr<MusterConfig> LoadMusterConfig(const std::string& path, ConfigReader re
   c.agent_socket_dir = dir;
   c.spool_dir = Absolute(dir, "spool");
   std::vector<std::string> admins = {"root"};
-  if (const YAML::Node* ctl = root.Find("controller")) {
-    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ctl, "controller",
-                                                  {"socket", "listen", "state", "key_file", "heartbeat_timeout",
-                                                   "kill_wait", "min_job_age", "first_job_id", "admins", "allow_root_jobs",
-                                                   "launch_failure", "rest_listen", "jwt_key", "jwt_max_lifespan", "hosts", "lease",
-                                                   "state_password_file", "outage_threshold"}));
-    std::string v;
-    if (m.Has("socket")) {
-      RETURN_IF_ERROR(m.String("socket", &v));
-      c.ctld_socket = Absolute(dir, v);
-    }
-    RETURN_IF_ERROR(m.String("listen", &c.ctld_listen));
-    if (!c.ctld_listen.empty()) {
-      StatusOr<HostPort> hp = ParseHostPort(c.ctld_listen, "controller.listen");
-      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
-    }
-    RETURN_IF_ERROR(m.StringList("hosts", &c.ctld_hosts));
-    for (size_t i = 0; i < c.ctld_hosts.size(); ++i) {
-      const std::string what = "controller.hosts[" + std::to_string(i) + "]";
-      StatusOr<HostPort> hp = ParseHostPort(c.ctld_hosts[i], what);
-      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
-      if (hp->port == 0) return InvalidArgument(path + ": " + what + ": '" + c.ctld_hosts[i] + "' needs a port other than 0");
-      c.ctld_hosts[i] = JoinHostPort(hp->host, hp->port);
-      for (size_t j = 0; j < i; ++j) {
-        if (c.ctld_hosts[j] == c.ctld_hosts[i]) {
-          return InvalidArgument(path + ": " + what + ": '" + c.ctld_hosts[i] + "' is listed twice");
-        }
-      }
-    }
-    RETURN_IF_ERROR(m.Int("lease", &c.ctld_lease_s, 2, 300));
-    RETURN_IF_ERROR(m.String("rest_listen", &c.rest_listen));
-    if (!c.rest_listen.empty()) {
-      StatusOr<HostPort> hp = ParseHostPort(c.rest_listen, "controller.rest_listen");
-      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
-    }
-    if (m.Has("jwt_key")) {
-      RETURN_IF_ERROR(m.String("jwt_key", &v));
-      if (!v.empty()) c.jwt_key = Absolute(dir, v);
-    }
-    RETURN_IF_ERROR(m.Int("jwt_max_lifespan", &c.jwt_max_lifespan_s, 0, int64_t{1} << 31));
-    if (m.Has("state")) {
-      RETURN_IF_ERROR(m.String("state", &v));
-      if (v.rfind("postgresql://", 0) == 0 || v.rfind("postgres://", 0) == 0) {
-        c.state_path = v;  // a PostgreSQL URL (store/pg_store.h)
-      } else {
-        if (v.rfind("sqlite:", 0) == 0) v = v.substr(7);
-        if (v.empty()) return InvalidArgument(path + ": controller.state: empty SQLite path");
-        c.state_path = Absolute(dir, v);
-      }
-    }
-    if (m.Has("key_file")) {
-      RETURN_IF_ERROR(m.String("key_file", &v));
-      c.key_file = Absolute(dir, v);
-    }
-    if (m.Has("state_password_file")) {
-      RETURN_IF_ERROR(m.String("state_password_file", &v));
-      if (!v.empty()) c.state_password_file = Absolute(dir, v);
-      if (!c.state_password_file.empty() && c.state_path.rfind("postgres", 0) != 0) {
-        return InvalidArgument(path + ": controller.state_password_file goes with a PostgreSQL controller.state "
-                               "(postgresql://...), not the SQLite file " + c.state_path);
-      }
-    }
-    if (c.ctld_hosts.size() > 1 && c.state_path.rfind("postgres", 0) != 0) {
-      return InvalidArgument(path + ": controller.hosts lists " + std::to_string(c.ctld_hosts.size()) +
-                             " controllers, which share one state: controller.state must be a PostgreSQL URL "
-                             "(postgresql://...), not the SQLite file " + c.state_path);
-    }
-    RETURN_IF_ERROR(m.Int("heartbeat_timeout", &c.heartbeat_timeout_s, 1, 86400));
-    RETURN_IF_ERROR(m.Int("kill_wait", &c.kill_wait_s, 0, 86400));
-    int64_t threshold = c.outage_threshold_pct;
-    RETURN_IF_ERROR(m.Int("outage_threshold", &threshold, 1, 100));
-    c.outage_threshold_pct = static_cast<int>(threshold);
-    RETURN_IF_ERROR(m.Int("min_job_age", &c.min_job_age_s, 0, 365 * 86400));
-    RETURN_IF_ERROR(m.Int("first_job_id", &c.first_job_id, 1, int64_t{1} << 40));
-    RETURN_IF_ERROR(m.StringList("admins", &admins));
-    RETURN_IF_ERROR(m.Bool("allow_root_jobs", &c.allow_root_jobs));
-    RETURN_IF_ERROR(m.Choice("launch_failure", {"hold", "requeue"}, &c.launch_failure));
-  }
+  RETURN_IF_ERROR(ReadControllerSection(root, path, dir, &c, &admins));
   for (const std::string& a : admins) {
     if (reader == ConfigReader::kCommand && !IsNumericUid(a)) continue;
     StatusOr<uint32_t> uid = ResolveUser(a);
     if (!uid.ok()) return InvalidArgument(path + ": controller.admins: " + uid.status().message());
     c.admin_uids.push_back(*uid);
   }
-  if (const YAML::Node* ag = root.Find("agent")) {
-    ASSIGN_OR_RETURN(MapReader m, MapReader::Make(path, *ag, "agent",
-                                                  {"socket_dir", "listen", "spool_dir", "script_dir",
-                                                   "heartbeat_interval", "gpus", "cgroups", "gpu_devices", "nvml_library",
-                                                   "gpu_health", "health_check", "mps"}));
-    std::string v;
-    if (m.Has("socket_dir")) {
-      RETURN_IF_ERROR(m.String("socket_dir", &v));
-      c.agent_socket_dir = Absolute(dir, v);
-    }
-    RETURN_IF_ERROR(m.String("listen", &c.agent_listen));
-    if (!c.agent_listen.empty()) {
-      StatusOr<HostPort> hp = ParseHostPort(c.agent_listen, "agent.listen");
-      if (!hp.ok()) return InvalidArgument(path + ": " + hp.status().message());
-    }
-    if (m.Has("spool_dir")) {
-      RETURN_IF_ERROR(m.String("spool_dir", &v));
-      c.spool_dir = Absolute(dir, v);
-    }
-    if (m.Has("script_dir")) {
-      RETURN_IF_ERROR(m.String("script_dir", &v));
-      if (!v.empty()) c.script_dir = Absolute(dir, v);
-    }
-    RETURN_IF_ERROR(m.Int("heartbeat_interval", &c.heartbeat_interval_s, 1, 3600));
-    RETURN_IF_ERROR(m.Choice("gpus", {"auto", "nvml", "fake"}, &c.gpus));
-    RETURN_IF_ERROR(m.Choice("cgroups", {"auto", "off"}, &c.cgroups));
-    if (const YAML::Node* gh = m.Find("gpu_health")) {
-      ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, *gh, "agent.gpu_health", {"interval", "recover_checks", "critical_xids"}));
-      int64_t interval_s = c.gpu_health.interval_ms / 1000, recover = c.gpu_health.recover_checks;
-      RETURN_IF_ERROR(h.Int("interval", &interval_s, 1, 3600));
-      RETURN_IF_ERROR(h.Int("recover_checks", &recover, 1, 1000));
-      c.gpu_health.interval_ms = interval_s * 1000;
-      c.gpu_health.recover_checks = static_cast<int>(recover);
-      if (h.Has("critical_xids")) {
-        std::vector<std::string> xids;
-        RETURN_IF_ERROR(h.StringList("critical_xids", &xids));
-        c.gpu_health.critical_xids.clear();
-        for (const std::string& x : xids) {
-          char* end = nullptr;
-          const long v = std::strtol(x.c_str(), &end, 10);
-          if (x.empty() || *end != '\0' || v < 1 || v > 100000) {
-            return InvalidArgument(path + ": agent.gpu_health.critical_xids: '" + x + "' is not an Xid number");
-          }
-          c.gpu_health.critical_xids.insert(static_cast<int>(v));
-        }
-      }
-    }
-    if (m.Has("mps")) {
-      RETURN_IF_ERROR(m.String("mps", &c.mps));
-      if (c.mps != "auto" && c.mps != "off" && (c.mps.empty() || c.mps[0] != '/')) {
-        return InvalidArgument(path + ": agent.mps must be auto, off or an absolute path, got '" + c.mps + "'");
-      }
-    }
-    if (const YAML::Node* hc = m.Find("health_check")) {
-      ASSIGN_OR_RETURN(MapReader h, MapReader::Make(path, *hc, "agent.health_check", {"program", "interval"}));
-      RETURN_IF_ERROR(h.String("program", &c.health_check_program));
-      if (!c.health_check_program.empty() && c.health_check_program[0] != '/') {
-        return InvalidArgument(path + ": agent.health_check.program must be an absolute path, got '" +
-                               c.health_check_program + "'");
-      }
-      RETURN_IF_ERROR(h.Int("interval", &c.health_check_interval_s, 1, 86400));
-    }
-    if (m.Has("nvml_library")) {
-      RETURN_IF_ERROR(m.String("nvml_library", &v));
-      // A bare soname goes through the loader's search; anything with a '/' is a file beside this one.
-      if (v.empty()) return InvalidArgument(path + ": agent.nvml_library is empty");
-      c.nvml_library = v.find('/') == std::string::npos ? v : Absolute(dir, v);
-    }
-    if (m.Has("gpu_devices")) {
-      RETURN_IF_ERROR(m.String("gpu_devices", &v));
-      if (!v.empty()) c.gpu_devices = Absolute(dir, v);
-    }
-  }
+  RETURN_IF_ERROR(ReadAgentSection(root, path, dir, &c));
   RETURN_IF_ERROR(ReadTls(root, path, dir, reader, &c));
   if (reader == ConfigReader::kCommand) {
     RETURN_IF_ERROR(CheckHeartbeats(c, path, doc));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "config/slurm_conf_nodes.h"
 #include "config/slurm_conf_values.h"
 #include "config/yaml_reader.h"  // ReadTextFile
 #include "model/gpu_links.h"
@@ -33,8 +34,6 @@ namespace muster {
 namespace {
 
 constexpr size_t kMaxNodes = 100'000;   // keeps a typo like gpu[1-9999999] from eating memory
-constexpr int64_t kMaxCpus = 1'000'000;
-constexpr int kMaxLinks = 255;          // GpuLinkMatrix stores counts as uint8_t
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -120,52 +119,7 @@ class SlurmConfReader {
         return InvalidArgument(SlurmConfWhere(gsrc, pairs[0].line) + ": missing Name= (the gres name, e.g. Name=gpu)");
       }
       if (Lower(name->value) != "gpu") continue;  // mps, shard, nic, ...: nothing Muster models
-      int64_t count = 1;
-      if (const Pair* f = o.Find("file")) {
-        StatusOr<std::vector<std::string>> files = ExpandHostlist(f->value);
-        if (!files.ok()) return o.Error(*f, files.status().message());
-        if (files->empty()) return o.Error(*f, "names no device files");
-        if (files->size() > static_cast<size_t>(kMaxDevicesPerNode)) {
-          return o.Error(*f, "names more than " + std::to_string(kMaxDevicesPerNode) + " devices");
-        }
-        count = static_cast<int64_t>(files->size());
-      } else if (o.Find("multiplefiles") != nullptr) {
-        count = 1;  // one device (e.g. a MIG-sharded GPU) behind several files
-      }
-      if (const Pair* c = o.Find("count")) {
-        int64_t n = 0;
-        if (!ParseSlurmConfInt(c->value, &n) || n < 1 || n > kMaxDevicesPerNode) {
-          return o.Error(*c, "expected an integer in [1, " + std::to_string(kMaxDevicesPerNode) + "]");
-        }
-        if (o.Find("file") != nullptr && n != count) {
-          return o.Error(*c, "File= names " + std::to_string(count) + " devices");
-        }
-        count = n;
-      }
-      std::string type;
-      if (const Pair* t = o.Find("type")) {
-        if (!IsPlainName(t->value)) return o.Error(*t, "invalid GPU type " + SlurmConfQuote(t->value));
-        type = t->value;
-      }
-      std::vector<int64_t> links;
-      const Pair* links_pair = o.Find("links");
-      if (links_pair != nullptr) {
-        if (count != 1) {
-          return o.Error(*links_pair, "applies to a line of one device, and this line has " +
-                                          std::to_string(count));
-        }
-        for (const std::string& cell : SplitOn(links_pair->value, ',')) {
-          int64_t v = 0;
-          const bool negative = !cell.empty() && cell[0] == '-';
-          if (!ParseSlurmConfInt(negative ? std::string_view(cell).substr(1) : std::string_view(cell), &v)) {
-            return o.Error(*links_pair, "expected a comma-separated list of link counts (-1 for the GPU itself)");
-          }
-          links.push_back(negative ? -v : v);
-          if (links.size() > static_cast<size_t>(kMaxDevicesPerNode)) {
-            return o.Error(*links_pair, "lists more than " + std::to_string(kMaxDevicesPerNode) + " GPUs");
-          }
-        }
-      }
+      ASSIGN_OR_RETURN(GresLine gpu, ReadGresGpuLine(o));
       if (node_names == nullptr) {
         // A line for every node: it applies to the nodes with GPUs in slurm.conf (a shared gres.conf
         // says nothing about the CPU-only ones).
@@ -174,8 +128,9 @@ class SlurmConfReader {
         }
       }
       for (size_t i : targets) {
-        for (int64_t d = 0; d < count; ++d) {
-          devices_[i].push_back(GresDevice{type, links, links_pair != nullptr, links_pair ? *links_pair : Pair{}});
+        for (int64_t d = 0; d < gpu.count; ++d) {
+          devices_[i].push_back(GresDevice{gpu.type, gpu.links, gpu.links_pair != nullptr,
+                                           gpu.links_pair ? *gpu.links_pair : Pair{}});
         }
         if (first_gres_line_.count(i) == 0) first_gres_line_[i] = pairs[0].line;
       }
@@ -219,12 +174,6 @@ class SlurmConfReader {
   }
 
  private:
-  struct GresDevice {
-    std::string type;
-    std::vector<int64_t> links;
-    bool has_links = false;
-    Pair links_pair;  // the Links= it came from
-  };
   struct PendingLine {
     Options options;
     int line = 0;
@@ -436,56 +385,6 @@ class SlurmConfReader {
     }
   }
 
-  // Boards, Sockets/SocketsPerBoard, CoresPerSocket, ThreadsPerCore and CPUs, completed as Slurm's
-  // read_config.c does: a missing Sockets is inferred from CPUs, a missing CPUs is the product.
-  // Slurm resets a CPUs= that matches no product (with an error in its log); here it is an error.
-  Status ReadCpus(const Options& o, Node* n) {
-    int64_t boards = 1, per_board = 1, sockets = 1, cores = 1, threads = 1, cpus = 0;
-    RETURN_IF_ERROR(o.Int("boards", &boards, 1, 1024));
-    RETURN_IF_ERROR(o.Int("socketsperboard", &per_board, 1, 1024));
-    RETURN_IF_ERROR(o.Int("sockets", &sockets, 1, 65535));
-    RETURN_IF_ERROR(o.Int("corespersocket", &cores, 1, 65535));
-    RETURN_IF_ERROR(o.Int("threadspercore", &threads, 1, 64));
-    RETURN_IF_ERROR(o.Int("cpus", &cpus, 1, kMaxCpus));
-    const Pair* cpus_pair = o.Find("cpus");
-    if (o.Find("sockets") != nullptr && o.Find("socketsperboard") != nullptr) {
-      return o.Error(*o.Find("socketsperboard"), "give Sockets= or SocketsPerBoard=, not both");
-    }
-    if (o.Find("socketsperboard") != nullptr) {
-      sockets = boards * per_board;
-    } else if (o.Find("sockets") == nullptr) {
-      sockets = boards;
-      if (cpus_pair != nullptr) {
-        if (cpus % (cores * threads) == 0 && cpus / (cores * threads) > 0) {
-          sockets = cpus / (cores * threads);
-        } else if (cpus % cores == 0 && cpus / cores > 0) {
-          sockets = cpus / cores;  // CPUs= counts cores
-        } else {
-          return o.Error(*cpus_pair, "does not divide into sockets of CoresPerSocket=" + std::to_string(cores) +
-                                         " x ThreadsPerCore=" + std::to_string(threads));
-        }
-      }
-    }
-    const int64_t total = sockets * cores * threads;
-    if (total > kMaxCpus) {
-      const Pair* at = o.Find("corespersocket") ? o.Find("corespersocket") : o.Find("nodename");
-      return o.Error(*at, "more than " + std::to_string(kMaxCpus) + " CPUs on a node");
-    }
-    if (cpus_pair == nullptr) {
-      cpus = total;
-    } else if (cpus != total && cpus != sockets * cores && cpus != sockets) {
-      return o.Error(*cpus_pair, "matches none of Sockets (" + std::to_string(sockets) +
-                                     "), Sockets x CoresPerSocket (" + std::to_string(sockets * cores) +
-                                     ") or Sockets x CoresPerSocket x ThreadsPerCore (" + std::to_string(total) + ")");
-    }
-    n->cpus = static_cast<int>(cpus);
-    n->sockets = static_cast<int>(sockets);
-    n->cores_per_socket = static_cast<int>(cores);
-    n->threads_per_core = static_cast<int>(threads);
-    n->numa_nodes = static_cast<int>(std::min(sockets, cpus));
-    return Status::Ok();
-  }
-
   Status ReadNodeLine(const std::vector<Pair>& pairs) {
     Options line(source_, "NodeName");
     RETURN_IF_ERROR(line.AddLine(pairs, NodeOptions()));
@@ -499,7 +398,7 @@ class SlurmConfReader {
     const Pair& names = pairs[0];
 
     Node proto;
-    RETURN_IF_ERROR(ReadCpus(o, &proto));
+    RETURN_IF_ERROR(ReadNodeCpus(o, &proto));
     proto.memory_mb = 1;  // Slurm's default RealMemory
     RETURN_IF_ERROR(o.Memory("realmemory", &proto.memory_mb));
     RETURN_IF_ERROR(o.Memory("tmpdisk", &proto.tmp_disk_mb));
@@ -650,26 +549,7 @@ class SlurmConfReader {
       RETURN_IF_ERROR(MatchGres(i, &devices));
     }
     const int count = static_cast<int>(devices.size());
-    n.gpus.clear();
-    for (int g = 0; g < count; ++g) {
-      Gpu gpu;
-      gpu.index = g;
-      gpu.model = devices[g].type;
-      gpu.memory_mb = 0;
-      gpu.numa_node = g * n.numa_nodes / count;
-      gpu.uuid = "GPU-" + n.name + "-" + std::to_string(g);
-      if (const int64_t slice_mb = MigProfileMemoryMb(gpu.model); slice_mb > 0) {
-        // The physical GPU behind a slice (its index; its model unless the type starts with it, as
-        // "a100_3g.40gb") is not in Slurm's files. The whole type stays what requests name
-        // (--gres=gpu:<type>:N).
-        gpu.mig_profile = gpu.model;
-        const size_t underscore = gpu.mig_profile.rfind('_');
-        gpu.model = underscore == std::string::npos ? "" : gpu.mig_profile.substr(0, underscore);
-        gpu.memory_mb = slice_mb;
-        gpu.uuid = "MIG-" + n.name + "-" + std::to_string(g);
-      }
-      n.gpus.push_back(std::move(gpu));
-    }
+    n.gpus = GresGpus(n, devices);
     n.links = GpuLinkMatrix::PcieOnly(count);
     const bool any_links = std::any_of(devices.begin(), devices.end(), [](const GresDevice& d) { return d.has_links; });
     if (any_links) RETURN_IF_ERROR(BuildLinks(i, devices));
@@ -680,41 +560,8 @@ class SlurmConfReader {
   // Type= takes the node's gres type when Gres= names exactly one.
   Status MatchGres(size_t i, std::vector<GresDevice>* devices) {
     const std::vector<GresSpec>& specs = specs_[i];
-    std::set<std::string> typed;
-    for (const GresSpec& s : specs) {
-      if (!s.type.empty()) typed.insert(s.type);
-    }
-    if (typed.size() == 1) {
-      for (GresDevice& d : *devices) {
-        if (d.type.empty()) d.type = *typed.begin();
-      }
-    }
-    std::vector<std::pair<std::string, int>> want, have;
-    auto add = [](std::vector<std::pair<std::string, int>>& v, const std::string& type, int count) {
-      auto it = std::find_if(v.begin(), v.end(), [&](const auto& e) { return e.first == type; });
-      if (it == v.end()) {
-        v.emplace_back(type, count);
-      } else {
-        it->second += count;
-      }
-    };
-    for (const GresSpec& s : specs) add(want, s.type, s.count);
-    for (const GresDevice& d : *devices) add(have, d.type, 1);
-    // Typed entries must match exactly; untyped ones take whatever devices are left.
-    int untyped_want = 0, left = static_cast<int>(devices->size());
-    bool ok = true;
-    for (const auto& w : want) {
-      if (w.first.empty()) {
-        untyped_want += w.second;
-        continue;
-      }
-      auto it = std::find_if(have.begin(), have.end(), [&](const auto& e) { return e.first == w.first; });
-      const int got = it == have.end() ? 0 : it->second;
-      ok = ok && got == w.second;
-      left -= got;
-    }
-    ok = ok && left == untyped_want;
-    if (ok) return Status::Ok();
+    std::vector<std::pair<std::string, int>> have;
+    if (MatchGresTypes(specs, devices, &have)) return Status::Ok();
     const Node& n = nodes()[i];
     const std::string slurm_side = specs.empty() ? "no GPUs"
                                                  : "Gres=" + SlurmConfShort(gres_pair_[i].value);
@@ -725,44 +572,7 @@ class SlurmConfReader {
 
   // gres.conf Links=: per GPU, its NVLink count to every GPU of the node in order (-1 for itself).
   Status BuildLinks(size_t i, const std::vector<GresDevice>& devices) {
-    const std::string node = SlurmConfQuote(nodes()[i].name);
-    const int count = static_cast<int>(devices.size());
-    auto error = [&](int g, const std::string& msg) { return SlurmConfPairError(gres_source_, devices[g].links_pair, msg); };
-    auto gpu = [&](int g) { return "GPU " + std::to_string(g) + " of node " + node; };
-    for (int g = 0; g < count; ++g) {
-      const GresDevice& d = devices[g];
-      if (!d.has_links) {
-        int with = 0;
-        while (!devices[with].has_links) ++with;
-        return error(with, "given for some GPUs of node " + node + " but not for GPU " + std::to_string(g));
-      }
-      if (static_cast<int>(d.links.size()) != count) {
-        return error(g, "lists " + std::to_string(d.links.size()) + " GPUs, node " + node + " has " +
-                            std::to_string(count));
-      }
-      for (int h = 0; h < count; ++h) {
-        const int64_t v = d.links[h];
-        if (h == g && v != -1 && v != 0) {
-          return error(g, gpu(g) + " must list itself as -1, got " + std::to_string(v));
-        }
-        if (h != g && (v < 0 || v > kMaxLinks)) {
-          return error(g, gpu(g) + " has " + std::to_string(v) + " links to GPU " + std::to_string(h) +
-                              " (expected 0 to " + std::to_string(kMaxLinks) + ")");
-        }
-      }
-    }
-    GpuLinkMatrix m(count);
-    for (int g = 0; g < count; ++g) {
-      for (int h = g + 1; h < count; ++h) {
-        if (devices[g].links[h] != devices[h].links[g]) {
-          return error(h, gpu(h) + " has " + std::to_string(devices[h].links[g]) + " links to GPU " +
-                              std::to_string(g) + ", but GPU " + std::to_string(g) + " has " +
-                              std::to_string(devices[g].links[h]) + " to it");
-        }
-        m.set_links(g, h, static_cast<int>(devices[g].links[h]));
-      }
-    }
-    nodes()[i].links = std::move(m);
+    ASSIGN_OR_RETURN(nodes()[i].links, GresLinkMatrix(gres_source_, nodes()[i].name, devices));
     return Status::Ok();
   }
 

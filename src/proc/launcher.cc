@@ -252,7 +252,9 @@ bool OpenOnto(const char* path, int flags, int target) {
   return true;
 }
 
-[[noreturn]] void RunChild(const LaunchSpec& spec, const Prepared& p, int report_fd) {
+// The child's start: default signal handlers, nothing blocked, a new session, the given
+// descriptors on 0-2 (a terminal there as its controlling one), every other descriptor closed.
+void StartSession(const LaunchSpec& spec, int report_fd) {
   // The agent may block or ignore signals (SIGPIPE, SIGCHLD); the job starts from defaults. The
   // parent blocked every signal before starting us: reset the handlers first, then unblock, so
   // that none of the agent's handlers ever runs here.
@@ -281,7 +283,10 @@ bool OpenOnto(const char* path, int flags, int target) {
   if (spec.controlling_tty && ioctl(0, TIOCSCTTY, 0) != 0) Fail(report_fd, Step::kStdin, 0, errno);
   // Before the privilege drop: afterwards /proc/self/fd may be unreadable (not dumpable).
   if (!CloseFrom(3, report_fd)) Fail(report_fd, Step::kCloseFds, 0, errno);
+}
 
+// The task's pid into its cgroups' procs files (and into the environment's pid variable).
+void JoinCgroups(const Prepared& p, int report_fd) {
   char pid_text[24];
   size_t pid_len = FormatUnsigned(static_cast<unsigned long>(getpid()), pid_text, sizeof(pid_text));
   if (!p.task_pid_env.empty()) {  // (its buffer holds 24 characters and a NUL after them)
@@ -293,25 +298,27 @@ bool OpenOnto(const char* path, int flags, int target) {
     if (!WriteAll(fd, pid_text, pid_len)) Fail(report_fd, Step::kCgroup, static_cast<int>(i), errno);
     close(fd);
   }
+}
 
-  umask(spec.umask);
-  if (p.change_identity) {
-    // Raw system calls: they change this task's credentials only (see the top of the file).
-    if (syscall(SYS_setgroups, p.groups.size(), p.groups.data()) != 0) Fail(report_fd, Step::kSetgroups, 0, errno);
-    if (syscall(SYS_setresgid, spec.gid, spec.gid, spec.gid) != 0) Fail(report_fd, Step::kSetgid, 0, errno);
-    if (syscall(SYS_setresuid, spec.uid, spec.uid, spec.uid) != 0) Fail(report_fd, Step::kSetuid, 0, errno);
-    if (getuid() != spec.uid || geteuid() != spec.uid || getgid() != spec.gid || getegid() != spec.gid) {
-      Fail(report_fd, Step::kRegain, 0, 0);
-    }
-    const long keep = -1;
-    if (spec.uid != 0 && (syscall(SYS_setresuid, keep, 0L, keep) == 0 || syscall(SYS_setuid, 0L) == 0)) {
-      Fail(report_fd, Step::kRegain, 0, 0);
-    }
-    if (spec.gid != 0 && spec.uid != 0 && (syscall(SYS_setresgid, keep, 0L, keep) == 0 || syscall(SYS_setgid, 0L) == 0)) {
-      Fail(report_fd, Step::kRegain, 0, 0);
-    }
+// Becomes the job's user, and checks that root cannot be had back.
+void ChangeIdentity(const LaunchSpec& spec, const Prepared& p, int report_fd) {
+  // Raw system calls: they change this task's credentials only (see the top of the file).
+  if (syscall(SYS_setgroups, p.groups.size(), p.groups.data()) != 0) Fail(report_fd, Step::kSetgroups, 0, errno);
+  if (syscall(SYS_setresgid, spec.gid, spec.gid, spec.gid) != 0) Fail(report_fd, Step::kSetgid, 0, errno);
+  if (syscall(SYS_setresuid, spec.uid, spec.uid, spec.uid) != 0) Fail(report_fd, Step::kSetuid, 0, errno);
+  if (getuid() != spec.uid || geteuid() != spec.uid || getgid() != spec.gid || getegid() != spec.gid) {
+    Fail(report_fd, Step::kRegain, 0, 0);
   }
+  const long keep = -1;
+  if (spec.uid != 0 && (syscall(SYS_setresuid, keep, 0L, keep) == 0 || syscall(SYS_setuid, 0L) == 0)) {
+    Fail(report_fd, Step::kRegain, 0, 0);
+  }
+  if (spec.gid != 0 && spec.uid != 0 && (syscall(SYS_setresgid, keep, 0L, keep) == 0 || syscall(SYS_setgid, 0L) == 0)) {
+    Fail(report_fd, Step::kRegain, 0, 0);
+  }
+}
 
+void SetSoftLimits(const LaunchSpec& spec) {
   for (const auto& [resource, soft] : spec.soft_limits) {
     struct rlimit lim;
     if (getrlimit(resource, &lim) != 0) continue;
@@ -319,7 +326,36 @@ bool OpenOnto(const char* path, int flags, int target) {
     lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || (want != RLIM_INFINITY && want <= lim.rlim_max) ? want : lim.rlim_max;
     (void)setrlimit(resource, &lim);
   }
+}
 
+[[noreturn]] void Exec(const Prepared& p, int report_fd) {
+  // execvp's rules: skip entries that do not exist or may not be searched; remember EACCES;
+  // a file without a known format runs under /bin/sh.
+  int err = ENOENT;
+  bool saw_eacces = false;
+  for (const std::string& candidate : p.exec_candidates) {
+    execve(candidate.c_str(), p.argv.data(), p.envp.data());
+    err = errno;
+    if (err == ENOEXEC) {
+      char** sh_argv = const_cast<char**>(p.sh_argv.data());
+      sh_argv[1] = const_cast<char*>(candidate.c_str());
+      execve("/bin/sh", sh_argv, p.envp.data());
+      err = errno;
+      break;
+    }
+    if (err == EACCES) saw_eacces = true;
+    if (err != ENOENT && err != ENOTDIR && err != EACCES) break;
+  }
+  if (err != ENOEXEC && saw_eacces && (err == ENOENT || err == ENOTDIR)) err = EACCES;
+  Fail(report_fd, Step::kExec, 0, err);
+}
+
+[[noreturn]] void RunChild(const LaunchSpec& spec, const Prepared& p, int report_fd) {
+  StartSession(spec, report_fd);
+  JoinCgroups(p, report_fd);
+  umask(spec.umask);
+  if (p.change_identity) ChangeIdentity(spec, p, report_fd);
+  SetSoftLimits(spec);
   // As Slurm's slurmstepd: a working directory the user cannot enter is not fatal, the job starts
   // in /tmp and is told so on its stderr.
   int chdir_err = 0;
@@ -357,25 +393,7 @@ bool OpenOnto(const char* path, int flags, int target) {
     WriteAll(2, p.chdir_note_tail.data(), p.chdir_note_tail.size());
   }
 
-  // execvp's rules: skip entries that do not exist or may not be searched; remember EACCES;
-  // a file without a known format runs under /bin/sh.
-  int err = ENOENT;
-  bool saw_eacces = false;
-  for (const std::string& candidate : p.exec_candidates) {
-    execve(candidate.c_str(), p.argv.data(), p.envp.data());
-    err = errno;
-    if (err == ENOEXEC) {
-      char** sh_argv = const_cast<char**>(p.sh_argv.data());
-      sh_argv[1] = const_cast<char*>(candidate.c_str());
-      execve("/bin/sh", sh_argv, p.envp.data());
-      err = errno;
-      break;
-    }
-    if (err == EACCES) saw_eacces = true;
-    if (err != ENOENT && err != ENOTDIR && err != EACCES) break;
-  }
-  if (err != ENOEXEC && saw_eacces && (err == ENOENT || err == ENOTDIR)) err = EACCES;
-  Fail(report_fd, Step::kExec, 0, err);
+  Exec(p, report_fd);
 }
 
 // ---- Parent side. ------------------------------------------------------------------------------

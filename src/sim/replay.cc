@@ -178,16 +178,31 @@ std::string TimeSpec(int64_t s) {
   return std::to_string(s / 3600) + ":" + std::to_string(s / 60 % 60) + ":" + std::to_string(s % 60);
 }
 
-}  // namespace
+// The cluster's GPUs (CPUs with count_cpus).
+int64_t Capacity(const std::vector<Node>& nodes, bool count_cpus) {
+  int64_t capacity = 0;
+  for (const Node& n : nodes) capacity += count_cpus ? n.cpus : static_cast<int64_t>(n.gpus.size());
+  return capacity;
+}
 
-StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayOptions& options) {
-  ReplayResult result;
-  if (trace.empty()) return result;
+// The controller's own check of its caches, over the run.
+void NoteCacheCheck(const Controller& ctld, ReplayResult* result) {
+  const Controller::CacheCheck check = ctld.cache_check();
+  result->cache_check_passes = check.passes;
+  result->cache_check_differences = check.differences;
+  result->cache_check_first = check.first;
+}
+
+// The trace's jobs by arrival (those arriving together in the trace's order).
+std::vector<size_t> ArrivalOrder(const std::vector<ReplayJob>& trace) {
   std::vector<size_t> order(trace.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return trace[a].arrival_s < trace[b].arrival_s; });
+  return order;
+}
 
+ControllerConfig ReplayControllerConfig(const ReplayOptions& options) {
   ControllerConfig config = options.controller;
   config.heartbeat_timeout_s = int64_t{1} << 40;  // simulated agents never fall silent
   config.allow_root_jobs = true;
@@ -196,9 +211,61 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   config.usage_save_s = 86400;  // the memory store dies with the run: saving usage is only work
   // Slurm's default PriorityCalcPeriod (Tick comes every minute of virtual time, over months).
   if (config.priority.calc_period_s == 0) config.priority.calc_period_s = 300;
-  for (const Node& n : config.cluster.nodes) {
-    result.capacity_gpus += options.count_cpus ? n.cpus : static_cast<int64_t>(n.gpus.size());
+  return config;
+}
+
+Status RegisterSimNodes(Controller& ctld, const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    NodeRecord r;
+    r.node = n;
+    r.agent_address = "sim:" + n.name;
+    RETURN_IF_ERROR(ctld.RegisterNode(r, {}, kRoot).status());
   }
+  return Status::Ok();
+}
+
+// Submits trace job j; its controller id. An error names the trace job.
+StatusOr<int64_t> SubmitTraceJob(Controller& ctld, const ReplayJob& j) {
+  SubmitRequest s;
+  s.name = "job" + std::to_string(j.trace_id);
+  if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
+  if (j.cpus > 0) s.resource_args.push_back("--ntasks=" + std::to_string(j.cpus));
+  // (a trace's limit past a year, the longest a job may ask, asks for a year)
+  if (j.time_limit_s != kUnlimited) {
+    s.resource_args.push_back("--time=" + TimeSpec(std::min(j.time_limit_s, kMaxJobTimeLimitS)));
+  }
+  s.script = "#!/bin/sh\n";
+  s.workdir = "/";
+  s.account = j.vc;
+  StatusOr<int64_t> id = ctld.Submit(s, kRoot);
+  if (!id.ok()) {
+    return Status(id.status().code(), "trace job " + std::to_string(j.trace_id) + ": " + id.status().message());
+  }
+  return id;
+}
+
+// An error for the first submitted job (by controller id) that never finished.
+Status AllRan(Controller& ctld, const std::vector<ReplayJob>& trace, const std::map<int64_t, size_t>& by_id,
+              const std::vector<bool>& done) {
+  for (const auto& [id, i] : by_id) {
+    if (done[i]) continue;
+    StatusOr<JobRecord> job = ctld.GetJob(id);
+    return Status(StatusCode::kFailedPrecondition,
+                  "trace job " + std::to_string(trace[i].trace_id) + " never ran: " +
+                      (job.ok() ? JobStateName(job->state) + std::string(" (") + job->reason + " " + job->reason_detail + ")"
+                                : job.status().message()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayOptions& options) {
+  ReplayResult result;
+  if (trace.empty()) return result;
+  const std::vector<size_t> order = ArrivalOrder(trace);
+  const ControllerConfig config = ReplayControllerConfig(options);
+  result.capacity_gpus = Capacity(config.cluster.nodes, options.count_cpus);
   auto units = [&](const ReplayJob& j) { return options.count_cpus ? j.cpus : j.gpus; };
 
   const bool limits = std::any_of(trace.begin(), trace.end(), [](const ReplayJob& j) { return j.time_limit_s != kUnlimited; });
@@ -207,12 +274,7 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   std::unique_ptr<Store> store = std::make_unique<ReplayStore>();
   Controller ctld(config, store.get(), &agents, &clock);
   RETURN_IF_ERROR(ctld.Recover());
-  for (const Node& n : config.cluster.nodes) {
-    NodeRecord r;
-    r.node = n;
-    r.agent_address = "sim:" + n.name;
-    RETURN_IF_ERROR(ctld.RegisterNode(r, {}, kRoot).status());
-  }
+  RETURN_IF_ERROR(RegisterSimNodes(ctld, config.cluster.nodes));
 
   std::map<int64_t, size_t> by_id;  // controller job id -> trace index
   std::vector<FinishedJob> finished(trace.size());
@@ -268,21 +330,8 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
       while (next < order.size() && trace[order[next]].arrival_s <= now_s) {
         const size_t i = order[next++];
         const ReplayJob& j = trace[i];
-        SubmitRequest s;
-        s.name = "job" + std::to_string(j.trace_id);
-        if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
-        if (j.cpus > 0) s.resource_args.push_back("--ntasks=" + std::to_string(j.cpus));
-        // (a trace's limit past a year, the longest a job may ask, asks for a year)
-        if (j.time_limit_s != kUnlimited) {
-          s.resource_args.push_back("--time=" + TimeSpec(std::min(j.time_limit_s, kMaxJobTimeLimitS)));
-        }
-        s.script = "#!/bin/sh\n";
-        s.workdir = "/";
-        s.account = j.vc;
-        StatusOr<int64_t> id = ctld.Submit(s, kRoot);
-        if (!id.ok()) {
-          return Status(id.status().code(), "trace job " + std::to_string(j.trace_id) + ": " + id.status().message());
-        }
+        StatusOr<int64_t> id = SubmitTraceJob(ctld, j);
+        if (!id.ok()) return id.status();
         by_id[*id] = i;
         SimAgents::Run& r = agents.runs_[*id];
         r.work_s = j.duration_s;
@@ -304,20 +353,10 @@ StatusOr<ReplayResult> Replay(const std::vector<ReplayJob>& trace, const ReplayO
   }
   if (options.progress) options.progress(finished_count, static_cast<int64_t>(trace.size()));
   sample(clock.NowSeconds());
-  for (const auto& [id, i] : by_id) {
-    if (done[i]) continue;
-    StatusOr<JobRecord> job = ctld.GetJob(id);
-    return Status(StatusCode::kFailedPrecondition,
-                  "trace job " + std::to_string(trace[i].trace_id) + " never ran: " +
-                      (job.ok() ? JobStateName(job->state) + std::string(" (") + job->reason + " " + job->reason_detail + ")"
-                                : job.status().message()));
-  }
+  RETURN_IF_ERROR(AllRan(ctld, trace, by_id, done));
   result.jobs = std::move(finished);
   result.preemptions = agents.preemptions_;
-  const Controller::CacheCheck check = ctld.cache_check();
-  result.cache_check_passes = check.passes;
-  result.cache_check_differences = check.differences;
-  result.cache_check_first = check.first;
+  NoteCacheCheck(ctld, &result);
   return result;
 }
 

@@ -165,6 +165,80 @@ Status ApplyOpenbOption(const OptionOccurrence& o, OpenbArgs* a) {
   return Status::Ok();
 }
 
+// One policy's runs over the seeds: its figures per seed, and per arrived % (0..x130) the sums and
+// counts of the seeds' allocation and fragmentation rates.
+struct OpenbSeedRuns {
+  std::vector<std::optional<double>> a100, a130, f80;
+  std::vector<double> alloc_sum, frag_sum;
+  std::vector<int> alloc_n, frag_n;
+  int64_t failed = 0, total = 0;
+};
+
+StatusOr<OpenbSeedRuns> RunOpenbSeeds(const std::vector<OpenbNode>& nodes, const std::vector<OpenbPod>& pods,
+                                      const OpenbArgs& a, OpenbPolicy policy, int x130, bool tty) {
+  const int x100 = 100, x80 = 80;
+  OpenbSeedRuns runs;
+  auto& [a100, a130, f80, alloc_sum, frag_sum, alloc_n, frag_n, failed, total] = runs;
+  alloc_sum.assign(x130 + 1, 0);
+  frag_sum.assign(x130 + 1, 0);
+  alloc_n.assign(x130 + 1, 0);
+  frag_n.assign(x130 + 1, 0);
+  for (int s = 0; s < a.seeds; ++s) {
+    OpenbOptions o;
+    o.policy = policy;
+    o.seed = a.first_seed + static_cast<uint64_t>(s);
+    o.ratio = a.ratio;
+    auto progress = [&](int64_t done, int64_t all) {
+      if (!tty) return;
+      std::fprintf(stderr, "\r  %-10s seed %llu: %lld/%lld pods", OpenbPolicyName(policy),
+                   static_cast<unsigned long long>(o.seed), static_cast<long long>(done), static_cast<long long>(all));
+      std::fflush(stderr);
+    };
+    ASSIGN_OR_RETURN(OpenbRun r, RunOpenb(nodes, pods, o, progress));
+    a100.push_back(x100 < static_cast<int>(r.alloc.size()) ? r.alloc[x100] : std::nullopt);
+    a130.push_back(x130 < static_cast<int>(r.alloc.size()) ? r.alloc[x130] : std::nullopt);
+    f80.push_back(x80 < static_cast<int>(r.frag_rate.size()) ? r.frag_rate[x80] : std::nullopt);
+    failed += r.failed;
+    total += r.pods;
+    for (int x = 0; x <= x130 && x < static_cast<int>(r.alloc.size()); ++x) {
+      if (r.alloc[x]) alloc_sum[x] += *r.alloc[x], ++alloc_n[x];
+      if (r.frag_rate[x]) frag_sum[x] += *r.frag_rate[x], ++frag_n[x];
+    }
+  }
+  return runs;
+}
+
+// The FGD paper's figures for policy `name` on this pod list (at --ratio 1.3 only): *pub for the
+// table ("alloc@100, @130, frag@80"), *j_pub for the JSON.
+void FindPublished(const OpenbArgs& a, const char* name, std::string* pub, boost::json::object* j_pub) {
+  auto list = PublishedFigures().find(PodListName(a.pods));
+  if (list != PublishedFigures().end() && std::abs(a.ratio - 1.3) < 1e-9) {
+    if (auto it = list->second.find(name); it != list->second.end()) {
+      auto num = [](double v, int d) { return std::isnan(v) ? std::string("-") : Fixed(v, d); };
+      *pub = num(it->second.alloc_100, 2) + ", " + num(it->second.alloc_130, 2) + ", " + num(it->second.frag_80, 1);
+      *j_pub = {{"alloc_100", it->second.alloc_100}, {"alloc_130", it->second.alloc_130},
+                {"frag_rate_80", it->second.frag_80}};
+    }
+  }
+}
+
+// A policy's entry of --json: the means over the seeds, and the published figures (NaN: null).
+boost::json::object PolicyJson(const OpenbSeedRuns& runs, int seeds, boost::json::object j_pub) {
+  boost::json::object j;
+  j["alloc_100"] = Mean(runs.a100) ? boost::json::value(*Mean(runs.a100)) : boost::json::value(nullptr);
+  j["alloc_130"] = Mean(runs.a130) ? boost::json::value(*Mean(runs.a130)) : boost::json::value(nullptr);
+  j["frag_rate_80"] = Mean(runs.f80) ? boost::json::value(*Mean(runs.f80)) : boost::json::value(nullptr);
+  j["failed_pods_per_seed"] = static_cast<double>(runs.failed) / seeds;
+  j["seeds"] = seeds;
+  if (!j_pub.empty()) {
+    for (boost::json::key_value_pair& kv : j_pub) {
+      if (kv.value().is_double() && std::isnan(kv.value().get_double())) kv.value() = nullptr;
+    }
+    j["published"] = j_pub;
+  }
+  return j;
+}
+
 int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   OpenbArgs a;
   bool bad_value = false;
@@ -199,7 +273,7 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     return 1;
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
-  const int x100 = 100, x130 = static_cast<int>(std::floor(a.ratio * 100 + 1e-9)), x80 = 80;
+  const int x130 = static_cast<int>(std::floor(a.ratio * 100 + 1e-9));
   boost::json::object results;
   out << "openb placement (FGD protocol): " << nodes->size() << " nodes, " << pods->size() << " pods in "
       << a.pods.substr(a.pods.rfind('/') + 1) << ", demand to " << Fixed(a.ratio * 100, 0) << "%, seeds " << a.first_seed
@@ -220,48 +294,17 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
   plot.y_lo = 70;
   plot.y_hi = 100;
   for (OpenbPolicy policy : a.policies) {
-    std::vector<std::optional<double>> a100, a130, f80;
-    std::vector<double> alloc_sum(x130 + 1, 0), frag_sum(x130 + 1, 0);
-    std::vector<int> alloc_n(x130 + 1, 0), frag_n(x130 + 1, 0);
-    int64_t failed = 0, total = 0;
-    for (int s = 0; s < a.seeds; ++s) {
-      OpenbOptions o;
-      o.policy = policy;
-      o.seed = a.first_seed + static_cast<uint64_t>(s);
-      o.ratio = a.ratio;
-      auto progress = [&](int64_t done, int64_t all) {
-        if (!tty) return;
-        std::fprintf(stderr, "\r  %-10s seed %llu: %lld/%lld pods", OpenbPolicyName(policy),
-                     static_cast<unsigned long long>(o.seed), static_cast<long long>(done), static_cast<long long>(all));
-        std::fflush(stderr);
-      };
-      StatusOr<OpenbRun> r = RunOpenb(*nodes, *pods, o, progress);
-      if (!r.ok()) {
-        err << "\nmuster sim openb: " << r.status().message() << "\n";
-        return 1;
-      }
-      a100.push_back(x100 < static_cast<int>(r->alloc.size()) ? r->alloc[x100] : std::nullopt);
-      a130.push_back(x130 < static_cast<int>(r->alloc.size()) ? r->alloc[x130] : std::nullopt);
-      f80.push_back(x80 < static_cast<int>(r->frag_rate.size()) ? r->frag_rate[x80] : std::nullopt);
-      failed += r->failed;
-      total += r->pods;
-      for (int x = 0; x <= x130 && x < static_cast<int>(r->alloc.size()); ++x) {
-        if (r->alloc[x]) alloc_sum[x] += *r->alloc[x], ++alloc_n[x];
-        if (r->frag_rate[x]) frag_sum[x] += *r->frag_rate[x], ++frag_n[x];
-      }
+    StatusOr<OpenbSeedRuns> runs = RunOpenbSeeds(*nodes, *pods, a, policy, x130, tty);
+    if (!runs.ok()) {
+      err << "\nmuster sim openb: " << runs.status().message() << "\n";
+      return 1;
     }
+    const auto& [a100, a130, f80, alloc_sum, frag_sum, alloc_n, frag_n, failed, total] = *runs;
     if (tty) std::fprintf(stderr, "\r%60s\r", "");
     const char* name = OpenbPolicyName(policy);
     boost::json::object j_pub;
     std::string pub = "-";
-    auto list = PublishedFigures().find(PodListName(a.pods));
-    if (list != PublishedFigures().end() && std::abs(a.ratio - 1.3) < 1e-9) {
-      if (auto it = list->second.find(name); it != list->second.end()) {
-        auto num = [](double v, int d) { return std::isnan(v) ? std::string("-") : Fixed(v, d); };
-        pub = num(it->second.alloc_100, 2) + ", " + num(it->second.alloc_130, 2) + ", " + num(it->second.frag_80, 1);
-        j_pub = {{"alloc_100", it->second.alloc_100}, {"alloc_130", it->second.alloc_130}, {"frag_rate_80", it->second.frag_80}};
-      }
-    }
+    FindPublished(a, name, &pub, &j_pub);
     std::snprintf(line, sizeof line, "%-11s %10s %10s %10s %9s   %s\n", name, Fixed(Mean(a100), 2).c_str(),
                   Fixed(Mean(a130), 2).c_str(), Fixed(Mean(f80), 1).c_str(),
                   (std::to_string(failed / a.seeds) + "/" + std::to_string(total / a.seeds)).c_str(), pub.c_str());
@@ -275,19 +318,7 @@ int Openb(const std::vector<std::string>& args, std::ostream& out, std::ostream&
              (frag_n[x] > 0 ? Fixed(frag_sum[x] / frag_n[x], 2) : "") + "\n";
     }
     plot.series.push_back(std::move(series));
-    boost::json::object j;
-    j["alloc_100"] = Mean(a100) ? boost::json::value(*Mean(a100)) : boost::json::value(nullptr);
-    j["alloc_130"] = Mean(a130) ? boost::json::value(*Mean(a130)) : boost::json::value(nullptr);
-    j["frag_rate_80"] = Mean(f80) ? boost::json::value(*Mean(f80)) : boost::json::value(nullptr);
-    j["failed_pods_per_seed"] = static_cast<double>(failed) / a.seeds;
-    j["seeds"] = a.seeds;
-    if (!j_pub.empty()) {
-      for (boost::json::key_value_pair& kv : j_pub) {
-        if (kv.value().is_double() && std::isnan(kv.value().get_double())) kv.value() = nullptr;
-      }
-      j["published"] = j_pub;
-    }
-    results[name] = j;
+    results[name] = PolicyJson(*runs, a.seeds, std::move(j_pub));
   }
   if (std::string bad = WriteSimOutputs({{a.json, PrettyJson(results) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(plot)}});
       !bad.empty()) {

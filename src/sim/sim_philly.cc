@@ -231,6 +231,201 @@ Status ApplyQueueOption(const OptionOccurrence& o, QueueArgs* a) {
   return Status::Ok();
 }
 
+// The trace's jobs, sorted and sliced (one of the two lists, by the trace's kind).
+struct QueueTrace {
+  std::vector<PhillyJob> philly;
+  std::vector<SwfJob> swf_jobs;
+  size_t size = 0;
+};
+
+Status ReadQueueTrace(const QueueArgs& a, const std::string& text, QueueTrace* t) {
+  if (a.kind == TraceKind::kSwf) {
+    StatusOr<std::vector<SwfJob>> jobs = ParseSwf(text, a.trace);
+    if (!jobs.ok()) return jobs.status();
+    t->swf_jobs = std::move(*jobs);
+    std::stable_sort(t->swf_jobs.begin(), t->swf_jobs.end(),
+                     [](const SwfJob& x, const SwfJob& y) { return x.submit_s < y.submit_s; });
+    if (a.slice > 0 && static_cast<int64_t>(t->swf_jobs.size()) > a.slice) t->swf_jobs.resize(a.slice);
+    t->size = t->swf_jobs.size();
+  } else {
+    StatusOr<std::vector<PhillyJob>> jobs = ParsePhilly(text, a.trace);
+    if (!jobs.ok()) return jobs.status();
+    t->philly = std::move(*jobs);
+    if (a.slice > 0 && static_cast<int64_t>(t->philly.size()) > a.slice) t->philly.resize(a.slice);
+    t->size = t->philly.size();
+  }
+  return Status::Ok();
+}
+
+// The cluster the trace is replayed on, as the header and the JSON describe it.
+struct QueueMachine {
+  ClusterSnapshot cluster;
+  std::string shape;
+  boost::json::object json;
+};
+
+// The cluster: the SWF log's machine, --cluster's file, or the bench cluster of the options.
+// 0, or the exit code (the message written).
+int SetUpQueueMachine(const QueueArgs& a, const std::string& text, QueueMachine* m, std::ostream& err) {
+  if (a.kind == TraceKind::kSwf && a.cluster_file.empty()) {
+    // The log's machine: MaxNodes nodes of MaxProcs / MaxNodes CPUs, or MaxProcs of one CPU.
+    const SwfHeader h = ParseSwfHeader(text);
+    int64_t nodes = a.nodes_given ? a.cluster.nodes : h.max_nodes > 0 ? h.max_nodes : h.max_procs;
+    int64_t per = a.cpus_per_node > 0 ? a.cpus_per_node
+                  : h.max_procs > 0 && nodes > 0 ? std::max<int64_t>(1, h.max_procs / nodes) : 0;
+    if (nodes <= 0 || per <= 0) {
+      return Fail(err, a.kind, "'" + a.trace + "' has no MaxNodes/MaxProcs header: give --nodes and --cpus-per-node", 2);
+    }
+    m->cluster = CpuBenchCluster(static_cast<int>(nodes), static_cast<int>(per));
+    m->shape = std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") + std::to_string(per) + " CPUs";
+    m->json = {{"nodes", nodes}, {"cpus_per_node", per}};
+  } else if (!a.cluster_file.empty()) {
+    StatusOr<ClusterConfig> c = LoadAnyClusterFile(a.cluster_file);
+    if (!c.ok()) return Fail(err, a.kind, c.status().message(), 1);
+    m->cluster = ClusterSnapshot(std::move(c->spec));
+    m->cluster.usage = std::move(c->usage);
+    m->shape = std::to_string(m->cluster.nodes.size()) + " nodes of " + a.cluster_file;
+    m->json = {{"file", a.cluster_file}, {"nodes", m->cluster.nodes.size()}};
+  } else {
+    m->cluster = QueueBenchCluster(a.cluster);
+    m->json = {{"nodes", a.cluster.nodes}, {"gpus_per_node", a.cluster.gpus_per_node},
+               {"nodes_per_leaf", a.cluster.nodes_per_leaf}};
+    m->shape = std::to_string(a.cluster.nodes) + " nodes x " + std::to_string(a.cluster.gpus_per_node) +
+               " GPUs under leaf switches of " + std::to_string(a.cluster.nodes_per_leaf);
+  }
+  return 0;
+}
+
+// SWF times count from the log's start: they are placed at a fixed epoch (2001-09-09).
+constexpr int64_t kSwfEpoch = 1000000000;
+
+// What is written once every policy has run: the JSON's results, the CSV, the two plots.
+struct QueueOutputs {
+  boost::json::object results;
+  std::string csv;
+  LinePlot cdf, alloc;
+};
+
+// One policy's run, with its row of the table; its results go into *o. 0, or the exit code (the
+// message written).
+int RunQueuePolicy(QueuePolicy policy, const QueueArgs& a, const QueueTrace& t, const ClusterSnapshot& cluster,
+                   int64_t capacity, int64_t t0, std::ostream& out, std::ostream& err, QueueOutputs* o) {
+  const bool swf = a.kind == TraceKind::kSwf;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const char* key = QueuePolicyKey(policy);
+  ReplayOptions ro = QueueOptions(policy, cluster);
+  ro.restart_penalty_s = a.restart_penalty_s;
+  ro.count_cpus = swf;
+  ro.controller.scheduler.placement = a.placement;
+  ro.controller.check_caches = a.check_caches;
+  if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) ro.controller.priority.las_queue_limits_gpu_s = a.las_limits;
+  if (a.min_runtime_s >= 0 && ro.controller.scheduler.policy != nullptr) {
+    SchedPolicy p = *ro.controller.scheduler.policy;
+    p.preemption.exempt_time_s = a.min_runtime_s;
+    ro.controller.scheduler.policy = std::make_shared<SchedPolicy>(p);
+  }
+  if (tty) ro.progress = [&](int64_t done, int64_t total) { Bar(key, done, total); };
+  const auto start = std::chrono::steady_clock::now();
+  int64_t ignored = 0;
+  StatusOr<ReplayResult> r = Replay(swf ? SwfQueueJobs(t.swf_jobs, policy, capacity, kSwfEpoch, &ignored)
+                                        : QueueJobs(t.philly, policy, a.overestimate),
+                                    ro);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (tty) std::fprintf(stderr, "\r%80s\r", "");
+  if (!r.ok()) return Fail(err, a.kind, std::string(key) + ": " + r.status().message(), 1);
+  StatusOr<QueueMetrics> m = ComputeQueueMetrics(r->jobs, capacity);
+  if (!m.ok()) return Fail(err, a.kind, std::string(key) + ": " + m.status().message(), 1);
+  char line[512];
+  std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %5s%% %8lld %7s\n", key,
+                Num(m->avg_jct_s / 3600, 2).c_str(), Num(m->p50_jct_s / 3600, 2).c_str(),
+                Num(m->p99_jct_s / 3600, 1).c_str(), Num(m->avg_queue_s / 3600, 2).c_str(),
+                Num(m->avg_slowdown, 1).c_str(), Num(m->makespan_s / 86400.0, 1).c_str(),
+                Num(m->gpu_utilization * 100, 1).c_str(), static_cast<long long>(r->preemptions),
+                Num(wall, 1).c_str());
+  out << line << std::flush;
+  if (a.check_caches) {
+    out << "  cache check: " << r->cache_check_passes << " passes decided twice, " << r->cache_check_differences
+        << " differ\n" << std::flush;
+    if (r->cache_check_differences > 0) {
+      return Fail(err, a.kind, std::string(key) + ": the scheduler's kept caches decided otherwise than a fresh pass: " +
+                                   r->cache_check_first, 1);
+    }
+  }
+  boost::json::object j = {{"avg_jct_s", m->avg_jct_s},     {"p50_jct_s", m->p50_jct_s},
+                      {"p99_jct_s", m->p99_jct_s},     {"avg_queue_s", m->avg_queue_s},
+                      {"avg_slowdown", m->avg_slowdown}, {"makespan_s", m->makespan_s},
+                      {"gpu_utilization", m->gpu_utilization}, {"vc_share", boost::json::value_from(m->vc_share)},
+                      {"jobs", m->jobs},               {"preemptions", r->preemptions},
+                      {"timeouts", r->timeouts},       {"scheduling_passes", r->cycles},
+                      {"wall_s", wall}};
+  o->results[key] = j;
+  for (const ReplaySample& s : r->series) {
+    o->csv += std::string(key) + "," + std::to_string(s.time_s) + "," + std::to_string(s.allocated_gpus) + "," +
+              std::to_string(s.pending_jobs) + "," + std::to_string(s.running_jobs) + "," +
+              std::to_string(s.idle_gpus_while_waiting) + "\n";
+  }
+  std::vector<double> jct;
+  for (const FinishedJob& f : r->jobs) jct.push_back(static_cast<double>(std::max<int64_t>(1, f.end_s - f.arrival_s)));
+  std::sort(jct.begin(), jct.end());
+  PlotSeries c{key, {}};
+  const size_t step = std::max<size_t>(1, jct.size() / 400);
+  for (size_t i = 0; i < jct.size(); i += step) c.points.emplace_back(std::log10(jct[i]), (i + 1.0) / jct.size());
+  c.points.emplace_back(std::log10(jct.back()), 1.0);
+  o->cdf.series.push_back(std::move(c));
+  PlotSeries s{key, {}};
+  for (const ReplaySample& p : r->series) s.points.emplace_back((p.time_s - t0) / 86400.0, p.allocated_gpus);
+  o->alloc.series.push_back(std::move(s));
+  return 0;
+}
+
+// The capacity (CPUs of an SWF trace, else GPUs) the trace fits in; -1 when it does not (the
+// message written: exit code 1). *skipped: the SWF jobs left out.
+int64_t QueueCapacity(const QueueArgs& a, const QueueTrace& t, const ClusterSnapshot& cluster, int64_t* skipped,
+                      std::ostream& err) {
+  const bool swf = a.kind == TraceKind::kSwf;
+  int64_t capacity = 0;
+  for (const Node& n : cluster.nodes) capacity += swf ? n.cpus : static_cast<int64_t>(n.gpus.size());
+  if (capacity == 0) {
+    Fail(err, a.kind, std::string("the cluster has no ") + (swf ? "CPUs" : "GPUs"), 1);
+    return -1;
+  }
+  if (swf) {
+    (void)SwfQueueJobs(t.swf_jobs, QueuePolicy::kFifo, capacity, 0, skipped);
+    if (*skipped == static_cast<int64_t>(t.size)) {
+      Fail(err, a.kind, "no job of '" + a.trace + "' can run here", 1);
+      return -1;
+    }
+  } else {
+    int max_gpus = 0;
+    for (const PhillyJob& j : t.philly) max_gpus = std::max(max_gpus, j.gpus);
+    if (max_gpus > capacity) {
+      Fail(err, a.kind, "a job asks for " + std::to_string(max_gpus) + " GPUs, more than the cluster's " +
+                            std::to_string(capacity), 1);
+      return -1;
+    }
+  }
+  return capacity;
+}
+
+// The header: the trace, the cluster and the settings, then the table's heading.
+void PrintQueueHeader(const QueueArgs& a, size_t trace_size, int64_t skipped, const std::string& shape,
+                      int64_t capacity, double load, std::ostream& out) {
+  const bool swf = a.kind == TraceKind::kSwf;
+  out << (swf ? "SWF" : "Philly") << " queueing: " << trace_size << " jobs";
+  if (swf) out << " (" << skipped << " left out: never ran or larger than the cluster)";
+  out << ", " << shape << " (" << capacity << " " << (swf ? "CPUs" : "GPUs") << "), offered load " << Num(load, 2);
+  if (swf) {
+    out << ", backfill time limits as requested";
+  } else {
+    out << ", backfill time limits " << Num(a.overestimate, 1) << " x duration";
+  }
+  out << ", restart penalty " << a.restart_penalty_s << " s\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %6s %8s %7s\n", "policy", "avg JCT h", "p50 JCT h",
+                "p99 JCT h", "avg queue h", "slowdown", "makespan d", "util", "preempt", "wall s");
+  out << line;
+}
+
 int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   QueueArgs a;
   a.kind = kind;
@@ -258,182 +453,49 @@ int SimQueue(TraceKind kind, const std::vector<std::string>& args, std::ostream&
   }
   StatusOr<std::string> text = ReadTraceFile(a.trace);
   if (!text.ok()) return Fail(err, a.kind, text.status().message(), 1);
-  std::vector<PhillyJob> philly;
-  std::vector<SwfJob> swf_jobs;
-  size_t trace_size = 0;
-  if (swf) {
-    StatusOr<std::vector<SwfJob>> t = ParseSwf(*text, a.trace);
-    if (!t.ok()) return Fail(err, a.kind, t.status().message(), 1);
-    swf_jobs = std::move(*t);
-    std::stable_sort(swf_jobs.begin(), swf_jobs.end(), [](const SwfJob& x, const SwfJob& y) { return x.submit_s < y.submit_s; });
-    if (a.slice > 0 && static_cast<int64_t>(swf_jobs.size()) > a.slice) swf_jobs.resize(a.slice);
-    trace_size = swf_jobs.size();
-  } else {
-    StatusOr<std::vector<PhillyJob>> t = ParsePhilly(*text, a.trace);
-    if (!t.ok()) return Fail(err, a.kind, t.status().message(), 1);
-    philly = std::move(*t);
-    if (a.slice > 0 && static_cast<int64_t>(philly.size()) > a.slice) philly.resize(a.slice);
-    trace_size = philly.size();
-  }
-  if (trace_size == 0) return Fail(err, a.kind, "'" + a.trace + "' holds no jobs", 1);
+  QueueTrace trace;
+  if (Status st = ReadQueueTrace(a, *text, &trace); !st.ok()) return Fail(err, a.kind, st.message(), 1);
+  if (trace.size == 0) return Fail(err, a.kind, "'" + a.trace + "' holds no jobs", 1);
   const char* unit = swf ? "CPUs" : "GPUs";
   const char* title = swf ? "SWF" : "Philly";
-
-  ClusterSnapshot cluster;
-  std::string shape;
-  boost::json::object cluster_json;
-  if (swf && a.cluster_file.empty()) {
-    // The log's machine: MaxNodes nodes of MaxProcs / MaxNodes CPUs, or MaxProcs of one CPU.
-    const SwfHeader h = ParseSwfHeader(*text);
-    int64_t nodes = a.nodes_given ? a.cluster.nodes : h.max_nodes > 0 ? h.max_nodes : h.max_procs;
-    int64_t per = a.cpus_per_node > 0 ? a.cpus_per_node
-                  : h.max_procs > 0 && nodes > 0 ? std::max<int64_t>(1, h.max_procs / nodes) : 0;
-    if (nodes <= 0 || per <= 0) {
-      return Fail(err, a.kind, "'" + a.trace + "' has no MaxNodes/MaxProcs header: give --nodes and --cpus-per-node", 2);
-    }
-    cluster = CpuBenchCluster(static_cast<int>(nodes), static_cast<int>(per));
-    shape = std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") + std::to_string(per) + " CPUs";
-    cluster_json = {{"nodes", nodes}, {"cpus_per_node", per}};
-  } else if (!a.cluster_file.empty()) {
-    StatusOr<ClusterConfig> c = LoadAnyClusterFile(a.cluster_file);
-    if (!c.ok()) return Fail(err, a.kind, c.status().message(), 1);
-    cluster = ClusterSnapshot(std::move(c->spec));
-    cluster.usage = std::move(c->usage);
-    shape = std::to_string(cluster.nodes.size()) + " nodes of " + a.cluster_file;
-    cluster_json = {{"file", a.cluster_file}, {"nodes", cluster.nodes.size()}};
-  } else {
-    cluster = QueueBenchCluster(a.cluster);
-    cluster_json = {{"nodes", a.cluster.nodes}, {"gpus_per_node", a.cluster.gpus_per_node},
-                    {"nodes_per_leaf", a.cluster.nodes_per_leaf}};
-    shape = std::to_string(a.cluster.nodes) + " nodes x " + std::to_string(a.cluster.gpus_per_node) +
-            " GPUs under leaf switches of " + std::to_string(a.cluster.nodes_per_leaf);
-  }
-  int64_t capacity = 0;
-  for (const Node& n : cluster.nodes) capacity += swf ? n.cpus : static_cast<int64_t>(n.gpus.size());
-  if (capacity == 0) return Fail(err, a.kind, std::string("the cluster has no ") + unit, 1);
+  QueueMachine machine;
+  if (int code = SetUpQueueMachine(a, *text, &machine, err); code != 0) return code;
   int64_t skipped = 0;
-  if (swf) {
-    (void)SwfQueueJobs(swf_jobs, QueuePolicy::kFifo, capacity, 0, &skipped);
-    if (skipped == static_cast<int64_t>(trace_size)) return Fail(err, a.kind, "no job of '" + a.trace + "' can run here", 1);
-  } else {
-    int max_gpus = 0;
-    for (const PhillyJob& j : philly) max_gpus = std::max(max_gpus, j.gpus);
-    if (max_gpus > capacity) {
-      return Fail(err, a.kind, "a job asks for " + std::to_string(max_gpus) + " GPUs, more than the cluster's " +
-                           std::to_string(capacity), 1);
-    }
-  }
-  // SWF times count from the log's start: they are placed at a fixed epoch (2001-09-09).
-  constexpr int64_t kSwfEpoch = 1000000000;
-  auto jobs_for = [&](QueuePolicy policy) {
-    int64_t ignored = 0;
-    return swf ? SwfQueueJobs(swf_jobs, policy, capacity, kSwfEpoch, &ignored) : QueueJobs(philly, policy, a.overestimate);
-  };
-  cluster_json[swf ? "cpus" : "gpus"] = capacity;
-  const double load = swf ? SwfOfferedLoad(swf_jobs, capacity) : OfferedLoad(philly, capacity);
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  out << title << " queueing: " << trace_size << " jobs";
-  if (swf) out << " (" << skipped << " left out: never ran or larger than the cluster)";
-  out << ", " << shape << " (" << capacity << " " << unit << "), offered load " << Num(load, 2);
-  if (swf) {
-    out << ", backfill time limits as requested";
-  } else {
-    out << ", backfill time limits " << Num(a.overestimate, 1) << " x duration";
-  }
-  out << ", restart penalty " << a.restart_penalty_s << " s\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %6s %8s %7s\n", "policy", "avg JCT h", "p50 JCT h",
-                "p99 JCT h", "avg queue h", "slowdown", "makespan d", "util", "preempt", "wall s");
-  out << line;
-  boost::json::object results;
-  std::string csv = swf ? "policy,time_s,allocated_cpus,pending_jobs,running_jobs,idle_cpus_while_waiting\n"
-                        : "policy,time_s,allocated_gpus,pending_jobs,running_jobs,idle_gpus_while_waiting\n";
-  LinePlot cdf, alloc;
-  cdf.title = std::string("Job completion time CDF (") + title + ", " + std::to_string(trace_size) + " jobs)";
-  cdf.x_label = "JCT (log10 seconds)";
-  cdf.y_label = "fraction of jobs";
-  alloc.title = std::string("Allocated ") + unit + " over time (" + title + ", " + std::to_string(capacity) + " " + unit + ")";
-  alloc.x_label = "days since the first arrival";
-  alloc.y_label = std::string("allocated ") + unit;
-  const int64_t t0 = swf ? kSwfEpoch + swf_jobs.front().submit_s : philly.front().arrival_s;
+  const int64_t capacity = QueueCapacity(a, trace, machine.cluster, &skipped, err);
+  if (capacity < 0) return 1;
+  machine.json[swf ? "cpus" : "gpus"] = capacity;
+  const double load = swf ? SwfOfferedLoad(trace.swf_jobs, capacity) : OfferedLoad(trace.philly, capacity);
+  PrintQueueHeader(a, trace.size, skipped, machine.shape, capacity, load, out);
+  QueueOutputs o;
+  o.csv = swf ? "policy,time_s,allocated_cpus,pending_jobs,running_jobs,idle_cpus_while_waiting\n"
+              : "policy,time_s,allocated_gpus,pending_jobs,running_jobs,idle_gpus_while_waiting\n";
+  o.cdf.title = std::string("Job completion time CDF (") + title + ", " + std::to_string(trace.size) + " jobs)";
+  o.cdf.x_label = "JCT (log10 seconds)";
+  o.cdf.y_label = "fraction of jobs";
+  o.alloc.title =
+      std::string("Allocated ") + unit + " over time (" + title + ", " + std::to_string(capacity) + " " + unit + ")";
+  o.alloc.x_label = "days since the first arrival";
+  o.alloc.y_label = std::string("allocated ") + unit;
+  const int64_t t0 = swf ? kSwfEpoch + trace.swf_jobs.front().submit_s : trace.philly.front().arrival_s;
   for (QueuePolicy policy : a.policies) {
-    const char* key = QueuePolicyKey(policy);
-    ReplayOptions o = QueueOptions(policy, cluster);
-    o.restart_penalty_s = a.restart_penalty_s;
-    o.count_cpus = swf;
-    o.controller.scheduler.placement = a.placement;
-    o.controller.check_caches = a.check_caches;
-    if (policy == QueuePolicy::kMuster && !a.las_limits.empty()) o.controller.priority.las_queue_limits_gpu_s = a.las_limits;
-    if (a.min_runtime_s >= 0 && o.controller.scheduler.policy != nullptr) {
-      SchedPolicy p = *o.controller.scheduler.policy;
-      p.preemption.exempt_time_s = a.min_runtime_s;
-      o.controller.scheduler.policy = std::make_shared<SchedPolicy>(p);
-    }
-    if (tty) o.progress = [&](int64_t done, int64_t total) { Bar(key, done, total); };
-    const auto start = std::chrono::steady_clock::now();
-    StatusOr<ReplayResult> r = Replay(jobs_for(policy), o);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (tty) std::fprintf(stderr, "\r%80s\r", "");
-    if (!r.ok()) return Fail(err, a.kind, std::string(key) + ": " + r.status().message(), 1);
-    StatusOr<QueueMetrics> m = ComputeQueueMetrics(r->jobs, capacity);
-    if (!m.ok()) return Fail(err, a.kind, std::string(key) + ": " + m.status().message(), 1);
-    std::snprintf(line, sizeof line, "%-14s %11s %10s %11s %11s %9s %11s %5s%% %8lld %7s\n", key,
-                  Num(m->avg_jct_s / 3600, 2).c_str(), Num(m->p50_jct_s / 3600, 2).c_str(),
-                  Num(m->p99_jct_s / 3600, 1).c_str(), Num(m->avg_queue_s / 3600, 2).c_str(),
-                  Num(m->avg_slowdown, 1).c_str(), Num(m->makespan_s / 86400.0, 1).c_str(),
-                  Num(m->gpu_utilization * 100, 1).c_str(), static_cast<long long>(r->preemptions),
-                  Num(wall, 1).c_str());
-    out << line << std::flush;
-    if (a.check_caches) {
-      out << "  cache check: " << r->cache_check_passes << " passes decided twice, " << r->cache_check_differences
-          << " differ\n" << std::flush;
-      if (r->cache_check_differences > 0) {
-        return Fail(err, a.kind, std::string(key) + ": the scheduler's kept caches decided otherwise than a fresh pass: " +
-                                     r->cache_check_first, 1);
-      }
-    }
-    boost::json::object j = {{"avg_jct_s", m->avg_jct_s},     {"p50_jct_s", m->p50_jct_s},
-                        {"p99_jct_s", m->p99_jct_s},     {"avg_queue_s", m->avg_queue_s},
-                        {"avg_slowdown", m->avg_slowdown}, {"makespan_s", m->makespan_s},
-                        {"gpu_utilization", m->gpu_utilization}, {"vc_share", boost::json::value_from(m->vc_share)},
-                        {"jobs", m->jobs},               {"preemptions", r->preemptions},
-                        {"timeouts", r->timeouts},       {"scheduling_passes", r->cycles},
-                        {"wall_s", wall}};
-    results[key] = j;
-    for (const ReplaySample& s : r->series) {
-      csv += std::string(key) + "," + std::to_string(s.time_s) + "," + std::to_string(s.allocated_gpus) + "," +
-             std::to_string(s.pending_jobs) + "," + std::to_string(s.running_jobs) + "," +
-             std::to_string(s.idle_gpus_while_waiting) + "\n";
-    }
-    std::vector<double> jct;
-    for (const FinishedJob& f : r->jobs) jct.push_back(static_cast<double>(std::max<int64_t>(1, f.end_s - f.arrival_s)));
-    std::sort(jct.begin(), jct.end());
-    PlotSeries c{key, {}};
-    const size_t step = std::max<size_t>(1, jct.size() / 400);
-    for (size_t i = 0; i < jct.size(); i += step) c.points.emplace_back(std::log10(jct[i]), (i + 1.0) / jct.size());
-    c.points.emplace_back(std::log10(jct.back()), 1.0);
-    cdf.series.push_back(std::move(c));
-    PlotSeries s{key, {}};
-    for (const ReplaySample& p : r->series) s.points.emplace_back((p.time_s - t0) / 86400.0, p.allocated_gpus);
-    alloc.series.push_back(std::move(s));
+    if (int rc = RunQueuePolicy(policy, a, trace, machine.cluster, capacity, t0, out, err, &o); rc != 0) return rc;
   }
   boost::json::object doc = {{"trace", a.trace},
-                        {"jobs", trace_size},
+                        {"jobs", trace.size},
                         {"left_out", skipped},
                         {"unit", swf ? "cpus" : "gpus"},
-                        {"cluster", cluster_json},
+                        {"cluster", machine.json},
                         {"offered_load", load},
                         {"overestimate", swf ? boost::json::value() : boost::json::value(a.overestimate)},
                         {"restart_penalty_s", a.restart_penalty_s},
-                        {"policies", results}};
-  if (std::string bad = WriteSimOutputs({{a.json, PrettyJson(doc) + "\n"}, {a.csv, csv}, {a.svg, RenderSvg(cdf)},
-                                        {svg2, RenderSvg(alloc)}});
+                        {"policies", o.results}};
+  if (std::string bad = WriteSimOutputs({{a.json, PrettyJson(doc) + "\n"}, {a.csv, o.csv}, {a.svg, RenderSvg(o.cdf)},
+                                        {svg2, RenderSvg(o.alloc)}});
       !bad.empty()) {
     return Fail(err, a.kind, "cannot write '" + bad + "'", 1);
   }
   return 0;
 }
-
 }  // namespace
 
 int SimPhilly(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
