@@ -433,10 +433,15 @@ std::string WrapScript(const std::string& command) {
 }
 
 // The resource options of one job (or heterogeneous component): its directives, then its
-// command line, each checked alone first so that an error names it as Slurm would. A memory
-// option on the command line replaces the directives' (Slurm's --mem* are exclusive).
-StatusOr<std::vector<std::string>> ResourceArgs(const std::vector<OptionOccurrence>& directives,
-                                                const std::vector<OptionOccurrence>& cli) {
+// command line, read once into its request, each value checked as it comes so that an error names
+// it as Slurm would, and kept as given (the job's submit_args). A memory option on the command
+// line replaces the directives' (Slurm's --mem* are exclusive).
+struct Resources {
+  JobRequest request;
+  std::vector<std::string> args;
+};
+StatusOr<Resources> ReadResources(const std::vector<OptionOccurrence>& directives,
+                                  const std::vector<OptionOccurrence>& cli) {
   bool cli_sets_memory = false;
   for (const OptionOccurrence& p : cli) {
     cli_sets_memory = cli_sets_memory || IsMemoryOption(p.spec->Canonical());
@@ -450,17 +455,18 @@ StatusOr<std::vector<std::string>> ResourceArgs(const std::vector<OptionOccurren
   for (const OptionOccurrence& p : cli) {
     if (p.spec->use == Kind::kResource) resources.push_back(&p);
   }
-  std::vector<std::string> args;
+  JobRequestBuilder builder;
+  Resources out;
   for (const OptionOccurrence* p : resources) {
-    const std::string arg = p->CanonicalArg();
-    StatusOr<JobRequest> one = ParseJobRequest({arg});
-    const std::string option = p->spec->Canonical();
-    if (!one.ok() && one.status().message().compare(0, option.size() + 3, "--" + option + ":") == 0) {
-      return ResourceValueError(option, p->value.value_or(""), one.status());
+    if (Status applied = builder.Apply(*p); !applied.ok()) {
+      return ResourceValueError(p->spec->Canonical(), p->value.value_or(""), applied);
     }
-    args.push_back(arg);
+    out.args.push_back(p->CanonicalArg());
   }
-  return args;
+  StatusOr<JobRequest> request = builder.Finish();
+  if (!request.ok()) return FatalError("sbatch: error: " + request.status().message());
+  out.request = std::move(request).value();
+  return out;
 }
 
 // The words of the directives split at `#SBATCH hetjob` (or its old name, packjob): one list
@@ -570,10 +576,9 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   ASSIGN_OR_RETURN(const std::vector<OptionOccurrence> directives, read_directives(directive_groups.front()));
   RETURN_IF_ERROR(ApplyOwn(directives, cwd, &r));
   RETURN_IF_ERROR(ApplyOwn(cli, cwd, &r));
-  ASSIGN_OR_RETURN(r.resource_args, ResourceArgs(directives, cli));
-  StatusOr<JobRequest> request = ParseJobRequest(r.resource_args);
-  if (!request.ok()) return FatalError("sbatch: error: " + request.status().message());
-  r.request = std::move(request).value();
+  ASSIGN_OR_RETURN(Resources own, ReadResources(directives, cli));
+  r.resource_args = std::move(own.args);
+  r.request = std::move(own.request);
   r.request.name = r.name;
 
   // A heterogeneous job's further components: each its own directives and command line; the
@@ -598,9 +603,8 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
       r.qos = leader_qos;
     }
     HetComponentRequest c;
-    ASSIGN_OR_RETURN(c.resource_args, ResourceArgs(own_directives, own_cli));
-    StatusOr<JobRequest> checked = ParseJobRequest(c.resource_args);
-    if (!checked.ok()) return FatalError("sbatch: error: " + checked.status().message());
+    ASSIGN_OR_RETURN(Resources component, ReadResources(own_directives, own_cli));
+    c.resource_args = std::move(component.args);
     if (!scratch.account.empty()) account = scratch.account;
     if (!scratch.qos.empty()) qos = scratch.qos;
     c.account = account;

@@ -439,18 +439,36 @@ Status Finish(ParseState& st) {
 
 }  // namespace
 
+struct JobRequestBuilder::State : ParseState {};
+
+JobRequestBuilder::JobRequestBuilder() : st_(std::make_unique<State>()) {}
+JobRequestBuilder::~JobRequestBuilder() = default;
+JobRequestBuilder::JobRequestBuilder(JobRequestBuilder&&) noexcept = default;
+JobRequestBuilder& JobRequestBuilder::operator=(JobRequestBuilder&&) noexcept = default;
+
+Status JobRequestBuilder::Apply(const OptionOccurrence& o) {
+  // The command's own table gives the option its own id: find ours by the canonical name.
+  const std::string name = o.spec->Canonical();
+  for (const OptionSpec& spec : kResourceOptions) {
+    if (name == spec.name) return muster::Apply(o.value, static_cast<Opt>(spec.id), st_.get()).WithPrefix("--" + name);
+  }
+  return InvalidArgument("--" + name + " is not a resource option");
+}
+
+StatusOr<JobRequest> JobRequestBuilder::Finish() {
+  RETURN_IF_ERROR(muster::Finish(*st_));
+  return std::move(st_->req);
+}
+
 StatusOr<JobRequest> ParseJobRequest(const std::vector<std::string>& args) {
-  ParseState st;
-  const auto apply = [&st](const OptionOccurrence& o) {
-    return Apply(o.value, static_cast<Opt>(o.spec->id), &st).WithPrefix("--" + std::string(o.spec->name));
-  };
+  JobRequestBuilder builder;
+  const auto apply = [&builder](const OptionOccurrence& o) { return builder.Apply(o); };
   ASSIGN_OR_RETURN(const size_t first_operand, Getopt(kResourceOptions, args, kGetoptStyle, apply));
   if (first_operand < args.size()) {
     return InvalidArgument("unexpected argument " + Quote(args[first_operand]) +
                            " (only resource options are accepted here)");
   }
-  RETURN_IF_ERROR(Finish(st));
-  return st.req;
+  return builder.Finish();
 }
 
 OptionTable JobRequestOptionTable() { return kResourceOptions; }

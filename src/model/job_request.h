@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,27 @@ struct JobRequest {
   bool wants_fraction() const { return gpu_milli > 0 || gpu_memory_mb > 0; }
 
   friend bool operator==(const JobRequest&, const JobRequest&) = default;
+};
+
+// Builds a JobRequest from resource options one at a time, as a command reads its own command line
+// (its table holds JobRequestOptionTable's options under the same names): each value is checked as
+// it comes, the combinations once at Finish. The command so parses its resource options once, and
+// sends the request typed; ParseJobRequest is this over a list of words.
+class JobRequestBuilder {
+ public:
+  JobRequestBuilder();
+  ~JobRequestBuilder();
+  JobRequestBuilder(JobRequestBuilder&&) noexcept;
+  JobRequestBuilder& operator=(JobRequestBuilder&&) noexcept;
+  // `o` is a resource option (its canonical name one of JobRequestOptionTable's); an error names it
+  // ("--time: invalid time specification 'abc' ..."). A repeated option overrides the earlier one.
+  Status Apply(const OptionOccurrence& o);
+  // The combination checks; the builder is spent after.
+  StatusOr<JobRequest> Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
 };
 
 // Parses sbatch/srun-style options ("-N", "2", "--gres=gpu:a100:4", "-c4", "--time=1-00:00:00").
