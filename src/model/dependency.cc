@@ -70,6 +70,26 @@ StatusOr<DependencySpec> ParseDependency(std::string_view text) {
   return spec;
 }
 
+std::string DependencyText(const DependencySpec& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.items.size(); ++i) {
+    const DependencyItem& item = spec.items[i];
+    // With '?' every item stands alone (ParseDependency reads "afterok:1:2" there as either).
+    const bool same_type = !spec.any && i > 0 && item.type == spec.items[i - 1].type &&
+                           item.type != DependencyType::kSingleton;
+    if (same_type) {
+      out += ':';
+    } else {
+      if (i > 0) out += spec.any ? '?' : ',';
+      out += TypeName(item.type);
+      if (item.type == DependencyType::kSingleton) continue;
+      out += ':';
+    }
+    out += std::to_string(item.job_id);
+  }
+  return out;
+}
+
 DependencyState ItemState(const DependencyItem& item, const std::function<const JobRecord*(int64_t)>& find,
                           bool singleton_blocked) {
   if (item.type == DependencyType::kSingleton) {

@@ -21,26 +21,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/dependency_spec.h"
 #include "model/job_record.h"
 
 namespace muster {
-
-enum class DependencyType { kAfter, kAfterAny, kAfterOk, kAfterNotOk, kAfterCorr, kSingleton };
-
-struct DependencyItem {
-  DependencyType type = DependencyType::kAfterAny;
-  int64_t job_id = 0;  // 0 for singleton
-  friend bool operator==(const DependencyItem&, const DependencyItem&) = default;
-};
-
-struct DependencySpec {
-  std::vector<DependencyItem> items;  // one per job id ("afterok:1:2" gives two)
-  bool any = false;                   // '?' between items
-  friend bool operator==(const DependencySpec&, const DependencySpec&) = default;
-};
-
-// "" gives an empty spec. Errors name the part: "invalid dependency 'after:x': 'x' is not a job id".
-StatusOr<DependencySpec> ParseDependency(std::string_view text);
 
 enum class DependencyState { kSatisfied, kWaiting, kNever };
 

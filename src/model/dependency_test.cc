@@ -1,6 +1,7 @@
 #include "model/dependency.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <map>
 
@@ -30,6 +31,30 @@ TEST(DependencyTest, ErrorsNameThePart) {
             "invalid dependency 'afterok:1,after:2?after:3': ',' and '?' cannot be mixed");
   EXPECT_FALSE(ParseDependency("afterok:1,").ok());
   EXPECT_FALSE(ParseDependency("afterok:").ok());
+}
+
+TEST(DependencyTest, TextIsWhatTheJobKeepsAndReadsBackTheSame) {
+  EXPECT_EQ(DependencyText(*ParseDependency("afterok:12:13,afterany:14")), "afterok:12:13,afterany:14");
+  EXPECT_EQ(DependencyText(*ParseDependency("afterok:12,afterok:013")), "afterok:12:13");
+  EXPECT_EQ(DependencyText(*ParseDependency("singleton?after:3:4?singleton")), "singleton?after:3?after:4?singleton");
+  EXPECT_EQ(DependencyText(*ParseDependency("singleton,singleton")), "singleton,singleton");
+  EXPECT_EQ(DependencyText(DependencySpec{}), "");
+}
+
+RC_GTEST_PROP(DependencyTest, TextRoundTrips, ()) {
+  DependencySpec spec;
+  spec.any = *rc::gen::arbitrary<bool>();
+  const int n = *rc::gen::inRange(0, 6);
+  for (int i = 0; i < n; ++i) {
+    const auto type = static_cast<DependencyType>(*rc::gen::inRange(0, 6));
+    const int64_t id = type == DependencyType::kSingleton ? 0 : *rc::gen::inRange<int64_t>(0, 999999999999999);
+    spec.items.push_back({type, id});
+  }
+  const std::string text = DependencyText(spec);
+  StatusOr<DependencySpec> back = ParseDependency(text);
+  RC_ASSERT(back.ok());
+  if (spec.items.size() < 2) spec.any = back->any;  // one item or none: no separator says which
+  RC_ASSERT(*back == spec);
 }
 
 TEST(DependencyTest, EvaluatesAgainstTheJobsStates) {
