@@ -67,6 +67,27 @@ Agent::~Agent() {
 }
 
 Status Agent::Start() {
+  RETURN_IF_ERROR(LoadSpool());
+  if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
+  RETURN_IF_ERROR(ReclaimEarlierRuns());
+  RETURN_IF_ERROR(StartServing());
+  if (!opt_.cgroup) LogInfo("running jobs without cgroups (no usable cgroup hierarchy)");
+  reaper_wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (reaper_wake_fd_ < 0) return Internal(std::string("eventfd: ") + std::strerror(errno));
+  WatchHealth();
+  reaper_ = std::thread([this] { ReaperLoop(); });
+  controller_thread_ = std::thread([this] { ControllerLoop(); });
+  witness_thread_ = std::thread([this] {
+    while (!stop_) {
+      witness_->Check();
+      MutexLock lock(mu_);
+      lock.WaitFor(cv_, std::chrono::milliseconds(500), [&] { return stop_.load(); });
+    }
+  });
+  return Status::Ok();
+}
+
+Status Agent::LoadSpool() {
   std::error_code ec;
   std::filesystem::create_directories(opt_.spool_dir, ec);
   if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
@@ -77,7 +98,11 @@ Status Agent::Start() {
   leader_token_ = ReadLease(opt_.spool_dir + "/leader_token");  // (a number file, as the lease's)
   witness_ = std::make_unique<OutageWitness>(OutageWitness::Options{opt_.spool_dir, &Agent::AskPeer}, clock_);
   witness_->Load();
-  if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
+  return Status::Ok();
+}
+
+Status Agent::ReclaimEarlierRuns() {
+  std::error_code ec;
   // Runs an earlier incarnation of this agent started: those whose shepherds still hold them are
   // ours again; what no shepherd holds is ended (cgroups first: a suspended job's processes are
   // frozen there, and only a thaw lets SIGKILL end them).
@@ -116,6 +141,10 @@ Status Agent::Start() {
       if (!jobs_.count(id)) RemoveJobScriptDir(ScriptDir(), id);
     }
   }
+  return Status::Ok();
+}
+
+Status Agent::StartServing() {
   if (opt_.listen_port >= 0 && opt_.tokens == nullptr) {
     return FailedPrecondition("listening on TCP needs the cluster key (to verify callers' tokens)");
   }
@@ -150,9 +179,10 @@ Status Agent::Start() {
   StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start(so, [this](const HttpRequest& r) { return Handle(r); });
   if (!s.ok()) return s.status();
   server_ = std::move(*s);
-  if (!opt_.cgroup) LogInfo("running jobs without cgroups (no usable cgroup hierarchy)");
-  reaper_wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (reaper_wake_fd_ < 0) return Internal(std::string("eventfd: ") + std::strerror(errno));
+  return Status::Ok();
+}
+
+void Agent::WatchHealth() {
   if (!opt_.nvml_index.empty()) {
     // The controller hears of a change at once, with a heartbeat of its own.
     StatusOr<std::unique_ptr<GpuHealthWatcher>> w =
@@ -190,16 +220,6 @@ Status Agent::Start() {
       }
     });
   }
-  reaper_ = std::thread([this] { ReaperLoop(); });
-  controller_thread_ = std::thread([this] { ControllerLoop(); });
-  witness_thread_ = std::thread([this] {
-    while (!stop_) {
-      witness_->Check();
-      MutexLock lock(mu_);
-      lock.WaitFor(cv_, std::chrono::milliseconds(500), [&] { return stop_.load(); });
-    }
-  });
-  return Status::Ok();
 }
 
 std::set<std::string> Agent::AdoptRuns() {
@@ -437,92 +457,7 @@ Status Agent::StartRun(Running& run) {
   spec.kill_wait_s = opt_.kill_wait_s;
   spec.marker = RunMarker(job.id, job.restart_count);
   spec.spool_marker = kSpoolMarker + opt_.spool_dir;
-  if (run.batch) {
-    // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
-    // nothing); the script is the user's, readable and runnable by them alone. So the job's end
-    // removes exactly one file and one directory, with nothing of the user's in them to follow.
-    const std::string dir = JobScriptDir(ScriptDir(), job.id);
-    const std::string script = dir + "/slurm_script";
-    if (mkdir(dir.c_str(), 0711) != 0) {
-      struct stat st;
-      if (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        return Internal("cannot create '" + dir + "': " + std::strerror(errno));
-      }
-      // Left by an earlier start of this job here (requeued): take it back.
-      if (st.st_uid != geteuid() && chown(dir.c_str(), geteuid(), getegid()) != 0) {
-        return Internal("cannot take over '" + dir + "': " + std::strerror(errno));
-      }
-      chmod(dir.c_str(), 0711);
-      unlink(script.c_str());
-    }
-    {
-      int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
-      if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
-      const bool written = WriteFully(fd, job.script.str());
-      const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
-      close(fd);
-      if (!written || !chowned) {
-        RemoveJobScriptDir(ScriptDir(), job.id);
-        return Internal("cannot write '" + script + "'");
-      }
-    }
-    TaskPlacement where;
-    where.node_index = 0;
-    // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
-    const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_devices.empty();
-    LaunchSpec& launch = spec.launch;
-    launch.uid = job.uid;
-    launch.gid = job.gid;
-    launch.user = job.user;
-    launch.workdir = job.workdir;
-    launch.log_name = "musterd-" + opt_.node.name;
-    launch.argv = {script};
-    launch.argv.insert(launch.argv.end(), job.script_args.begin(), job.script_args.end());
-    where.mig_uuids = MigUuids(opt_.node.gpus);
-    launch.env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
-    TakePropagatedLimits(&launch);
-    launch.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
-    auto resolve = [&](const std::string& pattern) {
-      std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
-      return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
-    };
-    // Slurm's default names: slurm-<job id>.out, slurm-<array id>_<task id>.out for an array task.
-    const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
-    launch.stdout_path = resolve(job.stdout_pattern.empty() ? default_out : job.stdout_pattern);
-    launch.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
-    launch.allow_root = opt_.allow_root_jobs;
-    launch.env.push_back(kSpoolMarker + opt_.spool_dir);
-    launch.env.push_back(spec.marker);
-    run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
-    // A shared (fractional) GPU: its MPS daemon, and the job's share of it (mps.h).
-    for (const NodeAllocation& a : job.allocation) {
-      const GpuShare* shared = a.node == opt_.node.name ? SharedGpu(a) : nullptr;
-      if (shared == nullptr || shared->index >= static_cast<int>(opt_.node.gpus.size())) continue;
-      const Gpu& gpu = opt_.node.gpus[static_cast<size_t>(shared->index)];
-      MpsShare share;
-      share.gpu = shared->index;
-      share.device = opt_.gpu_devices.empty() || gpu.uuid.empty() ? std::to_string(shared->index) : gpu.uuid;
-      const std::vector<int> mine = JobGpusOn(job.allocation, opt_.node.name);
-      share.visible_index = devices_constrained
-                                ? static_cast<int>(std::lower_bound(mine.begin(), mine.end(), shared->index) - mine.begin())
-                                : shared->index;
-      share.milli = shared->milli;
-      share.memory_mb = job.request.gpu_memory_mb > 0 ? job.request.gpu_memory_mb : gpu.memory_mb * shared->milli / kMilliPerGpu;
-      StatusOr<std::vector<std::string>> share_env = mps_->Acquire(share);
-      if (!share_env.ok()) {
-        RemoveJobScriptDir(ScriptDir(), job.id);
-        return share_env.status().WithPrefix("MPS");
-      }
-      if (mps_->available()) run.mps_gpu = shared->index;
-      launch.env.insert(launch.env.end(), share_env->begin(), share_env->end());
-    }
-    if (Status st = EnsureCgroup(run); !st.ok()) {
-      if (run.mps_gpu >= 0) mps_->Release(std::exchange(run.mps_gpu, -1));
-      RemoveJobScriptDir(ScriptDir(), job.id);
-      return st;
-    }
-    if (!run.cgroup.empty()) launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
-  }
+  if (run.batch) RETURN_IF_ERROR(PrepareBatch(run, spec));
   // Where all of the run's processes are, for the shepherd to end them when its lease runs out
   // (a node without the batch script makes the job's cgroup at its first step).
   if (opt_.cgroup) spec.procs_files = opt_.cgroup->ProcsFile("job_" + std::to_string(job.id));
@@ -541,6 +476,115 @@ Status Agent::StartRun(Running& run) {
   if (run.batch) {
     LogInfo(LogSubject::Job(job.id), "started as pid " + std::to_string(run.shepherd->script_pid()) +
                             " (uid " + std::to_string(job.uid) + "; shepherd " + std::to_string(run.shepherd->pid()) + ")");
+  }
+  return Status::Ok();
+}
+
+Status Agent::PrepareBatch(Running& run, ShepherdSpec& spec) {
+  const JobRecord& job = run.job;
+  const std::string dir = JobScriptDir(ScriptDir(), job.id);
+  const std::string script = dir + "/slurm_script";
+  RETURN_IF_ERROR(WriteBatchScript(job, dir, script));
+  // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
+  const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_devices.empty();
+  LaunchSpec& launch = spec.launch;
+  launch = BatchLaunch(job, script, devices_constrained, spec.marker);
+  run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
+  RETURN_IF_ERROR(AcquireGpuShares(run, devices_constrained, launch));
+  if (Status st = EnsureCgroup(run); !st.ok()) {
+    if (run.mps_gpu >= 0) mps_->Release(std::exchange(run.mps_gpu, -1));
+    RemoveJobScriptDir(ScriptDir(), job.id);
+    return st;
+  }
+  if (!run.cgroup.empty()) launch.cgroup_procs_file = opt_.cgroup->ProcsFile(run.cgroup);
+  return Status::Ok();
+}
+
+Status Agent::WriteBatchScript(const JobRecord& job, const std::string& dir, const std::string& script) const {
+  // job<id>/ stays the agent's (0711: the job's user reaches the script by name and can add
+  // nothing); the script is the user's, readable and runnable by them alone. So the job's end
+  // removes exactly one file and one directory, with nothing of the user's in them to follow.
+  if (mkdir(dir.c_str(), 0711) != 0) {
+    struct stat st;
+    if (errno != EEXIST || lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Internal("cannot create '" + dir + "': " + std::strerror(errno));
+    }
+    // Left by an earlier start of this job here (requeued): take it back.
+    if (st.st_uid != geteuid() && chown(dir.c_str(), geteuid(), getegid()) != 0) {
+      return Internal("cannot take over '" + dir + "': " + std::strerror(errno));
+    }
+    chmod(dir.c_str(), 0711);
+    unlink(script.c_str());
+  }
+  {
+    int fd = open(script.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+    if (fd < 0) return Internal("cannot create '" + script + "': " + std::strerror(errno));
+    const bool written = WriteFully(fd, job.script.str());
+    const bool chowned = geteuid() != 0 || fchown(fd, job.uid, job.gid) == 0;
+    close(fd);
+    if (!written || !chowned) {
+      RemoveJobScriptDir(ScriptDir(), job.id);
+      return Internal("cannot write '" + script + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+LaunchSpec Agent::BatchLaunch(const JobRecord& job, const std::string& script, bool devices_constrained,
+                              const std::string& marker) const {
+  TaskPlacement where;
+  where.node_index = 0;
+  LaunchSpec launch;
+  launch.uid = job.uid;
+  launch.gid = job.gid;
+  launch.user = job.user;
+  launch.workdir = job.workdir;
+  launch.log_name = "musterd-" + opt_.node.name;
+  launch.argv = {script};
+  launch.argv.insert(launch.argv.end(), job.script_args.begin(), job.script_args.end());
+  where.mig_uuids = MigUuids(opt_.node.gpus);
+  launch.env = BuildJobEnvironment(job, opt_.node.name, where, opt_.cluster_name, devices_constrained);
+  TakePropagatedLimits(&launch);
+  launch.stdin_path = job.stdin_path.empty() ? "/dev/null" : job.stdin_path;
+  auto resolve = [&](const std::string& pattern) {
+    std::string p = ExpandOutputPattern(pattern, job, opt_.node.name, where);
+    return p.empty() || p[0] == '/' ? p : job.workdir + "/" + p;
+  };
+  // Slurm's default names: slurm-<job id>.out, slurm-<array id>_<task id>.out for an array task.
+  const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
+  launch.stdout_path = resolve(job.stdout_pattern.empty() ? default_out : job.stdout_pattern);
+  launch.stderr_path = job.stderr_pattern.empty() ? "" : resolve(job.stderr_pattern);
+  launch.allow_root = opt_.allow_root_jobs;
+  launch.env.push_back(kSpoolMarker + opt_.spool_dir);
+  launch.env.push_back(marker);
+  return launch;
+}
+
+Status Agent::AcquireGpuShares(Running& run, bool devices_constrained, LaunchSpec& launch) {
+  const JobRecord& job = run.job;
+  // A shared (fractional) GPU: its MPS daemon, and the job's share of it (mps.h).
+  for (const NodeAllocation& a : job.allocation) {
+    const GpuShare* shared = a.node == opt_.node.name ? SharedGpu(a) : nullptr;
+    if (shared == nullptr || shared->index >= static_cast<int>(opt_.node.gpus.size())) continue;
+    const Gpu& gpu = opt_.node.gpus[static_cast<size_t>(shared->index)];
+    MpsShare share;
+    share.gpu = shared->index;
+    share.device = opt_.gpu_devices.empty() || gpu.uuid.empty() ? std::to_string(shared->index) : gpu.uuid;
+    const std::vector<int> mine = JobGpusOn(job.allocation, opt_.node.name);
+    share.visible_index =
+        devices_constrained
+            ? static_cast<int>(std::lower_bound(mine.begin(), mine.end(), shared->index) - mine.begin())
+            : shared->index;
+    share.milli = shared->milli;
+    share.memory_mb =
+        job.request.gpu_memory_mb > 0 ? job.request.gpu_memory_mb : gpu.memory_mb * shared->milli / kMilliPerGpu;
+    StatusOr<std::vector<std::string>> share_env = mps_->Acquire(share);
+    if (!share_env.ok()) {
+      RemoveJobScriptDir(ScriptDir(), job.id);
+      return share_env.status().WithPrefix("MPS");
+    }
+    if (mps_->available()) run.mps_gpu = shared->index;
+    launch.env.insert(launch.env.end(), share_env->begin(), share_env->end());
   }
   return Status::Ok();
 }

@@ -171,9 +171,23 @@ class Agent {
   std::optional<std::vector<GpuUtilization>> GpuUsageNow() const;
   // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
   Status StartRun(Running& r) REQUIRES(mu_);
+  // StartRun's batch part, under mu_: the script (WriteBatchScript), how the shepherd starts it
+  // (BatchLaunch, into spec.launch), the shares of shared GPUs (AcquireGpuShares), the cgroup.
+  Status PrepareBatch(Running& r, ShepherdSpec& spec) REQUIRES(mu_);
+  Status WriteBatchScript(const JobRecord& job, const std::string& dir, const std::string& script) const;
+  LaunchSpec BatchLaunch(const JobRecord& job, const std::string& script, bool devices_constrained,
+                         const std::string& marker) const;
+  Status AcquireGpuShares(Running& r, bool devices_constrained, LaunchSpec& launch) REQUIRES(mu_);
   std::string RunDir(int64_t job_id, int restart_count) const;
   // Records what a restarted agent needs to adopt the run (run_dir/job.json).
   void SaveRunLocked(const Running& r) const REQUIRES(mu_);
+  // Start's phases: the spool (made when missing) and what it keeps (the leader token, the outage
+  // witness); the runs of an earlier incarnation (ReclaimEarlierRuns); the HTTP server and the
+  // link to the controller; the GPU health watcher and the health-check program's thread.
+  Status LoadSpool();
+  Status ReclaimEarlierRuns();
+  Status StartServing();
+  void WatchHealth();
   // At start: adopts the runs whose shepherds still hold them, queues the ends recorded while the
   // agent was away, and cleans up after runs nobody holds. Returns the runs kept (their markers).
   std::set<std::string> AdoptRuns();

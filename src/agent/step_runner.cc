@@ -158,6 +158,119 @@ StatusOr<std::pair<int, int>> OpenTerminal(uint32_t uid, int rows, int cols) {
   return std::make_pair(master, slave);
 }
 
+// Where task `t` of the step runs, as its environment tells it (job_env.h).
+TaskPlacement PlaceTask(const StepLaunch& l, const StepTask& t, const std::string& srun_host, int srun_port) {
+  TaskPlacement where;
+  where.procid = t.procid;
+  where.localid = t.localid;
+  where.step_id = l.step_id;
+  where.step_ntasks = l.ntasks;
+  where.step_nodes = l.step_nodes;
+  where.step_gpus = l.gpus;
+  where.gpu_bind_per_task = l.gpu_bind_per_task;
+  where.gpu_bind_map = l.gpu_bind_map;
+  where.gpu_bind_single = l.gpu_bind_single;
+  where.step_cgroup = l.step_cgroup;
+  where.mig_uuids = l.mig_uuids;
+  where.srun_host = srun_host;
+  where.srun_port = srun_port;
+  where.cpus_per_task = l.cpus_per_task;
+  if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
+    where.node_index = static_cast<int>(it - l.step_nodes.begin());
+  }
+  return where;
+}
+
+// How task `t` is started as the job's user, but for its streams (RedirectTask, OpenStreams).
+LaunchSpec TaskSpec(const StepLaunch& l, const JobRecord& job, const StepTask& t, const TaskPlacement& where) {
+  LaunchSpec spec;
+  spec.uid = job.uid;
+  spec.gid = job.gid;
+  spec.user = job.user;
+  spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
+  spec.log_name = "musterd-" + l.node_name;
+  spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
+  spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, l.devices_constrained);
+  TakePropagatedLimits(&spec);
+  spec.task_pid_env = true;
+  spec.cgroup_procs_file = l.cgroup_procs_file;
+  spec.allow_root = l.allow_root;
+  if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);
+  if (!l.run_marker.empty()) spec.env.push_back(l.run_marker);
+  return spec;
+}
+
+// The files a task's stdout, stderr and stdin are, where they are not pipes to srun (nullopt).
+struct TaskFiles {
+  std::optional<std::string> out, err, in;
+};
+
+// Srun's --output, --error and --input for task `t`, into `spec`; `truncated`: the output files
+// this step already opened here.
+TaskFiles RedirectTask(const StepLaunch& l, const JobRecord& job, const StepTask& t, const TaskPlacement& where,
+                       LaunchSpec* spec, std::set<std::string>* truncated) {
+  // Where each stream goes: a pipe to srun, or a file (nullopt: the pipe).
+  const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
+    if (how.empty()) return std::nullopt;
+    if (!IsStepFilePattern(how)) {  // "none", or a task id: that task's stream goes to srun
+      if (StepStreamTask(how) == t.procid) return std::nullopt;
+      return std::string("/dev/null");
+    }
+    std::string p = ExpandOutputPattern(how, job, l.node_name, where);
+    return p[0] == '/' ? p : spec->workdir + "/" + p;
+  };
+  TaskFiles files;
+  files.out = file_of(l.output);  // (opened in the task, as the user)
+  files.err = file_of(l.error.empty() ? l.output : l.error);
+  files.in = file_of(l.input);
+  if (files.in) spec->stdin_path = *files.in;
+  // A file only this node writes (%t, %n or %N in its name) is truncated by its first task here;
+  // one that every node shares is appended to (srun truncated it before the launch).
+  if (files.out) {
+    spec->stdout_path = *files.out;
+    spec->truncate_stdout = PatternPerTaskOrNode(l.output) && truncated->insert(*files.out).second;
+  }
+  if (files.err) {
+    spec->stderr_path = *files.err;
+    if (files.out && *files.err == *files.out) spec->stderr_path.clear();  // the same open file
+    const std::string& how = l.error.empty() ? l.output : l.error;
+    spec->truncate_stderr = PatternPerTaskOrNode(how) && truncated->insert(*files.err).second;
+  }
+  return files;
+}
+
+// A task's streams that are not files: [0] is ours, [1] the task's: pipes, or with --pty task 0's
+// terminal (master, slave).
+struct TaskStreams {
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
+  bool pty = false;
+};
+
+// Opens them and gives the task's ends to `spec`.
+Status OpenStreams(const StepLaunch& l, const StepTask& t, uint32_t uid, const TaskFiles& files, LaunchSpec* spec,
+                   TaskStreams* s) {
+  if (l.pty && t.procid == 0) {
+    StatusOr<std::pair<int, int>> term = OpenTerminal(uid, l.pty->rows, l.pty->cols);
+    if (!term.ok()) return term.status();
+    s->out[0] = term->first;
+    s->in[0] = fcntl(term->first, F_DUPFD_CLOEXEC, 3);
+    spec->stdin_fd = spec->stdout_fd = spec->stderr_fd = term->second;
+    spec->controlling_tty = true;
+    s->in[1] = term->second;
+    s->pty = true;
+    return Status::Ok();
+  }
+  if ((!files.out && pipe2(s->out, O_CLOEXEC) != 0) || (!files.err && pipe2(s->err, O_CLOEXEC) != 0) ||
+      (!files.in && pipe2(s->in, O_CLOEXEC) != 0)) {
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::swap(s->in[0], s->in[1]);  // the task reads, we write
+  spec->stdout_fd = s->out[1];
+  spec->stderr_fd = s->err[1];
+  spec->stdin_fd = s->in[1];
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<StepLaunch> StepLaunchFromJson(const std::string& body) {
@@ -250,128 +363,7 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     step->io = *io;
   }
   bool io_ok = WriteFully(step->io, EncodeStepIoFrame(HelloFrame(l.io_key, l.node_name)));
-  const auto [srun_host, srun_port] = PeerAddress(step->io);
-  std::vector<Task> tasks;
-
-  JobRecord job = l.job;
-  job.environment = l.env;  // srun's environment, as sbatch's is the batch script's
-  std::set<std::string> truncated;  // output files this step already opened here
-  for (const StepTask& t : l.tasks) {
-    Task task;
-    task.id = t;
-    TaskPlacement where;
-    where.procid = t.procid;
-    where.localid = t.localid;
-    where.step_id = l.step_id;
-    where.step_ntasks = l.ntasks;
-    where.step_nodes = l.step_nodes;
-    where.step_gpus = l.gpus;
-    where.gpu_bind_per_task = l.gpu_bind_per_task;
-    where.gpu_bind_map = l.gpu_bind_map;
-    where.gpu_bind_single = l.gpu_bind_single;
-    where.step_cgroup = l.step_cgroup;
-    where.mig_uuids = l.mig_uuids;
-    where.srun_host = srun_host;
-    where.srun_port = srun_port;
-    where.cpus_per_task = l.cpus_per_task;
-    if (auto it = std::find(l.step_nodes.begin(), l.step_nodes.end(), l.node_name); it != l.step_nodes.end()) {
-      where.node_index = static_cast<int>(it - l.step_nodes.begin());
-    }
-    LaunchSpec spec;
-    spec.uid = job.uid;
-    spec.gid = job.gid;
-    spec.user = job.user;
-    spec.workdir = l.cwd.empty() ? job.workdir : l.cwd;
-    spec.log_name = "musterd-" + l.node_name;
-    spec.argv = TaskArgv(t.argv.empty() ? l.argv : t.argv, l.task_prolog, l.task_epilog);
-    spec.env = BuildJobEnvironment(job, l.node_name, where, l.cluster_name, l.devices_constrained);
-    TakePropagatedLimits(&spec);
-    spec.task_pid_env = true;
-    spec.cgroup_procs_file = l.cgroup_procs_file;
-    spec.allow_root = l.allow_root;
-    if (!l.spool_marker.empty()) spec.env.push_back(l.spool_marker);
-    if (!l.run_marker.empty()) spec.env.push_back(l.run_marker);
-    // Where each stream goes: a pipe to srun, or a file (nullopt: the pipe).
-    const auto file_of = [&](const std::string& how) -> std::optional<std::string> {
-      if (how.empty()) return std::nullopt;
-      if (!IsStepFilePattern(how)) {  // "none", or a task id: that task's stream goes to srun
-        if (StepStreamTask(how) == t.procid) return std::nullopt;
-        return std::string("/dev/null");
-      }
-      std::string p = ExpandOutputPattern(how, job, l.node_name, where);
-      return p[0] == '/' ? p : spec.workdir + "/" + p;
-    };
-    const std::optional<std::string> out_file = file_of(l.output);  // (opened in the task, as the user)
-    const std::optional<std::string> err_file = file_of(l.error.empty() ? l.output : l.error);
-    const std::optional<std::string> in_file = file_of(l.input);
-    if (in_file) spec.stdin_path = *in_file;
-    // A file only this node writes (%t, %n or %N in its name) is truncated by its first task here;
-    // one that every node shares is appended to (srun truncated it before the launch).
-    if (out_file) {
-      spec.stdout_path = *out_file;
-      spec.truncate_stdout = PatternPerTaskOrNode(l.output) && truncated.insert(*out_file).second;
-    }
-    if (err_file) {
-      spec.stderr_path = *err_file;
-      if (out_file && *err_file == *out_file) spec.stderr_path.clear();  // the same open file
-      const std::string& how = l.error.empty() ? l.output : l.error;
-      spec.truncate_stderr = PatternPerTaskOrNode(how) && truncated.insert(*err_file).second;
-    }
-    // [0] is ours, [1] the task's: pipes, or with --pty task 0's terminal (master, slave).
-    int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
-    Status st = Status::Ok();
-    if (l.pty && t.procid == 0) {
-      StatusOr<std::pair<int, int>> term = OpenTerminal(job.uid, l.pty->rows, l.pty->cols);
-      if (term.ok()) {
-        out[0] = term->first;
-        in[0] = fcntl(term->first, F_DUPFD_CLOEXEC, 3);
-        spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = term->second;
-        spec.controlling_tty = true;
-        in[1] = term->second;
-        task.pty = true;
-      } else {
-        st = term.status();
-      }
-    } else if ((!out_file && pipe2(out, O_CLOEXEC) != 0) || (!err_file && pipe2(err, O_CLOEXEC) != 0) ||
-               (!in_file && pipe2(in, O_CLOEXEC) != 0)) {
-      st = Internal(std::string("pipe: ") + std::strerror(errno));
-    } else {
-      std::swap(in[0], in[1]);  // the task reads, we write
-      spec.stdout_fd = out[1];
-      spec.stderr_fd = err[1];
-      spec.stdin_fd = in[1];
-    }
-    if (st.ok()) {
-      StatusOr<pid_t> pid = Launch(spec);
-      if (pid.ok()) {
-        task.pid = *pid;
-      } else {
-        st = pid.status();
-      }
-    }
-    CloseFd(out[1]);
-    CloseFd(err[1]);
-    CloseFd(in[1]);
-    if (st.ok()) {
-      task.out = out[0];
-      task.err = err[0];
-      task.in = in[0];
-      for (int fd : {task.out, task.err, task.in}) {
-        if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
-      }
-    } else {
-      CloseFd(out[0]);
-      CloseFd(err[0]);
-      CloseFd(in[0]);
-      LogWarning(LogSubject::Step(l.job_id, l.step_id), "task " + std::to_string(t.procid) + ": " + st.message());
-      const std::string msg =
-          "musterd: error: " + l.node_name + ": task " + std::to_string(t.procid) + ": " + st.message() + "\n";
-      io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(OutputFrame(StepIoKind::kErr, t.procid, msg)));
-      io_ok = io_ok && WriteFully(step->io, EncodeStepIoFrame(ExitFrame(t.procid, LaunchFailureCode(st), 0, false)));
-      task.reaped = task.reported = true;
-    }
-    tasks.push_back(task);
-  }
+  std::vector<Task> tasks = LaunchTasks(step, l, &io_ok);
   {
     MutexLock lock(mu_);
     step->tasks = std::move(tasks);
@@ -391,6 +383,56 @@ void StepRunner::Run(Step* step, const StepLaunch& l) {
     }
   }
   Pump(step);
+}
+
+std::vector<StepRunner::Task> StepRunner::LaunchTasks(Step* step, const StepLaunch& l, bool* io_ok) {
+  const auto [srun_host, srun_port] = PeerAddress(step->io);
+  std::vector<Task> tasks;
+
+  JobRecord job = l.job;
+  job.environment = l.env;  // srun's environment, as sbatch's is the batch script's
+  std::set<std::string> truncated;  // output files this step already opened here
+  for (const StepTask& t : l.tasks) {
+    Task task;
+    task.id = t;
+    const TaskPlacement where = PlaceTask(l, t, srun_host, srun_port);
+    LaunchSpec spec = TaskSpec(l, job, t, where);
+    const TaskFiles files = RedirectTask(l, job, t, where, &spec, &truncated);
+    TaskStreams ends;
+    Status st = OpenStreams(l, t, job.uid, files, &spec, &ends);
+    task.pty = ends.pty;
+    if (st.ok()) {
+      StatusOr<pid_t> pid = Launch(spec);
+      if (pid.ok()) {
+        task.pid = *pid;
+      } else {
+        st = pid.status();
+      }
+    }
+    CloseFd(ends.out[1]);
+    CloseFd(ends.err[1]);
+    CloseFd(ends.in[1]);
+    if (st.ok()) {
+      task.out = ends.out[0];
+      task.err = ends.err[0];
+      task.in = ends.in[0];
+      for (int fd : {task.out, task.err, task.in}) {
+        if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
+      }
+    } else {
+      CloseFd(ends.out[0]);
+      CloseFd(ends.err[0]);
+      CloseFd(ends.in[0]);
+      LogWarning(LogSubject::Step(l.job_id, l.step_id), "task " + std::to_string(t.procid) + ": " + st.message());
+      const std::string msg =
+          "musterd: error: " + l.node_name + ": task " + std::to_string(t.procid) + ": " + st.message() + "\n";
+      *io_ok = *io_ok && WriteFully(step->io, EncodeStepIoFrame(OutputFrame(StepIoKind::kErr, t.procid, msg)));
+      *io_ok = *io_ok && WriteFully(step->io, EncodeStepIoFrame(ExitFrame(t.procid, LaunchFailureCode(st), 0, false)));
+      task.reaped = task.reported = true;
+    }
+    tasks.push_back(task);
+  }
+  return tasks;
 }
 
 bool StepRunner::ReadFromSrun(Step* s, StepIoDecoder* decoder) {
@@ -433,152 +475,183 @@ void StepRunner::Pump(Step* s) {
   sigemptyset(&pipe_sig);
   sigaddset(&pipe_sig, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_sig, nullptr);
+  PumpState p;
+  while (true) {
+    MoveIo(s, &p);
+    const int64_t now = NowMs();
+    SendNotice(s, Supervise(s, now, &p), &p);
+    if (ReportExits(s, now, &p)) break;
+  }
+  EndStep(s, p.io_ok);
+}
+
+void StepRunner::MoveIo(Step* s, PumpState* p) {
   // Input from srun is read only while the tasks take it: at most this much waits here, so a task
   // that never reads its stdin holds srun back instead of filling the agent's memory.
   constexpr size_t kMaxPendingInput = 1 << 20;
-  std::vector<char> buf(64 * 1024);
-  StepIoDecoder from_srun;
-  bool io_ok = true;
-  bool killed = false;
-  bool orphaned = false;
-  int64_t timeout_kill_ms = 0;  // srun -t ran out: SIGKILL at this time
-  while (true) {
-    std::vector<pollfd> fds;
-    std::vector<std::pair<size_t, bool>> which;  // task index, stderr?
-    for (size_t i = 0; i < s->tasks.size(); ++i) {
-      if (s->tasks[i].out >= 0) {
-        fds.push_back(pollfd{s->tasks[i].out, POLLIN, 0});
-        which.emplace_back(i, false);
-      }
-      if (s->tasks[i].err >= 0) {
-        fds.push_back(pollfd{s->tasks[i].err, POLLIN, 0});
-        which.emplace_back(i, true);
-      }
+  std::vector<pollfd> fds;
+  std::vector<std::pair<size_t, bool>> which;  // task index, stderr?
+  for (size_t i = 0; i < s->tasks.size(); ++i) {
+    if (s->tasks[i].out >= 0) {
+      fds.push_back(pollfd{s->tasks[i].out, POLLIN, 0});
+      which.emplace_back(i, false);
     }
-    const size_t in_index = fds.size();
-    std::vector<size_t> writers;  // tasks with input waiting
-    size_t pending_input = 0;
-    for (size_t i = 0; i < s->tasks.size(); ++i) {
-      const Task& t = s->tasks[i];
-      if (t.in < 0 || t.in_buf.empty()) continue;
-      fds.push_back(pollfd{t.in, POLLOUT, 0});
-      writers.push_back(i);
-      pending_input += t.in_buf.size();
+    if (s->tasks[i].err >= 0) {
+      fds.push_back(pollfd{s->tasks[i].err, POLLIN, 0});
+      which.emplace_back(i, true);
     }
-    const size_t io_index = fds.size();
-    // srun's frames while the tasks keep up; else only its going away.
-    if (io_ok) fds.push_back(pollfd{s->io, static_cast<short>(pending_input < kMaxPendingInput ? POLLIN : POLLRDHUP), 0});
-    if (!fds.empty()) {
-      poll(fds.data(), fds.size(), 20);
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (io_ok && fds[io_index].revents != 0) {
-      io_ok = (fds[io_index].events & POLLIN) != 0 && ReadFromSrun(s, &from_srun);
-    }
-    for (size_t k = 0; k < writers.size(); ++k) {
-      if (fds[in_index + k].revents == 0) continue;
-      Task& t = s->tasks[writers[k]];
-      const ssize_t n = write(t.in, t.in_buf.data(), t.in_buf.size());
-      if (n > 0) {
-        t.in_buf.erase(0, static_cast<size_t>(n));
-      } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-        t.in_buf.clear();  // the task closed its stdin (EPIPE): what srun sends is dropped
-        t.in_eof = true;
-      }
-    }
-    for (Task& t : s->tasks) {
-      // srun's stdin ended and all of it was taken: the task reads EOF. Its terminal (--pty) stays
-      // open: the task reads from it until it ends.
-      if (t.in >= 0 && t.in_eof && t.in_buf.empty() && !t.pty) CloseFd(t.in);
-    }
-    fds.resize(in_index);
-    for (size_t k = 0; k < fds.size(); ++k) {
-      if (fds[k].revents == 0) continue;
-      Task& t = s->tasks[which[k].first];
-      int& fd = which[k].second ? t.err : t.out;
-      ssize_t n = read(fd, buf.data(), buf.size());
-      if (n > 0) {
-        if (io_ok) {
-          io_ok = WriteFully(s->io, EncodeStepIoFrame(OutputFrame(which[k].second ? StepIoKind::kErr : StepIoKind::kOut,
-                                                                  t.id.procid, std::string(buf.data(), n))));
-        }
-      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        CloseFd(fd);  // EOF; a terminal's master reads EIO once the task's side is closed
-      }
-    }
-    const int64_t now = NowMs();
-    bool all_reported = true;
-    std::string notice;  // a copy: s->notice empties once it is written (NotifyEnding waits for that)
-    {
-      MutexLock lock(mu_);
-      if (s->deadline_ms > 0 && now >= s->deadline_ms && timeout_kill_ms == 0) {
-        // srun -t ran out: Slurm's line to srun, SIGTERM now, SIGKILL after KillWait.
-        s->notice += "musterd: error: *** STEP " + std::to_string(s->job_id) + "." + std::to_string(s->step_id) +
-                     " ON " + s->node_name + EndingLine(time(nullptr), "timeout");
-        for (Task& t : s->tasks) {
-          if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGTERM);
-        }
-        timeout_kill_ms = now + s->kill_wait_ms;
-      }
-      if (timeout_kill_ms > 0 && now >= timeout_kill_ms && !killed) {
-        for (Task& t : s->tasks) {
-          if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGKILL);
-        }
-        killed = true;
-      }
-      notice = s->notice;
-      for (Task& t : s->tasks) {
-        if (t.reaped) continue;
-        ExitInfo info;
-        // Seen ended, not reaped: the pid stays the task's until the step is over (Signal and
-        // the SIGKILL at the end may still name its group safely).
-        if (!TryWaitExited(t.pid, &info)) continue;
-        t.reaped = true;
-        t.reaped_ms = now;
-        t.exit_code = info.exited ? info.exit_code : 0;
-        t.signal = info.exited ? 0 : info.signal;
-        t.core = info.core_dumped;
-      }
-      if (!io_ok && !killed) {
-        // srun is gone: nobody would see the output or the exits (Slurm ends the step too).
-        for (Task& t : s->tasks) {
-          if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
-        }
-        killed = true;
-      }
-    }
-    if (!notice.empty()) {
-      if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(notice)));
-      MutexLock lock(mu_);
-      s->notice.erase(0, notice.size());
-      if (io_ok) ++s->notes_unacked;
-      notice_cv_.notify_all();
-    }
-    if (!io_ok && s->notes_unacked > 0) {  // srun is gone: no acknowledgement will come
-      MutexLock lock(mu_);
-      s->notes_unacked = 0;
-      notice_cv_.notify_all();
-    }
-    for (Task& t : s->tasks) {
-      if (t.reaped) {
-        CloseFd(t.in);  // nobody reads it any more
-        t.in_buf.clear();
-      }
-      if (t.reaped && !t.reported) {
-        if ((t.out >= 0 || t.err >= 0) && now - t.reaped_ms < kOutputGraceMs) {
-          all_reported = false;
-          continue;
-        }
-        CloseFd(t.out);
-        CloseFd(t.err);
-        if (io_ok) io_ok = WriteFully(s->io, EncodeStepIoFrame(ExitFrame(t.id.procid, t.exit_code, t.signal, t.core)));
-        t.reported = true;
-      }
-      all_reported = all_reported && t.reported;
-    }
-    if (all_reported) break;
   }
+  const size_t in_index = fds.size();
+  std::vector<size_t> writers;  // tasks with input waiting
+  size_t pending_input = 0;
+  for (size_t i = 0; i < s->tasks.size(); ++i) {
+    const Task& t = s->tasks[i];
+    if (t.in < 0 || t.in_buf.empty()) continue;
+    fds.push_back(pollfd{t.in, POLLOUT, 0});
+    writers.push_back(i);
+    pending_input += t.in_buf.size();
+  }
+  const size_t io_index = fds.size();
+  // srun's frames while the tasks keep up; else only its going away.
+  if (p->io_ok) {
+    fds.push_back(pollfd{s->io, static_cast<short>(pending_input < kMaxPendingInput ? POLLIN : POLLRDHUP), 0});
+  }
+  if (!fds.empty()) {
+    poll(fds.data(), fds.size(), 20);
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (p->io_ok && fds[io_index].revents != 0) {
+    p->io_ok = (fds[io_index].events & POLLIN) != 0 && ReadFromSrun(s, &p->from_srun);
+  }
+  std::vector<size_t> can_write;  // of `writers`, those whose stdin takes input now (or failed)
+  for (size_t k = 0; k < writers.size(); ++k) {
+    if (fds[in_index + k].revents != 0) can_write.push_back(writers[k]);
+  }
+  MoveInput(s, can_write);
+  std::vector<std::pair<size_t, bool>> can_read;  // of `which`, the streams with something to read (or closed)
+  for (size_t k = 0; k < in_index; ++k) {
+    if (fds[k].revents != 0) can_read.push_back(which[k]);
+  }
+  MoveOutput(s, can_read, p);
+}
+
+void StepRunner::MoveInput(Step* s, const std::vector<size_t>& ready) {
+  for (size_t i : ready) {
+    Task& t = s->tasks[i];
+    const ssize_t n = write(t.in, t.in_buf.data(), t.in_buf.size());
+    if (n > 0) {
+      t.in_buf.erase(0, static_cast<size_t>(n));
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      t.in_buf.clear();  // the task closed its stdin (EPIPE): what srun sends is dropped
+      t.in_eof = true;
+    }
+  }
+  for (Task& t : s->tasks) {
+    // srun's stdin ended and all of it was taken: the task reads EOF. Its terminal (--pty) stays
+    // open: the task reads from it until it ends.
+    if (t.in >= 0 && t.in_eof && t.in_buf.empty() && !t.pty) CloseFd(t.in);
+  }
+}
+
+void StepRunner::MoveOutput(Step* s, const std::vector<std::pair<size_t, bool>>& ready, PumpState* p) {
+  for (const auto& [i, is_err] : ready) {
+    Task& t = s->tasks[i];
+    int& fd = is_err ? t.err : t.out;
+    ssize_t n = read(fd, p->buf.data(), p->buf.size());
+    if (n > 0) {
+      if (p->io_ok) {
+        p->io_ok = WriteFully(s->io, EncodeStepIoFrame(OutputFrame(is_err ? StepIoKind::kErr : StepIoKind::kOut,
+                                                                   t.id.procid, std::string(p->buf.data(), n))));
+      }
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+      CloseFd(fd);  // EOF; a terminal's master reads EIO once the task's side is closed
+    }
+  }
+}
+
+std::string StepRunner::Supervise(Step* s, int64_t now, PumpState* p) {
+  MutexLock lock(mu_);
+  if (s->deadline_ms > 0 && now >= s->deadline_ms && p->timeout_kill_ms == 0) {
+    // srun -t ran out: Slurm's line to srun, SIGTERM now, SIGKILL after KillWait.
+    s->notice += "musterd: error: *** STEP " + std::to_string(s->job_id) + "." + std::to_string(s->step_id) +
+                 " ON " + s->node_name + EndingLine(time(nullptr), "timeout");
+    for (Task& t : s->tasks) {
+      if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGTERM);
+    }
+    p->timeout_kill_ms = now + s->kill_wait_ms;
+  }
+  if (p->timeout_kill_ms > 0 && now >= p->timeout_kill_ms && !p->killed) {
+    for (Task& t : s->tasks) {
+      if (t.pid > 0 && !t.reaped) (void)SignalGroup(t.pid, SIGKILL);
+    }
+    p->killed = true;
+  }
+  // A copy: s->notice empties once it is written (NotifyEnding waits for that).
+  std::string notice = s->notice;
+  for (Task& t : s->tasks) {
+    if (t.reaped) continue;
+    ExitInfo info;
+    // Seen ended, not reaped: the pid stays the task's until the step is over (Signal and
+    // the SIGKILL at the end may still name its group safely).
+    if (!TryWaitExited(t.pid, &info)) continue;
+    t.reaped = true;
+    t.reaped_ms = now;
+    t.exit_code = info.exited ? info.exit_code : 0;
+    t.signal = info.exited ? 0 : info.signal;
+    t.core = info.core_dumped;
+  }
+  if (!p->io_ok && !p->killed) {
+    // srun is gone: nobody would see the output or the exits (Slurm ends the step too).
+    for (Task& t : s->tasks) {
+      if (t.pid > 0) (void)SignalGroup(t.pid, SIGKILL);
+    }
+    p->killed = true;
+  }
+  return notice;
+}
+
+void StepRunner::SendNotice(Step* s, const std::string& notice, PumpState* p) {
+  if (!notice.empty()) {
+    if (p->io_ok) p->io_ok = WriteFully(s->io, EncodeStepIoFrame(NoteFrame(notice)));
+    MutexLock lock(mu_);
+    s->notice.erase(0, notice.size());
+    if (p->io_ok) ++s->notes_unacked;
+    notice_cv_.notify_all();
+  }
+  if (!p->io_ok && s->notes_unacked > 0) {  // srun is gone: no acknowledgement will come
+    MutexLock lock(mu_);
+    s->notes_unacked = 0;
+    notice_cv_.notify_all();
+  }
+}
+
+bool StepRunner::ReportExits(Step* s, int64_t now, PumpState* p) {
+  bool all_reported = true;
+  for (Task& t : s->tasks) {
+    if (t.reaped) {
+      CloseFd(t.in);  // nobody reads it any more
+      t.in_buf.clear();
+    }
+    if (t.reaped && !t.reported) {
+      if ((t.out >= 0 || t.err >= 0) && now - t.reaped_ms < kOutputGraceMs) {
+        all_reported = false;
+        continue;
+      }
+      CloseFd(t.out);
+      CloseFd(t.err);
+      if (p->io_ok) {
+        p->io_ok = WriteFully(s->io, EncodeStepIoFrame(ExitFrame(t.id.procid, t.exit_code, t.signal, t.core)));
+      }
+      t.reported = true;
+    }
+    all_reported = all_reported && t.reported;
+  }
+  return all_reported;
+}
+
+void StepRunner::EndStep(Step* s, bool io_ok) {
+  bool orphaned = false;
   {
     MutexLock lock(mu_);
     for (Task& t : s->tasks) {
@@ -596,7 +669,6 @@ void StepRunner::Pump(Step* s) {
   }
   if (orphaned && orphan_handler_) orphan_handler_(s->job_id, s->step_id);
 }
-
 void StepRunner::Signal(int64_t job_id, int step_id, int sig) {
   MutexLock lock(mu_);
   for (auto& [key, step] : steps_) {

@@ -113,9 +113,36 @@ class StepRunner {
     std::thread thread;
     std::atomic<bool> done{false};
   };
+  // What a step's pump keeps from one round to the next.
+  struct PumpState {
+    StepIoDecoder from_srun;
+    std::vector<char> buf = std::vector<char>(64 * 1024);
+    bool io_ok = true;            // srun's stream still works
+    bool killed = false;          // the tasks were sent SIGKILL
+    int64_t timeout_kill_ms = 0;  // srun -t ran out: SIGKILL at this time
+  };
   // The step's thread: reaches srun, starts the tasks, then pumps (Pump) until they are reported.
   void Run(Step* step, const StepLaunch& launch);
+  // Starts the step's tasks; one that cannot be started is reported to srun (*io_ok: whether
+  // srun's stream still works).
+  std::vector<Task> LaunchTasks(Step* step, const StepLaunch& launch, bool* io_ok);
   void Pump(Step* step);
+  // Pump's rounds. MoveIo waits (at most 20 ms) for the tasks' output, their stdin and srun's
+  // frames, and moves what is ready: srun's input to the tasks that take it (MoveInput, by task
+  // index), their output to srun (MoveOutput, by task index and whether stderr).
+  void MoveIo(Step* step, PumpState* p);
+  void MoveInput(Step* step, const std::vector<size_t>& ready);
+  void MoveOutput(Step* step, const std::vector<std::pair<size_t, bool>>& ready, PumpState* p);
+  // Takes mu_ for srun -t's deadline (SIGTERM, SIGKILL after KillWait), the tasks that ended, SIGKILL
+  // when srun is gone. Returns the notice for srun, a copy (s->notice empties once it is written:
+  // NotifyEnding waits for that), which SendNotice writes.
+  std::string Supervise(Step* step, int64_t now, PumpState* p);
+  void SendNotice(Step* step, const std::string& notice, PumpState* p);
+  // Reports the exits of the tasks reaped (after kOutputGraceMs with their output still open);
+  // true once every task is reported.
+  bool ReportExits(Step* step, int64_t now, PumpState* p);
+  // Ends what the tasks left behind, closes srun's stream; tells of a step whose srun went away.
+  void EndStep(Step* step, bool io_ok);
   // Takes srun's frames (stdin bytes, EOF, terminal size) off the I/O stream; false when srun
   // closed it or sent something malformed.
   bool ReadFromSrun(Step* step, StepIoDecoder* decoder);

@@ -26,29 +26,9 @@ double Gpus(const JobRecord& j) {
   return static_cast<double>(milli) / kMilliPerGpu;
 }
 
-}  // namespace
-
-StatusOr<std::string> ControllerMetricsText(Controller& c) {
-  // Sampled: each read takes its part's lock briefly; nothing below formats under a lock.
-  std::map<std::tuple<std::string, std::string, std::string>, int> pending;  // partition, reason, account
-  std::map<std::pair<std::string, std::string>, int> running;              // partition, account
-  std::map<std::string, double> account_gpus;                              // GPUs held by running jobs
-  c.VisitJobs(JobQuery{.active_only = true}, [&](const std::vector<const JobRecord*>& jobs) {
-    for (const JobRecord* j : jobs) {
-      if (j->state == JobState::kPending) ++pending[{j->partition, j->reason, j->account}];
-      if (j->state == JobState::kRunning) {
-        ++running[{j->partition, j->account}];
-        account_gpus[j->account] += Gpus(*j);
-      }
-    }
-  });
-  const std::map<std::string, NodeAllocated> allocated = c.AllocatedByNode();
-  const std::vector<NodeRecord> nodes = c.ListNodes();
-  const std::vector<FairShareRow> shares = c.Shares();
-  const SchedPolicy policy = c.Policy();
-  const StatsSnapshot s = c.stats().Snapshot();
-
-  std::vector<Family> out;
+// Pending jobs by partition, reason and account; running ones by partition and account.
+void AddJobFamilies(const std::map<std::tuple<std::string, std::string, std::string>, int>& pending,
+                    const std::map<std::pair<std::string, std::string>, int>& running, std::vector<Family>& out) {
   Family jobs{"muster_jobs", "Jobs pending, by partition, reason and account.", MetricType::kGauge, {}};
   for (const auto& [k, n] : pending) {
     const auto& [partition, reason, account] = k;
@@ -59,7 +39,9 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
   Family run{"muster_jobs_running", "Jobs running, by partition and account.", MetricType::kGauge, {}};
   for (const auto& [k, n] : running) run.series.push_back(Series{{{"partition", k.first}, {"account", k.second}}, double(n), ""});
   out.push_back(std::move(run));
+}
 
+Family GpuFamily(const std::vector<NodeRecord>& nodes, const std::map<std::string, NodeAllocated>& allocated) {
   // GPUs: unhealthy = failed (out of service); allocated = held by jobs; of the rest, those of
   // nodes that take no work (drained, down, not registered) are drained, the others idle.
   double gpu[4] = {0, 0, 0, 0};  // allocated, idle, drained, unhealthy
@@ -76,8 +58,12 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
               MetricType::kGauge, {}};
   const char* names[4] = {"allocated", "idle", "drained", "unhealthy"};
   for (int i = 0; i < 4; ++i) gpus.series.push_back(Series{{{"state", names[i]}}, gpu[i], ""});
-  out.push_back(std::move(gpus));
+  return gpus;
+}
 
+// The accounts' fair share (sshare's columns), their GPU quotas and caps, the GPUs they hold.
+void AddAccountFamilies(const std::vector<FairShareRow>& shares, const SchedPolicy& policy,
+                        const std::map<std::string, double>& account_gpus, std::vector<Family>& out) {
   Family usage{"muster_account_fairshare_usage", "An account's share of the cluster's decayed usage (sshare's NormUsage).",
                MetricType::kGauge, {}};
   Family raw{"muster_account_usage_billing_seconds", "An account's decayed usage in billing-seconds (sshare's RawUsage).",
@@ -103,14 +89,20 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
   out.push_back(std::move(quota));
   out.push_back(std::move(limit));
   out.push_back(std::move(in_use));
+}
 
-  auto counter = [&](const char* name, const char* help, double v) {
-    out.push_back(Family{name, help, MetricType::kCounter, {Series{{}, v, ""}}});
-  };
-  counter("muster_jobs_submitted_total", "Jobs submitted (each array task and component counts).", double(s.submitted));
-  counter("muster_jobs_started_total", "Job starts the scheduling passes applied (a requeued job counts each start).",
-          double(s.started));
-  counter("muster_jobs_preempted_total", "Running jobs stopped or suspended for a preemptor.", double(s.preempted));
+void Counter(std::vector<Family>& out, const char* name, const char* help, double v) {
+  out.push_back(Family{name, help, MetricType::kCounter, {Series{{}, v, ""}}});
+}
+
+// The jobs the passes submitted, started, preempted and ended; the passes' times; backfill's work.
+void AddSchedulerFamilies(const StatsSnapshot& s, std::vector<Family>& out) {
+  Counter(out, "muster_jobs_submitted_total", "Jobs submitted (each array task and component counts).",
+          double(s.submitted));
+  Counter(out, "muster_jobs_started_total",
+          "Job starts the scheduling passes applied (a requeued job counts each start).", double(s.started));
+  Counter(out, "muster_jobs_preempted_total", "Running jobs stopped or suspended for a preemptor.",
+          double(s.preempted));
   Family ended{"muster_jobs_ended_total", "Jobs ended, by final state.", MetricType::kCounter, {}};
   for (const auto& [state, n] : s.ended) ended.series.push_back(Series{{{"state", state}}, double(n), ""});
   out.push_back(std::move(ended));
@@ -121,26 +113,33 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
   prom::AddHistogram(pass, {}, s.pass_seconds.bounds(), s.pass_seconds.cumulative(), s.pass_seconds.sum(),
                      s.pass_seconds.count());
   out.push_back(std::move(pass));
-  counter("muster_scheduler_pass_jobs_considered_total", "Waiting jobs the passes considered, summed.", double(s.depth_total));
-  counter("muster_backfill_passes_total", "Scheduling passes run with backfill on.", double(s.backfill_passes));
-  counter("muster_backfill_reservations_total",
+  Counter(out, "muster_scheduler_pass_jobs_considered_total", "Waiting jobs the passes considered, summed.",
+          double(s.depth_total));
+  Counter(out, "muster_backfill_passes_total", "Scheduling passes run with backfill on.", double(s.backfill_passes));
+  Counter(out, "muster_backfill_reservations_total",
           "Backfill reservations the passes made (waiting jobs given a start time and nodes).",
           double(s.backfill_reservations_total));
-  counter("muster_backfill_jobs_started_total",
+  Counter(out, "muster_backfill_jobs_started_total",
           "Jobs a pass started after a job asking the same partition got a reservation in that pass (backfilled).",
           double(s.backfilled_jobs));
   out.push_back(Family{"muster_backfill_last_reservations", "Reservations the last backfill pass made.", MetricType::kGauge,
                        {Series{{}, double(s.backfill_last_reservations), ""}}});
   out.push_back(Family{"muster_backfill_last_depth", "Waiting jobs the last backfill pass considered.", MetricType::kGauge,
                        {Series{{}, double(s.backfill_last_depth), ""}}});
+}
 
+Family ApiFamily(const StatsSnapshot& s) {
   Family api{"muster_api_request_seconds", "Time the controller took to answer an API request, by route pattern and method.",
              MetricType::kHistogram, {}};
   for (const auto& [key, r] : s.api) {
     prom::AddHistogram(api, {{"route", key.first}, {"method", key.second}}, r.seconds.bounds(), r.seconds.cumulative(),
                        r.seconds.sum(), r.seconds.count());
   }
-  out.push_back(std::move(api));
+  return api;
+}
+
+// The outage rule's view, and (with controller.hosts) this controller's leadership: read now.
+void AddControllerFamilies(Controller& c, std::vector<Family>& out) {
   // The outage rule (ctld/outage_guard.h): many nodes silent at once is the controller's own fault.
   const Controller::OutageView outage = c.outage();
   out.push_back(Family{"muster_nodes_out_of_touch",
@@ -150,7 +149,7 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
                        "1 while so many nodes are silent at once (controller.outage_threshold) that the controller takes it for "
                        "its own fault and requeues no silent node's jobs.",
                        MetricType::kGauge, {Series{{}, outage.own_fault ? 1.0 : 0.0, ""}}});
-  counter("muster_controller_outages_total", "Times the controller took many nodes' silence for its own fault.",
+  Counter(out, "muster_controller_outages_total", "Times the controller took many nodes' silence for its own fault.",
           double(outage.outages));
   if (const LeadershipStats l = c.stats().Leadership(); !l.address.empty()) {
     // controller.hosts: this one leads (a standby's /metrics says 0: api/standby.cc); the token counts the
@@ -165,6 +164,37 @@ StatusOr<std::string> ControllerMetricsText(Controller& c) {
     out.push_back(Family{"muster_controller_standby_seconds", "How long this controller stood by before it took the lease.",
                          MetricType::kGauge, {Series{{}, l.standby_s, ""}}});
   }
+}
+
+}  // namespace
+
+StatusOr<std::string> ControllerMetricsText(Controller& c) {
+  // Sampled: each read takes its part's lock briefly; nothing below formats under a lock.
+  std::map<std::tuple<std::string, std::string, std::string>, int> pending;  // partition, reason, account
+  std::map<std::pair<std::string, std::string>, int> running;              // partition, account
+  std::map<std::string, double> account_gpus;                              // GPUs held by running jobs
+  c.VisitJobs(JobQuery{.active_only = true}, [&](const std::vector<const JobRecord*>& jobs) {
+    for (const JobRecord* j : jobs) {
+      if (j->state == JobState::kPending) ++pending[{j->partition, j->reason, j->account}];
+      if (j->state == JobState::kRunning) {
+        ++running[{j->partition, j->account}];
+        account_gpus[j->account] += Gpus(*j);
+      }
+    }
+  });
+  const std::map<std::string, NodeAllocated> allocated = c.AllocatedByNode();
+  const std::vector<NodeRecord> nodes = c.ListNodes();
+  const std::vector<FairShareRow> shares = c.Shares();
+  const SchedPolicy policy = c.Policy();
+  const StatsSnapshot s = c.stats().Snapshot();
+
+  std::vector<Family> out;
+  AddJobFamilies(pending, running, out);
+  out.push_back(GpuFamily(nodes, allocated));
+  AddAccountFamilies(shares, policy, account_gpus, out);
+  AddSchedulerFamilies(s, out);
+  out.push_back(ApiFamily(s));
+  AddControllerFamilies(c, out);
   return prom::WriteText(std::move(out));
 }
 

@@ -83,9 +83,8 @@ HttpResponse RenderScontrolJobs(const Controller& c, const std::map<std::string,
   return HttpResponse{200, "text/plain; charset=utf-8", std::move(text)};
 }
 
-}  // namespace
-
-void AddJobRoutes(Controller& c, Router& r) {
+// The server's: ping, and the configuration as scontrol show config prints it.
+void AddServerRoutes(Controller& c, Router& r) {
   r.Add("GET", "/v1/ping", [&c](const HttpRequest& req) {
     return Ok(PingAnswer{c.cluster_name(), req.caller.authenticated, req.caller.uid});
   });
@@ -95,7 +94,10 @@ void AddJobRoutes(Controller& c, Router& r) {
     for (const auto& [k, v] : c.SlurmConfig()) answer.config.push_back({k, v});
     return Ok(answer);
   });
+}
 
+// Submitting (or testing) a job; the list, one job, why one waits.
+void AddSubmitAndReadRoutes(Controller& c, Router& r) {
   r.Add("POST", "/v1/jobs", kLargeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<SubmitRequest> decoded = wire::Decode<SubmitRequest>(req.body);
     if (!decoded.ok()) return ErrorResponse(decoded.status());
@@ -157,7 +159,10 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!answer.ok()) return ErrorResponse(answer.status());
     return Ok(*answer);
   });
+}
 
+// What changes a job: cancel or signal, hold and release, complete, requeue, update.
+void AddJobChangeRoutes(Controller& c, Router& r) {
   r.Add("DELETE", "/v1/jobs/{id}", kChangeBodyLimit, [&c](const HttpRequest& req) {
     StatusOr<int64_t> id = ParseId(req.params.at("id"));
     if (!id.ok()) return ErrorResponse(id.status());
@@ -216,6 +221,14 @@ void AddJobRoutes(Controller& c, Router& r) {
     if (!st.ok()) return ErrorResponse(st);
     return Ok();
   });
+}
+
+}  // namespace
+
+void AddJobRoutes(Controller& c, Router& r) {
+  AddServerRoutes(c, r);
+  AddSubmitAndReadRoutes(c, r);
+  AddJobChangeRoutes(c, r);
 }
 
 }  // namespace muster::api

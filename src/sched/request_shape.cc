@@ -22,25 +22,11 @@ size_t RequestShape::PlacementHash() const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
-StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& partition) {
-  RequestShape s;
-  s.gpu_type = req.gpu_type;
-  s.exclusive = req.exclusive;
-  s.gpu_milli = req.gpu_milli;
-  s.gpu_memory_mb = req.gpu_memory_mb;
-  const int cpt = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
-  const bool nodes_given = req.min_nodes > 0;
-  s.min_nodes = nodes_given ? req.min_nodes : 1;
-  s.max_nodes = req.max_nodes > 0 ? req.max_nodes : (nodes_given ? req.min_nodes : 0);
-  if (s.max_nodes > 0 && s.max_nodes < s.min_nodes) {
-    return InvalidArgument("node count range " + std::to_string(s.min_nodes) + "-" + std::to_string(s.max_nodes) +
-                           " is empty");
-  }
-  if (req.gpus_total > 0 && (req.gpus_per_node > 0 || req.gpus_per_task > 0)) {
-    return InvalidArgument("--gpus cannot be combined with --gpus-per-node/--gres=gpu or --gpus-per-task");
-  }
-  s.per_node.gpus = req.gpus_per_node;
+namespace {
 
+// What the job's units are (GPUs with --gpus, else tasks with -n, else one per node), how many,
+// what each holds and how they spread over nodes; `cpt`: CPUs per task.
+Status ResolveUnits(const JobRequest& req, int cpt, bool nodes_given, RequestShape& s) {
   if (req.gpus_total > 0) {
     // Units are GPUs, spread over as few nodes as possible; every node also runs its tasks.
     s.units = req.gpus_total;
@@ -93,6 +79,31 @@ StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& part
     s.unit.gpus = req.gpus_per_task * k;
     s.max_nodes = s.min_nodes;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<RequestShape> ResolveShape(const JobRequest& req, const Partition& partition) {
+  RequestShape s;
+  s.gpu_type = req.gpu_type;
+  s.exclusive = req.exclusive;
+  s.gpu_milli = req.gpu_milli;
+  s.gpu_memory_mb = req.gpu_memory_mb;
+  const int cpt = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+  const bool nodes_given = req.min_nodes > 0;
+  s.min_nodes = nodes_given ? req.min_nodes : 1;
+  s.max_nodes = req.max_nodes > 0 ? req.max_nodes : (nodes_given ? req.min_nodes : 0);
+  if (s.max_nodes > 0 && s.max_nodes < s.min_nodes) {
+    return InvalidArgument("node count range " + std::to_string(s.min_nodes) + "-" + std::to_string(s.max_nodes) +
+                           " is empty");
+  }
+  if (req.gpus_total > 0 && (req.gpus_per_node > 0 || req.gpus_per_task > 0)) {
+    return InvalidArgument("--gpus cannot be combined with --gpus-per-node/--gres=gpu or --gpus-per-task");
+  }
+  s.per_node.gpus = req.gpus_per_node;
+
+  RETURN_IF_ERROR(ResolveUnits(req, cpt, nodes_given, s));
   if (req.cpus_per_gpu > 0 && s.per_node.gpus > 0) {
     s.per_node.cpu_milli += int64_t{s.per_node.gpus} * req.cpus_per_gpu * 1000;
   }

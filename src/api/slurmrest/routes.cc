@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -251,34 +252,13 @@ bj::array Associations(const Controller& c) {
   return out;
 }
 
-}  // namespace
+// Adds a route: see AddSlurmRestRoutes.
+using AddRoute = std::function<void(const char* method, const std::string& path,
+                                    std::function<HttpResponse(const HttpRequest&, const Caller&)> fn)>;
 
-HttpResponse AuthenticationFailure() { return HttpResponse{401, "text/plain", "Authentication failure"}; }
-
-bool IsSlurmRestPath(std::string_view path) {
-  return path.rfind("/slurm/", 0) == 0 || path.rfind("/slurmdb/", 0) == 0;
-}
-
-int64_t SlurmRestBodyLimit(std::string_view method, std::string_view path) {
-  if (method == "GET" || method == "HEAD" || method == "DELETE") return 64 << 10;
-  if (method == "POST" && path.ends_with("/job/submit")) return 16 << 20;
-  return 1 << 20;
-}
-
-void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
-  // Each handler runs as the authenticated user, or answers 401; its body limit is the REST API's
-  // for its method and pattern.
-  auto route = [&c, &r, options](const char* method, const std::string& path,
-                                 std::function<HttpResponse(const HttpRequest&, const Caller&)> fn) {
-    r.Add(method, path, SlurmRestBodyLimit(method, path), [&c, options, fn](const HttpRequest& req) {
-      StatusOr<Caller> who = Authenticate(req, options.jwt_key, c.NowSeconds(),
-                                          [&c](uint32_t uid) { return c.IsAdmin(Caller{true, uid, 0, "jwt", ""}); });
-      if (!who.ok()) return AuthenticationFailure();
-      return fn(req, *who);
-    });
-  };
-  const std::string v = kJobs, db = kDb;
-
+// The server's: /ping, /diag.
+void AddServerRoutes(const AddRoute& route, Controller& c, const RestOptions& options) {
+  const std::string v = kJobs;
   route("GET", v + "/ping", [](const HttpRequest&, const Caller&) {
     return Ok(Plugin::kV0038, "pings",
               bj::array{bj::object{{"hostname", HostName()}, {"ping", "UP"}, {"status", 0}, {"mode", "primary"}}});
@@ -287,7 +267,11 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
   route("GET", v + "/diag", [&c, options](const HttpRequest&, const Caller&) {
     return Ok(Plugin::kV0038, "statistics", DiagJson(ControllerDiag(c, options.server_threads)));
   });
+}
 
+// The jobs': list, get, submit, update, signal or cancel.
+void AddJobsRoutes(const AddRoute& route, Controller& c) {
+  const std::string v = kJobs;
   // ?update_time= is taken and not used: the list is always whole (docs/slurm-compatibility.md).
   route("GET", v + "/jobs", [&c](const HttpRequest&, const Caller&) {
     bj::array jobs;
@@ -359,7 +343,11 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     }
     return Ok(Plugin::kV0038, nullptr, nullptr);
   });
+}
 
+// The nodes' and the partitions'.
+void AddNodeRoutes(const AddRoute& route, Controller& c) {
+  const std::string v = kJobs;
   route("GET", v + "/nodes", [&c](const HttpRequest&, const Caller&) {
     return Ok(Plugin::kV0038, "nodes", NodesJson(c.ListPartitions(), c.ListNodes(), Usage(c), c.NowSeconds()));
   });
@@ -390,7 +378,11 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
     }
     return NotFoundError("Invalid partition name specified", "partitions");
   });
+}
 
+// slurmdbd's: the accounting of jobs, the associations.
+void AddDbRoutes(const AddRoute& route, Controller& c) {
+  const std::string db = kDb;
   route("GET", db + "/jobs", [&c](const HttpRequest& req, const Caller&) {
     StatusOr<AccountingQuery> q = DbQuery(req.query);
     if (!q.ok()) return SlurmError(Plugin::kDbV0038, q.status(), "_parse_query", "", "jobs");
@@ -418,6 +410,38 @@ void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
   route("GET", db + "/associations", [&c](const HttpRequest&, const Caller&) {
     return Ok(Plugin::kDbV0038, "associations", Associations(c));
   });
+}
+
+}  // namespace
+
+HttpResponse AuthenticationFailure() { return HttpResponse{401, "text/plain", "Authentication failure"}; }
+
+bool IsSlurmRestPath(std::string_view path) {
+  return path.rfind("/slurm/", 0) == 0 || path.rfind("/slurmdb/", 0) == 0;
+}
+
+int64_t SlurmRestBodyLimit(std::string_view method, std::string_view path) {
+  if (method == "GET" || method == "HEAD" || method == "DELETE") return 64 << 10;
+  if (method == "POST" && path.ends_with("/job/submit")) return 16 << 20;
+  return 1 << 20;
+}
+
+void AddSlurmRestRoutes(Controller& c, Router& r, const RestOptions& options) {
+  // Each handler runs as the authenticated user, or answers 401; its body limit is the REST API's
+  // for its method and pattern.
+  auto route = [&c, &r, options](const char* method, const std::string& path,
+                                 std::function<HttpResponse(const HttpRequest&, const Caller&)> fn) {
+    r.Add(method, path, SlurmRestBodyLimit(method, path), [&c, options, fn](const HttpRequest& req) {
+      StatusOr<Caller> who = Authenticate(req, options.jwt_key, c.NowSeconds(),
+                                          [&c](uint32_t uid) { return c.IsAdmin(Caller{true, uid, 0, "jwt", ""}); });
+      if (!who.ok()) return AuthenticationFailure();
+      return fn(req, *who);
+    });
+  };
+  AddServerRoutes(route, c, options);
+  AddJobsRoutes(route, c);
+  AddNodeRoutes(route, c);
+  AddDbRoutes(route, c);
 }
 
 }  // namespace muster::slurmrest
