@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "agent/agent.h"
-#include "api/wire/agent.h"
-#include "api/wire/records.h"
 #include "base/clock.h"
 #include "net/http_test_util.h"
+#include "wire/agent.h"
+#include "wire/records.h"
 
 namespace muster {
 namespace {

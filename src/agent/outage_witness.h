@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
-#include "api/wire/agent.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "wire/agent.h"
 
 namespace muster {
 

@@ -21,7 +21,7 @@
 #include "proc/stray_processes.h"
 #include "base/log.h"
 #include "base/read_file.h"
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 #include "net/step_io.h"
 
 namespace muster {

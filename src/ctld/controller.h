@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/agent.h"
-#include "api/wire/why.h"
+#include "wire/agent.h"
+#include "wire/why.h"
 #include "base/caller.h"
 #include "base/clock.h"
 #include "base/mutex.h"

@@ -14,10 +14,10 @@
 #include <cstdint>
 #include <string>
 
-#include "api/wire/agent.h"
 #include "ctld/node_table.h"
 #include "model/job_record.h"
 #include "model/outage.h"
+#include "wire/agent.h"
 
 namespace muster {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/job_list_json.h"
 #include "model/job_record.h"
+#include "wire/codec.h"
 
 namespace muster {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
-#include "api/wire/records.h"
 #include "model/job_record.h"
+#include "wire/codec.h"
+#include "wire/records.h"
 
 namespace muster {
 

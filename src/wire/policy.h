@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/account.h"
 #include "model/policy_ops.h"
 #include "model/qos.h"
+#include "wire/codec.h"
 
 namespace muster {
 

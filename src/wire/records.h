@@ -1,7 +1,7 @@
 // The controller's records inside wire structs, in their own codec (model/record_json.h: every
 // key, defaults too, errors naming the field as "node.cpus: wrong type"): node records (node
 // lists, registration), steps, partitions, and a job in its full form. The job list's compact
-// form of a job is Custom<JobRecord> (api/wire/steps.h).
+// form of a job is Custom<JobRecord> (wire/steps.h).
 #pragma once
 
 #include <optional>
@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/record_json.h"
+#include "wire/codec.h"
 
 namespace muster {
 
