@@ -68,7 +68,7 @@ int PidFdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 // The shepherd's files (spec.json, exit.json) in the one wire codec; their keys are those of the
 // files an agent of any earlier version left in a run directory, which a restarted agent adopts.
-namespace wire {
+namespace json {
 
 template <>
 struct External<LaunchSpec> : std::true_type {
@@ -122,7 +122,7 @@ struct External<ShepherdExit> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 
 namespace {
 

@@ -448,7 +448,7 @@ struct TokenAnswer {
   }
 };
 
-namespace wire {
+namespace json {
 
 // A GPU out of service, as a node reports it: {"index", "condition": "failed"|"needs_reset", "reason"}.
 template <>
@@ -460,6 +460,10 @@ struct External<GpuFault> : std::true_type {
     v("reason", s.reason);
   }
 };
+
+}  // namespace json
+
+namespace wire {
 
 // A node report read and checked: GPU indexes within 0..4095, the faults sorted by index.
 StatusOr<NodeReport> CheckedNodeReport(NodeReport report);

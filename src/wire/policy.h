@@ -50,7 +50,7 @@ struct PolicyAnswer {
 
 }  // namespace muster
 
-namespace muster::wire {
+namespace muster::json {
 
 template <>
 struct External<TresAmounts> : std::true_type {
@@ -140,4 +140,4 @@ struct External<PolicyOp> : std::true_type {
   }
 };
 
-}  // namespace muster::wire
+}  // namespace muster::json

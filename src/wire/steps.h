@@ -103,7 +103,7 @@ struct StepAnswer {
   }
 };
 
-namespace wire {
+namespace json {
 
 template <>
 struct Custom<JobRecord> : std::true_type {
@@ -117,5 +117,5 @@ struct Custom<JobRecord> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 }  // namespace muster
