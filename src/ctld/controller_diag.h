@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "ctld/controller.h"
-#include "wire/diag.h"
+#include "model/diag.h"
 
 namespace muster {
 

@@ -16,8 +16,8 @@
 
 #include "ctld/node_table.h"
 #include "model/job_record.h"
+#include "model/node_report.h"
 #include "model/outage.h"
-#include "wire/agent.h"
 
 namespace muster {
 

@@ -1,25 +1,15 @@
-// GET /v1/jobs/{id}/why (muster why): why a job waits and when it will start, as the scheduler
-// core answers (sched/why.h); the command prints it in plain words (cli/why_command.h).
+// GET /v1/jobs/{id}/why (muster why): the keys of the answer (model/why.h).
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include <type_traits>
 
+#include "model/why.h"
 #include "wire/codec.h"
 
-namespace muster {
+namespace muster::json {
 
-// What a cycle decides for a job.
-struct WhyOutcomeAnswer {
-  using WireRecord = void;
-  std::string start;       // "now", "preempting", "planned", "unplanned", "never"
-  std::string reason;      // squeue's word ("Resources", "Priority", ...); "" when it starts
-  std::string message;     // a rejection's message or a reason's detail
-  int64_t start_time = 0;  // seconds since the epoch: now, or the planned start
-  std::string nodes;       // a host list ("node[03-04]")
-  std::vector<std::string> gpus;  // per node: "node03:0-7" (the GPUs it would take there)
-  std::vector<int64_t> preempt;   // "preempting": the running jobs to stop
+template <>
+struct External<WhyOutcomeAnswer> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("start", s.start);
@@ -32,14 +22,8 @@ struct WhyOutcomeAnswer {
   }
 };
 
-struct WhyAheadAnswer {
-  using WireRecord = void;
-  int64_t job_id = 0;
-  int position = 0;  // in the cycle's order, from 1
-  std::string user, account, partition;
-  int64_t priority = 0;
-  double gpus = 0;
-  WhyOutcomeAnswer outcome;
+template <>
+struct External<WhyAheadAnswer> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("job_id", s.job_id);
@@ -53,11 +37,8 @@ struct WhyAheadAnswer {
   }
 };
 
-struct WhyShareAnswer {
-  using WireRecord = void;
-  std::string account;
-  double held = 0, fair_share = 0, demand = 0;
-  double quota = -1;  // -1: none
+template <>
+struct External<WhyShareAnswer> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("account", s.account);
@@ -68,18 +49,8 @@ struct WhyShareAnswer {
   }
 };
 
-struct WhySoonerAnswer {
-  using WireRecord = void;
-  std::string kind;    // "gpus", "time", "partition", "limit", "quota"
-  std::string change;  // plain words
-  double gpus = 0;
-  int64_t time_limit_s = 0;
-  std::string partition;
-  std::string account;  // or the QOS, for a QOS's limit
-  std::string limit;
-  int64_t value = -1;
-  int64_t in_use = -1;
-  WhyOutcomeAnswer outcome;
+template <>
+struct External<WhySoonerAnswer> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("kind", s.kind);
@@ -95,33 +66,8 @@ struct WhySoonerAnswer {
   }
 };
 
-struct WhyAnswer {
-  using WireRecord = void;
-  int64_t job_id = 0;
-  std::string user, account, partition;
-  std::string state;   // the job's ("PENDING", "RUNNING", ...)
-  // The job's record as squeue shows it: its reason and squeue --start's figures, from the last pass.
-  std::string reason;
-  std::string reason_detail;
-  int64_t expected_start = 0;
-  std::string sched_nodes;
-  int64_t now = 0;
-  // Whether the core was asked (a pending job in the scheduling queue); else `note` says why not
-  // ("it is RUNNING", "it is held", "it waits for its dependency", ...).
-  bool explained = false;
-  std::string note;
-  double gpus = 0;
-  int64_t time_limit_s = 0;
-  WhyOutcomeAnswer outcome;
-  int position = 0;
-  int queue_size = 0;
-  int ahead_total = 0;
-  int ahead_in_partition = 0;
-  std::vector<WhyAheadAnswer> ahead;
-  bool fair_share_order = false;
-  std::vector<WhyShareAnswer> shares;
-  std::vector<WhySoonerAnswer> sooner;
-  int cycles = 0;
+template <>
+struct External<WhyAnswer> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
     v("job_id", s.job_id);
@@ -151,4 +97,4 @@ struct WhyAnswer {
   }
 };
 
-}  // namespace muster
+}  // namespace muster::json

@@ -1,0 +1,69 @@
+// A submission as the controller takes it (Controller::Submit, TestOnly, ctld/build_job.h) and
+// sbatch --test-only's answer: domain records that the commands that submit (sbatch, salloc, srun)
+// fill and wire/submit.h carries (POST /v1/jobs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace muster {
+
+// A heterogeneous job's component after the first (sbatch's `#SBATCH hetjob` / `:`): its own
+// resource options, and the options Slurm lets each component set apart (an empty account or
+// QOS: the first component's).
+struct HetComponentRequest {
+  std::vector<std::string> resource_args;
+  std::string account;
+  std::string qos;
+  friend bool operator==(const HetComponentRequest&, const HetComponentRequest&) = default;
+};
+
+// What a client submits. Who submits comes from the authenticated Caller, never from here.
+struct SubmitRequest {
+  std::vector<std::string> resource_args;  // sbatch resource options, parsed by the controller (ParseJobRequest)
+  std::string name;
+  std::string script;
+  std::vector<std::string> script_args;
+  std::string workdir;
+  std::vector<std::string> environment;
+  std::string stdout_pattern;
+  std::string stderr_pattern;
+  std::string stdin_path;
+  std::string account;
+  std::string qos;     // "" = "normal"
+  int64_t nice = 0;    // negative: admins only
+  bool hold = false;
+  bool requeue = true;
+  std::string submit_host;
+  int64_t submit_sid = 0;  // the submitting command's session id
+  std::string comment;     // --comment
+  // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
+  // second submission of the caller with the same key, while the first one's job is held (MinJobAge
+  // after its end), returns that job's id and makes none.
+  std::string submit_key;
+  bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
+  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
+  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
+  int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
+  int warn_signal = 0;     // --signal: 1..64 (0 = none)
+  int warn_time_s = 0;     // 0..65535 seconds before the time limit
+  bool warn_batch_only = false;
+  // A heterogeneous job: the components after the first (this request is the first, the leader,
+  // which runs the script). Empty: an ordinary job.
+  std::vector<HetComponentRequest> het_components;
+  // The keys ("stdout", "stderr" and "stdin" for the patterns and path).
+  friend bool operator==(const SubmitRequest&, const SubmitRequest&) = default;
+};
+
+// sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.
+struct WillRun {
+  int64_t job_id = 0;
+  int64_t start_time = 0;  // 0 = unknown (it waits for something other than resources)
+  std::string nodes;       // hostlist; "" when unknown
+  int cpus = 0;
+  std::string partition;
+  friend bool operator==(const WillRun&, const WillRun&) = default;
+};
+
+}  // namespace muster
