@@ -44,13 +44,13 @@
 #include "agent/outage_witness.h"
 #include "agent/shepherd.h"
 #include "agent/step_runner.h"
-#include "api/wire/agent.h"
-#include "api/wire/jobs.h"
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "model/job_record.h"
 #include "net/http.h"
 #include "net/token.h"
+#include "wire/agent.h"
+#include "wire/jobs.h"
 
 namespace muster {
 

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "agent/agent.h"
-#include "api/wire/agent.h"
-#include "api/wire/records.h"
 #include "base/clock.h"
 #include "base/test_util.h"
 #include "net/http_test_util.h"
+#include "wire/agent.h"
+#include "wire/records.h"
 
 namespace muster {
 namespace {

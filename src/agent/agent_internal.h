@@ -1,9 +1,9 @@
 // What the agent's source files share and nobody else uses.
 #pragma once
 
-#include "api/wire/codec.h"
 #include "net/http.h"
 #include "net/json_body.h"
+#include "wire/codec.h"
 
 namespace muster {
 

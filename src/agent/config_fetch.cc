@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 
 namespace muster {
 

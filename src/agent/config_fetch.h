@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/agent.h"
 #include "base/status.h"
 #include "net/token.h"
+#include "wire/agent.h"
 
 namespace muster {
 

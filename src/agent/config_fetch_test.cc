@@ -8,8 +8,8 @@
 
 #include <memory>
 
-#include "api/wire/codec.h"
 #include "net/http_test_util.h"
+#include "wire/codec.h"
 
 namespace muster {
 namespace {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "agent/shepherd.h"
-#include "api/wire/codec.h"
 #include "base/log.h"
 #include "base/read_file.h"
 #include "model/outage.h"
+#include "wire/codec.h"
 
 namespace muster {
 

@@ -18,10 +18,10 @@
 #include <optional>
 #include <string>
 
-#include "api/wire/agent.h"
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "base/status.h"
+#include "wire/agent.h"
 
 namespace muster {
 

@@ -21,7 +21,7 @@
 #include "proc/stray_processes.h"
 #include "base/log.h"
 #include "base/read_file.h"
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 #include "net/step_io.h"
 
 namespace muster {
@@ -65,7 +65,7 @@ int PidFdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 // The shepherd's files (spec.json, exit.json) in the one wire codec; their keys are those of the
 // files an agent of any earlier version left in a run directory, which a restarted agent adopts.
-namespace wire {
+namespace json {
 
 template <>
 struct External<LaunchSpec> : std::true_type {
@@ -119,7 +119,7 @@ struct External<ShepherdExit> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 
 namespace {
 

@@ -22,13 +22,13 @@
 
 #include "base/mutex.h"
 #include "base/status.h"
-#include "api/wire/agent.h"
+#include "wire/agent.h"
 #include "model/job_record.h"
 #include "net/step_io.h"
 
 namespace muster {
 
-// What srun sends to each node of the step (api/wire/agent.h's StepLaunchRequest), plus what the agent
+// What srun sends to each node of the step (wire/agent.h's StepLaunchRequest), plus what the agent
 // fills in.
 struct StepLaunch : StepLaunchRequest {
   // From the agent.

@@ -14,11 +14,11 @@
 #include <string>
 #include <string_view>
 
-#include "api/wire/agent.h"
 #include "base/status.h"
 #include "config/muster_config.h"
 #include "ctld/controller.h"
 #include "net/http.h"
+#include "wire/agent.h"
 
 namespace muster::api {
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "api/wire/codec.h"
 #include "ctld/controller_test_fixture.h"
+#include "wire/codec.h"
 
 namespace muster {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "api/wire/diag.h"
-#include "api/wire/jobs.h"
 #include "ctld/controller_diag.h"
 #include "net/prometheus_text.h"
+#include "wire/diag.h"
+#include "wire/jobs.h"
 
 namespace muster::api {
 namespace {

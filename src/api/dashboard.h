@@ -19,13 +19,13 @@
 #include <string_view>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "ctld/controller.h"
 #include "ctld/gpu_usage_board.h"
 #include "model/account.h"
 #include "model/job_record.h"
 #include "net/http.h"
 #include "sched/fair_tree.h"
+#include "wire/codec.h"
 
 namespace muster::api {
 

@@ -1,10 +1,10 @@
-// The controller API's requests that need more than their wire type's codec (api/wire) before the
+// The controller API's requests that need more than their wire type's codec (wire) before the
 // Controller takes them. Pure: no controller, no I/O. Kept apart from the routes so that they can
 // be fuzzed alone (fuzz/fuzz_api_decode.cc).
 #pragma once
 
 #include "base/status.h"
-#include "api/wire/steps.h"
+#include "wire/steps.h"
 #include "ctld/controller.h"
 
 namespace muster {

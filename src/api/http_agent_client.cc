@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "api/wire/agent.h"
+#include "wire/agent.h"
 
 namespace muster {
 

@@ -9,8 +9,8 @@
 
 #include "base/status.h"
 #include "ctld/controller.h"
-#include "api/wire/codec.h"
-#include "api/wire/records.h"
+#include "wire/codec.h"
+#include "wire/records.h"
 #include "net/http.h"
 #include "net/url.h"  // CommaSet, QueryEpochSeconds
 
@@ -25,7 +25,7 @@ constexpr int64_t kChangeBodyLimit = 1 << 20;
 
 // 200 with {}.
 HttpResponse Ok();
-// A wire answer (api/wire/codec.h) with status 200.
+// A wire answer (wire/codec.h) with status 200.
 template <wire::Record T>
 HttpResponse Ok(const T& answer) {
   return HttpResponse::Json(200, wire::Encode(answer));

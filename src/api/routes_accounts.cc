@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "api/decode.h"
-#include "api/wire/policy.h"
-#include "api/wire/priority.h"
-#include "api/wire/usage.h"
+#include "wire/policy.h"
+#include "wire/priority.h"
+#include "wire/usage.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "model/job_list_json.h"
-#include "api/wire/records.h"
+#include "wire/records.h"
 #include "report/usage_report.h"
 
 namespace muster::api {

@@ -2,15 +2,15 @@
 // cancel and signal, hold and release, complete, requeue, update; and the ping and config.
 
 #include "api/decode.h"
-#include "api/wire/jobs.h"
-#include "api/wire/why.h"
-#include "api/wire/submit.h"
+#include "wire/jobs.h"
+#include "wire/why.h"
+#include "wire/submit.h"
 #include "api/route_util.h"
 #include "api/routes.h"
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
 #include "model/record_json.h"
-#include "api/wire/submit.h"
+#include "wire/submit.h"
 #include "report/scontrol_format.h"
 #include "report/squeue_format.h"
 

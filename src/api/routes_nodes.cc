@@ -2,11 +2,11 @@
 // exit reports.
 
 #include "api/decode.h"
-#include "api/wire/agent.h"
-#include "api/wire/jobs.h"
+#include "wire/agent.h"
+#include "wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "api/wire/records.h"
+#include "wire/records.h"
 
 namespace muster::api {
 

@@ -1,10 +1,10 @@
 // Steps: srun's step creation and end, the step list, and sacct's steps.
 
 #include "api/decode.h"
-#include "api/wire/jobs.h"
+#include "wire/jobs.h"
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "api/wire/records.h"
+#include "wire/records.h"
 
 namespace muster::api {
 

@@ -4,9 +4,9 @@
 
 #include "api/route_util.h"
 #include "api/routes.h"
-#include "api/wire/jobs.h"
 #include "config/muster_config.h"
 #include "net/jwt.h"
+#include "wire/jobs.h"
 
 namespace muster::api {
 

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "api/routes.h"
-#include "api/wire/jobs.h"
 #include "ctld/controller_test_fixture.h"
 #include "net/jwt.h"
+#include "wire/jobs.h"
 
 namespace muster {
 namespace {

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "api/route_util.h"
-#include "api/wire/agent.h"
 #include "net/key_file.h"
 #include "net/prometheus_text.h"
+#include "wire/agent.h"
 
 namespace muster::api {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/jobs.h"
 #include "base/status.h"
 #include "config/muster_config.h"
 #include "net/http.h"
 #include "store/store.h"
+#include "wire/jobs.h"
 
 namespace muster::api {
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "api/wire/agent.h"
-#include "api/wire/codec.h"
+#include "wire/agent.h"
+#include "wire/codec.h"
 
 namespace muster::api {
 namespace {

@@ -1,6 +1,6 @@
 // For tests: a read-only view of parsed JSON that reads like a document ("j["caller"]["via"] ==
 // "unix""): a missing key or a key of a non-object is null, comparisons take plain C++ values.
-// Tests only (the code reads JSON through its codecs: api/wire/codec.h, model/record_json.h).
+// Tests only (the code reads JSON through its codecs: wire/codec.h, model/record_json.h).
 #pragma once
 
 #include <cstddef>

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/submit.h"
 #include "base/status.h"
 #include "base/strings.h"  // Split
 #include "model/option_engine.h"
 #include "report/slurm_format.h"
+#include "wire/submit.h"
 
 namespace muster {
 

@@ -15,8 +15,8 @@
 
 #include "config/muster_config.h"
 #include "model/job_list_json.h"
-#include "api/wire/agent.h"
-#include "api/wire/records.h"
+#include "wire/agent.h"
+#include "wire/records.h"
 #include "net/key_file.h"
 
 namespace muster {

@@ -13,14 +13,14 @@
 #include <vector>
 
 
-#include "api/wire/diag.h"
-#include "api/wire/jobs.h"
-#include "api/wire/policy.h"
-#include "api/wire/priority.h"
-#include "api/wire/steps.h"
-#include "api/wire/submit.h"
-#include "api/wire/why.h"
-#include "api/wire/usage.h"
+#include "wire/diag.h"
+#include "wire/jobs.h"
+#include "wire/policy.h"
+#include "wire/priority.h"
+#include "wire/steps.h"
+#include "wire/submit.h"
+#include "wire/why.h"
+#include "wire/usage.h"
 #include "base/status.h"
 #include "model/job_record.h"
 #include "model/partition.h"
@@ -32,7 +32,7 @@ namespace muster {
 struct MusterConfig;
 
 // Every call the commands make to the controller, typed: the requests and answers are the wire
-// types of src/api/wire (and the records' codecs of model/). Errors follow the HTTP status (400
+// types of src/wire (and the records' codecs of model/). Errors follow the HTTP status (400
 // InvalidArgument, 401 Unauthenticated, 403 PermissionDenied, 404 NotFound, 409
 // FailedPrecondition, 503 Unavailable) with the server's message; an answer that does not read
 // is Internal "the controller sent a malformed answer: ...".

@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/agent.h"
-#include "api/wire/jobs.h"
-#include "api/wire/records.h"
-#include "api/wire/submit.h"
 #include "cli/ctld_client.h"
 #include "net/http.h"
 #include "net/http_test_util.h"
+#include "wire/agent.h"
+#include "wire/jobs.h"
+#include "wire/records.h"
+#include "wire/submit.h"
 
 namespace muster {
 namespace {

@@ -26,7 +26,7 @@
 #include <thread>
 
 #include "proc/stray_processes.h"
-#include "api/wire/agent.h"
+#include "wire/agent.h"
 #include "config/muster_config.h"
 #include "config/slurm_conf.h"
 #include "model/hostlist.h"

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "api/wire/submit.h"
 #include "base/status.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
+#include "wire/submit.h"
 
 namespace muster {
 

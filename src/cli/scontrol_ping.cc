@@ -1,8 +1,8 @@
 #include "cli/scontrol_ping.h"
 
-#include "api/wire/jobs.h"
 #include "config/muster_config.h"
 #include "net/http.h"
+#include "wire/jobs.h"
 
 namespace muster {
 

@@ -9,8 +9,8 @@
 
 #include <memory>
 
-#include "api/wire/jobs.h"
 #include "net/http.h"
+#include "wire/jobs.h"
 
 namespace muster {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/diag.h"
 #include "base/status.h"
 #include "model/option_engine.h"
+#include "wire/diag.h"
 
 namespace muster {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/usage.h"
 #include "base/status.h"
 #include "model/option_engine.h"
+#include "wire/usage.h"
 
 namespace muster {
 

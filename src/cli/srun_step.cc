@@ -32,7 +32,7 @@
 #include "cli/srun_args.h"
 #include "cli/srun_step_host.h"
 #include "config/muster_config.h"
-#include "api/wire/agent.h"
+#include "wire/agent.h"
 #include "model/hostlist.h"
 #include "model/job_array.h"
 #include "model/record_json.h"

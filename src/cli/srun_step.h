@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <ostream>
 
-#include "api/wire/steps.h"
 #include "cli/srun_args.h"
+#include "wire/steps.h"
 
 namespace muster {
 

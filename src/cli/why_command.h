@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/why.h"
+#include "wire/why.h"
 
 namespace muster {
 

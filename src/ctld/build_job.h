@@ -16,7 +16,7 @@
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/qos.h"
-#include "api/wire/submit.h"
+#include "model/submission.h"
 
 namespace muster {
 

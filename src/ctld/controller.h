@@ -35,8 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/agent.h"
-#include "api/wire/why.h"
+#include "model/node_report.h"
 #include "base/caller.h"
 #include "base/clock.h"
 #include "base/mutex.h"
@@ -52,6 +51,7 @@
 #include "model/dependency.h"
 #include "model/job_record.h"
 #include "model/step_layout.h"
+#include "model/why.h"
 #include "model/policy_ops.h"
 #include "sched/admission.h"
 #include "sched/cluster_snapshot.h"

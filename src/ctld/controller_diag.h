@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "api/wire/diag.h"
 #include "ctld/controller.h"
+#include "model/diag.h"
 
 namespace muster {
 

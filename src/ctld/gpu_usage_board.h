@@ -1,4 +1,4 @@
-// The GPUs' utilization the agents' heartbeats last carried (api/wire/agent.h GpuUtilization), kept in
+// The GPUs' utilization the agents' heartbeats last carried (model/node_report.h GpuUtilization), kept in
 // memory only, for the dashboard's cluster view. Thread-safe, its own lock.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "api/wire/agent.h"
+#include "model/node_report.h"
 
 namespace muster {
 

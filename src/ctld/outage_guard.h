@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <string>
 
-#include "api/wire/agent.h"
 #include "ctld/node_table.h"
 #include "model/job_record.h"
+#include "model/node_report.h"
 #include "model/outage.h"
 
 namespace muster {

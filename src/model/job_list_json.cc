@@ -5,9 +5,9 @@
 
 #include <boost/json.hpp>
 
-#include "model/job_record_fields.h"
-#include "model/json_fields.h"
+#include "base/json_codec.h"
 #include "base/pretty_json.h"
+#include "model/job_record_fields.h"
 
 namespace muster {
 
@@ -15,20 +15,21 @@ namespace bj = boost::json;
 
 namespace {
 
-using json_fields::Skipped;
+// What only the job's own processes need: GET /v1/jobs/{id} has it, the list does not.
+constexpr std::string_view kPayloadKeys[] = {"script", "script_args", "environment"};
+// The list's form: the fields that differ from their defaults, without the payload.
+constexpr json::WriteOptions kListed{.omit_defaults = true, .skip_keys = kPayloadKeys};
 
-// Copies every field of `from` but the skipped ones (visited with `from` as the "default").
+bool IsPayload(std::string_view key) { return std::ranges::find(kPayloadKeys, key) != std::end(kPayloadKeys); }
+
+// Copies every field of `from` but the payload (visited with `from` as the "default").
 struct ListedCopy {
   template <typename T>
-  void Field(const char* key, T& to, const T& from) {
-    if (!Skipped(key)) to = from;
+  void operator()(const char* key, T& to, const T& from) {
+    if (!IsPayload(key)) to = from;
   }
   template <typename T, typename Fn>
-  void Object(const char*, T& to, const T& from, Fn) {
-    to = from;
-  }
-  template <typename T, typename Fn>
-  void Objects(const char*, std::vector<T>& to, const std::vector<T>& from, Fn) {
+  void operator()(const char*, T& to, const T& from, Fn) {
     to = from;
   }
 };
@@ -36,7 +37,7 @@ struct ListedCopy {
 bj::object JobObject(const JobRecord& job, bool listed, bj::storage_ptr sp) {
   static const JobRecord kDefault;
   bj::object o(std::move(sp));
-  json_fields::Writer w{o, listed};
+  json::Writer w(o, listed ? kListed : json::WriteOptions{});
   record_fields::JobRecordFields(w, job, kDefault);
   return o;
 }
@@ -76,7 +77,7 @@ StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std:
   static const JobRecord kDefault;
   Status status;
   JobRecord r;
-  json_fields::Reader reader(o, what, &status);
+  json::Reader reader(o, what + ".", &status, json::ErrorStyle::kRecord);
   record_fields::JobRecordFields(reader, r, kDefault);
   if (!status.ok()) return status;
   return r;

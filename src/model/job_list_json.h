@@ -25,7 +25,7 @@ JobRecord ListedJob(const JobRecord& job);
 std::string JobListJson(const std::vector<JobRecord>& jobs);
 
 // One job of the list as a JSON object (what JobListJson writes for it), and back; for answers that
-// carry a job beside other keys (api/wire). Errors name the field under `what` ("job.uid: wrong type").
+// carry a job beside other keys (wire). Errors name the field under `what` ("job.uid: wrong type").
 boost::json::object ListedJobObject(const JobRecord& job, boost::json::storage_ptr sp = {});
 StatusOr<JobRecord> ListedJobFromObject(const boost::json::object& o, const std::string& what = "job");
 

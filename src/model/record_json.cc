@@ -4,14 +4,14 @@
 
 #include <boost/json.hpp>
 
+#include "base/json_codec.h"
 #include "model/job_record_fields.h"
-#include "model/json_fields.h"
 
 namespace muster {
 
 namespace bj = boost::json;
-using json_fields::Reader;
-using json_fields::Writer;
+using json::Reader;
+using json::Writer;
 
 const char* JobStateName(JobState s) {
   switch (s) {
@@ -98,100 +98,101 @@ std::string DescribeGpuFaults(const std::vector<GpuFault>& faults) {
 namespace {
 
 // The keys of the records besides the job (whose keys are model/job_record_fields.h's), in the
-// visitor protocol of json_fields.h.
+// visitor protocol of base/json_codec.h.
 template <class V, class G>
 void GpuFields(V& v, G& g, const Gpu& d) {
-  v.Field("index", g.index, d.index);
-  v.Field("model", g.model, d.model);
-  v.Field("memory_mb", g.memory_mb, d.memory_mb);
-  v.Field("uuid", g.uuid, d.uuid);
-  v.Field("numa_node", g.numa_node, d.numa_node);
-  v.Field("mig_profile", g.mig_profile, d.mig_profile);
-  v.Field("parent_index", g.parent_index, d.parent_index);
+  v("index", g.index, d.index);
+  v("model", g.model, d.model);
+  v("memory_mb", g.memory_mb, d.memory_mb);
+  v("uuid", g.uuid, d.uuid);
+  v("numa_node", g.numa_node, d.numa_node);
+  v("mig_profile", g.mig_profile, d.mig_profile);
+  v("parent_index", g.parent_index, d.parent_index);
 }
 
 // A node's keys but its state, GPUs and NVLink matrix (written and read by hand below).
 template <class V, class N>
 void NodeScalarFields(V& v, N& n, const Node& d) {
-  v.Field("name", n.name, d.name);
-  v.Field("cpus", n.cpus, d.cpus);
-  v.Field("sockets", n.sockets, d.sockets);
-  v.Field("cores_per_socket", n.cores_per_socket, d.cores_per_socket);
-  v.Field("threads_per_core", n.threads_per_core, d.threads_per_core);
-  v.Field("numa_nodes", n.numa_nodes, d.numa_nodes);
-  v.Field("memory_mb", n.memory_mb, d.memory_mb);
-  v.Field("tmp_disk_mb", n.tmp_disk_mb, d.tmp_disk_mb);
-  v.Field("features", n.features, d.features);
-  v.Field("drain", n.drain, d.drain);
-  v.Field("reason", n.reason, d.reason);
-  v.Field("reason_user", n.reason_user, d.reason_user);
-  v.Field("reason_time", n.reason_time, d.reason_time);
-  v.Objects("gpus", n.gpus, d.gpus, [](auto& sub, auto& g, const Gpu& gd) { GpuFields(sub, g, gd); });
+  v("name", n.name, d.name);
+  v("cpus", n.cpus, d.cpus);
+  v("sockets", n.sockets, d.sockets);
+  v("cores_per_socket", n.cores_per_socket, d.cores_per_socket);
+  v("threads_per_core", n.threads_per_core, d.threads_per_core);
+  v("numa_nodes", n.numa_nodes, d.numa_nodes);
+  v("memory_mb", n.memory_mb, d.memory_mb);
+  v("tmp_disk_mb", n.tmp_disk_mb, d.tmp_disk_mb);
+  v("features", n.features, d.features);
+  v("drain", n.drain, d.drain);
+  v("reason", n.reason, d.reason);
+  v("reason_user", n.reason_user, d.reason_user);
+  v("reason_time", n.reason_time, d.reason_time);
+  v("gpus", n.gpus, d.gpus, [](auto& sub, auto& g, const Gpu& gd) { GpuFields(sub, g, gd); });
 }
 
 template <class V, class F>
 void GpuFaultFields(V& v, F& f, const GpuFault& d) {
-  v.Field("index", f.index, d.index);
-  v.Field("needs_reset", f.needs_reset, d.needs_reset);
-  v.Field("reason", f.reason, d.reason);
+  v("index", f.index, d.index);
+  v("needs_reset", f.needs_reset, d.needs_reset);
+  v("reason", f.reason, d.reason);
 }
 
 // A node record's keys but "node" (the node, read with NodeFromJson so its errors name "node.").
 template <class V, class R>
 void NodeRecordFields(V& v, R& r, const NodeRecord& d) {
-  v.Objects("failed_gpus", r.failed_gpus, d.failed_gpus, [](auto& sub, auto& f, const GpuFault& fd) { GpuFaultFields(sub, f, fd); });
-  v.Field("agent_address", r.agent_address, d.agent_address);
-  v.Field("last_heartbeat", r.last_heartbeat, d.last_heartbeat);
-  v.Field("boot_time", r.boot_time, d.boot_time);
-  v.Field("start_time", r.start_time, d.start_time);
-  v.Field("version", r.version, d.version);
-  v.Field("arch", r.arch, d.arch);
-  v.Field("os", r.os, d.os);
-  v.Field("hostname", r.hostname, d.hostname);
+  v("failed_gpus", r.failed_gpus, d.failed_gpus,
+    [](auto& sub, auto& f, const GpuFault& fd) { GpuFaultFields(sub, f, fd); });
+  v("agent_address", r.agent_address, d.agent_address);
+  v("last_heartbeat", r.last_heartbeat, d.last_heartbeat);
+  v("boot_time", r.boot_time, d.boot_time);
+  v("start_time", r.start_time, d.start_time);
+  v("version", r.version, d.version);
+  v("arch", r.arch, d.arch);
+  v("os", r.os, d.os);
+  v("hostname", r.hostname, d.hostname);
 }
 
 template <class V, class S>
 void StepFields(V& v, S& s, const StepRecord& d) {
-  v.Field("job_id", s.job_id, d.job_id);
-  v.Field("step_id", s.step_id, d.step_id);
-  v.Field("name", s.name, d.name);
-  v.Field("nodes", s.nodes, d.nodes);
-  v.Field("ntasks", s.ntasks, d.ntasks);
-  v.Field("state", s.state, d.state);
-  v.Field("start_time", s.start_time, d.start_time);
-  v.Field("end_time", s.end_time, d.end_time);
-  v.Field("exit_code", s.exit_code, d.exit_code);
-  v.Field("node_cpus", s.node_cpus, d.node_cpus);
-  v.Field("node_mem_mb", s.node_mem_mb, d.node_mem_mb);
-  v.Field("node_gpus", s.node_gpus, d.node_gpus);
-  v.Field("time_limit_s", s.time_limit_s, d.time_limit_s);
+  v("job_id", s.job_id, d.job_id);
+  v("step_id", s.step_id, d.step_id);
+  v("name", s.name, d.name);
+  v("nodes", s.nodes, d.nodes);
+  v("ntasks", s.ntasks, d.ntasks);
+  v("state", s.state, d.state);
+  v("start_time", s.start_time, d.start_time);
+  v("end_time", s.end_time, d.end_time);
+  v("exit_code", s.exit_code, d.exit_code);
+  v("node_cpus", s.node_cpus, d.node_cpus);
+  v("node_mem_mb", s.node_mem_mb, d.node_mem_mb);
+  v("node_gpus", s.node_gpus, d.node_gpus);
+  v("time_limit_s", s.time_limit_s, d.time_limit_s);
 }
 
 template <class V, class P>
 void PartitionFields(V& v, P& p, const Partition& d) {
-  v.Field("name", p.name, d.name);
-  v.Field("nodes", p.nodes, d.nodes);
-  v.Field("default", p.is_default, d.is_default);
-  v.Field("up", p.up, d.up);
-  v.Field("min_nodes", p.min_nodes, d.min_nodes);
-  v.Field("max_nodes", p.max_nodes, d.max_nodes);
-  v.Field("max_time_s", p.max_time_s, d.max_time_s);
-  v.Field("default_time_s", p.default_time_s, d.default_time_s);
-  v.Field("priority_tier", p.priority_tier, d.priority_tier);
-  v.Field("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb, d.def_mem_per_cpu_mb);
-  v.Field("def_mem_from_cluster", p.def_mem_from_cluster, d.def_mem_from_cluster);
-  v.Field("allow_groups", p.access.allow_groups, d.access.allow_groups);
-  v.Field("allow_accounts", p.access.allow_accounts, d.access.allow_accounts);
-  v.Field("deny_accounts", p.access.deny_accounts, d.access.deny_accounts);
-  v.Field("allow_qos", p.access.allow_qos, d.access.allow_qos);
-  v.Field("deny_qos", p.access.deny_qos, d.access.deny_qos);
+  v("name", p.name, d.name);
+  v("nodes", p.nodes, d.nodes);
+  v("default", p.is_default, d.is_default);
+  v("up", p.up, d.up);
+  v("min_nodes", p.min_nodes, d.min_nodes);
+  v("max_nodes", p.max_nodes, d.max_nodes);
+  v("max_time_s", p.max_time_s, d.max_time_s);
+  v("default_time_s", p.default_time_s, d.default_time_s);
+  v("priority_tier", p.priority_tier, d.priority_tier);
+  v("def_mem_per_cpu_mb", p.def_mem_per_cpu_mb, d.def_mem_per_cpu_mb);
+  v("def_mem_from_cluster", p.def_mem_from_cluster, d.def_mem_from_cluster);
+  v("allow_groups", p.access.allow_groups, d.access.allow_groups);
+  v("allow_accounts", p.access.allow_accounts, d.access.allow_accounts);
+  v("deny_accounts", p.access.deny_accounts, d.access.deny_accounts);
+  v("allow_qos", p.access.allow_qos, d.access.allow_qos);
+  v("deny_qos", p.access.deny_qos, d.access.deny_qos);
 }
 
 template <class T, class Fn>
 bj::object Write(const T& record, bj::storage_ptr sp, Fn fields) {
   static const T kDefault{};
   bj::object o(std::move(sp));
-  Writer w{o, /*listed=*/false};
+  Writer w(o);
   fields(w, record, kDefault);
   return o;
 }
@@ -203,7 +204,7 @@ StatusOr<T> Read(const bj::value& j, const std::string& what, Fn fields) {
   if (!j.is_object()) return InvalidArgument(what + ": expected a JSON object");
   Status status;
   T out{};
-  Reader r(j.get_object(), what, &status);
+  Reader r(j.get_object(), what + ".", &status, json::ErrorStyle::kRecord);
   fields(r, out, kDefault);
   if (!status.ok()) return status;
   return out;
@@ -249,11 +250,11 @@ StatusOr<Node> NodeFromJson(const bj::value& j) {
   ASSIGN_OR_RETURN(Node n, Read<Node>(j, "node", [](auto& v, auto& x, const Node& d) { NodeScalarFields(v, x, d); }));
   const bj::object& o = j.get_object();
   Status status;
-  Reader in(o, "node", &status);
+  Reader in(o, "node.", &status, json::ErrorStyle::kRecord);
   std::string state = "idle";
-  in.Field("state", state, state);
+  in("state", state);
   bool nvswitch = false;
-  in.Field("nvswitch", nvswitch, nvswitch);
+  in("nvswitch", nvswitch);
   if (!status.ok()) return status;
   bool known = false;
   for (NodeState s : kNodeStates) {
@@ -267,7 +268,7 @@ StatusOr<Node> NodeFromJson(const bj::value& j) {
   if (size != static_cast<int>(n.gpus.size())) return InvalidArgument("node.links: size differs from the GPU count");
   if (nvswitch && size > 1 && rows[0].is_array() && rows[0].get_array().size() > 1) {
     int per_pair = 0;
-    if (Reader::Read(rows[0].get_array()[1], per_pair)) {
+    if (in.Read(rows[0].get_array()[1], per_pair, "node.links")) {
       n.links = GpuLinkMatrix::NvSwitch(size, per_pair);
       return n;
     }
@@ -278,7 +279,9 @@ StatusOr<Node> NodeFromJson(const bj::value& j) {
     if (!row.is_array() || static_cast<int>(row.get_array().size()) != size) return InvalidArgument("node.links: not square");
     for (int b = a + 1; b < size; ++b) {
       int v = 0;
-      if (!Reader::Read(row.get_array()[static_cast<size_t>(b)], v)) return InvalidArgument("node.links: not a number");
+      if (!in.Read(row.get_array()[static_cast<size_t>(b)], v, "node.links")) {
+        return InvalidArgument("node.links: not a number");
+      }
       if (v < 0 || v > 255) return InvalidArgument("node.links: out of range");
       m.set_links(a, b, v);
     }

@@ -10,11 +10,11 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
-#include "api/wire/diag.h"
 #include "model/job_record.h"
 #include "model/node.h"
 #include "model/partition.h"
 #include "report/slurm_format.h"
+#include "wire/diag.h"
 
 namespace muster::slurmrest {
 

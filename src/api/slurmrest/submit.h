@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "api/wire/submit.h"
 #include "base/status.h"
+#include "wire/submit.h"
 
 namespace muster::slurmrest {
 

@@ -1,5 +1,5 @@
 // The small requests and answers about jobs, nodes and the controller itself: each names its
-// keys once (api/wire/codec.h).
+// keys once (wire/codec.h).
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 
 namespace muster {
 

@@ -1,4 +1,4 @@
-#include "api/wire/submit.h"
+#include "wire/submit.h"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/job_list_json.h"
 #include "model/job_record.h"
+#include "wire/codec.h"
 
 namespace muster {
 
@@ -103,7 +103,7 @@ struct StepAnswer {
   }
 };
 
-namespace wire {
+namespace json {
 
 template <>
 struct Custom<JobRecord> : std::true_type {
@@ -117,5 +117,5 @@ struct Custom<JobRecord> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 }  // namespace muster

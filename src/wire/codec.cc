@@ -1,4 +1,4 @@
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 
 namespace muster::wire {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 
 namespace muster {
 

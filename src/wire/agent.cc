@@ -1,4 +1,4 @@
-#include "api/wire/agent.h"
+#include "wire/agent.h"
 
 #include <algorithm>
 

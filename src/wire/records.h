@@ -1,7 +1,7 @@
 // The controller's records inside wire structs, in their own codec (model/record_json.h: every
 // key, defaults too, errors naming the field as "node.cpus: wrong type"): node records (node
 // lists, registration), steps, partitions, and a job in its full form. The job list's compact
-// form of a job is Custom<JobRecord> (api/wire/steps.h).
+// form of a job is Custom<JobRecord> (wire/steps.h).
 #pragma once
 
 #include <optional>
@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/record_json.h"
+#include "wire/codec.h"
 
 namespace muster {
 
@@ -23,7 +23,7 @@ struct FullJob {
   friend bool operator==(const FullJob&, const FullJob&) = default;
 };
 
-namespace wire {
+namespace json {
 
 // Custom<T> for a record whose codec is model/record_json.h's ToJson and `from_json`.
 template <class T, StatusOr<T> (*from_json)(const bj::value&)>
@@ -65,7 +65,7 @@ struct External<NodeAllocated> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 
 // A node as GET /v1/nodes lists it: its record's keys and "allocated" beside them.
 struct ListedNode {
@@ -73,19 +73,19 @@ struct ListedNode {
   NodeAllocated allocated;
 };
 
-namespace wire {
+namespace json {
 
 template <>
 struct Custom<ListedNode> : std::true_type {
   static bj::value Write(const ListedNode& n, const bj::storage_ptr& sp) {
     bj::object o = ToJson(n.record, sp);
-    o.insert_or_assign("allocated", ToObject(n.allocated, sp));
+    o.insert_or_assign("allocated", wire::ToObject(n.allocated, sp));
     return o;
   }
   static Status Read(const bj::value& v, ListedNode& n, const std::string& path) {
     ASSIGN_OR_RETURN(n.record, NodeRecordFromJson(v));
     if (const bj::value* a = v.get_object().if_contains("allocated"); a != nullptr && !a->is_null()) {
-      StatusOr<NodeAllocated> allocated = FromValue<NodeAllocated>(*a);
+      StatusOr<NodeAllocated> allocated = wire::FromValue<NodeAllocated>(*a);
       if (!allocated.ok()) return allocated.status().WithPrefix("field '" + path + ".allocated'");
       n.allocated = *allocated;
     }
@@ -93,7 +93,7 @@ struct Custom<ListedNode> : std::true_type {
   }
 };
 
-}  // namespace wire
+}  // namespace json
 
 // An error answer of the controller: {"error": message} and, for a refused submission, what Slurm
 // tells the submitter first ("user_msg").

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "api/wire/codec.h"
 #include "model/account.h"
 #include "model/policy_ops.h"
 #include "model/qos.h"
+#include "wire/codec.h"
 
 namespace muster {
 
@@ -50,7 +50,7 @@ struct PolicyAnswer {
 
 }  // namespace muster
 
-namespace muster::wire {
+namespace muster::json {
 
 template <>
 struct External<TresAmounts> : std::true_type {
@@ -140,4 +140,4 @@ struct External<PolicyOp> : std::true_type {
   }
 };
 
-}  // namespace muster::wire
+}  // namespace muster::json

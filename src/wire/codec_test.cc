@@ -1,12 +1,12 @@
-#include "api/wire/codec.h"
+#include "wire/codec.h"
 
 #include <gtest/gtest.h>
 
-#include "api/wire/agent.h"
-#include "api/wire/jobs.h"
-#include "api/wire/policy.h"
-#include "api/wire/priority.h"
-#include "api/wire/steps.h"
+#include "wire/agent.h"
+#include "wire/jobs.h"
+#include "wire/policy.h"
+#include "wire/priority.h"
+#include "wire/steps.h"
 
 namespace muster {
 namespace {
