@@ -56,8 +56,8 @@ struct Fixture {
     }
     const Caller user{true, 1000, 1000, "unix", ""};
     auto submit = [&] {
-      SubmitRequest s;
-      s.resource_args = {"-n1"};
+      JobSpec s;
+      MUSTER_CHECK(SetResourceOptions(s, {"-n1"}).ok());
       s.script = "#!/bin/sh\ntrue\n";
       s.workdir = "/tmp";
       MUSTER_CHECK(ctld->Submit(s, user).ok()) << "submit";

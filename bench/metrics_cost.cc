@@ -160,8 +160,8 @@ int main(int argc, char** argv) {
   }
   const auto t_submit = Steady::now();
   for (int i = 0; i < jobs; ++i) {
-    SubmitRequest s;
-    s.resource_args = {"-n1", "--gres=gpu:1", "-t", std::to_string(60 + i % 240)};
+    JobSpec s;
+    MUSTER_CHECK(SetResourceOptions(s, {"-n1", "--gres=gpu:1", "-t", std::to_string(60 + i % 240)}).ok());
     s.script = "#!/bin/sh\ntrue\n";
     s.workdir = "/tmp";
     const Caller user{true, 1000, 1000, "unix", ""};

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)wire::Decode<NodeOrders>(text);
   (void)wire::Decode<ServedConfig>(text);
   (void)wire::Decode<ExitCode>(text);
-  (void)wire::Decode<SubmitRequest>(text);
+  (void)wire::Decode<JobSpec>(text);
   (void)wire::Decode<JobUpdate>(text);
   (void)wire::Decode<NodeUpdate>(text);
   (void)wire::Decode<PolicyOp>(text);

@@ -96,12 +96,27 @@ void AddServerRoutes(Controller& c, Router& r) {
   });
 }
 
+// A body that gives a component's resources only as options ("resource_args": ["-N", "2"], as
+// commands before the typed "resources" sent them, and as a script may): parsed here, once, at the
+// edge. A typed request is taken as it is (its options are then only shown).
+Status ReadResourceArgs(JobSpec& s) {
+  static const JobRequest kNone;
+  if (s.resources == kNone && !s.submit_args.empty()) RETURN_IF_ERROR(SetResourceOptions(s, s.submit_args));
+  for (HetComponentSpec& c : s.het_components) {
+    if (c.resources == kNone && !c.submit_args.empty()) RETURN_IF_ERROR(SetResourceOptions(c, c.submit_args));
+  }
+  return Status::Ok();
+}
+
 // Submitting (or testing) a job; the list, one job, why one waits.
 void AddSubmitAndReadRoutes(Controller& c, Router& r) {
   r.Add("POST", "/v1/jobs", kLargeBodyLimit, [&c](const HttpRequest& req) {
-    StatusOr<SubmitRequest> decoded = wire::Decode<SubmitRequest>(req.body);
+    StatusOr<JobSpec> decoded = wire::Decode<JobSpec>(req.body);
     if (!decoded.ok()) return ErrorResponse(decoded.status());
-    const SubmitRequest& s = *decoded;
+    if (req.caller.authenticated) {  // (else Submit says so first)
+      if (Status st = ReadResourceArgs(*decoded); !st.ok()) return ErrorResponse(st);
+    }
+    const JobSpec& s = *decoded;
     // ?test_only=1 (sbatch --test-only): when and where it would start; nothing is submitted.
     if (req.query.count("test_only") && req.query.at("test_only") == "1") {
       std::string user_msg;

@@ -109,8 +109,9 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     begin_time = *t;
   }
-  SubmitRequest submit;
-  submit.resource_args = req->resource_args;
+  JobSpec submit;
+  submit.resources = req->request;
+  submit.submit_args = req->resource_args;
   submit.het_components = req->het_components;
   submit.name = req->name;
   submit.script = req->script;

@@ -286,7 +286,7 @@ StatusOr<Answer> CtldClient::Exchange(const std::string& method, const std::stri
   return Read<Answer>(Send(method, target, wire::Encode(request)));
 }
 
-StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
+StatusOr<int64_t> CtldClient::Submit(JobSpec request, int retry_s) {
   if (request.submit_key.empty()) {
     static constexpr char kHex[] = "0123456789abcdef";
     for (unsigned char b : RandomBytes(16)) {
@@ -312,7 +312,7 @@ StatusOr<int64_t> CtldClient::Submit(SubmitRequest request, int retry_s) {
   }
 }
 
-StatusOr<WillRun> CtldClient::TestOnly(const SubmitRequest& request) {
+StatusOr<WillRun> CtldClient::TestOnly(const JobSpec& request) {
   return Exchange<WillRun>("POST", "/v1/jobs?test_only=1", request);
 }
 

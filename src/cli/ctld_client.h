@@ -44,10 +44,10 @@ class CtldClient {
   // connection reset, the controller restarted) the request is sent again, for up to `retry_s`
   // seconds, and the controller answers the retry with the job the first attempt made.
   // The new job's id.
-  StatusOr<int64_t> Submit(SubmitRequest request, int retry_s = 60);
+  StatusOr<int64_t> Submit(JobSpec request, int retry_s = 60);
   // POST /v1/jobs?test_only=1 (sbatch --test-only): when and where it would start; nothing is
   // submitted.
-  StatusOr<WillRun> TestOnly(const SubmitRequest& request);
+  StatusOr<WillRun> TestOnly(const JobSpec& request);
 
   // `query`: "" for every job, or e.g. "active=1" / "ids=3,4" (docs/api.md).
   StatusOr<std::vector<JobRecord>> Jobs(const std::string& query = "");

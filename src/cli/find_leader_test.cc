@@ -213,7 +213,7 @@ TEST_F(SeveralControllersTest, SubmitGoesToTheLeaderAndFollowsATakeover) {
   WriteConf({a.address(), b.address()});
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   ASSERT_TRUE(c.ok()) << c.status().message();
-  StatusOr<int64_t> first = (*c)->Submit(SubmitRequest{}, 10);
+  StatusOr<int64_t> first = (*c)->Submit(JobSpec{}, 10);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(b.submits(), 1);
   EXPECT_EQ(a.submits(), 0);
@@ -221,7 +221,7 @@ TEST_F(SeveralControllersTest, SubmitGoesToTheLeaderAndFollowsATakeover) {
   // A takes over: B stands by (503), and the retry finds A.
   a.set_role("leader");
   b.set_role("standby", a.address());
-  StatusOr<int64_t> second = (*c)->Submit(SubmitRequest{}, 10);
+  StatusOr<int64_t> second = (*c)->Submit(JobSpec{}, 10);
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(a.submits(), 1);
   EXPECT_EQ(b.submits(), 1);
@@ -243,7 +243,7 @@ TEST_F(SeveralControllersTest, SubmitGivesUpInTimeWhenNoneLeads) {
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   ASSERT_TRUE(c.ok()) << c.status().message();
   b.set_role("standby");  // the leader is gone and nobody took over
-  StatusOr<int64_t> r = (*c)->Submit(SubmitRequest{}, 1);
+  StatusOr<int64_t> r = (*c)->Submit(JobSpec{}, 1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(), "no controller leads: " + a.address() + ": standby (leader: none), " +

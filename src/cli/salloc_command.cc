@@ -260,9 +260,10 @@ std::string AllocationName(const std::vector<std::string>& options, const std::v
   return name;
 }
 
-SubmitRequest AllocationRequest(const SbatchRequest& req, const std::string& name) {
-  SubmitRequest submit;
-  submit.resource_args = req.resource_args;
+JobSpec AllocationRequest(const SbatchRequest& req, const std::string& name) {
+  JobSpec submit;
+  submit.resources = req.request;
+  submit.submit_args = req.resource_args;
   submit.name = name;
   submit.interactive = true;
   submit.workdir = req.workdir;

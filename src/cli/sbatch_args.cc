@@ -602,9 +602,10 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
       r.account = leader_account;
       r.qos = leader_qos;
     }
-    HetComponentRequest c;
+    HetComponentSpec c;
     ASSIGN_OR_RETURN(Resources component, ReadResources(own_directives, own_cli));
-    c.resource_args = std::move(component.args);
+    c.resources = std::move(component.request);
+    c.submit_args = std::move(component.args);
     if (!scratch.account.empty()) account = scratch.account;
     if (!scratch.qos.empty()) qos = scratch.qos;
     c.account = account;

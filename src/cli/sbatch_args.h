@@ -18,9 +18,9 @@
 namespace muster {
 
 struct SbatchRequest {
-  JobRequest request;  // parsed from resource_args; request.name == name
-  // The resource options, directives first then the command line, each in canonical form
-  // ("--time=10", "--exclusive"): what ParseJobRequest was given, and what scontrol/sacct may show.
+  JobRequest request;  // the resource options, read once (JobRequestBuilder); request.name == name
+  // The same options, directives first then the command line, each in canonical form
+  // ("--time=10", "--exclusive"), as the job keeps them for display.
   std::vector<std::string> resource_args;
   std::string name;         // -J; default: the script's base name, "wrap" with --wrap, "sbatch" on stdin
   std::string output;       // -o as given ("" = slurm-%j.out)
@@ -47,7 +47,7 @@ struct SbatchRequest {
   bool requeue = true;      // --requeue / --no-requeue
   // A heterogeneous job (`#SBATCH hetjob` lines, ':' between the command line's components): the
   // components after the first, which the fields above describe.
-  std::vector<HetComponentRequest> het_components;
+  std::vector<HetComponentSpec> het_components;
 
   // Beyond the fields above:
   std::string script_path;                // as given; "" for standard input and --wrap

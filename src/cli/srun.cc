@@ -169,8 +169,13 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   char cwd[4096] = {0};
   if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
   const std::string name = !opt.job_name.empty() ? opt.job_name : opt.command.front().substr(opt.command.front().rfind('/') + 1);
-  SubmitRequest submit;
-  submit.resource_args = resources;
+  JobSpec submit;
+  // srun's resource options, read once, here (the controller takes them typed).
+  if (Status st = SetResourceOptions(submit, std::move(resources)); !st.ok()) {
+    err << (opt.test_only ? "allocation failure: " : "srun: error: Unable to allocate resources: ") << st.message()
+        << "\n";
+    return 1;
+  }
   submit.name = name;
   submit.interactive = true;
   submit.workdir = StepDirectory(opt.chdir, cwd);

@@ -24,7 +24,7 @@ const Partition* FindPartition(const std::vector<Partition>& partitions, const s
   return part;
 }
 
-Status CheckQosAndNice(const SubmitRequest& request, const SubmitPolicy& policy, const std::string& account) {
+Status CheckQosAndNice(const JobSpec& request, const SubmitPolicy& policy, const std::string& account) {
   if (!request.qos.empty() && request.qos != kDefaultQosName &&
       (policy.qos == nullptr || FindQos(*policy.qos, request.qos) == nullptr)) {
     return InvalidArgument("Invalid qos specification");
@@ -62,17 +62,27 @@ Status CheckAccess(const Partition& part, const Submitter& submitter, const Subm
 
 // Every free-text field within Slurm's bounds (model/field_limits.h), before anything is parsed:
 // one request may not make the controller hold, store and show megabytes.
-Status CheckSizes(const SubmitRequest& r, const SubmitPolicy& policy) {
+Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
   if (static_cast<int64_t>(r.script.size()) > policy.max_script_bytes) {
     return TooLong("the batch script", r.script.size(), static_cast<size_t>(policy.max_script_bytes));
   }
-  size_t line = 0;  // Slurm's submit line: every component's options
-  for (const std::string& a : r.resource_args) line += a.size();
-  for (const HetComponentRequest& c : r.het_components) {
-    for (const std::string& a : c.resource_args) line += a.size();
+  // Slurm's submit line: every component's options, as given (`line`) and as the text of their
+  // typed request (`text`, which a client could make larger than the options it shows).
+  const auto text_of = [](const JobRequest& q) {
+    size_t n = q.name.size() + q.partition.size() + q.gpu_type.size() + q.constraint.size();
+    for (const std::string& h : q.nodelist) n += h.size();
+    for (const std::string& h : q.exclude) n += h.size();
+    return n;
+  };
+  size_t line = 0, text = text_of(r.resources);
+  for (const std::string& a : r.submit_args) line += a.size();
+  for (const HetComponentSpec& c : r.het_components) {
+    text += text_of(c.resources);
+    for (const std::string& a : c.submit_args) line += a.size();
     RETURN_IF_ERROR(CheckLength("account (-A, --account)", c.account, kMaxAccountBytes));
     RETURN_IF_ERROR(CheckLength("QOS (-q, --qos)", c.qos, kMaxAccountBytes));
   }
+  line = std::max(line, text);
   if (line > kMaxSubmitLineBytes) return TooLong("the resource options", line, kMaxSubmitLineBytes);
   const struct {
     const char* field;
@@ -115,7 +125,7 @@ int64_t MaxWall(const SubmitPolicy& policy, const std::string& account, const st
 
 }  // namespace
 
-StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, const Submitter& submitter,
+StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const Submitter& submitter,
                             const std::vector<Partition>& partitions, const SubmitPolicy& policy, int64_t now,
                             const EverRuns& ever_runs, std::string* user_msg) {
   if (user_msg != nullptr) user_msg->clear();
@@ -124,10 +134,11 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
     return Status(StatusCode::kPermissionDenied, "jobs may not run as root on this cluster (allow_root_jobs is off)");
   }
   RETURN_IF_ERROR(CheckSizes(request, policy));
-  StatusOr<JobRequest> req = ParseJobRequest(request.resource_args);
-  if (!req.ok()) return req.status();
-  if (!request.name.empty()) req->name = request.name;
-  RETURN_IF_ERROR(CheckLength("job name (-J, --job-name)", req->name, kMaxJobNameBytes));  // (given as an option)
+  // The command parsed the options; a request from elsewhere is checked as the parser checks them.
+  RETURN_IF_ERROR(ValidateJobRequest(request.resources));
+  JobRequest req = request.resources;
+  if (!request.name.empty()) req.name = request.name;
+  RETURN_IF_ERROR(CheckLength("job name (-J, --job-name)", req.name, kMaxJobNameBytes));  // (given as an option)
   if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
   if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
   BuiltJob out;
@@ -136,13 +147,13 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
     if (!spec.ok()) return InvalidArgument("Invalid job array specification");
     out.array = std::move(*spec);
   }
-  const Partition* part = FindPartition(partitions, req->partition);
+  const Partition* part = FindPartition(partitions, req.partition);
   if (part == nullptr) return InvalidArgument("Invalid partition name specified");
-  req->partition = part->name;
-  if (ever_runs) RETURN_IF_ERROR(ever_runs(*req, user_msg));
+  req.partition = part->name;
+  if (ever_runs) RETURN_IF_ERROR(ever_runs(req, user_msg));
 
   JobRecord& job = out.job;
-  job.name = req->name.empty() ? "sbatch" : req->name;
+  job.name = req.name.empty() ? "sbatch" : req.name;
   job.uid = caller.uid;
   job.gid = caller.gid;
   job.user = submitter.user;
@@ -158,8 +169,8 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
   job.qos = request.qos;
   job.nice = request.nice;
   job.partition = part->name;
-  job.request = *req;
-  job.submit_args = request.resource_args;
+  job.request = req;
+  job.submit_args = request.submit_args;
   job.script = request.interactive ? std::string() : request.script;
   job.interactive = request.interactive;
   job.script_args = request.script_args;
@@ -183,7 +194,7 @@ StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, 
   if (job.request.mem_per_node_mb == 0 && job.request.mem_per_cpu_mb == 0 && job.request.mem_per_gpu_mb == 0) {
     job.request.mem_per_cpu_mb = part->def_mem_per_cpu_mb;
   }
-  job.time_limit_s = req->time_limit_s > 0 ? req->time_limit_s : part->default_time_s;
+  job.time_limit_s = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
   // No time limit given or defaulted: the account's or the QOS's MaxWall becomes it, as Slurm
   // does (else such a job would wait for ever under a MaxWall).
   if (job.time_limit_s == kUnlimited || job.time_limit_s <= 0) {

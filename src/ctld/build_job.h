@@ -16,7 +16,7 @@
 #include "model/job_record.h"
 #include "model/partition.h"
 #include "model/qos.h"
-#include "model/submission.h"
+#include "model/job_spec.h"
 
 namespace muster {
 
@@ -56,7 +56,7 @@ using EverRuns = std::function<Status(const JobRequest& request, std::string* us
 // PermissionDenied, the account's and the QOS's messages as above), --signal,
 // --dependency. Defaults applied: the partition's default memory per CPU and time limit, else the
 // account's or QOS's MaxWall; --begin in the past is now.
-StatusOr<BuiltJob> BuildJob(const SubmitRequest& request, const Caller& caller, const Submitter& submitter,
+StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const Submitter& submitter,
                             const std::vector<Partition>& partitions, const SubmitPolicy& policy, int64_t now,
                             const EverRuns& ever_runs, std::string* user_msg);
 

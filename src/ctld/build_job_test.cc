@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "model/field_limits.h"
+
 namespace muster {
 namespace {
 
@@ -33,14 +37,14 @@ struct Fixture {
     policy = SubmitPolicy{.allow_root_jobs = false, .max_script_bytes = 1000, .accounts = &accounts, .qos = &qos};
   }
 
-  SubmitRequest Request(std::vector<std::string> args = {"-N1"}) const {
-    SubmitRequest r;
-    r.resource_args = std::move(args);
+  JobSpec Request(std::vector<std::string> args = {"-N1"}) const {
+    JobSpec r;
+    EXPECT_TRUE(SetResourceOptions(r, std::move(args)).ok());
     r.script = "#!/bin/sh\ntrue\n";
     return r;
   }
 
-  StatusOr<BuiltJob> Build(const SubmitRequest& r, std::string* user_msg = nullptr) {
+  StatusOr<BuiltJob> Build(const JobSpec& r, std::string* user_msg = nullptr) {
     EverRuns ever = [this](const JobRequest& req, std::string* msg) -> Status {
       probed.push_back(req.partition);
       if (req.gpus_per_node > 8) {
@@ -82,7 +86,7 @@ TEST(BuildJobTest, APlainSubmissionTakesTheDefaults) {
 TEST(BuildJobTest, MaxWallHoldBeginAndArrays) {
   Fixture f;
   f.partitions[0].default_time_s = kUnlimited;
-  SubmitRequest r = f.Request({"-p", "gpu"});
+  JobSpec r = f.Request({"-p", "gpu"});
   r.hold = true;
   r.begin_time = 1'700'000'600;
   r.array = "1-4%2";
@@ -110,46 +114,54 @@ TEST(BuildJobTest, MaxWallHoldBeginAndArrays) {
 TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
   struct Case {
     const char* what;
-    std::function<void(Fixture&, SubmitRequest&)> change;
+    std::function<void(Fixture&, JobSpec&)> change;
     StatusCode code;
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"unauthenticated", [](Fixture& f, SubmitRequest&) { f.caller = Caller{false, 0, 0, "none", "no token"}; },
+      {"unauthenticated", [](Fixture& f, JobSpec&) { f.caller = Caller{false, 0, 0, "none", "no token"}; },
        StatusCode::kUnauthenticated, "authentication required: no token"},
-      {"root", [](Fixture& f, SubmitRequest&) { f.caller.uid = 0; }, StatusCode::kPermissionDenied,
+      {"root", [](Fixture& f, JobSpec&) { f.caller.uid = 0; }, StatusCode::kPermissionDenied,
        "jobs may not run as root on this cluster (allow_root_jobs is off)"},
-      {"bad option", [](Fixture&, SubmitRequest& r) { r.resource_args = {"--gres=gpu:x"}; r.script.clear(); },
-       StatusCode::kInvalidArgument, ""},
-      {"empty script", [](Fixture&, SubmitRequest& r) { r.script.clear(); }, StatusCode::kInvalidArgument,
+      {"bad resources", [](Fixture&, JobSpec& r) { r.resources.ntasks = -1; r.script.clear(); },
+       StatusCode::kInvalidArgument, "invalid resources: ntasks -1"},
+      {"empty script", [](Fixture&, JobSpec& r) { r.script.clear(); }, StatusCode::kInvalidArgument,
        "Batch script is empty!"},
-      {"long script", [](Fixture&, SubmitRequest& r) { r.script.assign(1001, 'x'); }, StatusCode::kInvalidArgument,
+      {"long script", [](Fixture&, JobSpec& r) { r.script.assign(1001, 'x'); }, StatusCode::kInvalidArgument,
        "Pathname of a file, directory or other parameter too long: the batch script is 1001 bytes, at most 1000"},
-      {"interactive array", [](Fixture&, SubmitRequest& r) { r.interactive = true; r.array = "1-2"; },
+      {"interactive array", [](Fixture&, JobSpec& r) { r.interactive = true; r.array = "1-2"; },
        StatusCode::kInvalidArgument, "an interactive allocation cannot be a job array"},
-      {"bad array", [](Fixture&, SubmitRequest& r) { r.array = "5-1"; }, StatusCode::kInvalidArgument,
+      {"bad array", [](Fixture&, JobSpec& r) { r.array = "5-1"; }, StatusCode::kInvalidArgument,
        "Invalid job array specification"},
-      {"bad partition", [](Fixture&, SubmitRequest& r) { r.resource_args = {"-p", "nope"}; r.account = "x"; },
+      {"bad partition",
+       [](Fixture&, JobSpec& r) {
+         EXPECT_TRUE(SetResourceOptions(r, {"-p", "nope"}).ok());
+         r.account = "x";
+       },
        StatusCode::kInvalidArgument, "Invalid partition name specified"},
-      {"never runs", [](Fixture&, SubmitRequest& r) { r.resource_args = {"--gres=gpu:9"}; r.account = "other"; },
+      {"never runs",
+       [](Fixture&, JobSpec& r) {
+         EXPECT_TRUE(SetResourceOptions(r, {"--gres=gpu:9"}).ok());
+         r.account = "other";
+       },
        StatusCode::kInvalidArgument, "Requested node configuration is not available"},
-      {"account", [](Fixture&, SubmitRequest& r) { r.account = "other"; }, StatusCode::kInvalidArgument,
+      {"account", [](Fixture&, JobSpec& r) { r.account = "other"; }, StatusCode::kInvalidArgument,
        "Invalid account or account/partition combination specified"},
-      {"unknown qos", [](Fixture&, SubmitRequest& r) { r.qos = "gold"; }, StatusCode::kInvalidArgument,
+      {"unknown qos", [](Fixture&, JobSpec& r) { r.qos = "gold"; }, StatusCode::kInvalidArgument,
        "Invalid qos specification"},
-      {"qos not allowed", [](Fixture&, SubmitRequest& r) { r.qos = "high"; }, StatusCode::kInvalidArgument,
+      {"qos not allowed", [](Fixture&, JobSpec& r) { r.qos = "high"; }, StatusCode::kInvalidArgument,
        "Invalid qos specification"},
-      {"negative nice", [](Fixture&, SubmitRequest& r) { r.nice = -5; }, StatusCode::kPermissionDenied,
+      {"negative nice", [](Fixture&, JobSpec& r) { r.nice = -5; }, StatusCode::kPermissionDenied,
        "Invalid nice value: only an administrator may lower it"},
-      {"signal", [](Fixture&, SubmitRequest& r) { r.warn_signal = 65; }, StatusCode::kInvalidArgument,
+      {"signal", [](Fixture&, JobSpec& r) { r.warn_signal = 65; }, StatusCode::kInvalidArgument,
        "Invalid --signal specification"},
-      {"dependency", [](Fixture&, SubmitRequest& r) { r.dependency = "afterok:x"; }, StatusCode::kInvalidArgument,
+      {"dependency", [](Fixture&, JobSpec& r) { r.dependency = "afterok:x"; }, StatusCode::kInvalidArgument,
        "Job dependency problem"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     Fixture f;
-    SubmitRequest r = f.Request();
+    JobSpec r = f.Request();
     c.change(f, r);
     std::string user_msg;
     StatusOr<BuiltJob> b = f.Build(r, &user_msg);
@@ -169,32 +181,33 @@ TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
 TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
   struct Case {
     const char* field;
-    std::function<void(SubmitRequest&, size_t)> set;
+    std::function<void(JobSpec&, size_t)> set;
     size_t limit;
   };
   const std::vector<Case> cases = {
-      {"job name (-J, --job-name)", [](SubmitRequest& r, size_t n) { r.name.assign(n, 'n'); }, 1024},
-      {"job name (-J, --job-name)", [](SubmitRequest& r, size_t n) { r.resource_args = {"-J", std::string(n, 'n')}; },
+      {"job name (-J, --job-name)", [](JobSpec& r, size_t n) { r.name.assign(n, 'n'); }, 1024},
+      {"job name (-J, --job-name)",
+       [](JobSpec& r, size_t n) { EXPECT_TRUE(SetResourceOptions(r, {"-J", std::string(n, 'n')}).ok()); },
        1024},
-      {"comment (--comment)", [](SubmitRequest& r, size_t n) { r.comment.assign(n, 'c'); }, 1024},
-      {"working directory (-D, --chdir)", [](SubmitRequest& r, size_t n) { r.workdir = "/" + std::string(n - 1, 'd'); },
+      {"comment (--comment)", [](JobSpec& r, size_t n) { r.comment.assign(n, 'c'); }, 1024},
+      {"working directory (-D, --chdir)", [](JobSpec& r, size_t n) { r.workdir = "/" + std::string(n - 1, 'd'); },
        4096},
-      {"output file (-o, --output)", [](SubmitRequest& r, size_t n) { r.stdout_pattern = "/" + std::string(n - 1, 'o'); },
+      {"output file (-o, --output)", [](JobSpec& r, size_t n) { r.stdout_pattern = "/" + std::string(n - 1, 'o'); },
        4096},
-      {"error file (-e, --error)", [](SubmitRequest& r, size_t n) { r.stderr_pattern = "/" + std::string(n - 1, 'e'); },
+      {"error file (-e, --error)", [](JobSpec& r, size_t n) { r.stderr_pattern = "/" + std::string(n - 1, 'e'); },
        4096},
-      {"input file (-i, --input)", [](SubmitRequest& r, size_t n) { r.stdin_path = "/" + std::string(n - 1, 'i'); },
+      {"input file (-i, --input)", [](JobSpec& r, size_t n) { r.stdin_path = "/" + std::string(n - 1, 'i'); },
        4096},
       {"dependency (-d, --dependency)",
-       [](SubmitRequest& r, size_t n) { r.dependency = "singleton" + std::string(n - 9, ' '); }, 128 * 1024},
-      {"submit host", [](SubmitRequest& r, size_t n) { r.submit_host.assign(n, 'h'); }, 1024},
+       [](JobSpec& r, size_t n) { r.dependency = "singleton" + std::string(n - 9, ' '); }, 128 * 1024},
+      {"submit host", [](JobSpec& r, size_t n) { r.submit_host.assign(n, 'h'); }, 1024},
       {"the resource options",
-       [](SubmitRequest& r, size_t n) { r.resource_args = {"--comment", std::string(n - 9, 'x')}; }, 1 << 20},
+       [](JobSpec& r, size_t n) { r.submit_args = {"--comment", std::string(n - 9, 'x')}; }, 1 << 20},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.field);
     Fixture f;
-    SubmitRequest r = f.Request();
+    JobSpec r = f.Request();
     c.set(r, c.limit + 1);
     StatusOr<BuiltJob> b = f.Build(r);
     ASSERT_FALSE(b.ok());
@@ -206,7 +219,7 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
   }
   // At the limit: taken (the ones that are no resource option also as the job keeps them).
   Fixture f;
-  SubmitRequest r = f.Request();
+  JobSpec r = f.Request();
   r.name.assign(1024, 'n');
   r.comment.assign(1024, 'c');
   r.workdir = "/" + std::string(4095, 'd');
@@ -235,6 +248,16 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
 
 // A time limit over a year (Slurm takes up to 68 years, which its squeue prints INVALID) is
 // refused with the longest named; a year is taken, and UNLIMITED asks for none.
+// A typed request is bounded as its options are: its text (names, lists) by the submit line's limit.
+TEST(BuildJobTest, ATypedRequestsTextIsBoundedAsItsOptionsAre) {
+  Fixture f;
+  JobSpec r = f.Request();
+  r.resources.constraint.assign(kMaxSubmitLineBytes + 1, 'c');
+  EXPECT_EQ(f.Build(r).status().message(),
+            "Pathname of a file, directory or other parameter too long: the resource options is " +
+                std::to_string(kMaxSubmitLineBytes + 1) + " bytes, at most " + std::to_string(kMaxSubmitLineBytes));
+}
+
 TEST(BuildJobTest, TheLongestTimeLimitIsAYearALongerOneRefused) {
   Fixture f;
   StatusOr<BuiltJob> b = f.Build(f.Request({"-t", "365-00:00:00"}));
@@ -258,7 +281,7 @@ TEST(BuildJobTest, TheLongestTimeLimitIsAYearALongerOneRefused) {
 TEST(BuildJobTest, AdminsMayLowerNiceAndUseAnyQos) {
   Fixture f;
   f.policy.caller_is_admin = true;
-  SubmitRequest r = f.Request();
+  JobSpec r = f.Request();
   r.qos = "high";
   r.nice = -100;
   StatusOr<BuiltJob> b = f.Build(r);
@@ -275,7 +298,7 @@ TEST(BuildJobTest, PartitionAccessListsWithSlurmsMessages) {
   f.accounts.accounts.push_back(Account{.name = "lattice", .parent = "team"});
   f.accounts.users.push_back(UserAssociation{.user = "alice", .account = "lattice"});
   f.accounts.users.push_back(UserAssociation{.user = "alice", .account = "other"});
-  SubmitRequest r = f.Request({"-N1", "-p", "debug"});
+  JobSpec r = f.Request({"-N1", "-p", "debug"});
   StatusOr<BuiltJob> b = f.Build(r);
   EXPECT_EQ(b.status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(b.status().message(), "User's group not permitted to use this partition");

@@ -294,7 +294,7 @@ int64_t Controller::PeekJobId() {
   return next_id_;  // (a block reserved when this one is used up starts here: the store's counter)
 }
 
-StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg) {
+StatusOr<int64_t> Controller::Submit(const JobSpec& request, const Caller& caller, std::string* user_msg) {
   const std::string& k = request.submit_key;
   if (k.empty()) return SubmitOrTest(request, caller, nullptr, user_msg);
   if (k.size() > 64 || !std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; })) {
@@ -321,14 +321,14 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
   return id;
 }
 
-StatusOr<WillRun> Controller::TestOnly(const SubmitRequest& request, const Caller& caller,
+StatusOr<WillRun> Controller::TestOnly(const JobSpec& request, const Caller& caller,
                                                    std::string* user_msg) {
   WillRun w;
   RETURN_IF_ERROR(SubmitOrTest(request, caller, &w, user_msg).status());
   return w;
 }
 
-StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
+StatusOr<int64_t> Controller::SubmitOrTest(const JobSpec& request, const Caller& caller, WillRun* will_run,
                                            std::string* user_msg) {
   JobRecord job;
   ArraySpec array;
@@ -373,10 +373,11 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
         return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
       }
       for (size_t k = 0; k < request.het_components.size(); ++k) {
-        const HetComponentRequest& c = request.het_components[k];
-        SubmitRequest part = request;
+        const HetComponentSpec& c = request.het_components[k];
+        JobSpec part = request;
         part.het_components.clear();
-        part.resource_args = c.resource_args;
+        part.resources = c.resources;
+        part.submit_args = c.submit_args;
         if (!c.account.empty()) part.account = c.account;
         if (!c.qos.empty()) part.qos = c.qos;
         part.script.clear();

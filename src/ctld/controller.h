@@ -198,12 +198,12 @@ class Controller {
   // configuration is not available", ...): InvalidArgument for bad requests, PermissionDenied.
   // `user_msg`, when given, receives what Slurm tells the submitter before such an error
   // ("Memory specification can not be satisfied"), else "".
-  StatusOr<int64_t> Submit(const SubmitRequest& request, const Caller& caller, std::string* user_msg = nullptr);
+  StatusOr<int64_t> Submit(const JobSpec& request, const Caller& caller, std::string* user_msg = nullptr);
   // sbatch --test-only: checks the request as Submit does and says when and where it would start
   // if submitted now (a scheduling pass over the running jobs with it as the only waiting one);
   // stores nothing. The job id is taken, as Slurm takes one.
 
-  StatusOr<WillRun> TestOnly(const SubmitRequest& request, const Caller& caller, std::string* user_msg = nullptr);
+  StatusOr<WillRun> TestOnly(const JobSpec& request, const Caller& caller, std::string* user_msg = nullptr);
   // signal 0 = cancel (SIGTERM, SIGKILL after kill_wait_s); else deliver that signal only.
   // target: who gets a signal (not for cancel): "full" (the batch shell, its children and the
   // steps: scancel -f), "batch" (the batch shell alone: scancel -b) or "steps" (the steps only:
@@ -352,7 +352,7 @@ class Controller {
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job) REQUIRES(mu_);
   // Submit, or with will_run set TestOnly.
-  StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
+  StatusOr<int64_t> SubmitOrTest(const JobSpec& request, const Caller& caller, WillRun* will_run,
                                  std::string* user_msg);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
@@ -635,7 +635,7 @@ class Controller {
   // 'priority_usage' at most every config.usage_save_s seconds (and restored by Recover).
   PolicyState policy_;
 
-  // Submission keys (SubmitRequest::submit_key) of the jobs held, by (uid, key): the first job's
+  // Submission keys (JobSpec::submit_key) of the jobs held, by (uid, key): the first job's
   // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.
   std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_ GUARDED_BY(mu_);
   std::set<std::pair<uint32_t, std::string>> keys_in_flight_ GUARDED_BY(mu_);

@@ -13,8 +13,8 @@ using namespace ctld_test;  // NOLINT(build/namespaces)
 class EligibilityTest : public ControllerTest {
  protected:
   int64_t SubmitWith(const std::string& dependency, int64_t begin = 0, const std::string& name = "") {
-    SubmitRequest s;
-    s.resource_args = {"-n", "1"};
+    JobSpec s;
+    EXPECT_TRUE(SetResourceOptions(s, {"-n", "1"}).ok());
     s.script = "#!/bin/sh\ntrue\n";
     s.workdir = "/tmp";
     s.name = name;
@@ -83,7 +83,7 @@ TEST_F(EligibilityTest, AnyOfAndSingletonAndUnknownJobs) {
 
 TEST_F(EligibilityTest, BadDependencyIsRejectedAndBeginTimeWaits) {
   RegisterAll();
-  SubmitRequest s;
+  JobSpec s;
   s.script = "#!/bin/sh\ntrue\n";
   s.dependency = "after:x";
   EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Job dependency problem");

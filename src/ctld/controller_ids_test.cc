@@ -23,7 +23,7 @@ TEST_F(ControllerTest, JobIdsStayDenseAcrossRestarts) {
   for (size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(ids[k], static_cast<int64_t>(k) + 1) << "job " << k;
   // The next id is the one after the last stored job's: sbatch --test-only shows it, taking none.
   RegisterAll();
-  SubmitRequest probe;
+  JobSpec probe;
   probe.script = "#!/bin/sh\ntrue\n";
   StatusOr<WillRun> w = ctld_->TestOnly(probe, kAlice);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -42,7 +42,7 @@ TEST_F(ControllerTest, AnIdNeverStoredIsNumberedAgainAndAStoredOneNever) {
   sqlite->SetFaultHookForTest([](const std::string& table, const std::string&) {
     return table == "jobs" ? Status(StatusCode::kUnavailable, "disk gone") : Status::Ok();
   });
-  SubmitRequest lost;
+  JobSpec lost;
   lost.script = "#!/bin/sh\ntrue\n";
   StatusOr<int64_t> failed = ctld_->Submit(lost, kAlice);
   ASSERT_FALSE(failed.ok());

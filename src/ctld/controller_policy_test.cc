@@ -119,8 +119,8 @@ TEST_F(PolicyTest, LimitsLeaveJobsPendingWithSlurmsReasons) {
   EXPECT_EQ(Job(b1).state, JobState::kRunning);
   EXPECT_EQ(Job(b2).reason, "AssocMaxJobsLimit");
   // Bad QOS names and negative nice from a user are refused with Slurm's words.
-  SubmitRequest s;
-  s.resource_args = {"-n", "1"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"-n", "1"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.qos = "gold";
   EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid qos specification");
@@ -295,8 +295,8 @@ TEST_F(PolicyTest, QosAccessMaxWallAsTheDefaultLimitAndNiceBounds) {
   p.accounts.accounts = {team};
   p.accounts.users = {{"1001", "team", 1}};
   UsePolicy(p);
-  SubmitRequest s;
-  s.resource_args = {"-n", "1"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"-n", "1"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.qos = "high";
   EXPECT_EQ(ctld_->Submit(s, kBob).status().message(), "Invalid qos specification");

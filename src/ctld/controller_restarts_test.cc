@@ -208,11 +208,11 @@ TEST_F(RestartsTest, AHeterogeneousJobsLostLaunchIsLostForEveryComponent) {
   config_.hold_on_launch_failure = false;
   Open();
   RegisterAll();
-  SubmitRequest s;
-  s.resource_args = {"--gres=gpu:1"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:1"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.workdir = "/tmp";
-  s.het_components = {HetComponentRequest{{"--gres=gpu:1"}, "", ""}};
+  s.het_components = {HetComponentSpec{{"--gres=gpu:1"}, "", ""}};
   StatusOr<int64_t> leader = ctld_->Submit(s, kAlice);
   ASSERT_TRUE(leader.ok()) << leader.status().ToString();
   const int64_t component = *leader + 1;

@@ -62,8 +62,8 @@ TEST_F(ControllerTest, PlacesByTheWorkloadItLearnt) {
     const int64_t first = Submit({"--gres=gpu:1"});
     ctld_->ScheduleOnce();
     ASSERT_EQ(Job(first).batch_host, "n1");
-    SubmitRequest held;  // expected work, held so that it stays waiting
-    held.resource_args = {"--gres=gpu:3"};
+    JobSpec held;  // expected work, held so that it stays waiting
+    EXPECT_TRUE(SetResourceOptions(held, {"--gres=gpu:3"}).ok());
     held.script = "#!/bin/sh\ntrue\n";
     held.hold = true;
     for (int i = 0; i < 10; ++i) ASSERT_TRUE(ctld_->Submit(held, kAlice).ok());
@@ -75,21 +75,21 @@ TEST_F(ControllerTest, PlacesByTheWorkloadItLearnt) {
 }
 
 TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
-  SubmitRequest s;
+  JobSpec s;
   s.script = "#!/bin/sh\ntrue\n";
   std::string user_msg = "stale";
-  s.resource_args = {"--gres=gpu:9"};
+  EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:9"}).ok());
   EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
   EXPECT_EQ(user_msg, "") << "GPUs, not memory, are what no node has";
-  s.resource_args = {"-p", "nosuch"};
+  EXPECT_TRUE(SetResourceOptions(s, {"-p", "nosuch"}).ok());
   EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Invalid partition name specified");
-  s.resource_args = {"--mem=999999"};
+  EXPECT_TRUE(SetResourceOptions(s, {"--mem=999999"}).ok());
   EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
   EXPECT_EQ(user_msg, "Memory specification can not be satisfied") << "Slurm's line before the error";
-  s.resource_args = {"--mem=999999", "--gres=gpu:9"};
+  EXPECT_TRUE(SetResourceOptions(s, {"--mem=999999", "--gres=gpu:9"}).ok());
   EXPECT_EQ(ctld_->Submit(s, kAlice, &user_msg).status().message(), "Requested node configuration is not available");
   EXPECT_EQ(user_msg, "") << "not memory alone";
-  s.resource_args = {};
+  EXPECT_TRUE(SetResourceOptions(s, {}).ok());
   EXPECT_EQ(ctld_->Submit(s, kAdmin).status().code(), StatusCode::kPermissionDenied);  // root
   EXPECT_EQ(ctld_->Submit(s, Caller{}).status().code(), StatusCode::kUnauthenticated);
   s.script = "";
@@ -100,14 +100,14 @@ TEST_F(ControllerTest, SubmissionErrorsUseSlurmMessages) {
 TEST_F(ControllerTest, EachSubmissionIsJudgedOnItsOwnShape) {
   // The check against the idle cluster keeps its scheduler between submissions: what it found
   // for one shape must not answer for the next.
-  SubmitRequest s;
+  JobSpec s;
   s.script = "#!/bin/sh\ntrue\n";
   for (int round = 0; round < 2; ++round) {
-    s.resource_args = {"--gres=gpu:9"};
+    EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:9"}).ok());
     EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available") << round;
-    s.resource_args = {"--gres=gpu:1"};
+    EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:1"}).ok());
     EXPECT_TRUE(ctld_->Submit(s, kAlice).ok()) << round;
-    s.resource_args = {"-N", "3"};
+    EXPECT_TRUE(SetResourceOptions(s, {"-N", "3"}).ok());
     EXPECT_EQ(ctld_->Submit(s, kAlice).status().message(), "Requested node configuration is not available") << round;
   }
   EXPECT_EQ(ctld_->ListJobs().size(), 2u);
@@ -168,8 +168,8 @@ TEST_F(ControllerTest, TimeLimitEndsInTimeout) {
 // sbatch --signal=B:USR1@60: the signal goes out once, 60 s before the limit, to the batch shell only.
 TEST_F(ControllerTest, WarningSignalBeforeTheTimeLimit) {
   RegisterAll();
-  SubmitRequest s;
-  s.resource_args = {"-p", "debug", "-t", "5"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"-p", "debug", "-t", "5"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.warn_signal = SIGUSR1;
   s.warn_time_s = 60;
@@ -197,8 +197,8 @@ TEST_F(ControllerTest, WarningSignalBeforeTheTimeLimit) {
 // sbatch --test-only: now on free nodes, later (the running job's end) on busy ones; nothing stored.
 TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   RegisterAll();
-  SubmitRequest s;
-  s.resource_args = {"-p", "debug", "-t", "5"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"-p", "debug", "-t", "5"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   StatusOr<WillRun> w = ctld_->TestOnly(s, kAlice);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -207,8 +207,8 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   EXPECT_EQ(w->partition, "debug");
   EXPECT_GE(w->cpus, 1);
   const size_t jobs = ctld_->ListJobs(JobQuery{}).size();
-  s.resource_args = {"-p", "debug", "-t", "5", "--exclusive"};
-  const int64_t busy = Submit(s.resource_args);
+  EXPECT_TRUE(SetResourceOptions(s, {"-p", "debug", "-t", "5", "--exclusive"}).ok());
+  const int64_t busy = Submit(s.submit_args);
   ctld_->ScheduleOnce();
   ASSERT_EQ(Job(busy).state, JobState::kRunning);
   StatusOr<WillRun> later = ctld_->TestOnly(s, kAlice);
@@ -217,7 +217,7 @@ TEST_F(ControllerTest, TestOnlySaysWhenAndWhereWithoutSubmitting) {
   EXPECT_EQ(busy, w->job_id) << "test-only shows the next submission's id and takes none";
   EXPECT_EQ(later->job_id, busy + 1);
   EXPECT_EQ(ctld_->ListJobs(JobQuery{}).size(), jobs + 1) << "only the real submission";
-  s.resource_args = {"--gres=gpu:99"};
+  EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:99"}).ok());
   EXPECT_EQ(ctld_->TestOnly(s, kAlice).status().message(), "Requested node configuration is not available");
 }
 
@@ -499,7 +499,7 @@ TEST_F(ControllerTest, ALaunchFailedByTheJobFailsItAndLeavesTheNodeUp) {
 
 TEST_F(ControllerTest, HoldAndRelease) {
   RegisterAll();
-  SubmitRequest s;
+  JobSpec s;
   s.script = "#!/bin/sh\n";
   s.hold = true;
   const int64_t id = *ctld_->Submit(s, kAlice);
@@ -590,8 +590,8 @@ TEST_F(FairShareTest, JobsAreChargedToConfiguredAccounts) {
   Open();
   RegisterAll();
   EXPECT_EQ(Job(Submit({"-n", "1"}, kHeavy)).account, "vision");  // the first association
-  SubmitRequest s;
-  s.resource_args = {"-n", "1"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"-n", "1"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.account = "nlp";
   StatusOr<int64_t> ok = ctld_->Submit(s, kHeavy);
@@ -700,8 +700,8 @@ namespace {
 TEST_F(ControllerTest, AnExitReportedWithTheRegistrationSettlesTheJob) {
   RegisterAll();
   const int64_t ok = Submit({"--gres=gpu:4"});
-  SubmitRequest s;
-  s.resource_args = {"--gres=gpu:4"};
+  JobSpec s;
+  EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:4"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.requeue = false;
   const int64_t no_requeue = *ctld_->Submit(s, kAlice);
@@ -755,7 +755,7 @@ TEST_F(ControllerTest, OrdersNameTheRunAndStrayRunsAreStopped) {
 // Finding 10: a submission retried after its answer was lost is the same job.
 TEST_F(ControllerTest, ASubmissionKeyMakesRetriesReturnTheSameJob) {
   RegisterAll();
-  SubmitRequest s;
+  JobSpec s;
   s.script = "#!/bin/sh\ntrue\n";
   s.submit_key = "0123abcd";
   const int64_t first = *ctld_->Submit(s, kAlice);

@@ -106,8 +106,8 @@ class ControllerTest : public ::testing::Test {
     }
   }
   int64_t Submit(const std::vector<std::string>& args, const Caller& who = kAlice) {
-    SubmitRequest s;
-    s.resource_args = args;
+    JobSpec s;
+    EXPECT_TRUE(SetResourceOptions(s, args).ok());
     s.script = "#!/bin/sh\ntrue\n";
     s.workdir = "/tmp";
     StatusOr<int64_t> id = ctld_->Submit(s, who);
@@ -164,8 +164,8 @@ class PolicyTest : public FairShareTest {
   }
   int64_t SubmitAs(const Caller& who, const std::vector<std::string>& args, const std::string& qos = "",
                    const std::string& account = "", bool requeue = true) {
-    SubmitRequest s;
-    s.resource_args = args;
+    JobSpec s;
+    EXPECT_TRUE(SetResourceOptions(s, args).ok());
     s.script = "#!/bin/sh\ntrue\n";
     s.qos = qos;
     s.account = account;

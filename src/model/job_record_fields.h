@@ -11,7 +11,7 @@
 // default-constructed record (writers of compact forms leave such fields out, and readers keep the
 // default when a key is missing, so leaving a field out means exactly "unchanged from default").
 // A visitor may also pass a second record as the "default" (job_list_json.cc copies one that way).
-// Internal to the model layer.
+// Internal to the model layer, but for JobRequestFields, which wire/submit.h's submission uses too.
 #pragma once
 
 #include <string>

@@ -359,6 +359,8 @@ Status Apply(const std::optional<std::string>& value, Opt id, ParseState* st) {
   return Status::Ok();
 }
 
+Status CheckCombinations(const JobRequest& r);
+
 // Checks the options against each other and fills the GPU fields of the request.
 Status Finish(ParseState& st) {
   JobRequest& r = st.req;
@@ -390,7 +392,11 @@ Status Finish(ParseState& st) {
   r.gpus_per_node = count(st.gres_gpu) > 0 ? count(st.gres_gpu) : count(st.gpus_per_node);
   r.gpus_total = count(st.gpus);
   r.gpus_per_task = count(st.gpus_per_task);
+  return CheckCombinations(r);
+}
 
+// The checks of the options against each other that the request alone tells (no "given" flags).
+Status CheckCombinations(const JobRequest& r) {
   if (r.gpus_per_task > 0 && r.ntasks == 0 && r.ntasks_per_node == 0 && r.gpus_total == 0) {
     return InvalidArgument("--gpus-per-task used without either --gpus or -n/--ntasks is not allowed");
   }
@@ -401,12 +407,12 @@ Status Finish(ParseState& st) {
                            std::to_string(r.gpus_per_node) + " GPUs per node of --gres=gpu/--gpus-per-node");
   }
 
-  // Fractional GPUs (Muster).
-  if (st.gpu_fraction_set && st.gpu_memory_set) {
+  // Fractional GPUs (Muster): each is positive when given.
+  if (r.gpu_milli > 0 && r.gpu_memory_mb > 0) {
     return InvalidArgument("--gpu-fraction and --gpu-memory are mutually exclusive");
   }
   if (r.wants_fraction() && r.wants_gpus()) {
-    return InvalidArgument(std::string(st.gpu_fraction_set ? "--gpu-fraction" : "--gpu-memory") +
+    return InvalidArgument(std::string(r.gpu_milli > 0 ? "--gpu-fraction" : "--gpu-memory") +
                            " (one shared GPU) cannot be combined with whole GPUs "
                            "(--gres=gpu, --gpus, --gpus-per-node, --gpus-per-task)");
   }
@@ -438,6 +444,41 @@ Status Finish(ParseState& st) {
 }
 
 }  // namespace
+
+Status ValidateJobRequest(const JobRequest& r) {
+  auto bad = [](const std::string& what) { return InvalidArgument("invalid resources: " + what); };
+  if (r.min_nodes < 0 || r.max_nodes < 0 || (r.max_nodes > 0 && (r.min_nodes < 1 || r.max_nodes < r.min_nodes))) {
+    return bad("node count " + std::to_string(r.min_nodes) + "-" + std::to_string(r.max_nodes));
+  }
+  const struct {
+    const char* name;
+    int64_t value;
+    int64_t least;
+  } counts[] = {
+      {"ntasks", r.ntasks, 0},          {"ntasks_per_node", r.ntasks_per_node, 0},
+      {"cpus_per_task", r.cpus_per_task, 1}, {"cpus_per_gpu", r.cpus_per_gpu, 0},
+      {"min_cpus_per_node", r.min_cpus_per_node, 0}, {"mem_per_node_mb", r.mem_per_node_mb, 0},
+      {"mem_per_cpu_mb", r.mem_per_cpu_mb, 0}, {"mem_per_gpu_mb", r.mem_per_gpu_mb, 0},
+      {"tmp_disk_mb", r.tmp_disk_mb, 0}, {"gpus_per_node", r.gpus_per_node, 0},
+      {"gpus_total", r.gpus_total, 0},  {"gpus_per_task", r.gpus_per_task, 0},
+      {"gpu_milli", r.gpu_milli, 0},    {"gpu_memory_mb", r.gpu_memory_mb, 0},
+  };
+  for (const auto& c : counts) {
+    if (c.value < c.least) return bad(std::string(c.name) + " " + std::to_string(c.value));
+  }
+  if (r.gpu_milli >= kMilliPerGpu) return bad("gpu_milli " + std::to_string(r.gpu_milli) + " (at most 999)");
+  if (!r.gpu_type.empty() && !ValidGpuType(r.gpu_type)) return bad("GPU type " + Quote(r.gpu_type));
+  if (r.time_limit_s != kUnlimited && (r.time_limit_s < 0 || r.time_limit_s > kMaxJobTimeLimitS)) {
+    return bad("time limit " + std::to_string(r.time_limit_s) + " s");
+  }
+  if ((r.mem_per_node_mb > 0) + (r.mem_per_cpu_mb > 0) + (r.mem_per_gpu_mb > 0) > 1) {
+    return InvalidArgument("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+  }
+  if (r.cpus_per_task > 1 && r.cpus_per_gpu > 0) {
+    return InvalidArgument("--cpus-per-task and --cpus-per-gpu are mutually exclusive");
+  }
+  return CheckCombinations(r);
+}
 
 struct JobRequestBuilder::State : ParseState {};
 

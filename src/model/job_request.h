@@ -80,6 +80,11 @@ class JobRequestBuilder {
 // (expected minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)".
 StatusOr<JobRequest> ParseJobRequest(const std::vector<std::string>& args);
 
+// A request that did not come from ParseJobRequest (a typed one, from the wire) checked as the
+// parser checks options: every count and size in range, the combinations Slurm refuses.
+// ParseJobRequest's requests pass it.
+Status ValidateJobRequest(const JobRequest& request);
+
 // The resource options ParseJobRequest knows (sbatch, srun and salloc take them too).
 OptionTable JobRequestOptionTable();
 

@@ -354,12 +354,45 @@ TEST(ParseJobRequestTest, RandomArgumentVectorsNeverCrash) {
     StatusOr<JobRequest> got = ParseJobRequest(args);
     if (got.ok()) {
       ok += args.size() >= 2 ? 1 : 0;
+      // What the parser takes, the controller's check of a typed request takes too.
+      EXPECT_TRUE(ValidateJobRequest(*got).ok()) << Show(args) << ": " << ValidateJobRequest(*got).message();
     } else {
       EXPECT_FALSE(got.status().message().empty()) << Show(args);
     }
   }
   // Not a claim about behaviour: only that the generator also reaches the accepting paths.
   EXPECT_GT(ok, 200);
+}
+
+// A typed request (from the wire, not from the parser) is checked as the parser checks options.
+TEST(ValidateJobRequestTest, RefusesWhatTheParserWouldNotMake) {
+  EXPECT_TRUE(ValidateJobRequest(JobRequest{}).ok());
+  EXPECT_TRUE(ValidateJobRequest(*ParseJobRequest({"-N", "2-4", "-n", "8", "--gres=gpu:a100:4", "-t", "1:00"})).ok());
+  const struct {
+    std::function<void(JobRequest&)> change;
+    std::string message;
+  } cases[] = {
+      {[](JobRequest& r) { r.ntasks = -1; }, "invalid resources: ntasks -1"},
+      {[](JobRequest& r) { r.cpus_per_task = 0; }, "invalid resources: cpus_per_task 0"},
+      {[](JobRequest& r) { r.min_nodes = 4, r.max_nodes = 2; }, "invalid resources: node count 4-2"},
+      {[](JobRequest& r) { r.gpus_per_node = -3; }, "invalid resources: gpus_per_node -3"},
+      {[](JobRequest& r) { r.gpu_milli = 1000; }, "invalid resources: gpu_milli 1000 (at most 999)"},
+      {[](JobRequest& r) { r.gpu_type = "a b"; }, "invalid resources: GPU type 'a b'"},
+      {[](JobRequest& r) { r.time_limit_s = kMaxJobTimeLimitS + 1; },
+       "invalid resources: time limit " + std::to_string(kMaxJobTimeLimitS + 1) + " s"},
+      {[](JobRequest& r) { r.mem_per_node_mb = 1, r.mem_per_cpu_mb = 1; },
+       "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive"},
+      {[](JobRequest& r) { r.gpu_milli = 500, r.gpus_total = 1; },
+       "--gpu-fraction (one shared GPU) cannot be combined with whole GPUs "
+       "(--gres=gpu, --gpus, --gpus-per-node, --gpus-per-task)"},
+      {[](JobRequest& r) { r.nodelist = {"n1"}, r.exclude = {"n1"}; },
+       "required and excluded node lists overlap: 'n1' is in both -w and -x"},
+  };
+  for (const auto& c : cases) {
+    JobRequest r;
+    c.change(r);
+    EXPECT_EQ(ValidateJobRequest(r).message(), c.message);
+  }
 }
 
 }  // namespace

@@ -226,13 +226,18 @@ Status RegisterSimNodes(Controller& ctld, const std::vector<Node>& nodes) {
 
 // Submits trace job j; its controller id. An error names the trace job.
 StatusOr<int64_t> SubmitTraceJob(Controller& ctld, const ReplayJob& j) {
-  SubmitRequest s;
+  JobSpec s;
   s.name = "job" + std::to_string(j.trace_id);
-  if (j.gpus > 0) s.resource_args.push_back("--gpus=" + std::to_string(j.gpus));
-  if (j.cpus > 0) s.resource_args.push_back("--ntasks=" + std::to_string(j.cpus));
+  // As sbatch would be given them (and read them: once, here).
+  std::vector<std::string> options;
+  if (j.gpus > 0) options.push_back("--gpus=" + std::to_string(j.gpus));
+  if (j.cpus > 0) options.push_back("--ntasks=" + std::to_string(j.cpus));
   // (a trace's limit past a year, the longest a job may ask, asks for a year)
   if (j.time_limit_s != kUnlimited) {
-    s.resource_args.push_back("--time=" + TimeSpec(std::min(j.time_limit_s, kMaxJobTimeLimitS)));
+    options.push_back("--time=" + TimeSpec(std::min(j.time_limit_s, kMaxJobTimeLimitS)));
+  }
+  if (Status st = SetResourceOptions(s, std::move(options)); !st.ok()) {
+    return InvalidArgument("trace job " + std::to_string(j.trace_id) + ": " + st.message());
   }
   s.script = "#!/bin/sh\n";
   s.workdir = "/";

@@ -1,5 +1,5 @@
 // A submission's wire form (POST /v1/jobs), shared by the commands that submit (sbatch, salloc,
-// srun) and the controller's route: the keys of model/submission.h's records, named once, and the
+// srun) and the controller's route: the keys of model/job_spec.h's records, named once, and the
 // answer.
 #pragma once
 
@@ -8,29 +8,42 @@
 #include <type_traits>
 #include <vector>
 
-#include "model/submission.h"
+#include "model/job_record_fields.h"
+#include "model/job_spec.h"
 #include "wire/codec.h"
 
 namespace muster {
 
-// The keys of a submission and of sbatch --test-only's answer (model/submission.h).
+// The keys of a submission and of sbatch --test-only's answer (model/job_spec.h).
 namespace json {
 
+// A job's resources: the keys of a job record's "request" (model/job_record_fields.h).
 template <>
-struct External<HetComponentRequest> : std::true_type {
+struct External<JobRequest> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
-    v("resource_args", s.resource_args);
+    static const JobRequest kDefaults;
+    record_fields::JobRequestFields(v, s, kDefaults);
+  }
+};
+
+template <>
+struct External<HetComponentSpec> : std::true_type {
+  template <class V, class Self>
+  static void Fields(V& v, Self& s) {
+    v("resources", s.resources);
+    v("resource_args", s.submit_args);
     v("account", s.account);
     v("qos", s.qos);
   }
 };
 
 template <>
-struct External<SubmitRequest> : std::true_type {
+struct External<JobSpec> : std::true_type {
   template <class V, class Self>
   static void Fields(V& v, Self& s) {
-    v("resource_args", s.resource_args);
+    v("resources", s.resources);
+    v("resource_args", s.submit_args);
     v("name", s.name);
     v("script", s.script);
     v("script_args", s.script_args);

@@ -5,9 +5,9 @@
 namespace muster {
 namespace {
 
-SubmitRequest Full() {
-  SubmitRequest r;
-  r.resource_args = {"-N2", "--gres=gpu:4"};
+JobSpec Full() {
+  JobSpec r;
+  EXPECT_TRUE(SetResourceOptions(r, {"-N2", "--gres=gpu:4"}).ok());
   r.name = "train";
   r.script = "#!/bin/sh\necho hi\n";
   r.script_args = {"a", "b"};
@@ -32,45 +32,51 @@ SubmitRequest Full() {
   r.warn_signal = 10;
   r.warn_time_s = 60;
   r.warn_batch_only = true;
-  r.het_components = {HetComponentRequest{{"-N2"}, "other", "low"}};
+  HetComponentSpec c;
+  EXPECT_TRUE(SetResourceOptions(c, {"-N2"}).ok());
+  c.account = "other";
+  c.qos = "low";
+  r.het_components = {c};
   return r;
 }
 
-TEST(SubmitRequestTest, EveryFieldRoundTripsUnderItsKey) {
-  const SubmitRequest r = Full();
+TEST(JobSpecTest, EveryFieldRoundTripsUnderItsKey) {
+  const JobSpec r = Full();
   const wire::bj::object j = wire::ToObject(r);
-  EXPECT_EQ(j.size(), 26u);
+  EXPECT_EQ(j.size(), 27u);
   EXPECT_EQ(j.at("stdout"), "out-%j");
   EXPECT_EQ(j.at("stderr"), "err-%j");
   EXPECT_EQ(j.at("stdin"), "/dev/null");
-  StatusOr<SubmitRequest> back = wire::Decode<SubmitRequest>(wire::Encode(r));
+  StatusOr<JobSpec> back = wire::Decode<JobSpec>(wire::Encode(r));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
   // Every field differs from its default, so a key left out of either side would show here.
-  const SubmitRequest defaults;
+  const JobSpec defaults;
   for (const auto& kv : j) {
     wire::bj::object one;
     one[kv.key()] = kv.value();
-    StatusOr<SubmitRequest> only = wire::FromValue<SubmitRequest>(one);
+    StatusOr<JobSpec> only = wire::FromValue<JobSpec>(one);
     ASSERT_TRUE(only.ok()) << kv.key();
     EXPECT_NE(*only, defaults) << kv.key() << " is not read";
   }
 }
 
-TEST(SubmitRequestTest, MissingKeysKeepDefaultsAndTheFirstWrongTypeIsNamed) {
-  StatusOr<SubmitRequest> empty = wire::Decode<SubmitRequest>("{}");
+TEST(JobSpecTest, MissingKeysKeepDefaultsAndTheFirstWrongTypeIsNamed) {
+  StatusOr<JobSpec> empty = wire::Decode<JobSpec>("{}");
   ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(*empty, SubmitRequest{});
+  EXPECT_EQ(*empty, JobSpec{});
   EXPECT_TRUE(empty->requeue);
-  EXPECT_EQ(wire::Decode<SubmitRequest>(R"({"nice": "x", "hold": 3})").status().message(),
+  EXPECT_EQ(wire::Decode<JobSpec>(R"({"nice": "x", "hold": 3})").status().message(),
             "field 'hold' has the wrong type");
-  EXPECT_EQ(wire::Decode<SubmitRequest>(R"({"resource_args": [1, 2]})").status().message(),
+  EXPECT_EQ(wire::Decode<JobSpec>(R"({"resource_args": [1, 2]})").status().message(),
             "field 'resource_args' has the wrong type");
-  EXPECT_TRUE(wire::Decode<SubmitRequest>(R"({"name": null, "unknown": 1})").ok());
-  EXPECT_FALSE(wire::Decode<SubmitRequest>("[]").ok());
+  EXPECT_EQ(wire::Decode<JobSpec>(R"({"resources": {"ntasks": "4"}})").status().message(),
+            "field 'resources.ntasks' has the wrong type");
+  EXPECT_TRUE(wire::Decode<JobSpec>(R"({"name": null, "unknown": 1})").ok());
+  EXPECT_FALSE(wire::Decode<JobSpec>("[]").ok());
 }
 
-TEST(SubmitRequestTest, TheTestOnlyAnswerRoundTrips) {
+TEST(JobSpecTest, TheTestOnlyAnswerRoundTrips) {
   const WillRun w{7, 1'700'000'100, "n[1-2]", 16, "gpu"};
   StatusOr<WillRun> back = wire::Decode<WillRun>(wire::Encode(w));
   ASSERT_TRUE(back.ok());

@@ -291,7 +291,7 @@ void AddJobsRoutes(const AddRoute& route, Controller& c) {
 
   route("POST", v + "/job/submit", [&c](const HttpRequest& req, const Caller& caller) {
     std::string bad_key;
-    StatusOr<SubmitRequest> s = ReadSubmission(req.body, &bad_key);
+    StatusOr<JobSpec> s = ReadSubmission(req.body, &bad_key);
     if (!s.ok()) return ParseError(s.status(), bad_key);
     bj::object o = Envelope(Plugin::kV0038);
     if (s->script.empty()) {
@@ -299,7 +299,9 @@ void AddJobsRoutes(const AddRoute& route, Controller& c) {
       return Answer(500, o);
     }
     std::string user_msg;
-    StatusOr<int64_t> id = c.Submit(*s, caller, &user_msg);
+    // Slurm's properties became sbatch's options: read once, here, as the controller takes a job typed.
+    Status options = SetResourceOptions(*s, s->submit_args);
+    StatusOr<int64_t> id = options.ok() ? c.Submit(*s, caller, &user_msg) : StatusOr<int64_t>(options);
     if (!id.ok()) {
       o["errors"].as_array().push_back(
           bj::object{{"error_code", SlurmErrorNumber(id.status().message())}, {"error", id.status().message()}});

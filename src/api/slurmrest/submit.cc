@@ -71,8 +71,8 @@ Status Option(std::vector<std::string>& args, const char* option, const std::str
   return Status::Ok();
 }
 
-Status ReadProperty(const std::string& key, const bj::value& v, SubmitRequest& s) {
-  std::vector<std::string>& a = s.resource_args;
+Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
+  std::vector<std::string>& a = s.submit_args;  // the options; the route parses them (SetResourceOptions)
   if (key == "name") {
     ASSIGN_OR_RETURN(s.name, Text(key, v));
   } else if (key == "partition") return Option(a, "--partition", key, v);
@@ -147,10 +147,10 @@ Status ReadProperty(const std::string& key, const bj::value& v, SubmitRequest& s
 
 }  // namespace
 
-StatusOr<SubmitRequest> ReadSubmission(std::string_view body, std::string* bad_key) {
+StatusOr<JobSpec> ReadSubmission(std::string_view body, std::string* bad_key) {
   ASSIGN_OR_RETURN(const bj::value doc, ParseJsonObject(body));
   const bj::object& o = doc.as_object();
-  SubmitRequest s;
+  JobSpec s;
   for (const auto& kv : o) {
     if (kv.key() != "script" && kv.key() != "job" && kv.key() != "jobs") {
       return InvalidArgument("Unknown key \"" + std::string(kv.key()) + "\"");

@@ -21,7 +21,7 @@ namespace muster::slurmrest {
 // key: 'Unknown key "x"' for one slurmrestd does not know either, 'Muster does not take key "x"'
 // for one it knows that Muster has no counterpart for, "environment must be set". `bad_key`, when
 // given, receives the known key whose value was refused ("" for other errors).
-StatusOr<SubmitRequest> ReadSubmission(std::string_view body, std::string* bad_key = nullptr);
+StatusOr<JobSpec> ReadSubmission(std::string_view body, std::string* bad_key = nullptr);
 
 // POST /slurm/v0.0.38/job/{id}: the job_properties to change as scontrol's fields
 // (Controller::UpdateJob): time_limit -> TimeLimit, name -> JobName, comment -> Comment,

@@ -6,7 +6,7 @@ namespace muster::slurmrest {
 namespace {
 
 TEST(SlurmRestSubmit, ReadsJobProperties) {
-  StatusOr<SubmitRequest> s = ReadSubmission(R"({"script": "#!/bin/sh\nsleep 1\n", "job": {
+  StatusOr<JobSpec> s = ReadSubmission(R"({"script": "#!/bin/sh\nsleep 1\n", "job": {
       "name": "rest", "partition": "gpu", "time_limit": 5, "nodes": "1-2", "tasks": 4, "cpus_per_task": 2,
       "memory_per_node": 1000, "gres": "gpu:2", "account": "a", "qos": "high", "comment": "c", "nice": 3,
       "hold": true, "requeue": false, "current_working_directory": "/tmp", "standard_output": "/tmp/o-%j",
@@ -14,7 +14,7 @@ TEST(SlurmRestSubmit, ReadsJobProperties) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->script, "#!/bin/sh\nsleep 1\n");
   EXPECT_EQ(s->name, "rest");
-  EXPECT_EQ(s->resource_args, (std::vector<std::string>{"--partition=gpu", "--time=5", "--nodes=1-2", "--ntasks=4",
+  EXPECT_EQ(s->submit_args, (std::vector<std::string>{"--partition=gpu", "--time=5", "--nodes=1-2", "--ntasks=4",
                                                          "--cpus-per-task=2", "--mem=1000", "--gres=gpu:2"}));
   EXPECT_EQ(s->account, "a");
   EXPECT_EQ(s->qos, "high");
@@ -30,7 +30,7 @@ TEST(SlurmRestSubmit, ReadsJobProperties) {
 
 TEST(SlurmRestSubmit, ErrorsNameTheKey) {
   auto error = [](const std::string& body) {
-    StatusOr<SubmitRequest> s = ReadSubmission(body);
+    StatusOr<JobSpec> s = ReadSubmission(body);
     return s.ok() ? std::string("ok") : s.status().message();
   };
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "tres_per_node": "gres:gpu:1"}})"),

@@ -1,27 +1,34 @@
-// A submission as the controller takes it (Controller::Submit, TestOnly, ctld/build_job.h) and
-// sbatch --test-only's answer: domain records that the commands that submit (sbatch, salloc, srun)
-// fill and wire/submit.h carries (POST /v1/jobs).
+// JobSpec: what a job carries from its submission, typed. The commands that submit (sbatch, salloc,
+// srun) fill it from their options, each parsed once, by the command (the option engine; the
+// resource options by JobRequestBuilder); wire/submit.h carries it (POST /v1/jobs), and the
+// controller checks it and makes the job of it (Controller::Submit, TestOnly, ctld/build_job.h)
+// without parsing an option again. Also sbatch --test-only's answer.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+#include "model/job_request.h"
+
 namespace muster {
 
 // A heterogeneous job's component after the first (sbatch's `#SBATCH hetjob` / `:`): its own
-// resource options, and the options Slurm lets each component set apart (an empty account or
-// QOS: the first component's).
-struct HetComponentRequest {
-  std::vector<std::string> resource_args;
+// resources, and the options Slurm lets each component set apart (an empty account or QOS: the
+// first component's).
+struct HetComponentSpec {
+  JobRequest resources;
+  std::vector<std::string> submit_args;  // its resource options as given, for display only
   std::string account;
   std::string qos;
-  friend bool operator==(const HetComponentRequest&, const HetComponentRequest&) = default;
+  friend bool operator==(const HetComponentSpec&, const HetComponentSpec&) = default;
 };
 
 // What a client submits. Who submits comes from the authenticated Caller, never from here.
-struct SubmitRequest {
-  std::vector<std::string> resource_args;  // sbatch resource options, parsed by the controller (ParseJobRequest)
+struct JobSpec {
+  JobRequest resources;                  // the resource options, parsed by the command
+  std::vector<std::string> submit_args;  // the same options as given, kept for display only (never parsed again)
   std::string name;
   std::string script;
   std::vector<std::string> script_args;
@@ -51,10 +58,15 @@ struct SubmitRequest {
   bool warn_batch_only = false;
   // A heterogeneous job: the components after the first (this request is the first, the leader,
   // which runs the script). Empty: an ordinary job.
-  std::vector<HetComponentRequest> het_components;
-  // The keys ("stdout", "stderr" and "stdin" for the patterns and path).
-  friend bool operator==(const SubmitRequest&, const SubmitRequest&) = default;
+  std::vector<HetComponentSpec> het_components;
+  friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
+
+// For a client that has a job's resource options only as words ("-N", "2", "--gres=gpu:4"): the
+// REST route's "resource_args" (a body without "resources"), Slurm's REST API, the simulator. Parses
+// them (ParseJobRequest; an error names the option) into `resources` and keeps them as `submit_args`.
+Status SetResourceOptions(JobSpec& spec, std::vector<std::string> args);
+Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> args);
 
 // sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.
 struct WillRun {

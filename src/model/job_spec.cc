@@ -1,0 +1,25 @@
+#include "model/job_spec.h"
+
+#include <utility>
+
+namespace muster {
+namespace {
+
+template <class Spec>
+Status Set(Spec& spec, std::vector<std::string> args) {
+  StatusOr<JobRequest> request = ParseJobRequest(args);
+  if (!request.ok()) return request.status();
+  spec.resources = std::move(request).value();
+  spec.submit_args = std::move(args);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SetResourceOptions(JobSpec& spec, std::vector<std::string> args) { return Set(spec, std::move(args)); }
+
+Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> args) {
+  return Set(component, std::move(args));
+}
+
+}  // namespace muster
