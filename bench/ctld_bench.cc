@@ -57,7 +57,7 @@ struct Fixture {
     const Caller user{true, 1000, 1000, "unix", ""};
     auto submit = [&] {
       JobSpec s;
-      MUSTER_CHECK(SetResourceOptions(s, {"-n1"}).ok());
+      MUSTER_CHECK(SetResourceOptions(s, {"-n1"}).ok()) << "options";
       s.script = "#!/bin/sh\ntrue\n";
       s.workdir = "/tmp";
       MUSTER_CHECK(ctld->Submit(s, user).ok()) << "submit";

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   const auto t_submit = Steady::now();
   for (int i = 0; i < jobs; ++i) {
     JobSpec s;
-    MUSTER_CHECK(SetResourceOptions(s, {"-n1", "--gres=gpu:1", "-t", std::to_string(60 + i % 240)}).ok());
+    MUSTER_CHECK(SetResourceOptions(s, {"-n1", "--gres=gpu:1", "-t", std::to_string(60 + i % 240)}).ok()) << "options";
     s.script = "#!/bin/sh\ntrue\n";
     s.workdir = "/tmp";
     const Caller user{true, 1000, 1000, "unix", ""};

@@ -464,11 +464,11 @@ TEST(SbatchArgsTest, HetjobDirectivesMakeComponents) {
   EXPECT_EQ(r->name, "pair");
   EXPECT_EQ(r->resource_args, (std::vector<std::string>{"--ntasks=1", "--gres=gpu:1"}));
   ASSERT_EQ(r->het_components.size(), 2u);
-  EXPECT_EQ(r->het_components[0].resource_args, (std::vector<std::string>{"--nodes=2", "--gres=gpu:2"}));
+  EXPECT_EQ(r->het_components[0].submit_args, (std::vector<std::string>{"--nodes=2", "--gres=gpu:2"}));
   // The account passes on to later components; the QOS given to the second one too.
   EXPECT_EQ(r->het_components[0].account, "ml");
   EXPECT_EQ(r->het_components[0].qos, "high");
-  EXPECT_EQ(r->het_components[1].resource_args, (std::vector<std::string>{"--ntasks=4"}));
+  EXPECT_EQ(r->het_components[1].submit_args, (std::vector<std::string>{"--ntasks=4"}));
   EXPECT_EQ(r->het_components[1].qos, "high");
   EXPECT_EQ(r->qos, "");  // the leader's own
 }
@@ -483,13 +483,13 @@ TEST(SbatchArgsTest, ColonsSeparateTheCommandLinesComponents) {
   EXPECT_EQ(r->script_path, "job.sh");
   EXPECT_EQ(r->script_args, (std::vector<std::string>{"a", ":"}));  // after the script: its arguments
   ASSERT_EQ(r->het_components.size(), 1u);
-  EXPECT_EQ(r->het_components[0].resource_args, (std::vector<std::string>{"--nodes=2", "--gres=gpu:1"}));
+  EXPECT_EQ(r->het_components[0].submit_args, (std::vector<std::string>{"--nodes=2", "--gres=gpu:1"}));
   // --wrap in a later component's place is the job's.
   StatusOr<SbatchRequest> w = Parse({"-n1", ":", "-n2", "--wrap=sleep 1"});
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_NE(w->script.find("sleep 1"), std::string::npos);
   ASSERT_EQ(w->het_components.size(), 1u);
-  EXPECT_EQ(w->het_components[0].resource_args, (std::vector<std::string>{"--ntasks=2"}));
+  EXPECT_EQ(w->het_components[0].submit_args, (std::vector<std::string>{"--ntasks=2"}));
   // A bad value in a component names the option, as in the first.
   CommandError bad = Fail({"-n1", ":", "--time=soon", "--wrap=true"});
   EXPECT_EQ(bad.stderr_text, "sbatch: error: Invalid --time specification\n");

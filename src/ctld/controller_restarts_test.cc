@@ -212,7 +212,9 @@ TEST_F(RestartsTest, AHeterogeneousJobsLostLaunchIsLostForEveryComponent) {
   EXPECT_TRUE(SetResourceOptions(s, {"--gres=gpu:1"}).ok());
   s.script = "#!/bin/sh\ntrue\n";
   s.workdir = "/tmp";
-  s.het_components = {HetComponentSpec{{"--gres=gpu:1"}, "", ""}};
+  HetComponentSpec c;
+  EXPECT_TRUE(SetResourceOptions(c, {"--gres=gpu:1"}).ok());
+  s.het_components = {c};
   StatusOr<int64_t> leader = ctld_->Submit(s, kAlice);
   ASSERT_TRUE(leader.ok()) << leader.status().ToString();
   const int64_t component = *leader + 1;
