@@ -220,23 +220,20 @@ Status Controller::Recover() {
   for (JobRecord& j : *jobs) {
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
-    if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) submit_keys_[{j.uid, j.submit_key}] = id;
-    JobRecord& slot = jobs_[id] = std::move(j);
-    if (!IsFinished(slot.state)) {
-      AddActiveLocked(slot);
-      LearnShapeLocked(slot);
-    }
+    if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) jobs_.SetKey({j.uid, j.submit_key}, id);
+    JobRecord& slot = jobs_.Add(std::move(j));  // active unless finished
+    if (!IsFinished(slot.state)) LearnShapeLocked(slot);
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
-  std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.count(st.job_id); });
+  std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.Contains(st.job_id); });
   steps_.Reset(std::move(*steps));
-  for (const auto& [id, j] : jobs_) {
+  for (const auto& [id, j] : jobs_.all()) {
     if (IsFinished(j.state)) EndStepsLocked(j);
     // Requeued and waiting: its earlier run's steps ended with that run (RequeueLocked, in memory).
     if (j.state == JobState::kPending) steps_.EndJob(id, now);
   }
   RefreshNodeStatesLocked(records);
-  policy_.RefreshPriorities(active_, now);
+  policy_.RefreshPriorities(jobs_.active(), now);
   return Status::Ok();
 }
 
@@ -251,19 +248,8 @@ bool Controller::Expired(const JobRecord& job, int64_t now) const {
 }
 
 void Controller::PurgeExpiredLocked(int64_t now) {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (Expired(it->second, now)) {
-      if (!it->second.submit_key.empty()) {
-        auto k = submit_keys_.find({it->second.uid, it->second.submit_key});
-        if (k != submit_keys_.end() && k->second == it->first) submit_keys_.erase(k);
-      }
-      it = jobs_.erase(it);
-      ++jobs_erased_;
-    } else {
-      ++it;
-    }
-  }
-  steps_.RetainJobs([&](int64_t job_id) REQUIRES(mu_) { return jobs_.count(job_id) > 0; });
+  jobs_.Purge([&](const JobRecord& j) { return Expired(j, now); });
+  steps_.RetainJobs([&](int64_t job_id) REQUIRES(mu_) { return jobs_.Contains(job_id); });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {
@@ -306,16 +292,16 @@ StatusOr<int64_t> Controller::Submit(const SubmitRequest& request, const Caller&
     // A retry that overtook the first attempt waits for it to be stored (or refused).
     lock.Wait(keys_cv_, [&] {
       mu_.AssertHeld();
-      return !keys_in_flight_.count(key);
+      return !jobs_.KeyInFlight(key);
     });
-    if (auto it = submit_keys_.find(key); it != submit_keys_.end()) return it->second;
-    keys_in_flight_.insert(key);
+    if (std::optional<int64_t> first = jobs_.KeyedJob(key)) return *first;
+    jobs_.KeyBegun(key);
   }
   StatusOr<int64_t> id = SubmitOrTest(request, caller, nullptr, user_msg);
   {
     JobsLock lock(this);
-    keys_in_flight_.erase(key);
-    if (id.ok()) submit_keys_[key] = *id;
+    jobs_.KeyEnded(key);
+    if (id.ok()) jobs_.SetKey(key, *id);
   }
   keys_cv_.notify_all();
   return id;
@@ -465,8 +451,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     JobsLock lock(this);
     if (array.max_running > 0) throttled_arrays_ = true;
     for (const JobRecord& j : jobs) {
-      JobRecord& stored = jobs_[j.id] = j;
-      AddActiveLocked(stored);
+      JobRecord& stored = jobs_.Add(j);  // active: pending
       LearnShapeLocked(stored);
       policy_.Prioritize(stored, clock_->NowSeconds());
       // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
@@ -487,25 +472,17 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
 
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   JobsLock lock(this);
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return NotFound("Invalid job id specified");
-  return it->second;
+  const JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr) return NotFound("Invalid job id specified");
+  return *job;
 }
 
 std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
 
-std::vector<int64_t> Controller::ActiveIdsLocked() const {
-  std::vector<int64_t> ids;
-  ids.reserve(active_.size());
-  for (const auto& [id, j] : active_) ids.push_back(id);
-  return ids;
-}
-
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
   unacknowledged_runs_.erase(JobRun{job.id, job.restart_count});
   CountUsageLocked(job, -1);
-  active_.erase(job.id);
-  active_by_id_.erase(job.id);
+  jobs_.Finish(job.id);
   job.state = state;
   job.exit_code = exit_code;
   job.exit_signal = signal;
@@ -541,10 +518,10 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
     // A heterogeneous job's component lost: the whole job goes, through its leader (requeued or
     // ended; this component follows it). The caller stores this component; the leader is
     // stored with the other components (JobsLock).
-    auto leader = jobs_.find(job.het_job_id);
-    if (leader != jobs_.end() && HoldsResources(leader->second.state)) {
-      LoseJobLocked(leader->second, why + " (component " + std::to_string(job.het_job_offset) + ")", kill);
-      het_followers_.push_back(HetFollower{leader->second, JobRecord{}});
+    JobRecord* leader = jobs_.Find(job.het_job_id);
+    if (leader != nullptr && HoldsResources(leader->state)) {
+      LoseJobLocked(*leader, why + " (component " + std::to_string(job.het_job_offset) + ")", kill);
+      het_followers_.push_back(HetFollower{*leader, JobRecord{}});
       if (!HoldsResources(job.state)) return;
     }
   }
@@ -598,9 +575,9 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
 
 void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch) {
   for (int k = 1; k < leader.het_job_size; ++k) {
-    auto it = jobs_.find(leader.id + k);
-    if (it == jobs_.end()) continue;
-    JobRecord& c = it->second;
+    JobRecord* component = jobs_.Find(leader.id + k);
+    if (component == nullptr) continue;
+    JobRecord& c = *component;
     if (IsFinished(c.state)) continue;
     const bool held = HoldsResources(c.state);
     if (requeued && !held) continue;
@@ -645,7 +622,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
   std::vector<JobRecord> changed, cleanup;
   {
     JobsLock lock(this);
-    if (!jobs_.count(job_id)) return NotFound("Invalid job id specified");
+    if (!jobs_.Contains(job_id)) return NotFound("Invalid job id specified");
     SettleExitsLocked(node, {RunExit{job_id, report}}, &changed, &cleanup);
   }
   RETURN_IF_ERROR(Persist(changed));
@@ -659,9 +636,9 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
                                    std::vector<JobRecord>* changed, std::vector<JobRecord>* cleanup) {
   for (const RunExit& e : exits) {
     const ExitReport& report = e.report;
-    auto it = jobs_.find(e.job_id);
-    if (it == jobs_.end()) continue;  // past MinJobAge: settled long ago
-    JobRecord& job = it->second;
+    JobRecord* record = jobs_.Find(e.job_id);
+    if (record == nullptr) continue;  // past MinJobAge: settled long ago
+    JobRecord& job = *record;
     if (!HoldsResources(job.state)) continue;  // already settled (duplicate report after a retry)
     if (job.batch_host != node) continue;  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) continue;  // an earlier run's late report

@@ -14,9 +14,9 @@ StatusOr<StepCreated> Controller::CreateStep(int64_t job_id, const StepRequest& 
   StepCreated out;
   {
     JobsLock lock(this);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
-    const JobRecord& job = it->second;
+    const JobRecord* held = jobs_.Find(job_id);
+    if (held == nullptr) return NotFound("Invalid job id specified");
+    const JobRecord& job = *held;
     if (job.uid != caller.uid && !IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     if (job.state == JobState::kPending) return FailedPrecondition("Job is pending execution");
     if (job.state != JobState::kRunning) return FailedPrecondition("Job/step already completing or completed");
@@ -164,9 +164,9 @@ Status Controller::FinishStep(int64_t job_id, int step_id, int exit_code, const 
   std::optional<StepRecord> ended;
   {
     JobsLock lock(this);
-    auto job = jobs_.find(job_id);
-    if (job == jobs_.end()) return NotFound("Invalid job id specified");
-    if (job->second.uid != caller.uid && !IsAdmin(caller)) {
+    const JobRecord* job = jobs_.Find(job_id);
+    if (job == nullptr) return NotFound("Invalid job id specified");
+    if (job->uid != caller.uid && !IsAdmin(caller)) {
       return Status(StatusCode::kPermissionDenied, "Access/permission denied");
     }
     ASSIGN_OR_RETURN(ended, steps_.Finish(job_id, step_id, exit_code, clock_->NowSeconds()));

@@ -28,7 +28,7 @@ void Controller::Tick() {
   std::string usage;
   {
     JobsLock lock(this);
-    usage = policy_.Tick(active_, now);
+    usage = policy_.Tick(jobs_.active(), now);
     // A pass over every job, so at most every 10 s (or MinJobAge, if shorter).
     if (config_.min_job_age_s > 0 && now - last_purge_ >= std::min<int64_t>(10, config_.min_job_age_s)) {
       last_purge_ = now;
@@ -66,7 +66,7 @@ void Controller::Tick() {
           silent < config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS || !may_give_up) {
         continue;
       }
-      for (int64_t id : ActiveIdsLocked()) {
+      for (int64_t id : jobs_.ActiveIds()) {
         JobRecord& j = jobs_.at(id);
         if (!HoldsResources(j.state)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
@@ -76,7 +76,7 @@ void Controller::Tick() {
       }
     }
     // One walk over the jobs for both (changed lists the time-outs first, as they are signalled).
-    for (const auto& [id, job] : active_) {
+    for (const auto& [id, job] : jobs_.active()) {
       JobRecord& j = *job;
       if (j.state == JobState::kRunning) {
         if (j.time_limit_s <= 0 || j.start_time == 0) continue;
@@ -93,7 +93,7 @@ void Controller::Tick() {
         // An interactive allocation being stopped ends when its grace does: no batch script
         // reports it (its step tasks had SIGTERM; SIGKILL goes with the end).
         if (j.interactive && j.kill_at > 0 && now >= j.kill_at) {
-          ending_ids.push_back(id);  // finished after this walk (it leaves active_)
+          ending_ids.push_back(id);  // finished after this walk (it leaves the active list)
           continue;
         }
         // A job being stopped that is still there well after its SIGKILL was due (the signal

@@ -62,10 +62,10 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     // nodes. Filling the waiting list here does what the next pass would do first.
     MutexLock cycle(cycle_mu_);
     JobsLock lock(this);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    const JobRecord* held = jobs_.Find(job_id);
+    if (held == nullptr) return NotFound("Invalid job id specified");
     {
-      const JobRecord& j = it->second;
+      const JobRecord& j = *held;
       answer.user = j.user;
       answer.account = j.account;
       answer.partition = j.partition;
@@ -94,8 +94,8 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
                                       [&](const PendingJob& p) { return p.id == job_id; });
       if (!queued) {
         // Admission holds it before any placement (its --begin, --dependency, array limit...).
-        answer.note = "it is not scheduled yet: " + it->second.reason;
-        if (!it->second.dependency_left.empty()) answer.note += " (waits for " + it->second.dependency_left + ")";
+        answer.note = "it is not scheduled yet: " + held->reason;
+        if (!held->dependency_left.empty()) answer.note += " (waits for " + held->dependency_left + ")";
       } else {
         pending = FreshPendingLocked(cycle_pending_);
         NodeTable::Access nodes = nodes_.Lock();
@@ -105,7 +105,7 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
         options.mix = cycle_mix_;
       }
     }
-    const JobRecord& j = it->second;  // (after FillPendingLocked: the reason as the pass sets it)
+    const JobRecord& j = *held;  // (after FillPendingLocked: the reason as the pass sets it)
     answer.reason = j.reason;
     answer.reason_detail = j.reason_detail;
     answer.expected_start = j.expected_start;
