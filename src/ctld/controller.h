@@ -578,6 +578,23 @@ class Controller {
   int64_t last_purge_ GUARDED_BY(mu_) = 0;
   // Whether a silent node's jobs may be given up (model/outage.h); Tick updates it, under mu_.
   OutageGuard outage_ GUARDED_BY(mu_);
+  // What Tick's phases found under mu_, for Tick to store and signal once it is released.
+  struct TickWork {
+    std::vector<JobRecord> changed;     // to store (the time-outs and those signalled again last)
+    std::vector<JobRecord> kill;        // given up with their silent node: SIGKILL (requeue)
+    std::vector<JobRecord> to_timeout;  // at their time limit: SIGTERM, then SIGKILL after KillWait
+    std::vector<JobRecord> resignal;    // still stopping well after their SIGKILL: SIGKILL again
+    std::vector<JobRecord> ended;       // interactive, ended with their grace: SIGKILL (cleanup)
+    std::vector<JobRecord> warned;      // near their time limit: sbatch --signal's signal
+    std::vector<NodeRecord> down_nodes;  // set DOWN for their silence: to store
+    std::string usage;                   // the decayed usage to save (empty: not due)
+  };
+  // Tick's first phase: the outage rule updated, silent nodes set DOWN, and their jobs given up
+  // once they may be.
+  void TickNodesLocked(NodeTable::Access& nodes, int64_t now, TickWork& w) REQUIRES(mu_);
+  // Tick's second phase: running jobs warned (--signal) or timed out, interactive ones ended with
+  // their grace, stopping ones signalled again.
+  void TickJobsLocked(int64_t now, TickWork& w) REQUIRES(mu_);
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now) REQUIRES(mu_);
   void EndStepsLocked(const JobRecord& job) REQUIRES(mu_);
