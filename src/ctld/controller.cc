@@ -316,104 +316,136 @@ StatusOr<WillRun> Controller::TestOnly(const SubmitRequest& request, const Calle
 
 StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
                                            std::string* user_msg) {
-  JobRecord job;
-  ArraySpec array;
-  std::vector<JobRecord> het;  // a heterogeneous job's further components
+  ASSIGN_OR_RETURN(BuiltSubmission built, BuildSubmission(request, caller, user_msg));
+  if (will_run != nullptr) return AnswerTestOnly(built.job, *will_run, user_msg);
+  ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, NumberedJobs(std::move(built.job), std::move(built.het), built.array));
+  // Durable before acknowledged; concurrent submissions share one commit (group commit).
+  RETURN_IF_ERROR(store_->SaveJobs(jobs));
   {
-    // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
-    // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
-    // Can it ever run? The scheduler decides against an idle cluster with every node up.
-    auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
-      return nodes_.EverRuns(request, clock_->NowSeconds(), msg);
-    };
-    SubmitPolicy policy;
-    policy.allow_root_jobs = config_.allow_root_jobs;
-    policy.max_script_bytes = config_.max_script_bytes;
-    const PolicyState::InForce in_force = policy_.in_force();
-    policy.accounts = in_force.accounts.get();
-    policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
-    policy.caller_is_admin = IsAdmin(caller);
-    Submitter who;
-    if (caller.authenticated) {
-      std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
-      // Only a partition with AllowGroups= needs them (a lookup in the user database).
-      const auto& parts = config_.cluster.partitions;
-      if (std::any_of(parts.begin(), parts.end(), [](const Partition& p) { return !p.access.allow_groups.empty(); })) {
-        who.groups = Names().Groups(who.user, caller.uid, caller.gid, clock_->NowSeconds());
-      }
-    }
-    StatusOr<BuiltJob> built =
-        BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
-    if (!built.ok()) return built.status();
-    job = std::move(built->job);
-    array = std::move(built->array);
-    // A heterogeneous job: each further component is checked as a job of its own (its
-    // resources, partition, account and QOS), without a script: the leader's runs on the first
-    // component's first node, and the others hold their nodes for its steps.
-    if (!request.het_components.empty()) {
-      if (!array.tasks.empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
-      if (request.interactive) {
-        return InvalidArgument("heterogeneous allocations (salloc or srun with ':') are not supported; submit the job with sbatch");
-      }
-      if (request.het_components.size() + 1 > kMaxHetComponents) {
-        return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
-      }
-      for (size_t k = 0; k < request.het_components.size(); ++k) {
-        const HetComponentRequest& c = request.het_components[k];
-        SubmitRequest part = request;
-        part.het_components.clear();
-        part.resource_args = c.resource_args;
-        if (!c.account.empty()) part.account = c.account;
-        if (!c.qos.empty()) part.qos = c.qos;
-        part.script.clear();
-        part.script_args.clear();
-        part.interactive = true;
-        StatusOr<BuiltJob> other =
-            BuildJob(part, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
-        if (!other.ok()) return other.status();
-        het.push_back(std::move(other->job));
-      }
+    JobsLock lock(this);
+    if (built.array.max_running > 0) throttled_arrays_ = true;
+    for (const JobRecord& j : jobs) {
+      JobRecord& stored = jobs_.Add(j);  // active: pending
+      LearnShapeLocked(stored);
+      policy_.Prioritize(stored, clock_->NowSeconds());
+      // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
+      if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
   }
-  if (will_run != nullptr) {
-    PendingJob probe;
-    probe.request = job.request;
-    probe.user = job.user;
-    probe.account = job.account;
-    probe.qos = job.qos;
-    probe.submit_time = job.submit_time;
-    std::vector<Decision> d;
-    {
-      JobsLock lock(this);
-      NodeTable::Access nodes = nodes_.Lock();
-      ClusterSnapshot now = SnapshotLocked(nodes);
-      SchedulerOptions options = config_.scheduler;
-      options.policy = policy_.scheduler_policy();
-      options.backfill = true;  // for the reservation's time when it cannot start now
-      options.strict_priority = true;
-      Scheduler scheduler(now, options);
-      d = scheduler.RunCycle({probe});
-    }
-    if (!d.empty() && d[0].kind == DecisionKind::kReject) {
-      if (user_msg != nullptr) *user_msg = d[0].user_msg;
-      return InvalidArgument(d[0].message);
-    }
-    will_run->partition = job.partition;
-    if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
-      will_run->start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;
-      if (job.begin_time > will_run->start_time) will_run->start_time = job.begin_time;
-      std::vector<std::string> names;
-      for (const NodeAllocation& a : d[0].nodes) {
-        names.push_back(a.node);
-        will_run->cpus += static_cast<int>(CpusOf(a));
-      }
-      will_run->nodes = CompressHostlist(names);
-    }
-    // The id the job would get, none taken: an id is shown before its job is stored nowhere else
-    // (Store::RewindJobIds reuses the ids of jobs never stored).
-    will_run->job_id = PeekJobId();
-    return will_run->job_id;
+  stats_.Submitted(jobs.size());
+  Wake();
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    LogInfo(LogSubject::Job(jobs.front().id),
+            (jobs.front().het_job_size > 1 ? "heterogeneous job of " + std::to_string(jobs.size()) + " components submitted"
+             : jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
+                " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
+                (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
   }
+  return jobs.front().id;
+}
+
+StatusOr<Controller::BuiltSubmission> Controller::BuildSubmission(const SubmitRequest& request, const Caller& caller,
+                                                                  std::string* user_msg) {
+  BuiltSubmission out;
+  // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
+  // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
+  // Can it ever run? The scheduler decides against an idle cluster with every node up.
+  auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
+    return nodes_.EverRuns(request, clock_->NowSeconds(), msg);
+  };
+  SubmitPolicy policy;
+  policy.allow_root_jobs = config_.allow_root_jobs;
+  policy.max_script_bytes = config_.max_script_bytes;
+  const PolicyState::InForce in_force = policy_.in_force();
+  policy.accounts = in_force.accounts.get();
+  policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
+  policy.caller_is_admin = IsAdmin(caller);
+  Submitter who;
+  if (caller.authenticated) {
+    std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
+    // Only a partition with AllowGroups= needs them (a lookup in the user database).
+    const auto& parts = config_.cluster.partitions;
+    if (std::any_of(parts.begin(), parts.end(), [](const Partition& p) { return !p.access.allow_groups.empty(); })) {
+      who.groups = Names().Groups(who.user, caller.uid, caller.gid, clock_->NowSeconds());
+    }
+  }
+  StatusOr<BuiltJob> built =
+      BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+  if (!built.ok()) return built.status();
+  out.job = std::move(built->job);
+  out.array = std::move(built->array);
+  // A heterogeneous job: each further component is checked as a job of its own (its
+  // resources, partition, account and QOS), without a script: the leader's runs on the first
+  // component's first node, and the others hold their nodes for its steps.
+  if (!request.het_components.empty()) {
+    if (!out.array.tasks.empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
+    if (request.interactive) {
+      return InvalidArgument("heterogeneous allocations (salloc or srun with ':') are not supported; submit the job with sbatch");
+    }
+    if (request.het_components.size() + 1 > kMaxHetComponents) {
+      return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
+    }
+    for (size_t k = 0; k < request.het_components.size(); ++k) {
+      const HetComponentRequest& c = request.het_components[k];
+      SubmitRequest part = request;
+      part.het_components.clear();
+      part.resource_args = c.resource_args;
+      if (!c.account.empty()) part.account = c.account;
+      if (!c.qos.empty()) part.qos = c.qos;
+      part.script.clear();
+      part.script_args.clear();
+      part.interactive = true;
+      StatusOr<BuiltJob> other =
+          BuildJob(part, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+      if (!other.ok()) return other.status();
+      out.het.push_back(std::move(other->job));
+    }
+  }
+  return out;
+}
+
+StatusOr<int64_t> Controller::AnswerTestOnly(const JobRecord& job, WillRun& will_run, std::string* user_msg) {
+  PendingJob probe;
+  probe.request = job.request;
+  probe.user = job.user;
+  probe.account = job.account;
+  probe.qos = job.qos;
+  probe.submit_time = job.submit_time;
+  std::vector<Decision> d;
+  {
+    JobsLock lock(this);
+    NodeTable::Access nodes = nodes_.Lock();
+    ClusterSnapshot now = SnapshotLocked(nodes);
+    SchedulerOptions options = config_.scheduler;
+    options.policy = policy_.scheduler_policy();
+    options.backfill = true;  // for the reservation's time when it cannot start now
+    options.strict_priority = true;
+    Scheduler scheduler(now, options);
+    d = scheduler.RunCycle({probe});
+  }
+  if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+    if (user_msg != nullptr) *user_msg = d[0].user_msg;
+    return InvalidArgument(d[0].message);
+  }
+  will_run.partition = job.partition;
+  if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
+    will_run.start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;
+    if (job.begin_time > will_run.start_time) will_run.start_time = job.begin_time;
+    std::vector<std::string> names;
+    for (const NodeAllocation& a : d[0].nodes) {
+      names.push_back(a.node);
+      will_run.cpus += static_cast<int>(CpusOf(a));
+    }
+    will_run.nodes = CompressHostlist(names);
+  }
+  // The id the job would get, none taken: an id is shown before its job is stored nowhere else
+  // (Store::RewindJobIds reuses the ids of jobs never stored).
+  will_run.job_id = PeekJobId();
+  return will_run.job_id;
+}
+
+StatusOr<std::vector<JobRecord>> Controller::NumberedJobs(JobRecord job, std::vector<JobRecord> het,
+                                                          const ArraySpec& array) {
   // A job array: one job per task, each with an id of its own; the first one's id names the array.
   std::vector<JobRecord> jobs;
   if (!het.empty()) {
@@ -445,29 +477,7 @@ StatusOr<int64_t> Controller::SubmitOrTest(const SubmitRequest& request, const C
     j.id = *id;
     if (!array.tasks.empty()) j.array_job_id = jobs.front().id;
   }
-  // Durable before acknowledged; concurrent submissions share one commit (group commit).
-  RETURN_IF_ERROR(store_->SaveJobs(jobs));
-  {
-    JobsLock lock(this);
-    if (array.max_running > 0) throttled_arrays_ = true;
-    for (const JobRecord& j : jobs) {
-      JobRecord& stored = jobs_.Add(j);  // active: pending
-      LearnShapeLocked(stored);
-      policy_.Prioritize(stored, clock_->NowSeconds());
-      // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
-      if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
-    }
-  }
-  stats_.Submitted(jobs.size());
-  Wake();
-  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
-    LogInfo(LogSubject::Job(jobs.front().id),
-            (jobs.front().het_job_size > 1 ? "heterogeneous job of " + std::to_string(jobs.size()) + " components submitted"
-             : jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
-                " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
-                (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
-  }
-  return jobs.front().id;
+  return jobs;
 }
 
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {

@@ -355,6 +355,21 @@ class Controller {
   // Submit, or with will_run set TestOnly.
   StatusOr<int64_t> SubmitOrTest(const SubmitRequest& request, const Caller& caller, WillRun* will_run,
                                  std::string* user_msg);
+  // SubmitOrTest's steps. A submission built and checked, not numbered nor stored: its job (an
+  // array's tasks are copies of it) and a heterogeneous job's further components.
+  struct BuiltSubmission {
+    JobRecord job;
+    ArraySpec array;
+    std::vector<JobRecord> het;
+  };
+  // The request checked and built (BuildJob, for the job and each further component), outside mu_.
+  StatusOr<BuiltSubmission> BuildSubmission(const SubmitRequest& request, const Caller& caller,
+                                            std::string* user_msg);
+  // --test-only: where and when the job would start, and the id it would get (none taken).
+  StatusOr<int64_t> AnswerTestOnly(const JobRecord& job, WillRun& will_run, std::string* user_msg);
+  // The records to store: one per array task or heterogeneous component (else the job alone),
+  // each with its new id.
+  StatusOr<std::vector<JobRecord>> NumberedJobs(JobRecord job, std::vector<JobRecord> het, const ArraySpec& array);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
   // What a kept running entry's allocation was copied from: the job's run (its start and
