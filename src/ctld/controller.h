@@ -350,6 +350,10 @@ class Controller {
   ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const REQUIRES(mu_);
   // Every group of a user (primary and supplementary), as AllowGroups= is checked (cached a minute).
   std::vector<std::string> GroupsOf(const std::string& user, uint32_t uid, uint32_t gid) const;
+  // The partitions a job's owner may use with its account and QOS, as BuildJob checks them at
+  // submission (muster why explains the job over these).
+  std::vector<std::string> UsablePartitions(const std::string& user, uint32_t uid, uint32_t gid,
+                                            const std::string& account, const std::string& qos) const;
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job) REQUIRES(mu_);
   // Submit, or with will_run set TestOnly.

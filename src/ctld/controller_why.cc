@@ -46,6 +46,29 @@ WhyOutcomeAnswer OutcomeAnswer(const WhyOutcome& o) {
   return a;
 }
 
+// A queued job's explanation, in the answer.
+void AnswerExplained(const PendingExplanation& e, WhyAnswer& answer) {
+  answer.explained = true;
+  answer.partition = e.partition;
+  answer.gpus = e.gpus;
+  answer.time_limit_s = e.time_limit_s;
+  answer.outcome = OutcomeAnswer(e.outcome);
+  answer.position = e.position;
+  answer.queue_size = e.queue_size;
+  answer.ahead_total = e.ahead_total;
+  answer.ahead_in_partition = e.ahead_in_partition;
+  for (const WhyAhead& a : e.ahead) {
+    answer.ahead.push_back({a.id, a.position, a.user, a.account, a.partition, a.priority, a.gpus, OutcomeAnswer(a.outcome)});
+  }
+  answer.fair_share_order = e.fair_share_order;
+  for (const WhyShare& s : e.shares) answer.shares.push_back({s.account, s.held, s.fair_share, s.demand, s.quota});
+  for (const WhyAlternative& a : e.sooner) {
+    answer.sooner.push_back({a.kind, a.change, a.gpus, a.time_limit_s, a.partition, a.account, a.limit, a.value,
+                             a.in_use, OutcomeAnswer(a.outcome)});
+  }
+  answer.cycles = e.cycles;
+}
+
 }  // namespace
 
 StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
@@ -112,10 +135,20 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     answer.sched_nodes = j.sched_nodes;
   }
   if (!answer.note.empty()) return answer;
-  // The partitions the job's owner may use, as BuildJob checks them at submission.
-  WhyOptions why;
-  why.partitions.emplace();
-  const std::string account = answer.account;
+  WhyOptions why;  // over the partitions its owner may use, as at submission
+  why.partitions = UsablePartitions(user, uid, gid, answer.account, qos);
+  const PendingExplanation e = ExplainPending(snapshot, options, pending, job_id, why);
+  if (!e.queued) {
+    answer.note = "it left the scheduling queue meanwhile";
+    return answer;
+  }
+  AnswerExplained(e, answer);
+  return answer;
+}
+
+std::vector<std::string> Controller::UsablePartitions(const std::string& user, uint32_t uid, uint32_t gid,
+                                                      const std::string& account, const std::string& qos) const {
+  std::vector<std::string> out;
   PartitionAccessRequest who;
   Caller owner;
   owner.authenticated = true;
@@ -129,33 +162,9 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     who.groups = GroupsOf(user, uid, gid);
   }
   for (const Partition& p : parts) {
-    if (CheckPartitionAccess(p.access, who) == PartitionAccessDenial::kNone) why.partitions->push_back(p.name);
+    if (CheckPartitionAccess(p.access, who) == PartitionAccessDenial::kNone) out.push_back(p.name);
   }
-  const PendingExplanation e = ExplainPending(snapshot, options, pending, job_id, why);
-  if (!e.queued) {
-    answer.note = "it left the scheduling queue meanwhile";
-    return answer;
-  }
-  answer.explained = true;
-  answer.partition = e.partition;
-  answer.gpus = e.gpus;
-  answer.time_limit_s = e.time_limit_s;
-  answer.outcome = OutcomeAnswer(e.outcome);
-  answer.position = e.position;
-  answer.queue_size = e.queue_size;
-  answer.ahead_total = e.ahead_total;
-  answer.ahead_in_partition = e.ahead_in_partition;
-  for (const WhyAhead& a : e.ahead) {
-    answer.ahead.push_back({a.id, a.position, a.user, a.account, a.partition, a.priority, a.gpus, OutcomeAnswer(a.outcome)});
-  }
-  answer.fair_share_order = e.fair_share_order;
-  for (const WhyShare& s : e.shares) answer.shares.push_back({s.account, s.held, s.fair_share, s.demand, s.quota});
-  for (const WhyAlternative& a : e.sooner) {
-    answer.sooner.push_back({a.kind, a.change, a.gpus, a.time_limit_s, a.partition, a.account, a.limit, a.value,
-                             a.in_use, OutcomeAnswer(a.outcome)});
-  }
-  answer.cycles = e.cycles;
-  return answer;
+  return out;
 }
 
 }  // namespace muster
