@@ -220,23 +220,20 @@ Status Controller::Recover() {
   for (JobRecord& j : *jobs) {
     if (Expired(j, now)) continue;  // past MinJobAge: only the store keeps it
     const int64_t id = j.id;
-    if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) submit_keys_[{j.uid, j.submit_key}] = id;
-    JobRecord& slot = jobs_[id] = std::move(j);
-    if (!IsFinished(slot.state)) {
-      AddActiveLocked(slot);
-      LearnShapeLocked(slot);
-    }
+    if (!j.submit_key.empty() && (j.array_job_id == 0 || j.array_job_id == id)) jobs_.SetKey({j.uid, j.submit_key}, id);
+    JobRecord& slot = jobs_.Add(std::move(j));  // active unless finished
+    if (!IsFinished(slot.state)) LearnShapeLocked(slot);
   }
   node_usage_stale_ = true;  // recounted from the jobs just loaded
-  std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.count(st.job_id); });
+  std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.Contains(st.job_id); });
   steps_.Reset(std::move(*steps));
-  for (const auto& [id, j] : jobs_) {
+  for (const auto& [id, j] : jobs_.all()) {
     if (IsFinished(j.state)) EndStepsLocked(j);
     // Requeued and waiting: its earlier run's steps ended with that run (RequeueLocked, in memory).
     if (j.state == JobState::kPending) steps_.EndJob(id, now);
   }
   RefreshNodeStatesLocked(records);
-  policy_.RefreshPriorities(active_, now);
+  policy_.RefreshPriorities(jobs_.active(), now);
   return Status::Ok();
 }
 
@@ -251,19 +248,8 @@ bool Controller::Expired(const JobRecord& job, int64_t now) const {
 }
 
 void Controller::PurgeExpiredLocked(int64_t now) {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (Expired(it->second, now)) {
-      if (!it->second.submit_key.empty()) {
-        auto k = submit_keys_.find({it->second.uid, it->second.submit_key});
-        if (k != submit_keys_.end() && k->second == it->first) submit_keys_.erase(k);
-      }
-      it = jobs_.erase(it);
-      ++jobs_erased_;
-    } else {
-      ++it;
-    }
-  }
-  steps_.RetainJobs([&](int64_t job_id) REQUIRES(mu_) { return jobs_.count(job_id) > 0; });
+  jobs_.Purge([&](const JobRecord& j) { return Expired(j, now); });
+  steps_.RetainJobs([&](int64_t job_id) REQUIRES(mu_) { return jobs_.Contains(job_id); });
 }
 
 bool Controller::IsAdmin(const Caller& caller) const {
@@ -306,16 +292,16 @@ StatusOr<int64_t> Controller::Submit(const JobSpec& request, const Caller& calle
     // A retry that overtook the first attempt waits for it to be stored (or refused).
     lock.Wait(keys_cv_, [&] {
       mu_.AssertHeld();
-      return !keys_in_flight_.count(key);
+      return !jobs_.KeyInFlight(key);
     });
-    if (auto it = submit_keys_.find(key); it != submit_keys_.end()) return it->second;
-    keys_in_flight_.insert(key);
+    if (std::optional<int64_t> first = jobs_.KeyedJob(key)) return *first;
+    jobs_.KeyBegun(key);
   }
   StatusOr<int64_t> id = SubmitOrTest(request, caller, nullptr, user_msg);
   {
     JobsLock lock(this);
-    keys_in_flight_.erase(key);
-    if (id.ok()) submit_keys_[key] = *id;
+    jobs_.KeyEnded(key);
+    if (id.ok()) jobs_.SetKey(key, *id);
   }
   keys_cv_.notify_all();
   return id;
@@ -330,105 +316,137 @@ StatusOr<WillRun> Controller::TestOnly(const JobSpec& request, const Caller& cal
 
 StatusOr<int64_t> Controller::SubmitOrTest(const JobSpec& request, const Caller& caller, WillRun* will_run,
                                            std::string* user_msg) {
-  JobRecord job;
-  ArraySpec array;
-  std::vector<JobRecord> het;  // a heterogeneous job's further components
+  ASSIGN_OR_RETURN(BuiltSubmission built, BuildSubmission(request, caller, user_msg));
+  if (will_run != nullptr) return AnswerTestOnly(built.job, *will_run, user_msg);
+  ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, NumberedJobs(std::move(built.job), std::move(built.het), built.array));
+  // Durable before acknowledged; concurrent submissions share one commit (group commit).
+  RETURN_IF_ERROR(store_->SaveJobs(jobs));
   {
-    // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
-    // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
-    // Can it ever run? The scheduler decides against an idle cluster with every node up.
-    auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
-      return nodes_.EverRuns(request, clock_->NowSeconds(), msg);
-    };
-    SubmitPolicy policy;
-    policy.allow_root_jobs = config_.allow_root_jobs;
-    policy.max_script_bytes = config_.max_script_bytes;
-    const PolicyState::InForce in_force = policy_.in_force();
-    policy.accounts = in_force.accounts.get();
-    policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
-    policy.caller_is_admin = IsAdmin(caller);
-    Submitter who;
-    if (caller.authenticated) {
-      std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
-      // Only a partition with AllowGroups= needs them (a lookup in the user database).
-      const auto& parts = config_.cluster.partitions;
-      if (std::any_of(parts.begin(), parts.end(), [](const Partition& p) { return !p.access.allow_groups.empty(); })) {
-        who.groups = Names().Groups(who.user, caller.uid, caller.gid, clock_->NowSeconds());
-      }
-    }
-    StatusOr<BuiltJob> built =
-        BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
-    if (!built.ok()) return built.status();
-    job = std::move(built->job);
-    array = std::move(built->array);
-    // A heterogeneous job: each further component is checked as a job of its own (its
-    // resources, partition, account and QOS), without a script: the leader's runs on the first
-    // component's first node, and the others hold their nodes for its steps.
-    if (!request.het_components.empty()) {
-      if (!array.tasks.empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
-      if (request.interactive) {
-        return InvalidArgument("heterogeneous allocations (salloc or srun with ':') are not supported; submit the job with sbatch");
-      }
-      if (request.het_components.size() + 1 > kMaxHetComponents) {
-        return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
-      }
-      for (size_t k = 0; k < request.het_components.size(); ++k) {
-        const HetComponentSpec& c = request.het_components[k];
-        JobSpec part = request;
-        part.het_components.clear();
-        part.resources = c.resources;
-        part.submit_args = c.submit_args;
-        if (!c.account.empty()) part.account = c.account;
-        if (!c.qos.empty()) part.qos = c.qos;
-        part.script.clear();
-        part.script_args.clear();
-        part.interactive = true;
-        StatusOr<BuiltJob> other =
-            BuildJob(part, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
-        if (!other.ok()) return other.status();
-        het.push_back(std::move(other->job));
-      }
+    JobsLock lock(this);
+    if (built.array.max_running > 0) throttled_arrays_ = true;
+    for (const JobRecord& j : jobs) {
+      JobRecord& stored = jobs_.Add(j);  // active: pending
+      LearnShapeLocked(stored);
+      policy_.Prioritize(stored, clock_->NowSeconds());
+      // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
+      if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
     }
   }
-  if (will_run != nullptr) {
-    PendingJob probe;
-    probe.request = job.request;
-    probe.user = job.user;
-    probe.account = job.account;
-    probe.qos = job.qos;
-    probe.submit_time = job.submit_time;
-    std::vector<Decision> d;
-    {
-      JobsLock lock(this);
-      NodeTable::Access nodes = nodes_.Lock();
-      ClusterSnapshot now = SnapshotLocked(nodes);
-      SchedulerOptions options = config_.scheduler;
-      options.policy = policy_.scheduler_policy();
-      options.backfill = true;  // for the reservation's time when it cannot start now
-      options.strict_priority = true;
-      Scheduler scheduler(now, options);
-      d = scheduler.RunCycle({probe});
-    }
-    if (!d.empty() && d[0].kind == DecisionKind::kReject) {
-      if (user_msg != nullptr) *user_msg = d[0].user_msg;
-      return InvalidArgument(d[0].message);
-    }
-    will_run->partition = job.partition;
-    if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
-      will_run->start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;
-      if (job.begin_time > will_run->start_time) will_run->start_time = job.begin_time;
-      std::vector<std::string> names;
-      for (const NodeAllocation& a : d[0].nodes) {
-        names.push_back(a.node);
-        will_run->cpus += static_cast<int>(CpusOf(a));
-      }
-      will_run->nodes = CompressHostlist(names);
-    }
-    // The id the job would get, none taken: an id is shown before its job is stored nowhere else
-    // (Store::RewindJobIds reuses the ids of jobs never stored).
-    will_run->job_id = PeekJobId();
-    return will_run->job_id;
+  stats_.Submitted(jobs.size());
+  Wake();
+  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
+    LogInfo(LogSubject::Job(jobs.front().id),
+            (jobs.front().het_job_size > 1 ? "heterogeneous job of " + std::to_string(jobs.size()) + " components submitted"
+             : jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
+                " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
+                (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
   }
+  return jobs.front().id;
+}
+
+StatusOr<Controller::BuiltSubmission> Controller::BuildSubmission(const JobSpec& request, const Caller& caller,
+                                                                  std::string* user_msg) {
+  BuiltSubmission out;
+  // Outside mu_: BuildJob reads only the request, the caller, the partitions (fixed), a copy
+  // of the accounts and QOS in force, and the nodes' idle probe (under the nodes' lock).
+  // Can it ever run? The scheduler decides against an idle cluster with every node up.
+  auto ever_runs = [this](const JobRequest& request, std::string* msg) -> Status {
+    return nodes_.EverRuns(request, clock_->NowSeconds(), msg);
+  };
+  SubmitPolicy policy;
+  policy.allow_root_jobs = config_.allow_root_jobs;
+  policy.max_script_bytes = config_.max_script_bytes;
+  const PolicyState::InForce in_force = policy_.in_force();
+  policy.accounts = in_force.accounts.get();
+  policy.qos = in_force.policy != nullptr ? &in_force.policy->qos : nullptr;
+  policy.caller_is_admin = IsAdmin(caller);
+  Submitter who;
+  if (caller.authenticated) {
+    std::tie(who.user, who.group) = Names().Names(caller.uid, caller.gid, clock_->NowSeconds());
+    // Only a partition with AllowGroups= needs them (a lookup in the user database).
+    const auto& parts = config_.cluster.partitions;
+    if (std::any_of(parts.begin(), parts.end(), [](const Partition& p) { return !p.access.allow_groups.empty(); })) {
+      who.groups = Names().Groups(who.user, caller.uid, caller.gid, clock_->NowSeconds());
+    }
+  }
+  StatusOr<BuiltJob> built =
+      BuildJob(request, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+  if (!built.ok()) return built.status();
+  out.job = std::move(built->job);
+  out.array = std::move(built->array);
+  // A heterogeneous job: each further component is checked as a job of its own (its
+  // resources, partition, account and QOS), without a script: the leader's runs on the first
+  // component's first node, and the others hold their nodes for its steps.
+  if (!request.het_components.empty()) {
+    if (!out.array.tasks.empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
+    if (request.interactive) {
+      return InvalidArgument("heterogeneous allocations (salloc or srun with ':') are not supported; submit the job with sbatch");
+    }
+    if (request.het_components.size() + 1 > kMaxHetComponents) {
+      return InvalidArgument("a heterogeneous job has at most " + std::to_string(kMaxHetComponents) + " components");
+    }
+    for (size_t k = 0; k < request.het_components.size(); ++k) {
+      const HetComponentSpec& c = request.het_components[k];
+      JobSpec part = request;
+      part.het_components.clear();
+      part.resources = c.resources;
+      part.submit_args = c.submit_args;
+      if (!c.account.empty()) part.account = c.account;
+      if (!c.qos.empty()) part.qos = c.qos;
+      part.script.clear();
+      part.script_args.clear();
+      part.interactive = true;
+      StatusOr<BuiltJob> other =
+          BuildJob(part, caller, who, config_.cluster.partitions, policy, clock_->NowSeconds(), ever_runs, user_msg);
+      if (!other.ok()) return other.status();
+      out.het.push_back(std::move(other->job));
+    }
+  }
+  return out;
+}
+
+StatusOr<int64_t> Controller::AnswerTestOnly(const JobRecord& job, WillRun& will_run, std::string* user_msg) {
+  PendingJob probe;
+  probe.request = job.request;
+  probe.user = job.user;
+  probe.account = job.account;
+  probe.qos = job.qos;
+  probe.submit_time = job.submit_time;
+  std::vector<Decision> d;
+  {
+    JobsLock lock(this);
+    NodeTable::Access nodes = nodes_.Lock();
+    ClusterSnapshot now = SnapshotLocked(nodes);
+    SchedulerOptions options = config_.scheduler;
+    options.policy = policy_.scheduler_policy();
+    options.backfill = true;  // for the reservation's time when it cannot start now
+    options.strict_priority = true;
+    Scheduler scheduler(now, options);
+    d = scheduler.RunCycle({probe});
+  }
+  if (!d.empty() && d[0].kind == DecisionKind::kReject) {
+    if (user_msg != nullptr) *user_msg = d[0].user_msg;
+    return InvalidArgument(d[0].message);
+  }
+  will_run.partition = job.partition;
+  if (!d.empty() && (d[0].kind == DecisionKind::kStart || d[0].start_time > 0)) {
+    will_run.start_time = d[0].kind == DecisionKind::kStart ? clock_->NowSeconds() : d[0].start_time;
+    if (job.begin_time > will_run.start_time) will_run.start_time = job.begin_time;
+    std::vector<std::string> names;
+    for (const NodeAllocation& a : d[0].nodes) {
+      names.push_back(a.node);
+      will_run.cpus += static_cast<int>(CpusOf(a));
+    }
+    will_run.nodes = CompressHostlist(names);
+  }
+  // The id the job would get, none taken: an id is shown before its job is stored nowhere else
+  // (Store::RewindJobIds reuses the ids of jobs never stored).
+  will_run.job_id = PeekJobId();
+  return will_run.job_id;
+}
+
+StatusOr<std::vector<JobRecord>> Controller::NumberedJobs(JobRecord job, std::vector<JobRecord> het,
+                                                          const ArraySpec& array) {
   // A job array: one job per task, each with an id of its own; the first one's id names the array.
   std::vector<JobRecord> jobs;
   if (!het.empty()) {
@@ -460,53 +478,22 @@ StatusOr<int64_t> Controller::SubmitOrTest(const JobSpec& request, const Caller&
     j.id = *id;
     if (!array.tasks.empty()) j.array_job_id = jobs.front().id;
   }
-  // Durable before acknowledged; concurrent submissions share one commit (group commit).
-  RETURN_IF_ERROR(store_->SaveJobs(jobs));
-  {
-    JobsLock lock(this);
-    if (array.max_running > 0) throttled_arrays_ = true;
-    for (const JobRecord& j : jobs) {
-      JobRecord& stored = jobs_[j.id] = j;
-      AddActiveLocked(stored);
-      LearnShapeLocked(stored);
-      policy_.Prioritize(stored, clock_->NowSeconds());
-      // Waiting for a time or another job shows at once (squeue right after sbatch), as in Slurm.
-      if (stored.begin_time > 0 || !stored.dependency.empty()) (void)EligibleLocked(stored);
-    }
-  }
-  stats_.Submitted(jobs.size());
-  Wake();
-  if (config_.log_events && LogEnabled(LogLevel::kInfo)) {
-    LogInfo(LogSubject::Job(jobs.front().id),
-            (jobs.front().het_job_size > 1 ? "heterogeneous job of " + std::to_string(jobs.size()) + " components submitted"
-             : jobs.size() > 1 ? "array of " + std::to_string(jobs.size()) + " tasks submitted" : std::string("submitted")) +
-                " by uid " + std::to_string(jobs.front().uid) + " to partition " + jobs.front().partition +
-                (jobs.front().account.empty() ? "" : ", account " + jobs.front().account));
-  }
-  return jobs.front().id;
+  return jobs;
 }
 
 StatusOr<JobRecord> Controller::GetJob(int64_t job_id) const {
   JobsLock lock(this);
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return NotFound("Invalid job id specified");
-  return it->second;
+  const JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr) return NotFound("Invalid job id specified");
+  return *job;
 }
 
 std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
 
-std::vector<int64_t> Controller::ActiveIdsLocked() const {
-  std::vector<int64_t> ids;
-  ids.reserve(active_.size());
-  for (const auto& [id, j] : active_) ids.push_back(id);
-  return ids;
-}
-
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
   unacknowledged_runs_.erase(JobRun{job.id, job.restart_count});
   CountUsageLocked(job, -1);
-  active_.erase(job.id);
-  active_by_id_.erase(job.id);
+  jobs_.Finish(job.id);
   job.state = state;
   job.exit_code = exit_code;
   job.exit_signal = signal;
@@ -542,10 +529,10 @@ void Controller::LoseJobLocked(JobRecord& job, const std::string& why, std::vect
     // A heterogeneous job's component lost: the whole job goes, through its leader (requeued or
     // ended; this component follows it). The caller stores this component; the leader is
     // stored with the other components (JobsLock).
-    auto leader = jobs_.find(job.het_job_id);
-    if (leader != jobs_.end() && HoldsResources(leader->second.state)) {
-      LoseJobLocked(leader->second, why + " (component " + std::to_string(job.het_job_offset) + ")", kill);
-      het_followers_.push_back(HetFollower{leader->second, JobRecord{}});
+    JobRecord* leader = jobs_.Find(job.het_job_id);
+    if (leader != nullptr && HoldsResources(leader->state)) {
+      LoseJobLocked(*leader, why + " (component " + std::to_string(job.het_job_offset) + ")", kill);
+      het_followers_.push_back(HetFollower{*leader, JobRecord{}});
       if (!HoldsResources(job.state)) return;
     }
   }
@@ -599,9 +586,9 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
 
 void Controller::FollowLeaderLocked(const JobRecord& leader, bool requeued, bool lost_launch) {
   for (int k = 1; k < leader.het_job_size; ++k) {
-    auto it = jobs_.find(leader.id + k);
-    if (it == jobs_.end()) continue;
-    JobRecord& c = it->second;
+    JobRecord* component = jobs_.Find(leader.id + k);
+    if (component == nullptr) continue;
+    JobRecord& c = *component;
     if (IsFinished(c.state)) continue;
     const bool held = HoldsResources(c.state);
     if (requeued && !held) continue;
@@ -646,7 +633,7 @@ Status Controller::JobExited(int64_t job_id, const std::string& node, const Exit
   std::vector<JobRecord> changed, cleanup;
   {
     JobsLock lock(this);
-    if (!jobs_.count(job_id)) return NotFound("Invalid job id specified");
+    if (!jobs_.Contains(job_id)) return NotFound("Invalid job id specified");
     SettleExitsLocked(node, {RunExit{job_id, report}}, &changed, &cleanup);
   }
   RETURN_IF_ERROR(Persist(changed));
@@ -660,9 +647,9 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
                                    std::vector<JobRecord>* changed, std::vector<JobRecord>* cleanup) {
   for (const RunExit& e : exits) {
     const ExitReport& report = e.report;
-    auto it = jobs_.find(e.job_id);
-    if (it == jobs_.end()) continue;  // past MinJobAge: settled long ago
-    JobRecord& job = it->second;
+    JobRecord* record = jobs_.Find(e.job_id);
+    if (record == nullptr) continue;  // past MinJobAge: settled long ago
+    JobRecord& job = *record;
     if (!HoldsResources(job.state)) continue;  // already settled (duplicate report after a retry)
     if (job.batch_host != node) continue;  // only the batch script decides the job's end
     if (report.restart_count != job.restart_count) continue;  // an earlier run's late report

@@ -43,6 +43,7 @@
 #include "ctld/build_job.h"
 #include "ctld/controller_stats.h"
 #include "ctld/gpu_usage_board.h"
+#include "ctld/job_table.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
 #include "ctld/outage_guard.h"
@@ -349,11 +350,30 @@ class Controller {
   ClusterSnapshot SnapshotLocked(NodeTable::Access& nodes) const REQUIRES(mu_);
   // Every group of a user (primary and supplementary), as AllowGroups= is checked (cached a minute).
   std::vector<std::string> GroupsOf(const std::string& user, uint32_t uid, uint32_t gid) const;
+  // The partitions a job's owner may use with its account and QOS, as BuildJob checks them at
+  // submission (muster why explains the job over these).
+  std::vector<std::string> UsablePartitions(const std::string& user, uint32_t uid, uint32_t gid,
+                                            const std::string& account, const std::string& qos) const;
   // Counts a submitted (or recovered) job's shape in mix_learner_.
   void LearnShapeLocked(const JobRecord& job) REQUIRES(mu_);
   // Submit, or with will_run set TestOnly.
   StatusOr<int64_t> SubmitOrTest(const JobSpec& request, const Caller& caller, WillRun* will_run,
                                  std::string* user_msg);
+  // SubmitOrTest's steps. A submission built and checked, not numbered nor stored: its job (an
+  // array's tasks are copies of it) and a heterogeneous job's further components.
+  struct BuiltSubmission {
+    JobRecord job;
+    ArraySpec array;
+    std::vector<JobRecord> het;
+  };
+  // The request checked and built (BuildJob, for the job and each further component), outside mu_.
+  StatusOr<BuiltSubmission> BuildSubmission(const JobSpec& request, const Caller& caller,
+                                            std::string* user_msg);
+  // --test-only: where and when the job would start, and the id it would get (none taken).
+  StatusOr<int64_t> AnswerTestOnly(const JobRecord& job, WillRun& will_run, std::string* user_msg);
+  // The records to store: one per array task or heterogeneous component (else the job alone),
+  // each with its new id.
+  StatusOr<std::vector<JobRecord>> NumberedJobs(JobRecord job, std::vector<JobRecord> het, const ArraySpec& array);
   // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
   // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
   // What a kept running entry's allocation was copied from: the job's run (its start and
@@ -463,7 +483,7 @@ class Controller {
   // pass decides from, kept between passes in cycle_*; these are the pass's own.
   struct CycleInput {
     SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
-    uint64_t erased_at = 0;    // jobs_erased_ when the waiting list was made
+    uint64_t erased_at = 0;    // jobs_.erased_count() when the waiting list was made
     std::vector<MixShape> mix_shapes;  // a new workload mix to place with, when remake_mix
     bool remake_mix = false;
     ClusterSnapshot fresh_snapshot;  // check mode: the input built from nothing
@@ -536,8 +556,9 @@ class Controller {
   AgentClient* agents_;
   const Clock* clock_;
 
-  // Guards the jobs (jobs_, active_, submission keys, the waiting list's flags), what they use of
-  // each node, and the workload mix learnt; cv_ and keys_cv_ wait on it.
+  // Guards the jobs (jobs_: their records, the active list, the submission keys; the waiting
+  // list's flags), what they use of each node, and the workload mix learnt; cv_ and keys_cv_ wait
+  // on it.
   mutable Mutex mu_{"jobs", LockRank::kJobs};
   // mu_ held for the scope, as a lock_guard. When it is released, the node states are set again
   // if what the jobs hold changed (node_states_stale_), and the job events logged meanwhile
@@ -570,24 +591,29 @@ class Controller {
   std::condition_variable cv_;
   bool wake_ GUARDED_BY(mu_) = false;
   bool stop_ GUARDED_BY(mu_) = false;
-  std::map<int64_t, JobRecord> jobs_ GUARDED_BY(mu_);
-  // The jobs not finished (pointers into jobs_, whose nodes never move): what every cycle looks
-  // at, without a lookup per job. A sorted vector: every pass walks it several times (usage,
-  // snapshot, waiting list), and new ids come at its end. No loop over it adds or removes jobs.
-  ActiveJobs active_ GUARDED_BY(mu_);
-  // The same jobs, looked up by id without walking the tree (a scheduling pass asks for the
-  // preemptor of every job preempted before). Changed only with active_, by AddActiveLocked and
-  // FinishJobLocked.
-  boost::unordered_flat_map<int64_t, JobRecord*> active_by_id_ GUARDED_BY(mu_);
-  void AddActiveLocked(JobRecord& job) REQUIRES(mu_) {
-    active_[job.id] = &job;
-    active_by_id_[job.id] = &job;
-  }
-  std::vector<int64_t> ActiveIdsLocked() const REQUIRES(mu_);  // a copy, for loops that may finish jobs
+  // The job records and the indexes kept with them (ctld/job_table.h): the active list every
+  // cycle walks, its by-id index, the erased count and the submission keys.
+  JobTable jobs_ GUARDED_BY(mu_);
   int64_t last_purge_ GUARDED_BY(mu_) = 0;
   // Whether a silent node's jobs may be given up (model/outage.h); Tick updates it, under mu_.
   OutageGuard outage_ GUARDED_BY(mu_);
-  uint64_t jobs_erased_ GUARDED_BY(mu_) = 0;  // records erased from jobs_ (a JobRecord* held holds until then)
+  // What Tick's phases found under mu_, for Tick to store and signal once it is released.
+  struct TickWork {
+    std::vector<JobRecord> changed;     // to store (the time-outs and those signalled again last)
+    std::vector<JobRecord> kill;        // given up with their silent node: SIGKILL (requeue)
+    std::vector<JobRecord> to_timeout;  // at their time limit: SIGTERM, then SIGKILL after KillWait
+    std::vector<JobRecord> resignal;    // still stopping well after their SIGKILL: SIGKILL again
+    std::vector<JobRecord> ended;       // interactive, ended with their grace: SIGKILL (cleanup)
+    std::vector<JobRecord> warned;      // near their time limit: sbatch --signal's signal
+    std::vector<NodeRecord> down_nodes;  // set DOWN for their silence: to store
+    std::string usage;                   // the decayed usage to save (empty: not due)
+  };
+  // Tick's first phase: the outage rule updated, silent nodes set DOWN, and their jobs given up
+  // once they may be.
+  void TickNodesLocked(NodeTable::Access& nodes, int64_t now, TickWork& w) REQUIRES(mu_);
+  // Tick's second phase: running jobs warned (--signal) or timed out, interactive ones ended with
+  // their grace, stopping ones signalled again.
+  void TickJobsLocked(int64_t now, TickWork& w) REQUIRES(mu_);
   bool Expired(const JobRecord& job, int64_t now) const;  // finished more than MinJobAge ago
   void PurgeExpiredLocked(int64_t now) REQUIRES(mu_);
   void EndStepsLocked(const JobRecord& job) REQUIRES(mu_);
@@ -618,7 +644,7 @@ class Controller {
   std::shared_ptr<const WorkloadMix> cycle_mix_ GUARDED_BY(cycle_mu_);
   int64_t cycle_mix_at_ GUARDED_BY(cycle_mu_) = 0;  // mix_learner_.observed() when cycle_mix_ was made
   // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
-  // jobs_erased_ has not moved.
+  // jobs_.erased_count() has not moved.
   KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_ GUARDED_BY(cycle_mu_);
   KeptRunning cycle_running_kept_ GUARDED_BY(cycle_mu_);
   std::vector<NodeUsage> cycle_usage_ GUARDED_BY(cycle_mu_);
@@ -635,10 +661,7 @@ class Controller {
   // 'priority_usage' at most every config.usage_save_s seconds (and restored by Recover).
   PolicyState policy_;
 
-  // Submission keys (JobSpec::submit_key) of the jobs held, by (uid, key): the first job's
-  // id. A key being submitted is in keys_in_flight_ until its job is stored; a retry waits for it.
-  std::map<std::pair<uint32_t, std::string>, int64_t> submit_keys_ GUARDED_BY(mu_);
-  std::set<std::pair<uint32_t, std::string>> keys_in_flight_ GUARDED_BY(mu_);
+  // Wakes a submission retry waiting for its key's first attempt (JobTable::KeyInFlight).
   std::condition_variable keys_cv_;
 
   // Counters and histograms (ctld/controller_stats.h): a lock of its own, taken alone (under any

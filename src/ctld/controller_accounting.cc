@@ -20,12 +20,13 @@ void Controller::VisitJobs(const JobQuery& query,
     auto add_once = [&](const JobRecord& j) {
       if (seen.insert(j.id).second) add(j);
     };
+    const JobTable::Records& all = jobs_.all();
     for (int64_t id : query.ids) {
-      auto it = jobs_.find(id);
-      if (it == jobs_.end()) continue;
+      auto it = all.find(id);
+      if (it == all.end()) continue;
       if (it->second.het_job_id == id) {
         // A heterogeneous job's id: every component (their ids follow it).
-        for (int k = 0; k < it->second.het_job_size && it != jobs_.end(); ++k, ++it) add_once(it->second);
+        for (int k = 0; k < it->second.het_job_size && it != all.end(); ++k, ++it) add_once(it->second);
         continue;
       }
       if (it->second.array_job_id != id) {
@@ -33,16 +34,16 @@ void Controller::VisitJobs(const JobQuery& query,
         continue;
       }
       // A job array's id: every task (their ids come after it).
-      for (; it != jobs_.end(); ++it) {
+      for (; it != all.end(); ++it) {
         if (it->second.array_job_id == id) add_once(it->second);
       }
     }
   } else if (query.active_only) {
-    out.reserve(active_.size());
-    for (const auto& [id, j] : active_) add(*j);
+    out.reserve(jobs_.active().size());
+    for (const auto& [id, j] : jobs_.active()) add(*j);
   } else {
     out.reserve(jobs_.size());
-    for (const auto& [id, j] : jobs_) add(j);
+    for (const auto& [id, j] : jobs_.all()) add(j);
   }
   fn(out);
 }
@@ -65,7 +66,7 @@ StatusOr<std::vector<JobRecord>> Controller::Accounting(const AccountingQuery& q
   for (JobRecord& j : *stored) by_id[j.id] = ListedJob(j);
   {
     JobsLock lock(this);
-    for (const auto& [id, j] : jobs_) {
+    for (const auto& [id, j] : jobs_.all()) {
       if (query.Matches(j)) {
         by_id[id] = ListedJob(j);
       } else {

@@ -21,7 +21,7 @@ namespace muster {
 std::map<std::string, NodeAllocated> Controller::AllocatedByNode() const {
   JobsLock lock(this);
   std::map<std::string, NodeAllocated> out;
-  for (const auto& [id, j] : active_) SumAllocation(*j, out);
+  for (const auto& [id, j] : jobs_.active()) SumAllocation(*j, out);
   return out;
 }
 
@@ -90,7 +90,7 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
       n->node.reason = reason;
       n->node.reason_user = UserNameOf(caller.uid);
       n->node.reason_time = now;
-      for (int64_t id : ActiveIdsLocked()) {
+      for (int64_t id : jobs_.ActiveIds()) {
         JobRecord& j = jobs_.at(id);
         if (!HoldsResources(j.state)) continue;
         bool on = std::any_of(j.allocation.begin(), j.allocation.end(), [&](const auto& a) { return a.node == name; });
@@ -114,10 +114,9 @@ Status Controller::UpdateNode(const std::string& name, const std::string& state,
 std::vector<JobRun> Controller::StrayRunsLocked(const std::string& node, const NodeReport& report) const {
   std::vector<JobRun> stray;
   for (const JobRun& run : report.running) {
-    auto it = jobs_.find(run.job_id);
-    const bool ours = it != jobs_.end() && HoldsResources(it->second.state) &&
-                      it->second.restart_count == run.restart_count &&
-                      std::any_of(it->second.allocation.begin(), it->second.allocation.end(),
+    const JobRecord* j = jobs_.Find(run.job_id);
+    const bool ours = j != nullptr && HoldsResources(j->state) && j->restart_count == run.restart_count &&
+                      std::any_of(j->allocation.begin(), j->allocation.end(),
                                   [&](const NodeAllocation& a) { return a.node == node; });
     if (!ours) stray.push_back(run);
   }
@@ -128,7 +127,7 @@ void Controller::LoseMissingRunsLocked(const std::string& node, const NodeReport
                                        std::vector<JobRecord>* changed) {
   const std::set<JobRun> reported(report.running.begin(), report.running.end());
   const int64_t now = clock_->NowSeconds();
-  for (int64_t id : ActiveIdsLocked()) {
+  for (int64_t id : jobs_.ActiveIds()) {
     JobRecord& j = jobs_.at(id);
     if (!HoldsResources(j.state) || j.batch_host != node) continue;
     if (reported.count(JobRun{id, j.restart_count})) {
@@ -155,7 +154,7 @@ bool Controller::ApplyGpuHealthLocked(NodeTable::Access& nodes, NodeRecord& n, c
     }
   }
   const std::string before = DescribeGpuFaults(n.failed_gpus);
-  for (int64_t id : ActiveIdsLocked()) {
+  for (int64_t id : jobs_.ActiveIds()) {
     JobRecord& j = jobs_.at(id);
     if (!HoldsResources(j.state)) continue;
     const GpuFault* hit = nullptr;
@@ -367,7 +366,7 @@ void Controller::RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUs
   usage.assign(nodes.size(), NodeUsage{});
   exclusive.assign(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) usage[i].gpus.resize(nodes.at(i).node.gpus.size());
-  for (const auto& [id, job] : active_) CountLocked(*job, 1, usage, exclusive);
+  for (const auto& [id, job] : jobs_.active()) CountLocked(*job, 1, usage, exclusive);
   // A GPU its node's health watch took out is taken: no job gets it.
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const GpuFault& f : nodes.at(i).failed_gpus) {
@@ -445,7 +444,7 @@ void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s
   KeptRunning local;  // for a snapshot not kept: every entry is new
   KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);
-  for (const auto& [id, job] : active_) {
+  for (const auto& [id, job] : jobs_.active()) {
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     bool fresh = false;
@@ -528,16 +527,16 @@ std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int6
   // completed with 0 (Slurm's dependency on an array job id).
   std::map<int64_t, JobRecord> arrays;
   auto find = [&](int64_t id) REQUIRES(mu_) -> const JobRecord* {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end()) return nullptr;
-    if (it->second.array_job_id != id) return &it->second;
+    const JobRecord* held = jobs_.Find(id);
+    if (held == nullptr) return nullptr;
+    if (held->array_job_id != id) return held;
     auto [a, added] = arrays.try_emplace(id);
     if (!added) return &a->second;
     JobRecord& all = a->second;
     all.id = id;
     all.state = JobState::kCompleted;
     bool ended = true, ok = true;
-    for (const auto& [tid, t] : jobs_) {
+    for (const auto& [tid, t] : jobs_.all()) {
       if (t.array_job_id != id) continue;
       if (t.start_time > 0) all.start_time = t.start_time;
       ended = ended && IsFinished(t.state);
@@ -549,7 +548,7 @@ std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int6
   bool singleton_blocked = false;
   for (const DependencyItem& item : spec->items) {
     if (item.type != DependencyType::kSingleton) continue;
-    for (const auto& [id, other] : active_) {
+    for (const auto& [id, other] : jobs_.active()) {
       if (id != job.id && other->uid == job.uid && other->name == job.name &&
           (HoldsResources(other->state) || (other->state == JobState::kPending && id < job.id))) {
         singleton_blocked = true;
@@ -580,21 +579,20 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
   // itself, though: two jobs that preempted each other in turn would wait for ever.
   auto waits_for = [&](const JobRecord& j) REQUIRES(mu_) -> const JobRecord* {
     if (j.preempted_by == 0 || j.restart_count == 0) return nullptr;
-    auto by = active_by_id_.find(j.preempted_by);
-    return by != active_by_id_.end() && by->second->state == JobState::kPending ? by->second : nullptr;
+    const JobRecord* by = jobs_.FindActive(j.preempted_by);
+    return by != nullptr && by->state == JobState::kPending ? by : nullptr;
   };
-  assert(active_by_id_.size() == active_.size());
   // Arrays with a '%' limit: how many of each array's tasks run (or are offered this pass).
   std::unordered_map<int64_t, int> array_running;
   if (throttled_arrays_) {
-    for (const auto& [id, job] : active_) {
+    for (const auto& [id, job] : jobs_.active()) {
       if (job->array_max_running > 0 && HoldsResources(job->state)) ++array_running[job->array_job_id];
     }
   }
   KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
   kept.Begin(pending);
   const int64_t now = clock_->NowSeconds();
-  for (const auto& [id, job] : active_) {
+  for (const auto& [id, job] : jobs_.active()) {
     const JobRecord& j = *job;
     suspended = suspended || j.state == JobState::kSuspended;
     if (j.state != JobState::kPending || j.held) continue;
@@ -642,9 +640,9 @@ std::vector<PendingComponent> Controller::HetComponentsLocked(const JobRecord& l
   std::vector<PendingComponent> out;
   if (leader.het_job_id != leader.id) return out;
   for (int k = 1; k < leader.het_job_size; ++k) {
-    auto it = jobs_.find(leader.id + k);
-    if (it == jobs_.end()) continue;
-    const JobRecord& c = it->second;
+    const JobRecord* component = jobs_.Find(leader.id + k);
+    if (component == nullptr) continue;
+    const JobRecord& c = *component;
     out.push_back({c.id, c.request, c.account, c.qos});
   }
   return out;
@@ -654,9 +652,9 @@ std::vector<PendingJob> Controller::FreshPendingLocked(const std::vector<Pending
   std::vector<PendingJob> out;
   out.reserve(pending.size());
   for (const PendingJob& kept : pending) {
-    auto it = active_by_id_.find(kept.id);
-    if (it == active_by_id_.end()) continue;
-    const JobRecord& j = *it->second;
+    const JobRecord* active = jobs_.FindActive(kept.id);
+    if (active == nullptr) continue;
+    const JobRecord& j = *active;
     PendingJob p;
     p.id = j.id;
     p.request = j.request;

@@ -12,14 +12,14 @@ Status Controller::ChangePolicy(const PolicyOp& op, const Caller& caller) {
   if (!IsAdmin(caller)) return Status(StatusCode::kPermissionDenied, "Access/permission denied: only an administrator may change accounts and QOS");
   JobsLock lock(this);
   RETURN_IF_ERROR(policy_.Change(op, [this](const std::string& stored) { return store_->SetMeta(kPolicyKey, stored); }));
-  policy_.RefreshPriorities(active_, clock_->NowSeconds());
+  policy_.RefreshPriorities(jobs_.active(), clock_->NowSeconds());
   return Status::Ok();
 }
 
 void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::vector<JobRecord>* out) {
-  auto it = jobs_.find(p.victim);
-  if (it == jobs_.end()) return;
-  JobRecord& v = it->second;
+  JobRecord* victim = jobs_.Find(p.victim);
+  if (victim == nullptr) return;
+  JobRecord& v = *victim;
   // Re-checked: it may have ended, or be stopping already, since the cycle looked.
   if (v.state != JobState::kRunning || !v.ending.empty()) return;
   if (v.het_job_size > 1) {

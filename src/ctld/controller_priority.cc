@@ -8,25 +8,25 @@ Status Controller::SaveUsage() {
   std::string usage;
   {
     JobsLock lock(this);
-    usage = policy_.SaveUsage(active_, clock_->NowSeconds());
+    usage = policy_.SaveUsage(jobs_.active(), clock_->NowSeconds());
   }
   return store_->SetMeta(kUsageKey, usage);
 }
 
 std::vector<FairShareRow> Controller::Shares() {
   JobsLock lock(this);
-  return policy_.Shares(active_, clock_->NowSeconds());
+  return policy_.Shares(jobs_.active(), clock_->NowSeconds());
 }
 
 std::vector<Controller::JobPriority> Controller::PendingPriorities() {
   JobsLock lock(this);
   const int64_t now = clock_->NowSeconds();
-  const std::map<int64_t, PriorityFactors> factors = policy_.PendingFactors(active_, now);
+  const std::map<int64_t, PriorityFactors> factors = policy_.PendingFactors(jobs_.active(), now);
   std::vector<JobPriority> out;
   for (const auto& [id, f] : factors) {
-    auto it = active_.find(id);
-    if (it == active_.end() || it->second->state != JobState::kPending) continue;
-    const JobRecord& j = *it->second;
+    const JobRecord* active = jobs_.FindActive(id);
+    if (active == nullptr || active->state != JobState::kPending) continue;
+    const JobRecord& j = *active;
     // As Slurm's sprio: not a held job (priority 0), nor one not yet eligible (--begin ahead).
     if (j.held || j.begin_time > now) continue;
     out.push_back({id, j.partition, j.user, j.account, j.priority, f});

@@ -70,7 +70,7 @@ bool Controller::BuildCycleInput(CycleInput& in) {
   JobsLock lock(this);
   in.options = config_.scheduler;
   in.options.policy = policy_.scheduler_policy();
-  in.erased_at = jobs_erased_;
+  in.erased_at = jobs_.erased_count();
   if (pending_stale_) {
     pending.clear();
     pending_stale_ = false;
@@ -169,13 +169,10 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   for (size_t i = 0; i < decisions.size(); ++i) {
     const Decision& d = decisions[i];
     // A waiting job's record, as the waiting list found it, unless records were erased since.
-    JobRecord* const* listed = erased_at == jobs_erased_ ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
+    JobRecord* const* listed = erased_at == jobs_.erased_count() ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
     JobRecord* record = listed != nullptr ? *listed : nullptr;
-    if (record == nullptr) {
-      auto it = jobs_.find(d.job_id);
-      if (it == jobs_.end()) continue;
-      record = &it->second;
-    }
+    if (record == nullptr) record = jobs_.Find(d.job_id);
+    if (record == nullptr) continue;
     JobRecord& job = *record;
     if (d.kind == DecisionKind::kResume) {
       if (job.state == JobState::kSuspended && ResumeLocked(nodes, job, now, d.nodes)) out.resumed.push_back(job);
@@ -190,12 +187,12 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
       bool ok = job.het_job_offset == 0 && !job.held && i + n <= decisions.size();
       for (size_t k = 0; ok && k < n; ++k) {
         const Decision& dk = decisions[i + k];
-        auto it = jobs_.find(job.id + static_cast<int64_t>(k));
-        ok = dk.kind == DecisionKind::kStart && dk.job_id == job.id + static_cast<int64_t>(k) && it != jobs_.end() &&
-             it->second.state == JobState::kPending && StillFitsLocked(nodes, dk, trial);
+        JobRecord* member = jobs_.Find(job.id + static_cast<int64_t>(k));
+        ok = dk.kind == DecisionKind::kStart && dk.job_id == job.id + static_cast<int64_t>(k) && member != nullptr &&
+             member->state == JobState::kPending && StillFitsLocked(nodes, dk, trial);
         if (!ok) break;
         for (const NodeAllocation& a : dk.nodes) AddUsageLocked(trial, a);
-        members.push_back(&it->second);
+        members.push_back(member);
       }
       if (ok) {
         now = std::move(trial);
@@ -273,7 +270,7 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
     JobsLock lock(this);
     for (const JobRecord& j : started) {
       launching_.erase(j.id);
-      RequeueLocked(jobs_[j.id], "could not persist the start: " + st.message(), nullptr);
+      RequeueLocked(jobs_.Slot(j.id), "could not persist the start: " + st.message(), nullptr);
     }
     return 0;
   }
@@ -292,9 +289,9 @@ int Controller::PersistAndLaunch(const std::vector<JobRecord>& started) {
   {
     JobsLock lock(this);
     for (const JobRecord& j : started) {
-      auto it = jobs_.find(j.id);
-      if (it == jobs_.end() || it->second.restart_count != j.restart_count) continue;
-      if (it->second.state == JobState::kCompleting && !it->second.ending.empty()) stopping.push_back(it->second);
+      const JobRecord* current = jobs_.Find(j.id);
+      if (current == nullptr || current->restart_count != j.restart_count) continue;
+      if (current->state == JobState::kCompleting && !current->ending.empty()) stopping.push_back(*current);
     }
   }
   for (const JobRecord& j : stopping) {
@@ -319,7 +316,7 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
     JobRecord copy;
     {
       JobsLock lock(this);
-      JobRecord& job = jobs_[j.id];
+      JobRecord& job = jobs_.Slot(j.id);
       if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
       FinishJobLocked(job, JobState::kFailed, 0, kLaunchFailureSignal);
       job.reason = "JobLaunchFailure";
@@ -345,7 +342,7 @@ void Controller::LaunchFailed(const JobRecord& j, const Status& ls) {
   NodeRecord node_copy;
   {
     JobsLock lock(this);
-    JobRecord& job = jobs_[j.id];
+    JobRecord& job = jobs_.Slot(j.id);
     if (job.state != JobState::kRunning || job.restart_count != j.restart_count) return;
     {
       NodeTable::Access nodes = nodes_.Lock();

@@ -81,13 +81,13 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
     copy = job;
     // A heterogeneous job is held and released whole, by its leader's id.
     for (int k = 1; k < job.het_job_size && job.het_job_offset == 0; ++k) {
-      auto it = jobs_.find(job.id + k);
-      if (it == jobs_.end() || it->second.state != JobState::kPending) continue;
-      it->second.held = job.held;
-      it->second.reason = job.reason;
-      if (!hold) it->second.reason_detail.clear();
-      policy_.Prioritize(it->second, clock_->NowSeconds());
-      components.push_back(it->second);
+      JobRecord* c = jobs_.Find(job.id + k);
+      if (c == nullptr || c->state != JobState::kPending) continue;
+      c->held = job.held;
+      c->reason = job.reason;
+      if (!hold) c->reason_detail.clear();
+      policy_.Prioritize(*c, clock_->NowSeconds());
+      components.push_back(*c);
     }
   }
   RETURN_IF_ERROR(Persist(components));
@@ -97,12 +97,12 @@ Status Controller::Hold(int64_t job_id, bool hold, const Caller& caller) {
 }
 
 StatusOr<JobRecord*> Controller::OwnedJobLocked(int64_t job_id, const Caller& caller) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return NotFound("Invalid job id specified");
-  if (it->second.uid != caller.uid && !IsAdmin(caller)) {
+  JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr) return NotFound("Invalid job id specified");
+  if (job->uid != caller.uid && !IsAdmin(caller)) {
     return Status(StatusCode::kPermissionDenied, "Access/permission denied");
   }
-  return &it->second;
+  return job;
 }
 
 Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::string>& fields, const Caller& caller) {

@@ -46,6 +46,29 @@ WhyOutcomeAnswer OutcomeAnswer(const WhyOutcome& o) {
   return a;
 }
 
+// A queued job's explanation, in the answer.
+void AnswerExplained(const PendingExplanation& e, WhyAnswer& answer) {
+  answer.explained = true;
+  answer.partition = e.partition;
+  answer.gpus = e.gpus;
+  answer.time_limit_s = e.time_limit_s;
+  answer.outcome = OutcomeAnswer(e.outcome);
+  answer.position = e.position;
+  answer.queue_size = e.queue_size;
+  answer.ahead_total = e.ahead_total;
+  answer.ahead_in_partition = e.ahead_in_partition;
+  for (const WhyAhead& a : e.ahead) {
+    answer.ahead.push_back({a.id, a.position, a.user, a.account, a.partition, a.priority, a.gpus, OutcomeAnswer(a.outcome)});
+  }
+  answer.fair_share_order = e.fair_share_order;
+  for (const WhyShare& s : e.shares) answer.shares.push_back({s.account, s.held, s.fair_share, s.demand, s.quota});
+  for (const WhyAlternative& a : e.sooner) {
+    answer.sooner.push_back({a.kind, a.change, a.gpus, a.time_limit_s, a.partition, a.account, a.limit, a.value,
+                             a.in_use, OutcomeAnswer(a.outcome)});
+  }
+  answer.cycles = e.cycles;
+}
+
 }  // namespace
 
 StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
@@ -62,10 +85,10 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     // nodes. Filling the waiting list here does what the next pass would do first.
     MutexLock cycle(cycle_mu_);
     JobsLock lock(this);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return NotFound("Invalid job id specified");
+    const JobRecord* held = jobs_.Find(job_id);
+    if (held == nullptr) return NotFound("Invalid job id specified");
     {
-      const JobRecord& j = it->second;
+      const JobRecord& j = *held;
       answer.user = j.user;
       answer.account = j.account;
       answer.partition = j.partition;
@@ -94,8 +117,8 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
                                       [&](const PendingJob& p) { return p.id == job_id; });
       if (!queued) {
         // Admission holds it before any placement (its --begin, --dependency, array limit...).
-        answer.note = "it is not scheduled yet: " + it->second.reason;
-        if (!it->second.dependency_left.empty()) answer.note += " (waits for " + it->second.dependency_left + ")";
+        answer.note = "it is not scheduled yet: " + held->reason;
+        if (!held->dependency_left.empty()) answer.note += " (waits for " + held->dependency_left + ")";
       } else {
         pending = FreshPendingLocked(cycle_pending_);
         NodeTable::Access nodes = nodes_.Lock();
@@ -105,17 +128,27 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
         options.mix = cycle_mix_;
       }
     }
-    const JobRecord& j = it->second;  // (after FillPendingLocked: the reason as the pass sets it)
+    const JobRecord& j = *held;  // (after FillPendingLocked: the reason as the pass sets it)
     answer.reason = j.reason;
     answer.reason_detail = j.reason_detail;
     answer.expected_start = j.expected_start;
     answer.sched_nodes = j.sched_nodes;
   }
   if (!answer.note.empty()) return answer;
-  // The partitions the job's owner may use, as BuildJob checks them at submission.
-  WhyOptions why;
-  why.partitions.emplace();
-  const std::string account = answer.account;
+  WhyOptions why;  // over the partitions its owner may use, as at submission
+  why.partitions = UsablePartitions(user, uid, gid, answer.account, qos);
+  const PendingExplanation e = ExplainPending(snapshot, options, pending, job_id, why);
+  if (!e.queued) {
+    answer.note = "it left the scheduling queue meanwhile";
+    return answer;
+  }
+  AnswerExplained(e, answer);
+  return answer;
+}
+
+std::vector<std::string> Controller::UsablePartitions(const std::string& user, uint32_t uid, uint32_t gid,
+                                                      const std::string& account, const std::string& qos) const {
+  std::vector<std::string> out;
   PartitionAccessRequest who;
   Caller owner;
   owner.authenticated = true;
@@ -129,33 +162,9 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     who.groups = GroupsOf(user, uid, gid);
   }
   for (const Partition& p : parts) {
-    if (CheckPartitionAccess(p.access, who) == PartitionAccessDenial::kNone) why.partitions->push_back(p.name);
+    if (CheckPartitionAccess(p.access, who) == PartitionAccessDenial::kNone) out.push_back(p.name);
   }
-  const PendingExplanation e = ExplainPending(snapshot, options, pending, job_id, why);
-  if (!e.queued) {
-    answer.note = "it left the scheduling queue meanwhile";
-    return answer;
-  }
-  answer.explained = true;
-  answer.partition = e.partition;
-  answer.gpus = e.gpus;
-  answer.time_limit_s = e.time_limit_s;
-  answer.outcome = OutcomeAnswer(e.outcome);
-  answer.position = e.position;
-  answer.queue_size = e.queue_size;
-  answer.ahead_total = e.ahead_total;
-  answer.ahead_in_partition = e.ahead_in_partition;
-  for (const WhyAhead& a : e.ahead) {
-    answer.ahead.push_back({a.id, a.position, a.user, a.account, a.partition, a.priority, a.gpus, OutcomeAnswer(a.outcome)});
-  }
-  answer.fair_share_order = e.fair_share_order;
-  for (const WhyShare& s : e.shares) answer.shares.push_back({s.account, s.held, s.fair_share, s.demand, s.quota});
-  for (const WhyAlternative& a : e.sooner) {
-    answer.sooner.push_back({a.kind, a.change, a.gpus, a.time_limit_s, a.partition, a.account, a.limit, a.value,
-                             a.in_use, OutcomeAnswer(a.outcome)});
-  }
-  answer.cycles = e.cycles;
-  return answer;
+  return out;
 }
 
 }  // namespace muster

@@ -22,6 +22,7 @@
 
 #include "base/mutex.h"
 #include "base/status.h"
+#include "ctld/job_table.h"  // ActiveJobs
 #include "model/job_record.h"
 #include "model/policy_ops.h"
 #include "sched/cluster_snapshot.h"
@@ -30,9 +31,6 @@
 #include "sched/priority_policy.h"
 
 namespace muster {
-
-// The jobs not finished, by id (pointers that stay valid while the caller's lock is held).
-using ActiveJobs = boost::container::flat_map<int64_t, JobRecord*>;
 
 class PolicyState {
  public:
