@@ -39,7 +39,7 @@ using ActiveJobs = boost::container::flat_map<int64_t, JobRecord*>;
 class JobTable {
  public:
   using Records = std::map<int64_t, JobRecord>;
-  // A submission key (SubmitRequest::submit_key) with the uid that gave it.
+  // A submission key (JobSpec::submit_key) with the uid that gave it.
   using SubmitKey = std::pair<uint32_t, std::string>;
 
   JobTable() = default;
