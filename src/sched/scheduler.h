@@ -14,6 +14,9 @@
 //      whole gang fits, planned per GPU over the running jobs' ends (start + time limit) and the
 //      reservations before it (sched/timeline.h); a lower job starts now only where it fits
 //      around every reservation for its whole time limit, so it delays none.
+// In code these are stages of their own (sched/scheduling_action.h: admit, limits, backfill, blocked,
+// allocate, preempt, reserve), run in that fixed order by Decide; what a stage must undo part way
+// it undoes with a Statement (sched/statement.h).
 // With a SchedPolicy (limits, QOS, quotas, preemption):
 //   - queues: with team quotas, jobs are taken across accounts by fair share (quota, then the
 //     idle rest by over-quota weight; sched/queue_order.h), by priority within an account;
@@ -50,6 +53,8 @@
 #include "sched/plan.h"
 #include "sched/preemption.h"
 #include "sched/request_shape.h"
+#include "sched/scheduling_action.h"
+#include "sched/statement.h"
 #include "sched/timeline.h"
 #include "sched/workload_mix.h"
 
@@ -101,6 +106,7 @@ class Scheduler {
   const ClusterIndex& index() const { return index_; }
 
  private:
+  friend class PassContext;  // the stages' view (sched/scheduling_action.h)
   struct Filter {
     std::string key;  // partition, constraint, -w and -x: what the node set depends on
     Status status;
@@ -128,9 +134,21 @@ class Scheduler {
   // A heterogeneous job (job.het not empty): a decision for each of its components, appended to
   // `out`, the leader's first; all start or none (scheduler_het.cc).
   void DecideHet(const PendingJob& job, std::vector<Decision>& out);
-  // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
-  Decision Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
-                    const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use);
+  // What a job's turn starts from (its partition, shape, filter, ...: JobStep), resolved once
+  // and kept while the job is unchanged; or its rejection (it can never run as asked).
+  std::optional<Decision> Resolve(const PendingJob& job, JobStep& step);
+  // A checkpoint over everything a stage changes this cycle, and the decisions in `out` if given.
+  Statement Checkpoint(std::vector<Decision>* out);
+  // Heterogeneous jobs' steps (scheduler_het.cc): a gang's components resolved and checked, or
+  // the verdict for all of them; placed on `plan` one after the other; started; reserved; the
+  // backfill path.
+  struct HetGang;
+  std::optional<Decision> ResolveHet(HetGang& gang);
+  std::optional<std::vector<std::vector<NodeAllocation>>> PlaceHet(HetGang& gang, Plan& plan, bool scored);
+  std::optional<std::vector<std::vector<NodeAllocation>>> PlaceHetDuring(HetGang& gang, int64_t t);
+  PendingReason StartHet(HetGang& gang, std::vector<std::vector<NodeAllocation>> allocs);
+  void ReserveHet(HetGang& gang, PendingReason why);
+  void BackfillHet(HetGang& gang);
   // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits
   // within the horizon; else marks its partition: later jobs there must end within the horizon.
   Decision Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
