@@ -2,6 +2,7 @@
 // and the job fits the nodes up now (else it waits for the ones down or drained).
 #include "model/hostlist.h"
 #include "sched/cluster_index.h"
+#include "sched/scheduler.h"
 #include "sched/scheduler_internal.h"
 #include "sched/scheduling_action.h"
 

@@ -2,6 +2,7 @@
 // reason and holds back nobody (as Slurm). An account's GPU limit counts its whole subtree: a
 // sub-account within its quota may reclaim from a sibling over its own, which makes room under
 // the limit too.
+#include "sched/scheduler.h"
 #include "sched/scheduler_internal.h"
 #include "sched/scheduling_action.h"
 

@@ -2,6 +2,7 @@
 // it (Scheduler::Preempt, scheduler_preempt.cc: the fewest GPUs, then jobs, youngest first, each
 // gang whole, among those the rules allow: QOS, partition tier, priority, and quota reclaim across
 // accounts). What they free is claimed for it.
+#include "sched/scheduler.h"
 #include "sched/scheduling_action.h"
 
 namespace muster {

@@ -1,6 +1,7 @@
 // reserve (sched/scheduling_action.h): the last stage; the job waits for resources. With backfill
 // it gets a reservation at the earliest time its whole gang fits (Scheduler::Reserve), if any is
 // left within the horizon.
+#include "sched/scheduler.h"
 #include "sched/scheduler_internal.h"
 #include "sched/scheduling_action.h"
 

@@ -296,4 +296,20 @@ std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vecto
 std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const ClusterIndex& index,
                                const std::vector<PendingJob>& queue, const SchedulerOptions& options = {});
 
+// The stages' view of the cycle (sched/scheduling_action.h): read every job's turn, so inline.
+inline const ClusterIndex& PassContext::index() const { return s_.index_; }
+inline const SchedulerOptions& PassContext::options() const { return s_.options_; }
+inline int64_t PassContext::now() const { return s_.snapshot_.now; }
+inline Plan& PassContext::plan() { return s_.plan_; }
+inline std::optional<LimitGate>& PassContext::gate() { return s_.gate_; }
+inline std::optional<Timeline>& PassContext::timeline() { return s_.timeline_; }
+inline bool PassContext::preemptive() const { return s_.preemption_ && s_.preemption_->enabled(); }
+inline bool PassContext::Blocked(const Partition* part) const { return s_.blocked_.contains(part); }
+inline void PassContext::Block(const Partition* part) { s_.blocked_.insert(part); }
+inline bool PassContext::Failed(const std::string* key) const { return s_.failed_.contains(key); }
+inline void PassContext::Fail(const std::string* key) { s_.failed_.insert(key); }
+inline int PassContext::reservations() const { return s_.reservations_; }
+inline int& PassContext::backfill_tested() { return s_.backfill_tested_; }
+inline bool PassContext::Unreserved(const std::string& partition) const { return s_.unreserved_.count(partition) != 0; }
+
 }  // namespace muster

@@ -56,20 +56,6 @@ std::span<const SchedulingAction* const> ActionRegistry::Pass() {
   return made.order;
 }
 
-const ClusterIndex& PassContext::index() const { return s_.index_; }
-const SchedulerOptions& PassContext::options() const { return s_.options_; }
-int64_t PassContext::now() const { return s_.snapshot_.now; }
-Plan& PassContext::plan() { return s_.plan_; }
-std::optional<LimitGate>& PassContext::gate() { return s_.gate_; }
-std::optional<Timeline>& PassContext::timeline() { return s_.timeline_; }
-bool PassContext::preemptive() const { return s_.preemption_ && s_.preemption_->enabled(); }
-bool PassContext::Blocked(const Partition* part) const { return s_.blocked_.contains(part); }
-void PassContext::Block(const Partition* part) { s_.blocked_.insert(part); }
-bool PassContext::Failed(const std::string* key) const { return s_.failed_.contains(key); }
-void PassContext::Fail(const std::string* key) { s_.failed_.insert(key); }
-int PassContext::reservations() const { return s_.reservations_; }
-int& PassContext::backfill_tested() { return s_.backfill_tested_; }
-bool PassContext::Unreserved(const std::string& partition) const { return s_.unreserved_.count(partition) != 0; }
 Statement PassContext::Checkpoint() { return s_.Checkpoint(nullptr); }
 
 std::optional<Decision> PassContext::Preempt(const JobStep& step, bool need_limits) {
