@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 
+#include "base/check.h"
 #include "model/hostlist.h"
 #include "sched/placer.h"
 #include "sched/priority_policy.h"
@@ -157,7 +158,7 @@ Scheduler::Filter& Scheduler::CandidatesByKey(const std::string& partition, cons
   return filters_.emplace(std::move(key), std::move(f)).first->second;
 }
 
-Decision Scheduler::Decide(const PendingJob& job) {
+std::optional<Decision> Scheduler::Resolve(const PendingJob& job, JobStep& step) {
   const JobRequest& req = job.request;
   const std::string& pname = req.partition.empty() ? index_.default_partition() : req.partition;
   // A job seen in an earlier cycle, unchanged since (its revision): what was resolved for it then.
@@ -194,96 +195,47 @@ Decision Scheduler::Decide(const PendingJob& job) {
       memo = &scratch_memo_;
     }
   }
-  const Partition* part = memo->partition;
+  step.partition_name = &pname;
+  step.part = memo->partition;
+  step.shape = &memo->shape;
+  step.nodes = &memo->filter->nodes;
+  step.unavailable = &memo->filter->unavailable;
+  step.key = memo->key;
+  step.fit = memo->fit;
+  step.use = &memo->estimate;
+  step.limit = req.time_limit_s > 0 ? req.time_limit_s : step.part->default_time_s;
+  if (memo->fit != 0) return std::nullopt;
   const RequestShape& shape = memo->shape;
-  Filter& filter = *memo->filter;
-  const std::string& key = *memo->key;
-  if (memo->fit == 0) {
-    if (!filter.nodes.any() && !req.constraint.empty()) return Reject(job.id, "Invalid feature specification");
-    Decision rejected = Reject(job.id, "Requested node configuration is not available");
-    RequestShape without_memory = shape;
-    without_memory.per_node.memory_mb = 0;
-    without_memory.unit.memory_mb = 0;
-    if ((shape.per_node.memory_mb > 0 || shape.unit.memory_mb > 0) &&
-        TryPlace(index_, capacity_all_, without_memory, filter.nodes)) {
-      rejected.user_msg = "Memory specification can not be satisfied";
-    }
-    return rejected;
+  if (!memo->filter->nodes.any() && !req.constraint.empty()) return Reject(job.id, "Invalid feature specification");
+  Decision rejected = Reject(job.id, "Requested node configuration is not available");
+  RequestShape without_memory = shape;
+  without_memory.per_node.memory_mb = 0;
+  without_memory.unit.memory_mb = 0;
+  if ((shape.per_node.memory_mb > 0 || shape.unit.memory_mb > 0) &&
+      TryPlace(index_, capacity_all_, without_memory, memo->filter->nodes)) {
+    rejected.user_msg = "Memory specification can not be satisfied";
   }
+  return rejected;
+}
 
-  // Partition state and limits: the job waits with the partition's reason.
-  if (!part->up) return Pending(job.id, PendingReason::kPartitionDown);
-  if (part->max_time_s != kUnlimited && (req.time_limit_s == kUnlimited || req.time_limit_s > part->max_time_s)) {
-    return Pending(job.id, PendingReason::kPartitionConfig);
+Decision Scheduler::Decide(const PendingJob& job) {
+  JobStep step{job};
+  if (std::optional<Decision> rejected = Resolve(job, step)) return std::move(*rejected);
+  // The stages in order (sched/scheduling_action.h): the first that decides ends the job's turn.
+  PassContext ctx(*this);
+  for (const SchedulingAction* action : ActionRegistry::Pass()) {
+    if (std::optional<Decision> d = action->Execute(ctx, step)) return std::move(*d);
   }
-  if ((part->max_nodes != kUnlimited && shape.min_nodes > part->max_nodes) ||
-      (shape.max_nodes > 0 && shape.max_nodes < part->min_nodes)) {
-    return Pending(job.id, PendingReason::kPartitionNodeLimit);
-  }
-  if (memo->fit == 1) {
-    if (!req.constraint.empty()) return Pending(job.id, PendingReason::kBadConstraints);
-    // As Slurm: "ReqNodeNotAvail, UnavailableNodes:gpu[03-04]".
-    if (!filter.unavailable) {
-      std::vector<std::string> down;
-      filter.nodes.ForEach([&](int i) {
-        if (!index_.schedulable().test(i)) down.push_back(index_.node(i).node->name);
-        return true;
-      });
-      filter.unavailable = "UnavailableNodes:" + CompressHostlist(down);
-    }
-    return Pending(job.id, PendingReason::kReqNodeNotAvail, *filter.unavailable);
-  }
-  const int64_t limit = req.time_limit_s > 0 ? req.time_limit_s : part->default_time_s;
-  // Limits: a job over one waits with its reason and holds back nobody (as Slurm).
-  const JobUse& use = memo->estimate;  // (its owner is the job's: Preempt adds it)
-  if (gate_) {
-    if (PendingReason r = gate_->CheckAs(use, job.account, job.user, job.qos, limit); r != PendingReason::kNone) {
-      // An account's GPU limit counts its whole subtree: a sub-account within its quota may
-      // reclaim from a sibling over its own, which makes room under the limit too.
-      if (r == PendingReason::kAssocGrpGRES) {
-        if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit, true)) return *p;
-      }
-      return Pending(job.id, r);
-    }
-  }
-  if (timeline_ && (reservations_ > 0 || (options_.strict_priority && blocked_.contains(part)))) {
-    return Backfill(job, *part, shape, filter.nodes, limit, key, use);
-  }
-  if (options_.strict_priority && blocked_.contains(part)) {
-    // Behind a waiting job, a job that does not fit what is free may still preempt for itself
-    // (what its victims free is claimed for it, so the jobs before it are no worse off). One that
-    // fits simply waits its turn.
-    if (preemption_ && preemption_->enabled() && !FitsNow(shape, filter.nodes, key)) {
-      if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit)) return *p;
-    }
-    return Pending(job.id, PendingReason::kPriority);
-  }
-  std::optional<std::vector<NodeAllocation>> alloc;
-  const int place_mark = plan_.Mark();
-  if (!failed_.contains(&key)) {
-    Placer placer(index_, plan_, options_.mix.get(), options_.placement.get());
-    alloc = placer.Place(shape, filter.nodes);
-  }
-  if (!alloc) {
-    failed_.insert(&key);
-    blocked_.insert(part);
-    if (std::optional<Decision> p = Preempt(job, *part, shape, filter.nodes, use, key, limit)) return *p;
-    return Reserve(Pending(job.id, PendingReason::kResources), pname, shape, filter.nodes, limit);
-  }
-  // The estimate passed; what the placement really holds (memory, CPUs per GPU) is checked too.
-  if (gate_) {
-    const JobUse held = WithOwner(UseOf(*alloc), job.account, job.user, job.qos);
-    if (PendingReason r = gate_->Check(held, limit); r != PendingReason::kNone) {
-      plan_.Rollback(place_mark);
-      return Pending(job.id, r);
-    }
-  }
-  // Free now, but claimed by a preemptor waiting for its victims: not for this job.
-  if (!Claimable(*alloc)) {
-    plan_.Rollback(place_mark);
-    return Pending(job.id, PendingReason::kPriority);
-  }
-  return Start(job, std::move(*alloc), limit);
+  MUSTER_CHECK(false) << "no stage decided for job " << job.id << " (the last one, reserve, always does)";
+  return Pending(job.id, PendingReason::kResources);
+}
+
+Statement Scheduler::Checkpoint(std::vector<Decision>* out) {
+  return Statement(Statement::Ledgers{.plan = &plan_,
+                                      .claims = claims_ ? &*claims_ : nullptr,
+                                      .timeline = timeline_ ? &*timeline_ : nullptr,
+                                      .doomed = &doomed_,
+                                      .out = out});
 }
 
 Decision Scheduler::Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit) {
@@ -347,46 +299,6 @@ Decision Scheduler::Reserve(Decision pending, const std::string& partition, cons
   // limit could hold the resources for good and starve this job, as Slurm's backfill lets it.
   unreserved_[partition] = true;
   return pending;
-}
-
-Decision Scheduler::Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
-                             const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use) {
-  const std::string& partition = part.name;
-  const int64_t now = snapshot_.now;
-  // Preemption does not depend on backfill's depth: a job that does not fit what is free may
-  // preempt as it would without backfill. (What does not fit now fits in no window from now: a
-  // window holds at least what is held now. The cheap test first, and once per shape.)
-  const bool preemptive = preemption_ && preemption_->enabled();
-  bool fits_now = true;
-  if (preemptive) {
-    fits_now = FitsNow(shape, nodes, key);
-    if (!fits_now) {
-      if (std::optional<Decision> p = Preempt(job, part, shape, nodes, use, key, limit)) return *p;
-    }
-  }
-  if (backfill_tested_ >= options_.backfill_depth) return Pending(job.id, PendingReason::kPriority);
-  ++backfill_tested_;
-  if (unreserved_.count(partition) && End(now, limit) > now + options_.backfill_horizon_s) {
-    return Pending(job.id, PendingReason::kPriority);
-  }
-  if (!preemptive) fits_now = FitsNow(shape, nodes, key);
-  if (!fits_now) return Reserve(Pending(job.id, PendingReason::kResources), partition, shape, nodes, limit);
-  std::optional<std::vector<NodeAllocation>> alloc = PlaceDuring(shape, nodes, now, limit);
-  // Only a reservation is in its way: Priority, as Slurm says.
-  if (!alloc) return Reserve(Pending(job.id, PendingReason::kPriority), partition, shape, nodes, limit);
-  // What is free throughout the window is free now (the timeline holds at least what the plan
-  // does): the plan takes it as well. Checked all the same: a snapshot the two read differently
-  // must cost a start, never the controller.
-  for (const NodeAllocation& a : *alloc) {
-    if (!plan_.Fits(index_.Find(a.node), a)) return Pending(job.id, PendingReason::kPriority);
-  }
-  if (gate_) {
-    const JobUse held = WithOwner(UseOf(*alloc), job.account, job.user, job.qos);
-    if (PendingReason r = gate_->Check(held, limit); r != PendingReason::kNone) return Pending(job.id, r);
-  }
-  if (!Claimable(*alloc)) return Pending(job.id, PendingReason::kPriority);
-  for (const NodeAllocation& a : *alloc) plan_.Take(index_.Find(a.node), a);
-  return Start(job, std::move(*alloc), limit);
 }
 
 std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) {

@@ -14,6 +14,9 @@
 //      whole gang fits, planned per GPU over the running jobs' ends (start + time limit) and the
 //      reservations before it (sched/timeline.h); a lower job starts now only where it fits
 //      around every reservation for its whole time limit, so it delays none.
+// In code these are stages of their own (sched/scheduling_action.h: admit, limits, backfill, blocked,
+// allocate, preempt, reserve), run in that fixed order by Decide; what a stage must undo part way
+// it undoes with a Statement (sched/statement.h).
 // With a SchedPolicy (limits, QOS, quotas, preemption):
 //   - queues: with team quotas, jobs are taken across accounts by fair share (quota, then the
 //     idle rest by over-quota weight; sched/queue_order.h), by priority within an account;
@@ -50,6 +53,8 @@
 #include "sched/plan.h"
 #include "sched/preemption.h"
 #include "sched/request_shape.h"
+#include "sched/scheduling_action.h"
+#include "sched/statement.h"
 #include "sched/timeline.h"
 #include "sched/workload_mix.h"
 
@@ -101,6 +106,7 @@ class Scheduler {
   const ClusterIndex& index() const { return index_; }
 
  private:
+  friend class PassContext;  // the stages' view (sched/scheduling_action.h)
   struct Filter {
     std::string key;  // partition, constraint, -w and -x: what the node set depends on
     Status status;
@@ -128,9 +134,21 @@ class Scheduler {
   // A heterogeneous job (job.het not empty): a decision for each of its components, appended to
   // `out`, the leader's first; all start or none (scheduler_het.cc).
   void DecideHet(const PendingJob& job, std::vector<Decision>& out);
-  // Backfill: starts `job` now if it fits around every reservation until `end`, else reserves.
-  Decision Backfill(const PendingJob& job, const Partition& part, const RequestShape& shape,
-                    const DynamicBitset& nodes, int64_t limit, const std::string& key, const JobUse& use);
+  // What a job's turn starts from (its partition, shape, filter, ...: JobStep), resolved once
+  // and kept while the job is unchanged; or its rejection (it can never run as asked).
+  std::optional<Decision> Resolve(const PendingJob& job, JobStep& step);
+  // A checkpoint over everything a stage changes this cycle, and the decisions in `out` if given.
+  Statement Checkpoint(std::vector<Decision>* out);
+  // Heterogeneous jobs' steps (scheduler_het.cc): a gang's components resolved and checked, or
+  // the verdict for all of them; placed on `plan` one after the other; started; reserved; the
+  // backfill path.
+  struct HetGang;
+  std::optional<Decision> ResolveHet(HetGang& gang);
+  std::optional<std::vector<std::vector<NodeAllocation>>> PlaceHet(HetGang& gang, Plan& plan, bool scored);
+  std::optional<std::vector<std::vector<NodeAllocation>>> PlaceHetDuring(HetGang& gang, int64_t t);
+  PendingReason StartHet(HetGang& gang, std::vector<std::vector<NodeAllocation>> allocs);
+  void ReserveHet(HetGang& gang, PendingReason why);
+  void BackfillHet(HetGang& gang);
   // Gives `pending` (a job that cannot start now) a reservation, if any is left and one fits
   // within the horizon; else marks its partition: later jobs there must end within the horizon.
   Decision Reserve(Decision pending, const std::string& partition, const RequestShape& shape,
@@ -277,5 +295,21 @@ std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const std::vecto
                                const SchedulerOptions& options = {});
 std::vector<Decision> RunCycle(const ClusterSnapshot& snapshot, const ClusterIndex& index,
                                const std::vector<PendingJob>& queue, const SchedulerOptions& options = {});
+
+// The stages' view of the cycle (sched/scheduling_action.h): read every job's turn, so inline.
+inline const ClusterIndex& PassContext::index() const { return s_.index_; }
+inline const SchedulerOptions& PassContext::options() const { return s_.options_; }
+inline int64_t PassContext::now() const { return s_.snapshot_.now; }
+inline Plan& PassContext::plan() { return s_.plan_; }
+inline std::optional<LimitGate>& PassContext::gate() { return s_.gate_; }
+inline std::optional<Timeline>& PassContext::timeline() { return s_.timeline_; }
+inline bool PassContext::preemptive() const { return s_.preemption_ && s_.preemption_->enabled(); }
+inline bool PassContext::Blocked(const Partition* part) const { return s_.blocked_.contains(part); }
+inline void PassContext::Block(const Partition* part) { s_.blocked_.insert(part); }
+inline bool PassContext::Failed(const std::string* key) const { return s_.failed_.contains(key); }
+inline void PassContext::Fail(const std::string* key) { s_.failed_.insert(key); }
+inline int PassContext::reservations() const { return s_.reservations_; }
+inline int& PassContext::backfill_tested() { return s_.backfill_tested_; }
+inline bool PassContext::Unreserved(const std::string& partition) const { return s_.unreserved_.count(partition) != 0; }
 
 }  // namespace muster

@@ -133,5 +133,37 @@ TEST(HetJobTest, RepeatedCyclesDecideTheSame) {
   EXPECT_EQ(Lines(RunCycle(c, q, {})), Lines(first));
 }
 
+TEST(HetJobTest, AGangRefusedByAClaimGivesBackWhatItsOtherComponentsClaimed) {
+  // n1: a low-priority job on half of it; n2: a job nobody may preempt; n3: free. Job 1 needs a
+  // whole node but n3: it preempts job 501 and claims all of n1. The gang's leader fits n3 and its
+  // second component only n1's free half, which job 1 has claimed: the gang waits. What the
+  // leader had been given of n3 goes back, so job 3 (a whole node, lower still) starts there.
+  ClusterSnapshot c = Cluster(3);
+  auto run = [&](int64_t id, NodeAllocation a, int64_t priority) {
+    ApplyAllocation(c, {a});
+    RunningJob r{id, kUnlimited, {a}};
+    r.start_time = kNow - 7200;
+    r.priority = priority;
+    r.partition = "p";
+    c.running.push_back(std::move(r));
+  };
+  NodeAllocation half = Whole("n1");
+  half.cpu_milli = 4 * 1000;
+  half.gpus.resize(4);
+  run(501, half, 0);
+  run(502, Whole("n2"), 1000);
+  SchedulerOptions o;
+  o.strict_priority = false;  // (so the later jobs are tried at all)
+  auto policy = std::make_shared<SchedPolicy>();
+  policy->preemption.by_priority = true;
+  o.policy = policy;
+  const std::vector<PendingJob> q = {MakeJob(1, "-x n3 --gres=gpu:8", 100),
+                                     Het(2, "--gres=gpu:8", {"--gres=gpu:4"}, 50), MakeJob(4, "--gres=gpu:8", 10)};
+  const std::vector<Decision> d = RunCycle(c, q, o);
+  EXPECT_EQ(Lines(d), (std::vector<std::string>{"1 PENDING Resources preempt=501", "2 PENDING Priority",
+                                                "3 PENDING Priority",
+                                                "4 START n3{cpu=1 mem=0 tasks=1 gpus=0,1,2,3,4,5,6,7}"}));
+}
+
 }  // namespace
 }  // namespace muster

@@ -250,15 +250,16 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   PrepareClaims();
   Plan& plan = *claims_;
   LimitGate& usage = *staying_;
-  const int base = plan.Mark();
+  // Everything the search claims, names and counts is undone when it finds nothing.
+  Statement statement = Checkpoint(nullptr);
   for (const VictimInfo* v : stopping_) {
     if (v->job->preempted_by == job.id) ReleaseVictim(plan, *v);
   }
   auto place = [&]() { return TryPlace(index_, plan, shape, nodes); };
   auto claim = [&](const std::vector<NodeAllocation>& alloc) {
     for (const NodeAllocation& a : alloc) plan.Take(index_.Find(a.node), a);
-    gate_->Add(use);  // it will run: later jobs count it against quotas and limits
-    usage.Add(use);
+    statement.AddUse(*gate_, use);  // it will run: later jobs count it against quotas and limits
+    statement.AddUse(usage, use);
   };
   auto within_limits = [&]() { return !need_limits || usage.Check(use, limit) == PendingReason::kNone; };
   // What jobs being stopped free (and nobody before it claimed) suffices: it waits for them.
@@ -271,7 +272,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   }
   // Nobody it could preempt at all (the usual case for most jobs): no search.
   if (!preemption_->MayPreemptAny(me, usage, min_running_tier_, min_running_priority_)) {
-    plan.Rollback(base);
+    statement.Rollback();
     return std::nullopt;
   }
   // In victim_order_: the fewest GPUs first, then the youngest, then the highest id. Under the
@@ -292,7 +293,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     for (int i : v.nodes) helps = helps || (i >= 0 && nodes.test(i));
     if (helps) cands.push_back(&v);
   }
-  const int mark = plan.Mark();
+  // The trials below release victims on the claims and take them back: a checkpoint of their own.
+  Statement trial(plan);
   const Qos* me_qos = preemption_->PreemptorQos(me);
   std::vector<std::pair<const VictimInfo*, std::string>> victims;
   // 1. One victim alone, in that order: the first that lets the job fit (placed on the victim's
@@ -310,7 +312,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
       if (i >= 0 && nodes.test(i)) where.set(i);
     }
     const bool fits = TryPlace(index_, plan, shape, where).has_value();
-    plan.Rollback(mark);  // (the victim's release)
+    trial.Rollback();  // (the victim's release)
     if (fits) {
       single = c;
       victims = {{c, preemption_->Why(me, c->party, usage, now)}};
@@ -345,7 +347,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     if ((ok = within_limits() && place_on(touched))) break;
   }
   for (const auto& [c, why] : chosen) usage.Add(c->use(), 1);
-  plan.Rollback(mark);
+  trial.Rollback();
   if (ok) {
     // ...then spare every victim the job does not need, the last added (the largest) first...
     std::vector<bool> keep(chosen.size(), true);
@@ -360,7 +362,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
       }
       if (!within_limits() || !place_on(touched)) keep[k] = true;
       for (const VictimInfo* v : released) usage.Add(v->use(), 1);
-      plan.Rollback(mark);
+      trial.Rollback();
     }
     // ...and keep them only if they free fewer GPUs than the single victim.
     int64_t total = 0;
@@ -373,15 +375,15 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     if (total < bound) victims = std::move(several);
   }
   if (victims.empty()) {
-    plan.Rollback(base);
+    statement.Rollback();
     return std::nullopt;
   }
   Decision d = Pending(job.id, PendingReason::kResources);
   for (const auto& [c, why] : victims) {
     ReleaseVictim(plan, *c);
-    gate_->Add(c->use(), -1);
-    usage.Add(c->use(), -1);
-    doomed_.insert(c->job->id);
+    statement.AddUse(*gate_, c->use(), -1);
+    statement.AddUse(usage, c->use(), -1);
+    statement.Doom(c->job->id);
     d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
   }
   std::optional<std::vector<NodeAllocation>> alloc = place();

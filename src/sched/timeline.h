@@ -24,6 +24,9 @@ class Timeline {
 
   // Holds `allocation` during [start, end).
   void Add(const std::vector<NodeAllocation>& allocation, int64_t start, int64_t end);
+  // A checkpoint, and undoing every Add since it (sched/statement.h).
+  int Mark() const { return static_cast<int>(intervals_.size()); }
+  void Rollback(int mark) { intervals_.resize(static_cast<size_t>(mark)); }
 
   // Per snapshot node (ClusterSnapshot::usage order): the most held at any moment of [a, b).
   std::vector<NodeUsage> PeakUsage(int64_t a, int64_t b) const;
