@@ -368,7 +368,7 @@ bj::object JobView(const JobRecord& j, const std::vector<StepRecord>& steps, int
                  {"exit_code", j.exit_code},
                  {"exit_signal", j.exit_signal},
                  {"workdir", j.workdir},
-                 {"dependency", j.dependency}};
+                 {"dependency", DependencyText(j.dependency)}};
   return bj::object{{"job", std::move(job)},
                     {"timeline", std::move(timeline)},
                     {"placement", Placement(j)},

@@ -126,7 +126,6 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   submit.nice = req->nice;
   submit.hold = req->hold;
   submit.requeue = req->requeue;
-  submit.dependency = req->dependency;
   submit.comment = req->comment;
   submit.array = req->array;
   submit.begin_time = begin_time;
@@ -138,6 +137,11 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   StatusOr<std::unique_ptr<CtldClient>> c = CtldClient::Connect();
   if (!c.ok()) {
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
+    return 1;
+  }
+  if (Status st = SetDependency(submit, req->dependency); !st.ok()) {
+    err << (req->test_only ? "allocation failure: " : "sbatch: error: Batch job submission failed: ") << st.message()
+        << "\n";
     return 1;
   }
   if (req->test_only) {

@@ -271,7 +271,6 @@ JobSpec AllocationRequest(const SbatchRequest& req, const std::string& name) {
   submit.qos = req.qos;
   submit.nice = req.nice;
   submit.comment = req.comment;
-  submit.dependency = req.dependency;
   submit.requeue = false;
   submit.submit_host = LocalHostname();
   submit.submit_sid = static_cast<int64_t>(getsid(0));
@@ -339,7 +338,12 @@ int SallocMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "salloc: error: Job submit/allocate failed: " << c.status().message() << "\n";
     return 1;
   }
-  StatusOr<int64_t> r = (*c)->Submit(AllocationRequest(*req, name));
+  JobSpec submit = AllocationRequest(*req, name);
+  if (Status st = SetDependency(submit, req->dependency); !st.ok()) {
+    err << "salloc: error: Job submit/allocate failed: " << st.message() << "\n";
+    return 1;
+  }
+  StatusOr<int64_t> r = (*c)->Submit(submit);
   if (!r.ok()) {
     if (!(*c)->user_msg().empty()) err << "salloc: error: " << (*c)->user_msg() << "\n";
     err << "salloc: error: Job submit/allocate failed: " << r.status().message() << "\n";

@@ -170,8 +170,10 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   if (getcwd(cwd, sizeof cwd) == nullptr) std::strcpy(cwd, "/");
   const std::string name = !opt.job_name.empty() ? opt.job_name : opt.command.front().substr(opt.command.front().rfind('/') + 1);
   JobSpec submit;
-  // srun's resource options, read once, here (the controller takes them typed).
-  if (Status st = SetResourceOptions(submit, std::move(resources)); !st.ok()) {
+  // srun's resource options and dependency, read once, here (the controller takes them typed).
+  Status st = SetResourceOptions(submit, std::move(resources));
+  if (st.ok()) st = SetDependency(submit, opt.dependency);
+  if (!st.ok()) {
     err << (opt.test_only ? "allocation failure: " : "srun: error: Unable to allocate resources: ") << st.message()
         << "\n";
     return 1;
@@ -186,7 +188,6 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   submit.submit_sid = static_cast<int64_t>(getsid(0));
   submit.hold = opt.hold;
   submit.comment = opt.comment;
-  submit.dependency = opt.dependency;
   submit.nice = opt.nice;
   if (opt.test_only) {
     // As sbatch --test-only, in Slurm's words (src/api/allocate.c): "srun: Job 7 to start at ...

@@ -84,6 +84,7 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
   }
   line = std::max(line, text);
   if (line > kMaxSubmitLineBytes) return TooLong("the resource options", line, kMaxSubmitLineBytes);
+  const std::string dependency = DependencyText(r.dependency);  // as the command's option gave it
   const struct {
     const char* field;
     const std::string& value;
@@ -93,7 +94,7 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
       {"comment (--comment)", r.comment, kMaxCommentBytes},
       {"account (-A, --account)", r.account, kMaxAccountBytes},
       {"QOS (-q, --qos)", r.qos, kMaxAccountBytes},
-      {"dependency (-d, --dependency)", r.dependency, kMaxDependencyBytes},
+      {"dependency (-d, --dependency)", dependency, kMaxDependencyBytes},
       {"job array (-a, --array)", r.array, kMaxArraySpecBytes},
       {"working directory (-D, --chdir)", r.workdir, kMaxPathBytes},
       {"output file (-o, --output)", r.stdout_pattern, kMaxPathBytes},
@@ -209,8 +210,7 @@ StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const 
   job.reason = PendingReasonName(request.hold ? PendingReason::kJobHeldUser : PendingReason::kNone);
   job.submit_time = now;
   job.eligible_time = job.submit_time;
-  if (!ParseDependency(request.dependency).ok()) return InvalidArgument("Job dependency problem");
-  job.dependency = request.dependency;
+  job.dependency = request.dependency;  // parsed where it came in (the command, the API edge)
   job.begin_time = request.begin_time > job.submit_time ? request.begin_time : 0;
   if (job.begin_time > 0) job.eligible_time = job.begin_time;
   if (!out.array.tasks.empty()) {

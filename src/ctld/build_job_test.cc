@@ -155,8 +155,6 @@ TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
        "Invalid nice value: only an administrator may lower it"},
       {"signal", [](Fixture&, JobSpec& r) { r.warn_signal = 65; }, StatusCode::kInvalidArgument,
        "Invalid --signal specification"},
-      {"dependency", [](Fixture&, JobSpec& r) { r.dependency = "afterok:x"; }, StatusCode::kInvalidArgument,
-       "Job dependency problem"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -199,7 +197,13 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
       {"input file (-i, --input)", [](JobSpec& r, size_t n) { r.stdin_path = "/" + std::string(n - 1, 'i'); },
        4096},
       {"dependency (-d, --dependency)",
-       [](JobSpec& r, size_t n) { r.dependency = "singleton" + std::string(n - 9, ' '); }, 128 * 1024},
+       [](JobSpec& r, size_t n) {  // "afterok:1:1:..." (or "afterok:10:1:...") of n bytes
+         const bool even = (n - 8) % 2 == 0;
+         r.dependency.items = {{DependencyType::kAfterOk, even ? 10 : 1}};
+         for (size_t len = even ? 10 : 9; len < n; len += 2) r.dependency.items.push_back({DependencyType::kAfterOk, 1});
+         ASSERT_EQ(DependencyText(r.dependency).size(), n);
+       },
+       128 * 1024},
       {"submit host", [](JobSpec& r, size_t n) { r.submit_host.assign(n, 'h'); }, 1024},
       {"the resource options",
        [](JobSpec& r, size_t n) { r.submit_args = {"--comment", std::string(n - 9, 'x')}; }, 1 << 20},

@@ -521,8 +521,7 @@ bool Controller::EligibleLocked(JobRecord& job) {
 
 std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int64_t now) {
   if (job.dependency.empty()) return std::nullopt;
-  StatusOr<DependencySpec> spec = ParseDependency(job.dependency);  // checked at submission
-  if (!spec.ok()) return std::nullopt;
+  const DependencySpec& spec = job.dependency;
   // A job array stands for all its tasks: started when one has, ended when all have, ok when all
   // completed with 0 (Slurm's dependency on an array job id).
   std::map<int64_t, JobRecord> arrays;
@@ -546,7 +545,7 @@ std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int6
     return &all;
   };
   bool singleton_blocked = false;
-  for (const DependencyItem& item : spec->items) {
+  for (const DependencyItem& item : spec.items) {
     if (item.type != DependencyType::kSingleton) continue;
     for (const auto& [id, other] : jobs_.active()) {
       if (id != job.id && other->uid == job.uid && other->name == job.name &&
@@ -558,16 +557,16 @@ std::optional<DependencyState> Controller::DependencyLocked(JobRecord& job, int6
     break;
   }
   std::vector<DependencyState> states;
-  for (const DependencyItem& item : spec->items) states.push_back(ItemState(item, find, singleton_blocked));
-  const DependencyState all = EvaluateDependency(*spec, find, singleton_blocked);
+  for (const DependencyItem& item : spec.items) states.push_back(ItemState(item, find, singleton_blocked));
+  const DependencyState all = EvaluateDependency(spec, find, singleton_blocked);
   if (all == DependencyState::kSatisfied) {
     // Satisfied for good: Slurm drops it (Dependency=(null)); eligible from now.
-    job.dependency.clear();
+    job.dependency = {};
     job.dependency_left.clear();
     job.eligible_time = std::max(job.eligible_time, now);
     return all;
   }
-  job.dependency_left = FormatDependency(*spec, states);
+  job.dependency_left = FormatDependency(spec, states);
   return all;
 }
 

@@ -149,8 +149,9 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
         job.nice = n;
       } else if (k == "dependency") {
         RETURN_IF_ERROR(CheckLength("Dependency", value, kMaxDependencyBytes));
-        if (!ParseDependency(value).ok()) return InvalidArgument("Job dependency problem");
-        job.dependency = value;
+        StatusOr<DependencySpec> spec = ParseDependency(value);
+        if (!spec.ok()) return InvalidArgument("Job dependency problem");
+        job.dependency = *std::move(spec);
         job.dependency_left.clear();
       } else if (k == "starttime" || k == "begintime") {
         char* end = nullptr;

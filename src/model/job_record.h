@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/shared_text.h"
+#include "model/dependency_spec.h"
 #include "model/job_request.h"
 #include "model/node.h"
 
@@ -87,9 +88,10 @@ struct JobRecord {
   // Seconds the job ran in its earlier runs, before it was requeued (suspensions left out): the
   // service it has attained so far, for the least-attained-service and shortest-remaining orders.
   int64_t run_before_s = 0;
-  // --dependency as given ("afterok:12,afterany:13"; model/dependency.h) and what is still
-  // unsatisfied, as squeue %E and scontrol Dependency= show it ("" once satisfied).
-  std::string dependency;
+  // --dependency, parsed at submission (model/dependency_spec.h; stored and shown as its text,
+  // "afterok:12,afterany:13"), and what is still unsatisfied, as squeue %E and scontrol
+  // Dependency= show it ("" once satisfied; both are dropped then).
+  DependencySpec dependency;
   std::string dependency_left;
   // While the controller stops it (COMPLETING): why ("cancel", "timeout", "preempt" or
   // "preempt-requeue"; it decides the final state) and when SIGKILL is due (seconds; 0 = none).

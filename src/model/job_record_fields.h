@@ -29,6 +29,14 @@ struct json::Text<JobState> : std::true_type {
   static StatusOr<JobState> Parse(const std::string& name) { return ParseJobState(name); }
 };
 
+// A job's dependencies on the wire and in the store: their text ("afterok:12,afterany:13"),
+// parsed when read (an error names the part: "invalid dependency 'after:x': ...").
+template <>
+struct json::Text<DependencySpec> : std::true_type {
+  static std::string Format(const DependencySpec& d) { return DependencyText(d); }
+  static StatusOr<DependencySpec> Parse(const std::string& text) { return ParseDependency(text); }
+};
+
 namespace record_fields {
 
 template <class V, class R>

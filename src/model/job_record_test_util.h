@@ -69,7 +69,7 @@ inline JobRecord FullyPopulatedJob() {
   j.time_limit_s = 0;  // differs from the default (unlimited)
   j.requeue = false;   // default true
   j.held = true;
-  j.dependency = "afterok:1";
+  j.dependency = ParseDependency("afterok:1").value();
   j.dependency_left = "afterok:1";
   j.begin_time = 900;
   j.warn_signal = 10;

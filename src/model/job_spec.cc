@@ -22,4 +22,11 @@ Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> 
   return Set(component, std::move(args));
 }
 
+Status SetDependency(JobSpec& spec, std::string_view text) {
+  StatusOr<DependencySpec> dependency = ParseDependency(text);
+  if (!dependency.ok()) return InvalidArgument("Job dependency problem");
+  spec.dependency = std::move(dependency).value();
+  return Status::Ok();
+}
+
 }  // namespace muster

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "model/dependency_spec.h"
 #include "model/job_request.h"
 
 namespace muster {
@@ -51,7 +53,9 @@ struct JobSpec {
   std::string submit_key;
   bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
   std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
-  std::string dependency;  // --dependency (model/dependency.h); a syntax error: "Job dependency problem"
+  // --dependency, parsed by the command (model/dependency_spec.h); on the wire as its text, read
+  // back at the API edge (a syntax error there names the part, under the key "dependency").
+  DependencySpec dependency;
   int64_t begin_time = 0;  // --begin, seconds since the epoch (0 = now)
   int warn_signal = 0;     // --signal: 1..64 (0 = none)
   int warn_time_s = 0;     // 0..65535 seconds before the time limit
@@ -67,6 +71,10 @@ struct JobSpec {
 // them (ParseJobRequest; an error names the option) into `resources` and keeps them as `submit_args`.
 Status SetResourceOptions(JobSpec& spec, std::vector<std::string> args);
 Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> args);
+
+// --dependency's text parsed into `dependency` (model/dependency_spec.h); one that does not parse
+// is refused as slurmctld refuses it: "Job dependency problem".
+Status SetDependency(JobSpec& spec, std::string_view text);
 
 // sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.
 struct WillRun {

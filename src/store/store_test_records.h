@@ -75,7 +75,7 @@ inline JobRecord RichJob(int64_t id) {
   j.het_job_offset = 1;
   j.het_job_size = 2;
   j.het_environment = {"SLURM_HET_SIZE=2"};
-  j.dependency = "afterok:6,afterany:5";
+  j.dependency = ParseDependency("afterok:6,afterany:5").value();
   j.dependency_left = "afterok:6(unfulfilled)";
   j.begin_time = 1700000600;
   j.warn_signal = 10;

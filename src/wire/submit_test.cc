@@ -27,7 +27,7 @@ JobSpec Full() {
   r.submit_key = "k1";
   r.interactive = true;
   r.array = "1-3";
-  r.dependency = "afterok:7";
+  r.dependency = ParseDependency("afterok:7").value();
   r.begin_time = 1'700'000'000;
   r.warn_signal = 10;
   r.warn_time_s = 60;
@@ -74,6 +74,25 @@ TEST(JobSpecTest, MissingKeysKeepDefaultsAndTheFirstWrongTypeIsNamed) {
             "field 'resources.ntasks' has the wrong type");
   EXPECT_TRUE(wire::Decode<JobSpec>(R"({"name": null, "unknown": 1})").ok());
   EXPECT_FALSE(wire::Decode<JobSpec>("[]").ok());
+}
+
+TEST(JobSpecTest, TheDependencyIsTypedAndItsTextIsReadAtTheEdge) {
+  StatusOr<JobSpec> r = wire::Decode<JobSpec>(R"({"dependency": "afterok:7:8,afterany:9"})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->dependency.items, (std::vector<DependencyItem>{{DependencyType::kAfterOk, 7},
+                                                              {DependencyType::kAfterOk, 8},
+                                                              {DependencyType::kAfterAny, 9}}));
+  EXPECT_EQ(wire::ToObject(*r).at("dependency"), "afterok:7:8,afterany:9");
+  const Status bad = wire::Decode<JobSpec>(R"({"dependency": "afterok:x"})").status();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("dependency"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("'x' is not a job id"), std::string::npos) << bad.message();
+  // A command reads --dependency with SetDependency: slurmctld's words when it does not parse.
+  JobSpec s;
+  EXPECT_EQ(SetDependency(s, "after:1?afterok:x").message(), "Job dependency problem");
+  EXPECT_TRUE(s.dependency.empty());
+  ASSERT_TRUE(SetDependency(s, "singleton").ok());
+  EXPECT_EQ(s.dependency.items, (std::vector<DependencyItem>{{DependencyType::kSingleton, 0}}));
 }
 
 TEST(JobSpecTest, TheTestOnlyAnswerRoundTrips) {

@@ -292,8 +292,15 @@ void AddJobsRoutes(const AddRoute& route, Controller& c) {
   route("POST", v + "/job/submit", [&c](const HttpRequest& req, const Caller& caller) {
     std::string bad_key;
     StatusOr<JobSpec> s = ReadSubmission(req.body, &bad_key);
-    if (!s.ok()) return ParseError(s.status(), bad_key);
     bj::object o = Envelope(Plugin::kV0038);
+    auto refused = [&o](const Status& st, const std::string& user_msg) {
+      o["errors"].as_array().push_back(
+          bj::object{{"error_code", SlurmErrorNumber(st.message())}, {"error", st.message()}});
+      if (!user_msg.empty()) o["job_submit_user_msg"] = user_msg;
+      return Answer(500, o);
+    };
+    if (!s.ok() && s.status().message() == kDependencyProblem) return refused(s.status(), "");
+    if (!s.ok()) return ParseError(s.status(), bad_key);
     if (s->script.empty()) {
       o["errors"].as_array().push_back(bj::object{{"error_code", 2009}, {"error", "Job script not specified"}});
       return Answer(500, o);
@@ -302,12 +309,7 @@ void AddJobsRoutes(const AddRoute& route, Controller& c) {
     // Slurm's properties became sbatch's options: read once, here, as the controller takes a job typed.
     Status options = SetResourceOptions(*s, s->submit_args);
     StatusOr<int64_t> id = options.ok() ? c.Submit(*s, caller, &user_msg) : StatusOr<int64_t>(options);
-    if (!id.ok()) {
-      o["errors"].as_array().push_back(
-          bj::object{{"error_code", SlurmErrorNumber(id.status().message())}, {"error", id.status().message()}});
-      if (!user_msg.empty()) o["job_submit_user_msg"] = user_msg;
-      return Answer(500, o);
-    }
+    if (!id.ok()) return refused(id.status(), user_msg);
     o["job_id"] = *id;
     o["step_id"] = "BATCH";
     o["job_submit_user_msg"] = user_msg;

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "model/dependency_spec.h"
 #include "net/json_body.h"
 
 namespace muster::slurmrest {
@@ -112,7 +113,10 @@ Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
   } else if (key == "requeue") {
     ASSIGN_OR_RETURN(s.requeue, Bool(key, v));
   } else if (key == "dependency") {
-    ASSIGN_OR_RETURN(s.dependency, Text(key, v));
+    ASSIGN_OR_RETURN(std::string text, Text(key, v));
+    StatusOr<DependencySpec> spec = ParseDependency(text);
+    if (!spec.ok()) return InvalidArgument(kDependencyProblem);  // as slurmctld refuses it
+    s.dependency = *std::move(spec);
   } else if (key == "begin_time") {
     ASSIGN_OR_RETURN(s.begin_time, Int(key, v));
   } else if (key == "array") {

@@ -38,6 +38,12 @@ TEST(SlurmRestSubmit, ErrorsNameTheKey) {
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "licenses": "a"}})"),
             "Muster does not take key \"licenses\"");
   EXPECT_EQ(error(R"({"script": "x", "job": {"name": "x"}})"), "environment must be set");
+  // A dependency is read here, typed; one that does not parse is the job's error, as slurmctld's.
+  EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "dependency": "afterok:x"}})"), kDependencyProblem);
+  StatusOr<JobSpec> dep = ReadSubmission(R"({"script": "x", "job": {"environment": {}, "dependency": "after:4?after:5"}})");
+  ASSERT_TRUE(dep.ok()) << dep.status().ToString();
+  EXPECT_TRUE(dep->dependency.any);
+  EXPECT_EQ(DependencyText(dep->dependency), "after:4?after:5");
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": ["A=b"]}})"), "environment must be a dictionary");
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "hold": "maybe"}})"), "\"hold\" must be true or false");
   EXPECT_EQ(error(R"({"script": "x"})"), "\"job\" must be an object of job properties");
