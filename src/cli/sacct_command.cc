@@ -149,78 +149,119 @@ bool IsGetoptError(const std::string& m) {
 
 OptionTable SacctOptionTable() { return kSacctOptions; }
 
+namespace {
+
+// What sacct's options ask for beyond the request itself: the filters of its query and the fields.
+struct SacctFilters {
+  std::set<std::string> ids, users, accounts, partitions, states;
+  bool all_users = false, brief = false, long_fmt = false;
+  std::string format, start, end;
+};
+
+Status ApplySacctOption(const OptionOccurrence& o, SacctRequest& r, SacctFilters& f) {
+  const std::string v = o.value.value_or("");
+  switch (static_cast<SacctOpt>(o.spec->id)) {
+    case kAllUsers:
+      f.all_users = true;
+      break;
+    case kAccounts:
+      for (const std::string& s : Split(v, ',')) f.accounts.insert(s);
+      break;
+    case kAllocations:
+      r.options.steps = false;
+      break;
+    case kBrief:
+      f.brief = true;
+      break;
+    case kEndTime:
+      f.end = v;
+      break;
+    case kJobs:
+      for (const std::string& s : Split(v, ',')) {
+        const std::string id = s.substr(0, s.find_first_of("._"));
+        if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 15) {
+          return InvalidArgument("Invalid job id: " + s);
+        }
+        f.ids.insert(id);
+      }
+      break;
+    case kLong:
+      f.long_fmt = true;
+      break;
+    case kNoHeader:
+      r.options.header = false;
+      break;
+    case kFormat:
+      f.format = v;
+      break;
+    case kParsable:
+      r.options.layout = SacctLayout::kParsable;
+      break;
+    case kParsable2:
+      r.options.layout = SacctLayout::kParsable2;
+      break;
+    case kPartition:
+      for (const std::string& s : Split(v, ',')) f.partitions.insert(s);
+      break;
+    case kState:
+      for (const std::string& s : Split(v, ',')) f.states.insert(s);
+      break;
+    case kStartTime:
+      f.start = v;
+      break;
+    case kUser:
+      for (const std::string& s : Split(v, ',')) {
+        if (!s.empty()) f.users.insert(s);
+      }
+      break;
+    case kJson:
+      r.json = true;
+      break;
+    case kOptHelpFormat:
+    case kOptHelp:
+    case kOptUsage:
+    case kOptVersion:
+      break;  // kMeta: ReadCommandLine ends the reading there
+  }
+  return Status::Ok();
+}
+
+// GET /v1/accounting's query: the filters given; only the caller's own jobs unless -a, -u or -j;
+// from today's midnight unless -S or -j.
+StatusOr<std::string> SacctQuery(SacctFilters& f, uint32_t uid, int64_t now) {
+  std::string q;
+  auto add = [&](const char* key, const std::string& value) {
+    if (!value.empty()) q += (q.empty() ? "" : "&") + std::string(key) + "=" + value;
+  };
+  add("ids", Join(f.ids));
+  // Only the caller's own jobs unless -a, -u or -j, or the caller is root (Slurm's default).
+  if (f.users.empty() && !f.all_users && f.ids.empty() && uid != 0) f.users.insert(std::to_string(uid));
+  add("users", Join(f.users));
+  add("accounts", Join(f.accounts));
+  add("partitions", Join(f.partitions));
+  add("states", Join(f.states));
+  if (!f.start.empty()) {
+    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(f.start, now, TimeDirection::kPast));
+    add("start", std::to_string(t));
+  } else if (f.ids.empty()) {
+    add("start", std::to_string(LocalMidnight(now)));
+  }
+  if (!f.end.empty()) {
+    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(f.end, now, TimeDirection::kPast));
+    add("end", std::to_string(t));
+  }
+  return q;
+}
+
+}  // namespace
+
 StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint32_t uid, int64_t now,
                                       const std::string& sacct_format) {
   SacctRequest r;
-  std::set<std::string> ids, users, accounts, partitions, states;
-  bool all_users = false, brief = false, long_fmt = false;
-  std::string format = sacct_format, start, end;
-  ASSIGN_OR_RETURN(CommandLine line, ReadCommandLine(kSacctOptions, args, kSacctStyle, [&](const OptionOccurrence& o) -> Status {
-    const std::string v = o.value.value_or("");
-    switch (static_cast<SacctOpt>(o.spec->id)) {
-      case kAllUsers:
-        all_users = true;
-        break;
-      case kAccounts:
-        for (const std::string& s : Split(v, ',')) accounts.insert(s);
-        break;
-      case kAllocations:
-        r.options.steps = false;
-        break;
-      case kBrief:
-        brief = true;
-        break;
-      case kEndTime:
-        end = v;
-        break;
-      case kJobs:
-        for (const std::string& s : Split(v, ',')) {
-          const std::string id = s.substr(0, s.find_first_of("._"));
-          if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 15) {
-            return InvalidArgument("Invalid job id: " + s);
-          }
-          ids.insert(id);
-        }
-        break;
-      case kLong:
-        long_fmt = true;
-        break;
-      case kNoHeader:
-        r.options.header = false;
-        break;
-      case kFormat:
-        format = v;
-        break;
-      case kParsable:
-        r.options.layout = SacctLayout::kParsable;
-        break;
-      case kParsable2:
-        r.options.layout = SacctLayout::kParsable2;
-        break;
-      case kPartition:
-        for (const std::string& s : Split(v, ',')) partitions.insert(s);
-        break;
-      case kState:
-        for (const std::string& s : Split(v, ',')) states.insert(s);
-        break;
-      case kStartTime:
-        start = v;
-        break;
-      case kUser:
-        for (const std::string& s : Split(v, ',')) {
-          if (!s.empty()) users.insert(s);
-        }
-        break;
-      case kJson:
-        r.json = true;
-        break;
-      case kOptHelpFormat:
-      case kOptHelp:
-      case kOptUsage:
-      case kOptVersion:
-        break;  // kMeta: ReadCommandLine ends the reading there
-    }
-    return Status::Ok();
+  SacctFilters f;
+  f.format = sacct_format;
+  ASSIGN_OR_RETURN(CommandLine line, ReadCommandLine(kSacctOptions, args, kSacctStyle, [&](const OptionOccurrence& o) {
+    return ApplySacctOption(o, r, f);
   }));
   if (!line.meta.empty()) {
     r.help = line.meta == "help";
@@ -234,33 +275,12 @@ StatusOr<SacctRequest> ParseSacctArgs(const std::vector<std::string>& args, uint
     for (const std::string& w : line.operands) words += " " + w;
     return InvalidArgument("Unknown arguments:" + words);
   }
-  if (brief) r.options.fields = SacctBriefFields();
-  if (long_fmt) r.options.fields = SacctLongFields();
-  if (!format.empty()) {
-    ASSIGN_OR_RETURN(r.options.fields, ParseSacctFields(format));
+  if (f.brief) r.options.fields = SacctBriefFields();
+  if (f.long_fmt) r.options.fields = SacctLongFields();
+  if (!f.format.empty()) {
+    ASSIGN_OR_RETURN(r.options.fields, ParseSacctFields(f.format));
   }
-  std::string q;
-  auto add = [&](const char* key, const std::string& value) {
-    if (!value.empty()) q += (q.empty() ? "" : "&") + std::string(key) + "=" + value;
-  };
-  add("ids", Join(ids));
-  // Only the caller's own jobs unless -a, -u or -j, or the caller is root (Slurm's default).
-  if (users.empty() && !all_users && ids.empty() && uid != 0) users.insert(std::to_string(uid));
-  add("users", Join(users));
-  add("accounts", Join(accounts));
-  add("partitions", Join(partitions));
-  add("states", Join(states));
-  if (!start.empty()) {
-    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(start, now, TimeDirection::kPast));
-    add("start", std::to_string(t));
-  } else if (ids.empty()) {
-    add("start", std::to_string(LocalMidnight(now)));
-  }
-  if (!end.empty()) {
-    ASSIGN_OR_RETURN(int64_t t, ParseSlurmTime(end, now, TimeDirection::kPast));
-    add("end", std::to_string(t));
-  }
-  r.query = q;
+  ASSIGN_OR_RETURN(r.query, SacctQuery(f, uid, now));
   return r;
 }
 

@@ -166,14 +166,19 @@ std::vector<std::string> HetJobEnvironment(const std::vector<JobRecord>& compone
   return out;
 }
 
-std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
-                                             const TaskPlacement& where, const std::string& cluster_name,
-                                             bool devices_constrained) {
-  Env env(job.environment);
-  env.UnsetIf(IsOutputVariable);
-  const bool step = where.step_id >= 0;
+namespace {
 
-  // The job's nodes, in order, with their allocations.
+// The job's nodes in the order of its node list, each one's task count and CPUs, and this node's
+// allocation (null when it holds none).
+struct JobLayout {
+  std::vector<std::string> nodes;
+  std::vector<int64_t> tasks, cpus;
+  int64_t total_tasks = 0;
+  const NodeAllocation* here = nullptr;
+};
+
+JobLayout LayoutOf(const JobRecord& job, const std::string& node_name) {
+  JobLayout l;
   std::map<std::string, const NodeAllocation*> alloc_of;
   std::vector<std::string> names;
   for (const NodeAllocation& a : job.allocation) {
@@ -181,19 +186,23 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     alloc_of[a.node] = &a;
   }
   if (names.empty()) names.push_back(node_name);
-  std::vector<std::string> job_nodes = OrderedNodes(names);
-  std::vector<int64_t> job_tasks, job_cpus;
-  int64_t total_tasks = 0;
-  for (const std::string& n : job_nodes) {
+  l.nodes = OrderedNodes(names);
+  for (const std::string& n : l.nodes) {
     auto it = alloc_of.find(n);
     // A node always runs at least one task of the job (the batch script, or a task of a step).
     int64_t tasks = it != alloc_of.end() ? std::max(1, it->second->tasks) : 1;
-    job_tasks.push_back(tasks);
-    job_cpus.push_back(it != alloc_of.end() ? CpusOf(*it->second) : 0);
-    total_tasks += tasks;
+    l.tasks.push_back(tasks);
+    l.cpus.push_back(it != alloc_of.end() ? CpusOf(*it->second) : 0);
+    l.total_tasks += tasks;
   }
-  const NodeAllocation* here = alloc_of.count(node_name) ? alloc_of[node_name] : nullptr;
+  auto here = alloc_of.find(node_name);
+  l.here = here != alloc_of.end() ? here->second : nullptr;
+  return l;
+}
 
+// Who and where the job is: its ids, names, owner, nodes, submit place, restarts and array task.
+void SetJobVariables(Env& env, const JobRecord& job, const JobLayout& l, const std::string& node_name,
+                     const std::string& cluster_name) {
   env.Set("SLURM_CLUSTER_NAME", cluster_name);
   for (const std::string& kv : job.het_environment) {
     const size_t eq = kv.find('=');
@@ -208,9 +217,9 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   if (!job.account.empty()) env.Set("SLURM_JOB_ACCOUNT", job.account);
   if (!job.partition.empty()) env.Set("SLURM_JOB_PARTITION", job.partition);
   env.Set("SLURM_JOB_QOS", job.qos.empty() ? std::string("normal") : job.qos);  // Slurm's default QOS name
-  env.Set("SLURM_JOB_NODELIST", CompressHostlist(job_nodes));
-  env.Set("SLURM_JOB_NUM_NODES", static_cast<int64_t>(job_nodes.size()));
-  env.Set("SLURM_JOB_CPUS_PER_NODE", CompressCounts(job_cpus));
+  env.Set("SLURM_JOB_NODELIST", CompressHostlist(l.nodes));
+  env.Set("SLURM_JOB_NUM_NODES", static_cast<int64_t>(l.nodes.size()));
+  env.Set("SLURM_JOB_CPUS_PER_NODE", CompressCounts(l.cpus));
   env.Set("SLURM_SUBMIT_DIR", job.workdir);
   env.Set("SLURM_SUBMIT_HOST", job.submit_host);
   env.Set("SLURMD_NODENAME", node_name);
@@ -230,9 +239,12 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
       env.Set("SLURM_ARRAY_TASK_STEP", static_cast<int64_t>(ArrayTaskStep(spec->tasks)));
     }
   }
-  env.Set("SLURM_CPUS_ON_NODE", here != nullptr ? CpusOf(*here) : 0);
+  env.Set("SLURM_CPUS_ON_NODE", l.here != nullptr ? CpusOf(*l.here) : 0);
+}
 
-  const JobRequest& req = job.request;
+// What the job (or the step) asked for of CPUs and memory.
+void SetRequestVariables(Env& env, const JobRequest& req, const TaskPlacement& where, const NodeAllocation* here) {
+  const bool step = where.step_id >= 0;
   // A step's is srun's -c when given, else the job's (which srun reads from its environment).
   if (step && where.cpus_per_task > 0) {
     env.Set("SLURM_CPUS_PER_TASK", where.cpus_per_task);
@@ -252,11 +264,16 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     // repeats what was asked for explicitly, as srun does.
     env.Set("SLURM_MEM_PER_NODE", here->memory_mb);
   }
+}
 
-  // Which nodes and tasks the processes here belong to: the step's, else the job's.
-  std::vector<std::string> nodes = job_nodes;
-  std::vector<int64_t> tasks = job_tasks;
-  int64_t ntasks = total_tasks;
+// Which nodes and tasks the processes here belong to (the step's, else the job's), this node's
+// place among them, and for a step where srun listens.
+void SetTaskVariables(Env& env, const JobRequest& req, const TaskPlacement& where, const JobLayout& l,
+                      const std::string& node_name) {
+  const bool step = where.step_id >= 0;
+  std::vector<std::string> nodes = l.nodes;
+  std::vector<int64_t> tasks = l.tasks;
+  int64_t ntasks = l.total_tasks;
   if (step) {
     if (!where.step_nodes.empty()) nodes = OrderedNodes(where.step_nodes);
     ntasks = where.step_ntasks > 0 ? where.step_ntasks : static_cast<int64_t>(nodes.size());
@@ -304,7 +321,13 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
     env.Set("SLURM_LOCALID", "0");
     env.Set("SLURM_GTIDS", "0");
   }
+}
 
+// This node's GPUs as the processes here see them: the job's or the step's, the task's own share
+// under --gpu-bind, numbered as the cgroup shows them. `env` is done after this.
+void SetGpuVariables(Env& env, const JobRecord& job, const TaskPlacement& where, const std::string& node_name,
+                     bool devices_constrained) {
+  const bool step = where.step_id >= 0;
   // GPUs of this node: the whole ones, plus the shared one of a fractional job; a step's own.
   const std::vector<int> job_gpus = JobGpusOn(job.allocation, node_name);
   std::vector<int> gpus = job_gpus;
@@ -324,7 +347,7 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
                k == "GPU_DEVICE_ORDINAL";
       });
     }
-    return env.Lines();
+    return;
   }
   env.Set("SLURM_GPUS_ON_NODE", static_cast<int64_t>(gpus.size()));
   env.Set(step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS", JoinInts(gpus));
@@ -361,6 +384,20 @@ std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::st
   }
   env.Set("CUDA_VISIBLE_DEVICES", cuda);
   env.Set("GPU_DEVICE_ORDINAL", JoinInts(visible));
+}
+
+}  // namespace
+
+std::vector<std::string> BuildJobEnvironment(const JobRecord& job, const std::string& node_name,
+                                             const TaskPlacement& where, const std::string& cluster_name,
+                                             bool devices_constrained) {
+  Env env(job.environment);
+  env.UnsetIf(IsOutputVariable);
+  const JobLayout layout = LayoutOf(job, node_name);
+  SetJobVariables(env, job, layout, node_name, cluster_name);
+  SetRequestVariables(env, job.request, where, layout.here);
+  SetTaskVariables(env, job.request, where, layout, node_name);
+  SetGpuVariables(env, job, where, node_name, devices_constrained);
   return env.Lines();
 }
 

@@ -88,13 +88,8 @@ std::string DetailLines(const JobRecord& job, const std::string& eol) {
   return o;
 }
 
-// `array_tasks`: the tasks a folded array record stands for ("2-7%2"), else null. `derived_exit`:
-// with scontrol -d, the highest exit code of the job's steps, else null (no detail lines).
-std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes,
-                      const std::string* array_tasks, const int* derived_exit = nullptr) {
-  const std::string eol = one_liner ? " " : "\n   ";
-  const JobRequest& r = job.request;
-  const bool pending = job.state == JobState::kPending;
+// scontrol show job's lines, in Slurm's order: who the job is (ids, name, owner, priority).
+std::string IdentityLines(const JobRecord& job, const std::string* array_tasks, const std::string& eol) {
   std::string o;
   o += "JobId=" + std::to_string(job.id);
   if (job.array_job_id != 0) {
@@ -115,6 +110,13 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
        std::to_string(job.gid) + ") MCS_label=N/A" + eol;
   o += "Priority=" + std::to_string(job.priority) + " Nice=" + std::to_string(job.nice) +
        " Account=" + OrNull(job.account) + " QOS=" + (job.qos.empty() ? std::string(kDefaultQos) : job.qos) + eol;
+  return o;
+}
+
+// Its state, exit and times.
+std::string StateLines(const JobRecord& job, int64_t now, const int* derived_exit, const std::string& eol) {
+  const bool pending = job.state == JobState::kPending;
+  std::string o;
   // Slurm puts underscores for the blanks of a reason, for easier parsing.
   std::string reason = HoldsResources(job.state) ? "None" : JobReason(job);
   for (char& c : reason) {
@@ -142,6 +144,14 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
   o += "SuspendTime=" + (job.suspend_time > 0 ? FormatSlurmTime(job.suspend_time) : std::string("None")) +
        " SecsPreSuspend=" + std::to_string(job.suspend_time > 0 ? JobElapsed(job, job.suspend_time) : 0) +
        " LastSchedEval=Unknown Scheduler=Main" + eol;
+  return o;
+}
+
+// Where it runs and what it holds (with scontrol -d, the detail lines).
+std::string PlacementLines(const JobRecord& job, const int* derived_exit, const std::string& eol) {
+  const JobRequest& r = job.request;
+  const bool pending = job.state == JobState::kPending;
+  std::string o;
   o += "Partition=" + job.partition + " AllocNode:Sid=" + (job.submit_host.empty() ? "(null)" : job.submit_host) + ":" +
        std::to_string(job.submit_sid) + eol;
   o += "ReqNodeList=" + OrNull(CompressHostlist(r.nodelist)) + " ExcNodeList=" + OrNull(CompressHostlist(r.exclude)) +
@@ -172,6 +182,13 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
   o += "Features=" + OrNull(r.constraint) + " DelayBoot=00:00:00" + eol;
   o += std::string("OverSubscribe=") + (r.exclusive ? "NO" : "OK") +
        " Contiguous=0 Licenses=(null) Network=(null)" + eol;
+  return o;
+}
+
+// Its command, directory and files, and its GPUs asked for per job, node or task, and shared.
+std::string FileAndTresLines(const JobRecord& job, const std::set<std::string>& mps_nodes, const std::string& eol) {
+  const JobRequest& r = job.request;
+  std::string o;
   o += "Command=(null)" + eol;
   o += "WorkDir=" + job.workdir + eol;
   if (!job.comment.empty()) o += "Comment=" + job.comment + " " + eol;
@@ -195,6 +212,18 @@ std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const s
     o += "GpuShare=" + std::to_string(shared->milli) + "/1000 of GPU " + std::to_string(shared->index) + " on " + a.node +
          (mps_nodes.count(a.node) ? " (enforced by MPS)" : " (not enforced: no MPS on " + a.node + ")") + eol;
   }
+  return o;
+}
+
+// `array_tasks`: the tasks a folded array record stands for ("2-7%2"), else null. `derived_exit`:
+// with scontrol -d, the highest exit code of the job's steps, else null (no detail lines).
+std::string FormatJob(const JobRecord& job, int64_t now, bool one_liner, const std::set<std::string>& mps_nodes,
+                      const std::string* array_tasks, const int* derived_exit = nullptr) {
+  const std::string eol = one_liner ? " " : "\n   ";
+  std::string o = IdentityLines(job, array_tasks, eol);
+  o += StateLines(job, now, derived_exit, eol);
+  o += PlacementLines(job, derived_exit, eol);
+  o += FileAndTresLines(job, mps_nodes, eol);
   o += one_liner ? "\n" : "\n\n";
   return o;
 }

@@ -257,9 +257,10 @@ Status CheckSinfoState(const std::string& name) {
                          "unknown");
 }
 
-StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
-                                  const NodeActivityMap& usage, const SinfoOptions& options, int64_t now) {
-  for (const std::string& s : options.states) RETURN_IF_ERROR(CheckSinfoState(s));
+namespace {
+
+// The format asked for, else the one the options imply (-R, -s, -N, -l).
+std::string ChosenFormat(const SinfoOptions& options) {
   std::string format = options.format;
   if (format.empty() && options.reasons) format = kSinfoReasonFormat;
   if (format.empty() && options.summarize) format = kSinfoSummaryFormat;
@@ -270,13 +271,13 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
       format = options.long_output ? kSinfoLongFormat : kSinfoDefaultFormat;
     }
   }
-  ASSIGN_OR_RETURN(std::vector<FormatField> fields, ParseFormat(format, "node"));
-  for (const FormatField& f : fields) {
-    if (Header(f.type) == nullptr) {
-      return InvalidArgument(std::string("Invalid node format specification: ") + f.type);
-    }
-  }
+  return format;
+}
 
+// The nodes to show, by name, with what they run and their state: those named (-n), in the states
+// asked for (-t), and with -R only those with a reason.
+std::map<std::string, NodeView> ListedNodes(const std::vector<NodeRecord>& nodes, const NodeActivityMap& usage,
+                                            const SinfoOptions& options, int64_t now) {
   std::map<std::string, NodeView> views;
   for (const NodeRecord& r : nodes) {
     auto it = usage.find(r.node.name);
@@ -299,9 +300,13 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
     }
     views.emplace(r.node.name, v);
   }
-  if (options.reasons) return FormatReasons(views, fields, options);
+  return views;
+}
 
-  // Lines: one per partition and node (-N), or per partition and group of equal nodes.
+// The lines, in the order they print: one per partition and node (-N), or per partition and group
+// of equal nodes.
+std::vector<Line> GroupedLines(const std::vector<Partition>& partitions, const std::map<std::string, NodeView>& views,
+                               const std::vector<FormatField>& fields, const SinfoOptions& options) {
   std::vector<Line> lines;
   bool state_printed = false;
   for (const FormatField& f : fields) state_printed = state_printed || f.type == 't' || f.type == 'T';
@@ -345,6 +350,12 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
     });
   }
 
+  return lines;
+}
+
+// The table: "%#" fields as wide as their longest value, the header unless -h, the date with -l.
+std::string PrintLines(const std::vector<FormatField>& fields, const std::vector<Line>& lines,
+                       const SinfoOptions& options, int64_t now) {
   // Widths of "%#" fields: the longest value printed, at least kMinComputedWidth.
   std::vector<FormatField> sized = fields;
   for (FormatField& f : sized) {
@@ -365,6 +376,22 @@ StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, cons
     out += "\n";
   }
   return out;
+}
+
+}  // namespace
+
+StatusOr<std::string> FormatSinfo(const std::vector<Partition>& partitions, const std::vector<NodeRecord>& nodes,
+                                  const NodeActivityMap& usage, const SinfoOptions& options, int64_t now) {
+  for (const std::string& s : options.states) RETURN_IF_ERROR(CheckSinfoState(s));
+  ASSIGN_OR_RETURN(std::vector<FormatField> fields, ParseFormat(ChosenFormat(options), "node"));
+  for (const FormatField& f : fields) {
+    if (Header(f.type) == nullptr) {
+      return InvalidArgument(std::string("Invalid node format specification: ") + f.type);
+    }
+  }
+  const std::map<std::string, NodeView> views = ListedNodes(nodes, usage, options, now);
+  if (options.reasons) return FormatReasons(views, fields, options);
+  return PrintLines(fields, GroupedLines(partitions, views, fields, options), options, now);
 }
 
 }  // namespace muster
