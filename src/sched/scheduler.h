@@ -43,6 +43,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sched/cluster_index.h"
@@ -195,6 +196,20 @@ class Scheduler {
   void ResumeSuspended(std::vector<Decision>& out);
   void PrepareClaims();
   void ReleaseVictim(Plan& plan, const VictimInfo& v);
+  // PreemptSearch's steps (scheduler_preempt.cc), over what one search works with.
+  struct PreemptSearchState;
+  using NamedVictims = std::vector<std::pair<const VictimInfo*, std::string>>;  // each with why it is stopped
+  // The running jobs worth trying as victims of `me`: those exposed that free some of `nodes`, in victim_order_.
+  std::vector<const VictimInfo*> PreemptCandidates(const PreemptParty& me, const DynamicBitset& nodes);
+  // The first candidate that alone lets the job fit, named in `victims`; or null.
+  const VictimInfo* SingleVictim(PreemptSearchState& s, const std::vector<const VictimInfo*>& cands, Statement& trial,
+                                 const Qos* me_qos, NamedVictims& victims);
+  // Candidates smaller than `single` that together let the job fit: in `victims` when they free fewer GPUs.
+  void SeveralVictims(PreemptSearchState& s, const std::vector<const VictimInfo*>& cands, const VictimInfo* single,
+                      Statement& trial, const Qos* me_qos, NamedVictims& victims);
+  // Which of `chosen` the job needs to fit on `where`: each spared in turn, the last added first.
+  std::vector<bool> NeededVictims(PreemptSearchState& s, const NamedVictims& chosen, const DynamicBitset& where,
+                                  Statement& trial);
   // Whether `shape` fits what is free now (remembered per key for the cycle when it does not).
   bool FitsNow(const RequestShape& shape, const DynamicBitset& nodes, const std::string& key);
   // With claims: takes `alloc` from them too and says true, or says false (a preemptor has

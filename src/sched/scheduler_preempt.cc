@@ -235,6 +235,21 @@ void Scheduler::ResumeSuspended(std::vector<Decision>& out) {
   }
 }
 
+// What one preemption search works with: the preemptor, where it may go, and the claims it tries.
+struct Scheduler::PreemptSearchState {
+  const RequestShape& shape;
+  const DynamicBitset& nodes;
+  const JobUse& use;
+  int64_t limit;
+  bool need_limits;
+  const PreemptParty& me;
+  int64_t now;
+  Plan& plan;
+  LimitGate& usage;
+  // Whether the preemptor is within its limits, where a limit holds it.
+  bool WithinLimits() const { return !need_limits || usage.Check(use, limit) == PendingReason::kNone; }
+};
+
 std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Partition& part,
                                                  const RequestShape& shape, const DynamicBitset& nodes,
                                                  const JobUse& use, int64_t limit, bool need_limits) {
@@ -250,6 +265,7 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
   PrepareClaims();
   Plan& plan = *claims_;
   LimitGate& usage = *staying_;
+  PreemptSearchState s{shape, nodes, use, limit, need_limits, me, now, plan, usage};
   // Everything the search claims, names and counts is undone when it finds nothing.
   Statement statement = Checkpoint(nullptr);
   for (const VictimInfo* v : stopping_) {
@@ -261,9 +277,8 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     statement.AddUse(*gate_, use);  // it will run: later jobs count it against quotas and limits
     statement.AddUse(usage, use);
   };
-  auto within_limits = [&]() { return !need_limits || usage.Check(use, limit) == PendingReason::kNone; };
   // What jobs being stopped free (and nobody before it claimed) suffices: it waits for them.
-  if (within_limits()) {
+  if (s.WithinLimits()) {
     if (std::optional<std::vector<NodeAllocation>> a = place()) {
       claim(*a);
       blocked_.insert(&part);
@@ -275,6 +290,34 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     statement.Rollback();
     return std::nullopt;
   }
+  std::vector<const VictimInfo*> cands = PreemptCandidates(me, nodes);
+  // The trials below release victims on the claims and take them back: a checkpoint of their own.
+  Statement trial(plan);
+  const Qos* me_qos = preemption_->PreemptorQos(me);
+  NamedVictims victims;
+  const VictimInfo* single = SingleVictim(s, cands, trial, me_qos, victims);
+  SeveralVictims(s, cands, single, trial, me_qos, victims);
+  if (victims.empty()) {
+    statement.Rollback();
+    return std::nullopt;
+  }
+  Decision d = Pending(job.id, PendingReason::kResources);
+  for (const auto& [c, why] : victims) {
+    ReleaseVictim(plan, *c);
+    statement.AddUse(*gate_, c->use(), -1);
+    statement.AddUse(usage, c->use(), -1);
+    statement.Doom(c->job->id);
+    d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
+  }
+  std::optional<std::vector<NodeAllocation>> alloc = place();
+  MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
+  claim(*alloc);
+  blocked_.insert(&part);
+  return d;
+}
+
+std::vector<const Scheduler::VictimInfo*> Scheduler::PreemptCandidates(const PreemptParty& me,
+                                                                       const DynamicBitset& nodes) {
   // In victim_order_: the fewest GPUs first, then the youngest, then the highest id. Under the
   // priority rule alone, those of lower priority only: the others would fail MayExposed below,
   // which leaves everything as it was (and the order of the rest is the same).
@@ -293,104 +336,96 @@ std::optional<Decision> Scheduler::PreemptSearch(const PendingJob& job, const Pa
     for (int i : v.nodes) helps = helps || (i >= 0 && nodes.test(i));
     if (helps) cands.push_back(&v);
   }
-  // The trials below release victims on the claims and take them back: a checkpoint of their own.
-  Statement trial(plan);
-  const Qos* me_qos = preemption_->PreemptorQos(me);
-  std::vector<std::pair<const VictimInfo*, std::string>> victims;
-  // 1. One victim alone, in that order: the first that lets the job fit (placed on the victim's
-  //    own nodes, which is cheap) frees the fewest GPUs a single victim can.
-  const VictimInfo* single = nullptr;
+  return cands;
+}
+
+const Scheduler::VictimInfo* Scheduler::SingleVictim(PreemptSearchState& s, const std::vector<const VictimInfo*>& cands,
+                                                     Statement& trial, const Qos* me_qos, NamedVictims& victims) {
+  // 1. One victim alone, in the candidates' order: the first that lets the job fit (placed on the
+  //    victim's own nodes, which is cheap) frees the fewest GPUs a single victim can.
   for (const VictimInfo* c : cands) {
-    if (!preemption_->MayExposed(me, c->party, usage, me_qos)) continue;
-    usage.Add(c->use(), -1);
-    const bool within = within_limits();
-    usage.Add(c->use(), 1);
+    if (!preemption_->MayExposed(s.me, c->party, s.usage, me_qos)) continue;
+    s.usage.Add(c->use(), -1);
+    const bool within = s.WithinLimits();
+    s.usage.Add(c->use(), 1);
     if (!within) continue;
-    ReleaseVictim(plan, *c);
+    ReleaseVictim(s.plan, *c);
     DynamicBitset where(index_.size());
     for (int i : c->nodes) {
-      if (i >= 0 && nodes.test(i)) where.set(i);
+      if (i >= 0 && s.nodes.test(i)) where.set(i);
     }
-    const bool fits = TryPlace(index_, plan, shape, where).has_value();
+    const bool fits = TryPlace(index_, s.plan, s.shape, where).has_value();
     trial.Rollback();  // (the victim's release)
     if (fits) {
-      single = c;
-      victims = {{c, preemption_->Why(me, c->party, usage, now)}};
-      break;
+      victims = {{c, preemption_->Why(s.me, c->party, s.usage, s.now)}};
+      return c;
     }
   }
-  // 2. Several victims, each smaller than the single one: greedy in that order until the job fits
-  //    (and, when a limit held it, is within it), each checked against the usage left by the
+  return nullptr;
+}
+
+void Scheduler::SeveralVictims(PreemptSearchState& s, const std::vector<const VictimInfo*>& cands,
+                               const VictimInfo* single, Statement& trial, const Qos* me_qos, NamedVictims& victims) {
+  // 2. Several victims, each smaller than the single one: greedy in the candidates' order until the
+  //    job fits (and, when a limit held it, is within it), each checked against the usage left by the
   //    ones before it (so a queue is never reclaimed below its quota)... A job on one node is
   //    placed only on the nodes victims were taken from (it fits nowhere else).
-  const bool one_node = shape.max_nodes == 1;
+  const bool one_node = s.shape.max_nodes == 1;
   const int64_t bound = single != nullptr ? single->use().gpu_milli : std::numeric_limits<int64_t>::max();
   auto place_on = [&](const DynamicBitset& touched) {
-    return TryPlace(index_, plan, shape, one_node ? touched : nodes).has_value();
+    return TryPlace(index_, s.plan, s.shape, one_node ? touched : s.nodes).has_value();
   };
   DynamicBitset touched(index_.size());
-  std::vector<std::pair<const VictimInfo*, std::string>> chosen;
+  NamedVictims chosen;
   bool ok = false;
   int64_t taken = 0;
   for (const VictimInfo* c : cands) {
     if (c->use().gpu_milli >= bound) break;  // sorted: no smaller ones left
     if (single != nullptr && taken >= 3 * bound) break;
-    if (!preemption_->MayExposed(me, c->party, usage, me_qos)) continue;
-    std::string why = preemption_->Why(me, c->party, usage, now);
-    ReleaseVictim(plan, *c);
+    if (!preemption_->MayExposed(s.me, c->party, s.usage, me_qos)) continue;
+    std::string why = preemption_->Why(s.me, c->party, s.usage, s.now);
+    ReleaseVictim(s.plan, *c);
     for (int i : c->nodes) {
-      if (i >= 0 && nodes.test(i)) touched.set(i);
+      if (i >= 0 && s.nodes.test(i)) touched.set(i);
     }
-    usage.Add(c->use(), -1);
+    s.usage.Add(c->use(), -1);
     taken += c->use().gpu_milli;
     chosen.emplace_back(c, std::move(why));
-    if ((ok = within_limits() && place_on(touched))) break;
+    if ((ok = s.WithinLimits() && place_on(touched))) break;
   }
-  for (const auto& [c, why] : chosen) usage.Add(c->use(), 1);
+  for (const auto& [c, why] : chosen) s.usage.Add(c->use(), 1);
   trial.Rollback();
-  if (ok) {
-    // ...then spare every victim the job does not need, the last added (the largest) first...
-    std::vector<bool> keep(chosen.size(), true);
-    for (size_t k = chosen.size(); k-- > 0;) {
-      keep[k] = false;
-      std::vector<const VictimInfo*> released;
-      for (size_t j = 0; j < chosen.size(); ++j) {
-        if (!keep[j]) continue;
-        ReleaseVictim(plan, *chosen[j].first);
-        usage.Add(chosen[j].first->use(), -1);
-        released.push_back(chosen[j].first);
-      }
-      if (!within_limits() || !place_on(touched)) keep[k] = true;
-      for (const VictimInfo* v : released) usage.Add(v->use(), 1);
-      trial.Rollback();
+  if (!ok) return;
+  // ...then spare every victim the job does not need, the last added (the largest) first...
+  const std::vector<bool> keep = NeededVictims(s, chosen, one_node ? touched : s.nodes, trial);
+  // ...and keep them only if they free fewer GPUs than the single victim.
+  int64_t total = 0;
+  NamedVictims several;
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    if (!keep[k]) continue;
+    several.push_back(chosen[k]);
+    total += chosen[k].first->use().gpu_milli;
+  }
+  if (total < bound) victims = std::move(several);
+}
+
+std::vector<bool> Scheduler::NeededVictims(PreemptSearchState& s, const NamedVictims& chosen,
+                                           const DynamicBitset& where, Statement& trial) {
+  std::vector<bool> keep(chosen.size(), true);
+  for (size_t k = chosen.size(); k-- > 0;) {
+    keep[k] = false;
+    std::vector<const VictimInfo*> released;
+    for (size_t j = 0; j < chosen.size(); ++j) {
+      if (!keep[j]) continue;
+      ReleaseVictim(s.plan, *chosen[j].first);
+      s.usage.Add(chosen[j].first->use(), -1);
+      released.push_back(chosen[j].first);
     }
-    // ...and keep them only if they free fewer GPUs than the single victim.
-    int64_t total = 0;
-    std::vector<std::pair<const VictimInfo*, std::string>> several;
-    for (size_t k = 0; k < chosen.size(); ++k) {
-      if (!keep[k]) continue;
-      several.push_back(chosen[k]);
-      total += chosen[k].first->use().gpu_milli;
-    }
-    if (total < bound) victims = std::move(several);
+    if (!s.WithinLimits() || !TryPlace(index_, s.plan, s.shape, where).has_value()) keep[k] = true;
+    for (const VictimInfo* v : released) s.usage.Add(v->use(), 1);
+    trial.Rollback();
   }
-  if (victims.empty()) {
-    statement.Rollback();
-    return std::nullopt;
-  }
-  Decision d = Pending(job.id, PendingReason::kResources);
-  for (const auto& [c, why] : victims) {
-    ReleaseVictim(plan, *c);
-    statement.AddUse(*gate_, c->use(), -1);
-    statement.AddUse(usage, c->use(), -1);
-    statement.Doom(c->job->id);
-    d.preempt.push_back(Preemption{c->job->id, c->mode, preemption_->GraceOf(c->job->qos, c->party.partition), why});
-  }
-  std::optional<std::vector<NodeAllocation>> alloc = place();
-  MUSTER_CHECK(alloc.has_value()) << "job " << job.id << " does not fit what its victims free";
-  claim(*alloc);
-  blocked_.insert(&part);
-  return d;
+  return keep;
 }
 
 }  // namespace muster

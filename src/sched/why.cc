@@ -362,6 +362,166 @@ LimitGate UsageGate(const SchedPolicy& policy, const ClusterSnapshot& snapshot) 
   return gate;
 }
 
+// The snapshot stripped of every hint and promise (a Scheduler of its own decides).
+ClusterSnapshot Stripped(const ClusterSnapshot& snapshot) {
+  ClusterSnapshot bare = snapshot;
+  for (RunningJob& r : bare.running) {
+    r.revision = 0;
+    r.node_pos.clear();
+    r.held_gpu_milli = -1;
+  }
+  return bare;
+}
+
+// The queue in the order the cycle takes jobs without team quotas: by priority, then submission, then id.
+std::vector<const PendingJob*> ByPriority(const std::vector<PendingJob>& queue) {
+  std::vector<const PendingJob*> by_priority;
+  for (const PendingJob& j : queue) by_priority.push_back(&j);
+  std::sort(by_priority.begin(), by_priority.end(), [](const PendingJob* a, const PendingJob* b) {
+    return std::make_tuple(-a->priority, a->submit_time, a->id) < std::make_tuple(-b->priority, b->submit_time, b->id);
+  });
+  return by_priority;
+}
+
+// The jobs the cycles asked need, without hints: those up to `target`, or all of them under quotas.
+std::vector<PendingJob> AskedJobs(const std::vector<const PendingJob*>& by_priority, const PendingJob* target,
+                                  bool quotas) {
+  std::vector<PendingJob> asked;
+  for (const PendingJob* j : by_priority) {
+    asked.push_back(*j);
+    asked.back().revision = 0;
+    if (!quotas && j == target) break;
+  }
+  return asked;
+}
+
+// A job's partition, the default one when it names none.
+std::string PartitionOf(const PendingJob& j, const std::string& default_partition) {
+  return j.request.partition.empty() ? default_partition : j.request.partition;
+}
+
+// The job's place and outcome in `cycle`, the jobs before it; returns its account and theirs shown.
+std::vector<std::string> PlaceInCycle(PendingExplanation& e, const PendingJob& target,
+                                      const std::vector<Decision>& cycle,
+                                      const std::map<int64_t, const PendingJob*>& by_id,
+                                      const std::string& default_partition, const WhyOptions& why, int64_t now) {
+  int position = 0;
+  std::vector<std::string> accounts{target.account};
+  for (const Decision& d : cycle) {
+    const auto it = by_id.find(d.job_id);
+    // Resumed jobs (not waiting) and a heterogeneous job's further components (with their leader).
+    if (d.kind == DecisionKind::kResume || it == by_id.end()) continue;
+    ++position;
+    if (d.job_id == e.job_id) {
+      e.position = position;
+      e.outcome = OutcomeOf(d, now);
+      break;
+    }
+    ++e.ahead_total;
+    const PendingJob& j = *it->second;
+    if (PartitionOf(j, default_partition) != e.partition) continue;
+    ++e.ahead_in_partition;
+    if (e.ahead.size() >= why.max_ahead) continue;
+    WhyAhead a;
+    a.id = j.id;
+    a.position = position;
+    a.user = j.user;
+    a.account = j.account;
+    a.partition = PartitionOf(j, default_partition);
+    a.priority = j.priority;
+    a.gpus = RequestedGpus(j.request);
+    a.outcome = OutcomeOf(d, now);
+    e.ahead.push_back(std::move(a));
+    accounts.push_back(j.account);
+  }
+  return accounts;
+}
+
+// Under team quotas, `accounts`' places in the division as the cycle made it; returns whether in GPUs.
+bool ShowShares(PendingExplanation& e, const SchedPolicy& policy, const ClusterSnapshot& bare,
+                const std::vector<const PendingJob*>& by_priority, std::vector<std::string>& accounts,
+                std::map<std::string, QueueShare>& shares) {
+  e.fair_share_order = true;
+  QueueOrder order(policy.accounts);
+  int64_t gpus = 0, cpus = 0;
+  for (const Node& n : bare.nodes) {
+    if (!n.schedulable()) continue;
+    gpus += static_cast<int64_t>(n.gpus.size()) * kMilliPerGpu;
+    cpus += int64_t{n.cpus} * 1000;
+  }
+  const bool by_gpus = gpus > 0;
+  (void)order.Order(by_priority, bare.running, by_gpus ? gpus : cpus, by_gpus);
+  shares = order.shares();
+  std::sort(accounts.begin(), accounts.end());
+  accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
+  for (const std::string& name : accounts) {
+    auto it = shares.find(name);
+    if (it == shares.end()) continue;
+    WhyShare s;
+    s.account = name;
+    s.held = it->second.held / 1000.0;
+    s.fair_share = it->second.fair_share / 1000.0;
+    s.demand = it->second.demand / 1000.0;
+    if (const Account* a = policy.accounts.Find(name)) {
+      const int64_t q = by_gpus ? a->quota.gpus : a->quota.cpus;
+      if (q != kUnlimited) s.quota = static_cast<double>(q);
+    }
+    e.shares.push_back(std::move(s));
+  }
+  return by_gpus;
+}
+
+// The limit its reason names, lifted: an alternative when it then starts sooner.
+void LiftedLimit(Asker& ask, const SchedPolicy& policy, const ClusterSnapshot& bare, PendingExplanation& e) {
+  auto lifted = std::make_shared<SchedPolicy>(policy);
+  const LimitGate usage = UsageGate(policy, bare);
+  if (std::optional<LimitHeld> held = LiftLimit(*lifted, ask.job(), e.outcome.reason, usage)) {
+    WhyOutcome o = ask.Ask(ask.job(), lifted);
+    if (Sooner(o, e.outcome)) {
+      WhyAlternative a;
+      a.kind = "limit";
+      a.account = held->account.empty() ? held->qos : held->account;
+      a.limit = held->limit;
+      a.value = held->value;
+      a.in_use = held->in_use;
+      a.change = (held->account.empty() ? "QOS " + held->qos : "account " + held->account) + "'s " + held->limit +
+                 " (" + std::to_string(held->value) + ") lifted";
+      a.outcome = std::move(o);
+      e.sooner.push_back(std::move(a));
+    }
+  }
+}
+
+// Under team quotas in GPUs: its account's quota raised to cover what it holds and this job.
+void RaisedQuota(Asker& ask, const SchedPolicy& policy, const PendingJob& target,
+                 const std::map<std::string, QueueShare>& shares, bool quotas, bool by_gpus, PendingExplanation& e) {
+  const Account* account = policy.accounts.Find(target.account);
+  auto share = shares.find(target.account);
+  if (quotas && by_gpus && account != nullptr && share != shares.end()) {
+    const int64_t need = (share->second.held + static_cast<int64_t>(std::ceil(e.gpus * kMilliPerGpu)) +
+                          kMilliPerGpu - 1) / kMilliPerGpu;
+    const int64_t now_quota = account->quota.gpus == kUnlimited ? 0 : account->quota.gpus;
+    if (need > now_quota) {
+      auto raised = std::make_shared<SchedPolicy>(policy);
+      for (Account& a : raised->accounts.accounts) {
+        if (a.name == account->name) a.quota.gpus = need;
+      }
+      WhyOutcome o = ask.Ask(ask.job(), raised);
+      if (Sooner(o, e.outcome)) {
+        WhyAlternative a;
+        a.kind = "quota";
+        a.account = account->name;
+        a.value = need;
+        a.in_use = share->second.held / kMilliPerGpu;
+        a.change = "account " + account->name + "'s quota raised from " + Plural(now_quota, "GPU") + " to " +
+                   std::to_string(need);
+        a.outcome = std::move(o);
+        e.sooner.push_back(std::move(a));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool Sooner(const WhyOutcome& a, const WhyOutcome& b) { return StartKey(a) < StartKey(b); }
@@ -377,154 +537,37 @@ PendingExplanation ExplainPending(const ClusterSnapshot& snapshot, const Schedul
   }
   if (target == nullptr) return e;
   e.queued = true;
-  // The snapshot and queue stripped of every hint and promise (a Scheduler of its own decides).
-  ClusterSnapshot bare = snapshot;
-  for (RunningJob& r : bare.running) {
-    r.revision = 0;
-    r.node_pos.clear();
-    r.held_gpu_milli = -1;
-  }
+  ClusterSnapshot bare = Stripped(snapshot);
   // The order the cycle takes jobs in (sched/scheduler.h): without team quotas, by priority,
   // then submission, then id, and a job's decision depends only on the jobs before it: the
   // cycles asked need only those. With quotas the order depends on every account's demand.
   const bool quotas = options.policy != nullptr && QueueOrder(options.policy->accounts).active();
-  std::vector<const PendingJob*> by_priority;
-  for (const PendingJob& j : queue) by_priority.push_back(&j);
-  std::sort(by_priority.begin(), by_priority.end(), [](const PendingJob* a, const PendingJob* b) {
-    return std::make_tuple(-a->priority, a->submit_time, a->id) < std::make_tuple(-b->priority, b->submit_time, b->id);
-  });
-  std::vector<PendingJob> asked;
-  for (const PendingJob* j : by_priority) {
-    asked.push_back(*j);
-    asked.back().revision = 0;
-    if (!quotas && j == target) break;
-  }
+  std::vector<const PendingJob*> by_priority = ByPriority(queue);
+  std::vector<PendingJob> asked = AskedJobs(by_priority, target, quotas);
   std::map<int64_t, const PendingJob*> by_id;
   for (const PendingJob& j : queue) by_id.emplace(j.id, &j);
 
   Asker ask(bare, options, std::move(asked), job_id);
   const std::vector<Decision> cycle = ask.Cycle();
   const std::string& default_partition = ask.index().default_partition();
-  auto resolved = [&](const PendingJob& j) {
-    return j.request.partition.empty() ? default_partition : j.request.partition;
-  };
-  e.partition = resolved(*target);
+  e.partition = PartitionOf(*target, default_partition);
   e.gpus = RequestedGpus(target->request);
   e.time_limit_s = target->request.time_limit_s;
   if (e.time_limit_s <= 0) {
     if (const Partition* p = ask.index().FindPartition(e.partition)) e.time_limit_s = p->default_time_s;
   }
-  int position = 0;
-  std::vector<std::string> accounts{target->account};
-  for (const Decision& d : cycle) {
-    const auto it = by_id.find(d.job_id);
-    // Resumed jobs (not waiting) and a heterogeneous job's further components (with their leader).
-    if (d.kind == DecisionKind::kResume || it == by_id.end()) continue;
-    ++position;
-    if (d.job_id == job_id) {
-      e.position = position;
-      e.outcome = OutcomeOf(d, bare.now);
-      break;
-    }
-    ++e.ahead_total;
-    const PendingJob& j = *it->second;
-    if (resolved(j) != e.partition) continue;
-    ++e.ahead_in_partition;
-    if (e.ahead.size() >= why.max_ahead) continue;
-    WhyAhead a;
-    a.id = j.id;
-    a.position = position;
-    a.user = j.user;
-    a.account = j.account;
-    a.partition = resolved(j);
-    a.priority = j.priority;
-    a.gpus = RequestedGpus(j.request);
-    a.outcome = OutcomeOf(d, bare.now);
-    e.ahead.push_back(std::move(a));
-    accounts.push_back(j.account);
-  }
-  // Under team quotas, the accounts' places in the division (as the cycle made it).
+  std::vector<std::string> accounts = PlaceInCycle(e, *target, cycle, by_id, default_partition, why, bare.now);
   std::map<std::string, QueueShare> shares;
   bool by_gpus = true;
-  if (quotas) {
-    e.fair_share_order = true;
-    QueueOrder order(options.policy->accounts);
-    int64_t gpus = 0, cpus = 0;
-    for (const Node& n : bare.nodes) {
-      if (!n.schedulable()) continue;
-      gpus += static_cast<int64_t>(n.gpus.size()) * kMilliPerGpu;
-      cpus += int64_t{n.cpus} * 1000;
-    }
-    by_gpus = gpus > 0;
-    (void)order.Order(by_priority, bare.running, by_gpus ? gpus : cpus, by_gpus);
-    shares = order.shares();
-    std::sort(accounts.begin(), accounts.end());
-    accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
-    for (const std::string& name : accounts) {
-      auto it = shares.find(name);
-      if (it == shares.end()) continue;
-      WhyShare s;
-      s.account = name;
-      s.held = it->second.held / 1000.0;
-      s.fair_share = it->second.fair_share / 1000.0;
-      s.demand = it->second.demand / 1000.0;
-      if (const Account* a = options.policy->accounts.Find(name)) {
-        const int64_t q = by_gpus ? a->quota.gpus : a->quota.cpus;
-        if (q != kUnlimited) s.quota = static_cast<double>(q);
-      }
-      e.shares.push_back(std::move(s));
-    }
-  }
+  if (quotas) by_gpus = ShowShares(e, *options.policy, bare, by_priority, accounts, shares);
   // What would let it start sooner (a heterogeneous job's gang is left as it is).
   if (why.what_ifs && !StartsNow(e.outcome) && target->het.empty()) {
     FewerGpus(ask, e.outcome, e.sooner);
     ShorterLimit(ask, e.outcome, e.time_limit_s, e.sooner);
     OtherPartitions(ask, e.outcome, e.partition, why, bare, e.sooner);
     if (options.policy != nullptr) {
-      // The limit its reason names, lifted.
-      auto lifted = std::make_shared<SchedPolicy>(*options.policy);
-      const LimitGate usage = UsageGate(*options.policy, bare);
-      if (std::optional<LimitHeld> held = LiftLimit(*lifted, ask.job(), e.outcome.reason, usage)) {
-        WhyOutcome o = ask.Ask(ask.job(), lifted);
-        if (Sooner(o, e.outcome)) {
-          WhyAlternative a;
-          a.kind = "limit";
-          a.account = held->account.empty() ? held->qos : held->account;
-          a.limit = held->limit;
-          a.value = held->value;
-          a.in_use = held->in_use;
-          a.change = (held->account.empty() ? "QOS " + held->qos : "account " + held->account) + "'s " + held->limit +
-                     " (" + std::to_string(held->value) + ") lifted";
-          a.outcome = std::move(o);
-          e.sooner.push_back(std::move(a));
-        }
-      }
-      // Under team quotas: its account's quota raised to cover what it holds and this job.
-      const Account* account = options.policy->accounts.Find(target->account);
-      auto share = shares.find(target->account);
-      if (quotas && by_gpus && account != nullptr && share != shares.end()) {
-        const int64_t need = (share->second.held + static_cast<int64_t>(std::ceil(e.gpus * kMilliPerGpu)) +
-                              kMilliPerGpu - 1) / kMilliPerGpu;
-        const int64_t now_quota = account->quota.gpus == kUnlimited ? 0 : account->quota.gpus;
-        if (need > now_quota) {
-          auto raised = std::make_shared<SchedPolicy>(*options.policy);
-          for (Account& a : raised->accounts.accounts) {
-            if (a.name == account->name) a.quota.gpus = need;
-          }
-          WhyOutcome o = ask.Ask(ask.job(), raised);
-          if (Sooner(o, e.outcome)) {
-            WhyAlternative a;
-            a.kind = "quota";
-            a.account = account->name;
-            a.value = need;
-            a.in_use = share->second.held / kMilliPerGpu;
-            a.change = "account " + account->name + "'s quota raised from " + Plural(now_quota, "GPU") + " to " +
-                       std::to_string(need);
-            a.outcome = std::move(o);
-            e.sooner.push_back(std::move(a));
-          }
-        }
-      }
+      LiftedLimit(ask, *options.policy, bare, e);
+      RaisedQuota(ask, *options.policy, *target, shares, quotas, by_gpus, e);
     }
   }
   e.cycles = ask.cycles();
