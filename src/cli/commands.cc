@@ -127,7 +127,6 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   submit.hold = req->hold;
   submit.requeue = req->requeue;
   submit.comment = req->comment;
-  submit.array = req->array;
   submit.begin_time = begin_time;
   submit.warn_signal = req->signal;
   submit.warn_time_s = req->signal_time_s;
@@ -139,7 +138,11 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "sbatch: error: Batch job submission failed: " << c.status().message() << "\n";
     return 1;
   }
-  if (Status st = SetDependency(submit, req->dependency); !st.ok()) {
+  // --array and --dependency, read once, here (the controller takes them typed), in the order
+  // slurmctld checks them.
+  Status st = SetArray(submit, req->array);
+  if (st.ok()) st = SetDependency(submit, req->dependency);
+  if (!st.ok()) {
     err << (req->test_only ? "allocation failure: " : "sbatch: error: Batch job submission failed: ") << st.message()
         << "\n";
     return 1;

@@ -30,8 +30,8 @@ struct SbatchRequest {
   std::string account;      // -A
   std::string export_mode;  // --export as given: "ALL" (default), "NONE", or a list "ALL,X=1" / "A,B"
   std::string comment;      // --comment
-  std::string array;        // -a as given (the controller checks it: "Invalid job array specification")
-  std::string dependency;   // -d as given (the controller checks it: "Job dependency problem")
+  std::string array;        // -a as given (SetArray reads it: "Invalid job array specification")
+  std::string dependency;   // -d as given (SetDependency reads it: "Job dependency problem")
   std::string begin;        // -b as given (a Slurm time: "now+1hour", "16:00", "2026-12-24T08:00")
   std::string qos;          // -q
   int64_t nice = 0;         // --nice[=adjustment] (100 without a value)

@@ -85,6 +85,7 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
   line = std::max(line, text);
   if (line > kMaxSubmitLineBytes) return TooLong("the resource options", line, kMaxSubmitLineBytes);
   const std::string dependency = DependencyText(r.dependency);  // as the command's option gave it
+  const std::string array = ArraySpecText(r.array);
   const struct {
     const char* field;
     const std::string& value;
@@ -95,7 +96,7 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
       {"account (-A, --account)", r.account, kMaxAccountBytes},
       {"QOS (-q, --qos)", r.qos, kMaxAccountBytes},
       {"dependency (-d, --dependency)", dependency, kMaxDependencyBytes},
-      {"job array (-a, --array)", r.array, kMaxArraySpecBytes},
+      {"job array (-a, --array)", array, kMaxArraySpecBytes},
       {"working directory (-D, --chdir)", r.workdir, kMaxPathBytes},
       {"output file (-o, --output)", r.stdout_pattern, kMaxPathBytes},
       {"error file (-e, --error)", r.stderr_pattern, kMaxPathBytes},
@@ -143,10 +144,9 @@ StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const 
   if (request.script.empty() && !request.interactive) return InvalidArgument("Batch script is empty!");
   if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
   BuiltJob out;
-  if (!request.array.empty()) {
-    StatusOr<ArraySpec> spec = ParseArraySpec(request.array);
-    if (!spec.ok()) return InvalidArgument("Invalid job array specification");
-    out.array = std::move(*spec);
+  if (!request.array.empty()) {  // parsed where it came in; a typed one held to the same rules
+    if (!ValidateArraySpec(request.array).ok()) return InvalidArgument("Invalid job array specification");
+    out.array = request.array;
   }
   const Partition* part = FindPartition(partitions, req.partition);
   if (part == nullptr) return InvalidArgument("Invalid partition name specified");

@@ -89,7 +89,7 @@ TEST(BuildJobTest, MaxWallHoldBeginAndArrays) {
   JobSpec r = f.Request({"-p", "gpu"});
   r.hold = true;
   r.begin_time = 1'700'000'600;
-  r.array = "1-4%2";
+  ASSERT_TRUE(SetArray(r, "1-4%2").ok());
   r.name = "train";
   StatusOr<BuiltJob> b = f.Build(r);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
@@ -129,10 +129,12 @@ TEST(BuildJobTest, ErrorsAreSlurmsInSlurmsOrder) {
        "Batch script is empty!"},
       {"long script", [](Fixture&, JobSpec& r) { r.script.assign(1001, 'x'); }, StatusCode::kInvalidArgument,
        "Pathname of a file, directory or other parameter too long: the batch script is 1001 bytes, at most 1000"},
-      {"interactive array", [](Fixture&, JobSpec& r) { r.interactive = true; r.array = "1-2"; },
+      {"interactive array", [](Fixture&, JobSpec& r) { r.interactive = true; r.array.tasks = {1, 2}; },
        StatusCode::kInvalidArgument, "an interactive allocation cannot be a job array"},
-      {"bad array", [](Fixture&, JobSpec& r) { r.array = "5-1"; }, StatusCode::kInvalidArgument,
-       "Invalid job array specification"},
+      {"typed array out of range", [](Fixture&, JobSpec& r) { r.array.tasks = {0, 1001}; },
+       StatusCode::kInvalidArgument, "Invalid job array specification"},
+      {"typed array not ascending", [](Fixture&, JobSpec& r) { r.array.tasks = {3, 2}; },
+       StatusCode::kInvalidArgument, "Invalid job array specification"},
       {"bad partition",
        [](Fixture&, JobSpec& r) {
          EXPECT_TRUE(SetResourceOptions(r, {"-p", "nope"}).ok());

@@ -75,6 +75,22 @@ std::string FormatArrayTasks(const std::vector<int>& tasks, int max_running) {
   return out;
 }
 
+Status ValidateArraySpec(const ArraySpec& spec, int max_array_size) {
+  const std::string text = ArraySpecText(spec);
+  if (spec.max_running < 0) return Bad(text, "the limit after '%' must be a positive number");
+  if (spec.tasks.empty() && spec.max_running > 0) return Bad(text, "no tasks");
+  for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const int t = spec.tasks[i];
+    if (t < 0) return Bad(text, "'" + std::to_string(t) + "' is not a task id");
+    if (t >= max_array_size) {
+      return Bad(text, "task id " + std::to_string(t) + " is over the limit (MaxArraySize " +
+                           std::to_string(max_array_size) + ": ids 0-" + std::to_string(max_array_size - 1) + ")");
+    }
+    if (i > 0 && t <= spec.tasks[i - 1]) return Bad(text, "the task ids are not ascending");
+  }
+  return Status::Ok();
+}
+
 int ArrayTaskStep(const std::vector<int>& tasks) {
   if (tasks.size() < 2) return 1;
   const int step = tasks[1] - tasks[0];

@@ -29,4 +29,15 @@ Status SetDependency(JobSpec& spec, std::string_view text) {
   return Status::Ok();
 }
 
+Status SetArray(JobSpec& spec, std::string_view text) {
+  if (text.empty()) {  // not an array
+    spec.array = {};
+    return Status::Ok();
+  }
+  StatusOr<ArraySpec> array = ParseArraySpec(text);
+  if (!array.ok()) return InvalidArgument("Invalid job array specification");
+  spec.array = std::move(array).value();
+  return Status::Ok();
+}
+
 }  // namespace muster

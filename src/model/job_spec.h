@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "model/dependency_spec.h"
+#include "model/job_array.h"
 #include "model/job_request.h"
 
 namespace muster {
@@ -52,7 +53,9 @@ struct JobSpec {
   // after its end), returns that job's id and makes none.
   std::string submit_key;
   bool interactive = false;  // salloc / srun outside an allocation: no batch script; ended by CompleteAllocation
-  std::string array;       // --array (model/job_array.h): one job per task; a bad one: "Invalid job array specification"
+  // --array, parsed by the command (model/job_array.h): one job per task; on the wire as its text
+  // ("0-9%2"), read back at the API edge.
+  ArraySpec array;
   // --dependency, parsed by the command (model/dependency_spec.h); on the wire as its text, read
   // back at the API edge (a syntax error there names the part, under the key "dependency").
   DependencySpec dependency;
@@ -75,6 +78,10 @@ Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> 
 // --dependency's text parsed into `dependency` (model/dependency_spec.h); one that does not parse
 // is refused as slurmctld refuses it: "Job dependency problem".
 Status SetDependency(JobSpec& spec, std::string_view text);
+
+// --array's text parsed into `array`; one that does not parse is refused as slurmctld refuses
+// it: "Invalid job array specification".
+Status SetArray(JobSpec& spec, std::string_view text);
 
 // sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.
 struct WillRun {

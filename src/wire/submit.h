@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/job_array.h"
 #include "model/job_record_fields.h"
 #include "model/job_spec.h"
 #include "wire/codec.h"
@@ -16,6 +17,17 @@ namespace muster {
 
 // The keys of a submission and of sbatch --test-only's answer (model/job_spec.h).
 namespace json {
+
+// A job array's tasks on the wire: their text ("0-9%2"), parsed when read (model/job_array.h;
+// at most MaxArraySize ids, so a body cannot make it hold more).
+template <>
+struct Text<ArraySpec> : std::true_type {
+  static std::string Format(const ArraySpec& a) { return ArraySpecText(a); }
+  static StatusOr<ArraySpec> Parse(const std::string& text) {
+    if (text.empty()) return ArraySpec{};
+    return ParseArraySpec(text);
+  }
+};
 
 // A job's resources: the keys of a job record's "request" (model/job_record_fields.h).
 template <>

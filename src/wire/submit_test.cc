@@ -26,7 +26,7 @@ JobSpec Full() {
   r.comment = "c";
   r.submit_key = "k1";
   r.interactive = true;
-  r.array = "1-3";
+  r.array = ParseArraySpec("1-3").value();
   r.dependency = ParseDependency("afterok:7").value();
   r.begin_time = 1'700'000'000;
   r.warn_signal = 10;
@@ -93,6 +93,29 @@ TEST(JobSpecTest, TheDependencyIsTypedAndItsTextIsReadAtTheEdge) {
   EXPECT_TRUE(s.dependency.empty());
   ASSERT_TRUE(SetDependency(s, "singleton").ok());
   EXPECT_EQ(s.dependency.items, (std::vector<DependencyItem>{{DependencyType::kSingleton, 0}}));
+}
+
+TEST(JobSpecTest, TheArrayIsTypedAndItsTextIsReadAtTheEdge) {
+  StatusOr<JobSpec> r = wire::Decode<JobSpec>(R"({"array": "0-6:2%2"})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->array.tasks, (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(r->array.max_running, 2);
+  EXPECT_EQ(wire::ToObject(*r).at("array"), "0,2,4,6%2");
+  // At most MaxArraySize ids: a body cannot make the route hold more.
+  const Status big = wire::Decode<JobSpec>(R"({"array": "0-999999999"})").status();
+  EXPECT_NE(big.message().find("over the limit"), std::string::npos) << big.message();
+  EXPECT_FALSE(wire::Decode<JobSpec>(R"({"array": "5-1"})").ok());
+  // A command reads --array with SetArray: slurmctld's words when it does not parse.
+  JobSpec s;
+  EXPECT_EQ(SetArray(s, "1-x").message(), "Invalid job array specification");
+  EXPECT_TRUE(s.array.empty());
+  ASSERT_TRUE(SetArray(s, "3").ok());
+  EXPECT_EQ(s.array.tasks, std::vector<int>{3});
+  ASSERT_TRUE(SetArray(s, "").ok());
+  EXPECT_TRUE(s.array.empty());
+  EXPECT_FALSE(ValidateArraySpec(ArraySpec{{-1}, 0}).ok());
+  EXPECT_FALSE(ValidateArraySpec(ArraySpec{{}, 2}).ok());
+  EXPECT_TRUE(ValidateArraySpec(ArraySpec{{0, 1000}, 1}).ok());
 }
 
 TEST(JobSpecTest, TheTestOnlyAnswerRoundTrips) {

@@ -299,7 +299,9 @@ void AddJobsRoutes(const AddRoute& route, Controller& c) {
       if (!user_msg.empty()) o["job_submit_user_msg"] = user_msg;
       return Answer(500, o);
     };
-    if (!s.ok() && s.status().message() == kDependencyProblem) return refused(s.status(), "");
+    if (!s.ok() && (s.status().message() == kDependencyProblem || s.status().message() == kArrayProblem)) {
+      return refused(s.status(), "");
+    }
     if (!s.ok()) return ParseError(s.status(), bad_key);
     if (s->script.empty()) {
       o["errors"].as_array().push_back(bj::object{{"error_code", 2009}, {"error", "Job script not specified"}});

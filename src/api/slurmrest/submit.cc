@@ -120,7 +120,10 @@ Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
   } else if (key == "begin_time") {
     ASSIGN_OR_RETURN(s.begin_time, Int(key, v));
   } else if (key == "array") {
-    ASSIGN_OR_RETURN(s.array, Text(key, v));
+    ASSIGN_OR_RETURN(std::string text, Text(key, v));
+    StatusOr<ArraySpec> array = ParseArraySpec(text);
+    if (!array.ok()) return InvalidArgument(kArrayProblem);  // as slurmctld refuses it
+    s.array = *std::move(array);
   } else if (key == "current_working_directory") {
     ASSIGN_OR_RETURN(s.workdir, Text(key, v));
   } else if (key == "standard_output") {

@@ -44,6 +44,11 @@ TEST(SlurmRestSubmit, ErrorsNameTheKey) {
   ASSERT_TRUE(dep.ok()) << dep.status().ToString();
   EXPECT_TRUE(dep->dependency.any);
   EXPECT_EQ(DependencyText(dep->dependency), "after:4?after:5");
+  EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "array": "1-"}})"), kArrayProblem);
+  StatusOr<JobSpec> arr = ReadSubmission(R"({"script": "x", "job": {"environment": {}, "array": "1-3%1"}})");
+  ASSERT_TRUE(arr.ok()) << arr.status().ToString();
+  EXPECT_EQ(arr->array.tasks, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(arr->array.max_running, 1);
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": ["A=b"]}})"), "environment must be a dictionary");
   EXPECT_EQ(error(R"({"script": "x", "job": {"environment": {}, "hold": "maybe"}})"), "\"hold\" must be true or false");
   EXPECT_EQ(error(R"({"script": "x"})"), "\"job\" must be an object of job properties");
