@@ -282,7 +282,7 @@ TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
   EXPECT_TRUE(o.hold);
   EXPECT_TRUE(o.test_only);
   EXPECT_TRUE(o.quit_on_interrupt);
-  EXPECT_EQ(o.comment, "why");
+  EXPECT_EQ(o.options.comment, "why");
   EXPECT_EQ(o.dependency, "afterok:12");
   EXPECT_EQ(o.nice, 5);
   EXPECT_EQ(Parse({"--nice", "true"}).nice, 100);  // an optional value is never the next word

@@ -23,7 +23,7 @@ JobSpec Full() {
   r.requeue = false;
   r.submit_host = "login1";
   r.submit_sid = 4242;
-  r.comment = "c";
+  r.options.comment = "c";
   r.submit_key = "k1";
   r.interactive = true;
   r.array = "1-3";

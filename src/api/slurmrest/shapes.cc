@@ -164,7 +164,7 @@ bj::object JobJson(const JobRecord& j, const std::string& cluster) {
   o["cluster"] = cluster;
   o["cluster_features"] = "";
   o["command"] = "";
-  o["comment"] = j.comment;
+  o["comment"] = j.options.comment;
   o["container"] = "";
   o["contiguous"] = false;
   o["core_spec"] = nullptr;

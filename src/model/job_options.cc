@@ -1,0 +1,55 @@
+#include "model/job_options.h"
+
+#include <cstring>
+
+#include "model/field_limits.h"
+
+namespace muster {
+namespace {
+
+// Sorted by name: WithJobOptions keeps a sorted command table sorted.
+constexpr OptionSpec kJobOptions[] = {
+    {"comment", 0, OptionArg::kRequired, OptionUse::kJob},
+};
+
+}  // namespace
+
+OptionTable JobOptionTable() { return kJobOptions; }
+
+std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after, const char* note) {
+  std::vector<OptionSpec> out;
+  std::vector<OptionSpec> pending;
+  for (OptionSpec row : kJobOptions) {
+    if (note != nullptr) row.note = note;
+    pending.push_back(row);
+  }
+  size_t next = 0;  // the first of `pending` not yet placed
+  for (const OptionSpec& o : own) {
+    if (after == nullptr) {
+      while (next < pending.size() && std::strcmp(pending[next].name, o.name) < 0) out.push_back(pending[next++]);
+    }
+    out.push_back(o);
+    if (after != nullptr && std::strcmp(o.name, after) == 0) {
+      while (next < pending.size()) out.push_back(pending[next++]);
+    }
+  }
+  while (next < pending.size()) out.push_back(pending[next++]);
+  return out;
+}
+
+Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o) {
+  const std::string name = o.spec->Canonical();
+  const std::string value = o.value.value_or("");
+  if (name == "comment") {
+    options.comment = value;
+  } else {
+    return InvalidArgument("--" + name + " is not an option a job carries");
+  }
+  return Status::Ok();
+}
+
+Status ValidateJobOptions(const JobOptions& options) {
+  return CheckLength("comment (--comment)", options.comment, kMaxCommentBytes);
+}
+
+}  // namespace muster
