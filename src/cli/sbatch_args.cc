@@ -180,7 +180,6 @@ constexpr OptionSpec kSbatchOwnOptions[] = {
     {"wait", 'W', Arg::kNone, Kind::kOwn},
     {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported, 0, nullptr,
      "no effect: a job starts when all its nodes are up"},
-    {"wckey", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr, "no effect: Muster has no workload keys"},
     {"wrap", 0, Arg::kRequired, Kind::kOwn, 0, nullptr, "ignored in #SBATCH directives, as in Slurm"},
 };
 

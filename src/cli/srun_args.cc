@@ -122,7 +122,6 @@ constexpr OptionSpec kSrunOwnOptions[] = {  // and JobOptionTable()'s, put in by
      "-v: Slurm's defined options and launch lines; more -v add none of Slurm's debug lines"},
     {"wait", 'W', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: the other tasks run on after one exits, as with -W 0 (-K ends them on a failure)"},
-    {"wckey", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster has no workload keys"},
     {"bb", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
     {"bbf", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
     {"bcast", 0, Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,

@@ -277,12 +277,13 @@ namespace {
 
 TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
   SrunOptions o = Parse({"-D", "sub/dir", "-H", "--test-only", "--quit-on-interrupt", "--comment=why", "-d",
-                         "afterok:12", "--nice=5", "--mpi=none", "true"});
+                         "afterok:12", "--nice=5", "--mpi=none", "--wckey", "proj", "true"});
   EXPECT_EQ(o.chdir, "sub/dir");
   EXPECT_TRUE(o.hold);
   EXPECT_TRUE(o.test_only);
   EXPECT_TRUE(o.quit_on_interrupt);
   EXPECT_EQ(o.options.comment, "why");
+  EXPECT_EQ(o.options.wckey, "proj");
   EXPECT_EQ(o.dependency, "afterok:12");
   EXPECT_EQ(o.nice, 5);
   EXPECT_EQ(Parse({"--nice", "true"}).nice, 100);  // an optional value is never the next word

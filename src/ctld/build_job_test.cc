@@ -188,6 +188,7 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
        [](JobSpec& r, size_t n) { EXPECT_TRUE(SetResourceOptions(r, {"-J", std::string(n, 'n')}).ok()); },
        1024},
       {"comment (--comment)", [](JobSpec& r, size_t n) { r.options.comment.assign(n, 'c'); }, 1024},
+      {"wckey (--wckey)", [](JobSpec& r, size_t n) { r.options.wckey.assign(n, 'w'); }, 1024},
       {"working directory (-D, --chdir)", [](JobSpec& r, size_t n) { r.workdir = "/" + std::string(n - 1, 'd'); },
        4096},
       {"output file (-o, --output)", [](JobSpec& r, size_t n) { r.stdout_pattern = "/" + std::string(n - 1, 'o'); },

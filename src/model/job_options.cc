@@ -10,6 +10,7 @@ namespace {
 // Sorted by name: WithJobOptions keeps a sorted command table sorted.
 constexpr OptionSpec kJobOptions[] = {
     {"comment", 0, OptionArg::kRequired, OptionUse::kJob},
+    {"wckey", 0, OptionArg::kRequired, OptionUse::kJob},
 };
 
 }  // namespace
@@ -42,6 +43,8 @@ Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o) {
   const std::string value = o.value.value_or("");
   if (name == "comment") {
     options.comment = value;
+  } else if (name == "wckey") {
+    options.wckey = value;
   } else {
     return InvalidArgument("--" + name + " is not an option a job carries");
   }
@@ -49,7 +52,9 @@ Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o) {
 }
 
 Status ValidateJobOptions(const JobOptions& options) {
-  return CheckLength("comment (--comment)", options.comment, kMaxCommentBytes);
+  RETURN_IF_ERROR(CheckLength("comment (--comment)", options.comment, kMaxCommentBytes));
+  // Slurm bounds the key as it bounds names.
+  return CheckLength("wckey (--wckey)", options.wckey, kMaxJobNameBytes);
 }
 
 }  // namespace muster

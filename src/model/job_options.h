@@ -15,6 +15,7 @@ namespace muster {
 
 struct JobOptions {
   std::string comment;  // --comment: free text, shown by scontrol, squeue %k, sacct, slurmrestd
+  std::string wckey;    // --wckey: Slurm's workload characterization key, shown by sacct and slurmrestd
 
   bool operator==(const JobOptions&) const = default;
 };
@@ -25,6 +26,7 @@ struct JobOptions {
 template <class V, class R>
 void JobOptionsFields(V& v, R& r, const JobOptions& d) {
   v("comment", r.comment, d.comment);
+  v("wckey", r.wckey, d.wckey);
 }
 
 // The options' rows (OptionUse::kJob), as sbatch, salloc and srun read them, sorted by name.

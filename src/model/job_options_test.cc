@@ -66,6 +66,10 @@ TEST(JobOptionsTest, ApplySetsTheField) {
   o.value = "why";
   ASSERT_TRUE(ApplyJobOption(options, o).ok());
   EXPECT_EQ(options.comment, "why");
+  o.spec = &JobOptionTable()[1];
+  o.value = "proj";
+  ASSERT_TRUE(ApplyJobOption(options, o).ok());
+  EXPECT_EQ(options.wckey, "proj");
 }
 
 TEST(JobOptionsTest, ValidateKeepsSlurmsBounds) {

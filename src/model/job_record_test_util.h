@@ -52,6 +52,7 @@ inline JobRecord FullyPopulatedJob() {
   j.submit_host = "login1";
   j.submit_sid = 777;
   j.options.comment = "a comment";
+  j.options.wckey = "proj";
   j.submit_key = "key-1";
   j.array_job_id = 40;
   j.array_task_id = 2;

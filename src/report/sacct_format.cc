@@ -239,6 +239,7 @@ const std::map<std::string, Getter>& Getters() {
        }},
       {"workdir", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->workdir); }},
       {"comment", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->options.comment); }},
+      {"wckey", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->options.wckey); }},
       {"cluster", [](const Row&, const Ctx& c) { return *c.cluster; }},
       {"constraints", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->request.constraint); }},
       {"restarts", [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(Restarts(*r.job))); }},
@@ -429,7 +430,7 @@ bj::value SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRe
         {"tres", {{"allocated", j.allocation.empty() ? bj::array() : tres_list(cpus, mem, nodes, gpus)},
                   {"requested", tres_list(cpus, mem, nodes, gpus)}}},
         {"user", j.user},
-        {"wckey", {{"wckey", ""}, {"flags", bj::array()}}},
+        {"wckey", {{"wckey", j.options.wckey}, {"flags", bj::array()}}},
         {"working_directory", j.workdir},
     });
   }

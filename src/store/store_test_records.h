@@ -65,6 +65,7 @@ inline JobRecord RichJob(int64_t id) {
   j.requeue = false;
   j.held = true;
   j.options.comment = "a comment";
+  j.options.wckey = "proj";
   j.submit_key = "retry-key-0042";
   j.interactive = true;
   j.array_job_id = 5;
