@@ -579,8 +579,9 @@ std::string DefinedOptionsText(const SrunOptions& opt) {
 }
 
 OptionTable SrunOptionTable() {
-  // The job-carried options where --comment always stood, after --quit-on-interrupt: the order of
-  // an "is ambiguous" message stays. They set up a new allocation only.
+  // The job-carried options past --quit-on-interrupt, where --comment always stood (--wckey goes
+  // last, after --wait): the order of an "is ambiguous" message stays. They set up a new allocation
+  // only.
   static const std::vector<OptionSpec> table =
       WithJobOptions(kSrunOwnOptions, "quit-on-interrupt", "a new allocation's (inside one: no effect)");
   return table;

@@ -61,6 +61,13 @@ TEST(ParseSrunArgs, ErrorsInSlurmsWords) {
   EXPECT_EQ(ErrorOf({"-N", "two", "true"}), "srun: error: \"two\" is not a valid node count\n");
   EXPECT_EQ(ErrorOf({"-l"}), "srun: fatal: No command given to execute.\n");
   EXPECT_NE(ErrorOf({"--n", "1", "true"}).find("is ambiguous"), std::string::npos);
+  // The job-carried options are listed among the possibilities where srun's own rows had them.
+  EXPECT_EQ(ErrorOf({"--co", "true"}).rfind("srun: option '--co' is ambiguous; possibilities: '--constraint' "
+                                            "'--comment' '--compress' '--container'",
+                                            0),
+            0u);
+  EXPECT_EQ(ErrorOf({"--w", "true"}).rfind("srun: option '--w' is ambiguous; possibilities: '--wait' '--wckey'", 0),
+            0u);
 }
 
 // srun's input variables, as Slurm 22.05's srun read them on the peer: below the command line,

@@ -24,15 +24,14 @@ std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after, const
     if (note != nullptr) row.note = note;
     pending.push_back(row);
   }
-  size_t next = 0;  // the first of `pending` not yet placed
+  size_t next = 0;              // the first of `pending` not yet placed
+  bool open = after == nullptr;  // whether rows may be placed before the next own row
   for (const OptionSpec& o : own) {
-    if (after == nullptr) {
-      while (next < pending.size() && std::strcmp(pending[next].name, o.name) < 0) out.push_back(pending[next++]);
+    while (open && next < pending.size() && std::strcmp(pending[next].name, o.name) < 0) {
+      out.push_back(pending[next++]);
     }
     out.push_back(o);
-    if (after != nullptr && std::strcmp(o.name, after) == 0) {
-      while (next < pending.size()) out.push_back(pending[next++]);
-    }
+    open = open || std::strcmp(o.name, after) == 0;
   }
   while (next < pending.size()) out.push_back(pending[next++]);
   return out;

@@ -33,8 +33,10 @@ void JobOptionsFields(V& v, R& r, const JobOptions& d) {
 OptionTable JobOptionTable();
 
 // `own` with the job-carried rows put in: each before the first own row whose name sorts after it
-// (so a table sorted by name stays sorted), or, with `after`, all of them right after the own row of
-// that name. `note` (may be null) is given to each of them: srun's "a new allocation's".
+// (so a table sorted by name stays sorted), looking only past the own row named `after` when one is
+// named (srun's table is not sorted: its --comment stood after --quit-on-interrupt); at the end when
+// none does. The order is that of an "is ambiguous" message. `note` (may be null) is given to each
+// of them: srun's "a new allocation's".
 std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after = nullptr, const char* note = nullptr);
 
 // Sets the option `o` (a row of JobOptionTable) in `options`.

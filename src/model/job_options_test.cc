@@ -43,20 +43,19 @@ TEST(JobOptionsTest, SortedIntoASortedTable) {
   for (size_t i = 1; i < table.size(); ++i) EXPECT_LT(std::string(table[i - 1].name), table[i].name);
 }
 
-TEST(JobOptionsTest, AfterANamedRowWithANote) {
+TEST(JobOptionsTest, PastANamedRowWithANote) {
   constexpr OptionSpec own[] = {
       {"zeta", 0, Arg::kNone, Use::kOwn},
       {"alpha", 0, Arg::kNone, Use::kOwn},
       {"beta", 0, Arg::kNone, Use::kOwn},
+      {"delta", 0, Arg::kNone, Use::kOwn},
   };
   const std::vector<OptionSpec> table = WithJobOptions(own, "alpha", "a note");
   const std::vector<std::string> names = Names(table);
-  ASSERT_EQ(names.size(), 3 + JobOptionTable().size());
-  EXPECT_EQ(names[0], "zeta");
-  EXPECT_EQ(names[1], "alpha");
-  EXPECT_EQ(names[2], "comment");
-  EXPECT_EQ(names.back(), "beta");
-  EXPECT_STREQ(table[2].note, "a note");
+  ASSERT_EQ(names.size(), 4 + JobOptionTable().size());
+  // Not before "zeta", which comes before "alpha"; none sorts after "wckey": it goes last.
+  EXPECT_EQ(names, std::vector<std::string>({"zeta", "alpha", "beta", "comment", "delta", "wckey"}));
+  EXPECT_STREQ(table[3].note, "a note");
 }
 
 TEST(JobOptionsTest, ApplySetsTheField) {
