@@ -120,15 +120,15 @@ TEST_F(SlurmParity, RequeueRunsTheJobAgainAndSacctKeepsEveryJobAcrossRestarts) {
   EXPECT_NE(Run("scontrol show job " + s).out.find(" Restarts=1 "), std::string::npos);
   EXPECT_EQ(Run("scancel " + s).rc, 0);
   ASSERT_TRUE(WaitState(id, "CANCELLED", 20s)) << State(id);
-  const int64_t done = Submit("-o /dev/null --comment=nightly --wrap 'exit 0'");
+  const int64_t done = Submit("-o /dev/null --comment=nightly --wckey=proj --wrap 'exit 0'");
   ASSERT_TRUE(WaitState(done, "COMPLETED", 15s));
   const std::string sd = std::to_string(done);
-  const std::string want = sd + "|COMPLETED|0:0|nightly\n" + sd + ".batch|COMPLETED|0:0|\n";
-  EXPECT_EQ(Run("sacct -n -P -j " + sd + " -o JobID,State,ExitCode,Comment").out, want);
+  const std::string want = sd + "|COMPLETED|0:0|nightly|proj\n" + sd + ".batch|COMPLETED|0:0||\n";
+  EXPECT_EQ(Run("sacct -n -P -j " + sd + " -o JobID,State,ExitCode,Comment,WCKey").out, want);
   EXPECT_EQ(Run("sacct -n -X -P -j " + s + " -o JobID,JobName,State").out, s + "|again|CANCELLED by 0\n");
   // The records outlive the controller's memory of them: restart it.
   ASSERT_TRUE(RestartControllerWith(""));
-  EXPECT_EQ(Run("sacct -n -P -j " + sd + " -o JobID,State,ExitCode,Comment").out, want);
+  EXPECT_EQ(Run("sacct -n -P -j " + sd + " -o JobID,State,ExitCode,Comment,WCKey").out, want);
   Result bad = Run("sacct -o NoSuchField");
   EXPECT_EQ(bad.rc, 1);
   EXPECT_EQ(bad.out, "sacct: error: Invalid field requested: \"NoSuchField\"\n");

@@ -47,6 +47,7 @@ StatusOr<CommandLine> ReadCommandLine(OptionTable table, const std::vector<std::
             return Status::Ok();
           case OptionUse::kOwn:
           case OptionUse::kResource:
+          case OptionUse::kJob:
             return apply(o);
         }
         return Status::Ok();

@@ -126,7 +126,7 @@ int SbatchMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   submit.nice = req->nice;
   submit.hold = req->hold;
   submit.requeue = req->requeue;
-  submit.comment = req->comment;
+  submit.options = req->options;
   submit.begin_time = begin_time;
   submit.warn_signal = req->signal;
   submit.warn_time_s = req->signal_time_s;

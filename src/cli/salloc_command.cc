@@ -270,7 +270,7 @@ JobSpec AllocationRequest(const SbatchRequest& req, const std::string& name) {
   submit.account = req.account;
   submit.qos = req.qos;
   submit.nice = req.nice;
-  submit.comment = req.comment;
+  submit.options = req.options;
   submit.requeue = false;
   submit.submit_host = LocalHostname();
   submit.submit_sid = static_cast<int64_t>(getsid(0));

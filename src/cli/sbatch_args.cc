@@ -46,8 +46,9 @@ using Arg = OptionArg;
 using Kind = OptionUse;
 
 // Slurm 22.05 sbatch's options (slurm_opt.c entries that apply to sbatch), plus Muster's
-// --gpu-fraction and --gpu-memory. Order matters only for the "ambiguous" message.
-constexpr OptionSpec kSbatchOptions[] = {
+// --gpu-fraction and --gpu-memory, but for those a job carries (model/job_options.h), which
+// SbatchOptionTable() sorts in. Order matters only for the "ambiguous" message.
+constexpr OptionSpec kSbatchOwnOptions[] = {
     {"account", 'A', Arg::kRequired, Kind::kOwn},
     {"acctg-freq", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr, "no effect: Muster samples no per-task accounting"},
     {"array", 'a', Arg::kRequired, Kind::kOwn},
@@ -62,7 +63,6 @@ constexpr OptionSpec kSbatchOptions[] = {
      "one cluster: Muster has no other clusters to name"},
     {"clusters", 'M', Arg::kRequired, Kind::kUnsupported, 0, nullptr,
      "one cluster: Muster has no other clusters to name"},
-    {"comment", 0, Arg::kRequired, Kind::kOwn},
     {"constraint", 'C', Arg::kRequired, Kind::kResource},
     {"container", 0, Arg::kRequired, Kind::kUnsupported, 0, nullptr, "Muster runs no OCI containers"},
     {"contiguous", 0, Arg::kNone, Kind::kUnsupported, 0, nullptr,
@@ -180,7 +180,6 @@ constexpr OptionSpec kSbatchOptions[] = {
     {"wait", 'W', Arg::kNone, Kind::kOwn},
     {"wait-all-nodes", 0, Arg::kRequired, Kind::kUnsupported, 0, nullptr,
      "no effect: a job starts when all its nodes are up"},
-    {"wckey", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr, "no effect: Muster has no workload keys"},
     {"wrap", 0, Arg::kRequired, Kind::kOwn, 0, nullptr, "ignored in #SBATCH directives, as in Slurm"},
 };
 
@@ -348,6 +347,9 @@ Status ApplyOwn(const std::vector<OptionOccurrence>& opts, const std::string& cw
         break;
       case Kind::kUnsupported:
         return FatalError("sbatch: error: --" + name + " is not supported by Muster");
+      case Kind::kJob:
+        RETURN_IF_ERROR(ApplyJobOption(r->options, p));
+        break;
       case Kind::kOwn:
         if (name == "job-name") {
           r->name = v;
@@ -363,8 +365,6 @@ Status ApplyOwn(const std::vector<OptionOccurrence>& opts, const std::string& cw
           r->account = v;
         } else if (name == "export") {
           r->export_mode = v;
-        } else if (name == "comment") {
-          r->comment = v;
         } else if (name == "array") {
           r->array = v;
         } else if (name == "dependency") {
@@ -494,7 +494,8 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   std::vector<std::vector<std::string>> cli_groups;
   std::vector<std::string> args = all_args;
   while (true) {
-    StatusOr<size_t> operand = Getopt(kSbatchOptions, args, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
+    StatusOr<size_t> operand =
+        Getopt(SbatchOptionTable(), args, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
     if (!operand.ok() || *operand >= args.size() || args[*operand] != ":") break;
     const auto colon = args.begin() + static_cast<std::ptrdiff_t>(*operand);
     cli_groups.emplace_back(args.begin(), colon);
@@ -505,7 +506,8 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
     cli_groups.push_back(std::move(args));
     args = std::move(cli_groups.front());
     std::vector<std::string>& last = cli_groups.back();
-    StatusOr<size_t> first = Getopt(kSbatchOptions, last, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
+    StatusOr<size_t> first =
+        Getopt(SbatchOptionTable(), last, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
     if (first.ok()) {
       const auto operand = last.begin() + static_cast<std::ptrdiff_t>(std::min(*first, last.size()));
       args.insert(args.end(), operand, last.end());
@@ -515,7 +517,7 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   }
 
   // First pass: the command line's shape, --help/--usage/--version, --wrap, the script operand.
-  ASSIGN_OR_RETURN(ParsedOptions parsed, Getopt(kSbatchOptions, args, kGetoptStyle));
+  ASSIGN_OR_RETURN(ParsedOptions parsed, Getopt(SbatchOptionTable(), args, kGetoptStyle));
   const std::vector<OptionOccurrence>& cli = parsed.options;
   const size_t first_operand = parsed.first_operand;
   std::optional<std::string> wrap;
@@ -531,7 +533,7 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   // --wrap=..."): --wrap decides the script; the others apply as in the first (below).
   std::vector<std::vector<OptionOccurrence>> later_cli;
   for (const std::vector<std::string>& g : cli_groups) {
-    ASSIGN_OR_RETURN(ParsedOptions p, Getopt(kSbatchOptions, g, kGetoptStyle));
+    ASSIGN_OR_RETURN(ParsedOptions p, Getopt(SbatchOptionTable(), g, kGetoptStyle));
     if (p.first_operand < g.size()) {
       return OptionError("sbatch: error: unexpected argument '" + g[p.first_operand] +
                          "' in heterogeneous job component " + std::to_string(later_cli.size() + 1));
@@ -567,7 +569,7 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
 
   // Second pass: directives, then the command line (the leader's: the first component's).
   auto read_directives = [&](const std::vector<std::string>& words) -> StatusOr<std::vector<OptionOccurrence>> {
-    ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(kSbatchOptions, words, kGetoptStyle));
+    ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(SbatchOptionTable(), words, kGetoptStyle));
     if (in_script.first_operand < words.size()) {
       return OptionError("sbatch: error: Invalid directive found in batch script: " + words[in_script.first_operand]);
     }
@@ -626,10 +628,13 @@ CommandError SbatchError(const Status& status) {
 
 StatusOr<size_t> SbatchFirstOperand(const std::vector<std::string>& args, std::string_view program) {
   const GetoptStyle style{.program = program};
-  return Getopt(kSbatchOptions, args, style, [](const OptionOccurrence&) { return Status::Ok(); });
+  return Getopt(SbatchOptionTable(), args, style, [](const OptionOccurrence&) { return Status::Ok(); });
 }
 
-OptionTable SbatchOptionTable() { return kSbatchOptions; }
+OptionTable SbatchOptionTable() {
+  static const std::vector<OptionSpec> table = WithJobOptions(kSbatchOwnOptions);
+  return table;
+}
 
 std::vector<std::string> SbatchEnvironmentArgs(const std::function<const char*(const char*)>& getenv) {
   // Slurm 22.05 sbatch(1), INPUT ENVIRONMENT VARIABLES: variable -> option (flags take no value).

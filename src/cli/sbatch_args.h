@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/job_options.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
 #include "wire/submit.h"
@@ -29,7 +30,7 @@ struct SbatchRequest {
   std::string workdir;      // -D made absolute against the submit directory; default: that directory
   std::string account;      // -A
   std::string export_mode;  // --export as given: "ALL" (default), "NONE", or a list "ALL,X=1" / "A,B"
-  std::string comment;      // --comment
+  JobOptions options;       // --comment, ...: carried unchanged to the job (model/job_options.h)
   std::string array;        // -a as given (SetArray reads it: "Invalid job array specification")
   std::string dependency;   // -d as given (SetDependency reads it: "Job dependency problem")
   std::string begin;        // -b as given (a Slurm time: "now+1hour", "16:00", "2026-12-24T08:00")

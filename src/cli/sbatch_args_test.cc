@@ -249,7 +249,7 @@ TEST(SbatchArgsTest, DirectiveQuotingAndEscapes) {
       "#SBATCH --comment='a b#c' -J x\\\"y --export=ALL,MSG=\"hi there\"\n";
   StatusOr<SbatchRequest> r = Parse({"q.sh"}, &files);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->comment, "a b#c");
+  EXPECT_EQ(r->options.comment, "a b#c");
   EXPECT_EQ(r->name, "x\"y");  // a backslash escapes a quote (not a blank: Slurm splits there)
   EXPECT_EQ(r->export_mode, "ALL,MSG=hi there");
 }
@@ -275,12 +275,15 @@ TEST(SbatchArgsTest, BadValueInDirective) {
 // ---- Options handled here ----
 
 TEST(SbatchArgsTest, OwnOptions) {
-  StatusOr<SbatchRequest> r = Parse({"-A", "physics", "--export=NONE", "--comment", "note", "-q", "high", "-H",
-                                     "--no-requeue", "-i", "in.txt", "-e", "err_%j", "-D", "sub", "--wrap=hostname"});
+  StatusOr<SbatchRequest> r =
+      Parse({"-A", "physics", "--export=NONE", "--comment", "note", "--wckey=proj", "-q", "high", "-H",
+             "--no-requeue", "-i", "in.txt", "-e", "err_%j", "-D", "sub", "--wrap=hostname"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->account, "physics");
   EXPECT_EQ(r->export_mode, "NONE");
-  EXPECT_EQ(r->comment, "note");
+  EXPECT_EQ(r->options.comment, "note");
+  EXPECT_EQ(r->options.wckey, "proj");
+  EXPECT_TRUE(r->ignored_args.empty());
   EXPECT_EQ(r->qos, "high");
   EXPECT_TRUE(r->hold);
   EXPECT_FALSE(r->requeue);

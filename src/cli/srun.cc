@@ -187,7 +187,7 @@ int RunInNewAllocation(const SrunOptions& opt, std::ostream& out, std::ostream& 
   submit.submit_host = LocalHostname();
   submit.submit_sid = static_cast<int64_t>(getsid(0));
   submit.hold = opt.hold;
-  submit.comment = opt.comment;
+  submit.options = opt.options;
   submit.nice = opt.nice;
   if (opt.test_only) {
     // As sbatch --test-only, in Slurm's words (src/api/allocate.c): "srun: Job 7 to start at ...

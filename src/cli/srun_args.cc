@@ -24,12 +24,12 @@ enum Opt : int {
   kNtasks, kNodes, kNtasksPerNode, kLabel, kJobName, kKillOnBadExit, kUnbuffered, kHelp, kUsage, kVersion,
   kResource, kAccount, kQos, kJobid, kExport, kMultiProg, kOutput, kError, kInput, kTaskProlog, kTaskEpilog,
   kCpuBind, kImmediate, kOverlap, kExact, kOvercommit, kNoAllocate, kPty, kGpuBind, kChdir, kHold, kTestOnly,
-  kQuitOnInterrupt, kComment, kDependency, kNice, kMpi, kNotHonoured, kVerbose, kHetGroup,
+  kQuitOnInterrupt, kDependency, kNice, kMpi, kNotHonoured, kVerbose, kHetGroup,
 };
 using Arg = OptionArg;
 using Kind = OptionUse;
 
-constexpr OptionSpec kSrunOptions[] = {
+constexpr OptionSpec kSrunOwnOptions[] = {  // and JobOptionTable()'s, put in by SrunOptionTable()
     {"account", 'A', Arg::kRequired, Kind::kOwn, Opt::kAccount},
     {"cpu-bind", 0, Arg::kRequired, Kind::kOwn, Opt::kCpuBind, nullptr,
      "accepted; tasks are not bound (the job's cgroup confines them)"},
@@ -87,7 +87,6 @@ constexpr OptionSpec kSrunOptions[] = {
      "when and where a new allocation of the options would start; nothing runs, no job id is taken"},
     {"quit-on-interrupt", 0, Arg::kNone, Kind::kOwn, Opt::kQuitOnInterrupt, nullptr,
      "one Ctrl-C sends SIGINT to the tasks at once (Slurm aborts the step)"},
-    {"comment", 0, Arg::kRequired, Kind::kOwn, Opt::kComment, nullptr, "a new allocation's (inside one: no effect)"},
     {"dependency", 'd', Arg::kRequired, Kind::kOwn, Opt::kDependency, nullptr,
      "a new allocation's (inside one: no effect)"},
     {"nice", 0, Arg::kOptional, Kind::kOwn, Opt::kNice, nullptr, "a new allocation's (inside one: no effect)"},
@@ -123,7 +122,6 @@ constexpr OptionSpec kSrunOptions[] = {
      "-v: Slurm's defined options and launch lines; more -v add none of Slurm's debug lines"},
     {"wait", 'W', Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: the other tasks run on after one exits, as with -W 0 (-K ends them on a failure)"},
-    {"wckey", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster has no workload keys"},
     {"bb", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
     {"bbf", 0, Arg::kRequired, Kind::kUnsupported, Opt::kNotHonoured, nullptr, "Muster has no burst buffers"},
     {"bcast", 0, Arg::kOptional, Kind::kUnsupported, Opt::kNotHonoured, nullptr,
@@ -336,6 +334,7 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
   const bool has_value = occurrence.value.has_value();
   if (o.use == Kind::kUnsupported) return Error("srun: error: --" + o.Canonical() + " is not supported by Muster\n");
   if (o.use == Kind::kIgnored) return Status::Ok();
+  if (o.use == Kind::kJob) return ApplyJobOption(out->options, occurrence);
   switch (static_cast<Opt>(o.id)) {
     case Opt::kNotHonoured: break;
     case Opt::kVerbose: ++out->verbose; break;
@@ -343,7 +342,6 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
     case Opt::kHold: out->hold = true; break;
     case Opt::kTestOnly: out->test_only = true; break;
     case Opt::kQuitOnInterrupt: out->quit_on_interrupt = true; break;
-    case Opt::kComment: out->comment = value; break;
     case Opt::kDependency: out->dependency = value; break;
     case Opt::kNice: return ApplyNice(has_value, value, out);
     case Opt::kMpi:
@@ -491,7 +489,7 @@ StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& cli,
     given[o.spec->Canonical()] = {o.spec, o.value};
     return Status::Ok();
   };
-  ASSIGN_OR_RETURN(const size_t i, Getopt(kSrunOptions, args, kGetoptStyle, apply));
+  ASSIGN_OR_RETURN(const size_t i, Getopt(SrunOptionTable(), args, kGetoptStyle, apply));
   out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (!out.command.empty() && out.command.front() == ":") {
     // Slurm's heterogeneous step or allocation ("srun -n1 : -n2 cmd"): ':' would otherwise run
@@ -580,7 +578,14 @@ std::string DefinedOptionsText(const SrunOptions& opt) {
   return out + "srun: -------------------- --------------------\nsrun: end of defined options\n";
 }
 
-OptionTable SrunOptionTable() { return kSrunOptions; }
+OptionTable SrunOptionTable() {
+  // The job-carried options past --quit-on-interrupt, where --comment always stood (--wckey goes
+  // last, after --wait): the order of an "is ambiguous" message stays. They set up a new allocation
+  // only.
+  static const std::vector<OptionSpec> table =
+      WithJobOptions(kSrunOwnOptions, "quit-on-interrupt", "a new allocation's (inside one: no effect)");
+  return table;
+}
 
 std::string StepDirectory(const std::string& chdir, const std::string& cwd) {
   if (chdir.empty()) return cwd;

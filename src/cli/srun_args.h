@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/job_options.h"
 #include "model/option_engine.h"
 #include "model/step_layout.h"
 
@@ -74,7 +75,8 @@ struct SrunOptions {
   bool hold = false;                 // -H/--hold: a new allocation is submitted held
   bool test_only = false;            // --test-only: when and where a new allocation would start
   bool quit_on_interrupt = false;    // --quit-on-interrupt, -X: one Ctrl-C signals the tasks
-  std::string comment, dependency;   // --comment, -d/--dependency: a new allocation's
+  JobOptions options;                // --comment, ...: a new allocation's (model/job_options.h)
+  std::string dependency;            // -d/--dependency: a new allocation's
   int64_t nice = 0;                  // --nice[=adj]: a new allocation's
   int verbose = 0;                   // -v (repeated), SLURM_DEBUG: Slurm's verbose lines on stderr
   bool ntasks_per_node_cli = false;  // --ntasks-per-node came from the command line (not SLURM_NTASKS_PER_NODE)

@@ -61,6 +61,13 @@ TEST(ParseSrunArgs, ErrorsInSlurmsWords) {
   EXPECT_EQ(ErrorOf({"-N", "two", "true"}), "srun: error: \"two\" is not a valid node count\n");
   EXPECT_EQ(ErrorOf({"-l"}), "srun: fatal: No command given to execute.\n");
   EXPECT_NE(ErrorOf({"--n", "1", "true"}).find("is ambiguous"), std::string::npos);
+  // The job-carried options are listed among the possibilities where srun's own rows had them.
+  EXPECT_EQ(ErrorOf({"--co", "true"}).rfind("srun: option '--co' is ambiguous; possibilities: '--constraint' "
+                                            "'--comment' '--compress' '--container'",
+                                            0),
+            0u);
+  EXPECT_EQ(ErrorOf({"--w", "true"}).rfind("srun: option '--w' is ambiguous; possibilities: '--wait' '--wckey'", 0),
+            0u);
 }
 
 // srun's input variables, as Slurm 22.05's srun read them on the peer: below the command line,
@@ -277,12 +284,13 @@ namespace {
 
 TEST(ParseSrunArgs, SlurmsOtherOptionsAreImplementedAcceptedOrRefusedByName) {
   SrunOptions o = Parse({"-D", "sub/dir", "-H", "--test-only", "--quit-on-interrupt", "--comment=why", "-d",
-                         "afterok:12", "--nice=5", "--mpi=none", "true"});
+                         "afterok:12", "--nice=5", "--mpi=none", "--wckey", "proj", "true"});
   EXPECT_EQ(o.chdir, "sub/dir");
   EXPECT_TRUE(o.hold);
   EXPECT_TRUE(o.test_only);
   EXPECT_TRUE(o.quit_on_interrupt);
-  EXPECT_EQ(o.comment, "why");
+  EXPECT_EQ(o.options.comment, "why");
+  EXPECT_EQ(o.options.wckey, "proj");
   EXPECT_EQ(o.dependency, "afterok:12");
   EXPECT_EQ(o.nice, 5);
   EXPECT_EQ(Parse({"--nice", "true"}).nice, 100);  // an optional value is never the next word

@@ -91,8 +91,6 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
     const std::string& value;
     size_t limit;
   } fields[] = {
-      {"job name (-J, --job-name)", r.name, kMaxJobNameBytes},
-      {"comment (--comment)", r.comment, kMaxCommentBytes},
       {"account (-A, --account)", r.account, kMaxAccountBytes},
       {"QOS (-q, --qos)", r.qos, kMaxAccountBytes},
       {"dependency (-d, --dependency)", dependency, kMaxDependencyBytes},
@@ -103,6 +101,10 @@ Status CheckSizes(const JobSpec& r, const SubmitPolicy& policy) {
       {"input file (-i, --input)", r.stdin_path, kMaxPathBytes},
       {"submit host", r.submit_host, kMaxAccountBytes},
   };
+  // The job name, then the job-carried options, then the rest: of several fields too long, the
+  // first in this order is named.
+  RETURN_IF_ERROR(CheckLength("job name (-J, --job-name)", r.name, kMaxJobNameBytes));
+  RETURN_IF_ERROR(ValidateJobOptions(r.options));
   for (const auto& f : fields) RETURN_IF_ERROR(CheckLength(f.field, f.value, f.limit));
   RETURN_IF_ERROR(CheckList("script argument", "the script's arguments", /*by_name=*/false, r.script_args, kMaxArgBytes,
                             kMaxArgumentsBytes));
@@ -178,7 +180,7 @@ StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const 
   job.workdir = request.workdir.empty() ? "/" : request.workdir;
   job.submit_host = request.submit_host;
   job.submit_sid = request.submit_sid;
-  job.comment = request.comment;
+  job.options = request.options;  // checked in CheckSizes (ValidateJobOptions)
   job.submit_key = request.submit_key;
   if (request.warn_signal < 0 || request.warn_signal > 64 || request.warn_time_s < 0 || request.warn_time_s > 65535) {
     return InvalidArgument("Invalid --signal specification");

@@ -189,7 +189,8 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
       {"job name (-J, --job-name)",
        [](JobSpec& r, size_t n) { EXPECT_TRUE(SetResourceOptions(r, {"-J", std::string(n, 'n')}).ok()); },
        1024},
-      {"comment (--comment)", [](JobSpec& r, size_t n) { r.comment.assign(n, 'c'); }, 1024},
+      {"comment (--comment)", [](JobSpec& r, size_t n) { r.options.comment.assign(n, 'c'); }, 1024},
+      {"wckey (--wckey)", [](JobSpec& r, size_t n) { r.options.wckey.assign(n, 'w'); }, 1024},
       {"working directory (-D, --chdir)", [](JobSpec& r, size_t n) { r.workdir = "/" + std::string(n - 1, 'd'); },
        4096},
       {"output file (-o, --output)", [](JobSpec& r, size_t n) { r.stdout_pattern = "/" + std::string(n - 1, 'o'); },
@@ -227,12 +228,12 @@ TEST(BuildJobTest, EveryFreeTextFieldIsBounded) {
   Fixture f;
   JobSpec r = f.Request();
   r.name.assign(1024, 'n');
-  r.comment.assign(1024, 'c');
+  r.options.comment.assign(1024, 'c');
   r.workdir = "/" + std::string(4095, 'd');
   StatusOr<BuiltJob> b = f.Build(r);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->job.name.size(), 1024u);
-  EXPECT_EQ(b->job.comment.size(), 1024u);
+  EXPECT_EQ(b->job.options.comment.size(), 1024u);
   EXPECT_EQ(b->job.workdir.size(), 4096u);
   // The environment and the script's arguments: each string, and all of them.
   r = f.Request();

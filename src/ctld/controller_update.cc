@@ -130,7 +130,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
       if (k == "comment") {  // (any time, as Slurm's Comment=)
         if (IsFinished(job.state)) return FailedPrecondition("Job/step already completing or completed");
         RETURN_IF_ERROR(CheckLength("Comment", value, kMaxCommentBytes));
-        job.comment = value;
+        job.options.comment = value;
         continue;
       }
       if (!pending) return FailedPrecondition("Job is no longer pending execution");

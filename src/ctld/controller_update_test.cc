@@ -26,10 +26,10 @@ TEST_F(ControllerTest, UpdatedTextFieldsAreBoundAsAtSubmission) {
                                 std::to_string(c.limit + 1) + " bytes, at most " + std::to_string(c.limit));
   }
   EXPECT_EQ(Job(id).name, "first");
-  EXPECT_EQ(Job(id).comment, "");
+  EXPECT_EQ(Job(id).options.comment, "");
   ASSERT_TRUE(ctld_->UpdateJob(id, {{"JobName", std::string(1024, 'n')}, {"Comment", std::string(1024, 'c')}}, kAlice).ok());
   EXPECT_EQ(Job(id).name, std::string(1024, 'n'));
-  EXPECT_EQ(Job(id).comment, std::string(1024, 'c'));
+  EXPECT_EQ(Job(id).options.comment, std::string(1024, 'c'));
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ RC_GTEST_PROP(JobListJson, RandomRecordsRoundTrip, ()) {
 TEST(JobRecordsPrettyJson, IsThePrettyFullRecords) {
   JobRecord a = Rich();
   a.name = std::string("tab\there \"quoted\" back\\slash \x01 caf\xc3\xa9 bad\xff\xc3 end");
-  a.comment = "\xe2\x82";  // a truncated sequence
+  a.options.comment = "\xe2\x82";  // a truncated sequence
   a.environment = {"A=1", std::string("B=\x7f\xf0\x9f\x98\x80")};
   const std::vector<JobRecord> jobs = {a, JobRecord{}};
   boost::json::array arr;
@@ -168,7 +168,7 @@ TEST(JobRecordsPrettyJson, IsThePrettyFullRecords) {
 RC_GTEST_PROP(JobRecordsPrettyJson, AnyBytesGiveValidJson, ()) {
   JobRecord j;
   j.name = *rc::gen::arbitrary<std::string>();
-  j.comment = *rc::gen::container<std::string>(rc::gen::inRange<char>(-128, 127));
+  j.options.comment = *rc::gen::container<std::string>(rc::gen::inRange<char>(-128, 127));
   boost::json::error_code ec;
   const boost::json::value v = boost::json::parse(JobRecordsPrettyJson({j}), ec);  // strict UTF-8
   RC_ASSERT(!ec);

@@ -11,6 +11,7 @@
 
 #include "base/shared_text.h"
 #include "model/dependency_spec.h"
+#include "model/job_options.h"
 #include "model/job_request.h"
 #include "model/node.h"
 
@@ -118,7 +119,7 @@ struct JobRecord {
   std::string workdir;              // submit directory; the batch script runs here
   std::string submit_host;          // where sbatch/salloc ran (SLURM_SUBMIT_HOST)
   int64_t submit_sid = 0;           // the session of the submitting command (scontrol's AllocNode:Sid)
-  std::string comment;              // --comment
+  JobOptions options;               // --comment, ...: as submitted (scontrol update Comment= changes it)
   // The submitting command's key for this submission: its retry (after a lost answer) gets this
   // job back instead of making another. Unique per user among the jobs the controller holds.
   std::string submit_key;

@@ -119,7 +119,7 @@ void JobRecordFields(V& v, J& j, const JobRecord& d) {
   v("workdir", j.workdir, d.workdir);
   v("submit_host", j.submit_host, d.submit_host);
   v("submit_sid", j.submit_sid, d.submit_sid);
-  v("comment", j.comment, d.comment);
+  JobOptionsFields(v, j.options, d.options);  // flattened: "comment", ...
   v("submit_key", j.submit_key, d.submit_key);
   v("array_job_id", j.array_job_id, d.array_job_id);
   v("array_task_id", j.array_task_id, d.array_task_id);

@@ -51,7 +51,8 @@ inline JobRecord FullyPopulatedJob() {
   j.workdir = "/home/alice";
   j.submit_host = "login1";
   j.submit_sid = 777;
-  j.comment = "a comment";
+  j.options.comment = "a comment";
+  j.options.wckey = "proj";
   j.submit_key = "key-1";
   j.array_job_id = 40;
   j.array_task_id = 2;

@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "model/dependency_spec.h"
 #include "model/job_array.h"
+#include "model/job_options.h"
 #include "model/job_request.h"
 
 namespace muster {
@@ -47,7 +48,7 @@ struct JobSpec {
   bool requeue = true;
   std::string submit_host;
   int64_t submit_sid = 0;  // the submitting command's session id
-  std::string comment;     // --comment
+  JobOptions options;      // --comment, ...: carried unchanged to the job record
   // A key the command chose for this submission (letters, digits, '-' and '_', at most 64): a
   // second submission of the caller with the same key, while the first one's job is held (MinJobAge
   // after its end), returns that job's id and makes none.

@@ -143,7 +143,7 @@ std::vector<OptionRow> ListOptions(OptionTable table) {
     if (*o.name != '\0') row.name = "--" + std::string(o.name);
     if (o.short_name != 0) row.short_name = std::string("-") + o.short_name;
     static constexpr const char* kArgs[] = {"none", "required", "optional"};
-    static constexpr const char* kUses[] = {"resource", "own", "meta", "ignored", "unsupported"};
+    static constexpr const char* kUses[] = {"resource", "own", "meta", "ignored", "unsupported", "job"};
     row.argument = kArgs[static_cast<int>(o.arg)];
     row.state = kUses[static_cast<int>(o.use)];
     if (o.canonical != nullptr) row.alias_of = "--" + std::string(o.canonical);

@@ -34,6 +34,7 @@ enum class OptionUse {
   kMeta,         // --help, --usage, --version
   kIgnored,      // accepted, no effect
   kUnsupported,  // a Slurm option Muster does not implement: refused
+  kJob,          // an option the job carries to its record (model/job_options.h), shared by sbatch and srun
 };
 
 struct OptionSpec {
@@ -93,7 +94,7 @@ struct OptionRow {
   std::string name;        // "--account", or "" for a short option alone
   std::string short_name;  // "-A", or ""
   std::string argument;    // "none", "required", "optional"
-  std::string state;       // "resource", "own", "meta", "ignored", "unsupported"
+  std::string state;       // "resource", "own", "meta", "ignored", "unsupported", "job"
   std::string alias_of;    // "--clusters", or ""
   std::string note;
 };

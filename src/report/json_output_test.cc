@@ -26,7 +26,7 @@ std::vector<JobRecord> EndedJobs() {
   jobs[3].state = JobState::kCancelled;
   jobs[3].cancelled_by = 0;
   jobs[3].end_time = kT0 + 31;
-  jobs[1].exit_signal = 9; jobs[1].comment = "a \"comment\"";
+  jobs[1].exit_signal = 9; jobs[1].options.comment = "a \"comment\"";
   return jobs;
 }
 TEST(ReportJsonTest, SacctAndSinfoJsonAreAsBefore) {

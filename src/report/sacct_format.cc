@@ -238,7 +238,8 @@ const std::map<std::string, Getter>& Getters() {
          return JobOnly(r, r.job->reason.empty() ? std::string("None") : r.job->reason);
        }},
       {"workdir", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->workdir); }},
-      {"comment", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->comment); }},
+      {"comment", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->options.comment); }},
+      {"wckey", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->options.wckey); }},
       {"cluster", [](const Row&, const Ctx& c) { return *c.cluster; }},
       {"constraints", [](const Row& r, const Ctx&) { return JobOnly(r, r.job->request.constraint); }},
       {"restarts", [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(Restarts(*r.job))); }},
@@ -399,7 +400,7 @@ bj::value SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRe
         {"array", {{"job_id", 0}, {"task_id", nullptr}, {"task", nullptr}}},
         {"association", {{"account", j.account}, {"cluster", cluster}, {"partition", nullptr}, {"user", j.user}}},
         {"cluster", cluster},
-        {"comment", {{"administrator", nullptr}, {"job", j.comment.empty() ? bj::value(nullptr) : bj::value(j.comment)}, {"system", nullptr}}},
+        {"comment", {{"administrator", nullptr}, {"job", j.options.comment.empty() ? bj::value(nullptr) : bj::value(j.options.comment)}, {"system", nullptr}}},
         {"constraints", j.request.constraint},
         {"container", nullptr},
         {"derived_exit_code", exit_json(DerivedExit(j, steps), 0)},
@@ -429,7 +430,7 @@ bj::value SacctJson(const std::vector<JobRecord>& jobs, const std::vector<StepRe
         {"tres", {{"allocated", j.allocation.empty() ? bj::array() : tres_list(cpus, mem, nodes, gpus)},
                   {"requested", tres_list(cpus, mem, nodes, gpus)}}},
         {"user", j.user},
-        {"wckey", {{"wckey", ""}, {"flags", bj::array()}}},
+        {"wckey", {{"wckey", j.options.wckey}, {"flags", bj::array()}}},
         {"working_directory", j.workdir},
     });
   }

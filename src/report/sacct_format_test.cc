@@ -85,6 +85,12 @@ TEST_F(SacctFormatTest, ParsableLayoutsAndSteps) {
   o.steps = false;
   o.fields = *ParseSacctFields("JobID,State");
   EXPECT_EQ(FormatSacct(jobs, {s}, o, kT0 + 60), "9148|COMPLETED|\n");
+  // The job's --wckey, on the job's line only.
+  jobs[0].options.wckey = "proj";
+  o.steps = true;
+  o.fields = *ParseSacctFields("JobID,WCKey");
+  EXPECT_EQ(FormatSacct(jobs, {s}, o, kT0 + 60), "9148|proj|\n9148.batch||\n9148.0||\n");
+  o.steps = false;
   // A step's TRES: its CPUs, memory and GPUs (what it held).
   s.node_cpus = {4};  // held all the job's CPUs
   s.node_mem_mb = {1000};
@@ -100,6 +106,7 @@ TEST_F(SacctFormatTest, ParsableLayoutsAndSteps) {
   EXPECT_EQ(js["jobs"][0]["time"]["elapsed"], 30);
   EXPECT_EQ(js["jobs"][0]["time"]["limit"], 10);
   EXPECT_EQ(js["jobs"][0]["state"]["current"], "COMPLETED");
+  EXPECT_EQ(js["jobs"][0]["wckey"]["wckey"], "proj");
 }
 
 TEST_F(SacctFormatTest, LongHeaderMatchesCapture) {

@@ -191,7 +191,7 @@ std::string FileAndTresLines(const JobRecord& job, const std::set<std::string>& 
   std::string o;
   o += "Command=(null)" + eol;
   o += "WorkDir=" + job.workdir + eol;
-  if (!job.comment.empty()) o += "Comment=" + job.comment + " " + eol;
+  if (!job.options.comment.empty()) o += "Comment=" + job.options.comment + " " + eol;
   if (!job.script.empty()) {
     const char* default_out = job.array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out";
     const std::string out = ExpandStdPath(job.stdout_pattern.empty() ? default_out : job.stdout_pattern, job);

@@ -161,7 +161,7 @@ std::string Value(char type, const JobRecord& job, int64_t now, const std::strin
     case 'Q': return std::to_string(job.priority);
     case 'Z': return job.workdir;
     case 'o': return "(null)";
-    case 'k': return job.comment.empty() ? std::string("(null)") : job.comment;
+    case 'k': return job.options.comment.empty() ? std::string("(null)") : job.options.comment;
     case 'U': return std::to_string(job.uid);
     case 'G': return std::to_string(job.gid);
     case 'x': return CompressHostlist(r.exclude);

@@ -17,6 +17,7 @@ StatusOr<ToolLine> ReadToolLine(OptionTable table, const std::vector<std::string
         return InvalidArgument("--" + o.spec->Canonical() + " is not supported");
       case OptionUse::kOwn:
       case OptionUse::kResource:
+      case OptionUse::kJob:
         return apply(o);
     }
     return Status::Ok();

@@ -64,7 +64,8 @@ inline JobRecord RichJob(int64_t id) {
   j.time_limit_s = 86400;
   j.requeue = false;
   j.held = true;
-  j.comment = "a comment";
+  j.options.comment = "a comment";
+  j.options.wckey = "proj";
   j.submit_key = "retry-key-0042";
   j.interactive = true;
   j.array_job_id = 5;

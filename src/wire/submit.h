@@ -72,7 +72,8 @@ struct External<JobSpec> : std::true_type {
     v("submit_host", s.submit_host);
     v("submit_sid", s.submit_sid);
     v("dependency", s.dependency);
-    v("comment", s.comment);
+    static const JobOptions kOptionDefaults;
+    JobOptionsFields(v, s.options, kOptionDefaults);  // flattened: "comment", ...
     v("array", s.array);
     v("submit_key", s.submit_key);
     v("interactive", s.interactive);

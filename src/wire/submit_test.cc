@@ -23,7 +23,8 @@ JobSpec Full() {
   r.requeue = false;
   r.submit_host = "login1";
   r.submit_sid = 4242;
-  r.comment = "c";
+  r.options.comment = "c";
+  r.options.wckey = "w";
   r.submit_key = "k1";
   r.interactive = true;
   r.array = ParseArraySpec("1-3").value();
@@ -43,7 +44,7 @@ JobSpec Full() {
 TEST(JobSpecTest, EveryFieldRoundTripsUnderItsKey) {
   const JobSpec r = Full();
   const wire::bj::object j = wire::ToObject(r);
-  EXPECT_EQ(j.size(), 27u);
+  EXPECT_EQ(j.size(), 28u);
   EXPECT_EQ(j.at("stdout"), "out-%j");
   EXPECT_EQ(j.at("stderr"), "err-%j");
   EXPECT_EQ(j.at("stdin"), "/dev/null");

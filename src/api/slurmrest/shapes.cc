@@ -164,7 +164,7 @@ bj::object JobJson(const JobRecord& j, const std::string& cluster) {
   o["cluster"] = cluster;
   o["cluster_features"] = "";
   o["command"] = "";
-  o["comment"] = j.comment;
+  o["comment"] = j.options.comment;
   o["container"] = "";
   o["contiguous"] = false;
   o["core_spec"] = nullptr;
@@ -256,7 +256,7 @@ bj::object JobJson(const JobRecord& j, const std::string& cluster) {
   o["tres_alloc_str"] = started ? JobTres(j) : std::string();
   o["user_id"] = j.uid;
   o["user_name"] = j.user;
-  o["wckey"] = "";
+  o["wckey"] = j.options.wckey;
   o["current_working_directory"] = j.workdir;
   return o;
 }

@@ -106,6 +106,9 @@ TEST(SlurmRestShapes, PendingAndUnlimitedJobs) {
   EXPECT_EQ(o.at("job_resources"), bj::object());
   EXPECT_EQ(o.at("tres_alloc_str"), "");
   EXPECT_EQ(o.at("gres_detail"), bj::array());
+  EXPECT_EQ(o.at("wckey"), "");
+  j.options.wckey = "proj";
+  EXPECT_EQ(JobJson(j, "c").at("wckey"), "proj");
 }
 
 TEST(SlurmRestShapes, RunningJobShowsItsGpus) {

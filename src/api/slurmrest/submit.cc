@@ -105,7 +105,7 @@ Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
   } else if (key == "qos") {
     ASSIGN_OR_RETURN(s.qos, Text(key, v));
   } else if (key == "comment") {
-    ASSIGN_OR_RETURN(s.comment, Text(key, v));
+    ASSIGN_OR_RETURN(s.options.comment, Text(key, v));
   } else if (key == "nice") {
     ASSIGN_OR_RETURN(s.nice, Int(key, v));
   } else if (key == "hold") {

@@ -18,7 +18,7 @@ TEST(SlurmRestSubmit, ReadsJobProperties) {
                                                          "--cpus-per-task=2", "--mem=1000", "--gres=gpu:2"}));
   EXPECT_EQ(s->account, "a");
   EXPECT_EQ(s->qos, "high");
-  EXPECT_EQ(s->comment, "c");
+  EXPECT_EQ(s->options.comment, "c");
   EXPECT_EQ(s->nice, 3);
   EXPECT_TRUE(s->hold);
   EXPECT_FALSE(s->requeue);
