@@ -483,16 +483,13 @@ std::vector<std::vector<std::string>> SplitAtHetjob(const std::vector<std::strin
   return groups;
 }
 
-StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args, const std::string& cwd,
-                                        const ScriptReader& read_script) {
-  SbatchRequest r;
-  r.export_mode = "ALL";
-  r.workdir = cwd;
+namespace {
 
-  // The command line's heterogeneous components: "sbatch OPTS0 : OPTS1 : OPTS2 script args".
-  // Each ':' ends a component's options; the last component's are followed by the script.
+// The command line's heterogeneous components: "sbatch OPTS0 : OPTS1 : OPTS2 script args". Each
+// ':' ends a component's options; the last component's are followed by the script. `args` is left
+// with the leader's options and the script and its arguments; returned: the components after it.
+std::vector<std::vector<std::string>> SplitComponents(std::vector<std::string>& args) {
   std::vector<std::vector<std::string>> cli_groups;
-  std::vector<std::string> args = all_args;
   while (true) {
     StatusOr<size_t> operand =
         Getopt(SbatchOptionTable(), args, kGetoptStyle, [](const OptionOccurrence&) { return Status::Ok(); });
@@ -516,6 +513,90 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
     cli_groups.erase(cli_groups.begin());  // (now the components after the leader)
   }
 
+  return cli_groups;
+}
+
+// The script (generated with --wrap, else read from its path or standard input) and the words of
+// its #SBATCH directives.
+StatusOr<std::vector<std::string>> ReadScript(const std::vector<std::string>& args, size_t first_operand,
+                                              const std::optional<std::string>& wrap, const ScriptReader& read_script,
+                                              SbatchRequest& r) {
+  std::vector<std::string> directive_words;
+  if (wrap) {
+    r.script = WrapScript(*wrap);
+    r.name = "wrap";
+  } else {
+    if (first_operand < args.size()) {
+      r.script_path = args[first_operand];
+      r.script_args.assign(args.begin() + static_cast<std::ptrdiff_t>(first_operand) + 1, args.end());
+    }
+    StatusOr<std::string> text = read_script(r.script_path);
+    if (!text.ok()) return FatalError("sbatch: error: Unable to open file " + r.script_path);
+    r.script = std::move(text).value();
+    RETURN_IF_ERROR(CheckScript(r.script));
+    r.name = r.script_path.empty() ? "sbatch" : BaseName(r.script_path);
+    ASSIGN_OR_RETURN(directive_words,
+                     DirectiveWords(r.script, r.script_path.empty() ? "(null)" : r.script_path));
+  }
+  return directive_words;
+}
+
+// One component's directives as options (an operand there is an invalid directive).
+StatusOr<std::vector<OptionOccurrence>> ReadDirectives(const std::vector<std::string>& words) {
+  ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(SbatchOptionTable(), words, kGetoptStyle));
+  if (in_script.first_operand < words.size()) {
+    return OptionError("sbatch: error: Invalid directive found in batch script: " + words[in_script.first_operand]);
+  }
+  return std::move(in_script.options);
+}
+
+// A heterogeneous job's further components: each its own directives and command line; the
+// account and QOS pass on from the component before when not given (as Slurm propagates them).
+Status ReadComponents(const std::vector<std::vector<std::string>>& directive_groups,
+                      const std::vector<std::vector<OptionOccurrence>>& later_cli, const std::string& cwd,
+                      SbatchRequest& r) {
+  const size_t components = std::max(directive_groups.size(), later_cli.size() + 1);
+  std::string account = r.account, qos = r.qos;
+  for (size_t k = 1; k < components; ++k) {
+    std::vector<OptionOccurrence> own_directives, own_cli;
+    if (k < directive_groups.size()) {
+      ASSIGN_OR_RETURN(own_directives, ReadDirectives(directive_groups[k]));
+    }
+    if (k - 1 < later_cli.size()) own_cli = later_cli[k - 1];
+    SbatchRequest scratch;
+    RETURN_IF_ERROR(ApplyOwn(own_directives, cwd, &scratch));
+    RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &scratch));
+    {
+      // What is not the component's own (its account and QOS) is the job's: the output files,
+      // the name, --wrap, ...
+      const std::string leader_account = r.account, leader_qos = r.qos;
+      RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &r));
+      r.account = leader_account;
+      r.qos = leader_qos;
+    }
+    HetComponentSpec c;
+    ASSIGN_OR_RETURN(Resources component, ReadResources(own_directives, own_cli));
+    c.resources = std::move(component.request);
+    c.submit_args = std::move(component.args);
+    if (!scratch.account.empty()) account = scratch.account;
+    if (!scratch.qos.empty()) qos = scratch.qos;
+    c.account = account;
+    c.qos = qos;
+    r.het_components.push_back(std::move(c));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args, const std::string& cwd,
+                                        const ScriptReader& read_script) {
+  SbatchRequest r;
+  r.export_mode = "ALL";
+  r.workdir = cwd;
+
+  std::vector<std::string> args = all_args;
+  const std::vector<std::vector<std::string>> cli_groups = SplitComponents(args);
   // First pass: the command line's shape, --help/--usage/--version, --wrap, the script operand.
   ASSIGN_OR_RETURN(ParsedOptions parsed, Getopt(SbatchOptionTable(), args, kGetoptStyle));
   const std::vector<OptionOccurrence>& cli = parsed.options;
@@ -548,34 +629,11 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   }
 
   // The script.
-  std::vector<std::string> directive_words;
-  if (wrap) {
-    r.script = WrapScript(*wrap);
-    r.name = "wrap";
-  } else {
-    if (first_operand < args.size()) {
-      r.script_path = args[first_operand];
-      r.script_args.assign(args.begin() + static_cast<std::ptrdiff_t>(first_operand) + 1, args.end());
-    }
-    StatusOr<std::string> text = read_script(r.script_path);
-    if (!text.ok()) return FatalError("sbatch: error: Unable to open file " + r.script_path);
-    r.script = std::move(text).value();
-    RETURN_IF_ERROR(CheckScript(r.script));
-    r.name = r.script_path.empty() ? "sbatch" : BaseName(r.script_path);
-    ASSIGN_OR_RETURN(directive_words,
-                     DirectiveWords(r.script, r.script_path.empty() ? "(null)" : r.script_path));
-  }
+  ASSIGN_OR_RETURN(const std::vector<std::string> directive_words, ReadScript(args, first_operand, wrap, read_script, r));
   const std::vector<std::vector<std::string>> directive_groups = SplitAtHetjob(directive_words);
 
   // Second pass: directives, then the command line (the leader's: the first component's).
-  auto read_directives = [&](const std::vector<std::string>& words) -> StatusOr<std::vector<OptionOccurrence>> {
-    ASSIGN_OR_RETURN(ParsedOptions in_script, Getopt(SbatchOptionTable(), words, kGetoptStyle));
-    if (in_script.first_operand < words.size()) {
-      return OptionError("sbatch: error: Invalid directive found in batch script: " + words[in_script.first_operand]);
-    }
-    return std::move(in_script.options);
-  };
-  ASSIGN_OR_RETURN(const std::vector<OptionOccurrence> directives, read_directives(directive_groups.front()));
+  ASSIGN_OR_RETURN(const std::vector<OptionOccurrence> directives, ReadDirectives(directive_groups.front()));
   RETURN_IF_ERROR(ApplyOwn(directives, cwd, &r));
   RETURN_IF_ERROR(ApplyOwn(cli, cwd, &r));
   ASSIGN_OR_RETURN(Resources own, ReadResources(directives, cli));
@@ -583,37 +641,7 @@ StatusOr<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& all_args
   r.request = std::move(own.request);
   r.request.name = r.name;
 
-  // A heterogeneous job's further components: each its own directives and command line; the
-  // account and QOS pass on from the component before when not given (as Slurm propagates them).
-  const size_t components = std::max(directive_groups.size(), cli_groups.size() + 1);
-  std::string account = r.account, qos = r.qos;
-  for (size_t k = 1; k < components; ++k) {
-    std::vector<OptionOccurrence> own_directives, own_cli;
-    if (k < directive_groups.size()) {
-      ASSIGN_OR_RETURN(own_directives, read_directives(directive_groups[k]));
-    }
-    if (k - 1 < later_cli.size()) own_cli = later_cli[k - 1];
-    SbatchRequest scratch;
-    RETURN_IF_ERROR(ApplyOwn(own_directives, cwd, &scratch));
-    RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &scratch));
-    {
-      // What is not the component's own (its account and QOS) is the job's: the output files,
-      // the name, --wrap, ...
-      const std::string leader_account = r.account, leader_qos = r.qos;
-      RETURN_IF_ERROR(ApplyOwn(own_cli, cwd, &r));
-      r.account = leader_account;
-      r.qos = leader_qos;
-    }
-    HetComponentSpec c;
-    ASSIGN_OR_RETURN(Resources component, ReadResources(own_directives, own_cli));
-    c.resources = std::move(component.request);
-    c.submit_args = std::move(component.args);
-    if (!scratch.account.empty()) account = scratch.account;
-    if (!scratch.qos.empty()) qos = scratch.qos;
-    c.account = account;
-    c.qos = qos;
-    r.het_components.push_back(std::move(c));
-  }
+  RETURN_IF_ERROR(ReadComponents(directive_groups, later_cli, cwd, r));
   r.request.name = r.name;
   return r;
 }
