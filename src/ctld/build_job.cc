@@ -147,7 +147,7 @@ StatusOr<BuiltJob> BuildJob(const JobSpec& request, const Caller& caller, const 
   if (request.interactive && !request.array.empty()) return InvalidArgument("an interactive allocation cannot be a job array");
   BuiltJob out;
   if (!request.array.empty()) {  // parsed where it came in; a typed one held to the same rules
-    if (!ValidateArraySpec(request.array).ok()) return InvalidArgument("Invalid job array specification");
+    if (!ValidateArraySpec(request.array).ok()) return InvalidArgument(std::string(kArrayProblem));
     out.array = request.array;
   }
   const Partition* part = FindPartition(partitions, req.partition);

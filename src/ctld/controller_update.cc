@@ -150,7 +150,7 @@ Status Controller::UpdateJob(int64_t job_id, const std::map<std::string, std::st
       } else if (k == "dependency") {
         RETURN_IF_ERROR(CheckLength("Dependency", value, kMaxDependencyBytes));
         StatusOr<DependencySpec> spec = ParseDependency(value);
-        if (!spec.ok()) return InvalidArgument("Job dependency problem");
+        if (!spec.ok()) return InvalidArgument(std::string(kDependencyProblem));
         job.dependency = *std::move(spec);
         job.dependency_left.clear();
       } else if (k == "starttime" || k == "begintime") {

@@ -24,7 +24,7 @@ Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> 
 
 Status SetDependency(JobSpec& spec, std::string_view text) {
   StatusOr<DependencySpec> dependency = ParseDependency(text);
-  if (!dependency.ok()) return InvalidArgument("Job dependency problem");
+  if (!dependency.ok()) return InvalidArgument(std::string(kDependencyProblem));
   spec.dependency = std::move(dependency).value();
   return Status::Ok();
 }
@@ -35,7 +35,7 @@ Status SetArray(JobSpec& spec, std::string_view text) {
     return Status::Ok();
   }
   StatusOr<ArraySpec> array = ParseArraySpec(text);
-  if (!array.ok()) return InvalidArgument("Invalid job array specification");
+  if (!array.ok()) return InvalidArgument(std::string(kArrayProblem));
   spec.array = std::move(array).value();
   return Status::Ok();
 }

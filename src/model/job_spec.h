@@ -15,6 +15,7 @@
 #include "model/job_array.h"
 #include "model/job_options.h"
 #include "model/job_request.h"
+#include "model/slurm_errors.h"
 
 namespace muster {
 
@@ -77,11 +78,11 @@ Status SetResourceOptions(JobSpec& spec, std::vector<std::string> args);
 Status SetResourceOptions(HetComponentSpec& component, std::vector<std::string> args);
 
 // --dependency's text parsed into `dependency` (model/dependency_spec.h); one that does not parse
-// is refused as slurmctld refuses it: "Job dependency problem".
+// is refused as slurmctld refuses it: kDependencyProblem.
 Status SetDependency(JobSpec& spec, std::string_view text);
 
-// --array's text parsed into `array`; one that does not parse is refused as slurmctld refuses
-// it: "Invalid job array specification".
+// --array's text parsed into `array` ("" for none); one that does not parse is refused as
+// slurmctld refuses it: kArrayProblem.
 Status SetArray(JobSpec& spec, std::string_view text);
 
 // sbatch --test-only's answer (POST /v1/jobs?test_only=1): when and where the job would start.

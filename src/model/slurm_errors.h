@@ -17,6 +17,12 @@ inline constexpr std::string_view kTransitionStateMessage = "Job can not be alte
 inline constexpr std::string_view kNotWholeHetJobMessage =
     "Operation not permitted on individual component of heterogeneous job";
 
+// ESLURM_DEPENDENCY, ESLURM_INVALID_ARRAY: a dependency or a job array that does not parse, where
+// it is read (the commands, the API edge: model/job_spec.h's SetDependency and SetArray) or
+// changed (scontrol update Dependency=).
+inline constexpr std::string_view kDependencyProblem = "Job dependency problem";
+inline constexpr std::string_view kArrayProblem = "Invalid job array specification";
+
 // The answers Slurm's scancel retries (its MAX_CANCEL_RETRY loop): the job may be running soon.
 inline bool IsTransitional(const Status& s) {
   return s.code() == StatusCode::kFailedPrecondition &&

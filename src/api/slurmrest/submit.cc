@@ -4,7 +4,6 @@
 
 #include <boost/json.hpp>
 
-#include "model/dependency_spec.h"
 #include "net/json_body.h"
 
 namespace muster::slurmrest {
@@ -114,16 +113,12 @@ Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
     ASSIGN_OR_RETURN(s.requeue, Bool(key, v));
   } else if (key == "dependency") {
     ASSIGN_OR_RETURN(std::string text, Text(key, v));
-    StatusOr<DependencySpec> spec = ParseDependency(text);
-    if (!spec.ok()) return InvalidArgument(kDependencyProblem);  // as slurmctld refuses it
-    s.dependency = *std::move(spec);
+    RETURN_IF_ERROR(SetDependency(s, text));
   } else if (key == "begin_time") {
     ASSIGN_OR_RETURN(s.begin_time, Int(key, v));
   } else if (key == "array") {
     ASSIGN_OR_RETURN(std::string text, Text(key, v));
-    StatusOr<ArraySpec> array = ParseArraySpec(text);
-    if (!array.ok()) return InvalidArgument(kArrayProblem);  // as slurmctld refuses it
-    s.array = *std::move(array);
+    RETURN_IF_ERROR(SetArray(s, text));
   } else if (key == "current_working_directory") {
     ASSIGN_OR_RETURN(s.workdir, Text(key, v));
   } else if (key == "standard_output") {

@@ -21,11 +21,9 @@ namespace muster::slurmrest {
 // key: 'Unknown key "x"' for one slurmrestd does not know either, 'Muster does not take key "x"'
 // for one it knows that Muster has no counterpart for, "environment must be set". `bad_key`, when
 // given, receives the known key whose value was refused ("" for other errors).
-// A dependency (or an array) that does not parse is refused with kDependencyProblem
-// (kArrayProblem), the job's error as
-// slurmctld gives it (the route answers it as a refused job, not as a body it cannot read).
-inline constexpr const char* kDependencyProblem = "Job dependency problem";
-inline constexpr const char* kArrayProblem = "Invalid job array specification";
+// A dependency (or an array) that does not parse is refused as the commands refuse it
+// (SetDependency, SetArray: kDependencyProblem, kArrayProblem, slurmctld's words); the route
+// answers it as a refused job, not as a body it cannot read.
 StatusOr<JobSpec> ReadSubmission(std::string_view body, std::string* bad_key = nullptr);
 
 // POST /slurm/v0.0.38/job/{id}: the job_properties to change as scontrol's fields
