@@ -48,13 +48,11 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 // What a pending job would hold, before it is placed: its GPUs and CPUs as asked, and the memory
-// its shape gives every node and unit. (The amounts only: its owner is the job's.)
-JobUse EstimateUse(const PendingJob& job, const RequestShape& shape) {
-  JobUse u;
+// its shape gives every node and unit, set in `u`. (The amounts only: its owner is the job's.)
+void SetEstimate(const PendingJob& job, const RequestShape& shape, JobUse& u) {
   u.gpu_milli = static_cast<int64_t>(RequestedGpus(job.request) * kMilliPerGpu + 0.5);
   u.cpu_milli = static_cast<int64_t>(RequestedCpus(job.request) * 1000);
   u.memory_mb = shape.per_node.memory_mb * shape.min_nodes + shape.unit.memory_mb * shape.units;
-  return u;
 }
 
 }  // namespace
@@ -100,21 +98,21 @@ void Scheduler::Reload(SchedulerOptions options) {
   plan_.Load(snapshot_);
 }
 
-Scheduler::Filter& Scheduler::Candidates(const std::string& partition, const JobRequest& req) {
+Scheduler::Filter& Scheduler::Candidates(const Partition& part, const std::string& partition, const JobRequest& req) {
   const bool plain = req.constraint.empty() && req.nodelist.empty() && req.exclude.empty() && req.tmp_disk_mb == 0 &&
                      req.min_cpus_per_node == 0;
-  if (plain && plain_filter_ != nullptr && plain_partition_ == partition) return *plain_filter_;
+  if (plain && plain_filter_ != nullptr && plain_partition_ == &part) return *plain_filter_;
   Filter& f = CandidatesByKey(partition, req);
   if (plain) {
-    plain_partition_ = partition;
+    plain_partition_ = &part;
     plain_filter_ = &f;
   }
   return f;
 }
 
-const std::string& Scheduler::ShapeKey(const Filter& filter, const RequestShape& shape) {
+Scheduler::ShapeName& Scheduler::ShapeKey(const Filter& filter, const RequestShape& shape) {
   auto [it, inserted] = shape_keys_.try_emplace(ShapeIdent{&filter, shape});
-  if (inserted) it->second = "#" + std::to_string(shape_keys_.size());
+  if (inserted) it->second.name = "#" + std::to_string(shape_keys_.size());
   return it->second;
 }
 
@@ -174,26 +172,26 @@ std::optional<Decision> Scheduler::Resolve(const PendingJob& job, JobStep& step)
     if (found == nullptr) return Reject(job.id, "Invalid partition name specified: " + pname);
     StatusOr<RequestShape> shape_or = ResolveShape(req, *found);
     if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
-    Filter& found_filter = Candidates(pname, req);
+    Filter& found_filter = Candidates(*found, pname, req);
     if (!found_filter.status.ok()) return Reject(job.id, found_filter.status.message());
     // Whether it can ever fit (more than the partition has: reject now rather than wait forever).
-    const std::string& found_key = ShapeKey(found_filter, *shape_or);
-    auto fit = fit_cache_.find(found_key);
-    if (fit == fit_cache_.end()) {
-      int v = 0;
+    ShapeName& named = ShapeKey(found_filter, *shape_or);
+    if (named.fit < 0) {
+      named.fit = 0;
       if (TryPlace(index_, capacity_all_, *shape_or, found_filter.nodes)) {
-        v = TryPlace(index_, capacity_up_, *shape_or, found_filter.nodes) ? 2 : 1;
+        named.fit = TryPlace(index_, capacity_up_, *shape_or, found_filter.nodes) ? 2 : 1;
       }
-      fit = fit_cache_.emplace(found_key, v).first;
     }
-    JobMemo fresh{job.revision, found, std::move(*shape_or), &found_filter, &found_key, fit->second, {}, cycles_};
-    fresh.estimate = EstimateUse(job, fresh.shape);
-    if (memo != nullptr) {
-      *memo = std::move(fresh);
-    } else {
-      scratch_memo_ = std::move(fresh);
-      memo = &scratch_memo_;
-    }
+    // Filled in place (the shape moved once; the estimate's owner strings stay empty).
+    if (memo == nullptr) memo = &scratch_memo_;
+    memo->revision = job.revision;
+    memo->partition = found;
+    memo->shape = std::move(*shape_or);
+    memo->filter = &found_filter;
+    memo->key = &named.name;
+    memo->fit = named.fit;
+    SetEstimate(job, memo->shape, memo->estimate);
+    memo->cycle = cycles_;
   }
   step.partition_name = &pname;
   step.part = memo->partition;
@@ -325,7 +323,6 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   if (shape_keys_.size() > kKeptShapes || filters_.size() > kKeptShapes) {
     filters_.clear();
     shape_keys_.clear();
-    fit_cache_.clear();
     job_memos_.clear();  // (they point into the filters and names)
   }
   ++cycles_;
@@ -376,7 +373,15 @@ std::vector<Decision> Scheduler::RunCycle(const std::vector<PendingJob>& queue) 
   std::vector<Decision> out;
   out.reserve(queue.size());
   ResumeSuspended(out);
-  for (const PendingJob* j : order) {
+  // The order visits the records out of place (a pass over many waiting jobs is bound by memory,
+  // not by its work): the records a few turns ahead are fetched meanwhile.
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kAhead < order.size()) {
+      const char* next = reinterpret_cast<const char*>(order[i + kAhead]);
+      for (size_t line = 0; line < sizeof(PendingJob); line += 64) __builtin_prefetch(next + line);
+    }
+    const PendingJob* j = order[i];
     if (j->het.empty()) {
       out.push_back(Decide(*j));
     } else {

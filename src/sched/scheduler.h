@@ -116,11 +116,18 @@ class Scheduler {
     // same for every job with this filter during a pass, so built once.
     std::optional<std::string> unavailable;
   };
-  Filter& Candidates(const std::string& partition, const JobRequest& req);
+  // (`part`: the partition named `partition`.)
+  Filter& Candidates(const Partition& part, const std::string& partition, const JobRequest& req);
   Filter& CandidatesByKey(const std::string& partition, const JobRequest& req);
   // The per-cycle memo key of a job's filter and shape: a short name ("#3") given to each pair the
-  // first time it comes, so the memos hash a few bytes instead of every field written out.
-  const std::string& ShapeKey(const Filter& filter, const RequestShape& shape);
+  // first time it comes, so the memos hash a few bytes instead of every field written out; and
+  // whether the pair can ever fit (-1: not found yet; then 0 never, 1 only with nodes down or
+  // drained, 2 fits), found once per pair.
+  struct ShapeName {
+    std::string name;
+    int fit = -1;
+  };
+  ShapeName& ShapeKey(const Filter& filter, const RequestShape& shape);
   struct ShapeIdent {
     const Filter* filter = nullptr;
     RequestShape shape;
@@ -231,8 +238,7 @@ class Scheduler {
   // Kept between cycles, up to kKeptShapes of each (they depend on the index alone):
   static constexpr size_t kKeptShapes = 4096;
   std::unordered_map<std::string, Filter> filters_;
-  std::unordered_map<ShapeIdent, std::string, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
-  std::unordered_map<std::string, int> fit_cache_;  // per shape key: 0 never, 1 only with unavailable nodes, 2 fits
+  std::unordered_map<ShapeIdent, ShapeName, ShapeIdentHash> shape_keys_;  // filters_' elements stay put
   // What Decide resolved for a waiting job (its partition, shape, filter, shape key, whether it
   // can ever fit and its estimated use), kept while the job's revision holds (PendingJob::revision) and dropped
   // with the filters; jobs no longer queued are dropped now and then.
@@ -243,7 +249,7 @@ class Scheduler {
     Filter* filter = nullptr;
     const std::string* key = nullptr;
     int fit = 0;
-    JobUse estimate;     // EstimateUse: the amounts, no owner
+    JobUse estimate;     // SetEstimate: the amounts, no owner
     uint64_t cycle = 0;  // the last cycle that decided for it
   };
   boost::unordered_flat_map<int64_t, JobMemo> job_memos_;
@@ -252,7 +258,7 @@ class Scheduler {
   // Per cycle:
   // The last filter of a job asking for a partition and nothing else (the usual job), and its
   // partition: most jobs of a cycle find theirs here without building the filter's key.
-  std::string plain_partition_;
+  const Partition* plain_partition_ = nullptr;
   Filter* plain_filter_ = nullptr;
   // Shape keys that did not fit this cycle, by address: a key is one of shape_keys_' names,
   // which stay put and are unique.
