@@ -24,7 +24,6 @@ namespace muster {
 
 namespace {
 
-constexpr int kIdBlock = 1000;
 // The most components a heterogeneous job may have.
 constexpr size_t kMaxHetComponents = 128;
 
@@ -118,7 +117,8 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
               (config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS) * 1000),
       nodes_(config_.cluster, config_.scheduler),
       policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s),
-      stats_(clock->NowSeconds()) {
+      stats_(clock->NowSeconds()),
+      ids_(store) {
   outage_.Started(clock->NowMillis());
   nodes_.Lock().StartCounting(clock->NowMillis());
   config_.scheduler.policy.reset();
@@ -192,11 +192,7 @@ Status Controller::Recover() {
   // skips a block of ids). Only a leading controller gets here.
   StatusOr<int64_t> next_id = store_->RewindJobIds(std::max<int64_t>(1, config_.first_job_id));
   if (!next_id.ok()) return next_id.status().WithPrefix("numbering jobs");
-  {
-    MutexLock ids(id_mu_);
-    next_id_ = *next_id;
-    id_limit_ = *next_id;  // no block reserved yet: the first submission reserves one
-  }
+  ids_.Restart(*next_id);  // no block reserved yet: the first submission reserves one
   StatusOr<std::string> policy = store_->GetMeta(kPolicyKey);
   if (!policy.ok() && policy.status().code() != StatusCode::kNotFound) {
     return policy.status().WithPrefix("loading account and QOS changes");
@@ -255,29 +251,6 @@ void Controller::PurgeExpiredLocked(int64_t now) {
 bool Controller::IsAdmin(const Caller& caller) const {
   return caller.authenticated &&
          std::find(config_.admin_uids.begin(), config_.admin_uids.end(), caller.uid) != config_.admin_uids.end();
-}
-
-StatusOr<int64_t> Controller::NextJobId(int count) {
-  MutexLock lock(id_mu_);
-  if (count < 1 || count > kIdBlock) return InvalidArgument("too many job ids at once: " + std::to_string(count));
-  // `count` consecutive ids (a heterogeneous job's components): from a fresh block when this
-  // one has not enough left.
-  if (next_id_ + count > id_limit_) {
-    // Reserve ids in blocks: durable before use, so a crash never hands out an id twice.
-    StatusOr<int64_t> first = store_->AllocateJobIds(kIdBlock);
-    if (!first.ok()) return first.status();
-    next_id_ = std::max(next_id_, *first);
-    id_limit_ = *first + kIdBlock;
-    if (next_id_ + count > id_limit_) return Internal("job id counter is behind the stored jobs");
-  }
-  const int64_t first = next_id_;
-  next_id_ += count;
-  return first;
-}
-
-int64_t Controller::PeekJobId() {
-  MutexLock lock(id_mu_);
-  return next_id_;  // (a block reserved when this one is used up starts here: the store's counter)
 }
 
 StatusOr<int64_t> Controller::Submit(const JobSpec& request, const Caller& caller, std::string* user_msg) {
@@ -441,7 +414,7 @@ StatusOr<int64_t> Controller::AnswerTestOnly(const JobRecord& job, WillRun& will
   }
   // The id the job would get, none taken: an id is shown before its job is stored nowhere else
   // (Store::RewindJobIds reuses the ids of jobs never stored).
-  will_run.job_id = PeekJobId();
+  will_run.job_id = ids_.Peek();
   return will_run.job_id;
 }
 
@@ -451,7 +424,7 @@ StatusOr<std::vector<JobRecord>> Controller::NumberedJobs(JobRecord job, std::ve
   std::vector<JobRecord> jobs;
   if (!het.empty()) {
     // A heterogeneous job: consecutive ids, the leader's first (Slurm's "J+0", "J+1", ...).
-    ASSIGN_OR_RETURN(const int64_t first, NextJobId(static_cast<int>(het.size()) + 1));
+    ASSIGN_OR_RETURN(const int64_t first, ids_.Take(static_cast<int>(het.size()) + 1));
     jobs.push_back(std::move(job));
     for (JobRecord& c : het) jobs.push_back(std::move(c));
     for (size_t k = 0; k < jobs.size(); ++k) {
@@ -473,7 +446,7 @@ StatusOr<std::vector<JobRecord>> Controller::NumberedJobs(JobRecord job, std::ve
   }
   for (JobRecord& j : jobs) {
     if (j.het_job_id != 0) break;  // numbered above
-    StatusOr<int64_t> id = NextJobId();
+    StatusOr<int64_t> id = ids_.Take();
     if (!id.ok()) return id.status();
     j.id = *id;
     if (!array.tasks.empty()) j.array_job_id = jobs.front().id;
@@ -697,10 +670,6 @@ void Controller::SettleExitsLocked(const std::string& node, const std::vector<Ru
   }
 }
 
-Controller::CacheCheck Controller::cache_check() const {
-  MutexLock cycle(cycle_mu_);
-  return cache_check_;
-}
 
 void Controller::Wake() {
   {

@@ -2,8 +2,8 @@
 // loop's apply step, and the operations behind the API. Persists every change through the Store
 // before it is acknowledged; talks to node agents only through AgentClient; reads time only from
 // the injected Clock. Thread-safe, as owned parts with one lock each, always taken in this order
-// (a part never calls into one before it): cycle_mu_ (one scheduling pass at a time, its kept
-// state), mu_ (the jobs), nodes_ (NodeTable), steps_ (StepTable), policy_ (PolicyState); id_mu_
+// (a part never calls into one before it): pass_.mu (one scheduling pass at a time, its kept
+// state: SchedulingPass), mu_ (the jobs), nodes_ (NodeTable), steps_ (StepTable), policy_ (PolicyState); ids_
 // (job id blocks) is taken alone. Store writes and agent calls happen outside mu_. docs/architecture.md has why.
 // The compiler checks the locking (GUARDED_BY, REQUIRES: base/thread_annotations.h) and the tests
 // the order (each lock's LockRank, base/mutex.h).
@@ -43,11 +43,13 @@
 #include "ctld/build_job.h"
 #include "ctld/controller_stats.h"
 #include "ctld/gpu_usage_board.h"
+#include "ctld/job_ids.h"
 #include "ctld/job_table.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
 #include "ctld/outage_guard.h"
 #include "ctld/policy_state.h"
+#include "ctld/scheduling_pass.h"
 #include "ctld/step_table.h"
 #include "model/dependency.h"
 #include "model/job_record.h"
@@ -286,17 +288,13 @@ class Controller {
   Status JobExited(int64_t job_id, const std::string& node, const ExitReport& report, const Caller& caller);
 
   // Check mode's tally (ControllerConfig::check_caches).
-  struct CacheCheck {
-    int64_t passes = 0;       // passes decided twice
-    int64_t differences = 0;  // passes whose decisions differed
-    std::string first;        // the first difference (CompareDecisions)
-  };
-  CacheCheck cache_check() const;
+  using CacheCheck = SchedulingPass::CacheCheck;
+  CacheCheck cache_check() const { return pass_.cache_check(); }
 
   // --- loop ---
   // One scheduling cycle: snapshot under the lock, RunCycle without it, then re-check every start
   // against the current state, persist, and launch. Returns the number of jobs started.
-  int ScheduleOnce() EXCLUDES(cycle_mu_, mu_);
+  int ScheduleOnce() EXCLUDES(pass_.mu, mu_);
   // Periodic work: silent nodes -> DOWN (+ requeue), time limits, kill escalation.
   void Tick();
   // Runs the scheduler until Stop(): on Wake() (submit, job end, node change) and every `period_ms`.
@@ -374,31 +372,9 @@ class Controller {
   // The records to store: one per array task or heterogeneous component (else the job alone),
   // each with its new id.
   StatusOr<std::vector<JobRecord>> NumberedJobs(JobRecord job, std::vector<JobRecord> het, const ArraySpec& array);
-  // The same over `s`, kept from an earlier pass, reusing its buffers: the time, usage and
-  // running jobs. Its nodes must be there already (SyncSnapshotNodesLocked).
-  // What a kept running entry's allocation was copied from: the job's run (its start and
-  // restarts) and whether it held its CPUs and was suspended then. The same again, the
-  // allocation is as it was (it is set only when a job starts).
-  struct RunOf {
-    int64_t start_time = -1;
-    int restart_count = -1;
-    bool cpus = false;
-    bool suspended = false;
-    bool operator==(const RunOf&) const = default;
-  };
-  struct FilledFrom {
-    RunOf run;
-    // The rank last computed for that run, which holds while the job's run seconds stay in
-    // [rank_from_run_s, rank_until_run_s) (JobOrderPolicy::Rank; a clock set back can take them
-    // below).
-    int64_t rank = 0;
-    int64_t rank_from_run_s = 0;
-    int64_t rank_until_run_s = 0;
-  };
-  using KeptRunning = KeptEntries<RunningJob, FilledFrom>;
-  // The pass's waiting list, in cycle_pending_kept_'s entries (each tagged with its record).
+  // The pass's waiting list, in pass_.pending_kept's entries (each tagged with its record).
   // True when a job is suspended (it may resume).
-  bool FillPendingLocked(std::vector<PendingJob>& pending) REQUIRES(mu_, cycle_mu_);
+  bool FillPendingLocked(std::vector<PendingJob>& pending) REQUIRES(mu_, pass_.mu);
   // Check mode: the pass's waiting list as the records hold it now (every field from the record,
   // no revision), in the same order.
   std::vector<PendingJob> FreshPendingLocked(const std::vector<PendingJob>& pending) const REQUIRES(mu_);
@@ -416,8 +392,11 @@ class Controller {
   // The job `job_id`, if `caller` owns it or is an admin: NotFound ("Invalid job id specified")
   // or PermissionDenied ("Access/permission denied") otherwise.
   StatusOr<JobRecord*> OwnedJobLocked(int64_t job_id, const Caller& caller) REQUIRES(mu_);
-  void FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept = nullptr) const
-      REQUIRES(mu_);
+  // The time, usage and running jobs of `s`, whose nodes must be there already
+  // (SyncSnapshotNodesLocked). With `kept` (the pass's), `s` was kept from an earlier pass and
+  // its buffers are reused.
+  void FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s,
+                          SchedulingPass::KeptRunning* kept = nullptr) const REQUIRES(mu_);
   // Brings `s`'s nodes (and partitions and topology) up to date. True when an index built from
   // `s` still holds: no node changed but in state, and none in whether it takes work.
   // `epoch`: the nodes' epoch when `s` was last synced (updated).
@@ -479,31 +458,22 @@ class Controller {
   // The health-check verdict of the report (NodeReport::node_health); true when the node changed.
   bool ApplyNodeHealthLocked(NodeRecord& n, const NodeReport& report) REQUIRES(mu_);
   std::vector<JobRun> StrayRunsLocked(const std::string& node, const NodeReport& report) const REQUIRES(mu_);
-  // The scheduling pass's stages (controller_schedule.cc), under cycle_mu_. The input: what the
-  // pass decides from, kept between passes in cycle_*; these are the pass's own.
-  struct CycleInput {
-    SchedulerOptions options;  // a copy: sacctmgr may change the policy meanwhile
-    uint64_t erased_at = 0;    // jobs_.erased_count() when the waiting list was made
-    std::vector<MixShape> mix_shapes;  // a new workload mix to place with, when remake_mix
-    bool remake_mix = false;
-    ClusterSnapshot fresh_snapshot;  // check mode: the input built from nothing
-    std::vector<PendingJob> fresh_pending;
-  };
+  // The scheduling pass's stages (controller_schedule.cc), under pass_.mu: the input, beside
+  // what pass_ keeps between passes (ctld/scheduling_pass.h).
+  using CycleInput = SchedulingPass::Input;
   // What applying the decisions did, for the stages after it (outside the lock).
   struct CycleOutcome {
     std::vector<JobRecord> started;
     std::vector<JobRecord> preempted;  // victims, being stopped or suspended
     std::vector<JobRecord> resumed;
   };
-  // 1. The waiting list and the snapshot (cycle_pending_, cycle_snapshot_) brought up to date;
-  //    false when there is nothing to decide.
-  bool BuildCycleInput(CycleInput& in) REQUIRES(cycle_mu_);
-  // 2. The scheduler core over them (the kept index, mix and Scheduler; in check mode a fresh
-  //    pass too, compared).
-  std::vector<Decision> RunCore(CycleInput& in) REQUIRES(cycle_mu_);
+  // 1. The waiting list and the snapshot (pass_.pending, pass_.snapshot) brought up to date;
+  //    false when there is nothing to decide. 2 is the scheduler core over them
+  //    (SchedulingPass::Run).
+  bool BuildCycleInput(CycleInput& in) REQUIRES(pass_.mu);
   // 3. Each decision re-checked against the state now and applied: starts, pending reasons and
   //    reservations, victims to stop, suspended jobs to resume.
-  CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at) REQUIRES(cycle_mu_);
+  CycleOutcome ApplyDecisions(const std::vector<Decision>& decisions, uint64_t erased_at) REQUIRES(pass_.mu);
   bool StillFitsLocked(NodeTable::Access& nodes, const Decision& start, const std::vector<NodeUsage>& now) const
       REQUIRES(mu_);
   // 4. Victims persisted and signalled, resumed jobs continued.
@@ -541,12 +511,6 @@ class Controller {
   // A heterogeneous job's leader: its further components, as the scheduler takes them; empty
   // for another job.
   std::vector<PendingComponent> HetComponentsLocked(const JobRecord& leader) const REQUIRES(mu_);
-  // `count` consecutive new job ids (a heterogeneous job's components), from the block reserved
-  // in the store. An id is shown to no one before its job is stored (the submission's answer
-  // follows the save), so that the store's RewindJobIds at the next start reuses none.
-  StatusOr<int64_t> NextJobId(int count = 1);
-  // The id the next submission would get, taking none (sbatch --test-only's answer).
-  int64_t PeekJobId();
   void SignalAll(const JobRecord& job, int signal, int64_t kill_after, const std::string& why);
 
   // As configured, but for scheduler.policy and priority.accounts: emptied at construction,
@@ -625,29 +589,14 @@ class Controller {
   mutable uint64_t run_revisions_ GUARDED_BY(mu_) = 0;
   // The steps of the jobs held: after mu_ in the lock order (called with it held or not).
   StepTable steps_;
-  // What ScheduleOnce keeps between passes, under cycle_mu_ (one pass at a time): the snapshot
-  // and its index (rebuilt only when a node changes in a way the scheduler sees), and buffers.
-  mutable Mutex cycle_mu_{"scheduling pass", LockRank::kCycle};
-  ClusterSnapshot cycle_snapshot_ GUARDED_BY(cycle_mu_);
-  std::unique_ptr<ClusterIndex> cycle_index_ GUARDED_BY(cycle_mu_);
-  // Over cycle_snapshot_ and cycle_index_, gone with it.
-  std::unique_ptr<Scheduler> cycle_scheduler_ GUARDED_BY(cycle_mu_);
-  CacheCheck cache_check_ GUARDED_BY(cycle_mu_);                      // (under cycle_mu_)
-  uint64_t cycle_epoch_ GUARDED_BY(cycle_mu_) = 0;
-  std::vector<PendingJob> cycle_pending_ GUARDED_BY(cycle_mu_);
-  bool pending_stale_ GUARDED_BY(mu_) = false;     // (under mu_) a job's request changed: cycle_pending_ is rebuilt
-  bool throttled_arrays_ GUARDED_BY(mu_) = false;  // (under mu_) an array with a '%' limit was ever submitted
-  // The workload mix learnt from the jobs submitted (under mu_), and the one the passes place
-  // with (under cycle_mu_): made for cycle_index_, and made again with it, or once the jobs
-  // counted have grown by a tenth since (by at most 1,000).
+  // The scheduling pass's own state, kept between passes (ctld/scheduling_pass.h): its lock,
+  // pass_.mu, is first in the lock order.
+  SchedulingPass pass_;
+  bool pending_stale_ GUARDED_BY(mu_) = false;     // a job's request changed: pass_.pending is rebuilt
+  bool throttled_arrays_ GUARDED_BY(mu_) = false;  // an array with a '%' limit was ever submitted
+  // The workload mix learnt from the jobs submitted; the passes place with one made from it
+  // (SchedulingPass::MixDue).
   MixLearner mix_learner_ GUARDED_BY(mu_);
-  std::shared_ptr<const WorkloadMix> cycle_mix_ GUARDED_BY(cycle_mu_);
-  int64_t cycle_mix_at_ GUARDED_BY(cycle_mu_) = 0;  // mix_learner_.observed() when cycle_mix_ was made
-  // Tagged with the job's record: the pass finds it again by that, not in jobs_, while
-  // jobs_.erased_count() has not moved.
-  KeptEntries<PendingJob, JobRecord*> cycle_pending_kept_ GUARDED_BY(cycle_mu_);
-  KeptRunning cycle_running_kept_ GUARDED_BY(cycle_mu_);
-  std::vector<NodeUsage> cycle_usage_ GUARDED_BY(cycle_mu_);
 
   // The store's meta keys: the usage (PriorityPolicy::Save) and the sacctmgr changes in force
   // (PolicyOpsToJson).
@@ -669,11 +618,10 @@ class Controller {
   mutable ControllerStats stats_;
   GpuUsageBoard gpu_usage_;  // its own lock
 
-  // Job ids, reserved from the store in blocks; Recover starts them just past the largest stored
-  // job's (Store::RewindJobIds), so the unused rest of the last run's block is numbered again.
-  Mutex id_mu_{"job ids", LockRank::kJobIds};
-  int64_t next_id_ GUARDED_BY(id_mu_) = 1;
-  int64_t id_limit_ GUARDED_BY(id_mu_) = 0;
+  // Job ids, reserved from the store in blocks (ctld/job_ids.h: a lock of its own, taken alone).
+  // An id is shown to no one before its job is stored (the submission's answer follows the
+  // save), so that Recover's restart of the numbering reuses none.
+  JobIds ids_;
 };
 
 }  // namespace muster

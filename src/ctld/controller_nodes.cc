@@ -438,17 +438,18 @@ bool Controller::SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapsh
   return false;
 }
 
-void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s, KeptRunning* kept_running) const {
+void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s,
+                                    SchedulingPass::KeptRunning* kept_running) const {
   s.now = clock_->NowSeconds();
   UsageLocked(nodes, s.usage);
-  KeptRunning local;  // for a snapshot not kept: every entry is new
-  KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
+  SchedulingPass::KeptRunning local;  // for a snapshot not kept: every entry is new
+  SchedulingPass::KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);
   for (const auto& [id, job] : jobs_.active()) {
     const JobRecord& j = *job;
     if (!HoldsResources(j.state)) continue;
     bool fresh = false;
-    FilledFrom* from = nullptr;
+    SchedulingPass::FilledFrom* from = nullptr;
     RunningJob& r = kept.Next(j.id, &fresh, &from);
     // A job's user, account, QOS and partition are set when it is submitted and never change
     // (no operation updates them; see JobRecord): an entry kept from last pass holds them.
@@ -468,7 +469,7 @@ void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s
       r.preempted_by = j.preempted_by;
       r.end_time = kUnlimited;  // its clock stands still
     }
-    const RunOf run{j.start_time, j.restart_count, HoldsCpus(j), suspended};
+    const SchedulingPass::RunOf run{j.start_time, j.restart_count, HoldsCpus(j), suspended};
     const bool same_run = !fresh && from->run == run;
     // A running job ranks by its priority when it started, or under a service order by what it
     // has attained by now: the rank of last pass while the order says it cannot have changed.
@@ -588,7 +589,7 @@ bool Controller::FillPendingLocked(std::vector<PendingJob>& pending) {
       if (job->array_max_running > 0 && HoldsResources(job->state)) ++array_running[job->array_job_id];
     }
   }
-  KeptEntries<PendingJob, JobRecord*>& kept = cycle_pending_kept_;
+  KeptEntries<PendingJob, JobRecord*>& kept = pass_.pending_kept;
   kept.Begin(pending);
   const int64_t now = clock_->NowSeconds();
   for (const auto& [id, job] : jobs_.active()) {

@@ -25,48 +25,32 @@ int Controller::ScheduleOnce() {
   // job end and submission runs a pass over the whole queue; building these afresh each time
   // (allocating a few hundred KiB, copying every node and job) would be most of a pass's cost
   // with thousands of jobs pending.
-  MutexLock cycle(cycle_mu_);
+  MutexLock cycle(pass_.mu);
   // The pass's wall time (sdiag's cycle, muster_scheduler_pass_seconds): a measurement, so the
   // steady clock, not the injected one (which a simulation drives).
   const auto began = std::chrono::steady_clock::now();
   CycleInput in;
   if (!BuildCycleInput(in)) return 0;
-  const std::vector<Decision> decisions = RunCore(in);
+  const std::vector<Decision> decisions = pass_.Run(in, config_.check_caches);
   CycleOutcome out = ApplyDecisions(decisions, in.erased_at);
   StopAndResume(out);
   const int launched = PersistAndLaunch(out.started);
-  uint64_t reservations = 0, backfilled = 0, backfilled_het = 0;
+  uint64_t reservations = 0;
   for (const Decision& d : decisions) reservations += d.kind == DecisionKind::kPending && d.start_time > 0;
+  SchedulingPass::Backfilled backfilled;
   if (in.options.backfill && reservations > 0 && !out.started.empty()) {
-    // Backfilled: a start that came (decisions are in priority order) after a job asking the
-    // same partition got a reservation in this pass. The core does not say more.
-    std::unordered_set<int64_t> started;
-    for (const JobRecord& j : out.started) started.insert(j.id);
-    std::unordered_map<int64_t, const PendingJob*> by_id;
-    for (const PendingJob& p : cycle_pending_) by_id.emplace(p.id, &p);
-    std::unordered_set<std::string> reserved;  // partitions (as asked) with a reservation so far
-    for (const Decision& d : decisions) {
-      const auto it = by_id.find(d.job_id);
-      if (it == by_id.end()) continue;  // a heterogeneous job's further components: with their leader
-      const std::string& partition = it->second->request.partition;
-      if (d.kind == DecisionKind::kPending && d.start_time > 0) {
-        reserved.insert(partition);
-      } else if (d.kind == DecisionKind::kStart && started.count(d.job_id) && reserved.count(partition)) {
-        ++backfilled;
-        backfilled_het += it->second->het.size();
-      }
-    }
+    backfilled = pass_.CountBackfilled(decisions, out.started);
   }
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
   stats_.Started(out.started.size());
-  stats_.Pass(static_cast<uint64_t>(micros.count()), cycle_pending_.size(), in.options.backfill, reservations,
-              clock_->NowSeconds(), backfilled, backfilled_het);
+  stats_.Pass(static_cast<uint64_t>(micros.count()), pass_.pending.size(), in.options.backfill, reservations,
+              clock_->NowSeconds(), backfilled.jobs, backfilled.het_components);
   return launched;
 }
 
 bool Controller::BuildCycleInput(CycleInput& in) {
-  std::vector<PendingJob>& pending = cycle_pending_;
-  ClusterSnapshot& snapshot = cycle_snapshot_;
+  std::vector<PendingJob>& pending = pass_.pending;
+  ClusterSnapshot& snapshot = pass_.snapshot;
   JobsLock lock(this);
   in.options = config_.scheduler;
   in.options.policy = policy_.scheduler_policy();
@@ -79,51 +63,20 @@ bool Controller::BuildCycleInput(CycleInput& in) {
   // Nobody waits and nothing may resume (a job end with an empty queue): no pass.
   if (pending.empty() && !suspended) return false;
   NodeTable::Access nodes = nodes_.Lock();
-  if (!SyncSnapshotNodesLocked(nodes, snapshot, cycle_epoch_)) {
-    cycle_scheduler_.reset();  // before the index it refers to
-    cycle_index_.reset();
-    snapshot.running.clear();  // where each node is may have moved: every entry afresh
-  }
-  FillSnapshotLocked(nodes, snapshot, &cycle_running_kept_);
+  if (!SyncSnapshotNodesLocked(nodes, snapshot, pass_.epoch)) pass_.DropIndex();
+  FillSnapshotLocked(nodes, snapshot, &pass_.running_kept);
   if (config_.check_caches) {
     in.fresh_snapshot = SnapshotLocked(nodes);
     in.fresh_snapshot.now = snapshot.now;
     in.fresh_pending = FreshPendingLocked(pending);
   }
-  // The mix to place with: made again with a new index (its memos are per node of it), or once
-  // enough jobs came since.
-  if (const int64_t seen = mix_learner_.observed(); config_.scheduler.placement->learns_mix() && seen > 0) {
-    const int64_t every = std::clamp<int64_t>(cycle_mix_at_ / 10, 1, 1000);
-    if (!cycle_index_ || !cycle_mix_ || seen - cycle_mix_at_ >= every) {
-      in.mix_shapes = mix_learner_.Shapes();
-      in.remake_mix = true;
-      cycle_mix_at_ = seen;
-    }
+  // The mix to place with, made again when due (SchedulingPass::MixDue).
+  if (const int64_t seen = mix_learner_.observed();
+      config_.scheduler.placement->learns_mix() && seen > 0 && pass_.MixDue(seen)) {
+    in.mix_shapes = mix_learner_.Shapes();
+    in.remake_mix = true;
   }
   return true;
-}
-
-std::vector<Decision> Controller::RunCore(CycleInput& in) {
-  const ClusterSnapshot& snapshot = cycle_snapshot_;
-  if (!cycle_index_) cycle_index_ = std::make_unique<ClusterIndex>(snapshot);  // its scheduler went with it
-  if (in.remake_mix) cycle_mix_ = std::make_shared<const WorkloadMix>(std::move(in.mix_shapes));
-  in.options.mix = cycle_mix_;
-  // The scheduler too is kept with the index: its empty-cluster capacity and its buffers.
-  if (!cycle_scheduler_) {
-    cycle_scheduler_ = std::make_unique<Scheduler>(snapshot, *cycle_index_, in.options);
-  } else {
-    cycle_scheduler_->Reload(in.options);
-  }
-  std::vector<Decision> decisions = cycle_scheduler_->RunCycle(cycle_pending_);
-  if (config_.check_caches) {
-    ++cache_check_.passes;
-    const std::string diff = CompareDecisions(decisions, FreshCycle(in.fresh_snapshot, in.fresh_pending, in.options));
-    if (!diff.empty()) {
-      if (cache_check_.differences++ == 0) cache_check_.first = diff;
-      LogError("scheduler cache check: the kept pass and a fresh one differ: " + diff);
-    }
-  }
-  return decisions;
 }
 
 bool Controller::StillFitsLocked(NodeTable::Access& nodes, const Decision& d, const std::vector<NodeUsage>& now) const {
@@ -148,7 +101,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   JobsLock lock(this);
   // Re-check against the state now: jobs may have been cancelled or held, nodes drained or lost,
   // while the cycle ran without the lock.
-  std::vector<NodeUsage>& now = cycle_usage_;
+  std::vector<NodeUsage>& now = pass_.usage;
   NodeTable::Access nodes = nodes_.Lock();
   UsageLocked(nodes, now);
   auto start = [&](JobRecord& job, const Decision& d) REQUIRES(mu_) {
@@ -169,7 +122,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   for (size_t i = 0; i < decisions.size(); ++i) {
     const Decision& d = decisions[i];
     // A waiting job's record, as the waiting list found it, unless records were erased since.
-    JobRecord* const* listed = erased_at == jobs_.erased_count() ? cycle_pending_kept_.FindTag(d.job_id) : nullptr;
+    JobRecord* const* listed = erased_at == jobs_.erased_count() ? pass_.pending_kept.FindTag(d.job_id) : nullptr;
     JobRecord* record = listed != nullptr ? *listed : nullptr;
     if (record == nullptr) record = jobs_.Find(d.job_id);
     if (record == nullptr) continue;

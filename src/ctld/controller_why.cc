@@ -83,7 +83,7 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
   {
     // As the pass takes its input (BuildCycleInput): one pass at a time, then the jobs, then the
     // nodes. Filling the waiting list here does what the next pass would do first.
-    MutexLock cycle(cycle_mu_);
+    MutexLock cycle(pass_.mu);
     JobsLock lock(this);
     const JobRecord* held = jobs_.Find(job_id);
     if (held == nullptr) return NotFound("Invalid job id specified");
@@ -109,23 +109,23 @@ StatusOr<WhyAnswer> Controller::Why(int64_t job_id) {
     }
     if (answer.note.empty()) {
       if (pending_stale_) {
-        cycle_pending_.clear();
+        pass_.pending.clear();
         pending_stale_ = false;
       }
-      (void)FillPendingLocked(cycle_pending_);
-      const bool queued = std::any_of(cycle_pending_.begin(), cycle_pending_.end(),
+      (void)FillPendingLocked(pass_.pending);
+      const bool queued = std::any_of(pass_.pending.begin(), pass_.pending.end(),
                                       [&](const PendingJob& p) { return p.id == job_id; });
       if (!queued) {
         // Admission holds it before any placement (its --begin, --dependency, array limit...).
         answer.note = "it is not scheduled yet: " + held->reason;
         if (!held->dependency_left.empty()) answer.note += " (waits for " + held->dependency_left + ")";
       } else {
-        pending = FreshPendingLocked(cycle_pending_);
+        pending = FreshPendingLocked(pass_.pending);
         NodeTable::Access nodes = nodes_.Lock();
         snapshot = SnapshotLocked(nodes);
         options = config_.scheduler;
         options.policy = policy_.scheduler_policy();
-        options.mix = cycle_mix_;
+        options.mix = pass_.mix();
       }
     }
     const JobRecord& j = *held;  // (after FillPendingLocked: the reason as the pass sets it)
