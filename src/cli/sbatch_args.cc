@@ -28,6 +28,7 @@
 #include "cli/sbatch_args.h"
 
 #include "cli/command_args.h"
+#include "model/job_option_table.h"
 
 #include <cctype>
 #include <cerrno>

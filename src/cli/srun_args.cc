@@ -11,6 +11,7 @@
 
 #include "base/strings.h"
 #include "model/job_array.h"
+#include "model/job_option_table.h"
 #include "model/job_request.h"
 #include "model/option_engine.h"
 

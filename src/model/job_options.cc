@@ -1,54 +1,8 @@
 #include "model/job_options.h"
 
-#include <cstring>
-
 #include "model/field_limits.h"
 
 namespace muster {
-namespace {
-
-// Sorted by name: WithJobOptions keeps a sorted command table sorted.
-constexpr OptionSpec kJobOptions[] = {
-    {"comment", 0, OptionArg::kRequired, OptionUse::kJob},
-    {"wckey", 0, OptionArg::kRequired, OptionUse::kJob},
-};
-
-}  // namespace
-
-OptionTable JobOptionTable() { return kJobOptions; }
-
-std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after, const char* note) {
-  std::vector<OptionSpec> out;
-  std::vector<OptionSpec> pending;
-  for (OptionSpec row : kJobOptions) {
-    if (note != nullptr) row.note = note;
-    pending.push_back(row);
-  }
-  size_t next = 0;              // the first of `pending` not yet placed
-  bool open = after == nullptr;  // whether rows may be placed before the next own row
-  for (const OptionSpec& o : own) {
-    while (open && next < pending.size() && std::strcmp(pending[next].name, o.name) < 0) {
-      out.push_back(pending[next++]);
-    }
-    out.push_back(o);
-    open = open || std::strcmp(o.name, after) == 0;
-  }
-  while (next < pending.size()) out.push_back(pending[next++]);
-  return out;
-}
-
-Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o) {
-  const std::string name = o.spec->Canonical();
-  const std::string value = o.value.value_or("");
-  if (name == "comment") {
-    options.comment = value;
-  } else if (name == "wckey") {
-    options.wckey = value;
-  } else {
-    return InvalidArgument("--" + name + " is not an option a job carries");
-  }
-  return Status::Ok();
-}
 
 Status ValidateJobOptions(const JobOptions& options) {
   RETURN_IF_ERROR(CheckLength("comment (--comment)", options.comment, kMaxCommentBytes));

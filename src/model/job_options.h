@@ -1,15 +1,15 @@
 // The options a job carries unchanged from its submission to its record (--comment, ...): read by
 // sbatch, salloc and srun from one table, sent in the submission, checked once at submission,
 // stored in the job record and shown by the reports. Adding one means: its row in JobOptionTable
-// and its case in ApplyJobOption (job_options.cc), its field and key here, its check in
-// ValidateJobOptions, and its display.
+// and its case in ApplyJobOption (model/job_option_table.h, .cc), its field and key here, its
+// check in ValidateJobOptions, and its display (slurmrestd's submission takes it by its name:
+// JobOptionByRestKey). The commands' table is in a header of its own, so that the job's headers
+// (job_spec.h, job_record.h) do not bring in the option engine.
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "base/status.h"
-#include "model/option_engine.h"
 
 namespace muster {
 
@@ -28,19 +28,6 @@ void JobOptionsFields(V& v, R& r, const JobOptions& d) {
   v("comment", r.comment, d.comment);
   v("wckey", r.wckey, d.wckey);
 }
-
-// The options' rows (OptionUse::kJob), as sbatch, salloc and srun read them, sorted by name.
-OptionTable JobOptionTable();
-
-// `own` with the job-carried rows put in: each before the first own row whose name sorts after it
-// (so a table sorted by name stays sorted), looking only past the own row named `after` when one is
-// named (srun's table is not sorted: its --comment stood after --quit-on-interrupt); at the end when
-// none does. The order is that of an "is ambiguous" message. `note` (may be null) is given to each
-// of them: srun's "a new allocation's".
-std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after = nullptr, const char* note = nullptr);
-
-// Sets the option `o` (a row of JobOptionTable) in `options`.
-Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o);
 
 // Slurm's bounds on the options (model/field_limits.h), with its words: checked at submission.
 Status ValidateJobOptions(const JobOptions& options);

@@ -1,4 +1,4 @@
-#include "model/job_options.h"
+#include "model/job_option_table.h"
 
 #include <gtest/gtest.h>
 
@@ -69,6 +69,17 @@ TEST(JobOptionsTest, ApplySetsTheField) {
   o.value = "proj";
   ASSERT_TRUE(ApplyJobOption(options, o).ok());
   EXPECT_EQ(options.wckey, "proj");
+}
+
+TEST(JobOptionsTest, RestKeysNameTheRowsAsSbatchDoes) {
+  const OptionSpec* wckey = JobOptionByRestKey("wckey");
+  ASSERT_NE(wckey, nullptr);
+  EXPECT_STREQ(wckey->name, "wckey");
+  ASSERT_NE(JobOptionByRestKey("comment"), nullptr);
+  EXPECT_EQ(JobOptionByRestKey("wckeys"), nullptr);
+  EXPECT_EQ(JobOptionByRestKey("wcke"), nullptr);
+  EXPECT_EQ(JobOptionByRestKey(""), nullptr);
+  EXPECT_EQ(JobOptionByRestKey("nice"), nullptr);  // not a job-carried option (its own case there)
 }
 
 TEST(JobOptionsTest, ValidateKeepsSlurmsBounds) {

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "model/job_option_table.h"
 #include "net/json_body.h"
 
 namespace muster::slurmrest {
@@ -22,7 +23,7 @@ const std::set<std::string>& UntakenKeys() {
       "kill_on_invalid_dependency", "licenses", "mail_type", "mail_user", "mcs_label", "memory_binding",
       "minimum_cpus_per_node", "minimum_nodes", "no_kill", "open_mode", "priority", "reservation", "signal",
       "sockets_per_node", "spread_job", "tasks_per_core", "tasks_per_socket", "thread_specification",
-      "threads_per_core", "time_minimum", "wait_all_nodes", "wckey", "wckeys", "container", "prefer",
+      "threads_per_core", "time_minimum", "wait_all_nodes", "wckeys", "container", "prefer",
       "exclude_nodes", "required_nodes", "kill_on_node_fail", "x11", "reboot",
   };
   return keys;
@@ -103,8 +104,10 @@ Status ReadProperty(const std::string& key, const bj::value& v, JobSpec& s) {
     ASSIGN_OR_RETURN(s.account, Text(key, v));
   } else if (key == "qos") {
     ASSIGN_OR_RETURN(s.qos, Text(key, v));
-  } else if (key == "comment") {
-    ASSIGN_OR_RETURN(s.options.comment, Text(key, v));
+  } else if (const OptionSpec* row = JobOptionByRestKey(key)) {
+    // The options a job carries (comment, wckey, ...: model/job_options.h), by their names.
+    ASSIGN_OR_RETURN(std::string text, Text(key, v));
+    return ApplyJobOption(s.options, OptionOccurrence{row, std::move(text)});
   } else if (key == "nice") {
     ASSIGN_OR_RETURN(s.nice, Int(key, v));
   } else if (key == "hold") {
