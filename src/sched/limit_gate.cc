@@ -15,57 +15,97 @@ bool OverTime(int64_t time_limit_s, int64_t max_s) {
 }  // namespace
 
 LimitGate::LimitGate(const AccountTree& accounts, const std::vector<Qos>& qos)
-    : accounts_(accounts), qos_(qos), totals_only_(accounts.accounts.empty() && qos.empty()) {}
+    : accounts_(accounts), qos_(qos), totals_only_(accounts.accounts.empty() && qos.empty()) {
+  const std::vector<Account>& all = accounts.accounts;
+  index_.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) index_.emplace(all[i].name, static_cast<int>(i));  // the first of a name
+  parent_.assign(all.size(), -1);
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto it = index_.find(std::string_view(all[i].parent));
+    if (it != index_.end()) parent_[i] = it->second;
+  }
+  account_.resize(all.size());
+}
+
+namespace {
+
+void AddTo(UseTotals& t, const JobUse& use, int sign) {
+  t.gpu_milli += sign * use.gpu_milli;
+  t.cpu_milli += sign * use.cpu_milli;
+  t.memory_mb += sign * use.memory_mb;
+  t.jobs += sign;
+}
+
+// The totals of `name` in `map`, made when there are none yet (a copy of the name only then).
+template <typename Map>
+auto& Entry(Map& map, const std::string& name) {
+  auto it = map.find(std::string_view(name));
+  if (it == map.end()) it = map.emplace(name, typename Map::mapped_type{}).first;
+  return it->second;
+}
+
+const UseTotals kNoUse;
+
+}  // namespace
 
 void LimitGate::AddToTree(const JobUse& use, const std::string& account, const std::string& user,
                           const std::string& qos, int sign) {
-  auto add = [&](UseTotals& t) {
-    t.gpu_milli += sign * use.gpu_milli;
-    t.cpu_milli += sign * use.cpu_milli;
-    t.memory_mb += sign * use.memory_mb;
-    t.jobs += sign;
-  };
-  for (const Account* a : accounts_.Path(account)) {
-    add(account_[a->name]);
-    add(user_use_[{a->name, user}]);
-  }
-  const std::string q = qos.empty() ? kDefaultQosName : qos;
-  add(qos_use_[q]);
-  add(qos_user_[{q, user}]);
+  ForPath(account, [&](int i) {
+    Totals& t = account_[i];
+    AddTo(t.all, use, sign);
+    AddTo(Entry(t.by_user, user), use, sign);
+  });
+  static const std::string kDefault = kDefaultQosName;
+  Totals& q = Entry(qos_use_, qos.empty() ? kDefault : qos);
+  AddTo(q.all, use, sign);
+  AddTo(Entry(q.by_user, user), use, sign);
 }
 
 UseTotals LimitGate::AccountUse(const std::string& account) const {
   if (account.empty()) return cluster_;
-  auto it = account_.find(account);
-  return it == account_.end() ? UseTotals{} : it->second;
+  auto it = index_.find(std::string_view(account));
+  return it == index_.end() ? UseTotals{} : account_[it->second].all;
 }
 
 PendingReason LimitGate::CheckAs(const JobUse& job, const std::string& account, const std::string& user,
                                  const std::string& qos, int64_t time_limit_s) const {
-  for (const Account* a : accounts_.Path(account)) {
-    const UseTotals u = AccountUse(a->name);
-    auto it = user_use_.find({a->name, user});
-    const UseTotals mine = it == user_use_.end() ? UseTotals{} : it->second;
-    if (OverTime(time_limit_s, a->max_wall_s)) return PendingReason::kAssocMaxWallDurationPerJobLimit;
-    if (Over(mine.jobs, 1, a->max_jobs)) return PendingReason::kAssocMaxJobsLimit;
-    if (Over(u.jobs, 1, a->grp_jobs)) return PendingReason::kAssocGrpJobsLimit;
-    if (OverGpus(u.gpu_milli, job.gpu_milli, a->limit.gpus)) return PendingReason::kAssocGrpGRES;
-    if (OverGpus(mine.gpu_milli, job.gpu_milli, a->max_gpus_per_user)) return PendingReason::kAssocGrpGRES;
-    if (a->limit.cpus != kUnlimited && u.cpu_milli + job.cpu_milli > a->limit.cpus * 1000) {
-      return PendingReason::kAssocGrpCpuLimit;
+  PendingReason over = PendingReason::kNone;
+  ForPath(account, [&](int i) {
+    if (over != PendingReason::kNone) return;
+    const Account* a = &accounts_.accounts[i];
+    const UseTotals& u = account_[i].all;
+    auto it = account_[i].by_user.find(std::string_view(user));
+    const UseTotals& mine = it == account_[i].by_user.end() ? kNoUse : it->second;
+    if (OverTime(time_limit_s, a->max_wall_s)) {
+      over = PendingReason::kAssocMaxWallDurationPerJobLimit;
+    } else if (Over(mine.jobs, 1, a->max_jobs)) {
+      over = PendingReason::kAssocMaxJobsLimit;
+    } else if (Over(u.jobs, 1, a->grp_jobs)) {
+      over = PendingReason::kAssocGrpJobsLimit;
+    } else if (OverGpus(u.gpu_milli, job.gpu_milli, a->limit.gpus) ||
+               OverGpus(mine.gpu_milli, job.gpu_milli, a->max_gpus_per_user)) {
+      over = PendingReason::kAssocGrpGRES;
+    } else if (a->limit.cpus != kUnlimited && u.cpu_milli + job.cpu_milli > a->limit.cpus * 1000) {
+      over = PendingReason::kAssocGrpCpuLimit;
+    } else if (Over(u.memory_mb, job.memory_mb, a->limit.memory_mb)) {
+      over = PendingReason::kAssocGrpMemLimit;
     }
-    if (Over(u.memory_mb, job.memory_mb, a->limit.memory_mb)) return PendingReason::kAssocGrpMemLimit;
-  }
+  });
+  if (over != PendingReason::kNone) return over;
   const Qos* q = FindQos(qos_, qos);
   if (q == nullptr) return PendingReason::kNone;
   if (OverTime(time_limit_s, q->max_wall_s)) return PendingReason::kQOSMaxWallDurationPerJobLimit;
   if (OverGpus(0, job.gpu_milli, q->max_gpus_per_job)) return PendingReason::kQOSMaxGRESPerJob;
-  auto qu = qos_user_.find({q->name, user});
-  const UseTotals mine = qu == qos_user_.end() ? UseTotals{} : qu->second;
-  if (Over(mine.jobs, 1, q->max_jobs_per_user)) return PendingReason::kQOSMaxJobsPerUserLimit;
-  if (OverGpus(mine.gpu_milli, job.gpu_milli, q->max_gpus_per_user)) return PendingReason::kQOSMaxGRESPerUser;
-  auto qa = qos_use_.find(q->name);
-  if (OverGpus(qa == qos_use_.end() ? 0 : qa->second.gpu_milli, job.gpu_milli, q->grp_gpus)) {
+  auto qt = qos_use_.find(std::string_view(q->name));
+  const Totals* totals = qt == qos_use_.end() ? nullptr : &qt->second;
+  const UseTotals* mine = &kNoUse;
+  if (totals != nullptr) {
+    auto qu = totals->by_user.find(std::string_view(user));
+    if (qu != totals->by_user.end()) mine = &qu->second;
+  }
+  if (Over(mine->jobs, 1, q->max_jobs_per_user)) return PendingReason::kQOSMaxJobsPerUserLimit;
+  if (OverGpus(mine->gpu_milli, job.gpu_milli, q->max_gpus_per_user)) return PendingReason::kQOSMaxGRESPerUser;
+  if (OverGpus(totals == nullptr ? 0 : totals->all.gpu_milli, job.gpu_milli, q->grp_gpus)) {
     return PendingReason::kQOSGrpGRES;
   }
   return PendingReason::kNone;

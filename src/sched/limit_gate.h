@@ -17,10 +17,12 @@
 // The job's own account is checked from itself up to the root, then its QOS.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <string>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 #include "model/account.h"
@@ -78,8 +80,39 @@ class LimitGate {
   // The running totals of `account`'s subtree ("" = the whole cluster).
   UseTotals AccountUse(const std::string& account) const;
   const AccountTree& accounts() const { return accounts_; }
+  // accounts().Path(account), found through the gate's index of the tree rather than by name at
+  // each level, and held inline for a tree of usual depth.
+  using AccountPath = boost::container::small_vector<const Account*, 8>;
+  AccountPath Path(const std::string& account) const {
+    AccountPath path;
+    ForPath(account, [&](int i) { path.push_back(&accounts_.accounts[i]); });
+    return path;
+  }
 
  private:
+  // Strings hashed as views: a job's user is looked up without a copy of it.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  template <typename V>
+  using ByName = boost::unordered_flat_map<std::string, V, NameHash, std::equal_to<>>;
+  // The totals of a subtree (an account's, or a QOS's jobs), and of each user in it.
+  struct Totals {
+    UseTotals all;
+    ByName<UseTotals> by_user;
+  };
+  // Calls fn(index) for the account named `account` and each ancestor, up to the root: the path
+  // AccountTree::Path walks (a cycle in the tree stops it where Path stops).
+  template <typename Fn>
+  void ForPath(const std::string& account, Fn fn) const {
+    auto it = index_.find(std::string_view(account));
+    int i = it == index_.end() ? -1 : it->second;
+    for (size_t steps = 0; i >= 0 && steps <= accounts_.accounts.size(); ++steps) {
+      fn(i);
+      i = parent_[i];
+    }
+  }
   void AddToTree(const JobUse& use, const std::string& account, const std::string& user, const std::string& qos,
                  int sign);
 
@@ -89,10 +122,12 @@ class LimitGate {
   // (Check has nothing to check): Add keeps only those.
   bool totals_only_ = false;
   UseTotals cluster_;  // AccountUse("")
-  std::map<std::string, UseTotals> account_;                          // subtree totals
-  std::map<std::pair<std::string, std::string>, UseTotals> user_use_;  // (account subtree, user)
-  std::map<std::string, UseTotals> qos_use_;
-  std::map<std::pair<std::string, std::string>, UseTotals> qos_user_;
+  // The accounts by position in accounts_.accounts, found by name once (the first of a name, as
+  // AccountTree::Find finds it), each with its parent's position (-1: none) and its subtree's totals.
+  ByName<int> index_;
+  std::vector<int> parent_;
+  std::vector<Totals> account_;
+  ByName<Totals> qos_use_;  // by QOS name ("" counted as kDefaultQosName)
 };
 
 }  // namespace muster

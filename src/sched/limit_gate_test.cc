@@ -148,5 +148,28 @@ TEST(LimitGateTest, SchedulerHoldsLimitsWithinACycleAndLetsOthersPass) {
   EXPECT_EQ(got, (std::vector<std::string>{"1 START n1", "2 START n1", "3 PENDING AssocGrpGRES", "4 START n2"}));
 }
 
+// The gate walks the tree by its own index (built once); the path is the tree's own, name by
+// name, whatever the tree: nested, an unknown name, a name given twice (the first counts), a
+// parent that does not exist, and a cycle (cut where AccountTree::Path cuts it).
+TEST(LimitGatePath, IsTheTreesPath) {
+  AccountTree t;
+  t.accounts = {Account{.name = "a"},
+                Account{.name = "b", .parent = "a"},
+                Account{.name = "c", .parent = "b"},
+                Account{.name = "b", .parent = "c"},  // a second "b": never on a path
+                Account{.name = "orphan", .parent = "gone"},
+                Account{.name = "x", .parent = "y"},
+                Account{.name = "y", .parent = "x"}};
+  const std::vector<Qos> qos;
+  const LimitGate gate(t, qos);
+  for (const std::string name : {"a", "b", "c", "orphan", "x", "y", "nobody", ""}) {
+    const std::vector<const Account*> want = t.Path(name);
+    const LimitGate::AccountPath got = gate.Path(name);
+    EXPECT_EQ(std::vector<const Account*>(got.begin(), got.end()), want) << name;
+  }
+  EXPECT_EQ(gate.Path("c").size(), 3u);
+  EXPECT_EQ(gate.Path("x").size(), t.accounts.size() + 1);  // the cycle, cut
+}
+
 }  // namespace
 }  // namespace muster

@@ -160,18 +160,24 @@ std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, 
 }
 
 std::string PreemptionPolicy::ReclaimWhy(const JobUse& p, const JobUse& v, const LimitGate& usage) const {
-  const AccountTree& tree = policy_.accounts;
-  const std::vector<const Account*> p_path = tree.Path(p.account);
-  const std::vector<const Account*> v_path = tree.Path(v.account);
+  using Path = LimitGate::AccountPath;
+  // (The gate's index of the tree when it was built over this policy's, as the scheduler's are.)
+  auto path_of = [&](const std::string& account) {
+    if (&usage.accounts() == &policy_.accounts) return usage.Path(account);
+    const std::vector<const Account*> path = policy_.accounts.Path(account);
+    return Path(path.begin(), path.end());
+  };
+  const Path p_path = path_of(p.account);
+  const Path v_path = path_of(v.account);
   // Paths run nearest first, so the common ancestors are a suffix of both. Below them each side
   // has its own branch; the tops of the two branches are siblings, and it is between them that
   // quota is lent and reclaimed.
-  auto branch_of = [](std::vector<const Account*> path, const std::vector<const Account*>& other) {
+  auto branch_of = [](Path path, const Path& other) {
     while (!path.empty() && std::find(other.begin(), other.end(), path.back()) != other.end()) path.pop_back();
     return path;
   };
-  const std::vector<const Account*> mine = branch_of(p_path, v_path);
-  const std::vector<const Account*> branch = branch_of(v_path, p_path);
+  const Path mine = branch_of(p_path, v_path);
+  const Path branch = branch_of(v_path, p_path);
   if (mine.empty() || branch.empty()) return "";
   const Account* my_top = mine.back();
   const Account* their_top = branch.back();
