@@ -162,29 +162,31 @@ std::string PreemptionPolicy::Why(const PreemptParty& p, const PreemptParty& v, 
 std::string PreemptionPolicy::ReclaimWhy(const JobUse& p, const JobUse& v, const LimitGate& usage) const {
   using Path = LimitGate::AccountPath;
   // (The gate's index of the tree when it was built over this policy's, as the scheduler's are.)
-  auto path_of = [&](const std::string& account) {
-    if (&usage.accounts() == &policy_.accounts) return usage.Path(account);
+  const bool indexed = &usage.accounts() == &policy_.accounts;
+  auto tree_path = [&](const std::string& account) {
     const std::vector<const Account*> path = policy_.accounts.Path(account);
     return Path(path.begin(), path.end());
   };
-  const Path p_path = path_of(p.account);
-  const Path v_path = path_of(v.account);
+  const Path p_path = indexed ? usage.Path(p.account) : tree_path(p.account);
+  const Path v_path = indexed ? usage.Path(v.account) : tree_path(v.account);
   // Paths run nearest first, so the common ancestors are a suffix of both. Below them each side
-  // has its own branch; the tops of the two branches are siblings, and it is between them that
-  // quota is lent and reclaimed.
-  auto branch_of = [](Path path, const Path& other) {
-    while (!path.empty() && std::find(other.begin(), other.end(), path.back()) != other.end()) path.pop_back();
-    return path;
+  // has its own branch (its first accounts, up to the common ones); the tops of the two branches
+  // are siblings, and it is between them that quota is lent and reclaimed.
+  auto branch_size = [](const Path& path, const Path& other) {
+    size_t n = path.size();
+    while (n > 0 && std::find(other.begin(), other.end(), path[n - 1]) != other.end()) --n;
+    return n;
   };
-  const Path mine = branch_of(p_path, v_path);
-  const Path branch = branch_of(v_path, p_path);
-  if (mine.empty() || branch.empty()) return "";
-  const Account* my_top = mine.back();
-  const Account* their_top = branch.back();
+  const size_t mine = branch_size(p_path, v_path);
+  const size_t branch = branch_size(v_path, p_path);
+  if (mine == 0 || branch == 0) return "";
+  const Account* my_top = p_path[mine - 1];
+  const Account* their_top = v_path[branch - 1];
   const bool gpus = p.gpu_milli > 0;
   const TresAmounts my_quota = Dimensions(my_top->quota, gpus), their_quota = Dimensions(their_top->quota, gpus);
   if (!my_quota.any() || !their_quota.any()) return "";
-  for (const Account* a : mine) {
+  for (size_t i = 0; i < mine; ++i) {
+    const Account* a = p_path[i];
     const TresAmounts q = Dimensions(a->quota, gpus);
     if (q.any() && !WithinQuota(usage.AccountUse(a->name), p, q)) return "";
   }

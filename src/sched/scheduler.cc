@@ -270,11 +270,18 @@ bool Scheduler::Claimable(const std::vector<NodeAllocation>& alloc) {
 std::optional<std::vector<NodeAllocation>> Scheduler::PlaceDuring(const RequestShape& shape,
                                                                   const DynamicBitset& nodes, int64_t start,
                                                                   int64_t limit) {
-  ClusterSnapshot window;  // a Plan reads only the usage
-  window.usage = timeline_->PeakUsage(start, End(start, limit));
-  Plan free_then(index_, window);
-  Placer placer(index_, free_then, options_.mix.get(), options_.placement.get());
+  Placer placer(index_, WindowPlan(start, End(start, limit)), options_.mix.get(), options_.placement.get());
   return placer.Place(shape, nodes);
+}
+
+Plan& Scheduler::WindowPlan(int64_t a, int64_t b) {
+  timeline_->PeakUsage(a, b, window_.usage);  // (a Plan reads only the usage)
+  if (!window_plan_) {
+    window_plan_.emplace(index_, window_);
+  } else {
+    window_plan_->Load(window_);
+  }
+  return *window_plan_;
 }
 
 Decision Scheduler::Reserve(Decision pending, const std::string& partition, const RequestShape& shape,

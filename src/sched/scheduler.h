@@ -224,6 +224,10 @@ class Scheduler {
   bool Claimable(const std::vector<NodeAllocation>& alloc);
   // Takes `alloc` for `job` (the plan, the timeline, the limits) and returns the start.
   Decision Start(const PendingJob& job, std::vector<NodeAllocation> alloc, int64_t limit);
+  // A plan of what is free throughout [a, b) (the timeline's peak usage over it), made in
+  // window_plan_ over window_ (kept: a backfill pass asks for many windows). Valid until the
+  // next call.
+  Plan& WindowPlan(int64_t a, int64_t b);
   // Places `shape` on what is free throughout [start, start + limit), or nothing.
   std::optional<std::vector<NodeAllocation>> PlaceDuring(const RequestShape& shape, const DynamicBitset& nodes,
                                                          int64_t start, int64_t limit);
@@ -265,6 +269,8 @@ class Scheduler {
   boost::unordered_flat_set<const std::string*> failed_;
   boost::unordered_flat_set<const Partition*> blocked_;  // partitions blocked by a waiting job
   std::optional<Timeline> timeline_;                 // backfill only
+  ClusterSnapshot window_;             // WindowPlan's input: only its usage is set
+  std::optional<Plan> window_plan_;
   int reservations_ = 0;
   int backfill_tested_ = 0;
   std::unordered_map<std::string, bool> unreserved_;  // partitions with a job left without reservation

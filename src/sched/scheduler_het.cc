@@ -141,10 +141,7 @@ PendingReason Scheduler::StartHet(HetGang& gang, std::vector<std::vector<NodeAll
 
 // What is free throughout [t, t + the longest limit), for every component at once.
 std::optional<std::vector<std::vector<NodeAllocation>>> Scheduler::PlaceHetDuring(HetGang& gang, int64_t t) {
-  ClusterSnapshot window;
-  window.usage = timeline_->PeakUsage(t, gang.longest >= kForever ? kForever : t + gang.longest);
-  Plan free_then(index_, window);
-  return PlaceHet(gang, free_then, true);
+  return PlaceHet(gang, WindowPlan(t, gang.longest >= kForever ? kForever : t + gang.longest), true);
 }
 
 void Scheduler::ReserveHet(HetGang& gang, PendingReason why) {

@@ -58,10 +58,12 @@ void Timeline::Add(const std::vector<NodeAllocation>& allocation, int64_t start,
   intervals_.push_back(std::move(iv));
 }
 
-std::vector<NodeUsage> Timeline::PeakUsage(int64_t a, int64_t b) const {
-  std::vector<NodeUsage> now = residual_;
+void Timeline::PeakUsage(int64_t a, int64_t b, std::vector<NodeUsage>& peak) const {
+  std::vector<NodeUsage>& now = now_;
+  now = residual_;  // (assigned over: the buffers of each node's GPUs are reused)
   // (time, interval, +1 start / -1 end): ends sort before starts at the same time.
-  std::vector<std::pair<int64_t, std::pair<int, int>>> events;
+  std::vector<std::pair<int64_t, std::pair<int, int>>>& events = events_;
+  events.clear();
   for (size_t k = 0; k < intervals_.size(); ++k) {
     const Interval& iv = intervals_[k];
     if (iv.end <= a || iv.start >= b || iv.start >= iv.end) continue;
@@ -73,17 +75,22 @@ std::vector<NodeUsage> Timeline::PeakUsage(int64_t a, int64_t b) const {
     if (iv.end < b) events.push_back({iv.end, {0, static_cast<int>(k)}});
   }
   std::sort(events.begin(), events.end());
-  std::vector<NodeUsage> peak = now;
+  peak = now;
   for (size_t e = 0; e < events.size();) {
     const int64_t t = events[e].first;
+    const size_t first = e;
     for (; e < events.size() && events[e].first == t; ++e) {
       const Interval& iv = intervals_[events[e].second.second];
       const int sign = events[e].second.first == 1 ? +1 : -1;
       for (const Held& h : iv.held) Apply(now[h.pos], h.a, sign);
     }
-    for (size_t i = 0; i < now.size(); ++i) Raise(peak[i], now[i]);
+    // Only a node an interval starts on can hold more than before: an end only gives back, and
+    // every other node is as it was, at most its peak already.
+    for (size_t k = first; k < e; ++k) {
+      if (events[k].second.first != 1) continue;
+      for (const Held& h : intervals_[events[k].second.second].held) Raise(peak[h.pos], now[h.pos]);
+    }
   }
-  return peak;
 }
 
 std::vector<int64_t> Timeline::StartTimes(int64_t from, int64_t until) const {

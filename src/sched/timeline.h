@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sched/cluster_index.h"
@@ -29,7 +30,14 @@ class Timeline {
   void Rollback(int mark) { intervals_.resize(static_cast<size_t>(mark)); }
 
   // Per snapshot node (ClusterSnapshot::usage order): the most held at any moment of [a, b).
-  std::vector<NodeUsage> PeakUsage(int64_t a, int64_t b) const;
+  std::vector<NodeUsage> PeakUsage(int64_t a, int64_t b) const {
+    std::vector<NodeUsage> peak;
+    PeakUsage(a, b, peak);
+    return peak;
+  }
+  // The same into `peak`, reusing its buffers (a backfill pass asks this for every window it
+  // tries).
+  void PeakUsage(int64_t a, int64_t b, std::vector<NodeUsage>& peak) const;
 
   // When things free up: `from` and every interval end after it, up to `until`, ascending.
   std::vector<int64_t> StartTimes(int64_t from, int64_t until) const;
@@ -46,6 +54,10 @@ class Timeline {
   const ClusterIndex& index_;
   std::vector<NodeUsage> residual_;  // held for good
   std::vector<Interval> intervals_;
+  // PeakUsage's buffers, kept between calls: the usage as the window is swept, and the
+  // intervals' starts and ends within it, (time, (+1 start / 0 end, interval)).
+  mutable std::vector<NodeUsage> now_;
+  mutable std::vector<std::pair<int64_t, std::pair<int, int>>> events_;
 };
 
 }  // namespace muster
