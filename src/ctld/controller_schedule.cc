@@ -8,15 +8,12 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "base/log.h"
 #include "ctld/controller.h"
 #include "model/hostlist.h"
 #include "proc/job_env.h"
-#include "sched/cache_check.h"
 
 namespace muster {
 
