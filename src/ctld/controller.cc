@@ -116,6 +116,7 @@ Controller::Controller(ControllerConfig config, Store* store, AgentClient* agent
       outage_(OutageRule{config_.outage_threshold_pct, config_.heartbeat_interval_s * 1000},
               (config_.heartbeat_timeout_s + config_.kill_wait_s + kLeaseMarginS) * 1000),
       nodes_(config_.cluster, config_.scheduler),
+      usage_(nodes_),
       policy_(config_.priority, config_.scheduler.policy, config_.cluster, config_.usage_save_s),
       stats_(clock->NowSeconds()),
       ids_(store) {
@@ -220,7 +221,7 @@ Status Controller::Recover() {
     JobRecord& slot = jobs_.Add(std::move(j));  // active unless finished
     if (!IsFinished(slot.state)) LearnShapeLocked(slot);
   }
-  node_usage_stale_ = true;  // recounted from the jobs just loaded
+  usage_.Invalidate();  // recounted from the jobs just loaded
   std::erase_if(*steps, [&](const StepRecord& st) REQUIRES(mu_) { return !jobs_.Contains(st.job_id); });
   steps_.Reset(std::move(*steps));
   for (const auto& [id, j] : jobs_.all()) {
@@ -465,7 +466,7 @@ std::string Controller::UserNameOf(uint32_t uid) { return UserName(uid); }
 
 void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, int signal) {
   unacknowledged_runs_.erase(JobRun{job.id, job.restart_count});
-  CountUsageLocked(job, -1);
+  usage_.Count(job, -1);
   jobs_.Finish(job.id);
   job.state = state;
   job.exit_code = exit_code;
@@ -490,9 +491,9 @@ void Controller::FinishJobLocked(JobRecord& job, JobState state, int exit_code, 
 }
 
 void Controller::EndingLocked(JobRecord& job, const std::string& ending, int64_t grace_s) {
-  CountUsageLocked(job, -1);
+  usage_.Count(job, -1);
   job.state = JobState::kCompleting;
-  CountUsageLocked(job, 1);
+  usage_.Count(job, 1);
   job.ending = ending;
   job.kill_at = clock_->NowSeconds() + grace_s;
 }
@@ -525,7 +526,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& why, std::vect
   // never reached it, or one it never named in a report): requeued, it is a lost launch.
   const bool unacknowledged = unacknowledged_runs_.erase(JobRun{job.id, job.restart_count}) > 0;
   const bool lost = lost_launch.value_or(unacknowledged);
-  CountUsageLocked(job, -1);
+  usage_.Count(job, -1);
   if (kill != nullptr) kill->push_back(job);
   policy_.Requeued(job, clock_->NowSeconds());  // the run so far counts
   job.run_before_s = RunSeconds(job, clock_->NowSeconds());

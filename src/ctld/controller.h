@@ -47,6 +47,7 @@
 #include "ctld/job_table.h"
 #include "ctld/kept_entries.h"
 #include "ctld/node_table.h"
+#include "ctld/node_usage_book.h"
 #include "ctld/outage_guard.h"
 #include "ctld/policy_state.h"
 #include "ctld/scheduling_pass.h"
@@ -401,28 +402,6 @@ class Controller {
   // `s` still holds: no node changed but in state, and none in whether it takes work.
   // `epoch`: the nodes' epoch when `s` was last synced (updated).
   bool SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapshot& s, uint64_t& epoch) const REQUIRES(mu_);
-  // What the jobs holding resources use on each node (a suspended job: its memory and GPUs), in
-  // the order of the nodes' positions (NodeTable::Pos, and a snapshot's nodes). Copies no node:
-  // what the re-check of a cycle's decisions and the node states need. Into `usage`, reusing
-  // its buffers.
-  void UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const REQUIRES(mu_);
-  // The usage is kept as jobs start, stop, suspend and resume, not recounted from every job at
-  // every read: each change of what a job holds is bracketed by CountUsageLocked(job, -1) and
-  // (job, +1). It is recounted in full when the jobs were loaded or the nodes' epoch moved
-  // (their GPUs may differ, or GPUs went out), and Debug builds check it against a recount at
-  // every read.
-  const std::vector<NodeUsage>& CurrentUsageLocked(NodeTable::Access& nodes) const REQUIRES(mu_);
-  void CountUsageLocked(const JobRecord& job, int sign) REQUIRES(mu_);
-  void CountLocked(const JobRecord& job, int sign, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const
-      REQUIRES(mu_);
-  void RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage, std::vector<int>& exclusive) const
-      REQUIRES(mu_);
-  mutable std::vector<NodeUsage> node_usage_ GUARDED_BY(mu_);
-  mutable std::vector<int> node_exclusive_ GUARDED_BY(mu_);  // per node, the jobs holding it whole
-  mutable bool node_usage_stale_ GUARDED_BY(mu_) = true;
-  mutable uint64_t node_usage_epoch_ GUARDED_BY(mu_) = 0;  // the nodes' epoch when node_usage_ was counted
-  // Adds `a` to `usage` (positions as NodeTable::Pos).
-  void AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const REQUIRES(mu_);
   // Sets the nodes' states (IDLE, MIXED, ALLOCATED) from what the jobs hold now.
   void RefreshNodeStatesLocked(NodeTable::Access& nodes) REQUIRES(mu_);
   // (under mu_) What jobs hold changed since the node states were set: JobsLock sets them again
@@ -583,6 +562,10 @@ class Controller {
   void EndStepsLocked(const JobRecord& job) REQUIRES(mu_);
   // The nodes: after mu_ in the lock order (taken with it held or not).
   NodeTable nodes_;
+  // What the jobs holding resources use of each node, kept as they start, stop, suspend and
+  // resume (ctld/node_usage_book.h): each change of what a job holds is bracketed by
+  // usage_.Count(job, -1) and (job, +1).
+  mutable NodeUsageBook usage_ GUARDED_BY(mu_);
   // The last RunningJob::revision or PendingJob::revision given (FillSnapshotLocked and
   // FillPendingLocked, under mu_): one per copy of an allocation or a request into an entry,
   // never twice the same.

@@ -35,19 +35,7 @@ std::vector<Partition> Controller::ListPartitions() const { return config_.clust
 
 void Controller::RefreshNodeStatesLocked(NodeTable::Access& nodes) {
   node_states_stale_ = false;
-  const std::vector<NodeUsage>& usage = CurrentUsageLocked(nodes);
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    NodeRecord& r = nodes.at(i);
-    if (r.node.state == NodeState::kDown || r.node.state == NodeState::kUnknown || r.node.state == NodeState::kFuture) {
-      continue;
-    }
-    const NodeUsage& u = usage[i];
-    const bool any_gpu_free =
-        std::any_of(u.gpus.begin(), u.gpus.end(), [](const GpuUsage& g) { return g.milli < kMilliPerGpu; });
-    const bool full = u.exclusive || u.cpu_milli >= int64_t{r.node.cpus} * 1000 ||
-                      (!u.gpus.empty() && !any_gpu_free);
-    r.node.state = u.jobs == 0 ? NodeState::kIdle : (full ? NodeState::kAllocated : NodeState::kMixed);
-  }
+  usage_.SetNodeStates(nodes, jobs_.active());
 }
 
 Status Controller::UpdateNode(const std::string& name, const std::string& state, const std::string& reason,
@@ -178,7 +166,7 @@ bool Controller::ApplyGpuHealthLocked(NodeTable::Access& nodes, NodeRecord& n, c
     n.node.reason_time = now.empty() ? 0 : clock_->NowSeconds();
   }
   Log(now.empty() ? LogLevel::kInfo : LogLevel::kWarning, LogSubject::Node(name), now.empty() ? "every GPU healthy again" : now);
-  nodes.OffersChanged(/*hardware=*/false);  // a GPU out counts as taken (RecountUsageLocked)
+  nodes.OffersChanged(/*hardware=*/false);  // a GPU out counts as taken (NodeUsageBook::Current)
   return true;
 }
 
@@ -327,77 +315,6 @@ bool SameForIndex(const Node& a, const Node& b) {
 
 }  // namespace
 
-void Controller::AddUsageLocked(std::vector<NodeUsage>& usage, const NodeAllocation& a) const {
-  const int p = nodes_.Pos(a.node);
-  if (p < 0) return;
-  NodeUsage& u = usage[p];
-  u.cpu_milli += a.cpu_milli;
-  u.memory_mb += a.memory_mb;
-  u.jobs += 1;
-  u.exclusive = u.exclusive || a.exclusive;
-  for (const GpuShare& g : a.gpus) {
-    if (g.index >= 0 && g.index < static_cast<int>(u.gpus.size())) u.gpus[g.index].milli += g.milli;
-  }
-}
-
-void Controller::UsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage) const {
-  usage = CurrentUsageLocked(nodes);
-}
-
-const std::vector<NodeUsage>& Controller::CurrentUsageLocked(NodeTable::Access& nodes) const {
-  if (node_usage_stale_ || node_usage_epoch_ != nodes.epoch()) {
-    RecountUsageLocked(nodes, node_usage_, node_exclusive_);
-    node_usage_stale_ = false;
-    node_usage_epoch_ = nodes.epoch();
-  } else {
-#ifndef NDEBUG
-    // Debug builds (the test suites) check the count kept against a recount at every read.
-    std::vector<NodeUsage> fresh;
-    std::vector<int> exclusive;
-    RecountUsageLocked(nodes, fresh, exclusive);
-    MUSTER_CHECK(fresh == node_usage_ && exclusive == node_exclusive_) << "the usage kept drifted from the jobs";
-#endif
-  }
-  return node_usage_;
-}
-
-void Controller::RecountUsageLocked(NodeTable::Access& nodes, std::vector<NodeUsage>& usage,
-                                    std::vector<int>& exclusive) const {
-  usage.assign(nodes.size(), NodeUsage{});
-  exclusive.assign(nodes.size(), 0);
-  for (size_t i = 0; i < nodes.size(); ++i) usage[i].gpus.resize(nodes.at(i).node.gpus.size());
-  for (const auto& [id, job] : jobs_.active()) CountLocked(*job, 1, usage, exclusive);
-  // A GPU its node's health watch took out is taken: no job gets it.
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const GpuFault& f : nodes.at(i).failed_gpus) {
-      if (f.index >= 0 && f.index < static_cast<int>(usage[i].gpus.size())) usage[i].gpus[f.index].milli += kMilliPerGpu;
-    }
-  }
-}
-
-void Controller::CountUsageLocked(const JobRecord& job, int sign) {
-  if (!node_usage_stale_) CountLocked(job, sign, node_usage_, node_exclusive_);
-}
-
-void Controller::CountLocked(const JobRecord& j, int sign, std::vector<NodeUsage>& usage,
-                             std::vector<int>& exclusive) const {
-  if (!HoldsResources(j.state)) return;
-  const bool cpus = HoldsCpus(j);  // a suspended job gave its CPUs back
-  for (const NodeAllocation& a : j.allocation) {
-    const int p = nodes_.Pos(a.node);
-    if (p < 0) continue;
-    NodeUsage& u = usage[p];
-    if (cpus) u.cpu_milli += sign * a.cpu_milli;
-    u.memory_mb += sign * a.memory_mb;
-    u.jobs += sign;
-    if (a.exclusive) exclusive[p] += sign;
-    u.exclusive = exclusive[p] > 0;
-    for (const GpuShare& g : a.gpus) {
-      if (g.index >= 0 && g.index < static_cast<int>(u.gpus.size())) u.gpus[g.index].milli += sign * g.milli;
-    }
-  }
-}
-
 // The scheduler's view: every node, what the jobs holding resources use (a suspended job its
 // memory and GPUs only), and those jobs with their ends.
 ClusterSnapshot Controller::SnapshotLocked(NodeTable::Access& nodes) const {
@@ -441,7 +358,7 @@ bool Controller::SyncSnapshotNodesLocked(NodeTable::Access& nodes, ClusterSnapsh
 void Controller::FillSnapshotLocked(NodeTable::Access& nodes, ClusterSnapshot& s,
                                     SchedulingPass::KeptRunning* kept_running) const {
   s.now = clock_->NowSeconds();
-  UsageLocked(nodes, s.usage);
+  s.usage = usage_.Current(nodes, jobs_.active());
   SchedulingPass::KeptRunning local;  // for a snapshot not kept: every entry is new
   SchedulingPass::KeptRunning& kept = kept_running != nullptr ? *kept_running : local;
   kept.Begin(s.running);

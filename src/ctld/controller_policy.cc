@@ -38,10 +38,10 @@ void Controller::PreemptLocked(const JobRecord& by, const Preemption& p, std::ve
     // Stopped where it stands, at once (no grace: nothing ends): its CPUs are free now, its
     // memory and GPUs stay held. It resumes once `by` is gone (the scheduler's kResume).
     policy_.Charge(v, now);  // the run so far, CPUs included
-    CountUsageLocked(v, -1);
+    usage_.Count(v, -1);
     v.state = JobState::kSuspended;
     v.suspend_time = now;
-    CountUsageLocked(v, 1);
+    usage_.Count(v, 1);
     mode = "SUSPEND";
   } else {
     const bool requeue = p.mode == PreemptMode::kRequeue && v.requeue;
@@ -67,14 +67,14 @@ bool Controller::ResumeLocked(NodeTable::Access& nodes, JobRecord& job, std::vec
     if (p < 0) return false;
     if (now[p].cpu_milli + a.cpu_milli > int64_t{nodes.at(p).node.cpus} * 1000) return false;
   }
-  for (const NodeAllocation& a : cpus) AddUsageLocked(now, a);
+  for (const NodeAllocation& a : cpus) usage_.Add(now, a);
   const int64_t t = clock_->NowSeconds();
   policy_.Charge(job, t);  // the suspension, without CPUs
   job.suspended_s = SuspendedSeconds(job, t);
-  CountUsageLocked(job, -1);
+  usage_.Count(job, -1);
   job.suspend_time = 0;
   job.state = JobState::kRunning;
-  CountUsageLocked(job, 1);
+  usage_.Count(job, 1);
   job.reason = "None";
   return true;
 }

@@ -100,7 +100,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
   // while the cycle ran without the lock.
   std::vector<NodeUsage>& now = pass_.usage;
   NodeTable::Access nodes = nodes_.Lock();
-  UsageLocked(nodes, now);
+  now = usage_.Current(nodes, jobs_.active());
   auto start = [&](JobRecord& job, const Decision& d) REQUIRES(mu_) {
     job.state = JobState::kRunning;
     job.reason = "None";
@@ -111,7 +111,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
     job.allocation.clear();
     job.allocation = d.nodes;
     job.batch_host = job.allocation.front().node;
-    CountUsageLocked(job, 1);
+    usage_.Count(job, 1);
     launching_.insert(job.id);
     unacknowledged_runs_.insert(JobRun{job.id, job.restart_count});  // until its batch host says it has it
     out.started.push_back(job);
@@ -141,7 +141,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
         ok = dk.kind == DecisionKind::kStart && dk.job_id == job.id + static_cast<int64_t>(k) && member != nullptr &&
              member->state == JobState::kPending && StillFitsLocked(nodes, dk, trial);
         if (!ok) break;
-        for (const NodeAllocation& a : dk.nodes) AddUsageLocked(trial, a);
+        for (const NodeAllocation& a : dk.nodes) usage_.Add(trial, a);
         members.push_back(member);
       }
       if (ok) {
@@ -177,7 +177,7 @@ Controller::CycleOutcome Controller::ApplyDecisions(const std::vector<Decision>&
       continue;
     }
     if (!StillFitsLocked(nodes, d, now)) continue;  // retried next cycle
-    for (const NodeAllocation& a : d.nodes) AddUsageLocked(now, a);
+    for (const NodeAllocation& a : d.nodes) usage_.Add(now, a);
     start(job, d);
   }
   // The node states are set again when the lock is released (JobsLock).
