@@ -315,6 +315,10 @@ TEST_F(LocalCluster, KilledAgentMeansNodeDownAndJobRequeued) {
   ASSERT_TRUE(WaitState(id, "RUNNING"));
   ASSERT_TRUE(WaitFor([&] { return !ReadFile((work_ / "run0.pid").string()).empty(); }, 10s));  // really started
   const pid_t first_run = std::atoi(ReadFile((work_ / "run0.pid").string()).c_str());
+  // The controller has the agent's answer to the launch (until then a signal is refused as Slurm's
+  // transitional state), so it knows the run started and a requeue counts as a restart. An agent
+  // killed before it answers leaves the start unknown: the requeue is a lost launch, Restarts=0.
+  ASSERT_TRUE(WaitFor([&] { return Run("scancel -s CONT " + std::to_string(id)).rc == 0; }, 10s));
   ASSERT_EQ(kill(std::atoi(Pid("musterd-node2").c_str()), SIGKILL), 0);
   ASSERT_TRUE(WaitFor([&] { return Run("sinfo -h -N -o '%N %t'").out.find("node2 down") != std::string::npos; }, 20s))
       << Run("sinfo -N").out;
