@@ -20,7 +20,7 @@
 //     does not (e.g. --mem=0, --time=-5) get Muster's message after "sbatch: error: ".
 // Differences, on purpose: Slurm options Muster does not implement (--bb, --reservation, ...) are
 // rejected ("sbatch: error: --bb is not supported by Muster", exit 1) instead of being silently
-// half-honoured; a few harmless ones (-v, -Q, --mail-type, --open-mode, ...) are accepted and listed
+// half-honoured; a few harmless ones (-v, -Q, --open-mode, ...) are accepted and listed
 // in ignored_args. Unknown options in directives fail like unknown options on the command line
 // (Slurm 22.05 prints getopt's complaint and carries on). SBATCH_* environment variables are not
 // read (pure parser; the caller may turn them into arguments). The script path is not searched in
@@ -115,8 +115,6 @@ constexpr OptionSpec kSbatchOwnOptions[] = {
     {"kill-on-invalid-dep", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr,
      "no effect: a job whose dependency can never be met stays pending (DependencyNeverSatisfied)"},
     {"licenses", 'L', Arg::kRequired, Kind::kUnsupported, 0, nullptr, "Muster has no licenses"},
-    {"mail-type", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr, "no effect: Muster sends no mail"},
-    {"mail-user", 0, Arg::kRequired, Kind::kIgnored, 0, nullptr, "no effect: Muster sends no mail"},
     {"mcs-label", 0, Arg::kRequired, Kind::kUnsupported, 0, nullptr, "Muster has no MCS labels"},
     {"mem", 0, Arg::kRequired, Kind::kResource, 0, nullptr, "0 (all of a node's memory) is refused"},
     {"mem-bind", 0, Arg::kRequired, Kind::kUnsupported, 0, nullptr,
@@ -349,7 +347,9 @@ Status ApplyOwn(const std::vector<OptionOccurrence>& opts, const std::string& cw
       case Kind::kUnsupported:
         return FatalError("sbatch: error: --" + name + " is not supported by Muster");
       case Kind::kJob:
-        RETURN_IF_ERROR(ApplyJobOption(r->options, p));
+        if (const Status s = ApplyJobOption(r->options, p); !s.ok()) {
+          return InvalidArgument("sbatch: error: " + s.message());
+        }
         break;
       case Kind::kOwn:
         if (name == "job-name") {

@@ -274,6 +274,18 @@ TEST(SbatchArgsTest, BadValueInDirective) {
 
 // ---- Options handled here ----
 
+// --mail-type adds up over its occurrences; a type Slurm does not know fails as Slurm's sbatch
+// fails (slurm_opt.c: "--mail-type=%s invalid", exit 255).
+TEST(SbatchArgsTest, MailOptionsAreKept) {
+  StatusOr<SbatchRequest> r =
+      Parse({"--mail-type=BEGIN", "--mail-type", "end", "--mail-user=a@b.c", "--wrap=true"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->options.mail_type, kMailBegin | kMailEnd);
+  EXPECT_EQ(r->options.mail_user, "a@b.c");
+  EXPECT_TRUE(r->ignored_args.empty());
+  ExpectFail({"--mail-type=sometimes", "--wrap", "true"}, 255, "sbatch: error: --mail-type=sometimes invalid\n");
+}
+
 TEST(SbatchArgsTest, OwnOptions) {
   StatusOr<SbatchRequest> r =
       Parse({"-A", "physics", "--export=NONE", "--comment", "note", "--wckey=proj", "-q", "high", "-H",
@@ -367,9 +379,9 @@ TEST(SbatchArgsTest, UnsupportedAndIgnoredOptions) {
   ExpectFail({"--signal=USR1@x", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
   ExpectFail({"--signal=B:FOO@60", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
   ExpectFail({"--signal=X:USR1", "--wrap", "true"}, 255, "sbatch: error: Invalid --signal specification\n");
-  StatusOr<SbatchRequest> r = Parse({"-v", "--mail-type=END", "-Q", "--wrap", "true"});
+  StatusOr<SbatchRequest> r = Parse({"-v", "--ignore-pbs", "-Q", "--wrap", "true"});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->ignored_args, std::vector<std::string>({"--verbose", "--mail-type=END", "--quiet"}));
+  EXPECT_EQ(r->ignored_args, std::vector<std::string>({"--verbose", "--ignore-pbs", "--quiet"}));
 }
 
 TEST(SbatchArgsTest, HelpUsageVersionStopEarly) {

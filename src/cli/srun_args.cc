@@ -105,8 +105,6 @@ constexpr OptionSpec kSrunOwnOptions[] = {  // and JobOptionTable()'s, put in by
      "one Ctrl-C sends SIGINT to the tasks at once, without the tasks' states"},
     {"gpu-freq", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: Muster sets no GPU frequency"},
-    {"mail-type", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster sends no mail"},
-    {"mail-user", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr, "no effect: Muster sends no mail"},
     {"profile", 0, Arg::kRequired, Kind::kIgnored, Opt::kNotHonoured, nullptr,
      "no effect: Muster has no profiling plugin"},
     {"propagate", 0, Arg::kOptional, Kind::kIgnored, Opt::kNotHonoured, nullptr,
@@ -335,7 +333,10 @@ Status Apply(const OptionOccurrence& occurrence, SrunOptions* out) {
   const bool has_value = occurrence.value.has_value();
   if (o.use == Kind::kUnsupported) return Error("srun: error: --" + o.Canonical() + " is not supported by Muster\n");
   if (o.use == Kind::kIgnored) return Status::Ok();
-  if (o.use == Kind::kJob) return ApplyJobOption(out->options, occurrence);
+  if (o.use == Kind::kJob) {
+    const Status s = ApplyJobOption(out->options, occurrence);
+    return s.ok() ? s : Error("srun: error: " + s.message() + "\n");
+  }
   switch (static_cast<Opt>(o.id)) {
     case Opt::kNotHonoured: break;
     case Opt::kVerbose: ++out->verbose; break;

@@ -1,6 +1,8 @@
 #include "model/job_option_table.h"
 
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <string>
 
 namespace muster {
@@ -9,8 +11,18 @@ namespace {
 // Sorted by name: WithJobOptions keeps a sorted command table sorted.
 constexpr OptionSpec kJobOptions[] = {
     {"comment", 0, OptionArg::kRequired, OptionUse::kJob},
+    {"mail-type", 0, OptionArg::kRequired, OptionUse::kJob, 0, nullptr, "kept and shown (scontrol); Muster sends no mail"},
+    {"mail-user", 0, OptionArg::kRequired, OptionUse::kJob, 0, nullptr, "kept and shown (scontrol); Muster sends no mail"},
     {"wckey", 0, OptionArg::kRequired, OptionUse::kJob},
 };
+
+// "own; command's", kept for the life of the process (the tables hold pointers to their notes).
+const char* JoinedNote(const char* own, const char* command) {
+  static std::mutex mu;
+  static std::deque<std::string> kept;
+  std::lock_guard lock(mu);
+  return kept.emplace_back(std::string(own) + "; " + command).c_str();
+}
 
 }  // namespace
 
@@ -20,7 +32,7 @@ std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after, const
   std::vector<OptionSpec> out;
   std::vector<OptionSpec> pending;
   for (OptionSpec row : kJobOptions) {
-    if (note != nullptr) row.note = note;
+    if (note != nullptr) row.note = row.note == nullptr ? note : JoinedNote(row.note, note);
     pending.push_back(row);
   }
   size_t next = 0;              // the first of `pending` not yet placed
@@ -41,6 +53,12 @@ Status ApplyJobOption(JobOptions& options, const OptionOccurrence& o) {
   const std::string value = o.value.value_or("");
   if (name == "comment") {
     options.comment = value;
+  } else if (name == "mail-type") {
+    // Each occurrence adds its events, as Slurm's sbatch does.
+    ASSIGN_OR_RETURN(int flags, ParseMailType(value));
+    options.mail_type |= flags;
+  } else if (name == "mail-user") {
+    options.mail_user = value;
   } else if (name == "wckey") {
     options.wckey = value;
   } else {

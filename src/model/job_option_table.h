@@ -19,7 +19,7 @@ OptionTable JobOptionTable();
 // (so a table sorted by name stays sorted), looking only past the own row named `after` when one is
 // named (srun's table is not sorted: its --comment stood after --quit-on-interrupt); at the end when
 // none does. The order is that of an "is ambiguous" message. `note` (may be null) is given to each
-// of them: srun's "a new allocation's".
+// of them, after the row's own: srun's "a new allocation's".
 std::vector<OptionSpec> WithJobOptions(OptionTable own, const char* after = nullptr, const char* note = nullptr);
 
 // Sets the option `o` (a row of JobOptionTable) in `options`.

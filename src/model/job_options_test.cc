@@ -54,21 +54,64 @@ TEST(JobOptionsTest, PastANamedRowWithANote) {
   const std::vector<std::string> names = Names(table);
   ASSERT_EQ(names.size(), 4 + JobOptionTable().size());
   // Not before "zeta", which comes before "alpha"; none sorts after "wckey": it goes last.
-  EXPECT_EQ(names, std::vector<std::string>({"zeta", "alpha", "beta", "comment", "delta", "wckey"}));
+  EXPECT_EQ(names, std::vector<std::string>(
+                       {"zeta", "alpha", "beta", "comment", "delta", "mail-type", "mail-user", "wckey"}));
   EXPECT_STREQ(table[3].note, "a note");
+  // A row with a note of its own keeps it, before the command's.
+  EXPECT_STREQ(table[5].note, "kept and shown (scontrol); Muster sends no mail; a note");
+}
+
+Status Apply(JobOptions& options, std::string_view name, const std::string& value) {
+  for (const OptionSpec& row : JobOptionTable()) {
+    if (row.name == name) return ApplyJobOption(options, OptionOccurrence{&row, value});
+  }
+  ADD_FAILURE() << "no row " << name;
+  return Status::Ok();
 }
 
 TEST(JobOptionsTest, ApplySetsTheField) {
   JobOptions options;
-  OptionOccurrence o;
-  o.spec = &JobOptionTable()[0];
-  o.value = "why";
-  ASSERT_TRUE(ApplyJobOption(options, o).ok());
+  ASSERT_TRUE(Apply(options, "comment", "why").ok());
   EXPECT_EQ(options.comment, "why");
-  o.spec = &JobOptionTable()[1];
-  o.value = "proj";
-  ASSERT_TRUE(ApplyJobOption(options, o).ok());
+  ASSERT_TRUE(Apply(options, "wckey", "proj").ok());
   EXPECT_EQ(options.wckey, "proj");
+  ASSERT_TRUE(Apply(options, "mail-user", "a@b.c").ok());
+  EXPECT_EQ(options.mail_user, "a@b.c");
+}
+
+TEST(JobOptionsTest, MailTypesAddUpAsSbatchAddsThem) {
+  JobOptions options;
+  ASSERT_TRUE(Apply(options, "mail-type", "begin").ok());
+  ASSERT_TRUE(Apply(options, "mail-type", "END,TIME_LIMIT_80").ok());
+  EXPECT_EQ(options.mail_type, kMailBegin | kMailEnd | kMailTimeLimit80);
+  EXPECT_EQ(MailTypeText(options.mail_type), "BEGIN,END,TIME_LIMIT_80");
+  const Status bad = Apply(options, "mail-type", "ENDD");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(), "--mail-type=ENDD invalid");
+  EXPECT_EQ(options.mail_type, kMailBegin | kMailEnd | kMailTimeLimit80);  // left as it was
+}
+
+TEST(JobOptionsTest, MailTypeReadAndShownAsSlurmDoes) {
+  EXPECT_EQ(*ParseMailType("NONE"), 0);
+  EXPECT_EQ(*ParseMailType("none,BEGIN"), 0);            // NONE ends the list
+  EXPECT_EQ(*ParseMailType("BEGIN,bogus"), kMailBegin);  // a name it does not know is passed over
+  EXPECT_FALSE(ParseMailType("bogus").ok());
+  EXPECT_FALSE(ParseMailType("").ok());
+  EXPECT_FALSE(ParseMailType(",").ok());
+  EXPECT_EQ(MailTypeText(*ParseMailType("ALL")), "INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT");
+  EXPECT_EQ(MailTypeText(*ParseMailType("time_limit,array_tasks,time_limit_90,time_limit_50")),
+            "ARRAY_TASKS,TIME_LIMIT_50,TIME_LIMIT_90,TIME_LIMIT");
+  EXPECT_EQ(MailTypeText(0), "NONE");
+}
+
+TEST(JobOptionsTest, ValidateRefusesUnknownMailBits) {
+  JobOptions options;
+  options.mail_type = kMailAll | kMailArrayTasks | kMailTimeLimit;
+  EXPECT_TRUE(ValidateJobOptions(options).ok());
+  options.mail_type = 0x0800;
+  EXPECT_FALSE(ValidateJobOptions(options).ok());
+  options.mail_type = -1;
+  EXPECT_FALSE(ValidateJobOptions(options).ok());
 }
 
 TEST(JobOptionsTest, RestKeysNameTheRowsAsSbatchDoes) {
@@ -76,6 +119,8 @@ TEST(JobOptionsTest, RestKeysNameTheRowsAsSbatchDoes) {
   ASSERT_NE(wckey, nullptr);
   EXPECT_STREQ(wckey->name, "wckey");
   ASSERT_NE(JobOptionByRestKey("comment"), nullptr);
+  ASSERT_NE(JobOptionByRestKey("mail_type"), nullptr);
+  EXPECT_STREQ(JobOptionByRestKey("mail_user")->name, "mail-user");
   EXPECT_EQ(JobOptionByRestKey("wckeys"), nullptr);
   EXPECT_EQ(JobOptionByRestKey("wcke"), nullptr);
   EXPECT_EQ(JobOptionByRestKey(""), nullptr);

@@ -53,6 +53,8 @@ inline JobRecord FullyPopulatedJob() {
   j.submit_sid = 777;
   j.options.comment = "a comment";
   j.options.wckey = "proj";
+  j.options.mail_type = kMailEnd | kMailFail;
+  j.options.mail_user = "alice@example.org";
   j.submit_key = "key-1";
   j.array_job_id = 40;
   j.array_task_id = 2;

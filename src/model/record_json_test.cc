@@ -206,7 +206,7 @@ TEST(RecordJsonTest, PartitionAccessListsRoundTrip) {
 TEST(RecordJsonTest, OldStoredFormsStillLoad) {
   ExpectOldFormReads<JobRecord>(kOldJob, JobRecordFromJson,
                                 R"json({"het_job_id":0,"het_job_offset":0,"het_job_size":0,"het_environment":[],
-                                        "lost_launches":0,"wckey":"",
+                                        "lost_launches":0,"wckey":"","mail_type":0,"mail_user":"",
                                         "request":{"overcommit":false,"min_cpus_per_node":0,"tmp_disk_mb":0}})json");
   ExpectOldFormReads<NodeRecord>(kOldNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");
   ExpectOldFormReads<NodeRecord>(kOldNvSwitchNodeRecord, NodeRecordFromJson, R"json({"node":{"tmp_disk_mb":0}})json");

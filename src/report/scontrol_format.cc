@@ -206,6 +206,11 @@ std::string FileAndTresLines(const JobRecord& job, const std::set<std::string>& 
   if (!JobTresPerJob(job).empty()) o += "TresPerJob=" + JobTresPerJob(job) + eol;
   if (!JobTresPerNode(job).empty()) o += "TresPerNode=" + JobTresPerNode(job) + eol;
   if (!JobTresPerTask(job).empty()) o += "TresPerTask=" + JobTresPerTask(job) + eol;
+  // As slurmctld keeps it: the job's user when --mail-user was not given.
+  if (job.options.mail_type != 0) {
+    o += "MailUser=" + (job.options.mail_user.empty() ? job.user : job.options.mail_user) +
+         " MailType=" + MailTypeText(job.options.mail_type) + eol;
+  }
   for (const NodeAllocation& a : job.allocation) {
     const GpuShare* shared = SharedGpu(a);
     if (shared == nullptr) continue;

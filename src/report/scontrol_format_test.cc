@@ -196,6 +196,22 @@ TEST_F(ScontrolFormatTest, JobVariants) {
   EXPECT_EQ(one.substr(one.size() - 25), " TresPerNode=gres:gpu:8 \n");
 }
 
+// --mail-type and --mail-user: Slurm's line after the TRES ones, the job's user by default; none
+// without a mail type.
+TEST_F(ScontrolFormatTest, MailLine) {
+  JobRecord j = testdata::Job9150();
+  j.options.mail_user = "someone@example.org";
+  EXPECT_EQ(FormatScontrolJob(j, kT0).find("MailUser="), std::string::npos);
+  j.options.mail_type = kMailEnd | kMailFail;
+  std::string out = FormatScontrolJob(j, kT0);
+  EXPECT_NE(out.find("   TresPerNode=gres:gpu:4\n   MailUser=someone@example.org MailType=END,FAIL\n"),
+            std::string::npos)
+      << out;
+  j.options.mail_user.clear();
+  out = FormatScontrolJob(j, kT0);
+  EXPECT_NE(out.find("   MailUser=" + j.user + " MailType=END,FAIL\n"), std::string::npos) << out;
+}
+
 // Substituted from the capture: NodeHostName=vm -> n1 (a node's host name is its name).
 TEST_F(ScontrolFormatTest, NodeMatchesCapture) {
   NodeRecord n1 = testdata::CapturedNode("n1", kT0);

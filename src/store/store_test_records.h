@@ -66,6 +66,8 @@ inline JobRecord RichJob(int64_t id) {
   j.held = true;
   j.options.comment = "a comment";
   j.options.wckey = "proj";
+  j.options.mail_type = kMailBegin;
+  j.options.mail_user = "a@b";
   j.submit_key = "retry-key-0042";
   j.interactive = true;
   j.array_job_id = 5;

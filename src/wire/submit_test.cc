@@ -25,6 +25,8 @@ JobSpec Full() {
   r.submit_sid = 4242;
   r.options.comment = "c";
   r.options.wckey = "w";
+  r.options.mail_type = kMailAll;
+  r.options.mail_user = "m";
   r.submit_key = "k1";
   r.interactive = true;
   r.array = ParseArraySpec("1-3").value();
@@ -44,7 +46,7 @@ JobSpec Full() {
 TEST(JobSpecTest, EveryFieldRoundTripsUnderItsKey) {
   const JobSpec r = Full();
   const wire::bj::object j = wire::ToObject(r);
-  EXPECT_EQ(j.size(), 28u);
+  EXPECT_EQ(j.size(), 30u);
   EXPECT_EQ(j.at("stdout"), "out-%j");
   EXPECT_EQ(j.at("stderr"), "err-%j");
   EXPECT_EQ(j.at("stdin"), "/dev/null");

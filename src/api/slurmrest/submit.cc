@@ -20,7 +20,7 @@ const std::set<std::string>& UntakenKeys() {
       "account_gather_frequency", "batch_features", "burst_buffer", "cluster_constraint", "core_specification",
       "cores_per_socket", "cpu_binding", "cpu_binding_hint", "cpu_frequency", "deadline", "delay_boot",
       "distribution", "get_user_environment", "gres_flags", "gpu_binding", "gpu_frequency", "gpus_per_socket",
-      "kill_on_invalid_dependency", "licenses", "mail_type", "mail_user", "mcs_label", "memory_binding",
+      "kill_on_invalid_dependency", "licenses", "mcs_label", "memory_binding",
       "minimum_cpus_per_node", "minimum_nodes", "no_kill", "open_mode", "priority", "reservation", "signal",
       "sockets_per_node", "spread_job", "tasks_per_core", "tasks_per_socket", "thread_specification",
       "threads_per_core", "time_minimum", "wait_all_nodes", "wckeys", "container", "prefer",

@@ -9,7 +9,8 @@ TEST(SlurmRestSubmit, ReadsJobProperties) {
   StatusOr<JobSpec> s = ReadSubmission(R"({"script": "#!/bin/sh\nsleep 1\n", "job": {
       "name": "rest", "partition": "gpu", "time_limit": 5, "nodes": "1-2", "tasks": 4, "cpus_per_task": 2,
       "memory_per_node": 1000, "gres": "gpu:2", "account": "a", "qos": "high", "comment": "c", "wckey": "w", "nice": 3,
-      "hold": true, "requeue": false, "current_working_directory": "/tmp", "standard_output": "/tmp/o-%j",
+      "mail_type": "END,FAIL", "mail_user": "m@x", "hold": true, "requeue": false,
+      "current_working_directory": "/tmp", "standard_output": "/tmp/o-%j",
       "argv": ["x", "y"], "environment": {"PATH": "/bin", "N": 1}}})");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->script, "#!/bin/sh\nsleep 1\n");
@@ -20,6 +21,8 @@ TEST(SlurmRestSubmit, ReadsJobProperties) {
   EXPECT_EQ(s->qos, "high");
   EXPECT_EQ(s->options.comment, "c");
   EXPECT_EQ(s->options.wckey, "w");
+  EXPECT_EQ(s->options.mail_type, kMailEnd | kMailFail);
+  EXPECT_EQ(s->options.mail_user, "m@x");
   EXPECT_EQ(s->nice, 3);
   EXPECT_TRUE(s->hold);
   EXPECT_FALSE(s->requeue);
