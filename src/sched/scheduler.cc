@@ -98,11 +98,11 @@ void Scheduler::Reload(SchedulerOptions options) {
   plan_.Load(snapshot_);
 }
 
-Scheduler::Filter& Scheduler::Candidates(const Partition& part, const std::string& partition, const JobRequest& req) {
+Scheduler::Filter& Scheduler::Candidates(const Partition& part, const JobRequest& req) {
   const bool plain = req.constraint.empty() && req.nodelist.empty() && req.exclude.empty() && req.tmp_disk_mb == 0 &&
                      req.min_cpus_per_node == 0;
   if (plain && plain_filter_ != nullptr && plain_partition_ == &part) return *plain_filter_;
-  Filter& f = CandidatesByKey(partition, req);
+  Filter& f = CandidatesByKey(part.name, req);
   if (plain) {
     plain_partition_ = &part;
     plain_filter_ = &f;
@@ -172,7 +172,7 @@ std::optional<Decision> Scheduler::Resolve(const PendingJob& job, JobStep& step)
     if (found == nullptr) return Reject(job.id, "Invalid partition name specified: " + pname);
     StatusOr<RequestShape> shape_or = ResolveShape(req, *found);
     if (!shape_or.ok()) return Reject(job.id, shape_or.status().message());
-    Filter& found_filter = Candidates(*found, pname, req);
+    Filter& found_filter = Candidates(*found, req);
     if (!found_filter.status.ok()) return Reject(job.id, found_filter.status.message());
     // Whether it can ever fit (more than the partition has: reject now rather than wait forever).
     ShapeName& named = ShapeKey(found_filter, *shape_or);

@@ -116,8 +116,8 @@ class Scheduler {
     // same for every job with this filter during a pass, so built once.
     std::optional<std::string> unavailable;
   };
-  // (`part`: the partition named `partition`.)
-  Filter& Candidates(const Partition& part, const std::string& partition, const JobRequest& req);
+  // The filter of `req` in `part` (kept for the pass; the last plain one, asked again, at once).
+  Filter& Candidates(const Partition& part, const JobRequest& req);
   Filter& CandidatesByKey(const std::string& partition, const JobRequest& req);
   // The per-cycle memo key of a job's filter and shape: a short name ("#3") given to each pair the
   // first time it comes, so the memos hash a few bytes instead of every field written out; and

@@ -77,7 +77,7 @@ std::optional<Decision> Scheduler::ResolveHet(HetGang& gang) {
     StatusOr<RequestShape> shape = ResolveShape(req, *c.partition);
     if (!shape.ok()) return Reject(job.id, shape.status().message());
     c.shape = std::move(*shape);
-    Filter& filter = Candidates(*c.partition, pname, req);
+    Filter& filter = Candidates(*c.partition, req);
     if (!filter.status.ok()) return Reject(job.id, filter.status.message());
     c.nodes = &filter.nodes;
     gang.filters.push_back(&filter);

@@ -29,14 +29,8 @@ class Timeline {
   int Mark() const { return static_cast<int>(intervals_.size()); }
   void Rollback(int mark) { intervals_.resize(static_cast<size_t>(mark)); }
 
-  // Per snapshot node (ClusterSnapshot::usage order): the most held at any moment of [a, b).
-  std::vector<NodeUsage> PeakUsage(int64_t a, int64_t b) const {
-    std::vector<NodeUsage> peak;
-    PeakUsage(a, b, peak);
-    return peak;
-  }
-  // The same into `peak`, reusing its buffers (a backfill pass asks this for every window it
-  // tries).
+  // Per snapshot node (ClusterSnapshot::usage order): the most held at any moment of [a, b), into
+  // `peak`, reusing its buffers (a backfill pass asks this for every window it tries).
   void PeakUsage(int64_t a, int64_t b, std::vector<NodeUsage>& peak) const;
 
   // When things free up: `from` and every interval end after it, up to `until`, ascending.
