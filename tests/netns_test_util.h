@@ -78,7 +78,10 @@ class NetnsClusterTest : public ::testing::Test {
     fs::remove_all(dir_);
     work_ = dir_ / "work";
     for (const char* d : {"run", "log", "spool", "state", "scripts", "work", "pid"}) fs::create_directories(dir_ / d);
-    fs::permissions(dir_, fs::perms::all);
+    // Others reach it but write only in work/: the agents refuse a runs' directory (under
+    // scripts/) below a directory others may write to.
+    fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
     fs::permissions(work_, fs::perms::all);
     // The hosts: c1[,c2], the login host, n1..nN.
     for (int i = 1; i <= controllers_; ++i) hosts_.push_back({"c" + std::to_string(i), "10.77.0." + std::to_string(i)});

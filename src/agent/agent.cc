@@ -87,14 +87,43 @@ Status Agent::Start() {
   return Status::Ok();
 }
 
+namespace {
+
+// The runs' directory holds what the shepherds run as root (their specs): it, and every directory
+// above it, must be the agent's user's or root's, and writable by no one else unless sticky (as
+// /dev/shm and /tmp are: others cannot move what they do not own). A script_dir another user
+// made first (a world-writable /dev/shm) is refused rather than trusted.
+Status CheckPrivateDir(const std::string& path) {
+  std::string p = std::filesystem::absolute(path).lexically_normal().string();
+  while (!p.empty()) {
+    struct stat st;
+    if (lstat(p.c_str(), &st) != 0) return InvalidArgument("cannot inspect '" + p + "': " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return InvalidArgument("'" + p + "' is not a directory (a symbolic link?)");
+    if (st.st_uid != 0 && st.st_uid != geteuid()) {
+      return InvalidArgument("'" + p + "' belongs to uid " + std::to_string(st.st_uid) +
+                             ": the runs' directory and those above it must be root's or the agent's");
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+      return InvalidArgument("'" + p + "' is writable by others: the runs' directory and those above it may not be");
+    }
+    if (p == "/") break;
+    const size_t slash = p.rfind('/');
+    p = slash == 0 ? "/" : p.substr(0, slash);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status Agent::LoadSpool() {
   std::error_code ec;
   std::filesystem::create_directories(opt_.spool_dir, ec);
   if (ec) return InvalidArgument("cannot create spool dir '" + opt_.spool_dir + "': " + ec.message());
   chmod(opt_.spool_dir.c_str(), 0755);
-  std::filesystem::create_directories(opt_.spool_dir + "/runs", ec);
-  if (ec) return InvalidArgument("cannot create '" + opt_.spool_dir + "/runs': " + ec.message());
-  chmod((opt_.spool_dir + "/runs").c_str(), 0700);
+  std::filesystem::create_directories(RunsDir(), ec);
+  if (ec) return InvalidArgument("cannot create '" + RunsDir() + "': " + ec.message());
+  chmod(RunsDir().c_str(), 0700);
+  RETURN_IF_ERROR(CheckPrivateDir(RunsDir()));
   leader_token_ = ReadLease(opt_.spool_dir + "/leader_token");  // (a number file, as the lease's)
   witness_ = std::make_unique<OutageWitness>(OutageWitness::Options{opt_.spool_dir, &Agent::AskPeer}, clock_);
   witness_->Load();
@@ -225,10 +254,16 @@ void Agent::WatchHealth() {
 std::set<std::string> Agent::AdoptRuns() {
   std::set<std::string> kept;
   std::error_code ec;
-  const std::string runs = opt_.spool_dir + "/runs";
+  // Where runs are kept, and where an agent of an earlier version kept them (the spool).
+  std::vector<std::string> run_dirs;
+  const std::string legacy = opt_.spool_dir + "/runs";
+  std::vector<std::string> sources = {RunsDir()};
+  if (legacy != RunsDir()) sources.push_back(legacy);
+  for (const std::string& runs : sources) {
+    for (const auto& e : std::filesystem::directory_iterator(runs, ec)) run_dirs.push_back(e.path().string());
+  }
   MutexLock lock(mu_);
-  for (const auto& e : std::filesystem::directory_iterator(runs, ec)) {
-    const std::string dir = e.path().string();
+  for (const std::string& dir : run_dirs) {
     const std::string text = ReadFileOrEmpty(dir + "/job.json");
     StatusOr<SavedRun> saved = wire::Decode<SavedRun>(text, "a run's record");
     if (!saved.ok() || !saved->job) {  // a run whose start was cut short: nothing to adopt or report
@@ -590,7 +625,7 @@ Status Agent::AcquireGpuShares(Running& run, bool devices_constrained, LaunchSpe
 }
 
 std::string Agent::RunDir(int64_t job_id, int restart_count) const {
-  return opt_.spool_dir + "/runs/" + std::to_string(job_id) + "." + std::to_string(restart_count);
+  return RunsDir() + "/" + std::to_string(job_id) + "." + std::to_string(restart_count);
 }
 
 void Agent::SaveRunLocked(const Running& run) const {

@@ -199,6 +199,9 @@ class Agent {
   // The exit report (POST /v1/agent/exit) of a run that ended so (oom read from its cgroup).
   ExitNotice ExitReportOf(const Running& r, const ShepherdExit& end) const;
   std::string ScriptDir() const { return opt_.script_dir.empty() ? opt_.spool_dir : opt_.script_dir; }
+  // The runs' directories (RunDir), beside the batch scripts: what they record dies with the
+  // machine's processes, so a tmpfs script_dir spares the disk their files, fsyncs and inodes.
+  std::string RunsDir() const { return ScriptDir() + "/runs"; }
   Status EnsureCgroup(Running& r) REQUIRES(mu_);  // the job's cgroup on this node
   // Under mu_: the cgroup step `launch` runs in (its procs file(s) in `launch`): the job's, or one
   // of its own below it that shows only its GPUs, when the step has some of the job's GPUs here.

@@ -80,6 +80,32 @@ std::unique_ptr<HttpServer> StartController(int port, bool leads, Heard* heard, 
   return s.ok() ? std::move(*s) : nullptr;
 }
 
+// The runs' directory holds what shepherds run as root: below a directory others may write to
+// (not sticky), the agent refuses to start, naming it.
+TEST(AgentFollowTest, RefusesARunsDirectoryBelowOneOthersMayWrite) {
+  const fs::path dir = fs::temp_directory_path() / ("muster_agent_runs_test_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "open");
+  fs::permissions(dir / "open", fs::perms::all);  // 0777, no sticky bit
+  AgentOptions opt;
+  opt.node.name = "n1";
+  opt.node.cpus = 1;
+  opt.cluster_name = "c";
+  opt.ctld_addresses = {"127.0.0.1:" + std::to_string(FreePort())};
+  opt.socket_path = (dir / "musterd-n1.sock").string();
+  opt.spool_dir = (dir / "spool").string();
+  opt.script_dir = (dir / "open" / "scripts").string();
+  opt.shepherd_exe = "/bin/false";
+  SystemClock clock;
+  Agent agent(std::move(opt), &clock);
+  const Status st = agent.Start();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "'" + (dir / "open").string() +
+                              "' is writable by others: the runs' directory and those above it may not be");
+  agent.Stop();
+  fs::remove_all(dir);
+}
+
 TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
   const fs::path dir = fs::temp_directory_path() / ("muster_agent_follow_test_" + std::to_string(getpid()));
   fs::remove_all(dir);
@@ -112,11 +138,14 @@ TEST(AgentFollowTest, ExitReportSurvivesTheSwitchAndReachesTheLeader) {
                         "127.0.0.1:" + std::to_string(refused_port), "127.0.0.1:" + std::to_string(leader_port)};
   opt.socket_path = (dir / "musterd-n1.sock").string();
   opt.spool_dir = (dir / "spool").string();
+  // Runs are kept beside the scripts now; job 7's was left in the spool by an earlier version.
+  opt.script_dir = (dir / "scripts").string();
   opt.heartbeat_interval_s = 1;
   opt.shepherd_exe = "/bin/false";  // no run starts here
   SystemClock clock;
   Agent agent(std::move(opt), &clock);
   ASSERT_TRUE(agent.Start().ok());
+  EXPECT_TRUE(fs::is_directory(dir / "scripts" / "runs"));
 
   // No controller leads yet: the standby answers 503 again and again, the report stays.
   ASSERT_TRUE(WaitFor([&] { return standby_heard.count() >= 3; }, kWait, kPoll)) << standby_heard.count();

@@ -4,7 +4,8 @@
 // with the controller runs out (the agent is dead, or cut off from the controller), it ends every
 // process of the run (SIGTERM, SIGKILL kill_wait later), so that by the time the controller gives
 // the job up and requeues it (its lease plus a margin later), nothing of it runs here any more.
-// An agent that restarts finds its shepherds in the spool (runs/<job>.<run>/), adopts the runs
+// An agent that restarts finds its shepherds in its runs' directory (runs/<job>.<run>/ beside the
+// batch scripts; an earlier version's in the spool), adopts the runs
 // they hold and reads the ends they recorded while it was away.
 //
 // Files of a run directory (root's, 0700): spec.json (what to run, from the agent), shepherd

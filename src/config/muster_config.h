@@ -38,8 +38,9 @@
 //     listen: 0.0.0.0:6818              # optional TCP listener (the controller then presents tokens)
 //     spool_dir: /var/spool/muster      # per-node spool under <spool_dir>/<node>
 //     script_dir: /dev/shm/muster       # optional: batch scripts of running jobs under
-//                                       # <script_dir>/<node>/job<id> (default: the spool); a tmpfs
-//                                       # spares the disk an inode a job
+//                                       # <script_dir>/<node>/job<id> and their runs' records under
+//                                       # <script_dir>/<node>/runs (default: the spool); a tmpfs
+//                                       # spares the disk their files and fsyncs
 //     heartbeat_interval: 5
 //     gpus: auto                        # auto (NVML if present, else the cluster file's fake GPUs) | nvml | fake
 //     nvml_library: libnvidia-ml.so.1   # the NVML library dlopen loads (tests: a fake one)
