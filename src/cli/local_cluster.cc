@@ -75,6 +75,10 @@ void RemoveScriptDir(const std::string& dir) {
   for (const auto& node : fs::directory_iterator(dir, ec)) {
     if (!node.is_directory(ec) || node.is_symlink(ec)) continue;
     RemoveJobScriptDirs(node.path().string());
+    // The runs' records the agents keep beside the scripts (ended with the cluster's jobs).
+    const fs::path runs = node.path() / "runs";
+    struct stat rs;
+    if (lstat(runs.c_str(), &rs) == 0 && S_ISDIR(rs.st_mode) && rs.st_uid == geteuid()) fs::remove_all(runs, ec);
     rmdir(node.path().c_str());
   }
   rmdir(dir.c_str());
