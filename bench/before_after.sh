@@ -7,7 +7,9 @@
 # 2. the Philly queueing benchmark on the trace's first 10,000 jobs (fifo_backfill, by far the
 #    slowest to replay: 2,000) and the openb placement benchmark (3 seeds), old and new side by
 #    side: the JSON of each, identical but for wall times;
-# 3. the end-to-end benchmark (bench/e2e.sh, NJOBS=300 RUNS=1 LAT_REPS=3) on each, with ratios;
+# 3. the end-to-end benchmark (bench/e2e.sh, E2E_NJOBS=300 jobs a run, RUNS=1 LAT_REPS=3) in
+#    ABBA order (E2E_ORDER, default "old new new old"): each run's figures and new/old of the
+#    means, since this machine's speed drifts within minutes;
 # 4. the Slurm compatibility check (compat/run.sh against the live Slurm peer once, then each
 #    build): the set of commands that differ from Slurm, which must be the same.
 # Prints a summary and writes OUT_DIR/summary.json (default /tmp/muster-before-after).
@@ -16,6 +18,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 old=$(cd "${1:?usage: before_after.sh OLD_BUILD NEW_BUILD [OUT_DIR]}" && pwd)
 new=$(cd "${2:?usage: before_after.sh OLD_BUILD NEW_BUILD [OUT_DIR]}" && pwd)
 out=${3:-/tmp/muster-before-after}
+E2E_NJOBS=${E2E_NJOBS:-300}
+E2E_ORDER=${E2E_ORDER:-old new new old}
 mkdir -p "$out"
 traces=$root/../shared/data/traces
 log() { printf '[before/after %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -46,11 +50,12 @@ sims old "$old" & old_pid=$!
 sims new "$new" & new_pid=$!
 wait $old_pid; wait $new_pid
 
-log "end to end: bench/e2e.sh on each"
-for side in old new; do
-  b=$old; [[ $side == new ]] && b=$new
-  NJOBS=300 RUNS=1 LAT_REPS=3 "$root/bench/e2e.sh" "$b" >"$out/e2e_$side.txt"
-  cp "$root/bench/results/e2e.json" "$out/e2e_$side.json"
+log "end to end: bench/e2e.sh, old/new/new/old (E2E_ORDER), $E2E_NJOBS jobs a run"
+i=0
+for side in $E2E_ORDER; do
+  i=$((i + 1)); b=$old; [[ $side == new ]] && b=$new
+  NJOBS=$E2E_NJOBS RUNS=1 LAT_REPS=3 "$root/bench/e2e.sh" "$b" >"$out/e2e_${i}_$side.txt"
+  cp "$root/bench/results/e2e.json" "$out/e2e_${i}_$side.json"
 done
 git -C "$root" checkout -q -- bench/results/e2e.json 2>/dev/null || true
 
@@ -94,8 +99,8 @@ for kind in ["philly_" + p for p in ("fifo", "sjf_oracle", "srtf_oracle", "muste
     a = strip_wall(json.load(open(f"{out}/{kind}_old.json")))
     b = strip_wall(json.load(open(f"{out}/{kind}_new.json")))
     summary[f"{kind}_json_identical_but_wall"] = a == b
-# e2e
-eo, en = json.load(open(f"{out}/e2e_old.json")), json.load(open(f"{out}/e2e_new.json"))
+# e2e: each run's means, by side in the order run (ABBA), and new/old of their means
+import glob, re
 def flat(d, p=""):
     r = {}
     for k, v in d.items():
@@ -104,9 +109,17 @@ def flat(d, p=""):
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             r[p + k] = v
     return r
-fo, fn = flat(eo), flat(en)
-summary["e2e_old"] = fo
-summary["e2e_new"] = fn
+runs = {"old": [], "new": []}
+for f in sorted(glob.glob(f"{out}/e2e_*_*.json"), key=lambda f: int(re.search(r"e2e_(\d+)_", f).group(1))):
+    runs["new" if f.endswith("_new.json") else "old"].append(flat(json.load(open(f))))
+keys = [k for k in (runs["old"][0] if runs["old"] else {}) if k.endswith(".mean")]
+e2e = {}
+for k in keys:
+    o = [r[k] for r in runs["old"] if k in r]
+    n = [r[k] for r in runs["new"] if k in r]
+    if o and n and statistics.mean(o):
+        e2e[k[:-5]] = {"old": o, "new": n, "new_over_old": round(statistics.mean(n) / statistics.mean(o), 3)}
+summary["e2e"] = e2e
 # compat
 do = open(f"{out}/compat_differ_old.txt").read().split()
 dn = open(f"{out}/compat_differ_new.txt").read().split()
@@ -114,8 +127,7 @@ summary["compat_differ_old"] = len(do)
 summary["compat_differ_new"] = len(dn)
 summary["compat_same_set"] = do == dn
 json.dump(summary, open(f"{out}/summary.json", "w"), indent=2)
-print(json.dumps({k: v for k, v in summary.items() if not k.startswith("e2e_")}, indent=2))
-for k in sorted(fo):
-    if k in fn and fo[k]:
-        print(f"e2e {k}: old {fo[k]} new {fn[k]} (new/old {fn[k] / fo[k]:.2f})")
+print(json.dumps({k: v for k, v in summary.items() if k != "e2e"}, indent=2))
+for k, v in e2e.items():
+    print(f"e2e {k}: old {v['old']} new {v['new']} (new/old of the means {v['new_over_old']:.2f})")
 PY
