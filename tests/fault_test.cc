@@ -242,11 +242,8 @@ TEST_F(Faults, ALaunchTheNodeRefusedIsNotARestart) {
   const int64_t holder = Submit("-w node2 --gres=gpu:4 --wrap 'sleep 300'");
   ASSERT_TRUE(WaitState(holder, "RUNNING")) << State(holder);
   // node1's script directory (muster up puts it under /dev/shm when it can, else in the spool).
-  std::string scripts = (dir_ / "c/spool").string();
-  if (const size_t at = conf.find("  script_dir: "); at != std::string::npos) {
-    const size_t from = at + std::string("  script_dir: ").size();
-    scripts = conf.substr(from, conf.find_first_of(" \n", from) - from);
-  }
+  std::string scripts = ScriptDirIn(conf);
+  if (scripts.empty()) scripts = (dir_ / "c/spool").string();
   const int64_t next = holder + 1;  // ids are dense
   const std::string blocker = scripts + "/node1/job" + std::to_string(next);
   { std::ofstream(blocker) << "in the way\n"; }

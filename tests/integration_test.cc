@@ -600,12 +600,7 @@ TEST(HealthCheck, AFailingCheckDrainsTheNodeAndAPassingOneResumesIt) {
   EXPECT_NE(reasons().find("node1|maintenance"), std::string::npos) << reasons();
   // The jobs' scripts and the runs' records (muster up puts them in a /dev/shm directory of its
   // own when it can): muster down removes them with the directory.
-  const std::string conf = ReadFile((dir / "c/muster.yaml").string());
-  std::string scripts;
-  if (const size_t at = conf.find("  script_dir: "); at != std::string::npos) {
-    const size_t from = at + std::string("  script_dir: ").size();
-    scripts = conf.substr(from, conf.find_first_of(" \n", from) - from);
-  }
+  const std::string scripts = ScriptDirIn(ReadFile((dir / "c/muster.yaml").string()));
   Sh(env + "muster down --dir " + (dir / "c").string());
   if (!scripts.empty()) EXPECT_FALSE(fs::exists(scripts)) << scripts << " left behind by muster down";
   fs::remove_all(dir);

@@ -57,6 +57,15 @@ inline std::string BinDir() {
 inline const bool kDaemonsStopWithTheTest =
     setenv("MUSTER_STOP_WITH_PID", std::to_string(getpid()).c_str(), 1) == 0;
 
+// The script_dir a muster.yaml names ("" when none: the scripts and runs are in the spool). muster up
+// puts it under /dev/shm when it can.
+inline std::string ScriptDirIn(const std::string& conf) {
+  const size_t at = conf.find("  script_dir: ");
+  if (at == std::string::npos) return "";
+  const size_t from = at + std::string("  script_dir: ").size();
+  return conf.substr(from, conf.find_first_of(" \n", from) - from);
+}
+
 inline std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   size_t b = s.find_first_not_of(' ');

@@ -3,6 +3,7 @@
 #include <array>
 #include <strings.h>
 
+#include "base/strings.h"
 #include "model/field_limits.h"
 
 namespace muster {
@@ -36,12 +37,7 @@ bool SameName(std::string_view a, const char* b) {
 StatusOr<int> ParseMailType(std::string_view text) {
   int flags = 0;
   bool none = false;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t comma = text.find(',', at);
-    if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view word = text.substr(at, comma - at);
-    at = comma + 1;
+  for (const std::string& word : Split(text, ',')) {
     if (SameName(word, "NONE")) {
       flags = 0;
       none = true;
