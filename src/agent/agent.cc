@@ -23,6 +23,7 @@
 #include "proc/job_env.h"
 #include "proc/stray_processes.h"
 #include "proc/launcher.h"
+#include "agent/private_dir.h"
 #include "base/log.h"
 #include "model/record_json.h"
 #include "model/step_layout.h"
@@ -86,34 +87,6 @@ Status Agent::Start() {
   });
   return Status::Ok();
 }
-
-namespace {
-
-// The runs' directory holds what the shepherds run as root (their specs): it, and every directory
-// above it, must be the agent's user's or root's, and writable by no one else unless sticky (as
-// /dev/shm and /tmp are: others cannot move what they do not own). A script_dir another user
-// made first (a world-writable /dev/shm) is refused rather than trusted.
-Status CheckPrivateDir(const std::string& path) {
-  std::string p = std::filesystem::absolute(path).lexically_normal().string();
-  while (!p.empty()) {
-    struct stat st;
-    if (lstat(p.c_str(), &st) != 0) return InvalidArgument("cannot inspect '" + p + "': " + std::strerror(errno));
-    if (!S_ISDIR(st.st_mode)) return InvalidArgument("'" + p + "' is not a directory (a symbolic link?)");
-    if (st.st_uid != 0 && st.st_uid != geteuid()) {
-      return InvalidArgument("'" + p + "' belongs to uid " + std::to_string(st.st_uid) +
-                             ": the runs' directory and those above it must be root's or the agent's");
-    }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
-      return InvalidArgument("'" + p + "' is writable by others: the runs' directory and those above it may not be");
-    }
-    if (p == "/") break;
-    const size_t slash = p.rfind('/');
-    p = slash == 0 ? "/" : p.substr(0, slash);
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status Agent::LoadSpool() {
   std::error_code ec;
