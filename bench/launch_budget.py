@@ -7,16 +7,16 @@ clock:
   submit   sbatch called                    -> the controller logs "submitted" (after the commit)
   pass     submitted                        -> the controller logs "started on" (chosen, start saved)
   launch   started on                       -> the script's first line ($EPOCHREALTIME in bash): the
-           launch order to the agent, the run's files, the shepherd, the job's cgroups and exec
-  exit     the script's last line           -> the agent logs "run N ended" (the shepherd recorded it)
-  end      run ended on the node            -> the controller logs "ended:" (the end settled)
-  total    sbatch called                    -> ended: (what a user waiting on the job sees)
-The log lines are the daemons' own, at millisecond resolution. Also the CPU time the daemons spent
-per job over the whole run (/proc's utime+stime, with their reaped children: the agents' shepherds
-and the jobs themselves), which the noise of this machine's wall clock does not blur. Prints each
-job's stages and a summary (median, mean, p90) and writes the JSON to OUT.
-
-usage: launch_budget.py CLUSTER_DIR NJOBS OUT
+           launch order to the agent, the run's files, the shepherd, the job's cgroups and exec;
+           in five parts, from the times the agent logs with "started as pid" (agent/shepherd.h,
+           ShepherdTimes, microseconds):
+    order    started on                     -> the launch order reached the agent (the first end is
+                                               the controller's log stamp: whole milliseconds)
+    agent    the order                      -> the agent spawned the shepherd (script, cgroup, run files)
+    shepherd spawned                        -> the shepherd's main began (exec of muster-shepherd)
+    spec     its main                       -> it began to start the script (spec, pid file)
+    exec     began                          -> the script's first line (fork, cgroup join, execve,
+                                               bash's own start)
 """
 import json
 import os
@@ -27,8 +27,10 @@ import sys
 import time
 from datetime import datetime, timezone
 
-STAGES = ["submit", "pass", "launch", "exit", "end", "total"]
+STAGES = ["submit", "pass", "launch", "order", "agent", "shepherd", "spec", "exec", "exit", "end", "total"]
 LINE = re.compile(r"^(\S+Z) (\S+) \w+: JobId=(\d+): (.*)$")
+START = re.compile(r"launch order at (\d\d:\d\d:\d\d\.\d{6}), then agent ([\d.]+) ms, "
+                   r"shepherd start ([\d.]+) ms, shepherd ([\d.]+) ms to the script's fork")
 
 
 def stamp(text):
@@ -67,6 +69,16 @@ class Follower:
                     ev.setdefault("ended", when)
                 elif who.startswith("musterd") and re.match(r"run \d+ ended", what):
                     ev.setdefault("agent_ended", when)
+                elif who.startswith("musterd") and (t := START.search(what)):
+                    # The order's time of day (UTC, microseconds) on the day of the line's stamp.
+                    day = datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%d")
+                    order = stamp(f"{day}T{t.group(1)}Z")
+                    if order > when + 3600:
+                        order -= 86400  # logged just after midnight
+                    ev.setdefault("order", order)
+                    ev.setdefault("spawn", order + float(t.group(2)) / 1000)
+                    ev.setdefault("main", ev["spawn"] + float(t.group(3)) / 1000)
+                    ev.setdefault("fork", ev["main"] + float(t.group(4)) / 1000)
 
 
 def cpu_seconds(cluster):
@@ -109,7 +121,7 @@ def main():
         while True:
             follow.poll()
             ev = follow.events.get(job, {})
-            if "ended" in ev and "agent_ended" in ev:
+            if "ended" in ev and "agent_ended" in ev and "fork" in ev:
                 break
             if time.time() > deadline:
                 sys.exit(f"job {job} did not end within 60 s: {ev}")
@@ -123,6 +135,11 @@ def main():
             "submit": ms(t0, ev["submitted"]),
             "pass": ms(ev["submitted"], ev["started"]),
             "launch": ms(ev["started"], first),
+            "order": ms(ev["started"], ev["order"]),
+            "agent": ms(ev["order"], ev["spawn"]),
+            "shepherd": ms(ev["spawn"], ev["main"]),
+            "spec": ms(ev["main"], ev["fork"]),
+            "exec": ms(ev["fork"], first),
             "exit": ms(last, ev["agent_ended"]),
             "end": ms(ev["agent_ended"], ev["ended"]),
             "total": ms(t0, ev["ended"]),
@@ -131,15 +148,15 @@ def main():
     cpu = {k: round((cpu1[k] - cpu0[k]) * 1000 / njobs, 3) for k in cpu0}
     print("job      " + " ".join(f"{s:>8}" for s in STAGES) + "   (ms)")
     for r in rows:
-        print(f"{r['job']:<8} " + " ".join(f"{r[s]:8.1f}" for s in STAGES))
+        print(f"{r['job']:<8} " + " ".join(f"{r[s]:8.2f}" for s in STAGES))
     summary = {}
     for s in STAGES:
         v = sorted(r[s] for r in rows)
         summary[s] = {"median": statistics.median(v), "mean": round(statistics.mean(v), 3),
                       "p90": v[min(len(v) - 1, int(0.9 * len(v)))], "n": len(v)}
-    print("median   " + " ".join(f"{summary[s]['median']:8.1f}" for s in STAGES))
-    print("mean     " + " ".join(f"{summary[s]['mean']:8.1f}" for s in STAGES))
-    print("p90      " + " ".join(f"{summary[s]['p90']:8.1f}" for s in STAGES))
+    print("median   " + " ".join(f"{summary[s]['median']:8.2f}" for s in STAGES))
+    print("mean     " + " ".join(f"{summary[s]['mean']:8.2f}" for s in STAGES))
+    print("p90      " + " ".join(f"{summary[s]['p90']:8.2f}" for s in STAGES))
     print(f"CPU per job: controller {cpu['controller']:.2f} ms, agents with their shepherds and jobs {cpu['agents']:.2f} ms")
     with open(out, "w") as f:
         json.dump({"stages": summary, "cpu_ms_per_job": cpu, "jobs": rows}, f, indent=1)

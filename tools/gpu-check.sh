@@ -11,7 +11,7 @@
 #   full node   a job holding every GPU of the node runs and sees them all
 # Without an NVIDIA GPU it says SKIP and exits 0. Exit status 1 when a check failed.
 #   tools/gpu-check.sh [--bin DIR] [--keep] [--nvml-library FILE]
-#   --bin DIR: where muster, musterctld and musterd are (default: build/release, else build/dev,
+#   --bin DIR: where muster, musterctld, musterd and muster-shepherd are (default: build/release, else build/dev,
 #              else PATH); --keep: leave the cluster's directory (logs) behind; --nvml-library:
 #              another NVML library (the tests run this script on the fake one, with a fake nvidia-smi).
 set -uo pipefail

@@ -70,6 +70,12 @@ if ((integration_rc != 0 || outage_rc != 0)); then
   exit 1
 fi
 phase "integration tests done (the long ones beside them)"
+# The launch budget's short form (bench/launch_budget.sh, 10 jobs on the dev build): where a job's
+# milliseconds go, in this log; it fails if a stage of a job's start is no longer logged.
+budget_json=$(mktemp)
+NJOBS=10 bash bench/launch_budget.sh build/dev "$budget_json"
+rm -f "$budget_json"
+phase "launch budget (10 jobs, dev build) done"
 asan_rc=0
 wait "$asan_pid" || asan_rc=$?
 asan_pid=""

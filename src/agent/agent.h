@@ -114,7 +114,7 @@ struct AgentOptions {
   int64_t health_check_interval_s = 60;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
-  std::string shepherd_exe;        // the musterd binary, run as `--shepherd <dir>` for each run
+  std::string shepherd_exe;        // muster-shepherd (or musterd), run as `--shepherd <dir>` for each run
   int64_t kill_wait_s = 30;        // a shepherd's SIGTERM-to-SIGKILL wait when its lease runs out
   // A configless agent (musterd --conf-server): the hash of the configuration it runs with, and
   // what its controller thread calls when an answer carries another (NodeOrders::config_hash).
@@ -170,7 +170,8 @@ class Agent {
   // What the heartbeat says of the GPUs' utilization (takes mu_); none when nothing was read.
   std::optional<std::vector<GpuUtilization>> GpuUsageNow() const;
   // Starts the run's shepherd (with the batch script when `r.batch`), under mu_.
-  Status StartRun(Running& r) REQUIRES(mu_);
+  // `order_us`: when the launch order came (WallMicros), for the log line that says how long it took.
+  Status StartRun(Running& r, int64_t order_us) REQUIRES(mu_);
   // StartRun's batch part, under mu_: the script (WriteBatchScript), how the shepherd starts it
   // (BatchLaunch, into spec.launch), the shares of shared GPUs (AcquireGpuShares), the cgroup.
   Status PrepareBatch(Running& r, ShepherdSpec& spec) REQUIRES(mu_);

@@ -199,7 +199,9 @@ TEST_P(CgroupTest, UsageReportsTheJobsCpuTimeAndMemory) {
   ASSERT_TRUE(u.memory_bytes.has_value());
   EXPECT_GT(*u.memory_bytes, 0);
   EXPECT_EQ(u.cpu_seconds.has_value(), has_cpu);
-  if (has_cpu) EXPECT_GE(*u.cpu_seconds, 0.01) << "the shell's counting loop";
+  if (has_cpu) {
+    EXPECT_GE(*u.cpu_seconds, 0.01) << "the shell's counting loop";
+  }
 }
 
 TEST_P(CgroupTest, BaseIsRemovedOnlyWhenNoJobIsLeft) {

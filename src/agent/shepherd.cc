@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -22,7 +23,6 @@
 #include "base/log.h"
 #include "base/read_file.h"
 #include "wire/codec.h"
-#include "net/step_io.h"
 
 namespace muster {
 
@@ -153,6 +153,28 @@ void SignalRun(const ShepherdSpec& spec, int sig) {
 
 }  // namespace
 
+int64_t WallMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string StartTimesText(int64_t order_us, const ShepherdTimes& t) {
+  auto ms = [](int64_t from, int64_t to) {
+    if (from <= 0 || to < from) return std::string("?");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(to - from) / 1000.0);
+    return std::string(buf);
+  };
+  const time_t secs = static_cast<time_t>(order_us / 1000000);
+  struct tm utc {};
+  gmtime_r(&secs, &utc);
+  char at[32];
+  std::snprintf(at, sizeof at, "%02d:%02d:%02d.%06lld", utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<long long>(order_us % 1000000));
+  return std::string("launch order at ") + at + ", then agent " + ms(order_us, t.spawn_us) + " ms, shepherd start " +
+         ms(t.spawn_us, t.main_us) + " ms, shepherd " + ms(t.main_us, t.fork_us) + " ms to the script's fork";
+}
+
 Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {
   const std::string tmp = path + ".tmp";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -215,6 +237,7 @@ void ReadOrders(const ShepherdSpec& spec, int ctl, pid_t child, bool child_done,
 }  // namespace
 
 int ShepherdMain(const std::string& run_dir) {
+  const int64_t main_us = WallMicros();
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   StatusOr<ShepherdSpec> parsed = SpecFromJson(ReadFileOrEmpty(run_dir + kSpecFile));
@@ -243,7 +266,9 @@ int ShepherdMain(const std::string& run_dir) {
                           0600);
   };
   record(-1);  // before the script starts: an agent that looks now finds this shepherd
+  int64_t fork_us = 0;
   if (spec.batch) {
+    fork_us = WallMicros();
     StatusOr<pid_t> pid = Launch(spec.launch);
     if (!pid.ok()) {
       say("err " + std::to_string(static_cast<int>(pid.status().code())) + " " + pid.status().message() + "\n");
@@ -253,7 +278,8 @@ int ShepherdMain(const std::string& run_dir) {
     child_fd = PidFdOpen(child);
   }
   record(child);
-  say("ok " + std::to_string(child) + "\n");
+  // "ok <script pid> <main µs> <fork µs>" (ShepherdTimes).
+  say("ok " + std::to_string(child) + " " + std::to_string(main_us) + " " + std::to_string(fork_us) + "\n");
 
   ShepherdExit end;
   int64_t lease_kill_at = 0;  // the lease ran out: SIGKILL for everything at this time
@@ -307,6 +333,7 @@ ShepherdHandle::ShepherdHandle(ShepherdHandle&& o) noexcept
     : dir_(std::move(o.dir_)),
       pid_(std::exchange(o.pid_, -1)),
       script_pid_(std::exchange(o.script_pid_, -1)),
+      times_(o.times_),
       pidfd_(std::exchange(o.pidfd_, -1)),
       child_(o.child_) {}
 
@@ -316,6 +343,7 @@ ShepherdHandle& ShepherdHandle::operator=(ShepherdHandle&& o) noexcept {
     dir_ = std::move(o.dir_);
     pid_ = std::exchange(o.pid_, -1);
     script_pid_ = std::exchange(o.script_pid_, -1);
+    times_ = o.times_;
     pidfd_ = std::exchange(o.pidfd_, -1);
     child_ = o.child_;
   }
@@ -351,6 +379,7 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
   self.stdin_fd = lock;  // the shepherd holds the run's lock from the fork on
   self.stdout_fd = pipe_fds[1];
   self.stderr_fd = 2;  // the agent's log
+  const int64_t spawn_us = WallMicros();
   StatusOr<pid_t> pid = Launch(self);
   close(pipe_fds[1]);
   close(lock);  // the shepherd's copy keeps it locked while it lives
@@ -363,6 +392,7 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
   h.pid_ = *pid;
   h.child_ = true;
   h.pidfd_ = PidFdOpen(*pid);
+  h.times_.spawn_us = spawn_us;
   // Its first line: "ok <script pid>" or "err <code> <message>".
   std::string line;
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartTimeoutMs);
@@ -377,7 +407,8 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
   close(pipe_fds[0]);
   line = line.substr(0, line.find('\n'));
   if (line.rfind("ok ", 0) == 0) {
-    h.script_pid_ = std::atoi(line.c_str() + 3);
+    std::istringstream in(line.substr(3));
+    in >> h.script_pid_ >> h.times_.main_us >> h.times_.fork_us;
     return h;
   }
   // It failed (it says why and exits), or never answered.

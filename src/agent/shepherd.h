@@ -13,7 +13,8 @@
 // agent writes orders to: "signal <sig> group|leader|all", "end"), exit.json (the run's end,
 // written last, atomically).
 //
-// The shepherd is `musterd --shepherd <run dir>` (ShepherdMain). Thread-safety: the functions
+// The shepherd is `muster-shepherd --shepherd <run dir>` (agent/shepherd_main.cc; `musterd
+// --shepherd` where that is missing), both ShepherdMain. Thread-safety: the functions
 // are independent; a ShepherdHandle belongs to one thread at a time.
 #pragma once
 
@@ -54,6 +55,22 @@ struct ShepherdExit {
   bool ended = false;          // ended by the agent's "end" order (a run without a batch script)
 };
 
+// When a run's start went through its steps (wall clock, microseconds since the epoch), for the
+// agent's log and bench/launch_budget.sh: the agent spawned the shepherd (its files written), the
+// shepherd's main began, the shepherd began to start the batch script (Launch). 0: not known.
+struct ShepherdTimes {
+  int64_t spawn_us = 0;
+  int64_t main_us = 0;
+  int64_t fork_us = 0;
+};
+
+// The wall clock in microseconds since the epoch.
+int64_t WallMicros();
+// "launch order at 13:02:11.123456, then agent 0.41 ms, shepherd start 1.20 ms, shepherd 0.63 ms
+// to the script's fork" (UTC; "?" for a step not known), from the order's arrival (`order_us`) and
+// the start's times.
+std::string StartTimesText(int64_t order_us, const ShepherdTimes& t);
+
 // The entry "MUSTER_RUN=<job>.<run>" every process of a run carries.
 std::string RunMarker(int64_t job_id, int restart_count);
 
@@ -82,6 +99,8 @@ class ShepherdHandle {
   int fd() const { return pidfd_; }
   pid_t pid() const { return pid_; }
   pid_t script_pid() const { return script_pid_; }
+  // How its start went (Start's handles; zeros for an adopted one).
+  const ShepherdTimes& times() const { return times_; }
   // Orders; false when the shepherd is gone (the caller falls back on the cgroup).
   bool Signal(int sig, const std::string& target);  // target: "group", "leader" or "all"
   bool End();
@@ -95,6 +114,7 @@ class ShepherdHandle {
   std::string dir_;
   pid_t pid_ = -1;
   pid_t script_pid_ = -1;
+  ShepherdTimes times_;
   int pidfd_ = -1;
   bool child_ = false;  // started by this process (it reaps it), not adopted
 };

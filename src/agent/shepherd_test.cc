@@ -86,5 +86,18 @@ TEST_F(ShepherdAdoptTest, ARunNobodyHoldsIsGoneAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "it waited for nobody";
 }
 
+// The agent's log line on a run's start says where its time went (bench/launch_budget.py parses it).
+TEST(ShepherdTimesTest, TextGivesTheOrderTimeAndEachStep) {
+  // 2026-12-07T00:10:27.123456Z
+  const int64_t order = 1796602227123456;
+  EXPECT_EQ(StartTimesText(order, {order + 410, order + 1610, order + 2240}),
+            "launch order at 00:10:27.123456, then agent 0.41 ms, shepherd start 1.20 ms, shepherd 0.63 ms to the script's fork");
+  // A shepherd that gave no times (adopted, or of an earlier version), and a step out of order.
+  EXPECT_EQ(StartTimesText(order, {order + 2000, 0, 0}),
+            "launch order at 00:10:27.123456, then agent 2.00 ms, shepherd start ? ms, shepherd ? ms to the script's fork");
+  EXPECT_EQ(StartTimesText(order, {order - 5, order + 25, order + 45}),
+            "launch order at 00:10:27.123456, then agent ? ms, shepherd start 0.03 ms, shepherd 0.02 ms to the script's fork");
+}
+
 }  // namespace
 }  // namespace muster

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
@@ -22,5 +23,9 @@ std::string ReadFileOrEmpty(const std::string& path);
 // failed read are different messages to them). Reads until end of file, never by the size stat
 // gives: files of /proc and /sys say 0.
 int ReadAll(int fd, std::string* out);
+
+// Writes every byte to `fd`, a file, pipe or socket (retrying short writes and EINTR; no SIGPIPE
+// from a socket). False when the write fails (the peer is gone).
+bool WriteFully(int fd, std::string_view data);
 
 }  // namespace muster

@@ -294,17 +294,4 @@ StatusOr<int> ListenTcp(const std::string& host, int port, int* bound_port, int 
   return fd;
 }
 
-bool WriteFully(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 }  // namespace muster

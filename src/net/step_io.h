@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/read_file.h"  // WriteFully
 #include "base/status.h"
 
 namespace muster {
@@ -80,7 +81,5 @@ StatusOr<int> ListenUnix(const std::string& path, int backlog = 1024);
 // A listening TCP socket on `host` ("0.0.0.0", "127.0.0.1"); port 0 picks a free one, returned
 // in *bound_port.
 StatusOr<int> ListenTcp(const std::string& host, int port, int* bound_port, int backlog = 1024);
-// Writes every byte (retrying short writes and EINTR; no SIGPIPE). False when the peer is gone.
-bool WriteFully(int fd, std::string_view data);
 
 }  // namespace muster
