@@ -5,7 +5,8 @@
 # (bench/launch_budget.py says what each one spans), with this machine's process floor
 # (/bin/true, bash -c true) of the same run. Prints each job and the medians; writes OUT (default
 # bench/results/launch_budget.json).
-#   bench/launch_budget.sh [BUILD_DIR] [OUT]     knobs: NJOBS (50)
+#   bench/launch_budget.sh [BUILD_DIR] [OUT]     knobs: NJOBS (50), REQUIRE_STAGES (1; 0 for a build
+#   older than the agent's start times, whose launch then has no parts)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build/release}" && pwd)

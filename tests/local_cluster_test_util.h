@@ -123,7 +123,9 @@ class LocalClusterTest : public ::testing::Test {
     EXPECT_EQ(down.rc, 0) << down.out;
     // Nothing of ours may be left running, nor the jobs' scripts and the runs' records.
     for (const auto& e : fs::directory_iterator(dir_ / "c")) EXPECT_NE(e.path().extension(), ".pid") << e.path();
-    if (!scripts.empty()) EXPECT_FALSE(fs::exists(scripts)) << scripts << " left behind by muster down";
+    if (!scripts.empty()) {
+      EXPECT_FALSE(fs::exists(scripts)) << scripts << " left behind by muster down";
+    }
     fs::remove_all(dir_);
   }
   // A command run by the cluster's owner (root here) from the work dir.

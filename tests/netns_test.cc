@@ -54,7 +54,9 @@ class NetnsCluster : public NetnsClusterTest {
     std::vector<pid_t> out;
     std::istringstream in(Sh("ip netns pids " + Ns(host)).out);
     for (pid_t p; in >> p;) {
-      if (p != PidOf(agent)) out.push_back(p);
+      // Not the agent, nor its shepherds' spawner (muster-shepherd --spawner), which stays with it.
+      const std::string cmdline = ReadFile("/proc/" + std::to_string(p) + "/cmdline");
+      if (p != PidOf(agent) && cmdline.find("--spawner") == std::string::npos) out.push_back(p);
     }
     return out;
   }

@@ -69,7 +69,8 @@ Agent::~Agent() {
 
 Status Agent::Start() {
   RETURN_IF_ERROR(LoadSpool());
-  if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (the musterd binary) given");
+  if (opt_.shepherd_exe.empty()) return FailedPrecondition("no shepherd program (muster-shepherd) given");
+  spawner_ = std::make_unique<ShepherdSpawner>(opt_.shepherd_exe);
   RETURN_IF_ERROR(ReclaimEarlierRuns());
   RETURN_IF_ERROR(StartServing());
   if (!opt_.cgroup) LogInfo("running jobs without cgroups (no usable cgroup hierarchy)");
@@ -476,7 +477,7 @@ Status Agent::StartRun(Running& run, int64_t order_us) {
     return Internal("cannot create '" + run.run_dir + "': " + std::strerror(errno));
   }
   SaveRunLocked(run);
-  StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Start(opt_.shepherd_exe, run.run_dir, spec);
+  StatusOr<ShepherdHandle> shepherd = ShepherdHandle::Start(*spawner_, run.run_dir, spec);
   if (!shepherd.ok()) {
     CleanUpRunLocked(run);
     return shepherd.status();
@@ -495,11 +496,17 @@ Status Agent::PrepareBatch(Running& run, ShepherdSpec& spec) {
   const JobRecord& job = run.job;
   const std::string dir = JobScriptDir(ScriptDir(), job.id);
   const std::string script = dir + "/slurm_script";
+  // Resolved here, where the NSS modules stay loaded, not in the shepherd (LaunchSpec::groups).
+  std::vector<uint32_t> groups;
+  if (geteuid() == 0) {
+    ASSIGN_OR_RETURN(groups, SupplementaryGroups(job.user, job.gid));
+  }
   RETURN_IF_ERROR(WriteBatchScript(job, dir, script));
   // The job's cgroup will hide the node's other GPUs (EnsureCgroup below): CUDA numbers its own from 0.
   const bool devices_constrained = opt_.cgroup != nullptr && !opt_.gpu_devices.empty();
   LaunchSpec& launch = spec.launch;
   launch = BatchLaunch(job, script, devices_constrained, spec.marker);
+  launch.groups = std::move(groups);
   run.log_path = launch.stderr_path.empty() ? launch.stdout_path : launch.stderr_path;
   RETURN_IF_ERROR(AcquireGpuShares(run, devices_constrained, launch));
   if (Status st = EnsureCgroup(run); !st.ok()) {

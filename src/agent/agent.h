@@ -114,7 +114,7 @@ struct AgentOptions {
   int64_t health_check_interval_s = 60;
   std::vector<uint32_t> trusted_uids;  // who may call /v1/launch and /v1/signal (the controller's uid)
   bool end_jobs_on_stop = false;   // Stop() kills the jobs (a local cluster's `muster down`)
-  std::string shepherd_exe;        // muster-shepherd (or musterd), run as `--shepherd <dir>` for each run
+  std::string shepherd_exe;        // muster-shepherd (or musterd), run as `--spawner`: forks the runs' shepherds
   int64_t kill_wait_s = 30;        // a shepherd's SIGTERM-to-SIGKILL wait when its lease runs out
   // A configless agent (musterd --conf-server): the hash of the configuration it runs with, and
   // what its controller thread calls when an answer carries another (NodeOrders::config_hash).
@@ -249,6 +249,7 @@ class Agent {
   std::condition_variable cv_;
   std::map<int64_t, Running> jobs_ GUARDED_BY(mu_);
   std::map<int64_t, uint32_t> no_allocation_ GUARDED_BY(mu_);  // srun -Z steps' job ids here, and whose they are
+  std::unique_ptr<ShepherdSpawner> spawner_;  // forks the runs' shepherds (made in Start)
   std::vector<ShepherdHandle> ending_ GUARDED_BY(mu_);  // shepherds told to end, reaped by the reaper once gone
   std::vector<int64_t> cpu_owner_ GUARDED_BY(mu_);      // job id per CPU (0 = free), when pinning
   // Reports not yet acknowledged: job exits (/v1/agent/exit) and the ends of steps whose srun is

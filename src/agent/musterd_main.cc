@@ -30,7 +30,7 @@
 #include "agent/config_fetch.h"
 #include "agent/gpu_inventory.h"
 #include "agent/mps.h"
-#include "agent/shepherd.h"
+#include "agent/shepherd_spawner.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/stop_with.h"
@@ -215,14 +215,14 @@ Status SetAgentOptions(MusterConfig* conf, const DaemonArgs& args, const std::st
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return FailedPrecondition("cannot find this program's path (/proc/self/exe), which runs the jobs' shepherds");
-  // The runs' shepherds: muster-shepherd beside this program (a tenth of its size, and cheaper to
-  // start: a run starts one); this program itself (`musterd --shepherd`) where it is missing.
+  // The runs' shepherds' spawner: muster-shepherd beside this program (a sixth of its size: each
+  // shepherd is a fork of it); this program itself (`musterd --spawner`) where it is missing.
   const std::string self(exe, static_cast<size_t>(n));
   const std::string shepherd = self.substr(0, self.rfind('/') + 1) + "muster-shepherd";
   if (access(shepherd.c_str(), X_OK) == 0) {
     opt->shepherd_exe = shepherd;
   } else {
-    LogWarning("no " + shepherd + " (its runs' shepherd): starting this program as the shepherd instead");
+    LogWarning("no " + shepherd + " (the runs' shepherds' spawner): this program spawns them instead");
     opt->shepherd_exe = self;
   }
   RETURN_IF_ERROR(SetAgentTokens(*conf, node_name, opt, tokens));
@@ -242,8 +242,11 @@ Status SetAgentOptions(MusterConfig* conf, const DaemonArgs& args, const std::st
 }
 
 int Main(int argc, char** argv) {
-  // A job's shepherd (agent/shepherd.h), where muster-shepherd is not installed beside musterd.
-  if (argc == 3 && std::string(argv[1]) == "--shepherd") return ShepherdMain(argv[2]);
+  // The runs' shepherds' spawner (agent/shepherd_spawner.h), where muster-shepherd is not
+  // installed beside musterd.
+  if (argc == 2 && std::string(argv[1]) == "--spawner") {
+    return SpawnerMain(argv[0], static_cast<size_t>(argv[1] + std::strlen(argv[1]) + 1 - argv[0]));
+  }
   DaemonArgs args;
   if (std::optional<int> rc = StartDaemon(Daemon::kAgent, argc, argv, &args)) return *rc;
   std::string node_name = args.node;

@@ -74,6 +74,7 @@ struct External<LaunchSpec> : std::true_type {
     v("uid", s.uid);
     v("gid", s.gid);
     v("user", s.user);
+    v("groups", s.groups);
     v("workdir", s.workdir);
     v("log_name", s.log_name);
     v("argv", s.argv);
@@ -196,6 +197,10 @@ int64_t ReadLease(const std::string& lease_file) { return std::atoll(ReadFileOrE
 
 Status WriteLease(const std::string& lease_file, int64_t until_ms) {
   return WriteAtomically(lease_file, std::to_string(until_ms) + "\n", 0644);
+}
+
+Status WriteShepherdSpec(const std::string& run_dir, const ShepherdSpec& spec) {
+  return WriteAtomically(run_dir + kSpecFile, wire::Encode(spec), 0600);
 }
 
 std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir) {
@@ -334,8 +339,7 @@ ShepherdHandle::ShepherdHandle(ShepherdHandle&& o) noexcept
       pid_(std::exchange(o.pid_, -1)),
       script_pid_(std::exchange(o.script_pid_, -1)),
       times_(o.times_),
-      pidfd_(std::exchange(o.pidfd_, -1)),
-      child_(o.child_) {}
+      pidfd_(std::exchange(o.pidfd_, -1)) {}
 
 ShepherdHandle& ShepherdHandle::operator=(ShepherdHandle&& o) noexcept {
   if (this != &o) {
@@ -345,7 +349,6 @@ ShepherdHandle& ShepherdHandle::operator=(ShepherdHandle&& o) noexcept {
     script_pid_ = std::exchange(o.script_pid_, -1);
     times_ = o.times_;
     pidfd_ = std::exchange(o.pidfd_, -1);
-    child_ = o.child_;
   }
   return *this;
 }
@@ -354,13 +357,13 @@ ShepherdHandle::~ShepherdHandle() {
   if (pidfd_ >= 0) close(pidfd_);
 }
 
-StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std::string& run_dir,
+StatusOr<ShepherdHandle> ShepherdHandle::Start(ShepherdSpawner& spawner, const std::string& run_dir,
                                                const ShepherdSpec& spec) {
   if (mkdir(run_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return Internal("cannot create '" + run_dir + "': " + std::strerror(errno));
   }
   for (const char* f : {kExitFile, kPidFile, kCtlFile}) unlink((run_dir + f).c_str());
-  RETURN_IF_ERROR(WriteAtomically(run_dir + kSpecFile, wire::Encode(spec), 0600));
+  RETURN_IF_ERROR(WriteShepherdSpec(run_dir, spec));
   if (mkfifo((run_dir + kCtlFile).c_str(), 0600) != 0) {
     return Internal("cannot create '" + run_dir + kCtlFile + "': " + std::strerror(errno));
   }
@@ -375,23 +378,19 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
     close(lock);
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
-  LaunchSpec self = AgentProgram({exe, "--shepherd", run_dir});
-  self.stdin_fd = lock;  // the shepherd holds the run's lock from the fork on
-  self.stdout_fd = pipe_fds[1];
-  self.stderr_fd = 2;  // the agent's log
   const int64_t spawn_us = WallMicros();
-  StatusOr<pid_t> pid = Launch(self);
+  // The shepherd holds the run's lock from the fork on (its stdin: the same open file).
+  StatusOr<SpawnedShepherd> spawned = spawner.Spawn(run_dir, lock, pipe_fds[1]);
   close(pipe_fds[1]);
   close(lock);  // the shepherd's copy keeps it locked while it lives
-  if (!pid.ok()) {
+  if (!spawned.ok()) {
     close(pipe_fds[0]);
-    return Internal("cannot start the job's shepherd: " + pid.status().message());
+    return Internal("cannot start the job's shepherd: " + spawned.status().message());
   }
   ShepherdHandle h;
   h.dir_ = run_dir;
-  h.pid_ = *pid;
-  h.child_ = true;
-  h.pidfd_ = PidFdOpen(*pid);
+  h.pid_ = spawned->pid;
+  h.pidfd_ = spawned->pidfd;
   h.times_.spawn_us = spawn_us;
   // Its first line: "ok <script pid>" or "err <code> <message>".
   std::string line;
@@ -411,10 +410,8 @@ StatusOr<ShepherdHandle> ShepherdHandle::Start(const std::string& exe, const std
     in >> h.script_pid_ >> h.times_.main_us >> h.times_.fork_us;
     return h;
   }
-  // It failed (it says why and exits), or never answered.
-  kill(h.pid_, SIGKILL);
-  waitpid(h.pid_, nullptr, 0);
-  h.child_ = false;
+  // It failed (it says why and exits), or never answered. (Its spawner reaps it.)
+  (void)syscall(SYS_pidfd_send_signal, h.pidfd_, SIGKILL, nullptr, 0);
   if (line.rfind("err ", 0) == 0) {
     std::istringstream in(line.substr(4));
     int code = static_cast<int>(StatusCode::kInternal);
@@ -476,13 +473,6 @@ bool ShepherdHandle::Signal(int sig, const std::string& target) {
 
 bool ShepherdHandle::End() { return Order("end\n"); }
 
-std::optional<ShepherdExit> ShepherdHandle::Finish() {
-  if (child_) {
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    child_ = false;
-  }
-  return ReadShepherdExit(dir_);
-}
+std::optional<ShepherdExit> ShepherdHandle::Finish() { return ReadShepherdExit(dir_); }
 
 }  // namespace muster

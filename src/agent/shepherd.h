@@ -13,8 +13,8 @@
 // agent writes orders to: "signal <sig> group|leader|all", "end"), exit.json (the run's end,
 // written last, atomically).
 //
-// The shepherd is `muster-shepherd --shepherd <run dir>` (agent/shepherd_main.cc; `musterd
-// --shepherd` where that is missing), both ShepherdMain. Thread-safety: the functions
+// The shepherd is a fork of the agent's spawner (agent/shepherd_spawner.h) running ShepherdMain.
+// Thread-safety: the functions
 // are independent; a ShepherdHandle belongs to one thread at a time.
 #pragma once
 
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/shepherd_spawner.h"
 #include "proc/launcher.h"
 #include "base/status.h"
 
@@ -81,10 +82,10 @@ int ShepherdMain(const std::string& run_dir);
 // The agent's side of one shepherd.
 class ShepherdHandle {
  public:
-  // Makes `run_dir`, writes the spec and starts `exe --shepherd run_dir` in a session of its own;
-  // for a batch run, returns once the script started, or with the launch's error (a job fault is
-  // InvalidArgument, as Launch's).
-  static StatusOr<ShepherdHandle> Start(const std::string& exe, const std::string& run_dir, const ShepherdSpec& spec);
+  // Makes `run_dir`, writes the spec and has `spawner` start the run's shepherd, in a session of
+  // its own; for a batch run, returns once the script started, or with the launch's error (a job
+  // fault is InvalidArgument, as Launch's).
+  static StatusOr<ShepherdHandle> Start(ShepherdSpawner& spawner, const std::string& run_dir, const ShepherdSpec& spec);
   // The shepherd of `run_dir`, if it still runs (its recorded pid and start time match a live
   // process); NotFound otherwise.
   static StatusOr<ShepherdHandle> Adopt(const std::string& run_dir);
@@ -104,8 +105,8 @@ class ShepherdHandle {
   // Orders; false when the shepherd is gone (the caller falls back on the cgroup).
   bool Signal(int sig, const std::string& target);  // target: "group", "leader" or "all"
   bool End();
-  // After fd() became readable: reaps it when it is our child, and reads its record (nullopt when
-  // it died without one).
+  // After fd() became readable: its record (nullopt when it died without one). (Its spawner, or
+  // for an adopted one whoever inherited it, reaps it.)
   std::optional<ShepherdExit> Finish();
 
  private:
@@ -116,9 +117,10 @@ class ShepherdHandle {
   pid_t script_pid_ = -1;
   ShepherdTimes times_;
   int pidfd_ = -1;
-  bool child_ = false;  // started by this process (it reaps it), not adopted
 };
 
+// Writes the run directory's spec.json, which its shepherd reads.
+Status WriteShepherdSpec(const std::string& run_dir, const ShepherdSpec& spec);
 // What the run directory's exit record says, if it has one.
 std::optional<ShepherdExit> ReadShepherdExit(const std::string& run_dir);
 // Writes `text` to `path` (fsynced) so that readers see all of it or nothing: a temporary file

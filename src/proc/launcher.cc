@@ -140,21 +140,6 @@ std::vector<std::string> ExecCandidates(const std::string& program, const std::v
   return out;
 }
 
-StatusOr<std::vector<gid_t>> SupplementaryGroups(const std::string& user, gid_t gid) {
-  if (user.empty()) return std::vector<gid_t>{gid};
-  int n = 64;
-  std::vector<gid_t> groups;
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    groups.resize(n);
-    int count = n;
-    if (getgrouplist(user.c_str(), gid, groups.data(), &count) >= 0) {
-      groups.resize(count);
-      return groups;
-    }
-    n = count > n ? count : n * 2;
-  }
-  return Internal("cannot list the groups of user '" + user + "'");
-}
 
 // ---- Child side: async-signal-safe only. ------------------------------------------------------
 
@@ -464,6 +449,8 @@ StatusOr<Prepared> Prepare(const LaunchSpec& spec) {
                                                        std::to_string(geteuid()) + ")");
     }
     p.change_identity = false;
+  } else if (!spec.groups.empty()) {
+    p.groups.assign(spec.groups.begin(), spec.groups.end());
   } else {
     ASSIGN_OR_RETURN(p.groups, SupplementaryGroups(spec.user, spec.gid));
   }
@@ -569,6 +556,22 @@ LaunchSpec AgentProgram(std::vector<std::string> argv, std::vector<std::string> 
   spec.env = std::move(env);
   spec.env.push_back("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
   return spec;
+}
+
+StatusOr<std::vector<uint32_t>> SupplementaryGroups(const std::string& user, uint32_t gid) {
+  if (user.empty()) return std::vector<uint32_t>{gid};
+  int n = 64;
+  std::vector<uint32_t> groups;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    groups.resize(n);
+    int count = n;
+    if (getgrouplist(user.c_str(), gid, groups.data(), &count) >= 0) {
+      groups.resize(count);
+      return groups;
+    }
+    n = count > n ? count : n * 2;
+  }
+  return Internal("cannot list the groups of user '" + user + "'");
 }
 
 StatusOr<pid_t> Launch(const LaunchSpec& spec) {

@@ -19,6 +19,10 @@ struct LaunchSpec {
   uint32_t uid = 0;
   uint32_t gid = 0;
   std::string user;                 // for initgroups(); "" = only gid
+  // The supplementary groups (gid among them), when the caller resolved them: the job's shepherd,
+  // a fresh process, would otherwise load the NSS modules (nss_systemd, sssd) at every launch.
+  // Empty: getgrouplist(user, gid) here.
+  std::vector<uint32_t> groups;
   // chdir here (as the user). When that fails the job starts in /tmp instead and its stderr gets
   // Slurm's line "<log_name>: error: couldn't chdir to `<dir>': <why>: going to /tmp instead".
   std::string workdir;
@@ -58,6 +62,8 @@ std::vector<std::string> PropagatedLimitsEnvironment();
 // stdout file /x/slurm-7.out: Permission denied"). A file the job names that it may not open is
 // the job's fault (IsJobFault); the line then also goes to its stdout when that is open.
 StatusOr<pid_t> Launch(const LaunchSpec& spec);
+// getgrouplist(user, gid): what a LaunchSpec's `groups` holds ({gid} for user "").
+StatusOr<std::vector<uint32_t>> SupplementaryGroups(const std::string& user, uint32_t gid);
 
 // The spec of a program the agent runs as itself (a run's shepherd, a site's health check, MPS's
 // control program): the agent's uid and gid, `env` and then PATH=/usr/sbin:/usr/bin:/sbin:/bin.

@@ -199,7 +199,9 @@ TEST_F(LauncherTest, UnopenableStderrAndStdinFailTheJobWithALineInItsOutput) {
 TEST_F(LauncherTest, FifosDoNotBlockTheLaunch) {
   const std::string fifo = dir_ + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
-  if (root_) ASSERT_EQ(chown(fifo.c_str(), kNobody, kNobody), 0);
+  if (root_) {
+    ASSERT_EQ(chown(fifo.c_str(), kNobody, kNobody), 0);
+  }
   LaunchSpec spec = Spec({"/bin/true"});
   spec.stdout_path = fifo;
   StatusOr<pid_t> pid = Launch(spec);
