@@ -259,8 +259,7 @@ int ShepherdMain(const std::string& run_dir) {
     return 1;
   }
   const ShepherdSpec& spec = *parsed;
-  // Its lines go where the agent's stderr goes (the agent's log under muster up and systemd).
-  (void)InitLogging({.process = "musterd-shepherd"});
+  // (Its log, stderr, is the spawner's: SpawnerMain set it up once for all its shepherds.)
   const int ctl = open((run_dir + kCtlFile).c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);  // RDWR: never EOF
   pid_t child = -1;
   int child_fd = -1;

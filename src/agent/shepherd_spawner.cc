@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "agent/shepherd.h"
+#include "base/log.h"
 #include "proc/launcher.h"
 
 namespace muster {
@@ -101,6 +102,9 @@ void OnChild(int) {}  // wakes ppoll, which then reaps
 }  // namespace
 
 int SpawnerMain(char* title, size_t title_len) {
+  // The shepherds' log, set up once here rather than in each of them: their lines go where the
+  // agent's stderr goes (the agent's log under muster up and systemd).
+  (void)InitLogging({.process = "musterd-shepherd"});
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   struct sigaction sa {};
