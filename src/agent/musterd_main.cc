@@ -245,7 +245,7 @@ int Main(int argc, char** argv) {
   // The runs' shepherds' spawner (agent/shepherd_spawner.h), where muster-shepherd is not
   // installed beside musterd.
   if (argc == 2 && std::string(argv[1]) == "--spawner") {
-    return SpawnerMain(argv[0], static_cast<size_t>(argv[1] + std::strlen(argv[1]) + 1 - argv[0]));
+    return SpawnerMain(argc, argv);
   }
   DaemonArgs args;
   if (std::optional<int> rc = StartDaemon(Daemon::kAgent, argc, argv, &args)) return *rc;

@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--spawner") == 0) {
-    return muster::SpawnerMain(argv[0], static_cast<size_t>(argv[1] + std::strlen(argv[1]) + 1 - argv[0]));
+    return muster::SpawnerMain(argc, argv);
   }
   std::fprintf(stderr, "usage: muster-shepherd --spawner (started by musterd, which it serves on stdin)\n");
   return 2;

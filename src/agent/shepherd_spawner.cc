@@ -101,7 +101,11 @@ void OnChild(int) {}  // wakes ppoll, which then reaps
 
 }  // namespace
 
-int SpawnerMain(char* title, size_t title_len) {
+int SpawnerMain(int argc, char** argv) {
+  // What ps shows of the process: argv[0] to the end of its last argument, one run of memory.
+  char* title = argc > 0 ? argv[0] : nullptr;
+  const size_t title_len =
+      argc > 0 ? static_cast<size_t>(argv[argc - 1] + std::strlen(argv[argc - 1]) + 1 - argv[0]) : 0;
   // The shepherds' log, set up once here rather than in each of them: their lines go where the
   // agent's stderr goes (the agent's log under muster up and systemd).
   (void)InitLogging({.process = "musterd-shepherd"});
@@ -190,14 +194,14 @@ void ShepherdSpawner::StopLocked() {
   pid_ = -1;
 }
 
-StatusOr<SpawnedShepherd> ShepherdSpawner::AskLocked(const std::string& run_dir, int lock_fd, int out_fd) {
+StatusOr<SpawnedShepherd> AskSpawner(int sock, const std::string& run_dir, int lock_fd, int out_fd) {
   if (run_dir.size() >= kMaxRunDir) return InvalidArgument("run directory path too long: " + run_dir);
   const int fds[2] = {lock_fd, out_fd};
-  if (!SendWithFds(sock_, run_dir.data(), run_dir.size(), fds, 2)) {
+  if (!SendWithFds(sock, run_dir.data(), run_dir.size(), fds, 2)) {
     // Nothing was started: the one failure worth a new spawner and a second try.
     return Status(StatusCode::kUnavailable, std::string("the shepherds' spawner is gone: ") + std::strerror(errno));
   }
-  pollfd p{sock_, POLLIN, 0};
+  pollfd p{sock, POLLIN, 0};
   int ready;
   do {
     ready = poll(&p, 1, kAnswerTimeoutMs);
@@ -207,7 +211,7 @@ StatusOr<SpawnedShepherd> ShepherdSpawner::AskLocked(const std::string& run_dir,
   int32_t answer = 0;
   int pidfd = -1;
   int nfds = 0;
-  const ssize_t n = ReceiveWithFds(sock_, reinterpret_cast<char*>(&answer), sizeof answer, &pidfd, 1, &nfds);
+  const ssize_t n = ReceiveWithFds(sock, reinterpret_cast<char*>(&answer), sizeof answer, &pidfd, 1, &nfds);
   if (n != static_cast<ssize_t>(sizeof answer)) {
     if (nfds > 0) close(pidfd);
     return Internal("the shepherds' spawner ended before it answered");
@@ -223,7 +227,7 @@ StatusOr<SpawnedShepherd> ShepherdSpawner::Spawn(const std::string& run_dir, int
   MutexLock lock(mu_);
   for (int attempt = 0;; ++attempt) {
     if (sock_ < 0) RETURN_IF_ERROR(StartLocked());
-    StatusOr<SpawnedShepherd> s = AskLocked(run_dir, lock_fd, out_fd);
+    StatusOr<SpawnedShepherd> s = AskSpawner(sock_, run_dir, lock_fd, out_fd);
     if (s.ok()) return s;
     StopLocked();  // a new one for the next run
     if (s.status().code() != StatusCode::kUnavailable || attempt > 0) return s;

@@ -27,15 +27,18 @@
 namespace muster {
 
 // The spawner process: serves the agent on stdin until it closes. Returns the exit status.
-// `title`: the memory of the process's command line (argv[0] to the end of its last argument),
-// which each shepherd overwrites with its own name for ps.
-int SpawnerMain(char* title, size_t title_len);
+// Each shepherd writes its own name for ps over the command line `argv` (none when argc is 0).
+int SpawnerMain(int argc, char** argv);
 
 // A new shepherd: its pid and a pidfd of it (the caller's to close).
 struct SpawnedShepherd {
   pid_t pid = -1;
   int pidfd = -1;
 };
+
+// One order to the spawner serving `sock`: what ShepherdSpawner::Spawn sends and reads back.
+// kUnavailable when the order could not be sent (nothing was started).
+StatusOr<SpawnedShepherd> AskSpawner(int sock, const std::string& run_dir, int lock_fd, int out_fd);
 
 // The agent's side of its spawner.
 class ShepherdSpawner {
@@ -54,7 +57,6 @@ class ShepherdSpawner {
  private:
   Status StartLocked() REQUIRES(mu_);
   void StopLocked() REQUIRES(mu_);
-  StatusOr<SpawnedShepherd> AskLocked(const std::string& run_dir, int lock_fd, int out_fd) REQUIRES(mu_);
 
   const std::string exe_;
   Mutex mu_{"shepherd spawner"};

@@ -41,7 +41,7 @@ class SpawnerTest : public ::testing::Test {
     }
     fs::remove_all(dir_);
   }
-  // SpawnerMain in a child of this test, serving the returned socket.
+  // SpawnerMain in a child of this test, serving the returned socket (as AskSpawner's peer).
   int StartSpawner() {
     int sv[2];
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
@@ -50,7 +50,7 @@ class SpawnerTest : public ::testing::Test {
       // As exec would leave it (the agent's descriptors are close-on-exec): stdio alone.
       dup2(sv[1], 0);
       syscall(SYS_close_range, 3, ~0U, 0);
-      _exit(SpawnerMain(nullptr, 0));
+      _exit(SpawnerMain(0, nullptr));
     }
     close(sv[1]);
     return sv[0];
@@ -81,39 +81,14 @@ TEST_F(SpawnerTest, ForksAShepherdThatRunsTheScriptAndIsReaped) {
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
 
   const int sock = StartSpawner();
-  // What ShepherdSpawner::Spawn sends: the run directory with the lock and the pipe.
-  const std::string msg = run_dir;
-  iovec iov{const_cast<char*>(msg.data()), msg.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 2)] = {};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * 2);
-  const int fds[2] = {lock, out[1]};
-  std::memcpy(CMSG_DATA(c), fds, sizeof fds);
-  ASSERT_EQ(sendmsg(sock, &m, 0), static_cast<ssize_t>(msg.size()));
+  StatusOr<SpawnedShepherd> spawned = AskSpawner(sock, run_dir, lock, out[1]);
   close(out[1]);
   close(lock);
-
-  int32_t pid = 0;
-  alignas(cmsghdr) char back[CMSG_SPACE(sizeof(int))] = {};
-  iovec in{&pid, sizeof pid};
-  msghdr r{};
-  r.msg_iov = &in;
-  r.msg_iovlen = 1;
-  r.msg_control = back;
-  r.msg_controllen = sizeof back;
-  ASSERT_EQ(recvmsg(sock, &r, 0), static_cast<ssize_t>(sizeof pid));
+  ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
+  const pid_t pid = spawned->pid;
+  const int pidfd = spawned->pidfd;
   ASSERT_GT(pid, 0);
-  cmsghdr* got = CMSG_FIRSTHDR(&r);
-  ASSERT_NE(got, nullptr) << "no pidfd came with the pid";
-  int pidfd;
-  std::memcpy(&pidfd, CMSG_DATA(got), sizeof pidfd);
+  ASSERT_GE(pidfd, 0) << "no pidfd came with the pid";
 
   // It answers as a shepherd does, from a session of its own, then ends with the script.
   std::string line;
