@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where a job's milliseconds go, stage by stage (issue 48): a local cluster of BUILD_DIR's binaries
 # (4 nodes, as bench/e2e.sh), NJOBS trivial batch jobs one after the other, each timed from
-# sbatch's call to the controller's record of its end: submit, pass, launch, ack, exit, end
-# (bench/launch_budget.py says what each one spans), with this machine's process floor
+# sbatch's call to the controller's record of its end: submit, pass, launch (in five parts),
+# exit, end (bench/launch_budget.py says what each one spans), with this machine's process floor
 # (/bin/true, bash -c true) of the same run. Prints each job and the medians; writes OUT (default
 # bench/results/launch_budget.json).
 #   bench/launch_budget.sh [BUILD_DIR] [OUT]     knobs: NJOBS (50), REQUIRE_STAGES (1; 0 for a build

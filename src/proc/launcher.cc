@@ -140,7 +140,6 @@ std::vector<std::string> ExecCandidates(const std::string& program, const std::v
   return out;
 }
 
-
 // ---- Child side: async-signal-safe only. ------------------------------------------------------
 
 [[noreturn]] void Fail(int report_fd, Step step, int index, int err) {
